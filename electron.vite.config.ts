@@ -1,0 +1,46 @@
+import { resolve } from 'node:path';
+import { defineConfig } from 'electron-vite';
+import react from '@vitejs/plugin-react';
+
+const alias = { '@shared': resolve(__dirname, 'src-shared') };
+
+/**
+ * One build for every shell: the main bundle carries the Electron entry, the browser-run server and
+ * the CLI (all plain Node apart from the Electron entry), the preload is CommonJS because sandboxed
+ * preloads cannot be ES modules, and the renderer is the same React app for both transports.
+ */
+export default defineConfig({
+  main: {
+    resolve: { alias },
+    build: {
+      outDir: 'out/main',
+      rollupOptions: {
+        input: {
+          index: resolve(__dirname, 'src-main/shells/electron/main.ts'),
+          server: resolve(__dirname, 'src-main/shells/browser/server-main.ts'),
+          cli: resolve(__dirname, 'src-main/shells/cli/cli-main.ts'),
+        },
+      },
+    },
+  },
+  preload: {
+    resolve: { alias },
+    build: {
+      outDir: 'out/preload',
+      rollupOptions: {
+        input: { index: resolve(__dirname, 'src-main/shells/electron/preload.ts') },
+        output: { format: 'cjs', entryFileNames: '[name].cjs' },
+      },
+    },
+  },
+  renderer: {
+    root: resolve(__dirname, 'src-renderer'),
+    base: './',
+    resolve: { alias },
+    plugins: [react()],
+    build: {
+      outDir: resolve(__dirname, 'out/renderer'),
+      rollupOptions: { input: resolve(__dirname, 'src-renderer/index.html') },
+    },
+  },
+});

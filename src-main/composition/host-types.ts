@@ -1,0 +1,28 @@
+import type { EventsFrame, ResponseFrame } from '@shared/contracts/host-api';
+
+/** One connected page (a WebSocket, or the Electron window). Transport-specific push. */
+export interface HostSession {
+  readonly id: string;
+  push(frame: EventsFrame): void;
+}
+
+/**
+ * The host as every shell sees it: built once by the composition root; shells only adapt transport.
+ * `handle` validates the frame and its params on arrival and never throws: every failure becomes
+ * an error response.
+ */
+export interface Host {
+  handle(frame: unknown, session: HostSession): Promise<ResponseFrame>;
+  /** The session's transport went away: stop pushing to it (unacknowledged events stay in the outbox). */
+  detach(session: HostSession): void;
+  close(): Promise<void>;
+}
+
+export interface HostOptions {
+  /** User-data folder: outbox journal, idempotency ledger, demo sandbox. */
+  dataDir: string;
+  shell: 'browser' | 'electron';
+  /** Ollama base URL; default http://127.0.0.1:11434 (or OLLAMA_HOST). */
+  ollamaHost?: string;
+  log?: (line: string) => void;
+}

@@ -1,0 +1,19 @@
+import type { ToolCallDecision } from '@shared/contracts/decision';
+import type { ToolExecution } from '@shared/contracts/round';
+import type { OfferedTool, ToolSnapshot } from '@shared/contracts/tool-snapshot';
+
+export interface ExecuteRequest {
+  decision: ToolCallDecision;
+  tool: OfferedTool;
+  idempotency_key: string;
+  signal?: AbortSignal;
+}
+
+/** The MCP servers of one run, as the boundary sees them. */
+export interface ToolHost {
+  /** Lists every server's tools now and freezes them (schemas hashed) for this round. */
+  snapshot(round: number): Promise<ToolSnapshot>;
+  /** Executes one authorized call. Throws when the call itself fails (server gone, timeout). */
+  execute(request: ExecuteRequest): Promise<ToolExecution>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,47 @@
+import type { ModelReply, ModelRole } from '@shared/contracts/model';
+import type { OfferedTool } from '@shared/contracts/tool-snapshot';
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string;
+}
+
+export interface ModelRequest {
+  role: ModelRole;
+  messages: ChatMessage[];
+  /** Tools mode: the round's offered tools as native tool definitions. */
+  tools?: OfferedTool[];
+  /** Structured mode: the JSON Schema the reply must follow (Ollama `format`). */
+  format?: Record<string, unknown>;
+  /** Aborts the call (run cancelled, timeout). */
+  signal?: AbortSignal;
+}
+
+/** One model behind one role. Implementations: the script (replay) provider and Ollama. */
+export interface ModelProvider {
+  /** Shown in traces and the app, e.g. "replay" or "ollama:qwen3:4b". */
+  readonly label: string;
+  complete(request: ModelRequest): Promise<ModelReply>;
+}
+
+export const PROVIDER_ERROR_CODES = [
+  'unreachable',
+  'model_missing',
+  'timeout',
+  'cancelled',
+  'bad_response',
+  'script_exhausted',
+  'scripted_error',
+] as const;
+export type ProviderErrorCode = (typeof PROVIDER_ERROR_CODES)[number];
+
+/** A provider failure with a message a person can act on. */
+export class ProviderError extends Error {
+  constructor(
+    readonly code: ProviderErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ProviderError';
+  }
+}

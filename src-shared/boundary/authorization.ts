@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import type { Decision } from '../contracts/decision';
+import type { OfferedTool } from '../contracts/tool-snapshot';
+import { isProtectedEffect } from '../contracts/tool-effect';
+
+/** Facts the host gathers for step 5 (ledger lookup, the user's answer); the ruling stays pure. */
+export const AuthorizationFacts = z
+  .object({
+    idempotency_key: z.string().min(8).optional(),
+    ledger: z.enum(['new', 'executed', 'in_flight']),
+    confirmation: z.enum(['not_needed', 'granted', 'denied', 'unavailable']),
+  })
+  .strict();
+export type AuthorizationFacts = z.infer<typeof AuthorizationFacts>;
+
+export const DENIAL_REASONS = [
+  'protected_unreviewed',
+  'confirmation_denied',
+  'confirmation_unavailable',
+  'duplicate_execution',
+  'missing_idempotency_key',
+] as const;
+export const DenialReason = z.enum(DENIAL_REASONS);
+export type DenialReason = z.infer<typeof DenialReason>;
+
+export const Authorization = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), idempotency_key: z.string().optional() }).strict(),
+  z.object({ ok: z.literal(false), reason: DenialReason, message: z.string() }).strict(),
+]);
+export type Authorization = z.infer<typeof Authorization>;
+
+export const DENIAL_MESSAGES = {
+  protected_unreviewed: 'a protected effect was not reviewed by the teacher; it is never executed unreviewed',
+  confirmation_denied: 'the user declined this tool call',
+  confirmation_unavailable: 'this tool requires user confirmation and none could be obtained',
+  duplicate_execution: 'this idempotency key has already been executed',
+  missing_idempotency_key: 'a tool call needs an idempotency key before it can execute',
+} satisfies Record<DenialReason, string>;
+
+/**
+ * Step 5, execution/delivery authorization. `reviewed` means a teacher verdict selected this
+ * decision (accept or replace) or the teacher itself proposed it. Control responses need no tool
+ * authority; every tool call needs a fresh idempotency key.
+ */
+export function authorizeDecision(input: {
+  decision: Decision;
+  tool?: OfferedTool;
+  reviewed: boolean;
+  facts: AuthorizationFacts;
+}): Authorization {
+  const { decision, tool, reviewed, facts } = input;
+  if (decision.decision_type !== 'tool_call') return { ok: true };
+  const deny = (reason: DenialReason): Authorization => ({ ok: false, reason, message: DENIAL_MESSAGES[reason] });
+  const effect = tool?.effect.effect ?? 'unknown';
+  if (isProtectedEffect(effect) && !reviewed) return deny('protected_unreviewed');
+  if (!facts.idempotency_key) return deny('missing_idempotency_key');
+  if (facts.ledger !== 'new') return deny('duplicate_execution');
+  if (tool?.effect.requires_user_confirmation ?? false) {
+    if (facts.confirmation === 'denied') return deny('confirmation_denied');
+    if (facts.confirmation !== 'granted') return deny('confirmation_unavailable');
+  }
+  return { ok: true, idempotency_key: facts.idempotency_key };
+}

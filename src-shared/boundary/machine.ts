@@ -1,0 +1,510 @@
+import { assign, emit, fromPromise, setup } from 'xstate';
+import type { ControlDecision, Decision, ToolCallDecision } from '../contracts/decision';
+import type { ModelReply } from '../contracts/model';
+import type { Proposer, RoundOutcome, RoundRecord, ToolExecution, VerdictAttempt } from '../contracts/round';
+import type { SupervisionSpec } from '../contracts/spec';
+import type { OfferedTool, ToolSnapshot } from '../contracts/tool-snapshot';
+import type { RunEventPayload } from '../contracts/events';
+import { decideReview, type ReviewDecision } from '../policy/review-policy';
+import { authorizeDecision, type Authorization, type AuthorizationFacts } from './authorization';
+import { candidateFromValue, parseCandidate, type ParsedCandidate } from './parse-candidate';
+import { describeIssues, validateCandidate, type DecisionConstraints, type ValidatedDecision, type ValidationResult } from './validation';
+import { parseVerdict } from './verdict';
+
+/**
+ * The decision boundary for one model round (DESIGN.md §3), in its strict order:
+ * propose → validate → review policy → (teacher verdict → validate replacement) → select →
+ * authorize → commit → execute/deliver → record. Effects are actors the host provides; the
+ * machine owns every ruling, so a buggy host actor cannot skip a step.
+ */
+
+export type BoundarySupervision = Pick<SupervisionSpec, 'enabled' | 'review' | 'review_invalid' | 'max_verdict_attempts'>;
+
+export interface BoundaryInput {
+  round: number;
+  proposer: Proposer;
+  snapshot: ToolSnapshot;
+  supervision: BoundarySupervision;
+  constraints?: DecisionConstraints;
+}
+
+export interface ProposeInput {
+  round: number;
+  proposer: Proposer;
+  snapshot: ToolSnapshot;
+}
+export interface ReviewInput {
+  round: number;
+  snapshot: ToolSnapshot;
+  reply: ModelReply;
+  parsed: ParsedCandidate;
+  validation: ValidationResult;
+  review: ReviewDecision;
+  attempt: number;
+  /** Why the previous verdict could not be used, so the teacher can correct it. */
+  previous_problem?: string;
+}
+export interface AuthorizeInput {
+  round: number;
+  decision: Decision;
+  tool?: OfferedTool;
+}
+export interface CommitInput {
+  round: number;
+  source: Proposer;
+  decision: Decision;
+}
+export interface ExecuteInput {
+  round: number;
+  decision: ToolCallDecision;
+  tool: OfferedTool;
+  idempotency_key: string;
+}
+export interface DeliverInput {
+  round: number;
+  decision: ControlDecision;
+}
+
+interface Selected {
+  source: Proposer;
+  decision: Decision;
+  tool?: OfferedTool;
+  /** Chosen by a teacher verdict, or proposed by the teacher itself. */
+  reviewed: boolean;
+}
+
+interface Evaluation {
+  attempt: VerdictAttempt;
+  replacement?: ValidatedDecision;
+}
+
+export interface BoundaryContext extends BoundaryInput {
+  reply?: ModelReply;
+  parsed?: ParsedCandidate;
+  validated?: ValidatedDecision;
+  review?: ReviewDecision;
+  attempts: VerdictAttempt[];
+  evaluation?: Evaluation;
+  selected?: Selected;
+  authorization?: Authorization;
+  historyIndex?: number;
+  execution?: ToolExecution;
+  outcome?: RoundOutcome;
+  reason?: string;
+  message?: string;
+}
+
+export type BoundaryEvent = { type: 'CANCEL'; reason?: string };
+export type BoundaryEmitted = RunEventPayload;
+
+const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+function evaluateVerdict(ctx: BoundaryContext, reply: ModelReply): Evaluation {
+  const attemptNo = ctx.attempts.length + 1;
+  const parsed = parseVerdict(reply);
+  if (!parsed.ok) return { attempt: { attempt: attemptNo, reply, usable: false, problem: `malformed verdict: ${parsed.error}` } };
+  const verdict = parsed.verdict;
+  switch (verdict.verdict) {
+    case 'accept':
+      if (!ctx.validated?.result.ok) {
+        return {
+          attempt: {
+            attempt: attemptNo,
+            reply,
+            verdict,
+            usable: false,
+            problem: `accept is impossible: the candidate failed validation (${describeIssues(ctx.validated?.result.issues ?? [])})`,
+          },
+        };
+      }
+      return { attempt: { attempt: attemptNo, reply, verdict, usable: true } };
+    case 'replace': {
+      // I3: exactly the validation a student candidate gets.
+      const replacement = validateCandidate(candidateFromValue(verdict.replacement), ctx.snapshot, ctx.constraints);
+      return {
+        replacement,
+        attempt: {
+          attempt: attemptNo,
+          reply,
+          verdict,
+          replacement_validation: replacement.result,
+          usable: replacement.result.ok,
+          problem: replacement.result.ok ? undefined : `replacement failed validation: ${describeIssues(replacement.result.issues)}`,
+        },
+      };
+    }
+    case 'block':
+    case 'escalate':
+      return { attempt: { attempt: attemptNo, reply, verdict, usable: true } };
+  }
+}
+
+export function toRoundRecord(ctx: BoundaryContext): RoundRecord {
+  return {
+    round: ctx.round,
+    proposer: ctx.proposer,
+    candidate: { reply: ctx.reply, parsed: ctx.parsed },
+    validation: ctx.validated?.result,
+    review: ctx.review,
+    verdicts: ctx.attempts,
+    selected: ctx.selected ? { source: ctx.selected.source, decision: ctx.selected.decision } : undefined,
+    authorization: ctx.authorization,
+    history_index: ctx.historyIndex,
+    execution: ctx.execution,
+    outcome: ctx.outcome ?? 'failed',
+    reason: ctx.reason,
+    message: ctx.message,
+  };
+}
+
+/** The execute step's input, present only for a selected, authorized tool call with its key. */
+function executeInputOf(ctx: BoundaryContext): ExecuteInput | undefined {
+  const selected = ctx.selected;
+  if (selected?.decision.decision_type !== 'tool_call' || !selected.tool) return undefined;
+  if (!ctx.authorization?.ok || !ctx.authorization.idempotency_key) return undefined;
+  return { round: ctx.round, decision: selected.decision, tool: selected.tool, idempotency_key: ctx.authorization.idempotency_key };
+}
+
+const lastAttempt = (ctx: BoundaryContext): VerdictAttempt | undefined => ctx.evaluation?.attempt;
+
+export const boundaryMachine = setup({
+  types: {
+    context: {} as BoundaryContext,
+    input: {} as BoundaryInput,
+    events: {} as BoundaryEvent,
+    emitted: {} as BoundaryEmitted,
+    output: {} as RoundRecord,
+  },
+  actors: {
+    // Placeholders: the host must provide every effect. Unprovided, they fail closed.
+    propose: fromPromise<ModelReply, ProposeInput>(async () => {
+      throw new Error('no propose actor provided');
+    }),
+    review: fromPromise<ModelReply, ReviewInput>(async () => {
+      throw new Error('no review actor provided');
+    }),
+    authorize: fromPromise<AuthorizationFacts, AuthorizeInput>(async () => {
+      throw new Error('no authorize actor provided');
+    }),
+    commit: fromPromise<{ history_index: number }, CommitInput>(async () => {
+      throw new Error('no commit actor provided');
+    }),
+    execute: fromPromise<ToolExecution, ExecuteInput>(async () => {
+      throw new Error('no execute actor provided');
+    }),
+    deliver: fromPromise<void, DeliverInput>(async () => {
+      throw new Error('no deliver actor provided');
+    }),
+  },
+  guards: {
+    reviewRequired: ({ context }) => context.review?.required === true,
+    candidateValid: ({ context }) => context.validated?.result.ok === true,
+    verdictUnusableWithRetriesLeft: ({ context }) =>
+      lastAttempt(context)?.usable === false && context.attempts.length < context.supervision.max_verdict_attempts,
+    verdictUnusable: ({ context }) => lastAttempt(context)?.usable === false,
+    verdictAccept: ({ context }) => lastAttempt(context)?.verdict?.verdict === 'accept',
+    verdictReplace: ({ context }) => lastAttempt(context)?.verdict?.verdict === 'replace',
+    verdictBlock: ({ context }) => lastAttempt(context)?.verdict?.verdict === 'block',
+    authorized: ({ context }) => context.authorization?.ok === true,
+    selectedIsToolCall: ({ context }) => context.selected?.decision.decision_type === 'tool_call',
+    readyToExecute: ({ context }) => executeInputOf(context) !== undefined,
+  },
+  actions: {
+    emitRoundStarted: emit(({ context }) => ({ type: 'round.started' as const, round: context.round, proposer: context.proposer })),
+    validate: assign(({ context }) => {
+      const parsed = context.parsed ?? { raw: undefined, tool_call_count: 0, parse_error: 'no candidate' };
+      const validated = validateCandidate(parsed, context.snapshot, context.constraints);
+      const effect = validated.result.ok ? validated.tool?.effect.effect : undefined;
+      const review = decideReview({
+        supervision: context.supervision,
+        validationOk: validated.result.ok,
+        effect,
+        proposer: context.proposer,
+      });
+      return { validated, review };
+    }),
+    emitValidated: emit(({ context }) => ({
+      type: 'candidate.validated' as const,
+      round: context.round,
+      validation: context.validated?.result ?? { ok: false, issues: [] },
+    })),
+    emitReviewDecided: emit(({ context }) => ({
+      type: 'review.decided' as const,
+      round: context.round,
+      review: context.review ?? { required: false, rule: 'not_required' as const },
+    })),
+    selectCandidate: assign(({ context }) => ({
+      selected: context.validated?.decision
+        ? {
+            source: context.proposer,
+            decision: context.validated.decision,
+            tool: context.validated.tool,
+            reviewed: context.proposer === 'teacher' || context.attempts.some((a) => a.usable && a.verdict?.verdict === 'accept'),
+          }
+        : undefined,
+    })),
+    selectReplacement: assign(({ context }) => ({
+      selected: context.evaluation?.replacement?.decision
+        ? { source: 'teacher' as const, decision: context.evaluation.replacement.decision, tool: context.evaluation.replacement.tool, reviewed: true }
+        : undefined,
+    })),
+    emitSelected: emit(({ context }) => ({
+      type: 'decision.selected' as const,
+      round: context.round,
+      source: context.selected?.source ?? context.proposer,
+      decision: context.selected?.decision ?? { decision_type: 'complete' as const, output: '' },
+    })),
+    emitVerdict: emit(({ context }) => ({
+      type: 'verdict.received' as const,
+      round: context.round,
+      attempt: lastAttempt(context) ?? { attempt: 0, usable: false },
+    })),
+    emitAuthorized: emit(({ context }) => ({
+      type: 'decision.authorized' as const,
+      round: context.round,
+      authorization: context.authorization ?? { ok: false, reason: 'missing_idempotency_key' as const, message: 'no authorization' },
+    })),
+    emitRoundCompleted: emit(({ context }) => ({ type: 'round.completed' as const, round: context.round, record: toRoundRecord(context) })),
+  },
+}).createMachine({
+  id: 'decisionBoundary',
+  context: ({ input }) => ({ ...input, attempts: [] }),
+  initial: 'proposing',
+  output: ({ context }) => toRoundRecord(context),
+  states: {
+    proposing: {
+      entry: 'emitRoundStarted',
+      on: { CANCEL: { target: 'failed', actions: assign({ reason: 'cancelled', message: 'the run was cancelled' }) } },
+      invoke: {
+        id: 'propose',
+        src: 'propose',
+        input: ({ context }) => ({ round: context.round, proposer: context.proposer, snapshot: context.snapshot }),
+        onDone: {
+          target: 'validating',
+          actions: [
+            assign(({ event }) => ({ reply: event.output, parsed: parseCandidate(event.output) })),
+            emit(({ context }) => ({
+              type: 'candidate.proposed' as const,
+              round: context.round,
+              reply: context.reply ?? { text: '', tool_calls: [], model: 'unknown' },
+              parsed: context.parsed ?? { raw: undefined, tool_call_count: 0 },
+            })),
+          ],
+        },
+        onError: {
+          target: 'failed',
+          actions: assign(({ context, event }) => ({
+            reason: `${context.proposer}_error`,
+            message: `the ${context.proposer} model failed: ${errorMessage(event.error)}`,
+          })),
+        },
+      },
+    },
+    validating: {
+      entry: ['validate', 'emitValidated', 'emitReviewDecided'],
+      always: [
+        { guard: 'reviewRequired', target: 'reviewing' },
+        { guard: 'candidateValid', target: 'authorizing', actions: ['selectCandidate', 'emitSelected'] },
+        {
+          target: 'failed',
+          actions: assign(({ context }) => ({
+            reason: 'invalid_candidate',
+            message: `the ${context.proposer}'s decision failed validation: ${describeIssues(context.validated?.result.issues ?? [])}`,
+          })),
+        },
+      ],
+    },
+    reviewing: {
+      on: { CANCEL: { target: 'failed', actions: assign({ reason: 'cancelled', message: 'the run was cancelled' }) } },
+      invoke: {
+        id: 'review',
+        src: 'review',
+        input: ({ context }) => ({
+          round: context.round,
+          snapshot: context.snapshot,
+          reply: context.reply ?? { text: '', tool_calls: [], model: 'unknown' },
+          parsed: context.parsed ?? { raw: undefined, tool_call_count: 0 },
+          validation: context.validated?.result ?? { ok: false, issues: [] },
+          review: context.review ?? { required: true, rule: 'review_all' as const },
+          attempt: context.attempts.length + 1,
+          previous_problem: context.attempts.at(-1)?.problem,
+        }),
+        onDone: {
+          target: 'judging',
+          actions: assign(({ context, event }) => {
+            const evaluation = evaluateVerdict(context, event.output);
+            return { evaluation, attempts: [...context.attempts, evaluation.attempt] };
+          }),
+        },
+        onError: {
+          target: 'judging',
+          actions: assign(({ context, event }) => {
+            const attempt: VerdictAttempt = {
+              attempt: context.attempts.length + 1,
+              usable: false,
+              problem: `the teacher model failed: ${errorMessage(event.error)}`,
+            };
+            return { evaluation: { attempt }, attempts: [...context.attempts, attempt] };
+          }),
+        },
+      },
+    },
+    judging: {
+      entry: 'emitVerdict',
+      always: [
+        { guard: 'verdictUnusableWithRetriesLeft', target: 'reviewing' },
+        {
+          guard: 'verdictUnusable',
+          target: 'blocked',
+          actions: assign(({ context }) => ({
+            reason: 'verdict_unusable',
+            message: `no usable teacher verdict after ${context.attempts.length} attempt(s): ${context.attempts.at(-1)?.problem ?? ''}`,
+          })),
+        },
+        { guard: 'verdictAccept', target: 'authorizing', actions: ['selectCandidate', 'emitSelected'] },
+        { guard: 'verdictReplace', target: 'authorizing', actions: ['selectReplacement', 'emitSelected'] },
+        {
+          guard: 'verdictBlock',
+          target: 'blocked',
+          actions: assign(({ context }) => ({ reason: 'verdict_block', message: lastAttempt(context)?.verdict?.explanation })),
+        },
+        {
+          target: 'escalated',
+          actions: assign(({ context }) => ({ reason: 'verdict_escalate', message: lastAttempt(context)?.verdict?.explanation })),
+        },
+      ],
+    },
+    authorizing: {
+      on: { CANCEL: { target: 'failed', actions: assign({ reason: 'cancelled', message: 'the run was cancelled' }) } },
+      invoke: {
+        id: 'authorize',
+        src: 'authorize',
+        input: ({ context }) => ({
+          round: context.round,
+          decision: context.selected?.decision ?? { decision_type: 'complete' as const, output: '' },
+          tool: context.selected?.tool,
+        }),
+        onDone: {
+          target: 'checkingAuthorization',
+          actions: assign(({ context, event }) => ({
+            authorization: context.selected
+              ? authorizeDecision({
+                  decision: context.selected.decision,
+                  tool: context.selected.tool,
+                  reviewed: context.selected.reviewed,
+                  facts: event.output,
+                })
+              : undefined,
+          })),
+        },
+        onError: {
+          target: 'failed',
+          actions: assign(({ event }) => ({ reason: 'authorization_error', message: `authorization failed: ${errorMessage(event.error)}` })),
+        },
+      },
+    },
+    checkingAuthorization: {
+      entry: 'emitAuthorized',
+      always: [
+        { guard: 'authorized', target: 'committing' },
+        {
+          target: 'blocked',
+          actions: assign(({ context }) => ({
+            reason: context.authorization?.ok === false ? context.authorization.reason : 'not_authorized',
+            message: context.authorization?.ok === false ? context.authorization.message : 'not authorized',
+          })),
+        },
+      ],
+    },
+    committing: {
+      invoke: {
+        id: 'commit',
+        src: 'commit',
+        input: ({ context }) => ({
+          round: context.round,
+          source: context.selected?.source ?? context.proposer,
+          decision: context.selected?.decision ?? { decision_type: 'complete' as const, output: '' },
+        }),
+        onDone: {
+          target: 'dispatching',
+          actions: [
+            assign(({ event }) => ({ historyIndex: event.output.history_index })),
+            emit(({ context }) => ({
+              type: 'decision.committed' as const,
+              round: context.round,
+              history_index: context.historyIndex ?? 0,
+              decision: context.selected?.decision ?? { decision_type: 'complete' as const, output: '' },
+            })),
+          ],
+        },
+        onError: {
+          target: 'failed',
+          actions: assign(({ event }) => ({ reason: 'commit_error', message: `could not commit to history: ${errorMessage(event.error)}` })),
+        },
+      },
+    },
+    dispatching: {
+      always: [
+        { guard: 'readyToExecute', target: 'executing' },
+        {
+          // Unreachable through the steps above; a tool call without full authority fails closed.
+          guard: 'selectedIsToolCall',
+          target: 'failed',
+          actions: assign({ reason: 'not_executable', message: 'a tool call reached execution without authority' }),
+        },
+        { target: 'delivering' },
+      ],
+    },
+    executing: {
+      invoke: {
+        id: 'execute',
+        src: 'execute',
+        input: ({ context }) => {
+          const input = executeInputOf(context);
+          if (!input) throw new Error('execute reached without a selected, authorized tool call');
+          return input;
+        },
+        onDone: {
+          target: 'executed',
+          actions: [
+            assign(({ event }) => ({ execution: event.output })),
+            emit(({ context, event }) => ({ type: 'tool.executed' as const, round: context.round, execution: event.output })),
+          ],
+        },
+        onError: {
+          target: 'failed',
+          actions: assign(({ event }) => ({ reason: 'tool_error', message: `the tool call failed: ${errorMessage(event.error)}` })),
+        },
+      },
+    },
+    delivering: {
+      invoke: {
+        id: 'deliver',
+        src: 'deliver',
+        input: ({ context }) => ({
+          round: context.round,
+          decision: (context.selected?.decision ?? { decision_type: 'complete', output: '' }) as ControlDecision,
+        }),
+        onDone: {
+          target: 'delivered',
+          actions: emit(({ context }) => ({
+            type: 'response.delivered' as const,
+            round: context.round,
+            decision: context.selected?.decision ?? { decision_type: 'complete' as const, output: '' },
+          })),
+        },
+        onError: {
+          target: 'failed',
+          actions: assign(({ event }) => ({ reason: 'delivery_error', message: `delivery failed: ${errorMessage(event.error)}` })),
+        },
+      },
+    },
+    executed: { type: 'final', entry: [assign({ outcome: 'executed' }), 'emitRoundCompleted'] },
+    delivered: { type: 'final', entry: [assign({ outcome: 'delivered' }), 'emitRoundCompleted'] },
+    blocked: { type: 'final', entry: [assign({ outcome: 'blocked' }), 'emitRoundCompleted'] },
+    escalated: { type: 'final', entry: [assign({ outcome: 'escalated' }), 'emitRoundCompleted'] },
+    failed: { type: 'final', entry: [assign({ outcome: 'failed' }), 'emitRoundCompleted'] },
+  },
+});
+
+export type BoundaryMachine = typeof boundaryMachine;

@@ -1,0 +1,108 @@
+import { z } from 'zod';
+import { Decision } from '../contracts/decision';
+import type { OfferedTool, ToolSnapshot } from '../contracts/tool-snapshot';
+import { validateJsonSchema } from './json-schema';
+import type { ParsedCandidate } from './parse-candidate';
+
+export const VALIDATION_CODES = [
+  'unparseable',
+  'schema',
+  'parallel_tool_calls',
+  'tool_not_offered',
+  'arguments_invalid',
+  'phase_constraint',
+] as const;
+export const ValidationCode = z.enum(VALIDATION_CODES);
+export type ValidationCode = z.infer<typeof ValidationCode>;
+
+export const ValidationIssue = z
+  .object({ code: ValidationCode, message: z.string(), path: z.string().optional() })
+  .strict();
+export type ValidationIssue = z.infer<typeof ValidationIssue>;
+
+export const ValidationResult = z
+  .object({ ok: z.boolean(), issues: z.array(ValidationIssue), schema_hash: z.string().optional() })
+  .strict();
+export type ValidationResult = z.infer<typeof ValidationResult>;
+
+/** Constraints from an outer layer (e.g. an SCS phase plan's allowed tools). */
+export interface DecisionConstraints {
+  allowed_tools?: readonly string[];
+  allowed_decisions?: readonly Decision['decision_type'][];
+}
+
+export interface ValidatedDecision {
+  result: ValidationResult;
+  decision?: Decision;
+  tool?: OfferedTool;
+}
+
+/**
+ * Deterministic validation, in the order of DESIGN.md §3 step 2. The same function validates a
+ * student candidate and a teacher replacement (I3): there is no second path.
+ */
+export function validateCandidate(
+  candidate: ParsedCandidate,
+  snapshot: ToolSnapshot,
+  constraints: DecisionConstraints = {},
+): ValidatedDecision {
+  const fail = (issues: ValidationIssue[], decision?: Decision, tool?: OfferedTool): ValidatedDecision => ({
+    result: { ok: false, issues },
+    decision,
+    tool,
+  });
+
+  if (candidate.parse_error !== undefined) {
+    return fail([{ code: 'unparseable', message: candidate.parse_error }]);
+  }
+  if (candidate.tool_call_count > 1) {
+    return fail([
+      {
+        code: 'parallel_tool_calls',
+        message: `${candidate.tool_call_count} tool calls in one round; exactly one decision per round is allowed`,
+      },
+    ]);
+  }
+  const parsed = Decision.safeParse(candidate.raw);
+  if (!parsed.success) {
+    return fail(
+      parsed.error.issues.map((i) => ({
+        code: 'schema' as const,
+        message: i.message,
+        path: i.path.length ? i.path.join('.') : undefined,
+      })),
+    );
+  }
+  const decision = parsed.data;
+
+  if (constraints.allowed_decisions && !constraints.allowed_decisions.includes(decision.decision_type)) {
+    return fail([{ code: 'phase_constraint', message: `${decision.decision_type} is not allowed in this phase` }], decision);
+  }
+  if (decision.decision_type !== 'tool_call') return { result: { ok: true, issues: [] }, decision };
+
+  const tool = snapshot.tools.find((t) => t.name === decision.tool_name);
+  if (!tool) {
+    const offered = snapshot.tools.map((t) => t.name).join(', ') || 'none';
+    return fail([{ code: 'tool_not_offered', message: `tool "${decision.tool_name}" was not offered this round (offered: ${offered})` }], decision);
+  }
+  if (constraints.allowed_tools && !constraints.allowed_tools.includes(tool.name)) {
+    return fail([{ code: 'phase_constraint', message: `tool "${tool.name}" is outside the approved plan's allowed tools` }], decision, tool);
+  }
+  const argIssues = validateJsonSchema(tool.input_schema, tool.schema_hash, decision.arguments);
+  if (argIssues.length > 0) {
+    return {
+      result: {
+        ok: false,
+        schema_hash: tool.schema_hash,
+        issues: argIssues.map((i) => ({ code: 'arguments_invalid' as const, message: i.message, path: i.path })),
+      },
+      decision,
+      tool,
+    };
+  }
+  return { result: { ok: true, issues: [], schema_hash: tool.schema_hash }, decision, tool };
+}
+
+export function describeIssues(issues: readonly ValidationIssue[]): string {
+  return issues.map((i) => (i.path ? `${i.code} at ${i.path}: ${i.message}` : `${i.code}: ${i.message}`)).join('; ');
+}

@@ -1,0 +1,109 @@
+import { z } from 'zod';
+import { Decision } from './decision';
+import { ModelReply } from './model';
+import { EffectClass, EffectSource } from './tool-effect';
+import { Proposer, RoundRecord, ToolExecution, VerdictAttempt } from './round';
+import { TeacherVerdict, ReasonCode } from './verdict';
+import { SupervisionSpec } from './spec';
+import { ParsedCandidate } from '../boundary/parse-candidate';
+import { ValidationResult } from '../boundary/validation';
+import { ReviewDecision } from '../policy/review-policy';
+import { Authorization } from '../boundary/authorization';
+
+export const RUN_STATUSES = [
+  'running',
+  'completed',
+  'failed',
+  'blocked',
+  'escalated',
+  'needs_input',
+  'rerouted',
+  'cancelled',
+  'max_rounds',
+] as const;
+export const RunStatus = z.enum(RUN_STATUSES);
+export type RunStatus = z.infer<typeof RunStatus>;
+export type FinalRunStatus = Exclude<RunStatus, 'running'>;
+
+export const RUN_STATUS_LABELS = {
+  running: 'Running',
+  completed: 'Completed',
+  failed: 'Failed',
+  blocked: 'Blocked',
+  escalated: 'Escalated',
+  needs_input: 'Needs your input',
+  rerouted: 'Rerouted',
+  cancelled: 'Cancelled',
+  max_rounds: 'Round limit reached',
+} satisfies Record<RunStatus, string>;
+
+const round = z.number().int().nonnegative();
+
+const envelope = {
+  /** `${run_id}:${seq}`: deterministic, so a replay is idempotent by key. */
+  id: z.string().min(8),
+  run_id: z.string().min(8),
+  seq: z.number().int().nonnegative(),
+  ts: z.string(),
+};
+
+function event<T extends string, S extends z.ZodRawShape>(type: T, shape: S) {
+  return z.object({ type: z.literal(type), ...envelope, ...shape }).strict();
+}
+
+/** Every event a run emits, one schema per type, validated wherever events cross a process. */
+export const RunEvent = z.discriminatedUnion('type', [
+  event('run.started', {
+    spec_id: z.string(),
+    spec_name: z.string(),
+    task: z.string(),
+    supervision: SupervisionSpec,
+    models: z.object({ student: z.string(), teacher: z.string() }).strict(),
+    workspace: z.string().optional(),
+  }),
+  event('tools.snapshot', {
+    round,
+    hash: z.string(),
+    tools: z.array(
+      z.object({ name: z.string(), server: z.string(), schema_hash: z.string(), effect: EffectClass, effect_source: EffectSource }).strict(),
+    ),
+  }),
+  event('round.started', { round, proposer: Proposer }),
+  event('candidate.proposed', { round, reply: ModelReply, parsed: ParsedCandidate }),
+  event('candidate.validated', { round, validation: ValidationResult }),
+  event('review.decided', { round, review: ReviewDecision }),
+  event('verdict.received', { round, attempt: VerdictAttempt }),
+  event('decision.selected', { round, source: Proposer, decision: Decision }),
+  event('decision.authorized', { round, authorization: Authorization }),
+  event('decision.committed', { round, history_index: z.number().int().nonnegative(), decision: Decision }),
+  event('tool.executed', { round, execution: ToolExecution }),
+  event('response.delivered', { round, decision: Decision }),
+  event('round.completed', { round, record: RoundRecord }),
+  event('learning.example', {
+    round,
+    student_candidate: z.unknown(),
+    verdict: TeacherVerdict.optional(),
+    final_decision: Decision.optional(),
+    reason_codes: z.array(ReasonCode),
+    agreement: z.boolean(),
+    models: z.object({ student: z.string(), teacher: z.string() }).strict(),
+  }),
+  event('run.finished', {
+    status: RunStatus.exclude(['running']),
+    output: z.string().optional(),
+    message: z.string().optional(),
+    rounds: z.number().int().nonnegative(),
+    /** Events in this run including this one: lets a consumer prove it has all of them. */
+    event_count: z.number().int().positive(),
+  }),
+]);
+export type RunEvent = z.infer<typeof RunEvent>;
+export type RunEventType = RunEvent['type'];
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+/** An event before the host stamps its envelope. */
+export type RunEventPayload = DistributiveOmit<RunEvent, keyof typeof envelope>;
+export type RunEventOf<T extends RunEventType> = Extract<RunEvent, { type: T }>;
+
+export function eventId(runId: string, seq: number): string {
+  return `${runId}:${String(seq).padStart(6, '0')}`;
+}

@@ -1,0 +1,115 @@
+import { z } from 'zod';
+import { ModelRef } from './model';
+import { RunEvent } from './events';
+import { WorkflowDocument } from './spec';
+
+/**
+ * The host API: one contract for both transports (Electron IPC and the browser-run WebSocket).
+ * Each method has a params schema and a result schema; both sides validate on arrival.
+ */
+
+export const HostInfo = z
+  .object({
+    app: z.literal('steward'),
+    version: z.string(),
+    shell: z.enum(['browser', 'electron']),
+    /** The demo workspace is available (it always is; it needs no model server). */
+    demo: z.boolean(),
+  })
+  .strict();
+export type HostInfo = z.infer<typeof HostInfo>;
+
+export const OllamaModelInfo = z
+  .object({
+    name: z.string(),
+    size: z.number().optional(),
+    family: z.string().optional(),
+    parameter_size: z.string().optional(),
+  })
+  .strict();
+export type OllamaModelInfo = z.infer<typeof OllamaModelInfo>;
+
+export const ProviderStatus = z
+  .object({
+    script: z.object({ available: z.literal(true), label: z.literal('replay') }).strict(),
+    ollama: z
+      .object({
+        host: z.string(),
+        reachable: z.boolean(),
+        version: z.string().optional(),
+        error: z.string().optional(),
+        models: z.array(OllamaModelInfo),
+      })
+      .strict(),
+  })
+  .strict();
+export type ProviderStatus = z.infer<typeof ProviderStatus>;
+
+export const RunOverrides = z
+  .object({
+    supervision_enabled: z.boolean().optional(),
+    student: ModelRef.optional(),
+    teacher: ModelRef.optional(),
+  })
+  .strict();
+export type RunOverrides = z.infer<typeof RunOverrides>;
+
+const empty = z.object({}).strict();
+
+export const HOST_METHODS = {
+  'host.info': { params: empty, result: HostInfo },
+  'workspace.demo': { params: empty, result: z.object({ workflows: z.array(WorkflowDocument) }).strict() },
+  'providers.status': { params: empty, result: ProviderStatus },
+  'run.start': {
+    params: z.object({ workflow: WorkflowDocument, overrides: RunOverrides.default({}) }).strict(),
+    result: z.object({ run_id: z.string() }).strict(),
+  },
+  'run.cancel': { params: z.object({ run_id: z.string() }).strict(), result: z.object({ cancelled: z.boolean() }).strict() },
+  'runs.active': { params: empty, result: z.object({ run_ids: z.array(z.string()) }).strict() },
+  /** Start receiving events: everything not yet acknowledged is pushed first, then live ones. */
+  'events.subscribe': { params: empty, result: z.object({ pending: z.number().int().nonnegative() }).strict() },
+  /** The page has stored these events durably; the host may drop them from its outbox. */
+  'events.ack': { params: z.object({ ids: z.array(z.string()).max(10_000) }).strict(), result: z.object({ acked: z.number().int() }).strict() },
+} as const;
+
+export type HostMethod = keyof typeof HOST_METHODS;
+export type HostParams<M extends HostMethod> = z.input<(typeof HOST_METHODS)[M]['params']>;
+export type HostParamsParsed<M extends HostMethod> = z.infer<(typeof HOST_METHODS)[M]['params']>;
+export type HostResult<M extends HostMethod> = z.infer<(typeof HOST_METHODS)[M]['result']>;
+export const HOST_METHOD_NAMES = Object.keys(HOST_METHODS) as HostMethod[];
+
+export const ERROR_CODES = ['bad_request', 'unknown_method', 'invalid_params', 'not_found', 'host_error', 'forbidden'] as const;
+export const HostErrorCode = z.enum(ERROR_CODES);
+export type HostErrorCode = z.infer<typeof HostErrorCode>;
+
+/** Renderer → host. */
+export const ClientFrame = z
+  .object({
+    kind: z.literal('request'),
+    id: z.number().int().nonnegative(),
+    method: z.string(),
+    params: z.unknown(),
+  })
+  .strict();
+export type ClientFrame = z.infer<typeof ClientFrame>;
+
+/** Host → renderer: a response to a request, or pushed events. */
+export const ServerFrame = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('response'), id: z.number().int().nonnegative(), ok: z.literal(true), result: z.unknown() }).strict(),
+  z
+    .object({
+      kind: z.literal('response'),
+      id: z.number().int().nonnegative(),
+      ok: z.literal(false),
+      error: z.object({ code: HostErrorCode, message: z.string() }).strict(),
+    })
+    .strict(),
+  z.object({ kind: z.literal('events'), events: z.array(RunEvent) }).strict(),
+]);
+export type ServerFrame = z.infer<typeof ServerFrame>;
+export type ResponseFrame = Extract<ServerFrame, { kind: 'response' }>;
+export type EventsFrame = Extract<ServerFrame, { kind: 'events' }>;
+
+export function isHostMethod(name: string): name is HostMethod {
+  return Object.hasOwn(HOST_METHODS, name);
+}

@@ -1,0 +1,46 @@
+import { z } from 'zod';
+
+/** Roles a model plays at the decision boundary. */
+export const ModelRole = z.enum(['student', 'teacher']);
+export type ModelRole = z.infer<typeof ModelRole>;
+
+/** What a provider returned for one call, before any parsing: the raw material of a candidate. */
+export const ModelToolCall = z.object({ name: z.string(), arguments: z.unknown() }).strict();
+export type ModelToolCall = z.infer<typeof ModelToolCall>;
+
+export const ModelReply = z
+  .object({
+    text: z.string(),
+    tool_calls: z.array(ModelToolCall),
+    /** Which provider/model produced it, e.g. "replay" or "ollama:qwen3:4b". */
+    model: z.string(),
+  })
+  .strict();
+export type ModelReply = z.infer<typeof ModelReply>;
+
+/** Where a role's model comes from. Script = the replay double for demos and tests. */
+export const ScriptModelRef = z.object({ provider: z.literal('script') }).strict();
+export const OllamaModelRef = z
+  .object({
+    provider: z.literal('ollama'),
+    model: z.string().min(1),
+    host: z.string().url().optional(),
+    /** tool calling (native tools) or structured output (JSON-schema `format`). */
+    mode: z.enum(['structured', 'tools']).default('structured'),
+    temperature: z.number().min(0).max(2).optional(),
+    timeout_ms: z.number().int().positive().max(600_000).default(120_000),
+  })
+  .strict();
+export const ModelRef = z.discriminatedUnion('provider', [ScriptModelRef, OllamaModelRef]);
+export type ModelRef = z.infer<typeof ModelRef>;
+export type ModelRefInput = z.input<typeof ModelRef>;
+export type ProviderKind = ModelRef['provider'];
+
+export function modelLabel(ref: ModelRef): string {
+  switch (ref.provider) {
+    case 'script':
+      return 'replay';
+    case 'ollama':
+      return `ollama:${ref.model}`;
+  }
+}

@@ -1,0 +1,17 @@
+/**
+ * Deterministic JSON: object keys sorted at every depth. Hashes and idempotency keys are taken over
+ * this, so `{a,b}` and `{b,a}` are the same arguments.
+ */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) out[key] = sortKeys((value as Record<string, unknown>)[key]);
+    return out;
+  }
+  return value;
+}
