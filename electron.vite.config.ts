@@ -1,8 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defineConfig } from 'electron-vite';
 import react from '@vitejs/plugin-react';
 
 const alias = { '@shared': resolve(__dirname, 'src-shared') };
+const pkg = JSON.parse(readFileSync(resolve(__dirname, 'package.json'), 'utf8')) as { version: string };
 
 /**
  * One build for every shell: the main bundle carries the Electron entry, the browser-run server and
@@ -12,6 +14,7 @@ const alias = { '@shared': resolve(__dirname, 'src-shared') };
 export default defineConfig({
   main: {
     resolve: { alias },
+    define: { __STEWARD_VERSION__: JSON.stringify(pkg.version) },
     build: {
       outDir: 'out/main',
       rollupOptions: {
@@ -40,6 +43,7 @@ export default defineConfig({
     plugins: [react()],
     build: {
       outDir: resolve(__dirname, 'out/renderer'),
+      minify: true,
       rollupOptions: { input: resolve(__dirname, 'src-renderer/index.html') },
     },
   },

@@ -1,29 +1,10 @@
-import { z } from 'zod';
 import { Decision } from '../contracts/decision';
 import type { OfferedTool, ToolSnapshot } from '../contracts/tool-snapshot';
 import { validateJsonSchema } from './json-schema';
+import type { ValidationIssue, ValidationResult } from '../contracts/validation-result';
+
+export { VALIDATION_CODES, ValidationCode, ValidationIssue, ValidationResult } from '../contracts/validation-result';
 import type { ParsedCandidate } from './parse-candidate';
-
-export const VALIDATION_CODES = [
-  'unparseable',
-  'schema',
-  'parallel_tool_calls',
-  'tool_not_offered',
-  'arguments_invalid',
-  'phase_constraint',
-] as const;
-export const ValidationCode = z.enum(VALIDATION_CODES);
-export type ValidationCode = z.infer<typeof ValidationCode>;
-
-export const ValidationIssue = z
-  .object({ code: ValidationCode, message: z.string(), path: z.string().optional() })
-  .strict();
-export type ValidationIssue = z.infer<typeof ValidationIssue>;
-
-export const ValidationResult = z
-  .object({ ok: z.boolean(), issues: z.array(ValidationIssue), schema_hash: z.string().optional() })
-  .strict();
-export type ValidationResult = z.infer<typeof ValidationResult>;
 
 /** Constraints from an outer layer (e.g. an SCS phase plan's allowed tools). */
 export interface DecisionConstraints {

@@ -6,7 +6,7 @@ import { Proposer, RoundRecord, ToolExecution, VerdictAttempt } from './round';
 import { TeacherVerdict, ReasonCode } from './verdict';
 import { SupervisionSpec } from './spec';
 import { ParsedCandidate } from '../boundary/parse-candidate';
-import { ValidationResult } from '../boundary/validation';
+import { ValidationResult } from './validation-result';
 import { ReviewDecision } from '../policy/review-policy';
 import { Authorization } from '../boundary/authorization';
 

@@ -88,24 +88,24 @@ export const ClientFrame = z
     kind: z.literal('request'),
     id: z.number().int().nonnegative(),
     method: z.string(),
-    params: z.unknown(),
+    params: z.unknown().optional(),
   })
   .strict();
 export type ClientFrame = z.infer<typeof ClientFrame>;
 
+const ResponseOk = z.object({ kind: z.literal('response'), id: z.number().int().nonnegative(), ok: z.literal(true), result: z.unknown() }).strict();
+const ResponseError = z
+  .object({
+    kind: z.literal('response'),
+    id: z.number().int().nonnegative(),
+    ok: z.literal(false),
+    error: z.object({ code: HostErrorCode, message: z.string() }).strict(),
+  })
+  .strict();
+const EventsPush = z.object({ kind: z.literal('events'), events: z.array(RunEvent) }).strict();
+
 /** Host → renderer: a response to a request, or pushed events. */
-export const ServerFrame = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('response'), id: z.number().int().nonnegative(), ok: z.literal(true), result: z.unknown() }).strict(),
-  z
-    .object({
-      kind: z.literal('response'),
-      id: z.number().int().nonnegative(),
-      ok: z.literal(false),
-      error: z.object({ code: HostErrorCode, message: z.string() }).strict(),
-    })
-    .strict(),
-  z.object({ kind: z.literal('events'), events: z.array(RunEvent) }).strict(),
-]);
+export const ServerFrame = z.discriminatedUnion('kind', [z.discriminatedUnion('ok', [ResponseOk, ResponseError]), EventsPush]);
 export type ServerFrame = z.infer<typeof ServerFrame>;
 export type ResponseFrame = Extract<ServerFrame, { kind: 'response' }>;
 export type EventsFrame = Extract<ServerFrame, { kind: 'events' }>;

@@ -3,7 +3,7 @@ import { Decision } from './decision';
 import { ModelReply } from './model';
 import { TeacherVerdict } from './verdict';
 import { ParsedCandidate } from '../boundary/parse-candidate';
-import { ValidationResult } from '../boundary/validation';
+import { ValidationResult } from './validation-result';
 import { ReviewDecision } from '../policy/review-policy';
 import { Authorization } from '../boundary/authorization';
 

@@ -1,1 +1,35 @@
-import { canonicalJson } from '@shared/util/canonical-json'; console.log('server', canonicalJson({b:1,a:2}))
+import { fileURLToPath } from 'node:url';
+import { createHost } from '../../composition/create-host';
+import { openBrowser } from '../open-browser';
+import { runBrowserShell } from './run-browser-shell';
+
+/** `npm start` / `node out/main/server.js`: the browser-run shell as a process. */
+
+// The bundle lives in out/main; the renderer build sits beside it in out/renderer.
+const staticDir = fileURLToPath(new URL('../renderer', import.meta.url));
+
+const outcome = await runBrowserShell(
+  process.argv.slice(2),
+  { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text), env: process.env, platform: process.platform },
+  { staticDir, createHost, openBrowser },
+);
+
+if (outcome.kind === 'exit') {
+  process.exitCode = outcome.code;
+} else {
+  let signalled = false;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (signalled) process.exit(130); // a second Ctrl+C: stop waiting
+    signalled = true;
+    process.stderr.write(`\nsteward: ${signal}, stopping\n`);
+    outcome.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`steward: error while stopping: ${error instanceof Error ? error.message : String(error)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+}

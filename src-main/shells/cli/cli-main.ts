@@ -1,1 +1,18 @@
-console.log('cli')
+import { runCli } from './cli';
+
+const controller = new AbortController();
+let interrupted = false;
+process.on('SIGINT', () => {
+  if (interrupted) process.exit(130);
+  interrupted = true;
+  process.stderr.write('\nsteward: stopping after the current step (Ctrl+C again to quit now)\n');
+  controller.abort();
+});
+
+const code = await runCli(process.argv.slice(2), {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  env: process.env,
+  signal: controller.signal,
+});
+process.exitCode = code;

@@ -1,1 +1,149 @@
-console.log('electron main')
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { app, BrowserWindow, ipcMain, session as electronSession, shell, type IpcMainInvokeEvent } from 'electron';
+import type { ResponseFrame } from '@shared/contracts/host-api';
+import { createHost } from '../../composition/create-host';
+import type { Host, HostSession } from '../../composition/host-types';
+import { IPC_EVENTS, IPC_REQUEST } from './channels';
+import { isTrustedSender } from './trusted-sender';
+
+/**
+ * The desktop shell: one window on the built renderer, the host in this process, IPC as the
+ * transport. Only our own page in our own window may call the host.
+ */
+
+const preloadPath = fileURLToPath(new URL('../preload/index.cjs', import.meta.url));
+// electron-vite dev serves the renderer over HTTP; a packaged app never honours that variable.
+const devUrl = !app.isPackaged ? process.env.ELECTRON_RENDERER_URL : undefined;
+const rendererUrl = devUrl ?? pathToFileURL(fileURLToPath(new URL('../renderer/index.html', import.meta.url))).href;
+
+let host: Host | null = null;
+let mainWindow: BrowserWindow | null = null;
+let hostClosed = false;
+/** Sessions by webContents id: the IPC handler finds the caller's session from the sender. */
+const sessions = new Map<number, HostSession>();
+
+const log = (line: string) => process.stderr.write(`steward: ${line}\n`);
+
+function createWindow(activeHost: Host): BrowserWindow {
+  const window = new BrowserWindow({
+    width: 1280,
+    height: 820,
+    title: 'Steward',
+    show: false,
+    webPreferences: {
+      preload: preloadPath,
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      webSecurity: true,
+      webviewTag: false,
+    },
+  });
+  const contents = window.webContents;
+  const windowSession: HostSession = {
+    id: `electron-window-${contents.id}`,
+    push(frame) {
+      // Events not delivered here stay in the outbox: the page re-subscribes after a reload.
+      if (!contents.isDestroyed()) contents.send(IPC_EVENTS, frame);
+    },
+  };
+  sessions.set(contents.id, windowSession);
+
+  contents.setWindowOpenHandler(({ url }) => {
+    // Links leave the app for the system browser (https only); the app never opens windows.
+    if (url.startsWith('https://')) void shell.openExternal(url);
+    return { action: 'deny' };
+  });
+  contents.on('will-navigate', (event, url) => {
+    if (!isTrustedSender(url, rendererUrl)) event.preventDefault();
+  });
+  contents.on('will-redirect', (event, url) => {
+    if (!isTrustedSender(url, rendererUrl)) event.preventDefault();
+  });
+  contents.on('render-process-gone', () => activeHost.detach(windowSession));
+  window.once('ready-to-show', () => window.show());
+  window.on('closed', () => {
+    activeHost.detach(windowSession);
+    sessions.delete(contents.id);
+    if (mainWindow === window) mainWindow = null;
+  });
+
+  void window.loadURL(rendererUrl).catch((error: unknown) => log(`cannot load the renderer ${rendererUrl}: ${messageOf(error)}`));
+  return window;
+}
+
+async function handleRequest(event: IpcMainInvokeEvent, frame: unknown): Promise<ResponseFrame> {
+  const frameUrl = event.senderFrame?.url ?? '';
+  const isMainFrame = event.senderFrame !== null && event.senderFrame.parent === null;
+  const windowSession = sessions.get(event.sender.id);
+  if (!host || !mainWindow || event.sender !== mainWindow.webContents || !isMainFrame || !windowSession || !isTrustedSender(frameUrl, rendererUrl)) {
+    log(`refused an IPC request from ${frameUrl || 'an unknown frame'}`);
+    return { kind: 'response', id: requestIdOf(frame), ok: false, error: { code: 'forbidden', message: 'Only the Steward window may call the host' } };
+  }
+  try {
+    return await host.handle(frame, windowSession);
+  } catch (error) {
+    // Host.handle promises never to throw; the page still gets an answer if it does.
+    return { kind: 'response', id: requestIdOf(frame), ok: false, error: { code: 'host_error', message: messageOf(error) } };
+  }
+}
+
+async function start(): Promise<void> {
+  await app.whenReady();
+  // The app needs no camera, microphone, notifications or other device permission.
+  electronSession.defaultSession.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
+  const activeHost = await createHost({ dataDir: app.getPath('userData'), shell: 'electron', log });
+  host = activeHost;
+  ipcMain.handle(IPC_REQUEST, handleRequest);
+  mainWindow = createWindow(activeHost);
+  app.on('activate', () => {
+    if (BrowserWindow.getAllWindows().length === 0) mainWindow = createWindow(activeHost);
+  });
+}
+
+// One process owns the outbox and the idempotency ledger: a second launch focuses the first.
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  app.on('second-instance', () => {
+    if (!mainWindow) return;
+    if (mainWindow.isMinimized()) mainWindow.restore();
+    mainWindow.focus();
+  });
+  app.on('web-contents-created', (_event, contents) => {
+    contents.on('will-attach-webview', (attachEvent) => attachEvent.preventDefault());
+  });
+  app.on('window-all-closed', () => {
+    if (process.platform !== 'darwin') app.quit();
+  });
+  app.on('before-quit', (event) => {
+    if (!host || hostClosed) return;
+    // Finish runs' cleanup (MCP servers, journal) before the process goes.
+    event.preventDefault();
+    const closing = host;
+    host = null;
+    closing
+      .close()
+      .catch((error: unknown) => log(`error while closing the host: ${messageOf(error)}`))
+      .finally(() => {
+        hostClosed = true;
+        app.quit();
+      });
+  });
+  start().catch((error: unknown) => {
+    log(`cannot start: ${messageOf(error)}`);
+    app.exit(1);
+  });
+}
+
+function requestIdOf(value: unknown): number {
+  if (typeof value === 'object' && value !== null && 'id' in value) {
+    const { id } = value;
+    if (typeof id === 'number' && Number.isSafeInteger(id) && id >= 0) return id;
+  }
+  return 0;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,118 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  ClientFrame,
+  HOST_METHODS,
+  isHostMethod,
+  type HostErrorCode,
+  type HostMethod,
+  type HostParamsParsed,
+  type HostResult,
+  type ResponseFrame,
+} from '@shared/contracts/host-api';
+import type { RunEvent } from '@shared/contracts/events';
+import { prepareDemoWorkspace } from '../demo/demo-workspace';
+import { RunManager } from '../engine/run-manager';
+import { Outbox } from '../events/outbox';
+import { openFileLedger } from '../mcp/idempotency-ledger';
+import { getOllamaStatus } from '../providers/ollama-status';
+import { SpecError } from '../spec/spec-errors';
+import { parseWorkflow, formatZodIssues } from '../spec/load-spec';
+import { APP_VERSION } from '../version';
+import type { Host, HostOptions, HostSession } from './host-types';
+
+const PUSH_BATCH = 500;
+
+type Handlers = { [M in HostMethod]: (params: HostParamsParsed<M>, session: HostSession) => Promise<HostResult<M>> };
+
+/**
+ * The one composition root: builds the host's services once. The browser-run server, the Electron
+ * main process and the tests all get the same Host; shells only adapt transport.
+ */
+export async function createHost(options: HostOptions): Promise<Host> {
+  mkdirSync(options.dataDir, { recursive: true });
+  const log = options.log ?? (() => undefined);
+  const ollamaHost = options.ollamaHost ?? process.env.OLLAMA_HOST ?? 'http://127.0.0.1:11434';
+  const outbox = Outbox.open(join(options.dataDir, 'outbox.jsonl'), { log });
+  const ledger = openFileLedger(join(options.dataDir, 'idempotency-ledger.jsonl'));
+
+  // A run emits its events synchronously, a dozen per round; they reach the journal together at the
+  // end of the current microtask (one write + fsync per batch). Nobody sees an event before that.
+  let batch: RunEvent[] = [];
+  const flush = () => {
+    const events = batch;
+    batch = [];
+    if (events.length === 0) return;
+    try {
+      outbox.append(events);
+    } catch (err) {
+      log(`outbox append failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  };
+  const onEvent = (event: RunEvent) => {
+    batch.push(event);
+    if (batch.length === 1) queueMicrotask(flush);
+  };
+  const runs = new RunManager({ ledger, onEvent, baseDir: options.dataDir, ollamaHost, log });
+  const sessions = new Map<string, HostSession>();
+
+  const unsubscribe = outbox.subscribe((events) => {
+    for (const session of sessions.values()) session.push({ kind: 'events', events });
+  });
+
+  const handlers: Handlers = {
+    'host.info': async () => ({ app: 'steward', version: APP_VERSION, shell: options.shell, demo: true }),
+    'workspace.demo': async () => ({ workflows: prepareDemoWorkspace(options.dataDir) }),
+    'providers.status': async () => ({
+      script: { available: true, label: 'replay' },
+      ollama: await getOllamaStatus(ollamaHost),
+    }),
+    'run.start': async ({ workflow, overrides }) => runs.start(parseWorkflow(workflow, 'workflow'), overrides),
+    'run.cancel': async ({ run_id }) => ({ cancelled: runs.cancel(run_id) }),
+    'runs.active': async () => ({ run_ids: runs.activeIds() }),
+    'events.subscribe': async (_params, session) => {
+      sessions.set(session.id, session);
+      const pending = outbox.pending();
+      for (let i = 0; i < pending.length; i += PUSH_BATCH) {
+        session.push({ kind: 'events', events: pending.slice(i, i + PUSH_BATCH) });
+      }
+      return { pending: pending.length };
+    },
+    'events.ack': async ({ ids }) => ({ acked: outbox.ack(ids) }),
+  };
+
+  const fail = (id: number, code: HostErrorCode, message: string): ResponseFrame => ({ kind: 'response', id, ok: false, error: { code, message } });
+
+  return {
+    async handle(raw, session) {
+      const frame = ClientFrame.safeParse(raw);
+      if (!frame.success) {
+        const id = typeof (raw as { id?: unknown } | null)?.id === 'number' ? (raw as { id: number }).id : 0;
+        return fail(Number.isInteger(id) && id >= 0 ? id : 0, 'bad_request', `malformed request: ${formatZodIssues(frame.error)}`);
+      }
+      const { id, method } = frame.data;
+      if (!isHostMethod(method)) return fail(id, 'unknown_method', `unknown method "${method}"`);
+      const params = HOST_METHODS[method].params.safeParse(frame.data.params ?? {});
+      if (!params.success) return fail(id, 'invalid_params', `invalid params for ${method}: ${formatZodIssues(params.error)}`);
+      try {
+        const handler = handlers[method] as (p: unknown, s: HostSession) => Promise<unknown>;
+        const result = await handler(params.data, session);
+        return { kind: 'response', id, ok: true, result };
+      } catch (err) {
+        if (err instanceof SpecError) return fail(id, 'invalid_params', err.message);
+        log(`host error in ${method}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+        return fail(id, 'host_error', err instanceof Error ? err.message : String(err));
+      }
+    },
+    detach(session) {
+      sessions.delete(session.id);
+    },
+    async close() {
+      unsubscribe();
+      sessions.clear();
+      await runs.closeAll();
+      flush();
+      outbox.close();
+    },
+  };
+}

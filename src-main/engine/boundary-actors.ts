@@ -1,0 +1,151 @@
+import { fromPromise } from 'xstate';
+import type { AuthorizationFacts } from '@shared/boundary/authorization';
+import type {
+  AuthorizeInput,
+  CommitInput,
+  DeliverInput,
+  ExecuteInput,
+  ProposeInput,
+  ReviewInput,
+} from '@shared/boundary/machine';
+import type { ModelReply } from '@shared/contracts/model';
+import type { ToolExecution } from '@shared/contracts/round';
+import { maskArguments } from '@shared/util/mask';
+import type { IdempotencyLedger } from '../mcp/idempotency-ledger';
+import { idempotencyKey } from '../mcp/idempotency-ledger';
+import type { ToolHost } from '../mcp/tool-host';
+import type { ModelProvider } from '../providers/provider';
+import { buildStudentMessages, buildTeacherMessages, decisionJsonSchema, verdictJsonSchema } from '../providers/prompts';
+import type { CanonicalHistory } from './canonical-history';
+
+export type Confirmation = AuthorizationFacts['confirmation'];
+
+/** Asks the user to confirm a tool call; shells without a way to ask answer `unavailable`. */
+export type ConfirmTool = (request: { run_id: string; round: number; server: string; tool: string; arguments: Record<string, unknown> }) => Promise<Exclude<Confirmation, 'not_needed'>>;
+
+export interface BoundaryActorDeps {
+  runId: string;
+  instructions: string;
+  task: string;
+  student: ModelProvider;
+  teacher: ModelProvider;
+  /** How each role wants its output: structured JSON (format) or native tool calls. */
+  studentMode: 'structured' | 'tools';
+  toolHost: ToolHost;
+  ledger: IdempotencyLedger;
+  history: CanonicalHistory;
+  confirm: ConfirmTool;
+  /** Feedback for the student about the previous round's problem (validation issues, a tool error). */
+  feedback: () => string | undefined;
+  onExecution: (execution: ToolExecution) => void;
+  onDelivered: (input: DeliverInput) => void;
+}
+
+const MAX_RESULT_CHARS = 100_000;
+
+function capContent(execution: ToolExecution): ToolExecution {
+  if (execution.content.length <= MAX_RESULT_CHARS) return execution;
+  const dropped = execution.content.length - MAX_RESULT_CHARS;
+  return { ...execution, content: `${execution.content.slice(0, MAX_RESULT_CHARS)}\n… (${dropped} more characters not kept)` };
+}
+
+/** The host's effects for the boundary machine: models, ledger, history, MCP. */
+export function createBoundaryActors(deps: BoundaryActorDeps) {
+  return {
+    propose: fromPromise<ModelReply, ProposeInput>(({ input, signal }) => {
+      const provider = input.proposer === 'student' ? deps.student : deps.teacher;
+      const structured = input.proposer === 'teacher' || deps.studentMode === 'structured';
+      return provider.complete({
+        role: input.proposer,
+        messages: buildStudentMessages({
+          instructions: deps.instructions,
+          task: deps.task,
+          snapshot: input.snapshot,
+          history: deps.history.entries(),
+          feedback: deps.feedback(),
+          mode: structured ? 'structured' : 'tools',
+        }),
+        format: structured ? decisionJsonSchema() : undefined,
+        tools: structured ? undefined : input.snapshot.tools,
+        signal,
+      });
+    }),
+
+    review: fromPromise<ModelReply, ReviewInput>(({ input, signal }) =>
+      deps.teacher.complete({
+        role: 'teacher',
+        messages: buildTeacherMessages({
+          instructions: deps.instructions,
+          task: deps.task,
+          snapshot: input.snapshot,
+          history: deps.history.entries(),
+          review: {
+            reply: input.reply,
+            parsed: input.parsed,
+            validation: input.validation,
+            rule: input.review.rule,
+            attempt: input.attempt,
+            previous_problem: input.previous_problem,
+          },
+        }),
+        format: verdictJsonSchema(),
+        signal,
+      }),
+    ),
+
+    authorize: fromPromise<AuthorizationFacts, AuthorizeInput>(async ({ input }) => {
+      const { decision, tool } = input;
+      if (decision.decision_type !== 'tool_call' || !tool) return { ledger: 'new', confirmation: 'not_needed' };
+      const key = idempotencyKey({
+        run_id: deps.runId,
+        round: input.round,
+        server: tool.server,
+        tool: tool.name,
+        arguments: decision.arguments,
+      });
+      const confirmation: Confirmation = tool.effect.requires_user_confirmation
+        ? await deps.confirm({ run_id: deps.runId, round: input.round, server: tool.server, tool: tool.name, arguments: decision.arguments })
+        : 'not_needed';
+      return { idempotency_key: key, ledger: deps.ledger.state(key), confirmation };
+    }),
+
+    commit: fromPromise<{ history_index: number }, CommitInput>(async ({ input }) => ({
+      history_index: deps.history.commit(input.round, input.decision),
+    })),
+
+    execute: fromPromise<ToolExecution, ExecuteInput>(async ({ input, signal }) => {
+      const { tool, decision, idempotency_key } = input;
+      // Reserve the key before the call: a crash mid-call leaves it in flight, never re-executed.
+      deps.ledger.begin(idempotency_key, { run_id: deps.runId, round: input.round, server: tool.server, tool: tool.name });
+      const index = deps.history.length - 1;
+      try {
+        const execution = capContent(await deps.toolHost.execute({ decision, tool, idempotency_key, signal }));
+        deps.ledger.finish(idempotency_key, { ok: execution.ok, is_error: execution.is_error });
+        deps.history.settle(index, execution.content, execution.is_error);
+        deps.onExecution(execution);
+        return execution;
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        deps.ledger.finish(idempotency_key, { ok: false, is_error: true });
+        deps.history.settle(index, `the tool call failed: ${message}`, true);
+        deps.onExecution({
+          server: tool.server,
+          tool: tool.name,
+          arguments: maskArguments(decision.arguments, tool.effect.sensitive_arguments),
+          idempotency_key,
+          ok: false,
+          is_error: true,
+          content: '',
+          error: message,
+          duration_ms: 0,
+        });
+        throw err;
+      }
+    }),
+
+    deliver: fromPromise<void, DeliverInput>(async ({ input }) => {
+      deps.history.settle(deps.history.length - 1, 'delivered', false);
+      deps.onDelivered(input);
+    }),
+  };
+}

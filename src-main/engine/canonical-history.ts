@@ -1,0 +1,29 @@
+import type { Decision } from '@shared/contracts/decision';
+import type { HistoryEntry } from '@shared/contracts/history';
+
+/** The run's canonical history. Only the boundary's commit step appends to it (I1). */
+export class CanonicalHistory {
+  private readonly items: HistoryEntry[] = [];
+
+  commit(round: number, decision: Decision): number {
+    const index = this.items.length;
+    this.items.push({ index, round, decision });
+    return index;
+  }
+
+  settle(index: number, result: string, isError: boolean): void {
+    const entry = this.items[index];
+    if (entry) {
+      entry.result = result;
+      entry.result_is_error = isError;
+    }
+  }
+
+  entries(): HistoryEntry[] {
+    return this.items.map((e) => ({ ...e }));
+  }
+
+  get length(): number {
+    return this.items.length;
+  }
+}

@@ -1,0 +1,20 @@
+import { eventId, type RunEvent, type RunEventPayload } from '@shared/contracts/events';
+
+export type EventSink = (event: RunEvent) => void;
+
+/** Gives each payload its envelope: deterministic id, per-run sequence, timestamp. */
+export function createEventStamper(runId: string, sink: EventSink) {
+  let seq = 0;
+  return {
+    emit(payload: RunEventPayload): RunEvent {
+      const event = { ...payload, id: eventId(runId, seq), run_id: runId, seq, ts: new Date().toISOString() } as RunEvent;
+      seq += 1;
+      sink(event);
+      return event;
+    },
+    /** The number of events emitted so far (the next event's seq). */
+    get count(): number {
+      return seq;
+    },
+  };
+}

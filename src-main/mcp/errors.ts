@@ -1,0 +1,51 @@
+/**
+ * The MCP host's failures, one class per thing that went wrong, each with a message a user can act
+ * on. The run engine tells them apart by class: a start or config error ends the run before round 0,
+ * a call error is a failed round.
+ */
+
+/** A server spec could not be turned into a process (unknown package, unknown `${variable}`). */
+export class McpLaunchError extends Error {
+  override readonly name = 'McpLaunchError';
+  constructor(
+    readonly server: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A server did not start: bad command, crashed before answering, or never answered. */
+export class McpStartError extends Error {
+  override readonly name = 'McpStartError';
+  constructor(
+    readonly server: string,
+    readonly reason: string,
+    readonly lastStderr?: string,
+  ) {
+    super(`MCP server "${server}" did not start: ${reason}${lastStderr ? ` (${lastStderr})` : ''}`);
+  }
+}
+
+/** The servers' tools cannot be offered as configured (allowlisted tool missing, two servers share a name). */
+export class McpToolConfigError extends Error {
+  override readonly name = 'McpToolConfigError';
+}
+
+/** A request to a running server failed: it exited, timed out, or the call was aborted. */
+export class McpCallError extends Error {
+  override readonly name = 'McpCallError';
+  constructor(
+    readonly server: string,
+    message: string,
+    /** True when the server process is gone: nothing more will run on it this run. */
+    readonly serverExited = false,
+  ) {
+    super(message);
+  }
+}
+
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}

@@ -1,0 +1,128 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DuplicateExecutionError, LedgerError, createMemoryLedger, idempotencyKey, openFileLedger, type IdempotencyLedger } from './idempotency-ledger';
+
+const meta = { run_id: 'run-1', round: 3, server: 'fs', tool: 'write_file' };
+let dir: string;
+let file: string;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'steward-ledger-'));
+  file = path.join(dir, 'ledger.jsonl');
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe('idempotencyKey', () => {
+  it('does not depend on argument key order, at any depth', () => {
+    const a = idempotencyKey({ ...meta, arguments: { path: '/a', options: { mode: 1, flag: true } } });
+    const b = idempotencyKey({ ...meta, arguments: { options: { flag: true, mode: 1 }, path: '/a' } });
+    expect(a).toBe(b);
+    expect(a).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('differs when the run, round, server, tool or arguments differ', () => {
+    const base = { ...meta, arguments: { path: '/a' } };
+    const keys = new Set([
+      idempotencyKey(base),
+      idempotencyKey({ ...base, run_id: 'run-2' }),
+      idempotencyKey({ ...base, round: 4 }),
+      idempotencyKey({ ...base, server: 'fs2' }),
+      idempotencyKey({ ...base, tool: 'edit_file' }),
+      idempotencyKey({ ...base, arguments: { path: '/b' } }),
+    ]);
+    expect(keys.size).toBe(6);
+  });
+});
+
+describe.each([
+  ['memory', () => createMemoryLedger()],
+  ['file', () => openFileLedger(file)],
+] as const)('%s ledger', (_name, open: () => IdempotencyLedger) => {
+  it('never lets the same key begin twice', () => {
+    const ledger = open();
+    expect(ledger.state('k1')).toBe('new');
+    ledger.begin('k1', meta);
+    expect(ledger.state('k1')).toBe('in_flight');
+    expect(() => ledger.begin('k1', meta)).toThrow(DuplicateExecutionError);
+    ledger.finish('k1', { ok: true, is_error: false });
+    expect(ledger.state('k1')).toBe('executed');
+    const again = (() => {
+      try {
+        ledger.begin('k1', meta);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(again).toBeInstanceOf(DuplicateExecutionError);
+    expect(again).toMatchObject({ key: 'k1', state: 'executed' });
+  });
+
+  it('counts a tool error as executed: it ran', () => {
+    const ledger = open();
+    ledger.begin('k2', meta);
+    ledger.finish('k2', { ok: true, is_error: true });
+    expect(ledger.state('k2')).toBe('executed');
+  });
+
+  it('refuses to finish a key that is not in flight', () => {
+    const ledger = open();
+    expect(() => ledger.finish('never-begun', { ok: true, is_error: false })).toThrow(LedgerError);
+    ledger.begin('k3', meta);
+    ledger.finish('k3', { ok: false, is_error: false });
+    expect(() => ledger.finish('k3', { ok: true, is_error: false })).toThrow(LedgerError);
+  });
+});
+
+describe('file ledger across a restart', () => {
+  it('remembers executed and in-flight keys after reopening', () => {
+    const first = openFileLedger(file);
+    first.begin('done', meta);
+    first.finish('done', { ok: true, is_error: false });
+    first.begin('crashed-mid-call', { ...meta, round: 4 });
+
+    const reopened = openFileLedger(file);
+    expect(reopened.state('done')).toBe('executed');
+    expect(reopened.state('crashed-mid-call')).toBe('in_flight');
+    expect(reopened.state('fresh')).toBe('new');
+    expect(() => reopened.begin('done', meta)).toThrow(DuplicateExecutionError);
+    expect(() => reopened.begin('crashed-mid-call', meta)).toThrow(/in flight/);
+  });
+
+  it('tolerates a torn last line and keeps appending cleanly after it', () => {
+    const first = openFileLedger(file);
+    first.begin('done', meta);
+    first.finish('done', { ok: true, is_error: false });
+    first.begin('pending', meta);
+    fs.appendFileSync(file, '{"type":"finish","key":"pend'); // crash mid-append
+
+    const second = openFileLedger(file);
+    expect(second.state('done')).toBe('executed');
+    expect(second.state('pending')).toBe('in_flight');
+    second.begin('after-crash', meta);
+
+    const third = openFileLedger(file);
+    expect(third.state('after-crash')).toBe('in_flight');
+    expect(third.state('pending')).toBe('in_flight');
+    for (const line of fs.readFileSync(file, 'utf8').trimEnd().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
+  });
+
+  it('honours a complete last record that lost only its newline', () => {
+    const first = openFileLedger(file);
+    first.begin('k', meta);
+    const text = fs.readFileSync(file, 'utf8');
+    fs.writeFileSync(file, text.trimEnd());
+    expect(openFileLedger(file).state('k')).toBe('in_flight');
+    expect(fs.readFileSync(file, 'utf8').endsWith('\n')).toBe(true);
+  });
+
+  it('refuses to open a journal corrupted before its last line', () => {
+    const first = openFileLedger(file);
+    first.begin('a', meta);
+    first.finish('a', { ok: true, is_error: false });
+    const lines = fs.readFileSync(file, 'utf8').split('\n');
+    lines[0] = 'garbage';
+    fs.writeFileSync(file, lines.join('\n'));
+    expect(() => openFileLedger(file)).toThrow(/line 1 is not JSON/);
+  });
+});

@@ -1,0 +1,240 @@
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { McpServerSpec } from '@shared/contracts/spec';
+import { ToolExecution } from '@shared/contracts/round';
+import { ToolAnnotationHints, type ToolEffect } from '@shared/contracts/tool-effect';
+import { ToolSnapshot, type JsonSchemaObject, type OfferedTool } from '@shared/contracts/tool-snapshot';
+import { maskArguments } from '@shared/util/mask';
+import { hashJson } from '../util/hash';
+import { resolveToolEffect } from './effect-registry';
+import { McpCallError, McpStartError, McpToolConfigError, McpLaunchError, errorMessage } from './errors';
+import { resolveLaunch, type ServerLaunch } from './server-launch';
+import { ServerConnection } from './server-connection';
+import type { ExecuteRequest, ToolHost } from './tool-host';
+import { toolResultText } from './tool-result';
+
+export interface ToolHostOptions {
+  /** Values for `${name}` in server args and env, e.g. `{ workspace: '/abs/folder' }`. */
+  vars: Record<string, string>;
+  /** The spec's `tool_effects` (`serverId/tool` → effect); they win over shipped defaults. */
+  overrides: Record<string, ToolEffect>;
+  /** Working directory of every server process. */
+  cwd: string;
+  /** Handshake deadline per server (default 20 s). */
+  startTimeoutMs?: number;
+  /** Deadline per tools/list and tools/call request (default 60 s). */
+  callTimeoutMs?: number;
+  /** Server stderr lines and host notes, prefixed `[mcp <id>]`. */
+  onLog?: (line: string) => void;
+}
+
+/** One server as the UI or a test sees it. */
+export interface McpServerStatus {
+  id: string;
+  pid: number | null;
+  alive: boolean;
+  /** `serverInfo.name` from the handshake. */
+  server_name?: string;
+  package?: string;
+  /** Last stderr lines (at most 20). */
+  stderr: string[];
+}
+
+export interface McpToolHost extends ToolHost {
+  status(): McpServerStatus[];
+}
+
+const DEFAULT_START_TIMEOUT_MS = 20_000;
+const DEFAULT_CALL_TIMEOUT_MS = 60_000;
+
+/**
+ * Starts every server in parallel and returns the run's ToolHost. All or nothing: if one server does
+ * not start, the others are closed and McpStartError says which one and why.
+ */
+export async function startToolHost(servers: McpServerSpec[], options: ToolHostOptions): Promise<McpToolHost> {
+  // Callers hand in parsed specs; re-checking is cheap and keeps a hand-built one from failing obscurely.
+  servers.forEach((spec, i) => {
+    const parsed = McpServerSpec.safeParse(spec);
+    if (!parsed.success) {
+      const id = typeof spec?.id === 'string' ? spec.id : `#${i + 1}`;
+      throw new McpStartError(id, `invalid server spec: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'spec'}: ${issue.message}`).join('; ')}`);
+    }
+  });
+  const seen = new Set<string>();
+  for (const spec of servers) {
+    if (seen.has(spec.id)) throw new McpToolConfigError(`two MCP servers share the id "${spec.id}"`);
+    seen.add(spec.id);
+  }
+  // Resolve every launch before spawning anything: a typo in one spec should not start the others.
+  const launches: ServerLaunch[] = servers.map((spec) => {
+    try {
+      return resolveLaunch(spec, { vars: options.vars, cwd: options.cwd });
+    } catch (error) {
+      throw new McpStartError(spec.id, error instanceof McpLaunchError ? error.message : errorMessage(error));
+    }
+  });
+  const connectOptions = {
+    startTimeoutMs: options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS,
+    callTimeoutMs: options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+    onLog: options.onLog,
+  };
+  const settled = await Promise.allSettled(
+    servers.map((spec, i) => ServerConnection.connect(spec.id, launches[i] as ServerLaunch, connectOptions)),
+  );
+  const started = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) {
+    await Promise.all(started.map((c) => c.close()));
+    throw failed.reason instanceof McpStartError ? failed.reason : new McpStartError('?', errorMessage(failed.reason));
+  }
+  return new McpToolHostImpl(servers, started, options.overrides);
+}
+
+class McpToolHostImpl implements McpToolHost {
+  private readonly byId = new Map<string, { spec: McpServerSpec; conn: ServerConnection }>();
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    private readonly specs: McpServerSpec[],
+    private readonly conns: ServerConnection[],
+    private readonly overrides: Record<string, ToolEffect>,
+  ) {
+    specs.forEach((spec, i) => {
+      const conn = conns[i];
+      if (conn) this.byId.set(spec.id, { spec, conn });
+    });
+  }
+
+  async snapshot(round: number): Promise<ToolSnapshot> {
+    this.assertOpen();
+    const listed = await Promise.all(this.specs.map((spec) => this.server(spec.id).conn.listTools()));
+    // Offered tools are rebuilt (cloned, hashed, classified) only when some server's list changed.
+    const versions = this.specs.map((spec) => this.server(spec.id).conn.toolsVersion).join(',');
+    if (this.offered?.versions !== versions) this.offered = { versions, ...this.buildOffered(listed) };
+    return { round, tools: this.offered.tools, hash: this.offered.hash };
+  }
+
+  private offered: { versions: string; tools: OfferedTool[]; hash: string } | undefined;
+
+  private buildOffered(listed: Tool[][]): { tools: OfferedTool[]; hash: string } {
+    const tools: OfferedTool[] = [];
+    const owner = new Map<string, string>();
+    this.specs.forEach((spec, i) => {
+      const conn = this.server(spec.id).conn;
+      for (const tool of allowlisted(spec, listed[i] ?? [])) {
+        const other = owner.get(tool.name);
+        if (other !== undefined) {
+          throw new McpToolConfigError(
+            `tool "${tool.name}" is offered by both MCP servers "${other}" and "${spec.id}"; list the tools you want with "tools" on one of them`,
+          );
+        }
+        owner.set(tool.name, spec.id);
+        tools.push(this.offer(spec, conn, tool));
+      }
+    });
+    const hash = hashJson(tools.map((t) => ({ name: t.name, server: t.server, schema_hash: t.schema_hash })));
+    // Validated once per change, then frozen: every round shares it and nobody may alter it.
+    return deepFreeze(ToolSnapshot.parse({ round: 0, tools, hash }));
+  }
+
+  async execute(request: ExecuteRequest): Promise<ToolExecution> {
+    this.assertOpen();
+    const { decision, tool, idempotency_key, signal } = request;
+    // Fail closed: the call must be the one the boundary authorized for this offered tool.
+    if (decision.tool_name !== tool.name) {
+      throw new McpCallError(tool.server, `decision calls "${decision.tool_name}" but the authorized tool is "${tool.name}"`);
+    }
+    const entry = this.byId.get(tool.server);
+    if (!entry) throw new McpCallError(tool.server, `no MCP server "${tool.server}" in this run`);
+    const started = performance.now();
+    const outcome = await entry.conn.callTool(tool.name, structuredClone(decision.arguments), signal);
+    const duration_ms = Math.max(0, performance.now() - started);
+    const { content, is_error } =
+      outcome.kind === 'result' ? toolResultText(outcome.result) : { content: outcome.message, is_error: true };
+    return ToolExecution.parse({
+      server: tool.server,
+      tool: tool.name,
+      arguments: maskArguments(structuredClone(decision.arguments), tool.effect.sensitive_arguments),
+      idempotency_key,
+      ok: true,
+      is_error,
+      content,
+      duration_ms,
+    });
+  }
+
+  status(): McpServerStatus[] {
+    return this.specs.map((spec) => {
+      const conn = this.server(spec.id).conn;
+      const name = conn.serverName;
+      return {
+        id: spec.id,
+        pid: conn.pid,
+        alive: conn.alive,
+        ...(name === undefined ? {} : { server_name: name }),
+        ...(spec.package === undefined ? {} : { package: spec.package }),
+        stderr: conn.tail.all(),
+      };
+    });
+  }
+
+  close(): Promise<void> {
+    this.closing ??= Promise.all(this.conns.map((c) => c.close())).then(() => undefined);
+    return this.closing;
+  }
+
+  private offer(spec: McpServerSpec, conn: ServerConnection, tool: Tool): OfferedTool {
+    // A deep copy: the round keeps exactly what was hashed, whatever the server says later.
+    const input_schema = structuredClone(tool.inputSchema) as JsonSchemaObject;
+    const { effect, source } = resolveToolEffect({
+      serverId: spec.id,
+      packageName: spec.package,
+      serverName: conn.serverName,
+      tool: tool.name,
+      overrides: this.overrides,
+    });
+    const hints = tool.annotations === undefined ? undefined : ToolAnnotationHints.safeParse(tool.annotations);
+    return {
+      name: tool.name,
+      server: spec.id,
+      description: tool.description ?? '',
+      input_schema,
+      schema_hash: hashJson(input_schema),
+      effect,
+      effect_source: source,
+      // Untrusted: shown as suggestions, never used to decide. A malformed hint is dropped, not fatal.
+      ...(hints?.success ? { hints: hints.data } : {}),
+    };
+  }
+
+  private server(id: string): { spec: McpServerSpec; conn: ServerConnection } {
+    const entry = this.byId.get(id);
+    if (!entry) throw new McpCallError(id, `no MCP server "${id}" in this run`);
+    return entry;
+  }
+
+  private assertOpen(): void {
+    if (this.closing) throw new Error('the MCP tool host is closed');
+  }
+}
+
+/** Applies the spec's `tools` allowlist; naming a tool the server lacks is a configuration error. */
+function allowlisted(spec: McpServerSpec, tools: Tool[]): Tool[] {
+  if (spec.tools === undefined) return tools;
+  const names = new Set(tools.map((t) => t.name));
+  const unknown = spec.tools.filter((name) => !names.has(name));
+  if (unknown.length > 0) {
+    throw new McpToolConfigError(
+      `MCP server "${spec.id}" has no tool ${unknown.map((n) => `"${n}"`).join(', ')} (it offers: ${[...names].sort().join(', ') || 'nothing'}); fix its "tools" list`,
+    );
+  }
+  const allowed = new Set(spec.tools);
+  return tools.filter((t) => allowed.has(t.name));
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}

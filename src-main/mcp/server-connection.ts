@@ -1,0 +1,242 @@
+import { existsSync } from 'node:fs';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ErrorCode, ListToolsResultSchema, McpError, ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { McpCallError, McpStartError, errorMessage } from './errors';
+import type { ServerLaunch } from './server-launch';
+import { StderrTail } from './stderr-tail';
+import type { RawToolResult } from './tool-result';
+
+const CLIENT_INFO = { name: 'steward', version: '0.1.0' };
+/** How long a failed start waits for the last stderr output before reporting. */
+const STDERR_GRACE_MS = 500;
+/** A server that lists more pages than this is misbehaving. */
+const MAX_TOOL_PAGES = 50;
+
+export interface ConnectOptions {
+  startTimeoutMs: number;
+  callTimeoutMs: number;
+  onLog?: (line: string) => void;
+}
+
+/** A tool call that reached the server: its result, or the server's protocol-level refusal. */
+export type CallOutcome = { kind: 'result'; result: RawToolResult } | { kind: 'protocol_error'; message: string };
+
+/** One running stdio server: its client, its stderr tail, and whether it is still alive. */
+export class ServerConnection {
+  private exited = false;
+  private closing: Promise<void> | undefined;
+  /** What the SDK client's output-schema cache was last built from. */
+  private cachedToolsFingerprint: string | undefined;
+  /** The server's tool list, until it announces a change (`notifications/tools/list_changed`). */
+  private toolList: Tool[] | undefined;
+  private toolListVersion = 0;
+
+  private constructor(
+    readonly id: string,
+    readonly launch: ServerLaunch,
+    private readonly client: Client,
+    private readonly transport: StdioClientTransport,
+    readonly tail: StderrTail,
+    private readonly options: ConnectOptions,
+  ) {}
+
+  /** Spawns the server and completes the MCP handshake, or throws McpStartError saying why not. */
+  static async connect(id: string, launch: ServerLaunch, options: ConnectOptions): Promise<ServerConnection> {
+    const log = options.onLog;
+    const tail = new StderrTail(20, log ? (line) => log(`[mcp ${id}] ${line}`) : undefined);
+    const transport = new StdioClientTransport({
+      command: launch.command,
+      args: launch.args,
+      env: launch.env,
+      cwd: launch.cwd,
+      stderr: 'pipe',
+    });
+    // Available before start, so nothing the server says while failing is lost.
+    if (transport.stderr) tail.attach(transport.stderr);
+    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    const conn = new ServerConnection(id, launch, client, transport, tail, options);
+    client.onclose = () => conn.onClosed();
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => conn.invalidateTools());
+    client.onerror = (error) => log?.(`[mcp ${id}] ${errorMessage(error)}`);
+
+    let timer: NodeJS.Timeout | undefined;
+    let timedOut = false;
+    const connecting = client.connect(transport);
+    const deadline = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        timedOut = true;
+        resolve();
+      }, options.startTimeoutMs);
+    });
+    try {
+      await Promise.race([connecting, deadline]);
+      if (timedOut) {
+        // It is still running but silent: kill it now rather than wait out the SDK's graceful close.
+        conn.kill();
+        await connecting.catch(() => undefined);
+        throw new Error('timeout');
+      }
+    } catch (error) {
+      await conn.close();
+      await tail.settled(STDERR_GRACE_MS);
+      throw new McpStartError(id, timedOut ? `no answer to the MCP handshake within ${options.startTimeoutMs} ms` : startReason(error, launch), tail.lastLine());
+    } finally {
+      clearTimeout(timer);
+    }
+    log?.(`[mcp ${id}] started pid ${conn.pid ?? '?'} (${conn.serverName ?? 'unnamed server'})`);
+    return conn;
+  }
+
+  get pid(): number | null {
+    return this.transport.pid;
+  }
+
+  get alive(): boolean {
+    return !this.exited;
+  }
+
+  /** `serverInfo.name` from the handshake: lets a command-started reference server find its shipped effects. */
+  get serverName(): string | undefined {
+    return this.client.getServerVersion()?.name;
+  }
+
+  /**
+   * Every tool the server offers (all pages). The list is fetched once and again whenever the server
+   * announces a change (`notifications/tools/list_changed`), so a round's snapshot costs no round
+   * trip. It uses a plain `tools/list` request: the SDK's `listTools()` recompiles every
+   * output-schema validator on each call, so it is called only when the list changed.
+   */
+  async listTools(): Promise<Tool[]> {
+    this.assertAlive();
+    if (this.toolList) return this.toolList;
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+      const params = cursor === undefined ? undefined : { cursor };
+      const result = await this.request('list its tools', () =>
+        this.client.request({ method: 'tools/list', params }, ListToolsResultSchema, { timeout: this.options.callTimeoutMs }),
+      ).catch((error: unknown) => {
+        if (error instanceof ProtocolRefusal) throw new McpCallError(this.id, `MCP server "${this.id}" refused to list its tools: ${error.message}`);
+        throw error;
+      });
+      tools.push(...result.tools);
+      cursor = result.nextCursor;
+      if (cursor === undefined) {
+        await this.refreshSdkToolCache(tools);
+        this.toolList = tools;
+        this.toolListVersion += 1;
+        return tools;
+      }
+    }
+    throw new McpCallError(this.id, `MCP server "${this.id}" kept paginating its tool list (more than ${MAX_TOOL_PAGES} pages)`);
+  }
+
+  /** Changes whenever the tool list was fetched anew: lets the host reuse what it built from it. */
+  get toolsVersion(): number {
+    return this.toolListVersion;
+  }
+
+  invalidateTools(): void {
+    this.toolList = undefined;
+  }
+
+  private async refreshSdkToolCache(tools: Tool[]): Promise<void> {
+    const fingerprint = JSON.stringify(tools.map((t) => [t.name, t.outputSchema ?? null, t.execution ?? null]));
+    if (fingerprint === this.cachedToolsFingerprint) return;
+    await this.request('list its tools', () => this.client.listTools(undefined, { timeout: this.options.callTimeoutMs }));
+    this.cachedToolsFingerprint = fingerprint;
+  }
+
+  /** Calls one tool. Throws McpCallError when the call could not be made or its outcome is unknown. */
+  async callTool(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallOutcome> {
+    this.assertAlive();
+    if (signal?.aborted) throw new McpCallError(this.id, `call to "${this.id}/${name}" was aborted before it was sent`);
+    try {
+      const result = await this.request(
+        `run "${name}"`,
+        () => this.client.callTool({ name, arguments: args }, undefined, { timeout: this.options.callTimeoutMs, signal }),
+        signal,
+      );
+      return { kind: 'result', result };
+    } catch (error) {
+      if (error instanceof ProtocolRefusal) return { kind: 'protocol_error', message: error.message };
+      throw error;
+    }
+  }
+
+  /** Idempotent; waits for the process to go (the SDK ends stdin, then SIGTERM, then SIGKILL). */
+  close(): Promise<void> {
+    this.closing ??= this.client.close().catch((error: unknown) => {
+      this.options.onLog?.(`[mcp ${this.id}] close: ${errorMessage(error)}`);
+    });
+    return this.closing;
+  }
+
+  /** Explains a dead server: which one, and the last thing it wrote to stderr. */
+  exitedError(): McpCallError {
+    const last = this.tail.lastLine();
+    return new McpCallError(
+      this.id,
+      `MCP server "${this.id}" exited unexpectedly${last ? ` (last stderr: ${last})` : ''}; its tools are unavailable for the rest of this run`,
+      true,
+    );
+  }
+
+  private assertAlive(): void {
+    if (this.closing) throw new McpCallError(this.id, `MCP server "${this.id}" has been closed`);
+    if (this.exited) throw this.exitedError();
+  }
+
+  private onClosed(): void {
+    this.exited = true;
+    if (!this.closing) this.options.onLog?.(`[mcp ${this.id}] exited unexpectedly`);
+  }
+
+  private kill(): void {
+    const pid = this.transport.pid;
+    if (pid === null) return;
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+
+  /**
+   * Runs one request and sorts its failures: a dead server, a timeout and an abort are call errors
+   * (outcome unknown); any other JSON-RPC error is the server's answer, so the tool did not run.
+   */
+  private async request<T>(what: string, run: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      if (signal?.aborted) throw new McpCallError(this.id, `call to MCP server "${this.id}" was aborted while asked to ${what}`);
+      if (error instanceof McpError) {
+        if (error.code === ErrorCode.ConnectionClosed) {
+          if (this.closing) throw new McpCallError(this.id, `MCP server "${this.id}" was closed while asked to ${what}`);
+          throw this.exitedError();
+        }
+        if (error.code === ErrorCode.RequestTimeout) {
+          throw new McpCallError(this.id, `MCP server "${this.id}" did not answer within ${this.options.callTimeoutMs} ms when asked to ${what}`);
+        }
+        throw new ProtocolRefusal(error.message);
+      }
+      if (this.exited) throw this.exitedError();
+      throw new McpCallError(this.id, `MCP server "${this.id}" failed to ${what}: ${errorMessage(error)}`);
+    }
+  }
+}
+
+/** A JSON-RPC error answer (bad params, unknown tool...): the server is fine and said no. */
+class ProtocolRefusal extends Error {}
+
+function startReason(error: unknown, launch: ServerLaunch): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  // spawn says ENOENT for a missing working folder too; name the right culprit.
+  if (code === 'ENOENT' && !existsSync(launch.cwd)) return `working folder does not exist: ${launch.cwd}`;
+  if (code === 'ENOENT') return `command not found: ${launch.command}`;
+  if (code === 'EACCES') return `command is not executable: ${launch.command}`;
+  if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) return 'it exited before completing the MCP handshake';
+  return errorMessage(error);
+}

@@ -1,0 +1,60 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { McpLaunchError } from './errors';
+import { resolveLaunch, substituteVars } from './server-launch';
+
+let dir: string;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'steward-launch-'));
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe('resolveLaunch', () => {
+  it('runs an installed package bin with this Node, no npx', () => {
+    const launch = resolveLaunch(
+      { id: 'fs', package: '@modelcontextprotocol/server-filesystem', args: ['${workspace}'] },
+      { vars: { workspace: dir }, cwd: dir },
+    );
+    expect(launch.command).toBe(process.execPath);
+    expect(launch.args[0]).toMatch(/node_modules[\\/]@modelcontextprotocol[\\/]server-filesystem[\\/]dist[\\/]index\.js$/);
+    expect(fs.existsSync(launch.args[0] as string)).toBe(true);
+    expect(launch.args.slice(1)).toEqual([dir]);
+    expect(launch).toMatchObject({ cwd: dir, packageName: '@modelcontextprotocol/server-filesystem' });
+  });
+
+  it('runs a command as given, with variables substituted in args and env', () => {
+    const launch = resolveLaunch(
+      { id: 'tool', command: '/usr/local/bin/my-mcp', args: ['--root', '${workspace}/data', 'plain'], env: { ROOT: '${workspace}', MODE: 'ro' } },
+      { vars: { workspace: '/w' }, cwd: dir },
+    );
+    expect(launch).toEqual({ command: '/usr/local/bin/my-mcp', args: ['--root', '/w/data', 'plain'], env: { ROOT: '/w', MODE: 'ro' }, cwd: dir });
+  });
+
+  it('names an unknown variable and where it was used', () => {
+    expect(() => resolveLaunch({ id: 'fs', command: 'x', args: [], env: { HOME_DIR: '${home}' } }, { vars: { workspace: dir }, cwd: dir })).toThrow(
+      /unknown variable \$\{home\} in env\.HOME_DIR of MCP server "fs" \(known: workspace\)/,
+    );
+    expect(() => substituteVars('${a}-${b}', { a: '1' }, 's', 'args[0]')).toThrow(McpLaunchError);
+    expect(substituteVars('${a}-${a}', { a: '1' }, 's', 'args[0]')).toBe('1-1');
+  });
+
+  it('does not read variables from Object.prototype', () => {
+    expect(() => substituteVars('${constructor}', {}, 's', 'args[0]')).toThrow(/unknown variable \$\{constructor\}/);
+  });
+
+  it('explains a package that is not installed', () => {
+    expect(() => resolveLaunch({ id: 'x', package: '@example/not-installed-mcp-server', args: [] }, { vars: {}, cwd: dir })).toThrow(
+      /package "@example\/not-installed-mcp-server" is not installed/,
+    );
+  });
+
+  it('refuses a path dressed up as a package name', () => {
+    expect(() => resolveLaunch({ id: 'x', package: '../../etc', args: [] }, { vars: {}, cwd: dir })).toThrow(/is not an npm package name/);
+  });
+
+  it('refuses a package without a bin', () => {
+    expect(() => resolveLaunch({ id: 'x', package: 'zod', args: [] }, { vars: {}, cwd: dir })).toThrow(/package "zod" has no bin/);
+  });
+});

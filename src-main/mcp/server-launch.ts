@@ -1,0 +1,118 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { McpServerSpec } from '@shared/contracts/spec';
+import { McpLaunchError } from './errors';
+
+/** How to spawn one stdio server. */
+export interface ServerLaunch {
+  command: string;
+  args: string[];
+  /** Extra environment (the SDK adds a safe default set: PATH, HOME...). */
+  env: Record<string, string>;
+  cwd: string;
+  /** The npm package it runs, when the spec named one: the effect registry keys on it. */
+  packageName?: string;
+}
+
+export interface LaunchOptions {
+  /** Values for `${name}` in args and env, e.g. `{ workspace: '/abs/folder' }`. */
+  vars: Readonly<Record<string, string>>;
+  cwd: string;
+}
+
+/**
+ * Turns a spec into a process to spawn. A `package` runs its installed `bin` with this Node (no npx,
+ * nothing downloaded); a `command` runs as given.
+ */
+export function resolveLaunch(spec: McpServerSpec, options: LaunchOptions): ServerLaunch {
+  const args = spec.args.map((arg, i) => substituteVars(arg, options.vars, spec.id, `args[${i}]`));
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(spec.env ?? {})) env[key] = substituteVars(value, options.vars, spec.id, `env.${key}`);
+
+  if (spec.package !== undefined) {
+    const script = resolvePackageBin(spec.package, spec.id);
+    // Inside Electron, execPath is the Electron binary: this makes it behave as plain Node.
+    if (process.versions.electron !== undefined) env.ELECTRON_RUN_AS_NODE = '1';
+    return { command: process.execPath, args: [script, ...args], env, cwd: options.cwd, packageName: spec.package };
+  }
+  if (spec.command !== undefined) return { command: spec.command, args, env, cwd: options.cwd };
+  // The spec schema already refuses this; kept so a hand-built spec fails clearly too.
+  throw new McpLaunchError(spec.id, `MCP server "${spec.id}" needs a package or a command`);
+}
+
+const VAR = /\$\{([^}]*)\}/g;
+
+/** Replaces every `${name}`; an unknown name is an error that says which one and where. */
+export function substituteVars(text: string, vars: Readonly<Record<string, string>>, serverId: string, where: string): string {
+  return text.replace(VAR, (_match, name: string) => {
+    if (!Object.hasOwn(vars, name)) {
+      const known = Object.keys(vars).sort();
+      throw new McpLaunchError(
+        serverId,
+        `unknown variable \${${name}} in ${where} of MCP server "${serverId}" (known: ${known.length ? known.join(', ') : 'none'})`,
+      );
+    }
+    return vars[name] ?? '';
+  });
+}
+
+const PACKAGE_NAME = /^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*$/i;
+
+/**
+ * Absolute path of a package's bin script. Looked up next to this module and from the working
+ * directory: once bundled into out/main, `import.meta.url` points there, and the project root
+ * works either way.
+ */
+export function resolvePackageBin(packageName: string, serverId: string): string {
+  // A name, not a path: `../x` would resolve relative to this module.
+  if (!PACKAGE_NAME.test(packageName)) throw new McpLaunchError(serverId, `"${packageName}" is not an npm package name`);
+  const manifestPath = findManifest(packageName);
+  if (manifestPath === undefined) {
+    throw new McpLaunchError(serverId, `package "${packageName}" is not installed (run npm install ${packageName})`);
+  }
+  const manifest = readManifest(manifestPath, packageName, serverId);
+  const bin = pickBin(manifest.bin, packageName, serverId);
+  const script = path.resolve(path.dirname(manifestPath), bin);
+  if (!existsSync(script)) throw new McpLaunchError(serverId, `package "${packageName}" bin ${bin} is missing (${script})`);
+  return script;
+}
+
+function findManifest(packageName: string): string | undefined {
+  const bases = [import.meta.url, path.join(process.cwd(), 'package.json')];
+  for (const base of bases) {
+    try {
+      return createRequire(base).resolve(`${packageName}/package.json`);
+    } catch {
+      // not resolvable from this base; try the next
+    }
+  }
+  return undefined;
+}
+
+function readManifest(manifestPath: string, packageName: string, serverId: string): { bin?: unknown } {
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(manifestPath, 'utf8'));
+    if (parsed !== null && typeof parsed === 'object') return parsed as { bin?: unknown };
+  } catch {
+    // fall through to the error below
+  }
+  throw new McpLaunchError(serverId, `package "${packageName}" has an unreadable package.json (${manifestPath})`);
+}
+
+/** `bin` is a path or a name → path map; with several, the one named like the package wins. */
+function pickBin(bin: unknown, packageName: string, serverId: string): string {
+  if (typeof bin === 'string' && bin.length > 0) return bin;
+  if (bin !== null && typeof bin === 'object') {
+    const entries = Object.entries(bin).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1].length > 0);
+    const unscoped = packageName.replace(/^@[^/]+\//, '');
+    const named = entries.find(([name]) => name === unscoped);
+    if (named) return named[1];
+    const only = entries.length === 1 ? entries[0] : undefined;
+    if (only) return only[1];
+    if (entries.length > 1) {
+      throw new McpLaunchError(serverId, `package "${packageName}" has several bins (${entries.map(([n]) => n).join(', ')}); use command instead`);
+    }
+  }
+  throw new McpLaunchError(serverId, `package "${packageName}" has no bin to run as an MCP server`);
+}

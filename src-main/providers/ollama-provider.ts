@@ -1,0 +1,88 @@
+import { Ollama, type Message, type Tool } from 'ollama';
+import { z } from 'zod';
+import { modelLabel, type ModelRef, type ModelReply, type ModelRole } from '@shared/contracts/model';
+import type { OfferedTool } from '@shared/contracts/tool-snapshot';
+import { DEFAULT_OLLAMA_HOST, startOllamaCall, toProviderError, type FetchFn } from './ollama-call';
+import { ProviderError, type ModelProvider, type ModelRequest } from './provider';
+
+export type OllamaRef = Extract<ModelRef, { provider: 'ollama' }>;
+
+export interface OllamaProviderOptions {
+  /** Used for every request (tests pass one to observe; defaults to the global fetch). */
+  fetch?: FetchFn;
+  /** Host when the ref names none (the app's configured Ollama); default http://127.0.0.1:11434. */
+  defaultHost?: string;
+}
+
+/**
+ * Ollama's chat answer as far as we use it, checked on arrival: it crosses a process boundary.
+ * Tool-call `arguments` are passed through untouched; the decision boundary judges them.
+ */
+const ChatAnswer = z.object({
+  message: z.object({
+    content: z.string().default(''),
+    tool_calls: z
+      .array(z.object({ function: z.object({ name: z.string().min(1), arguments: z.unknown() }) }))
+      .nullish(),
+  }),
+});
+
+/**
+ * A model served by Ollama, through the real `ollama` client, non-streaming.
+ * Structured mode sends the request's JSON Schema as `format` and never offers native tools (the
+ * prompt lists them). Tools mode offers the round's tools natively and leaves the reply free, so
+ * the model can call one tool or answer a control decision as JSON text; a request without tools
+ * (the teacher's) still gets its `format`.
+ */
+export function createOllamaProvider(ref: OllamaRef, role: ModelRole, options: OllamaProviderOptions = {}): ModelProvider {
+  const label = modelLabel(ref);
+  const host = ref.host ?? options.defaultHost ?? DEFAULT_OLLAMA_HOST;
+
+  return {
+    label,
+    async complete(request: ModelRequest): Promise<ModelReply> {
+      const call = startOllamaCall({ fetch: options.fetch, signal: request.signal, timeoutMs: ref.timeout_ms });
+      const failure = { host, model: ref.model, role, timeoutMs: ref.timeout_ms, call };
+      try {
+        if (call.stopped() === 'cancelled') throw new ProviderError('cancelled', `the ${role} model call was cancelled`);
+        const client = new Ollama({ host, fetch: call.fetch });
+        const nativeTools = ref.mode === 'tools' && request.tools !== undefined && request.tools.length > 0;
+        const raw: unknown = await client.chat({
+          model: ref.model,
+          stream: false,
+          messages: request.messages.map((m): Message => ({ role: m.role, content: m.content })),
+          ...(nativeTools && request.tools ? { tools: request.tools.map(toOllamaTool) } : {}),
+          ...(!nativeTools && request.format ? { format: request.format } : {}),
+          ...(ref.temperature !== undefined ? { options: { temperature: ref.temperature } } : {}),
+        });
+        const answer = ChatAnswer.safeParse(raw);
+        if (!answer.success) {
+          const issues = answer.error.issues.map((i) => `${i.path.join('.') || 'reply'}: ${i.message}`).join('; ');
+          throw new ProviderError('bad_response', `Ollama's reply for ${label} had an unexpected shape (${issues})`);
+        }
+        const calls = answer.data.message.tool_calls ?? [];
+        return {
+          text: answer.data.message.content,
+          tool_calls: calls.map((c) => ({ name: c.function.name, arguments: c.function.arguments })),
+          model: label,
+        };
+      } catch (err) {
+        throw toProviderError(err, failure);
+      } finally {
+        call.dispose();
+      }
+    },
+  };
+}
+
+function toOllamaTool(tool: OfferedTool): Tool {
+  return {
+    type: 'function',
+    function: {
+      name: tool.name,
+      description: tool.description,
+      // The snapshotted schema, as is: the client's narrow type cannot describe every JSON Schema.
+      parameters: tool.input_schema as NonNullable<Tool['function']['parameters']>,
+    },
+  };
+}

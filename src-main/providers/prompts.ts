@@ -1,0 +1,261 @@
+import { z } from 'zod';
+import { Decision, type DecisionType } from '@shared/contracts/decision';
+import type { HistoryEntry } from '@shared/contracts/history';
+import type { OfferedTool, ToolSnapshot } from '@shared/contracts/tool-snapshot';
+import { REASON_CODES, ReasonCode, type Verdict } from '@shared/contracts/verdict';
+import type { ReviewInput } from '@shared/boundary/machine';
+import { describeIssues } from '@shared/boundary/validation';
+import { REVIEW_RULE_LABELS, type ReviewRule } from '@shared/policy/review-policy';
+import type { ChatMessage } from './provider';
+
+/**
+ * Prompt builders: pure functions of what they are given. They never read secrets or state, so a
+ * prompt contains only the instructions, task, offered tools and canonical history passed in (I1:
+ * the student is never shown a rejected candidate; only the teacher sees the candidate it reviews).
+ */
+
+// Bounds that keep prompts compact for small local models; cut text says it was cut.
+const STUDENT_RESULT_CHARS = 6000;
+const TEACHER_RESULT_CHARS = 1500;
+const CANDIDATE_CHARS = 4000;
+
+// ---------------------------------------------------------------------------------------------
+// JSON Schemas for structured output (Ollama `format`)
+
+/**
+ * The verdict as a schema a model can be constrained by. The Zod TeacherVerdict leaves
+ * `replacement` unknown on purpose (the boundary validates it like a student candidate); here it is
+ * the Decision schema, and the rules TeacherVerdict enforces in code are expressed per verdict.
+ */
+const explanation = z.string().min(1).max(600);
+const VerdictOutputSchema = z.discriminatedUnion('verdict', [
+  z.object({ verdict: z.literal('accept'), reason_codes: z.array(ReasonCode), explanation }).strict(),
+  z.object({ verdict: z.literal('replace'), reason_codes: z.array(ReasonCode).min(1), explanation, replacement: Decision }).strict(),
+  z.object({ verdict: z.enum(['block', 'escalate']), reason_codes: z.array(ReasonCode).min(1), explanation }).strict(),
+]);
+
+let decisionSchemaCache: Record<string, unknown> | undefined;
+let verdictSchemaCache: Record<string, unknown> | undefined;
+
+/** JSON Schema of one decision (cached, frozen: it is shared by every request). */
+export function decisionJsonSchema(): Record<string, unknown> {
+  decisionSchemaCache ??= deepFreeze(z.toJSONSchema(Decision) as Record<string, unknown>);
+  return decisionSchemaCache;
+}
+
+/** JSON Schema of one teacher verdict, `replacement` being a full decision (cached, frozen). */
+export function verdictJsonSchema(): Record<string, unknown> {
+  verdictSchemaCache ??= deepFreeze(z.toJSONSchema(VerdictOutputSchema) as Record<string, unknown>);
+  return verdictSchemaCache;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared pieces
+
+const DECISION_GUIDE = {
+  tool_call: {
+    shape: '{"decision_type":"tool_call","tool_name":"<offered tool>","arguments":{...}}',
+    when: 'use one offered tool; the arguments must match its input schema',
+  },
+  ask_user: { shape: '{"decision_type":"ask_user","question":"..."}', when: 'you need information or a choice only the user can give' },
+  present_result: { shape: '{"decision_type":"present_result","content":"..."}', when: 'show the user a finding or an intermediate result' },
+  request_confirmation: {
+    shape: '{"decision_type":"request_confirmation","message":"..."}',
+    when: 'ask the user to confirm before a step with consequences',
+  },
+  reroute: { shape: '{"decision_type":"reroute","target":"...","reason":"..."}', when: 'the task belongs to another agent or route' },
+  complete: { shape: '{"decision_type":"complete","output":"..."}', when: 'the task is done; output is the final answer' },
+} satisfies Record<DecisionType, { shape: string; when: string }>;
+
+const VERDICT_GUIDE = {
+  accept: 'the candidate is right and safe exactly as proposed (impossible if it failed validation); reason_codes may be empty',
+  replace: 'give in "replacement" the complete decision that should run instead; it is validated exactly like the student\'s',
+  block: 'nothing should run: the candidate is unsafe or wrong and you cannot give a valid replacement',
+  escalate: 'a person (or a stronger handling) must decide',
+} satisfies Record<Verdict, string>;
+
+function decisionGuide(): string {
+  return (Object.keys(DECISION_GUIDE) as DecisionType[])
+    .map((type) => `- ${DECISION_GUIDE[type].shape} — ${DECISION_GUIDE[type].when}`)
+    .join('\n');
+}
+
+function describeTool(tool: OfferedTool): string {
+  const flags = [tool.effect.effect, ...(tool.effect.requires_user_confirmation ? ['needs user confirmation'] : [])].join(', ');
+  const description = tool.description.trim() === '' ? '' : `: ${oneLine(tool.description)}`;
+  return `- ${tool.name} [effect: ${flags}]${description}\n  input schema: ${JSON.stringify(tool.input_schema)}`;
+}
+
+function toolsSection(snapshot: ToolSnapshot): string {
+  if (snapshot.tools.length === 0) return 'No tools are offered this round: use one of the other decision types.';
+  return `Tools offered this round (only these exist):\n${snapshot.tools.map(describeTool).join('\n')}`;
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters cut]`;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Student
+
+export interface StudentPromptInput {
+  instructions: string;
+  task: string;
+  snapshot: ToolSnapshot;
+  /** Canonical history only: selected, committed decisions and their results. */
+  history: readonly HistoryEntry[];
+  /** What was wrong with the previous answer this round (e.g. validation issues), so it can be repaired. */
+  feedback?: string;
+  /** How tool calls are made: a JSON decision (structured, default) or one native tool call. */
+  mode?: 'structured' | 'tools';
+}
+
+export function buildStudentMessages(input: StudentPromptInput): ChatMessage[] {
+  const answerRule =
+    input.mode === 'tools'
+      ? 'To use a tool, make exactly one native tool call. For any other decision, reply with exactly one JSON object and nothing else.'
+      : 'Reply with exactly one JSON object and nothing else: no prose, no code fences, no list.';
+  const system = [
+    input.instructions.trim(),
+    '',
+    '## How you answer',
+    `Each turn you make exactly one decision. ${answerRule}`,
+    'Decision types:',
+    decisionGuide(),
+    'You may add "confidence" (0 to 1). One tool call per turn, never several. Use only the offered tools, with arguments that match the tool\'s input schema. Tool results come back in the next message. Every decision is checked, and may be reviewed, before anything runs.',
+    '',
+    '## Tools',
+    toolsSection(input.snapshot),
+  ].join('\n');
+
+  const messages: ChatMessage[] = [
+    { role: 'system', content: system },
+    { role: 'user', content: `Task: ${input.task.trim()}` },
+  ];
+  for (const entry of input.history) messages.push(...historyTurns(entry));
+  if (input.feedback !== undefined && input.feedback.trim() !== '') {
+    messages.push({
+      role: 'user',
+      content: `Your previous answer could not be used: ${input.feedback.trim()}\nReply again with exactly one decision that fixes this.`,
+    });
+  }
+  return messages;
+}
+
+/** A committed decision as the assistant's turn, then what it produced: a tool result, or (for a control decision) what came back from the user. */
+function historyTurns(entry: HistoryEntry): ChatMessage[] {
+  const turns: ChatMessage[] = [{ role: 'assistant', content: JSON.stringify(entry.decision) }];
+  if (entry.result === undefined) return turns;
+  const text = clip(entry.result, STUDENT_RESULT_CHARS);
+  if (entry.decision.decision_type === 'tool_call') {
+    turns.push({ role: 'tool', content: entry.result_is_error ? `Error: ${text}` : text });
+  } else {
+    turns.push({ role: 'user', content: text });
+  }
+  return turns;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Teacher
+
+/** The part of the boundary's review step the teacher's prompt is built from, plus the review rule that fired. */
+export type TeacherReview = Pick<ReviewInput, 'reply' | 'parsed' | 'validation' | 'attempt' | 'previous_problem'> & { rule: ReviewRule };
+
+export interface TeacherPromptInput {
+  instructions: string;
+  task: string;
+  snapshot: ToolSnapshot;
+  history: readonly HistoryEntry[];
+  review: TeacherReview;
+}
+
+export function buildTeacherMessages(input: TeacherPromptInput): ChatMessage[] {
+  const system = [
+    'You are the teacher. A student model proposed the next decision for an agent; nothing runs until you rule on it.',
+    'Judge it against the agent\'s instructions, the task, the history so far and the offered tools (with their effects).',
+    'Reply with exactly one JSON verdict object and nothing else:',
+    '{"verdict":"accept|replace|block|escalate","reason_codes":[...],"explanation":"...","replacement":{...}}',
+    ...(Object.keys(VERDICT_GUIDE) as Verdict[]).map((v) => `- ${v}: ${VERDICT_GUIDE[v]}`),
+    '"replacement" appears only with replace. reason_codes (at least one unless accept): ' + REASON_CODES.join(', ') + '.',
+    '"explanation": one or two short sentences.',
+    '',
+    'A decision (also your replacement) is one of:',
+    decisionGuide(),
+    'A tool call must use an offered tool with arguments matching its input schema; one tool call only.',
+    '',
+    '## The agent\'s instructions',
+    input.instructions.trim(),
+    '',
+    '## Tools',
+    toolsSection(input.snapshot),
+  ].join('\n');
+
+  const { review } = input;
+  const user = [
+    `Task: ${input.task.trim()}`,
+    '',
+    '## History so far (committed decisions only)',
+    input.history.length === 0 ? '(none yet)' : input.history.map(describeHistoryEntry).join('\n'),
+    '',
+    '## Student\'s candidate',
+    describeCandidate(review),
+    '',
+    '## Deterministic validation',
+    review.validation.ok
+      ? 'passed'
+      : `failed — ${describeIssues(review.validation.issues)}\naccept is impossible: replace it with a valid decision, or block or escalate.`,
+    '',
+    '## Why you are reviewing',
+    `${review.rule}: ${REVIEW_RULE_LABELS[review.rule]}`,
+    ...(review.attempt > 1 || review.previous_problem
+      ? [
+          '',
+          `## Attempt ${review.attempt}`,
+          `Your previous verdict could not be used: ${review.previous_problem ?? 'it was not usable'}. Return one corrected verdict.`,
+        ]
+      : []),
+  ].join('\n');
+
+  return [
+    { role: 'system', content: system },
+    { role: 'user', content: user },
+  ];
+}
+
+function describeHistoryEntry(entry: HistoryEntry): string {
+  const head = `${entry.index + 1}. ${JSON.stringify(entry.decision)}`;
+  if (entry.result === undefined) return head;
+  const label = entry.result_is_error ? 'error' : 'result';
+  return `${head}\n   ${label}: ${oneLine(clip(entry.result, TEACHER_RESULT_CHARS))}`;
+}
+
+function describeCandidate(review: TeacherReview): string {
+  const { reply, parsed } = review;
+  const lines: string[] = [];
+  if (reply.tool_calls.length > 0) {
+    lines.push(`native tool calls (${reply.tool_calls.length}): ${clip(JSON.stringify(reply.tool_calls), CANDIDATE_CHARS)}`);
+    if (reply.text.trim() !== '') lines.push(`text: ${clip(reply.text, CANDIDATE_CHARS)}`);
+  } else {
+    lines.push(`raw reply: ${reply.text.trim() === '' ? '(empty)' : clip(reply.text, CANDIDATE_CHARS)}`);
+  }
+  if (parsed.parse_error !== undefined) lines.push(`could not be read as a decision: ${parsed.parse_error}`);
+  else if (reply.tool_calls.length === 0) {
+    // Only when reading changed something (a code fence, a list), to keep the prompt short.
+    const read = JSON.stringify(parsed.raw) ?? 'nothing';
+    if (read !== reply.text.trim()) lines.push(`read as: ${clip(read, CANDIDATE_CHARS)}`);
+  }
+  if (parsed.tool_call_count > 1) lines.push(`it contains ${parsed.tool_call_count} tool calls; only one per round is allowed`);
+  return lines.join('\n');
+}

@@ -1,0 +1,99 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { z } from 'zod';
+import { webSocketProtocols } from '@shared/contracts/bridge';
+import { HostInfo, ServerFrame } from '@shared/contracts/host-api';
+import { createHost } from '../../composition/create-host';
+import { openBrowser } from '../open-browser';
+import { runBrowserShell, type BrowserShellIo } from './run-browser-shell';
+
+// zod 4 refuses ServerFrame itself (two options share the discriminator "response"): parse its options.
+
+describe('browser-run shell', () => {
+  let dir: string;
+  let staticDir: string;
+  let dataDir: string;
+  let out: string;
+  let err: string;
+  // No CI flag and no display: the shell must not try to open a browser from a test.
+  const io = (): BrowserShellIo => ({ stdout: (text) => (out += text), stderr: (text) => (err += text), env: {}, platform: 'linux' });
+
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'steward-shell-'));
+    staticDir = path.join(dir, 'renderer');
+    dataDir = path.join(dir, 'data');
+    fs.mkdirSync(staticDir);
+    fs.writeFileSync(path.join(staticDir, 'index.html'), '<!doctype html><div id="root"></div>');
+    out = '';
+    err = '';
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('--print-url-json prints exactly one JSON line, and that URL reaches the real host', async () => {
+    const outcome = await runBrowserShell(['--print-url-json', '--data-dir', dataDir], io(), { staticDir, createHost, openBrowser });
+    if (outcome.kind !== 'running') throw new Error(`expected the shell to run, stderr: ${err}`);
+    try {
+      const lines = out.trimEnd().split('\n');
+      expect(lines).toHaveLength(1);
+      const printed = z.object({ url: z.string(), port: z.number(), token: z.string() }).strict().parse(JSON.parse(lines[0] ?? ''));
+      expect(printed.url).toBe(`http://127.0.0.1:${printed.port}/#token=${printed.token}`);
+      expect(outcome.dataDir).toBe(dataDir);
+
+      const ws = new WebSocket(`ws://127.0.0.1:${printed.port}/api`, webSocketProtocols(printed.token), { origin: `http://127.0.0.1:${printed.port}` });
+      const reply = new Promise<unknown>((resolve, reject) => {
+        ws.once('message', (data: Buffer) => resolve(JSON.parse(data.toString('utf8'))));
+        ws.once('error', reject);
+      });
+      await new Promise((resolve) => ws.once('open', resolve));
+      ws.send(JSON.stringify({ kind: 'request', id: 1, method: 'host.info', params: {} }));
+      const frame = ServerFrame.parse(await reply);
+      if (frame.kind !== 'response' || !frame.ok) throw new Error(`host.info failed: ${JSON.stringify(frame)}`);
+      expect(HostInfo.parse(frame.result)).toMatchObject({ app: 'steward', shell: 'browser' });
+
+      const socketClosed = new Promise((resolve) => ws.once('close', resolve));
+      await outcome.stop();
+      await socketClosed;
+    } finally {
+      await outcome.stop();
+    }
+  });
+
+  it('tells the user where it runs in one line, plus how to stop', async () => {
+    const outcome = await runBrowserShell(['--no-open', '--data-dir', dataDir, '--port', '0'], io(), { staticDir, createHost, openBrowser });
+    if (outcome.kind !== 'running') throw new Error(`expected the shell to run, stderr: ${err}`);
+    await outcome.stop();
+    expect(out).toBe(`Steward is running at ${outcome.server.url}\nPress Ctrl+C to stop\n`);
+  });
+
+  it('refuses an unknown argument with usage and exit code 2, before building a host', async () => {
+    expect(await runBrowserShell(['--bogus'], io(), { staticDir, createHost, openBrowser })).toEqual({ kind: 'exit', code: 2 });
+    expect(err).toContain('unknown argument "--bogus"');
+    expect(err).toContain('Usage:');
+    expect(fs.existsSync(dataDir)).toBe(false);
+  });
+
+  it('says the app is not built when the renderer folder is missing', async () => {
+    const missing = path.join(dir, 'nowhere');
+    expect(await runBrowserShell(['--data-dir', dataDir], io(), { staticDir: missing, createHost, openBrowser })).toEqual({ kind: 'exit', code: 1 });
+    expect(err).toContain('npm run build');
+  });
+
+  it('reports a taken port as a clear error and exit code 1', async () => {
+    const first = await runBrowserShell(['--no-open', '--data-dir', dataDir], io(), { staticDir, createHost, openBrowser });
+    if (first.kind !== 'running') throw new Error('expected the first shell to run');
+    try {
+      const second = await runBrowserShell(['--no-open', '--data-dir', path.join(dir, 'data2'), '--port', String(first.server.port)], io(), {
+        staticDir,
+        createHost,
+        openBrowser,
+      });
+      expect(second).toEqual({ kind: 'exit', code: 1 });
+      expect(err).toContain(`Cannot listen on 127.0.0.1:${first.server.port}`);
+    } finally {
+      await first.stop();
+    }
+  });
+});

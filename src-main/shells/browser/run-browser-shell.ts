@@ -1,0 +1,89 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Host, HostOptions } from '../../composition/host-types';
+import { defaultDataDir } from '../../util/data-dir';
+import { shouldOpenBrowser } from '../open-browser';
+import { ArgsError, parseServerArgs, SERVER_USAGE } from './server-args';
+import { startBrowserServer, type BrowserServer } from './server';
+
+/**
+ * The browser-run shell without the process around it (signals, exit): parse the command line,
+ * build the host, serve it, tell the user where. server-main.ts wires it to the real process.
+ */
+
+export interface BrowserShellIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  env: NodeJS.ProcessEnv;
+  platform: NodeJS.Platform;
+}
+
+export interface BrowserShellDeps {
+  /** The built renderer (out/renderer). */
+  staticDir: string;
+  createHost(options: HostOptions): Promise<Host>;
+  openBrowser(url: string): void;
+}
+
+export type BrowserShellOutcome =
+  | { kind: 'running'; server: BrowserServer; dataDir: string; stop(): Promise<void> }
+  | { kind: 'exit'; code: number };
+
+export async function runBrowserShell(argv: readonly string[], io: BrowserShellIo, deps: BrowserShellDeps): Promise<BrowserShellOutcome> {
+  let args;
+  try {
+    args = parseServerArgs(argv);
+  } catch (error) {
+    if (!(error instanceof ArgsError)) throw error;
+    io.stderr(`steward: ${error.message}\n${SERVER_USAGE}\n`);
+    return { kind: 'exit', code: 2 };
+  }
+  if (args.help) {
+    io.stdout(`${SERVER_USAGE}\n`);
+    return { kind: 'exit', code: 0 };
+  }
+  if (!fs.existsSync(path.join(deps.staticDir, 'index.html'))) {
+    io.stderr(`steward: the app is not built (no ${path.join(deps.staticDir, 'index.html')}). Run \`npm run build\` first.\n`);
+    return { kind: 'exit', code: 1 };
+  }
+
+  const dataDir = path.resolve(args.dataDir ?? defaultDataDir(io.env));
+  let host: Host;
+  try {
+    // Host diagnostics go to stderr so stdout stays the one line scripts read.
+    host = await deps.createHost({ dataDir, shell: 'browser', log: (line) => io.stderr(`steward: ${line}\n`) });
+  } catch (error) {
+    io.stderr(`steward: cannot start the host in ${dataDir}: ${messageOf(error)}\n`);
+    return { kind: 'exit', code: 1 };
+  }
+
+  let server: BrowserServer;
+  try {
+    server = await startBrowserServer({ host, staticDir: deps.staticDir, port: args.port });
+  } catch (error) {
+    io.stderr(`steward: ${messageOf(error)}\n`);
+    await host.close().catch(() => undefined);
+    return { kind: 'exit', code: 1 };
+  }
+
+  if (args.printUrlJson) {
+    io.stdout(`${JSON.stringify({ url: server.url, port: server.port, token: server.token })}\n`);
+  } else {
+    io.stdout(`Steward is running at ${server.url}\nPress Ctrl+C to stop\n`);
+  }
+  if (args.open && shouldOpenBrowser(io.env, io.platform)) deps.openBrowser(server.url);
+
+  let stopping: Promise<void> | null = null;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      await server.close();
+      await host.close();
+    })();
+    return stopping;
+  };
+  return { kind: 'running', server, dataDir, stop };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

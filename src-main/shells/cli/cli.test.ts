@@ -1,0 +1,180 @@
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { RunEvent } from '@shared/contracts/events';
+import { RunResult } from '@shared/contracts/run-result';
+import { runCli, EXIT } from './cli';
+import { EXAMPLES, tempNotesWorkspace } from '../../../test-support/workspace';
+import { ensureBuilt } from '../../../test-support/ensure-built';
+
+const execFileP = promisify(execFile);
+const BIN = fileURLToPath(new URL('../../../bin/steward.mjs', import.meta.url));
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  while (cleanups.length) cleanups.pop()?.();
+});
+
+/** A copy of an example spec (and its sandbox) in a temp folder, so runs never touch the repo. */
+function exampleCopy(name: string, edit?: (spec: Record<string, unknown>) => void): { file: string; dir: string; workspace: string } {
+  const ws = tempNotesWorkspace();
+  cleanups.push(ws.cleanup);
+  const spec = JSON.parse(readFileSync(join(EXAMPLES, name), 'utf8')) as Record<string, unknown>;
+  if (typeof spec.script_file === 'string') {
+    const script = JSON.parse(readFileSync(join(EXAMPLES, spec.script_file), 'utf8')) as Record<string, unknown>;
+    delete spec.script_file;
+    spec.script = { ...script, latency_ms: 0 };
+  }
+  edit?.(spec);
+  const file = join(ws.dir, name);
+  writeFileSync(file, JSON.stringify(spec));
+  return { file, dir: ws.dir, workspace: ws.workspace };
+}
+
+async function cli(argv: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(argv, {
+    stdout: (t) => (stdout += t),
+    stderr: (t) => (stderr += t),
+    env: { STEWARD_DATA_DIR: join(cleanupDir(), 'data') },
+  });
+  return { code, stdout, stderr };
+}
+
+function cleanupDir(): string {
+  const ws = tempNotesWorkspace();
+  cleanups.push(ws.cleanup);
+  return ws.dir;
+}
+
+describe('steward run', () => {
+  it('--json prints status, output, the canonical history, every round and every execution', async () => {
+    const { file, workspace } = exampleCopy('notes-assistant.json');
+    const { code, stdout, stderr } = await cli(['run', file, '--json']);
+    expect(stderr).toBe('');
+    expect(code).toBe(EXIT.ok);
+    const result = RunResult.parse(JSON.parse(stdout));
+    expect(result.status).toBe('completed');
+    expect(result.output).toMatch(/summary\.md/);
+    // history holds selected decisions only: the teacher's write to summary.md, not the student's.
+    const writes = result.history.flatMap((h) => (h.decision.decision_type === 'tool_call' && h.decision.tool_name === 'write_file' ? [h.decision.arguments.path] : []));
+    expect(writes).toEqual([join(workspace, 'summary.md')]);
+    const reviewed = result.rounds[2];
+    expect(reviewed?.candidate.parsed?.raw).toMatchObject({ tool_name: 'write_file', arguments: { path: join(workspace, 'meeting-notes.md') } });
+    expect(reviewed?.validation?.ok).toBe(true);
+    expect(reviewed?.review?.rule).toBe('protected_effect');
+    expect(reviewed?.verdicts[0]?.verdict?.verdict).toBe('replace');
+    expect(reviewed?.selected?.source).toBe('teacher');
+    expect(reviewed?.outcome).toBe('executed');
+    expect(result.executions).toHaveLength(3);
+    for (const e of result.executions) {
+      expect(e.server).toBe('fs');
+      expect(e.idempotency_key).toMatch(/^[0-9a-f]{64}$/);
+      expect(e.ok).toBe(true);
+    }
+  });
+
+  it('--trace writes every event as one JSON line, complete and in order', async () => {
+    const { file, dir } = exampleCopy('notes-assistant.json');
+    const trace = join(dir, 'out', 'trace.jsonl');
+    const { code, stdout } = await cli(['run', file, '--trace', trace]);
+    expect(code).toBe(EXIT.ok);
+    expect(stdout).toMatch(/round 2 .*write_file/);
+    expect(stdout).toMatch(/teacher replace \[unsafe_effect, policy_violation\]/);
+    const events = readFileSync(trace, 'utf8').trim().split('\n').map((l) => RunEvent.parse(JSON.parse(l)));
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
+    const last = events.at(-1);
+    expect(last?.type === 'run.finished' && last.event_count).toBe(events.length);
+  });
+
+  it('a run that ends blocked exits 1 and says why', async () => {
+    const { file } = exampleCopy('guarded-writes.json');
+    const { code, stdout } = await cli(['run', file]);
+    expect(code).toBe(EXIT.runNotCompleted);
+    expect(stdout).toMatch(/blocked/);
+    expect(stdout).toMatch(/I could not complete this safely/);
+  });
+});
+
+describe('bad input gets exit code 2 and one clear message', () => {
+  it('an unreadable file', async () => {
+    const { code, stderr } = await cli(['run', '/no/such/spec.json']);
+    expect(code).toBe(EXIT.badInput);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toMatch(/spec file not found: \/no\/such\/spec\.json/);
+  });
+
+  it('an invalid spec names the field', async () => {
+    const { file } = exampleCopy('notes-assistant.json', (s) => {
+      s.supervision = { review: 'sometimes' };
+    });
+    const { code, stderr } = await cli(['run', file]);
+    expect(code).toBe(EXIT.badInput);
+    expect(stderr).toMatch(/supervision\.review/);
+  });
+
+  it('an allowlisted tool the server does not have', async () => {
+    const { file } = exampleCopy('notes-assistant.json', (s) => {
+      (s.servers as Array<Record<string, unknown>>)[0]!.tools = ['read_text_file', 'launch_rockets'];
+    });
+    const { code, stderr } = await cli(['run', file]);
+    expect(code).toBe(EXIT.badInput);
+    expect(stderr).toMatch(/launch_rockets/);
+  });
+
+  it('a server that will not start', async () => {
+    const { file } = exampleCopy('notes-assistant.json', (s) => {
+      s.servers = [{ id: 'ghost', command: '/nonexistent/mcp-server' }];
+    });
+    const { code, stderr } = await cli(['run', file]);
+    expect(code).toBe(EXIT.badInput);
+    expect(stderr).toMatch(/MCP server "ghost" did not start/);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('an unknown command or a missing file argument', async () => {
+    expect((await cli(['fly'])).code).toBe(EXIT.badInput);
+    const missing = await cli(['run']);
+    expect(missing.code).toBe(EXIT.badInput);
+    expect(missing.stderr).toMatch(/run needs exactly one spec FILE/);
+  });
+});
+
+describe('steward validate', () => {
+  it('lists the tools with their effect class and says valid', async () => {
+    const { file } = exampleCopy('notes-assistant.json');
+    const { code, stdout } = await cli(['validate', file]);
+    expect(code).toBe(EXIT.ok);
+    expect(stdout).toMatch(/tool fs\/write_file: Irreversible write \(shipped\)/);
+    expect(stdout).toMatch(/valid: /);
+  });
+
+  it('reports an unknown variable as invalid', async () => {
+    const { file } = exampleCopy('notes-assistant.json', (s) => {
+      s.task = 'Summarise ${nowhere}';
+    });
+    const { code, stderr } = await cli(['validate', file]);
+    expect(code).toBe(EXIT.badInput);
+    expect(stderr).toMatch(/unknown variable \$\{nowhere\}/);
+  });
+});
+
+describe('the installed command (bin/steward.mjs over the built bundle)', () => {
+  beforeAll(() => ensureBuilt(), 120_000);
+
+  it('runs the demo spec end to end in a separate process', async () => {
+    const { file, dir } = exampleCopy('notes-assistant.json');
+    const { stdout } = await execFileP(process.execPath, [BIN, 'run', file, '--json'], { env: { ...process.env, STEWARD_DATA_DIR: join(dir, 'data') } });
+    expect(RunResult.parse(JSON.parse(stdout)).status).toBe('completed');
+    expect(existsSync(join(dir, 'data', 'idempotency-ledger.jsonl'))).toBe(true);
+  });
+
+  it('exits 2 with one line on stderr for an unreadable file', async () => {
+    const err = await execFileP(process.execPath, [BIN, 'run', '/no/such.json']).catch((e: { code: number; stderr: string }) => e);
+    expect((err as { code: number }).code).toBe(2);
+    expect((err as { stderr: string }).stderr.trim().split('\n')).toHaveLength(1);
+  });
+});

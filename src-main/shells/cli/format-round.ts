@@ -1,0 +1,62 @@
+import type { Decision } from '@shared/contracts/decision';
+import type { RoundRecord } from '@shared/contracts/round';
+import { REVIEW_RULE_LABELS } from '@shared/policy/review-policy';
+
+const MAX_ARGS = 90;
+
+export function formatDecision(decision: Decision): string {
+  switch (decision.decision_type) {
+    case 'tool_call': {
+      const args = JSON.stringify(decision.arguments);
+      return `${decision.tool_name} ${args.length > MAX_ARGS ? `${args.slice(0, MAX_ARGS)}…` : args}`;
+    }
+    case 'complete':
+      return 'complete';
+    case 'present_result':
+      return 'present_result';
+    case 'ask_user':
+      return `ask_user "${decision.question}"`;
+    case 'request_confirmation':
+      return `request_confirmation "${decision.message}"`;
+    case 'reroute':
+      return `reroute → ${decision.target}`;
+  }
+}
+
+/** One compact line (two when the teacher changed something) per round for the terminal. */
+export function formatRound(record: RoundRecord): string {
+  const head = `  round ${record.round}`;
+  const candidate = record.validation?.ok === false
+    ? `${record.proposer} → invalid candidate (${record.validation.issues.map((i) => i.code).join(', ')})`
+    : describeCandidate(record);
+  const review = record.review
+    ? record.review.required
+      ? `reviewed: ${REVIEW_RULE_LABELS[record.review.rule]}`
+      : `not reviewed: ${REVIEW_RULE_LABELS[record.review.rule]}`
+    : '';
+  const ruling = [...record.verdicts].reverse().find((v) => v.verdict);
+  const lines = [`${head}  ${candidate}${review ? `  · ${review}` : ''}`];
+  if (ruling?.verdict) {
+    const codes = ruling.verdict.reason_codes.length ? ` [${ruling.verdict.reason_codes.join(', ')}]` : '';
+    lines.push(`           teacher ${ruling.verdict.verdict}${codes}: ${ruling.verdict.explanation}`);
+  }
+  const selected = record.selected && record.selected.source === 'teacher' && record.proposer === 'student'
+    ? ` ${formatDecision(record.selected.decision)}`
+    : '';
+  const detail = record.outcome === 'executed' && record.execution?.is_error ? ' (tool reported an error)' : '';
+  const why = record.outcome === 'executed' || record.outcome === 'delivered' ? '' : `: ${record.message ?? record.reason ?? ''}`;
+  lines.push(`           →${selected} ${record.outcome}${detail}${why}`);
+  return lines.join('\n');
+}
+
+function describeCandidate(record: RoundRecord): string {
+  const raw = record.candidate.parsed?.raw;
+  const decision = record.selected?.source === record.proposer ? record.selected.decision : undefined;
+  if (decision) return `${record.proposer} → ${formatDecision(decision)}`;
+  if (raw && typeof raw === 'object' && 'decision_type' in raw) {
+    const d = raw as { decision_type: string; tool_name?: string; arguments?: unknown };
+    const args = d.arguments === undefined ? '' : ` ${JSON.stringify(d.arguments).slice(0, MAX_ARGS)}`;
+    return `${record.proposer} → ${d.tool_name ?? d.decision_type}${args}`;
+  }
+  return `${record.proposer} → ${record.candidate.error ?? 'no decision'}`;
+}

@@ -1,0 +1,10 @@
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { RunEvent } from '@shared/contracts/events';
+
+/** `--trace FILE`: every event as one JSON line, written as it happens (a killed run keeps its trace). */
+export function openTraceWriter(path: string): (event: RunEvent) => void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, '');
+  return (event) => appendFileSync(path, `${JSON.stringify(event)}\n`);
+}

@@ -1,0 +1,67 @@
+import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import type { z } from 'zod';
+import { WorkflowDocument, type AgentSpec } from '@shared/contracts/spec';
+import { ModelScript } from '@shared/contracts/script';
+import { SpecError } from './spec-errors';
+
+/** A spec ready to run: parsed, with its script and folders resolved to absolute paths. */
+export interface LoadedSpec {
+  spec: AgentSpec;
+  /** Folder relative paths in the spec are resolved against. */
+  specDir: string;
+  /** Absolute workspace folder, when the spec names one. */
+  workspace?: string;
+  script?: ModelScript;
+}
+
+export function formatZodIssues(error: z.ZodError): string {
+  return error.issues
+    .map((i) => {
+      const path = i.path.length ? i.path.join('.') : '(root)';
+      return `${path}: ${i.message}`;
+    })
+    .join('; ');
+}
+
+function readJson(path: string, what: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new SpecError(
+      code === 'ENOENT' ? `${what} not found: ${path}` : `cannot read ${what} ${path}: ${(err as Error).message}`,
+    );
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new SpecError(`${what} ${path} is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+/** Parses a workflow document that came from anywhere (a file, the app); throws SpecError. */
+export function parseWorkflow(value: unknown, where: string): AgentSpec {
+  const parsed = WorkflowDocument.safeParse(value);
+  if (!parsed.success) throw new SpecError(`${where} is not a valid Steward spec: ${formatZodIssues(parsed.error)}`);
+  return parsed.data;
+}
+
+/** Resolves a parsed spec's workspace and script relative to `specDir`. */
+export function resolveSpec(spec: AgentSpec, specDir: string): LoadedSpec {
+  const workspace = spec.workspace === undefined ? undefined : isAbsolute(spec.workspace) ? spec.workspace : resolve(specDir, spec.workspace);
+  let script = spec.script;
+  if (spec.script_file !== undefined) {
+    const path = resolve(specDir, spec.script_file);
+    const parsed = ModelScript.safeParse(readJson(path, 'script file'));
+    if (!parsed.success) throw new SpecError(`script file ${path} is invalid: ${formatZodIssues(parsed.error)}`);
+    script = parsed.data;
+  }
+  return { spec, specDir, workspace, script };
+}
+
+export function loadSpecFile(path: string): LoadedSpec {
+  const abs = resolve(path);
+  return resolveSpec(parseWorkflow(readJson(abs, 'spec file'), abs), dirname(abs));
+}

@@ -1,0 +1,40 @@
+import { useSyncExternalStore } from 'react';
+
+/** Hash routes. The `#token=` fragment is not a route: main.tsx stores and strips it before routing starts. */
+export type Route =
+  | { name: 'workflows' }
+  | { name: 'runs' }
+  | { name: 'run'; runId: string; tab: 'rounds' | 'trace' };
+
+export function parseRoute(hash: string): Route {
+  const path = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  const [section, id, tab] = path;
+  if (section === 'runs' && id) return { name: 'run', runId: id, tab: tab === 'trace' ? 'trace' : 'rounds' };
+  if (section === 'runs') return { name: 'runs' };
+  return { name: 'workflows' };
+}
+
+export function routeHref(route: Route): string {
+  switch (route.name) {
+    case 'workflows':
+      return '#/workflows';
+    case 'runs':
+      return '#/runs';
+    case 'run':
+      return `#/runs/${encodeURIComponent(route.runId)}${route.tab === 'trace' ? '/trace' : ''}`;
+  }
+}
+
+export function navigate(route: Route): void {
+  window.location.hash = routeHref(route);
+}
+
+function subscribe(onChange: () => void): () => void {
+  window.addEventListener('hashchange', onChange);
+  return () => window.removeEventListener('hashchange', onChange);
+}
+
+export function useRoute(): Route {
+  const hash = useSyncExternalStore(subscribe, () => window.location.hash);
+  return parseRoute(hash);
+}

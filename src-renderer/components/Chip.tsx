@@ -1,0 +1,46 @@
+import { RUN_STATUS_LABELS, type RunStatus } from '@shared/contracts/events';
+import { OUTCOME_LABELS, type RoundOutcome } from '@shared/contracts/round';
+import { VERDICT_LABELS, type Verdict } from '@shared/contracts/verdict';
+import type { ReactNode } from 'react';
+
+/** Tones map onto the status colours in styles.css. */
+export type Tone = 'neutral' | 'executed' | 'delivered' | 'blocked' | 'escalated' | 'failed' | 'replaced' | 'running' | 'accent';
+
+export function Chip({ tone = 'neutral', children, title }: { tone?: Tone; children: ReactNode; title?: string }) {
+  return (
+    <span className={`chip chip--${tone}`} title={title}>
+      {children}
+    </span>
+  );
+}
+
+const STATUS_TONES = {
+  running: 'running',
+  completed: 'executed',
+  failed: 'failed',
+  blocked: 'blocked',
+  escalated: 'escalated',
+  needs_input: 'escalated',
+  rerouted: 'delivered',
+  cancelled: 'neutral',
+  max_rounds: 'failed',
+} satisfies Record<RunStatus, Tone>;
+
+export function StatusBadge({ status, testId }: { status: RunStatus; testId?: string }) {
+  return (
+    <span className={`chip chip--${STATUS_TONES[status]} chip--status`} data-testid={testId} data-status={status}>
+      {status === 'running' && <span className="pulse" aria-hidden="true" />}
+      {RUN_STATUS_LABELS[status]}
+    </span>
+  );
+}
+
+export function OutcomeChip({ outcome }: { outcome: RoundOutcome }) {
+  return <Chip tone={outcome}>{OUTCOME_LABELS[outcome]}</Chip>;
+}
+
+const VERDICT_TONES = { accept: 'executed', replace: 'replaced', block: 'blocked', escalate: 'escalated' } satisfies Record<Verdict, Tone>;
+
+export function VerdictChip({ verdict }: { verdict: Verdict }) {
+  return <Chip tone={VERDICT_TONES[verdict]}>{VERDICT_LABELS[verdict]}</Chip>;
+}

@@ -1,0 +1,166 @@
+import type { RunEvent, RunEventOf } from '@shared/contracts/events';
+import type { Decision } from '@shared/contracts/decision';
+import type { ModelReply } from '@shared/contracts/model';
+import type { Proposer, RoundOutcome, RoundRecord, SelectedDecision, ToolExecution, VerdictAttempt } from '@shared/contracts/round';
+import type { EffectClass } from '@shared/contracts/tool-effect';
+import type { ParsedCandidate } from '@shared/boundary/parse-candidate';
+import type { ValidationResult } from '@shared/contracts/validation-result';
+import type { Authorization } from '@shared/boundary/authorization';
+import type { ReviewDecision } from '@shared/policy/review-policy';
+
+/** Why the proposer's candidate did not go through as proposed. */
+export type Rejection = 'invalid' | 'replaced' | 'blocked' | 'escalated';
+
+/** Where an in-flight round is, so the view can say what it is waiting for. */
+export type RoundStage = 'proposing' | 'validating' | 'reviewing' | 'authorizing' | 'committing' | 'dispatching' | 'done';
+
+export type SnapshotTool = RunEventOf<'tools.snapshot'>['tools'][number];
+
+export interface RoundView {
+  round: number;
+  proposer: Proposer;
+  /** round.completed has arrived: the record is authoritative. */
+  complete: boolean;
+  stage: RoundStage;
+  snapshot?: { hash: string; tools: SnapshotTool[] };
+  candidate?: { reply?: ModelReply; parsed?: ParsedCandidate; error?: string };
+  /** Effect class of the tool the candidate names, from this round's snapshot. */
+  candidateEffect?: EffectClass;
+  validation?: ValidationResult;
+  review?: ReviewDecision;
+  verdicts: VerdictAttempt[];
+  selected?: SelectedDecision;
+  authorization?: Authorization;
+  historyIndex?: number;
+  execution?: ToolExecution;
+  delivered?: Decision;
+  outcome?: RoundOutcome;
+  reason?: string;
+  message?: string;
+  /** The proposer's candidate was replaced, blocked, escalated or failed validation. */
+  rejected: boolean;
+  rejection?: Rejection;
+  learning?: { agreement: boolean; reason_codes: string[] };
+}
+
+/**
+ * Per-round view models from a run's events. A round.completed record wins when present;
+ * until then the incremental events build the round step by step, so rounds appear live.
+ */
+export function deriveRounds(events: readonly RunEvent[]): RoundView[] {
+  const rounds = new Map<number, RoundView>();
+  const snapshots = new Map<number, { hash: string; tools: SnapshotTool[] }>();
+  const ordered = [...events].sort((a, b) => a.seq - b.seq);
+
+  const at = (round: number, proposer?: Proposer): RoundView => {
+    let view = rounds.get(round);
+    if (!view) {
+      view = { round, proposer: proposer ?? 'student', complete: false, stage: 'proposing', verdicts: [], rejected: false };
+      rounds.set(round, view);
+    }
+    return view;
+  };
+
+  for (const e of ordered) {
+    switch (e.type) {
+      case 'tools.snapshot':
+        snapshots.set(e.round, { hash: e.hash, tools: e.tools });
+        break;
+      case 'round.started':
+        at(e.round, e.proposer).proposer = e.proposer;
+        break;
+      case 'candidate.proposed':
+        Object.assign(at(e.round), { candidate: { reply: e.reply, parsed: e.parsed }, stage: 'validating' });
+        break;
+      case 'candidate.validated':
+        at(e.round).validation = e.validation;
+        break;
+      case 'review.decided':
+        Object.assign(at(e.round), { review: e.review, stage: e.review.required ? 'reviewing' : 'authorizing' });
+        break;
+      case 'verdict.received':
+        addAttempt(at(e.round), e.attempt);
+        break;
+      case 'decision.selected':
+        Object.assign(at(e.round), { selected: { source: e.source, decision: e.decision }, stage: 'authorizing' });
+        break;
+      case 'decision.authorized':
+        Object.assign(at(e.round), { authorization: e.authorization, stage: e.authorization.ok ? 'committing' : 'authorizing' });
+        break;
+      case 'decision.committed':
+        Object.assign(at(e.round), { historyIndex: e.history_index, stage: 'dispatching' });
+        break;
+      case 'tool.executed':
+        at(e.round).execution = e.execution;
+        break;
+      case 'response.delivered':
+        at(e.round).delivered = e.decision;
+        break;
+      case 'round.completed':
+        applyRecord(at(e.round, e.record.proposer), e.record);
+        break;
+      case 'learning.example':
+        at(e.round).learning = { agreement: e.agreement, reason_codes: e.reason_codes };
+        break;
+      case 'run.started':
+      case 'run.finished':
+        break;
+    }
+  }
+
+  return [...rounds.values()]
+    .sort((a, b) => a.round - b.round)
+    .map((view) => {
+      const snapshot = snapshots.get(view.round);
+      const withSnapshot: RoundView = { ...view, snapshot, candidateEffect: effectOf(view.candidate?.parsed, snapshot) };
+      const rejection = rejectionOf(withSnapshot);
+      return { ...withSnapshot, rejected: rejection !== undefined, rejection };
+    });
+}
+
+function addAttempt(view: RoundView, attempt: VerdictAttempt): void {
+  // A replayed event must not list the same attempt twice.
+  if (view.verdicts.some((a) => a.attempt === attempt.attempt)) return;
+  view.verdicts = [...view.verdicts, attempt].sort((a, b) => a.attempt - b.attempt);
+}
+
+function applyRecord(view: RoundView, record: RoundRecord): void {
+  Object.assign(view, {
+    proposer: record.proposer,
+    complete: true,
+    stage: 'done',
+    candidate: record.candidate.reply || record.candidate.parsed || record.candidate.error ? record.candidate : undefined,
+    validation: record.validation,
+    review: record.review,
+    verdicts: record.verdicts,
+    selected: record.selected,
+    authorization: record.authorization,
+    historyIndex: record.history_index,
+    execution: record.execution,
+    outcome: record.outcome,
+    reason: record.reason,
+    message: record.message,
+  } satisfies Partial<RoundView>);
+  if (record.outcome === 'delivered' && record.selected) view.delivered = record.selected.decision;
+}
+
+function rejectionOf(view: RoundView): Rejection | undefined {
+  if (!view.candidate?.parsed) return undefined;
+  if (view.validation && !view.validation.ok) return 'invalid';
+  if (view.selected && view.selected.source !== view.proposer) return 'replaced';
+  const final = [...view.verdicts].reverse().find((a) => a.usable && a.verdict);
+  if (final?.verdict?.verdict === 'block') return 'blocked';
+  if (final?.verdict?.verdict === 'escalate') return 'escalated';
+  if (view.authorization && !view.authorization.ok) return 'blocked';
+  if (view.outcome === 'blocked') return 'blocked';
+  if (view.outcome === 'escalated') return 'escalated';
+  return undefined;
+}
+
+function effectOf(parsed: ParsedCandidate | undefined, snapshot: { tools: SnapshotTool[] } | undefined): EffectClass | undefined {
+  const raw = parsed?.raw;
+  if (!snapshot || typeof raw !== 'object' || raw === null) return undefined;
+  const toolName = (raw as { tool_name?: unknown }).tool_name;
+  if (typeof toolName !== 'string') return undefined;
+  return snapshot.tools.find((t) => t.name === toolName)?.effect;
+}

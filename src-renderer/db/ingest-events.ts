@@ -1,0 +1,93 @@
+import type { RunEvent } from '@shared/contracts/events';
+import type { RunRow, StewardDb } from './db';
+
+export interface IngestResult {
+  /** Every id in the batch: all of them are durably stored once this resolves, so ack them all. */
+  ids: string[];
+  /** Events not stored before this batch. */
+  fresh: number;
+}
+
+/**
+ * Stores pushed events and updates the run summaries in ONE transaction. Event ids are the key,
+ * so a replay (the host re-pushes whatever was not acked) stores nothing twice, and the summary
+ * update is idempotent. Resolves after commit; only then may the caller acknowledge the ids.
+ */
+export async function ingestEvents(db: StewardDb, events: readonly RunEvent[]): Promise<IngestResult> {
+  const unique = [...new Map(events.map((e) => [e.id, e])).values()];
+  if (unique.length === 0) return { ids: [], fresh: 0 };
+  const ids = unique.map((e) => e.id);
+
+  return db.transaction('rw', db.events, db.runs, async () => {
+    const before = await db.events.bulkGet(ids);
+    const isFresh = new Set(ids.filter((_, i) => before[i] === undefined));
+    await db.events.bulkPut(unique);
+
+    const byRun = new Map<string, RunEvent[]>();
+    for (const e of unique) byRun.set(e.run_id, [...(byRun.get(e.run_id) ?? []), e]);
+
+    const runIds = [...byRun.keys()];
+    const rows = await db.runs.bulkGet(runIds);
+    const updated: RunRow[] = [];
+    runIds.forEach((runId, i) => {
+      const runBatch = (byRun.get(runId) ?? []).sort((a, b) => a.seq - b.seq);
+      const freshCount = runBatch.filter((e) => isFresh.has(e.id)).length;
+      const next = summarize(rows[i], runBatch, freshCount);
+      if (next) updated.push(next);
+    });
+    if (updated.length > 0) await db.runs.bulkPut(updated);
+    return { ids, fresh: isFresh.size };
+  });
+}
+
+/** Folds a run's events into its summary. Pure and idempotent: the same events give the same row. */
+export function summarize(row: RunRow | undefined, events: readonly RunEvent[], freshCount: number): RunRow | undefined {
+  const first = events[0];
+  if (!first) return row;
+  let next: RunRow = row
+    ? { ...row, stored_events: row.stored_events + freshCount }
+    : {
+        // Created by whichever event arrives first; run.started fills in the description.
+        run_id: first.run_id,
+        workflow_id: '',
+        spec_name: 'Unknown workflow',
+        status: 'running',
+        started_at: first.ts,
+        rounds: 0,
+        models: { student: '?', teacher: '?' },
+        supervision_enabled: false,
+        stored_events: freshCount,
+      };
+  for (const e of events) {
+    switch (e.type) {
+      case 'run.started':
+        next = {
+          ...next,
+          workflow_id: e.spec_id,
+          spec_name: e.spec_name,
+          task: e.task,
+          started_at: e.ts,
+          models: e.models,
+          supervision_enabled: e.supervision.enabled,
+        };
+        break;
+      case 'round.completed':
+        next = { ...next, rounds: Math.max(next.rounds, e.round + 1) };
+        break;
+      case 'run.finished':
+        next = {
+          ...next,
+          status: e.status,
+          output: e.output,
+          message: e.message,
+          finished_at: e.ts,
+          event_count: e.event_count,
+          rounds: Math.max(next.rounds, e.rounds),
+        };
+        break;
+      default:
+        break;
+    }
+  }
+  return next;
+}

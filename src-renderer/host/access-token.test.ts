@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { captureTokenFromFragment, hostSocketProtocols, hostSocketUrl, readToken } from './access-token';
+
+function memoryStorage() {
+  const items = new Map<string, string>();
+  return { getItem: (k: string) => items.get(k) ?? null, setItem: (k: string, v: string) => void items.set(k, v) };
+}
+
+describe('access token', () => {
+  it('keeps the fragment token so a reload without the fragment still connects', () => {
+    const storage = memoryStorage();
+    expect(captureTokenFromFragment('#token=abcdefghijklmnop_-12', storage)).toBe(true);
+    expect(readToken(storage)).toBe('abcdefghijklmnop_-12');
+    // The reload: the fragment is now a route, the token is still there.
+    expect(captureTokenFromFragment('#/runs', storage)).toBe(false);
+    expect(readToken(storage)).toBe('abcdefghijklmnop_-12');
+  });
+
+  it('never stores a token that is not a per-launch token, but still strips the fragment', () => {
+    const storage = memoryStorage();
+    expect(captureTokenFromFragment('#token=short', storage)).toBe(true);
+    expect(readToken(storage)).toBeNull();
+    expect(hostSocketProtocols(null)).toEqual([]);
+  });
+
+  it('points the socket at /api on the page’s own host, with no token in the URL', () => {
+    expect(hostSocketUrl({ protocol: 'http:', host: '127.0.0.1:4321' })).toBe('ws://127.0.0.1:4321/api');
+    expect(hostSocketUrl({ protocol: 'https:', host: 'localhost:9' })).toBe('wss://localhost:9/api');
+  });
+});

@@ -1,0 +1,204 @@
+import { z } from 'zod';
+import {
+  HOST_METHODS,
+  ServerFrame,
+  type ClientFrame,
+  type HostErrorCode,
+  type HostMethod,
+  type HostParams,
+  type HostResult,
+  type ResponseFrame,
+} from '@shared/contracts/host-api';
+import { RunEvent } from '@shared/contracts/events';
+import type { ConnectionState, Transport } from './transport';
+
+/** Why a request failed: the host's own error code, or something the client detected. */
+export type HostRequestErrorCode = HostErrorCode | 'invalid_params' | 'invalid_result' | 'invalid_response' | 'disconnected';
+
+export class HostRequestError extends Error {
+  constructor(
+    readonly method: string,
+    readonly code: HostRequestErrorCode,
+    message: string,
+  ) {
+    super(`${method}: ${message}`);
+    this.name = 'HostRequestError';
+  }
+}
+
+export interface HostClientStats {
+  /** Frames that failed validation and were discarded whole. */
+  droppedFrames: number;
+  /** Individual pushed events that failed validation (their valid neighbours were kept). */
+  droppedEvents: number;
+}
+
+export interface HostClient {
+  request<M extends HostMethod>(method: M, params: HostParams<M>): Promise<HostResult<M>>;
+  /** Validated pushed events. Returns an unsubscribe function. */
+  onEvents(cb: (events: RunEvent[]) => void): () => void;
+  /** Connection state; the listener is called at once with the current state. */
+  onState(cb: (state: ConnectionState) => void): () => void;
+  stats(): HostClientStats;
+  readonly transportKind: Transport['kind'];
+  close(): void;
+}
+
+interface Pending {
+  method: HostMethod;
+  settle(frame: ResponseFrame): void;
+  fail(error: HostRequestError): void;
+}
+
+/**
+ * The one typed client for the host API, whatever carries the frames. Every incoming frame is
+ * validated (ServerFrame, then the method's result schema); nothing unvalidated reaches the app.
+ */
+export function createHostClient(transport: Transport): HostClient {
+  const pending = new Map<number, Pending>();
+  const eventListeners = new Set<(events: RunEvent[]) => void>();
+  const stateListeners = new Set<(state: ConnectionState) => void>();
+  const counters: HostClientStats = { droppedFrames: 0, droppedEvents: 0 };
+  let state: ConnectionState = 'connecting';
+  let nextId = 1;
+  let closed = false;
+
+  const failAll = (message: string) => {
+    for (const [id, p] of pending) {
+      pending.delete(id);
+      p.fail(new HostRequestError(p.method, 'disconnected', message));
+    }
+  };
+
+  const setState = (next: ConnectionState) => {
+    if (closed && next !== 'closed') return;
+    if (next === state) return;
+    const wasOpen = state === 'open';
+    state = next;
+    if (wasOpen) failAll('the connection to the Steward host was lost');
+    for (const cb of stateListeners) safeCall(() => cb(next));
+  };
+
+  const deliverEvents = (events: RunEvent[]) => {
+    if (events.length === 0) return;
+    for (const cb of eventListeners) safeCall(() => cb(events));
+  };
+
+  const onFrame = (raw: unknown) => {
+    if (closed) return;
+    const parsed = ServerFrame.safeParse(raw);
+    if (!parsed.success) {
+      counters.droppedFrames += 1;
+      // A response we cannot read still ends its request, so no caller waits forever.
+      const id = responseIdOf(raw);
+      const p = id === undefined ? undefined : pending.get(id);
+      if (id !== undefined && p) {
+        pending.delete(id);
+        p.fail(new HostRequestError(p.method, 'invalid_response', 'the host sent a response that does not match the protocol'));
+        return;
+      }
+      // One bad event must not hold its valid neighbours hostage (they would never be acked).
+      deliverEvents(salvageEvents(raw, counters));
+      return;
+    }
+    const frame = parsed.data;
+    if (frame.kind === 'events') {
+      deliverEvents(frame.events);
+      return;
+    }
+    const p = pending.get(frame.id);
+    if (!p) {
+      counters.droppedFrames += 1;
+      return;
+    }
+    pending.delete(frame.id);
+    p.settle(frame);
+  };
+
+  transport.start({ frame: onFrame, state: setState });
+
+  return {
+    transportKind: transport.kind,
+    request<M extends HostMethod>(method: M, params: HostParams<M>): Promise<HostResult<M>> {
+      if (closed) return Promise.reject(new HostRequestError(method, 'disconnected', 'the host client is closed'));
+      if (state !== 'open') return Promise.reject(new HostRequestError(method, 'disconnected', 'not connected to the Steward host'));
+      const spec = HOST_METHODS[method];
+      const checked = (spec.params as z.ZodType).safeParse(params);
+      if (!checked.success) {
+        return Promise.reject(new HostRequestError(method, 'invalid_params', checked.error.issues.map((i) => i.message).join('; ')));
+      }
+      // TS cannot narrow HOST_METHODS[M] per method; parsing with M's own schema yields HostResult<M>.
+      const resultSchema = spec.result as z.ZodType;
+      const id = nextId++;
+      const frame: ClientFrame = { kind: 'request', id, method, params: checked.data };
+      return new Promise<HostResult<M>>((resolve, reject) => {
+        pending.set(id, {
+          method,
+          fail: reject,
+          settle(response) {
+            if (!response.ok) {
+              reject(new HostRequestError(method, response.error.code, response.error.message));
+              return;
+            }
+            const result = resultSchema.safeParse(response.result);
+            if (result.success) resolve(result.data as HostResult<M>);
+            else reject(new HostRequestError(method, 'invalid_result', `the host's result failed validation: ${result.error.issues.map((i) => `${i.path.join('.') || 'result'}: ${i.message}`).join('; ')}`));
+          },
+        });
+        try {
+          transport.send(frame);
+        } catch (err) {
+          pending.delete(id);
+          reject(new HostRequestError(method, 'disconnected', err instanceof Error ? err.message : String(err)));
+        }
+      });
+    },
+    onEvents(cb) {
+      eventListeners.add(cb);
+      return () => eventListeners.delete(cb);
+    },
+    onState(cb) {
+      stateListeners.add(cb);
+      safeCall(() => cb(state));
+      return () => stateListeners.delete(cb);
+    },
+    stats: () => ({ ...counters }),
+    close() {
+      if (closed) return;
+      failAll('the host client was closed');
+      setState('closed');
+      closed = true;
+      eventListeners.clear();
+      stateListeners.clear();
+      transport.stop();
+    },
+  };
+}
+
+function responseIdOf(raw: unknown): number | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const { kind, id } = raw as { kind?: unknown; id?: unknown };
+  return kind === 'response' && typeof id === 'number' ? id : undefined;
+}
+
+function salvageEvents(raw: unknown, counters: HostClientStats): RunEvent[] {
+  if (typeof raw !== 'object' || raw === null) return [];
+  const { kind, events } = raw as { kind?: unknown; events?: unknown };
+  if (kind !== 'events' || !Array.isArray(events)) return [];
+  const valid: RunEvent[] = [];
+  for (const e of events) {
+    const parsed = RunEvent.safeParse(e);
+    if (parsed.success) valid.push(parsed.data);
+    else counters.droppedEvents += 1;
+  }
+  return valid;
+}
+
+/** A listener's bug must not take the connection down with it. */
+function safeCall(fn: () => void): void {
+  try {
+    fn();
+  } catch (err) {
+    console.error('[steward] host client listener failed', err);
+  }
+}

@@ -1,0 +1,213 @@
+import { REVIEW_RULE_LABELS } from '@shared/policy/review-policy';
+import { DECISION_LABELS, type Decision } from '@shared/contracts/decision';
+import type { VerdictAttempt } from '@shared/contracts/round';
+import type { RoundView, RoundStage, Rejection } from '../db/derive-rounds';
+import { describeCandidate } from '../view/describe-decision';
+import { CandidateBody, DecisionView } from '../components/DecisionView';
+import { Chip, OutcomeChip, VerdictChip } from '../components/Chip';
+import { Spinner } from '../components/Icons';
+import type { ReactNode } from 'react';
+
+const STAGE_LABELS = {
+  proposing: 'Waiting for the model’s proposal…',
+  validating: 'Validating the candidate…',
+  reviewing: 'The teacher is reviewing…',
+  authorizing: 'Authorizing…',
+  committing: 'Committing to history…',
+  dispatching: 'Executing…',
+  done: '',
+} satisfies Record<RoundStage, string>;
+
+const REJECTION_LABELS = {
+  invalid: 'rejected · failed validation',
+  replaced: 'rejected · replaced by the teacher',
+  blocked: 'rejected · blocked',
+  escalated: 'rejected · escalated',
+} satisfies Record<Rejection, string>;
+
+function Step({ label, children, tone }: { label: string; children: ReactNode; tone?: 'bad' | 'good' }) {
+  return (
+    <div className={`step ${tone ? `step--${tone}` : ''}`}>
+      <div className="step__label">{label}</div>
+      <div className="step__body">{children}</div>
+    </div>
+  );
+}
+
+function VerdictAttemptView({ attempt, total }: { attempt: VerdictAttempt; total: number }) {
+  const v = attempt.verdict;
+  return (
+    <li className="verdict" data-testid="verdict" data-verdict={v?.verdict ?? 'unusable'} data-usable={attempt.usable}>
+      <div className="verdict__head">
+        {total > 1 && <span className="muted">Attempt {attempt.attempt}</span>}
+        {v ? <VerdictChip verdict={v.verdict} /> : <Chip tone="failed">No usable verdict</Chip>}
+        {v && !attempt.usable && <Chip tone="failed">unusable · re-asked</Chip>}
+        {v?.reason_codes.map((code) => (
+          <code key={code} className="tag">
+            {code}
+          </code>
+        ))}
+        {attempt.reply && <span className="muted verdict__model">{attempt.reply.model}</span>}
+      </div>
+      {v?.explanation && <p className="verdict__explanation">{v.explanation}</p>}
+      {attempt.problem && <p className="verdict__problem">{attempt.problem}</p>}
+    </li>
+  );
+}
+
+function effectOfTool(view: RoundView, decision: Decision) {
+  if (decision.decision_type !== 'tool_call') return undefined;
+  return view.snapshot?.tools.find((t) => t.name === decision.tool_name)?.effect;
+}
+
+export function RoundCard({ view }: { view: RoundView }) {
+  const display = describeCandidate(view.candidate?.parsed, view.candidate?.reply);
+  const byTeacher = view.proposer === 'teacher';
+  const outcome = view.outcome ?? 'in_flight';
+
+  return (
+    <article className={`card round ${view.complete ? '' : 'round--live'}`} data-testid="round-card" data-round={view.round} data-outcome={outcome} aria-label={`Round ${view.round + 1}`}>
+      <header className="round__head">
+        <h3 className="round__title">Round {view.round + 1}</h3>
+        <span className="muted">{byTeacher ? 'Teacher proposed (takeover)' : 'Student proposed'}</span>
+        <span className="round__spacer" />
+        {view.snapshot && (
+          <span className="muted" title={`Tool snapshot ${view.snapshot.hash}`}>
+            {view.snapshot.tools.length} tools offered
+          </span>
+        )}
+        {view.outcome ? (
+          <OutcomeChip outcome={view.outcome} />
+        ) : (
+          <Chip tone="running">
+            <Spinner /> In progress
+          </Chip>
+        )}
+      </header>
+
+      <div className="steps">
+        <Step label="Candidate">
+          {display ? (
+            <div className="candidate" data-testid="candidate" data-rejected={view.rejected ? 'true' : 'false'}>
+              <div className="candidate__meta">
+                <span className="muted">
+                  {byTeacher ? 'teacher' : 'student'}
+                  {view.candidate?.reply ? ` · ${view.candidate.reply.model}` : ''}
+                </span>
+                {view.rejection && (
+                  <Chip tone={view.rejection === 'replaced' ? 'replaced' : view.rejection === 'escalated' ? 'escalated' : 'blocked'}>{REJECTION_LABELS[view.rejection]}</Chip>
+                )}
+              </div>
+              <div className={view.rejected ? 'struck' : undefined}>
+                <CandidateBody display={display} effect={view.candidateEffect} />
+              </div>
+            </div>
+          ) : view.complete ? (
+            <span className="muted">No candidate: the model produced nothing usable.</span>
+          ) : (
+            <span className="muted">
+              <Spinner /> {STAGE_LABELS.proposing}
+            </span>
+          )}
+        </Step>
+
+        {view.validation && (
+          <Step label="Validation" tone={view.validation.ok ? 'good' : 'bad'}>
+            {view.validation.ok ? (
+              <span>
+                <span className="ok-mark" aria-hidden="true">✓</span> Valid
+                {view.validation.schema_hash && <span className="muted"> · arguments checked against schema {view.validation.schema_hash.slice(0, 10)}</span>}
+              </span>
+            ) : (
+              <ul className="issues" data-testid="validation-issues">
+                {view.validation.issues.map((issue, i) => (
+                  <li key={i}>
+                    <code className="tag tag--bad">{issue.code}</code>
+                    {issue.path && <code className="muted"> {issue.path}</code>} {issue.message}
+                  </li>
+                ))}
+              </ul>
+            )}
+          </Step>
+        )}
+
+        {view.review && (
+          <Step label="Review">
+            <span data-testid="review" data-required={view.review.required}>
+              {view.review.required ? <Chip tone="accent">Teacher review required</Chip> : <Chip>No review</Chip>}{' '}
+              <span className="muted">{REVIEW_RULE_LABELS[view.review.rule]}</span>
+            </span>
+          </Step>
+        )}
+
+        {view.verdicts.length > 0 && (
+          <Step label="Verdict">
+            <ul className="verdicts">
+              {view.verdicts.map((a) => (
+                <VerdictAttemptView key={a.attempt} attempt={a} total={view.verdicts.length} />
+              ))}
+            </ul>
+          </Step>
+        )}
+
+        {view.selected && (
+          <Step label="Selected" tone="good">
+            <div className="selected" data-testid="selected-decision" data-source={view.selected.source}>
+              <div className="candidate__meta">
+                <Chip tone={view.selected.source === 'teacher' && !byTeacher ? 'replaced' : 'neutral'}>
+                  {view.selected.source === 'teacher' ? (byTeacher ? 'Teacher' : 'Teacher replacement') : 'Student'}
+                </Chip>
+                {view.historyIndex !== undefined && <span className="muted">committed as history #{view.historyIndex + 1}</span>}
+              </div>
+              {view.rejected || view.selected.source !== view.proposer ? <DecisionView decision={view.selected.decision} effect={effectOfTool(view, view.selected.decision)} /> : <span className="muted">the candidate above, as proposed</span>}
+            </div>
+          </Step>
+        )}
+
+        {view.authorization && !view.authorization.ok && (
+          <Step label="Authorization" tone="bad">
+            <span data-testid="authorization-denied">
+              <code className="tag tag--bad">{view.authorization.reason}</code> {view.authorization.message}
+            </span>
+          </Step>
+        )}
+
+        {!view.complete && view.stage !== 'proposing' && view.stage !== 'done' && (
+          <Step label="Now">
+            <span className="muted">
+              <Spinner /> {STAGE_LABELS[view.stage]}
+            </span>
+          </Step>
+        )}
+
+        {view.complete && (
+          <Step label="Outcome" tone={view.outcome === 'executed' || view.outcome === 'delivered' ? 'good' : 'bad'}>
+            <div className="outcome">
+              {view.outcome && <OutcomeChip outcome={view.outcome} />}
+              {view.reason && <code className="tag">{view.reason}</code>}
+              {view.message && <p className="outcome__message">{view.message}</p>}
+              {view.execution && (
+                <details className="result" open={view.execution.content.length < 240}>
+                  <summary>
+                    <code>{view.execution.tool}</code> result
+                    {(view.execution.is_error || !view.execution.ok) && <Chip tone="failed">error</Chip>}
+                    <span className="muted"> · {view.execution.content.length} chars · {Math.round(view.execution.duration_ms)} ms</span>
+                  </summary>
+                  <pre className="code">{view.execution.error ?? view.execution.content}</pre>
+                </details>
+              )}
+              {view.delivered && view.outcome === 'delivered' && (
+                <span className="muted">{DECISION_LABELS[view.delivered.decision_type]} delivered</span>
+              )}
+            </div>
+          </Step>
+        )}
+      </div>
+      {view.learning && (
+        <footer className="round__foot muted">
+          Learning example recorded · {view.learning.agreement ? 'teacher agreed' : 'teacher disagreed'}
+        </footer>
+      )}
+    </article>
+  );
+}

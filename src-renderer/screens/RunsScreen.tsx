@@ -1,0 +1,77 @@
+import { useLiveQuery } from 'dexie-react-hooks';
+import { useHost } from '../app/HostProvider';
+import { navigate, routeHref } from '../app/routing';
+import { StatusBadge } from '../components/Chip';
+import { formatDateTime, formatDuration } from '../view/format';
+
+export function RunsScreen() {
+  const { db } = useHost();
+  const runs = useLiveQuery(() => db.runs.orderBy('started_at').reverse().toArray(), [db]);
+
+  return (
+    <div className="page">
+      <header className="page__head">
+        <div>
+          <h1 className="page__title">Runs</h1>
+          <p className="page__subtitle">Every run’s trace is kept in this browser’s storage: what each model proposed, and what was actually done.</p>
+        </div>
+      </header>
+      {runs === undefined ? (
+        <p className="muted">Loading…</p>
+      ) : runs.length === 0 ? (
+        <div className="empty" data-testid="runs-empty">
+          <h2>No runs yet</h2>
+          <p>
+            Start one from <a href={routeHref({ name: 'workflows' })}>Workflows</a>.
+          </p>
+        </div>
+      ) : (
+        <div className="card table-wrap">
+          <table className="table" data-testid="runs-list">
+            <thead>
+              <tr>
+                <th scope="col">Status</th>
+                <th scope="col">Workflow</th>
+                <th scope="col">Started</th>
+                <th scope="col" className="num">
+                  Rounds
+                </th>
+                <th scope="col" className="num">
+                  Events
+                </th>
+                <th scope="col">Models</th>
+                <th scope="col" className="num">
+                  Took
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {runs.map((run) => (
+                <tr key={run.run_id} className="table__row" data-testid="run-row" data-run-id={run.run_id} onClick={() => navigate({ name: 'run', runId: run.run_id, tab: 'rounds' })}>
+                  <td>
+                    <StatusBadge status={run.status} />
+                  </td>
+                  <td>
+                    <a href={routeHref({ name: 'run', runId: run.run_id, tab: 'rounds' })} onClick={(e) => e.stopPropagation()}>
+                      {run.spec_name}
+                    </a>
+                    {!run.supervision_enabled && <span className="muted"> · unsupervised</span>}
+                  </td>
+                  <td className="nowrap">{formatDateTime(run.started_at)}</td>
+                  <td className="num">{run.rounds}</td>
+                  <td className="num">{run.event_count !== undefined && run.event_count !== run.stored_events ? `${run.stored_events}/${run.event_count}` : run.stored_events}</td>
+                  <td>
+                    <code className="muted">{run.models.student}</code>
+                    <span className="muted"> / </span>
+                    <code className="muted">{run.models.teacher}</code>
+                  </td>
+                  <td className="num nowrap">{formatDuration(run.started_at, run.finished_at) ?? '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,24 @@
+import type { RunEvent } from '@shared/contracts/events';
+import { formatTime } from '../view/format';
+
+/** Every stored event of a run, in sequence; each expands to its full JSON. */
+export function TraceList({ events }: { events: RunEvent[] }) {
+  if (events.length === 0) return <p className="muted">No events stored yet.</p>;
+  return (
+    <ol className="trace" data-testid="trace-list">
+      {events.map((e) => (
+        <li key={e.id}>
+          <details className="trace__event" data-testid="trace-event" data-type={e.type} data-seq={e.seq}>
+            <summary>
+              <span className="trace__seq">#{e.seq}</span>
+              <code className="trace__type">{e.type}</code>
+              {'round' in e && <span className="muted">round {e.round + 1}</span>}
+              <span className="trace__time muted">{formatTime(e.ts)}</span>
+            </summary>
+            <pre className="code">{JSON.stringify(e, null, 2)}</pre>
+          </details>
+        </li>
+      ))}
+    </ol>
+  );
+}

@@ -1,0 +1,272 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * TEST DOUBLE at the model boundary: a local HTTP server speaking (a small part of) the Ollama
+ * REST API, so the real `ollama` npm client and the Ollama provider can be exercised without a
+ * model server. It is not Ollama: replies come from the test's `chat` handler.
+ *
+ * Implemented: GET /api/version, GET /api/tags, POST /api/show, POST /api/chat (non-streaming when
+ * the request says `stream: false`, newline-delimited JSON otherwise, as Ollama defaults to).
+ * Unknown models get Ollama's own 404 (`model "x" not found, try pulling it first`).
+ */
+
+export interface FakeOllamaModel {
+  name: string;
+  family?: string;
+  parameter_size?: string;
+  size?: number;
+  /** What `/api/show` reports, e.g. ['completion', 'tools', 'thinking']. */
+  capabilities?: string[];
+}
+
+export interface FakeToolCall {
+  function: { name: string; arguments: unknown };
+}
+
+/** The assistant message the fake answers with (what Ollama puts in `message`). */
+export interface FakeChatMessage {
+  content?: string;
+  thinking?: string;
+  tool_calls?: FakeToolCall[];
+}
+
+/** What the test's handler sees: the parsed body of one `/api/chat` request. */
+export interface FakeChatRequest {
+  model: string;
+  messages: { role: string; content: string }[];
+  stream?: boolean;
+  format?: unknown;
+  tools?: unknown[];
+  options?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** A normal reply, or a raw HTTP answer (status + JSON body) to simulate failures. `delay_ms` holds the answer back. */
+export type FakeChatResult =
+  | { message: FakeChatMessage; delay_ms?: number }
+  | { status: number; body: unknown; delay_ms?: number };
+
+export interface FakeOllamaOptions {
+  models?: FakeOllamaModel[];
+  version?: string;
+  /** Answers each chat call; `index` counts chat calls from 0. Defaults to a 500 error. */
+  chat?: (request: FakeChatRequest, index: number) => FakeChatResult | Promise<FakeChatResult>;
+  /** Delay before every answer (any endpoint), before a result's own `delay_ms`. */
+  latency_ms?: number;
+}
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  /** Parsed JSON body; undefined for GET or an unparseable body. */
+  body: unknown;
+}
+
+export interface FakeOllama {
+  /** Base URL, e.g. http://127.0.0.1:53211 */
+  readonly url: string;
+  /** Every request received, in arrival order (recorded before any delay). */
+  readonly requests: RecordedRequest[];
+  /** The bodies of the `/api/chat` requests so far. */
+  chatRequests(): FakeChatRequest[];
+  /** Resolves once `count` chat requests have arrived (lets a test abort mid-call without sleeping). */
+  waitForChat(count?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+const NOT_FOUND = (model: string): { error: string } => ({ error: `model "${model}" not found, try pulling it first` });
+
+export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<FakeOllama> {
+  const models = options.models ?? [];
+  const requests: RecordedRequest[] = [];
+  // Pending delays, so close() can release them at once instead of leaving answers hanging.
+  const timers = new Map<NodeJS.Timeout, () => void>();
+  const chatWaiters: { count: number; resolve: () => void }[] = [];
+  let chatIndex = 0;
+
+  const findModel = (name: unknown): FakeOllamaModel | undefined =>
+    typeof name === 'string' ? models.find((m) => m.name === name || m.name === `${name}:latest`) : undefined;
+
+  const sleep = (ms: number): Promise<void> =>
+    ms <= 0
+      ? Promise.resolve()
+      : new Promise((resolve) => {
+          const t = setTimeout(() => {
+            timers.delete(t);
+            resolve();
+          }, ms);
+          timers.set(t, resolve);
+        });
+
+  const details = (m: FakeOllamaModel) => ({
+    parent_model: '',
+    format: 'gguf',
+    family: m.family ?? 'unknown',
+    families: [m.family ?? 'unknown'],
+    parameter_size: m.parameter_size ?? '',
+    quantization_level: 'Q4_K_M',
+  });
+
+  const notifyChat = (): void => {
+    const count = requests.filter((r) => r.path === '/api/chat').length;
+    for (const w of [...chatWaiters]) {
+      if (count >= w.count) {
+        chatWaiters.splice(chatWaiters.indexOf(w), 1);
+        w.resolve();
+      }
+    }
+  };
+
+  async function route(method: string, path: string, body: unknown): Promise<{ status: number; body: unknown; ndjson?: unknown[]; delay: number }> {
+    const base = options.latency_ms ?? 0;
+    if (method === 'GET' && path === '/api/version') return { status: 200, body: { version: options.version ?? '0.12.6' }, delay: base };
+    if (method === 'GET' && path === '/api/tags') {
+      return {
+        status: 200,
+        delay: base,
+        body: {
+          models: models.map((m) => ({
+            name: m.name,
+            model: m.name,
+            modified_at: '2026-01-01T00:00:00Z',
+            size: m.size ?? 0,
+            digest: 'sha256:fake',
+            details: details(m),
+          })),
+        },
+      };
+    }
+    if (method === 'POST' && path === '/api/show') {
+      const name = (body as { model?: unknown } | undefined)?.model;
+      const m = findModel(name);
+      if (!m) return { status: 404, body: NOT_FOUND(String(name)), delay: base };
+      return {
+        status: 200,
+        delay: base,
+        body: {
+          license: '',
+          modelfile: '',
+          parameters: '',
+          template: '',
+          details: details(m),
+          model_info: {},
+          capabilities: m.capabilities ?? ['completion'],
+          modified_at: '2026-01-01T00:00:00Z',
+        },
+      };
+    }
+    if (method === 'POST' && path === '/api/chat') {
+      const request = body as FakeChatRequest | undefined;
+      if (!request || typeof request.model !== 'string' || !Array.isArray(request.messages)) {
+        return { status: 400, body: { error: 'invalid chat request' }, delay: base };
+      }
+      if (!findModel(request.model)) return { status: 404, body: NOT_FOUND(request.model), delay: base };
+      const index = chatIndex++;
+      const result: FakeChatResult = options.chat
+        ? await options.chat(request, index)
+        : { status: 500, body: { error: 'the fake Ollama has no chat handler' } };
+      const delay = base + (result.delay_ms ?? 0);
+      if ('status' in result) return { status: result.status, body: result.body, delay };
+      const message = { role: 'assistant', content: result.message.content ?? '', ...strip(result.message) };
+      const final = {
+        model: request.model,
+        created_at: new Date(0).toISOString(),
+        message,
+        done: true,
+        done_reason: 'stop',
+        total_duration: 1,
+        load_duration: 0,
+        prompt_eval_count: 1,
+        prompt_eval_duration: 1,
+        eval_count: 1,
+        eval_duration: 1,
+      };
+      if (request.stream === false) return { status: 200, body: final, delay };
+      // Ollama streams unless told otherwise: one chunk with the message, then the done marker.
+      return {
+        status: 200,
+        body: undefined,
+        delay,
+        ndjson: [
+          { model: request.model, created_at: final.created_at, message, done: false },
+          { ...final, message: { role: 'assistant', content: '' } },
+        ],
+      };
+    }
+    return { status: 404, body: { error: `${method} ${path}: not implemented by the fake Ollama` }, delay: base };
+  }
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      let body: unknown;
+      let badJson = false;
+      if (text !== '') {
+        try {
+          body = JSON.parse(text);
+        } catch {
+          badJson = true;
+        }
+      }
+      const path = (req.url ?? '/').split('?')[0] ?? '/';
+      const method = req.method ?? 'GET';
+      requests.push({ method, path, body });
+      if (path === '/api/chat') notifyChat();
+      const answer = badJson
+        ? Promise.resolve({ status: 400, body: { error: 'invalid JSON body' } as unknown, delay: 0, ndjson: undefined })
+        : route(method, path, body);
+      answer
+        .then(async (a) => {
+          await sleep(a.delay);
+          if (res.destroyed || res.writableEnded) return;
+          if (a.ndjson) {
+            res.writeHead(a.status, { 'content-type': 'application/x-ndjson' });
+            res.end(a.ndjson.map((line) => JSON.stringify(line)).join('\n') + '\n');
+          } else {
+            res.writeHead(a.status, { 'content-type': 'application/json; charset=utf-8' });
+            res.end(JSON.stringify(a.body));
+          }
+        })
+        .catch((err: unknown) => {
+          if (res.destroyed || res.writableEnded) return;
+          res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
+          res.end(JSON.stringify({ error: `fake Ollama handler failed: ${err instanceof Error ? err.message : String(err)}` }));
+        });
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    chatRequests: () => requests.filter((r) => r.path === '/api/chat').map((r) => r.body as FakeChatRequest),
+    waitForChat: (count = 1) =>
+      new Promise<void>((resolve) => {
+        chatWaiters.push({ count, resolve });
+        notifyChat();
+      }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        for (const [t, release] of timers) {
+          clearTimeout(t);
+          release();
+        }
+        timers.clear();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Drops undefined fields so the JSON looks like Ollama's (which omits empty ones). */
+function strip(message: FakeChatMessage): Partial<FakeChatMessage> {
+  return Object.fromEntries(Object.entries(message).filter(([, v]) => v !== undefined)) as Partial<FakeChatMessage>;
+}
