@@ -10,7 +10,7 @@ import {
   type HostResult,
   type ResponseFrame,
 } from '@shared/contracts/host-api';
-import type { RunEvent } from '@shared/contracts/events';
+import { eventId, type RunEvent } from '@shared/contracts/events';
 import { prepareDemoWorkspace } from '../demo/demo-workspace';
 import { RunManager } from '../engine/run-manager';
 import { Outbox } from '../events/outbox';
@@ -23,6 +23,30 @@ import type { Host, HostOptions, HostSession } from './host-types';
 
 const PUSH_BATCH = 500;
 
+/**
+ * At start-up no run is active, so a run the journal still holds open was cut off when the host
+ * last stopped (crash, kill). Its trace is closed with `interrupted`, continuing its sequence, so
+ * the app shows what happened instead of a run that is "running" forever.
+ */
+function closeInterruptedRuns(outbox: Outbox, log: (line: string) => void): void {
+  for (const run of outbox.openRuns()) {
+    outbox.append([
+      {
+        type: 'run.finished',
+        id: eventId(run.run_id, run.next_seq),
+        run_id: run.run_id,
+        seq: run.next_seq,
+        ts: new Date().toISOString(),
+        status: 'interrupted',
+        message: 'The Steward host stopped while this run was in progress. Tool calls it had started are never re-run.',
+        rounds: run.rounds,
+        event_count: run.next_seq + 1,
+      },
+    ]);
+    log(`run ${run.run_id} was interrupted by a host stop; closed its trace`);
+  }
+}
+
 type Handlers = { [M in HostMethod]: (params: HostParamsParsed<M>, session: HostSession) => Promise<HostResult<M>> };
 
 /**
@@ -34,6 +58,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
   const log = options.log ?? (() => undefined);
   const ollamaHost = options.ollamaHost ?? process.env.OLLAMA_HOST ?? 'http://127.0.0.1:11434';
   const outbox = Outbox.open(join(options.dataDir, 'outbox.jsonl'), { log });
+  closeInterruptedRuns(outbox, log);
   const ledger = openFileLedger(join(options.dataDir, 'idempotency-ledger.jsonl'));
 
   // A run emits its events synchronously, a dozen per round; they reach the journal together at the

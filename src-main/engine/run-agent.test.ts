@@ -1,5 +1,6 @@
-import { readFileSync, existsSync, readdirSync } from 'node:fs';
+import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RunEvent } from '@shared/contracts/events';
 import { RunResult } from '@shared/contracts/run-result';
@@ -240,7 +241,30 @@ describe('the agent run through the decision boundary (real filesystem MCP serve
     expect(result.message).toMatch(/Ollama is not reachable at http:\/\/127\.0\.0\.1:9/);
   });
 
-  it('leaves the shipped example folder untouched', () => {
-    expect(readdirSync(join(EXAMPLES, 'notes-sandbox')).sort()).toEqual(['ideas.md', 'meeting-notes.md']);
+  it('a server that crashes mid-call fails that round with a clear message, then the run stops cleanly', async () => {
+    const ws = workspace();
+    const crashing = fileURLToPath(new URL('../../test-support/crashing-mcp-server.mjs', import.meta.url));
+    const { result, events } = await run(
+      spec({
+        servers: [{ id: 'flaky', command: process.execPath, args: [crashing] }],
+        tool_effects: { 'flaky/ping': { effect: 'read' }, 'flaky/crash': { effect: 'read' } },
+      }),
+      ws,
+      {
+        student: [
+          { json: { decision_type: 'tool_call', tool_name: 'ping', arguments: {} } },
+          { json: { decision_type: 'tool_call', tool_name: 'crash', arguments: {} } },
+          { json: { decision_type: 'complete', output: 'never reached' } },
+        ],
+      },
+    );
+    expect(result.rounds[0]?.outcome).toBe('executed');
+    expect(result.rounds[1]?.outcome).toBe('failed');
+    expect(result.rounds[1]?.reason).toBe('tool_error');
+    expect(result.rounds[1]?.message).toMatch(/flaky/);
+    expect(result.executions[1]).toMatchObject({ tool: 'crash', ok: false });
+    expect(result.status).toBe('failed');
+    expect(result.message).toMatch(/could not list tools for round 2: .*flaky/);
+    expectCompleteTrace(result, events);
   });
 });

@@ -36,6 +36,23 @@ describe('Outbox', () => {
     outbox.close();
   });
 
+  it('remembers where an unfinished run stands even after its events are acknowledged and compacted away', () => {
+    const outbox = Outbox.open(journal, { log, compactThreshold: 1 });
+    outbox.append([roundStarted(0), roundStarted(1), roundStarted(2)]);
+    outbox.ack(ids(outbox.pending())); // threshold 1: compacts now
+    expect(outbox.pending()).toEqual([]);
+    expect(outbox.openRuns()).toEqual([{ run_id: RUN, next_seq: 3, rounds: 0 }]);
+    outbox.close();
+
+    const reopened = Outbox.open(journal, { log });
+    expect(reopened.openRuns()).toEqual([{ run_id: RUN, next_seq: 3, rounds: 0 }]);
+    const finished: RunEvent = { type: 'run.finished', id: eventId(RUN, 3), run_id: RUN, seq: 3, ts: new Date(0).toISOString(), status: 'completed', rounds: 1, event_count: 4 };
+    reopened.append([finished]);
+    expect(reopened.openRuns()).toEqual([]);
+    reopened.close();
+    expect(Outbox.open(journal, { log }).openRuns()).toEqual([]);
+  });
+
   it('pending lists unacknowledged events in append order', () => {
     const outbox = Outbox.open(journal, { log });
     outbox.append([roundStarted(3), roundStarted(1)]);
@@ -92,9 +109,9 @@ describe('Outbox', () => {
     expect(fs.readFileSync(journal, 'utf8').trim().split('\n')).toHaveLength(3);
 
     Outbox.open(journal, { log }).close();
-    const lines = fs.readFileSync(journal, 'utf8').trim().split('\n');
-    expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0] ?? '')).toEqual({ k: 'event', event: roundStarted(2) });
+    const lines = fs.readFileSync(journal, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as unknown);
+    // The run's cursor (it has no run.finished yet), then the one pending event.
+    expect(lines).toEqual([{ k: 'run', run_id: RUN, next_seq: 3, rounds: 0 }, { k: 'event', event: roundStarted(2) }]);
   });
 
   it('acked entries past the threshold are compacted away while running', () => {
@@ -103,8 +120,8 @@ describe('Outbox', () => {
     outbox.ack([eventId(RUN, 1)]); // 2 acked entries (event + ack line): below the threshold
     expect(fs.readFileSync(journal, 'utf8').trim().split('\n')).toHaveLength(4);
     outbox.ack([eventId(RUN, 2)]); // 4: compacts
-    const lines = fs.readFileSync(journal, 'utf8').trim().split('\n');
-    expect(lines.map((line) => (JSON.parse(line) as { event: RunEvent }).event.id)).toEqual([eventId(RUN, 3)]);
+    const lines = fs.readFileSync(journal, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { k: string; event?: RunEvent });
+    expect(lines.filter((l) => l.k === 'event').map((l) => l.event?.id)).toEqual([eventId(RUN, 3)]);
     // Still appendable after the rewrite, and the journal still reloads.
     outbox.append([roundStarted(4)]);
     outbox.close();

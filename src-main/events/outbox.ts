@@ -9,6 +9,9 @@ import { RunEvent } from '@shared/contracts/events';
  * Line kinds:
  *   {"k":"event","event":RunEvent}   appended before anyone is told about the event
  *   {"k":"ack","ids":[...]}           the renderer has stored these durably
+ *   {"k":"run","run_id",…}            written by compaction: a run without `run.finished` yet, with
+ *                                     its next sequence number, so a run the host never finished
+ *                                     (killed mid-run) can be closed correctly after a restart
  *
  * Pending = events without an ack, in append order. Acked entries are dropped by compaction
  * (rewrite with only pending events to a temp file, fsync, rename), which runs on open and
@@ -20,7 +23,10 @@ import { RunEvent } from '@shared/contracts/events';
 
 const EventLine = z.object({ k: z.literal('event'), event: RunEvent }).strict();
 const AckLine = z.object({ k: z.literal('ack'), ids: z.array(z.string()) }).strict();
-const JournalLine = z.discriminatedUnion('k', [EventLine, AckLine]);
+const RunLine = z
+  .object({ k: z.literal('run'), run_id: z.string(), next_seq: z.number().int().nonnegative(), rounds: z.number().int().nonnegative() })
+  .strict();
+const JournalLine = z.discriminatedUnion('k', [EventLine, AckLine, RunLine]);
 type JournalLine = z.infer<typeof JournalLine>;
 
 export interface OutboxOptions {
@@ -41,10 +47,18 @@ export interface OutboxLoadReport {
 
 export type OutboxListener = (events: RunEvent[]) => void;
 
+/** A run that has emitted events but no `run.finished`: where its sequence stands. */
+export interface OpenRun {
+  run_id: string;
+  next_seq: number;
+  rounds: number;
+}
+
 export class Outbox {
   readonly path: string;
   readonly loadReport: OutboxLoadReport;
   private readonly pendingById = new Map<string, RunEvent>();
+  private readonly openRunsById = new Map<string, OpenRun>();
   private readonly listeners = new Set<OutboxListener>();
   private readonly threshold: number;
   private readonly log: (line: string) => void;
@@ -88,7 +102,10 @@ export class Outbox {
     const text = fresh.map((event) => JSON.stringify({ k: 'event', event } satisfies JournalLine)).join('\n') + '\n';
     writeAllSync(fd, text);
     fs.fdatasyncSync(fd);
-    for (const event of fresh) this.pendingById.set(event.id, event);
+    for (const event of fresh) {
+      this.pendingById.set(event.id, event);
+      this.track(event);
+    }
     this.notify(fresh);
     return fresh.length;
   }
@@ -96,6 +113,11 @@ export class Outbox {
   /** Unacknowledged events, in append order. */
   pending(): RunEvent[] {
     return [...this.pendingById.values()];
+  }
+
+  /** Runs with events but no `run.finished`, acknowledged or not. */
+  openRuns(): OpenRun[] {
+    return [...this.openRunsById.values()].map((r) => ({ ...r }));
   }
 
   get pendingCount(): number {
@@ -130,9 +152,9 @@ export class Outbox {
       this.fd = null;
     }
     const temp = `${this.path}.${process.pid}.tmp`;
-    const text = this.pending()
-      .map((event) => JSON.stringify({ k: 'event', event } satisfies JournalLine) + '\n')
-      .join('');
+    const runs = this.openRuns().map((run) => JSON.stringify({ k: 'run', ...run } satisfies JournalLine) + '\n');
+    const events = this.pending().map((event) => JSON.stringify({ k: 'event', event } satisfies JournalLine) + '\n');
+    const text = [...runs, ...events].join('');
     const tempFd = fs.openSync(temp, 'w');
     try {
       writeAllSync(tempFd, text);
@@ -155,6 +177,17 @@ export class Outbox {
   private requireOpen(): number {
     if (this.fd === null) throw new Error(`Outbox ${this.path} is closed`);
     return this.fd;
+  }
+
+  private track(event: RunEvent): void {
+    if (event.type === 'run.finished') {
+      this.openRunsById.delete(event.run_id);
+      return;
+    }
+    const run = this.openRunsById.get(event.run_id) ?? { run_id: event.run_id, next_seq: 0, rounds: 0 };
+    run.next_seq = Math.max(run.next_seq, event.seq + 1);
+    if (event.type === 'round.completed') run.rounds = Math.max(run.rounds, event.round + 1);
+    this.openRunsById.set(event.run_id, run);
   }
 
   private notify(events: RunEvent[]): void {
@@ -188,10 +221,17 @@ export class Outbox {
         invalid.push(line);
         continue;
       }
-      if (entry.k === 'event') {
-        if (!this.pendingById.has(entry.event.id)) this.pendingById.set(entry.event.id, entry.event);
-      } else {
-        for (const id of entry.ids) this.pendingById.delete(id);
+      switch (entry.k) {
+        case 'event':
+          if (!this.pendingById.has(entry.event.id)) this.pendingById.set(entry.event.id, entry.event);
+          this.track(entry.event);
+          break;
+        case 'ack':
+          for (const id of entry.ids) this.pendingById.delete(id);
+          break;
+        case 'run':
+          this.openRunsById.set(entry.run_id, { run_id: entry.run_id, next_seq: entry.next_seq, rounds: entry.rounds });
+          break;
       }
     }
     if (invalid.length > 0) {

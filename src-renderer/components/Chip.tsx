@@ -24,6 +24,7 @@ const STATUS_TONES = {
   rerouted: 'delivered',
   cancelled: 'neutral',
   max_rounds: 'failed',
+  interrupted: 'failed',
 } satisfies Record<RunStatus, Tone>;
 
 export function StatusBadge({ status, testId }: { status: RunStatus; testId?: string }) {

@@ -20,6 +20,8 @@ export const RUN_STATUSES = [
   'rerouted',
   'cancelled',
   'max_rounds',
+  /** The host stopped (crash, kill, power) while the run was in progress. */
+  'interrupted',
 ] as const;
 export const RunStatus = z.enum(RUN_STATUSES);
 export type RunStatus = z.infer<typeof RunStatus>;
@@ -35,6 +37,7 @@ export const RUN_STATUS_LABELS = {
   rerouted: 'Rerouted',
   cancelled: 'Cancelled',
   max_rounds: 'Round limit reached',
+  interrupted: 'Interrupted',
 } satisfies Record<RunStatus, string>;
 
 const round = z.number().int().nonnegative();

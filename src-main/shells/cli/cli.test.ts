@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -170,6 +170,31 @@ describe('the installed command (bin/steward.mjs over the built bundle)', () => 
     const { stdout } = await execFileP(process.execPath, [BIN, 'run', file, '--json'], { env: { ...process.env, STEWARD_DATA_DIR: join(dir, 'data') } });
     expect(RunResult.parse(JSON.parse(stdout)).status).toBe('completed');
     expect(existsSync(join(dir, 'data', 'idempotency-ledger.jsonl'))).toBe(true);
+  });
+
+  it('a killed run keeps a valid trace up to the kill; Ctrl+C ends the run cancelled with its trace closed', async () => {
+    for (const signal of ['SIGKILL', 'SIGINT'] as const) {
+      const { file, dir } = exampleCopy('notes-assistant.json', (s) => {
+        (s.script as { latency_ms: number }).latency_ms = 400;
+      });
+      const trace = join(dir, 'trace.jsonl');
+      const child = spawn(process.execPath, [BIN, 'run', file, '--trace', trace], { env: { ...process.env, STEWARD_DATA_DIR: join(dir, 'data') }, stdio: 'ignore' });
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      const lines = () => (existsSync(trace) ? readFileSync(trace, 'utf8').split('\n').filter(Boolean) : []);
+      await expect.poll(() => lines().some((l) => l.includes('"type":"round.completed"')), { timeout: 20_000 }).toBe(true);
+      child.kill(signal);
+      const code = await exited;
+      const events = lines().map((l) => RunEvent.parse(JSON.parse(l)));
+      expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
+      if (signal === 'SIGKILL') {
+        expect(events.some((e) => e.type === 'run.finished')).toBe(false);
+      } else {
+        expect(code).toBe(1);
+        expect(events.at(-1)).toMatchObject({ type: 'run.finished', status: 'cancelled' });
+      }
+      // Killed or cancelled before the reviewed write: the original notes are intact.
+      expect(readFileSync(join(dir, 'notes-sandbox', 'meeting-notes.md'), 'utf8')).toContain('Team sync');
+    }
   });
 
   it('exits 2 with one line on stderr for an unreadable file', async () => {

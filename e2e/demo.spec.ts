@@ -1,0 +1,111 @@
+import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { ensureBuilt } from '../test-support/ensure-built';
+import { startHostProcess, type HostProcess } from '../test-support/host-process';
+import { runIdFromUrl, shot, storedEvents } from './helpers';
+
+test.describe.configure({ mode: 'serial' });
+
+let host: HostProcess;
+let dataDir: string;
+const sandbox = () => join(dataDir, 'demo', 'notes-assistant', 'notes-sandbox');
+
+test.beforeAll(async () => {
+  ensureBuilt();
+  dataDir = mkdtempSync(join(tmpdir(), 'steward-e2e-'));
+  host = await startHostProcess(dataDir);
+});
+
+test.afterAll(async () => {
+  await host?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+test('the demo runs live: a read passes unreviewed, the teacher replaces the unsafe write, and every event reaches IndexedDB exactly once across reloads', async ({ page }) => {
+  const originalNotes = readFileSync(join(process.cwd(), 'resources/examples/notes-sandbox/meeting-notes.md'), 'utf8');
+  await page.goto(host.url);
+  const card = page.getByTestId('workflow-card');
+  await expect(card).toHaveCount(1);
+  await expect(card).toContainText('Notes assistant');
+  await expect(page.getByTestId('supervision-toggle')).toHaveAttribute('aria-checked', 'true');
+  await shot(page, '01-workflows', false);
+
+  await page.getByTestId('run-button').click();
+  await expect(page).toHaveURL(/#\/runs\//);
+  const runId = runIdFromUrl(page.url());
+
+  // Rounds appear live; reload while the run is still going.
+  const firstRound = page.locator('[data-testid=round-card][data-round="0"]');
+  await expect(firstRound).toHaveAttribute('data-outcome', 'executed');
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'running');
+  await shot(page, '02-run-live');
+  await page.reload();
+  await expect(firstRound).toHaveAttribute('data-outcome', 'executed');
+
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed', { timeout: 30_000 });
+  await expect(page.getByTestId('round-card')).toHaveCount(4);
+
+  // Round 1 (index 0): the read went through without review.
+  await expect(firstRound.getByTestId('review')).toContainText('no rule fired');
+  // Round 3 (index 2): the student's write is struck out, the teacher's replacement selected.
+  const reviewed = page.locator('[data-testid=round-card][data-round="2"]');
+  await expect(reviewed.getByTestId('candidate')).toHaveAttribute('data-rejected', 'true');
+  await expect(reviewed.getByTestId('candidate')).toContainText('meeting-notes.md');
+  await expect(reviewed.getByTestId('verdict')).toContainText('unsafe_effect');
+  await expect(reviewed.getByTestId('selected-decision')).toHaveAttribute('data-source', 'teacher');
+  await expect(reviewed.getByTestId('selected-decision')).toContainText('summary.md');
+  await expect(reviewed).toHaveAttribute('data-outcome', 'executed');
+  await expect(page.getByTestId('run-output')).toContainText('Wrote summary.md');
+  await shot(page, '03-run-completed');
+  await reviewed.scrollIntoViewIfNeeded();
+  await shot(page, '03b-replacement', false);
+
+  // Reload after the run, then prove every event is stored exactly once.
+  await page.reload();
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed');
+  const events = await storedEvents(page, runId);
+  const finished = events.find((e) => e.type === 'run.finished');
+  expect(finished?.type === 'run.finished' && finished.event_count).toBe(events.length);
+  expect(events.map((e) => e.seq).sort((a, b) => a - b)).toEqual(events.map((_, i) => i));
+  expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
+
+  // The disk: the replacement was written, the original notes were never touched.
+  expect(readFileSync(join(sandbox(), 'meeting-notes.md'), 'utf8')).toBe(originalNotes);
+  expect(readFileSync(join(sandbox(), 'summary.md'), 'utf8')).toContain('## Action items');
+
+  // The trace tab lists every stored event; the runs list survives the reload too.
+  await page.getByTestId('trace-tab').click();
+  await expect(page.getByTestId('trace-event')).toHaveCount(events.length);
+  await shot(page, '04-trace', false);
+  await page.goto(`${host.url.split('#')[0]}#/runs`);
+  await expect(page.getByTestId('run-row')).toHaveCount(1);
+  await expect(page.getByTestId('run-row')).toContainText('Completed');
+  await shot(page, '05-runs', false);
+});
+
+test('with supervision switched off, the unsafe write is blocked and never reaches the disk', async ({ page }) => {
+  const notesBefore = readFileSync(join(sandbox(), 'meeting-notes.md'), 'utf8');
+  await page.goto(host.url);
+  const toggle = page.getByTestId('supervision-toggle');
+  await toggle.focus();
+  await page.keyboard.press('Space');
+  await expect(toggle).toHaveAttribute('aria-checked', 'false');
+  await page.reload();
+  await expect(page.getByTestId('supervision-toggle')).toHaveAttribute('aria-checked', 'false');
+
+  await page.getByTestId('run-button').click();
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'blocked', { timeout: 30_000 });
+  const write = page.locator('[data-testid=round-card][data-round="2"]');
+  await expect(write).toHaveAttribute('data-outcome', 'blocked');
+  await expect(write.getByTestId('authorization-denied')).toContainText('never executed unreviewed');
+  await shot(page, '06-supervision-off-blocked');
+  expect(readFileSync(join(sandbox(), 'meeting-notes.md'), 'utf8')).toBe(notesBefore);
+
+  // A fresh browser profile holds only its own runs: the first test's events were acknowledged there.
+  await page.goto(`${host.url.split('#')[0]}#/runs`);
+  await expect(page.getByTestId('run-row')).toHaveCount(1);
+  await expect(page.getByTestId('run-row')).toContainText('Blocked');
+  expect(existsSync(join(dataDir, 'outbox.jsonl'))).toBe(true);
+});

@@ -1,0 +1,37 @@
+import { mkdirSync } from 'node:fs';
+import type { Page } from '@playwright/test';
+import type { RunEvent } from '../src-shared/contracts/events';
+
+export const ARTIFACTS = 'e2e/artifacts';
+mkdirSync(ARTIFACTS, { recursive: true });
+
+export async function shot(page: Page, name: string, fullPage = true): Promise<void> {
+  await page.screenshot({ path: `${ARTIFACTS}/${name}.png`, fullPage });
+}
+
+/** Every stored event of a run, read straight from the page's IndexedDB (not through the app). */
+export async function storedEvents(page: Page, runId: string): Promise<RunEvent[]> {
+  return page.evaluate(
+    (id) =>
+      new Promise<RunEvent[]>((resolve, reject) => {
+        const open = indexedDB.open('steward');
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const db = open.result;
+          const all = db.transaction('events', 'readonly').objectStore('events').getAll();
+          all.onerror = () => reject(all.error);
+          all.onsuccess = () => {
+            resolve((all.result as RunEvent[]).filter((e) => e.run_id === id));
+            db.close();
+          };
+        };
+      }),
+    runId,
+  );
+}
+
+export function runIdFromUrl(url: string): string {
+  const match = /#\/runs\/([^/?#]+)/.exec(url);
+  if (!match?.[1]) throw new Error(`not a run URL: ${url}`);
+  return match[1];
+}

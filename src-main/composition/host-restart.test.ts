@@ -1,0 +1,65 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { RunEvent } from '@shared/contracts/events';
+import type { WorkflowDocument } from '@shared/contracts/spec';
+import { ensureBuilt } from '../../test-support/ensure-built';
+import { connectHost, startHostProcess, waitFor, type HostProcess } from '../../test-support/host-process';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()?.();
+});
+
+describe('a host killed mid-run (the browser-run host as a real process)', () => {
+  beforeAll(() => ensureBuilt(), 120_000);
+
+  it('loses no event and closes the run as interrupted after a restart; the write it never reached never happens', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'steward-kill-'));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+
+    const first: HostProcess = await startHostProcess(dataDir);
+    cleanups.push(() => first.stop('SIGKILL'));
+    const page = await connectHost(first);
+    const { workflows } = (await page.request('workspace.demo', {})) as { workflows: WorkflowDocument[] };
+    const demo = workflows[0]!;
+    await page.request('events.subscribe', {});
+    const { run_id } = (await page.request('run.start', { workflow: demo, overrides: {} })) as { run_id: string };
+    // Two reads done, the reviewed write not yet reached (the replay script paces rounds at 700 ms).
+    await waitFor(() => page.events.some((e) => e.run_id === run_id && e.type === 'round.completed' && e.round === 1), 20_000, 'round 1');
+    await first.stop('SIGKILL');
+    const seenBefore = page.events.filter((e) => e.run_id === run_id);
+    const lastSeq = Math.max(...seenBefore.map((e) => e.seq));
+
+    const second = await startHostProcess(dataDir);
+    cleanups.push(() => second.stop());
+    const again = await connectHost(second);
+    cleanups.push(() => again.close());
+    await again.request('events.subscribe', {});
+    await waitFor(() => again.events.some((e) => e.type === 'run.finished'), 10_000, 'run.finished');
+
+    const replayed = again.events.filter((e) => e.run_id === run_id);
+    // Nothing was acknowledged, so every event comes back, in order, followed by the closing event.
+    expect(replayed.map((e) => e.seq)).toEqual(replayed.map((_, i) => i));
+    expect(replayed.slice(0, seenBefore.length).map((e) => e.id)).toEqual(seenBefore.map((e) => e.id));
+    const finished = replayed.at(-1) as Extract<RunEvent, { type: 'run.finished' }>;
+    expect(finished).toMatchObject({ type: 'run.finished', status: 'interrupted', event_count: replayed.length });
+    expect(finished.seq).toBeGreaterThanOrEqual(lastSeq + 1);
+    expect(finished.rounds).toBeGreaterThanOrEqual(2);
+
+    // The disk: the original notes are intact and the interrupted write never happened.
+    const sandbox = demo.workspace!;
+    expect(readFileSync(join(sandbox, 'meeting-notes.md'), 'utf8')).toContain('Team sync');
+    expect(existsSync(join(sandbox, 'summary.md'))).toBe(false);
+
+    // Acknowledged events are dropped, and a third start has nothing left to close or resend.
+    await again.request('events.ack', { ids: replayed.map((e) => e.id) });
+    await second.stop();
+    const third = await startHostProcess(dataDir);
+    cleanups.push(() => third.stop());
+    const last = await connectHost(third);
+    cleanups.push(() => last.close());
+    expect(await last.request('events.subscribe', {})).toEqual({ pending: 0 });
+  });
+});
