@@ -19,7 +19,7 @@ const vitest = read(vitestPath);
 if (vitest) {
   passed += vitest.numPassedTests ?? 0;
   failed += (vitest.numFailedTests ?? 0) + (vitest.numFailedTestSuites > 0 && vitest.numFailedTests === 0 ? vitest.numFailedTestSuites : 0);
-  console.log(`vitest: ${vitest.numPassedTests} passed, ${vitest.numFailedTests} failed (${vitest.numTotalTestSuites} files)`);
+  console.log(`vitest: ${vitest.numPassedTests} passed, ${vitest.numFailedTests} failed (${vitest.testResults?.length ?? '?'} files)`);
 } else {
   failed += 1;
   console.log('vitest: no report (did not run to the end)');

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { ensureBuilt } from '../test-support/ensure-built';
 import { startHostProcess, type HostProcess } from '../test-support/host-process';
 import { runIdFromUrl, shot, storedEvents } from './helpers';
@@ -10,6 +10,7 @@ test.describe.configure({ mode: 'serial' });
 
 let host: HostProcess;
 let dataDir: string;
+const notesCard = (page: Page) => page.getByTestId('workflow-card').filter({ hasText: 'Notes assistant' });
 const sandbox = () => join(dataDir, 'demo', 'notes-assistant', 'notes-sandbox');
 
 test.beforeAll(async () => {
@@ -26,13 +27,12 @@ test.afterAll(async () => {
 test('the demo runs live: a read passes unreviewed, the teacher replaces the unsafe write, and every event reaches IndexedDB exactly once across reloads', async ({ page }) => {
   const originalNotes = readFileSync(join(process.cwd(), 'resources/examples/notes-sandbox/meeting-notes.md'), 'utf8');
   await page.goto(host.url);
-  const card = page.getByTestId('workflow-card');
-  await expect(card).toHaveCount(1);
-  await expect(card).toContainText('Notes assistant');
-  await expect(page.getByTestId('supervision-toggle')).toHaveAttribute('aria-checked', 'true');
+  await expect(page.getByTestId('workflow-card')).toHaveCount(2);
+  const card = notesCard(page);
+  await expect(card.getByTestId('supervision-toggle')).toHaveAttribute('aria-checked', 'true');
   await shot(page, '01-workflows', false);
 
-  await page.getByTestId('run-button').click();
+  await card.getByTestId('run-button').click();
   await expect(page).toHaveURL(/#\/runs\//);
   const runId = runIdFromUrl(page.url());
 
@@ -88,14 +88,14 @@ test('the demo runs live: a read passes unreviewed, the teacher replaces the uns
 test('with supervision switched off, the unsafe write is blocked and never reaches the disk', async ({ page }) => {
   const notesBefore = readFileSync(join(sandbox(), 'meeting-notes.md'), 'utf8');
   await page.goto(host.url);
-  const toggle = page.getByTestId('supervision-toggle');
+  const toggle = notesCard(page).getByTestId('supervision-toggle');
   await toggle.focus();
   await page.keyboard.press('Space');
   await expect(toggle).toHaveAttribute('aria-checked', 'false');
   await page.reload();
-  await expect(page.getByTestId('supervision-toggle')).toHaveAttribute('aria-checked', 'false');
+  await expect(notesCard(page).getByTestId('supervision-toggle')).toHaveAttribute('aria-checked', 'false');
 
-  await page.getByTestId('run-button').click();
+  await notesCard(page).getByTestId('run-button').click();
   await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'blocked', { timeout: 30_000 });
   const write = page.locator('[data-testid=round-card][data-round="2"]');
   await expect(write).toHaveAttribute('data-outcome', 'blocked');
@@ -108,4 +108,21 @@ test('with supervision switched off, the unsafe write is blocked and never reach
   await expect(page.getByTestId('run-row')).toHaveCount(1);
   await expect(page.getByTestId('run-row')).toContainText('Blocked');
   expect(existsSync(join(dataDir, 'outbox.jsonl'))).toBe(true);
+});
+
+test('the boundary refusals demo: malformed output and parallel calls repaired by the teacher, an unusable replacement re-asked, the unsafe write blocked', async ({ page }) => {
+  await page.goto(host.url);
+  await page.getByTestId('workflow-card').filter({ hasText: 'Guarded writes' }).getByTestId('run-button').click();
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'blocked', { timeout: 30_000 });
+  const rounds = page.getByTestId('round-card');
+  await expect(rounds).toHaveCount(3);
+  await expect(rounds.nth(0).getByTestId('candidate')).toHaveAttribute('data-rejected', 'true');
+  await expect(rounds.nth(0).getByTestId('validation-issues')).toContainText('unparseable');
+  await expect(rounds.nth(1).getByTestId('validation-issues')).toContainText('parallel_tool_calls');
+  await expect(rounds.nth(1).getByTestId('selected-decision')).toHaveAttribute('data-source', 'teacher');
+  await expect(rounds.nth(2)).toHaveAttribute('data-outcome', 'blocked');
+  await expect(rounds.nth(2).getByTestId('verdict')).toHaveCount(2);
+  await expect(page.getByTestId('run-output')).toContainText('I could not complete this safely');
+  await shot(page, '08-guarded-writes');
+  expect(existsSync('/tmp/ideas-archive.md')).toBe(false);
 });

@@ -15,7 +15,7 @@ import { startToolHost } from '../mcp/mcp-tool-host';
 import type { ToolHost } from '../mcp/tool-host';
 import type { ModelProvider } from '../providers/provider';
 import { resolveProvider } from '../providers/resolve-provider';
-import { substituteVars } from '../spec/substitute';
+import { substituteVars } from '@shared/util/substitute';
 import { createBoundaryActors, type ConfirmTool } from './boundary-actors';
 import { CanonicalHistory } from './canonical-history';
 import { createEventStamper } from './event-stamper';
@@ -64,7 +64,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   const executions: ToolExecution[] = [];
   const spec = options.spec;
   const models = { student: modelLabel(spec.models.student), teacher: modelLabel(spec.models.teacher) };
-  let snapshot: Pick<ToolSnapshot, 'tools'> = { tools: [] };
+  // The latest round's snapshot: its effect metadata says which arguments are sensitive.
+  let snapshot: ToolSnapshot = { round: 0, tools: [], hash: 'no-tools-yet' };
   const emit = (payload: RunEventPayload) => stamper.emit(redactToolArguments(payload, snapshot));
 
   let status: FinalRunStatus = 'failed';
@@ -141,12 +142,12 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       emit({
         type: 'tools.snapshot',
         round,
-        hash: (snapshot as ToolSnapshot).hash,
+        hash: snapshot.hash,
         tools: snapshot.tools.map((t) => ({ name: t.name, server: t.server, schema_hash: t.schema_hash, effect: t.effect.effect, effect_source: t.effect_source })),
       });
 
       const actor = createActor(machine, {
-        input: { round, proposer: 'student', snapshot: snapshot as ToolSnapshot, supervision: spec.supervision },
+        input: { round, proposer: 'student', snapshot, supervision: spec.supervision },
       });
       actor.on('*', (payload) => emit(payload));
       const onAbort = () => actor.send({ type: 'CANCEL' });
@@ -271,16 +272,16 @@ function recordLearning(
   models: { student: string; teacher: string },
   emit: (payload: RunEventPayload) => void,
 ): void {
-  const ruling = [...record.verdicts].reverse().find((v) => v.usable && v.verdict);
-  if (!ruling?.verdict) return;
+  const verdict = record.verdict;
+  if (!verdict) return;
   emit({
     type: 'learning.example',
     round: record.round,
     student_candidate: record.candidate.parsed?.raw ?? record.candidate.reply?.text,
-    verdict: ruling.verdict,
+    verdict,
     final_decision: record.selected?.decision,
-    reason_codes: ruling.verdict.reason_codes,
-    agreement: ruling.verdict.verdict === 'accept',
+    reason_codes: verdict.reason_codes,
+    agreement: verdict.verdict === 'accept',
     models,
   });
 }

@@ -328,7 +328,7 @@ describe('server failures', () => {
   it('refuses an unknown ${variable} in the args, naming it, before starting anything', async () => {
     const error = await start([fsServer({ args: ['${workspcae}'] })]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(McpStartError);
-    expect((error as Error).message).toMatch(/unknown variable \$\{workspcae\}.*known: workspace/);
+    expect((error as Error).message).toMatch(/unknown variable \$\{workspcae\}.*known: \$\{workspace\}/);
   });
 
   it('names the server that died mid-run on the next execute and snapshot', async () => {

@@ -34,7 +34,7 @@ describe('resolveLaunch', () => {
 
   it('names an unknown variable and where it was used', () => {
     expect(() => resolveLaunch({ id: 'fs', command: 'x', args: [], env: { HOME_DIR: '${home}' } }, { vars: { workspace: dir }, cwd: dir })).toThrow(
-      /unknown variable \$\{home\} in env\.HOME_DIR of MCP server "fs" \(known: workspace\)/,
+      /unknown variable \$\{home\} in env\.HOME_DIR of MCP server "fs" \(known: \$\{workspace\}\)/,
     );
     expect(() => substituteVars('${a}-${b}', { a: '1' }, 's', 'args[0]')).toThrow(McpLaunchError);
     expect(substituteVars('${a}-${a}', { a: '1' }, 's', 'args[0]')).toBe('1-1');

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { McpServerSpec } from '@shared/contracts/spec';
+import { substituteVars as substitute, UnknownVariableError } from '@shared/util/substitute';
 import { McpLaunchError } from './errors';
 
 /** How to spawn one stdio server. */
@@ -41,20 +42,14 @@ export function resolveLaunch(spec: McpServerSpec, options: LaunchOptions): Serv
   throw new McpLaunchError(spec.id, `MCP server "${spec.id}" needs a package or a command`);
 }
 
-const VAR = /\$\{([^}]*)\}/g;
-
-/** Replaces every `${name}`; an unknown name is an error that says which one and where. */
+/** Substitutes `${name}` in one launch field; an unknown name fails the launch, saying where. */
 export function substituteVars(text: string, vars: Readonly<Record<string, string>>, serverId: string, where: string): string {
-  return text.replace(VAR, (_match, name: string) => {
-    if (!Object.hasOwn(vars, name)) {
-      const known = Object.keys(vars).sort();
-      throw new McpLaunchError(
-        serverId,
-        `unknown variable \${${name}} in ${where} of MCP server "${serverId}" (known: ${known.length ? known.join(', ') : 'none'})`,
-      );
-    }
-    return vars[name] ?? '';
-  });
+  try {
+    return substitute(text, vars, `${where} of MCP server "${serverId}"`);
+  } catch (error) {
+    if (error instanceof UnknownVariableError) throw new McpLaunchError(serverId, error.message);
+    throw error;
+  }
 }
 
 const PACKAGE_NAME = /^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*$/i;

@@ -147,6 +147,7 @@ export function toRoundRecord(ctx: BoundaryContext): RoundRecord {
     validation: ctx.validated?.result,
     review: ctx.review,
     verdicts: ctx.attempts,
+    verdict: [...ctx.attempts].reverse().find((a) => a.usable && a.verdict)?.verdict,
     selected: ctx.selected ? { source: ctx.selected.source, decision: ctx.selected.decision } : undefined,
     authorization: ctx.authorization,
     history_index: ctx.historyIndex,

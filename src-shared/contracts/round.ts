@@ -65,6 +65,8 @@ export const RoundRecord = z
     validation: ValidationResult.optional(),
     review: ReviewDecision.optional(),
     verdicts: z.array(VerdictAttempt),
+    /** The verdict the boundary acted on (the last usable one), when the teacher ruled. */
+    verdict: TeacherVerdict.optional(),
     selected: SelectedDecision.optional(),
     authorization: Authorization.optional(),
     history_index: z.number().int().nonnegative().optional(),

@@ -67,6 +67,7 @@ describe('steward run', () => {
     expect(reviewed?.validation?.ok).toBe(true);
     expect(reviewed?.review?.rule).toBe('protected_effect');
     expect(reviewed?.verdicts[0]?.verdict?.verdict).toBe('replace');
+    expect(reviewed?.verdict).toMatchObject({ verdict: 'replace', reason_codes: ['unsafe_effect', 'policy_violation'] });
     expect(reviewed?.selected?.source).toBe('teacher');
     expect(reviewed?.outcome).toBe('executed');
     expect(result.executions).toHaveLength(3);

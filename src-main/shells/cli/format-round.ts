@@ -34,11 +34,15 @@ export function formatRound(record: RoundRecord): string {
       ? `reviewed: ${REVIEW_RULE_LABELS[record.review.rule]}`
       : `not reviewed: ${REVIEW_RULE_LABELS[record.review.rule]}`
     : '';
-  const ruling = [...record.verdicts].reverse().find((v) => v.verdict);
   const lines = [`${head}  ${candidate}${review ? `  · ${review}` : ''}`];
-  if (ruling?.verdict) {
-    const codes = ruling.verdict.reason_codes.length ? ` [${ruling.verdict.reason_codes.join(', ')}]` : '';
-    lines.push(`           teacher ${ruling.verdict.verdict}${codes}: ${ruling.verdict.explanation}`);
+  for (const attempt of record.verdicts) {
+    if (attempt.verdict && attempt.usable) {
+      const v = attempt.verdict;
+      const codes = v.reason_codes.length ? ` [${v.reason_codes.join(', ')}]` : '';
+      lines.push(`           teacher ${v.verdict}${codes}: ${v.explanation}`);
+    } else {
+      lines.push(`           teacher verdict ${attempt.attempt} unusable: ${attempt.problem ?? 'unknown problem'}`);
+    }
   }
   const selected = record.selected && record.selected.source === 'teacher' && record.proposer === 'student'
     ? ` ${formatDecision(record.selected.decision)}`

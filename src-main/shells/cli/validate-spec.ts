@@ -1,6 +1,6 @@
 import { loadSpecFile } from '../../spec/load-spec';
 import { startToolHost } from '../../mcp/mcp-tool-host';
-import { substituteVars } from '../../spec/substitute';
+import { substituteVars } from '@shared/util/substitute';
 import { resolveProvider } from '../../providers/resolve-provider';
 import { EFFECT_LABELS } from '@shared/contracts/tool-effect';
 
