@@ -74,7 +74,7 @@ async function main() {
       name: 'bench',
       instructions: 'read',
       task: 'read',
-      supervision: { review },
+      supervision: { phase: review === 'all' ? 2 : 3 },
       limits: { max_rounds: ROUNDS, max_consecutive_failures: 1 },
     });
   const agentRounds = (review: 'protected_effects' | 'all') => async () => {
@@ -108,9 +108,10 @@ async function main() {
       execute: fromPromise<ToolExecution, ExecuteInput>(async () => ({ server: 'fs', tool: 'read_text_file', arguments: {}, idempotency_key: 'k'.repeat(64), ok: true, is_error: false, content: 'x', duration_ms: 0 })),
     },
   });
+  const machineSupervision = spec('protected_effects').supervision;
   const machineOnly = await sample(async () => {
     for (let i = 0; i < ROUNDS; i += 1) {
-      const actor = createActor(machine, { input: { round: i, proposer: 'student', snapshot, supervision: { enabled: true, review: 'protected_effects', review_invalid: true, max_verdict_attempts: 2 } } });
+      const actor = createActor(machine, { input: { round: i, proposer: 'student', snapshot, supervision: machineSupervision } });
       actor.on('*', () => undefined);
       actor.start();
       const record = await toPromise(actor);

@@ -110,15 +110,16 @@ test('with supervision switched off, the unsafe write is blocked and never reach
   expect(existsSync(join(dataDir, 'outbox.jsonl'))).toBe(true);
 });
 
-test('the boundary refusals demo: malformed output and parallel calls repaired by the teacher, an unusable replacement re-asked, the unsafe write blocked', async ({ page }) => {
+test('the boundary refusals demo: malformed output repaired by the student, parallel calls repaired by the teacher, an unusable replacement re-asked, the unsafe write blocked', async ({ page }) => {
   await page.goto(host.url);
   await page.getByTestId('workflow-card').filter({ hasText: 'Guarded writes' }).getByTestId('run-button').click();
   await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'blocked', { timeout: 30_000 });
   const rounds = page.getByTestId('round-card');
   await expect(rounds).toHaveCount(3);
-  await expect(rounds.nth(0).getByTestId('candidate')).toHaveAttribute('data-rejected', 'true');
-  await expect(rounds.nth(0).getByTestId('validation-issues')).toContainText('unparseable');
-  await expect(rounds.nth(1).getByTestId('validation-issues')).toContainText('parallel_tool_calls');
+  await expect(rounds.nth(0)).toHaveAttribute('data-outcome', 'executed');
+  await expect(rounds.nth(0).getByTestId('selected-decision')).toHaveAttribute('data-source', 'student');
+  await expect(rounds.nth(1).getByTestId('candidate')).toHaveAttribute('data-rejected', 'true');
+  await expect(rounds.nth(1).getByTestId('validation-issues')).toContainText('unparseable');
   await expect(rounds.nth(1).getByTestId('selected-decision')).toHaveAttribute('data-source', 'teacher');
   await expect(rounds.nth(2)).toHaveAttribute('data-outcome', 'blocked');
   await expect(rounds.nth(2).getByTestId('verdict')).toHaveCount(2);

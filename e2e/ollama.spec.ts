@@ -43,10 +43,11 @@ test('when Ollama answers, its models can be picked for a run', async ({ page })
   await page.goto(host.url);
   await expect(page.getByTestId('ollama-status')).toHaveAttribute('data-reachable', 'true');
   await expect(page.getByTestId('ollama-status')).toContainText('qwen3:4b');
-  await page.getByTestId('model-select-student').selectOption('ollama:qwen3:4b');
-  await page.getByTestId('model-select-teacher').selectOption('ollama:qwen3:4b');
+  const card = page.getByTestId('workflow-card').filter({ hasText: 'Notes assistant' });
+  await card.getByTestId('model-select-student').selectOption('ollama:qwen3:4b');
+  await card.getByTestId('model-select-teacher').selectOption('ollama:qwen3:4b');
   await shot(page, '07-ollama-models', false);
-  await page.getByTestId('run-button').click();
+  await card.getByTestId('run-button').click();
   await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed', { timeout: 30_000 });
   await expect(page.getByTestId('run-output')).toContainText('local model');
   await expect(page.locator('body')).toContainText('ollama:qwen3:4b');

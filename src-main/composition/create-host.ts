@@ -13,6 +13,7 @@ import {
 import { eventId, type RunEvent } from '@shared/contracts/events';
 import { prepareDemoWorkspace } from '../demo/demo-workspace';
 import { RunManager } from '../engine/run-manager';
+import { createKeychainStore } from '../credentials/keychain-store';
 import { Outbox } from '../events/outbox';
 import { openFileLedger } from '../mcp/idempotency-ledger';
 import { getOllamaStatus } from '../providers/ollama-status';
@@ -78,7 +79,8 @@ export async function createHost(options: HostOptions): Promise<Host> {
     batch.push(event);
     if (batch.length === 1) queueMicrotask(flush);
   };
-  const runs = new RunManager({ ledger, onEvent, baseDir: options.dataDir, ollamaHost, log });
+  const credentials = options.credentials ?? createKeychainStore();
+  const runs = new RunManager({ ledger, onEvent, baseDir: options.dataDir, ollamaHost, credentials, log });
   const sessions = new Map<string, HostSession>();
 
   const unsubscribe = outbox.subscribe((events) => {
@@ -104,6 +106,12 @@ export async function createHost(options: HostOptions): Promise<Host> {
       return { pending: pending.length };
     },
     'events.ack': async ({ ids }) => ({ acked: outbox.ack(ids) }),
+    'credentials.list': async () => ({ credentials: (await credentials.list()).map((name) => ({ name })) }),
+    'credentials.set': async ({ name, value }) => {
+      await credentials.set(name, value);
+      return { name };
+    },
+    'credentials.delete': async ({ name }) => ({ deleted: await credentials.delete(name) }),
   };
 
   const fail = (id: number, code: HostErrorCode, message: string): ResponseFrame => ({ kind: 'response', id, ok: false, error: { code, message } });

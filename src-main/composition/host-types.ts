@@ -1,4 +1,5 @@
 import type { EventsFrame, ResponseFrame } from '@shared/contracts/host-api';
+import type { CredentialStore } from '../credentials/credential-store';
 
 /** One connected page (a WebSocket, or the Electron window). Transport-specific push. */
 export interface HostSession {
@@ -25,4 +26,6 @@ export interface HostOptions {
   /** Ollama base URL; default http://127.0.0.1:11434 (or OLLAMA_HOST). */
   ollamaHost?: string;
   log?: (line: string) => void;
+  /** The credential store; the OS keychain when absent. */
+  credentials?: CredentialStore;
 }

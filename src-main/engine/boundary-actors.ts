@@ -8,7 +8,7 @@ import type {
   ProposeInput,
   ReviewInput,
 } from '@shared/boundary/machine';
-import type { ModelReply } from '@shared/contracts/model';
+import type { ChatMessage, ModelReply } from '@shared/contracts/model';
 import type { ToolExecution } from '@shared/contracts/round';
 import { maskArguments } from '@shared/util/mask';
 import type { IdempotencyLedger } from '../mcp/idempotency-ledger';
@@ -37,8 +37,14 @@ export interface BoundaryActorDeps {
   confirm: ConfirmTool;
   /** Feedback for the student about the previous round's problem (validation issues, a tool error). */
   feedback: () => string | undefined;
+  /** Masks credential values in tool output before it reaches history (and so every prompt). */
+  maskText?: (text: string) => string;
   onExecution: (execution: ToolExecution) => void;
   onDelivered: (input: DeliverInput) => void;
+  /** The prompt each proposal was made from (the learning context of the round). */
+  onPrompt?: (round: number, messages: ChatMessage[]) => void;
+  /** Phase 1: while the teacher proposes, the student proposes the same round in the shadow. */
+  shadow?: (round: number, outcome: { reply: ModelReply } | { error: string }) => void;
 }
 
 const MAX_RESULT_CHARS = 100_000;
@@ -49,26 +55,41 @@ function capContent(execution: ToolExecution): ToolExecution {
   return { ...execution, content: `${execution.content.slice(0, MAX_RESULT_CHARS)}\n… (${dropped} more characters not kept)` };
 }
 
+function studentRequest(deps: BoundaryActorDeps, input: ProposeInput, messages: ChatMessage[], signal: AbortSignal) {
+  const structured = deps.studentMode === 'structured';
+  return { messages, format: structured ? decisionJsonSchema() : undefined, tools: structured ? undefined : input.snapshot.tools, signal };
+}
+
 /** The host's effects for the boundary machine: models, ledger, history, MCP. */
 export function createBoundaryActors(deps: BoundaryActorDeps) {
   return {
-    propose: fromPromise<ModelReply, ProposeInput>(({ input, signal }) => {
+    propose: fromPromise<ModelReply, ProposeInput>(async ({ input, signal }) => {
       const provider = input.proposer === 'student' ? deps.student : deps.teacher;
       const structured = input.proposer === 'teacher' || deps.studentMode === 'structured';
-      return provider.complete({
-        role: input.proposer,
-        messages: buildStudentMessages({
-          instructions: deps.instructions,
-          task: deps.task,
-          snapshot: input.snapshot,
-          history: deps.history.entries(),
-          feedback: deps.feedback(),
-          mode: structured ? 'structured' : 'tools',
-        }),
-        format: structured ? decisionJsonSchema() : undefined,
-        tools: structured ? undefined : input.snapshot.tools,
-        signal,
+      // Teacher and student propose from the same prompt: a teacher decision is a demonstration
+      // of what the student should have said.
+      const messages = buildStudentMessages({
+        instructions: deps.instructions,
+        task: deps.task,
+        snapshot: input.snapshot,
+        history: deps.history.entries(),
+        feedback: input.feedback ?? deps.feedback(),
+        mode: structured ? 'structured' : 'tools',
       });
+      deps.onPrompt?.(input.round, messages);
+      const request = { messages, format: structured ? decisionJsonSchema() : undefined, tools: structured ? undefined : input.snapshot.tools, signal };
+      const shadowing = deps.shadow && input.proposer === 'teacher' && input.attempt === 0;
+      const shadow = shadowing
+        ? deps.student.complete({ role: 'student', ...studentRequest(deps, input, messages, signal) }).then(
+            (reply) => deps.shadow?.(input.round, { reply }),
+            (err: unknown) => deps.shadow?.(input.round, { error: err instanceof Error ? err.message : String(err) }),
+          )
+        : undefined;
+      try {
+        return await provider.complete({ role: input.proposer, ...request });
+      } finally {
+        await shadow;
+      }
     }),
 
     review: fromPromise<ModelReply, ReviewInput>(({ input, signal }) =>
@@ -119,13 +140,15 @@ export function createBoundaryActors(deps: BoundaryActorDeps) {
       deps.ledger.begin(idempotency_key, { run_id: deps.runId, round: input.round, server: tool.server, tool: tool.name });
       const index = deps.history.length - 1;
       try {
-        const execution = capContent(await deps.toolHost.execute({ decision, tool, idempotency_key, signal }));
+        const raw = await deps.toolHost.execute({ decision, tool, idempotency_key, signal });
+        const execution = capContent({ ...raw, content: deps.maskText ? deps.maskText(raw.content) : raw.content });
         deps.ledger.finish(idempotency_key, { ok: execution.ok, is_error: execution.is_error });
         deps.history.settle(index, execution.content, execution.is_error);
         deps.onExecution(execution);
         return execution;
       } catch (err) {
-        const message = err instanceof Error ? err.message : String(err);
+        const text = err instanceof Error ? err.message : String(err);
+        const message = deps.maskText ? deps.maskText(text) : text;
         deps.ledger.finish(idempotency_key, { ok: false, is_error: true });
         deps.history.settle(index, `the tool call failed: ${message}`, true);
         deps.onExecution({

@@ -134,7 +134,7 @@ describe('the agent run through the decision boundary (real filesystem MCP serve
 
   it('malformed student output is reported, fed back to the student, and the run goes on', async () => {
     const ws = workspace();
-    const { result, events } = await run(spec({ supervision: { review_invalid: false } }), ws, {
+    const { result, events } = await run(spec({ supervision: { rules: { validation_failed: false }, max_repair_rounds: 0 } }), ws, {
       student: [{ text: 'Sure, I will summarise it!' }, { json: { decision_type: 'complete', output: 'done' } }],
     });
     expect(result.status).toBe('completed');
@@ -146,7 +146,7 @@ describe('the agent run through the decision boundary (real filesystem MCP serve
 
   it('repeated invalid output fails the run after max_consecutive_failures with the last reason', async () => {
     const ws = workspace();
-    const { result } = await run(spec({ supervision: { review_invalid: false }, limits: { max_consecutive_failures: 2 } }), ws, {
+    const { result } = await run(spec({ supervision: { rules: { validation_failed: false }, max_repair_rounds: 0 }, limits: { max_consecutive_failures: 2 } }), ws, {
       student: [
         { json: { decision_type: 'tool_call', tool_name: 'delete_everything', arguments: {} } },
         { json: { decision_type: 'tool_call', tool_name: 'delete_everything', arguments: {} } },

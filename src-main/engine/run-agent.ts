@@ -1,24 +1,33 @@
 import { randomUUID } from 'node:crypto';
 import { createActor, toPromise } from 'xstate';
 import { boundaryMachine } from '@shared/boundary/machine';
-import { describeIssues } from '@shared/boundary/validation';
+import { parseCandidate } from '@shared/boundary/parse-candidate';
+import { validateCandidate } from '@shared/boundary/validation';
 import type { RunEvent, RunEventPayload, FinalRunStatus } from '@shared/contracts/events';
-import { modelLabel } from '@shared/contracts/model';
+import { modelLabel, type ChatMessage, type ModelReply } from '@shared/contracts/model';
 import type { RoundRecord, ToolExecution } from '@shared/contracts/round';
 import type { RunResult } from '@shared/contracts/run-result';
 import type { ModelScript } from '@shared/contracts/script';
 import type { AgentSpec } from '@shared/contracts/spec';
 import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
+import { checkProviderAllowed, describeExposure, LOCAL_ONLY, type PrivacyPolicy } from '@shared/policy/privacy';
+import { isSampled } from '@shared/policy/sampler';
 import { redactToolArguments } from '@shared/util/redact';
+import { substituteVars } from '@shared/util/substitute';
+import type { CredentialStore } from '../credentials/credential-store';
+import { collectCredentialRefs, resolveCredentials } from '../credentials/resolve-credentials';
+import { SecretRegistry } from '../credentials/secret-registry';
 import type { IdempotencyLedger } from '../mcp/idempotency-ledger';
 import { startToolHost } from '../mcp/mcp-tool-host';
 import type { ToolHost } from '../mcp/tool-host';
 import type { ModelProvider } from '../providers/provider';
 import { resolveProvider } from '../providers/resolve-provider';
-import { substituteVars } from '@shared/util/substitute';
 import { createBoundaryActors, type ConfirmTool } from './boundary-actors';
 import { CanonicalHistory } from './canonical-history';
 import { createEventStamper } from './event-stamper';
+import { Handover } from './handover';
+import { learningFromRound, learningFromShadow } from './learning-record';
+import { interpretRound } from './round-outcome';
 
 export interface RunAgentOptions {
   spec: AgentSpec;
@@ -33,13 +42,17 @@ export interface RunAgentOptions {
   confirm?: ConfirmTool;
   /** Ollama base URL for refs that don't name one. */
   ollamaHost?: string;
+  /** The workspace's privacy policy; local only when absent. */
+  privacy?: PrivacyPolicy;
+  /** Where `keychain:NAME` references are resolved (the OS keychain). Needed only when the spec has some. */
+  credentials?: CredentialStore;
   /** Injected for tests and benchmarks; resolved from the spec otherwise. */
   providers?: { student: ModelProvider; teacher: ModelProvider };
   toolHost?: ToolHost;
 }
 
 export interface AgentRun extends RunResult {
-  /** The run could not start (servers, providers, variables): bad input rather than a bad run. */
+  /** The run could not start (servers, providers, variables, privacy): bad input rather than a bad run. */
   setup_error?: string;
 }
 
@@ -50,8 +63,9 @@ function errorText(err: unknown): string {
 }
 
 /**
- * The agent loop: every model round goes through the decision boundary machine; the loop only
- * decides what a round's outcome means for the run (continue, finish, stop safely).
+ * The agent loop: every model round goes through the decision boundary machine; the loop decides
+ * who proposes (lifecycle phase, takeover), whether the sampler drew the round, and what the
+ * round's outcome means for the run (continue, hand over, finish, stop safely).
  */
 export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   const runId = options.runId ?? randomUUID();
@@ -63,10 +77,13 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   const rounds: RoundRecord[] = [];
   const executions: ToolExecution[] = [];
   const spec = options.spec;
+  const { supervision } = spec;
   const models = { student: modelLabel(spec.models.student), teacher: modelLabel(spec.models.teacher) };
   // The latest round's snapshot: its effect metadata says which arguments are sensitive.
   let snapshot: ToolSnapshot = { round: 0, tools: [], hash: 'no-tools-yet' };
-  const emit = (payload: RunEventPayload) => stamper.emit(redactToolArguments(payload, snapshot));
+  // Every credential value this run resolves is masked wherever it could surface: events, results, prompts.
+  const secrets = new SecretRegistry();
+  const emit = (payload: RunEventPayload) => stamper.emit(secrets.mask(redactToolArguments(payload, snapshot)));
 
   let status: FinalRunStatus = 'failed';
   let output: string | undefined;
@@ -76,49 +93,73 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
 
   let instructions = spec.instructions;
   let task = spec.task;
-  let script = options.script;
   let providers: { student: ModelProvider; teacher: ModelProvider } | undefined;
+  let resolved = new Map<string, string>();
   try {
     instructions = substituteVars(spec.instructions, vars, 'instructions');
     task = substituteVars(spec.task, vars, 'task');
-    script = options.script ? substituteVars(options.script, vars, 'script') : undefined;
+    const script = options.script ? substituteVars(options.script, vars, 'script') : undefined;
+    for (const role of ['student', 'teacher'] as const) {
+      const allowed = checkProviderAllowed(spec.models[role], role, options.privacy ?? LOCAL_ONLY, options.ollamaHost);
+      if (!allowed.ok) throw new Error(allowed.message);
+    }
+    const refs = collectCredentialRefs(spec);
+    if (refs.length > 0) {
+      if (!options.credentials) throw new Error('this spec uses keychain credentials, but no credential store is available');
+      resolved = await resolveCredentials(refs, options.credentials, secrets);
+    }
+    const deps = { script, ollamaHost: options.ollamaHost, apiKeys: resolved };
     providers = options.providers ?? {
-      student: resolveProvider(spec.models.student, 'student', { script, ollamaHost: options.ollamaHost }),
-      teacher: resolveProvider(spec.models.teacher, 'teacher', { script, ollamaHost: options.ollamaHost }),
+      student: resolveProvider(spec.models.student, 'student', deps),
+      teacher: resolveProvider(spec.models.teacher, 'teacher', deps),
     };
   } catch (err) {
-    setupError = errorText(err);
+    setupError = secrets.maskText(errorText(err));
   }
-  emit({ type: 'run.started', spec_id: spec.id, spec_name: spec.name, task, supervision: spec.supervision, models, workspace: options.workspace });
+  emit({
+    type: 'run.started',
+    spec_id: spec.id,
+    spec_name: spec.name,
+    task,
+    supervision,
+    models,
+    workspace: options.workspace,
+    exposure: describeExposure(spec.models, options.ollamaHost),
+  });
 
   try {
     if (setupError !== undefined || !providers) throw new Error(setupError ?? 'no model providers');
     try {
-      toolHost = options.toolHost ?? (await startToolHost(spec.servers, { vars, overrides: spec.tool_effects, cwd: options.specDir }));
+      toolHost = options.toolHost ?? (await startToolHost(spec.servers, { vars, overrides: spec.tool_effects, cwd: options.specDir, credentials: resolved }));
     } catch (err) {
-      setupError = errorText(err);
+      setupError = secrets.maskText(errorText(err));
       throw err;
     }
 
     let feedback: string | undefined;
     let consecutiveFailures = 0;
     const delivered: string[] = [];
+    const prompts = new Map<number, ChatMessage[]>();
+    const shadows = new Map<number, { reply: ModelReply } | { error: string }>();
+    const handover = new Handover(supervision);
     const actors = createBoundaryActors({
       runId,
       instructions,
       task,
       student: providers.student,
       teacher: providers.teacher,
-      studentMode: spec.models.student.provider === 'ollama' ? spec.models.student.mode : 'structured',
+      studentMode: spec.models.student.provider === 'script' ? 'structured' : spec.models.student.mode,
       toolHost,
       ledger: options.ledger,
       history,
       confirm: options.confirm ?? noConfirmation,
       feedback: () => feedback,
-      onExecution: (e) => executions.push(e),
-      onDelivered: ({ decision }) => {
-        if (decision.decision_type === 'present_result') delivered.push(decision.content);
-      },
+      // A tool may echo a credential (an env dump, an error): masked before history and prompts.
+      maskText: (text) => secrets.maskText(text),
+      onExecution: (e) => executions.push(secrets.mask(e)),
+      onDelivered: () => undefined,
+      onPrompt: (round, messages) => prompts.set(round, messages),
+      shadow: supervision.enabled && supervision.phase === 1 ? (round, outcome) => shadows.set(round, outcome) : undefined,
     });
     const machine = boundaryMachine.provide({ actors });
 
@@ -127,7 +168,6 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       if (options.signal?.aborted) {
         status = 'cancelled';
         message = 'the run was cancelled';
-        finished = true;
         break;
       }
       try {
@@ -136,7 +176,6 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
         status = 'failed';
         message = `could not list tools for round ${round}: ${errorText(err)}`;
         if (round === 0) setupError = message;
-        finished = true;
         break;
       }
       emit({
@@ -146,9 +185,9 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
         tools: snapshot.tools.map((t) => ({ name: t.name, server: t.server, schema_hash: t.schema_hash, effect: t.effect.effect, effect_source: t.effect_source })),
       });
 
-      const actor = createActor(machine, {
-        input: { round, proposer: 'student', snapshot, supervision: spec.supervision },
-      });
+      const proposer = handover.proposer();
+      const sampled = isSampled(supervision.rules.sample_rate, supervision.rules.sample_seed, runId, round);
+      const actor = createActor(machine, { input: { round, proposer, snapshot, supervision, sampled } });
       actor.on('*', (payload) => emit(payload));
       const onAbort = () => actor.send({ type: 'CANCEL' });
       options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -160,74 +199,34 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
         options.signal?.removeEventListener('abort', onAbort);
       }
       rounds.push(redactToolArguments(record, snapshot));
-      recordLearning(record, models, emit);
+      recordLearning(record, prompts.get(round) ?? [], shadows.get(round), snapshot, models, emit);
 
-      switch (record.outcome) {
-        case 'executed': {
-          const failedTool = record.execution?.is_error === true;
-          consecutiveFailures = failedTool ? consecutiveFailures + 1 : 0;
-          feedback = undefined;
-          break;
-        }
-        case 'delivered': {
-          consecutiveFailures = 0;
-          feedback = undefined;
-          const decision = record.selected?.decision;
-          if (decision?.decision_type === 'complete') {
-            status = 'completed';
-            output = decision.output;
-            finished = true;
-          } else if (decision?.decision_type === 'ask_user' || decision?.decision_type === 'request_confirmation') {
-            status = 'needs_input';
-            message = decision.decision_type === 'ask_user' ? decision.question : decision.message;
-            output = delivered.join('\n\n') || undefined;
-            finished = true;
-          } else if (decision?.decision_type === 'reroute') {
-            status = 'rerouted';
-            message = `rerouted to ${decision.target}: ${decision.reason}`;
-            finished = true;
-          }
-          break;
-        }
-        case 'blocked': {
-          finished = true;
-          message = record.message ?? 'the decision was blocked';
-          switch (spec.supervision.on_block) {
-            case 'fail':
-              status = 'blocked';
-              break;
-            case 'safe_message':
-              status = 'blocked';
-              output = spec.supervision.safe_message;
-              break;
-            case 'ask_user':
-              status = 'needs_input';
-              message = `a decision was blocked (${message}); how should the agent continue?`;
-              break;
-          }
-          break;
-        }
-        case 'escalated':
-          status = 'escalated';
-          message = record.message ?? 'the teacher escalated this round';
-          finished = true;
-          break;
-        case 'failed': {
-          if (record.reason === 'cancelled') {
-            status = 'cancelled';
-            message = 'the run was cancelled';
-            finished = true;
-            break;
-          }
-          consecutiveFailures += 1;
-          feedback = describeFailure(record);
+      if (proposer === 'teacher' && handover.endOfRound() && supervision.phase >= 2) {
+        emit({ type: 'handover', round, to: 'student', reason: 'takeover_ended' });
+      }
+      const verdict = interpretRound(record, supervision);
+      switch (verdict.next) {
+        case 'continue':
+          consecutiveFailures = verdict.failed ? consecutiveFailures + 1 : 0;
+          feedback = verdict.feedback;
+          if (verdict.delivered) delivered.push(verdict.delivered);
           if (consecutiveFailures >= spec.limits.max_consecutive_failures) {
             status = 'failed';
-            message = `${consecutiveFailures} failed rounds in a row; last: ${record.message ?? record.reason ?? 'unknown'}`;
+            message = `${consecutiveFailures} failed rounds in a row; last: ${record.message ?? record.reason ?? 'the tool reported an error'}`;
             finished = true;
           }
           break;
-        }
+        case 'takeover':
+          consecutiveFailures = 0;
+          feedback = undefined;
+          emit({ type: 'handover', round, to: 'teacher', reason: 'escalation', rounds: handover.startTakeover() });
+          break;
+        case 'stop':
+          status = verdict.status;
+          output = verdict.output ?? (verdict.status === 'needs_input' ? delivered.join('\n\n') || undefined : undefined);
+          message = verdict.message;
+          finished = true;
+          break;
       }
       if (!finished && round === spec.limits.max_rounds - 1) {
         status = 'max_rounds';
@@ -237,7 +236,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     }
   } catch (err) {
     status = 'failed';
-    message = errorText(err);
+    message = secrets.maskText(errorText(err));
   } finally {
     if (toolHost && !options.toolHost) await toolHost.close().catch(() => undefined);
   }
@@ -250,8 +249,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     output,
     message,
     // Results are reports like traces: sensitive arguments stay masked (the tools got the real values).
-    history: redactToolArguments(history.entries(), snapshot),
-    rounds,
+    history: secrets.mask(redactToolArguments(history.entries(), snapshot)),
+    rounds: secrets.mask(rounds),
     executions,
     models,
     event_count,
@@ -259,29 +258,21 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   };
 }
 
-function describeFailure(record: RoundRecord): string {
-  if (record.validation && !record.validation.ok) {
-    return `Your previous decision was rejected: ${describeIssues(record.validation.issues)}. Return exactly one valid decision.`;
-  }
-  return `The previous round failed: ${record.message ?? record.reason ?? 'unknown error'}.`;
-}
-
-/** A reviewed round is learning data: what the student proposed, what the teacher ruled, what ran. */
+/** Every round that teaches something becomes a learning example in the trace. */
 function recordLearning(
   record: RoundRecord,
+  context: ChatMessage[],
+  shadow: { reply: ModelReply } | { error: string } | undefined,
+  snapshot: ToolSnapshot,
   models: { student: string; teacher: string },
   emit: (payload: RunEventPayload) => void,
 ): void {
-  const verdict = record.verdict;
-  if (!verdict) return;
-  emit({
-    type: 'learning.example',
-    round: record.round,
-    student_candidate: record.candidate.parsed?.raw ?? record.candidate.reply?.text,
-    verdict,
-    final_decision: record.selected?.decision,
-    reason_codes: verdict.reason_codes,
-    agreement: verdict.verdict === 'accept',
-    models,
-  });
+  const example = learningFromRound(record, context, models);
+  if (example) emit(example);
+  if (shadow && 'reply' in shadow) {
+    const parsed = parseCandidate(shadow.reply);
+    const valid = validateCandidate(parsed, snapshot).result.ok;
+    const comparison = learningFromShadow(record, { candidate: parsed.raw, valid }, context, models);
+    if (comparison) emit(comparison);
+  }
 }

@@ -6,6 +6,7 @@ import type { IdempotencyLedger } from '../mcp/idempotency-ledger';
 import { resolveSpec } from '../spec/load-spec';
 import { runAgent, type AgentRun } from './run-agent';
 import type { ConfirmTool } from './boundary-actors';
+import type { CredentialStore } from '../credentials/credential-store';
 
 export interface RunManagerDeps {
   ledger: IdempotencyLedger;
@@ -15,6 +16,7 @@ export interface RunManagerDeps {
   baseDir: string;
   confirm?: ConfirmTool;
   ollamaHost?: string;
+  credentials?: CredentialStore;
   log?: (line: string) => void;
 }
 
@@ -52,6 +54,8 @@ export class RunManager {
       signal: controller.signal,
       confirm: this.deps.confirm,
       ollamaHost: this.deps.ollamaHost,
+      privacy: overrides.privacy,
+      credentials: this.deps.credentials,
     })
       .then((result) => {
         this.deps.log?.(`run ${runId} ${result.status}${result.message ? `: ${result.message}` : ''}`);

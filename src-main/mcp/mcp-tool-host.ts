@@ -19,6 +19,8 @@ export interface ToolHostOptions {
   overrides: Record<string, ToolEffect>;
   /** Working directory of every server process. */
   cwd: string;
+  /** Resolved `keychain:NAME` values for server env (see server-launch.ts). */
+  credentials?: ReadonlyMap<string, string>;
   /** Handshake deadline per server (default 20 s). */
   startTimeoutMs?: number;
   /** Deadline per tools/list and tools/call request (default 60 s). */
@@ -67,7 +69,7 @@ export async function startToolHost(servers: McpServerSpec[], options: ToolHostO
   // Resolve every launch before spawning anything: a typo in one spec should not start the others.
   const launches: ServerLaunch[] = servers.map((spec) => {
     try {
-      return resolveLaunch(spec, { vars: options.vars, cwd: options.cwd });
+      return resolveLaunch(spec, { vars: options.vars, cwd: options.cwd, credentials: options.credentials });
     } catch (error) {
       throw new McpStartError(spec.id, error instanceof McpLaunchError ? error.message : errorMessage(error));
     }

@@ -32,6 +32,14 @@ describe('resolveLaunch', () => {
     expect(launch).toEqual({ command: '/usr/local/bin/my-mcp', args: ['--root', '/w/data', 'plain'], env: { ROOT: '/w', MODE: 'ro' }, cwd: dir });
   });
 
+  it('gives a server its keychain credentials at launch only, and refuses one that was not resolved', () => {
+    const spec = { id: 'gh', command: 'gh-mcp', args: [], env: { GITHUB_TOKEN: 'keychain:github', MODE: 'ro' } };
+    const launch = resolveLaunch(spec, { vars: {}, cwd: dir, credentials: new Map([['keychain:github', 'resolved-value-xyz']]) });
+    expect(launch.env).toEqual({ GITHUB_TOKEN: 'resolved-value-xyz', MODE: 'ro' });
+    expect(spec.env.GITHUB_TOKEN).toBe('keychain:github');
+    expect(() => resolveLaunch(spec, { vars: {}, cwd: dir })).toThrow(/needs credential keychain:github in env\.GITHUB_TOKEN/);
+  });
+
   it('names an unknown variable and where it was used', () => {
     expect(() => resolveLaunch({ id: 'fs', command: 'x', args: [], env: { HOME_DIR: '${home}' } }, { vars: { workspace: dir }, cwd: dir })).toThrow(
       /unknown variable \$\{home\} in env\.HOME_DIR of MCP server "fs" \(known: \$\{workspace\}\)/,

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { McpServerSpec } from '@shared/contracts/spec';
 import { substituteVars as substitute, UnknownVariableError } from '@shared/util/substitute';
+import { isCredentialRef } from '@shared/contracts/credentials';
 import { McpLaunchError } from './errors';
 
 /** How to spawn one stdio server. */
@@ -20,6 +21,8 @@ export interface LaunchOptions {
   /** Values for `${name}` in args and env, e.g. `{ workspace: '/abs/folder' }`. */
   vars: Readonly<Record<string, string>>;
   cwd: string;
+  /** Resolved `keychain:NAME` values: env values that are references get them, at launch only. */
+  credentials?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -29,7 +32,15 @@ export interface LaunchOptions {
 export function resolveLaunch(spec: McpServerSpec, options: LaunchOptions): ServerLaunch {
   const args = spec.args.map((arg, i) => substituteVars(arg, options.vars, spec.id, `args[${i}]`));
   const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(spec.env ?? {})) env[key] = substituteVars(value, options.vars, spec.id, `env.${key}`);
+  for (const [key, value] of Object.entries(spec.env ?? {})) {
+    if (isCredentialRef(value)) {
+      const secret = options.credentials?.get(value);
+      if (secret === undefined) throw new McpLaunchError(spec.id, `MCP server "${spec.id}" needs credential ${value} in env.${key}, and it was not resolved`);
+      env[key] = secret;
+    } else {
+      env[key] = substituteVars(value, options.vars, spec.id, `env.${key}`);
+    }
+  }
 
   if (spec.package !== undefined) {
     const script = resolvePackageBin(spec.package, spec.id);

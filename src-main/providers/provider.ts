@@ -1,23 +1,21 @@
 import type { ModelReply, ModelRole } from '@shared/contracts/model';
 import type { OfferedTool } from '@shared/contracts/tool-snapshot';
 
-export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant' | 'tool';
-  content: string;
-}
+export type { ChatMessage } from '@shared/contracts/model';
+import type { ChatMessage } from '@shared/contracts/model';
 
 export interface ModelRequest {
   role: ModelRole;
   messages: ChatMessage[];
   /** Tools mode: the round's offered tools as native tool definitions. */
   tools?: OfferedTool[];
-  /** Structured mode: the JSON Schema the reply must follow (Ollama `format`). */
+  /** Structured mode: the JSON Schema the reply must follow (Ollama `format`, OpenAI `response_format`). */
   format?: Record<string, unknown>;
   /** Aborts the call (run cancelled, timeout). */
   signal?: AbortSignal;
 }
 
-/** One model behind one role. Implementations: the script (replay) provider and Ollama. */
+/** One model behind one role. Implementations: the script (replay) provider, Ollama, OpenAI-compatible servers. */
 export interface ModelProvider {
   /** Shown in traces and the app, e.g. "replay" or "ollama:qwen3:4b". */
   readonly label: string;
@@ -30,6 +28,12 @@ export const PROVIDER_ERROR_CODES = [
   'timeout',
   'cancelled',
   'bad_response',
+  /** The server refused the API key, or wants one (HTTP 401/403). */
+  'unauthorized',
+  /** The server asks to slow down or the account's quota is used up (HTTP 429). */
+  'rate_limited',
+  /** The model names a `keychain:NAME` credential the host could not supply. */
+  'credential_missing',
   'script_exhausted',
   'scripted_error',
 ] as const;

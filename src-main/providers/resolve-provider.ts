@@ -1,7 +1,9 @@
+import type { CredentialRef } from '@shared/contracts/credentials';
 import type { ModelRef, ModelRole } from '@shared/contracts/model';
 import type { ModelScript } from '@shared/contracts/script';
-import type { FetchFn } from './ollama-call';
+import type { FetchFn } from './http-call';
 import { createOllamaProvider } from './ollama-provider';
+import { createOpenAICompatibleProvider } from './openai-compatible-provider';
 import type { ModelProvider } from './provider';
 import { createScriptProvider } from './script-provider';
 
@@ -11,11 +13,18 @@ export interface ProviderDeps {
   fetch?: FetchFn;
   /** The app's Ollama address, for refs that name no host. */
   ollamaHost?: string;
+  /**
+   * API keys already read from the OS keychain, by reference (`keychain:NAME` → value). The
+   * engine fills it from `credentialRefsOf(...)` before resolving; each key goes only to the
+   * provider whose ref names it.
+   */
+  apiKeys?: ReadonlyMap<string, string>;
 }
 
 /**
  * The one place a model ref becomes a provider. Resolve once per run and role: a replay
  * provider keeps its position in the script, so resolving again starts the script over.
+ * Throws (a ProviderError `credential_missing` for an absent key) on a configuration error.
  */
 export function resolveProvider(ref: ModelRef, role: ModelRole, deps: ProviderDeps = {}): ModelProvider {
   switch (ref.provider) {
@@ -24,5 +33,17 @@ export function resolveProvider(ref: ModelRef, role: ModelRole, deps: ProviderDe
       return createScriptProvider(deps.script, role);
     case 'ollama':
       return createOllamaProvider(ref, role, { fetch: deps.fetch, defaultHost: deps.ollamaHost });
+    case 'openai_compatible':
+      // The provider itself refuses a named key that is absent, with the reference and the fix.
+      return createOpenAICompatibleProvider(ref, role, {
+        apiKey: ref.api_key === undefined ? undefined : deps.apiKeys?.get(ref.api_key),
+        fetch: deps.fetch,
+      });
   }
+}
+
+/** The keychain references these models need resolved before `resolveProvider` (each once). */
+export function credentialRefsOf(...refs: readonly ModelRef[]): CredentialRef[] {
+  const names = refs.flatMap((ref) => (ref.provider === 'openai_compatible' && ref.api_key !== undefined ? [ref.api_key] : []));
+  return [...new Set(names)];
 }

@@ -1,3 +1,4 @@
+import { PHASE_LABELS } from '@shared/contracts/spec';
 import { useState } from 'react';
 import { useLiveQuery } from 'dexie-react-hooks';
 import type { ModelRef } from '@shared/contracts/model';
@@ -10,12 +11,6 @@ import { ModelSelect } from '../components/ModelSelect';
 import { Switch } from '../components/Switch';
 import { Chip } from '../components/Chip';
 import { Spinner } from '../components/Icons';
-
-const REVIEW_LABELS = {
-  protected_effects: 'protected effects reviewed',
-  all: 'every decision reviewed',
-  none: 'no review',
-} as const;
 
 function serverLabel(server: McpServerSpec): string {
   return server.package ?? server.command ?? server.id;
@@ -78,7 +73,7 @@ function WorkflowCard({ row }: { row: WorkflowRow }) {
         <div className="meta__row">
           <dt>Policy</dt>
           <dd>
-            {REVIEW_LABELS[doc.supervision.review]} · up to {doc.limits.max_rounds} rounds
+            Phase {doc.supervision.phase} · {PHASE_LABELS[doc.supervision.phase]} · up to {doc.limits.max_rounds} rounds
           </dd>
         </div>
       </dl>

@@ -3,7 +3,6 @@ import { assign } from 'xstate';
 import { getSimplePaths } from 'xstate/graph';
 import { boundaryMachine, type BoundaryInput } from './machine';
 import { Decision } from '../contracts/decision';
-import { decideReview } from '../policy/review-policy';
 import { boundaryInput, CONFIRM_TOOLS, FILE_TOOLS, type ProposalName } from './testing/fixtures';
 import { checkRoundInvariants } from './testing/invariants';
 import { generateBoundaryPaths, pathOptions, type BoundaryPath } from './testing/path-alphabet';
@@ -16,13 +15,15 @@ import { allStateKeys, allTransitionKeys, replayPath, type ReplayTrace } from '.
  */
 
 const CASES: { name: string; input: BoundaryInput }[] = [
-  { name: 'student · protected_effects · invalid reviewed · 2 verdict attempts', input: boundaryInput() },
+  { name: 'student · phase 3 · invalid reviewed · 2 verdict attempts', input: boundaryInput() },
   {
     name: 'student · protected_effects · invalid not reviewed · 1 verdict attempt',
-    input: boundaryInput({ supervision: { review_invalid: false, max_verdict_attempts: 1 } }),
+    input: boundaryInput({ supervision: { rules: { validation_failed: false }, max_verdict_attempts: 1 } }),
   },
-  { name: 'student · review all · 1 verdict attempt', input: boundaryInput({ supervision: { review: 'all', max_verdict_attempts: 1 } }) },
-  { name: 'student · review none · 1 verdict attempt', input: boundaryInput({ supervision: { review: 'none', max_verdict_attempts: 1 } }) },
+  { name: 'student · phase 2 (fully gated) · 1 verdict attempt', input: boundaryInput({ supervision: { phase: 2, max_verdict_attempts: 1 } }) },
+  { name: 'student · phase 4 (autonomous) · 1 verdict attempt', input: boundaryInput({ supervision: { phase: 4, max_verdict_attempts: 1 } }) },
+  { name: 'student · phase 3 · sampled for audit · 1 verdict attempt', input: boundaryInput({ sampled: true, supervision: { max_verdict_attempts: 1 } }) },
+  { name: 'student · phase 3 · 1 repair round · 1 verdict attempt', input: boundaryInput({ supervision: { max_repair_rounds: 1, max_verdict_attempts: 1 } }) },
   { name: 'student · supervision disabled', input: boundaryInput({ supervision: { enabled: false } }) },
   { name: 'teacher proposes (phase 0)', input: boundaryInput({ proposer: 'teacher' }) },
   {
@@ -31,7 +32,7 @@ const CASES: { name: string; input: BoundaryInput }[] = [
   },
   {
     name: 'student · phase plan allows only read_file · review all · 1 verdict attempt',
-    input: boundaryInput({ constraints: { allowed_tools: ['read_file'] }, supervision: { review: 'all', max_verdict_attempts: 1 } }),
+    input: boundaryInput({ constraints: { allowed_tools: ['read_file'] }, supervision: { phase: 2, max_verdict_attempts: 1 } }),
   },
 ];
 
@@ -145,7 +146,7 @@ describe('the invariant checks catch a broken boundary', () => {
         })),
       },
     });
-    const found = await violationsOf(mutant, boundaryInput({ supervision: { review: 'none', max_verdict_attempts: 1 } }), ['write']);
+    const found = await violationsOf(mutant, boundaryInput({ supervision: { enabled: false, max_verdict_attempts: 1 } }), ['write']);
     expect(found).toContain('I4: protected effect reversible_write executed without a teacher verdict selecting it');
   });
 
@@ -174,9 +175,7 @@ describe('the invariant checks catch a broken boundary', () => {
           const toolName = decision?.decision_type === 'tool_call' ? decision.tool_name : undefined;
           const tool = context.snapshot.tools.find((t) => t.name === toolName);
           const ok = decision !== undefined && (toolName === undefined || tool !== undefined) && context.parsed?.tool_call_count !== 2;
-          const validated = { result: { ok, issues: [] }, decision, tool };
-          const review = decideReview({ supervision: context.supervision, validationOk: ok, effect: tool?.effect.effect, proposer: context.proposer });
-          return { validated, review };
+          return { validated: { result: { ok, issues: [] }, decision, tool } };
         }),
       },
     });

@@ -59,7 +59,7 @@ describe('the decision boundary', () => {
   });
 
   it('a protected effect without review never executes', async () => {
-    for (const supervision of [{ review: 'none' as const }, { enabled: false }]) {
+    for (const supervision of [{ enabled: false }]) {
       const host = new InMemoryHost({ student: [PROPOSALS.write] });
       const { record } = await host.runRound(boundaryInput({ supervision }));
 
@@ -97,7 +97,7 @@ describe('the decision boundary', () => {
     ]);
     for (const reply of [PROPOSALS.parallel, parallelJson]) {
       const host = new InMemoryHost({ student: [reply], files: { 'a.txt': 'a', 'b.txt': 'b' } });
-      const { record } = await host.runRound(boundaryInput({ supervision: { review_invalid: false } }));
+      const { record } = await host.runRound(boundaryInput({ supervision: { rules: { validation_failed: false } } }));
 
       expect(record.outcome).toBe('failed');
       expect(record.reason).toBe('invalid_candidate');
@@ -207,7 +207,7 @@ describe('the decision boundary', () => {
 
   it('an invalid candidate that policy does not send for review fails the round', async () => {
     const host = new InMemoryHost({ student: [PROPOSALS.unoffered] });
-    const { record } = await host.runRound(boundaryInput({ supervision: { review_invalid: false } }));
+    const { record } = await host.runRound(boundaryInput({ supervision: { rules: { validation_failed: false } } }));
 
     expect(record.review).toEqual({ required: false, rule: 'invalid_not_reviewed' });
     expect(record.outcome).toBe('failed');
@@ -364,7 +364,7 @@ describe('the decision boundary', () => {
   it("a phase plan's allowed tools bind the teacher's replacement as they bind the student", async () => {
     const host = new InMemoryHost({ student: [PROPOSALS.read], teacher: [replaceReply('write')] });
     const { record } = await host.runRound(
-      boundaryInput({ constraints: { allowed_tools: ['read_file'] }, supervision: { review: 'all', max_verdict_attempts: 1 } }),
+      boundaryInput({ constraints: { allowed_tools: ['read_file'] }, supervision: { phase: 2, max_verdict_attempts: 1 } }),
     );
 
     expect(record.verdicts[0]?.replacement_validation?.issues.map((i) => i.code)).toEqual(['phase_constraint']);
@@ -413,5 +413,36 @@ describe('the decision boundary', () => {
       validation: { ok: false },
       attempt: 1,
     });
+  });
+
+  it('a student repairs its invalid decision within the round, told what was wrong, before any review', async () => {
+    const host = new InMemoryHost({ student: [PROPOSALS.unparseable, PROPOSALS.read] });
+    const { record, events } = await host.runRound(boundaryInput({ supervision: { max_repair_rounds: 1 } }));
+
+    expect(record.outcome).toBe('executed');
+    expect(record.repairs).toHaveLength(1);
+    expect(record.repairs[0]?.validation.issues[0]?.code).toBe('unparseable');
+    expect(record.review).toEqual({ required: false, rule: 'not_required' });
+    expect(host.calls.review).toEqual([]);
+    expect(host.calls.propose[1]?.feedback).toMatch(/rejected by validation: unparseable/);
+    expect(types(events).slice(0, 6)).toEqual(['round.started', 'candidate.proposed', 'candidate.validated', 'candidate.proposed', 'candidate.validated', 'review.decided']);
+  });
+
+  it('repairs are bounded: a candidate still invalid after them goes to the teacher', async () => {
+    const host = new InMemoryHost({ student: [PROPOSALS.unparseable, PROPOSALS.unparseable], teacher: [replaceReply('read')] });
+    const { record } = await host.runRound(boundaryInput({ supervision: { max_repair_rounds: 1 } }));
+
+    expect(host.calls.propose).toHaveLength(2);
+    expect(record.review).toEqual({ required: true, rule: 'validation_failed' });
+    expect(record.selected?.source).toBe('teacher');
+    expect(record.outcome).toBe('executed');
+  });
+
+  it('a round drawn by the sampler is reviewed even when no other rule fires', async () => {
+    const host = new InMemoryHost({ student: [PROPOSALS.read], teacher: [VERDICTS.accept] });
+    const { record } = await host.runRound(boundaryInput({ sampled: true }));
+    expect(record.review).toEqual({ required: true, rule: 'sampled' });
+    expect(record.verdict?.verdict).toBe('accept');
+    expect(record.outcome).toBe('executed');
   });
 });

@@ -18,7 +18,7 @@ import { parseVerdict } from './verdict';
  * machine owns every ruling, so a buggy host actor cannot skip a step.
  */
 
-export type BoundarySupervision = Pick<SupervisionSpec, 'enabled' | 'review' | 'review_invalid' | 'max_verdict_attempts'>;
+export type BoundarySupervision = Pick<SupervisionSpec, 'enabled' | 'phase' | 'rules' | 'max_verdict_attempts' | 'max_repair_rounds'>;
 
 export interface BoundaryInput {
   round: number;
@@ -26,12 +26,18 @@ export interface BoundaryInput {
   snapshot: ToolSnapshot;
   supervision: BoundarySupervision;
   constraints?: DecisionConstraints;
+  /** The seeded sampler drew this round for an audit review (policy/sampler.ts). */
+  sampled?: boolean;
 }
 
 export interface ProposeInput {
   round: number;
   proposer: Proposer;
   snapshot: ToolSnapshot;
+  /** On a repair: what was wrong with the previous candidate, for the model to fix. */
+  feedback?: string;
+  /** 0 for the first proposal, then 1, 2… for repairs. */
+  attempt: number;
 }
 export interface ReviewInput {
   round: number;
@@ -78,7 +84,15 @@ interface Evaluation {
   replacement?: ValidatedDecision;
 }
 
+/** A candidate the student repaired within the round: what it was and why it failed. */
+export interface RepairedCandidate {
+  reply: ModelReply;
+  parsed: ParsedCandidate;
+  validation: ValidationResult;
+}
+
 export interface BoundaryContext extends BoundaryInput {
+  repairs: RepairedCandidate[];
   reply?: ModelReply;
   parsed?: ParsedCandidate;
   validated?: ValidatedDecision;
@@ -144,6 +158,7 @@ export function toRoundRecord(ctx: BoundaryContext): RoundRecord {
     round: ctx.round,
     proposer: ctx.proposer,
     candidate: { reply: ctx.reply, parsed: ctx.parsed },
+    repairs: ctx.repairs,
     validation: ctx.validated?.result,
     review: ctx.review,
     verdicts: ctx.attempts,
@@ -200,6 +215,10 @@ export const boundaryMachine = setup({
   guards: {
     reviewRequired: ({ context }) => context.review?.required === true,
     candidateValid: ({ context }) => context.validated?.result.ok === true,
+    repairAvailable: ({ context }) =>
+      context.proposer === 'student' &&
+      context.validated?.result.ok === false &&
+      context.repairs.length < context.supervision.max_repair_rounds,
     verdictUnusableWithRetriesLeft: ({ context }) =>
       lastAttempt(context)?.usable === false && context.attempts.length < context.supervision.max_verdict_attempts,
     verdictUnusable: ({ context }) => lastAttempt(context)?.usable === false,
@@ -214,19 +233,26 @@ export const boundaryMachine = setup({
     emitRoundStarted: emit(({ context }) => ({ type: 'round.started' as const, round: context.round, proposer: context.proposer })),
     validate: assign(({ context }) => {
       const parsed = context.parsed ?? { raw: undefined, tool_call_count: 0, parse_error: 'no candidate' };
-      const validated = validateCandidate(parsed, context.snapshot, context.constraints);
-      const effect = validated.result.ok ? validated.tool?.effect.effect : undefined;
-      const review = decideReview({
-        supervision: context.supervision,
-        validationOk: validated.result.ok,
-        effect,
-        proposer: context.proposer,
-      });
-      return { validated, review };
+      return { validated: validateCandidate(parsed, context.snapshot, context.constraints) };
+    }),
+    decideReview: assign(({ context }) => {
+      const validated = context.validated;
+      const ok = validated?.result.ok === true;
+      return {
+        review: decideReview({
+          supervision: context.supervision,
+          validationOk: ok,
+          decision: ok ? validated?.decision : undefined,
+          effect: ok ? validated?.tool?.effect.effect : undefined,
+          proposer: context.proposer,
+          sampled: context.sampled === true,
+        }),
+      };
     }),
     emitValidated: emit(({ context }) => ({
       type: 'candidate.validated' as const,
       round: context.round,
+      attempt: context.repairs.length,
       validation: context.validated?.result ?? { ok: false, issues: [] },
     })),
     emitReviewDecided: emit(({ context }) => ({
@@ -269,7 +295,7 @@ export const boundaryMachine = setup({
   },
 }).createMachine({
   id: 'decisionBoundary',
-  context: ({ input }) => ({ ...input, attempts: [] }),
+  context: ({ input }) => ({ ...input, attempts: [], repairs: [] }),
   initial: 'proposing',
   output: ({ context }) => toRoundRecord(context),
   states: {
@@ -279,7 +305,7 @@ export const boundaryMachine = setup({
       invoke: {
         id: 'propose',
         src: 'propose',
-        input: ({ context }) => ({ round: context.round, proposer: context.proposer, snapshot: context.snapshot }),
+        input: ({ context }) => ({ round: context.round, proposer: context.proposer, snapshot: context.snapshot, attempt: 0 }),
         onDone: {
           target: 'validating',
           actions: [
@@ -287,6 +313,7 @@ export const boundaryMachine = setup({
             emit(({ context }) => ({
               type: 'candidate.proposed' as const,
               round: context.round,
+              attempt: 0,
               reply: context.reply ?? { text: '', tool_calls: [], model: 'unknown' },
               parsed: context.parsed ?? { raw: undefined, tool_call_count: 0 },
             })),
@@ -302,7 +329,58 @@ export const boundaryMachine = setup({
       },
     },
     validating: {
-      entry: ['validate', 'emitValidated', 'emitReviewDecided'],
+      entry: ['validate', 'emitValidated'],
+      always: [{ guard: 'repairAvailable', target: 'repairing' }, { target: 'routing' }],
+    },
+    repairing: {
+      // The student fixes its own invalid candidate (bounded), before any review.
+      on: { CANCEL: { target: 'failed', actions: assign({ reason: 'cancelled', message: 'the run was cancelled' }) } },
+      invoke: {
+        // Same effect as proposing, so the host (and its tests) see one `propose` actor.
+        id: 'propose',
+        src: 'propose',
+        input: ({ context }) => ({
+          round: context.round,
+          proposer: context.proposer,
+          snapshot: context.snapshot,
+          attempt: context.repairs.length + 1,
+          feedback: `Your decision was rejected by validation: ${describeIssues(context.validated?.result.issues ?? [])}. Return exactly one valid decision.`,
+        }),
+        onDone: {
+          target: 'validating',
+          actions: [
+            assign(({ context, event }) => ({
+              repairs: [
+                ...context.repairs,
+                {
+                  reply: context.reply ?? { text: '', tool_calls: [], model: 'unknown' },
+                  parsed: context.parsed ?? { raw: undefined, tool_call_count: 0 },
+                  validation: context.validated?.result ?? { ok: false, issues: [] },
+                },
+              ],
+              reply: event.output,
+              parsed: parseCandidate(event.output),
+            })),
+            emit(({ context }) => ({
+              type: 'candidate.proposed' as const,
+              round: context.round,
+              attempt: context.repairs.length,
+              reply: context.reply ?? { text: '', tool_calls: [], model: 'unknown' },
+              parsed: context.parsed ?? { raw: undefined, tool_call_count: 0 },
+            })),
+          ],
+        },
+        onError: {
+          target: 'failed',
+          actions: assign(({ context, event }) => ({
+            reason: `${context.proposer}_error`,
+            message: `the ${context.proposer} model failed while repairing its decision: ${errorMessage(event.error)}`,
+          })),
+        },
+      },
+    },
+    routing: {
+      entry: ['decideReview', 'emitReviewDecided'],
       always: [
         { guard: 'reviewRequired', target: 'reviewing' },
         { guard: 'candidateValid', target: 'authorizing', actions: ['selectCandidate', 'emitSelected'] },

@@ -1,13 +1,15 @@
 import { z } from 'zod';
 import { Decision } from './decision';
-import { ModelReply } from './model';
+import { ChatMessage, ModelReply } from './model';
+import { LearningKind } from './learning-export';
 import { EffectClass, EffectSource } from './tool-effect';
 import { Proposer, RoundRecord, ToolExecution, VerdictAttempt } from './round';
 import { TeacherVerdict, ReasonCode } from './verdict';
 import { SupervisionSpec } from './spec';
 import { ParsedCandidate } from '../boundary/parse-candidate';
 import { ValidationResult } from './validation-result';
-import { ReviewDecision } from '../policy/review-policy';
+import { ReviewDecision, ReviewRule } from '../policy/review-policy';
+import { DataExposure } from '../policy/privacy';
 import { Authorization } from '../boundary/authorization';
 
 export const RUN_STATUSES = [
@@ -63,6 +65,8 @@ export const RunEvent = z.discriminatedUnion('type', [
     supervision: SupervisionSpec,
     models: z.object({ student: z.string(), teacher: z.string() }).strict(),
     workspace: z.string().optional(),
+    /** Which provider is shown which data in this run (privacy record). */
+    exposure: z.array(DataExposure).default([]),
   }),
   event('tools.snapshot', {
     round,
@@ -72,8 +76,9 @@ export const RunEvent = z.discriminatedUnion('type', [
     ),
   }),
   event('round.started', { round, proposer: Proposer }),
-  event('candidate.proposed', { round, reply: ModelReply, parsed: ParsedCandidate }),
-  event('candidate.validated', { round, validation: ValidationResult }),
+  /** `attempt` 0 is the first proposal; 1, 2… are the student's repairs within the round. */
+  event('candidate.proposed', { round, attempt: z.number().int().nonnegative().optional(), reply: ModelReply, parsed: ParsedCandidate }),
+  event('candidate.validated', { round, attempt: z.number().int().nonnegative().optional(), validation: ValidationResult }),
   event('review.decided', { round, review: ReviewDecision }),
   event('verdict.received', { round, attempt: VerdictAttempt }),
   event('decision.selected', { round, source: Proposer, decision: Decision }),
@@ -82,8 +87,23 @@ export const RunEvent = z.discriminatedUnion('type', [
   event('tool.executed', { round, execution: ToolExecution }),
   event('response.delivered', { round, decision: Decision }),
   event('round.completed', { round, record: RoundRecord }),
+  /** Who proposes changed: the teacher takes over after an escalation, or hands back. */
+  event('handover', {
+    round,
+    to: Proposer,
+    reason: z.enum(['escalation', 'takeover_ended']),
+    /** Rounds the teacher will decide (on a takeover). */
+    rounds: z.number().int().positive().optional(),
+  }),
   event('learning.example', {
     round,
+    /** review: the teacher ruled on the student's candidate · shadow: the student proposed alongside
+     * a teacher who acted (phase 1) · demonstration: the teacher decided (phase 0, takeover). */
+    kind: LearningKind.default('review'),
+    /** The student's prompt for the round, redacted: the input of a fine-tuning example. */
+    context: z.array(ChatMessage).default([]),
+    /** The review rule that sent the round to the teacher. */
+    rule: ReviewRule.optional(),
     student_candidate: z.unknown(),
     verdict: TeacherVerdict.optional(),
     final_decision: Decision.optional(),

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { ModelRef } from './model';
 import { RunEvent } from './events';
 import { WorkflowDocument } from './spec';
+import { CredentialInfo, CredentialName } from './credentials';
+import { PrivacyPolicy } from '../policy/privacy';
 
 /**
  * The host API: one contract for both transports (Electron IPC and the browser-run WebSocket).
@@ -25,6 +27,8 @@ export const OllamaModelInfo = z
     size: z.number().optional(),
     family: z.string().optional(),
     parameter_size: z.string().optional(),
+    /** From Ollama's `show`: e.g. completion, tools, vision, thinking. Absent when unknown. */
+    capabilities: z.array(z.string()).optional(),
   })
   .strict();
 export type OllamaModelInfo = z.infer<typeof OllamaModelInfo>;
@@ -50,6 +54,8 @@ export const RunOverrides = z
     supervision_enabled: z.boolean().optional(),
     student: ModelRef.optional(),
     teacher: ModelRef.optional(),
+    /** The workspace's privacy policy; local only when absent. */
+    privacy: PrivacyPolicy.optional(),
   })
   .strict();
 export type RunOverrides = z.infer<typeof RunOverrides>;
@@ -68,6 +74,14 @@ export const HOST_METHODS = {
   'runs.active': { params: empty, result: z.object({ run_ids: z.array(z.string()) }).strict() },
   /** Start receiving events: everything not yet acknowledged is pushed first, then live ones. */
   'events.subscribe': { params: empty, result: z.object({ pending: z.number().int().nonnegative() }).strict() },
+  /** Names of the credentials in the OS keychain (never values). */
+  'credentials.list': { params: empty, result: z.object({ credentials: z.array(CredentialInfo) }).strict() },
+  /** Write-only: the value goes to the host's keychain and never comes back. */
+  'credentials.set': {
+    params: z.object({ name: CredentialName, value: z.string().min(4).max(16_384) }).strict(),
+    result: z.object({ name: CredentialName }).strict(),
+  },
+  'credentials.delete': { params: z.object({ name: CredentialName }).strict(), result: z.object({ deleted: z.boolean() }).strict() },
   /** The page has stored these events durably; the host may drop them from its outbox. */
   'events.ack': { params: z.object({ ids: z.array(z.string()).max(10_000) }).strict(), result: z.object({ acked: z.number().int() }).strict() },
 } as const;

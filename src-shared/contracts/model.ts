@@ -1,8 +1,15 @@
 import { z } from 'zod';
+import { CredentialRef } from './credentials';
 
 /** Roles a model plays at the decision boundary. */
 export const ModelRole = z.enum(['student', 'teacher']);
 export type ModelRole = z.infer<typeof ModelRole>;
+
+/** One message of a model prompt. Learning examples keep the (redacted) context as these. */
+export const ChatMessage = z
+  .object({ role: z.enum(['system', 'user', 'assistant', 'tool']), content: z.string() })
+  .strict();
+export type ChatMessage = z.infer<typeof ChatMessage>;
 
 /** What a provider returned for one call, before any parsing: the raw material of a candidate. */
 export const ModelToolCall = z.object({ name: z.string(), arguments: z.unknown() }).strict();
@@ -31,7 +38,22 @@ export const OllamaModelRef = z
     timeout_ms: z.number().int().positive().max(600_000).default(120_000),
   })
   .strict();
-export const ModelRef = z.discriminatedUnion('provider', [ScriptModelRef, OllamaModelRef]);
+/**
+ * Any server speaking the OpenAI chat-completions API: a cloud service or a local one (llama.cpp,
+ * LM Studio, vLLM). The key is a keychain reference, never a value.
+ */
+export const OpenAICompatibleModelRef = z
+  .object({
+    provider: z.literal('openai_compatible'),
+    base_url: z.string().url(),
+    model: z.string().min(1),
+    api_key: CredentialRef.optional(),
+    mode: z.enum(['structured', 'tools']).default('structured'),
+    temperature: z.number().min(0).max(2).optional(),
+    timeout_ms: z.number().int().positive().max(600_000).default(120_000),
+  })
+  .strict();
+export const ModelRef = z.discriminatedUnion('provider', [ScriptModelRef, OllamaModelRef, OpenAICompatibleModelRef]);
 export type ModelRef = z.infer<typeof ModelRef>;
 export type ModelRefInput = z.input<typeof ModelRef>;
 export type ProviderKind = ModelRef['provider'];
@@ -42,5 +64,12 @@ export function modelLabel(ref: ModelRef): string {
       return 'replay';
     case 'ollama':
       return `ollama:${ref.model}`;
+    case 'openai_compatible':
+      return `${hostOf(ref.base_url)}:${ref.model}`;
   }
+}
+
+/** `host[:port]` of an http(s) URL, lowercased (no URL global here: shared code stays pure). */
+export function hostOf(url: string): string {
+  return (/^[a-z][a-z0-9+.-]*:\/\/(?:[^@/?#]*@)?([^/?#]+)/i.exec(url)?.[1] ?? url).toLowerCase();
 }

@@ -61,7 +61,10 @@ export const RoundRecord = z
   .object({
     round: z.number().int().nonnegative(),
     proposer: Proposer,
+    /** The candidate the review and selection saw (after any repairs). */
     candidate: z.object({ reply: ModelReply.optional(), parsed: ParsedCandidate.optional(), error: z.string().optional() }).strict(),
+    /** Earlier candidates of this round that failed validation and were repaired by the student. */
+    repairs: z.array(z.object({ reply: ModelReply, parsed: ParsedCandidate, validation: ValidationResult }).strict()).default([]),
     validation: ValidationResult.optional(),
     review: ReviewDecision.optional(),
     verdicts: z.array(VerdictAttempt),

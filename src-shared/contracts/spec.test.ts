@@ -16,11 +16,14 @@ describe('the AgentSpec contract', () => {
       models: { student: { provider: 'script' }, teacher: { provider: 'script' } },
       supervision: {
         enabled: true,
-        review: 'protected_effects',
-        review_invalid: true,
+        phase: 3,
+        rules: { validation_failed: true, sample_rate: 0, sample_seed: 0, complete: false, tools: [] },
+        max_repair_rounds: 1,
         max_verdict_attempts: 2,
         on_block: 'fail',
         safe_message: 'I could not complete this safely. Nothing was changed.',
+        on_escalate: 'teacher_takeover',
+        takeover_rounds: 3,
       },
       limits: { max_rounds: 12, max_consecutive_failures: 3 },
       tool_effects: {},
@@ -29,10 +32,17 @@ describe('the AgentSpec contract', () => {
   });
 
   it('partial supervision is completed with defaults, and bounds are enforced', () => {
-    expect(AgentSpec.parse({ ...minimal, supervision: { review: 'all' } }).supervision).toMatchObject({ review: 'all', enabled: true, max_verdict_attempts: 2 });
+    expect(AgentSpec.parse({ ...minimal, supervision: { phase: 2, rules: { complete: true } } }).supervision).toMatchObject({
+      phase: 2,
+      rules: { complete: true, validation_failed: true, sample_rate: 0 },
+      enabled: true,
+      max_verdict_attempts: 2,
+    });
+    expect(SupervisionSpec.safeParse({ phase: 5 }).success).toBe(false);
+    expect(SupervisionSpec.safeParse({ rules: { sample_rate: 1.5 } }).success).toBe(false);
     expect(SupervisionSpec.safeParse({ max_verdict_attempts: 0 }).success).toBe(false);
     expect(SupervisionSpec.safeParse({ max_verdict_attempts: 6 }).success).toBe(false);
-    expect(SupervisionSpec.safeParse({ review: 'sometimes' }).success).toBe(false);
+    expect(SupervisionSpec.safeParse({ review: 'protected_effects' }).success).toBe(false);
     expect(SupervisionSpec.safeParse({ surprise: true }).success).toBe(false);
   });
 
@@ -88,5 +98,17 @@ describe('the AgentSpec contract', () => {
   it('a workflow document is discriminated by kind', () => {
     expect(WorkflowDocument.parse(minimal).kind).toBe('agent');
     expect(WorkflowDocument.safeParse({ ...minimal, kind: 'graph' }).success).toBe(false);
+  });
+});
+
+describe('raw secrets in a spec', () => {
+  const withEnv = (env: Record<string, string>) => ({ ...minimal, servers: [{ id: 'gh', command: 'gh-mcp', env }] });
+  it('a raw key in a server env or args is refused with a pointer to the keychain', () => {
+    const refused = issuesOf(withEnv({ GITHUB_TOKEN: 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8' }));
+    expect(refused).toEqual([expect.objectContaining({ path: 'servers.0.env.GITHUB_TOKEN', message: expect.stringMatching(/keychain:NAME/) })]);
+    expect(issuesOf({ ...minimal, servers: [{ id: 'x', command: 'x', args: ['--key', 'sk-proj-abcdefghijklmnopqrstuvwx123456'] }] })).toHaveLength(1);
+  });
+  it('a keychain reference and ordinary values pass', () => {
+    expect(issuesOf(withEnv({ GITHUB_TOKEN: 'keychain:github', MODE: 'read-only', ROOT: '/home/me/notes' }))).toEqual([]);
   });
 });

@@ -2,17 +2,29 @@ import { z } from 'zod';
 import { ModelRef } from './model';
 import { ModelScript } from './script';
 import { ToolEffect } from './tool-effect';
+import { isCredentialRef } from './credentials';
+import { looksLikeRawSecret, RAW_SECRET_MESSAGE } from '../policy/secrets';
 
 const slug = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'use lowercase letters, digits, - and _');
 
 /** An MCP server started over stdio: an npm package's bin (run with Node) or a command. */
+/** A config string that must not hold a raw secret (a `keychain:NAME` reference is fine). */
+const noRawSecret = z.string().refine((v): boolean => isCredentialRef(v) || !looksLikeRawSecret(v), { message: RAW_SECRET_MESSAGE });
+
 export const McpServerSpec = z
   .object({
     id: slug,
     package: z.string().min(1).optional(),
     command: z.string().min(1).optional(),
-    args: z.array(z.string()).default([]),
-    env: z.record(z.string(), z.string()).optional(),
+    args: z
+      .array(
+        noRawSecret.refine((v): boolean => !isCredentialRef(v), {
+          message: 'credentials go in env (KEY: keychain:NAME), not in args, which other programs can see',
+        }),
+      )
+      .default([]),
+    /** Values may be `keychain:NAME`: the host resolves them from the OS keychain at launch. */
+    env: z.record(z.string(), noRawSecret).optional(),
     /** Offer only these tools to the model (all when absent). */
     tools: z.array(z.string().min(1)).optional(),
   })
@@ -22,24 +34,67 @@ export const McpServerSpec = z
   });
 export type McpServerSpec = z.infer<typeof McpServerSpec>;
 
-export const REVIEW_POLICIES = ['protected_effects', 'all', 'none'] as const;
-export const ReviewPolicyName = z.enum(REVIEW_POLICIES);
-export type ReviewPolicyName = z.infer<typeof ReviewPolicyName>;
+/**
+ * Lifecycle phases (DESIGN.md §3, docs/supervision.md): who proposes, who reviews.
+ * 0 Teacher only · 1 Shadow · 2 Student fully gated · 3 Risk-gated · 4 Autonomous.
+ */
+export const LIFECYCLE_PHASES = [0, 1, 2, 3, 4] as const;
+export const LifecyclePhase = z.union([z.literal(0), z.literal(1), z.literal(2), z.literal(3), z.literal(4)]);
+export type LifecyclePhase = z.infer<typeof LifecyclePhase>;
+
+export const PHASE_LABELS = {
+  0: 'Teacher only',
+  1: 'Shadow',
+  2: 'Student fully gated',
+  3: 'Risk-gated',
+  4: 'Autonomous',
+} satisfies Record<LifecyclePhase, string>;
+
+/**
+ * The review rules of the supervision profile. Protected effects are always reviewed (I4) and are
+ * not a switch; the others add review in phase 3 (sampling also in phase 4).
+ */
+export const ReviewRules = z
+  .object({
+    /** Send a candidate that still fails validation after the student's repairs to the teacher. */
+    validation_failed: z.boolean().default(true),
+    /** Review this share of otherwise unreviewed decisions (0–1), drawn by a seeded sampler. */
+    sample_rate: z.number().min(0).max(1).default(0),
+    /** Seed of the sampler: the same seed, run and round always draw the same. */
+    sample_seed: z.number().int().nonnegative().default(0),
+    /** Review `complete` decisions (the finish). */
+    complete: z.boolean().default(false),
+    /** Always review calls to these tools. */
+    tools: z.array(z.string().min(1)).default([]),
+    /** Review decisions whose self-reported confidence is below this (a missing confidence counts as low). */
+    min_confidence: z.number().min(0).max(1).optional(),
+  })
+  .strict();
+export type ReviewRules = z.infer<typeof ReviewRules>;
 
 export const BLOCK_BEHAVIOURS = ['fail', 'safe_message', 'ask_user'] as const;
 export const BlockBehaviour = z.enum(BLOCK_BEHAVIOURS);
 export type BlockBehaviour = z.infer<typeof BlockBehaviour>;
 
+export const ESCALATION_BEHAVIOURS = ['teacher_takeover', 'fail'] as const;
+export const EscalationBehaviour = z.enum(ESCALATION_BEHAVIOURS);
+export type EscalationBehaviour = z.infer<typeof EscalationBehaviour>;
+
 export const SupervisionSpec = z
   .object({
     enabled: z.boolean().default(true),
-    review: ReviewPolicyName.default('protected_effects'),
-    /** Send an invalid student candidate to the teacher (who may replace it) instead of failing the round. */
-    review_invalid: z.boolean().default(true),
+    phase: LifecyclePhase.default(3),
+    rules: ReviewRules.default(ReviewRules.parse({})),
+    /** Times the student may repair a decision that failed validation, within the round, before review. */
+    max_repair_rounds: z.number().int().min(0).max(3).default(1),
     /** How many times a malformed or unusable verdict is re-asked before the safe failure. */
     max_verdict_attempts: z.number().int().min(1).max(5).default(2),
     on_block: BlockBehaviour.default('fail'),
     safe_message: z.string().min(1).default('I could not complete this safely. Nothing was changed.'),
+    /** What an `escalate` verdict does: the teacher decides the next rounds, or the run ends escalated. */
+    on_escalate: EscalationBehaviour.default('teacher_takeover'),
+    /** Rounds the teacher decides after an escalation (teacher takeover). */
+    takeover_rounds: z.number().int().min(1).max(10).default(3),
   })
   .strict();
 export type SupervisionSpec = z.infer<typeof SupervisionSpec>;

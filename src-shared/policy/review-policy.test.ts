@@ -1,91 +1,124 @@
 import { describe, expect, it } from 'vitest';
 import { decideReview, REVIEW_RULE_LABELS, REVIEW_RULES, ReviewDecision, type ReviewRule } from './review-policy';
-import { REVIEW_POLICIES, type ReviewPolicyName } from '../contracts/spec';
-import { EFFECT_CLASSES, type EffectClass } from '../contracts/tool-effect';
+import { LIFECYCLE_PHASES, type LifecyclePhase, type ReviewRules } from '../contracts/spec';
+import { EFFECT_CLASSES, EFFECT_PROTECTED, type EffectClass } from '../contracts/tool-effect';
+import type { Decision } from '../contracts/decision';
 
-type EffectKey = EffectClass | 'control';
-const EFFECT_KEYS: EffectKey[] = ['control', ...EFFECT_CLASSES];
+type Kind = EffectClass | 'control' | 'complete' | 'listed';
 
-/** A valid student decision under supervision: the rule per policy and effect, written out in full. */
-const VALID_STUDENT: Record<ReviewPolicyName, Record<EffectKey, ReviewRule>> = {
-  protected_effects: {
-    control: 'not_required',
-    read: 'not_required',
-    reversible_write: 'protected_effect',
-    irreversible_write: 'protected_effect',
-    external_communication: 'protected_effect',
-    unknown: 'protected_effect',
-  },
-  all: {
-    control: 'review_all',
-    read: 'review_all',
-    reversible_write: 'review_all',
-    irreversible_write: 'review_all',
-    external_communication: 'review_all',
-    unknown: 'review_all',
-  },
-  none: {
-    control: 'review_none',
-    read: 'review_none',
-    reversible_write: 'review_none',
-    irreversible_write: 'review_none',
-    external_communication: 'review_none',
-    unknown: 'review_none',
-  },
-};
+const DEFAULT_RULES: ReviewRules = { validation_failed: true, sample_rate: 0, sample_seed: 0, complete: false, tools: [] };
 
-const REQUIRED: Record<ReviewRule, boolean> = {
+function decisionFor(kind: Kind, confidence?: number): { decision: Decision; effect?: EffectClass } {
+  switch (kind) {
+    case 'control':
+      return { decision: { decision_type: 'present_result', content: 'x', confidence } };
+    case 'complete':
+      return { decision: { decision_type: 'complete', output: 'done', confidence } };
+    case 'listed':
+      return { decision: { decision_type: 'tool_call', tool_name: 'send_invoice', arguments: {}, confidence }, effect: 'read' };
+    default:
+      return { decision: { decision_type: 'tool_call', tool_name: `t_${kind}`, arguments: {}, confidence }, effect: kind };
+  }
+}
+
+interface Case {
+  phase: LifecyclePhase;
+  kind: Kind;
+  proposer: 'student' | 'teacher';
+  enabled: boolean;
+  valid: boolean;
+  rules: ReviewRules;
+  sampled: boolean;
+  confidence?: number;
+}
+
+/** The policy restated independently, rule by rule, in the documented order. */
+function expected(c: Case): ReviewRule {
+  if (c.proposer === 'teacher') return 'teacher_proposed';
+  if (!c.enabled) return 'supervision_off';
+  if (!c.valid) return c.rules.validation_failed ? 'validation_failed' : 'invalid_not_reviewed';
+  if (c.phase <= 2) return 'review_all';
+  const { effect } = decisionFor(c.kind);
+  if (effect && EFFECT_PROTECTED[effect]) return 'protected_effect';
+  if (c.phase === 3) {
+    if (c.kind === 'listed' && c.rules.tools.includes('send_invoice')) return 'listed_tool';
+    if (c.kind === 'complete' && c.rules.complete) return 'finish';
+    if (c.rules.min_confidence !== undefined && (c.confidence ?? 0) < c.rules.min_confidence) return 'low_confidence';
+  }
+  if (c.sampled) return 'sampled';
+  return 'not_required';
+}
+
+const REQUIRED = {
   protected_effect: true,
   review_all: true,
   validation_failed: true,
+  listed_tool: true,
+  finish: true,
+  low_confidence: true,
+  sampled: true,
   teacher_proposed: false,
   not_required: false,
-  review_none: false,
   supervision_off: false,
   invalid_not_reviewed: false,
-};
+} satisfies Record<ReviewRule, boolean>;
 
-function expectedRule(c: { proposer: 'student' | 'teacher'; enabled: boolean; valid: boolean; reviewInvalid: boolean; policy: ReviewPolicyName; effect: EffectKey }): ReviewRule {
-  if (c.proposer === 'teacher') return 'teacher_proposed';
-  if (!c.enabled) return 'supervision_off';
-  if (!c.valid) return c.reviewInvalid ? 'validation_failed' : 'invalid_not_reviewed';
-  return VALID_STUDENT[c.policy][c.effect];
-}
+const RULE_SETS: ReviewRules[] = [
+  DEFAULT_RULES,
+  { ...DEFAULT_RULES, validation_failed: false },
+  { ...DEFAULT_RULES, complete: true, tools: ['send_invoice'] },
+  { ...DEFAULT_RULES, min_confidence: 0.7 },
+];
+const KINDS: Kind[] = ['control', 'complete', 'listed', ...EFFECT_CLASSES];
 
-describe('the review policy (every policy × validity × effect × proposer × switch)', () => {
-  const rows = REVIEW_POLICIES.flatMap((policy) =>
-    EFFECT_KEYS.flatMap((effect) =>
+describe('the review policy (every phase × decision × proposer × switch × rule set × sampling)', () => {
+  const rows: Case[] = LIFECYCLE_PHASES.flatMap((phase) =>
+    KINDS.flatMap((kind) =>
       (['student', 'teacher'] as const).flatMap((proposer) =>
         [true, false].flatMap((enabled) =>
-          [true, false].flatMap((valid) => [true, false].map((reviewInvalid) => ({ policy, effect, proposer, enabled, valid, reviewInvalid }))),
+          [true, false].flatMap((valid) =>
+            RULE_SETS.flatMap((rules) =>
+              [true, false].flatMap((sampled) => [undefined, 0.5, 0.9].map((confidence) => ({ phase, kind, proposer, enabled, valid, rules, sampled, confidence }))),
+            ),
+          ),
         ),
       ),
     ),
   );
 
-  it.each(rows)('$proposer · enabled=$enabled · $policy · valid=$valid · review_invalid=$reviewInvalid · $effect', (row) => {
-    const decision = decideReview({
-      supervision: { enabled: row.enabled, review: row.policy, review_invalid: row.reviewInvalid },
-      validationOk: row.valid,
-      effect: row.effect === 'control' ? undefined : row.effect,
-      proposer: row.proposer,
-    });
-    const rule = expectedRule(row);
-    expect(decision).toEqual({ required: REQUIRED[rule], rule });
-    expect(ReviewDecision.safeParse(decision).success).toBe(true);
-  });
-
-  it('covers the whole table', () => {
-    expect(rows).toHaveLength(3 * 6 * 2 * 2 * 2 * 2);
-  });
-
-  it('a protected effect by the student is never left unreviewed while supervision is on with the default policy', () => {
-    for (const effect of EFFECT_CLASSES.filter((e) => e !== 'read')) {
-      expect(decideReview({ supervision: { enabled: true, review: 'protected_effects', review_invalid: true }, validationOk: true, effect, proposer: 'student' }).required).toBe(true);
+  it(`matches the documented order on all ${rows.length} combinations`, () => {
+    for (const row of rows) {
+      const { decision, effect } = decisionFor(row.kind, row.confidence);
+      const got = decideReview({
+        supervision: { enabled: row.enabled, phase: row.phase, rules: row.rules },
+        validationOk: row.valid,
+        decision: row.valid ? decision : undefined,
+        effect: row.valid ? effect : undefined,
+        proposer: row.proposer,
+        sampled: row.sampled,
+      });
+      const rule = expected(row);
+      expect(got, JSON.stringify(row)).toEqual({ required: REQUIRED[rule], rule });
+      expect(ReviewDecision.safeParse(got).success).toBe(true);
     }
   });
 
+  it('a protected effect proposed by the student is reviewed in every supervised phase', () => {
+    for (const phase of [2, 3, 4] as const) {
+      for (const effect of EFFECT_CLASSES.filter((e) => EFFECT_PROTECTED[e])) {
+        const d = decideReview({ supervision: { enabled: true, phase, rules: DEFAULT_RULES }, validationOk: true, decision: decisionFor(effect).decision, effect, proposer: 'student', sampled: false });
+        expect(d.required, `${phase} ${effect}`).toBe(true);
+      }
+    }
+  });
+
+  it('phase 4 reviews a read only when it is sampled', () => {
+    const base = { supervision: { enabled: true, phase: 4 as const, rules: { ...DEFAULT_RULES, complete: true, min_confidence: 0.9 } }, validationOk: true, decision: decisionFor('read').decision, effect: 'read' as const, proposer: 'student' as const };
+    expect(decideReview({ ...base, sampled: false })).toEqual({ required: false, rule: 'not_required' });
+    expect(decideReview({ ...base, sampled: true })).toEqual({ required: true, rule: 'sampled' });
+  });
+
   it('every rule has a label', () => {
-    expect(Object.keys(REVIEW_RULE_LABELS).sort()).toEqual([...REVIEW_RULES].sort());
+    for (const rule of REVIEW_RULES) expect(REVIEW_RULE_LABELS[rule].length).toBeGreaterThan(0);
   });
 });

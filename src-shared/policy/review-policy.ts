@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Decision } from '../contracts/decision';
 import type { EffectClass } from '../contracts/tool-effect';
 import { isProtectedEffect } from '../contracts/tool-effect';
 import type { SupervisionSpec } from '../contracts/spec';
@@ -8,9 +9,12 @@ export const REVIEW_RULES = [
   'protected_effect',
   'review_all',
   'validation_failed',
+  'listed_tool',
+  'finish',
+  'low_confidence',
+  'sampled',
   'teacher_proposed',
   'not_required',
-  'review_none',
   'supervision_off',
   'invalid_not_reviewed',
 ] as const;
@@ -24,38 +28,53 @@ export const REVIEW_RULE_LABELS = {
   protected_effect: 'protected effect: always reviewed',
   review_all: 'fully gated: every decision reviewed',
   validation_failed: 'validation failed: teacher may repair',
+  listed_tool: 'this tool is always reviewed',
+  finish: 'finish: completions are reviewed',
+  low_confidence: 'low self-reported confidence',
+  sampled: 'sampled for audit',
   teacher_proposed: 'proposed by the teacher itself',
   not_required: 'no rule fired',
-  review_none: 'review policy: none',
   supervision_off: 'supervision off',
   invalid_not_reviewed: 'invalid and not sent for review',
 } satisfies Record<ReviewRule, string>;
 
 export interface ReviewContext {
-  supervision: Pick<SupervisionSpec, 'enabled' | 'review' | 'review_invalid'>;
+  supervision: Pick<SupervisionSpec, 'enabled' | 'phase' | 'rules'>;
   validationOk: boolean;
+  /** The validated decision (absent when validation failed). */
+  decision?: Decision;
   /** Effect class of the validated tool call; undefined for control responses. */
   effect?: EffectClass;
   proposer: 'student' | 'teacher';
+  /** The seeded sampler drew this round for audit (see sampler.ts). */
+  sampled: boolean;
 }
 
-/** The review policy: a pure function of the round's facts (DESIGN.md §3 step 3). */
+/**
+ * The review policy: a pure function of the round's facts (DESIGN.md §3 step 3). The first rule
+ * that fires is the one recorded. Protected effects are reviewed in every phase where the student
+ * proposes (I4); phase 2 reviews everything; phase 3 adds the configured rules; phase 4 keeps only
+ * what I4 demands, validation failures and sampled audits.
+ */
 export function decideReview(ctx: ReviewContext): ReviewDecision {
+  const { supervision, decision } = ctx;
   if (ctx.proposer === 'teacher') return { required: false, rule: 'teacher_proposed' };
-  if (!ctx.supervision.enabled) return { required: false, rule: 'supervision_off' };
+  if (!supervision.enabled) return { required: false, rule: 'supervision_off' };
   if (!ctx.validationOk) {
-    return ctx.supervision.review_invalid
+    return supervision.rules.validation_failed
       ? { required: true, rule: 'validation_failed' }
       : { required: false, rule: 'invalid_not_reviewed' };
   }
-  switch (ctx.supervision.review) {
-    case 'all':
-      return { required: true, rule: 'review_all' };
-    case 'none':
-      return { required: false, rule: 'review_none' };
-    case 'protected_effects':
-      return ctx.effect !== undefined && isProtectedEffect(ctx.effect)
-        ? { required: true, rule: 'protected_effect' }
-        : { required: false, rule: 'not_required' };
+  if (supervision.phase <= 2) return { required: true, rule: 'review_all' };
+  if (ctx.effect !== undefined && isProtectedEffect(ctx.effect)) return { required: true, rule: 'protected_effect' };
+  if (supervision.phase === 3 && decision) {
+    const { rules } = supervision;
+    if (decision.decision_type === 'tool_call' && rules.tools.includes(decision.tool_name)) return { required: true, rule: 'listed_tool' };
+    if (decision.decision_type === 'complete' && rules.complete) return { required: true, rule: 'finish' };
+    if (rules.min_confidence !== undefined && (decision.confidence ?? 0) < rules.min_confidence) {
+      return { required: true, rule: 'low_confidence' };
+    }
   }
+  if (ctx.sampled) return { required: true, rule: 'sampled' };
+  return { required: false, rule: 'not_required' };
 }

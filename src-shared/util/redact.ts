@@ -16,7 +16,8 @@ export function redactToolArguments<T>(value: T, snapshot: Pick<ToolSnapshot, 't
 }
 
 function walk(value: unknown, sensitive: Map<string, readonly string[]>, key?: string): unknown {
-  if (typeof value === 'string') return key === 'text' ? redactJsonText(value, sensitive) : value;
+  // Model replies (`text`) and prompt messages (`content`) carry decisions as JSON text.
+  if (typeof value === 'string') return key === 'text' || key === 'content' ? redactJsonText(value, sensitive) : value;
   if (Array.isArray(value)) return value.map((v) => walk(v, sensitive));
   if (value === null || typeof value !== 'object') return value;
   const obj = value as Record<string, unknown>;

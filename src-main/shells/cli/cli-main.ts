@@ -1,4 +1,5 @@
 import { runCli } from './cli';
+import { readStdin, terminalAsk } from './terminal';
 
 const controller = new AbortController();
 let interrupted = false;
@@ -14,5 +15,7 @@ const code = await runCli(process.argv.slice(2), {
   stderr: (text) => process.stderr.write(text),
   env: process.env,
   signal: controller.signal,
+  stdin: () => readStdin('Value (not shown): '),
+  ask: terminalAsk(),
 });
 process.exitCode = code;

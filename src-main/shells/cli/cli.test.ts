@@ -110,11 +110,11 @@ describe('bad input gets exit code 2 and one clear message', () => {
 
   it('an invalid spec names the field', async () => {
     const { file } = exampleCopy('notes-assistant.json', (s) => {
-      s.supervision = { review: 'sometimes' };
+      s.supervision = { phase: 9 };
     });
     const { code, stderr } = await cli(['run', file]);
     expect(code).toBe(EXIT.badInput);
-    expect(stderr).toMatch(/supervision\.review/);
+    expect(stderr).toMatch(/supervision\.phase/);
   });
 
   it('an allowlisted tool the server does not have', async () => {

@@ -4,7 +4,14 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { RunEvent } from '@shared/contracts/events';
 import { RUN_STATUS_LABELS } from '@shared/contracts/events';
 import { modelLabel } from '@shared/contracts/model';
+import { PHASE_LABELS } from '@shared/contracts/spec';
+import { LifecyclePhase, type AgentSpec } from '@shared/contracts/spec';
+import type { CredentialStore } from '../../credentials/credential-store';
+import { createKeychainStore } from '../../credentials/keychain-store';
+import type { ConfirmTool } from '../../engine/boundary-actors';
 import { runAgent } from '../../engine/run-agent';
+import { credentialsCommand } from './credentials-command';
+import { learningCommand } from './learning-command';
 import { openFileLedger } from '../../mcp/idempotency-ledger';
 import { loadSpecFile } from '../../spec/load-spec';
 import { SpecError } from '../../spec/spec-errors';
@@ -20,19 +27,35 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
   /** Aborted on Ctrl+C: the current round ends cleanly and the run records `cancelled`. */
   signal?: AbortSignal;
+  /** All of standard input (credential values); the entry point prompts when it is a terminal. */
+  stdin?: () => Promise<string>;
+  /** Asks the person at the terminal a yes/no question; absent when nobody can answer. */
+  ask?: (question: string) => Promise<boolean>;
+  /** The OS keychain (or a stand-in the caller chooses). */
+  credentials?: () => CredentialStore;
 }
 
 export const EXIT = { ok: 0, runNotCompleted: 1, badInput: 2 } as const;
 
 const USAGE = `Usage:
-  steward run FILE [--json] [--trace OUT.jsonl] [--data-dir DIR]
+  steward run FILE [--json] [--trace OUT.jsonl] [--phase 0-4] [--yes | --no-confirm]
+                   [--allow-host HOST]... [--data-dir DIR]
   steward validate FILE
+  steward credentials set NAME | list | delete NAME
+  steward learning export TRACE.jsonl [TRACE.jsonl …] --format sft|preference -o OUT.jsonl
   steward --version
 
-  run        run an agent spec through the decision boundary
-             --json    print one JSON object (status, output, history, rounds, executions)
-             --trace   write every event as JSON lines to OUT.jsonl
-  validate   check a spec: schema, script, servers start, allowlisted tools exist
+  run          run an agent spec through the decision boundary
+               --json        print one JSON object (status, output, history, rounds, executions)
+               --trace       write every event as JSON lines to OUT.jsonl
+               --phase       override the lifecycle phase (0 teacher only, 1 shadow,
+                             2 fully gated, 3 risk-gated, 4 autonomous)
+               --yes         approve tools that need the user's confirmation
+               --no-confirm  decline them (without either, a terminal asks; otherwise declined)
+               --allow-host  let a model on this host see the run (default: local models only)
+  validate     check a spec: schema, script, servers start, allowlisted tools exist
+  credentials  keychain credentials: the value is read from standard input, never an argument
+  learning     turn traces into fine-tuning data: sft (chat JSONL) or preference (DPO pairs)
 
 Exit codes: 0 completed · 1 the run ended otherwise (blocked, failed, …) · 2 bad input`;
 
@@ -45,6 +68,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return await runCommand(rest, io);
       case 'validate':
         return await validateCommand(rest, io);
+      case 'learning':
+        return await learningCommand(rest, io);
+      case 'credentials':
+        return await credentialsCommand(rest, { ...io, stdin: io.stdin ?? (async () => '') }, (io.credentials ?? (() => createKeychainStore()))());
       case '--version':
       case '-v':
         io.stdout(`${APP_VERSION}\n`);
@@ -78,19 +105,27 @@ async function runCommand(args: string[], io: CliIo): Promise<number> {
     json: { type: 'boolean', default: false },
     trace: { type: 'string' },
     'data-dir': { type: 'string' },
+    phase: { type: 'string' },
+    yes: { type: 'boolean', default: false },
+    'no-confirm': { type: 'boolean', default: false },
+    'allow-host': { type: 'string', multiple: true },
   });
+  if (values.yes && values['no-confirm']) throw new SpecError('--yes and --no-confirm contradict each other');
   const file = positionals[0];
   if (!file || positionals.length > 1) throw new SpecError(`run needs exactly one spec FILE\n\n${USAGE}`);
   const loaded = loadSpecFile(file);
+  const spec = withPhase(loaded.spec, values.phase);
   const dataDir = typeof values['data-dir'] === 'string' ? values['data-dir'] : defaultDataDir(io.env);
   mkdirSync(dataDir, { recursive: true });
   const ledger = openFileLedger(join(dataDir, 'idempotency-ledger.jsonl'));
   const trace = typeof values.trace === 'string' ? openTraceWriter(values.trace) : undefined;
   const json = values.json === true;
-  const { spec } = loaded;
+  const confirm = confirmPolicy(values.yes === true, values['no-confirm'] === true, io, json);
 
   if (!json) {
-    const supervision = spec.supervision.enabled ? `supervision on (${spec.supervision.review})` : 'supervision off';
+    const supervision = spec.supervision.enabled
+      ? `phase ${spec.supervision.phase} · ${PHASE_LABELS[spec.supervision.phase]}`
+      : 'supervision off';
     io.stdout(`steward · ${spec.name} · student=${modelLabel(spec.models.student)} teacher=${modelLabel(spec.models.teacher)} · ${supervision}\n`);
   }
   const onEvent = (event: RunEvent) => {
@@ -106,6 +141,9 @@ async function runCommand(args: string[], io: CliIo): Promise<number> {
     onEvent,
     signal: io.signal,
     ollamaHost: io.env.OLLAMA_HOST,
+    confirm,
+    privacy: { allowed_hosts: values['allow-host'] ?? [] },
+    credentials: io.credentials ? io.credentials() : createKeychainStore(),
   });
 
   if (result.setup_error !== undefined) {
@@ -123,6 +161,27 @@ async function runCommand(args: string[], io: CliIo): Promise<number> {
   return result.status === 'completed' ? EXIT.ok : EXIT.runNotCompleted;
 }
 
+/** `--phase N` overrides the spec's lifecycle phase for this run (the trace records the phase used). */
+function withPhase(spec: AgentSpec, phase: string | undefined): AgentSpec {
+  if (phase === undefined) return spec;
+  const parsed = LifecyclePhase.safeParse(Number(phase));
+  if (!/^[0-4]$/.test(phase) || !parsed.success) throw new SpecError(`--phase takes 0, 1, 2, 3 or 4 (got "${phase}")`);
+  return { ...spec, supervision: { ...spec.supervision, phase: parsed.data } };
+}
+
+/**
+ * Tools that need the user's confirmation: --yes approves, --no-confirm declines, a terminal asks;
+ * with nobody to ask (a pipe, CI, --json) the answer is "unavailable" and the call is blocked.
+ */
+function confirmPolicy(yes: boolean, no: boolean, io: CliIo, json: boolean): ConfirmTool {
+  if (yes) return async () => 'granted';
+  if (no) return async () => 'denied';
+  const ask = io.ask;
+  if (!ask || json) return async () => 'unavailable';
+  return async ({ server, tool, arguments: args }) =>
+    (await ask(`Allow ${server}/${tool} ${JSON.stringify(args).slice(0, 200)}?`)) ? 'granted' : 'denied';
+}
+
 function stripSetup<T extends { setup_error?: string }>(result: T): Omit<T, 'setup_error'> {
   const { setup_error: _setup, ...rest } = result;
   return rest;
@@ -132,7 +191,7 @@ async function validateCommand(args: string[], io: CliIo): Promise<number> {
   const { positionals } = parse(args, {});
   const file = positionals[0];
   if (!file || positionals.length > 1) throw new SpecError(`validate needs exactly one spec FILE\n\n${USAGE}`);
-  const report = await validateSpecFile(file);
+  const report = await validateSpecFile(file, io.credentials ?? (() => createKeychainStore()));
   for (const line of report.lines) io.stdout(`${line}\n`);
   if (report.error) {
     io.stderr(`steward: ${report.error}\n`);

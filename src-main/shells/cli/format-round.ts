@@ -35,6 +35,10 @@ export function formatRound(record: RoundRecord): string {
       : `not reviewed: ${REVIEW_RULE_LABELS[record.review.rule]}`
     : '';
   const lines = [`${head}  ${candidate}${review ? `  · ${review}` : ''}`];
+  if (record.repairs.length > 0) {
+    const codes = record.repairs.map((r) => r.validation.issues.map((i) => i.code).join('+')).join(', ');
+    lines.push(`           repaired by the ${record.proposer} ${record.repairs.length}× (was: ${codes})`);
+  }
   for (const attempt of record.verdicts) {
     if (attempt.verdict && attempt.usable) {
       const v = attempt.verdict;

@@ -1,8 +1,12 @@
-import { loadSpecFile } from '../../spec/load-spec';
-import { startToolHost } from '../../mcp/mcp-tool-host';
-import { substituteVars } from '@shared/util/substitute';
-import { resolveProvider } from '../../providers/resolve-provider';
 import { EFFECT_LABELS } from '@shared/contracts/tool-effect';
+import { PHASE_LABELS } from '@shared/contracts/spec';
+import { substituteVars } from '@shared/util/substitute';
+import type { CredentialStore } from '../../credentials/credential-store';
+import { collectCredentialRefs, resolveCredentials } from '../../credentials/resolve-credentials';
+import { SecretRegistry } from '../../credentials/secret-registry';
+import { startToolHost } from '../../mcp/mcp-tool-host';
+import { resolveProvider } from '../../providers/resolve-provider';
+import { loadSpecFile } from '../../spec/load-spec';
 
 export interface ValidationReport {
   lines: string[];
@@ -12,10 +16,12 @@ export interface ValidationReport {
 
 /**
  * `steward validate`: the checks a run would hit before its first round, without calling a model:
- * schema, script, variables, providers resolvable, servers start, allowlisted tools exist.
+ * schema, script, variables, credentials present in the keychain (by name: no value is read),
+ * replay scripts, servers start, allowlisted tools exist.
  */
-export async function validateSpecFile(file: string): Promise<ValidationReport> {
+export async function validateSpecFile(file: string, credentials: () => CredentialStore): Promise<ValidationReport> {
   const lines: string[] = [];
+  const secrets = new SecretRegistry();
   try {
     const loaded = loadSpecFile(file);
     const { spec } = loaded;
@@ -23,10 +29,18 @@ export async function validateSpecFile(file: string): Promise<ValidationReport> 
     if (loaded.workspace !== undefined) vars.workspace = loaded.workspace;
     substituteVars([spec.instructions, spec.task], vars, 'spec');
     const script = loaded.script ? substituteVars(loaded.script, vars, 'script') : undefined;
-    resolveProvider(spec.models.student, 'student', { script });
-    resolveProvider(spec.models.teacher, 'teacher', { script });
-    lines.push(`spec: ${spec.name} (${spec.id}), ${spec.servers.length} server(s)`);
-    const host = await startToolHost(spec.servers, { vars, overrides: spec.tool_effects, cwd: loaded.specDir });
+    for (const role of ['student', 'teacher'] as const) {
+      if (spec.models[role].provider === 'script') resolveProvider(spec.models[role], role, { script });
+    }
+    const phase = spec.supervision.enabled ? `phase ${spec.supervision.phase} · ${PHASE_LABELS[spec.supervision.phase]}` : 'supervision off';
+    lines.push(`spec: ${spec.name} (${spec.id}), ${spec.servers.length} server(s), ${phase}`);
+
+    // Servers are started as a run would start them, credentials included; values are never printed.
+    const refs = collectCredentialRefs(spec);
+    const resolved = refs.length > 0 ? await resolveCredentials(refs, credentials(), secrets) : new Map<string, string>();
+    if (refs.length > 0) lines.push(`  credentials: ${refs.join(', ')} (in the keychain)`);
+
+    const host = await startToolHost(spec.servers, { vars, overrides: spec.tool_effects, cwd: loaded.specDir, credentials: resolved });
     try {
       const snapshot = await host.snapshot(0);
       for (const tool of snapshot.tools) {
@@ -37,6 +51,6 @@ export async function validateSpecFile(file: string): Promise<ValidationReport> 
     }
     return { lines };
   } catch (err) {
-    return { lines, error: err instanceof Error ? err.message : String(err) };
+    return { lines, error: secrets.maskText(err instanceof Error ? err.message : String(err)) };
   }
 }

@@ -105,21 +105,25 @@ export function snapshotOf(tools: readonly OfferedTool[], round = 1): ToolSnapsh
 export const FILE_TOOLS = snapshotOf([READ_FILE, WRITE_FILE]);
 export const CONFIRM_TOOLS = snapshotOf([READ_FILE, WRITE_FILE, SEND_EMAIL, OPEN_VAULT]);
 
+/** Phase 3 (risk-gated), default rules, no student repairs (tests that want repairs ask for them). */
 export const DEFAULT_SUPERVISION: BoundarySupervision = {
   enabled: true,
-  review: 'protected_effects',
-  review_invalid: true,
+  phase: 3,
+  rules: { validation_failed: true, sample_rate: 0, sample_seed: 0, complete: false, tools: [] },
   max_verdict_attempts: 2,
+  max_repair_rounds: 0,
 };
 
-export function boundaryInput(overrides: Partial<Omit<BoundaryInput, 'supervision'>> & { supervision?: Partial<BoundarySupervision> } = {}): BoundaryInput {
+type SupervisionOverrides = Partial<Omit<BoundarySupervision, 'rules'>> & { rules?: Partial<BoundarySupervision['rules']> };
+
+export function boundaryInput(overrides: Partial<Omit<BoundaryInput, 'supervision'>> & { supervision?: SupervisionOverrides } = {}): BoundaryInput {
   const { supervision, ...rest } = overrides;
   return {
     round: 1,
     proposer: 'student',
     snapshot: FILE_TOOLS,
     ...rest,
-    supervision: { ...DEFAULT_SUPERVISION, ...supervision },
+    supervision: { ...DEFAULT_SUPERVISION, ...supervision, rules: { ...DEFAULT_SUPERVISION.rules, ...supervision?.rules } },
   };
 }
 

@@ -182,7 +182,13 @@ export function checkRoundInvariants(trace: ReplayTrace): string[] {
   v.push(...checkOutcomeEvidence(output.outcome, events, executes, delivers));
   const callRanks = journal.flatMap((e) => (e.kind === 'call' ? [EFFECT_RANK[e.effect]] : []));
   if (callRanks.some((r, i) => i > 0 && r < (callRanks[i - 1] ?? 0))) v.push('I6: host effects were called out of order');
-  if (callsOf(journal, 'propose').length !== 1) v.push('I6: propose was not called exactly once');
+  // One proposal, plus at most max_repair_rounds repairs of an invalid candidate by the student.
+  const proposes = callsOf(journal, 'propose').length;
+  const maxProposes = 1 + (output.proposer === 'student' ? input.supervision.max_repair_rounds : 0);
+  if (proposes < 1 || proposes > maxProposes) v.push(`I6: propose called ${proposes} times (1 to ${maxProposes} allowed)`);
+  const repairProposals = events.filter((e) => e.type === 'candidate.proposed' && (e.attempt ?? 0) > 0).length;
+  if (output.repairs.length !== repairProposals) v.push(`I6: ${output.repairs.length} repairs recorded for ${repairProposals} repair proposals`);
+  if (output.repairs.some((r) => r.validation.ok)) v.push('I6: a valid candidate was sent back for repair');
   // A review stopped by CANCEL leaves no attempt; every answered one is recorded.
   const answeredReviews = callsOf(journal, 'review').filter((c) => c.settled?.kind !== 'abandoned').length;
   if (answeredReviews !== output.verdicts.length) v.push('I6: answered review calls and recorded verdict attempts disagree');
@@ -190,9 +196,13 @@ export function checkRoundInvariants(trace: ReplayTrace): string[] {
   return v;
 }
 
-function checkEventOrder(events: BoundaryEmitted[], reviewed: boolean, verdicts: number): string[] {
+function checkEventOrder(allEvents: BoundaryEmitted[], reviewed: boolean, verdicts: number): string[] {
   const v: string[] = [];
+  let events = allEvents;
   const ranks: number[] = [];
+  // A repair repeats candidate.proposed → candidate.validated (attempt ≥ 1) before the review step.
+  const isRepair = (e: BoundaryEmitted) => (e.type === 'candidate.proposed' || e.type === 'candidate.validated') && (e.attempt ?? 0) > 0;
+  events = events.filter((e) => !isRepair(e));
   for (const e of events) {
     if (!(e.type in EVENT_RANK)) {
       v.push(`I6: the boundary emitted an unexpected ${e.type}`);

@@ -95,6 +95,9 @@ export function pathEvents(input: BoundaryInput, options: AlphabetOptions = {}):
           error('propose', 'connection refused'),
           CANCEL,
         ];
+      case 'repairing':
+        // The student's repair: a valid decision, the same mistake again, or a failure.
+        return [done('propose', PROPOSALS.read), done('propose', PROPOSALS.unparseable), error('propose', 'connection refused'), CANCEL];
       case 'reviewing': {
         const attempt = snapshot.context.attempts.length + 1;
         return [

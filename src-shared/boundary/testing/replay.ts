@@ -148,6 +148,7 @@ export function startScripted(
 
 const EFFECT_OF_STATE: Record<string, EffectName | undefined> = {
   proposing: 'propose',
+  repairing: 'propose',
   reviewing: 'review',
   authorizing: 'authorize',
   committing: 'commit',

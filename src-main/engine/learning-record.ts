@@ -1,0 +1,74 @@
+import type { Decision } from '@shared/contracts/decision';
+import type { RunEventPayload } from '@shared/contracts/events';
+import type { ChatMessage } from '@shared/contracts/model';
+import type { RoundRecord } from '@shared/contracts/round';
+import { canonicalJson } from '@shared/util/canonical-json';
+
+type LearningPayload = Extract<RunEventPayload, { type: 'learning.example' }>;
+type Models = { student: string; teacher: string };
+
+/**
+ * What a round teaches (DESIGN.md §3): a teacher ruling on the student's candidate (review), the
+ * teacher's own decision (demonstration), or the student's shadow proposal next to the teacher's
+ * (shadow). The context is the prompt the student saw (or would have seen).
+ */
+export function learningFromRound(record: RoundRecord, context: ChatMessage[], models: Models): LearningPayload | undefined {
+  if (record.proposer === 'teacher') {
+    if (!record.selected || (record.outcome !== 'executed' && record.outcome !== 'delivered')) return undefined;
+    return {
+      type: 'learning.example',
+      kind: 'demonstration',
+      round: record.round,
+      context,
+      student_candidate: undefined,
+      final_decision: record.selected.decision,
+      reason_codes: [],
+      agreement: false,
+      models,
+    };
+  }
+  const verdict = record.verdict;
+  if (!verdict) return undefined;
+  return {
+    type: 'learning.example',
+    kind: 'review',
+    round: record.round,
+    context,
+    rule: record.review?.rule,
+    student_candidate: record.candidate.parsed?.raw ?? record.candidate.reply?.text,
+    verdict,
+    final_decision: record.selected?.decision,
+    reason_codes: verdict.reason_codes,
+    agreement: verdict.verdict === 'accept',
+    models,
+  };
+}
+
+/** Phase 1: the student's shadow candidate against what the teacher decided and did. */
+export function learningFromShadow(
+  record: RoundRecord,
+  shadow: { candidate: unknown; valid: boolean },
+  context: ChatMessage[],
+  models: Models,
+): LearningPayload | undefined {
+  const teacherDecision: Decision | undefined = record.selected?.decision;
+  if (!teacherDecision) return undefined;
+  const agreement = shadow.valid && canonicalJson(withoutConfidence(shadow.candidate)) === canonicalJson(withoutConfidence(teacherDecision));
+  return {
+    type: 'learning.example',
+    kind: 'shadow',
+    round: record.round,
+    context,
+    student_candidate: shadow.candidate,
+    final_decision: teacherDecision,
+    reason_codes: [],
+    agreement,
+    models,
+  };
+}
+
+function withoutConfidence(value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const { confidence: _c, ...rest } = value as Record<string, unknown>;
+  return rest;
+}

@@ -1,0 +1,61 @@
+import { describeIssues } from '@shared/boundary/validation';
+import type { FinalRunStatus } from '@shared/contracts/events';
+import type { RoundRecord } from '@shared/contracts/round';
+import type { SupervisionSpec } from '@shared/contracts/spec';
+
+/** What a round's outcome means for the run: go on (maybe with feedback), hand over, or stop. */
+export type RoundVerdict =
+  | { next: 'continue'; failed: boolean; feedback?: string; delivered?: string }
+  | { next: 'takeover' }
+  | { next: 'stop'; status: FinalRunStatus; output?: string; message?: string };
+
+export function interpretRound(record: RoundRecord, supervision: Pick<SupervisionSpec, 'on_block' | 'safe_message' | 'on_escalate'>): RoundVerdict {
+  switch (record.outcome) {
+    case 'executed':
+      return { next: 'continue', failed: record.execution?.is_error === true };
+    case 'delivered': {
+      const decision = record.selected?.decision;
+      switch (decision?.decision_type) {
+        case 'complete':
+          return { next: 'stop', status: 'completed', output: decision.output };
+        case 'ask_user':
+          return { next: 'stop', status: 'needs_input', message: decision.question };
+        case 'request_confirmation':
+          return { next: 'stop', status: 'needs_input', message: decision.message };
+        case 'reroute':
+          return { next: 'stop', status: 'rerouted', message: `rerouted to ${decision.target}: ${decision.reason}` };
+        case 'present_result':
+          return { next: 'continue', failed: false, delivered: decision.content };
+        default:
+          return { next: 'continue', failed: false };
+      }
+    }
+    case 'blocked': {
+      const message = record.message ?? 'the decision was blocked';
+      switch (supervision.on_block) {
+        case 'fail':
+          return { next: 'stop', status: 'blocked', message };
+        case 'safe_message':
+          return { next: 'stop', status: 'blocked', message, output: supervision.safe_message };
+        case 'ask_user':
+          return { next: 'stop', status: 'needs_input', message: `a decision was blocked (${message}); how should the agent continue?` };
+      }
+      break;
+    }
+    case 'escalated':
+      // A teacher who escalates its own takeover decision has nobody to hand to: the run stops.
+      if (supervision.on_escalate === 'teacher_takeover' && record.proposer === 'student') return { next: 'takeover' };
+      return { next: 'stop', status: 'escalated', message: record.message ?? 'the teacher escalated this round' };
+    case 'failed':
+      if (record.reason === 'cancelled') return { next: 'stop', status: 'cancelled', message: 'the run was cancelled' };
+      return { next: 'continue', failed: true, feedback: describeFailure(record) };
+  }
+  return { next: 'stop', status: 'failed', message: 'unknown round outcome' };
+}
+
+function describeFailure(record: RoundRecord): string {
+  if (record.validation && !record.validation.ok) {
+    return `Your previous decision was rejected: ${describeIssues(record.validation.issues)}. Return exactly one valid decision.`;
+  }
+  return `The previous round failed: ${record.message ?? record.reason ?? 'unknown error'}.`;
+}

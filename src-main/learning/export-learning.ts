@@ -1,0 +1,64 @@
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { LearningExample, LearningExportFormat, LearningExportSummary, TraceProblem } from '@shared/contracts/learning-export';
+import { toExportLines, toJsonl } from '@shared/learning/export-formats';
+import { LearningExportError } from './learning-errors';
+import { readTraceExamples } from './read-trace';
+
+export interface ExportLearningOptions {
+  /** One or more `--trace` JSONL files; examples are read in order and deduplicated by event id. */
+  trace: string | readonly string[];
+  format: LearningExportFormat;
+  /** A file path (written whole, replacing it), or a sink that receives the JSONL text (e.g. stdout). */
+  out: string | ((text: string) => void);
+}
+
+/**
+ * Trace(s) → fine-tuning JSONL. Every line written has passed its format's schema (the pure
+ * conversion validates each one). Throws LearningExportError for an unreadable or non-trace input
+ * or an unwritable output; otherwise returns what was written and what was skipped, and why.
+ */
+export async function exportLearning(options: ExportLearningOptions): Promise<LearningExportSummary> {
+  const traces = typeof options.trace === 'string' ? [options.trace] : [...options.trace];
+  if (traces.length === 0) throw new LearningExportError('no trace file given');
+  if (typeof options.out === 'string') {
+    const out = resolve(options.out);
+    if (traces.some((t) => resolve(t) === out)) throw new LearningExportError(`refusing to overwrite the trace ${options.out} with the export`);
+  }
+
+  const examples: LearningExample[] = [];
+  const problems: TraceProblem[] = [];
+  for (const trace of traces) {
+    const read = await readTraceExamples(trace);
+    examples.push(...read.examples);
+    problems.push(...read.problems);
+  }
+
+  const { lines, skipped } = toExportLines(options.format, examples);
+  const text = toJsonl(lines);
+  if (typeof options.out === 'string') writeWhole(options.out, text);
+  else options.out(text);
+
+  return {
+    format: options.format,
+    traces: traces.length,
+    examples: examples.length - (skipped.duplicate ?? 0),
+    written: lines.length,
+    skipped,
+    problems,
+  };
+}
+
+/** Write to a temporary sibling, then rename: a failed export never leaves a half-written dataset. */
+function writeWhole(path: string, text: string): void {
+  const temp = `${path}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temp, text);
+    renameSync(temp, path);
+  } catch (err) {
+    rmSync(temp, { force: true });
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'its folder does not exist' : code === 'EISDIR' ? 'it is a folder' : err instanceof Error ? err.message : String(err);
+    throw new LearningExportError(`cannot write ${path}: ${why}`);
+  }
+}

@@ -1,0 +1,77 @@
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { RunEvent } from '@shared/contracts/events';
+import type { LearningExample, TraceProblem } from '@shared/contracts/learning-export';
+import { learningExampleFromEvent } from '@shared/learning/export-formats';
+import { LearningExportError } from './learning-errors';
+
+export interface TraceExamples {
+  examples: LearningExample[];
+  /** Valid Steward events read. */
+  events: number;
+  /** Lines skipped because they are not JSON or not a Steward event (e.g. the torn last line of a killed run). */
+  problems: TraceProblem[];
+}
+
+/**
+ * Reads a `--trace` JSONL file and returns its learning examples. Every line is validated as a
+ * RunEvent; a bad line is skipped and reported with its line number, so one torn line does not
+ * lose a run's learning data. A file with lines but no valid event at all is not a trace: that,
+ * and an unreadable file, is a LearningExportError.
+ */
+export async function readTraceExamples(path: string): Promise<TraceExamples> {
+  const examples: LearningExample[] = [];
+  const problems: TraceProblem[] = [];
+  const specIds = new Map<string, string>();
+  let events = 0;
+  let lineNo = 0;
+  try {
+    const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
+    for await (const text of lines) {
+      lineNo += 1;
+      if (text.trim() === '') continue;
+      const event = parseLine(text);
+      if (typeof event === 'string') {
+        problems.push({ file: path, line: lineNo, message: event });
+        continue;
+      }
+      events += 1;
+      // run.started precedes the run's examples in a trace; it names the agent the example belongs to.
+      if (event.type === 'run.started') specIds.set(event.run_id, event.spec_id);
+      if (event.type === 'learning.example') examples.push(learningExampleFromEvent(event, specIds.get(event.run_id)));
+    }
+  } catch (err) {
+    throw new LearningExportError(`cannot read trace ${path}: ${readError(err)}`);
+  }
+  const [first] = problems;
+  if (events === 0 && first !== undefined) {
+    throw new LearningExportError(`${path} is not a Steward trace (line ${first.line}: ${first.message})`);
+  }
+  return { examples, events, problems };
+}
+
+/** The event on this line, or what is wrong with it. */
+function parseLine(text: string): RunEvent | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return 'not JSON';
+  }
+  const parsed = RunEvent.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
+  const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
+  // A known-looking event that fails is most likely from another Steward version: say so.
+  const what = typeof type === 'string' ? `a "${type}" event this version cannot read` : 'not a Steward event';
+  return `${what}${where}: ${issue?.message ?? 'invalid'}`;
+}
+
+function readError(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return 'no such file';
+  if (code === 'EISDIR') return 'it is a folder';
+  if (code === 'EACCES') return 'permission denied';
+  return err instanceof Error ? err.message : String(err);
+}

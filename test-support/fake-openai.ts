@@ -1,0 +1,258 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * TEST DOUBLE at the model boundary: a local HTTP server speaking (a small part of) the OpenAI
+ * chat-completions API, so the OpenAI-compatible provider can be exercised without a model
+ * server or the internet. It is not OpenAI: replies come from the test's `chat` handler.
+ *
+ * Implemented, under `/v1`: GET /models, POST /chat/completions (non-streaming only; a streaming
+ * request gets a 400). With `api_key`, a request without `Authorization: Bearer <api_key>` gets
+ * OpenAI's 401 — quoting the key it was sent in full, on purpose: OpenAI masks it, other servers
+ * may not, and the provider must never pass it on. With `models`, an unknown model gets OpenAI's
+ * 404 `model_not_found`; without, any model is served (as llama.cpp does).
+ * Every request is recorded with its Authorization header, so tests can prove where a key went.
+ */
+
+export interface FakeOpenAIToolCall {
+  name: string;
+  /** Sent as is when a string (so a test can send broken JSON); anything else is JSON-encoded, as the API does. */
+  arguments: unknown;
+}
+
+/** The assistant message the fake answers with (what OpenAI puts in `choices[0].message`). */
+export interface FakeOpenAIMessage {
+  content?: string | null;
+  refusal?: string;
+  tool_calls?: FakeOpenAIToolCall[];
+}
+
+/** What the test's handler sees: the parsed body of one chat-completions request. */
+export interface FakeOpenAIChatRequest {
+  model: string;
+  messages: { role: string; content: unknown }[];
+  stream?: boolean;
+  response_format?: unknown;
+  tools?: unknown[];
+  temperature?: number;
+  [key: string]: unknown;
+}
+
+/** A normal reply, or a raw HTTP answer (status, JSON body, headers) to simulate failures. `delay_ms` holds the answer back. */
+export type FakeOpenAIResult =
+  | { message: FakeOpenAIMessage; finish_reason?: string; delay_ms?: number }
+  | { status: number; body: unknown; headers?: Record<string, string>; delay_ms?: number };
+
+export interface FakeOpenAIOptions {
+  /** Model ids served; others get a 404. Absent: any model is served. */
+  models?: string[];
+  /** When set, every request must carry `Authorization: Bearer <api_key>`. */
+  api_key?: string;
+  /** Answers each chat call; `index` counts chat calls that reached it, from 0. Defaults to a 500 error. */
+  chat?: (request: FakeOpenAIChatRequest, index: number) => FakeOpenAIResult | Promise<FakeOpenAIResult>;
+  /** Delay before every answer (any endpoint), before a result's own `delay_ms`. */
+  latency_ms?: number;
+}
+
+export interface RecordedOpenAIRequest {
+  method: string;
+  path: string;
+  /** The Authorization header as received; undefined when there was none. */
+  authorization: string | undefined;
+  /** Parsed JSON body; undefined for GET or an unparseable body. */
+  body: unknown;
+}
+
+export interface FakeOpenAI {
+  /** Origin, e.g. http://127.0.0.1:53211 */
+  readonly url: string;
+  /** What a model ref's `base_url` is set to: `${url}/v1`. */
+  readonly baseUrl: string;
+  /** Every request received, in arrival order (recorded before any delay). */
+  readonly requests: RecordedOpenAIRequest[];
+  /** The bodies of the chat-completions requests so far. */
+  chatRequests(): FakeOpenAIChatRequest[];
+  /** Resolves once `count` chat requests have arrived (lets a test abort mid-call without sleeping). */
+  waitForChat(count?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+interface Answer {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+  delay: number;
+}
+
+const CHAT_PATH = '/v1/chat/completions';
+
+const apiError = (message: string, type: string, code: string | null, param: string | null = null) => ({ error: { message, type, param, code } });
+
+export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
+  const requests: RecordedOpenAIRequest[] = [];
+  // Pending delays, so close() can release them at once instead of leaving answers hanging.
+  const timers = new Map<NodeJS.Timeout, () => void>();
+  const chatWaiters: { count: number; resolve: () => void }[] = [];
+  let chatIndex = 0;
+
+  const sleep = (ms: number): Promise<void> =>
+    ms <= 0
+      ? Promise.resolve()
+      : new Promise((resolve) => {
+          const t = setTimeout(() => {
+            timers.delete(t);
+            resolve();
+          }, ms);
+          timers.set(t, resolve);
+        });
+
+  const notifyChat = (): void => {
+    const count = requests.filter((r) => r.path === CHAT_PATH).length;
+    for (const w of [...chatWaiters]) {
+      if (count >= w.count) {
+        chatWaiters.splice(chatWaiters.indexOf(w), 1);
+        w.resolve();
+      }
+    }
+  };
+
+  function unauthorized(authorization: string | undefined): { status: number; body: unknown } | undefined {
+    if (options.api_key === undefined) return undefined;
+    if (authorization === `Bearer ${options.api_key}`) return undefined;
+    if (authorization === undefined) {
+      return { status: 401, body: apiError("You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth.", 'invalid_request_error', null) };
+    }
+    const sent = authorization.replace(/^Bearer\s+/i, '');
+    return { status: 401, body: apiError(`Incorrect API key provided: ${sent}. You can find your API key in your account settings.`, 'invalid_request_error', 'invalid_api_key') };
+  }
+
+  async function route(method: string, path: string, authorization: string | undefined, body: unknown): Promise<Answer> {
+    const base = options.latency_ms ?? 0;
+    const refused = unauthorized(authorization);
+    if (refused) return { ...refused, delay: base };
+    if (method === 'GET' && path === '/v1/models') {
+      const ids = options.models ?? [];
+      return { status: 200, delay: base, body: { object: 'list', data: ids.map((id) => ({ id, object: 'model', created: 0, owned_by: 'fake-openai' })) } };
+    }
+    if (method === 'POST' && path === CHAT_PATH) {
+      const request = body as FakeOpenAIChatRequest | undefined;
+      if (!request || typeof request.model !== 'string' || !Array.isArray(request.messages)) {
+        return { status: 400, delay: base, body: apiError("'model' and 'messages' are required", 'invalid_request_error', null) };
+      }
+      if (request.stream === true) {
+        return { status: 400, delay: base, body: apiError('the fake OpenAI server answers non-streaming requests only', 'invalid_request_error', null, 'stream') };
+      }
+      if (options.models && !options.models.includes(request.model)) {
+        return {
+          status: 404,
+          delay: base,
+          body: apiError(`The model \`${request.model}\` does not exist or you do not have access to it.`, 'invalid_request_error', 'model_not_found'),
+        };
+      }
+      const index = chatIndex++;
+      const result: FakeOpenAIResult = options.chat
+        ? await options.chat(request, index)
+        : { status: 500, body: apiError('the fake OpenAI server has no chat handler', 'server_error', null) };
+      const delay = base + (result.delay_ms ?? 0);
+      if ('status' in result) return { status: result.status, body: result.body, headers: result.headers, delay };
+      return { status: 200, delay, body: completion(request.model, index, result.message, result.finish_reason) };
+    }
+    return { status: 404, delay: base, body: apiError(`Unknown request URL: ${method} ${path}.`, 'invalid_request_error', 'unknown_url') };
+  }
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      let body: unknown;
+      let badJson = false;
+      if (text !== '') {
+        try {
+          body = JSON.parse(text);
+        } catch {
+          badJson = true;
+        }
+      }
+      const path = (req.url ?? '/').split('?')[0] ?? '/';
+      const method = req.method ?? 'GET';
+      const authorization = req.headers.authorization;
+      requests.push({ method, path, authorization, body });
+      if (path === CHAT_PATH) notifyChat();
+      const answer: Promise<Answer> = badJson
+        ? Promise.resolve({ status: 400, body: apiError('We could not parse the JSON body of your request.', 'invalid_request_error', null), delay: 0 })
+        : route(method, path, authorization, body);
+      answer
+        .then(async (a) => {
+          await sleep(a.delay);
+          if (res.destroyed || res.writableEnded) return;
+          res.writeHead(a.status, { 'content-type': 'application/json', ...a.headers });
+          res.end(typeof a.body === 'string' ? a.body : JSON.stringify(a.body));
+        })
+        .catch((err: unknown) => {
+          if (res.destroyed || res.writableEnded) return;
+          res.writeHead(500, { 'content-type': 'application/json' });
+          res.end(JSON.stringify(apiError(`fake OpenAI handler failed: ${err instanceof Error ? err.message : String(err)}`, 'server_error', null)));
+        });
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+
+  return {
+    url,
+    baseUrl: `${url}/v1`,
+    requests,
+    chatRequests: () => requests.filter((r) => r.path === CHAT_PATH).map((r) => r.body as FakeOpenAIChatRequest),
+    waitForChat: (count = 1) =>
+      new Promise<void>((resolve) => {
+        chatWaiters.push({ count, resolve });
+        notifyChat();
+      }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        for (const [t, release] of timers) {
+          clearTimeout(t);
+          release();
+        }
+        timers.clear();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A `chat.completion` object as OpenAI sends it; `content` is null when the model only called tools. */
+function completion(model: string, index: number, message: FakeOpenAIMessage, finishReason: string | undefined) {
+  const toolCalls = message.tool_calls?.map((call, i) => ({
+    id: `call_${index}_${i}`,
+    type: 'function',
+    function: { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments) },
+  }));
+  const content = message.content !== undefined ? message.content : toolCalls ? null : '';
+  return {
+    id: `chatcmpl-fake-${index}`,
+    object: 'chat.completion',
+    created: 0,
+    model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content,
+          refusal: message.refusal ?? null,
+          ...(toolCalls ? { tool_calls: toolCalls } : {}),
+        },
+        logprobs: null,
+        finish_reason: finishReason ?? (toolCalls ? 'tool_calls' : 'stop'),
+      },
+    ],
+    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+  };
+}
