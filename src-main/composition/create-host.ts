@@ -13,6 +13,8 @@ import {
 import { eventId, type RunEvent } from '@shared/contracts/events';
 import { prepareDemoWorkspace } from '../demo/demo-workspace';
 import { RunManager } from '../engine/run-manager';
+import { CheckpointStore } from '../engine/checkpoint';
+import { inspectServer } from '../mcp/inspect-server';
 import { createKeychainStore } from '../credentials/keychain-store';
 import { Outbox } from '../events/outbox';
 import { openFileLedger } from '../mcp/idempotency-ledger';
@@ -29,8 +31,9 @@ const PUSH_BATCH = 500;
  * last stopped (crash, kill). Its trace is closed with `interrupted`, continuing its sequence, so
  * the app shows what happened instead of a run that is "running" forever.
  */
-function closeInterruptedRuns(outbox: Outbox, log: (line: string) => void): void {
+function closeInterruptedRuns(outbox: Outbox, waiting: ReadonlySet<string>, log: (line: string) => void): void {
   for (const run of outbox.openRuns()) {
+    if (waiting.has(run.run_id)) continue;
     outbox.append([
       {
         type: 'run.finished',
@@ -59,7 +62,7 @@ export async function createHost(options: HostOptions): Promise<Host> {
   const log = options.log ?? (() => undefined);
   const ollamaHost = options.ollamaHost ?? process.env.OLLAMA_HOST ?? 'http://127.0.0.1:11434';
   const outbox = Outbox.open(join(options.dataDir, 'outbox.jsonl'), { log });
-  closeInterruptedRuns(outbox, log);
+  const checkpoints = new CheckpointStore(join(options.dataDir, 'waiting-runs'));
   const ledger = openFileLedger(join(options.dataDir, 'idempotency-ledger.jsonl'));
 
   // A run emits its events synchronously, a dozen per round; they reach the journal together at the
@@ -80,7 +83,9 @@ export async function createHost(options: HostOptions): Promise<Host> {
     if (batch.length === 1) queueMicrotask(flush);
   };
   const credentials = options.credentials ?? createKeychainStore();
-  const runs = new RunManager({ ledger, onEvent, baseDir: options.dataDir, ollamaHost, credentials, log });
+  const runs = new RunManager({ ledger, onEvent, baseDir: options.dataDir, checkpoints, ollamaHost, credentials, flushEvents: flush, log });
+  // Runs waiting for a person are not interrupted: they resume when answered.
+  closeInterruptedRuns(outbox, runs.waitingRunIds(), log);
   const sessions = new Map<string, HostSession>();
 
   const unsubscribe = outbox.subscribe((events) => {
@@ -112,6 +117,9 @@ export async function createHost(options: HostOptions): Promise<Host> {
       return { name };
     },
     'credentials.delete': async ({ name }) => ({ deleted: await credentials.delete(name) }),
+    'mcp.inspect': async ({ server, workspace, tool_effects }) => inspectServer(server, { workspace, tool_effects, cwd: options.dataDir, credentials }),
+    'interventions.pending': async () => ({ interventions: runs.pending() }),
+    'interventions.answer': async ({ run_id, intervention_id, answer }) => ({ resumed: runs.answer(run_id, intervention_id, answer) }),
   };
 
   const fail = (id: number, code: HostErrorCode, message: string): ResponseFrame => ({ kind: 'response', id, ok: false, error: { code, message } });

@@ -1,9 +1,10 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunEvent } from '@shared/contracts/events';
 import type { WorkflowDocument } from '@shared/contracts/spec';
+import type { Intervention } from '@shared/contracts/intervention';
 import { ensureBuilt } from '../../test-support/ensure-built';
 import { connectHost, startHostProcess, waitFor, type HostProcess } from '../../test-support/host-process';
 
@@ -61,5 +62,43 @@ describe('a host killed mid-run (the browser-run host as a real process)', () =>
     const last = await connectHost(third);
     cleanups.push(() => last.close());
     expect(await last.request('events.subscribe', {})).toEqual({ pending: 0 });
+  });
+
+  it('a run waiting for a person survives a kill: it is still waiting after the restart, and the answer resumes it', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'steward-wait-'));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const first = await startHostProcess(dataDir);
+    cleanups.push(() => first.stop('SIGKILL'));
+    const page = await connectHost(first);
+    const { workflows } = (await page.request('workspace.demo', {})) as { workflows: WorkflowDocument[] };
+    const demo = workflows.find((w) => w.id === 'ask-a-human')!;
+    await page.request('events.subscribe', {});
+    const { run_id } = (await page.request('run.start', { workflow: demo, overrides: {} })) as { run_id: string };
+    await waitFor(() => page.events.some((e) => e.run_id === run_id && e.type === 'intervention.requested'), 20_000, 'intervention.requested');
+    await waitFor(() => existsSync(join(dataDir, 'waiting-runs')) && readdirSync(join(dataDir, 'waiting-runs')).length === 1, 5_000, 'checkpoint');
+    await first.stop('SIGKILL');
+
+    const second = await startHostProcess(dataDir);
+    cleanups.push(() => second.stop());
+    const again = await connectHost(second);
+    cleanups.push(() => again.close());
+    await again.request('events.subscribe', {});
+    const { interventions } = (await again.request('interventions.pending', {})) as { interventions: Intervention[] };
+    expect(interventions).toHaveLength(1);
+    const waiting = interventions[0]!;
+    expect(waiting).toMatchObject({ run_id, kind: 'escalation', options: ['approve', 'reject', 'takeover', 'stop'] });
+    expect(waiting.decision).toMatchObject({ tool_name: 'write_file' });
+    // Not closed as interrupted: it is waiting, not dead.
+    expect(again.events.some((e) => e.run_id === run_id && e.type === 'run.finished')).toBe(false);
+
+    expect(await again.request('interventions.answer', { run_id, intervention_id: waiting.id, answer: { action: 'approve' } })).toEqual({ resumed: true });
+    await waitFor(() => again.events.some((e) => e.run_id === run_id && e.type === 'run.finished'), 20_000, 'run.finished');
+    const all = again.events.filter((e) => e.run_id === run_id);
+    expect(all.map((e) => e.seq)).toEqual(all.map((_, i) => i));
+    expect(all.at(-1)).toMatchObject({ type: 'run.finished', status: 'completed', event_count: all.length });
+    expect(readFileSync(join(demo.workspace!, 'shared.md'), 'utf8')).toContain('Action items');
+    expect((await again.request('interventions.pending', {})) as { interventions: Intervention[] }).toEqual({ interventions: [] });
+    // A second answer to the same intervention does nothing.
+    expect(await again.request('interventions.answer', { run_id, intervention_id: waiting.id, answer: { action: 'approve' } })).toEqual({ resumed: false });
   });
 });

@@ -43,6 +43,8 @@ export interface BoundaryActorDeps {
   onDelivered: (input: DeliverInput) => void;
   /** The prompt each proposal was made from (the learning context of the round). */
   onPrompt?: (round: number, messages: ChatMessage[]) => void;
+  /** Dry run: every step runs except the tool itself (no call, nothing in the ledger). */
+  dryRun?: boolean;
   /** Phase 1: while the teacher proposes, the student proposes the same round in the shadow. */
   shadow?: (round: number, outcome: { reply: ModelReply } | { error: string }) => void;
 }
@@ -124,9 +126,12 @@ export function createBoundaryActors(deps: BoundaryActorDeps) {
         tool: tool.name,
         arguments: decision.arguments,
       });
-      const confirmation: Confirmation = tool.effect.requires_user_confirmation
-        ? await deps.confirm({ run_id: deps.runId, round: input.round, server: tool.server, tool: tool.name, arguments: decision.arguments })
-        : 'not_needed';
+      // A person who approved this exact decision (an answered intervention) has confirmed it.
+      const confirmation: Confirmation = !tool.effect.requires_user_confirmation
+        ? 'not_needed'
+        : input.preconfirmed
+          ? 'granted'
+          : await deps.confirm({ run_id: deps.runId, round: input.round, server: tool.server, tool: tool.name, arguments: decision.arguments });
       return { idempotency_key: key, ledger: deps.ledger.state(key), confirmation };
     }),
 
@@ -136,6 +141,22 @@ export function createBoundaryActors(deps: BoundaryActorDeps) {
 
     execute: fromPromise<ToolExecution, ExecuteInput>(async ({ input, signal }) => {
       const { tool, decision, idempotency_key } = input;
+      if (deps.dryRun) {
+        const content = `(dry run: ${tool.server}/${tool.name} was not executed)`;
+        deps.history.settle(deps.history.length - 1, content, false);
+        const execution: ToolExecution = {
+          server: tool.server,
+          tool: tool.name,
+          arguments: maskArguments(decision.arguments, tool.effect.sensitive_arguments),
+          idempotency_key,
+          ok: true,
+          is_error: false,
+          content,
+          duration_ms: 0,
+        };
+        deps.onExecution(execution);
+        return execution;
+      }
       // Reserve the key before the call: a crash mid-call leaves it in flight, never re-executed.
       deps.ledger.begin(idempotency_key, { run_id: deps.runId, round: input.round, server: tool.server, tool: tool.name });
       const index = deps.history.length - 1;

@@ -3,7 +3,11 @@ import type { HistoryEntry } from '@shared/contracts/history';
 
 /** The run's canonical history. Only the boundary's commit step appends to it (I1). */
 export class CanonicalHistory {
-  private readonly items: HistoryEntry[] = [];
+  private readonly items: HistoryEntry[];
+
+  constructor(entries: readonly HistoryEntry[] = []) {
+    this.items = entries.map((e) => ({ ...e }));
+  }
 
   commit(round: number, decision: Decision): number {
     const index = this.items.length;

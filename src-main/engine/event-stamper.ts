@@ -3,8 +3,8 @@ import { eventId, type RunEvent, type RunEventPayload } from '@shared/contracts/
 export type EventSink = (event: RunEvent) => void;
 
 /** Gives each payload its envelope: deterministic id, per-run sequence, timestamp. */
-export function createEventStamper(runId: string, sink: EventSink) {
-  let seq = 0;
+export function createEventStamper(runId: string, sink: EventSink, startSeq = 0) {
+  let seq = startSeq;
   return {
     emit(payload: RunEventPayload): RunEvent {
       const event = { ...payload, id: eventId(runId, seq), run_id: runId, seq, ts: new Date().toISOString() } as RunEvent;

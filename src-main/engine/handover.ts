@@ -6,9 +6,19 @@ import type { SupervisionSpec } from '@shared/contracts/spec';
  * phase 2 the student does, except during a bounded teacher takeover after an escalation.
  */
 export class Handover {
-  private takeoverLeft = 0;
+  private takeoverLeft: number;
 
-  constructor(private readonly supervision: Pick<SupervisionSpec, 'enabled' | 'phase' | 'takeover_rounds'>) {}
+  constructor(
+    private readonly supervision: Pick<SupervisionSpec, 'enabled' | 'phase' | 'takeover_rounds'>,
+    takeoverLeft = 0,
+  ) {
+    this.takeoverLeft = takeoverLeft;
+  }
+
+  /** Rounds of takeover still to go (kept in a checkpoint). */
+  get remaining(): number {
+    return this.takeoverLeft;
+  }
 
   /** The teacher decides in phases 0–1 (when supervision is on) and while a takeover lasts. */
   proposer(): Proposer {

@@ -7,6 +7,8 @@ import type { SupervisionSpec } from '@shared/contracts/spec';
 export type RoundVerdict =
   | { next: 'continue'; failed: boolean; feedback?: string; delivered?: string }
   | { next: 'takeover' }
+  /** A person must answer before the run goes on (escalation to human handling, a tool confirmation). */
+  | { next: 'wait'; kind: 'escalation' | 'confirmation' }
   | { next: 'stop'; status: FinalRunStatus; output?: string; message?: string };
 
 export function interpretRound(record: RoundRecord, supervision: Pick<SupervisionSpec, 'on_block' | 'safe_message' | 'on_escalate'>): RoundVerdict {
@@ -31,6 +33,7 @@ export function interpretRound(record: RoundRecord, supervision: Pick<Supervisio
       }
     }
     case 'blocked': {
+      if (record.reason === 'confirmation_pending') return { next: 'wait', kind: 'confirmation' };
       const message = record.message ?? 'the decision was blocked';
       switch (supervision.on_block) {
         case 'fail':
@@ -45,6 +48,7 @@ export function interpretRound(record: RoundRecord, supervision: Pick<Supervisio
     case 'escalated':
       // A teacher who escalates its own takeover decision has nobody to hand to: the run stops.
       if (supervision.on_escalate === 'teacher_takeover' && record.proposer === 'student') return { next: 'takeover' };
+      if (supervision.on_escalate === 'human') return { next: 'wait', kind: 'escalation' };
       return { next: 'stop', status: 'escalated', message: record.message ?? 'the teacher escalated this round' };
     case 'failed':
       if (record.reason === 'cancelled') return { next: 'stop', status: 'cancelled', message: 'the run was cancelled' };

@@ -63,7 +63,7 @@ function expectCompleteTrace(result: AgentRun, events: RunEvent[]) {
   expect(finished?.type).toBe('run.finished');
   expect(finished?.type === 'run.finished' && finished.event_count).toBe(events.length);
   expect(result.event_count).toBe(events.length);
-  const { setup_error: _s, ...plain } = result;
+  const { setup_error: _s, checkpoint: _c, ...plain } = result;
   expect(RunResult.safeParse(plain).success).toBe(true);
   // I6: every round ends in exactly one outcome, recorded once.
   const completed = events.filter((e) => e.type === 'round.completed');

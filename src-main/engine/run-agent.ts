@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { createActor, toPromise } from 'xstate';
-import { boundaryMachine } from '@shared/boundary/machine';
+import { boundaryMachine, type BoundaryInput } from '@shared/boundary/machine';
+import { Decision } from '@shared/contracts/decision';
+import type { HumanAnswer, Intervention } from '@shared/contracts/intervention';
+import type { LearningDataSettings, ProfileKind, ProfileVersionRef, TraceSettings } from '@shared/contracts/profiles';
 import { parseCandidate } from '@shared/boundary/parse-candidate';
 import { validateCandidate } from '@shared/boundary/validation';
 import type { RunEvent, RunEventPayload, FinalRunStatus } from '@shared/contracts/events';
@@ -28,6 +31,8 @@ import { createEventStamper } from './event-stamper';
 import { Handover } from './handover';
 import { learningFromRound, learningFromShadow } from './learning-record';
 import { interpretRound } from './round-outcome';
+import type { RunCheckpoint } from './checkpoint';
+import { interventionFor } from './intervention';
 
 export interface RunAgentOptions {
   spec: AgentSpec;
@@ -46,6 +51,16 @@ export interface RunAgentOptions {
   privacy?: PrivacyPolicy;
   /** Where `keychain:NAME` references are resolved (the OS keychain). Needed only when the spec has some. */
   credentials?: CredentialStore;
+  /** Call the models, execute no tool (the panel's Dry-run). */
+  dryRun?: boolean;
+  trace?: TraceSettings;
+  learning?: LearningDataSettings;
+  /** The profile versions the settings came from: recorded on the run. */
+  profiles?: Partial<Record<ProfileKind, ProfileVersionRef>>;
+  /** Makes a waiting run durable; called right after its intervention.requested event is emitted. */
+  persistWaiting?: (checkpoint: RunCheckpoint) => void;
+  /** Continue a run that waited for a person, with their answer. */
+  resume?: { checkpoint: RunCheckpoint; answer: HumanAnswer };
   /** Injected for tests and benchmarks; resolved from the spec otherwise. */
   providers?: { student: ModelProvider; teacher: ModelProvider };
   toolHost?: ToolHost;
@@ -54,6 +69,8 @@ export interface RunAgentOptions {
 export interface AgentRun extends RunResult {
   /** The run could not start (servers, providers, variables, privacy): bad input rather than a bad run. */
   setup_error?: string;
+  /** Present when the run waits for a person: what to persist to resume it. */
+  checkpoint?: RunCheckpoint;
 }
 
 const noConfirmation: ConfirmTool = async () => 'unavailable';
@@ -68,12 +85,13 @@ function errorText(err: unknown): string {
  * round's outcome means for the run (continue, hand over, finish, stop safely).
  */
 export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
-  const runId = options.runId ?? randomUUID();
+  const resumed = options.resume?.checkpoint;
+  const runId = resumed?.run_id ?? options.runId ?? randomUUID();
   const vars: Record<string, string> = { specDir: options.specDir };
   if (options.workspace !== undefined) vars.workspace = options.workspace;
 
-  const stamper = createEventStamper(runId, options.onEvent);
-  const history = new CanonicalHistory();
+  const stamper = createEventStamper(runId, options.onEvent, resumed?.next_seq ?? 0);
+  const history = new CanonicalHistory(resumed?.history ?? []);
   const rounds: RoundRecord[] = [];
   const executions: ToolExecution[] = [];
   const spec = options.spec;
@@ -83,9 +101,13 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   let snapshot: ToolSnapshot = { round: 0, tools: [], hash: 'no-tools-yet' };
   // Every credential value this run resolves is masked wherever it could surface: events, results, prompts.
   const secrets = new SecretRegistry();
-  const emit = (payload: RunEventPayload) => stamper.emit(secrets.mask(redactToolArguments(payload, snapshot)));
+  const emit = (payload: RunEventPayload) =>
+    stamper.emit(secrets.mask(applyTraceSettings(redactToolArguments(payload, snapshot), options.trace)));
+  const learningKinds = new Set(options.learning?.record === false ? [] : (options.learning?.kinds ?? ['review', 'shadow', 'demonstration']));
 
-  let status: FinalRunStatus = 'failed';
+  let status: FinalRunStatus | 'waiting' = 'failed';
+  let checkpoint: RunCheckpoint | undefined;
+  let intervention: Intervention | undefined;
   let output: string | undefined;
   let message: string | undefined;
   let setupError: string | undefined;
@@ -108,7 +130,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       if (!options.credentials) throw new Error('this spec uses keychain credentials, but no credential store is available');
       resolved = await resolveCredentials(refs, options.credentials, secrets);
     }
-    const deps = { script, ollamaHost: options.ollamaHost, apiKeys: resolved };
+    const deps = { script, ollamaHost: options.ollamaHost, apiKeys: resolved, scriptStart: resumed?.script_positions };
     providers = options.providers ?? {
       student: resolveProvider(spec.models.student, 'student', deps),
       teacher: resolveProvider(spec.models.teacher, 'teacher', deps),
@@ -116,16 +138,20 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   } catch (err) {
     setupError = secrets.maskText(errorText(err));
   }
-  emit({
-    type: 'run.started',
-    spec_id: spec.id,
-    spec_name: spec.name,
-    task,
-    supervision,
-    models,
-    workspace: options.workspace,
-    exposure: describeExposure(spec.models, options.ollamaHost),
-  });
+  if (!resumed) {
+    emit({
+      type: 'run.started',
+      spec_id: spec.id,
+      spec_name: spec.name,
+      task,
+      supervision,
+      models,
+      workspace: options.workspace,
+      exposure: describeExposure(spec.models, options.ollamaHost),
+      profiles: options.profiles ?? {},
+      dry_run: options.dryRun === true,
+    });
+  }
 
   try {
     if (setupError !== undefined || !providers) throw new Error(setupError ?? 'no model providers');
@@ -137,11 +163,36 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     }
 
     let feedback: string | undefined;
-    let consecutiveFailures = 0;
-    const delivered: string[] = [];
+    let consecutiveFailures = resumed?.consecutive_failures ?? 0;
+    const delivered: string[] = [...(resumed?.delivered ?? [])];
     const prompts = new Map<number, ChatMessage[]>();
     const shadows = new Map<number, { reply: ModelReply } | { error: string }>();
-    const handover = new Handover(supervision);
+    const handover = new Handover(supervision, resumed?.takeover_left ?? 0);
+    let preselected: BoundaryInput['preselected'];
+    let finished = false;
+    const firstRound = resumed?.next_round ?? 0;
+    if (options.resume) {
+      const { checkpoint: cp, answer } = options.resume;
+      emit({ type: 'intervention.answered', round: cp.intervention.round, intervention_id: cp.intervention.id, answer });
+      switch (answer.action) {
+        case 'approve':
+          if (!cp.intervention.decision) throw new Error('there is no decision to approve');
+          // The person saw this exact decision: their approval is its review and its confirmation.
+          preselected = { decision: cp.intervention.decision, intervention_id: cp.intervention.id, confirmed: true };
+          break;
+        case 'reject':
+          feedback = `The user rejected your proposed decision${answer.note ? `: ${answer.note}` : ''}. Propose something else.`;
+          break;
+        case 'takeover':
+          emit({ type: 'handover', round: cp.intervention.round, to: 'teacher', reason: 'escalation', rounds: handover.startTakeover() });
+          break;
+        case 'stop':
+          status = 'cancelled';
+          message = 'stopped by the user';
+          finished = true;
+          break;
+      }
+    }
     const actors = createBoundaryActors({
       runId,
       instructions,
@@ -157,14 +208,14 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       // A tool may echo a credential (an env dump, an error): masked before history and prompts.
       maskText: (text) => secrets.maskText(text),
       onExecution: (e) => executions.push(secrets.mask(e)),
+      dryRun: options.dryRun === true,
       onDelivered: () => undefined,
       onPrompt: (round, messages) => prompts.set(round, messages),
       shadow: supervision.enabled && supervision.phase === 1 ? (round, outcome) => shadows.set(round, outcome) : undefined,
     });
     const machine = boundaryMachine.provide({ actors });
 
-    let finished = false;
-    for (let round = 0; round < spec.limits.max_rounds && !finished; round += 1) {
+    for (let round = firstRound; round < spec.limits.max_rounds && !finished; round += 1) {
       if (options.signal?.aborted) {
         status = 'cancelled';
         message = 'the run was cancelled';
@@ -187,7 +238,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
 
       const proposer = handover.proposer();
       const sampled = isSampled(supervision.rules.sample_rate, supervision.rules.sample_seed, runId, round);
-      const actor = createActor(machine, { input: { round, proposer, snapshot, supervision, sampled } });
+      const actor = createActor(machine, { input: { round, proposer, snapshot, supervision, sampled, preselected } });
+      preselected = undefined;
       actor.on('*', (payload) => emit(payload));
       const onAbort = () => actor.send({ type: 'CANCEL' });
       options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -199,7 +251,9 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
         options.signal?.removeEventListener('abort', onAbort);
       }
       rounds.push(redactToolArguments(record, snapshot));
-      recordLearning(record, prompts.get(round) ?? [], shadows.get(round), snapshot, models, emit);
+      recordLearning(record, prompts.get(round) ?? [], shadows.get(round), snapshot, models, (example) => {
+        if (learningKinds.has(example.kind)) emit(example);
+      });
 
       if (proposer === 'teacher' && handover.endOfRound() && supervision.phase >= 2) {
         emit({ type: 'handover', round, to: 'student', reason: 'takeover_ended' });
@@ -221,6 +275,40 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
           feedback = undefined;
           emit({ type: 'handover', round, to: 'teacher', reason: 'escalation', rounds: handover.startTakeover() });
           break;
+        case 'wait': {
+          intervention = interventionFor(record, verdict.kind, runId, supervision.enabled);
+          const requestedSeq = stamper.count;
+          checkpoint = {
+            version: 1,
+            run_id: runId,
+            saved_at: new Date().toISOString(),
+            spec,
+            spec_dir: options.specDir,
+            workspace: options.workspace,
+            script: options.script,
+            script_positions: { student: providers.student.position?.() ?? 0, teacher: providers.teacher.position?.() ?? 0 },
+            privacy: options.privacy,
+            trace: options.trace,
+            learning: options.learning,
+            profiles: options.profiles ?? {},
+            dry_run: options.dryRun === true,
+            next_round: round + 1,
+            // The intervention.requested event takes requestedSeq; the resumed run continues after it.
+            next_seq: requestedSeq + 1,
+            rounds_before: (resumed?.rounds_before ?? 0) + rounds.length,
+            history: history.entries(),
+            consecutive_failures: consecutiveFailures,
+            takeover_left: handover.remaining,
+            delivered,
+            intervention: { ...intervention, decision: rawDecisionOf(record, verdict.kind) },
+          };
+          emit({ type: 'intervention.requested', round, intervention });
+          options.persistWaiting?.(checkpoint);
+          status = 'waiting';
+          message = intervention.reason;
+          finished = true;
+          break;
+        }
         case 'stop':
           status = verdict.status;
           output = verdict.output ?? (verdict.status === 'needs_input' ? delivered.join('\n\n') || undefined : undefined);
@@ -241,13 +329,19 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     if (toolHost && !options.toolHost) await toolHost.close().catch(() => undefined);
   }
 
-  const event_count = stamper.count + 1;
-  emit({ type: 'run.finished', status, output, message, rounds: rounds.length, event_count });
+  const totalRounds = (resumed?.rounds_before ?? 0) + rounds.length;
+  const event_count = stamper.count + (status === 'waiting' ? 0 : 1);
+  // A waiting run is not finished: it ends when it resumes and reaches an end.
+  if (status !== 'waiting') emit({ type: 'run.finished', status, output, message, rounds: totalRounds, event_count });
   return {
     run_id: runId,
     status,
     output,
     message,
+    intervention: intervention ? secrets.mask(redactToolArguments(intervention, snapshot)) : undefined,
+    checkpoint,
+    profiles: options.profiles ?? {},
+    dry_run: options.dryRun === true,
     // Results are reports like traces: sensitive arguments stay masked (the tools got the real values).
     history: secrets.mask(redactToolArguments(history.entries(), snapshot)),
     rounds: secrets.mask(rounds),
@@ -258,6 +352,24 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   };
 }
 
+/** The intervention's decision as it must run: the raw one (the event carries the masked copy). */
+function rawDecisionOf(record: RoundRecord, kind: 'escalation' | 'confirmation'): Decision | undefined {
+  if (kind === 'confirmation') return record.selected?.decision;
+  const parsed = record.validation?.ok ? Decision.safeParse(record.candidate.parsed?.raw) : undefined;
+  return parsed?.success ? parsed.data : undefined;
+}
+
+/** A trace profile that keeps no tool results: the content is replaced by its size. */
+function applyTraceSettings(payload: RunEventPayload, trace: TraceSettings | undefined): RunEventPayload {
+  if (trace?.include_tool_results !== false) return payload;
+  const strip = <T extends { content: string }>(e: T): T => ({ ...e, content: `(not kept by the trace profile: ${e.content.length} characters)` });
+  if (payload.type === 'tool.executed') return { ...payload, execution: strip(payload.execution) };
+  if (payload.type === 'round.completed' && payload.record.execution) {
+    return { ...payload, record: { ...payload.record, execution: strip(payload.record.execution) } };
+  }
+  return payload;
+}
+
 /** Every round that teaches something becomes a learning example in the trace. */
 function recordLearning(
   record: RoundRecord,
@@ -265,7 +377,7 @@ function recordLearning(
   shadow: { reply: ModelReply } | { error: string } | undefined,
   snapshot: ToolSnapshot,
   models: { student: string; teacher: string },
-  emit: (payload: RunEventPayload) => void,
+  emit: (payload: Extract<RunEventPayload, { type: 'learning.example' }>) => void,
 ): void {
   const example = learningFromRound(record, context, models);
   if (example) emit(example);

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { RunEvent } from '@shared/contracts/events';
 import type { RunOverrides } from '@shared/contracts/host-api';
+import type { HumanAnswer, Intervention } from '@shared/contracts/intervention';
 import type { AgentSpec } from '@shared/contracts/spec';
+import type { CredentialStore } from '../credentials/credential-store';
 import type { IdempotencyLedger } from '../mcp/idempotency-ledger';
 import { resolveSpec } from '../spec/load-spec';
-import { runAgent, type AgentRun } from './run-agent';
 import type { ConfirmTool } from './boundary-actors';
-import type { CredentialStore } from '../credentials/credential-store';
+import { CheckpointStore } from './checkpoint';
+import { runAgent, type AgentRun, type RunAgentOptions } from './run-agent';
 
 export interface RunManagerDeps {
   ledger: IdempotencyLedger;
@@ -14,9 +16,12 @@ export interface RunManagerDeps {
   onEvent: (event: RunEvent) => void;
   /** Folder relative paths in app-held specs resolve against. */
   baseDir: string;
-  confirm?: ConfirmTool;
+  /** Where runs waiting for a person are kept (they survive a restart). */
+  checkpoints: CheckpointStore;
   ollamaHost?: string;
   credentials?: CredentialStore;
+  /** Writes events still batched for the outbox, so a checkpoint is never ahead of the trace. */
+  flushEvents?: () => void;
   log?: (line: string) => void;
 }
 
@@ -25,15 +30,25 @@ interface ActiveRun {
   done: Promise<AgentRun>;
 }
 
+/** Settings from the app (panel, profiles, registry) over the spec's own. */
 export function applyOverrides(spec: AgentSpec, overrides: RunOverrides): AgentSpec {
+  const supervision = overrides.supervision ?? spec.supervision;
   return {
     ...spec,
-    supervision: { ...spec.supervision, enabled: overrides.supervision_enabled ?? spec.supervision.enabled },
+    supervision: { ...supervision, enabled: overrides.supervision_enabled ?? supervision.enabled },
     models: { student: overrides.student ?? spec.models.student, teacher: overrides.teacher ?? spec.models.teacher },
+    // The app's MCP registry is the user's word: it wins over the spec's own metadata.
+    tool_effects: { ...spec.tool_effects, ...overrides.tool_effects },
   };
 }
 
-/** Runs started from the app: in the background, cancellable, each one's events to the outbox. */
+/**
+ * In the app a tool that needs confirmation is never decided by the host: the round ends waiting
+ * and the person answers in the run view (see interventions).
+ */
+const askThePerson: ConfirmTool = async () => 'pending';
+
+/** Runs started from the app: in the background, cancellable, resumable after waiting for a person. */
 export class RunManager {
   private readonly active = new Map<string, ActiveRun>();
 
@@ -42,28 +57,51 @@ export class RunManager {
   start(spec: AgentSpec, overrides: RunOverrides): { run_id: string } {
     const loaded = resolveSpec(applyOverrides(spec, overrides), this.deps.baseDir);
     const runId = randomUUID();
-    const controller = new AbortController();
-    const done = runAgent({
+    this.launch(runId, {
       spec: loaded.spec,
       specDir: loaded.specDir,
       workspace: loaded.workspace,
       script: loaded.script,
-      ledger: this.deps.ledger,
-      onEvent: this.deps.onEvent,
-      runId,
-      signal: controller.signal,
-      confirm: this.deps.confirm,
-      ollamaHost: this.deps.ollamaHost,
       privacy: overrides.privacy,
-      credentials: this.deps.credentials,
-    })
-      .then((result) => {
-        this.deps.log?.(`run ${runId} ${result.status}${result.message ? `: ${result.message}` : ''}`);
-        return result;
-      })
-      .finally(() => this.active.delete(runId));
-    this.active.set(runId, { controller, done });
+      dryRun: overrides.dry_run,
+      trace: overrides.trace,
+      learning: overrides.learning,
+      profiles: overrides.profiles,
+    });
     return { run_id: runId };
+  }
+
+  /** Runs waiting for a person, persisted (they are listed again after a restart). */
+  pending(): Intervention[] {
+    return this.deps.checkpoints.list(this.deps.log).map((c) => c.intervention);
+  }
+
+  waitingRunIds(): Set<string> {
+    return new Set(this.pending().map((i) => i.run_id));
+  }
+
+  /** A person answered: the run continues from its checkpoint. False when nothing waits for that. */
+  answer(runId: string, interventionId: string, answer: HumanAnswer): boolean {
+    const checkpoint = this.deps.checkpoints.get(runId);
+    if (!checkpoint || checkpoint.intervention.id !== interventionId || this.active.has(runId)) return false;
+    if (!checkpoint.intervention.options.includes(answer.action)) {
+      throw new Error(`"${answer.action}" is not one of the answers this intervention offers (${checkpoint.intervention.options.join(', ')})`);
+    }
+    this.launch(runId, {
+      spec: checkpoint.spec,
+      specDir: checkpoint.spec_dir,
+      workspace: checkpoint.workspace,
+      script: checkpoint.script,
+      privacy: checkpoint.privacy,
+      dryRun: checkpoint.dry_run,
+      trace: checkpoint.trace,
+      learning: checkpoint.learning,
+      profiles: checkpoint.profiles,
+      resume: { checkpoint, answer },
+    });
+    // Removed only once the resumed run is under way: a crash before this point leaves it waiting.
+    this.deps.checkpoints.delete(runId);
+    return true;
   }
 
   cancel(runId: string): boolean {
@@ -82,5 +120,31 @@ export class RunManager {
     const runs = [...this.active.values()];
     for (const run of runs) run.controller.abort();
     await Promise.allSettled(runs.map((r) => r.done));
+  }
+
+  private launch(runId: string, options: Omit<RunAgentOptions, 'ledger' | 'onEvent' | 'runId' | 'signal'>): void {
+    const controller = new AbortController();
+    const done = runAgent({
+      ...options,
+      ledger: this.deps.ledger,
+      onEvent: this.deps.onEvent,
+      runId,
+      signal: controller.signal,
+      confirm: askThePerson,
+      ollamaHost: this.deps.ollamaHost,
+      credentials: this.deps.credentials,
+      persistWaiting: (checkpoint) => {
+        // The trace first (intervention.requested is durable), then the checkpoint: after a crash
+        // in between, the run is closed as interrupted rather than resumed past a missing event.
+        this.deps.flushEvents?.();
+        this.deps.checkpoints.save(checkpoint);
+      },
+    })
+      .then((result) => {
+        this.deps.log?.(`run ${runId} ${result.status}${result.message ? `: ${result.message}` : ''}`);
+        return result;
+      })
+      .finally(() => this.active.delete(runId));
+    this.active.set(runId, { controller, done });
   }
 }

@@ -20,6 +20,8 @@ export interface ModelProvider {
   /** Shown in traces and the app, e.g. "replay" or "ollama:qwen3:4b". */
   readonly label: string;
   complete(request: ModelRequest): Promise<ModelReply>;
+  /** Replay only: how many scripted responses are used, so a resumed run continues the script. */
+  position?: () => number;
 }
 
 export const PROVIDER_ERROR_CODES = [

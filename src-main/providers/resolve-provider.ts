@@ -19,6 +19,8 @@ export interface ProviderDeps {
    * provider whose ref names it.
    */
   apiKeys?: ReadonlyMap<string, string>;
+  /** Where each role's replay script resumes (a run resumed from a checkpoint). */
+  scriptStart?: Partial<Record<ModelRole, number>>;
 }
 
 /**
@@ -30,7 +32,7 @@ export function resolveProvider(ref: ModelRef, role: ModelRole, deps: ProviderDe
   switch (ref.provider) {
     case 'script':
       if (!deps.script) throw new Error('the replay (script) provider needs a `script` or `script_file` in the spec');
-      return createScriptProvider(deps.script, role);
+      return createScriptProvider(deps.script, role, { startAt: deps.scriptStart?.[role] });
     case 'ollama':
       return createOllamaProvider(ref, role, { fetch: deps.fetch, defaultHost: deps.ollamaHost });
     case 'openai_compatible':

@@ -8,15 +8,17 @@ import { ProviderError, type ModelProvider, type ModelRequest } from './provider
  * that role's next scripted entry, in order. Demos run on it with no model server; tests use it to
  * make a model say exactly the wrong (or right) thing. It never looks at the prompt.
  */
-export function createScriptProvider(script: ModelScript, role: ModelRole): ModelProvider {
+export function createScriptProvider(script: ModelScript, role: ModelRole, options: { startAt?: number } = {}): ModelProvider {
   const label = modelLabel({ provider: 'script' });
   // A private copy: the caller's script object can change later without changing this replay.
   const entries: readonly ScriptEntry[] = structuredClone(role === 'student' ? script.student : script.teacher);
   const latency = script.latency_ms;
-  let used = 0;
+  // A resumed run continues where the replay left off (see engine/checkpoint.ts).
+  let used = options.startAt ?? 0;
 
   return {
     label,
+    position: () => used,
     async complete(request: ModelRequest): Promise<ModelReply> {
       const cancelled = (): ProviderError => new ProviderError('cancelled', `the ${role} model call was cancelled`);
       // An already-cancelled call consumes nothing, so the script stays aligned with the rounds that ran.

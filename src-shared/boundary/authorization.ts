@@ -8,7 +8,8 @@ export const AuthorizationFacts = z
   .object({
     idempotency_key: z.string().min(8).optional(),
     ledger: z.enum(['new', 'executed', 'in_flight']),
-    confirmation: z.enum(['not_needed', 'granted', 'denied', 'unavailable']),
+    /** `pending`: the app will ask the user; the round ends here and the run waits for the answer. */
+    confirmation: z.enum(['not_needed', 'granted', 'denied', 'unavailable', 'pending']),
   })
   .strict();
 export type AuthorizationFacts = z.infer<typeof AuthorizationFacts>;
@@ -17,6 +18,7 @@ export const DENIAL_REASONS = [
   'protected_unreviewed',
   'confirmation_denied',
   'confirmation_unavailable',
+  'confirmation_pending',
   'duplicate_execution',
   'missing_idempotency_key',
 ] as const;
@@ -33,6 +35,7 @@ export const DENIAL_MESSAGES = {
   protected_unreviewed: 'a protected effect was not reviewed by the teacher; it is never executed unreviewed',
   confirmation_denied: 'the user declined this tool call',
   confirmation_unavailable: 'this tool requires user confirmation and none could be obtained',
+  confirmation_pending: 'this tool requires your confirmation: the run waits for your answer',
   duplicate_execution: 'this idempotency key has already been executed',
   missing_idempotency_key: 'a tool call needs an idempotency key before it can execute',
 } satisfies Record<DenialReason, string>;
@@ -57,6 +60,7 @@ export function authorizeDecision(input: {
   if (facts.ledger !== 'new') return deny('duplicate_execution');
   if (tool?.effect.requires_user_confirmation ?? false) {
     if (facts.confirmation === 'denied') return deny('confirmation_denied');
+    if (facts.confirmation === 'pending') return deny('confirmation_pending');
     if (facts.confirmation !== 'granted') return deny('confirmation_unavailable');
   }
   return { ok: true, idempotency_key: facts.idempotency_key };

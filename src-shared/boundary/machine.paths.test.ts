@@ -3,7 +3,7 @@ import { assign } from 'xstate';
 import { getSimplePaths } from 'xstate/graph';
 import { boundaryMachine, type BoundaryInput } from './machine';
 import { Decision } from '../contracts/decision';
-import { boundaryInput, CONFIRM_TOOLS, FILE_TOOLS, type ProposalName } from './testing/fixtures';
+import { boundaryInput, CONFIRM_TOOLS, FILE_TOOLS, REPLACEMENTS, type ProposalName } from './testing/fixtures';
 import { checkRoundInvariants } from './testing/invariants';
 import { generateBoundaryPaths, pathOptions, type BoundaryPath } from './testing/path-alphabet';
 import { allStateKeys, allTransitionKeys, replayPath, type ReplayTrace } from './testing/replay';
@@ -29,6 +29,14 @@ const CASES: { name: string; input: BoundaryInput }[] = [
   {
     name: 'student · tools that require user confirmation · 1 verdict attempt',
     input: boundaryInput({ snapshot: CONFIRM_TOOLS, supervision: { max_verdict_attempts: 1 } }),
+  },
+  {
+    name: 'a person approved the decision (preselected, confirmed)',
+    input: boundaryInput({ snapshot: CONFIRM_TOOLS, preselected: { decision: REPLACEMENTS.send_email, intervention_id: 'iv-approved-1', confirmed: true } }),
+  },
+  {
+    name: 'a person approved a decision that no longer validates',
+    input: boundaryInput({ preselected: { decision: { decision_type: 'tool_call', tool_name: 'gone_tool', arguments: {} }, intervention_id: 'iv-stale-01', confirmed: false } }),
   },
   {
     name: 'student · phase plan allows only read_file · review all · 1 verdict attempt',

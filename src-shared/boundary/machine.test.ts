@@ -445,4 +445,38 @@ describe('the decision boundary', () => {
     expect(record.verdict?.verdict).toBe('accept');
     expect(record.outcome).toBe('executed');
   });
+
+  it('a tool needing confirmation, with the answer pending, ends the round blocked and unexecuted until the person answers', async () => {
+    const host = new InMemoryHost({ student: [PROPOSALS.send_email], teacher: [VERDICTS.accept], confirm: 'pending' });
+    const { record } = await host.runRound(boundaryInput({ snapshot: CONFIRM_TOOLS }));
+    expect(record.outcome).toBe('blocked');
+    expect(record.reason).toBe('confirmation_pending');
+    expect(host.calls.commit).toEqual([]);
+    expect(host.calls.execute).toEqual([]);
+  });
+
+  it('a decision a person approved skips the models, not validation, authorization or commit', async () => {
+    const host = new InMemoryHost({ student: [], teacher: [] });
+    const { record, events } = await host.runRound(
+      boundaryInput({ snapshot: CONFIRM_TOOLS, preselected: { decision: REPLACEMENTS.send_email, intervention_id: 'iv-test-0001', confirmed: true } }),
+    );
+    expect(record.outcome).toBe('executed');
+    expect(record.review).toEqual({ required: false, rule: 'human_decided' });
+    expect(record.selected).toEqual({ source: 'human', decision: REPLACEMENTS.send_email });
+    expect(record.intervention_id).toBe('iv-test-0001');
+    expect(host.calls.propose).toEqual([]);
+    expect(host.calls.review).toEqual([]);
+    expect(host.calls.authorize).toHaveLength(1);
+    expect(types(events)).not.toContain('candidate.proposed');
+  });
+
+  it('an approved decision that no longer validates (the tool is gone) fails the round instead of running', async () => {
+    const host = new InMemoryHost({});
+    const { record } = await host.runRound(
+      boundaryInput({ preselected: { decision: { decision_type: 'tool_call', tool_name: 'vanished', arguments: {} }, intervention_id: 'iv-test-0002', confirmed: false } }),
+    );
+    expect(record.outcome).toBe('failed');
+    expect(record.reason).toBe('approved_decision_invalid');
+    expect(host.calls.execute).toEqual([]);
+  });
 });

@@ -1,7 +1,7 @@
 import { assign, emit, fromPromise, setup } from 'xstate';
 import type { ControlDecision, Decision, ToolCallDecision } from '../contracts/decision';
 import type { ModelReply } from '../contracts/model';
-import type { Proposer, RoundOutcome, RoundRecord, ToolExecution, VerdictAttempt } from '../contracts/round';
+import type { Proposer, RoundOutcome, RoundRecord, Selector, ToolExecution, VerdictAttempt } from '../contracts/round';
 import type { SupervisionSpec } from '../contracts/spec';
 import type { OfferedTool, ToolSnapshot } from '../contracts/tool-snapshot';
 import type { RunEventPayload } from '../contracts/events';
@@ -28,6 +28,12 @@ export interface BoundaryInput {
   constraints?: DecisionConstraints;
   /** The seeded sampler drew this round for an audit review (policy/sampler.ts). */
   sampled?: boolean;
+  /**
+   * A decision a person already approved (an escalation or a confirmation they answered): the round
+   * skips proposing and review, but the decision still passes validation against this round's
+   * snapshot, authorization, commit and the rest, like any other.
+   */
+  preselected?: { decision: Decision; intervention_id: string; confirmed: boolean };
 }
 
 export interface ProposeInput {
@@ -54,10 +60,12 @@ export interface AuthorizeInput {
   round: number;
   decision: Decision;
   tool?: OfferedTool;
+  /** The person already confirmed this very decision (a preselected round). */
+  preconfirmed: boolean;
 }
 export interface CommitInput {
   round: number;
-  source: Proposer;
+  source: Selector;
   decision: Decision;
 }
 export interface ExecuteInput {
@@ -72,7 +80,7 @@ export interface DeliverInput {
 }
 
 interface Selected {
-  source: Proposer;
+  source: Selector;
   decision: Decision;
   tool?: OfferedTool;
   /** Chosen by a teacher verdict, or proposed by the teacher itself. */
@@ -167,6 +175,7 @@ export function toRoundRecord(ctx: BoundaryContext): RoundRecord {
     authorization: ctx.authorization,
     history_index: ctx.historyIndex,
     execution: ctx.execution,
+    intervention_id: ctx.preselected?.intervention_id,
     outcome: ctx.outcome ?? 'failed',
     reason: ctx.reason,
     message: ctx.message,
@@ -214,6 +223,7 @@ export const boundaryMachine = setup({
   },
   guards: {
     reviewRequired: ({ context }) => context.review?.required === true,
+    hasPreselection: ({ context }) => context.preselected !== undefined,
     candidateValid: ({ context }) => context.validated?.result.ok === true,
     repairAvailable: ({ context }) =>
       context.proposer === 'student' &&
@@ -296,11 +306,46 @@ export const boundaryMachine = setup({
 }).createMachine({
   id: 'decisionBoundary',
   context: ({ input }) => ({ ...input, attempts: [], repairs: [] }),
-  initial: 'proposing',
+  initial: 'starting',
   output: ({ context }) => toRoundRecord(context),
   states: {
-    proposing: {
+    starting: {
       entry: 'emitRoundStarted',
+      always: [{ guard: 'hasPreselection', target: 'checkingPreselected' }, { target: 'proposing' }],
+    },
+    checkingPreselected: {
+      // A person approved this decision: no model call and no review, the same validation.
+      entry: [
+        assign(({ context }) => ({
+          validated: validateCandidate(candidateFromValue(context.preselected?.decision), context.snapshot, context.constraints),
+          review: { required: false, rule: 'human_decided' as const },
+        })),
+        'emitValidated',
+        'emitReviewDecided',
+      ],
+      always: [
+        {
+          guard: 'candidateValid',
+          target: 'authorizing',
+          actions: [
+            assign(({ context }) => ({
+              selected: context.validated?.decision
+                ? { source: 'human' as const, decision: context.validated.decision, tool: context.validated.tool, reviewed: true }
+                : undefined,
+            })),
+            'emitSelected',
+          ],
+        },
+        {
+          target: 'failed',
+          actions: assign(({ context }) => ({
+            reason: 'approved_decision_invalid',
+            message: `the decision you approved no longer passes validation: ${describeIssues(context.validated?.result.issues ?? [])}`,
+          })),
+        },
+      ],
+    },
+    proposing: {
       on: { CANCEL: { target: 'failed', actions: assign({ reason: 'cancelled', message: 'the run was cancelled' }) } },
       invoke: {
         id: 'propose',
@@ -462,6 +507,7 @@ export const boundaryMachine = setup({
           round: context.round,
           decision: context.selected?.decision ?? { decision_type: 'complete' as const, output: '' },
           tool: context.selected?.tool,
+          preconfirmed: context.preselected?.confirmed === true,
         }),
         onDone: {
           target: 'checkingAuthorization',

@@ -2,8 +2,10 @@ import { z } from 'zod';
 import { Decision } from './decision';
 import { ChatMessage, ModelReply } from './model';
 import { LearningKind } from './learning-export';
+import { HumanAnswer, Intervention } from './intervention';
+import { ProfileVersionRef } from './profiles';
 import { EffectClass, EffectSource } from './tool-effect';
-import { Proposer, RoundRecord, ToolExecution, VerdictAttempt } from './round';
+import { Proposer, RoundRecord, Selector, ToolExecution, VerdictAttempt } from './round';
 import { TeacherVerdict, ReasonCode } from './verdict';
 import { SupervisionSpec } from './spec';
 import { ParsedCandidate } from '../boundary/parse-candidate';
@@ -14,6 +16,8 @@ import { Authorization } from '../boundary/authorization';
 
 export const RUN_STATUSES = [
   'running',
+  /** Paused for a person (escalation to human handling, a tool confirmation); not final. */
+  'waiting',
   'completed',
   'failed',
   'blocked',
@@ -27,10 +31,11 @@ export const RUN_STATUSES = [
 ] as const;
 export const RunStatus = z.enum(RUN_STATUSES);
 export type RunStatus = z.infer<typeof RunStatus>;
-export type FinalRunStatus = Exclude<RunStatus, 'running'>;
+export type FinalRunStatus = Exclude<RunStatus, 'running' | 'waiting'>;
 
 export const RUN_STATUS_LABELS = {
   running: 'Running',
+  waiting: 'Waiting for you',
   completed: 'Completed',
   failed: 'Failed',
   blocked: 'Blocked',
@@ -67,6 +72,10 @@ export const RunEvent = z.discriminatedUnion('type', [
     workspace: z.string().optional(),
     /** Which provider is shown which data in this run (privacy record). */
     exposure: z.array(DataExposure).default([]),
+    /** The profile versions this run used (profile kind → id, name, version); empty for a spec's own settings. */
+    profiles: z.record(z.string(), ProfileVersionRef).default({}),
+    /** Dry run: models are called, no tool is executed. */
+    dry_run: z.boolean().default(false),
   }),
   event('tools.snapshot', {
     round,
@@ -81,12 +90,15 @@ export const RunEvent = z.discriminatedUnion('type', [
   event('candidate.validated', { round, attempt: z.number().int().nonnegative().optional(), validation: ValidationResult }),
   event('review.decided', { round, review: ReviewDecision }),
   event('verdict.received', { round, attempt: VerdictAttempt }),
-  event('decision.selected', { round, source: Proposer, decision: Decision }),
+  event('decision.selected', { round, source: Selector, decision: Decision }),
   event('decision.authorized', { round, authorization: Authorization }),
   event('decision.committed', { round, history_index: z.number().int().nonnegative(), decision: Decision }),
   event('tool.executed', { round, execution: ToolExecution }),
   event('response.delivered', { round, decision: Decision }),
   event('round.completed', { round, record: RoundRecord }),
+  /** The run waits for a person; it is persisted and resumes when they answer. */
+  event('intervention.requested', { round, intervention: Intervention }),
+  event('intervention.answered', { round, intervention_id: z.string(), answer: HumanAnswer }),
   /** Who proposes changed: the teacher takes over after an escalation, or hands back. */
   event('handover', {
     round,
@@ -112,7 +124,7 @@ export const RunEvent = z.discriminatedUnion('type', [
     models: z.object({ student: z.string(), teacher: z.string() }).strict(),
   }),
   event('run.finished', {
-    status: RunStatus.exclude(['running']),
+    status: RunStatus.exclude(['running', 'waiting']),
     output: z.string().optional(),
     message: z.string().optional(),
     rounds: z.number().int().nonnegative(),

@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { ModelRef } from './model';
 import { RunEvent } from './events';
-import { WorkflowDocument } from './spec';
+import { McpServerSpec, SupervisionSpec, ToolEffectOverrides, WorkflowDocument } from './spec';
+import { EffectSource, ToolAnnotationHints, ToolEffect } from './tool-effect';
+import { HumanAnswer, Intervention } from './intervention';
+import { LearningDataSettings, ProfileKind, ProfileVersionRef, TraceSettings } from './profiles';
 import { CredentialInfo, CredentialName } from './credentials';
 import { PrivacyPolicy } from '../policy/privacy';
 
@@ -56,8 +59,32 @@ export const RunOverrides = z
     teacher: ModelRef.optional(),
     /** The workspace's privacy policy; local only when absent. */
     privacy: PrivacyPolicy.optional(),
+    /** Supervision from the panel (a supervision profile plus the deployment phase). */
+    supervision: SupervisionSpec.optional(),
+    /** Effect metadata from the app's MCP registry (`server/tool` → effect), over the spec's own. */
+    tool_effects: ToolEffectOverrides.optional(),
+    trace: TraceSettings.optional(),
+    learning: LearningDataSettings.optional(),
+    /** The profile versions these settings came from, recorded on the run. */
+    profiles: z.partialRecord(ProfileKind, ProfileVersionRef).optional(),
+    /** Call the models, execute no tool: shows what would have been executed, reviewed, replaced or blocked. */
+    dry_run: z.boolean().optional(),
   })
   .strict();
+
+/** One tool of an MCP server as the registry shows it. */
+export const InspectedTool = z
+  .object({
+    name: z.string(),
+    description: z.string(),
+    input_schema: z.record(z.string(), z.unknown()),
+    effect: ToolEffect,
+    effect_source: EffectSource,
+    /** MCP annotations: untrusted hints, shown as suggestions. */
+    hints: ToolAnnotationHints.optional(),
+  })
+  .strict();
+export type InspectedTool = z.infer<typeof InspectedTool>;
 export type RunOverrides = z.infer<typeof RunOverrides>;
 
 const empty = z.object({}).strict();
@@ -82,6 +109,18 @@ export const HOST_METHODS = {
     result: z.object({ name: CredentialName }).strict(),
   },
   'credentials.delete': { params: z.object({ name: CredentialName }).strict(), result: z.object({ deleted: z.boolean() }).strict() },
+  /** Starts a server from a workflow to list its tools and their effect metadata (MCP registry). */
+  'mcp.inspect': {
+    params: z.object({ server: McpServerSpec, workspace: z.string().optional(), tool_effects: ToolEffectOverrides.optional() }).strict(),
+    result: z.object({ server_name: z.string().optional(), tools: z.array(InspectedTool) }).strict(),
+  },
+  /** Runs waiting for a person, with what they wait for (also after a restart). */
+  'interventions.pending': { params: empty, result: z.object({ interventions: z.array(Intervention) }).strict() },
+  /** A person's answer: the waiting run resumes. */
+  'interventions.answer': {
+    params: z.object({ run_id: z.string(), intervention_id: z.string(), answer: HumanAnswer }).strict(),
+    result: z.object({ resumed: z.boolean() }).strict(),
+  },
   /** The page has stored these events durably; the host may drop them from its outbox. */
   'events.ack': { params: z.object({ ids: z.array(z.string()).max(10_000) }).strict(), result: z.object({ acked: z.number().int() }).strict() },
 } as const;

@@ -53,7 +53,11 @@ export const ToolExecution = z
   .strict();
 export type ToolExecution = z.infer<typeof ToolExecution>;
 
-export const SelectedDecision = z.object({ source: Proposer, decision: Decision }).strict();
+/** Who selected the decision that ran: the proposer itself, the teacher's replacement, or a person. */
+export const Selector = z.enum(['student', 'teacher', 'human']);
+export type Selector = z.infer<typeof Selector>;
+
+export const SelectedDecision = z.object({ source: Selector, decision: Decision }).strict();
 export type SelectedDecision = z.infer<typeof SelectedDecision>;
 
 /** Everything that happened in one round, in boundary order. Rejected candidates live only here. */
@@ -63,6 +67,8 @@ export const RoundRecord = z
     proposer: Proposer,
     /** The candidate the review and selection saw (after any repairs). */
     candidate: z.object({ reply: ModelReply.optional(), parsed: ParsedCandidate.optional(), error: z.string().optional() }).strict(),
+    /** Set when a person's answer decided this round (an approved escalation or confirmation). */
+    intervention_id: z.string().optional(),
     /** Earlier candidates of this round that failed validation and were repaired by the student. */
     repairs: z.array(z.object({ reply: ModelReply, parsed: ParsedCandidate, validation: ValidationResult }).strict()).default([]),
     validation: ValidationResult.optional(),

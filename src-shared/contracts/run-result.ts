@@ -2,12 +2,19 @@ import { z } from 'zod';
 import { HistoryEntry } from './history';
 import { RoundRecord, ToolExecution } from './round';
 import { RunStatus } from './events';
+import { Intervention } from './intervention';
+import { ProfileVersionRef } from './profiles';
 
 /** What a finished run reports (the CLI's `--json` object). */
 export const RunResult = z
   .object({
     run_id: z.string(),
     status: RunStatus.exclude(['running']),
+    /** Set while the run waits for a person (status `waiting`). */
+    intervention: Intervention.optional(),
+    /** The profile versions the run used (profile kind → id, name, version). */
+    profiles: z.record(z.string(), ProfileVersionRef).default({}),
+    dry_run: z.boolean().default(false),
     output: z.string().optional(),
     message: z.string().optional(),
     /** The canonical history: selected decisions only. */

@@ -76,7 +76,7 @@ export const BLOCK_BEHAVIOURS = ['fail', 'safe_message', 'ask_user'] as const;
 export const BlockBehaviour = z.enum(BLOCK_BEHAVIOURS);
 export type BlockBehaviour = z.infer<typeof BlockBehaviour>;
 
-export const ESCALATION_BEHAVIOURS = ['teacher_takeover', 'fail'] as const;
+export const ESCALATION_BEHAVIOURS = ['teacher_takeover', 'human', 'fail'] as const;
 export const EscalationBehaviour = z.enum(ESCALATION_BEHAVIOURS);
 export type EscalationBehaviour = z.infer<typeof EscalationBehaviour>;
 
@@ -91,7 +91,10 @@ export const SupervisionSpec = z
     max_verdict_attempts: z.number().int().min(1).max(5).default(2),
     on_block: BlockBehaviour.default('fail'),
     safe_message: z.string().min(1).default('I could not complete this safely. Nothing was changed.'),
-    /** What an `escalate` verdict does: the teacher decides the next rounds, or the run ends escalated. */
+    /**
+     * What an `escalate` verdict does: the teacher decides the next rounds; a person decides in the
+     * app (the run waits, persisted, and resumes on their answer); or the run ends escalated.
+     */
     on_escalate: EscalationBehaviour.default('teacher_takeover'),
     /** Rounds the teacher decides after an escalation (teacher takeover). */
     takeover_rounds: z.number().int().min(1).max(10).default(3),

@@ -58,6 +58,7 @@ const REQUIRED = {
   low_confidence: true,
   sampled: true,
   teacher_proposed: false,
+  human_decided: false,
   not_required: false,
   supervision_off: false,
   invalid_not_reviewed: false,

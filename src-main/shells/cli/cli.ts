@@ -157,6 +157,9 @@ async function runCommand(args: string[], io: CliIo): Promise<number> {
     const tools = result.executions.length;
     io.stdout(`${RUN_STATUS_LABELS[result.status].toLowerCase()} · ${result.rounds.length} round(s) · ${tools} tool call(s)${result.message ? ` · ${result.message}` : ''}\n`);
     if (result.output) io.stdout(`${result.output}\n`);
+    if (result.status === 'waiting') {
+      io.stdout('the run waits for a person; the command line cannot resume it: run it in the app, or set supervision.on_escalate to teacher_takeover\n');
+    }
   }
   return result.status === 'completed' ? EXIT.ok : EXIT.runNotCompleted;
 }
@@ -182,8 +185,9 @@ function confirmPolicy(yes: boolean, no: boolean, io: CliIo, json: boolean): Con
     (await ask(`Allow ${server}/${tool} ${JSON.stringify(args).slice(0, 200)}?`)) ? 'granted' : 'denied';
 }
 
-function stripSetup<T extends { setup_error?: string }>(result: T): Omit<T, 'setup_error'> {
-  const { setup_error: _setup, ...rest } = result;
+/** The printed result: no setup flag and no checkpoint (it is host-side state, with raw arguments). */
+function stripSetup<T extends { setup_error?: string; checkpoint?: unknown }>(result: T): Omit<T, 'setup_error' | 'checkpoint'> {
+  const { setup_error: _setup, checkpoint: _checkpoint, ...rest } = result;
   return rest;
 }
 

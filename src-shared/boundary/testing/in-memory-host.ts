@@ -116,7 +116,8 @@ export class InMemoryHost {
       const { decision, tool } = input;
       if (decision.decision_type !== 'tool_call' || !tool) return { ledger: 'new', confirmation: 'not_needed' };
       const key = InMemoryHost.keyOf(input.round, tool.server, tool.name, decision.arguments);
-      const confirmation = tool.effect.requires_user_confirmation ? (this.options.confirm ?? 'unavailable') : 'not_needed';
+      const asked = input.preconfirmed ? 'granted' : (this.options.confirm ?? 'unavailable');
+      const confirmation = tool.effect.requires_user_confirmation ? asked : 'not_needed';
       return { idempotency_key: key, ledger: this.ledger.get(key) ?? 'new', confirmation };
     }),
     commit: fromPromise<{ history_index: number }, CommitInput>(async ({ input }) => {

@@ -37,6 +37,8 @@ type RankedType = keyof typeof EVENT_RANK;
 
 /** The ranks every round passes through in order, verdicts aside; an early end leaves a prefix. */
 const STRICT_ORDER = [0, 1, 2, 3, 5, 6, 7, 8] as const;
+/** A round a person decided has no proposal: it starts at validation. */
+const PRESELECTED_ORDER = [0, 2, 3, 5, 6, 7, 8] as const;
 
 const EFFECT_RANK = { propose: 0, review: 1, authorize: 2, commit: 3, execute: 4, deliver: 4 } satisfies Record<EffectName, number>;
 
@@ -111,7 +113,9 @@ export function checkRoundInvariants(trace: ReplayTrace): string[] {
     const factsParsed = AuthorizationFacts.safeParse(factsCall?.settled?.kind === 'done' ? factsCall.settled.output : undefined);
     if (!factsParsed.success) v.push('I2: execute without authorization facts');
     else {
-      const reviewed = output.proposer === 'teacher' || deciding?.verdict?.verdict === 'accept' || deciding?.verdict?.verdict === 'replace';
+      // A person's approval (a preselected round) reviews the decision as a verdict does.
+    const approvedByPerson = input.preselected !== undefined && output.selected?.source === 'human';
+    const reviewed = approvedByPerson || output.proposer === 'teacher' || deciding?.verdict?.verdict === 'accept' || deciding?.verdict?.verdict === 'replace';
       const ruling = authorizeDecision({ decision: x.input.decision, tool: snapTool, reviewed, facts: factsParsed.data });
       if (!ruling.ok) v.push(`I2: execute although the pure ruling denies it (${ruling.reason})`);
     }
@@ -145,7 +149,9 @@ export function checkRoundInvariants(trace: ReplayTrace): string[] {
   for (const x of executes) {
     const tool = input.snapshot.tools.find((t) => t.name === x.input.decision.tool_name);
     const effect = tool?.effect.effect ?? 'unknown';
-    const reviewed = output.proposer === 'teacher' || deciding?.verdict?.verdict === 'accept' || deciding?.verdict?.verdict === 'replace';
+    // A person's approval (a preselected round) reviews the decision as a verdict does.
+    const approvedByPerson = input.preselected !== undefined && output.selected?.source === 'human';
+    const reviewed = approvedByPerson || output.proposer === 'teacher' || deciding?.verdict?.verdict === 'accept' || deciding?.verdict?.verdict === 'replace';
     if (isProtectedEffect(effect) && !reviewed) v.push(`I4: protected effect ${effect} executed without a teacher verdict selecting it`);
     if (tool?.effect.requires_user_confirmation ?? true) {
       const last = authorizes.at(-1)?.settled;
@@ -178,14 +184,19 @@ export function checkRoundInvariants(trace: ReplayTrace): string[] {
     const enveloped = RunEvent.safeParse({ ...e, id: `run-test-1:${seq}`, run_id: 'run-test-1', seq, ts: '2026-01-01T00:00:00.000Z' });
     if (!enveloped.success) v.push(`I6: emitted ${e.type} breaks the RunEvent contract: ${enveloped.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
   });
-  v.push(...checkEventOrder(events, output.review?.required === true, output.verdicts.length));
+  v.push(...checkEventOrder(events, output.review?.required === true, output.verdicts.length, input.preselected !== undefined));
   v.push(...checkOutcomeEvidence(output.outcome, events, executes, delivers));
   const callRanks = journal.flatMap((e) => (e.kind === 'call' ? [EFFECT_RANK[e.effect]] : []));
   if (callRanks.some((r, i) => i > 0 && r < (callRanks[i - 1] ?? 0))) v.push('I6: host effects were called out of order');
   // One proposal, plus at most max_repair_rounds repairs of an invalid candidate by the student.
   const proposes = callsOf(journal, 'propose').length;
-  const maxProposes = 1 + (output.proposer === 'student' ? input.supervision.max_repair_rounds : 0);
-  if (proposes < 1 || proposes > maxProposes) v.push(`I6: propose called ${proposes} times (1 to ${maxProposes} allowed)`);
+  if (input.preselected) {
+    if (proposes !== 0) v.push(`I6: a round a person decided still asked a model (${proposes} proposals)`);
+    if (output.review?.required !== false || output.review.rule !== 'human_decided') v.push('I6: a round a person decided was sent for review');
+  } else {
+    const maxProposes = 1 + (output.proposer === 'student' ? input.supervision.max_repair_rounds : 0);
+    if (proposes < 1 || proposes > maxProposes) v.push(`I6: propose called ${proposes} times (1 to ${maxProposes} allowed)`);
+  }
   const repairProposals = events.filter((e) => e.type === 'candidate.proposed' && (e.attempt ?? 0) > 0).length;
   if (output.repairs.length !== repairProposals) v.push(`I6: ${output.repairs.length} repairs recorded for ${repairProposals} repair proposals`);
   if (output.repairs.some((r) => r.validation.ok)) v.push('I6: a valid candidate was sent back for repair');
@@ -196,7 +207,7 @@ export function checkRoundInvariants(trace: ReplayTrace): string[] {
   return v;
 }
 
-function checkEventOrder(allEvents: BoundaryEmitted[], reviewed: boolean, verdicts: number): string[] {
+function checkEventOrder(allEvents: BoundaryEmitted[], reviewed: boolean, verdicts: number, preselected: boolean): string[] {
   const v: string[] = [];
   let events = allEvents;
   const ranks: number[] = [];
@@ -215,7 +226,8 @@ function checkEventOrder(allEvents: BoundaryEmitted[], reviewed: boolean, verdic
   if (!reviewed && verdictCount > 0) v.push('I6: verdicts without a review being required');
   // Without verdicts, the remaining ranks must be a prefix of the strict order, then round.completed.
   const steps = ranks.filter((r) => r !== 4 && r !== 9);
-  if (!steps.every((r, i) => r === STRICT_ORDER[i])) v.push(`I6: events out of the strict order: ${events.map((e) => e.type).join(' → ')}`);
+  const order: readonly number[] = preselected ? PRESELECTED_ORDER : STRICT_ORDER;
+  if (!steps.every((r, i) => r === order[i])) v.push(`I6: events out of the strict order: ${events.map((e) => e.type).join(' → ')}`);
   for (let i = 1; i < ranks.length; i++) {
     if ((ranks[i] ?? 0) < (ranks[i - 1] ?? 0)) v.push(`I6: ${events[i]?.type} after ${events[i - 1]?.type}`);
   }

@@ -71,7 +71,7 @@ function factsFor(snapshot: BoundarySnapshot): AuthorizationFacts[] {
   if (selected?.decision.decision_type !== 'tool_call') return [facts('new', 'not_needed', undefined)];
   const base = [facts('new', 'not_needed'), facts('executed', 'not_needed'), facts('in_flight', 'not_needed'), facts('new', 'not_needed', undefined)];
   if (!selected.tool?.effect.requires_user_confirmation) return base;
-  return [...base, facts('new', 'denied'), facts('new', 'unavailable'), facts('new', 'granted'), facts('executed', 'granted')];
+  return [...base, facts('new', 'denied'), facts('new', 'unavailable'), facts('new', 'pending'), facts('new', 'granted'), facts('executed', 'granted')];
 }
 
 function executionsFor(snapshot: BoundarySnapshot): ToolExecution[] {

@@ -185,7 +185,7 @@ async function untilDone(status: () => string): Promise<void> {
 }
 
 export async function replayPath(path: BoundaryPath, input: BoundaryInput, machine: typeof boundaryMachine = boundaryMachine): Promise<ReplayTrace> {
-  const statesVisited = new Set<string>(['proposing']);
+  const statesVisited = new Set<string>(['starting']);
   const transitionsTaken = new Set<string>();
   const mismatches: string[] = [];
 

@@ -1,0 +1,45 @@
+import { isCredentialRef } from '@shared/contracts/credentials';
+import type { InspectedTool } from '@shared/contracts/host-api';
+import type { McpServerSpec } from '@shared/contracts/spec';
+import type { ToolEffect } from '@shared/contracts/tool-effect';
+import type { CredentialStore } from '../credentials/credential-store';
+import { resolveCredentials } from '../credentials/resolve-credentials';
+import { SecretRegistry } from '../credentials/secret-registry';
+import { startToolHost } from './mcp-tool-host';
+
+/**
+ * The MCP registry's "Inspect": start one server as a run would, list its tools with the effect
+ * metadata Steward would apply (and where it came from) and the server's own annotations as hints.
+ */
+export async function inspectServer(
+  server: McpServerSpec,
+  options: { workspace?: string; tool_effects?: Record<string, ToolEffect>; cwd: string; credentials?: CredentialStore },
+): Promise<{ server_name?: string; tools: InspectedTool[] }> {
+  const secrets = new SecretRegistry();
+  try {
+    const refs = Object.values(server.env ?? {}).filter(isCredentialRef);
+    if (refs.length > 0 && !options.credentials) throw new Error('this server needs keychain credentials and no credential store is available');
+    const credentials = refs.length > 0 && options.credentials ? await resolveCredentials(refs, options.credentials, secrets) : new Map<string, string>();
+    const vars: Record<string, string> = { specDir: options.cwd };
+    if (options.workspace !== undefined) vars.workspace = options.workspace;
+    const host = await startToolHost([server], { vars, overrides: options.tool_effects ?? {}, cwd: options.cwd, credentials });
+    try {
+      const snapshot = await host.snapshot(0);
+      return {
+        server_name: host.status()[0]?.server_name,
+        tools: snapshot.tools.map((t) => ({
+          name: t.name,
+          description: t.description,
+          input_schema: t.input_schema,
+          effect: t.effect,
+          effect_source: t.effect_source,
+          hints: t.hints,
+        })),
+      };
+    } finally {
+      await host.close();
+    }
+  } catch (err) {
+    throw new Error(secrets.maskText(err instanceof Error ? err.message : String(err)));
+  }
+}
