@@ -6,7 +6,7 @@ import { appRoot } from '../util/app-root';
 
 export const examplesDir = (): string => join(appRoot(), 'resources', 'examples');
 
-export const DEMO_SPECS = ['notes-assistant.json', 'guarded-writes.json', 'ask-a-human.json'] as const;
+export const DEMO_SPECS = ['notes-assistant.json', 'guarded-writes.json', 'ask-a-human.json', 'scs-summary.json'] as const;
 
 /**
  * The demo workspace: the example specs, each pointed at its own copy of the sandbox folder in the

@@ -25,7 +25,8 @@ export type ConfirmTool = (request: { run_id: string; round: number; server: str
 
 export interface BoundaryActorDeps {
   runId: string;
-  instructions: string;
+  /** The agent's instructions as of this round (SCS adds the supervisor's phase brief). */
+  instructions: () => string;
   task: string;
   student: ModelProvider;
   teacher: ModelProvider;
@@ -43,6 +44,8 @@ export interface BoundaryActorDeps {
   onDelivered: (input: DeliverInput) => void;
   /** The prompt each proposal was made from (the learning context of the round). */
   onPrompt?: (round: number, messages: ChatMessage[]) => void;
+  /** SCS finish gate: asked before a `complete` is authorized; absent when SCS is not active. */
+  finishGate?: (round: number) => Promise<{ allowed: boolean }>;
   /** Dry run: every step runs except the tool itself (no call, nothing in the ledger). */
   dryRun?: boolean;
   /** Phase 1: while the teacher proposes, the student proposes the same round in the shadow. */
@@ -71,7 +74,7 @@ export function createBoundaryActors(deps: BoundaryActorDeps) {
       // Teacher and student propose from the same prompt: a teacher decision is a demonstration
       // of what the student should have said.
       const messages = buildStudentMessages({
-        instructions: deps.instructions,
+        instructions: deps.instructions(),
         task: deps.task,
         snapshot: input.snapshot,
         history: deps.history.entries(),
@@ -98,7 +101,7 @@ export function createBoundaryActors(deps: BoundaryActorDeps) {
       deps.teacher.complete({
         role: 'teacher',
         messages: buildTeacherMessages({
-          instructions: deps.instructions,
+          instructions: deps.instructions(),
           task: deps.task,
           snapshot: input.snapshot,
           history: deps.history.entries(),
@@ -118,6 +121,10 @@ export function createBoundaryActors(deps: BoundaryActorDeps) {
 
     authorize: fromPromise<AuthorizationFacts, AuthorizeInput>(async ({ input }) => {
       const { decision, tool } = input;
+      if (decision.decision_type === 'complete' && deps.finishGate) {
+        const gate = await deps.finishGate(input.round);
+        return { ledger: 'new', confirmation: 'not_needed', finish: gate.allowed ? 'allowed' : 'rejected' };
+      }
       if (decision.decision_type !== 'tool_call' || !tool) return { ledger: 'new', confirmation: 'not_needed' };
       const key = idempotencyKey({
         run_id: deps.runId,

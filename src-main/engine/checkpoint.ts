@@ -7,6 +7,7 @@ import { LearningDataSettings, ProfileKind, ProfileVersionRef, TraceSettings } f
 import { ModelScript } from '@shared/contracts/script';
 import { AgentSpec } from '@shared/contracts/spec';
 import { PrivacyPolicy } from '@shared/policy/privacy';
+import { ScsMode } from '@shared/scs/contracts';
 
 /**
  * A run waiting for a person, on disk: everything needed to continue it exactly where it stopped,
@@ -37,6 +38,15 @@ export const RunCheckpoint = z
     takeover_left: z.number().int().nonnegative(),
     delivered: z.array(z.string()),
     intervention: Intervention,
+    /** SCS state when it was decided for the run: the machine's persisted snapshot and the replay positions. */
+    scs: z
+      .object({
+        base: z.object({ mode: ScsMode, active: z.boolean(), reason: z.string(), model: z.string() }).strict(),
+        snapshot: z.unknown(),
+        positions: z.object({ committee: z.number().int().nonnegative(), monitor: z.number().int().nonnegative() }).strict(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 export type RunCheckpoint = z.infer<typeof RunCheckpoint>;

@@ -11,7 +11,12 @@ export type RoundVerdict =
   | { next: 'wait'; kind: 'escalation' | 'confirmation' }
   | { next: 'stop'; status: FinalRunStatus; output?: string; message?: string };
 
-export function interpretRound(record: RoundRecord, supervision: Pick<SupervisionSpec, 'on_block' | 'safe_message' | 'on_escalate'>): RoundVerdict {
+export function interpretRound(
+  record: RoundRecord,
+  supervision: Pick<SupervisionSpec, 'on_block' | 'safe_message' | 'on_escalate'>,
+  /** SCS: why the monitor refused the finish (the executor is sent back with it). */
+  finishRejection?: string,
+): RoundVerdict {
   switch (record.outcome) {
     case 'executed':
       return { next: 'continue', failed: record.execution?.is_error === true };
@@ -34,6 +39,9 @@ export function interpretRound(record: RoundRecord, supervision: Pick<Supervisio
     }
     case 'blocked': {
       if (record.reason === 'confirmation_pending') return { next: 'wait', kind: 'confirmation' };
+      if (record.reason === 'finish_rejected') {
+        return { next: 'continue', failed: false, feedback: `You may not finish yet: ${finishRejection ?? 'the monitor has not seen evidence for the acceptance criteria'}. Continue the phase.` };
+      }
       const message = record.message ?? 'the decision was blocked';
       switch (supervision.on_block) {
         case 'fail':

@@ -10,7 +10,7 @@ import type { RunEvent, RunEventPayload, FinalRunStatus } from '@shared/contract
 import { modelLabel, type ChatMessage, type ModelReply } from '@shared/contracts/model';
 import type { RoundRecord, ToolExecution } from '@shared/contracts/round';
 import type { RunResult } from '@shared/contracts/run-result';
-import type { ModelScript } from '@shared/contracts/script';
+import { ModelScript, type ModelScriptInput } from '@shared/contracts/script';
 import type { AgentSpec } from '@shared/contracts/spec';
 import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
 import { checkProviderAllowed, describeExposure, LOCAL_ONLY, type PrivacyPolicy } from '@shared/policy/privacy';
@@ -31,6 +31,13 @@ import { createEventStamper } from './event-stamper';
 import { Handover } from './handover';
 import { learningFromRound, learningFromShadow } from './learning-record';
 import { interpretRound } from './round-outcome';
+import { isProtectedEffect } from '@shared/contracts/tool-effect';
+import { eventId } from '@shared/contracts/events';
+import { canonicalJson } from '@shared/util/canonical-json';
+import { decideActivation } from '@shared/scs/activation';
+import type { RoundFact, ScsRecord } from '@shared/scs/contracts';
+import { ScsController } from '../scs/scs-controller';
+import { createScriptProvider } from '../providers/script-provider';
 import type { RunCheckpoint } from './checkpoint';
 import { interventionFor } from './intervention';
 
@@ -39,7 +46,8 @@ export interface RunAgentOptions {
   specDir: string;
   /** Absolute workspace folder (`${workspace}`), when the spec has one. */
   workspace?: string;
-  script?: ModelScript;
+  /** The replay script (completed with defaults here, so callers may give only the roles they use). */
+  script?: ModelScriptInput;
   ledger: IdempotencyLedger;
   onEvent: (event: RunEvent) => void;
   runId?: string;
@@ -107,6 +115,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
 
   let status: FinalRunStatus | 'waiting' = 'failed';
   let checkpoint: RunCheckpoint | undefined;
+  let scsRecord: ScsRecord | undefined;
   let intervention: Intervention | undefined;
   let output: string | undefined;
   let message: string | undefined;
@@ -120,7 +129,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   try {
     instructions = substituteVars(spec.instructions, vars, 'instructions');
     task = substituteVars(spec.task, vars, 'task');
-    const script = options.script ? substituteVars(options.script, vars, 'script') : undefined;
+    const script = options.script ? substituteVars(ModelScript.parse(options.script), vars, 'script') : undefined;
     for (const role of ['student', 'teacher'] as const) {
       const allowed = checkProviderAllowed(spec.models[role], role, options.privacy ?? LOCAL_ONLY, options.ollamaHost);
       if (!allowed.ok) throw new Error(allowed.message);
@@ -193,9 +202,52 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
           break;
       }
     }
+    // SCS (seed 001): decided at the first round (auto needs the offered tools), and again after a
+    // failure when auto left it off; once active it gates every phase and the finish.
+    let scs: ScsController | undefined;
+    let scsDecided = false;
+    let scsBase: Pick<ScsRecord, 'mode' | 'active' | 'reason' | 'model'> = { mode: spec.scs.mode, active: false, reason: 'SCS is off', model: '' };
+    let failuresSoFar = 0;
+    const scsProviders = () => {
+      const role = spec.scs.model;
+      const ref = spec.models[role];
+      const script = options.script ? substituteVars(ModelScript.parse(options.script), vars, 'script') : undefined;
+      const live = providers?.[role];
+      if (ref.provider === 'script' && script) {
+        return { role, committee: createScriptProvider(script, 'committee', { startAt: resumed?.scs?.positions.committee }), monitor: createScriptProvider(script, 'monitor', { startAt: resumed?.scs?.positions.monitor }) };
+      }
+      if (!live) throw new Error('no model for SCS');
+      return { role, committee: live, monitor: live };
+    };
+    let scsRoles: ReturnType<typeof scsProviders> | undefined;
+    const startScs = (restore?: unknown) => {
+      scsRoles = scsProviders();
+      scs = new ScsController({
+        settings: spec.scs,
+        budget: spec.limits.max_rounds,
+        writeWork: snapshot.tools.some((t) => isProtectedEffect(t.effect.effect)),
+        role: scsRoles.role,
+        committee: scsRoles.committee,
+        monitor: scsRoles.monitor,
+        context: () => ({ task, instructions, snapshot }),
+        emit,
+        restore,
+        signal: options.signal,
+      });
+    };
+    if (resumed?.scs) {
+      scsDecided = true;
+      scsBase = resumed.scs.base;
+      if (resumed.scs.snapshot !== undefined) startScs(resumed.scs.snapshot);
+    }
+
     const actors = createBoundaryActors({
       runId,
-      instructions,
+      instructions: () => {
+        const brief = scs?.brief();
+        return brief ? `${instructions}\n\n${brief}` : instructions;
+      },
+      finishGate: async (round) => (scs ? scs.requestFinish(round) : { allowed: true }),
       task,
       student: providers.student,
       teacher: providers.teacher,
@@ -215,7 +267,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     });
     const machine = boundaryMachine.provide({ actors });
 
-    for (let round = firstRound; round < spec.limits.max_rounds && !finished; round += 1) {
+    const budget = () => scs?.budget ?? spec.limits.max_rounds;
+    for (let round = firstRound; round < budget() && !finished; round += 1) {
       if (options.signal?.aborted) {
         status = 'cancelled';
         message = 'the run was cancelled';
@@ -236,9 +289,27 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
         tools: snapshot.tools.map((t) => ({ name: t.name, server: t.server, schema_hash: t.schema_hash, effect: t.effect.effect, effect_source: t.effect_source })),
       });
 
+      if (spec.scs.mode !== 'off' && !scs && (!scsDecided || failuresSoFar > 0)) {
+        const decision = decideActivation(spec.scs.mode, { tools: snapshot.tools.map((t) => ({ name: t.name, effect: t.effect.effect })), max_rounds: spec.limits.max_rounds, failures: failuresSoFar }, spec.scs);
+        if (!scsDecided || decision.active) {
+          scsBase = { mode: spec.scs.mode, active: decision.active, reason: decision.reason, model: models[spec.scs.model] };
+          emit({ type: 'scs.enabled', ...scsBase });
+        }
+        scsDecided = true;
+        if (decision.active) {
+          startScs();
+          if ((await scs!.settle()) === 'blocked') {
+            status = 'blocked';
+            message = `SCS blocked: ${scs!.blockedReasons.join('; ')}`;
+            break;
+          }
+        }
+      }
+      const roundStartSeq = stamper.count;
       const proposer = handover.proposer();
       const sampled = isSampled(supervision.rules.sample_rate, supervision.rules.sample_seed, runId, round);
-      const actor = createActor(machine, { input: { round, proposer, snapshot, supervision, sampled, preselected } });
+      const constraints = scs?.plan ? { allowed_tools: scs.plan.allowed_tools } : undefined;
+      const actor = createActor(machine, { input: { round, proposer, snapshot, supervision, sampled, preselected, constraints } });
       preselected = undefined;
       actor.on('*', (payload) => emit(payload));
       const onAbort = () => actor.send({ type: 'CANCEL' });
@@ -258,7 +329,16 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       if (proposer === 'teacher' && handover.endOfRound() && supervision.phase >= 2) {
         emit({ type: 'handover', round, to: 'student', reason: 'takeover_ended' });
       }
-      const verdict = interpretRound(record, supervision);
+      if (record.outcome === 'failed' || record.outcome === 'blocked' || record.execution?.is_error) failuresSoFar += 1;
+      if (scs && !(record.outcome === 'delivered' && record.selected?.decision.decision_type === 'complete')) {
+        const state = await scs.roundDone(roundFact(record, eventIdsSince(runId, roundStartSeq, stamper.count)));
+        if (state === 'blocked') {
+          status = 'blocked';
+          message = `SCS blocked: ${scs.blockedReasons.join('; ')}`;
+          break;
+        }
+      }
+      const verdict = interpretRound(record, supervision, scs?.finishRejection);
       switch (verdict.next) {
         case 'continue':
           consecutiveFailures = verdict.failed ? consecutiveFailures + 1 : 0;
@@ -285,7 +365,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
             spec,
             spec_dir: options.specDir,
             workspace: options.workspace,
-            script: options.script,
+            script: options.script ? ModelScript.parse(options.script) : undefined,
             script_positions: { student: providers.student.position?.() ?? 0, teacher: providers.teacher.position?.() ?? 0 },
             privacy: options.privacy,
             trace: options.trace,
@@ -301,6 +381,13 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
             takeover_left: handover.remaining,
             delivered,
             intervention: { ...intervention, decision: rawDecisionOf(record, verdict.kind) },
+            scs: scsDecided
+              ? {
+                  base: scsBase,
+                  snapshot: scs?.persist(),
+                  positions: { committee: scsRoles?.committee.position?.() ?? 0, monitor: scsRoles?.monitor.position?.() ?? 0 },
+                }
+              : undefined,
           };
           emit({ type: 'intervention.requested', round, intervention });
           options.persistWaiting?.(checkpoint);
@@ -316,12 +403,14 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
           finished = true;
           break;
       }
-      if (!finished && round === spec.limits.max_rounds - 1) {
+      if (!finished && round === budget() - 1) {
         status = 'max_rounds';
-        message = `stopped after ${spec.limits.max_rounds} rounds without completing`;
+        message = `stopped after ${budget()} rounds without completing`;
         output = delivered.join('\n\n') || undefined;
       }
     }
+    scsRecord = scsDecided ? (scs ? scs.record(scsBase) : { ...scsBase, phase: 0, status: 'off', blocked_reasons: [], extensions: 0 }) : undefined;
+    scs?.stop();
   } catch (err) {
     status = 'failed';
     message = secrets.maskText(errorText(err));
@@ -342,6 +431,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     checkpoint,
     profiles: options.profiles ?? {},
     dry_run: options.dryRun === true,
+    scs: scsRecord,
     // Results are reports like traces: sensitive arguments stay masked (the tools got the real values).
     history: secrets.mask(redactToolArguments(history.entries(), snapshot)),
     rounds: secrets.mask(rounds),
@@ -349,6 +439,30 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     models,
     event_count,
     setup_error: setupError,
+  };
+}
+
+/** Ids of the events a round emitted (the evidence SCS's monitor can cite). */
+function eventIdsSince(runId: string, from: number, to: number): string[] {
+  return Array.from({ length: to - from }, (_, i) => eventId(runId, from + i));
+}
+
+/** A round reduced to what SCS's monitor reasons about. */
+function roundFact(record: RoundRecord, eventIds: string[]): RoundFact {
+  const decision = record.selected?.decision ?? Decision.safeParse(record.candidate.parsed?.raw).data;
+  const tool = decision?.decision_type === 'tool_call' ? decision.tool_name : undefined;
+  const failed = record.outcome === 'failed' || (record.outcome === 'blocked' && record.reason !== 'finish_rejected') || record.execution?.is_error === true;
+  const what = decision ? (decision.decision_type === 'tool_call' ? `${decision.tool_name}` : decision.decision_type) : 'no valid decision';
+  const detail = record.execution ? (record.execution.is_error ? `error: ${record.execution.content.slice(0, 160)}` : `ok (${record.execution.content.length} chars)`) : (record.message ?? record.reason ?? '');
+  return {
+    round: record.round,
+    outcome: record.outcome,
+    reason: record.reason,
+    tool,
+    call_key: decision?.decision_type === 'tool_call' ? canonicalJson({ t: decision.tool_name, a: decision.arguments }) : undefined,
+    failed,
+    summary: `${what} → ${record.outcome}${detail ? `: ${detail}` : ''}`.slice(0, 300),
+    event_ids: eventIds,
   };
 }
 

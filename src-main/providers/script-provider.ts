@@ -8,10 +8,13 @@ import { ProviderError, type ModelProvider, type ModelRequest } from './provider
  * that role's next scripted entry, in order. Demos run on it with no model server; tests use it to
  * make a model say exactly the wrong (or right) thing. It never looks at the prompt.
  */
-export function createScriptProvider(script: ModelScript, role: ModelRole, options: { startAt?: number } = {}): ModelProvider {
+/** A replay script's queues: the decision boundary's two roles, and SCS's committee and monitor. */
+export type ScriptQueue = ModelRole | 'committee' | 'monitor';
+
+export function createScriptProvider(script: ModelScript, role: ScriptQueue, options: { startAt?: number } = {}): ModelProvider {
   const label = modelLabel({ provider: 'script' });
   // A private copy: the caller's script object can change later without changing this replay.
-  const entries: readonly ScriptEntry[] = structuredClone(role === 'student' ? script.student : script.teacher);
+  const entries: readonly ScriptEntry[] = structuredClone(script[role]);
   const latency = script.latency_ms;
   // A resumed run continues where the replay left off (see engine/checkpoint.ts).
   let used = options.startAt ?? 0;

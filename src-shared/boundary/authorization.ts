@@ -10,6 +10,8 @@ export const AuthorizationFacts = z
     ledger: z.enum(['new', 'executed', 'in_flight']),
     /** `pending`: the app will ask the user; the round ends here and the run waits for the answer. */
     confirmation: z.enum(['not_needed', 'granted', 'denied', 'unavailable', 'pending']),
+    /** SCS finish gate: a `complete` is delivered only once the monitor allowed it (seed 001). */
+    finish: z.enum(['allowed', 'rejected']).optional(),
   })
   .strict();
 export type AuthorizationFacts = z.infer<typeof AuthorizationFacts>;
@@ -21,6 +23,7 @@ export const DENIAL_REASONS = [
   'confirmation_pending',
   'duplicate_execution',
   'missing_idempotency_key',
+  'finish_rejected',
 ] as const;
 export const DenialReason = z.enum(DENIAL_REASONS);
 export type DenialReason = z.infer<typeof DenialReason>;
@@ -38,6 +41,7 @@ export const DENIAL_MESSAGES = {
   confirmation_pending: 'this tool requires your confirmation: the run waits for your answer',
   duplicate_execution: 'this idempotency key has already been executed',
   missing_idempotency_key: 'a tool call needs an idempotency key before it can execute',
+  finish_rejected: 'the monitor has not seen evidence that the acceptance criteria are met; the run goes on',
 } satisfies Record<DenialReason, string>;
 
 /**
@@ -52,8 +56,9 @@ export function authorizeDecision(input: {
   facts: AuthorizationFacts;
 }): Authorization {
   const { decision, tool, reviewed, facts } = input;
-  if (decision.decision_type !== 'tool_call') return { ok: true };
   const deny = (reason: DenialReason): Authorization => ({ ok: false, reason, message: DENIAL_MESSAGES[reason] });
+  if (decision.decision_type === 'complete' && facts.finish === 'rejected') return deny('finish_rejected');
+  if (decision.decision_type !== 'tool_call') return { ok: true };
   const effect = tool?.effect.effect ?? 'unknown';
   if (isProtectedEffect(effect) && !reviewed) return deny('protected_unreviewed');
   if (!facts.idempotency_key) return deny('missing_idempotency_key');

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Decision } from './decision';
 import { ChatMessage, ModelReply } from './model';
 import { LearningKind } from './learning-export';
+import { MonitorDecision, MonitorTrigger, PhasePlan, ScsMode } from '../scs/contracts';
 import { HumanAnswer, Intervention } from './intervention';
 import { ProfileVersionRef } from './profiles';
 import { EffectClass, EffectSource } from './tool-effect';
@@ -48,6 +49,18 @@ export const RUN_STATUS_LABELS = {
 } satisfies Record<RunStatus, string>;
 
 const round = z.number().int().nonnegative();
+
+const SCS_MONITOR_EVENTS = [
+  'scs.student.plan_approved',
+  'scs.student.plan_vetoed',
+  'scs.student.rethink_requested',
+  'scs.student.phase_accepted',
+  'scs.student.phase_rejected',
+  'scs.student.finish_allowed',
+  'scs.student.finish_rejected',
+  'scs.budget.extended',
+  'scs.budget.denied',
+] as const;
 
 const envelope = {
   /** `${run_id}:${seq}`: deterministic, so a replay is idempotent by key. */
@@ -99,6 +112,13 @@ export const RunEvent = z.discriminatedUnion('type', [
   /** The run waits for a person; it is persisted and resumes when they answer. */
   event('intervention.requested', { round, intervention: Intervention }),
   event('intervention.answered', { round, intervention_id: z.string(), answer: HumanAnswer }),
+  // SCS (seed 001): committee · student (monitor) · supervisor (executor).
+  event('scs.enabled', { mode: ScsMode, active: z.boolean(), reason: z.string(), model: z.string() }),
+  event('scs.committee.plan_drafted', { phase: z.number().int().positive(), attempt: z.number().int().positive(), plan: PhasePlan.optional(), error: z.string().optional() }),
+  ...SCS_MONITOR_EVENTS.map((type) => event(type, { phase: z.number().int().nonnegative(), trigger: MonitorTrigger, decision: MonitorDecision, budget: z.number().int().nonnegative() })),
+  event('scs.supervisor.phase_started', { phase: z.number().int().positive(), plan: PhasePlan }),
+  event('scs.supervisor.phase_blocked', { phase: z.number().int().positive(), reasons: z.array(z.string()) }),
+  event('scs.warning', { message: z.string() }),
   /** Who proposes changed: the teacher takes over after an escalation, or hands back. */
   event('handover', {
     round,

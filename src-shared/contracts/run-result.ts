@@ -4,6 +4,7 @@ import { RoundRecord, ToolExecution } from './round';
 import { RunStatus } from './events';
 import { Intervention } from './intervention';
 import { ProfileVersionRef } from './profiles';
+import { ScsRecord } from '../scs/contracts';
 
 /** What a finished run reports (the CLI's `--json` object). */
 export const RunResult = z
@@ -15,6 +16,8 @@ export const RunResult = z
     /** The profile versions the run used (profile kind → id, name, version). */
     profiles: z.record(z.string(), ProfileVersionRef).default({}),
     dry_run: z.boolean().default(false),
+    /** SCS, when the run used it: mode, activation reason, the plan, the last decision, status. */
+    scs: ScsRecord.optional(),
     output: z.string().optional(),
     message: z.string().optional(),
     /** The canonical history: selected decisions only. */

@@ -27,6 +27,10 @@ export const ModelScript = z
     latency_ms: z.number().int().nonnegative().max(60_000).default(0),
     student: z.array(ScriptEntry).default([]),
     teacher: z.array(ScriptEntry).default([]),
+    /** SCS roles: the committee's phase plans and the monitor's decisions, in order. */
+    committee: z.array(ScriptEntry).default([]),
+    monitor: z.array(ScriptEntry).default([]),
   })
   .strict();
 export type ModelScript = z.infer<typeof ModelScript>;
+export type ModelScriptInput = z.input<typeof ModelScript>;

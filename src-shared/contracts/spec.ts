@@ -4,6 +4,7 @@ import { ModelScript } from './script';
 import { ToolEffect } from './tool-effect';
 import { isCredentialRef } from './credentials';
 import { looksLikeRawSecret, RAW_SECRET_MESSAGE } from '../policy/secrets';
+import { ScsSettings } from '../scs/contracts';
 
 const slug = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'use lowercase letters, digits, - and _');
 
@@ -131,6 +132,8 @@ export const AgentSpec = z
       .default({ student: { provider: 'script' }, teacher: { provider: 'script' } }),
     supervision: SupervisionSpec.default(SupervisionSpec.parse({})),
     limits: LimitsSpec.default(LimitsSpec.parse({})),
+    /** Student · Committee · Supervisor task gates (seed 001); off unless asked for. */
+    scs: ScsSettings.default(ScsSettings.parse({})),
     tool_effects: ToolEffectOverrides.default({}),
     /** Scripted responses for the `script` provider, inline... */
     script: ModelScript.optional(),

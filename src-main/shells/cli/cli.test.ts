@@ -100,6 +100,35 @@ describe('steward run', () => {
   });
 });
 
+describe('steward run --scs', () => {
+  it('prints compact SCS lines and a status line, and --json carries the SCS record', async () => {
+    const { file } = exampleCopy('scs-summary.json', (s) => {
+      (s.script as { latency_ms: number }).latency_ms = 0;
+    });
+    const text = await cli(['run', file]);
+    expect(text.code).toBe(EXIT.ok);
+    expect(text.stdout).toMatch(/scs committee drafted phase plan/);
+    expect(text.stdout).toMatch(/scs student approved plan confidence=0\.82/);
+    expect(text.stdout).toMatch(/scs student rejected finish: The read failed/);
+    expect(text.stdout).toMatch(/^scs=on mode=on model=replay phase=1 decision=finish_allowed status=finished$/m);
+
+    const json = await cli(['run', file, '--json']);
+    const result = RunResult.parse(JSON.parse(json.stdout));
+    expect(result.scs).toMatchObject({ mode: 'on', active: true, status: 'finished', plan: { allowed_tools: ['list_directory', 'read_text_file', 'write_file'] } });
+  });
+
+  it('--scs off runs the same spec without SCS; a bad mode is bad input', async () => {
+    const { file } = exampleCopy('scs-summary.json', (s) => {
+      (s.script as { latency_ms: number }).latency_ms = 0;
+    });
+    const off = await cli(['run', file, '--scs', 'off', '--json']);
+    expect(RunResult.parse(JSON.parse(off.stdout)).scs).toBeUndefined();
+    const bad = await cli(['run', file, '--scs', 'sometimes']);
+    expect(bad.code).toBe(EXIT.badInput);
+    expect(bad.stderr).toMatch(/--scs takes on, off or auto/);
+  });
+});
+
 describe('bad input gets exit code 2 and one clear message', () => {
   it('an unreadable file', async () => {
     const { code, stderr } = await cli(['run', '/no/such/spec.json']);

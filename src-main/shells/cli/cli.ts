@@ -18,6 +18,8 @@ import { SpecError } from '../../spec/spec-errors';
 import { defaultDataDir } from '../../util/data-dir';
 import { APP_VERSION } from '../../version';
 import { formatRound } from './format-round';
+import { formatScsEvent, formatScsStatus } from './format-scs';
+import { ScsMode } from '@shared/scs/contracts';
 import { openTraceWriter } from './trace-writer';
 import { validateSpecFile } from './validate-spec';
 
@@ -39,7 +41,7 @@ export const EXIT = { ok: 0, runNotCompleted: 1, badInput: 2 } as const;
 
 const USAGE = `Usage:
   steward run FILE [--json] [--trace OUT.jsonl] [--phase 0-4] [--yes | --no-confirm]
-                   [--allow-host HOST]... [--data-dir DIR]
+                   [--scs on|off|auto] [--allow-host HOST]... [--data-dir DIR]
   steward validate FILE
   steward credentials set NAME | list | delete NAME
   steward learning export TRACE.jsonl [TRACE.jsonl …] --format sft|preference -o OUT.jsonl
@@ -53,6 +55,8 @@ const USAGE = `Usage:
                --yes         approve tools that need the user's confirmation
                --no-confirm  decline them (without either, a terminal asks; otherwise declined)
                --allow-host  let a model on this host see the run (default: local models only)
+               --scs         Student·Committee·Supervisor gates: a committee plans each phase,
+                             the student monitors, the supervisor executes (auto: risky work only)
   validate     check a spec: schema, script, servers start, allowlisted tools exist
   credentials  keychain credentials: the value is read from standard input, never an argument
   learning     turn traces into fine-tuning data: sft (chat JSONL) or preference (DPO pairs)
@@ -109,12 +113,13 @@ async function runCommand(args: string[], io: CliIo): Promise<number> {
     yes: { type: 'boolean', default: false },
     'no-confirm': { type: 'boolean', default: false },
     'allow-host': { type: 'string', multiple: true },
+    scs: { type: 'string' },
   });
   if (values.yes && values['no-confirm']) throw new SpecError('--yes and --no-confirm contradict each other');
   const file = positionals[0];
   if (!file || positionals.length > 1) throw new SpecError(`run needs exactly one spec FILE\n\n${USAGE}`);
   const loaded = loadSpecFile(file);
-  const spec = withPhase(loaded.spec, values.phase);
+  const spec = withScs(withPhase(loaded.spec, values.phase), values.scs);
   const dataDir = typeof values['data-dir'] === 'string' ? values['data-dir'] : defaultDataDir(io.env);
   mkdirSync(dataDir, { recursive: true });
   const ledger = openFileLedger(join(dataDir, 'idempotency-ledger.jsonl'));
@@ -130,7 +135,10 @@ async function runCommand(args: string[], io: CliIo): Promise<number> {
   }
   const onEvent = (event: RunEvent) => {
     trace?.(event);
-    if (!json && event.type === 'round.completed') io.stdout(`${formatRound(event.record)}\n`);
+    if (json) return;
+    if (event.type === 'round.completed') io.stdout(`${formatRound(event.record)}\n`);
+    const scsLine = formatScsEvent(event);
+    if (scsLine) io.stdout(`  ${scsLine}\n`);
   };
   const result = await runAgent({
     spec,
@@ -156,6 +164,7 @@ async function runCommand(args: string[], io: CliIo): Promise<number> {
   } else {
     const tools = result.executions.length;
     io.stdout(`${RUN_STATUS_LABELS[result.status].toLowerCase()} · ${result.rounds.length} round(s) · ${tools} tool call(s)${result.message ? ` · ${result.message}` : ''}\n`);
+    if (result.scs) io.stdout(`${formatScsStatus(result.scs)}\n`);
     if (result.output) io.stdout(`${result.output}\n`);
     if (result.status === 'waiting') {
       io.stdout('the run waits for a person; the command line cannot resume it: run it in the app, or set supervision.on_escalate to teacher_takeover\n');
@@ -170,6 +179,14 @@ function withPhase(spec: AgentSpec, phase: string | undefined): AgentSpec {
   const parsed = LifecyclePhase.safeParse(Number(phase));
   if (!/^[0-4]$/.test(phase) || !parsed.success) throw new SpecError(`--phase takes 0, 1, 2, 3 or 4 (got "${phase}")`);
   return { ...spec, supervision: { ...spec.supervision, phase: parsed.data } };
+}
+
+/** `--scs on|off|auto` overrides the spec's SCS mode for this run. */
+function withScs(spec: AgentSpec, mode: string | undefined): AgentSpec {
+  if (mode === undefined) return spec;
+  const parsed = ScsMode.safeParse(mode);
+  if (!parsed.success) throw new SpecError(`--scs takes on, off or auto (got "${mode}")`);
+  return { ...spec, scs: { ...spec.scs, mode: parsed.data } };
 }
 
 /**

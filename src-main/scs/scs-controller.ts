@@ -1,0 +1,142 @@
+import { createActor, fromPromise, waitFor, type Actor } from 'xstate';
+import { parseJsonText } from '@shared/boundary/parse-candidate';
+import type { RunEventPayload } from '@shared/contracts/events';
+import type { ModelRole } from '@shared/contracts/model';
+import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
+import type { PhasePlan, RoundFact, ScsRecord, ScsSettings } from '@shared/scs/contracts';
+import { scsMachine, type CommitteeInput, type MonitorInput } from '@shared/scs/machine';
+import type { ModelProvider } from '../providers/provider';
+import { buildCommitteeMessages, buildMonitorMessages, monitorDecisionJsonSchema, phasePlanJsonSchema } from './scs-prompts';
+
+export interface ScsControllerDeps {
+  settings: ScsSettings;
+  budget: number;
+  writeWork: boolean;
+  /** The node's model that plays committee and monitor (which role's model it is). */
+  role: ModelRole;
+  committee: ModelProvider;
+  monitor: ModelProvider;
+  context: () => { task: string; instructions: string; snapshot: ToolSnapshot };
+  emit: (payload: RunEventPayload) => void;
+  /** A persisted machine snapshot (a run resumed after waiting for a person). */
+  restore?: unknown;
+  signal?: AbortSignal;
+}
+
+export type ScsState = 'executing' | 'finished' | 'blocked';
+
+/** A model reply as the machine validates it: the parsed JSON, or the text when it is not JSON. */
+async function askJson(provider: ModelProvider, role: ModelRole, messages: ReturnType<typeof buildMonitorMessages>, format: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
+  const reply = await provider.complete({ role, messages, format, signal });
+  const parsed = parseJsonText(reply.text);
+  return parsed.ok ? parsed.value : reply.text;
+}
+
+/**
+ * The host side of SCS: runs the phase-controller machine with the node's model as committee and
+ * monitor, and gives the run loop what it needs — the approved plan (allowed tools, the
+ * supervisor's brief), the step budget, the finish gate, and a verdict after every round.
+ */
+export class ScsController {
+  private readonly actor: Actor<typeof scsMachine>;
+
+  constructor(private readonly deps: ScsControllerDeps) {
+    const machine = scsMachine.provide({
+      actors: {
+        committee: fromPromise<unknown, CommitteeInput>(({ input, signal }) =>
+          askJson(deps.committee, deps.role, buildCommitteeMessages(deps.context(), input), phasePlanJsonSchema(), signal),
+        ),
+        monitor: fromPromise<unknown, MonitorInput>(({ input, signal }) =>
+          askJson(deps.monitor, deps.role, buildMonitorMessages(deps.context(), input), monitorDecisionJsonSchema(), signal),
+        ),
+      },
+    });
+    this.actor = deps.restore
+      ? createActor(machine, { snapshot: deps.restore as never, input: { settings: deps.settings, budget: deps.budget, writeWork: deps.writeWork } })
+      : createActor(machine, { input: { settings: deps.settings, budget: deps.budget, writeWork: deps.writeWork } });
+    this.actor.on('*', (event) => deps.emit(event));
+    this.actor.start();
+  }
+
+  /** Waits until the controller rests: the executor may run, the task is finished, or it is blocked. */
+  async settle(): Promise<ScsState> {
+    const snapshot = await waitFor(this.actor, (s) => s.matches('executing') || s.status === 'done', { timeout: Infinity, signal: this.deps.signal });
+    if (snapshot.matches('finished')) return 'finished';
+    if (snapshot.matches('blocked')) return 'blocked';
+    return 'executing';
+  }
+
+  async roundDone(fact: RoundFact): Promise<ScsState> {
+    if (this.actor.getSnapshot().matches('executing')) this.actor.send({ type: 'ROUND_DONE', fact });
+    return this.settle();
+  }
+
+  /** The finish gate: a `complete` is delivered only after the monitor allowed it. */
+  async requestFinish(round: number): Promise<{ allowed: boolean }> {
+    if (this.actor.getSnapshot().matches('executing')) this.actor.send({ type: 'FINISH_REQUESTED', round });
+    const state = await this.settle();
+    return { allowed: state === 'finished' };
+  }
+
+  get plan(): PhasePlan | undefined {
+    return this.actor.getSnapshot().context.plan;
+  }
+
+  get phase(): number {
+    return this.actor.getSnapshot().context.phase;
+  }
+
+  get budget(): number {
+    return this.actor.getSnapshot().context.budget;
+  }
+
+  get blockedReasons(): string[] {
+    return this.actor.getSnapshot().context.blockedReasons;
+  }
+
+  /** The monitor's reason for refusing the last finish, for the executor's next prompt. */
+  get finishRejection(): string | undefined {
+    return this.actor.getSnapshot().context.finishRejection;
+  }
+
+  /** The supervisor's (executor's) standing instruction for the approved phase (seed 001). */
+  brief(): string | undefined {
+    const plan = this.plan;
+    if (!plan) return undefined;
+    return [
+      `SCS phase ${this.phase} — execute only this approved phase plan. You may choose exact tools and paths, but you may not invent a new strategic plan. If tool results invalidate the plan, say so and finish nothing until the monitor has reviewed it.`,
+      `Goal: ${plan.phase_goal}`,
+      `Steps:\n${plan.plan.map((s, i) => `${i + 1}. ${s}`).join('\n')}`,
+      `Acceptance criteria:\n${plan.acceptance_criteria.map((c) => `- ${c}`).join('\n')}`,
+      `Allowed tools: ${plan.allowed_tools.join(', ') || '(none)'}`,
+      plan.stop_conditions.length ? `Stop when: ${plan.stop_conditions.join('; ')}` : '',
+    ]
+      .filter(Boolean)
+      .join('\n');
+  }
+
+  record(base: Pick<ScsRecord, 'mode' | 'active' | 'reason' | 'model'>): ScsRecord {
+    const snapshot = this.actor.getSnapshot();
+    const value = snapshot.value;
+    const status: ScsRecord['status'] =
+      value === 'finished' ? 'finished' : value === 'blocked' ? 'blocked' : value === 'executing' ? 'executing' : snapshot.matches('monitoring') ? 'monitoring' : 'planning';
+    return {
+      ...base,
+      phase: snapshot.context.phase,
+      plan: snapshot.context.plan,
+      decision: snapshot.context.decision?.decision,
+      status,
+      blocked_reasons: snapshot.context.blockedReasons,
+      extensions: snapshot.context.extensions,
+    };
+  }
+
+  /** The machine's state for a checkpoint (only taken while it rests between rounds). */
+  persist(): unknown {
+    return this.actor.getPersistedSnapshot();
+  }
+
+  stop(): void {
+    this.actor.stop();
+  }
+}

@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import type { ChatMessage } from '@shared/contracts/model';
+import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
+import { DECISIONS_FOR_TRIGGER, MonitorDecision, PhasePlan, type RoundFact } from '@shared/scs/contracts';
+import type { CommitteeInput, MonitorInput } from '@shared/scs/machine';
+
+let planSchema: Record<string, unknown> | undefined;
+let decisionSchema: Record<string, unknown> | undefined;
+
+/** JSON Schemas for structured output: the committee's phase plan and the monitor's decision. */
+export function phasePlanJsonSchema(): Record<string, unknown> {
+  return (planSchema ??= Object.freeze(z.toJSONSchema(PhasePlan, { io: 'input' })) as Record<string, unknown>);
+}
+export function monitorDecisionJsonSchema(): Record<string, unknown> {
+  return (decisionSchema ??= Object.freeze(z.toJSONSchema(MonitorDecision, { io: 'input' })) as Record<string, unknown>);
+}
+
+interface Context {
+  task: string;
+  instructions: string;
+  snapshot: ToolSnapshot;
+}
+
+function toolList(snapshot: ToolSnapshot): string {
+  return snapshot.tools.map((t) => `- ${t.name} (${t.effect.effect}): ${t.description.split('\n')[0] ?? ''}`).join('\n') || '- (no tools)';
+}
+
+function factList(facts: readonly RoundFact[]): string {
+  if (facts.length === 0) return '(nothing has run yet)';
+  return facts.map((f) => `- round ${f.round} [${f.event_ids.at(-1) ?? '-'}]: ${f.summary}${f.failed ? ' — FAILED' : ''}`).join('\n');
+}
+
+/** Committee · planner: drafts the next phase (1–3 milestones' worth), never executes. */
+export function buildCommitteeMessages(ctx: Context, input: CommitteeInput): ChatMessage[] {
+  const feedback = input.feedback.length ? `\n\nEarlier drafts were not approved; address this:\n${input.feedback.map((f) => `- ${f}`).join('\n')}` : '';
+  return [
+    {
+      role: 'system',
+      content: [
+        'You are the committee of a Student-Committee-Supervisor workflow. You draft the plan for the NEXT PHASE of the task only: one concrete milestone with 3 to 6 concrete steps.',
+        'You cannot approve your own plan and you never call tools. Return exactly one JSON object with: phase_goal, plan (3-6 steps), acceptance_criteria (observable evidence), allowed_tools (only from the list), stop_conditions.',
+        `Agent instructions:\n${ctx.instructions}`,
+        `Tools the executor may be allowed:\n${toolList(ctx.snapshot)}`,
+      ].join('\n\n'),
+    },
+    {
+      role: 'user',
+      content: `Task: ${ctx.task}\n\nPhase ${input.phase}, draft ${input.attempt}.\n\nWhat has happened so far:\n${factList(input.facts)}${feedback}`,
+    },
+  ];
+}
+
+/** Student · monitor: a typed gate on the evidence; it has no authority beyond its decisions. */
+export function buildMonitorMessages(ctx: Context, input: MonitorInput): ChatMessage[] {
+  const allowed = DECISIONS_FOR_TRIGGER[input.trigger].join(' | ');
+  const plan = input.plan
+    ? `Phase ${input.phase} plan:\n- goal: ${input.plan.phase_goal}\n- steps: ${input.plan.plan.join(' → ')}\n- acceptance criteria: ${input.plan.acceptance_criteria.join('; ')}\n- allowed tools: ${input.plan.allowed_tools.join(', ') || '(none)'}\n- stop conditions: ${input.plan.stop_conditions.join('; ') || '(none)'}`
+    : '(no plan yet)';
+  return [
+    {
+      role: 'system',
+      content: [
+        'You are the student (monitor) of a Student-Committee-Supervisor workflow. You do not execute; you gate on evidence.',
+        `You are asked because of: ${input.trigger}. Answer with exactly one JSON object: decision (${allowed}), confidence (0-1), evidence (event ids you rely on), reason (short and concrete), next_required_action, and extend_by for extend_steps.`,
+        'Allow a finish only when the evidence shows every acceptance criterion met. Never approve a plan that breaks the instructions.',
+      ].join('\n\n'),
+    },
+    {
+      role: 'user',
+      content: `Task: ${ctx.task}\n\n${plan}\n\nRounds used: ${input.rounds_used} of ${input.budget}.\n\nEvidence (latest last):\n${factList(input.facts)}`,
+    },
+  ];
+}

@@ -1,0 +1,162 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RunEvent } from '@shared/contracts/events';
+import type { ModelScriptInput, ScriptEntry } from '@shared/contracts/script';
+import { AgentSpec, type AgentSpecInput } from '@shared/contracts/spec';
+import { createMemoryLedger } from '../mcp/idempotency-ledger';
+import { runAgent } from '../engine/run-agent';
+import { tempNotesWorkspace } from '../../test-support/workspace';
+
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  while (cleanups.length) cleanups.pop()?.();
+});
+
+function setup(scs: AgentSpecInput['scs'], extra: Partial<AgentSpecInput> = {}) {
+  const ws = tempNotesWorkspace();
+  cleanups.push(ws.cleanup);
+  const spec = AgentSpec.parse({
+    format: 'steward/v1',
+    kind: 'agent',
+    id: 'scs-run',
+    name: 'SCS run',
+    instructions: 'Work in ${workspace}.',
+    task: 'Write a summary of the notes to summary.md.',
+    workspace: 'notes-sandbox',
+    servers: [{ id: 'fs', package: '@modelcontextprotocol/server-filesystem', args: ['${workspace}'], tools: ['read_text_file', 'write_file', 'list_directory'] }],
+    supervision: { phase: 4 },
+    scs,
+    ...extra,
+  });
+  return { ws, spec };
+}
+
+async function run(s: ReturnType<typeof setup>, script: ModelScriptInput) {
+  const events: RunEvent[] = [];
+  const result = await runAgent({ spec: s.spec, specDir: s.ws.dir, workspace: s.ws.workspace, script: { latency_ms: 0, ...script }, ledger: createMemoryLedger(), onEvent: (e) => events.push(e) });
+  for (const e of events) expect(RunEvent.safeParse(e).success, e.type).toBe(true);
+  expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
+  return { result, events, types: events.map((e) => e.type).filter((t) => t.startsWith('scs.')) };
+}
+
+const plan = (allowed: string[], goal = 'Summarise the meeting notes'): ScriptEntry => ({
+  json: {
+    phase_goal: goal,
+    plan: ['Read meeting-notes.md', 'Draft the summary', 'Write summary.md'],
+    acceptance_criteria: ['summary.md exists and lists the action items'],
+    allowed_tools: allowed,
+    stop_conditions: ['the notes are missing'],
+  },
+});
+const monitor = (decision: string, reason: string, extra: Record<string, unknown> = {}): ScriptEntry => ({
+  json: { decision, confidence: 0.8, evidence: [], reason, ...extra },
+});
+const read = (ws: { workspace: string }, file = 'meeting-notes.md'): ScriptEntry => ({ json: { decision_type: 'tool_call', tool_name: 'read_text_file', arguments: { path: join(ws.workspace, file) } } });
+const write = (ws: { workspace: string }): ScriptEntry => ({ json: { decision_type: 'tool_call', tool_name: 'write_file', arguments: { path: join(ws.workspace, 'summary.md'), content: '# Summary\n- Bo: guide' } } });
+const complete: ScriptEntry = { json: { decision_type: 'complete', output: 'summary written' } };
+const acceptVerdict: ScriptEntry = { json: { verdict: 'accept', reason_codes: [], explanation: 'Fine.' } };
+
+describe('SCS in a run (real filesystem server, replay models)', () => {
+  it('approve: the supervisor runs only the approved phase, and the finish passes the monitor\'s gate', async () => {
+    const s = setup({ mode: 'on', monitor_every: 10 });
+    const { result, types } = await run(s, {
+      committee: [plan(['read_text_file', 'write_file'])],
+      monitor: [monitor('approve_plan', 'A sound plan.'), monitor('finish_allowed', 'summary.md was written.')],
+      student: [read(s.ws), write(s.ws), complete],
+      teacher: [acceptVerdict],
+    });
+    expect(result.status).toBe('completed');
+    expect(types).toEqual(['scs.enabled', 'scs.committee.plan_drafted', 'scs.student.plan_approved', 'scs.supervisor.phase_started', 'scs.student.finish_allowed']);
+    expect(result.scs).toMatchObject({ mode: 'on', active: true, status: 'finished', phase: 1, decision: 'finish_allowed' });
+    expect(existsSync(join(s.ws.workspace, 'summary.md'))).toBe(true);
+  });
+
+  it('a tool outside the approved plan is rejected by the boundary\'s validation and never runs', async () => {
+    const s = setup({ mode: 'on', monitor_every: 10 }, { supervision: { phase: 4, max_repair_rounds: 0, rules: { validation_failed: false } } });
+    const { result } = await run(s, {
+      committee: [plan(['read_text_file'])],
+      monitor: [monitor('approve_plan', 'Read-only phase.'), monitor('accept_phase', 'Go on.'), monitor('finish_allowed', 'Done.')],
+      student: [write(s.ws), read(s.ws), complete],
+    });
+    expect(result.rounds[0]?.validation?.issues[0]).toMatchObject({ code: 'phase_constraint' });
+    expect(result.rounds[0]?.outcome).toBe('failed');
+    expect(existsSync(join(s.ws.workspace, 'summary.md'))).toBe(false);
+    expect(result.status).toBe('completed');
+  });
+
+  it('the seed\'s regression case: a finish right after a failed tool is refused, the executor goes back and fixes it', async () => {
+    const s = setup({ mode: 'on', monitor_every: 10 });
+    const { result, events, types } = await run(s, {
+      committee: [plan(['read_text_file', 'write_file'])],
+      monitor: [
+        monitor('approve_plan', 'OK.'),
+        monitor('accept_phase', 'A missing file is recoverable; continue.'),
+        monitor('finish_rejected', 'The read failed and summary.md does not exist: no evidence for the criterion.'),
+        monitor('finish_allowed', 'summary.md exists now.'),
+      ],
+      student: [read(s.ws, 'missing.md'), complete, write(s.ws), complete],
+      teacher: [acceptVerdict],
+    });
+    expect(result.status).toBe('completed');
+    expect(types).toContain('scs.student.finish_rejected');
+    expect(result.rounds[1]).toMatchObject({ outcome: 'blocked', reason: 'finish_rejected' });
+    // The refused finish never reached the canonical history.
+    expect(result.history.filter((h) => h.decision.decision_type === 'complete')).toHaveLength(1);
+    expect(readFileSync(join(s.ws.workspace, 'summary.md'), 'utf8')).toContain('Summary');
+    const started = events.find((e) => e.type === 'candidate.proposed' && e.round === 2);
+    expect(started).toBeDefined();
+  });
+
+  it('veto ×3: no plan is ever approved silently — the run ends blocked with the reasons, nothing executed', async () => {
+    const s = setup({ mode: 'on', max_committee_retries: 2 });
+    const { result, types } = await run(s, {
+      committee: [plan(['write_file']), plan(['write_file']), plan(['write_file'])],
+      monitor: [monitor('veto_plan', 'Writes before reading.'), monitor('veto_plan', 'Still no read step.'), monitor('veto_plan', 'Same plan again.')],
+      student: [write(s.ws)],
+    });
+    expect(result.status).toBe('blocked');
+    expect(result.message).toMatch(/SCS blocked: .*Writes before reading.*no plan was approved after 3 draft/);
+    expect(result.executions).toEqual([]);
+    expect(types.filter((t) => t === 'scs.student.plan_vetoed')).toHaveLength(3);
+    expect(types.at(-1)).toBe('scs.supervisor.phase_blocked');
+  });
+
+  it('near the step budget the monitor may extend it (bounded): the run goes past its max_rounds', async () => {
+    const s = setup({ mode: 'on', monitor_every: 10, budget_warning: 1, extension_rounds: 2 }, { limits: { max_rounds: 2 } });
+    const { result, types } = await run(s, {
+      committee: [plan(['read_text_file', 'write_file'])],
+      monitor: [monitor('approve_plan', 'OK.'), monitor('extend_steps', 'One more write and the finish.', { extend_by: 2 }), monitor('finish_allowed', 'Done.')],
+      student: [read(s.ws), write(s.ws), complete],
+      teacher: [acceptVerdict],
+    });
+    expect(types).toContain('scs.budget.extended');
+    expect(result.status).toBe('completed');
+    expect(result.rounds).toHaveLength(3);
+  });
+
+  it('auto: a read-only task with a short budget stays off; offered write tools turn SCS on, with the reason recorded', async () => {
+    const readOnly = setup({ mode: 'auto' }, { servers: [{ id: 'fs', package: '@modelcontextprotocol/server-filesystem', args: ['${workspace}'], tools: ['read_text_file'] }] });
+    const off = await run(readOnly, { student: [read(readOnly.ws), complete] });
+    expect(off.result.status).toBe('completed');
+    expect(off.events.find((e) => e.type === 'scs.enabled')).toMatchObject({ active: false, reason: expect.stringMatching(/read-only/) });
+    expect(off.result.scs).toMatchObject({ active: false, status: 'off' });
+
+    const writes = setup({ mode: 'auto', monitor_every: 10 });
+    const on = await run(writes, {
+      committee: [plan(['read_text_file'])],
+      monitor: [monitor('approve_plan', 'OK.'), monitor('finish_allowed', 'Done.')],
+      student: [read(writes.ws), complete],
+    });
+    expect(on.events.find((e) => e.type === 'scs.enabled')).toMatchObject({ active: true, reason: expect.stringMatching(/protected tools offered \(write_file\)/) });
+    expect(on.result.status).toBe('completed');
+  });
+
+  it('a monitor that fails on write work blocks the run (fail closed)', async () => {
+    const s = setup({ mode: 'on' });
+    const { result } = await run(s, { committee: [plan(['write_file'])], monitor: [{ error: 'monitor model crashed' }], student: [write(s.ws)] });
+    expect(result.status).toBe('blocked');
+    expect(result.message).toMatch(/the monitor failed: monitor model crashed; write work fails closed/);
+    expect(result.executions).toEqual([]);
+  });
+});

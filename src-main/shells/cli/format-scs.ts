@@ -1,0 +1,44 @@
+import type { RunEvent } from '@shared/contracts/events';
+import type { ScsRecord } from '@shared/scs/contracts';
+
+/** Compact SCS lines for the terminal (seed 001: state, not the internal debate). */
+export function formatScsEvent(event: RunEvent): string | undefined {
+  switch (event.type) {
+    case 'scs.enabled':
+      return event.active ? `scs=on (${event.reason})` : `scs off (${event.reason})`;
+    case 'scs.committee.plan_drafted':
+      return event.plan ? `scs committee drafted phase plan${event.attempt > 1 ? ` (draft ${event.attempt})` : ''}` : `scs committee draft unusable: ${event.error ?? 'malformed'}`;
+    case 'scs.student.plan_approved':
+      return `scs student approved plan confidence=${event.decision.confidence.toFixed(2)}`;
+    case 'scs.student.plan_vetoed':
+      return `scs student vetoed plan: ${event.decision.reason}`;
+    case 'scs.student.rethink_requested':
+      return `scs student requested rethink: ${event.decision.reason}`;
+    case 'scs.student.phase_accepted':
+      return `scs student accepted phase ${event.phase} confidence=${event.decision.confidence.toFixed(2)}`;
+    case 'scs.student.phase_rejected':
+      return `scs student rejected phase ${event.phase}: ${event.decision.reason}`;
+    case 'scs.student.finish_allowed':
+      return `scs student allowed finish confidence=${event.decision.confidence.toFixed(2)}`;
+    case 'scs.student.finish_rejected':
+      return `scs student rejected finish: ${event.decision.reason}`;
+    case 'scs.budget.extended':
+      return `scs student extended the step budget to ${event.budget} rounds`;
+    case 'scs.budget.denied':
+      return `scs student denied a budget extension: ${event.decision.reason}`;
+    case 'scs.supervisor.phase_started':
+      return `scs supervisor started phase ${event.phase}: ${event.plan.phase_goal}`;
+    case 'scs.supervisor.phase_blocked':
+      return `scs supervisor blocked: ${event.reasons.join('; ')}`;
+    case 'scs.warning':
+      return `scs warning: ${event.message}`;
+    default:
+      return undefined;
+  }
+}
+
+/** The status line: `scs=on model=… phase=2 decision=phase_accepted`. */
+export function formatScsStatus(record: ScsRecord): string {
+  const state = record.active ? 'on' : 'off';
+  return `scs=${state} mode=${record.mode} model=${record.model || '-'} phase=${record.phase} decision=${record.decision ?? 'none'} status=${record.status}`;
+}

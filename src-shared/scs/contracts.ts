@@ -1,0 +1,150 @@
+import { z } from 'zod';
+
+/**
+ * SCS — Student · Committee · Supervisor (seed 001, DESIGN.md §5). Inside SCS the names are the
+ * seed's reversed ones: the *committee* drafts a phase plan, the *student* (the monitor) approves,
+ * vetoes or asks for a rethink on evidence, and the *supervisor* (the executor) runs the approved
+ * phase, every round still through the decision boundary. The UI says "Student · monitor",
+ * "Committee · planner", "Supervisor · executor".
+ */
+
+export const SCS_MODES = ['off', 'on', 'auto'] as const;
+export const ScsMode = z.enum(SCS_MODES);
+export type ScsMode = z.infer<typeof ScsMode>;
+
+export const SCS_ROLE_LABELS = {
+  committee: 'Committee · planner',
+  monitor: 'Student · monitor',
+  executor: 'Supervisor · executor',
+} as const;
+
+export const ScsSettings = z
+  .object({
+    mode: ScsMode.default('off'),
+    /** Which of the node's models plays committee and monitor (the seed: the main model, the student). */
+    model: z.enum(['student', 'teacher']).default('student'),
+    /** The monitor reviews progress every N executor rounds (besides failures and the finish). */
+    monitor_every: z.number().int().min(1).max(50).default(4),
+    /** Committee drafts after a veto, before the phase is blocked. */
+    max_committee_retries: z.number().int().min(0).max(5).default(2),
+    /** Times a rejected phase may be replanned. */
+    max_replans: z.number().int().min(0).max(5).default(2),
+    /** Step-budget extensions the monitor may grant, and rounds per extension at most. */
+    max_extensions: z.number().int().min(0).max(5).default(2),
+    extension_rounds: z.number().int().min(1).max(20).default(4),
+    /** Ask about the budget when this many rounds are left. */
+    budget_warning: z.number().int().min(1).max(10).default(2),
+    /** The same failure this many times in a row is a loop: the monitor is asked. */
+    loop_guard: z.number().int().min(2).max(10).default(2),
+    /** auto: activate when the step budget is at least this long. */
+    auto_long_budget: z.number().int().min(2).max(200).default(20),
+  })
+  .strict();
+export type ScsSettings = z.infer<typeof ScsSettings>;
+
+/** The committee's output: one phase, not the whole task. */
+export const PhasePlan = z
+  .object({
+    phase_goal: z.string().min(1).max(400),
+    plan: z.array(z.string().min(1).max(400)).min(3).max(6),
+    acceptance_criteria: z.array(z.string().min(1).max(400)).min(1).max(10),
+    allowed_tools: z.array(z.string().min(1)).max(50),
+    stop_conditions: z.array(z.string().min(1).max(400)).max(10).default([]),
+  })
+  .strict();
+export type PhasePlan = z.infer<typeof PhasePlan>;
+
+export const MONITOR_DECISIONS = [
+  'approve_plan',
+  'veto_plan',
+  'rethink_plan',
+  'accept_phase',
+  'reject_phase',
+  'finish_allowed',
+  'finish_rejected',
+  'extend_steps',
+  'deny_extension',
+] as const;
+export const MonitorDecisionKind = z.enum(MONITOR_DECISIONS);
+export type MonitorDecisionKind = z.infer<typeof MonitorDecisionKind>;
+
+/** The student's (monitor's) typed gate: it has no authority beyond these decisions. */
+export const MonitorDecision = z
+  .object({
+    decision: MonitorDecisionKind,
+    confidence: z.number().min(0).max(1),
+    /** Event ids (and short facts) the decision rests on. */
+    evidence: z.array(z.string().min(1)).max(40).default([]),
+    reason: z.string().min(1).max(600),
+    next_required_action: z.enum(['committee_rethink', 'supervisor_execute', 'supervisor_continue', 'finish']).optional(),
+    /** extend_steps: how many rounds (bounded by the settings). */
+    extend_by: z.number().int().min(1).max(20).optional(),
+  })
+  .strict();
+export type MonitorDecision = z.infer<typeof MonitorDecision>;
+
+/** Why the monitor is asked now. */
+export const MONITOR_TRIGGERS = ['plan', 'tool_failure', 'loop_guard', 'periodic', 'finish', 'budget'] as const;
+export const MonitorTrigger = z.enum(MONITOR_TRIGGERS);
+export type MonitorTrigger = z.infer<typeof MonitorTrigger>;
+
+/** Which decisions answer which trigger; anything else is not a usable answer. */
+export const DECISIONS_FOR_TRIGGER = {
+  plan: ['approve_plan', 'veto_plan', 'rethink_plan'],
+  tool_failure: ['accept_phase', 'reject_phase', 'rethink_plan'],
+  loop_guard: ['accept_phase', 'reject_phase', 'rethink_plan'],
+  periodic: ['accept_phase', 'reject_phase', 'rethink_plan'],
+  finish: ['finish_allowed', 'finish_rejected'],
+  budget: ['extend_steps', 'deny_extension'],
+} as const satisfies Record<MonitorTrigger, readonly MonitorDecisionKind[]>;
+
+/** What a round meant for SCS: the executor's round, reduced to the facts the monitor works from. */
+export const RoundFact = z
+  .object({
+    round: z.number().int().nonnegative(),
+    outcome: z.enum(['executed', 'delivered', 'blocked', 'escalated', 'failed']),
+    reason: z.string().optional(),
+    tool: z.string().optional(),
+    /** Canonical arguments, for the loop guard: the same call failing again. */
+    call_key: z.string().optional(),
+    failed: z.boolean(),
+    summary: z.string(),
+    event_ids: z.array(z.string()),
+  })
+  .strict();
+export type RoundFact = z.infer<typeof RoundFact>;
+
+/** The evidence pack (seed 001 bounds): the last 20 events, the plan, the failures, the criteria. */
+export const EvidencePack = z
+  .object({
+    trigger: MonitorTrigger,
+    task: z.string(),
+    plan: PhasePlan.optional(),
+    recent: z.array(z.object({ id: z.string(), type: z.string(), summary: z.string() }).strict()).max(20),
+    failures: z.array(RoundFact).max(20),
+    acceptance_criteria: z.array(z.string()),
+    rounds_used: z.number().int().nonnegative(),
+    budget: z.number().int().nonnegative(),
+    note: z.string().optional(),
+  })
+  .strict();
+export type EvidencePack = z.infer<typeof EvidencePack>;
+
+export const SCS_STATUSES = ['planning', 'executing', 'monitoring', 'finished', 'blocked', 'off'] as const;
+
+/** The SCS part of a run's result (`--json`): what was planned, decided and why. */
+export const ScsRecord = z
+  .object({
+    mode: ScsMode,
+    active: z.boolean(),
+    reason: z.string(),
+    model: z.string(),
+    phase: z.number().int().nonnegative(),
+    plan: PhasePlan.optional(),
+    decision: MonitorDecisionKind.optional(),
+    status: z.enum(SCS_STATUSES),
+    blocked_reasons: z.array(z.string()).default([]),
+    extensions: z.number().int().nonnegative().default(0),
+  })
+  .strict();
+export type ScsRecord = z.infer<typeof ScsRecord>;

@@ -1,0 +1,313 @@
+import { assign, emit, fromPromise, setup } from 'xstate';
+import type { RunEventPayload } from '../contracts/events';
+import {
+  DECISIONS_FOR_TRIGGER,
+  MonitorDecision,
+  PhasePlan,
+  type MonitorTrigger,
+  type RoundFact,
+  type ScsSettings,
+} from './contracts';
+
+/**
+ * SCS as a gated phase controller (seed 001): the committee drafts a phase plan, the student
+ * (monitor) gates it, the supervisor (executor) runs only the approved phase, and the monitor is
+ * asked again on failures, loops, every N rounds, near the step budget and before the finish.
+ * The run loop drives it with ROUND_DONE / FINISH_REQUESTED; the models are host-provided actors.
+ * Every bound ends in a clear state: a bound that runs out blocks, it never approves silently.
+ */
+
+export interface ScsInput {
+  settings: ScsSettings;
+  /** The run's step budget (max rounds) at the start. */
+  budget: number;
+  /** Protected tools are in play: a monitor failure fails closed (read-only work fails open). */
+  writeWork: boolean;
+}
+
+export interface CommitteeInput {
+  phase: number;
+  attempt: number;
+  /** Why earlier drafts were vetoed, or why the phase is being replanned. */
+  feedback: string[];
+  facts: RoundFact[];
+}
+
+export interface MonitorInput {
+  trigger: MonitorTrigger;
+  phase: number;
+  plan?: PhasePlan;
+  facts: RoundFact[];
+  rounds_used: number;
+  budget: number;
+}
+
+export type ScsEvent = { type: 'ROUND_DONE'; fact: RoundFact } | { type: 'FINISH_REQUESTED'; round: number };
+export type ScsEmitted = RunEventPayload;
+
+export interface ScsContext extends ScsInput {
+  phase: number;
+  plan?: PhasePlan;
+  draft?: PhasePlan;
+  attempts: number;
+  feedback: string[];
+  replans: number;
+  extensions: number;
+  budgetAskedAt?: number;
+  facts: RoundFact[];
+  sinceMonitor: number;
+  trigger?: MonitorTrigger;
+  decision?: MonitorDecision;
+  /** Why the last monitor answer could not be used (malformed, wrong kind, the call failed). */
+  problem?: string;
+  finishRejection?: string;
+  blockedReasons: string[];
+}
+
+const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+function parseDecision(raw: unknown, trigger: MonitorTrigger): { decision?: MonitorDecision; problem?: string } {
+  const parsed = MonitorDecision.safeParse(raw);
+  if (!parsed.success) return { problem: `the monitor's answer was malformed: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'decision'}: ${i.message}`).join('; ')}` };
+  const allowed: readonly string[] = DECISIONS_FOR_TRIGGER[trigger];
+  if (!allowed.includes(parsed.data.decision)) return { problem: `"${parsed.data.decision}" does not answer a ${trigger} review (expected ${allowed.join(' or ')})` };
+  return { decision: parsed.data };
+}
+
+/** The same call failed `n` times in a row at the end of the facts. */
+function repeatedFailure(facts: readonly RoundFact[], n: number): boolean {
+  const tail = facts.slice(-n);
+  return tail.length === n && tail.every((f) => f.failed && f.call_key !== undefined && f.call_key === tail[0]?.call_key);
+}
+
+const decisionIs = (ctx: ScsContext, ...kinds: MonitorDecision['decision'][]) => ctx.decision !== undefined && kinds.includes(ctx.decision.decision);
+
+export const scsMachine = setup({
+  types: {
+    context: {} as ScsContext,
+    input: {} as ScsInput,
+    events: {} as ScsEvent,
+    emitted: {} as ScsEmitted,
+  },
+  actors: {
+    committee: fromPromise<unknown, CommitteeInput>(async () => {
+      throw new Error('no committee actor provided');
+    }),
+    monitor: fromPromise<unknown, MonitorInput>(async () => {
+      throw new Error('no monitor actor provided');
+    }),
+  },
+  guards: {
+    draftValid: ({ context }) => context.draft !== undefined,
+    committeeRetriesLeft: ({ context }) => context.attempts <= context.settings.max_committee_retries,
+    monitorUnusable: ({ context }) => context.decision === undefined,
+    writeWork: ({ context }) => context.writeWork,
+    approved: ({ context }) => decisionIs(context, 'approve_plan'),
+    vetoed: ({ context }) => decisionIs(context, 'veto_plan'),
+    finishAllowed: ({ context }) => decisionIs(context, 'finish_allowed'),
+    finishRejected: ({ context }) => decisionIs(context, 'finish_rejected'),
+    extend: ({ context }) => decisionIs(context, 'extend_steps'),
+    deny: ({ context }) => decisionIs(context, 'deny_extension'),
+    acceptPhase: ({ context }) => decisionIs(context, 'accept_phase'),
+    replansLeft: ({ context }) => context.replans < context.settings.max_replans,
+    triggeredByPlan: ({ context }) => context.trigger === 'plan',
+    triggeredByFinish: ({ context }) => context.trigger === 'finish',
+    loopDetected: ({ context }) => repeatedFailure(context.facts, context.settings.loop_guard),
+    lastRoundFailed: ({ context }) => context.facts.at(-1)?.failed === true,
+    periodicDue: ({ context }) => context.sinceMonitor >= context.settings.monitor_every,
+    budgetLow: ({ context }) =>
+      context.budget - context.facts.length <= context.settings.budget_warning &&
+      context.extensions < context.settings.max_extensions &&
+      context.budgetAskedAt !== context.budget,
+  },
+  actions: {
+    emitDrafted: emit(({ context }) => ({
+      type: 'scs.committee.plan_drafted' as const,
+      phase: context.phase + 1,
+      attempt: context.attempts,
+      plan: context.draft,
+      error: context.draft ? undefined : context.feedback.at(-1),
+    })),
+    emitMonitor: emit(({ context }) => {
+      const decision = context.decision ?? { decision: 'veto_plan' as const, confidence: 0, evidence: [], reason: 'unusable' };
+      const type = ({
+        approve_plan: 'scs.student.plan_approved',
+        veto_plan: 'scs.student.plan_vetoed',
+        rethink_plan: 'scs.student.rethink_requested',
+        accept_phase: 'scs.student.phase_accepted',
+        reject_phase: 'scs.student.phase_rejected',
+        finish_allowed: 'scs.student.finish_allowed',
+        finish_rejected: 'scs.student.finish_rejected',
+        extend_steps: 'scs.budget.extended',
+        deny_extension: 'scs.budget.denied',
+      } as const)[decision.decision];
+      return { type, phase: context.phase, trigger: context.trigger ?? 'plan', decision, budget: context.budget };
+    }),
+    emitPhaseStarted: emit(({ context }) => ({
+      type: 'scs.supervisor.phase_started' as const,
+      phase: context.phase,
+      plan: context.plan ?? { phase_goal: '', plan: ['', '', ''], acceptance_criteria: [''], allowed_tools: [], stop_conditions: [] },
+    })),
+    emitBlocked: emit(({ context }) => ({ type: 'scs.supervisor.phase_blocked' as const, phase: Math.max(context.phase, 1), reasons: context.blockedReasons })),
+    emitWarning: emit(({ context }) => ({
+      type: 'scs.warning' as const,
+      message: `the monitor could not decide (${context.problem ?? 'unknown'}); read-only work continues without its gate`,
+    })),
+    startPhase: assign(({ context }) => ({ plan: context.draft, phase: context.phase + 1, sinceMonitor: 0, attempts: 0, feedback: [], finishRejection: undefined })),
+  },
+}).createMachine({
+  id: 'scs',
+  context: ({ input }) => ({
+    ...input,
+    phase: 0,
+    attempts: 0,
+    feedback: [],
+    replans: 0,
+    extensions: 0,
+    facts: [],
+    sinceMonitor: 0,
+    blockedReasons: [],
+  }),
+  initial: 'planning',
+  states: {
+    planning: {
+      entry: assign(({ context }) => ({ attempts: context.attempts + 1, draft: undefined })),
+      invoke: {
+        id: 'committee',
+        src: 'committee',
+        input: ({ context }) => ({ phase: context.phase + 1, attempt: context.attempts, feedback: context.feedback, facts: context.facts.slice(-20) }),
+        onDone: {
+          target: 'drafted',
+          actions: assign(({ context, event }) => {
+            const parsed = PhasePlan.safeParse(event.output);
+            return parsed.success
+              ? { draft: parsed.data }
+              : { feedback: [...context.feedback, `the committee's plan was malformed: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'plan'}: ${i.message}`).join('; ')}`] };
+          }),
+        },
+        onError: {
+          target: 'blocked',
+          actions: assign(({ context, event }) => ({ blockedReasons: [...context.feedback, `the committee could not draft a plan: ${errorText(event.error)}`] })),
+        },
+      },
+    },
+    drafted: {
+      entry: 'emitDrafted',
+      always: [
+        { guard: 'draftValid', target: 'reviewingPlan', actions: assign({ trigger: 'plan' as const }) },
+        { guard: 'committeeRetriesLeft', target: 'planning' },
+        { target: 'blocked', actions: assign(({ context }) => ({ blockedReasons: context.feedback })) },
+      ],
+    },
+    reviewingPlan: {
+      invoke: {
+        id: 'monitor',
+        src: 'monitor',
+        input: ({ context }) => ({ trigger: 'plan' as const, phase: context.phase + 1, plan: context.draft, facts: context.facts.slice(-20), rounds_used: context.facts.length, budget: context.budget }),
+        onDone: { target: 'judgingPlan', actions: assign(({ event }) => parseDecision(event.output, 'plan')) },
+        onError: { target: 'monitorFailed', actions: assign(({ event }) => ({ decision: undefined, problem: `the monitor failed: ${errorText(event.error)}` })) },
+      },
+    },
+    judgingPlan: {
+      always: [
+        { guard: 'monitorUnusable', target: 'monitorFailed' },
+        { guard: 'approved', target: 'executing', actions: ['emitMonitor', 'startPhase', 'emitPhaseStarted'] },
+        {
+          guard: 'committeeRetriesLeft',
+          target: 'planning',
+          actions: ['emitMonitor', assign(({ context }) => ({ feedback: [...context.feedback, context.decision?.reason ?? 'vetoed'] }))],
+        },
+        {
+          target: 'blocked',
+          actions: [
+            'emitMonitor',
+            assign(({ context }) => ({
+              blockedReasons: [...context.feedback, context.decision?.reason ?? 'vetoed', `no plan was approved after ${context.attempts} draft(s)`],
+            })),
+          ],
+        },
+      ],
+    },
+    executing: {
+      on: {
+        ROUND_DONE: {
+          target: 'checkingTriggers',
+          actions: assign(({ context, event }) => ({ facts: [...context.facts, event.fact], sinceMonitor: context.sinceMonitor + 1 })),
+        },
+        FINISH_REQUESTED: { target: 'monitoring', actions: assign({ trigger: 'finish' as const }) },
+      },
+    },
+    checkingTriggers: {
+      always: [
+        { guard: 'loopDetected', target: 'monitoring', actions: assign({ trigger: 'loop_guard' as const }) },
+        { guard: 'lastRoundFailed', target: 'monitoring', actions: assign({ trigger: 'tool_failure' as const }) },
+        { guard: 'periodicDue', target: 'monitoring', actions: assign({ trigger: 'periodic' as const }) },
+        { guard: 'budgetLow', target: 'monitoring', actions: assign(({ context }) => ({ trigger: 'budget' as const, budgetAskedAt: context.budget })) },
+        { target: 'executing' },
+      ],
+    },
+    monitoring: {
+      invoke: {
+        id: 'monitor',
+        src: 'monitor',
+        input: ({ context }) => ({
+          trigger: context.trigger ?? 'periodic',
+          phase: context.phase,
+          plan: context.plan,
+          facts: context.facts.slice(-20),
+          rounds_used: context.facts.length,
+          budget: context.budget,
+        }),
+        onDone: { target: 'judgingProgress', actions: assign(({ context, event }) => parseDecision(event.output, context.trigger ?? 'periodic')) },
+        onError: { target: 'monitorFailed', actions: assign(({ event }) => ({ decision: undefined, problem: `the monitor failed: ${errorText(event.error)}` })) },
+      },
+    },
+    judgingProgress: {
+      always: [
+        { guard: 'monitorUnusable', target: 'monitorFailed' },
+        { guard: 'finishAllowed', target: 'finished', actions: 'emitMonitor' },
+        { guard: 'finishRejected', target: 'executing', actions: ['emitMonitor', assign(({ context }) => ({ finishRejection: context.decision?.reason }))] },
+        {
+          guard: 'extend',
+          target: 'executing',
+          actions: [
+            assign(({ context }) => ({
+              budget: context.budget + Math.min(context.decision?.extend_by ?? context.settings.extension_rounds, context.settings.extension_rounds),
+              extensions: context.extensions + 1,
+            })),
+            'emitMonitor',
+          ],
+        },
+        { guard: 'deny', target: 'executing', actions: 'emitMonitor' },
+        { guard: 'acceptPhase', target: 'executing', actions: ['emitMonitor', assign({ sinceMonitor: 0 })] },
+        {
+          // reject_phase or rethink_plan: the committee replans from the evidence (bounded).
+          guard: 'replansLeft',
+          target: 'planning',
+          actions: ['emitMonitor', assign(({ context }) => ({ replans: context.replans + 1, attempts: 0, feedback: [context.decision?.reason ?? 'rethink'] }))],
+        },
+        {
+          target: 'blocked',
+          actions: ['emitMonitor', assign(({ context }) => ({ blockedReasons: [context.decision?.reason ?? 'rejected', `no replans left (${context.settings.max_replans})`] }))],
+        },
+      ],
+    },
+    monitorFailed: {
+      always: [
+        {
+          guard: 'writeWork',
+          target: 'blocked',
+          actions: assign(({ context }) => ({ blockedReasons: [`${context.problem ?? 'the monitor failed'}; write work fails closed`] })),
+        },
+        // Read-only work fails open, with a warning: the plan as drafted, the finish allowed.
+        { guard: 'triggeredByPlan', target: 'executing', actions: ['emitWarning', 'startPhase', 'emitPhaseStarted'] },
+        { guard: 'triggeredByFinish', target: 'finished', actions: 'emitWarning' },
+        { target: 'executing', actions: ['emitWarning', assign({ sinceMonitor: 0 })] },
+      ],
+    },
+    finished: { type: 'final' },
+    blocked: { type: 'final', entry: 'emitBlocked' },
+  },
+});
+
+export type ScsMachine = typeof scsMachine;
