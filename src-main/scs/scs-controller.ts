@@ -1,7 +1,7 @@
 import { createActor, fromPromise, waitFor, type Actor } from 'xstate';
 import { parseJsonText } from '@shared/boundary/parse-candidate';
 import type { RunEventPayload } from '@shared/contracts/events';
-import type { ModelRole } from '@shared/contracts/model';
+import type { ChatMessage, ModelRole } from '@shared/contracts/model';
 import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
 import type { PhasePlan, RoundFact, ScsRecord, ScsSettings } from '@shared/scs/contracts';
 import { scsMachine, type CommitteeInput, type MonitorInput } from '@shared/scs/machine';
@@ -26,8 +26,16 @@ export interface ScsControllerDeps {
 export type ScsState = 'executing' | 'finished' | 'blocked';
 
 /** A model reply as the machine validates it: the parsed JSON, or the text when it is not JSON. */
-async function askJson(provider: ModelProvider, role: ModelRole, messages: ReturnType<typeof buildMonitorMessages>, format: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
+async function askJson(
+  provider: ModelProvider,
+  role: ModelRole,
+  messages: ChatMessage[],
+  format: Record<string, unknown>,
+  signal: AbortSignal,
+  transcript: (reply: string) => void,
+): Promise<unknown> {
   const reply = await provider.complete({ role, messages, format, signal });
+  transcript(reply.text);
   const parsed = parseJsonText(reply.text);
   return parsed.ok ? parsed.value : reply.text;
 }
@@ -43,12 +51,18 @@ export class ScsController {
   constructor(private readonly deps: ScsControllerDeps) {
     const machine = scsMachine.provide({
       actors: {
-        committee: fromPromise<unknown, CommitteeInput>(({ input, signal }) =>
-          askJson(deps.committee, deps.role, buildCommitteeMessages(deps.context(), input), phasePlanJsonSchema(), signal),
-        ),
-        monitor: fromPromise<unknown, MonitorInput>(({ input, signal }) =>
-          askJson(deps.monitor, deps.role, buildMonitorMessages(deps.context(), input), monitorDecisionJsonSchema(), signal),
-        ),
+        committee: fromPromise<unknown, CommitteeInput>(({ input, signal }) => {
+          const messages = buildCommitteeMessages(deps.context(), input);
+          return askJson(deps.committee, deps.role, messages, phasePlanJsonSchema(), signal, (reply) =>
+            deps.emit({ type: 'scs.transcript', role: 'committee', phase: input.phase, messages, reply }),
+          );
+        }),
+        monitor: fromPromise<unknown, MonitorInput>(({ input, signal }) => {
+          const messages = buildMonitorMessages(deps.context(), input);
+          return askJson(deps.monitor, deps.role, messages, monitorDecisionJsonSchema(), signal, (reply) =>
+            deps.emit({ type: 'scs.transcript', role: 'monitor', phase: input.phase, trigger: input.trigger, messages, reply }),
+          );
+        }),
       },
     });
     this.actor = deps.restore

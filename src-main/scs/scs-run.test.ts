@@ -37,7 +37,7 @@ async function run(s: ReturnType<typeof setup>, script: ModelScriptInput) {
   const result = await runAgent({ spec: s.spec, specDir: s.ws.dir, workspace: s.ws.workspace, script: { latency_ms: 0, ...script }, ledger: createMemoryLedger(), onEvent: (e) => events.push(e) });
   for (const e of events) expect(RunEvent.safeParse(e).success, e.type).toBe(true);
   expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
-  return { result, events, types: events.map((e) => e.type).filter((t) => t.startsWith('scs.')) };
+  return { result, events, types: events.map((e) => e.type).filter((t) => t.startsWith('scs.') && t !== 'scs.transcript') };
 }
 
 const plan = (allowed: string[], goal = 'Summarise the meeting notes'): ScriptEntry => ({
@@ -60,7 +60,7 @@ const acceptVerdict: ScriptEntry = { json: { verdict: 'accept', reason_codes: []
 describe('SCS in a run (real filesystem server, replay models)', () => {
   it('approve: the supervisor runs only the approved phase, and the finish passes the monitor\'s gate', async () => {
     const s = setup({ mode: 'on', monitor_every: 10 });
-    const { result, types } = await run(s, {
+    const { result, types, events } = await run(s, {
       committee: [plan(['read_text_file', 'write_file'])],
       monitor: [monitor('approve_plan', 'A sound plan.'), monitor('finish_allowed', 'summary.md was written.')],
       student: [read(s.ws), write(s.ws), complete],
@@ -69,6 +69,13 @@ describe('SCS in a run (real filesystem server, replay models)', () => {
     expect(result.status).toBe('completed');
     expect(types).toEqual(['scs.enabled', 'scs.committee.plan_drafted', 'scs.student.plan_approved', 'scs.supervisor.phase_started', 'scs.student.finish_allowed']);
     expect(result.scs).toMatchObject({ mode: 'on', active: true, status: 'finished', phase: 1, decision: 'finish_allowed' });
+    // Committee and monitor transcripts are in the trace, for inspection on demand.
+    const transcripts = events.filter((e) => e.type === 'scs.transcript');
+    expect(transcripts.map((e) => e.type === 'scs.transcript' && [e.role, e.trigger])).toEqual([
+      ['committee', undefined],
+      ['monitor', 'plan'],
+      ['monitor', 'finish'],
+    ]);
     expect(existsSync(join(s.ws.workspace, 'summary.md'))).toBe(true);
   });
 

@@ -119,6 +119,14 @@ export const RunEvent = z.discriminatedUnion('type', [
   event('scs.supervisor.phase_started', { phase: z.number().int().positive(), plan: PhasePlan }),
   event('scs.supervisor.phase_blocked', { phase: z.number().int().positive(), reasons: z.array(z.string()) }),
   event('scs.warning', { message: z.string() }),
+  /** What the committee or monitor was asked and answered: kept for inspection, not shown by default. */
+  event('scs.transcript', {
+    role: z.enum(['committee', 'monitor']),
+    phase: z.number().int().nonnegative(),
+    trigger: MonitorTrigger.optional(),
+    messages: z.array(ChatMessage),
+    reply: z.string(),
+  }),
   /** Who proposes changed: the teacher takes over after an escalation, or hands back. */
   event('handover', {
     round,
