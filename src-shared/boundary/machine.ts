@@ -301,6 +301,19 @@ export const boundaryMachine = setup({
       round: context.round,
       authorization: context.authorization ?? { ok: false, reason: 'missing_idempotency_key' as const, message: 'no authorization' },
     })),
+    /** A proposal (attempt 0) or a repair (attempt ≥ 1) arrived: the candidate is now in context. */
+    emitProposed: emit(({ context }) => ({
+      type: 'candidate.proposed' as const,
+      round: context.round,
+      attempt: context.repairs.length,
+      reply: context.reply ?? { text: '', tool_calls: [], model: 'unknown' },
+      parsed: context.parsed ?? { raw: undefined, tool_call_count: 0 },
+    })),
+    recordProposeError: assign(({ context, event }) => ({
+      reason: `${context.proposer}_error`,
+      message: `the ${context.proposer} model failed${context.repairs.length > 0 || context.validated ? ' while repairing its decision' : ''}: ${errorMessage((event as { error?: unknown }).error)}`,
+    })),
+    cancel: assign({ reason: 'cancelled', message: 'the run was cancelled' }),
     emitRoundCompleted: emit(({ context }) => ({ type: 'round.completed' as const, round: context.round, record: toRoundRecord(context) })),
   },
 }).createMachine({
@@ -346,31 +359,16 @@ export const boundaryMachine = setup({
       ],
     },
     proposing: {
-      on: { CANCEL: { target: 'failed', actions: assign({ reason: 'cancelled', message: 'the run was cancelled' }) } },
+      on: { CANCEL: { target: 'failed', actions: 'cancel' } },
       invoke: {
         id: 'propose',
         src: 'propose',
         input: ({ context }) => ({ round: context.round, proposer: context.proposer, snapshot: context.snapshot, attempt: 0 }),
         onDone: {
           target: 'validating',
-          actions: [
-            assign(({ event }) => ({ reply: event.output, parsed: parseCandidate(event.output) })),
-            emit(({ context }) => ({
-              type: 'candidate.proposed' as const,
-              round: context.round,
-              attempt: 0,
-              reply: context.reply ?? { text: '', tool_calls: [], model: 'unknown' },
-              parsed: context.parsed ?? { raw: undefined, tool_call_count: 0 },
-            })),
-          ],
+          actions: [assign(({ event }) => ({ reply: event.output, parsed: parseCandidate(event.output) })), 'emitProposed'],
         },
-        onError: {
-          target: 'failed',
-          actions: assign(({ context, event }) => ({
-            reason: `${context.proposer}_error`,
-            message: `the ${context.proposer} model failed: ${errorMessage(event.error)}`,
-          })),
-        },
+        onError: { target: 'failed', actions: 'recordProposeError' },
       },
     },
     validating: {
@@ -379,7 +377,7 @@ export const boundaryMachine = setup({
     },
     repairing: {
       // The student fixes its own invalid candidate (bounded), before any review.
-      on: { CANCEL: { target: 'failed', actions: assign({ reason: 'cancelled', message: 'the run was cancelled' }) } },
+      on: { CANCEL: { target: 'failed', actions: 'cancel' } },
       invoke: {
         // Same effect as proposing, so the host (and its tests) see one `propose` actor.
         id: 'propose',
@@ -406,22 +404,10 @@ export const boundaryMachine = setup({
               reply: event.output,
               parsed: parseCandidate(event.output),
             })),
-            emit(({ context }) => ({
-              type: 'candidate.proposed' as const,
-              round: context.round,
-              attempt: context.repairs.length,
-              reply: context.reply ?? { text: '', tool_calls: [], model: 'unknown' },
-              parsed: context.parsed ?? { raw: undefined, tool_call_count: 0 },
-            })),
+            'emitProposed',
           ],
         },
-        onError: {
-          target: 'failed',
-          actions: assign(({ context, event }) => ({
-            reason: `${context.proposer}_error`,
-            message: `the ${context.proposer} model failed while repairing its decision: ${errorMessage(event.error)}`,
-          })),
-        },
+        onError: { target: 'failed', actions: 'recordProposeError' },
       },
     },
     routing: {
@@ -439,7 +425,7 @@ export const boundaryMachine = setup({
       ],
     },
     reviewing: {
-      on: { CANCEL: { target: 'failed', actions: assign({ reason: 'cancelled', message: 'the run was cancelled' }) } },
+      on: { CANCEL: { target: 'failed', actions: 'cancel' } },
       invoke: {
         id: 'review',
         src: 'review',
@@ -499,7 +485,7 @@ export const boundaryMachine = setup({
       ],
     },
     authorizing: {
-      on: { CANCEL: { target: 'failed', actions: assign({ reason: 'cancelled', message: 'the run was cancelled' }) } },
+      on: { CANCEL: { target: 'failed', actions: 'cancel' } },
       invoke: {
         id: 'authorize',
         src: 'authorize',
