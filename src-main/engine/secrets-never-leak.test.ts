@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AgentSpec } from '@shared/contracts/spec';
 import type { RunEvent } from '@shared/contracts/events';
-import type { ModelScript } from '@shared/contracts/script';
+import { ModelScript } from '@shared/contracts/script';
 import { createKeychainStore } from '../credentials/keychain-store';
 import { createMemoryLedger } from '../mcp/idempotency-ledger';
 import type { ModelProvider, ModelRequest } from '../providers/provider';
@@ -44,14 +44,14 @@ describe.skipIf(!hasSessionBus)('a planted keychain secret (needs a D-Bus sessio
         servers: [{ id: 'ev', package: '@modelcontextprotocol/server-everything', env: { PLANTED_TOKEN: 'keychain:planted-token' }, tools: ['get-env'] }],
         supervision: { phase: 2 },
       });
-      const script: ModelScript = {
+      const script = ModelScript.parse({
         latency_ms: 0,
         student: [{ json: { decision_type: 'tool_call', tool_name: 'get-env', arguments: {} } }, { json: { decision_type: 'complete', output: 'done' } }],
         teacher: [
           { json: { verdict: 'accept', reason_codes: [], explanation: 'Reading the environment is fine here.' } },
           { json: { verdict: 'accept', reason_codes: [], explanation: 'Done.' } },
         ],
-      };
+      });
       const sent: ModelRequest[] = [];
       const events: RunEvent[] = [];
       const result = await runAgent({

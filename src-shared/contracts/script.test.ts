@@ -17,7 +17,7 @@ describe('the scripted-model contract (the replay double)', () => {
   });
 
   it('a script defaults to no latency and empty role scripts', () => {
-    expect(ModelScript.parse({})).toEqual({ latency_ms: 0, student: [], teacher: [] });
+    expect(ModelScript.parse({})).toEqual({ latency_ms: 0, student: [], teacher: [], committee: [], monitor: [] });
     expect(ModelScript.safeParse({ latency_ms: 60_001 }).success).toBe(false);
   });
 });

@@ -84,7 +84,7 @@ describe('the AgentSpec contract', () => {
 
   it('script and script_file are exclusive', () => {
     expect(issuesOf({ ...minimal, script: {}, script_file: 'script.json' })).toEqual([{ path: 'script_file', message: 'use script or script_file, not both' }]);
-    expect(AgentSpec.parse({ ...minimal, script: {} }).script).toEqual({ latency_ms: 0, student: [], teacher: [] });
+    expect(AgentSpec.parse({ ...minimal, script: {} }).script).toEqual({ latency_ms: 0, student: [], teacher: [], committee: [], monitor: [] });
   });
 
   it('a server needs exactly one of package or command', () => {
