@@ -27,7 +27,7 @@ test.afterAll(async () => {
 test('the demo runs live: a read passes unreviewed, the teacher replaces the unsafe write, and every event reaches IndexedDB exactly once across reloads', async ({ page }) => {
   const originalNotes = readFileSync(join(process.cwd(), 'resources/examples/notes-sandbox/meeting-notes.md'), 'utf8');
   await page.goto(host.url);
-  await expect(page.getByTestId('workflow-card')).toHaveCount(2);
+  await expect(page.getByTestId('workflow-card')).toHaveCount(4);
   const card = notesCard(page);
   await expect(card.getByTestId('supervision-toggle')).toHaveAttribute('aria-checked', 'true');
   await shot(page, '01-workflows', false);

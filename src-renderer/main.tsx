@@ -14,6 +14,12 @@ if (captureTokenFromFragment(window.location.hash, window.sessionStorage)) {
   window.history.replaceState(null, '', `${window.location.pathname}${window.location.search}#/workflows`);
 }
 
+// The same tab opened with a new access link (the host restarted and printed a new token): only the
+// fragment changes, so there is no reload; take the token here, and the next reconnect uses it.
+window.addEventListener('hashchange', () => {
+  if (captureTokenFromFragment(window.location.hash, window.sessionStorage)) window.location.replace('#/workflows');
+});
+
 const transport = pickTransport(window);
 const client = createHostClient(transport);
 const db = new StewardDb();

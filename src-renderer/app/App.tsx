@@ -4,6 +4,10 @@ import { ConnectionBanner } from '../components/ConnectionBanner';
 import { WorkflowsScreen } from '../screens/WorkflowsScreen';
 import { RunsScreen } from '../screens/RunsScreen';
 import { RunScreen } from '../screens/RunScreen';
+import { WorkflowScreen } from '../screens/workflow/WorkflowScreen';
+import { SettingsScreen } from '../screens/settings/SettingsScreen';
+import { RegistryScreen } from '../screens/registry/RegistryScreen';
+import { LearningScreen } from '../screens/learning/LearningScreen';
 
 export function App() {
   const route = useRoute();
@@ -13,8 +17,12 @@ export function App() {
       <main className="main">
         <ConnectionBanner />
         {route.name === 'workflows' && <WorkflowsScreen />}
+        {route.name === 'workflow' && <WorkflowScreen key={route.workflowId} workflowId={route.workflowId} />}
         {route.name === 'runs' && <RunsScreen />}
         {route.name === 'run' && <RunScreen key={route.runId} runId={route.runId} tab={route.tab} />}
+        {route.name === 'learning' && <LearningScreen />}
+        {route.name === 'registry' && <RegistryScreen />}
+        {route.name === 'settings' && <SettingsScreen />}
       </main>
     </div>
   );

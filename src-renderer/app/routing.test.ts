@@ -8,6 +8,10 @@ describe('hash routes', () => {
       { name: 'runs' },
       { name: 'run', runId: 'run-abc:12/x', tab: 'rounds' },
       { name: 'run', runId: 'run-abc', tab: 'trace' },
+      { name: 'workflow', workflowId: 'notes-assistant' },
+      { name: 'learning' },
+      { name: 'registry' },
+      { name: 'settings' },
     ];
     for (const r of routes) expect(parseRoute(routeHref(r))).toEqual(r);
   });

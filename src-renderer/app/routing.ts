@@ -3,14 +3,22 @@ import { useSyncExternalStore } from 'react';
 /** Hash routes. The `#token=` fragment is not a route: main.tsx stores and strips it before routing starts. */
 export type Route =
   | { name: 'workflows' }
+  | { name: 'workflow'; workflowId: string }
   | { name: 'runs' }
-  | { name: 'run'; runId: string; tab: 'rounds' | 'trace' };
+  | { name: 'run'; runId: string; tab: 'rounds' | 'trace' }
+  | { name: 'learning' }
+  | { name: 'registry' }
+  | { name: 'settings' };
 
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
   const [section, id, tab] = path;
   if (section === 'runs' && id) return { name: 'run', runId: id, tab: tab === 'trace' ? 'trace' : 'rounds' };
   if (section === 'runs') return { name: 'runs' };
+  if (section === 'workflows' && id) return { name: 'workflow', workflowId: id };
+  if (section === 'learning') return { name: 'learning' };
+  if (section === 'registry') return { name: 'registry' };
+  if (section === 'settings') return { name: 'settings' };
   return { name: 'workflows' };
 }
 
@@ -18,10 +26,18 @@ export function routeHref(route: Route): string {
   switch (route.name) {
     case 'workflows':
       return '#/workflows';
+    case 'workflow':
+      return `#/workflows/${encodeURIComponent(route.workflowId)}`;
     case 'runs':
       return '#/runs';
     case 'run':
       return `#/runs/${encodeURIComponent(route.runId)}${route.tab === 'trace' ? '/trace' : ''}`;
+    case 'learning':
+      return '#/learning';
+    case 'registry':
+      return '#/registry';
+    case 'settings':
+      return '#/settings';
   }
 }
 

@@ -16,6 +16,7 @@ export function Chip({ tone = 'neutral', children, title }: { tone?: Tone; child
 
 const STATUS_TONES = {
   running: 'running',
+  waiting: 'escalated',
   completed: 'executed',
   failed: 'failed',
   blocked: 'blocked',
@@ -30,7 +31,7 @@ const STATUS_TONES = {
 export function StatusBadge({ status, testId }: { status: RunStatus; testId?: string }) {
   return (
     <span className={`chip chip--${STATUS_TONES[status]} chip--status`} data-testid={testId} data-status={status}>
-      {status === 'running' && <span className="pulse" aria-hidden="true" />}
+      {(status === 'running' || status === 'waiting') && <span className="pulse" aria-hidden="true" />}
       {RUN_STATUS_LABELS[status]}
     </span>
   );

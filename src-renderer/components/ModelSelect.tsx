@@ -5,7 +5,7 @@ import type { ProviderStatus } from '@shared/contracts/host-api';
 const REPLAY = 'script';
 
 function valueOf(ref: ModelRef): string {
-  return ref.provider === 'script' ? REPLAY : `ollama:${ref.model}`;
+  return ref.provider === 'script' ? REPLAY : ref.provider === 'ollama' ? `ollama:${ref.model}` : `other:${modelLabel(ref)}`;
 }
 
 /** Replay is always offered; Ollama models when Ollama is reachable (and the current one even if not). */
@@ -25,7 +25,7 @@ export function ModelSelect({
   const id = useId();
   const ollama = providers?.ollama.reachable ? providers.ollama.models : [];
   const current = valueOf(value);
-  const currentMissing = value.provider === 'ollama' && !ollama.some((m) => m.name === value.model);
+  const currentMissing = (value.provider === 'ollama' && !ollama.some((m) => m.name === value.model)) || value.provider === 'openai_compatible';
 
   return (
     <div className="field">
@@ -40,7 +40,8 @@ export function ModelSelect({
         data-testid={`model-select-${role.toLowerCase()}`}
         onChange={(e) => {
           const next = e.target.value;
-          onChange(next === REPLAY ? { provider: 'script' } : ModelRef.parse({ provider: 'ollama', model: next.slice('ollama:'.length) }));
+          if (next === REPLAY) onChange({ provider: 'script' });
+          else if (next.startsWith('ollama:')) onChange(ModelRef.parse({ provider: 'ollama', model: next.slice('ollama:'.length) }));
         }}
       >
         <option value={REPLAY}>replay (scripted)</option>
@@ -54,7 +55,12 @@ export function ModelSelect({
             ))}
           </optgroup>
         )}
-        {currentMissing && <option value={current}>{modelLabel(value)} (not available)</option>}
+        {currentMissing && (
+          <option value={current} disabled={value.provider === 'openai_compatible'}>
+            {modelLabel(value)}
+            {value.provider === 'ollama' ? ' (not available)' : ''}
+          </option>
+        )}
       </select>
     </div>
   );

@@ -79,11 +79,20 @@ export function Sidebar({ route }: { route: Route }) {
         <span className="brand__name">Steward</span>
       </div>
       <nav className="nav" aria-label="Main">
-        <NavLink to={{ name: 'workflows' }} active={route.name === 'workflows'}>
+        <NavLink to={{ name: 'workflows' }} active={route.name === 'workflows' || route.name === 'workflow'}>
           Workflows
         </NavLink>
         <NavLink to={{ name: 'runs' }} active={route.name === 'runs' || route.name === 'run'}>
           Runs
+        </NavLink>
+        <NavLink to={{ name: 'learning' }} active={route.name === 'learning'}>
+          Learning
+        </NavLink>
+        <NavLink to={{ name: 'registry' }} active={route.name === 'registry'}>
+          MCP registry
+        </NavLink>
+        <NavLink to={{ name: 'settings' }} active={route.name === 'settings'}>
+          Settings
         </NavLink>
       </nav>
       <ProviderPanel />

@@ -1,7 +1,20 @@
-import Dexie, { type EntityTable } from 'dexie';
+import Dexie, { type EntityTable, type Table, type Transaction } from 'dexie';
 import type { RunEvent, RunStatus } from '@shared/contracts/events';
 import type { ModelRef } from '@shared/contracts/model';
-import type { WorkflowDocument } from '@shared/contracts/spec';
+import type { LifecyclePhase, WorkflowDocument } from '@shared/contracts/spec';
+import type { LearningExample } from '@shared/contracts/learning-export';
+import type { Profile, ProfileKind, ProfileVersionRef } from '@shared/contracts/profiles';
+import type { InspectedTool } from '@shared/contracts/host-api';
+import type { ToolEffect } from '@shared/contracts/tool-effect';
+import type { PrivacyPolicy } from '@shared/policy/privacy';
+import { backfillLearningExamples } from './learning-examples';
+
+/** A workflow's chosen profile version per kind (versions are immutable, so a choice is exact). */
+export interface ProfileChoice {
+  id: string;
+  version: number;
+}
+export type WorkflowProfiles = Partial<Record<ProfileKind, ProfileChoice>>;
 
 export interface WorkflowRow {
   /** The document's id (its slug). */
@@ -10,9 +23,11 @@ export interface WorkflowRow {
   doc: WorkflowDocument;
   /** Per-workflow switch, sent as `overrides.supervision_enabled` on run. */
   supervision_enabled: boolean;
-  /** Chosen models; absent means the document's own. */
+  /** v1 only: models picked on the card. v2 moves them into model profiles (see workflow-profiles.ts). */
   student?: ModelRef;
   teacher?: ModelRef;
+  /** The Supervision & Learning panel's profile choices (v2). */
+  profiles?: WorkflowProfiles;
   source: 'demo' | 'user';
   updated_at: string;
 }
@@ -32,24 +47,77 @@ export interface RunRow {
   message?: string;
   models: { student: string; teacher: string };
   supervision_enabled: boolean;
+  /** Lifecycle phase the run used (v2). */
+  phase?: LifecyclePhase;
+  /** Models were called, no tool executed (v2). */
+  dry_run?: boolean;
+  /** The profile versions the run recorded (v2). */
+  profiles?: Record<string, ProfileVersionRef>;
+  /** Sequence number of the event that set `status` (waiting ↔ running, final). */
+  status_seq?: number;
   /** Total events of the run, as announced by run.finished. */
   event_count?: number;
   /** Distinct events of the run stored here; equals event_count once the trace is complete. */
   stored_events: number;
 }
 
+/** Where a stored profile came from: shipped with the app, made here, or imported from a file. */
+export type ProfileOrigin = 'builtin' | 'user' | 'imported';
+export type ProfileRow = Profile & { origin: ProfileOrigin };
+
+/**
+ * The MCP registry, per (server identity, tool). The identity is the server's npm package, or its
+ * command: the same server gets the same metadata in every workflow that uses it.
+ */
+export interface RegistryRow {
+  server: string;
+  tool: string;
+  /** What the user set: authoritative, sent as `tool_effects`. Absent: shipped default or missing. */
+  user?: ToolEffect;
+  /** What the last inspection reported (effect as the host resolves it, annotation hints). */
+  inspected?: InspectedTool;
+  inspected_at?: string;
+  updated_at: string;
+}
+
+/** A learning example with the workflow it came from (the run's spec id), for filtering. */
+export type LearningExampleRow = LearningExample;
+
+export type SettingsRow = { key: 'privacy'; value: PrivacyPolicy };
+export type SettingsKey = SettingsRow['key'];
+
+export const DB_VERSION = 2;
+
+export const SCHEMA_V1 = {
+  workflows: 'id, name, updated_at',
+  runs: 'run_id, workflow_id, started_at, status',
+  events: 'id, run_id, [run_id+seq], type',
+} as const;
+
+export const SCHEMA_V2 = {
+  ...SCHEMA_V1,
+  profiles: '[id+version], id, kind',
+  registry: '[server+tool], server',
+  learning_examples: 'id, run_id, spec_id, kind, ts',
+  settings: 'key',
+} as const;
+
 export class StewardDb extends Dexie {
   declare workflows: EntityTable<WorkflowRow, 'id'>;
   declare runs: EntityTable<RunRow, 'run_id'>;
   declare events: EntityTable<RunEvent, 'id'>;
+  declare profiles: Table<ProfileRow, [string, number]>;
+  declare registry: Table<RegistryRow, [string, string]>;
+  declare learning_examples: EntityTable<LearningExampleRow, 'id'>;
+  declare settings: EntityTable<SettingsRow, 'key'>;
 
   constructor(name = 'steward') {
     super(name);
-    this.version(1).stores({
-      workflows: 'id, name, updated_at',
-      runs: 'run_id, workflow_id, started_at, status',
-      events: 'id, run_id, [run_id+seq], type',
-    });
+    this.version(1).stores(SCHEMA_V1);
+    // v2 adds tables and keeps every v1 row; learning examples are distilled from the stored events.
+    this.version(2)
+      .stores(SCHEMA_V2)
+      .upgrade((tx: Transaction) => backfillLearningExamples(tx.table('events'), tx.table('runs'), tx.table('learning_examples')));
   }
 }
 

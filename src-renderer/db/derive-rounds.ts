@@ -2,6 +2,8 @@ import type { RunEvent, RunEventOf } from '@shared/contracts/events';
 import type { Decision } from '@shared/contracts/decision';
 import type { ModelReply } from '@shared/contracts/model';
 import type { Proposer, RoundOutcome, RoundRecord, SelectedDecision, ToolExecution, VerdictAttempt } from '@shared/contracts/round';
+import type { LearningKind } from '@shared/contracts/learning-export';
+import type { HumanAnswer, Intervention } from '@shared/contracts/intervention';
 import type { EffectClass } from '@shared/contracts/tool-effect';
 import type { ParsedCandidate } from '@shared/boundary/parse-candidate';
 import type { ValidationResult } from '@shared/contracts/validation-result';
@@ -16,6 +18,13 @@ export type RoundStage = 'proposing' | 'validating' | 'reviewing' | 'authorizing
 
 export type SnapshotTool = RunEventOf<'tools.snapshot'>['tools'][number];
 
+/** An earlier candidate of the round that failed validation; the student was asked to repair it. */
+export interface RepairAttempt {
+  reply?: ModelReply;
+  parsed?: ParsedCandidate;
+  validation?: ValidationResult;
+}
+
 export interface RoundView {
   round: number;
   proposer: Proposer;
@@ -24,6 +33,8 @@ export interface RoundView {
   stage: RoundStage;
   snapshot?: { hash: string; tools: SnapshotTool[] };
   candidate?: { reply?: ModelReply; parsed?: ParsedCandidate; error?: string };
+  /** Earlier, invalid candidates of this round (repairs), oldest first; none of them could be selected. */
+  repairs: RepairAttempt[];
   /** Effect class of the tool the candidate names, from this round's snapshot. */
   candidateEffect?: EffectClass;
   validation?: ValidationResult;
@@ -40,7 +51,11 @@ export interface RoundView {
   /** The proposer's candidate was replaced, blocked, escalated or failed validation. */
   rejected: boolean;
   rejection?: Rejection;
-  learning?: { agreement: boolean; reason_codes: string[] };
+  /** The last learning example of the round (phase 1 records a demonstration and a shadow). */
+  learning?: { kind: LearningKind; agreement: boolean; reason_codes: string[] };
+  learningKinds: LearningKind[];
+  /** A person was asked to decide this round, and what they answered. */
+  intervention?: { request: Intervention; answer?: HumanAnswer };
 }
 
 /**
@@ -55,7 +70,7 @@ export function deriveRounds(events: readonly RunEvent[]): RoundView[] {
   const at = (round: number, proposer?: Proposer): RoundView => {
     let view = rounds.get(round);
     if (!view) {
-      view = { round, proposer: proposer ?? 'student', complete: false, stage: 'proposing', verdicts: [], rejected: false };
+      view = { round, proposer: proposer ?? 'student', complete: false, stage: 'proposing', verdicts: [], rejected: false, repairs: [], learningKinds: [] };
       rounds.set(round, view);
     }
     return view;
@@ -69,11 +84,28 @@ export function deriveRounds(events: readonly RunEvent[]): RoundView[] {
       case 'round.started':
         at(e.round, e.proposer).proposer = e.proposer;
         break;
-      case 'candidate.proposed':
-        Object.assign(at(e.round), { candidate: { reply: e.reply, parsed: e.parsed }, stage: 'validating' });
+      case 'candidate.proposed': {
+        const view = at(e.round);
+        // A later attempt means the one before failed validation: it becomes a repair.
+        if ((e.attempt ?? 0) > 0 && view.candidate && !view.complete && view.repairs.length < (e.attempt ?? 0)) {
+          view.repairs = [...view.repairs, { reply: view.candidate.reply, parsed: view.candidate.parsed, validation: view.validation }];
+          view.validation = undefined;
+        }
+        Object.assign(view, { candidate: { reply: e.reply, parsed: e.parsed }, stage: 'validating' });
         break;
+      }
       case 'candidate.validated':
         at(e.round).validation = e.validation;
+        break;
+      case 'intervention.requested':
+        at(e.round).intervention = { request: e.intervention, answer: at(e.round).intervention?.answer };
+        break;
+      case 'intervention.answered': {
+        const view = at(e.round);
+        if (view.intervention && view.intervention.request.id === e.intervention_id) view.intervention = { ...view.intervention, answer: e.answer };
+        break;
+      }
+      case 'handover':
         break;
       case 'review.decided':
         Object.assign(at(e.round), { review: e.review, stage: e.review.required ? 'reviewing' : 'authorizing' });
@@ -99,9 +131,12 @@ export function deriveRounds(events: readonly RunEvent[]): RoundView[] {
       case 'round.completed':
         applyRecord(at(e.round, e.record.proposer), e.record);
         break;
-      case 'learning.example':
-        at(e.round).learning = { agreement: e.agreement, reason_codes: e.reason_codes };
+      case 'learning.example': {
+        const view = at(e.round);
+        view.learning = { kind: e.kind, agreement: e.agreement, reason_codes: e.reason_codes };
+        if (!view.learningKinds.includes(e.kind)) view.learningKinds = [...view.learningKinds, e.kind];
         break;
+      }
       case 'run.started':
       case 'run.finished':
         break;
@@ -130,6 +165,7 @@ function applyRecord(view: RoundView, record: RoundRecord): void {
     complete: true,
     stage: 'done',
     candidate: record.candidate.reply || record.candidate.parsed || record.candidate.error ? record.candidate : undefined,
+    repairs: record.repairs,
     validation: record.validation,
     review: record.review,
     verdicts: record.verdicts,
@@ -147,6 +183,8 @@ function applyRecord(view: RoundView, record: RoundRecord): void {
 function rejectionOf(view: RoundView): Rejection | undefined {
   if (!view.candidate?.parsed) return undefined;
   if (view.validation && !view.validation.ok) return 'invalid';
+  // A person approved the escalated candidate: it is what ran, not a rejection.
+  if (view.selected?.source === 'human') return undefined;
   if (view.selected && view.selected.source !== view.proposer) return 'replaced';
   const final = [...view.verdicts].reverse().find((a) => a.usable && a.verdict);
   if (final?.verdict?.verdict === 'block') return 'blocked';

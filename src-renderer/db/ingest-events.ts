@@ -1,5 +1,6 @@
 import type { RunEvent } from '@shared/contracts/events';
 import type { RunRow, StewardDb } from './db';
+import { learningRowsFromEvents } from './learning-examples';
 
 export interface IngestResult {
   /** Every id in the batch: all of them are durably stored once this resolves, so ack them all. */
@@ -11,14 +12,15 @@ export interface IngestResult {
 /**
  * Stores pushed events and updates the run summaries in ONE transaction. Event ids are the key,
  * so a replay (the host re-pushes whatever was not acked) stores nothing twice, and the summary
- * update is idempotent. Resolves after commit; only then may the caller acknowledge the ids.
+ * update is idempotent. Learning examples are distilled in the same transaction (keyed by event
+ * id, so idempotent too). Resolves after commit; only then may the caller acknowledge the ids.
  */
 export async function ingestEvents(db: StewardDb, events: readonly RunEvent[]): Promise<IngestResult> {
   const unique = [...new Map(events.map((e) => [e.id, e])).values()];
   if (unique.length === 0) return { ids: [], fresh: 0 };
   const ids = unique.map((e) => e.id);
 
-  return db.transaction('rw', db.events, db.runs, async () => {
+  return db.transaction('rw', db.events, db.runs, db.learning_examples, async () => {
     const before = await db.events.bulkGet(ids);
     const isFresh = new Set(ids.filter((_, i) => before[i] === undefined));
     await db.events.bulkPut(unique);
@@ -36,6 +38,19 @@ export async function ingestEvents(db: StewardDb, events: readonly RunEvent[]): 
       if (next) updated.push(next);
     });
     if (updated.length > 0) await db.runs.bulkPut(updated);
+
+    const specOf = new Map<string, string>();
+    for (const row of [...rows, ...updated]) if (row) specOf.set(row.run_id, row.workflow_id);
+    const examples = learningRowsFromEvents(unique, (runId) => specOf.get(runId));
+    if (examples.length > 0) await db.learning_examples.bulkPut(examples);
+    // A run's start arriving after its examples (it should not, but a replay may reorder) fills in their workflow.
+    for (const e of unique) {
+      if (e.type === 'run.started') {
+        await db.learning_examples.where('run_id').equals(e.run_id).modify((ex) => {
+          if (ex.spec_id === undefined) ex.spec_id = e.spec_id;
+        });
+      }
+    }
     return { ids, fresh: isFresh.size };
   });
 }
@@ -69,7 +84,17 @@ export function summarize(row: RunRow | undefined, events: readonly RunEvent[], 
           started_at: e.ts,
           models: e.models,
           supervision_enabled: e.supervision.enabled,
+          phase: e.supervision.phase,
+          dry_run: e.dry_run,
+          profiles: e.profiles,
         };
+        break;
+      // Status changes apply in sequence order only: a replayed older event never undoes a newer one.
+      case 'intervention.requested':
+        if (isLater(next, e.seq) && next.status === 'running') next = { ...next, status: 'waiting', status_seq: e.seq };
+        break;
+      case 'intervention.answered':
+        if (isLater(next, e.seq) && next.status === 'waiting') next = { ...next, status: 'running', status_seq: e.seq };
         break;
       case 'round.completed':
         next = { ...next, rounds: Math.max(next.rounds, e.round + 1) };
@@ -78,6 +103,7 @@ export function summarize(row: RunRow | undefined, events: readonly RunEvent[], 
         next = {
           ...next,
           status: e.status,
+          status_seq: e.seq,
           output: e.output,
           message: e.message,
           finished_at: e.ts,
@@ -90,4 +116,8 @@ export function summarize(row: RunRow | undefined, events: readonly RunEvent[], 
     }
   }
   return next;
+}
+
+function isLater(row: RunRow, seq: number): boolean {
+  return row.status_seq === undefined || seq > row.status_seq;
 }

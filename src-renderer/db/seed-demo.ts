@@ -13,19 +13,20 @@ export function workflowRow(doc: WorkflowDocument, source: WorkflowRow['source']
 }
 
 /**
- * First launch: an empty workflows table gets the host's demo workspace. The emptiness check and
- * the write share one transaction, so two concurrent seeds (a quick reconnect) add nothing twice
- * and never overwrite a workflow the user already changed.
+ * The host's demo workspace: demo workflows the page does not have yet are added (first launch, or
+ * a newer version of Steward that ships more); one it already has is never touched, so the user's
+ * changes stay. The check and the write share one transaction, so two concurrent seeds (a quick
+ * reconnect) add nothing twice.
  */
-export async function seedDemoIfEmpty(
+export async function seedDemoWorkflows(
   db: StewardDb,
   fetchDemo: () => Promise<{ workflows: WorkflowDocument[] }>,
 ): Promise<number> {
-  if ((await db.workflows.count()) > 0) return 0;
   const { workflows } = await fetchDemo();
   return db.transaction('rw', db.workflows, async () => {
-    if ((await db.workflows.count()) > 0) return 0;
-    await db.workflows.bulkAdd(workflows.map((doc) => workflowRow(doc, 'demo')));
-    return workflows.length;
+    const have = new Set(await db.workflows.toCollection().primaryKeys());
+    const missing = workflows.filter((doc) => !have.has(doc.id));
+    if (missing.length > 0) await db.workflows.bulkAdd(missing.map((doc) => workflowRow(doc, 'demo')));
+    return missing.length;
   });
 }

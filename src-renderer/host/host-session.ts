@@ -1,7 +1,9 @@
 import type { HostInfo, ProviderStatus } from '@shared/contracts/host-api';
 import type { StewardDb } from '../db/db';
 import { ingestEvents } from '../db/ingest-events';
-import { seedDemoIfEmpty } from '../db/seed-demo';
+import { seedDemoWorkflows } from '../db/seed-demo';
+import { seedBuiltinProfiles } from '../db/builtin-profiles';
+import { ensureWorkflowProfiles } from '../db/workflow-profiles';
 import { HostRequestError, type HostClient } from './host-client';
 import type { ConnectionState } from './transport';
 
@@ -21,9 +23,15 @@ export interface HostSessionOptions {
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
+/** Built-in profiles, and a profile choice for every workflow (what its own file says). */
+export async function prepareProfiles(db: StewardDb): Promise<void> {
+  await seedBuiltinProfiles(db);
+  await ensureWorkflowProfiles(db);
+}
+
 /**
  * The app's conversation with the host. On every (re)connect: host.info → seed the demo
- * workspace if the database is empty → events.subscribe (the host then re-pushes whatever was
+ * workspace if the database is empty → profiles for every workflow → events.subscribe (the host then re-pushes whatever was
  * not acknowledged). Pushed events are stored in IndexedDB first and acknowledged only after the
  * transaction committed, one batch at a time, so every event reaches the database exactly once.
  */
@@ -58,7 +66,8 @@ export function startHostSession(client: HostClient, db: StewardDb, listener: Se
       const info = await client.request('host.info', {});
       if (mine !== generation) return;
       listener.info(info);
-      await seedDemoIfEmpty(db, () => client.request('workspace.demo', {}));
+      await seedDemoWorkflows(db, () => client.request('workspace.demo', {}));
+      await prepareProfiles(db);
       await client.request('events.subscribe', {});
       if (mine === generation) listener.problem(undefined);
     } catch (err) {
@@ -66,7 +75,8 @@ export function startHostSession(client: HostClient, db: StewardDb, listener: Se
     }
   };
 
-  let startup: Promise<void> = Promise.resolve();
+  // Profiles live in this browser: they are ready before (and without) the host.
+  let startup: Promise<void> = prepareProfiles(db).catch((err: unknown) => listener.problem(`Could not prepare the built-in profiles: ${messageOf(err)}`));
   const offState = client.onState((state) => {
     generation += 1;
     clearInterval(poll);

@@ -1,7 +1,9 @@
 import { REVIEW_RULE_LABELS } from '@shared/policy/review-policy';
 import { DECISION_LABELS, type Decision } from '@shared/contracts/decision';
 import type { VerdictAttempt } from '@shared/contracts/round';
-import type { RoundView, RoundStage, Rejection } from '../db/derive-rounds';
+import type { RoundView, RoundStage, Rejection, RepairAttempt } from '../db/derive-rounds';
+import { HUMAN_ACTION_LABELS } from '@shared/contracts/intervention';
+import type { LearningKind } from '@shared/contracts/learning-export';
 import { describeCandidate } from '../view/describe-decision';
 import { CandidateBody, DecisionView } from '../components/DecisionView';
 import { Chip, OutcomeChip, VerdictChip } from '../components/Chip';
@@ -24,6 +26,35 @@ const REJECTION_LABELS = {
   blocked: 'rejected · blocked',
   escalated: 'rejected · escalated',
 } satisfies Record<Rejection, string>;
+
+const LEARNING_LABELS = {
+  review: 'review',
+  shadow: 'shadow comparison',
+  demonstration: 'teacher demonstration',
+} satisfies Record<LearningKind, string>;
+
+function RepairView({ repair, index }: { repair: RepairAttempt; index: number }) {
+  const display = describeCandidate(repair.parsed, repair.reply);
+  return (
+    <li className="repair" data-testid="repair" data-attempt={index}>
+      <div className="candidate__meta">
+        <span className="muted">Attempt {index + 1}</span>
+        <Chip tone="failed">invalid · student asked to repair</Chip>
+      </div>
+      <div className="struck">{display ? <CandidateBody display={display} /> : <span className="muted">no output</span>}</div>
+      {/* An unparseable reply already says why above; other problems are listed. */}
+      {repair.validation && !repair.validation.ok && display?.kind !== 'unparseable' && (
+        <ul className="issues">
+          {repair.validation.issues.map((issue, i) => (
+            <li key={i}>
+              <code className="tag tag--bad">{issue.code}</code> {issue.message}
+            </li>
+          ))}
+        </ul>
+      )}
+    </li>
+  );
+}
 
 function Step({ label, children, tone }: { label: string; children: ReactNode; tone?: 'bad' | 'good' }) {
   return (
@@ -60,16 +91,19 @@ function effectOfTool(view: RoundView, decision: Decision) {
   return view.snapshot?.tools.find((t) => t.name === decision.tool_name)?.effect;
 }
 
-export function RoundCard({ view }: { view: RoundView }) {
+export function RoundCard({ view, dryRun = false }: { view: RoundView; dryRun?: boolean }) {
   const display = describeCandidate(view.candidate?.parsed, view.candidate?.reply);
   const byTeacher = view.proposer === 'teacher';
+  // A person's approval is replayed as its own round: no model is asked, the approved decision is selected.
+  const byYou = view.selected?.source === 'human' || view.review?.rule === 'human_decided';
+  const approvedLater = view.intervention?.answer?.action === 'approve';
   const outcome = view.outcome ?? 'in_flight';
 
   return (
     <article className={`card round ${view.complete ? '' : 'round--live'}`} data-testid="round-card" data-round={view.round} data-outcome={outcome} aria-label={`Round ${view.round + 1}`}>
       <header className="round__head">
         <h3 className="round__title">Round {view.round + 1}</h3>
-        <span className="muted">{byTeacher ? 'Teacher proposed (takeover)' : 'Student proposed'}</span>
+        <span className="muted">{byYou ? 'Decided by you' : byTeacher ? 'Teacher proposed (takeover)' : 'Student proposed'}</span>
         <span className="round__spacer" />
         {view.snapshot && (
           <span className="muted" title={`Tool snapshot ${view.snapshot.hash}`}>
@@ -77,7 +111,11 @@ export function RoundCard({ view }: { view: RoundView }) {
           </span>
         )}
         {view.outcome ? (
-          <OutcomeChip outcome={view.outcome} />
+          dryRun && view.outcome === 'executed' ? (
+            <Chip tone="accent">Would execute</Chip>
+          ) : (
+            <OutcomeChip outcome={view.outcome} />
+          )
         ) : (
           <Chip tone="running">
             <Spinner /> In progress
@@ -86,22 +124,36 @@ export function RoundCard({ view }: { view: RoundView }) {
       </header>
 
       <div className="steps">
+        {view.repairs.length > 0 && (
+          <Step label="Repairs" tone="bad">
+            <ol className="repairs" data-testid="repairs">
+              {view.repairs.map((r, i) => (
+                <RepairView key={i} repair={r} index={i} />
+              ))}
+            </ol>
+          </Step>
+        )}
         <Step label="Candidate">
           {display ? (
-            <div className="candidate" data-testid="candidate" data-rejected={view.rejected ? 'true' : 'false'}>
+            <div className="candidate" data-testid="candidate" data-rejected={view.rejected && !approvedLater ? 'true' : 'false'}>
               <div className="candidate__meta">
                 <span className="muted">
                   {byTeacher ? 'teacher' : 'student'}
                   {view.candidate?.reply ? ` · ${view.candidate.reply.model}` : ''}
                 </span>
-                {view.rejection && (
-                  <Chip tone={view.rejection === 'replaced' ? 'replaced' : view.rejection === 'escalated' ? 'escalated' : 'blocked'}>{REJECTION_LABELS[view.rejection]}</Chip>
-                )}
+                {view.rejection &&
+                  (approvedLater ? (
+                    <Chip tone="accent">escalated · you approved it; it ran next round</Chip>
+                  ) : (
+                    <Chip tone={view.rejection === 'replaced' ? 'replaced' : view.rejection === 'escalated' ? 'escalated' : 'blocked'}>{REJECTION_LABELS[view.rejection]}</Chip>
+                  ))}
               </div>
-              <div className={view.rejected ? 'struck' : undefined}>
+              <div className={view.rejected && !approvedLater ? 'struck' : undefined}>
                 <CandidateBody display={display} effect={view.candidateEffect} />
               </div>
             </div>
+          ) : byYou ? (
+            <span className="muted" data-testid="candidate-human">No model was asked: this round runs the decision you approved.</span>
           ) : view.complete ? (
             <span className="muted">No candidate: the model produced nothing usable.</span>
           ) : (
@@ -150,16 +202,31 @@ export function RoundCard({ view }: { view: RoundView }) {
           </Step>
         )}
 
+        {view.intervention && (
+          <Step label="You">
+            <span data-testid="round-intervention" data-answered={view.intervention.answer ? view.intervention.answer.action : 'pending'}>
+              {view.intervention.answer ? (
+                <>
+                  <Chip tone="accent">{HUMAN_ACTION_LABELS[view.intervention.answer.action]}</Chip>
+                  {view.intervention.answer.note && <span className="muted"> “{view.intervention.answer.note}”</span>}
+                </>
+              ) : (
+                <Chip tone="escalated">Waiting for your answer</Chip>
+              )}
+            </span>
+          </Step>
+        )}
+
         {view.selected && (
           <Step label="Selected" tone="good">
             <div className="selected" data-testid="selected-decision" data-source={view.selected.source}>
               <div className="candidate__meta">
-                <Chip tone={view.selected.source === 'teacher' && !byTeacher ? 'replaced' : 'neutral'}>
-                  {view.selected.source === 'teacher' ? (byTeacher ? 'Teacher' : 'Teacher replacement') : 'Student'}
+                <Chip tone={view.selected.source === 'teacher' && !byTeacher ? 'replaced' : view.selected.source === 'human' ? 'accent' : 'neutral'}>
+                  {view.selected.source === 'human' ? 'Approved by you' : view.selected.source === 'teacher' ? (byTeacher ? 'Teacher' : 'Teacher replacement') : 'Student'}
                 </Chip>
                 {view.historyIndex !== undefined && <span className="muted">committed as history #{view.historyIndex + 1}</span>}
               </div>
-              {view.rejected || view.selected.source !== view.proposer ? <DecisionView decision={view.selected.decision} effect={effectOfTool(view, view.selected.decision)} /> : <span className="muted">the candidate above, as proposed</span>}
+              {view.rejected || !display || (view.selected.source !== view.proposer && view.selected.source !== 'human') ? <DecisionView decision={view.selected.decision} effect={effectOfTool(view, view.selected.decision)} /> : <span className="muted">the candidate above, as proposed</span>}
             </div>
           </Step>
         )}
@@ -183,7 +250,7 @@ export function RoundCard({ view }: { view: RoundView }) {
         {view.complete && (
           <Step label="Outcome" tone={view.outcome === 'executed' || view.outcome === 'delivered' ? 'good' : 'bad'}>
             <div className="outcome">
-              {view.outcome && <OutcomeChip outcome={view.outcome} />}
+              {view.outcome && (dryRun && view.outcome === 'executed' ? <Chip tone="accent">Would have executed · dry run, not run</Chip> : <OutcomeChip outcome={view.outcome} />)}
               {view.reason && <code className="tag">{view.reason}</code>}
               {view.message && <p className="outcome__message">{view.message}</p>}
               {view.execution && (
@@ -204,8 +271,9 @@ export function RoundCard({ view }: { view: RoundView }) {
         )}
       </div>
       {view.learning && (
-        <footer className="round__foot muted">
-          Learning example recorded · {view.learning.agreement ? 'teacher agreed' : 'teacher disagreed'}
+        <footer className="round__foot muted" data-testid="round-learning" data-kinds={view.learningKinds.join(' ')}>
+          Learning example recorded · {view.learningKinds.map((k) => LEARNING_LABELS[k]).join(' + ')} ·{' '}
+          {view.learning.kind === 'demonstration' ? 'the teacher decided' : view.learning.agreement ? 'teacher agreed' : 'teacher disagreed'}
         </footer>
       )}
     </article>

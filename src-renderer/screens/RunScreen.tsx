@@ -1,19 +1,24 @@
-import { useMemo, useState } from 'react';
+import { Fragment, useEffect, useMemo, useState } from 'react';
 import { useLiveQuery } from 'dexie-react-hooks';
-import type { RunEvent } from '@shared/contracts/events';
+import type { RunEvent, RunEventOf } from '@shared/contracts/events';
+import type { Intervention } from '@shared/contracts/intervention';
+import { PHASE_LABELS } from '@shared/contracts/spec';
+import { PROFILE_KIND_LABELS, ProfileKind } from '@shared/contracts/profiles';
 import { useHost } from '../app/HostProvider';
 import { routeHref } from '../app/routing';
 import { runEvents, type RunRow } from '../db/db';
-import { deriveRounds } from '../db/derive-rounds';
-import { StatusBadge } from '../components/Chip';
+import { deriveRounds, type RoundView } from '../db/derive-rounds';
+import { deriveRunFacts, pendingInterventions, type RunFacts } from '../db/run-facts';
+import { Chip, StatusBadge } from '../components/Chip';
 import { Spinner } from '../components/Icons';
 import { formatDateTime, formatDuration, plural } from '../view/format';
 import { RoundCard } from './RoundCard';
 import { TraceList } from './TraceList';
+import { InterventionCard } from './InterventionCard';
 
 const NO_EVENTS: RunEvent[] = [];
 
-function RunHeader({ run }: { run: RunRow }) {
+function RunHeader({ run, facts }: { run: RunRow; facts: RunFacts }) {
   const { client, connection } = useHost();
   const [cancelling, setCancelling] = useState(false);
   const [error, setError] = useState<string>();
@@ -36,8 +41,18 @@ function RunHeader({ run }: { run: RunRow }) {
         </a>
         <h1 className="page__title">{run.spec_name}</h1>
         <StatusBadge status={run.status} testId="run-status" />
+        {run.dry_run && (
+          <Chip tone="accent" title="Models were called; no tool was executed">
+            Dry run
+          </Chip>
+        )}
         <span className="round__spacer" />
-        {run.status === 'running' && (
+        {run.workflow_id && (
+          <a className="button" href={routeHref({ name: 'workflow', workflowId: run.workflow_id })}>
+            Workflow settings
+          </a>
+        )}
+        {(run.status === 'running' || run.status === 'waiting') && (
           <button type="button" className="button button--danger" data-testid="cancel-button" onClick={() => void cancel()} disabled={cancelling || connection !== 'open'}>
             {cancelling ? 'Cancelling…' : 'Cancel run'}
           </button>
@@ -60,6 +75,14 @@ function RunHeader({ run }: { run: RunRow }) {
           <dt>Supervision</dt>
           <dd data-testid="run-supervision">{run.supervision_enabled ? 'On' : 'Off'}</dd>
         </div>
+        {facts.started && (
+          <div>
+            <dt>Phase</dt>
+            <dd data-testid="run-phase" data-phase={facts.started.supervision.phase}>
+              {facts.started.supervision.enabled ? `Phase ${facts.started.supervision.phase} · ${PHASE_LABELS[facts.started.supervision.phase]}` : '—'}
+            </dd>
+          </div>
+        )}
         <div>
           <dt>Started</dt>
           <dd>{formatDateTime(run.started_at)}</dd>
@@ -75,6 +98,7 @@ function RunHeader({ run }: { run: RunRow }) {
           </div>
         )}
       </dl>
+      {facts.started && <RunSetup started={facts.started} />}
       {error && (
         <p className="error" role="alert">
           {error}
@@ -84,8 +108,56 @@ function RunHeader({ run }: { run: RunRow }) {
   );
 }
 
+/** The profiles the run recorded and who saw which data (the run's privacy record). */
+function RunSetup({ started }: { started: RunEventOf<'run.started'> }) {
+  const profiles = ProfileKind.options.flatMap((kind) => {
+    const ref = started.profiles[kind];
+    return ref ? [{ kind, ref }] : [];
+  });
+  return (
+    <details className="run-setup" data-testid="run-setup">
+      <summary>
+        Setup and data exposure
+        <span className="muted">
+          {' '}
+          · {profiles.length > 0 ? plural(profiles.length, 'profile') : 'the workflow file’s own settings'} ·{' '}
+          {started.exposure.every((x) => x.local) ? 'nothing left this machine' : `seen by ${started.exposure.filter((x) => !x.local).map((x) => x.host ?? x.model).join(', ')}`}
+        </span>
+      </summary>
+      <div className="run-setup__body">
+        {profiles.length > 0 && (
+          <div>
+            <h3 className="run-setup__heading">Profiles</h3>
+            <ul className="plain-list">
+              {profiles.map(({ kind, ref }) => (
+                <li key={kind}>
+                  <span className="muted">{PROFILE_KIND_LABELS[kind]}:</span> {ref.name} · v{ref.version}
+                </li>
+              ))}
+            </ul>
+          </div>
+        )}
+        <div>
+          <h3 className="run-setup__heading">Who saw what</h3>
+          {started.exposure.length === 0 ? (
+            <p className="muted">This run recorded no exposure (it was started by an older Steward).</p>
+          ) : (
+            <ul className="plain-list" data-testid="run-exposure">
+              {started.exposure.map((x) => (
+                <li key={x.role} data-role={x.role} data-local={x.local}>
+                  <strong>{x.role === 'student' ? 'Student' : 'Teacher'}</strong> <code>{x.model}</code> · {x.local ? 'on this machine' : <Chip tone="escalated">{x.host ?? 'another host'}</Chip>}: {x.data.join(', ')}
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      </div>
+    </details>
+  );
+}
+
 function FinalPanel({ run }: { run: RunRow }) {
-  if (run.status === 'running') return null;
+  if (run.status === 'running' || run.status === 'waiting') return null;
   const complete = run.event_count !== undefined && run.stored_events >= run.event_count;
   return (
     <section className={`card final final--${run.status}`} data-testid="run-final" aria-label="Run result">
@@ -108,16 +180,100 @@ function FinalPanel({ run }: { run: RunRow }) {
   );
 }
 
+/** Requests the host reports waiting (the authority after a restart); undefined when unknown. */
+function useHostPending(runId: string, status: RunRow['status'] | undefined): Intervention[] | undefined {
+  const { client, connection } = useHost();
+  const [pending, setPending] = useState<Intervention[]>();
+  useEffect(() => {
+    // Unknown here (a fresh browser after a restart) or not finished: the host may be holding a question.
+    if (connection !== 'open' || (status !== undefined && status !== 'waiting' && status !== 'running')) return;
+    let live = true;
+    client.request('interventions.pending', {}).then(
+      (r) => live && setPending(r.interventions.filter((i) => i.run_id === runId)),
+      (err: unknown) => console.warn('[steward] interventions.pending', err),
+    );
+    return () => {
+      live = false;
+    };
+  }, [client, connection, runId, status]);
+  return pending;
+}
+
+function HandoverNote({ event }: { event: RunEventOf<'handover'> }) {
+  const text =
+    event.to === 'teacher'
+      ? `Teacher took over${event.rounds ? ` for ${plural(event.rounds, 'round')}` : ''}${event.reason === 'escalation' ? ' after an escalation' : ''}`
+      : 'Back to the student: the takeover ended';
+  return (
+    <div className="handover" role="note" data-testid="handover" data-to={event.to}>
+      <span className="handover__line" aria-hidden="true" />
+      <span className="handover__text">⇄ {text}</span>
+      <span className="handover__line" aria-hidden="true" />
+    </div>
+  );
+}
+
+/** Handover notes go before the first round the new proposer proposes (live: at the end until it starts). */
+function placeHandovers(rounds: readonly RoundView[], handovers: readonly RunEventOf<'handover'>[]): Map<number, RunEventOf<'handover'>[]> {
+  const placed = new Map<number, RunEventOf<'handover'>[]>();
+  for (const h of handovers) {
+    const before = rounds.find((r) => r.round >= h.round && r.proposer === h.to)?.round ?? Infinity;
+    placed.set(before, [...(placed.get(before) ?? []), h]);
+  }
+  return placed;
+}
+
+/** A run's rounds as they happen, with its pending question, handovers and result (also used by Dry-run). */
+export function RunRounds({ runId, run, events }: { runId: string; run: RunRow | undefined; events: RunEvent[] }) {
+  const rounds = useMemo(() => deriveRounds(events), [events]);
+  const facts = useMemo(() => deriveRunFacts(events), [events]);
+  const hostPending = useHostPending(runId, run?.status);
+  const pending = pendingInterventions(facts, hostPending, runId);
+  const handovers = placeHandovers(rounds, facts.handovers);
+  const dryRun = facts.started?.dry_run ?? run?.dry_run ?? false;
+  const lastTools = rounds.at(-1)?.snapshot?.tools;
+  return (
+    <div className="rounds" data-testid="rounds">
+      {dryRun && (
+        <div className="banner-inline banner-inline--accent" role="note" data-testid="dry-run-banner">
+          <strong>Dry run: no tool was executed.</strong> The models were really called; each round shows what would have been executed, reviewed, replaced or blocked.
+        </div>
+      )}
+      {rounds.map((view) => (
+        <Fragment key={view.round}>
+          {(handovers.get(view.round) ?? []).map((h) => (
+            <HandoverNote key={h.id} event={h} />
+          ))}
+          <RoundCard view={view} dryRun={dryRun} />
+        </Fragment>
+      ))}
+      {(handovers.get(Infinity) ?? []).map((h) => (
+        <HandoverNote key={h.id} event={h} />
+      ))}
+      {pending.map((i) => (
+        <InterventionCard key={i.id} intervention={i} tools={rounds.find((r) => r.round === i.round)?.snapshot?.tools ?? lastTools} />
+      ))}
+      {rounds.length === 0 && (!run || run.status === 'running') && (
+        <div className="empty empty--inline" data-testid="rounds-waiting">
+          <Spinner /> Waiting for the first round…
+        </div>
+      )}
+      {run && <FinalPanel run={run} />}
+    </div>
+  );
+}
+
 export function RunScreen({ runId, tab }: { runId: string; tab: 'rounds' | 'trace' }) {
   const { db } = useHost();
   const run = useLiveQuery(() => db.runs.get(runId), [db, runId]);
   const events = useLiveQuery(() => runEvents(db, runId), [db, runId], NO_EVENTS);
-  const rounds = useMemo(() => deriveRounds(events), [events]);
+  const facts = useMemo(() => deriveRunFacts(events), [events]);
+  const roundCount = useMemo(() => new Set(events.flatMap((e) => ('round' in e ? [e.round] : []))).size, [events]);
 
   return (
     <div className="page page--run">
       {run ? (
-        <RunHeader run={run} />
+        <RunHeader run={run} facts={facts} />
       ) : (
         <header className="run-head">
           <div className="run-head__title">
@@ -138,28 +294,14 @@ export function RunScreen({ runId, tab }: { runId: string; tab: 'rounds' | 'trac
 
       <div className="tabs" role="tablist" aria-label="Run views">
         <a role="tab" aria-selected={tab === 'rounds'} className="tab" href={routeHref({ name: 'run', runId, tab: 'rounds' })}>
-          Rounds <span className="tab__count">{rounds.length}</span>
+          Rounds <span className="tab__count">{roundCount}</span>
         </a>
         <a role="tab" aria-selected={tab === 'trace'} className="tab" href={routeHref({ name: 'run', runId, tab: 'trace' })} data-testid="trace-tab">
           Trace <span className="tab__count">{events.length}</span>
         </a>
       </div>
 
-      {tab === 'trace' ? (
-        <TraceList events={events} />
-      ) : (
-        <div className="rounds" data-testid="rounds">
-          {rounds.map((view) => (
-            <RoundCard key={view.round} view={view} />
-          ))}
-          {rounds.length === 0 && (!run || run.status === 'running') && (
-            <div className="empty empty--inline" data-testid="rounds-waiting">
-              <Spinner /> Waiting for the first round…
-            </div>
-          )}
-          {run && <FinalPanel run={run} />}
-        </div>
-      )}
+      {tab === 'trace' ? <TraceList events={events} /> : <RunRounds runId={runId} run={run} events={events} />}
     </div>
   );
 }

@@ -56,6 +56,8 @@ export function RunsScreen() {
                       {run.spec_name}
                     </a>
                     {!run.supervision_enabled && <span className="muted"> · unsupervised</span>}
+                    {run.dry_run && <span className="muted"> · dry run</span>}
+                    {run.phase !== undefined && run.supervision_enabled && <span className="muted"> · phase {run.phase}</span>}
                   </td>
                   <td className="nowrap">{formatDateTime(run.started_at)}</td>
                   <td className="num">{run.rounds}</td>

@@ -2,11 +2,13 @@ import { PHASE_LABELS } from '@shared/contracts/spec';
 import { useState } from 'react';
 import { useLiveQuery } from 'dexie-react-hooks';
 import type { ModelRef } from '@shared/contracts/model';
-import type { RunOverrides } from '@shared/contracts/host-api';
 import type { McpServerSpec } from '@shared/contracts/spec';
 import { useHost } from '../app/HostProvider';
-import { navigate } from '../app/routing';
+import { navigate, routeHref } from '../app/routing';
 import type { WorkflowRow } from '../db/db';
+import { pickModel } from '../db/workflow-profiles';
+import { profileLabel } from '../db/profiles';
+import { useStartRun, useWorkflowConfig } from '../supervision/use-workflow-config';
 import { ModelSelect } from '../components/ModelSelect';
 import { Switch } from '../components/Switch';
 import { Chip } from '../components/Chip';
@@ -17,26 +19,37 @@ function serverLabel(server: McpServerSpec): string {
 }
 
 function WorkflowCard({ row }: { row: WorkflowRow }) {
-  const { client, db, connection, providers } = useHost();
+  const { db, connection, providers } = useHost();
+  const config = useWorkflowConfig(row);
+  const startRun = useStartRun();
   const [starting, setStarting] = useState(false);
   const [error, setError] = useState<string>();
   const doc = row.doc;
-  const student = row.student ?? doc.models.student;
-  const teacher = row.teacher ?? doc.models.teacher;
+  const resolved = config?.resolved;
+  const student = resolved?.student?.model ?? row.student ?? doc.models.student;
+  const teacher = resolved?.teacher?.model ?? row.teacher ?? doc.models.teacher;
+  const phase = resolved?.deployment?.deployment.phase ?? doc.supervision.phase;
 
   const update = (changes: Partial<WorkflowRow>) => {
     void db.workflows.update(row.id, { ...changes, updated_at: new Date().toISOString() });
   };
 
+  /** A model picked here becomes the role's model profile (found or made), like a choice in the panel. */
+  const pick = async (role: 'student' | 'teacher', ref: ModelRef) => {
+    try {
+      await pickModel(db, row.id, role, ref);
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    }
+  };
+
   const run = async () => {
+    if (!config) return;
     setStarting(true);
     setError(undefined);
-    const overrides: RunOverrides = { supervision_enabled: row.supervision_enabled };
-    if (row.student) overrides.student = row.student;
-    if (row.teacher) overrides.teacher = row.teacher;
     try {
-      const { run_id } = await client.request('run.start', { workflow: doc, overrides });
-      navigate({ name: 'run', runId: run_id, tab: 'rounds' });
+      const runId = await startRun(row, config);
+      navigate({ name: 'run', runId, tab: 'rounds' });
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));
       setStarting(false);
@@ -48,7 +61,9 @@ function WorkflowCard({ row }: { row: WorkflowRow }) {
       <header className="workflow__head">
         <div>
           <h2 id={`wf-${row.id}`} className="workflow__name">
-            {row.name}
+            <a href={routeHref({ name: 'workflow', workflowId: row.id })} data-testid="workflow-open">
+              {row.name}
+            </a>
           </h2>
           {doc.description && <p className="workflow__description">{doc.description}</p>}
         </div>
@@ -72,8 +87,9 @@ function WorkflowCard({ row }: { row: WorkflowRow }) {
         </div>
         <div className="meta__row">
           <dt>Policy</dt>
-          <dd>
-            Phase {doc.supervision.phase} · {PHASE_LABELS[doc.supervision.phase]} · up to {doc.limits.max_rounds} rounds
+          <dd data-testid="workflow-policy">
+            Phase {phase} · {PHASE_LABELS[phase]} · up to {doc.limits.max_rounds} rounds
+            {resolved?.supervision && <span className="muted"> · {profileLabel(resolved.supervision)}</span>}
           </dd>
         </div>
       </dl>
@@ -87,8 +103,8 @@ function WorkflowCard({ row }: { row: WorkflowRow }) {
           testId="supervision-toggle"
         />
         <div className="workflow__models">
-          <ModelSelect role="Student" value={student} providers={providers} onChange={(ref: ModelRef) => update({ student: ref })} />
-          <ModelSelect role="Teacher" value={teacher} providers={providers} onChange={(ref: ModelRef) => update({ teacher: ref })} />
+          <ModelSelect role="Student" value={student} providers={providers} onChange={(ref: ModelRef) => void pick('student', ref)} disabled={!config} />
+          <ModelSelect role="Teacher" value={teacher} providers={providers} onChange={(ref: ModelRef) => void pick('teacher', ref)} disabled={!config} />
         </div>
       </div>
 
@@ -98,7 +114,10 @@ function WorkflowCard({ row }: { row: WorkflowRow }) {
             {error}
           </p>
         )}
-        <button type="button" className="button button--primary" data-testid="run-button" onClick={() => void run()} disabled={starting || connection !== 'open'}>
+        <a className="button" href={routeHref({ name: 'workflow', workflowId: row.id })} data-testid="configure-button">
+          Supervision &amp; Learning
+        </a>
+        <button type="button" className="button button--primary" data-testid="run-button" onClick={() => void run()} disabled={starting || connection !== 'open' || !config}>
           {starting ? <Spinner /> : <span aria-hidden="true">▶</span>}
           {starting ? 'Starting…' : 'Run'}
         </button>

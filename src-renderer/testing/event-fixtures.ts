@@ -50,6 +50,8 @@ export function startRun(log: EventLog, opts: { supervision?: boolean } = {}): v
       takeover_rounds: 3,
     },
     exposure: [],
+    profiles: {},
+    dry_run: false,
     models: { student: 'replay', teacher: 'replay' },
   });
 }

@@ -1,0 +1,340 @@
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { PreferenceLine, SftLine } from '../src-shared/contracts/learning-export';
+import { ProfileBundle } from '../src-shared/contracts/profiles';
+import { ensureBuilt } from '../test-support/ensure-built';
+import { startFakeOllama } from '../test-support/fake-ollama';
+import { startHostProcess, type HostProcess } from '../test-support/host-process';
+import { runIdFromUrl, shot, storedEvents } from './helpers';
+import { startHostOnPort } from './host-on-port';
+
+// Everything is real here (host process, MCP filesystem server, IndexedDB, downloads) except the
+// models: the demo workflows run on the replay provider, the test double at the model boundary.
+test.describe.configure({ mode: 'serial' });
+
+let host: HostProcess;
+let dataDir: string;
+let page: Page;
+const sandbox = (workflow: string) => join(dataDir, 'demo', workflow, 'notes-sandbox');
+const card = (name: string) => page.getByTestId('workflow-card').filter({ hasText: name });
+/** Opens the app through its access link (so any test can run alone), then goes to `hash`. */
+async function openApp(hash: string): Promise<void> {
+  await page.goto(host.url);
+  await expect(page.getByTestId('workflow-card').first()).toBeVisible();
+  await page.evaluate((h) => (window.location.hash = h), hash);
+}
+
+test.beforeAll(async ({ browser }) => {
+  ensureBuilt();
+  dataDir = mkdtempSync(join(tmpdir(), 'steward-e2e-supervision-'));
+  host = await startHostProcess(dataDir);
+  // One page for the whole story: its IndexedDB holds the profiles, runs and learning examples.
+  page = await browser.newPage({ acceptDownloads: true });
+});
+
+test.afterAll(async () => {
+  await page?.close();
+  await host?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+test('the panel configures the demo node: phase 2 saved as a new deployment version, Validate points at the field, Dry-run shows the rounds and leaves the disk alone', async () => {
+  const notesBefore = readFileSync(join(process.cwd(), 'resources/examples/notes-sandbox/meeting-notes.md'), 'utf8');
+  await page.goto(host.url);
+  await expect(card('Notes assistant')).toBeVisible();
+  await card('Notes assistant').getByTestId('configure-button').click();
+  await expect(page).toHaveURL(/#\/workflows\/notes-assistant$/);
+  const panel = page.getByTestId('supervision-panel');
+  await expect(panel.getByTestId('config-phase')).toHaveText('Phase 3 · Risk-gated');
+  await expect(panel.getByTestId('profile-select-teacher')).toContainText('Replay teacher · v1');
+  await expect(panel.getByTestId('model-health-teacher')).toContainText('always available');
+  await shot(page, '10-panel', false);
+
+  // Phase 2 through the panel: a draft of the deployment profile until saved as its next version.
+  await panel.getByTestId('phase-select').selectOption('2');
+  await expect(panel.getByTestId('config-phase')).toHaveText('Phase 2 · Student fully gated');
+  await expect(panel.getByTestId('version-bump').filter({ hasText: 'Deployment' })).toContainText('Notes assistant · deployment · v1 → v2');
+
+  // A safe message that can never show (on_block is "fail"): Validate will warn about it.
+  await panel.getByTestId('group-handover').getByRole('button', { name: /Handover/ }).click();
+  await panel.getByTestId('safe-message').fill('Stopped before writing anything.');
+  await expect(panel.getByTestId('version-bump')).toHaveCount(2);
+  await expect(panel.getByTestId('dry-run-button')).toBeDisabled();
+  await shot(page, '11-panel-unsaved', false);
+  await panel.getByTestId('save-profiles').click();
+  await expect(panel.getByTestId('save-bar')).toHaveCount(0);
+  await expect(panel.getByTestId('profile-select-deployment')).toContainText('Notes assistant · deployment · v2');
+  await expect(panel.getByTestId('profile-select-supervision')).toContainText('Risk-gated (default) · v2');
+
+  // Versions are immutable: v1 is still there, unchanged, beside v2.
+  const versions = await page.evaluate(
+    () =>
+      new Promise<{ id: string; version: number; phase?: number }[]>((resolve, reject) => {
+        const open = indexedDB.open('steward');
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const all = open.result.transaction('profiles', 'readonly').objectStore('profiles').getAll();
+          all.onsuccess = () => resolve((all.result as { id: string; version: number; kind: string; deployment?: { phase: number } }[]).filter((p) => p.kind === 'deployment' && p.id.startsWith('notes-assistant')).map((p) => ({ id: p.id, version: p.version, phase: p.deployment?.phase })));
+          all.onerror = () => reject(all.error);
+        };
+      }),
+  );
+  expect(versions.map((v) => [v.version, v.phase]).sort()).toEqual([
+    [1, 3],
+    [2, 2],
+  ]);
+
+  // Validate: the warning names its field; its link opens the group and focuses the control.
+  await panel.getByTestId('validate-button').click();
+  const report = panel.getByTestId('validation-report');
+  await expect(report).toContainText('Valid configuration · 1 warning');
+  const issue = report.getByTestId('validation-issue');
+  await expect(issue).toHaveAttribute('data-severity', 'warning');
+  await expect(issue).toHaveAttribute('data-field', 'supervision.safe_message');
+  await expect(issue).toContainText('on_block is fail');
+  await panel.getByTestId('group-handover').getByRole('button', { name: /Handover/ }).click();
+  await expect(panel.getByTestId('group-handover')).toHaveAttribute('data-open', 'false');
+  await issue.getByTestId('validation-issue-link').click();
+  await expect(panel.getByTestId('group-handover')).toHaveAttribute('data-open', 'true');
+  await expect(panel.getByTestId('safe-message')).toBeFocused();
+  await report.scrollIntoViewIfNeeded();
+  await shot(page, '12-validate', false);
+
+  // Dry-run: real (replay) models, no tool executed; the rounds show what would have happened.
+  await panel.getByTestId('dry-run-button').click();
+  const dry = panel.getByTestId('dry-run-result');
+  await expect(dry.getByTestId('dry-run-banner')).toContainText('no tool was executed');
+  await expect(dry.getByTestId('run-final')).toBeVisible({ timeout: 30_000 });
+  const rounds = dry.getByTestId('round-card');
+  expect(await rounds.count()).toBeGreaterThan(0);
+  // Phase 2: every student decision went to the teacher.
+  await expect(rounds.first().getByTestId('review')).toContainText('every decision reviewed');
+  await dry.scrollIntoViewIfNeeded();
+  await shot(page, '13-dry-run');
+
+  const runId = (await dry.getAttribute('data-run-id')) ?? '';
+  const events = await storedEvents(page, runId);
+  const started = events.find((e) => e.type === 'run.started');
+  expect(started?.type === 'run.started' && started.dry_run).toBe(true);
+  expect(started?.type === 'run.started' && started.supervision.phase).toBe(2);
+  expect(started?.type === 'run.started' && started.profiles.deployment).toMatchObject({ name: 'Notes assistant · deployment', version: 2 });
+  expect(events.some((e) => e.type === 'tool.executed' && e.execution.ok && !e.execution.is_error && /Successfully wrote/.test(e.execution.content))).toBe(false);
+
+  // The disk: nothing was written, the notes are untouched.
+  expect(readdirSync(sandbox('notes-assistant')).sort()).toEqual(['ideas.md', 'meeting-notes.md']);
+  expect(readFileSync(join(sandbox('notes-assistant'), 'meeting-notes.md'), 'utf8')).toBe(notesBefore);
+});
+
+test('the teacher escalates to a person: the run waits in the app, the person approves, the run completes', async () => {
+  await openApp('#/workflows');
+  await card('Ask a human').getByTestId('run-button').click();
+  await expect(page).toHaveURL(/#\/runs\//);
+  const runId = runIdFromUrl(page.url());
+
+  const waiting = page.getByTestId('intervention-card');
+  await expect(waiting).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'waiting');
+  await expect(waiting).toHaveAttribute('data-kind', 'escalation');
+  await expect(waiting.getByTestId('intervention-reason')).toContainText('a person should approve');
+  await expect(waiting.getByTestId('intervention-decision')).toContainText('shared.md');
+  await expect(waiting.getByTestId('intervention-approve')).toHaveText('Approve and run it');
+  expect(existsSync(join(sandbox('ask-a-human'), 'shared.md'))).toBe(false);
+  await shot(page, '14-waiting-for-you');
+
+  // Still waiting after a reload: the question comes back from the stored events (and the host).
+  await page.reload();
+  await expect(page.getByTestId('intervention-card')).toBeVisible();
+
+  await page.getByTestId('intervention-approve').focus();
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed', { timeout: 30_000 });
+  await expect(page.getByTestId('intervention-card')).toHaveCount(0);
+  await expect(page.getByTestId('round-intervention')).toHaveAttribute('data-answered', 'approve');
+  await expect(page.getByTestId('run-output')).toContainText('shared.md');
+  await shot(page, '15-approved-completed');
+
+  expect(readFileSync(join(sandbox('ask-a-human'), 'shared.md'), 'utf8')).toContain('Action items');
+  const events = await storedEvents(page, runId);
+  expect(events.filter((e) => e.type === 'intervention.requested')).toHaveLength(1);
+  expect(events.find((e) => e.type === 'intervention.answered')).toMatchObject({ answer: { action: 'approve' } });
+});
+
+test('a run waiting for a person survives a host restart: the question comes back, a rejection with a note lets the agent try again', async () => {
+  await openApp('#/workflows');
+  await card('Ask a human').getByTestId('run-button').click();
+  await expect(page.getByTestId('intervention-card')).toBeVisible({ timeout: 30_000 });
+  const runId = runIdFromUrl(page.url());
+
+  // Restart the host on the same origin (same IndexedDB); it prints a new access token.
+  await host.stop();
+  host = await startHostOnPort(dataDir, host.port);
+  await page.goto(host.url);
+  await page.evaluate((id) => (window.location.hash = `#/runs/${id}`), runId);
+  const waiting = page.getByTestId('intervention-card');
+  await expect(waiting).toBeVisible();
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'waiting');
+
+  await waiting.getByTestId('intervention-note').fill('Do not post to shared.md; finish without writing.');
+  await waiting.getByTestId('intervention-reject').click();
+  await expect(page.getByTestId('run-status')).not.toHaveAttribute('data-status', 'waiting', { timeout: 30_000 });
+  await expect(page.getByTestId('run-final')).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByTestId('round-intervention').first()).toHaveAttribute('data-answered', 'reject');
+  await shot(page, '15b-rejected-after-restart');
+  const events = await storedEvents(page, runId);
+  expect(events.find((e) => e.type === 'intervention.answered')).toMatchObject({ answer: { action: 'reject', note: 'Do not post to shared.md; finish without writing.' } });
+});
+
+test('learning data exports from the Learning page as SFT and preference JSONL, every line valid', async () => {
+  await openApp('#/learning');
+  const rows = page.getByTestId('learning-row');
+  await expect(rows.first()).toBeVisible();
+  expect(await rows.count()).toBeGreaterThan(0);
+  await shot(page, '16-learning');
+
+  for (const [format, schema] of [
+    ['sft', SftLine],
+    ['preference', PreferenceLine],
+  ] as const) {
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId(`export-${format}`).click()]);
+    expect(download.suggestedFilename()).toMatch(new RegExp(`^steward-${format}-.*\\.jsonl$`));
+    const text = readFileSync((await download.path()) ?? '', 'utf8');
+    const lines = text.split('\n').filter((l) => l !== '');
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(() => schema.parse(JSON.parse(line))).not.toThrow();
+    await expect(page.getByTestId('export-summary')).toHaveAttribute('data-format', format);
+    await expect(page.getByTestId('export-summary')).toContainText(`Wrote ${lines.length}`);
+  }
+  await shot(page, '17-learning-exported');
+});
+
+test('the MCP registry: inspect lists every tool as shipped, annotations are only suggestions, and metadata set there reaches the next run', async () => {
+  await openApp('#/registry');
+  const server = page.getByTestId('registry-server').filter({ hasText: '@modelcontextprotocol/server-filesystem' });
+  await server.getByTestId('registry-inspect').click();
+  const write = server.locator('[data-testid=registry-tool][data-tool=write_file]');
+  await expect(write).toHaveAttribute('data-source', 'shipped');
+  // Every tool of the server, not only the ones one workflow offers.
+  expect(await server.getByTestId('registry-tool').count()).toBeGreaterThan(4);
+  await expect(write.getByTestId('registry-suggestion')).toContainText('untrusted');
+  await expect(server.locator('[data-testid=registry-tool][data-tool=list_directory]')).toHaveAttribute('data-source', 'shipped');
+
+  // Mark write_file's content sensitive: masked in every event from now on.
+  await write.getByTestId('registry-edit').click();
+  await write.getByRole('checkbox', { name: 'content' }).check();
+  await write.getByTestId('registry-save').click();
+  await expect(write).toHaveAttribute('data-source', 'yours');
+  await write.scrollIntoViewIfNeeded();
+  await shot(page, '18-registry', false);
+
+  await openApp('#/workflows/notes-assistant');
+  const panel = page.getByTestId('supervision-panel');
+  await panel.getByTestId('group-tools').getByRole('button', { name: /Tool safety/ }).click();
+  await expect(panel.getByTestId('tool-safety-server').locator('tr', { hasText: 'write_file' })).toContainText('yours');
+  await panel.getByTestId('dry-run-button').click();
+  const dry = panel.getByTestId('dry-run-result');
+  await expect(dry.getByTestId('run-final')).toBeVisible({ timeout: 30_000 });
+  const events = await storedEvents(page, (await dry.getAttribute('data-run-id')) ?? '');
+  const snapshot = events.find((e) => e.type === 'tools.snapshot');
+  expect(snapshot?.type === 'tools.snapshot' && snapshot.tools.find((t) => t.name === 'write_file')).toMatchObject({ effect: 'irreversible_write', effect_source: 'user' });
+  const selected = events.find((e) => e.type === 'decision.selected' && e.decision.decision_type === 'tool_call' && e.decision.tool_name === 'write_file');
+  expect(selected?.type === 'decision.selected' && selected.decision.decision_type === 'tool_call' && selected.decision.arguments.content).toBe('••••••');
+});
+
+test('profiles export to a file and a bad file is refused with its reasons', async () => {
+  await openApp('#/settings');
+  const section = page.getByTestId('profiles-section');
+  await expect(section.locator('[data-testid=profile-item][data-profile-id=risk-gated]')).toHaveAttribute('data-version', '2');
+  const [download] = await Promise.all([page.waitForEvent('download'), section.getByTestId('profiles-export').click()]);
+  const bundle = ProfileBundle.parse(JSON.parse(readFileSync((await download.path()) ?? '', 'utf8')));
+  expect(bundle.profiles.filter((p) => p.id === 'risk-gated').map((p) => p.version).sort()).toEqual([1, 2]);
+
+  await section.getByTestId('profiles-import-file').setInputFiles({
+    name: 'broken-profiles.json',
+    mimeType: 'application/json',
+    buffer: Buffer.from(JSON.stringify({ ...bundle, profiles: [{ ...bundle.profiles[0], version: 0 }] })),
+  });
+  await expect(section.getByTestId('profiles-notice')).toContainText('broken-profiles.json was not imported');
+  await expect(section.getByTestId('profiles-notice')).toContainText('profiles[0].version');
+  // The file we exported imports cleanly: everything is already here.
+  await section.getByTestId('profiles-import-file').setInputFiles({ name: 'mine.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(bundle)) });
+  await expect(section.getByTestId('profiles-notice')).toContainText(`0 profile versions imported, ${bundle.profiles.length} already here`);
+  await shot(page, '19-settings', false);
+});
+
+// Needs a Secret Service on a session bus (CI runs the suite under dbus-run-session with gnome-keyring).
+test('a credential is write-only: stored in the keychain, listed by name, never shown or kept by the page', async () => {
+  test.skip(!process.env.DBUS_SESSION_BUS_ADDRESS, 'no D-Bus session bus: the OS keychain is not reachable here');
+  const name = `e2e-${Date.now().toString(36)}`;
+  const secret = `sk-e2e-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
+  await openApp('#/settings');
+  const section = page.getByTestId('credentials-section');
+  await section.getByTestId('credential-name').fill(name);
+  await section.getByTestId('credential-value').fill(secret);
+  await section.getByRole('button', { name: 'Store in keychain' }).click();
+  await expect(section.getByTestId('credential-message')).toContainText(`keychain:${name}`);
+  await expect(section.getByTestId('credential-value')).toHaveValue('');
+  const item = section.locator(`[data-testid=credential][data-name="${name}"]`);
+  await expect(item).toBeVisible();
+  expect(await page.content()).not.toContain(secret);
+  const stored = await page.evaluate(async () => {
+    const dump: unknown[] = [];
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const open = indexedDB.open('steward');
+      open.onsuccess = () => resolve(open.result);
+      open.onerror = () => reject(open.error);
+    });
+    for (const store of Array.from(db.objectStoreNames)) {
+      dump.push(await new Promise((resolve) => {
+        const all = db.transaction(store, 'readonly').objectStore(store).getAll();
+        all.onsuccess = () => resolve(all.result);
+      }));
+    }
+    db.close();
+    return JSON.stringify(dump) + JSON.stringify(sessionStorage) + JSON.stringify(localStorage);
+  });
+  expect(stored).not.toContain(secret);
+
+  await item.getByTestId('credential-delete').click();
+  await item.getByTestId('credential-delete-confirm').click();
+  await expect(item).toHaveCount(0);
+});
+
+test('model roles show the model id, provider health and capabilities, with a warning the server itself reports', async ({ browser }) => {
+  const ollama = await startFakeOllama({
+    version: '0.12.6',
+    models: [
+      { name: 'qwen3:4b', family: 'qwen3', parameter_size: '4B', capabilities: ['completion', 'tools', 'thinking'] },
+      { name: 'tiny-embed', family: 'bert', parameter_size: '22M', capabilities: ['embedding'] },
+    ],
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'steward-e2e-supervision-ollama-'));
+  const ollamaHost = await startHostProcess(dir, { OLLAMA_HOST: ollama.url });
+  const other = await browser.newPage();
+  try {
+    await other.goto(ollamaHost.url);
+    await expect(other.getByTestId('ollama-status')).toHaveAttribute('data-reachable', 'true');
+    const notes = other.getByTestId('workflow-card').filter({ hasText: 'Notes assistant' });
+    await notes.getByTestId('model-select-teacher').selectOption('ollama:qwen3:4b');
+    await notes.getByTestId('model-select-student').selectOption('ollama:tiny-embed');
+    await notes.getByTestId('configure-button').click();
+    const panel = other.getByTestId('supervision-panel');
+    await expect(panel.getByTestId('profile-select-teacher')).toContainText('ollama:qwen3:4b teacher · v1');
+    const teacher = panel.getByTestId('model-health-teacher');
+    await expect(teacher).toHaveAttribute('data-health', 'ok');
+    await expect(teacher).toContainText('ollama:qwen3:4b');
+    await expect(teacher).toContainText('4B');
+    await expect(teacher).toContainText('thinking');
+    await expect(panel.getByTestId('model-health-student')).toContainText('is not a chat model');
+    await panel.getByTestId('validate-button').click();
+    await expect(panel.locator('[data-testid=validation-issue][data-field="models.student"]')).toContainText('not a chat model');
+    await panel.getByTestId('model-health-student').scrollIntoViewIfNeeded();
+    await shot(other, '20-model-roles-ollama', false);
+  } finally {
+    await other.close();
+    await ollamaHost.stop();
+    await ollama.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

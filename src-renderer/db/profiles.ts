@@ -1,0 +1,126 @@
+import Dexie from 'dexie';
+import { Profile, PROFILE_KIND_LABELS, type ProfileKind, type ProfileVersionRef } from '@shared/contracts/profiles';
+import { canonicalJson } from '@shared/util/canonical-json';
+import type { ProfileChoice, ProfileOrigin, ProfileRow, StewardDb } from './db';
+
+/**
+ * Profiles in the database. A version never changes once stored: editing saves version n+1 under
+ * the same id, so a run that recorded "Risk-gated (default) v1" can always be read back exactly.
+ */
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+export type ProfileOf<K extends ProfileKind> = Extract<Profile, { kind: K }>;
+/** A profile's settings: everything but its identity (kind + the kind's settings field). */
+export type ProfileSettings = DistributiveOmit<Profile, 'id' | 'name' | 'version' | 'created_at' | 'description'>;
+export type ProfileInput = DistributiveOmit<Profile, 'id' | 'version' | 'created_at'>;
+
+export function profileLabel(p: Pick<Profile, 'name' | 'version'>): string {
+  return `${p.name} · v${p.version}`;
+}
+
+export function refOf(p: Pick<Profile, 'id' | 'name' | 'version'>): ProfileVersionRef {
+  return { id: p.id, name: p.name, version: p.version };
+}
+
+/** The profile as the contract has it (without the app's `origin`): what exports and runs see. */
+export function toProfile(row: ProfileRow): Profile {
+  const { origin: _origin, ...profile } = row;
+  return Profile.parse(profile);
+}
+
+/** Settings only, canonically: two profiles with the same text here behave the same. */
+export function settingsKey(p: ProfileSettings | ProfileInput | Profile | ProfileRow): string {
+  return canonicalJson(settingsOf(p as Profile));
+}
+
+export function settingsOf(p: Profile | ProfileRow): ProfileSettings {
+  const { id: _i, name: _n, version: _v, created_at: _c, description: _d, ...settings } = p;
+  if ('origin' in settings) delete (settings as { origin?: unknown }).origin;
+  return settings as ProfileSettings;
+}
+
+export function getProfile(db: StewardDb, choice: ProfileChoice): Promise<ProfileRow | undefined> {
+  return db.profiles.get([choice.id, choice.version]);
+}
+
+export async function latestVersion(db: StewardDb, id: string): Promise<ProfileRow | undefined> {
+  const versions = await db.profiles.where('[id+version]').between([id, Dexie.minKey], [id, Dexie.maxKey]).toArray();
+  return versions.at(-1);
+}
+
+/** The newest version of every profile, by kind then name. */
+export function latestOfEach(rows: readonly ProfileRow[]): ProfileRow[] {
+  const latest = new Map<string, ProfileRow>();
+  for (const row of rows) {
+    const seen = latest.get(row.id);
+    if (!seen || seen.version < row.version) latest.set(row.id, row);
+  }
+  return [...latest.values()].sort((a, b) => a.kind.localeCompare(b.kind) || a.name.localeCompare(b.name));
+}
+
+function slug(name: string): string {
+  const s = name
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40);
+  return s || 'profile';
+}
+
+export function newProfileId(name: string): string {
+  return `${slug(name)}-${crypto.randomUUID().slice(0, 8)}`;
+}
+
+/** Why a profile is not valid, as a person reads it: `supervision.takeover_rounds: Too big…`. */
+export class InvalidProfileError extends Error {
+  constructor(readonly issues: string[]) {
+    super(issues.join('; '));
+    this.name = 'InvalidProfileError';
+  }
+}
+
+/** Checked against the contract before it is stored: the database never holds an invalid profile. */
+function checked(value: unknown, origin: ProfileOrigin): ProfileRow {
+  const parsed = Profile.safeParse(value);
+  if (!parsed.success) throw new InvalidProfileError(parsed.error.issues.map((i) => `${i.path.join('.') || 'profile'}: ${i.message}`));
+  return { ...parsed.data, origin };
+}
+
+/** A new profile (version 1). */
+export async function createProfile(db: StewardDb, input: ProfileInput, options: { id?: string; origin?: ProfileOrigin; now?: Date } = {}): Promise<ProfileRow> {
+  const row = checked({ ...input, id: options.id ?? newProfileId(input.name), version: 1, created_at: (options.now ?? new Date()).toISOString() }, options.origin ?? 'user');
+  await db.profiles.add(row);
+  return row;
+}
+
+/**
+ * Saves an edit as the next version of `base`'s profile. The version number is taken inside the
+ * transaction, so two saves never claim the same one; `base` itself is left exactly as it was.
+ */
+export async function saveNewVersion(
+  db: StewardDb,
+  base: Pick<Profile, 'id' | 'kind'>,
+  next: ProfileInput,
+  now = new Date(),
+): Promise<ProfileRow> {
+  if (next.kind !== base.kind) throw new Error(`a ${PROFILE_KIND_LABELS[base.kind]} profile cannot become a ${PROFILE_KIND_LABELS[next.kind]} profile`);
+  return db.transaction('rw', db.profiles, async () => {
+    const latest = await latestVersion(db, base.id);
+    if (!latest) throw new Error(`no profile ${base.id} to save a new version of`);
+    const row = checked({ ...next, id: base.id, version: latest.version + 1, created_at: now.toISOString() }, latest.origin === 'builtin' ? 'user' : latest.origin);
+    await db.profiles.add(row);
+    return row;
+  });
+}
+
+/** A copy under a new id and name, as version 1. */
+export function duplicateProfile(db: StewardDb, source: Profile, name: string): Promise<ProfileRow> {
+  const input = { ...settingsOf(source), name, description: source.description } as ProfileInput;
+  return createProfile(db, input);
+}
+
+/** Whether two profile values differ in anything a person could have edited. */
+export function profileChanged(a: ProfileInput | Profile | ProfileRow, b: ProfileInput | Profile | ProfileRow): boolean {
+  return settingsKey(a) !== settingsKey(b) || a.name !== b.name || (a.description ?? '') !== (b.description ?? '');
+}

@@ -1,0 +1,158 @@
+import { PROFILE_KINDS, DeploymentSettings, type ProfileKind } from '@shared/contracts/profiles';
+import { PHASE_LABELS, type LifecyclePhase, type WorkflowDocument } from '@shared/contracts/spec';
+import { modelLabel, type ModelRef } from '@shared/contracts/model';
+import { canonicalJson } from '@shared/util/canonical-json';
+import type { ProfileChoice, ProfileRow, StewardDb, WorkflowProfiles, WorkflowRow } from './db';
+import { createProfile, getProfile, latestOfEach, saveNewVersion, type ProfileOf } from './profiles';
+
+/** A workflow's profiles, each the exact version it chose. */
+export type ResolvedProfiles = { [K in ProfileKind]?: ProfileOf<K> & { origin: ProfileRow['origin'] } };
+
+export async function resolveWorkflowProfiles(db: StewardDb, choices: WorkflowProfiles | undefined): Promise<ResolvedProfiles> {
+  const resolved: ResolvedProfiles = {};
+  for (const kind of PROFILE_KINDS) {
+    const choice = choices?.[kind];
+    if (!choice) continue;
+    const row = await getProfile(db, choice);
+    if (row && row.kind === kind) (resolved as Record<string, ProfileRow>)[kind] = row;
+  }
+  return resolved;
+}
+
+const sameModel = (a: ModelRef, b: ModelRef): boolean => modelLabel(a) === modelLabel(b) && a.provider === b.provider;
+
+/**
+ * The model profile for a model picked on the card: the current choice if it already is that
+ * model, else the newest profile of the role running it, else a new profile named after it.
+ */
+export async function findOrCreateModelProfile(db: StewardDb, role: 'student' | 'teacher', ref: ModelRef, current?: ProfileChoice): Promise<ProfileRow> {
+  if (current) {
+    const row = await getProfile(db, current);
+    if (row && row.kind === role && sameModel(row.model, ref)) return row;
+  }
+  const candidates = latestOfEach(await db.profiles.where('kind').equals(role).toArray());
+  const match = candidates.find((p) => (p.kind === 'student' || p.kind === 'teacher') && sameModel(p.model, ref));
+  if (match) return match;
+  const name = `${modelLabel(ref)} ${role}`;
+  return createProfile(db, { kind: role, name, description: `Made when ${modelLabel(ref)} was picked as the ${role}.`, model: ref });
+}
+
+async function findOrCreate(db: StewardDb, kind: ProfileKind, settingsJson: string, compare: (p: ProfileRow) => string, create: () => Promise<ProfileRow>): Promise<ProfileRow> {
+  const latest = latestOfEach(await db.profiles.where('kind').equals(kind).toArray());
+  // Built-ins first, so a workflow that matches the defaults shows their familiar names.
+  const match = [...latest.filter((p) => p.origin === 'builtin'), ...latest.filter((p) => p.origin !== 'builtin')].find((p) => compare(p) === settingsJson);
+  return match ?? create();
+}
+
+/** Profile choices reproducing exactly what the workflow file says (its models, supervision, phase). */
+export async function deriveChoices(db: StewardDb, row: WorkflowRow): Promise<WorkflowProfiles> {
+  const doc: WorkflowDocument = row.doc;
+  const choices: WorkflowProfiles = { ...row.profiles };
+  const pick = (p: ProfileRow): ProfileChoice => ({ id: p.id, version: p.version });
+
+  if (!choices.student) choices.student = pick(await findOrCreateModelProfile(db, 'student', row.student ?? doc.models.student));
+  if (!choices.teacher) choices.teacher = pick(await findOrCreateModelProfile(db, 'teacher', row.teacher ?? doc.models.teacher));
+  if (!choices.supervision) {
+    const { phase: _phase, ...own } = { ...doc.supervision, enabled: true };
+    const p = await findOrCreate(
+      db,
+      'supervision',
+      canonicalJson(own),
+      (p) => (p.kind === 'supervision' ? canonicalJson({ ...p.supervision, enabled: true }) : ''),
+      () => createProfile(db, { kind: 'supervision', name: `${doc.name} (from its file)`, description: `The supervision settings written in the ${doc.name} workflow file.`, supervision: own }),
+    );
+    choices.supervision = pick(p);
+  }
+  if (!choices.deployment) {
+    // The phase is earned per workflow (Learning suggests, the user applies), so each workflow
+    // gets a deployment profile of its own: promoting one never moves another.
+    const p = await createProfile(db, {
+      kind: 'deployment',
+      name: `${doc.name} · deployment`,
+      description: `The lifecycle phase of ${doc.name}, and when Learning suggests changing it. Its file starts it at phase ${doc.supervision.phase}.`,
+      deployment: DeploymentSettings.parse({ phase: doc.supervision.phase }),
+    });
+    choices.deployment = pick(p);
+  }
+  for (const [kind, id] of [
+    ['trace', 'keep-everything'],
+    ['learning_data', 'record-all-learning'],
+  ] as const) {
+    if (choices[kind]) continue;
+    const p = latestOfEach(await db.profiles.where('id').equals(id).toArray())[0];
+    if (p) choices[kind] = pick(p);
+  }
+  return choices;
+}
+
+/** Gives every workflow without a full set of choices the profiles its own file implies. */
+export async function ensureWorkflowProfiles(db: StewardDb): Promise<number> {
+  return db.transaction('rw', db.workflows, db.profiles, async () => {
+    let changed = 0;
+    for (const row of await db.workflows.toArray()) {
+      if (row.profiles && PROFILE_KINDS.every((k) => row.profiles?.[k])) continue;
+      const profiles = await deriveChoices(db, row);
+      await db.workflows.update(row.id, { profiles });
+      changed += 1;
+    }
+    return changed;
+  });
+}
+
+/** The chosen versions out of an already loaded list of profile rows (for live queries). */
+export function resolveFromRows(rows: readonly ProfileRow[], choices: WorkflowProfiles | undefined): ResolvedProfiles {
+  const resolved: ResolvedProfiles = {};
+  for (const kind of PROFILE_KINDS) {
+    const choice = choices?.[kind];
+    const row = choice && rows.find((r) => r.id === choice.id && r.version === choice.version && r.kind === kind);
+    if (row) (resolved as Record<string, ProfileRow>)[kind] = row;
+  }
+  return resolved;
+}
+
+/** "Phase 3 · risk-gated" follows its phase when the phase changes; a name a person chose is kept. */
+export function renameForPhase(name: string, phase: LifecyclePhase): string {
+  return /^Phase [0-4] · /.test(name) ? `Phase ${phase} · ${PHASE_LABELS[phase].toLowerCase()}` : name;
+}
+
+/**
+ * Applies a phase change (a promotion suggestion the user accepted): the workflow's deployment
+ * profile gets its next version with the new phase, and the workflow moves to that version. The
+ * version it had stays as it was (runs that used it still say so).
+ */
+export async function applyDeploymentPhase(db: StewardDb, workflowId: string, phase: LifecyclePhase, now = new Date()): Promise<ProfileRow> {
+  return db.transaction('rw', db.profiles, db.workflows, async () => {
+    const row = await db.workflows.get(workflowId);
+    const choice = row?.profiles?.deployment;
+    if (!row || !choice) throw new Error(`workflow ${workflowId} has no deployment profile to change`);
+    const current = await getProfile(db, choice);
+    if (!current || current.kind !== 'deployment') throw new Error(`the deployment profile ${choice.id} v${choice.version} is missing`);
+    const saved = await saveNewVersion(
+      db,
+      current,
+      { kind: 'deployment', name: renameForPhase(current.name, phase), description: current.description, deployment: { ...current.deployment, phase } },
+      now,
+    );
+    await db.workflows.update(workflowId, { profiles: { ...row.profiles, deployment: { id: saved.id, version: saved.version } }, updated_at: now.toISOString() });
+    return saved;
+  });
+}
+
+/** Sets one of a workflow's profile choices, merging into what is stored now (never a stale copy). */
+export async function setProfileChoices(db: StewardDb, workflowId: string, changes: WorkflowProfiles, now = new Date()): Promise<void> {
+  await db.transaction('rw', db.workflows, async () => {
+    const row = await db.workflows.get(workflowId);
+    if (!row) throw new Error(`no workflow ${workflowId}`);
+    await db.workflows.update(workflowId, { profiles: { ...row.profiles, ...changes }, updated_at: now.toISOString() });
+  });
+}
+
+/** A model picked on the workflow card: its role's profile (found or made) becomes the choice, in one transaction. */
+export async function pickModel(db: StewardDb, workflowId: string, role: 'student' | 'teacher', ref: ModelRef): Promise<ProfileRow> {
+  return db.transaction('rw', db.workflows, db.profiles, async () => {
+    const row = await db.workflows.get(workflowId);
+    const profile = await findOrCreateModelProfile(db, role, ref, row?.profiles?.[role]);
+    await setProfileChoices(db, workflowId, { [role]: { id: profile.id, version: profile.version } });
+    return profile;
+  });
+}

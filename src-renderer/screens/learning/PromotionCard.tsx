@@ -1,0 +1,199 @@
+import { useEffect, useMemo, useRef, useState, type RefObject } from 'react';
+import { useLiveQuery } from 'dexie-react-hooks';
+import { PHASE_LABELS, type LifecyclePhase } from '@shared/contracts/spec';
+import { metricsSeries, promotionMetrics, reviewOutcomesFromEvents, suggestPhase, type MetricsPoint, type PromotionMetrics } from '@shared/policy/promotion';
+import { useHost } from '../../app/HostProvider';
+import { routeHref } from '../../app/routing';
+import type { WorkflowRow } from '../../db/db';
+import { profileLabel } from '../../db/profiles';
+import { applyDeploymentPhase, resolveFromRows } from '../../db/workflow-profiles';
+import { Chip } from '../../components/Chip';
+import { Spinner } from '../../components/Icons';
+import { chartGeometry } from '../../supervision/promotion-chart';
+import { formatDateTime } from '../../view/format';
+
+const CHART_POINTS = 60;
+const pct = (r: number | null) => (r === null ? '—' : `${Math.round(r * 100)}%`);
+
+/** The element's width in CSS pixels, so the chart draws at its real size (crisp text, round dots). */
+function useWidth<E extends Element>(fallback: number): [RefObject<E | null>, number] {
+  const ref = useRef<E>(null);
+  const [width, setWidth] = useState(fallback);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const observer = new ResizeObserver(([entry]) => {
+      if (entry && entry.contentRect.width > 0) setWidth(Math.round(entry.contentRect.width));
+    });
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, []);
+  return [ref, width];
+}
+
+function PromotionChart({ series, promote, demote, id }: { series: MetricsPoint[]; promote: number; demote: number; id: string }) {
+  const [ref, width] = useWidth<HTMLElement>(640);
+  const g = chartGeometry(series, width, 180);
+  const last = series.at(-1);
+  return (
+    <figure className="chart" data-testid="promotion-chart" ref={ref}>
+      <svg width={g.width} height={g.height} viewBox={`0 0 ${g.width} ${g.height}`} role="img" aria-labelledby={`${id}-desc`}>
+        <desc id={`${id}-desc`}>
+          Agreement rate and block rate over the last {series.length} points; now {pct(last?.agreement_rate ?? null)} agreement and {pct(last?.block_rate ?? null)} blocked; {g.errorMarks.length} protected-effect
+          error markers.
+        </desc>
+        {[0, 0.5, 1].map((t) => (
+          <g key={t}>
+            <line className="chart__grid" x1={g.pad.left} x2={g.width - g.pad.right} y1={g.y(t)} y2={g.y(t)} />
+            <text className="chart__axis" x={g.pad.left - 6} y={g.y(t) + 4} textAnchor="end">
+              {t * 100}%
+            </text>
+          </g>
+        ))}
+        <line className="chart__threshold chart__threshold--promote" x1={g.pad.left} x2={g.width - g.pad.right} y1={g.y(promote)} y2={g.y(promote)} />
+        <line className="chart__threshold chart__threshold--demote" x1={g.pad.left} x2={g.width - g.pad.right} y1={g.y(demote)} y2={g.y(demote)} />
+        {g.agreement && <path className="chart__line chart__line--agreement" d={g.agreement} data-testid="chart-agreement" />}
+        {g.block && <path className="chart__line chart__line--block" d={g.block} data-testid="chart-block" />}
+        {series.length === 1 && last && (
+          <>
+            {last.agreement_rate !== null && <circle className="chart__dot chart__dot--agreement" cx={g.x(0)} cy={g.y(last.agreement_rate)} r={3.5} />}
+            {last.block_rate !== null && <circle className="chart__dot chart__dot--block" cx={g.x(0)} cy={g.y(last.block_rate)} r={3.5} />}
+          </>
+        )}
+        {g.errorMarks.map((m) => (
+          <path key={m.ts + m.count} className="chart__error" d={`M${m.x} ${m.y - 12} l6 10 h-12 z`} data-testid="chart-error">
+            <title>
+              Protected-effect error ({m.count} in the window) · {formatDateTime(m.ts)}
+            </title>
+          </path>
+        ))}
+        {series[0] && (
+          <text className="chart__axis" x={g.pad.left} y={g.height - 6}>
+            {formatDateTime(series[0].ts)}
+          </text>
+        )}
+        {last && series.length > 1 && (
+          <text className="chart__axis" x={g.width - g.pad.right} y={g.height - 6} textAnchor="end">
+            {formatDateTime(last.ts)}
+          </text>
+        )}
+      </svg>
+      <figcaption className="chart__legend">
+        <span className="legend legend--agreement">Agreement rate</span>
+        <span className="legend legend--block">Block rate</span>
+        <span className="legend legend--error">Protected-effect error</span>
+        <span className="legend legend--threshold">Thresholds (promote {pct(promote)}, demote {pct(demote)})</span>
+      </figcaption>
+    </figure>
+  );
+}
+
+function Metrics({ metrics }: { metrics: PromotionMetrics }) {
+  return (
+    <dl className="metrics" data-testid="promotion-metrics">
+      <div>
+        <dt>Reviewed rounds</dt>
+        <dd data-testid="metric-examples">{metrics.examples}</dd>
+      </div>
+      <div>
+        <dt>Agreement</dt>
+        <dd data-testid="metric-agreement">{pct(metrics.agreement_rate)}</dd>
+      </div>
+      <div>
+        <dt>Blocked</dt>
+        <dd data-testid="metric-block">{pct(metrics.block_rate)}</dd>
+      </div>
+      <div>
+        <dt>Protected-effect errors</dt>
+        <dd data-testid="metric-errors" className={metrics.protected_errors > 0 ? 'is-bad' : undefined}>
+          {metrics.protected_errors}
+        </dd>
+      </div>
+    </dl>
+  );
+}
+
+/** Promotion for one workflow: earned from its trace, suggested here, applied only by the user. */
+export function PromotionCard({ row }: { row: WorkflowRow }) {
+  const { db } = useHost();
+  const profiles = useLiveQuery(() => db.profiles.toArray(), [db]);
+  const events = useLiveQuery(async () => {
+    const runIds = (await db.runs.where('workflow_id').equals(row.id).toArray()).map((r) => r.run_id);
+    if (runIds.length === 0) return [];
+    const all = await db.events.where('run_id').anyOf(runIds).toArray();
+    return all.filter((e) => e.type === 'run.started' || e.type === 'tools.snapshot' || e.type === 'round.completed' || e.type === 'learning.example');
+  }, [db, row.id]);
+  const [applying, setApplying] = useState(false);
+  const [result, setResult] = useState<{ tone: 'ok' | 'error'; text: string }>();
+
+  const deployment = profiles ? resolveFromRows(profiles, row.profiles).deployment : undefined;
+  const computed = useMemo(() => {
+    if (!events || !deployment) return undefined;
+    const settings = deployment.deployment.promotion;
+    const outcomes = reviewOutcomesFromEvents(events);
+    const metrics = promotionMetrics(outcomes, settings);
+    return { outcomes, metrics, series: metricsSeries(outcomes, settings, CHART_POINTS), suggestion: suggestPhase(deployment.deployment.phase, metrics, settings) };
+  }, [events, deployment]);
+
+  const apply = async (to: LifecyclePhase) => {
+    setApplying(true);
+    setResult(undefined);
+    try {
+      const saved = await applyDeploymentPhase(db, row.id, to);
+      setResult({ tone: 'ok', text: `Applied: ${row.name} now runs in phase ${to} (${PHASE_LABELS[to]}), saved as ${profileLabel(saved)}.` });
+    } catch (err) {
+      setResult({ tone: 'error', text: err instanceof Error ? err.message : String(err) });
+    } finally {
+      setApplying(false);
+    }
+  };
+
+  return (
+    <section className="card promotion" aria-labelledby={`promo-${row.id}`} data-testid="promotion-card" data-workflow-id={row.id}>
+      <header className="promotion__head">
+        <h3 id={`promo-${row.id}`} className="promotion__title">
+          <a href={routeHref({ name: 'workflow', workflowId: row.id })}>{row.name}</a>
+        </h3>
+        {deployment && (
+          <Chip tone="accent">
+            Phase {deployment.deployment.phase} · {PHASE_LABELS[deployment.deployment.phase]}
+          </Chip>
+        )}
+        <span className="round__spacer" />
+        {deployment && <span className="muted">window: last {deployment.deployment.promotion.window} reviewed rounds</span>}
+      </header>
+      {!computed || !deployment ? (
+        <p className="muted">
+          <Spinner /> Computing from the trace…
+        </p>
+      ) : (
+        <>
+          {computed.outcomes.length === 0 ? (
+            <p className="muted" data-testid="promotion-empty">
+              No reviewed rounds yet: run this workflow with supervision on to start measuring the student.
+            </p>
+          ) : (
+            <PromotionChart id={`chart-${row.id}`} series={computed.series} promote={deployment.deployment.promotion.promote_agreement} demote={deployment.deployment.promotion.demote_block_rate} />
+          )}
+          <Metrics metrics={computed.metrics} />
+          <div className={`suggestion-box suggestion-box--${computed.suggestion.action}`} data-testid="promotion-suggestion" data-action={computed.suggestion.action}>
+            <p>
+              <strong>{computed.suggestion.action === 'promote' ? 'Suggest promoting' : computed.suggestion.action === 'demote' ? 'Suggest demoting' : 'Suggest holding'}.</strong> {computed.suggestion.reason}
+            </p>
+            {computed.suggestion.to !== undefined && computed.suggestion.action !== 'hold' && (
+              <button type="button" className="button button--primary" disabled={applying} onClick={() => void apply(computed.suggestion.to as LifecyclePhase)} data-testid="promotion-apply">
+                {applying && <Spinner />}
+                Apply: move to phase {computed.suggestion.to}
+              </button>
+            )}
+          </div>
+          {result && (
+            <p className={result.tone === 'error' ? 'error' : 'ok-text'} role={result.tone === 'error' ? 'alert' : 'status'} data-testid="promotion-result">
+              {result.text}
+            </p>
+          )}
+        </>
+      )}
+    </section>
+  );
+}

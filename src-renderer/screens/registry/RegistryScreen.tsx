@@ -1,0 +1,258 @@
+import { useMemo, useState } from 'react';
+import { useLiveQuery } from 'dexie-react-hooks';
+import { EFFECT_CLASSES, EFFECT_LABELS, isProtectedEffect, type ToolEffect } from '@shared/contracts/tool-effect';
+import type { McpServerSpec, WorkflowDocument } from '@shared/contracts/spec';
+import { canonicalJson } from '@shared/util/canonical-json';
+import { useHost } from '../../app/HostProvider';
+import { routeHref } from '../../app/routing';
+import type { RegistryRow } from '../../db/db';
+import { serverIdentity, setUserEffect, storeInspection } from '../../db/registry';
+import { describeHints, suggestionFromHints } from '../../supervision/annotation-suggestion';
+import { Chip } from '../../components/Chip';
+import { Spinner } from '../../components/Icons';
+import { formatDateTime, plural } from '../../view/format';
+
+interface ServerGroup {
+  identity: string;
+  /** The first workflow's server spec: what Inspect starts. */
+  spec: McpServerSpec;
+  doc: WorkflowDocument;
+  workflows: { id: string; name: string; serverId: string }[];
+}
+
+function EffectSummary({ effect }: { effect: ToolEffect }) {
+  return (
+    <span className={isProtectedEffect(effect.effect) ? 'effect effect--protected' : 'effect'}>
+      {EFFECT_LABELS[effect.effect]}
+      {effect.requires_user_confirmation && ' · asks you'}
+      {effect.idempotency_supported && ' · idempotent'}
+      {effect.sensitive_arguments.length > 0 && ` · masks ${effect.sensitive_arguments.join(', ')}`}
+    </span>
+  );
+}
+
+function ToolRow({ row }: { row: RegistryRow }) {
+  const { db } = useHost();
+  const inspected = row.inspected;
+  const current: ToolEffect = row.user ?? inspected?.effect ?? { effect: 'unknown', requires_user_confirmation: false, idempotency_supported: false, sensitive_arguments: [] };
+  const [draft, setDraft] = useState<ToolEffect>(current);
+  const [status, setStatus] = useState<string>();
+  const suggestion = suggestionFromHints(inspected?.hints);
+  const properties = Object.keys((inspected?.input_schema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {});
+  const argNames = [...new Set([...properties, ...draft.sensitive_arguments])];
+  const changed = canonicalJson(draft) !== canonicalJson(current) || (row.user === undefined && draft.effect !== current.effect);
+  const source = row.user ? 'yours' : inspected?.effect_source === 'shipped' ? 'shipped' : inspected?.effect_source === 'user' ? 'workflow file' : inspected ? 'missing' : 'not inspected';
+  const idBase = `reg-${row.server}-${row.tool}`.replace(/[^A-Za-z0-9_-]+/g, '-');
+  // Undescribed tools open ready to describe; the rest stay a compact line until asked.
+  const [editing, setEditing] = useState(source === 'missing');
+
+  const save = async (effect: ToolEffect | undefined, message: string) => {
+    await setUserEffect(db, row.server, row.tool, effect);
+    setStatus(message);
+    if (effect) setDraft(effect);
+    else if (inspected) setDraft(inspected.effect);
+  };
+
+  return (
+    <li className="tool-row" data-testid="registry-tool" data-tool={row.tool} data-source={source}>
+      <div className="tool-row__head">
+        <code className="tool-row__name">{row.tool}</code>
+        {source === 'missing' ? (
+          <Chip tone="escalated" title="Nobody described this tool, so it is protected: always reviewed">
+            Protected (unknown)
+          </Chip>
+        ) : source === 'shipped' ? (
+          <Chip title="Steward’s shipped default for this server">shipped</Chip>
+        ) : source === 'yours' ? (
+          <Chip tone="accent">yours</Chip>
+        ) : (
+          <Chip>{source}</Chip>
+        )}
+        <EffectSummary effect={current} />
+        <span className="round__spacer" />
+        <button type="button" className="link-button" aria-expanded={editing} aria-controls={`${idBase}-editor`} onClick={() => setEditing((e) => !e)} data-testid="registry-edit">
+          {editing ? 'Close' : 'Edit metadata'}
+        </button>
+      </div>
+      {inspected?.description && <p className="tool-row__description muted">{inspected.description}</p>}
+
+      <div className="tool-row__editor" role="group" aria-label={`Effect metadata of ${row.tool}`} id={`${idBase}-editor`} hidden={!editing}>
+        <div className="field">
+          <label className="field__label" htmlFor={`${idBase}-effect`}>
+            Effect
+          </label>
+          <select id={`${idBase}-effect`} className="select" value={draft.effect} onChange={(e) => setDraft({ ...draft, effect: e.target.value as ToolEffect['effect'] })} data-testid="registry-effect">
+            {EFFECT_CLASSES.map((c) => (
+              <option key={c} value={c}>
+                {EFFECT_LABELS[c]}
+              </option>
+            ))}
+          </select>
+        </div>
+        <label className="inline-check">
+          <input type="checkbox" checked={draft.requires_user_confirmation} onChange={(e) => setDraft({ ...draft, requires_user_confirmation: e.target.checked })} data-testid="registry-confirm" />
+          Requires your confirmation
+        </label>
+        <label className="inline-check">
+          <input type="checkbox" checked={draft.idempotency_supported} onChange={(e) => setDraft({ ...draft, idempotency_supported: e.target.checked })} />
+          Idempotent
+        </label>
+        <fieldset className="inline-fieldset">
+          <legend className="field__label">Sensitive arguments (masked in traces and prompts)</legend>
+          {argNames.length === 0 ? (
+            <span className="muted">{inspected ? 'no arguments' : 'inspect to list arguments'}</span>
+          ) : (
+            argNames.map((arg) => (
+              <label key={arg} className="inline-check">
+                <input
+                  type="checkbox"
+                  checked={draft.sensitive_arguments.includes(arg)}
+                  onChange={(e) => setDraft({ ...draft, sensitive_arguments: e.target.checked ? [...draft.sensitive_arguments, arg] : draft.sensitive_arguments.filter((a) => a !== arg) })}
+                />
+                <code>{arg}</code>
+              </label>
+            ))
+          )}
+        </fieldset>
+        <div className="tool-row__actions">
+          <button type="button" className="button button--small button--primary" disabled={!changed} onClick={() => void save(draft, 'Saved: every workflow using this server now runs with it.')} data-testid="registry-save">
+            Save
+          </button>
+          {row.user && (
+            <button type="button" className="button button--small" onClick={() => void save(undefined, inspected?.effect_source === 'shipped' ? 'Back to the shipped default.' : 'Removed your setting: the tool is protected until described.')}>
+              {inspected?.effect_source === 'shipped' ? 'Use shipped default' : 'Remove my setting'}
+            </button>
+          )}
+        </div>
+      </div>
+
+      {suggestion && (
+        <div className="suggestion" data-testid="registry-suggestion">
+          <span className="suggestion__label">Server’s annotations suggest</span> <EffectSummary effect={suggestion} />
+          <span className="muted"> ({describeHints(inspected?.hints)}) — untrusted: the server describes itself.</span>
+          {canonicalJson(suggestion) !== canonicalJson(current) && (
+            <button type="button" className="button button--small" onClick={() => void save(suggestion, 'Adopted the suggestion as your setting.')} data-testid="registry-adopt">
+              Adopt suggestion
+            </button>
+          )}
+        </div>
+      )}
+      {status && (
+        <p className="ok-text" role="status">
+          {status}
+        </p>
+      )}
+    </li>
+  );
+}
+
+function ServerCard({ group, rows }: { group: ServerGroup; rows: RegistryRow[] }) {
+  const { client, db, connection } = useHost();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  const inspectedAt = rows.map((r) => r.inspected_at).filter((t): t is string => t !== undefined).sort().at(-1);
+
+  const inspect = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      // Only the workflow file's own metadata goes along: the answer then shows shipped vs missing, and yours stays separate.
+      const own = Object.fromEntries(Object.entries(group.doc.tool_effects).filter(([k]) => k.startsWith(`${group.spec.id}/`)));
+      // Every tool of the server, not only those this workflow offers: the registry covers all workflows.
+      const { tools: _offered, ...server } = group.spec;
+      const result = await client.request('mcp.inspect', { server, ...(group.doc.workspace ? { workspace: group.doc.workspace } : {}), tool_effects: own });
+      await storeInspection(db, group.identity, result.tools);
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section className="card registry-server" aria-label={group.identity} data-testid="registry-server" data-server={group.identity}>
+      <header className="registry-server__head">
+        <div>
+          <h2 className="registry-server__title">
+            <code>{group.identity}</code>
+          </h2>
+          <p className="muted">
+            Used by{' '}
+            {group.workflows.map((w, i) => (
+              <span key={w.id}>
+                {i > 0 && ', '}
+                <a href={routeHref({ name: 'workflow', workflowId: w.id })}>{w.name}</a> <span className="muted">(as {w.serverId})</span>
+              </span>
+            ))}
+            {inspectedAt && ` · inspected ${formatDateTime(inspectedAt)}`}
+          </p>
+        </div>
+        <span className="round__spacer" />
+        <button type="button" className="button" onClick={() => void inspect()} disabled={busy || connection !== 'open'} data-testid="registry-inspect">
+          {busy && <Spinner />}
+          {busy ? 'Starting the server…' : rows.some((r) => r.inspected) ? 'Inspect again' : 'Inspect'}
+        </button>
+      </header>
+      {error && (
+        <p className="error" role="alert" data-testid="registry-error">
+          Inspection failed: {error}
+        </p>
+      )}
+      {rows.length === 0 ? (
+        <p className="muted">Inspect starts the server on the host (as the first workflow would) and lists its tools with their effect metadata and annotations.</p>
+      ) : (
+        <ul className="tool-list">
+          {rows.map((r) => (
+            <ToolRow key={`${r.tool}-${r.inspected_at ?? ''}`} row={r} />
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+/** `#/registry`: effect metadata per MCP server and tool, authoritative for every workflow using the server. */
+export function RegistryScreen() {
+  const { db } = useHost();
+  const workflows = useLiveQuery(() => db.workflows.orderBy('name').toArray(), [db]);
+  const rows = useLiveQuery(() => db.registry.toArray(), [db]);
+  const groups = useMemo(() => {
+    const byIdentity = new Map<string, ServerGroup>();
+    for (const wf of workflows ?? []) {
+      for (const server of wf.doc.servers) {
+        const identity = serverIdentity(server);
+        const group = byIdentity.get(identity) ?? { identity, spec: server, doc: wf.doc, workflows: [] };
+        group.workflows.push({ id: wf.id, name: wf.name, serverId: server.id });
+        byIdentity.set(identity, group);
+      }
+    }
+    return [...byIdentity.values()];
+  }, [workflows]);
+
+  return (
+    <div className="page" data-testid="registry-page">
+      <header className="page__head">
+        <h1 className="page__title">MCP registry</h1>
+        <p className="page__subtitle">
+          What each tool does, as Steward enforces it: your settings first, then Steward’s shipped defaults. Servers’ own annotations are only suggestions. A tool nobody described is protected
+          (unknown): the teacher reviews every call.
+        </p>
+      </header>
+      {workflows === undefined || rows === undefined ? (
+        <p className="muted">Loading…</p>
+      ) : groups.length === 0 ? (
+        <div className="empty">
+          <h2>No servers yet</h2>
+          <p>The servers your workflows use appear here.</p>
+        </div>
+      ) : (
+        <div className="registry">
+          {groups.map((g) => (
+            <ServerCard key={g.identity} group={g} rows={rows.filter((r) => r.server === g.identity).sort((a, b) => a.tool.localeCompare(b.tool))} />
+          ))}
+          <p className="muted">{plural(rows.filter((r) => r.user).length, 'tool')} with your own metadata.</p>
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,19 @@
+import { CredentialsSection } from './CredentialsSection';
+import { PrivacySection } from './PrivacySection';
+import { ProfilesSection } from './ProfilesSection';
+
+export function SettingsScreen() {
+  return (
+    <div className="page" data-testid="settings-page">
+      <header className="page__head">
+        <h1 className="page__title">Settings</h1>
+        <p className="page__subtitle">Credentials stay in the host’s keychain; privacy decides where a run’s data may go; profiles hold the settings your workflows pick from.</p>
+      </header>
+      <div className="settings">
+        <CredentialsSection />
+        <PrivacySection />
+        <ProfilesSection />
+      </div>
+    </div>
+  );
+}

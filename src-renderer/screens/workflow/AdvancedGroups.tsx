@@ -1,0 +1,149 @@
+import { describeExposure, EXPOSED_DATA, type PrivacyPolicy } from '@shared/policy/privacy';
+import type { ModelRef } from '@shared/contracts/model';
+import { EFFECT_LABELS, isProtectedEffect } from '@shared/contracts/tool-effect';
+import type { WorkflowDocument } from '@shared/contracts/spec';
+import { routeHref } from '../../app/routing';
+import type { RegistryRow } from '../../db/db';
+import { serverIdentity } from '../../db/registry';
+import { fieldDomId } from '../../components/Form';
+import { Chip } from '../../components/Chip';
+
+/** Tool safety: what each tool of the workflow's servers is, where that came from, and where to change it. */
+export function ToolSafetyGroup({ doc, registry }: { doc: WorkflowDocument; registry: readonly RegistryRow[] }) {
+  return (
+    <div className="form-grid" id={fieldDomId('tool_effects')} tabIndex={-1}>
+      <p className="form-note">
+        Effect metadata comes from the <a href={routeHref({ name: 'registry' })}>MCP registry</a> (your settings, then Steward’s shipped defaults), never from a server’s own annotations. A tool nobody
+        described is protected. Parallel tool calls stay disabled: one tool call per round, always.
+      </p>
+      {doc.servers.length === 0 && <p className="muted">This workflow uses no MCP servers.</p>}
+      {doc.servers.map((server) => {
+        const identity = serverIdentity(server);
+        const rows = registry.filter((r) => r.server === identity && (!server.tools || server.tools.includes(r.tool)));
+        const names = server.tools ?? rows.map((r) => r.tool);
+        return (
+          <div key={server.id} className="tool-summary" data-testid="tool-safety-server">
+            <div className="tool-summary__head">
+              <code className="tag">{server.id}</code>
+              <span className="muted">{identity}</span>
+            </div>
+            {names.length === 0 ? (
+              <p className="muted">
+                Not inspected yet: open the <a href={routeHref({ name: 'registry' })}>MCP registry</a> and inspect this server to see its tools.
+              </p>
+            ) : (
+              <table className="table table--compact">
+                <thead>
+                  <tr>
+                    <th scope="col">Tool</th>
+                    <th scope="col">Effect</th>
+                    <th scope="col">Source</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {names.map((name) => {
+                    const row = rows.find((r) => r.tool === name);
+                    const effect = row?.user ?? row?.inspected?.effect;
+                    const source = row?.user ? 'yours' : row?.inspected ? (row.inspected.effect_source === 'missing' ? 'nobody described it' : row.inspected.effect_source) : 'not inspected';
+                    return (
+                      <tr key={name}>
+                        <td>
+                          <code>{name}</code>
+                        </td>
+                        <td>
+                          {effect ? (
+                            <span className={isProtectedEffect(effect.effect) ? 'effect effect--protected' : 'effect'}>
+                              {EFFECT_LABELS[effect.effect]}
+                              {effect.requires_user_confirmation ? ' · asks you' : ''}
+                            </span>
+                          ) : (
+                            <span className="muted">unknown until inspected (protected)</span>
+                          )}
+                        </td>
+                        <td className="muted">{source}</td>
+                      </tr>
+                    );
+                  })}
+                </tbody>
+              </table>
+            )}
+          </div>
+        );
+      })}
+    </div>
+  );
+}
+
+/** What the models of this configuration will be shown, and where they run. */
+export function ExposureText({ models, privacy, ollamaHost }: { models: { student: ModelRef; teacher: ModelRef }; privacy: PrivacyPolicy; ollamaHost?: string }) {
+  const exposure = describeExposure(models, ollamaHost);
+  const teacher = exposure.find((e) => e.role === 'teacher');
+  return (
+    <div className="exposure" data-testid="exposure-text">
+      <ul className="plain-list">
+        {exposure.map((x) => (
+          <li key={x.role}>
+            <strong>{x.role === 'student' ? 'Student' : 'Teacher'}</strong> <code>{x.model}</code>: {x.local ? 'runs on this machine' : <Chip tone="escalated">sends data to {x.host}</Chip>}
+          </li>
+        ))}
+      </ul>
+      <p className="exposure__cloud">
+        {teacher && !teacher.local ? (
+          <>
+            <strong>What the cloud teacher at {teacher.host} will see:</strong> {teacher.data.join(', ')}. Sensitive tool arguments are masked before anything is sent; credentials never are.
+          </>
+        ) : (
+          <>
+            <strong>What a cloud teacher would see</strong>, if you picked one: {EXPOSED_DATA.teacher.join(', ')}. Sensitive tool arguments are masked; credentials are never sent.
+          </>
+        )}
+      </p>
+      <p className="form-note">
+        Privacy policy: {privacy.allowed_hosts.length === 0 ? 'local only (no host allowed)' : `local, plus ${privacy.allowed_hosts.join(', ')}`}. <a href={routeHref({ name: 'settings' })}>Change it in Settings</a>.
+      </p>
+    </div>
+  );
+}
+
+/** The workflow file's runtime limits, read-only here. */
+export function RuntimeGroup({ doc }: { doc: WorkflowDocument }) {
+  const script = doc.script;
+  return (
+    <div className="form-grid" id={fieldDomId('runtime')} tabIndex={-1}>
+      <dl className="meta meta--wide">
+        <div className="meta__row">
+          <dt>Round limit</dt>
+          <dd>{doc.limits.max_rounds} rounds</dd>
+        </div>
+        <div className="meta__row">
+          <dt>Failures</dt>
+          <dd>the run fails after {doc.limits.max_consecutive_failures} failed rounds in a row</dd>
+        </div>
+        <div className="meta__row">
+          <dt>Workspace</dt>
+          <dd>{doc.workspace ? <code>{doc.workspace}</code> : <span className="muted">none</span>}</dd>
+        </div>
+        <div className="meta__row">
+          <dt>Replay script</dt>
+          <dd>{script ? `${script.student.length} student and ${script.teacher.length} teacher responses` : doc.script_file ? <code>{doc.script_file}</code> : <span className="muted">none</span>}</dd>
+        </div>
+        <div className="meta__row">
+          <dt>Timeouts</dt>
+          <dd>per model call, in Teacher / Student settings</dd>
+        </div>
+      </dl>
+      <p className="form-note">These come from the workflow file ({doc.id}); edit the file to change them.</p>
+    </div>
+  );
+}
+
+export function SynthesisGroup() {
+  return (
+    <div className="form-grid" data-testid="synthesis-group">
+      <p>
+        <strong>Not available yet.</strong> Synthesis would generate extra training examples (variations of reviewed rounds) for the student. Steward does not synthesise data today: every
+        learning example comes from a real round a teacher reviewed or decided, and you export them from <a href={routeHref({ name: 'learning' })}>Learning</a>.
+      </p>
+    </div>
+  );
+}

@@ -1,0 +1,49 @@
+import type { RunOverrides } from '@shared/contracts/host-api';
+import { PROFILE_KINDS, type ProfileKind, type ProfileVersionRef } from '@shared/contracts/profiles';
+import { SupervisionSpec } from '@shared/contracts/spec';
+import type { ToolEffect } from '@shared/contracts/tool-effect';
+import type { PrivacyPolicy } from '@shared/policy/privacy';
+import type { ResolvedProfiles } from '../db/workflow-profiles';
+import type { ProfileOf } from '../db/profiles';
+
+export interface RunConfig {
+  /** The workflow's "Enable supervision and learning" switch. */
+  enabled: boolean;
+  profiles: ResolvedProfiles;
+  /** From the MCP registry (toolEffectsFor). */
+  toolEffects: Record<string, ToolEffect>;
+  privacy: PrivacyPolicy;
+  dryRun?: boolean;
+}
+
+/** The supervision a run gets: the supervision profile's rules, the deployment profile's phase, the workflow's switch. */
+export function effectiveSupervision(
+  enabled: boolean,
+  supervision: Pick<ProfileOf<'supervision'>, 'supervision'>,
+  deployment: Pick<ProfileOf<'deployment'>, 'deployment'> | undefined,
+): SupervisionSpec {
+  return SupervisionSpec.parse({ ...supervision.supervision, enabled, phase: deployment?.deployment.phase ?? 3 });
+}
+
+/**
+ * `run.start` overrides from the panel's choices. Every setting comes from a stored profile version,
+ * and the versions are recorded on the run; a kind with no profile leaves the workflow file's own.
+ */
+export function buildRunOverrides(config: RunConfig): RunOverrides {
+  const { profiles: p } = config;
+  const overrides: RunOverrides = { supervision_enabled: config.enabled, privacy: config.privacy };
+  if (p.supervision) overrides.supervision = effectiveSupervision(config.enabled, p.supervision, p.deployment);
+  if (p.student) overrides.student = p.student.model;
+  if (p.teacher) overrides.teacher = p.teacher.model;
+  if (p.trace) overrides.trace = p.trace.trace;
+  if (p.learning_data) overrides.learning = p.learning_data.learning;
+  if (Object.keys(config.toolEffects).length > 0) overrides.tool_effects = config.toolEffects;
+  const refs: Partial<Record<ProfileKind, ProfileVersionRef>> = {};
+  for (const kind of PROFILE_KINDS) {
+    const profile = p[kind];
+    if (profile) refs[kind] = { id: profile.id, name: profile.name, version: profile.version };
+  }
+  overrides.profiles = refs;
+  if (config.dryRun) overrides.dry_run = true;
+  return overrides;
+}

@@ -1,0 +1,71 @@
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useLiveQuery } from 'dexie-react-hooks';
+import type { PrivacyPolicy } from '@shared/policy/privacy';
+import { useHost } from '../app/HostProvider';
+import type { ProfileRow, RegistryRow, WorkflowRow } from '../db/db';
+import { getPrivacy } from '../db/settings';
+import { resolveFromRows, type ResolvedProfiles } from '../db/workflow-profiles';
+import { toolEffectsFor } from '../db/registry';
+import { buildRunOverrides } from './run-overrides';
+
+export interface WorkflowConfig {
+  profiles: ProfileRow[];
+  registry: RegistryRow[];
+  privacy: PrivacyPolicy;
+  resolved: ResolvedProfiles;
+}
+
+/** Everything a workflow's runs are configured from, live from the database; undefined while loading. */
+export function useWorkflowConfig(row: WorkflowRow | undefined): WorkflowConfig | undefined {
+  const { db } = useHost();
+  const profiles = useLiveQuery(() => db.profiles.toArray(), [db]);
+  const registry = useLiveQuery(() => db.registry.toArray(), [db]);
+  const privacy = useLiveQuery(() => getPrivacy(db), [db]);
+  return useMemo(() => {
+    if (!row || !profiles || !registry || !privacy) return undefined;
+    return { profiles, registry, privacy, resolved: resolveFromRows(profiles, row.profiles) };
+  }, [row, profiles, registry, privacy]);
+}
+
+/** Starts a run of the workflow with its saved profiles; resolves to the run id. */
+export function useStartRun() {
+  const { client } = useHost();
+  return useCallback(
+    async (row: WorkflowRow, config: WorkflowConfig, options: { dryRun?: boolean } = {}) => {
+      const overrides = buildRunOverrides({
+        enabled: row.supervision_enabled,
+        profiles: config.resolved,
+        toolEffects: toolEffectsFor(row.doc, config.registry),
+        privacy: config.privacy,
+        dryRun: options.dryRun,
+      });
+      const { run_id } = await client.request('run.start', { workflow: row.doc, overrides });
+      return run_id;
+    },
+    [client],
+  );
+}
+
+/** Names of the credentials in the host's keychain (never values); undefined until known. */
+export function useCredentialNames(): { names?: string[]; error?: string; refresh(): void } {
+  const { client, connection } = useHost();
+  const [names, setNames] = useState<string[]>();
+  const [error, setError] = useState<string>();
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    if (connection !== 'open') return;
+    let live = true;
+    client.request('credentials.list', {}).then(
+      (r) => {
+        if (!live) return;
+        setNames(r.credentials.map((c) => c.name).sort());
+        setError(undefined);
+      },
+      (err: unknown) => live && setError(err instanceof Error ? err.message : String(err)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [client, connection, tick]);
+  return { names, error, refresh: useCallback(() => setTick((t) => t + 1), []) };
+}
