@@ -50,7 +50,7 @@ const plan = (allowed: string[], goal = 'Summarise the meeting notes'): ScriptEn
   },
 });
 const monitor = (decision: string, reason: string, extra: Record<string, unknown> = {}): ScriptEntry => ({
-  json: { decision, confidence: 0.8, evidence: [], reason, ...extra },
+  json: { decision, confidence: 0.8, evidence: decision === 'finish_allowed' ? ['summary.md was written'] : [], reason, ...extra },
 });
 const read = (ws: { workspace: string }, file = 'meeting-notes.md'): ScriptEntry => ({ json: { decision_type: 'tool_call', tool_name: 'read_text_file', arguments: { path: join(ws.workspace, file) } } });
 const write = (ws: { workspace: string }): ScriptEntry => ({ json: { decision_type: 'tool_call', tool_name: 'write_file', arguments: { path: join(ws.workspace, 'summary.md'), content: '# Summary\n- Bo: guide' } } });

@@ -66,12 +66,22 @@ export interface ScsContext extends ScsInput {
 
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
-function parseDecision(raw: unknown, trigger: MonitorTrigger): { decision?: MonitorDecision; problem?: string } {
+/**
+ * Both keys are always set: the result is assigned into the context, and an unusable answer must
+ * clear the previous decision, or the judging step would act on the last review's decision again.
+ */
+function parseDecision(raw: unknown, trigger: MonitorTrigger): { decision: MonitorDecision | undefined; problem: string | undefined } {
   const parsed = MonitorDecision.safeParse(raw);
-  if (!parsed.success) return { problem: `the monitor's answer was malformed: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'decision'}: ${i.message}`).join('; ')}` };
+  if (!parsed.success) {
+    return { decision: undefined, problem: `the monitor's answer was malformed: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'decision'}: ${i.message}`).join('; ')}` };
+  }
   const allowed: readonly string[] = DECISIONS_FOR_TRIGGER[trigger];
-  if (!allowed.includes(parsed.data.decision)) return { problem: `"${parsed.data.decision}" does not answer a ${trigger} review (expected ${allowed.join(' or ')})` };
-  return { decision: parsed.data };
+  if (!allowed.includes(parsed.data.decision)) return { decision: undefined, problem: `"${parsed.data.decision}" does not answer a ${trigger} review (expected ${allowed.join(' or ')})` };
+  // The finish gate (seed 001): the run may complete only after the monitor has seen evidence.
+  if (parsed.data.decision === 'finish_allowed' && parsed.data.evidence.length === 0) {
+    return { decision: undefined, problem: 'finish_allowed cites no evidence for the acceptance criteria' };
+  }
+  return { decision: parsed.data, problem: undefined };
 }
 
 /** The same call failed `n` times in a row at the end of the facts. */
@@ -103,7 +113,6 @@ export const scsMachine = setup({
     monitorUnusable: ({ context }) => context.decision === undefined,
     writeWork: ({ context }) => context.writeWork,
     approved: ({ context }) => decisionIs(context, 'approve_plan'),
-    vetoed: ({ context }) => decisionIs(context, 'veto_plan'),
     finishAllowed: ({ context }) => decisionIs(context, 'finish_allowed'),
     finishRejected: ({ context }) => decisionIs(context, 'finish_rejected'),
     extend: ({ context }) => decisionIs(context, 'extend_steps'),
@@ -141,7 +150,9 @@ export const scsMachine = setup({
         extend_steps: 'scs.budget.extended',
         deny_extension: 'scs.budget.denied',
       } as const)[decision.decision];
-      return { type, phase: context.phase, trigger: context.trigger ?? 'plan', decision, budget: context.budget };
+      // A plan review is about the phase being drafted (the one phase_started will announce).
+      const trigger = context.trigger ?? 'plan';
+      return { type, phase: trigger === 'plan' ? context.phase + 1 : context.phase, trigger, decision, budget: context.budget };
     }),
     emitPhaseStarted: emit(({ context }) => ({
       type: 'scs.supervisor.phase_started' as const,
@@ -241,8 +252,10 @@ export const scsMachine = setup({
       always: [
         { guard: 'loopDetected', target: 'monitoring', actions: assign({ trigger: 'loop_guard' as const }) },
         { guard: 'lastRoundFailed', target: 'monitoring', actions: assign({ trigger: 'tool_failure' as const }) },
-        { guard: 'periodicDue', target: 'monitoring', actions: assign({ trigger: 'periodic' as const }) },
+        // The budget before the periodic review: with monitor_every 1 a periodic review is due every
+        // round and would starve the budget question (the next round still gets its periodic review).
         { guard: 'budgetLow', target: 'monitoring', actions: assign(({ context }) => ({ trigger: 'budget' as const, budgetAskedAt: context.budget })) },
+        { guard: 'periodicDue', target: 'monitoring', actions: assign({ trigger: 'periodic' as const }) },
         { target: 'executing' },
       ],
     },
