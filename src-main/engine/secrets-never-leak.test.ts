@@ -8,6 +8,7 @@ import { createMemoryLedger } from '../mcp/idempotency-ledger';
 import type { ModelProvider, ModelRequest } from '../providers/provider';
 import { resolveProvider } from '../providers/resolve-provider';
 import { runAgent } from './run-agent';
+import { learningExampleFromEvent, toJsonl, toPreferenceLines, toSftLines } from '@shared/learning/export-formats';
 import { tempNotesWorkspace } from '../../test-support/workspace';
 
 /**
@@ -74,6 +75,11 @@ describe.skipIf(!hasSessionBus)('a planted keychain secret (needs a D-Bus sessio
       expect(JSON.stringify(sent.map((r) => r.messages))).not.toContain(PLANTED);
       expect(JSON.stringify(events)).not.toContain(PLANTED);
       expect(JSON.stringify(result)).not.toContain(PLANTED);
+      // …nor the fine-tuning exports made from the trace.
+      const examples = events.flatMap((e) => (e.type === 'learning.example' ? [learningExampleFromEvent(e)] : []));
+      expect(examples.length).toBeGreaterThan(0);
+      const exported = toJsonl([...toSftLines(examples).lines, ...toPreferenceLines(examples).lines]);
+      expect(exported).not.toContain(PLANTED);
     } finally {
       ws.cleanup();
     }
