@@ -19,7 +19,7 @@ export function App() {
         {route.name === 'workflows' && <WorkflowsScreen />}
         {route.name === 'workflow' && <WorkflowScreen key={route.workflowId} workflowId={route.workflowId} />}
         {route.name === 'runs' && <RunsScreen />}
-        {route.name === 'run' && <RunScreen key={route.runId} runId={route.runId} tab={route.tab} />}
+        {route.name === 'run' && <RunScreen key={route.runId} runId={route.runId} tab={route.tab} focusEvent={route.event} />}
         {route.name === 'learning' && <LearningScreen />}
         {route.name === 'registry' && <RegistryScreen />}
         {route.name === 'settings' && <SettingsScreen />}

@@ -8,12 +8,19 @@ describe('hash routes', () => {
       { name: 'runs' },
       { name: 'run', runId: 'run-abc:12/x', tab: 'rounds' },
       { name: 'run', runId: 'run-abc', tab: 'trace' },
+      { name: 'run', runId: 'run-abc', tab: 'trace', event: 15 },
       { name: 'workflow', workflowId: 'notes-assistant' },
       { name: 'learning' },
       { name: 'registry' },
       { name: 'settings' },
     ];
     for (const r of routes) expect(parseRoute(routeHref(r))).toEqual(r);
+  });
+
+  it('opens a trace event only on the trace tab and only by its sequence number', () => {
+    expect(parseRoute('#/runs/run-abc/trace/7')).toEqual({ name: 'run', runId: 'run-abc', tab: 'trace', event: 7 });
+    expect(parseRoute('#/runs/run-abc/trace/x7')).toEqual({ name: 'run', runId: 'run-abc', tab: 'trace' });
+    expect(parseRoute('#/runs/run-abc/rounds/7')).toEqual({ name: 'run', runId: 'run-abc', tab: 'rounds' });
   });
 
   it('falls back to workflows for an empty or unknown hash', () => {

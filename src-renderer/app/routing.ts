@@ -5,14 +5,16 @@ export type Route =
   | { name: 'workflows' }
   | { name: 'workflow'; workflowId: string }
   | { name: 'runs' }
-  | { name: 'run'; runId: string; tab: 'rounds' | 'trace' }
+  /** `event`: on the trace tab, the event (by sequence number) to open and scroll to. */
+  | { name: 'run'; runId: string; tab: 'rounds' | 'trace'; event?: number }
   | { name: 'learning' }
   | { name: 'registry' }
   | { name: 'settings' };
 
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
-  const [section, id, tab] = path;
+  const [section, id, tab, event] = path;
+  if (section === 'runs' && id && tab === 'trace' && event !== undefined && /^\d+$/.test(event)) return { name: 'run', runId: id, tab: 'trace', event: Number(event) };
   if (section === 'runs' && id) return { name: 'run', runId: id, tab: tab === 'trace' ? 'trace' : 'rounds' };
   if (section === 'runs') return { name: 'runs' };
   if (section === 'workflows' && id) return { name: 'workflow', workflowId: id };
@@ -31,7 +33,7 @@ export function routeHref(route: Route): string {
     case 'runs':
       return '#/runs';
     case 'run':
-      return `#/runs/${encodeURIComponent(route.runId)}${route.tab === 'trace' ? '/trace' : ''}`;
+      return `#/runs/${encodeURIComponent(route.runId)}${route.tab === 'trace' ? `/trace${route.event !== undefined ? `/${route.event}` : ''}` : ''}`;
     case 'learning':
       return '#/learning';
     case 'registry':

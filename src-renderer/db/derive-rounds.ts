@@ -10,8 +10,8 @@ import type { ValidationResult } from '@shared/contracts/validation-result';
 import type { Authorization } from '@shared/boundary/authorization';
 import type { ReviewDecision } from '@shared/policy/review-policy';
 
-/** Why the proposer's candidate did not go through as proposed. */
-export type Rejection = 'invalid' | 'replaced' | 'blocked' | 'escalated';
+/** Why the proposer's candidate did not go through as proposed (`finish_refused`: SCS's finish gate). */
+export type Rejection = 'invalid' | 'replaced' | 'blocked' | 'escalated' | 'finish_refused';
 
 /** Where an in-flight round is, so the view can say what it is waiting for. */
 export type RoundStage = 'proposing' | 'validating' | 'reviewing' | 'authorizing' | 'committing' | 'dispatching' | 'done';
@@ -189,7 +189,7 @@ function rejectionOf(view: RoundView): Rejection | undefined {
   const final = [...view.verdicts].reverse().find((a) => a.usable && a.verdict);
   if (final?.verdict?.verdict === 'block') return 'blocked';
   if (final?.verdict?.verdict === 'escalate') return 'escalated';
-  if (view.authorization && !view.authorization.ok) return 'blocked';
+  if (view.authorization && !view.authorization.ok) return view.authorization.reason === 'finish_rejected' ? 'finish_refused' : 'blocked';
   if (view.outcome === 'blocked') return 'blocked';
   if (view.outcome === 'escalated') return 'escalated';
   return undefined;

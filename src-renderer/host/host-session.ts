@@ -31,7 +31,7 @@ export async function prepareProfiles(db: StewardDb): Promise<void> {
 
 /**
  * The app's conversation with the host. On every (re)connect: host.info → seed the demo
- * workspace if the database is empty → profiles for every workflow → events.subscribe (the host then re-pushes whatever was
+ * workspace (the demos this page does not have yet) → profiles for every workflow → events.subscribe (the host then re-pushes whatever was
  * not acknowledged). Pushed events are stored in IndexedDB first and acknowledged only after the
  * transaction committed, one batch at a time, so every event reaches the database exactly once.
  */

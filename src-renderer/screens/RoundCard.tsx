@@ -9,6 +9,8 @@ import { CandidateBody, DecisionView } from '../components/DecisionView';
 import { Chip, OutcomeChip, VerdictChip } from '../components/Chip';
 import { Spinner } from '../components/Icons';
 import type { ReactNode } from 'react';
+import { SCS_ROLE_LABELS } from '@shared/scs/contracts';
+import type { FinishGateEntry } from '../db/derive-scs';
 
 const STAGE_LABELS = {
   proposing: 'Waiting for the model’s proposal…',
@@ -25,6 +27,7 @@ const REJECTION_LABELS = {
   replaced: 'rejected · replaced by the teacher',
   blocked: 'rejected · blocked',
   escalated: 'rejected · escalated',
+  finish_refused: 'rejected · finish refused by the monitor',
 } satisfies Record<Rejection, string>;
 
 const LEARNING_LABELS = {
@@ -91,7 +94,38 @@ function effectOfTool(view: RoundView, decision: Decision) {
   return view.snapshot?.tools.find((t) => t.name === decision.tool_name)?.effect;
 }
 
-export function RoundCard({ view, dryRun = false }: { view: RoundView; dryRun?: boolean }) {
+/**
+ * SCS's finish gate on this round's `complete` (it is part of authorization): the monitor's ruling
+ * and reason, linked to its entry in the SCS timeline.
+ */
+function FinishGateStep({ gate, denied, onShowGate }: { gate?: FinishGateEntry; denied?: string; onShowGate?: () => void }) {
+  const allowed = gate ? gate.kind === 'finish_allowed' : denied === undefined;
+  return (
+    <Step label="Finish gate" tone={allowed ? 'good' : 'bad'}>
+      <div className="finish-gate" data-testid="round-finish-gate" data-allowed={allowed}>
+        <div className="candidate__meta">
+          <strong className={allowed ? 'ok-text' : 'is-bad'}>{allowed ? 'Finish allowed by the monitor' : 'Finish refused by the monitor'}</strong>
+          {gate && (
+            <span className="muted">
+              {SCS_ROLE_LABELS.monitor} · confidence {gate.decision.confidence.toFixed(2)}
+            </span>
+          )}
+        </div>
+        <p className="finish-gate__reason" data-testid="finish-gate-reason">
+          {gate?.decision.reason ?? denied}
+        </p>
+        {!allowed && <p className="muted finish-gate__note">Nothing reached history; the executor was sent back with this reason.</p>}
+        {onShowGate && (
+          <button type="button" className="link-button finish-gate__link" onClick={onShowGate}>
+            Show in the SCS timeline
+          </button>
+        )}
+      </div>
+    </Step>
+  );
+}
+
+export function RoundCard({ view, dryRun = false, gate, onShowGate }: { view: RoundView; dryRun?: boolean; gate?: FinishGateEntry; onShowGate?: () => void }) {
   const display = describeCandidate(view.candidate?.parsed, view.candidate?.reply);
   const byTeacher = view.proposer === 'teacher';
   // A person's approval is replayed as its own round: no model is asked, the approved decision is selected.
@@ -100,7 +134,7 @@ export function RoundCard({ view, dryRun = false }: { view: RoundView; dryRun?: 
   const outcome = view.outcome ?? 'in_flight';
 
   return (
-    <article className={`card round ${view.complete ? '' : 'round--live'}`} data-testid="round-card" data-round={view.round} data-outcome={outcome} aria-label={`Round ${view.round + 1}`}>
+    <article className={`card round ${view.complete ? '' : 'round--live'}`} data-testid="round-card" data-round={view.round} data-outcome={outcome} aria-label={`Round ${view.round + 1}`} tabIndex={-1}>
       <header className="round__head">
         <h3 className="round__title">Round {view.round + 1}</h3>
         <span className="muted">{byYou ? 'Decided by you' : byTeacher ? 'Teacher proposed (takeover)' : 'Student proposed'}</span>
@@ -231,7 +265,11 @@ export function RoundCard({ view, dryRun = false }: { view: RoundView; dryRun?: 
           </Step>
         )}
 
-        {view.authorization && !view.authorization.ok && (
+        {(gate || (view.authorization && !view.authorization.ok && view.authorization.reason === 'finish_rejected')) && (
+          <FinishGateStep gate={gate} denied={view.authorization && !view.authorization.ok ? view.authorization.message : undefined} onShowGate={onShowGate} />
+        )}
+
+        {view.authorization && !view.authorization.ok && view.authorization.reason !== 'finish_rejected' && (
           <Step label="Authorization" tone="bad">
             <span data-testid="authorization-denied">
               <code className="tag tag--bad">{view.authorization.reason}</code> {view.authorization.message}

@@ -1,4 +1,4 @@
-import { Fragment, useEffect, useMemo, useState } from 'react';
+import { Fragment, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useLiveQuery } from 'dexie-react-hooks';
 import type { RunEvent, RunEventOf } from '@shared/contracts/events';
 import type { Intervention } from '@shared/contracts/intervention';
@@ -9,16 +9,20 @@ import { routeHref } from '../app/routing';
 import { runEvents, type RunRow } from '../db/db';
 import { deriveRounds, type RoundView } from '../db/derive-rounds';
 import { deriveRunFacts, pendingInterventions, type RunFacts } from '../db/run-facts';
+import { deriveScsTimeline, evidenceIndex, type ScsTimeline } from '../db/derive-scs';
 import { Chip, StatusBadge } from '../components/Chip';
 import { Spinner } from '../components/Icons';
 import { formatDateTime, formatDuration, plural } from '../view/format';
 import { RoundCard } from './RoundCard';
 import { TraceList } from './TraceList';
 import { InterventionCard } from './InterventionCard';
+import { ScsTimelineView, type ScsNavigation } from './scs/ScsTimeline';
+import { ScsStatus } from './scs/ScsStatus';
+import { useAlignTimeline } from './scs/align-timeline';
 
 const NO_EVENTS: RunEvent[] = [];
 
-function RunHeader({ run, facts }: { run: RunRow; facts: RunFacts }) {
+function RunHeader({ run, facts, scs }: { run: RunRow; facts: RunFacts; scs: ScsTimeline }) {
   const { client, connection } = useHost();
   const [cancelling, setCancelling] = useState(false);
   const [error, setError] = useState<string>();
@@ -98,6 +102,7 @@ function RunHeader({ run, facts }: { run: RunRow; facts: RunFacts }) {
           </div>
         )}
       </dl>
+      <ScsStatus timeline={scs} />
       {facts.started && <RunSetup started={facts.started} />}
       {error && (
         <p className="error" role="alert">
@@ -223,30 +228,57 @@ function placeHandovers(rounds: readonly RoundView[], handovers: readonly RunEve
   return placed;
 }
 
-/** A run's rounds as they happen, with its pending question, handovers and result (also used by Dry-run). */
+/** Scrolls to an element inside `root`, focuses it (keyboard users land there) and flashes it. */
+function reveal(root: HTMLElement | null, selector: string): void {
+  const el = root?.querySelector<HTMLElement>(selector);
+  if (!el) return;
+  el.scrollIntoView({ block: 'start' });
+  el.focus({ preventScroll: true });
+  el.classList.remove('flash');
+  // Restart the animation when the same element is revealed twice in a row.
+  void el.offsetWidth;
+  el.classList.add('flash');
+  window.setTimeout(() => el.classList.remove('flash'), 1600);
+}
+
+/**
+ * A run's rounds as they happen, with its pending question, handovers and result (also used by
+ * Dry-run); when SCS gated the run, its timeline beside them (above them when narrow).
+ */
 export function RunRounds({ runId, run, events }: { runId: string; run: RunRow | undefined; events: RunEvent[] }) {
   const rounds = useMemo(() => deriveRounds(events), [events]);
   const facts = useMemo(() => deriveRunFacts(events), [events]);
+  const scs = useMemo(() => deriveScsTimeline(events), [events]);
+  const evidence = useMemo(() => evidenceIndex(events), [events]);
   const hostPending = useHostPending(runId, run?.status);
   const pending = pendingInterventions(facts, hostPending, runId);
   const handovers = placeHandovers(rounds, facts.handovers);
   const dryRun = facts.started?.dry_run ?? run?.dry_run ?? false;
   const lastTools = rounds.at(-1)?.snapshot?.tools;
-  return (
+  const bodyRef = useRef<HTMLDivElement>(null);
+  const goToRound = useCallback((round: number) => reveal(bodyRef.current, `[data-testid="round-card"][data-round="${round}"]`), []);
+  const goToEntry = useCallback((id: string) => reveal(bodyRef.current, `[data-testid="scs-entry"][data-entry-id="${CSS.escape(id)}"]`), []);
+  const nav = useMemo<ScsNavigation>(() => ({ runId, evidence, goToRound, goToEntry }), [runId, evidence, goToRound, goToEntry]);
+  useAlignTimeline(bodyRef, scs.active);
+
+  const list = (
     <div className="rounds" data-testid="rounds">
       {dryRun && (
         <div className="banner-inline banner-inline--accent" role="note" data-testid="dry-run-banner">
           <strong>Dry run: no tool was executed.</strong> The models were really called; each round shows what would have been executed, reviewed, replaced or blocked.
         </div>
       )}
-      {rounds.map((view) => (
-        <Fragment key={view.round}>
-          {(handovers.get(view.round) ?? []).map((h) => (
-            <HandoverNote key={h.id} event={h} />
-          ))}
-          <RoundCard view={view} dryRun={dryRun} />
-        </Fragment>
-      ))}
+      {rounds.map((view) => {
+        const gate = scs.finishGates.get(view.round);
+        return (
+          <Fragment key={view.round}>
+            {(handovers.get(view.round) ?? []).map((h) => (
+              <HandoverNote key={h.id} event={h} />
+            ))}
+            <RoundCard view={view} dryRun={dryRun} gate={gate} onShowGate={gate ? () => goToEntry(gate.id) : undefined} />
+          </Fragment>
+        );
+      })}
       {(handovers.get(Infinity) ?? []).map((h) => (
         <HandoverNote key={h.id} event={h} />
       ))}
@@ -255,25 +287,37 @@ export function RunRounds({ runId, run, events }: { runId: string; run: RunRow |
       ))}
       {rounds.length === 0 && (!run || run.status === 'running') && (
         <div className="empty empty--inline" data-testid="rounds-waiting">
-          <Spinner /> Waiting for the first round…
+          <Spinner /> {scs.awaiting ? 'The phase plan comes first: no round runs before it is approved…' : 'Waiting for the first round…'}
         </div>
       )}
       {run && <FinalPanel run={run} />}
     </div>
   );
+  if (!scs.active) return list;
+  return (
+    <div className="run-body" ref={bodyRef}>
+      <div className="run-body__grid">
+        <aside className="run-body__side" aria-label="SCS task gates">
+          <ScsTimelineView timeline={scs} nav={nav} live={!run || run.status === 'running'} />
+        </aside>
+        <div className="run-body__main">{list}</div>
+      </div>
+    </div>
+  );
 }
 
-export function RunScreen({ runId, tab }: { runId: string; tab: 'rounds' | 'trace' }) {
+export function RunScreen({ runId, tab, focusEvent }: { runId: string; tab: 'rounds' | 'trace'; focusEvent?: number }) {
   const { db } = useHost();
   const run = useLiveQuery(() => db.runs.get(runId), [db, runId]);
   const events = useLiveQuery(() => runEvents(db, runId), [db, runId], NO_EVENTS);
   const facts = useMemo(() => deriveRunFacts(events), [events]);
+  const scs = useMemo(() => deriveScsTimeline(events), [events]);
   const roundCount = useMemo(() => new Set(events.flatMap((e) => ('round' in e ? [e.round] : []))).size, [events]);
 
   return (
-    <div className="page page--run">
+    <div className={`page page--run ${scs.active ? 'page--run-scs' : ''}`}>
       {run ? (
-        <RunHeader run={run} facts={facts} />
+        <RunHeader run={run} facts={facts} scs={scs} />
       ) : (
         <header className="run-head">
           <div className="run-head__title">
@@ -301,7 +345,7 @@ export function RunScreen({ runId, tab }: { runId: string; tab: 'rounds' | 'trac
         </a>
       </div>
 
-      {tab === 'trace' ? <TraceList events={events} /> : <RunRounds runId={runId} run={run} events={events} />}
+      {tab === 'trace' ? <TraceList events={events} focusSeq={focusEvent} /> : <RunRounds runId={runId} run={run} events={events} />}
     </div>
   );
 }

@@ -13,6 +13,8 @@ import { ModelSelect } from '../components/ModelSelect';
 import { Switch } from '../components/Switch';
 import { Chip } from '../components/Chip';
 import { Spinner } from '../components/Icons';
+import { scsSettingsOf } from '../db/workflow-scs';
+import { SCS_MODE_SHORT } from '../view/scs-labels';
 
 function serverLabel(server: McpServerSpec): string {
   return server.package ?? server.command ?? server.id;
@@ -29,6 +31,7 @@ function WorkflowCard({ row }: { row: WorkflowRow }) {
   const student = resolved?.student?.model ?? row.student ?? doc.models.student;
   const teacher = resolved?.teacher?.model ?? row.teacher ?? doc.models.teacher;
   const phase = resolved?.deployment?.deployment.phase ?? doc.supervision.phase;
+  const scsMode = scsSettingsOf(doc).mode;
 
   const update = (changes: Partial<WorkflowRow>) => {
     void db.workflows.update(row.id, { ...changes, updated_at: new Date().toISOString() });
@@ -90,6 +93,14 @@ function WorkflowCard({ row }: { row: WorkflowRow }) {
           <dd data-testid="workflow-policy">
             Phase {phase} · {PHASE_LABELS[phase]} · up to {doc.limits.max_rounds} rounds
             {resolved?.supervision && <span className="muted"> · {profileLabel(resolved.supervision)}</span>}
+          </dd>
+        </div>
+        <div className="meta__row">
+          <dt>SCS</dt>
+          <dd data-testid="workflow-scs" data-mode={scsMode}>
+            <a className={`scs-card-mode scs-card-mode--${scsMode}`} href={`${routeHref({ name: 'workflow', workflowId: row.id })}`} title="SCS task gates: change in Supervision & Learning">
+              {SCS_MODE_SHORT[scsMode]}
+            </a>
           </dd>
         </div>
       </dl>

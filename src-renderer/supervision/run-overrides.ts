@@ -1,10 +1,13 @@
-import type { RunOverrides } from '@shared/contracts/host-api';
+import type { HostParams, RunOverrides } from '@shared/contracts/host-api';
 import { PROFILE_KINDS, type ProfileKind, type ProfileVersionRef } from '@shared/contracts/profiles';
 import { SupervisionSpec } from '@shared/contracts/spec';
 import type { ToolEffect } from '@shared/contracts/tool-effect';
 import type { PrivacyPolicy } from '@shared/policy/privacy';
 import type { ResolvedProfiles } from '../db/workflow-profiles';
 import type { ProfileOf } from '../db/profiles';
+import type { RegistryRow, WorkflowRow } from '../db/db';
+import { toolEffectsFor } from '../db/registry';
+import { scsSettingsOf } from '../db/workflow-scs';
 
 export interface RunConfig {
   /** The workflow's "Enable supervision and learning" switch. */
@@ -46,4 +49,23 @@ export function buildRunOverrides(config: RunConfig): RunOverrides {
   overrides.profiles = refs;
   if (config.dryRun) overrides.dry_run = true;
   return overrides;
+}
+
+/**
+ * What Run (and Dry-run) send: the workflow's own document — with its SCS settings, which have no
+ * override and travel in the document — and the overrides from its saved profiles.
+ */
+export function runStartParams(
+  row: WorkflowRow,
+  config: { resolved: ResolvedProfiles; registry: readonly RegistryRow[]; privacy: PrivacyPolicy },
+  options: { dryRun?: boolean } = {},
+): HostParams<'run.start'> {
+  const overrides = buildRunOverrides({
+    enabled: row.supervision_enabled,
+    profiles: config.resolved,
+    toolEffects: toolEffectsFor(row.doc, config.registry),
+    privacy: config.privacy,
+    dryRun: options.dryRun,
+  });
+  return { workflow: { ...row.doc, scs: scsSettingsOf(row.doc) }, overrides };
 }

@@ -5,8 +5,7 @@ import { useHost } from '../app/HostProvider';
 import type { ProfileRow, RegistryRow, WorkflowRow } from '../db/db';
 import { getPrivacy } from '../db/settings';
 import { resolveFromRows, type ResolvedProfiles } from '../db/workflow-profiles';
-import { toolEffectsFor } from '../db/registry';
-import { buildRunOverrides } from './run-overrides';
+import { runStartParams } from './run-overrides';
 
 export interface WorkflowConfig {
   profiles: ProfileRow[];
@@ -32,14 +31,7 @@ export function useStartRun() {
   const { client } = useHost();
   return useCallback(
     async (row: WorkflowRow, config: WorkflowConfig, options: { dryRun?: boolean } = {}) => {
-      const overrides = buildRunOverrides({
-        enabled: row.supervision_enabled,
-        profiles: config.resolved,
-        toolEffects: toolEffectsFor(row.doc, config.registry),
-        privacy: config.privacy,
-        dryRun: options.dryRun,
-      });
-      const { run_id } = await client.request('run.start', { workflow: row.doc, overrides });
+      const { run_id } = await client.request('run.start', runStartParams(row, config, options));
       return run_id;
     },
     [client],

@@ -24,6 +24,9 @@ import { ProfileSelect, ProfileSelectControl } from './ProfileSelect';
 import { ValidationReportView } from './ValidationReport';
 import { ExposureText, RuntimeGroup, SynthesisGroup, ToolSafetyGroup } from './AdvancedGroups';
 import { RunRounds } from '../RunScreen';
+import { ScsSection } from './ScsSection';
+import { scsSettingsOf } from '../../db/workflow-scs';
+import { SCS_MODE_SHORT } from '../../view/scs-labels';
 
 type InputOf<K extends ProfileKind> = Extract<ProfileInput, { kind: K }>;
 type Drafts = { [K in ProfileKind]?: InputOf<K> };
@@ -102,6 +105,12 @@ export function SupervisionPanel({ row, config }: { row: WorkflowRow; config: Wo
       el.classList.add('flash');
       window.setTimeout(() => el.classList.remove('flash'), 1600);
     }, 0);
+  };
+  const scsMode = scsSettingsOf(row.doc).mode;
+  const goToScs = () => {
+    const group = document.getElementById(fieldDomId('scs.mode'));
+    group?.scrollIntoView({ block: 'center' });
+    group?.querySelector<HTMLInputElement>('input:checked')?.focus({ preventScroll: true });
   };
   const toggle = (group: AdvancedGroup) =>
     setOpen((o) => {
@@ -202,6 +211,12 @@ export function SupervisionPanel({ row, config }: { row: WorkflowRow; config: Wo
             {report.status}
             {dirtyKinds.length > 0 && <span className="muted"> · with unsaved changes</span>}
           </p>
+          <p className="status-block__scs" data-testid="config-scs" data-mode={scsMode}>
+            SCS task gates: {SCS_MODE_SHORT[scsMode]}{' '}
+            <button type="button" className="link-button" onClick={() => goToScs()}>
+              Change
+            </button>
+          </p>
         </div>
         {missingKinds.length > 0 && (
           <p className="error" role="alert">
@@ -292,6 +307,8 @@ export function SupervisionPanel({ row, config }: { row: WorkflowRow; config: Wo
           ))}
         </div>
       </div>
+
+      <ScsSection row={row} config={config} />
 
       <div className="panel__section panel__section--advanced">
         <h3 className="panel__heading">Advanced</h3>

@@ -1,0 +1,36 @@
+import { scsStatusLine, type ScsTimeline } from '../../db/derive-scs';
+
+/**
+ * The run's SCS status in the seed's compact form (`scs=on model=replay phase=1
+ * decision=finish_allowed`) with why SCS is on, or "SCS off (…)" for an auto run that stayed off.
+ * Nothing for a run that did not ask for SCS.
+ */
+export function ScsStatus({ timeline }: { timeline: ScsTimeline }) {
+  const line = scsStatusLine(timeline);
+  if (!line || !timeline.enabled) return null;
+  const { enabled } = timeline;
+  return (
+    <div className={`scs-status ${timeline.active ? '' : 'scs-status--off'}`} data-testid="scs-status" data-active={timeline.active} data-mode={enabled.mode} data-decision={timeline.decision ?? ''}>
+      <span className="scs-status__label">SCS</span>
+      {timeline.active ? (
+        <>
+          <code className="scs-status__line" data-testid="scs-status-line">
+            {line}
+          </code>
+          <span className="scs-status__reason" data-testid="scs-status-reason">
+            {enabled.reason}
+          </span>
+          {timeline.blocked && (
+            <span className="scs-status__blocked" role="note">
+              Blocked: {timeline.blocked.reasons.join('; ')}
+            </span>
+          )}
+        </>
+      ) : (
+        <span className="scs-status__reason" data-testid="scs-status-line">
+          {line}
+        </span>
+      )}
+    </div>
+  );
+}
