@@ -1,5 +1,5 @@
 import { Decision } from '@shared/contracts/decision';
-import type { HumanAction, Intervention } from '@shared/contracts/intervention';
+import type { HumanAction, HumanAnswer, Intervention } from '@shared/contracts/intervention';
 import type { RoundRecord } from '@shared/contracts/round';
 
 /** What a person is asked when a round ends waiting for them, and what they may answer. */
@@ -40,4 +40,33 @@ export function interventionFor(record: RoundRecord, kind: 'escalation' | 'confi
     options,
     requested_at,
   };
+}
+
+/** The intervention's decision as it must run: the raw one (the event carries the masked copy). */
+export function rawDecisionOf(record: RoundRecord, kind: 'escalation' | 'confirmation'): Decision | undefined {
+  if (kind === 'confirmation') return record.selected?.decision;
+  const parsed = record.validation?.ok ? Decision.safeParse(record.candidate.parsed?.raw) : undefined;
+  return parsed?.success ? parsed.data : undefined;
+}
+
+/** What a person's answer does to the resumed run. */
+export type ResumeStep =
+  | { kind: 'approve'; preselected: { decision: Decision; intervention_id: string; confirmed: true } }
+  | { kind: 'reject'; feedback: string }
+  | { kind: 'takeover' }
+  | { kind: 'stop' };
+
+export function resumeStep(intervention: Intervention, answer: HumanAnswer): ResumeStep {
+  switch (answer.action) {
+    case 'approve':
+      if (!intervention.decision) throw new Error('there is no decision to approve');
+      // The person saw this exact decision: their approval is its review and its confirmation.
+      return { kind: 'approve', preselected: { decision: intervention.decision, intervention_id: intervention.id, confirmed: true } };
+    case 'reject':
+      return { kind: 'reject', feedback: `The user rejected your proposed decision${answer.note ? `: ${answer.note}` : ''}. Propose something else.` };
+    case 'takeover':
+      return { kind: 'takeover' };
+    case 'stop':
+      return { kind: 'stop' };
+  }
 }

@@ -1,7 +1,11 @@
 import type { Decision } from '@shared/contracts/decision';
 import type { RunEventPayload } from '@shared/contracts/events';
 import type { ChatMessage } from '@shared/contracts/model';
+import type { ModelReply } from '@shared/contracts/model';
 import type { RoundRecord } from '@shared/contracts/round';
+import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
+import { parseCandidate } from '@shared/boundary/parse-candidate';
+import { validateCandidate } from '@shared/boundary/validation';
 import { canonicalJson } from '@shared/util/canonical-json';
 
 type LearningPayload = Extract<RunEventPayload, { type: 'learning.example' }>;
@@ -71,4 +75,23 @@ function withoutConfidence(value: unknown): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
   const { confidence: _c, ...rest } = value as Record<string, unknown>;
   return rest;
+}
+
+/** Every round that teaches something, as learning examples: the reviewed/decided round, and its shadow. */
+export function learningFromRoundAndShadow(
+  record: RoundRecord,
+  context: ChatMessage[],
+  shadow: { reply: ModelReply } | { error: string } | undefined,
+  snapshot: ToolSnapshot,
+  models: Models,
+): LearningPayload[] {
+  const examples: LearningPayload[] = [];
+  const example = learningFromRound(record, context, models);
+  if (example) examples.push(example);
+  if (shadow && 'reply' in shadow) {
+    const parsed = parseCandidate(shadow.reply);
+    const comparison = learningFromShadow(record, { candidate: parsed.raw, valid: validateCandidate(parsed, snapshot).result.ok }, context, models);
+    if (comparison) examples.push(comparison);
+  }
+  return examples;
 }

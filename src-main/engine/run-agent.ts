@@ -1,45 +1,37 @@
 import { randomUUID } from 'node:crypto';
 import { createActor, toPromise } from 'xstate';
 import { boundaryMachine, type BoundaryInput } from '@shared/boundary/machine';
-import { Decision } from '@shared/contracts/decision';
-import type { HumanAnswer, Intervention } from '@shared/contracts/intervention';
-import type { LearningDataSettings, ProfileKind, ProfileVersionRef, TraceSettings } from '@shared/contracts/profiles';
-import { parseCandidate } from '@shared/boundary/parse-candidate';
-import { validateCandidate } from '@shared/boundary/validation';
 import type { RunEvent, RunEventPayload, FinalRunStatus } from '@shared/contracts/events';
+import type { HumanAnswer, Intervention } from '@shared/contracts/intervention';
 import { modelLabel, type ChatMessage, type ModelReply } from '@shared/contracts/model';
+import type { LearningDataSettings, ProfileKind, ProfileVersionRef, TraceSettings } from '@shared/contracts/profiles';
 import type { RoundRecord, ToolExecution } from '@shared/contracts/round';
 import type { RunResult } from '@shared/contracts/run-result';
 import { ModelScript, type ModelScriptInput } from '@shared/contracts/script';
 import type { AgentSpec } from '@shared/contracts/spec';
 import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
-import { checkProviderAllowed, describeExposure, LOCAL_ONLY, type PrivacyPolicy } from '@shared/policy/privacy';
+import { describeExposure, type PrivacyPolicy } from '@shared/policy/privacy';
 import { isSampled } from '@shared/policy/sampler';
+import type { ScsRecord } from '@shared/scs/contracts';
 import { redactToolArguments } from '@shared/util/redact';
-import { substituteVars } from '@shared/util/substitute';
 import type { CredentialStore } from '../credentials/credential-store';
-import { collectCredentialRefs, resolveCredentials } from '../credentials/resolve-credentials';
 import { SecretRegistry } from '../credentials/secret-registry';
 import type { IdempotencyLedger } from '../mcp/idempotency-ledger';
 import { startToolHost } from '../mcp/mcp-tool-host';
 import type { ToolHost } from '../mcp/tool-host';
 import type { ModelProvider } from '../providers/provider';
-import { resolveProvider } from '../providers/resolve-provider';
+import { eventIdsSince } from '../scs/round-fact';
+import { ScsSession } from '../scs/scs-session';
 import { createBoundaryActors, type ConfirmTool } from './boundary-actors';
 import { CanonicalHistory } from './canonical-history';
+import type { RunCheckpoint } from './checkpoint';
 import { createEventStamper } from './event-stamper';
 import { Handover } from './handover';
-import { learningFromRound, learningFromShadow } from './learning-record';
+import { interventionFor, rawDecisionOf, resumeStep } from './intervention';
+import { learningFromRoundAndShadow } from './learning-record';
 import { interpretRound } from './round-outcome';
-import { isProtectedEffect } from '@shared/contracts/tool-effect';
-import { eventId } from '@shared/contracts/events';
-import { canonicalJson } from '@shared/util/canonical-json';
-import { decideActivation } from '@shared/scs/activation';
-import type { RoundFact, ScsRecord } from '@shared/scs/contracts';
-import { ScsController } from '../scs/scs-controller';
-import { createScriptProvider } from '../providers/script-provider';
-import type { RunCheckpoint } from './checkpoint';
-import { interventionFor } from './intervention';
+import { prepareRun, type PreparedRun } from './run-setup';
+import { applyTraceSettings } from './trace-settings';
 
 export interface RunAgentOptions {
   spec: AgentSpec;
@@ -89,8 +81,8 @@ function errorText(err: unknown): string {
 
 /**
  * The agent loop: every model round goes through the decision boundary machine; the loop decides
- * who proposes (lifecycle phase, takeover), whether the sampler drew the round, and what the
- * round's outcome means for the run (continue, hand over, finish, stop safely).
+ * who proposes (lifecycle phase, takeover), whether the sampler drew the round, what SCS allows,
+ * and what the round's outcome means for the run (continue, hand over, wait for a person, stop).
  */
 export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   const resumed = options.resume?.checkpoint;
@@ -102,48 +94,38 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   const history = new CanonicalHistory(resumed?.history ?? []);
   const rounds: RoundRecord[] = [];
   const executions: ToolExecution[] = [];
-  const spec = options.spec;
+  const { spec } = options;
   const { supervision } = spec;
   const models = { student: modelLabel(spec.models.student), teacher: modelLabel(spec.models.teacher) };
   // The latest round's snapshot: its effect metadata says which arguments are sensitive.
   let snapshot: ToolSnapshot = { round: 0, tools: [], hash: 'no-tools-yet' };
   // Every credential value this run resolves is masked wherever it could surface: events, results, prompts.
   const secrets = new SecretRegistry();
-  const emit = (payload: RunEventPayload) =>
-    stamper.emit(secrets.mask(applyTraceSettings(redactToolArguments(payload, snapshot), options.trace)));
+  const emit = (payload: RunEventPayload) => stamper.emit(secrets.mask(applyTraceSettings(redactToolArguments(payload, snapshot), options.trace)));
   const learningKinds = new Set(options.learning?.record === false ? [] : (options.learning?.kinds ?? ['review', 'shadow', 'demonstration']));
 
   let status: FinalRunStatus | 'waiting' = 'failed';
-  let checkpoint: RunCheckpoint | undefined;
-  let scsRecord: ScsRecord | undefined;
-  let intervention: Intervention | undefined;
   let output: string | undefined;
   let message: string | undefined;
   let setupError: string | undefined;
+  let checkpoint: RunCheckpoint | undefined;
+  let intervention: Intervention | undefined;
+  let scsRecord: ScsRecord | undefined;
   let toolHost: ToolHost | undefined;
 
-  let instructions = spec.instructions;
-  let task = spec.task;
-  let providers: { student: ModelProvider; teacher: ModelProvider } | undefined;
-  let resolved = new Map<string, string>();
+  let prepared: PreparedRun | undefined;
   try {
-    instructions = substituteVars(spec.instructions, vars, 'instructions');
-    task = substituteVars(spec.task, vars, 'task');
-    const script = options.script ? substituteVars(ModelScript.parse(options.script), vars, 'script') : undefined;
-    for (const role of ['student', 'teacher'] as const) {
-      const allowed = checkProviderAllowed(spec.models[role], role, options.privacy ?? LOCAL_ONLY, options.ollamaHost);
-      if (!allowed.ok) throw new Error(allowed.message);
-    }
-    const refs = collectCredentialRefs(spec);
-    if (refs.length > 0) {
-      if (!options.credentials) throw new Error('this spec uses keychain credentials, but no credential store is available');
-      resolved = await resolveCredentials(refs, options.credentials, secrets);
-    }
-    const deps = { script, ollamaHost: options.ollamaHost, apiKeys: resolved, scriptStart: resumed?.script_positions };
-    providers = options.providers ?? {
-      student: resolveProvider(spec.models.student, 'student', deps),
-      teacher: resolveProvider(spec.models.teacher, 'teacher', deps),
-    };
+    prepared = await prepareRun({
+      spec,
+      vars,
+      script: options.script,
+      privacy: options.privacy,
+      ollamaHost: options.ollamaHost,
+      credentialStore: options.credentials,
+      secrets,
+      scriptStart: resumed?.script_positions,
+      providers: options.providers,
+    });
   } catch (err) {
     setupError = secrets.maskText(errorText(err));
   }
@@ -152,7 +134,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       type: 'run.started',
       spec_id: spec.id,
       spec_name: spec.name,
-      task,
+      task: prepared?.task ?? spec.task,
       supervision,
       models,
       workspace: options.workspace,
@@ -163,9 +145,10 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   }
 
   try {
-    if (setupError !== undefined || !providers) throw new Error(setupError ?? 'no model providers');
+    if (!prepared) throw new Error(setupError ?? 'the run could not be prepared');
+    const { instructions, task, providers } = prepared;
     try {
-      toolHost = options.toolHost ?? (await startToolHost(spec.servers, { vars, overrides: spec.tool_effects, cwd: options.specDir, credentials: resolved }));
+      toolHost = options.toolHost ?? (await startToolHost(spec.servers, { vars, overrides: spec.tool_effects, cwd: options.specDir, credentials: prepared.credentials }));
     } catch (err) {
       setupError = secrets.maskText(errorText(err));
       throw err;
@@ -173,24 +156,36 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
 
     let feedback: string | undefined;
     let consecutiveFailures = resumed?.consecutive_failures ?? 0;
+    let failuresSoFar = 0;
     const delivered: string[] = [...(resumed?.delivered ?? [])];
     const prompts = new Map<number, ChatMessage[]>();
     const shadows = new Map<number, { reply: ModelReply } | { error: string }>();
     const handover = new Handover(supervision, resumed?.takeover_left ?? 0);
+    const scs = new ScsSession({
+      settings: spec.scs,
+      maxRounds: spec.limits.max_rounds,
+      models: spec.models,
+      labels: models,
+      providers,
+      script: prepared.script,
+      context: () => ({ task, instructions, snapshot }),
+      emit,
+      signal: options.signal,
+      resumed: resumed?.scs,
+    });
     let preselected: BoundaryInput['preselected'];
     let finished = false;
-    const firstRound = resumed?.next_round ?? 0;
+
     if (options.resume) {
       const { checkpoint: cp, answer } = options.resume;
       emit({ type: 'intervention.answered', round: cp.intervention.round, intervention_id: cp.intervention.id, answer });
-      switch (answer.action) {
+      const step = resumeStep(cp.intervention, answer);
+      switch (step.kind) {
         case 'approve':
-          if (!cp.intervention.decision) throw new Error('there is no decision to approve');
-          // The person saw this exact decision: their approval is its review and its confirmation.
-          preselected = { decision: cp.intervention.decision, intervention_id: cp.intervention.id, confirmed: true };
+          preselected = step.preselected;
           break;
         case 'reject':
-          feedback = `The user rejected your proposed decision${answer.note ? `: ${answer.note}` : ''}. Propose something else.`;
+          feedback = step.feedback;
           break;
         case 'takeover':
           emit({ type: 'handover', round: cp.intervention.round, to: 'teacher', reason: 'escalation', rounds: handover.startTakeover() });
@@ -202,52 +197,11 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
           break;
       }
     }
-    // SCS (seed 001): decided at the first round (auto needs the offered tools), and again after a
-    // failure when auto left it off; once active it gates every phase and the finish.
-    let scs: ScsController | undefined;
-    let scsDecided = false;
-    let scsBase: Pick<ScsRecord, 'mode' | 'active' | 'reason' | 'model'> = { mode: spec.scs.mode, active: false, reason: 'SCS is off', model: '' };
-    let failuresSoFar = 0;
-    const scsProviders = () => {
-      const role = spec.scs.model;
-      const ref = spec.models[role];
-      const script = options.script ? substituteVars(ModelScript.parse(options.script), vars, 'script') : undefined;
-      const live = providers?.[role];
-      if (ref.provider === 'script' && script) {
-        return { role, committee: createScriptProvider(script, 'committee', { startAt: resumed?.scs?.positions.committee }), monitor: createScriptProvider(script, 'monitor', { startAt: resumed?.scs?.positions.monitor }) };
-      }
-      if (!live) throw new Error('no model for SCS');
-      return { role, committee: live, monitor: live };
-    };
-    let scsRoles: ReturnType<typeof scsProviders> | undefined;
-    const startScs = (restore?: unknown) => {
-      scsRoles = scsProviders();
-      scs = new ScsController({
-        settings: spec.scs,
-        budget: spec.limits.max_rounds,
-        writeWork: snapshot.tools.some((t) => isProtectedEffect(t.effect.effect)),
-        role: scsRoles.role,
-        committee: scsRoles.committee,
-        monitor: scsRoles.monitor,
-        context: () => ({ task, instructions, snapshot }),
-        emit,
-        restore,
-        signal: options.signal,
-      });
-    };
-    if (resumed?.scs) {
-      scsDecided = true;
-      scsBase = resumed.scs.base;
-      if (resumed.scs.snapshot !== undefined) startScs(resumed.scs.snapshot);
-    }
 
     const actors = createBoundaryActors({
       runId,
-      instructions: () => {
-        const brief = scs?.brief();
-        return brief ? `${instructions}\n\n${brief}` : instructions;
-      },
-      finishGate: async (round) => (scs ? scs.requestFinish(round) : { allowed: true }),
+      instructions: () => scs.withBrief(instructions),
+      finishGate: (round) => scs.finishGate(round),
       task,
       student: providers.student,
       teacher: providers.teacher,
@@ -266,9 +220,9 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       shadow: supervision.enabled && supervision.phase === 1 ? (round, outcome) => shadows.set(round, outcome) : undefined,
     });
     const machine = boundaryMachine.provide({ actors });
+    const budget = () => scs.budget(spec.limits.max_rounds);
 
-    const budget = () => scs?.budget ?? spec.limits.max_rounds;
-    for (let round = firstRound; round < budget() && !finished; round += 1) {
+    for (let round = resumed?.next_round ?? 0; round < budget() && !finished; round += 1) {
       if (options.signal?.aborted) {
         status = 'cancelled';
         message = 'the run was cancelled';
@@ -288,28 +242,16 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
         hash: snapshot.hash,
         tools: snapshot.tools.map((t) => ({ name: t.name, server: t.server, schema_hash: t.schema_hash, effect: t.effect.effect, effect_source: t.effect_source })),
       });
-
-      if (spec.scs.mode !== 'off' && !scs && (!scsDecided || failuresSoFar > 0)) {
-        const decision = decideActivation(spec.scs.mode, { tools: snapshot.tools.map((t) => ({ name: t.name, effect: t.effect.effect })), max_rounds: spec.limits.max_rounds, failures: failuresSoFar }, spec.scs);
-        if (!scsDecided || decision.active) {
-          scsBase = { mode: spec.scs.mode, active: decision.active, reason: decision.reason, model: models[spec.scs.model] };
-          emit({ type: 'scs.enabled', ...scsBase });
-        }
-        scsDecided = true;
-        if (decision.active) {
-          startScs();
-          if ((await scs!.settle()) === 'blocked') {
-            status = 'blocked';
-            message = `SCS blocked: ${scs!.blockedReasons.join('; ')}`;
-            break;
-          }
-        }
+      if ((await scs.beforeRound(snapshot, failuresSoFar)) === 'blocked') {
+        status = 'blocked';
+        message = scs.blockedMessage;
+        break;
       }
+
       const roundStartSeq = stamper.count;
       const proposer = handover.proposer();
       const sampled = isSampled(supervision.rules.sample_rate, supervision.rules.sample_seed, runId, round);
-      const constraints = scs?.plan ? { allowed_tools: scs.plan.allowed_tools } : undefined;
-      const actor = createActor(machine, { input: { round, proposer, snapshot, supervision, sampled, preselected, constraints } });
+      const actor = createActor(machine, { input: { round, proposer, snapshot, supervision, sampled, preselected, constraints: scs.constraints } });
       preselected = undefined;
       actor.on('*', (payload) => emit(payload));
       const onAbort = () => actor.send({ type: 'CANCEL' });
@@ -322,23 +264,20 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
         options.signal?.removeEventListener('abort', onAbort);
       }
       rounds.push(redactToolArguments(record, snapshot));
-      recordLearning(record, prompts.get(round) ?? [], shadows.get(round), snapshot, models, (example) => {
+      for (const example of learningFromRoundAndShadow(record, prompts.get(round) ?? [], shadows.get(round), snapshot, models)) {
         if (learningKinds.has(example.kind)) emit(example);
-      });
-
+      }
       if (proposer === 'teacher' && handover.endOfRound() && supervision.phase >= 2) {
         emit({ type: 'handover', round, to: 'student', reason: 'takeover_ended' });
       }
       if (record.outcome === 'failed' || record.outcome === 'blocked' || record.execution?.is_error) failuresSoFar += 1;
-      if (scs && !(record.outcome === 'delivered' && record.selected?.decision.decision_type === 'complete')) {
-        const state = await scs.roundDone(roundFact(record, eventIdsSince(runId, roundStartSeq, stamper.count)));
-        if (state === 'blocked') {
-          status = 'blocked';
-          message = `SCS blocked: ${scs.blockedReasons.join('; ')}`;
-          break;
-        }
+      if ((await scs.afterRound(record, eventIdsSince(runId, roundStartSeq, stamper.count))) === 'blocked') {
+        status = 'blocked';
+        message = scs.blockedMessage;
+        break;
       }
-      const verdict = interpretRound(record, supervision, scs?.finishRejection);
+
+      const verdict = interpretRound(record, supervision, scs.finishRejection);
       switch (verdict.next) {
         case 'continue':
           consecutiveFailures = verdict.failed ? consecutiveFailures + 1 : 0;
@@ -357,6 +296,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
           break;
         case 'wait': {
           intervention = interventionFor(record, verdict.kind, runId, supervision.enabled);
+          // The intervention.requested event takes this seq; a resumed run continues after it.
           const requestedSeq = stamper.count;
           checkpoint = {
             version: 1,
@@ -373,7 +313,6 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
             profiles: options.profiles ?? {},
             dry_run: options.dryRun === true,
             next_round: round + 1,
-            // The intervention.requested event takes requestedSeq; the resumed run continues after it.
             next_seq: requestedSeq + 1,
             rounds_before: (resumed?.rounds_before ?? 0) + rounds.length,
             history: history.entries(),
@@ -381,13 +320,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
             takeover_left: handover.remaining,
             delivered,
             intervention: { ...intervention, decision: rawDecisionOf(record, verdict.kind) },
-            scs: scsDecided
-              ? {
-                  base: scsBase,
-                  snapshot: scs?.persist(),
-                  positions: { committee: scsRoles?.committee.position?.() ?? 0, monitor: scsRoles?.monitor.position?.() ?? 0 },
-                }
-              : undefined,
+            scs: scs.checkpoint(),
           };
           emit({ type: 'intervention.requested', round, intervention });
           options.persistWaiting?.(checkpoint);
@@ -409,8 +342,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
         output = delivered.join('\n\n') || undefined;
       }
     }
-    scsRecord = scsDecided ? (scs ? scs.record(scsBase) : { ...scsBase, phase: 0, status: 'off', blocked_reasons: [], extensions: 0 }) : undefined;
-    scs?.stop();
+    scsRecord = scs.record();
+    scs.stop();
   } catch (err) {
     status = 'failed';
     message = secrets.maskText(errorText(err));
@@ -440,65 +373,4 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     event_count,
     setup_error: setupError,
   };
-}
-
-/** Ids of the events a round emitted (the evidence SCS's monitor can cite). */
-function eventIdsSince(runId: string, from: number, to: number): string[] {
-  return Array.from({ length: to - from }, (_, i) => eventId(runId, from + i));
-}
-
-/** A round reduced to what SCS's monitor reasons about. */
-function roundFact(record: RoundRecord, eventIds: string[]): RoundFact {
-  const decision = record.selected?.decision ?? Decision.safeParse(record.candidate.parsed?.raw).data;
-  const tool = decision?.decision_type === 'tool_call' ? decision.tool_name : undefined;
-  const failed = record.outcome === 'failed' || (record.outcome === 'blocked' && record.reason !== 'finish_rejected') || record.execution?.is_error === true;
-  const what = decision ? (decision.decision_type === 'tool_call' ? `${decision.tool_name}` : decision.decision_type) : 'no valid decision';
-  const detail = record.execution ? (record.execution.is_error ? `error: ${record.execution.content.slice(0, 160)}` : `ok (${record.execution.content.length} chars)`) : (record.message ?? record.reason ?? '');
-  return {
-    round: record.round,
-    outcome: record.outcome,
-    reason: record.reason,
-    tool,
-    call_key: decision?.decision_type === 'tool_call' ? canonicalJson({ t: decision.tool_name, a: decision.arguments }) : undefined,
-    failed,
-    summary: `${what} → ${record.outcome}${detail ? `: ${detail}` : ''}`.slice(0, 300),
-    event_ids: eventIds,
-  };
-}
-
-/** The intervention's decision as it must run: the raw one (the event carries the masked copy). */
-function rawDecisionOf(record: RoundRecord, kind: 'escalation' | 'confirmation'): Decision | undefined {
-  if (kind === 'confirmation') return record.selected?.decision;
-  const parsed = record.validation?.ok ? Decision.safeParse(record.candidate.parsed?.raw) : undefined;
-  return parsed?.success ? parsed.data : undefined;
-}
-
-/** A trace profile that keeps no tool results: the content is replaced by its size. */
-function applyTraceSettings(payload: RunEventPayload, trace: TraceSettings | undefined): RunEventPayload {
-  if (trace?.include_tool_results !== false) return payload;
-  const strip = <T extends { content: string }>(e: T): T => ({ ...e, content: `(not kept by the trace profile: ${e.content.length} characters)` });
-  if (payload.type === 'tool.executed') return { ...payload, execution: strip(payload.execution) };
-  if (payload.type === 'round.completed' && payload.record.execution) {
-    return { ...payload, record: { ...payload.record, execution: strip(payload.record.execution) } };
-  }
-  return payload;
-}
-
-/** Every round that teaches something becomes a learning example in the trace. */
-function recordLearning(
-  record: RoundRecord,
-  context: ChatMessage[],
-  shadow: { reply: ModelReply } | { error: string } | undefined,
-  snapshot: ToolSnapshot,
-  models: { student: string; teacher: string },
-  emit: (payload: Extract<RunEventPayload, { type: 'learning.example' }>) => void,
-): void {
-  const example = learningFromRound(record, context, models);
-  if (example) emit(example);
-  if (shadow && 'reply' in shadow) {
-    const parsed = parseCandidate(shadow.reply);
-    const valid = validateCandidate(parsed, snapshot).result.ok;
-    const comparison = learningFromShadow(record, { candidate: parsed.raw, valid }, context, models);
-    if (comparison) emit(comparison);
-  }
 }
