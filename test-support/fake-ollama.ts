@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { readJsonRequest } from './http-json';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -198,21 +199,7 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
   }
 
   const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      let body: unknown;
-      let badJson = false;
-      if (text !== '') {
-        try {
-          body = JSON.parse(text);
-        } catch {
-          badJson = true;
-        }
-      }
-      const path = (req.url ?? '/').split('?')[0] ?? '/';
-      const method = req.method ?? 'GET';
+    void readJsonRequest(req).then(({ method, path, body, badJson }) => {
       requests.push({ method, path, body });
       if (path === '/api/chat') notifyChat();
       const answer = badJson
