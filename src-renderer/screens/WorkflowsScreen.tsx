@@ -1,14 +1,13 @@
 import { PHASE_LABELS } from '@shared/contracts/spec';
-import { useState } from 'react';
 import { useLiveQuery } from 'dexie-react-hooks';
 import type { ModelRef } from '@shared/contracts/model';
 import type { McpServerSpec } from '@shared/contracts/spec';
 import { useHost } from '../app/HostProvider';
-import { navigate, routeHref } from '../app/routing';
+import { routeHref } from '../app/routing';
 import type { WorkflowRow } from '../db/db';
 import { pickModel } from '../db/workflow-profiles';
 import { profileLabel } from '../db/profiles';
-import { useStartRun, useWorkflowConfig } from '../supervision/use-workflow-config';
+import { useRunAndOpen, useWorkflowConfig } from '../supervision/use-workflow-config';
 import { ModelSelect } from '../components/ModelSelect';
 import { Switch } from '../components/Switch';
 import { Chip } from '../components/Chip';
@@ -23,9 +22,7 @@ function serverLabel(server: McpServerSpec): string {
 function WorkflowCard({ row }: { row: WorkflowRow }) {
   const { db, connection, providers } = useHost();
   const config = useWorkflowConfig(row);
-  const startRun = useStartRun();
-  const [starting, setStarting] = useState(false);
-  const [error, setError] = useState<string>();
+  const { run: runAndOpen, starting, error, setError } = useRunAndOpen();
   const doc = row.doc;
   const resolved = config?.resolved;
   const student = resolved?.student?.model ?? row.student ?? doc.models.student;
@@ -46,18 +43,7 @@ function WorkflowCard({ row }: { row: WorkflowRow }) {
     }
   };
 
-  const run = async () => {
-    if (!config) return;
-    setStarting(true);
-    setError(undefined);
-    try {
-      const runId = await startRun(row, config);
-      navigate({ name: 'run', runId, tab: 'rounds' });
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-      setStarting(false);
-    }
-  };
+  const run = () => runAndOpen(row, config);
 
   return (
     <article className="card workflow" data-testid="workflow-card" data-workflow-id={row.id} aria-labelledby={`wf-${row.id}`}>

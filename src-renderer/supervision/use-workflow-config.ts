@@ -2,6 +2,7 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import { useLiveQuery } from 'dexie-react-hooks';
 import type { PrivacyPolicy } from '@shared/policy/privacy';
 import { useHost } from '../app/HostProvider';
+import { navigate } from '../app/routing';
 import type { ProfileRow, RegistryRow, WorkflowRow } from '../db/db';
 import { getPrivacy } from '../db/settings';
 import { resolveFromRows, type ResolvedProfiles } from '../db/workflow-profiles';
@@ -36,6 +37,32 @@ export function useStartRun() {
     },
     [client],
   );
+}
+
+/**
+ * A Run button's behaviour: start the run with the workflow's settings, then open it; while it
+ * starts the button is busy, and a failure is kept for the button to show.
+ */
+export function useRunAndOpen() {
+  const startRun = useStartRun();
+  const [starting, setStarting] = useState(false);
+  const [error, setError] = useState<string>();
+  const run = useCallback(
+    async (row: WorkflowRow, config: WorkflowConfig | undefined) => {
+      if (!config) return;
+      setStarting(true);
+      setError(undefined);
+      try {
+        const runId = await startRun(row, config);
+        navigate({ name: 'run', runId, tab: 'rounds' });
+      } catch (err) {
+        setError(err instanceof Error ? err.message : String(err));
+        setStarting(false);
+      }
+    },
+    [startRun],
+  );
+  return { run, starting, error, setError };
 }
 
 /** Names of the credentials in the host's keychain (never values); undefined until known. */

@@ -6,7 +6,7 @@ import type { ClientFrame } from './host-api';
  */
 
 /**
- * What the Electron preload exposes as `window.steward`. Results are `unknown` on purpose:
+ * What the Electron preload exposes as the `steward` global of the page. Results are `unknown` on purpose:
  * the renderer validates every frame with `ServerFrame` on arrival.
  */
 export interface StewardBridge {
@@ -16,7 +16,7 @@ export interface StewardBridge {
   onEvents(cb: (frame: unknown) => void): () => void;
 }
 
-/** The name under which the preload exposes the bridge (`window.steward`). */
+/** The name of the global under which the preload exposes the bridge (`steward`). */
 export const BRIDGE_GLOBAL = 'steward';
 
 /**

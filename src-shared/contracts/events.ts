@@ -74,7 +74,7 @@ function event<T extends string, S extends z.ZodRawShape>(type: T, shape: S) {
   return z.object({ type: z.literal(type), ...envelope, ...shape }).strict();
 }
 
-/** Every event a run emits, one schema per type, validated wherever events cross a process. */
+/** Every event a run emits, one schema per type, validated wherever events cross a process boundary. */
 export const RunEvent = z.discriminatedUnion('type', [
   event('run.started', {
     spec_id: z.string(),

@@ -158,6 +158,6 @@ export const AgentSpec = z
 export type AgentSpec = z.infer<typeof AgentSpec>;
 export type AgentSpecInput = z.input<typeof AgentSpec>;
 
-/** A workflow document. Today one kind (a single agent node); graphs come later. */
+/** A workflow document: today one kind (a single agent node); graphs come later. */
 export const WorkflowDocument = z.discriminatedUnion('kind', [AgentSpec]);
 export type WorkflowDocument = z.infer<typeof WorkflowDocument>;

@@ -1,11 +1,10 @@
-import { useState } from 'react';
 import { useLiveQuery } from 'dexie-react-hooks';
 import { useHost } from '../../app/HostProvider';
-import { navigate, routeHref } from '../../app/routing';
+import { routeHref } from '../../app/routing';
 import { Chip, StatusBadge } from '../../components/Chip';
 import { Spinner } from '../../components/Icons';
 import { formatDateTime } from '../../view/format';
-import { useStartRun, useWorkflowConfig } from '../../supervision/use-workflow-config';
+import { useRunAndOpen, useWorkflowConfig } from '../../supervision/use-workflow-config';
 import { SupervisionPanel } from './SupervisionPanel';
 import { serverIdentity } from '../../db/registry';
 
@@ -15,9 +14,7 @@ export function WorkflowScreen({ workflowId }: { workflowId: string }) {
   const row = useLiveQuery(() => db.workflows.get(workflowId).then((r) => r ?? null), [db, workflowId]);
   const config = useWorkflowConfig(row ?? undefined);
   const runs = useLiveQuery(() => db.runs.where('workflow_id').equals(workflowId).reverse().sortBy('started_at'), [db, workflowId]);
-  const startRun = useStartRun();
-  const [starting, setStarting] = useState(false);
-  const [error, setError] = useState<string>();
+  const { run: runAndOpen, starting, error } = useRunAndOpen();
 
   if (row === undefined) {
     return (
@@ -41,18 +38,7 @@ export function WorkflowScreen({ workflowId }: { workflowId: string }) {
     );
   }
 
-  const run = async () => {
-    if (!config) return;
-    setStarting(true);
-    setError(undefined);
-    try {
-      const runId = await startRun(row, config);
-      navigate({ name: 'run', runId, tab: 'rounds' });
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-      setStarting(false);
-    }
-  };
+  const run = () => runAndOpen(row, config);
 
   return (
     <div className="page page--workflow" data-testid="workflow-page" data-workflow-id={row.id}>
