@@ -11,6 +11,7 @@ import type {
 import type { ChatMessage, ModelReply } from '@shared/contracts/model';
 import type { ToolExecution } from '@shared/contracts/round';
 import { maskArguments } from '@shared/util/mask';
+import { redactToolArguments } from '@shared/util/redact';
 import type { IdempotencyLedger } from '../mcp/idempotency-ledger';
 import { idempotencyKey } from '../mcp/idempotency-ledger';
 import type { ToolHost } from '../mcp/tool-host';
@@ -77,7 +78,8 @@ export function createBoundaryActors(deps: BoundaryActorDeps) {
         instructions: deps.instructions(),
         task: deps.task,
         snapshot: input.snapshot,
-        history: deps.history.entries(),
+        // Sensitive arguments are masked in every prompt, as in traces (the tool got the real values).
+        history: redactToolArguments(deps.history.entries(), input.snapshot),
         feedback: input.feedback ?? deps.feedback(),
         mode: structured ? 'structured' : 'tools',
       });
@@ -104,10 +106,10 @@ export function createBoundaryActors(deps: BoundaryActorDeps) {
           instructions: deps.instructions(),
           task: deps.task,
           snapshot: input.snapshot,
-          history: deps.history.entries(),
+          history: redactToolArguments(deps.history.entries(), input.snapshot),
           review: {
-            reply: input.reply,
-            parsed: input.parsed,
+            reply: redactToolArguments(input.reply, input.snapshot),
+            parsed: redactToolArguments(input.parsed, input.snapshot),
             validation: input.validation,
             rule: input.review.rule,
             attempt: input.attempt,

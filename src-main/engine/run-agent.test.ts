@@ -6,10 +6,12 @@ import { RunEvent } from '@shared/contracts/events';
 import { RunResult } from '@shared/contracts/run-result';
 import type { AgentSpecInput, AgentSpec } from '@shared/contracts/spec';
 import { AgentSpec as AgentSpecSchema } from '@shared/contracts/spec';
-import type { ModelScript } from '@shared/contracts/script';
+import { ModelScript } from '@shared/contracts/script';
 import { createMemoryLedger, openFileLedger } from '../mcp/idempotency-ledger';
 import { loadSpecFile } from '../spec/load-spec';
 import { runAgent, type AgentRun } from './run-agent';
+import type { ModelProvider, ModelRequest } from '../providers/provider';
+import { resolveProvider } from '../providers/resolve-provider';
 import { EXAMPLES, tempNotesWorkspace } from '../../test-support/workspace';
 
 const cleanups: Array<() => void> = [];
@@ -156,21 +158,34 @@ describe('the agent run through the decision boundary (real filesystem MCP serve
     expect(result.message).toMatch(/2 failed rounds in a row.*not offered/);
   });
 
-  it('sensitive arguments are masked in every event and execution record, while the tool still gets them', async () => {
+  it('sensitive arguments are masked in every event, execution record and prompt, while the tool still gets them', async () => {
     const ws = workspace();
     const planted = 'PLANTED-SECRET-7f3a9c';
     const target = join(ws.workspace, 'secret.md');
+    const script = ModelScript.parse({
+      student: [
+        { json: { decision_type: 'tool_call', tool_name: 'write_file', arguments: { path: target, content: planted } } },
+        { json: { decision_type: 'complete', output: 'saved' } },
+      ],
+      teacher: [
+        { json: { verdict: 'accept', reason_codes: [], explanation: 'Fine.' } },
+        { json: { verdict: 'accept', reason_codes: [], explanation: 'Done.' } },
+      ],
+    });
+    // The model boundary's double records every prompt: the teacher reviews the write, then the finish.
+    const sent: ModelRequest[] = [];
+    const recording = (role: 'student' | 'teacher'): ModelProvider => {
+      const inner = resolveProvider({ provider: 'script' }, role, { script });
+      return { label: inner.label, complete: (request) => (sent.push(request), inner.complete(request)) };
+    };
     const { result, events } = await run(
-      spec({ tool_effects: { 'fs/write_file': { effect: 'reversible_write', sensitive_arguments: ['content'] } } }),
+      spec({ supervision: { phase: 2 }, tool_effects: { 'fs/write_file': { effect: 'reversible_write', sensitive_arguments: ['content'] } } }),
       ws,
-      {
-        student: [
-          { json: { decision_type: 'tool_call', tool_name: 'write_file', arguments: { path: target, content: planted } } },
-          { json: { decision_type: 'complete', output: 'saved' } },
-        ],
-        teacher: [{ json: { verdict: 'accept', reason_codes: [], explanation: 'Fine.' } }],
-      },
+      {},
+      { providers: { student: recording('student'), teacher: recording('teacher') } },
     );
+    expect(sent.length).toBe(4);
+    expect(JSON.stringify(sent.map((r) => r.messages))).not.toContain(planted);
     expect(result.status).toBe('completed');
     expect(readFileSync(target, 'utf8')).toBe(planted);
     expect(JSON.stringify(events)).not.toContain(planted);

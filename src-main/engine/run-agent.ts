@@ -20,6 +20,7 @@ import type { IdempotencyLedger } from '../mcp/idempotency-ledger';
 import { startToolHost } from '../mcp/mcp-tool-host';
 import type { ToolHost } from '../mcp/tool-host';
 import type { ModelProvider } from '../providers/provider';
+import { RecentEvents } from '../scs/evidence';
 import { eventIdsSince } from '../scs/round-fact';
 import { ScsSession } from '../scs/scs-session';
 import { createBoundaryActors, type ConfirmTool } from './boundary-actors';
@@ -90,7 +91,12 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   const vars: Record<string, string> = { specDir: options.specDir };
   if (options.workspace !== undefined) vars.workspace = options.workspace;
 
-  const stamper = createEventStamper(runId, options.onEvent, resumed?.next_seq ?? 0);
+  // SCS's monitor sees the run's last 20 events (its evidence pack).
+  const recent = new RecentEvents();
+  const stamper = createEventStamper(runId, (event) => {
+    recent.add(event);
+    options.onEvent(event);
+  }, resumed?.next_seq ?? 0);
   const history = new CanonicalHistory(resumed?.history ?? []);
   const rounds: RoundRecord[] = [];
   const executions: ToolExecution[] = [];
@@ -168,7 +174,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       labels: models,
       providers,
       script: prepared.script,
-      context: () => ({ task, instructions, snapshot }),
+      context: () => ({ task, instructions, snapshot, recent: recent.list() }),
       emit,
       signal: options.signal,
       resumed: resumed?.scs,

@@ -6,6 +6,7 @@ import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
 import type { PhasePlan, RoundFact, ScsRecord, ScsSettings } from '@shared/scs/contracts';
 import { scsMachine, type CommitteeInput, type MonitorInput } from '@shared/scs/machine';
 import type { ModelProvider } from '../providers/provider';
+import type { RecentEvent } from './evidence';
 import { buildCommitteeMessages, buildMonitorMessages, monitorDecisionJsonSchema, phasePlanJsonSchema } from './scs-prompts';
 
 export interface ScsControllerDeps {
@@ -16,7 +17,7 @@ export interface ScsControllerDeps {
   role: ModelRole;
   committee: ModelProvider;
   monitor: ModelProvider;
-  context: () => { task: string; instructions: string; snapshot: ToolSnapshot };
+  context: () => { task: string; instructions: string; snapshot: ToolSnapshot; recent: RecentEvent[] };
   emit: (payload: RunEventPayload) => void;
   /** A persisted machine snapshot (a run resumed after waiting for a person). */
   restore?: unknown;

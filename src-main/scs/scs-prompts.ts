@@ -3,6 +3,7 @@ import type { ChatMessage } from '@shared/contracts/model';
 import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
 import { DECISIONS_FOR_TRIGGER, MonitorDecision, PhasePlan, type RoundFact } from '@shared/scs/contracts';
 import type { CommitteeInput, MonitorInput } from '@shared/scs/machine';
+import { evidencePack, type RecentEvent } from './evidence';
 
 let planSchema: Record<string, unknown> | undefined;
 let decisionSchema: Record<string, unknown> | undefined;
@@ -19,6 +20,8 @@ interface Context {
   task: string;
   instructions: string;
   snapshot: ToolSnapshot;
+  /** The run's last events (the evidence pack's first part). */
+  recent: RecentEvent[];
 }
 
 function toolList(snapshot: ToolSnapshot): string {
@@ -50,24 +53,34 @@ export function buildCommitteeMessages(ctx: Context, input: CommitteeInput): Cha
   ];
 }
 
-/** Student · monitor: a typed gate on the evidence; it has no authority beyond its decisions. */
+/** Student · monitor: a typed gate on the evidence pack; it has no authority beyond its decisions. */
 export function buildMonitorMessages(ctx: Context, input: MonitorInput): ChatMessage[] {
   const allowed = DECISIONS_FOR_TRIGGER[input.trigger].join(' | ');
-  const plan = input.plan
-    ? `Phase ${input.phase} plan:\n- goal: ${input.plan.phase_goal}\n- steps: ${input.plan.plan.join(' → ')}\n- acceptance criteria: ${input.plan.acceptance_criteria.join('; ')}\n- allowed tools: ${input.plan.allowed_tools.join(', ') || '(none)'}\n- stop conditions: ${input.plan.stop_conditions.join('; ') || '(none)'}`
+  const pack = evidencePack({ trigger: input.trigger, task: ctx.task, plan: input.plan, recent: ctx.recent, facts: input.facts, rounds_used: input.rounds_used, budget: input.budget });
+  const plan = pack.plan
+    ? `Phase ${input.phase} plan:\n- goal: ${pack.plan.phase_goal}\n- steps: ${pack.plan.plan.join(' → ')}\n- allowed tools: ${pack.plan.allowed_tools.join(', ') || '(none)'}\n- stop conditions: ${pack.plan.stop_conditions.join('; ') || '(none)'}`
     : '(no plan yet)';
+  const criteria = pack.acceptance_criteria.length ? pack.acceptance_criteria.map((c) => `- ${c}`).join('\n') : '(none yet)';
+  const recent = pack.recent.length ? pack.recent.map((e) => `- [${e.id}] ${e.type}: ${e.summary}`).join('\n') : '(no events yet)';
   return [
     {
       role: 'system',
       content: [
         'You are the student (monitor) of a Student-Committee-Supervisor workflow. You do not execute; you gate on evidence.',
-        `You are asked because of: ${input.trigger}. Answer with exactly one JSON object: decision (${allowed}), confidence (0-1), evidence (event ids you rely on), reason (short and concrete), next_required_action, and extend_by for extend_steps.`,
-        'Allow a finish only when the evidence shows every acceptance criterion met. Never approve a plan that breaks the instructions.',
+        `You are asked because of: ${input.trigger}. Answer with exactly one JSON object: decision (${allowed}), confidence (0-1), evidence (the event ids you rely on), reason (short and concrete), next_required_action, and extend_by for extend_steps.`,
+        'Allow a finish only when the evidence shows every acceptance criterion met, and cite it. Never approve a plan that breaks the instructions.',
       ].join('\n\n'),
     },
     {
       role: 'user',
-      content: `Task: ${ctx.task}\n\n${plan}\n\nRounds used: ${input.rounds_used} of ${input.budget}.\n\nEvidence (latest last):\n${factList(input.facts)}`,
+      content: [
+        `Task: ${pack.task}`,
+        plan,
+        `Acceptance criteria:\n${criteria}`,
+        `Rounds used: ${pack.rounds_used} of ${pack.budget}.`,
+        `Failures so far:\n${factList(pack.failures)}`,
+        `Latest events (last 20, oldest first):\n${recent}`,
+      ].join('\n\n'),
     },
   ];
 }

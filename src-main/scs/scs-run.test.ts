@@ -113,6 +113,15 @@ describe('SCS in a run (real filesystem server, replay models)', () => {
     expect(readFileSync(join(s.ws.workspace, 'summary.md'), 'utf8')).toContain('Summary');
     const started = events.find((e) => e.type === 'candidate.proposed' && e.round === 2);
     expect(started).toBeDefined();
+    // The monitor's evidence pack at the refused finish: criteria, the failure, the last 20 events by id.
+    const atFinish = events.find((e) => e.type === 'scs.transcript' && e.role === 'monitor' && e.trigger === 'finish');
+    const prompt = atFinish?.type === 'scs.transcript' ? (atFinish.messages.at(-1)?.content ?? '') : '';
+    expect(prompt).toMatch(/Acceptance criteria:\n- summary\.md exists and lists the action items/);
+    expect(prompt).toMatch(/Failures so far:\n- round 0 .*read_text_file → executed: error/);
+    const cited = [...prompt.matchAll(/^- \[([^\]]+)\]/gm)].map((m) => m[1]);
+    expect(cited.length).toBe(20);
+    const ids = new Set(events.map((e) => e.id));
+    for (const id of cited) expect(ids.has(id!)).toBe(true);
   });
 
   it('veto ×3: no plan is ever approved silently — the run ends blocked with the reasons, nothing executed', async () => {

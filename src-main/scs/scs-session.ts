@@ -9,6 +9,7 @@ import type { ScsRecord, ScsSettings } from '@shared/scs/contracts';
 import type { RunCheckpoint } from '../engine/checkpoint';
 import type { ModelProvider } from '../providers/provider';
 import { createScriptProvider } from '../providers/script-provider';
+import type { RecentEvent } from './evidence';
 import { roundFact } from './round-fact';
 import { ScsController } from './scs-controller';
 
@@ -22,7 +23,7 @@ export interface ScsSessionDeps {
   providers: Record<'student' | 'teacher', ModelProvider>;
   /** The replay script, variables substituted (its committee and monitor queues). */
   script?: ModelScript;
-  context: () => { task: string; instructions: string; snapshot: ToolSnapshot };
+  context: () => { task: string; instructions: string; snapshot: ToolSnapshot; recent: RecentEvent[] };
   emit: (payload: RunEventPayload) => void;
   signal?: AbortSignal;
   resumed?: RunCheckpoint['scs'];
