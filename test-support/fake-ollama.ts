@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { DoubleLifecycle } from './double-lifecycle';
 import { readJsonRequest } from './http-json';
 import type { AddressInfo } from 'node:net';
 
@@ -81,24 +82,14 @@ const NOT_FOUND = (model: string): { error: string } => ({ error: `model "${mode
 export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<FakeOllama> {
   const models = options.models ?? [];
   const requests: RecordedRequest[] = [];
-  // Pending delays, so close() can release them at once instead of leaving answers hanging.
-  const timers = new Map<NodeJS.Timeout, () => void>();
-  const chatWaiters: { count: number; resolve: () => void }[] = [];
+  const life = new DoubleLifecycle(() => requests.filter((r) => r.path === '/api/chat').length);
+  const sleep = (ms: number) => life.sleep(ms);
+  const notifyChat = () => life.notifyChat();
   let chatIndex = 0;
 
   const findModel = (name: unknown): FakeOllamaModel | undefined =>
     typeof name === 'string' ? models.find((m) => m.name === name || m.name === `${name}:latest`) : undefined;
 
-  const sleep = (ms: number): Promise<void> =>
-    ms <= 0
-      ? Promise.resolve()
-      : new Promise((resolve) => {
-          const t = setTimeout(() => {
-            timers.delete(t);
-            resolve();
-          }, ms);
-          timers.set(t, resolve);
-        });
 
   const details = (m: FakeOllamaModel) => ({
     parent_model: '',
@@ -109,15 +100,6 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
     quantization_level: 'Q4_K_M',
   });
 
-  const notifyChat = (): void => {
-    const count = requests.filter((r) => r.path === '/api/chat').length;
-    for (const w of [...chatWaiters]) {
-      if (count >= w.count) {
-        chatWaiters.splice(chatWaiters.indexOf(w), 1);
-        w.resolve();
-      }
-    }
-  };
 
   async function route(method: string, path: string, body: unknown): Promise<{ status: number; body: unknown; ndjson?: unknown[]; delay: number }> {
     const base = options.latency_ms ?? 0;
@@ -235,21 +217,8 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
     url: `http://127.0.0.1:${port}`,
     requests,
     chatRequests: () => requests.filter((r) => r.path === '/api/chat').map((r) => r.body as FakeChatRequest),
-    waitForChat: (count = 1) =>
-      new Promise<void>((resolve) => {
-        chatWaiters.push({ count, resolve });
-        notifyChat();
-      }),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        for (const [t, release] of timers) {
-          clearTimeout(t);
-          release();
-        }
-        timers.clear();
-        server.close(() => resolve());
-      }),
+    waitForChat: (count = 1) => life.waitForChat(count),
+    close: () => life.close(server),
   };
 }
 

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { DoubleLifecycle } from './double-lifecycle';
 import { readJsonRequest } from './http-json';
 import type { AddressInfo } from 'node:net';
 
@@ -91,31 +92,12 @@ const apiError = (message: string, type: string, code: string | null, param: str
 
 export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
   const requests: RecordedOpenAIRequest[] = [];
-  // Pending delays, so close() can release them at once instead of leaving answers hanging.
-  const timers = new Map<NodeJS.Timeout, () => void>();
-  const chatWaiters: { count: number; resolve: () => void }[] = [];
+  const life = new DoubleLifecycle(() => requests.filter((r) => r.path === CHAT_PATH).length);
+  const sleep = (ms: number) => life.sleep(ms);
+  const notifyChat = () => life.notifyChat();
   let chatIndex = 0;
 
-  const sleep = (ms: number): Promise<void> =>
-    ms <= 0
-      ? Promise.resolve()
-      : new Promise((resolve) => {
-          const t = setTimeout(() => {
-            timers.delete(t);
-            resolve();
-          }, ms);
-          timers.set(t, resolve);
-        });
 
-  const notifyChat = (): void => {
-    const count = requests.filter((r) => r.path === CHAT_PATH).length;
-    for (const w of [...chatWaiters]) {
-      if (count >= w.count) {
-        chatWaiters.splice(chatWaiters.indexOf(w), 1);
-        w.resolve();
-      }
-    }
-  };
 
   function unauthorized(authorization: string | undefined): { status: number; body: unknown } | undefined {
     if (options.api_key === undefined) return undefined;
@@ -196,21 +178,8 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     baseUrl: `${url}/v1`,
     requests,
     chatRequests: () => requests.filter((r) => r.path === CHAT_PATH).map((r) => r.body as FakeOpenAIChatRequest),
-    waitForChat: (count = 1) =>
-      new Promise<void>((resolve) => {
-        chatWaiters.push({ count, resolve });
-        notifyChat();
-      }),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        for (const [t, release] of timers) {
-          clearTimeout(t);
-          release();
-        }
-        timers.clear();
-        server.close(() => resolve());
-      }),
+    waitForChat: (count = 1) => life.waitForChat(count),
+    close: () => life.close(server),
   };
 }
 
