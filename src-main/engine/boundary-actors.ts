@@ -42,7 +42,6 @@ export interface BoundaryActorDeps {
   /** Masks credential values in tool output before it reaches history (and so every prompt). */
   maskText?: (text: string) => string;
   onExecution: (execution: ToolExecution) => void;
-  onDelivered: (input: DeliverInput) => void;
   /** The prompt each proposal was made from (the learning context of the round). */
   onPrompt?: (round: number, messages: ChatMessage[]) => void;
   /** SCS finish gate: asked before a `complete` is authorized; absent when SCS is not active. */
@@ -61,9 +60,9 @@ function capContent(execution: ToolExecution): ToolExecution {
   return { ...execution, content: `${execution.content.slice(0, MAX_RESULT_CHARS)}\n… (${dropped} more characters not kept)` };
 }
 
-function studentRequest(deps: BoundaryActorDeps, input: ProposeInput, messages: ChatMessage[], signal: AbortSignal) {
-  const structured = deps.studentMode === 'structured';
-  return { messages, format: structured ? decisionJsonSchema() : undefined, tools: structured ? undefined : input.snapshot.tools, signal };
+/** A proposal request: one JSON decision (structured output) or a native tool call (tools mode). */
+function proposalRequest(structured: boolean, snapshot: ProposeInput['snapshot'], messages: ChatMessage[], signal: AbortSignal) {
+  return { messages, format: structured ? decisionJsonSchema() : undefined, tools: structured ? undefined : snapshot.tools, signal };
 }
 
 /** The host's effects for the boundary machine: models, ledger, history, MCP. */
@@ -84,16 +83,15 @@ export function createBoundaryActors(deps: BoundaryActorDeps) {
         mode: structured ? 'structured' : 'tools',
       });
       deps.onPrompt?.(input.round, messages);
-      const request = { messages, format: structured ? decisionJsonSchema() : undefined, tools: structured ? undefined : input.snapshot.tools, signal };
       const shadowing = deps.shadow && input.proposer === 'teacher' && input.attempt === 0;
       const shadow = shadowing
-        ? deps.student.complete({ role: 'student', ...studentRequest(deps, input, messages, signal) }).then(
+        ? deps.student.complete({ role: 'student', ...proposalRequest(deps.studentMode === 'structured', input.snapshot, messages, signal) }).then(
             (reply) => deps.shadow?.(input.round, { reply }),
             (err: unknown) => deps.shadow?.(input.round, { error: err instanceof Error ? err.message : String(err) }),
           )
         : undefined;
       try {
-        return await provider.complete({ role: input.proposer, ...request });
+        return await provider.complete({ role: input.proposer, ...proposalRequest(structured, input.snapshot, messages, signal) });
       } finally {
         await shadow;
       }
@@ -196,9 +194,8 @@ export function createBoundaryActors(deps: BoundaryActorDeps) {
       }
     }),
 
-    deliver: fromPromise<void, DeliverInput>(async ({ input }) => {
+    deliver: fromPromise<void, DeliverInput>(async () => {
       deps.history.settle(deps.history.length - 1, 'delivered', false);
-      deps.onDelivered(input);
     }),
   };
 }

@@ -7,7 +7,7 @@ import { modelLabel, type ChatMessage, type ModelReply } from '@shared/contracts
 import type { LearningDataSettings, ProfileKind, ProfileVersionRef, TraceSettings } from '@shared/contracts/profiles';
 import type { RoundRecord, ToolExecution } from '@shared/contracts/round';
 import type { RunResult } from '@shared/contracts/run-result';
-import { ModelScript, type ModelScriptInput } from '@shared/contracts/script';
+import type { ModelScriptInput } from '@shared/contracts/script';
 import type { AgentSpec } from '@shared/contracts/spec';
 import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
 import { describeExposure, type PrivacyPolicy } from '@shared/policy/privacy';
@@ -221,7 +221,6 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       maskText: (text) => secrets.maskText(text),
       onExecution: (e) => executions.push(secrets.mask(e)),
       dryRun: options.dryRun === true,
-      onDelivered: () => undefined,
       onPrompt: (round, messages) => prompts.set(round, messages),
       shadow: supervision.enabled && supervision.phase === 1 ? (round, outcome) => shadows.set(round, outcome) : undefined,
     });
@@ -311,7 +310,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
             spec,
             spec_dir: options.specDir,
             workspace: options.workspace,
-            script: options.script ? ModelScript.parse(options.script) : undefined,
+            // Already substituted: substituting again on resume changes nothing.
+            script: prepared.script,
             script_positions: { student: providers.student.position?.() ?? 0, teacher: providers.teacher.position?.() ?? 0 },
             privacy: options.privacy,
             trace: options.trace,
