@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MASK } from '@shared/util/mask';
 import { MIN_MASKABLE_LENGTH, SecretRegistry, encodingsOf, maskLabel } from './secret-registry';
 
 const PLANTED = 'sk-planted-9f3Kq2Lr7Tz1Vb8Nx4';
@@ -149,5 +150,23 @@ describe('SecretRegistry', () => {
     expect(masked.when).toBe(date);
     expect(masked.list).toEqual([null, 1, LABEL]);
     expect(masked.nested).toEqual([[LABEL]]);
+  });
+
+  it('a sensitive argument value, once registered, is masked as the plain mask in every form, credentials keep their label', () => {
+    const registry = new SecretRegistry();
+    registry.register('openai', PLANTED);
+    expect(registry.registerSensitive('alice.private@example.com')).toBe(true);
+    expect(registry.registerSensitive('bob')).toBe(false);
+    const text = JSON.stringify({ note: `to alice.private@example.com, key ${PLANTED}`, inner: JSON.stringify({ to: 'alice.private@example.com' }) });
+    const masked = registry.maskText(text);
+    assertNoLeak(masked, 'alice.private@example.com');
+    expect(masked).toContain(`to ${MASK}, key ${LABEL}`);
+    expect(registry.mask({ a: 'x alice.private@example.com' })).toEqual({ a: `x ${MASK}` });
+  });
+
+  it('masks a 100k-deep value with a clear error, not a stack overflow', () => {
+    const registry = new SecretRegistry();
+    registry.register('openai', PLANTED);
+    expect(() => registry.mask(JSON.parse('['.repeat(100_000) + ']'.repeat(100_000)))).toThrow(/JSON nested deeper than \d+ levels/);
   });
 });

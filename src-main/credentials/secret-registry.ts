@@ -1,4 +1,7 @@
 import { CredentialName } from '@shared/contracts/credentials';
+import { checkWalkDepth } from '@shared/util/json-depth';
+import { MASK } from '@shared/util/mask';
+import { MIN_VALUE_LENGTH } from '@shared/util/sensitive-text';
 
 /**
  * Values shorter than this are not masked: masking "abc" everywhere would mangle ordinary text
@@ -42,12 +45,28 @@ export class SecretRegistry {
     if (value.length < MIN_MASKABLE_LENGTH) return false;
     if (this.names.has(value)) return true;
     this.names.set(value, name);
-    const label = maskLabel(name);
-    for (const needle of encodingsOf(value)) {
-      if (!this.needles.has(needle)) this.needles.set(needle, label);
-    }
-    this.dirty = true;
+    this.addNeedles(value, maskLabel(name));
     return true;
+  }
+
+  /**
+   * Registers a sensitive tool-argument value (seen in any candidate of the run): from then on it
+   * is masked as MASK wherever it appears, in any of the encoded forms. Short values are not (see
+   * MIN_VALUE_LENGTH); they stay masked only where their field is located.
+   */
+  registerSensitive(value: string): boolean {
+    if (value.length < MIN_VALUE_LENGTH || value === MASK) return false;
+    this.addNeedles(value, MASK);
+    return true;
+  }
+
+  private addNeedles(value: string, label: string): void {
+    for (const needle of encodingsOf(value)) {
+      if (!this.needles.has(needle)) {
+        this.needles.set(needle, label);
+        this.dirty = true;
+      }
+    }
   }
 
   has(value: string): boolean {
@@ -83,16 +102,17 @@ export class SecretRegistry {
    * costs one check. Other objects (Date, class instances) are returned as they are.
    */
   mask<T>(value: T): T {
-    if (this.names.size === 0) return value;
-    return this.walk(value) as T;
+    if (this.needles.size === 0) return value;
+    return this.walk(value, 0) as T;
   }
 
-  private walk(value: unknown): unknown {
+  private walk(value: unknown, depth: number): unknown {
+    checkWalkDepth(depth);
     if (typeof value === 'string') return this.maskText(value);
-    if (Array.isArray(value)) return value.map((item: unknown) => this.walk(item));
+    if (Array.isArray(value)) return value.map((item: unknown) => this.walk(item, depth + 1));
     if (isPlainObject(value)) {
       const out: Record<string, unknown> = {};
-      for (const [key, item] of Object.entries(value)) out[this.maskText(key)] = this.walk(item);
+      for (const [key, item] of Object.entries(value)) out[this.maskText(key)] = this.walk(item, depth + 1);
       return out;
     }
     return value;

@@ -16,7 +16,7 @@ import type { IdempotencyLedger } from '../mcp/idempotency-ledger';
 import { idempotencyKey } from '../mcp/idempotency-ledger';
 import type { ToolHost } from '../mcp/tool-host';
 import type { ModelProvider } from '../providers/provider';
-import { buildStudentMessages, buildTeacherMessages, decisionJsonSchema, verdictJsonSchema } from '../providers/prompts';
+import { buildStudentMessages, buildTeacherMessages, decisionJsonSchema, maskMessage, verdictJsonSchema } from '../providers/prompts';
 import type { CanonicalHistory } from './canonical-history';
 
 export type Confirmation = AuthorizationFacts['confirmation'];
@@ -41,6 +41,8 @@ export interface BoundaryActorDeps {
   feedback: () => string | undefined;
   /** Masks credential values in tool output before it reaches history (and so every prompt). */
   maskText?: (text: string) => string;
+  /** Receives sensitive argument values found in candidates, so they are masked by value everywhere. */
+  sensitiveFound?: (value: string) => void;
   onExecution: (execution: ToolExecution) => void;
   /** The prompt each proposal was made from (the learning context of the round). */
   onPrompt?: (round: number, messages: ChatMessage[]) => void;
@@ -78,10 +80,11 @@ export function createBoundaryActors(deps: BoundaryActorDeps) {
         task: deps.task,
         snapshot: input.snapshot,
         // Sensitive arguments are masked in every prompt, as in traces (the tool got the real values).
-        history: redactToolArguments(deps.history.entries(), input.snapshot),
-        feedback: input.feedback ?? deps.feedback(),
+        history: redactToolArguments(deps.history.entries(), input.snapshot, deps.sensitiveFound),
+        // Feedback may quote a parse error, which may quote the candidate.
+        feedback: redactToolArguments(input.feedback ?? deps.feedback(), input.snapshot, deps.sensitiveFound),
         mode: structured ? 'structured' : 'tools',
-      });
+      }).map(maskMessage(deps.maskText));
       deps.onPrompt?.(input.round, messages);
       const shadowing = deps.shadow && input.proposer === 'teacher' && input.attempt === 0;
       const shadow = shadowing
@@ -104,16 +107,16 @@ export function createBoundaryActors(deps: BoundaryActorDeps) {
           instructions: deps.instructions(),
           task: deps.task,
           snapshot: input.snapshot,
-          history: redactToolArguments(deps.history.entries(), input.snapshot),
+          history: redactToolArguments(deps.history.entries(), input.snapshot, deps.sensitiveFound),
           review: {
-            reply: redactToolArguments(input.reply, input.snapshot),
-            parsed: redactToolArguments(input.parsed, input.snapshot),
-            validation: input.validation,
+            reply: redactToolArguments(input.reply, input.snapshot, deps.sensitiveFound),
+            parsed: redactToolArguments(input.parsed, input.snapshot, deps.sensitiveFound),
+            validation: redactToolArguments(input.validation, input.snapshot, deps.sensitiveFound),
             rule: input.review.rule,
             attempt: input.attempt,
             previous_problem: input.previous_problem,
           },
-        }),
+        }).map(maskMessage(deps.maskText)),
         format: verdictJsonSchema(),
         signal,
       }),

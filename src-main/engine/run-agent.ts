@@ -107,7 +107,9 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   let snapshot: ToolSnapshot = { round: 0, tools: [], hash: 'no-tools-yet' };
   // Every credential value this run resolves is masked wherever it could surface: events, results, prompts.
   const secrets = new SecretRegistry();
-  const emit = (payload: RunEventPayload) => stamper.emit(secrets.mask(applyTraceSettings(redactToolArguments(payload, snapshot), options.trace)));
+  // A sensitive argument value found in any candidate (even one that did not parse) is masked by value from then on.
+  const sensitiveFound = (value: string) => void secrets.registerSensitive(value);
+  const emit = (payload: RunEventPayload) => stamper.emit(secrets.mask(applyTraceSettings(redactToolArguments(payload, snapshot, sensitiveFound), options.trace)));
   const learningKinds = new Set(options.learning?.record === false ? [] : (options.learning?.kinds ?? ['review', 'shadow', 'demonstration']));
 
   let status: FinalRunStatus | 'waiting' = 'failed';
@@ -219,6 +221,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       feedback: () => feedback,
       // A tool may echo a credential (an env dump, an error): masked before history and prompts.
       maskText: (text) => secrets.maskText(text),
+      sensitiveFound,
       onExecution: (e) => executions.push(secrets.mask(e)),
       dryRun: options.dryRun === true,
       onPrompt: (round, messages) => prompts.set(round, messages),
@@ -268,7 +271,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       } finally {
         options.signal?.removeEventListener('abort', onAbort);
       }
-      rounds.push(redactToolArguments(record, snapshot));
+      rounds.push(redactToolArguments(record, snapshot, sensitiveFound));
       for (const example of learningFromRoundAndShadow(record, prompts.get(round) ?? [], shadows.get(round), snapshot, models)) {
         if (learningKinds.has(example.kind)) emit(example);
       }
@@ -364,17 +367,19 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   return {
     run_id: runId,
     status,
-    output,
-    message,
-    intervention: intervention ? secrets.mask(redactToolArguments(intervention, snapshot)) : undefined,
+    // Masked like the run.finished event: a message may quote a parse error, an output a value.
+    output: secrets.mask(output),
+    message: secrets.mask(redactToolArguments(message, snapshot, sensitiveFound)),
+    intervention: intervention ? secrets.mask(redactToolArguments(intervention, snapshot, sensitiveFound)) : undefined,
     checkpoint,
     profiles: options.profiles ?? {},
     dry_run: options.dryRun === true,
     scs: scsRecord,
     // Results are reports like traces: sensitive arguments stay masked (the tools got the real values).
-    history: secrets.mask(redactToolArguments(history.entries(), snapshot)),
+    history: secrets.mask(redactToolArguments(history.entries(), snapshot, sensitiveFound)),
     rounds: secrets.mask(rounds),
-    executions,
+    // Masked again: a value found after an execution was recorded is masked in it too.
+    executions: secrets.mask(executions),
     models,
     event_count,
     setup_error: setupError,

@@ -107,6 +107,14 @@ function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
 
+/**
+ * Every prompt passes through the run's value mask last: a credential or a sensitive argument value
+ * seen anywhere in the run never reaches a model, whichever part of the prompt quotes it.
+ */
+export function maskMessage(mask: ((text: string) => string) | undefined): (message: ChatMessage) => ChatMessage {
+  return (message) => (mask ? { ...message, content: mask(message.content) } : message);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Student
 

@@ -1,18 +1,38 @@
+import { checkWalkDepth } from './json-depth';
+
 export const MASK = '••••••';
 
-/** Mask the named argument keys (at any depth) so traces never carry sensitive values. */
-export function maskArguments(args: Record<string, unknown>, sensitive: readonly string[]): Record<string, unknown> {
+/**
+ * Mask the named argument keys (at any depth) so traces never carry sensitive values. `found`
+ * receives every string the masked values held, so they can be masked by value elsewhere.
+ */
+export function maskArguments(args: Record<string, unknown>, sensitive: readonly string[], found?: (value: string) => void): Record<string, unknown> {
   if (sensitive.length === 0) return args;
   const names = new Set(sensitive);
-  return maskValue(args, names) as Record<string, unknown>;
+  return maskValue(args, names, found, 0) as Record<string, unknown>;
 }
 
-function maskValue(value: unknown, names: Set<string>): unknown {
-  if (Array.isArray(value)) return value.map((v) => maskValue(v, names));
+function maskValue(value: unknown, names: Set<string>, found: ((value: string) => void) | undefined, depth: number): unknown {
+  checkWalkDepth(depth);
+  if (Array.isArray(value)) return value.map((v) => maskValue(v, names, found, depth + 1));
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = names.has(k) ? MASK : maskValue(v, names);
+    for (const [k, v] of Object.entries(value)) {
+      if (names.has(k)) {
+        if (found) stringsIn(v, found, depth + 1);
+        out[k] = MASK;
+      } else {
+        out[k] = maskValue(v, names, found, depth + 1);
+      }
+    }
     return out;
   }
   return value;
+}
+
+function stringsIn(value: unknown, found: (value: string) => void, depth: number): void {
+  checkWalkDepth(depth);
+  // Strings only: masking a number's digits everywhere would mangle counts, dates and ids.
+  if (typeof value === 'string') found(value);
+  else if (value !== null && typeof value === 'object') for (const v of Object.values(value)) stringsIn(v, found, depth + 1);
 }
