@@ -1,6 +1,6 @@
 import { Ollama, type Message, type Tool } from 'ollama';
 import { z } from 'zod';
-import { modelLabel, type ModelRef, type ModelReply, type ModelRole } from '@shared/contracts/model';
+import { DEFAULT_MAX_REPLY_BYTES, modelLabel, type ModelRef, type ModelReply, type ModelRole } from '@shared/contracts/model';
 import type { OfferedTool } from '@shared/contracts/tool-snapshot';
 import { DEFAULT_OLLAMA_HOST, startOllamaCall, toProviderError, type FetchFn } from './ollama-call';
 import { ProviderError, type ModelProvider, type ModelRequest } from './provider';
@@ -41,8 +41,9 @@ export function createOllamaProvider(ref: OllamaRef, role: ModelRole, options: O
   return {
     label,
     async complete(request: ModelRequest): Promise<ModelReply> {
-      const call = startOllamaCall({ fetch: options.fetch, signal: request.signal, timeoutMs: ref.timeout_ms });
-      const failure = { host, model: ref.model, role, timeoutMs: ref.timeout_ms, call };
+      const maxReplyBytes = ref.max_reply_bytes ?? DEFAULT_MAX_REPLY_BYTES;
+      const call = startOllamaCall({ fetch: options.fetch, signal: request.signal, timeoutMs: ref.timeout_ms, maxReplyBytes });
+      const failure = { host, model: ref.model, role, timeoutMs: ref.timeout_ms, call, maxReplyBytes };
       try {
         if (call.stopped() === 'cancelled') throw new ProviderError('cancelled', `the ${role} model call was cancelled`);
         const client = new Ollama({ host, fetch: call.fetch });

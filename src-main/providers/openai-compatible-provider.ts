@@ -1,10 +1,21 @@
 import { z } from 'zod';
 import { credentialNameOf } from '@shared/contracts/credentials';
-import { modelLabel, type ModelRef, type ModelReply, type ModelRole } from '@shared/contracts/model';
+import { DEFAULT_MAX_REPLY_BYTES, modelLabel, type ModelRef, type ModelReply, type ModelRole } from '@shared/contracts/model';
 import type { OfferedTool } from '@shared/contracts/tool-snapshot';
-import { formatMs, NetworkFailure, networkCode, startHttpCall, type FetchFn, type HttpCall } from './http-call';
+import {
+  formatMs,
+  isTransientNetworkFailure,
+  NetworkFailure,
+  networkCode,
+  ReplyTooLarge,
+  replyTooLargeMessage,
+  startHttpCall,
+  type FetchFn,
+  type HttpCall,
+} from './http-call';
 import { openAIErrorMessage, redactSecrets, removeKey } from './openai-errors';
 import { ProviderError, type ChatMessage, type ModelProvider, type ModelRequest } from './provider';
+import { retryAfterMs } from './retry';
 
 export type OpenAICompatibleRef = Extract<ModelRef, { provider: 'openai_compatible' }>;
 
@@ -62,7 +73,8 @@ export function createOpenAICompatibleProvider(
   return {
     label,
     async complete(request: ModelRequest): Promise<ModelReply> {
-      const call = startHttpCall({ fetch: options.fetch, signal: request.signal, timeoutMs: ref.timeout_ms });
+      const maxReplyBytes = ref.max_reply_bytes ?? DEFAULT_MAX_REPLY_BYTES;
+      const call = startHttpCall({ fetch: options.fetch, signal: request.signal, timeoutMs: ref.timeout_ms, maxReplyBytes });
       try {
         if (call.stopped() === 'cancelled') throw cancelled();
         const response = await call.fetch(endpoint, {
@@ -123,14 +135,19 @@ export function createOpenAICompatibleProvider(
       return new ProviderError('model_missing', `model "${ref.model}" is not available at ${where} (HTTP ${status})${saidSuffix}`);
     }
     if (status === 429) {
-      const retry = response.headers.get('retry-after');
       const after = retry !== null && /^\d+$/.test(retry.trim()) ? `, retry after ${retry.trim()} s` : '';
-      return new ProviderError('rate_limited', `${label} is rate limited (HTTP 429${after})${saidSuffix} — wait and run again, or check the account's quota`);
+      return new ProviderError(
+        'rate_limited',
+        `${label} is rate limited (HTTP 429${after})${saidSuffix} — wait and run again, or check the account's quota`,
+        retryAfterMs(retry, Date.now()),
+      );
+    const retry = response.headers.get('retry-after');
     }
     return new ProviderError('bad_response', `${where} answered ${status}${saidSuffix}${modeHint(status, said)}`);
   }
 
   /** Never echoes what the server said: some servers repeat the key they were given. */
+    if (status >= 500) return new ProviderError('server_error', `${where} answered ${status}${saidSuffix}`, retryAfterMs(retry, Date.now()));
   function unauthorized(status: number): ProviderError {
     if (ref.api_key === undefined) {
       return new ProviderError(
@@ -158,7 +175,7 @@ export function createOpenAICompatibleProvider(
 
   function toProviderError(err: unknown, call: HttpCall): ProviderError {
     // Every message leaves without the key, whatever went into it.
-    if (err instanceof ProviderError) return new ProviderError(err.code, removeKey(err.message, apiKey));
+    if (err instanceof ProviderError) return new ProviderError(err.code, removeKey(err.message, apiKey), err.retryAfterMs);
     // Checked before the rest: an abort surfaces as whatever fetch was doing when it happened.
     const stopped = call.stopped();
     if (stopped === 'cancelled') return cancelled();
@@ -166,9 +183,15 @@ export function createOpenAICompatibleProvider(
       return new ProviderError('timeout', `${label} did not answer within ${formatMs(ref.timeout_ms)} — raise timeout_ms, or pick a faster model`);
     }
     if (err instanceof NetworkFailure) {
+    if (stopped === 'too_large' || err instanceof ReplyTooLarge) {
+      return new ProviderError('reply_too_large', replyTooLargeMessage(label, ref.max_reply_bytes ?? DEFAULT_MAX_REPLY_BYTES));
+    }
       const code = networkCode(err.cause);
       const dns = code === 'ENOTFOUND' || code === 'EAI_AGAIN';
       return new ProviderError(
+    if (isTransientNetworkFailure(err)) {
+      return new ProviderError('connection_lost', redactSecrets(`the connection to ${where} was lost during the call (${networkCode(err) ?? 'reset'})`, apiKey));
+    }
         'unreachable',
         `the ${role} model ${label} is not reachable at ${where}${code ? ` (${code})` : ''} — ${dns ? 'check the address in base_url and the network' : 'is the server running?'}`,
       );

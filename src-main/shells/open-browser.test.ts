@@ -14,8 +14,15 @@ describe('opening a browser', () => {
     expect(shouldOpenBrowser({ ...env }, platform)).toBe(expected);
   });
 
+  it('never builds an opener command that carries a session token (command lines are public to local users)', () => {
+    for (const platform of ['linux', 'darwin', 'win32'] as const) {
+      expect(openCommand('http://127.0.0.1:1/#token=abcdefghijklmnop', platform)).toBeNull();
+      expect(openCommand('http://127.0.0.1:1/#/runs&token=abcdefghijklmnop', platform)).toBeNull();
+    }
+  });
+
   it('uses the platform opener', () => {
-    const url = 'http://127.0.0.1:1/#token=abc';
+    const url = 'http://127.0.0.1:1/#launch=abc';
     expect(openCommand(url, 'linux')).toEqual({ command: 'xdg-open', args: [url] });
     expect(openCommand(url, 'darwin')).toEqual({ command: 'open', args: [url] });
     expect(openCommand(url, 'win32')).toEqual({ command: 'cmd', args: ['/c', 'start', '""', `"${url}"`] });

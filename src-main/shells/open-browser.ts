@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { tokenFromHash } from '@shared/contracts/bridge';
 
 /** Whether to open a browser for the user: not in CI, and on Linux/BSD only with a display. */
 export function shouldOpenBrowser(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): boolean {
@@ -7,8 +8,14 @@ export function shouldOpenBrowser(env: NodeJS.ProcessEnv, platform: NodeJS.Platf
   return Boolean(env.DISPLAY || env.WAYLAND_DISPLAY);
 }
 
-/** The platform's "open this URL" command. `start` is a cmd built-in; its first quoted argument is a window title. */
-export function openCommand(url: string, platform: NodeJS.Platform): { command: string; args: string[] } {
+/**
+ * The platform's "open this URL" command. `start` is a cmd built-in; its first quoted argument is a
+ * window title. Null for a URL that carries the session token: every local user can read a command
+ * line (/proc/PID/cmdline, ps), so only a one-time launch link may go there.
+ */
+export function openCommand(url: string, platform: NodeJS.Platform): { command: string; args: string[] } | null {
+  const hash = url.indexOf('#');
+  if (hash >= 0 && tokenFromHash(url.slice(hash)) !== null) return null;
   if (platform === 'darwin') return { command: 'open', args: [url] };
   // Passed verbatim (see openBrowser): Node's own quoting would escape the quotes in a way cmd does not read.
   if (platform === 'win32') return { command: 'cmd', args: ['/c', 'start', '""', `"${url}"`] };
@@ -17,7 +24,9 @@ export function openCommand(url: string, platform: NodeJS.Platform): { command: 
 
 /** Best effort and fire-and-forget: the URL is printed anyway, so any failure here is ignored. */
 export function openBrowser(url: string, platform: NodeJS.Platform = process.platform): void {
-  const { command, args } = openCommand(url, platform);
+  const opener = openCommand(url, platform);
+  if (!opener) return;
+  const { command, args } = opener;
   try {
     const child = spawn(command, args, { detached: true, stdio: 'ignore', windowsHide: true, windowsVerbatimArguments: platform === 'win32' });
     child.on('error', () => undefined);

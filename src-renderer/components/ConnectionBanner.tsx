@@ -19,7 +19,7 @@ export function ConnectionBanner() {
         <strong>{connection === 'closed' ? 'Disconnected from the Steward host.' : everConnected ? 'Reconnecting to the Steward host…' : 'Connecting to the Steward host…'}</strong>
         {tokenMissing && !everConnected && (
           <span className="banner__hint">
-            This page was opened without its access link. Open the <code>http://127.0.0.1:…/#token=…</code> address the host printed.
+            This page was opened without its access link. Open the <code>http://127.0.0.1:…/#launch=…</code> link the host printed (each works once).
           </span>
         )}
         {!tokenMissing && <span className="banner__hint">Your workflows and run history stay available here meanwhile.</span>}

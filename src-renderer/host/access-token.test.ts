@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { captureTokenFromFragment, hostSocketProtocols, hostSocketUrl, readToken } from './access-token';
+import { captureTokenFromFragment, hostSocketProtocols, hostSocketUrl, isAccessLink, readToken } from './access-token';
 
 function memoryStorage() {
   const items = new Map<string, string>();
@@ -21,6 +21,16 @@ describe('access token', () => {
     expect(captureTokenFromFragment('#token=short', storage)).toBe(true);
     expect(readToken(storage)).toBeNull();
     expect(hostSocketProtocols(null)).toEqual([]);
+  });
+
+  it('treats a one-time launch link as an access link to strip from the address bar, and a route as a route', () => {
+    expect(isAccessLink('#launch=abcdefghijklmnop_-12')).toBe(true);
+    expect(isAccessLink('#token=abcdefghijklmnop_-12')).toBe(true);
+    expect(isAccessLink('#/runs/abc')).toBe(false);
+    // A launch code is not a token: it is never stored as one.
+    const storage = memoryStorage();
+    expect(captureTokenFromFragment('#launch=abcdefghijklmnop_-12', storage)).toBe(false);
+    expect(readToken(storage)).toBeNull();
   });
 
   it('points the socket at /api on the page’s own host, with no token in the URL', () => {

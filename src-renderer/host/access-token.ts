@@ -1,8 +1,17 @@
-import { TOKEN_PATTERN, WS_PATH, tokenFromHash, webSocketProtocols } from '@shared/contracts/bridge';
+import {
+  LAUNCH_PATH,
+  LaunchExchangeResponse,
+  TOKEN_PATTERN,
+  WS_PATH,
+  launchCodeFromHash,
+  tokenFromHash,
+  webSocketProtocols,
+} from '@shared/contracts/bridge';
 
 /**
- * The browser-run host prints `http://127.0.0.1:PORT/#token=…` (scheme: @shared/contracts/bridge).
- * The token is per launch; it is kept in sessionStorage so a reload after the fragment was
+ * The browser-run host opens and prints a one-time link `http://127.0.0.1:PORT/#launch=<code>`,
+ * which the page exchanges for the session token once; scripts get `#token=…` itself (scheme:
+ * @shared/contracts/bridge). The token is per launch; it is kept in sessionStorage so a reload after the fragment was
  * stripped still connects, and it travels only as a WebSocket subprotocol, never in a URL.
  */
 const STORAGE_KEY = 'steward.host-token';
@@ -18,6 +27,42 @@ export function captureTokenFromFragment(hash: string, storage: TokenStorage): b
   if (token === null) return false;
   if (TOKEN_PATTERN.test(token)) storage.setItem(STORAGE_KEY, token);
   return true;
+}
+
+/** Whether the fragment is an access link (`#token=` or `#launch=`) rather than a route: strip it at once. */
+export function isAccessLink(hash: string): boolean {
+  return tokenFromHash(hash) !== null || launchCodeFromHash(hash) !== null;
+}
+
+export type LaunchOutcome = { kind: 'none' } | { kind: 'stored' } | { kind: 'refused'; message: string };
+
+type PageFetch = (input: string, init: RequestInit) => Promise<Response>;
+
+/**
+ * Exchanges the one-time code of a `#launch=…` fragment for the session token (POST to the page's
+ * own origin) and stores it. Every failure ends in a message for the person, never a rejection.
+ */
+export async function redeemLaunchLink(hash: string, storage: TokenStorage, fetchFn: PageFetch): Promise<LaunchOutcome> {
+  const code = launchCodeFromHash(hash);
+  if (code === null) return { kind: 'none' };
+  let body: unknown;
+  try {
+    const response = await fetchFn(LAUNCH_PATH, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ code }),
+      cache: 'no-store',
+      credentials: 'omit',
+    });
+    body = await response.json();
+  } catch {
+    return { kind: 'refused', message: 'Could not reach the Steward host to use this link. Is it still running? Start it again with `npm start`.' };
+  }
+  const parsed = LaunchExchangeResponse.safeParse(body);
+  if (!parsed.success) return { kind: 'refused', message: 'The Steward host gave an unexpected answer to this link. Start it again with `npm start`.' };
+  if (!parsed.data.ok) return { kind: 'refused', message: parsed.data.error.message };
+  storage.setItem(STORAGE_KEY, parsed.data.token);
+  return { kind: 'stored' };
 }
 
 export function readToken(storage: TokenStorage): string | null {

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { ClientFrame } from './host-api';
 
 /**
@@ -19,12 +20,15 @@ export interface StewardBridge {
 /** The name of the global under which the preload exposes the bridge (`steward`). */
 export const BRIDGE_GLOBAL = 'steward';
 
+/** A per-launch token (and a launch code): base64url, so it is a valid subprotocol token character string. */
+export const TOKEN_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;
+
 /**
- * Browser-run WebSocket. The page URL carries the per-launch token in its fragment
- * (`http://127.0.0.1:PORT/#token=…`; a fragment is never sent to a server or logged). The page
- * opens `ws://<location.host>/api` offering two subprotocols, in this order:
- * `WS_PROTOCOL` and `WS_TOKEN_PROTOCOL_PREFIX + token`. The server answers with `WS_PROTOCOL`.
- * The token is not accepted anywhere else (no query parameter, no cookie).
+ * Browser-run WebSocket. The page gets the per-launch token from a one-time launch link (below), or
+ * from a `#token=…` fragment given to scripts (`--print-url-json`; a fragment is never sent to a
+ * server or logged). The page opens `ws://<location.host>/api` offering two subprotocols, in this
+ * order: `WS_PROTOCOL` and `WS_TOKEN_PROTOCOL_PREFIX + token`. The server answers with `WS_PROTOCOL`.
+ * The token is not accepted anywhere else (no query parameter, no cookie, never a launch code).
  */
 export const WS_PATH = '/api';
 export const WS_PROTOCOL = 'steward.v1';
@@ -37,13 +41,40 @@ export function webSocketProtocols(token: string): string[] {
 
 /** Reads the token from `location.hash` (`#token=…`, possibly among other `&`-separated pairs). */
 export function tokenFromHash(hash: string): string | null {
+  return fragmentValue(hash, 'token');
+}
+
+/** Reads the one-time launch code from `location.hash` (`#launch=…`). */
+export function launchCodeFromHash(hash: string): string | null {
+  return fragmentValue(hash, 'launch');
+}
+
+function fragmentValue(hash: string, wanted: string): string | null {
   const body = hash.startsWith('#') ? hash.slice(1) : hash;
   for (const pair of body.split('&')) {
     const [key, value] = pair.split('=', 2);
-    if (key === 'token' && value) return value;
+    if (key === wanted && value) return value;
   }
   return null;
 }
 
-/** A per-launch token: base64url, so it is a valid subprotocol token character string. */
-export const TOKEN_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;
+/**
+ * One-time launch link. The link the host opens in a browser (and prints for the user) carries a
+ * one-time code instead of the token, `http://127.0.0.1:PORT/#launch=<code>`: a command line is
+ * readable by every local user (/proc/PID/cmdline), so the token itself never goes on one. The page
+ * POSTs `LaunchExchangeRequest` as JSON to `LAUNCH_PATH` on its own origin and gets the session
+ * token back once; the code is spent by the first exchange and expires soon after it was issued.
+ */
+export const LAUNCH_PATH = '/launch';
+
+export const LaunchExchangeRequest = z.object({ code: z.string().regex(TOKEN_PATTERN) }).strict();
+export type LaunchExchangeRequest = z.infer<typeof LaunchExchangeRequest>;
+
+export const LaunchRefusalCode = z.enum(['launch_used', 'launch_expired', 'launch_unknown', 'bad_request', 'forbidden']);
+export type LaunchRefusalCode = z.infer<typeof LaunchRefusalCode>;
+
+export const LaunchExchangeResponse = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), token: z.string().regex(TOKEN_PATTERN) }).strict(),
+  z.object({ ok: z.literal(false), error: z.object({ code: LaunchRefusalCode, message: z.string() }).strict() }).strict(),
+]);
+export type LaunchExchangeResponse = z.infer<typeof LaunchExchangeResponse>;

@@ -25,6 +25,16 @@ export const ModelReply = z
   .strict();
 export type ModelReply = z.infer<typeof ModelReply>;
 
+const MIB = 1024 * 1024;
+/** What a provider reads of one reply unless the model says otherwise (`max_reply_bytes`). */
+export const DEFAULT_MAX_REPLY_BYTES = MIB;
+/**
+ * Past this many bytes a provider stops reading a reply and fails the call (`reply_too_large`):
+ * a runaway model must not fill memory, traces and the app's database. Optional, so a ref without
+ * it reads the same as before; the default applies where it is read.
+ */
+const MaxReplyBytes = z.number().int().min(1024).max(64 * MIB).optional();
+
 /** Where a role's model comes from. Script = the replay double for demos and tests. */
 export const ScriptModelRef = z.object({ provider: z.literal('script') }).strict();
 export const OllamaModelRef = z
@@ -36,6 +46,7 @@ export const OllamaModelRef = z
     mode: z.enum(['structured', 'tools']).default('structured'),
     temperature: z.number().min(0).max(2).optional(),
     timeout_ms: z.number().int().positive().max(600_000).default(120_000),
+    max_reply_bytes: MaxReplyBytes,
   })
   .strict();
 /**
@@ -51,6 +62,7 @@ export const OpenAICompatibleModelRef = z
     mode: z.enum(['structured', 'tools']).default('structured'),
     temperature: z.number().min(0).max(2).optional(),
     timeout_ms: z.number().int().positive().max(600_000).default(120_000),
+    max_reply_bytes: MaxReplyBytes,
   })
   .strict();
 export const ModelRef = z.discriminatedUnion('provider', [ScriptModelRef, OllamaModelRef, OpenAICompatibleModelRef]);

@@ -4,10 +4,10 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { z } from 'zod';
-import { webSocketProtocols } from '@shared/contracts/bridge';
+import { launchCodeFromHash, LaunchExchangeResponse, webSocketProtocols } from '@shared/contracts/bridge';
 import { HostInfo, ServerFrame } from '@shared/contracts/host-api';
 import { createHost } from '../../composition/create-host';
-import { openBrowser } from '../open-browser';
+import { openBrowser, openCommand } from '../open-browser';
 import { runBrowserShell, type BrowserShellIo } from './run-browser-shell';
 
 // zod 4 refuses ServerFrame itself (two options share the discriminator "response"): parse its options.
@@ -61,11 +61,41 @@ describe('browser-run shell', () => {
     }
   });
 
-  it('tells the user where it runs in one line, plus how to stop', async () => {
-    const outcome = await runBrowserShell(['--no-open', '--data-dir', dataDir, '--port', '0'], io(), { staticDir, createHost, openBrowser });
+  it('tells the user where it runs with a one-time link (never the session token), plus how to get another and how to stop', async () => {
+    const outcome = await runBrowserShell(['--no-open', '--data-dir', dataDir, '--port', '0'], { ...io(), interactive: true }, { staticDir, createHost, openBrowser });
     if (outcome.kind !== 'running') throw new Error(`expected the shell to run, stderr: ${err}`);
-    await outcome.stop();
-    expect(out).toBe(`Steward is running at ${outcome.server.url}\nPress Ctrl+C to stop\n`);
+    try {
+      const link = new RegExp(`^Steward is running at http://127\\.0\\.0\\.1:${outcome.server.port}/#launch=[A-Za-z0-9_-]{43}\nThe link works once: press Enter here for a new one\\. Press Ctrl\\+C to stop\n$`);
+      expect(out).toMatch(link);
+      expect(out + err).not.toContain(outcome.server.token);
+      const fresh = outcome.newLink();
+      expect(fresh).toMatch(/#launch=/);
+      expect(out).not.toContain(fresh);
+    } finally {
+      await outcome.stop();
+    }
+  });
+
+  it('opens the browser on a one-time link: the opener command never carries the session token, and the link is good once', async () => {
+    const opened: string[] = [];
+    const outcome = await runBrowserShell(['--data-dir', dataDir], { ...io(), env: { DISPLAY: ':0' } }, { staticDir, createHost, openBrowser: (url) => opened.push(url) });
+    if (outcome.kind !== 'running') throw new Error(`expected the shell to run, stderr: ${err}`);
+    try {
+      expect(opened).toHaveLength(1);
+      const url = opened[0] ?? '';
+      const command = openCommand(url, 'linux');
+      expect(command).not.toBeNull();
+      expect([command?.command, ...(command?.args ?? [])].join(' ')).not.toContain(outcome.server.token);
+      const code = launchCodeFromHash(new URL(url).hash) ?? '';
+      const exchange = () =>
+        fetch(`${outcome.server.origin}/launch`, { method: 'POST', headers: { 'content-type': 'application/json', origin: outcome.server.origin }, body: JSON.stringify({ code }) });
+      expect(LaunchExchangeResponse.parse(await (await exchange()).json())).toEqual({ ok: true, token: outcome.server.token });
+      expect(LaunchExchangeResponse.parse(await (await exchange()).json())).toMatchObject({ ok: false, error: { code: 'launch_used' } });
+      // The printed link is a different one-time link: still good after the opener's was spent.
+      expect(out).not.toContain(code);
+    } finally {
+      await outcome.stop();
+    }
   });
 
   it('refuses an unknown argument with usage and exit code 2, before building a host', async () => {

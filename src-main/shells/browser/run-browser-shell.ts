@@ -16,17 +16,20 @@ export interface BrowserShellIo {
   stderr(text: string): void;
   env: NodeJS.ProcessEnv;
   platform: NodeJS.Platform;
+  /** A person at a terminal can press Enter for a fresh link (server-main.ts wires stdin). */
+  interactive?: boolean;
 }
 
 export interface BrowserShellDeps {
   /** The built renderer (out/renderer). */
   staticDir: string;
   createHost(options: HostOptions): Promise<Host>;
+  /** Only ever given a one-time launch link, never the session token (see open-browser.ts). */
   openBrowser(url: string): void;
 }
 
 export type BrowserShellOutcome =
-  | { kind: 'running'; server: BrowserServer; dataDir: string; stop(): Promise<void> }
+  | { kind: 'running'; server: BrowserServer; dataDir: string; newLink(): string; stop(): Promise<void> }
   | { kind: 'exit'; code: number };
 
 export async function runBrowserShell(argv: readonly string[], io: BrowserShellIo, deps: BrowserShellDeps): Promise<BrowserShellOutcome> {
@@ -69,9 +72,11 @@ export async function runBrowserShell(argv: readonly string[], io: BrowserShellI
   if (args.printUrlJson) {
     io.stdout(`${JSON.stringify({ url: server.url, port: server.port, token: server.token })}\n`);
   } else {
-    io.stdout(`Steward is running at ${server.url}\nPress Ctrl+C to stop\n`);
+    // A one-time link: the terminal's scrollback or a log of stdout never holds a reusable secret.
+    const more = io.interactive ? 'press Enter here for a new one' : 'start Steward again for a new one';
+    io.stdout(`Steward is running at ${server.launchUrl()}\nThe link works once: ${more}. Press Ctrl+C to stop\n`);
   }
-  if (args.open && shouldOpenBrowser(io.env, io.platform)) deps.openBrowser(server.url);
+  if (args.open && shouldOpenBrowser(io.env, io.platform)) deps.openBrowser(server.launchUrl());
 
   let stopping: Promise<void> | null = null;
   const stop = (): Promise<void> => {
@@ -81,7 +86,7 @@ export async function runBrowserShell(argv: readonly string[], io: BrowserShellI
     })();
     return stopping;
   };
-  return { kind: 'running', server, dataDir, stop };
+  return { kind: 'running', server, dataDir, newLink: () => server.launchUrl(), stop };
 }
 
 function messageOf(error: unknown): string {

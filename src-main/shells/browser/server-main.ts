@@ -10,7 +10,13 @@ const staticDir = fileURLToPath(new URL('../renderer', import.meta.url));
 
 const outcome = await runBrowserShell(
   process.argv.slice(2),
-  { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text), env: process.env, platform: process.platform },
+  {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    env: process.env,
+    platform: process.platform,
+    interactive: process.stdin.isTTY === true,
+  },
   { staticDir, createHost, openBrowser },
 );
 
@@ -32,4 +38,10 @@ if (outcome.kind === 'exit') {
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
+  if (process.stdin.isTTY) {
+    // Enter at the terminal: a fresh one-time link (the printed one may be spent or expired).
+    process.stdin.on('data', () => process.stdout.write(`New one-time link: ${outcome.newLink()}\n`));
+    // Reading stdin must not keep the process alive on its own once the server stops.
+    process.stdin.unref();
+  }
 }

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { webSocketProtocols, WS_PROTOCOL, WS_TOKEN_PROTOCOL_PREFIX } from '@shared/contracts/bridge';
+import { launchCodeFromHash, LaunchExchangeResponse, webSocketProtocols, WS_PROTOCOL, WS_TOKEN_PROTOCOL_PREFIX } from '@shared/contracts/bridge';
 import { eventId, type RunEvent } from '@shared/contracts/events';
 import { ClientFrame, ServerFrame, type EventsFrame, type ResponseFrame } from '@shared/contracts/host-api';
 import type { Host, HostSession } from '../../composition/host-types';
@@ -336,4 +336,89 @@ describe('browser-run server', () => {
   it('refuses a token that cannot travel as a subprotocol', async () => {
     await expect(startBrowserServer({ host, staticDir, token: 'has spaces and is long enough' })).rejects.toThrow(/base64url/);
   });
+
+  describe('one-time launch link', () => {
+    const codeOf = (link: string) => launchCodeFromHash(new URL(link).hash) ?? '';
+
+    it('hands out launch links that carry a one-time code and never the session token', () => {
+      const link = server.launchUrl();
+      expect(link).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${server.port}/#launch=[A-Za-z0-9_-]{43}$`));
+      expect(link).not.toContain(server.token);
+      expect(server.launchUrl()).not.toBe(link);
+    });
+
+    it('exchanges a code for the session token once; the reused code is refused with a message naming what to do', async () => {
+      const code = codeOf(server.launchUrl());
+      const first = await exchange(server.port, { code });
+      expect(first.status).toBe(200);
+      expect(first.headers['cache-control']).toBe('no-store');
+      expect(LaunchExchangeResponse.parse(JSON.parse(first.body))).toEqual({ ok: true, token: server.token });
+
+      const second = await exchange(server.port, { code });
+      expect(second.status).toBe(410);
+      const refused = LaunchExchangeResponse.parse(JSON.parse(second.body));
+      expect(refused).toMatchObject({ ok: false, error: { code: 'launch_used' } });
+      expect(refused.ok === false && refused.error.message).toMatch(/already used.*npm start/s);
+    });
+
+    it('the token from the exchange opens the WebSocket; the launch code itself never does', async () => {
+      const code = codeOf(server.launchUrl());
+      expect(await connect(server, { protocols: webSocketProtocols(code) })).toEqual({ kind: 'refused', status: 401 });
+      const body = LaunchExchangeResponse.parse(JSON.parse((await exchange(server.port, { code })).body));
+      if (!body.ok) throw new Error(body.error.message);
+      const result = await connect(server, { protocols: webSocketProtocols(body.token) });
+      expect(result.kind).toBe('open');
+      if (result.kind === 'open') result.ws.close();
+    });
+
+    it('refuses the exchange from a foreign or missing Origin, or a foreign Host, without spending the code', async () => {
+      const code = codeOf(server.launchUrl());
+      expect((await exchange(server.port, { code }, { origin: 'http://evil.example' })).status).toBe(403);
+      expect((await exchange(server.port, { code }, { origin: null })).status).toBe(403);
+      expect((await exchange(server.port, { code }, { hostHeader: `evil.example:${server.port}` })).status).toBe(403);
+      expect((await exchange(server.port, { code })).status).toBe(200);
+    });
+
+    it('refuses a GET, a non-JSON body and an oversized body', async () => {
+      expect((await get(server.port, '/launch')).status).toBe(405);
+      expect((await exchange(server.port, 'code=abc', { contentType: 'application/x-www-form-urlencoded' })).status).toBe(415);
+      expect((await exchange(server.port, { code: 'x'.repeat(10_000) })).status).toBe(413);
+      expect((await exchange(server.port, { code: 'short' })).status).toBe(400);
+    });
+  });
 });
+
+interface ExchangeOptions {
+  origin?: string | null;
+  hostHeader?: string;
+  contentType?: string;
+}
+
+/** A POST to the launch endpoint as the page makes it (Origin and JSON by default). */
+function exchange(port: number, body: unknown, options: ExchangeOptions = {}): Promise<HttpResult> {
+  const origin = options.origin === undefined ? `http://127.0.0.1:${port}` : options.origin;
+  const payload = typeof body === 'string' ? body : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/launch',
+        method: 'POST',
+        headers: {
+          'content-type': options.contentType ?? 'application/json',
+          ...(origin === null ? {} : { origin }),
+          ...(options.hostHeader ? { host: options.hostHeader } : {}),
+        },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
+    // The server may answer (413) and close before the whole body is written.
+    request.on('error', reject);
+    request.end(payload);
+  });
+}

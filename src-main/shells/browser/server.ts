@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, WebSocket, type RawData } from 'ws';
 import type { EventsFrame, ResponseFrame } from '@shared/contracts/host-api';
-import { WS_PATH, WS_PROTOCOL } from '@shared/contracts/bridge';
+import { LAUNCH_PATH, LaunchExchangeRequest, WS_PATH, WS_PROTOCOL, type LaunchExchangeResponse } from '@shared/contracts/bridge';
 import type { Host, HostSession } from '../../composition/host-types';
 import {
   contentSecurityPolicy,
@@ -16,12 +16,14 @@ import {
   tokenFromProtocols,
   tokensEqual,
 } from './request-guard';
+import { LaunchCodes } from './launch-codes';
 import { lookupStatic } from './static-files';
 
 /**
  * The browser-run shell's transport: the built renderer over HTTP and the host API over one
  * WebSocket at /api, on 127.0.0.1 only. The token travels as a WebSocket subprotocol
- * (see src-shared/contracts/bridge.ts); Host and Origin are checked before anything else.
+ * (see src-shared/contracts/bridge.ts); Host and Origin are checked before anything else. A browser
+ * is given a one-time launch link instead, which the page exchanges for the token at LAUNCH_PATH.
  */
 
 export interface BrowserServerOptions {
@@ -34,11 +36,18 @@ export interface BrowserServerOptions {
   token?: string;
   /** Largest accepted WebSocket message, in bytes. Default 1 MiB. */
   maxMessageBytes?: number;
+  /** How long a launch link stays good unused. Default two minutes. */
+  launchTtlMs?: number;
 }
 
 export interface BrowserServer {
-  /** `http://127.0.0.1:PORT/#token=…`: what the user opens. */
+  /**
+   * `http://127.0.0.1:PORT/#token=…`, for scripts that asked for the token (`--print-url-json`).
+   * Never put it on a command line (other local users can read those): use `launchUrl()`.
+   */
   url: string;
+  /** A fresh one-time link `http://127.0.0.1:PORT/#launch=<code>`: what a browser is opened on. */
+  launchUrl(): string;
   /** `http://127.0.0.1:PORT` */
   origin: string;
   port: number;
@@ -59,6 +68,7 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
     throw new Error(`The renderer folder ${options.staticDir} does not exist: build it first (npm run build)`);
   }
   const { host } = options;
+  const launchCodes = new LaunchCodes(token, { ttlMs: options.launchTtlMs });
   let port = 0; // known once listening; no request can arrive before that
 
   const wss = new WebSocketServer({
@@ -70,7 +80,8 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
   });
 
   const server = http.createServer((request, response) => {
-    serveHttp(request, response, root, port);
+    if (pathOf(request.url) === LAUNCH_PATH) exchangeLaunchCode(request, response, port, launchCodes);
+    else serveHttp(request, response, root, port);
   });
 
   server.on('upgrade', (request: http.IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -102,7 +113,8 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
     return closing;
   };
 
-  return { url: `${origin}/#token=${token}`, origin, port, token, close };
+  const launchUrl = () => `${origin}/#launch=${launchCodes.issue()}`;
+  return { url: `${origin}/#token=${token}`, launchUrl, origin, port, token, close };
 }
 
 function listen(server: http.Server, port: number): Promise<number> {
@@ -172,6 +184,56 @@ function serveHttp(request: http.IncomingMessage, response: http.ServerResponse,
       ...securityHeaders(port),
     });
     response.end(request.method === 'HEAD' ? undefined : body);
+  });
+}
+
+const MAX_LAUNCH_BODY = 1024;
+
+/**
+ * POST LAUNCH_PATH {"code"}: one launch code → the session token, once. Host and Origin are
+ * checked as for the WebSocket (a foreign page cannot even spend a code), and only a JSON body is
+ * read, which a cross-origin form cannot send without a preflight.
+ */
+function exchangeLaunchCode(request: http.IncomingMessage, response: http.ServerResponse, port: number, codes: LaunchCodes): void {
+  const answer = (status: number, body: LaunchExchangeResponse, headers: Record<string, string> = {}) => {
+    response.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...securityHeaders(port), ...headers });
+    response.end(JSON.stringify(body));
+  };
+  const refuse = (status: number, code: 'bad_request' | 'forbidden', message: string, headers: Record<string, string> = {}) =>
+    answer(status, { ok: false, error: { code, message } }, headers);
+  if (!isAllowedHost(request.headers.host, port)) return refuse(403, 'forbidden', 'Only the Steward page itself may use a launch link');
+  if (request.method !== 'POST') return refuse(405, 'bad_request', 'Use POST', { Allow: 'POST' });
+  if (!isAllowedOrigin(request.headers.origin, port)) return refuse(403, 'forbidden', 'Only the Steward page itself may use a launch link');
+  if (!/^application\/json\s*(;|$)/i.test(request.headers['content-type'] ?? '')) return refuse(415, 'bad_request', 'The body must be JSON');
+
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let refused = false;
+  request.on('data', (chunk: Buffer) => {
+    if (refused) return;
+    size += chunk.length;
+    if (size > MAX_LAUNCH_BODY) {
+      refused = true;
+      refuse(413, 'bad_request', 'The request is too large', { Connection: 'close' });
+      request.resume();
+      return;
+    }
+    chunks.push(chunk);
+  });
+  request.on('error', () => response.destroy());
+  request.on('end', () => {
+    if (refused) return;
+    let json: unknown;
+    try {
+      json = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    } catch {
+      return refuse(400, 'bad_request', 'The body is not JSON');
+    }
+    const parsed = LaunchExchangeRequest.safeParse(json);
+    if (!parsed.success) return refuse(400, 'bad_request', 'The body is not a launch code');
+    const redemption = codes.redeem(parsed.data.code);
+    if (redemption.kind === 'token') return answer(200, { ok: true, token: redemption.token });
+    answer(redemption.code === 'launch_unknown' ? 404 : 410, { ok: false, error: { code: redemption.code, message: redemption.message } });
   });
 }
 
