@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { DoubleLifecycle } from './double-lifecycle';
 import { readJsonRequest } from './http-json';
+import { resetConnection, writeBody, type WrittenResponse } from './write-body';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -44,10 +45,14 @@ export interface FakeChatRequest {
   [key: string]: unknown;
 }
 
-/** A normal reply, or a raw HTTP answer (status + JSON body) to simulate failures. `delay_ms` holds the answer back. */
+/**
+ * A normal reply, a raw HTTP answer (status, JSON body, headers such as Retry-After) to simulate
+ * failures, or a connection reset before any answer. `delay_ms` holds the answer back.
+ */
 export type FakeChatResult =
   | { message: FakeChatMessage; delay_ms?: number }
-  | { status: number; body: unknown; delay_ms?: number };
+  | { status: number; body: unknown; headers?: Record<string, string>; delay_ms?: number }
+  | { reset: true; delay_ms?: number };
 
 export interface FakeOllamaOptions {
   models?: FakeOllamaModel[];
@@ -70,6 +75,8 @@ export interface FakeOllama {
   readonly url: string;
   /** Every request received, in arrival order (recorded before any delay). */
   readonly requests: RecordedRequest[];
+  /** Every answer written, with how much of its body the client took before it ended or left. */
+  readonly responses: WrittenResponse[];
   /** The bodies of the `/api/chat` requests so far. */
   chatRequests(): FakeChatRequest[];
   /** Resolves once `count` chat requests have arrived (lets a test abort mid-call without sleeping). */
@@ -82,6 +89,7 @@ const NOT_FOUND = (model: string): { error: string } => ({ error: `model "${mode
 export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<FakeOllama> {
   const models = options.models ?? [];
   const requests: RecordedRequest[] = [];
+  const responses: WrittenResponse[] = [];
   const life = new DoubleLifecycle(() => requests.filter((r) => r.path === '/api/chat').length);
   const sleep = (ms: number) => life.sleep(ms);
   const notifyChat = () => life.notifyChat();
@@ -101,7 +109,11 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
   });
 
 
-  async function route(method: string, path: string, body: unknown): Promise<{ status: number; body: unknown; ndjson?: unknown[]; delay: number }> {
+  async function route(
+    method: string,
+    path: string,
+    body: unknown,
+  ): Promise<{ status: number; body: unknown; ndjson?: unknown[]; headers?: Record<string, string>; reset?: boolean; delay: number }> {
     const base = options.latency_ms ?? 0;
     if (method === 'GET' && path === '/api/version') return { status: 200, body: { version: options.version ?? '0.12.6' }, delay: base };
     if (method === 'GET' && path === '/api/tags') {
@@ -150,7 +162,8 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
         ? await options.chat(request, index)
         : { status: 500, body: { error: 'the fake Ollama has no chat handler' } };
       const delay = base + (result.delay_ms ?? 0);
-      if ('status' in result) return { status: result.status, body: result.body, delay };
+      if ('reset' in result) return { status: 0, body: undefined, reset: true, delay };
+      if ('status' in result) return { status: result.status, body: result.body, headers: result.headers, delay };
       const message = { role: 'assistant', content: result.message.content ?? '', ...strip(result.message) };
       const final = {
         model: request.model,
@@ -191,12 +204,13 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
         .then(async (a) => {
           await sleep(a.delay);
           if (res.destroyed || res.writableEnded) return;
+          if (a.reset) return resetConnection(res);
           if (a.ndjson) {
-            res.writeHead(a.status, { 'content-type': 'application/x-ndjson' });
-            res.end(a.ndjson.map((line) => JSON.stringify(line)).join('\n') + '\n');
+            const text = a.ndjson.map((line) => JSON.stringify(line)).join('\n') + '\n';
+            await writeBody(res, { path, status: a.status, headers: { 'content-type': 'application/x-ndjson' }, body: text }, responses);
           } else {
-            res.writeHead(a.status, { 'content-type': 'application/json; charset=utf-8' });
-            res.end(JSON.stringify(a.body));
+            const headers = { 'content-type': 'application/json; charset=utf-8', ...a.headers };
+            await writeBody(res, { path, status: a.status, headers, body: JSON.stringify(a.body) }, responses);
           }
         })
         .catch((err: unknown) => {
@@ -216,6 +230,7 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    responses,
     chatRequests: () => requests.filter((r) => r.path === '/api/chat').map((r) => r.body as FakeChatRequest),
     waitForChat: (count = 1) => life.waitForChat(count),
     close: () => life.close(server),

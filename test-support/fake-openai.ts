@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { DoubleLifecycle } from './double-lifecycle';
 import { readJsonRequest } from './http-json';
+import { resetConnection, writeBody, type WrittenResponse } from './write-body';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -40,10 +41,14 @@ export interface FakeOpenAIChatRequest {
   [key: string]: unknown;
 }
 
-/** A normal reply, or a raw HTTP answer (status, JSON body, headers) to simulate failures. `delay_ms` holds the answer back. */
+/**
+ * A normal reply, a raw HTTP answer (status, JSON body, headers) to simulate failures, or a
+ * connection reset before any answer. `delay_ms` holds the answer back.
+ */
 export type FakeOpenAIResult =
   | { message: FakeOpenAIMessage; finish_reason?: string; delay_ms?: number }
-  | { status: number; body: unknown; headers?: Record<string, string>; delay_ms?: number };
+  | { status: number; body: unknown; headers?: Record<string, string>; delay_ms?: number }
+  | { reset: true; delay_ms?: number };
 
 export interface FakeOpenAIOptions {
   /** Model ids served; others get a 404. Absent: any model is served. */
@@ -72,6 +77,8 @@ export interface FakeOpenAI {
   readonly baseUrl: string;
   /** Every request received, in arrival order (recorded before any delay). */
   readonly requests: RecordedOpenAIRequest[];
+  /** Every answer written, with how much of its body the client took before it ended or left. */
+  readonly responses: WrittenResponse[];
   /** The bodies of the chat-completions requests so far. */
   chatRequests(): FakeOpenAIChatRequest[];
   /** Resolves once `count` chat requests have arrived (lets a test abort mid-call without sleeping). */
@@ -83,6 +90,7 @@ interface Answer {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+  reset?: boolean;
   delay: number;
 }
 
@@ -92,6 +100,7 @@ const apiError = (message: string, type: string, code: string | null, param: str
 
 export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
   const requests: RecordedOpenAIRequest[] = [];
+  const responses: WrittenResponse[] = [];
   const life = new DoubleLifecycle(() => requests.filter((r) => r.path === CHAT_PATH).length);
   const sleep = (ms: number) => life.sleep(ms);
   const notifyChat = () => life.notifyChat();
@@ -137,6 +146,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
         ? await options.chat(request, index)
         : { status: 500, body: apiError('the fake OpenAI server has no chat handler', 'server_error', null) };
       const delay = base + (result.delay_ms ?? 0);
+      if ('reset' in result) return { status: 0, body: undefined, reset: true, delay };
       if ('status' in result) return { status: result.status, body: result.body, headers: result.headers, delay };
       return { status: 200, delay, body: completion(request.model, index, result.message, result.finish_reason) };
     }
@@ -155,8 +165,9 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
         .then(async (a) => {
           await sleep(a.delay);
           if (res.destroyed || res.writableEnded) return;
-          res.writeHead(a.status, { 'content-type': 'application/json', ...a.headers });
-          res.end(typeof a.body === 'string' ? a.body : JSON.stringify(a.body));
+          if (a.reset) return resetConnection(res);
+          const body = typeof a.body === 'string' ? a.body : JSON.stringify(a.body);
+          await writeBody(res, { path, status: a.status, headers: { 'content-type': 'application/json', ...a.headers }, body }, responses);
         })
         .catch((err: unknown) => {
           if (res.destroyed || res.writableEnded) return;
@@ -177,6 +188,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     url,
     baseUrl: `${url}/v1`,
     requests,
+    responses,
     chatRequests: () => requests.filter((r) => r.path === CHAT_PATH).map((r) => r.body as FakeOpenAIChatRequest),
     waitForChat: (count = 1) => life.waitForChat(count),
     close: () => life.close(server),

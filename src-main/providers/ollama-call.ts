@@ -1,5 +1,15 @@
-import { formatMs, NetworkFailure, startHttpCall, type HttpCall } from './http-call';
+import {
+  formatMs,
+  isTransientNetworkFailure,
+  NetworkFailure,
+  networkCode,
+  ReplyTooLarge,
+  replyTooLargeMessage,
+  startHttpCall,
+  type HttpCall,
+} from './http-call';
 import { ProviderError } from './provider';
+import { retryAfterMs } from './retry';
 
 /**
  * One call to an Ollama server through the `ollama` client, with what the client lacks:
@@ -35,6 +45,8 @@ export interface FailureContext {
   role: string;
   timeoutMs: number;
   call: OllamaCall;
+  /** The reply limit the call was started with (for the reply_too_large message). */
+  maxReplyBytes?: number;
 }
 
 /** Every failure of an Ollama call becomes a ProviderError a person can act on. */
@@ -49,6 +61,12 @@ export function toProviderError(err: unknown, ctx: FailureContext): ProviderErro
       `ollama:${ctx.model} did not answer within ${formatMs(ctx.timeoutMs)} — raise timeout_ms, or pick a smaller or already loaded model`,
     );
   }
+  if (stopped === 'too_large' || err instanceof ReplyTooLarge) {
+    return new ProviderError('reply_too_large', replyTooLargeMessage(`ollama:${ctx.model}`, ctx.maxReplyBytes ?? 0));
+  }
+  if (isTransientNetworkFailure(err)) {
+    return new ProviderError('connection_lost', `the connection to Ollama at ${displayHost(ctx.host)} was lost during the call (${networkCode(err) ?? 'reset'})`);
+  }
   if (err instanceof NetworkFailure) return new ProviderError('unreachable', unreachableMessage(ctx.host));
   const response = responseError(err);
   if (response) {
@@ -61,7 +79,12 @@ export function toProviderError(err: unknown, ctx: FailureContext): ProviderErro
         `model "${ctx.model}" does not support native tool calling in Ollama — set its mode to "structured"`,
       );
     }
-    return new ProviderError('bad_response', `Ollama at ${displayHost(ctx.host)} answered ${response.status}: ${response.message}`);
+    const said = `Ollama at ${displayHost(ctx.host)} answered ${response.status}: ${response.message}`;
+    // The client hides the headers; the call kept them (Retry-After).
+    const wait = retryAfterMs(ctx.call.lastResponse()?.headers.get('retry-after'), Date.now());
+    if (response.status === 429) return new ProviderError('rate_limited', `${said} — wait and run again`, wait);
+    if (response.status >= 500) return new ProviderError('server_error', said, wait);
+    return new ProviderError('bad_response', said);
   }
   const message = err instanceof Error ? err.message : String(err);
   return new ProviderError('bad_response', `unexpected reply from Ollama at ${displayHost(ctx.host)}: ${message}`);

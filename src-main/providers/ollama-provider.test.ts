@@ -175,10 +175,10 @@ describe('Ollama provider (against the fake Ollama server)', () => {
     expect(err.message).toContain('unexpected shape');
   });
 
-  it('an Ollama error status is bad_response carrying Ollama’s own words', async () => {
+  it('an Ollama 5xx is server_error (transient: retried) carrying Ollama’s own words', async () => {
     await serve({ chat: () => ({ status: 500, body: { error: 'llama runner process has terminated' } }) });
     const err = await providerError(createOllamaProvider(ref(), 'student').complete(studentRequest()));
-    expect(err.code).toBe('bad_response');
+    expect(err.code).toBe('server_error');
     expect(err.message).toContain('500');
     expect(err.message).toContain('llama runner process has terminated');
   });

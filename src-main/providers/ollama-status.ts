@@ -2,6 +2,7 @@ import { Ollama } from 'ollama';
 import { z } from 'zod';
 import type { OllamaModelInfo, ProviderStatus } from '@shared/contracts/host-api';
 import { DEFAULT_OLLAMA_HOST, displayHost, modelMissingMessage, networkCode, NetworkFailure, startOllamaCall, unreachableMessage, type FetchFn } from './ollama-call';
+import type { StopReason } from './http-call';
 
 export type OllamaStatus = ProviderStatus['ollama'];
 
@@ -166,7 +167,7 @@ function toModelInfo(m: TagsModel): OllamaModelInfo {
   };
 }
 
-function statusError(err: unknown, host: string, stopped: 'cancelled' | 'timeout' | undefined, timeoutMs: number): string {
+function statusError(err: unknown, host: string, stopped: StopReason | undefined, timeoutMs: number): string {
   if (stopped === 'timeout') return `Ollama at ${displayHost(host)} did not answer within ${timeoutMs} ms — is it running? Start it with \`ollama serve\``;
   if (err instanceof NetworkFailure) {
     const code = networkCode(err.cause);

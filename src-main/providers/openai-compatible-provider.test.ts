@@ -269,7 +269,7 @@ describe('OpenAI-compatible provider: the API key', () => {
     });
     const provider = createOpenAICompatibleProvider(refFor(server, { api_key: 'keychain:OPENAI' }), 'student', { apiKey: PLANTED_KEY });
     const err = await providerError(provider.complete(studentRequest()));
-    expect(err.code).toBe('bad_response');
+    expect(err.code).toBe('server_error');
     expect(err.message).toContain('answered 500: upstream rejected [redacted] and [redacted]');
     expect(err.message).not.toContain('sk-other');
     expectKeyNowhere(PLANTED_KEY, err, provider);
@@ -348,10 +348,10 @@ describe('OpenAI-compatible provider: failures a person can act on', () => {
     expect(err.message).toContain('rate limited (HTTP 429, retry after 20 s): Rate limit reached for gpt-4o-mini');
   });
 
-  it('a 5xx is bad_response carrying the status and the server’s own words', async () => {
+  it('a 5xx is server_error (transient: retried) carrying the status and the server’s own words', async () => {
     const server = await serve({ chat: () => ({ status: 503, body: { error: 'model is loading' } }) });
     const err = await providerError(createOpenAICompatibleProvider(refFor(server), 'student').complete(studentRequest()));
-    expect(err.code).toBe('bad_response');
+    expect(err.code).toBe('server_error');
     expect(err.message).toBe(`${server.baseUrl} answered 503: model is loading`);
   });
 

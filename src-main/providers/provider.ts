@@ -38,14 +38,30 @@ export const PROVIDER_ERROR_CODES = [
   'credential_missing',
   'script_exhausted',
   'scripted_error',
+  /** The server answered 5xx: it may be loading or overloaded (retried). */
+  'server_error',
+  /** The connection was reset or dropped mid-call (retried). */
+  'connection_lost',
+  /** The reply passed the model's `max_reply_bytes`: reading stopped there. */
+  'reply_too_large',
 ] as const;
 export type ProviderErrorCode = (typeof PROVIDER_ERROR_CODES)[number];
+
+/**
+ * Failures no later call can fix within the run (the server is not there, the model is not
+ * installed, the key is refused or absent): the run fails at once with this one message.
+ */
+export const UNHEALABLE_CODES: ReadonlySet<ProviderErrorCode> = new Set(['unreachable', 'model_missing', 'unauthorized', 'credential_missing']);
+/** Transient failures the same call is retried for, with backoff (see retry.ts). */
+export const RETRYABLE_CODES: ReadonlySet<ProviderErrorCode> = new Set(['rate_limited', 'server_error', 'connection_lost']);
 
 /** A provider failure with a message a person can act on. */
 export class ProviderError extends Error {
   constructor(
     readonly code: ProviderErrorCode,
     message: string,
+    /** How long the server asked us to wait before calling again (Retry-After), when it said. */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     this.name = 'ProviderError';
