@@ -11,7 +11,7 @@ import {
   type ResponseFrame,
 } from '@shared/contracts/host-api';
 import { eventId, type RunEvent } from '@shared/contracts/events';
-import { prepareDemoWorkspace } from '../demo/demo-workspace';
+import { demoHostedWorkflows } from '../demo/demo-workspace';
 import { RunManager } from '../engine/run-manager';
 import { CheckpointStore } from '../engine/checkpoint';
 import { inspectServer } from '../mcp/inspect-server';
@@ -20,7 +20,14 @@ import { Outbox } from '../events/outbox';
 import { openFileLedger } from '../mcp/idempotency-ledger';
 import { getOllamaStatus } from '../providers/ollama-status';
 import { SpecError } from '../spec/spec-errors';
-import { parseWorkflow, formatZodIssues } from '../spec/load-spec';
+import { formatZodIssues } from '../spec/load-spec';
+import { AuditLog } from '../registry/audit-log';
+import { ExplicitActions } from '../registry/explicit-actions';
+import { HostRegistry } from '../registry/host-registry';
+import { expandWorkflow } from '../registry/expand-workflow';
+import { RequestError } from '../registry/request-error';
+import { RegistryFileError } from '../registry/json-store';
+import * as plans from '../registry/action-plans';
 import { APP_VERSION } from '../version';
 import type { Host, HostOptions, HostSession } from './host-types';
 
@@ -87,6 +94,11 @@ export async function createHost(options: HostOptions): Promise<Host> {
   // Runs waiting for a person are not interrupted: they resume when answered.
   closeInterruptedRuns(outbox, runs.waitingRunIds(), log);
   const sessions = new Map<string, HostSession>();
+  // The host is the judge of what runs (issue 7): servers, workspaces, privacy and tool effects are
+  // held here, changed only by explicit, audited actions; the risky ones need a person.
+  const registry = new HostRegistry(options.dataDir);
+  const audit = new AuditLog(join(options.dataDir, 'audit.jsonl'), log);
+  const actions = new ExplicitActions(audit, options.confirm ?? { kind: 'terminal_code', print: (text) => log(text) });
 
   const unsubscribe = outbox.subscribe((events) => {
     for (const session of sessions.values()) session.push({ kind: 'events', events });
@@ -94,12 +106,16 @@ export async function createHost(options: HostOptions): Promise<Host> {
 
   const handlers: Handlers = {
     'host.info': async () => ({ app: 'steward', version: APP_VERSION, shell: options.shell, demo: true }),
-    'workspace.demo': async () => ({ workflows: prepareDemoWorkspace(options.dataDir) }),
+    'workspace.demo': async () => ({
+      workflows: demoHostedWorkflows(options.dataDir, registry, (id, path) =>
+        audit.append({ action: 'workspaces.register', subject: id, detail: `${path} (demo copy, inside Steward's data folder)`, decided_by: 'automatic', outcome: 'approved' }),
+      ),
+    }),
     'providers.status': async () => ({
       script: { available: true, label: 'replay' },
       ollama: await getOllamaStatus(ollamaHost),
     }),
-    'run.start': async ({ workflow, overrides }) => runs.start(parseWorkflow(workflow, 'workflow'), overrides),
+    'run.start': async ({ workflow, overrides }) => runs.start(expandWorkflow(workflow, registry), overrides, registry.privacy()),
     'run.cancel': async ({ run_id }) => ({ cancelled: runs.cancel(run_id) }),
     'runs.active': async () => ({ run_ids: runs.activeIds() }),
     'events.subscribe': async (_params, session) => {
@@ -112,12 +128,32 @@ export async function createHost(options: HostOptions): Promise<Host> {
     },
     'events.ack': async ({ ids }) => ({ acked: outbox.ack(ids) }),
     'credentials.list': async () => ({ credentials: (await credentials.list()).map((name) => ({ name })) }),
-    'credentials.set': async ({ name, value }) => {
-      await credentials.set(name, value);
-      return { name };
+    'credentials.set': async ({ name, value }) => actions.run(plans.setCredentialPlan(credentials, name, value)),
+    'credentials.delete': async ({ name }) => {
+      const deleted = { value: false };
+      await actions.run(plans.deleteCredentialPlan(credentials, name, deleted));
+      return { deleted: deleted.value };
     },
-    'credentials.delete': async ({ name }) => ({ deleted: await credentials.delete(name) }),
-    'mcp.inspect': async ({ server, workspace, tool_effects }) => inspectServer(server, { workspace, tool_effects, cwd: options.dataDir, credentials }),
+    'mcp.inspect': async ({ server, workspace }) => {
+      const entry = registry.server(server);
+      if (!entry) throw new RequestError('not_found', `no registered server "${server}"`);
+      const folder = workspace === undefined ? undefined : registry.workspace(workspace);
+      if (workspace !== undefined && !folder) throw new RequestError('not_found', `no registered workspace "${workspace}"`);
+      return inspectServer(entry, { workspace: folder?.path, cwd: options.dataDir, credentials });
+    },
+    'servers.list': async () => ({ servers: registry.servers() }),
+    'servers.register': async ({ server }) => actions.run(plans.registerServerPlan(registry, server)),
+    'servers.remove': async ({ id }) => actions.run(plans.removeServerPlan(registry, id)),
+    'workspaces.list': async () => ({ workspaces: registry.workspaces() }),
+    'workspaces.register': async ({ workspace }) => actions.run(plans.registerWorkspacePlan(registry, options.dataDir, workspace)),
+    'workspaces.remove': async ({ id }) => actions.run(plans.removeWorkspacePlan(registry, id)),
+    'privacy.get': async () => ({ policy: registry.privacy() }),
+    'privacy.set': async ({ policy }) => actions.run(plans.setPrivacyPlan(registry, policy)),
+    'effects.list': async () => ({ overrides: registry.effects() }),
+    'effects.set': async ({ server, tool, effect }) => actions.run(plans.setEffectPlan(registry, server, tool, effect)),
+    'actions.confirm': async ({ confirmation_id, code }) => actions.confirm(confirmation_id, code),
+    'actions.cancel': async ({ confirmation_id }) => ({ cancelled: actions.cancel(confirmation_id) }),
+    'audit.list': async ({ limit }) => ({ records: audit.list(limit) }),
     'interventions.pending': async () => ({ interventions: runs.pending() }),
     'interventions.answer': async ({ run_id, intervention_id, answer }) => ({ resumed: runs.answer(run_id, intervention_id, answer) }),
   };
@@ -141,6 +177,8 @@ export async function createHost(options: HostOptions): Promise<Host> {
         return { kind: 'response', id, ok: true, result };
       } catch (err) {
         if (err instanceof SpecError) return fail(id, 'invalid_params', err.message);
+        if (err instanceof RequestError) return fail(id, err.code, err.message);
+        if (err instanceof RegistryFileError) log(err.message);
         log(`host error in ${method}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
         return fail(id, 'host_error', err instanceof Error ? err.message : String(err));
       }

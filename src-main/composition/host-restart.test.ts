@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunEvent } from '@shared/contracts/events';
-import type { WorkflowDocument } from '@shared/contracts/spec';
+import type { HostedWorkflow } from '@shared/contracts/hosted-workflow';
+import type { Workspace } from '@shared/contracts/host-registry';
 import type { Intervention } from '@shared/contracts/intervention';
 import { ensureBuilt } from '../../test-support/ensure-built';
 import { connectHost, startHostProcess, waitFor, type HostProcess } from '../../test-support/host-process';
@@ -23,7 +24,7 @@ describe('a host killed mid-run (the browser-run host as a real process)', () =>
     const first: HostProcess = await startHostProcess(dataDir);
     cleanups.push(() => first.stop('SIGKILL'));
     const page = await connectHost(first);
-    const { workflows } = (await page.request('workspace.demo', {})) as { workflows: WorkflowDocument[] };
+    const { workflows } = (await page.request('workspace.demo', {})) as { workflows: HostedWorkflow[] };
     const demo = workflows[0]!;
     await page.request('events.subscribe', {});
     const { run_id } = (await page.request('run.start', { workflow: demo, overrides: {} })) as { run_id: string };
@@ -50,7 +51,8 @@ describe('a host killed mid-run (the browser-run host as a real process)', () =>
     expect(finished.rounds).toBeGreaterThanOrEqual(2);
 
     // The disk: the original notes are intact and the interrupted write never happened.
-    const sandbox = demo.workspace!;
+    const { workspaces } = (await again.request('workspaces.list', {})) as { workspaces: Workspace[] };
+    const sandbox = workspaces.find((w) => w.id === demo.workspace)!.path;
     expect(readFileSync(join(sandbox, 'meeting-notes.md'), 'utf8')).toContain('Team sync');
     expect(existsSync(join(sandbox, 'summary.md'))).toBe(false);
 
@@ -70,7 +72,7 @@ describe('a host killed mid-run (the browser-run host as a real process)', () =>
     const first = await startHostProcess(dataDir);
     cleanups.push(() => first.stop('SIGKILL'));
     const page = await connectHost(first);
-    const { workflows } = (await page.request('workspace.demo', {})) as { workflows: WorkflowDocument[] };
+    const { workflows } = (await page.request('workspace.demo', {})) as { workflows: HostedWorkflow[] };
     const demo = workflows.find((w) => w.id === 'ask-a-human')!;
     await page.request('events.subscribe', {});
     const { run_id } = (await page.request('run.start', { workflow: demo, overrides: {} })) as { run_id: string };
@@ -96,7 +98,8 @@ describe('a host killed mid-run (the browser-run host as a real process)', () =>
     const all = again.events.filter((e) => e.run_id === run_id);
     expect(all.map((e) => e.seq)).toEqual(all.map((_, i) => i));
     expect(all.at(-1)).toMatchObject({ type: 'run.finished', status: 'completed', event_count: all.length });
-    expect(readFileSync(join(demo.workspace!, 'shared.md'), 'utf8')).toContain('Action items');
+    const { workspaces } = (await again.request('workspaces.list', {})) as { workspaces: Workspace[] };
+    expect(readFileSync(join(workspaces.find((w) => w.id === demo.workspace)!.path, 'shared.md'), 'utf8')).toContain('Action items');
     expect((await again.request('interventions.pending', {})) as { interventions: Intervention[] }).toEqual({ interventions: [] });
     // A second answer to the same intervention does nothing.
     expect(await again.request('interventions.answer', { run_id, intervention_id: waiting.id, answer: { action: 'approve' } })).toEqual({ resumed: false });

@@ -1,5 +1,8 @@
 import type { EventsFrame, ResponseFrame } from '@shared/contracts/host-api';
 import type { CredentialStore } from '../credentials/credential-store';
+import type { ConfirmAction } from '../registry/confirm-port';
+
+export type { ConfirmAction, ConfirmRequest } from '../registry/confirm-port';
 
 /** One connected page (a WebSocket, or the Electron window). Transport-specific push. */
 export interface HostSession {
@@ -28,4 +31,10 @@ export interface HostOptions {
   log?: (line: string) => void;
   /** The credential store; the OS keychain when absent. */
   credentials?: CredentialStore;
+  /**
+   * How a person approves an explicit action that widens access (a command server, a folder, a
+   * host, a downgraded effect, a credential). Electron: a native dialog. Absent: a one-time code
+   * printed through `log` (the browser shell's terminal) that the person types into the page.
+   */
+  confirm?: ConfirmAction;
 }

@@ -3,6 +3,7 @@ import type { RunEvent } from '@shared/contracts/events';
 import type { RunOverrides } from '@shared/contracts/host-api';
 import type { HumanAnswer, Intervention } from '@shared/contracts/intervention';
 import type { AgentSpec } from '@shared/contracts/spec';
+import type { PrivacyPolicy } from '@shared/policy/privacy';
 import type { CredentialStore } from '../credentials/credential-store';
 import type { IdempotencyLedger } from '../mcp/idempotency-ledger';
 import { resolveSpec } from '../spec/load-spec';
@@ -30,15 +31,16 @@ interface ActiveRun {
   done: Promise<AgentRun>;
 }
 
-/** Settings from the app (panel, profiles, registry) over the spec's own. */
+/**
+ * Settings from the app (panel, profiles) over the spec's own. Tool effects and the privacy policy
+ * are not page settings: the host expanded them from its own registry (expandWorkflow).
+ */
 export function applyOverrides(spec: AgentSpec, overrides: RunOverrides): AgentSpec {
   const supervision = overrides.supervision ?? spec.supervision;
   return {
     ...spec,
     supervision: { ...supervision, enabled: overrides.supervision_enabled ?? supervision.enabled },
     models: { student: overrides.student ?? spec.models.student, teacher: overrides.teacher ?? spec.models.teacher },
-    // The app's MCP registry is the user's word: it wins over the spec's own metadata.
-    tool_effects: { ...spec.tool_effects, ...overrides.tool_effects },
   };
 }
 
@@ -54,7 +56,8 @@ export class RunManager {
 
   constructor(private readonly deps: RunManagerDeps) {}
 
-  start(spec: AgentSpec, overrides: RunOverrides): { run_id: string } {
+  /** `privacy` is the host's policy, never the page's. */
+  start(spec: AgentSpec, overrides: RunOverrides, privacy: PrivacyPolicy): { run_id: string } {
     const loaded = resolveSpec(applyOverrides(spec, overrides), this.deps.baseDir);
     const runId = randomUUID();
     this.launch(runId, {
@@ -62,7 +65,7 @@ export class RunManager {
       specDir: loaded.specDir,
       workspace: loaded.workspace,
       script: loaded.script,
-      privacy: overrides.privacy,
+      privacy,
       dryRun: overrides.dry_run,
       trace: overrides.trace,
       learning: overrides.learning,

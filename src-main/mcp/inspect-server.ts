@@ -1,28 +1,35 @@
 import { isCredentialRef } from '@shared/contracts/credentials';
 import type { InspectedTool } from '@shared/contracts/host-api';
 import type { McpServerSpec } from '@shared/contracts/spec';
-import type { ToolEffect } from '@shared/contracts/tool-effect';
+import type { RegisteredServer } from '@shared/contracts/host-registry';
 import type { CredentialStore } from '../credentials/credential-store';
 import { resolveCredentials } from '../credentials/resolve-credentials';
 import { SecretRegistry } from '../credentials/secret-registry';
 import { startToolHost } from './mcp-tool-host';
 
 /**
- * The MCP registry's "Inspect": start one server as a run would, list its tools with the effect
- * metadata Steward would apply (and where it came from) and the server's own annotations as hints.
+ * The MCP registry's "Inspect": start one registered server as a run would, list its tools with
+ * Steward's own effect metadata (shipped or missing: the user's overrides are listed apart) and the
+ * server's annotations as hints.
  */
 export async function inspectServer(
-  server: McpServerSpec,
-  options: { workspace?: string; tool_effects?: Record<string, ToolEffect>; cwd: string; credentials?: CredentialStore },
+  registered: RegisteredServer,
+  options: { workspace?: string; cwd: string; credentials?: CredentialStore },
 ): Promise<{ server_name?: string; tools: InspectedTool[] }> {
   const secrets = new SecretRegistry();
+  const server: McpServerSpec = {
+    id: registered.id,
+    ...(registered.package !== undefined ? { package: registered.package } : { command: registered.command }),
+    args: registered.args,
+    env: registered.env,
+  };
   try {
     const refs = Object.values(server.env ?? {}).filter(isCredentialRef);
     if (refs.length > 0 && !options.credentials) throw new Error('this server needs keychain credentials and no credential store is available');
     const credentials = refs.length > 0 && options.credentials ? await resolveCredentials(refs, options.credentials, secrets) : new Map<string, string>();
     const vars: Record<string, string> = { specDir: options.cwd };
     if (options.workspace !== undefined) vars.workspace = options.workspace;
-    const host = await startToolHost([server], { vars, overrides: options.tool_effects ?? {}, cwd: options.cwd, credentials });
+    const host = await startToolHost([server], { vars, overrides: {}, cwd: options.cwd, credentials });
     try {
       const snapshot = await host.snapshot(0);
       return {

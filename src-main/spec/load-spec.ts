@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { WorkflowDocument, type AgentSpec } from '@shared/contracts/spec';
 import { ModelScript } from '@shared/contracts/script';
 import { SpecError } from './spec-errors';
+import { parseJsonText } from './json-syntax';
 
 /** A spec ready to run: parsed, with its script and folders resolved to absolute paths. */
 export interface LoadedSpec {
@@ -34,11 +35,26 @@ function readJson(path: string, what: string): unknown {
       code === 'ENOENT' ? `${what} not found: ${path}` : `cannot read ${what} ${path}: ${(err as Error).message}`,
     );
   }
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new SpecError(`${what} ${path} is not valid JSON: ${(err as Error).message}`);
-  }
+  const parsed = parseJsonText(text);
+  if (!parsed.ok) throw new SpecError(`${what} ${path} is not valid JSON at ${parsed.message}`);
+  return parsed.value;
+}
+
+/**
+ * Issues about a file's contents, by path and problem: never a key or value from the file (an
+ * unknown key is counted, not named; a path segment that is not the schema's own is elided), so
+ * pointing Steward at a secrets file cannot echo it.
+ */
+export function formatFileIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 10)
+    .map((i) => {
+      const path = i.path.length ? i.path.map((p) => (typeof p === 'number' ? String(p) : /^[a-z_]{1,40}$/.test(String(p)) ? String(p) : '…')).join('.') : '(root)';
+      if (i.code === 'unrecognized_keys') return `${path}: ${i.keys.length} unknown ${i.keys.length === 1 ? 'key' : 'keys'}`;
+      if (i.code === 'custom') return `${path}: invalid value`;
+      return `${path}: ${i.message}`;
+    })
+    .join('; ');
 }
 
 /** Parses a workflow document that came from anywhere (a file, the app); throws SpecError. */
@@ -55,7 +71,7 @@ export function resolveSpec(spec: AgentSpec, specDir: string): LoadedSpec {
   if (spec.script_file !== undefined) {
     const path = resolve(specDir, spec.script_file);
     const parsed = ModelScript.safeParse(readJson(path, 'script file'));
-    if (!parsed.success) throw new SpecError(`script file ${path} is invalid: ${formatZodIssues(parsed.error)}`);
+    if (!parsed.success) throw new SpecError(`script file ${path} is not a Steward replay script: ${formatFileIssues(parsed.error)}`);
     script = parsed.data;
   }
   return { spec, specDir, workspace, script };

@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { ModelRef } from './model';
 import { RunEvent } from './events';
-import { McpServerSpec, SupervisionSpec, ToolEffectOverrides, WorkflowDocument } from './spec';
+import { SupervisionSpec } from './spec';
+import { HostedWorkflow } from './hosted-workflow';
+import { EffectOverride, RegisteredServer, RegistryId, ServerRegistration, ToolName, Workspace, WorkspaceRegistration } from './host-registry';
+import { ActionResult, AuditRecord, ConfirmationCode, ConfirmResult } from './audit';
 import { EffectSource, ToolAnnotationHints, ToolEffect } from './tool-effect';
 import { HumanAnswer, Intervention } from './intervention';
 import { LearningDataSettings, ProfileKind, ProfileVersionRef, TraceSettings } from './profiles';
@@ -52,17 +55,17 @@ export const ProviderStatus = z
   .strict();
 export type ProviderStatus = z.infer<typeof ProviderStatus>;
 
+/**
+ * The page's choices for one run. The privacy policy and tool effects are not among them: the host
+ * applies its own (privacy.set, effects.set), which only a person can widen or downgrade.
+ */
 export const RunOverrides = z
   .object({
     supervision_enabled: z.boolean().optional(),
     student: ModelRef.optional(),
     teacher: ModelRef.optional(),
-    /** The workspace's privacy policy; local only when absent. */
-    privacy: PrivacyPolicy.optional(),
     /** Supervision from the panel (a supervision profile plus the deployment phase). */
     supervision: SupervisionSpec.optional(),
-    /** Effect metadata from the app's MCP registry (`server/tool` → effect), over the spec's own. */
-    tool_effects: ToolEffectOverrides.optional(),
     trace: TraceSettings.optional(),
     learning: LearningDataSettings.optional(),
     /** The profile versions these settings came from, recorded on the run. */
@@ -91,10 +94,11 @@ const empty = z.object({}).strict();
 
 export const HOST_METHODS = {
   'host.info': { params: empty, result: HostInfo },
-  'workspace.demo': { params: empty, result: z.object({ workflows: z.array(WorkflowDocument) }).strict() },
+  /** The demo workflows, their servers and workspace copies registered (shipped, in the data folder). */
+  'workspace.demo': { params: empty, result: z.object({ workflows: z.array(HostedWorkflow) }).strict() },
   'providers.status': { params: empty, result: ProviderStatus },
   'run.start': {
-    params: z.object({ workflow: WorkflowDocument, overrides: RunOverrides.default({}) }).strict(),
+    params: z.object({ workflow: HostedWorkflow, overrides: RunOverrides.default({}) }).strict(),
     result: z.object({ run_id: z.string() }).strict(),
   },
   'run.cancel': { params: z.object({ run_id: z.string() }).strict(), result: z.object({ cancelled: z.boolean() }).strict() },
@@ -103,17 +107,40 @@ export const HOST_METHODS = {
   'events.subscribe': { params: empty, result: z.object({ pending: z.number().int().nonnegative() }).strict() },
   /** Names of the credentials in the OS keychain (never values). */
   'credentials.list': { params: empty, result: z.object({ credentials: z.array(CredentialInfo) }).strict() },
-  /** Write-only: the value goes to the host's keychain and never comes back. */
+  /** Write-only: the value goes to the host's keychain and never comes back. Confirmed by a person, audited. */
   'credentials.set': {
     params: z.object({ name: CredentialName, value: z.string().min(4).max(16_384) }).strict(),
-    result: z.object({ name: CredentialName }).strict(),
+    result: ActionResult,
   },
   'credentials.delete': { params: z.object({ name: CredentialName }).strict(), result: z.object({ deleted: z.boolean() }).strict() },
-  /** Starts a server from a workflow to list its tools and their effect metadata (MCP registry). */
+  /**
+   * Starts a registered server to list its tools with Steward's own effect metadata (shipped or
+   * missing; the user's overrides are in effects.list) and the server's annotations as hints.
+   */
   'mcp.inspect': {
-    params: z.object({ server: McpServerSpec, workspace: z.string().optional(), tool_effects: ToolEffectOverrides.optional() }).strict(),
+    params: z.object({ server: RegistryId, workspace: RegistryId.optional() }).strict(),
     result: z.object({ server_name: z.string().optional(), tools: z.array(InspectedTool) }).strict(),
   },
+  'servers.list': { params: empty, result: z.object({ servers: z.array(RegisteredServer) }).strict() },
+  /** A command server (or a shipped package with other arguments) runs as the user: a person confirms. */
+  'servers.register': { params: z.object({ server: ServerRegistration }).strict(), result: ActionResult },
+  'servers.remove': { params: z.object({ id: RegistryId }).strict(), result: ActionResult },
+  'workspaces.list': { params: empty, result: z.object({ workspaces: z.array(Workspace) }).strict() },
+  /** A folder outside the data folder: a person confirms. */
+  'workspaces.register': { params: z.object({ workspace: WorkspaceRegistration }).strict(), result: ActionResult },
+  'workspaces.remove': { params: z.object({ id: RegistryId }).strict(), result: ActionResult },
+  'privacy.get': { params: empty, result: z.object({ policy: PrivacyPolicy }).strict() },
+  /** Allowing a new host: a person confirms; narrowing is audited only. */
+  'privacy.set': { params: z.object({ policy: PrivacyPolicy }).strict(), result: ActionResult },
+  'effects.list': { params: empty, result: z.object({ overrides: z.array(EffectOverride) }).strict() },
+  /** `effect: null` removes the override. Less protected than the tool's current effect: a person confirms. */
+  'effects.set': { params: z.object({ server: RegistryId, tool: ToolName, effect: ToolEffect.nullable() }).strict(), result: ActionResult },
+  /** The code the host printed on its terminal, for an action that answered `needs_confirmation`. */
+  'actions.confirm': { params: z.object({ confirmation_id: z.string().min(1).max(100), code: ConfirmationCode }).strict(), result: ConfirmResult },
+  /** The person declined in the page: the action is denied (and audited). */
+  'actions.cancel': { params: z.object({ confirmation_id: z.string().min(1).max(100) }).strict(), result: z.object({ cancelled: z.boolean() }).strict() },
+  /** The audit log of explicit actions, newest first. */
+  'audit.list': { params: z.object({ limit: z.number().int().min(1).max(5000).default(500) }).strict(), result: z.object({ records: z.array(AuditRecord) }).strict() },
   /** Runs waiting for a person, with what they wait for (also after a restart). */
   'interventions.pending': { params: empty, result: z.object({ interventions: z.array(Intervention) }).strict() },
   /** A person's answer: the waiting run resumes. */

@@ -1,0 +1,124 @@
+import { McpServerSpec } from '@shared/contracts/spec';
+import type { ServerRegistration, WorkspaceRegistration } from '@shared/contracts/host-registry';
+import type { ToolEffect } from '@shared/contracts/tool-effect';
+import type { PrivacyPolicy } from '@shared/policy/privacy';
+import type { CredentialStore } from '../credentials/credential-store';
+import { formatZodIssues } from '../spec/load-spec';
+import { describeEffect, isDowngrade } from './effect-change';
+import type { ActionPlan } from './explicit-actions';
+import type { HostRegistry } from './host-registry';
+import { RequestError } from './request-error';
+import { SHIPPED_PACKAGES, SHIPPED_SERVERS } from './shipped-servers';
+import { placeWorkspace } from './workspace-place';
+
+/**
+ * Each explicit action the page may ask for, checked and described before anything changes. What
+ * needs a person: anything that runs a program of the user's choosing or widens what runs may
+ * reach. Narrowing (removing, allowing less, protecting more) is only audited.
+ */
+
+export function registerServerPlan(registry: HostRegistry, reg: ServerRegistration): ActionPlan {
+  if (SHIPPED_SERVERS.some((s) => s.id === reg.id)) throw new RequestError('invalid_params', `"${reg.id}" is a shipped server's id; pick another`);
+  if (reg.package !== undefined && !SHIPPED_PACKAGES.has(reg.package)) {
+    throw new RequestError('invalid_params', `only packages shipped with Steward can be registered by name (${[...SHIPPED_PACKAGES].join(', ')}); register any other server by its command`);
+  }
+  // The launch rules of a spec file apply too: no raw secret in args or env, credentials only in env.
+  const asSpec = McpServerSpec.safeParse({ id: reg.id, package: reg.package, command: reg.command, args: reg.args, env: reg.env });
+  if (!asSpec.success) throw new RequestError('invalid_params', `server ${reg.id}: ${formatZodIssues(asSpec.error)}`);
+  const what = reg.command !== undefined ? `command ${reg.command}` : `package ${reg.package}`;
+  const env = Object.entries(reg.env).map(([k, v]) => `${k}=${v}`);
+  return {
+    action: 'servers.register',
+    subject: reg.id,
+    title: `register the MCP server "${reg.id}" (${reg.label}), which runs as you`,
+    detail: [`${what}${reg.args.length ? ` ${reg.args.join(' ')}` : ''}`, env.length ? `environment: ${env.join(', ')}` : ''].filter(Boolean).join('\n'),
+    // A command is any program; a shipped package with arguments of the page's choosing could open any folder.
+    needsConfirmation: true,
+    apply: () => registry.putUserServer({ ...reg, source: 'user' }),
+  };
+}
+
+export function removeServerPlan(registry: HostRegistry, id: string): ActionPlan {
+  const server = registry.server(id);
+  if (!server) throw new RequestError('not_found', `no registered server "${id}"`);
+  if (server.source === 'shipped') throw new RequestError('invalid_params', `"${id}" ships with Steward and cannot be removed`);
+  return { action: 'servers.remove', subject: id, title: `remove the MCP server "${id}"`, detail: server.command ?? server.package ?? '', needsConfirmation: false, apply: () => registry.removeUserServer(id) };
+}
+
+export function registerWorkspacePlan(registry: HostRegistry, dataDir: string, reg: WorkspaceRegistration): ActionPlan {
+  const place = placeWorkspace(reg.path, dataDir);
+  return {
+    action: 'workspaces.register',
+    subject: reg.id,
+    title: `let runs work in the folder ${place.path} (workspace "${reg.id}")`,
+    detail: place.in_data_folder ? `${place.path} (inside Steward's data folder)` : `${place.path}: agents can read and change what is in it`,
+    needsConfirmation: !place.in_data_folder,
+    apply: () => registry.putWorkspace({ id: reg.id, label: reg.label ?? reg.id, path: place.path, in_data_folder: place.in_data_folder }),
+  };
+}
+
+export function removeWorkspacePlan(registry: HostRegistry, id: string): ActionPlan {
+  const ws = registry.workspace(id);
+  if (!ws) throw new RequestError('not_found', `no registered workspace "${id}"`);
+  return { action: 'workspaces.remove', subject: id, title: `forget the workspace "${id}"`, detail: ws.path, needsConfirmation: false, apply: () => registry.removeWorkspace(id) };
+}
+
+function normaliseHosts(hosts: readonly string[]): string[] {
+  return [...new Set(hosts.map((h) => h.trim().toLowerCase()).filter(Boolean))].sort();
+}
+
+export function setPrivacyPlan(registry: HostRegistry, policy: PrivacyPolicy): ActionPlan {
+  const before = normaliseHosts(registry.privacy().allowed_hosts);
+  const after = normaliseHosts(policy.allowed_hosts);
+  const added = after.filter((h) => !before.includes(h));
+  const removed = before.filter((h) => !after.includes(h));
+  const change = [added.length ? `allow ${added.join(', ')}` : '', removed.length ? `no longer allow ${removed.join(', ')}` : ''].filter(Boolean).join('; ');
+  return {
+    action: 'privacy.set',
+    subject: 'privacy',
+    title: added.length ? `let runs send data to ${added.join(', ')}` : 'change the privacy policy',
+    detail: `${change || 'no change'} (allowed hosts after: ${after.join(', ') || 'none, local only'})`,
+    needsConfirmation: added.length > 0,
+    apply: () => registry.setPrivacy({ allowed_hosts: after }),
+  };
+}
+
+export function setEffectPlan(registry: HostRegistry, server: string, tool: string, effect: ToolEffect | null): ActionPlan {
+  if (!registry.server(server)) throw new RequestError('not_found', `no registered server "${server}"`);
+  const current = registry.effectiveEffect(server, tool);
+  const rest = registry.effects().filter((o) => !(o.server === server && o.tool === tool));
+  const next = registry.effectiveEffect(server, tool, effect === null ? rest : [...rest, { server, tool, effect }]);
+  const downgrade = isDowngrade(current, next);
+  return {
+    action: 'effects.set',
+    subject: `${server}/${tool}`,
+    title: downgrade ? `make the tool ${server}/${tool} less protected` : `set the effect of ${server}/${tool}`,
+    detail: `${describeEffect(current)} → ${describeEffect(next)}${effect === null ? ' (back to the default)' : ''}`,
+    needsConfirmation: downgrade,
+    apply: () => registry.setEffect(server, tool, effect),
+  };
+}
+
+export function setCredentialPlan(credentials: CredentialStore, name: string, value: string): ActionPlan {
+  return {
+    action: 'credentials.set',
+    subject: name,
+    title: `store the credential "${name}" in the OS keychain`,
+    detail: `keychain:${name} (the value is not shown)`,
+    needsConfirmation: true,
+    apply: () => credentials.set(name, value),
+  };
+}
+
+export function deleteCredentialPlan(credentials: CredentialStore, name: string, deleted: { value: boolean }): ActionPlan {
+  return {
+    action: 'credentials.delete',
+    subject: name,
+    title: `delete the credential "${name}"`,
+    detail: `keychain:${name}`,
+    needsConfirmation: false,
+    apply: async () => {
+      deleted.value = await credentials.delete(name);
+    },
+  };
+}

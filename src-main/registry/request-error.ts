@@ -1,0 +1,10 @@
+/** A request the host refuses for what it asks (not a host failure): becomes that error code. */
+export class RequestError extends Error {
+  override readonly name = 'RequestError';
+  constructor(
+    readonly code: 'invalid_params' | 'not_found',
+    message: string,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,15 @@
+import type { RegisteredServer } from '@shared/contracts/host-registry';
+import { EVERYTHING_PACKAGE, FILESYSTEM_PACKAGE, MEMORY_PACKAGE } from '../mcp/shipped-effects';
+
+/**
+ * The MCP servers Steward ships (package.json), registered from the start so the demo and a fresh
+ * install work without asking. Their arguments are fixed here: the filesystem server only ever
+ * gets the run's workspace.
+ */
+export const SHIPPED_SERVERS: readonly RegisteredServer[] = [
+  { id: 'filesystem', label: 'Filesystem (shipped)', package: FILESYSTEM_PACKAGE, args: ['${workspace}'], env: {}, source: 'shipped' },
+  { id: 'memory', label: 'Memory (shipped)', package: MEMORY_PACKAGE, args: [], env: {}, source: 'shipped' },
+  { id: 'everything', label: 'Everything test server (shipped)', package: EVERYTHING_PACKAGE, args: [], env: {}, source: 'shipped' },
+];
+
+export const SHIPPED_PACKAGES: ReadonlySet<string> = new Set(SHIPPED_SERVERS.map((s) => s.package ?? ''));
