@@ -1,8 +1,8 @@
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { app, BrowserWindow, ipcMain, session as electronSession, shell, type IpcMainInvokeEvent } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, session as electronSession, shell, type IpcMainInvokeEvent } from 'electron';
 import type { ResponseFrame } from '@shared/contracts/host-api';
 import { createHost } from '../../composition/create-host';
-import type { Host, HostSession } from '../../composition/host-types';
+import type { ConfirmAction, Host, HostSession } from '../../composition/host-types';
 import { IPC_EVENTS, IPC_REQUEST } from './channels';
 import { isTrustedSender } from './trusted-sender';
 
@@ -88,11 +88,24 @@ async function handleRequest(event: IpcMainInvokeEvent, frame: unknown): Promise
   }
 }
 
+/**
+ * Explicit actions that widen access are approved in a native dialog from this process, which the
+ * page cannot script or fake. Deny is the default button and what Escape picks.
+ */
+const confirmInDialog: ConfirmAction = {
+  kind: 'dialog',
+  async ask({ title, detail }) {
+    const options = { type: 'warning' as const, buttons: ['Deny', 'Allow'], defaultId: 0, cancelId: 0, noLink: true, title: 'Steward', message: `Allow Steward to ${title}?`, detail };
+    const { response } = mainWindow ? await dialog.showMessageBox(mainWindow, options) : await dialog.showMessageBox(options);
+    return response === 1;
+  },
+};
+
 async function start(): Promise<void> {
   await app.whenReady();
   // The app needs no camera, microphone, notifications or other device permission.
   electronSession.defaultSession.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
-  const activeHost = await createHost({ dataDir: app.getPath('userData'), shell: 'electron', log });
+  const activeHost = await createHost({ dataDir: app.getPath('userData'), shell: 'electron', log, confirm: confirmInDialog });
   host = activeHost;
   ipcMain.handle(IPC_REQUEST, handleRequest);
   mainWindow = createWindow(activeHost);
