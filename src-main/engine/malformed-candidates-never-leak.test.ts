@@ -24,7 +24,7 @@ const planted = (tag: string) => `${tag}-${randomBytes(12).toString('hex')}`;
 const replaceWith = (decision: Record<string, unknown>) => ({ json: { verdict: 'replace', reason_codes: ['invalid_arguments'], explanation: 'Unreadable.', replacement: decision } });
 
 /** An unusable candidate is sent twice: the proposal, and the student's one repair attempt. */
-const twice = (entries: ModelScriptInput['student']) => entries.flatMap((entry) => [entry, entry]);
+const twice = (entries: NonNullable<ModelScriptInput['student']>) => entries.flatMap((entry) => [entry, entry]);
 
 async function runWith(student: ModelScriptInput['student'], rounds: number) {
   const ws = tempNotesWorkspace();

@@ -65,6 +65,8 @@ export interface RunAgentOptions {
   /** Injected for tests and benchmarks; resolved from the spec otherwise. */
   providers?: { student: ModelProvider; teacher: ModelProvider };
   toolHost?: ToolHost;
+  /** Progress while waiting on a slow MCP server ("still waiting for X to list its tools (10 s)…"). */
+  onProgress?: (line: string) => void;
 }
 
 export interface AgentRun extends RunResult {
@@ -156,7 +158,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     if (!prepared) throw new Error(setupError ?? 'the run could not be prepared');
     const { instructions, task, providers } = prepared;
     try {
-      toolHost = options.toolHost ?? (await startToolHost(spec.servers, { vars, overrides: spec.tool_effects, cwd: options.specDir, credentials: prepared.credentials }));
+      toolHost = options.toolHost ?? (await startToolHost(spec.servers, { vars, overrides: spec.tool_effects, cwd: options.specDir, credentials: prepared.credentials, onProgress: options.onProgress }));
     } catch (err) {
       setupError = secrets.maskText(errorText(err));
       throw err;

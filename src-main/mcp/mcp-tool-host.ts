@@ -27,6 +27,10 @@ export interface ToolHostOptions {
   callTimeoutMs?: number;
   /** Server stderr lines and host notes, prefixed `[mcp <id>]`. */
   onLog?: (line: string) => void;
+  /** "still waiting for X to list its tools (10 s)…" while a listing is slow (else to onLog). */
+  onProgress?: (line: string) => void;
+  /** How often that line comes (default 10 s). */
+  progressIntervalMs?: number;
 }
 
 /** One server as the UI or a test sees it. */
@@ -78,6 +82,8 @@ export async function startToolHost(servers: McpServerSpec[], options: ToolHostO
     startTimeoutMs: options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS,
     callTimeoutMs: options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
     onLog: options.onLog,
+    onProgress: options.onProgress,
+    progressIntervalMs: options.progressIntervalMs,
   };
   const settled = await Promise.allSettled(
     servers.map((spec, i) => ServerConnection.connect(spec.id, launches[i] as ServerLaunch, connectOptions)),

@@ -17,7 +17,13 @@ export interface ConnectOptions {
   startTimeoutMs: number;
   callTimeoutMs: number;
   onLog?: (line: string) => void;
+  /** While a tool listing is slow, a "still waiting" line goes here (else to onLog) this often. */
+  onProgress?: (line: string) => void;
+  /** Default 10 s. */
+  progressIntervalMs?: number;
 }
+
+const DEFAULT_PROGRESS_INTERVAL_MS = 10_000;
 
 /** A tool call that reached the server: its result, or the server's protocol-level refusal. */
 export type CallOutcome = { kind: 'result'; result: RawToolResult } | { kind: 'protocol_error'; message: string };
@@ -58,10 +64,22 @@ export class ServerConnection {
     const conn = new ServerConnection(id, launch, client, transport, tail, options);
     client.onclose = () => conn.onClosed();
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => conn.invalidateTools());
-    client.onerror = (error) => log?.(`[mcp ${id}] ${errorMessage(error)}`);
+    // A line on stdout that is not JSON-RPC (a console.log banner) would corrupt the handshake and
+    // end, 20 s later, as a timeout: during the start it fails the start at once, saying so.
+    let rejectStart: ((error: Error) => void) | undefined;
+    const misbehaved = new Promise<never>((_, reject) => {
+      rejectStart = reject;
+    });
+    misbehaved.catch(() => undefined);
+    client.onerror = (error) => {
+      const junk = nonProtocolOutput(error);
+      if (junk !== undefined) rejectStart?.(new NonProtocolOutput(junk));
+      log?.(`[mcp ${id}] ${junk ?? errorMessage(error)}`);
+    };
 
     let timer: NodeJS.Timeout | undefined;
     let timedOut = false;
+    let misbehaving = false;
     const connecting = client.connect(transport);
     const deadline = new Promise<void>((resolve) => {
       timer = setTimeout(() => {
@@ -70,7 +88,13 @@ export class ServerConnection {
       }, options.startTimeoutMs);
     });
     try {
-      await Promise.race([connecting, deadline]);
+      await Promise.race([connecting, deadline, misbehaved]).catch(async (error: unknown) => {
+        if (!(error instanceof NonProtocolOutput)) throw error;
+        misbehaving = true;
+        conn.kill();
+        await connecting.catch(() => undefined);
+        throw error;
+      });
       if (timedOut) {
         // It is still running but silent: kill it now rather than wait out the SDK's graceful close.
         conn.kill();
@@ -80,9 +104,11 @@ export class ServerConnection {
     } catch (error) {
       await conn.close();
       await tail.settled(STDERR_GRACE_MS);
-      throw new McpStartError(id, timedOut ? `no answer to the MCP handshake within ${options.startTimeoutMs} ms` : startReason(error, launch), tail.lastLine());
+      const reason = timedOut ? `no answer to the MCP handshake within ${options.startTimeoutMs} ms` : misbehaving ? `it ${errorMessage(error)}` : startReason(error, launch);
+      throw new McpStartError(id, reason, tail.lastLine());
     } finally {
       clearTimeout(timer);
+      rejectStart = undefined;
     }
     log?.(`[mcp ${id}] started pid ${conn.pid ?? '?'} (${conn.serverName ?? 'unnamed server'})`);
     return conn;
@@ -110,6 +136,15 @@ export class ServerConnection {
   async listTools(): Promise<Tool[]> {
     this.assertAlive();
     if (this.toolList) return this.toolList;
+    const stopProgress = this.reportProgress('list its tools');
+    try {
+      return await this.fetchToolList();
+    } finally {
+      stopProgress();
+    }
+  }
+
+  private async fetchToolList(): Promise<Tool[]> {
     const tools: Tool[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_TOOL_PAGES; page++) {
@@ -130,6 +165,20 @@ export class ServerConnection {
       }
     }
     throw new McpCallError(this.id, `MCP server "${this.id}" kept paginating its tool list (more than ${MAX_TOOL_PAGES} pages)`);
+  }
+
+  /** A slow request is not a silent one: "still waiting for X to list its tools (10 s)…" until it ends. */
+  private reportProgress(what: string): () => void {
+    const log = this.options.onProgress ?? this.options.onLog;
+    if (!log) return () => undefined;
+    const every = this.options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS;
+    let ticks = 0;
+    const timer = setInterval(() => {
+      ticks += 1;
+      log(`[mcp ${this.id}] still waiting for "${this.id}" to ${what} (${Number(((ticks * every) / 1000).toFixed(1))} s)…`);
+    }, every);
+    timer.unref();
+    return () => clearInterval(timer);
   }
 
   /** Changes whenever the tool list was fetched anew: lets the host reuse what it built from it. */
@@ -226,6 +275,25 @@ export class ServerConnection {
       throw new McpCallError(this.id, `MCP server "${this.id}" failed to ${what}: ${errorMessage(error)}`);
     }
   }
+}
+
+class NonProtocolOutput extends Error {}
+
+/**
+ * What the SDK's stdio reader reports for a stdout line that is not a JSON-RPC message: JSON.parse
+ * failed (its message quotes the line's start) or the JSON was not a message (a Zod error).
+ */
+function nonProtocolOutput(error: Error): string | undefined {
+  let shown: string;
+  if (error instanceof SyntaxError) {
+    const quoted = /"([\s\S]*)"(\.\.\.)? is not valid JSON$/.exec(error.message);
+    shown = quoted ? `'${quoted[1] ?? ''}${quoted[2] ? '…' : ''}'` : 'a line that is not JSON';
+  } else if (error.name === 'ZodError') {
+    shown = 'a JSON line that is not a JSON-RPC message';
+  } else {
+    return undefined;
+  }
+  return `wrote non-protocol text on stdout: ${shown} — servers must log to stderr`;
 }
 
 /** A JSON-RPC error answer (bad params, unknown tool...): the server is fine and said no. */

@@ -1,4 +1,5 @@
 import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
+import { JsonTooDeepError, MAX_JSON_DEPTH, jsonDepthExceeds } from '@shared/util/json-depth';
 
 /** What `client.callTool` returns: today's shape, or the pre-2024-11 `toolResult` one. */
 export type RawToolResult = { content?: unknown; structuredContent?: unknown; isError?: unknown; toolResult?: unknown };
@@ -17,9 +18,15 @@ export function toolResultText(result: RawToolResult): ToolResultText {
   if (Array.isArray(result.content) && result.content.length > 0) {
     return { content: (result.content as ContentBlock[]).map(describeBlock).join('\n'), is_error };
   }
-  if (result.structuredContent !== undefined) return { content: JSON.stringify(result.structuredContent), is_error };
-  if (result.toolResult !== undefined) return { content: JSON.stringify(result.toolResult), is_error };
+  if (result.structuredContent !== undefined) return jsonResult(result.structuredContent, is_error);
+  if (result.toolResult !== undefined) return jsonResult(result.toolResult, is_error);
   return { content: '', is_error };
+}
+
+/** A JSON result as text; one nested too deep to serialise safely is an error result that says so. */
+function jsonResult(value: unknown, is_error: boolean): ToolResultText {
+  if (jsonDepthExceeds(value)) return { content: `the tool's result is ${new JsonTooDeepError(MAX_JSON_DEPTH).message}; it was not kept`, is_error: true };
+  return { content: JSON.stringify(value), is_error };
 }
 
 export function describeBlock(block: ContentBlock): string {

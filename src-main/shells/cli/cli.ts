@@ -152,6 +152,8 @@ async function runCommand(args: string[], io: CliIo): Promise<number> {
     confirm,
     privacy: { allowed_hosts: values['allow-host'] ?? [] },
     credentials: io.credentials ? io.credentials() : createKeychainStore(),
+    // On stderr, so --json output stays one JSON object.
+    onProgress: (line) => io.stderr(`${line}\n`),
   });
 
   if (result.setup_error !== undefined) {

@@ -1,0 +1,67 @@
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ToolCallDecision } from '@shared/contracts/decision';
+import { McpStartError } from './errors';
+import { startToolHost, type McpToolHost } from './mcp-tool-host';
+
+/** A real stdio MCP server (SDK-built) that misbehaves on request: see the script's header. */
+const SCRIPT = fileURLToPath(new URL('../../test-support/misbehaving-mcp-server.mjs', import.meta.url));
+const hosts: McpToolHost[] = [];
+afterEach(async () => {
+  await Promise.all(hosts.splice(0).map((h) => h.close()));
+});
+
+async function start(args: string[], options: { onProgress?: (line: string) => void; progressIntervalMs?: number } = {}) {
+  const host = await startToolHost([{ id: 'noisy', command: process.execPath, args: [SCRIPT, ...args] }], {
+    vars: {},
+    overrides: {},
+    cwd: process.cwd(),
+    // Longer than the test's own timeout: a timeout can only be the wrong answer.
+    startTimeoutMs: 60_000,
+    ...options,
+  });
+  hosts.push(host);
+  return host;
+}
+
+describe('an MCP server that misbehaves on stdio (real server process)', () => {
+  it('a banner printed on stdout before the handshake is reported as non-protocol output, not a handshake timeout', async () => {
+    const failure = await start(['--banner', 'starting the noisy server…']).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(McpStartError);
+    // The line's start, as far as the JSON parser quotes it: enough to recognise the banner.
+    expect((failure as Error).message).toMatch(/MCP server "noisy" .*wrote non-protocol text on stdout: 'starting t…' — servers must log to stderr/);
+    expect((failure as Error).message).not.toMatch(/handshake/);
+  });
+
+  it('a JSON log line that is not JSON-RPC is reported the same way', async () => {
+    const failure = await start(['--banner', '{"level":"info","msg":"ready"}']).catch((error: unknown) => error);
+    expect((failure as Error).message).toMatch(/wrote non-protocol text on stdout: .*servers must log to stderr/);
+  });
+
+  it('a slow tool listing logs that it is still waiting instead of waiting silently', async () => {
+    const lines: string[] = [];
+    const host = await start(['--list-delay', '700'], { onProgress: (line) => lines.push(line), progressIntervalMs: 200 });
+    const snapshot = await host.snapshot(0);
+    expect(snapshot.tools.map((t) => t.name)).toContain('ping');
+    const waiting = lines.filter((l) => l.includes('still waiting for "noisy" to list its tools'));
+    expect(waiting.length).toBeGreaterThanOrEqual(2);
+    expect(waiting[0]).toMatch(/\(0\.2 s\)…$/);
+  });
+
+  it('a tool result nested 100,000 levels deep is a clear error, not a stack overflow', async () => {
+    const host = await start([]);
+    const snapshot = await host.snapshot(0);
+    const tool = snapshot.tools.find((t) => t.name === 'deep');
+    if (!tool) throw new Error('no deep tool');
+    const decision: ToolCallDecision = { decision_type: 'tool_call', tool_name: 'deep', arguments: {} };
+    const outcome = await host.execute({ decision, tool, idempotency_key: 'k-deep' }).then(
+      (execution) => JSON.stringify(execution),
+      (error: unknown) => (error as Error).message,
+    );
+    expect(outcome).toMatch(/nested deeper than \d+ levels/);
+    expect(outcome).not.toMatch(/call stack/);
+  });
+});
