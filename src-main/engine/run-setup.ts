@@ -1,10 +1,11 @@
 import { ModelScript, type ModelScriptInput } from '@shared/contracts/script';
 import type { AgentSpec } from '@shared/contracts/spec';
-import { checkProviderAllowed, LOCAL_ONLY, type PrivacyPolicy } from '@shared/policy/privacy';
+import { LOCAL_ONLY, type PrivacyPolicy } from '@shared/policy/privacy';
 import { substituteVars } from '@shared/util/substitute';
 import type { CredentialStore } from '../credentials/credential-store';
 import { collectCredentialRefs, resolveCredentials } from '../credentials/resolve-credentials';
 import type { SecretRegistry } from '../credentials/secret-registry';
+import { allowedEndpoint, type ModelEndpoint } from '../providers/endpoint';
 import type { ModelProvider } from '../providers/provider';
 import { resolveProvider } from '../providers/resolve-provider';
 
@@ -38,9 +39,15 @@ export async function prepareRun(input: {
   const instructions = substituteVars(spec.instructions, vars, 'instructions');
   const task = substituteVars(spec.task, vars, 'task');
   const script = input.script ? substituteVars(ModelScript.parse(input.script), vars, 'script') : undefined;
+  // Decided on the URL each provider will send to (built once, here), before any key is read.
+  const privacy = input.privacy ?? LOCAL_ONLY;
+  const endpoints: Partial<Record<'student' | 'teacher', ModelEndpoint>> = {};
   for (const role of ['student', 'teacher'] as const) {
-    const allowed = checkProviderAllowed(spec.models[role], role, input.privacy ?? LOCAL_ONLY, input.ollamaHost);
+    const ref = spec.models[role];
+    if (ref.provider === 'script') continue;
+    const allowed = allowedEndpoint(ref, role, privacy, input.ollamaHost);
     if (!allowed.ok) throw new Error(allowed.message);
+    endpoints[role] = allowed.endpoint;
   }
   const refs = collectCredentialRefs(spec);
   let credentials = new Map<string, string>();
@@ -48,7 +55,7 @@ export async function prepareRun(input: {
     if (!input.credentialStore) throw new Error('this spec uses keychain credentials, but no credential store is available');
     credentials = await resolveCredentials(refs, input.credentialStore, input.secrets);
   }
-  const deps = { script, ollamaHost: input.ollamaHost, apiKeys: credentials, scriptStart: input.scriptStart };
+  const deps = { script, ollamaHost: input.ollamaHost, apiKeys: credentials, scriptStart: input.scriptStart, privacy, endpoints };
   const providers = input.providers ?? {
     student: resolveProvider(spec.models.student, 'student', deps),
     teacher: resolveProvider(spec.models.teacher, 'teacher', deps),

@@ -8,6 +8,7 @@ import {
   startHttpCall,
   type HttpCall,
 } from './http-call';
+import { displayModelUrl, normalizeOllamaHost } from '@shared/contracts/model-url';
 import { ProviderError } from './provider';
 import { retryAfterMs } from './retry';
 
@@ -17,7 +18,8 @@ import { retryAfterMs } from './retry';
  * own AbortSignal (see http-call.ts); and Ollama's failures as messages a person can act on.
  */
 
-export { DEFAULT_OLLAMA_HOST } from '@shared/policy/privacy';
+import { DEFAULT_OLLAMA_HOST } from '@shared/policy/privacy';
+export { DEFAULT_OLLAMA_HOST };
 
 export type { FetchFn } from './http-call';
 export { NetworkFailure, networkCode } from './http-call';
@@ -35,8 +37,14 @@ export function modelMissingMessage(model: string): string {
   return `model "${model}" is not installed in Ollama — run \`ollama pull ${model}\``;
 }
 
+/** The address as messages show it: completed as OLLAMA_HOST forms are, never its userinfo or query. */
 export function displayHost(host: string): string {
-  return host.replace(/\/+$/, '');
+  return displayModelUrl(normalizeOllamaHost(host));
+}
+
+/** An Ollama address Steward refuses (model-url.ts): says what is wrong, never repeats it. */
+export function invalidAddressMessage(problem: string): string {
+  return `this is not a valid Ollama address: it ${problem} (expected e.g. ${DEFAULT_OLLAMA_HOST})`;
 }
 
 export interface FailureContext {

@@ -2,7 +2,8 @@ import { Ollama, type Message, type Tool } from 'ollama';
 import { z } from 'zod';
 import { DEFAULT_MAX_REPLY_BYTES, modelLabel, type ModelRef, type ModelReply, type ModelRole } from '@shared/contracts/model';
 import type { OfferedTool } from '@shared/contracts/tool-snapshot';
-import { DEFAULT_OLLAMA_HOST, startOllamaCall, toProviderError, type FetchFn } from './ollama-call';
+import { endpointOrThrow, pinnedFetch, type ModelEndpoint } from './endpoint';
+import { startOllamaCall, toProviderError, type FetchFn } from './ollama-call';
 import { ProviderError, type ModelProvider, type ModelRequest } from './provider';
 
 export type OllamaRef = Extract<ModelRef, { provider: 'ollama' }>;
@@ -12,6 +13,8 @@ export interface OllamaProviderOptions {
   fetch?: FetchFn;
   /** Host when the ref names none (the app's configured Ollama); default http://127.0.0.1:11434. */
   defaultHost?: string;
+  /** Where requests go, already checked against the privacy policy (resolveProvider); parsed here when absent. */
+  endpoint?: ModelEndpoint;
 }
 
 /**
@@ -36,7 +39,9 @@ const ChatAnswer = z.object({
  */
 export function createOllamaProvider(ref: OllamaRef, role: ModelRole, options: OllamaProviderOptions = {}): ModelProvider {
   const label = modelLabel(ref);
-  const host = ref.host ?? options.defaultHost ?? DEFAULT_OLLAMA_HOST;
+  const endpoint = options.endpoint ?? endpointOrThrow(ref, role, options.defaultHost);
+  // Messages name the address without userinfo or query.
+  const host = endpoint.display;
 
   return {
     label,
@@ -46,7 +51,8 @@ export function createOllamaProvider(ref: OllamaRef, role: ModelRole, options: O
       const failure = { host, model: ref.model, role, timeoutMs: ref.timeout_ms, call, maxReplyBytes };
       try {
         if (call.stopped() === 'cancelled') throw new ProviderError('cancelled', `the ${role} model call was cancelled`);
-        const client = new Ollama({ host, fetch: call.fetch });
+        // The checked URL, and a fetch that cannot leave its origin: the client re-parses the host itself.
+        const client = new Ollama({ host: endpoint.href, fetch: pinnedFetch(endpoint, call.fetch) });
         const nativeTools = ref.mode === 'tools' && request.tools !== undefined && request.tools.length > 0;
         const raw: unknown = await client.chat({
           model: ref.model,

@@ -1,22 +1,15 @@
-import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ProviderStatus } from '@shared/contracts/host-api';
+import { closedPort } from '../../test-support/closed-port';
 import { startFakeOllama, type FakeOllama } from '../../test-support/fake-ollama';
 import { createCapabilityCache, getOllamaModelCapabilities, getOllamaStatus } from './ollama-status';
+import { unreachableMessage } from './ollama-call';
 
 let fake: FakeOllama | undefined;
 afterEach(async () => {
   await fake?.close();
   fake = undefined;
 });
-
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 const OllamaStatusShape = ProviderStatus.shape.ollama;
 
@@ -147,6 +140,26 @@ describe('Ollama status', () => {
     const status = await getOllamaStatus('http://exa mple:11434');
     expect(status.reachable).toBe(false);
     expect(status.error).toContain('is not a valid Ollama address');
+  });
+
+  it('a password in the Ollama address is never shown: not in the status host, not in its error', async () => {
+    const port = await closedPort();
+    const secret = 'sk-proj-Q7wE9rT2yU4iO6pA8sD0fG1h';
+    for (const host of [`http://me:${secret}@127.0.0.1:${port}`, `http://127.0.0.1:${port}/?key=${secret}`, `me:${secret}@127.0.0.1:${port}`]) {
+      const status = await getOllamaStatus(host);
+      expect(status.reachable).toBe(false);
+      expect(JSON.stringify(status)).not.toContain(secret);
+      expect(status.error).toMatch(/not a valid Ollama address.*(user name or password|secret)/);
+      expect(unreachableMessage(host)).not.toContain(secret);
+      const shown = await getOllamaModelCapabilities(host, 'qwen3:4b');
+      expect(JSON.stringify(shown)).not.toContain(secret);
+    }
+  });
+
+  it('an OLLAMA_HOST written without a scheme is completed as the ollama client does (http, port 11434)', async () => {
+    fake = await startFakeOllama({ models: [{ name: 'qwen3:4b' }] });
+    const status = await getOllamaStatus(fake.url.replace('http://', ''), { capabilityCache: createCapabilityCache() });
+    expect(status).toMatchObject({ host: fake.url, reachable: true });
   });
 
   it('model capabilities come from `show`; a missing model says how to install it', async () => {

@@ -1,7 +1,9 @@
 import { Ollama } from 'ollama';
 import { z } from 'zod';
 import type { OllamaModelInfo, ProviderStatus } from '@shared/contracts/host-api';
-import { DEFAULT_OLLAMA_HOST, displayHost, modelMissingMessage, networkCode, NetworkFailure, startOllamaCall, unreachableMessage, type FetchFn } from './ollama-call';
+import { normalizeOllamaHost } from '@shared/contracts/model-url';
+import { parseEndpoint, pinnedFetch } from './endpoint';
+import { displayHost, invalidAddressMessage, modelMissingMessage, networkCode, NetworkFailure, startOllamaCall, unreachableMessage, type FetchFn } from './ollama-call';
 import type { StopReason } from './http-call';
 
 export type OllamaStatus = ProviderStatus['ollama'];
@@ -47,11 +49,13 @@ const ShowAnswer = z.object({
  * `show`, absent where `show` failed). Never throws: every failure is in `error`.
  */
 export async function getOllamaStatus(host: string, options: OllamaStatusWithCapabilitiesOptions = {}): Promise<OllamaStatus> {
+  const base = { host: displayHost(host) };
+  const parsed = parseEndpoint(normalizeOllamaHost(host));
+  if (!parsed.ok) return { ...base, reachable: false, models: [], error: invalidAddressMessage(parsed.problem) };
   const timeoutMs = options.timeoutMs ?? DEFAULT_STATUS_TIMEOUT_MS;
   const call = startOllamaCall({ fetch: options.fetch, timeoutMs });
-  const base = { host: displayHost(host) };
   try {
-    const client = new Ollama({ host, fetch: call.fetch });
+    const client = new Ollama({ host: parsed.endpoint.href, fetch: pinnedFetch(parsed.endpoint, call.fetch) });
     const [versionRaw, tagsRaw] = await Promise.all([client.version(), client.list()]);
     const version = VersionAnswer.safeParse(versionRaw);
     const tags = TagsAnswer.safeParse(tagsRaw);
@@ -73,10 +77,12 @@ export type OllamaModelCapabilities =
 
 /** What `ollama show` says a model can do (`tools`, `vision`, `thinking`…). Never throws. */
 export async function getOllamaModelCapabilities(host: string, model: string, options: OllamaStatusOptions = {}): Promise<OllamaModelCapabilities> {
+  const parsed = parseEndpoint(normalizeOllamaHost(host));
+  if (!parsed.ok) return { ok: false, model, error: invalidAddressMessage(parsed.problem) };
   const timeoutMs = options.timeoutMs ?? DEFAULT_STATUS_TIMEOUT_MS;
   const call = startOllamaCall({ fetch: options.fetch, timeoutMs });
   try {
-    const raw: unknown = await new Ollama({ host, fetch: call.fetch }).show({ model });
+    const raw: unknown = await new Ollama({ host: parsed.endpoint.href, fetch: pinnedFetch(parsed.endpoint, call.fetch) }).show({ model });
     const show = ShowAnswer.safeParse(raw);
     if (!show.success) return { ok: false, model, error: `Ollama described ${model} in an unexpected shape` };
     // Before 0.6 Ollama did not report capabilities: that is "unknown", not "none".
@@ -173,7 +179,7 @@ function statusError(err: unknown, host: string, stopped: StopReason | undefined
     const code = networkCode(err.cause);
     return code ? `${unreachableMessage(host)} (${code})` : unreachableMessage(host);
   }
-  if (networkCode(err) === 'ERR_INVALID_URL') return `"${host}" is not a valid Ollama address (expected e.g. ${DEFAULT_OLLAMA_HOST})`;
+  if (networkCode(err) === 'ERR_INVALID_URL') return invalidAddressMessage('is not a URL');
   const message = err instanceof Error ? err.message : String(err);
   return `Ollama at ${displayHost(host)} answered unexpectedly: ${message}`;
 }

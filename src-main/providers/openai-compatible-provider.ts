@@ -13,6 +13,7 @@ import {
   type FetchFn,
   type HttpCall,
 } from './http-call';
+import { endpointOrThrow, type ModelEndpoint } from './endpoint';
 import { openAIErrorMessage, redactSecrets, removeKey } from './openai-errors';
 import { ProviderError, type ChatMessage, type ModelProvider, type ModelRequest } from './provider';
 import { retryAfterMs } from './retry';
@@ -27,6 +28,8 @@ export interface OpenAICompatibleProviderOptions {
   apiKey?: string;
   /** Used for every request (tests pass one to observe; defaults to the global fetch). */
   fetch?: FetchFn;
+  /** Where requests go, already checked against the privacy policy (resolveProvider); parsed here when absent. */
+  endpoint?: ModelEndpoint;
 }
 
 /**
@@ -65,8 +68,10 @@ export function createOpenAICompatibleProvider(
   options: OpenAICompatibleProviderOptions = {},
 ): ModelProvider {
   const label = modelLabel(ref);
-  const endpoint = chatCompletionsUrl(ref.base_url);
-  const where = displayBaseUrl(ref.base_url);
+  // Every request goes to the URL the privacy check read its host from.
+  const target = options.endpoint ?? endpointOrThrow(ref, role);
+  const endpoint = chatCompletionsUrl(target.href);
+  const where = displayBaseUrl(target.href);
   const apiKey = checkedApiKey(ref, role, options.apiKey);
   const cancelled = (): ProviderError => new ProviderError('cancelled', `the ${role} model call was cancelled`);
 
@@ -134,6 +139,7 @@ export function createOpenAICompatibleProvider(
     if (isModelMissing(body)) {
       return new ProviderError('model_missing', `model "${ref.model}" is not available at ${where} (HTTP ${status})${saidSuffix}`);
     }
+    const retry = response.headers.get('retry-after');
     if (status === 429) {
       const after = retry !== null && /^\d+$/.test(retry.trim()) ? `, retry after ${retry.trim()} s` : '';
       return new ProviderError(
@@ -141,13 +147,12 @@ export function createOpenAICompatibleProvider(
         `${label} is rate limited (HTTP 429${after})${saidSuffix} — wait and run again, or check the account's quota`,
         retryAfterMs(retry, Date.now()),
       );
-    const retry = response.headers.get('retry-after');
     }
+    if (status >= 500) return new ProviderError('server_error', `${where} answered ${status}${saidSuffix}`, retryAfterMs(retry, Date.now()));
     return new ProviderError('bad_response', `${where} answered ${status}${saidSuffix}${modeHint(status, said)}`);
   }
 
   /** Never echoes what the server said: some servers repeat the key they were given. */
-    if (status >= 500) return new ProviderError('server_error', `${where} answered ${status}${saidSuffix}`, retryAfterMs(retry, Date.now()));
   function unauthorized(status: number): ProviderError {
     if (ref.api_key === undefined) {
       return new ProviderError(
@@ -179,19 +184,19 @@ export function createOpenAICompatibleProvider(
     // Checked before the rest: an abort surfaces as whatever fetch was doing when it happened.
     const stopped = call.stopped();
     if (stopped === 'cancelled') return cancelled();
-    if (stopped === 'timeout') {
-      return new ProviderError('timeout', `${label} did not answer within ${formatMs(ref.timeout_ms)} — raise timeout_ms, or pick a faster model`);
-    }
-    if (err instanceof NetworkFailure) {
     if (stopped === 'too_large' || err instanceof ReplyTooLarge) {
       return new ProviderError('reply_too_large', replyTooLargeMessage(label, ref.max_reply_bytes ?? DEFAULT_MAX_REPLY_BYTES));
     }
-      const code = networkCode(err.cause);
-      const dns = code === 'ENOTFOUND' || code === 'EAI_AGAIN';
-      return new ProviderError(
+    if (stopped === 'timeout') {
+      return new ProviderError('timeout', `${label} did not answer within ${formatMs(ref.timeout_ms)} — raise timeout_ms, or pick a faster model`);
+    }
     if (isTransientNetworkFailure(err)) {
       return new ProviderError('connection_lost', redactSecrets(`the connection to ${where} was lost during the call (${networkCode(err) ?? 'reset'})`, apiKey));
     }
+    if (err instanceof NetworkFailure) {
+      const code = networkCode(err.cause);
+      const dns = code === 'ENOTFOUND' || code === 'EAI_AGAIN';
+      return new ProviderError(
         'unreachable',
         `the ${role} model ${label} is not reachable at ${where}${code ? ` (${code})` : ''} — ${dns ? 'check the address in base_url and the network' : 'is the server running?'}`,
       );

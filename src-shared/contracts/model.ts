@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CredentialRef } from './credentials';
+import { checkModelUrl } from './model-url';
 
 /** Roles a model plays at the decision boundary. */
 export const ModelRole = z.enum(['student', 'teacher']);
@@ -35,13 +36,22 @@ export const DEFAULT_MAX_REPLY_BYTES = MIB;
  */
 const MaxReplyBytes = z.number().int().min(1024).max(64 * MIB).optional();
 
+/**
+ * A model server's address: http(s) only, nothing two URL parsers could read differently, no secret
+ * (see model-url.ts). The message says what is wrong, never repeats the address.
+ */
+export const ModelUrl = z.string().superRefine((url, ctx) => {
+  const check = checkModelUrl(url);
+  if (!check.ok) ctx.addIssue({ code: 'custom', message: `this model address ${check.problem}` });
+});
+
 /** Where a role's model comes from. Script = the replay double for demos and tests. */
 export const ScriptModelRef = z.object({ provider: z.literal('script') }).strict();
 export const OllamaModelRef = z
   .object({
     provider: z.literal('ollama'),
     model: z.string().min(1),
-    host: z.string().url().optional(),
+    host: ModelUrl.optional(),
     /** tool calling (native tools) or structured output (JSON-schema `format`). */
     mode: z.enum(['structured', 'tools']).default('structured'),
     temperature: z.number().min(0).max(2).optional(),
@@ -56,7 +66,7 @@ export const OllamaModelRef = z
 export const OpenAICompatibleModelRef = z
   .object({
     provider: z.literal('openai_compatible'),
-    base_url: z.string().url(),
+    base_url: ModelUrl,
     model: z.string().min(1),
     api_key: CredentialRef.optional(),
     mode: z.enum(['structured', 'tools']).default('structured'),
@@ -81,7 +91,8 @@ export function modelLabel(ref: ModelRef): string {
   }
 }
 
-/** `host[:port]` of an http(s) URL, lowercased (no URL global here: shared code stays pure). */
+/** `host[:port]` of a model URL, lowercased, as the host's URL parser reads it; never userinfo or a query. */
 export function hostOf(url: string): string {
-  return (/^[a-z][a-z0-9+.-]*:\/\/(?:[^@/?#]*@)?([^/?#]+)/i.exec(url)?.[1] ?? url).toLowerCase();
+  const check = checkModelUrl(url);
+  return check.ok ? check.parts.host : '(an invalid address)';
 }

@@ -111,4 +111,33 @@ describe('raw secrets in a spec', () => {
   it('a keychain reference and ordinary values pass', () => {
     expect(issuesOf(withEnv({ GITHUB_TOKEN: 'keychain:github', MODE: 'read-only', ROOT: '/home/me/notes' }))).toEqual([]);
   });
+
+  const bearerLike = [
+    'Authorization: Bearer abc123DEF456ghi789JKL',
+    'call it with api_key=abcdefgh12345678',
+    'the token: 9f8e7d6c5b4a39281706',
+    'use "client_secret": "s3cr3t-v4lue-that-is-long"',
+    'password=correcthorsebatterystaple',
+    'X-Api-Key: 0123456789abcdef0123',
+    'and sk-proj-abcdefghijklmnopqrstuvwx123456 for OpenAI',
+  ];
+  it.each(bearerLike)('a bearer token or key written into task, instructions or env is refused with the keychain hint: %s', (text) => {
+    for (const spec of [{ ...minimal, task: `Tidy notes. ${text}` }, { ...minimal, instructions: text }, withEnv({ EXTRA: text })]) {
+      const refused = issuesOf(spec);
+      expect(refused).toHaveLength(1);
+      expect(refused[0]?.message).toMatch(/keychain:NAME/);
+    }
+  });
+
+  it('ordinary prose about tokens and keys, and references, pass', () => {
+    for (const text of [
+      'Count the tokens in each note and keep the key points.',
+      'The API key is in keychain:openai; pass it as token: ${TOKEN}.',
+      'Authorization: Bearer keychain:github',
+      'Set password= in the form to nothing.',
+      'Use the commit 3f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39 as the base.',
+    ]) {
+      expect(issuesOf({ ...minimal, task: text, instructions: text }), text).toEqual([]);
+    }
+  });
 });

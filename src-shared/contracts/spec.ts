@@ -3,14 +3,16 @@ import { ModelRef } from './model';
 import { ModelScript } from './script';
 import { ToolEffect } from './tool-effect';
 import { isCredentialRef } from './credentials';
-import { looksLikeRawSecret, RAW_SECRET_MESSAGE } from '../policy/secrets';
+import { containsRawSecret, RAW_SECRET_MESSAGE, TEXT_SECRET_MESSAGE } from '../policy/secrets';
 import { ScsSettings } from '../scs/contracts';
 
 const slug = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'use lowercase letters, digits, - and _');
 
 /** An MCP server started over stdio: an npm package's bin (run with Node) or a command. */
 /** A config string that must not hold a raw secret (a `keychain:NAME` reference is fine). */
-const noRawSecret = z.string().refine((v): boolean => isCredentialRef(v) || !looksLikeRawSecret(v), { message: RAW_SECRET_MESSAGE });
+const noRawSecret = z.string().refine((v): boolean => isCredentialRef(v) || !containsRawSecret(v), { message: RAW_SECRET_MESSAGE });
+/** Text every model and trace sees: no key or bearer token in it (it belongs in a server's env). */
+const noSecretText = z.string().min(1).refine((v): boolean => !containsRawSecret(v), { message: TEXT_SECRET_MESSAGE });
 
 export const McpServerSpec = z
   .object({
@@ -121,8 +123,8 @@ export const AgentSpec = z
     id: slug,
     name: z.string().min(1).max(120),
     description: z.string().default(''),
-    instructions: z.string().min(1),
-    task: z.string().min(1),
+    instructions: noSecretText,
+    task: noSecretText,
     /** Folder the agent works in, relative to the spec file; `${workspace}` in server args. */
     workspace: z.string().min(1).optional(),
     servers: z.array(McpServerSpec).default([]),

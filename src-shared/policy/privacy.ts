@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { hostOf, modelLabel, type ModelRef, type ModelRole } from '../contracts/model';
+import { modelLabel, type ModelRef, type ModelRole } from '../contracts/model';
+import { checkModelUrl, isLoopbackHostname, normalizeOllamaHost } from '../contracts/model-url';
 
 /**
  * The workspace's privacy policy (DESIGN.md §4): local providers are always allowed; a provider
@@ -14,9 +15,8 @@ export const PrivacyPolicy = z
 export type PrivacyPolicy = z.infer<typeof PrivacyPolicy>;
 export const LOCAL_ONLY: PrivacyPolicy = { allowed_hosts: [] };
 
-const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?$/;
-
-export type Locality = { local: true } | { local: false; host: string };
+/** `invalid`: the address is refused (what is wrong with it); such a model is never called. */
+export type Locality = { local: true } | { local: false; host: string; invalid?: string };
 
 export const DEFAULT_OLLAMA_HOST = 'http://127.0.0.1:11434';
 
@@ -26,15 +26,36 @@ export function localityOf(ref: ModelRef, ollamaDefault: string = DEFAULT_OLLAMA
     case 'script':
       return { local: true };
     case 'ollama':
-      return hostLocality(ref.host ?? ollamaDefault);
+      return hostLocality(ref.host ?? normalizeOllamaHost(ollamaDefault));
     case 'openai_compatible':
       return hostLocality(ref.base_url);
   }
 }
 
+/**
+ * Read by the strict pattern of model-url.ts; the host reads the same from the URL object it sends
+ * the request with (src-main/providers/endpoint.ts), and a property test holds the two together.
+ */
 function hostLocality(url: string): Locality {
-  const host = hostOf(url);
-  return LOOPBACK.test(host) ? { local: true } : { local: false, host };
+  const check = checkModelUrl(url);
+  if (!check.ok) return { local: false, host: '(an invalid address)', invalid: check.problem };
+  return isLoopbackHostname(check.parts.hostname) ? { local: true } : { local: false, host: check.parts.host };
+}
+
+/** Is `host` (`name[:port]`, lowercase) listed, by itself or with its port? */
+export function isHostAllowed(policy: PrivacyPolicy, host: string): boolean {
+  const hostName = host.replace(/:\d+$/, '');
+  return policy.allowed_hosts.some((h) => h.toLowerCase() === host || h.toLowerCase() === hostName);
+}
+
+/** The refusal when a model would send a run's data to a host the policy does not list. */
+export function disallowedHostMessage(ref: ModelRef, role: ModelRole, host: string, policy: PrivacyPolicy): string {
+  return `the ${role} model ${modelLabel(ref)} would send this run's data to ${host}, which the workspace privacy policy does not allow (local only${policy.allowed_hosts.length ? `, plus ${policy.allowed_hosts.join(', ')}` : ''}); allow that host in the workspace settings or pick a local model`;
+}
+
+/** The refusal for an address no request is ever made to. */
+export function invalidAddressMessage(ref: ModelRef, role: ModelRole, problem: string): string {
+  return `the ${role} model ${modelLabel(ref)} is not called: its address ${problem}`;
 }
 
 export type PrivacyCheck = { ok: true } | { ok: false; message: string };
@@ -43,12 +64,9 @@ export type PrivacyCheck = { ok: true } | { ok: false; message: string };
 export function checkProviderAllowed(ref: ModelRef, role: ModelRole, policy: PrivacyPolicy, ollamaDefault?: string): PrivacyCheck {
   const where = localityOf(ref, ollamaDefault);
   if (where.local) return { ok: true };
-  const hostName = where.host.replace(/:\d+$/, '');
-  if (policy.allowed_hosts.some((h) => h.toLowerCase() === where.host || h.toLowerCase() === hostName)) return { ok: true };
-  return {
-    ok: false,
-    message: `the ${role} model ${modelLabel(ref)} would send this run's data to ${where.host}, which the workspace privacy policy does not allow (local only${policy.allowed_hosts.length ? `, plus ${policy.allowed_hosts.join(', ')}` : ''}); allow that host in the workspace settings or pick a local model`,
-  };
+  if (where.invalid !== undefined) return { ok: false, message: invalidAddressMessage(ref, role, where.invalid) };
+  if (isHostAllowed(policy, where.host)) return { ok: true };
+  return { ok: false, message: disallowedHostMessage(ref, role, where.host, policy) };
 }
 
 /** What each role's model is shown during a run: recorded on every run, shown in the panel. */

@@ -30,5 +30,38 @@ function looksRandom(token: string): boolean {
   return distinct >= 16;
 }
 
-export const RAW_SECRET_MESSAGE =
-  'looks like a raw secret: store it in the OS keychain (steward credentials set NAME, or Settings → Credentials) and write keychain:NAME here';
+/** Where a secret goes instead; the config then holds a `keychain:NAME` reference. */
+export const KEYCHAIN_HINT = 'store it in the OS keychain (steward credentials set NAME, or Settings → Credentials)';
+
+export const RAW_SECRET_MESSAGE = `looks like a raw secret: ${KEYCHAIN_HINT} and write keychain:NAME here`;
+
+/** An auth scheme and its token: `Bearer eyJ…`, `Basic dXNlcjpw…`. */
+const AUTH_SCHEME = /\b(?:Bearer|Basic)\s+([A-Za-z0-9._~+/-]+=*)/gi;
+/** A value given to a name that says secret: `api_key=…`, `"client_secret": "…"`, `X-Api-Key: …`. */
+const SECRET_ASSIGNMENT =
+  /\b(?:x-api-key|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|refresh[_-]?token|token|client[_-]?secret|secret|password|passwd|pwd)\b["']?\s*[:=]\s*["']?([^\s"',;]+)/gi;
+
+/** A reference or a template variable stands in for a secret; it is not one. */
+function isStandIn(value: string): boolean {
+  return value.startsWith('keychain:') || value.includes('${');
+}
+
+/**
+ * Free text (a task, instructions, a server's env value or argument) holding a secret: a known key
+ * format anywhere, a long bearer-like token, or a long value given to a secret-sounding name.
+ */
+export function containsRawSecret(text: string): boolean {
+  if (looksLikeRawSecret(text)) return true;
+  for (const m of text.matchAll(AUTH_SCHEME)) {
+    const token = m[1] ?? '';
+    if (token.length >= 12 && !isStandIn(token) && (/\d/.test(token) || token.endsWith('='))) return true;
+  }
+  for (const m of text.matchAll(SECRET_ASSIGNMENT)) {
+    const value = m[1] ?? '';
+    if (value.length >= 12 && !isStandIn(value)) return true;
+  }
+  return false;
+}
+
+/** For text models and traces see (task, instructions): where the secret goes instead. */
+export const TEXT_SECRET_MESSAGE = `holds what looks like a key or bearer token, which every model and trace would see: ${KEYCHAIN_HINT} and hand it to the server that needs it as an env value keychain:NAME`;
