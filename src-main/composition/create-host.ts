@@ -29,6 +29,7 @@ import { RequestError } from '../registry/request-error';
 import { RegistryFileError } from '../registry/json-store';
 import * as plans from '../registry/action-plans';
 import { APP_VERSION } from '../version';
+import { acquireDataFolderLock } from '../util/data-folder-lock';
 import type { Host, HostOptions, HostSession } from './host-types';
 
 const PUSH_BATCH = 500;
@@ -66,10 +67,23 @@ type Handlers = { [M in HostMethod]: (params: HostParamsParsed<M>, session: Host
  */
 export async function createHost(options: HostOptions): Promise<Host> {
   mkdirSync(options.dataDir, { recursive: true });
+  // One host per data folder: a second one would resume the same waiting runs and close this one's
+  // live runs as interrupted. Held until close; refused with the holder's name (util/data-folder-lock).
+  const folderLock = acquireDataFolderLock(options.dataDir, { shell: options.shell }, options.log);
+  try {
+    const host = await openHost(options);
+    return { ...host, close: () => host.close().finally(() => folderLock.release()) };
+  } catch (error) {
+    folderLock.release();
+    throw error;
+  }
+}
+
+async function openHost(options: HostOptions): Promise<Host> {
   const log = options.log ?? (() => undefined);
   const ollamaHost = options.ollamaHost ?? process.env.OLLAMA_HOST ?? 'http://127.0.0.1:11434';
   const outbox = Outbox.open(join(options.dataDir, 'outbox.jsonl'), { log });
-  const checkpoints = new CheckpointStore(join(options.dataDir, 'waiting-runs'));
+  const checkpoints = new CheckpointStore(join(options.dataDir, 'waiting-runs'), log);
   const ledger = openFileLedger(join(options.dataDir, 'idempotency-ledger.jsonl'));
 
   // A run emits its events synchronously, a dozen per round; they reach the journal together at the

@@ -1,4 +1,5 @@
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { HistoryEntry } from '@shared/contracts/history';
@@ -8,6 +9,7 @@ import { ModelScript } from '@shared/contracts/script';
 import { AgentSpec } from '@shared/contracts/spec';
 import { PrivacyPolicy } from '@shared/policy/privacy';
 import { ScsMode } from '@shared/scs/contracts';
+import { processGone } from '../util/lock-file';
 
 /**
  * A run waiting for a person, on disk: everything needed to continue it exactly where it stopped,
@@ -51,10 +53,47 @@ export const RunCheckpoint = z
   .strict();
 export type RunCheckpoint = z.infer<typeof RunCheckpoint>;
 
+/** A checkpoint taken for resuming: nobody else can take it until it is given back. */
+export interface ClaimedCheckpoint {
+  checkpoint: RunCheckpoint;
+  /** The resumed run is under way: the checkpoint is spent. */
+  remove(): void;
+  /** The resume did not start: the run waits again, as before. */
+  restore(): void;
+}
+
+const CLAIMED = /^(.+\.json)\.claimed-(\d+)-[0-9a-f]+$/;
+
 /** The folder of waiting runs (one JSON file per run) in the user-data folder. */
 export class CheckpointStore {
-  constructor(private readonly dir: string) {
+  constructor(
+    private readonly dir: string,
+    log: (line: string) => void = () => undefined,
+  ) {
     mkdirSync(dir, { recursive: true });
+    this.giveBackOrphans(log);
+  }
+
+  /**
+   * Takes the checkpoint by renaming it to a name only this process uses: a rename of one file
+   * succeeds once, so of two hosts answering the same run exactly one resumes it.
+   */
+  claim(runId: string): ClaimedCheckpoint | undefined {
+    const file = this.fileOf(runId);
+    const claimed = `${file}.claimed-${process.pid}-${randomBytes(6).toString('hex')}`;
+    try {
+      renameSync(file, claimed);
+    } catch {
+      return undefined; // gone, or someone else claimed it first
+    }
+    let checkpoint: RunCheckpoint;
+    try {
+      checkpoint = RunCheckpoint.parse(JSON.parse(readFileSync(claimed, 'utf8')));
+    } catch {
+      giveBack(claimed, file);
+      return undefined;
+    }
+    return { checkpoint, remove: () => rmSync(claimed, { force: true }), restore: () => giveBack(claimed, file) };
   }
 
   save(checkpoint: RunCheckpoint): void {
@@ -90,8 +129,28 @@ export class CheckpointStore {
     rmSync(this.fileOf(runId), { force: true });
   }
 
+  /** A claim whose process died before the run resumed: the run is still waiting. */
+  private giveBackOrphans(log: (line: string) => void): void {
+    for (const name of readdirSync(this.dir)) {
+      const match = CLAIMED.exec(name);
+      if (!match?.[1] || !processGone(Number(match[2]))) continue;
+      giveBack(join(this.dir, name), join(this.dir, match[1]));
+      log(`gave back the waiting run ${match[1]}: the process that took it (pid ${match[2]}) ended before resuming it`);
+    }
+  }
+
   private fileOf(runId: string): string {
     if (!/^[A-Za-z0-9_.:-]+$/.test(runId)) throw new Error(`not a run id: ${runId}`);
     return join(this.dir, `${runId.replaceAll(':', '_')}.json`);
   }
+}
+
+/** Puts a claimed checkpoint back under its own name, never over a newer one (link does not overwrite). */
+function giveBack(claimed: string, file: string): void {
+  try {
+    if (!existsSync(file)) linkSync(claimed, file);
+  } catch {
+    // A checkpoint of the same name appeared meanwhile: it is the newer state.
+  }
+  rmSync(claimed, { force: true });
 }

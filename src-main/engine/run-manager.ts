@@ -85,25 +85,39 @@ export class RunManager {
 
   /** A person answered: the run continues from its checkpoint. False when nothing waits for that. */
   answer(runId: string, interventionId: string, answer: HumanAnswer): boolean {
-    const checkpoint = this.deps.checkpoints.get(runId);
-    if (!checkpoint || checkpoint.intervention.id !== interventionId || this.active.has(runId)) return false;
+    if (this.active.has(runId)) return false;
+    // Claimed first (an atomic rename): another process answering the same run gets nothing.
+    const claimed = this.deps.checkpoints.claim(runId);
+    if (!claimed) return false;
+    const { checkpoint } = claimed;
+    if (checkpoint.intervention.id !== interventionId) {
+      claimed.restore();
+      return false;
+    }
     if (!checkpoint.intervention.options.includes(answer.action)) {
+      claimed.restore();
       throw new Error(`"${answer.action}" is not one of the answers this intervention offers (${checkpoint.intervention.options.join(', ')})`);
     }
-    this.launch(runId, {
-      spec: checkpoint.spec,
-      specDir: checkpoint.spec_dir,
-      workspace: checkpoint.workspace,
-      script: checkpoint.script,
-      privacy: checkpoint.privacy,
-      dryRun: checkpoint.dry_run,
-      trace: checkpoint.trace,
-      learning: checkpoint.learning,
-      profiles: checkpoint.profiles,
-      resume: { checkpoint, answer },
-    });
-    // Removed only once the resumed run is under way: a crash before this point leaves it waiting.
-    this.deps.checkpoints.delete(runId);
+    try {
+      this.launch(runId, {
+        spec: checkpoint.spec,
+        specDir: checkpoint.spec_dir,
+        workspace: checkpoint.workspace,
+        script: checkpoint.script,
+        privacy: checkpoint.privacy,
+        dryRun: checkpoint.dry_run,
+        trace: checkpoint.trace,
+        learning: checkpoint.learning,
+        profiles: checkpoint.profiles,
+        resume: { checkpoint, answer },
+      });
+    } catch (error) {
+      claimed.restore();
+      throw error;
+    }
+    // Removed only once the resumed run is under way: a crash before this point leaves the claim,
+    // which the next start gives back (CheckpointStore), so the run is still waiting.
+    claimed.remove();
     return true;
   }
 

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -125,4 +126,52 @@ describe('file ledger across a restart', () => {
     fs.writeFileSync(file, lines.join('\n'));
     expect(() => openFileLedger(file)).toThrow(/line 1 is not JSON/);
   });
+});
+
+describe('file ledger shared by several ledgers and processes', () => {
+  it('two ledgers on one file never both begin the same key, whichever opened first', () => {
+    const a = openFileLedger(file);
+    const b = openFileLedger(file); // b's copy was read before a began anything
+    a.begin('shared', meta);
+    expect(b.state('shared')).toBe('in_flight');
+    expect(() => b.begin('shared', meta)).toThrow(DuplicateExecutionError);
+    a.finish('shared', { ok: true, is_error: false });
+    expect(b.state('shared')).toBe('executed');
+    // And the other way round, for a key b begins first.
+    b.begin('second', meta);
+    expect(() => a.begin('second', meta)).toThrow(/in flight/);
+  });
+
+  it('two processes racing over the same keys begin each key exactly once', async () => {
+    const keys = Array.from({ length: 150 }, (_, i) => `race-${i}`);
+    const script = path.resolve(__dirname, '../../test-support/race-ledger.ts');
+    const racer = () => {
+      const child = spawn(process.execPath, ['--import', 'tsx', script, file, ...keys], {
+        stdio: ['pipe', 'pipe', 'pipe'],
+        env: { ...process.env, TSX_TSCONFIG_PATH: path.resolve(__dirname, '../../tsconfig.main.json') },
+      });
+      let out = '';
+      let err = '';
+      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      const ready = new Promise<void>((resolve) => {
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          if (out.startsWith('ready\n')) resolve();
+        });
+      });
+      const done = new Promise<string[]>((resolve, reject) => {
+        child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out.slice('ready\n'.length)) as string[]) : reject(new Error(`racer failed (${code}): ${err}`))));
+      });
+      return { ready, done, go: () => child.stdin.end('go\n') };
+    };
+    const racers = [racer(), racer()];
+    // Both have read the journal (an empty one) before either begins a key.
+    await Promise.all(racers.map((r) => r.ready));
+    for (const r of racers) r.go();
+    const [first, second] = await Promise.all(racers.map((r) => r.done));
+    const begun = [...(first ?? []), ...(second ?? [])];
+    expect(begun.sort()).toEqual([...keys].sort());
+    const journal = openFileLedger(file);
+    for (const key of keys) expect(journal.state(key)).toBe('executed');
+  }, 60_000);
 });

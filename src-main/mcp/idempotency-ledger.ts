@@ -1,6 +1,7 @@
-import { appendFileSync, closeSync, existsSync, ftruncateSync, openSync, readFileSync } from 'node:fs';
+import { appendFileSync, closeSync, fstatSync, openSync, readSync, truncateSync } from 'node:fs';
 import { z } from 'zod';
 import { hashJson } from '../util/hash';
+import { describeHolder, isStale, newLockRecord, removeStale, sleepSync, tryLock, unlock } from '../util/lock-file';
 
 /**
  * I5: an idempotency key never executes twice, across retry, resume and replay. The boundary asks
@@ -83,42 +84,132 @@ type LedgerRecord = z.infer<typeof LedgerRecord>;
 
 /**
  * A ledger journaled to an append-only JSONL file that survives a restart. Each record is appended
- * before the call it describes proceeds. A torn last line (crash mid-append) is cut off on open: a
- * torn `begin` means `begin` never returned so the tool never started, a torn `finish` leaves the
- * key in flight; both are safe.
+ * before the call it describes proceeds. A torn last line (crash mid-append) is cut off: a torn
+ * `begin` means `begin` never returned so the tool never started, a torn `finish` leaves the key
+ * in flight; both are safe.
  * Any other unreadable line means the journal cannot be trusted, so opening fails.
+ *
+ * Several processes may share the file (the app's host and `steward run` on one data folder): every
+ * `begin` and `finish` takes the journal's lock file, reads the lines others appended since (from
+ * the byte offset it had reached), and only then decides and appends. So two processes never both
+ * begin one key, and a torn line is only ever repaired by the lock holder.
  */
 export function openFileLedger(path: string): IdempotencyLedger {
-  const ledger = new LedgerCore((record) => appendFileSync(path, `${JSON.stringify(record)}\n`, 'utf8'));
-  if (!existsSync(path)) return ledger;
+  return new FileLedger(path);
+}
 
-  const text = readFileSync(path, 'utf8');
-  const complete = text.lastIndexOf('\n') + 1;
-  text
-    .slice(0, complete)
-    .split('\n')
-    .forEach((line, index) => {
-      if (line.trim() === '') return;
-      ledger.replay(parseLine(line, index + 1, path));
+/** How long `begin`/`finish` wait for another process's turn before failing closed. */
+const JOURNAL_LOCK_TIMEOUT_MS = 10_000;
+
+class FileLedger implements IdempotencyLedger {
+  private readonly core = new LedgerCore((record) => appendFileSync(this.path, `${JSON.stringify(record)}\n`, 'utf8'));
+  /** Bytes of the journal already replayed (always the end of a complete line). */
+  private offset = 0;
+  private lineNo = 0;
+  private readonly lockPath: string;
+
+  constructor(private readonly path: string) {
+    this.lockPath = `${path}.lock`;
+    this.exclusive(() => this.catchUp(true));
+  }
+
+  state(key: string): LedgerState {
+    // Without the lock: complete lines only, a fragment is left for the next lock holder.
+    this.catchUp(false);
+    return this.core.state(key);
+  }
+
+  begin(key: string, meta: LedgerBeginMeta): void {
+    this.exclusive(() => {
+      this.catchUp(true);
+      this.core.begin(key, meta);
     });
-  const torn = text.slice(complete);
-  if (torn.length > 0) {
+  }
+
+  finish(key: string, outcome: LedgerOutcome): void {
+    this.exclusive(() => {
+      this.catchUp(true);
+      this.core.finish(key, outcome);
+    });
+  }
+
+  /** Replays every complete line appended since the last read (by anyone); with `repair`, settles a torn tail. */
+  private catchUp(repair: boolean): void {
+    const text = this.readFrom(this.offset);
+    if (text.length === 0) return;
+    const complete = text.lastIndexOf('\n') + 1;
+    for (const line of text.slice(0, complete).split('\n').slice(0, -1)) {
+      this.lineNo++;
+      if (line.trim() === '') continue;
+      this.core.replay(parseLine(line, this.lineNo, this.path));
+    }
+    this.offset += Buffer.byteLength(text.slice(0, complete), 'utf8');
+    const torn = text.slice(complete);
+    if (!repair || torn.length === 0) return;
     const record = tryParse(torn);
     if (record) {
       // Whole record, only the newline lost: honour it (fail closed) and end the line.
-      ledger.replay(record);
-      appendFileSync(path, '\n', 'utf8');
+      appendFileSync(this.path, '\n', 'utf8');
+      this.core.replay(record);
+      this.lineNo++;
+      this.offset += Buffer.byteLength(torn, 'utf8') + 1;
     } else {
       // Cut the fragment so the next append starts on a clean line instead of gluing onto it.
-      const fd = openSync(path, 'r+');
-      try {
-        ftruncateSync(fd, Buffer.byteLength(text.slice(0, complete), 'utf8'));
-      } finally {
-        closeSync(fd);
-      }
+      truncateSync(this.path, this.offset);
     }
   }
-  return ledger;
+
+  private readFrom(offset: number): string {
+    let fd: number;
+    try {
+      fd = openSync(this.path, 'r');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
+      throw error;
+    }
+    try {
+      const size = fstatSync(fd).size;
+      if (size <= offset) return '';
+      const buffer = Buffer.alloc(size - offset);
+      let read = 0;
+      while (read < buffer.length) {
+        const n = readSync(fd, buffer, read, buffer.length - read, offset + read);
+        if (n === 0) break;
+        read += n;
+      }
+      return buffer.subarray(0, read).toString('utf8');
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** Runs `fn` holding the journal's lock file; a lock left by a dead process is taken over. */
+  private exclusive<T>(fn: () => T): T {
+    const record = newLockRecord();
+    const deadline = Date.now() + JOURNAL_LOCK_TIMEOUT_MS;
+    for (;;) {
+      const attempt = tryLock(this.lockPath, record);
+      if (attempt.kind === 'acquired') break;
+      if (attempt.kind === 'held' && isStale(attempt.holder)) {
+        removeStale(this.lockPath, attempt.holder);
+        continue;
+      }
+      if (attempt.kind === 'unreadable' && attempt.ageMs > JOURNAL_LOCK_TIMEOUT_MS) {
+        removeStale(this.lockPath, null);
+        continue;
+      }
+      if (Date.now() > deadline) {
+        const who = attempt.kind === 'held' ? describeHolder(attempt.holder) : 'another process';
+        throw new LedgerError(`the idempotency ledger ${this.path} has been locked by ${who} for over ${JOURNAL_LOCK_TIMEOUT_MS / 1000} s; the call does not run`);
+      }
+      sleepSync(2 + Math.random() * 8);
+    }
+    try {
+      return fn();
+    } finally {
+      unlock(this.lockPath, record);
+    }
+  }
 }
 
 function tryParse(line: string): LedgerRecord | undefined {
