@@ -1,7 +1,7 @@
 import 'fake-indexeddb/auto';
 import Dexie from 'dexie';
 import { afterEach, describe, expect, it } from 'vitest';
-import { WorkflowDocument } from '@shared/contracts/spec';
+import { HostedWorkflow } from '@shared/contracts/hosted-workflow';
 import { SCHEMA_V1, StewardDb, runEvents, type RunRow } from './db';
 import { summarize } from './ingest-events';
 import { workflowRow } from './seed-demo';
@@ -12,7 +12,7 @@ afterEach(async () => {
   for (const name of names.splice(0)) await Dexie.delete(name);
 });
 
-const doc = WorkflowDocument.parse({
+const doc = HostedWorkflow.parse({
   format: 'steward/v1',
   kind: 'agent',
   id: 'notes-cleanup',

@@ -1,7 +1,8 @@
 import Dexie, { type EntityTable, type Table, type Transaction } from 'dexie';
 import type { RunEvent, RunStatus } from '@shared/contracts/events';
 import type { ModelRef } from '@shared/contracts/model';
-import type { LifecyclePhase, WorkflowDocument } from '@shared/contracts/spec';
+import type { LifecyclePhase } from '@shared/contracts/spec';
+import type { HostedWorkflow } from '@shared/contracts/hosted-workflow';
 import type { LearningExample } from '@shared/contracts/learning-export';
 import type { Profile, ProfileKind, ProfileVersionRef } from '@shared/contracts/profiles';
 import type { InspectedTool } from '@shared/contracts/host-api';
@@ -20,7 +21,8 @@ export interface WorkflowRow {
   /** The document's id (its slug). */
   id: string;
   name: string;
-  doc: WorkflowDocument;
+  /** The workflow as the host takes it: servers and workspace by registered id. */
+  doc: HostedWorkflow;
   /** Per-workflow switch, sent as `overrides.supervision_enabled` on run. */
   supervision_enabled: boolean;
   /** v1 only: models picked on the card. v2 moves them into model profiles (see workflow-profiles.ts). */

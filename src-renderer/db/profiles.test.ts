@@ -1,6 +1,6 @@
 import 'fake-indexeddb/auto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { WorkflowDocument } from '@shared/contracts/spec';
+import { HostedWorkflow } from '@shared/contracts/hosted-workflow';
 import { StewardDb } from './db';
 import { createProfile, duplicateProfile, getProfile, latestVersion, profileChanged, saveNewVersion, settingsOf, toProfile, type ProfileInput } from './profiles';
 import { BUILTIN_PROFILES, seedBuiltinProfiles } from './builtin-profiles';
@@ -88,7 +88,7 @@ describe('profile versions', () => {
 
 describe('workflow profile choices', () => {
   const doc = (id: string, supervision: object) =>
-    WorkflowDocument.parse({ format: 'steward/v1', kind: 'agent', id, name: id, instructions: 'i', task: 't', supervision });
+    HostedWorkflow.parse({ format: 'steward/v1', kind: 'agent', id, name: id, instructions: 'i', task: 't', supervision });
 
   it('a workflow gets profiles that reproduce its own file: built-ins when they match, a profile of its own when not', async () => {
     await seedBuiltinProfiles(db);
@@ -103,7 +103,7 @@ describe('workflow profile choices', () => {
     const resolved = await resolveWorkflowProfiles(db, polite?.profiles);
     expect(resolved.supervision?.name).toBe('polite (from its file)');
     expect(resolved.deployment).toMatchObject({ name: 'polite · deployment', version: 1, deployment: { phase: 2 } });
-    const overrides = buildRunOverrides({ enabled: true, profiles: resolved, toolEffects: {}, privacy: { allowed_hosts: [] } });
+    const overrides = buildRunOverrides({ enabled: true, profiles: resolved });
     expect(overrides.supervision).toEqual(polite?.doc.supervision);
     expect(overrides.profiles?.supervision).toMatchObject({ name: 'polite (from its file)', version: 1 });
   });
@@ -112,7 +112,7 @@ describe('workflow profile choices', () => {
 describe('applying a promotion', () => {
   it('moves the workflow to a new deployment version with the new phase, leaving the old version and other workflows alone', async () => {
     await seedBuiltinProfiles(db);
-    const doc = WorkflowDocument.parse({ format: 'steward/v1', kind: 'agent', id: 'notes', name: 'Notes', instructions: 'i', task: 't', supervision: { phase: 3 } });
+    const doc = HostedWorkflow.parse({ format: 'steward/v1', kind: 'agent', id: 'notes', name: 'Notes', instructions: 'i', task: 't', supervision: { phase: 3 } });
     await db.workflows.add(workflowRow(doc, 'demo'));
     await db.workflows.add({ ...workflowRow({ ...doc, id: 'other', name: 'Other' }, 'demo') });
     await ensureWorkflowProfiles(db);
@@ -134,7 +134,7 @@ describe('applying a promotion', () => {
 describe('picking models on the card', () => {
   it('two quick picks both stick, each as a model profile of its role', async () => {
     await seedBuiltinProfiles(db);
-    await db.workflows.add(workflowRow(WorkflowDocument.parse({ format: 'steward/v1', kind: 'agent', id: 'w', name: 'W', instructions: 'i', task: 't' }), 'demo'));
+    await db.workflows.add(workflowRow(HostedWorkflow.parse({ format: 'steward/v1', kind: 'agent', id: 'w', name: 'W', instructions: 'i', task: 't' }), 'demo'));
     await ensureWorkflowProfiles(db);
     const qwen = { provider: 'ollama', model: 'qwen3:4b', mode: 'structured', timeout_ms: 120_000 } as const;
     await Promise.all([pickModel(db, 'w', 'student', qwen), pickModel(db, 'w', 'teacher', qwen)]);

@@ -1,41 +1,31 @@
 import type { InspectedTool } from '@shared/contracts/host-api';
-import type { McpServerSpec, WorkflowDocument } from '@shared/contracts/spec';
-import { ToolEffect } from '@shared/contracts/tool-effect';
+import type { HostedServerRef } from '@shared/contracts/hosted-workflow';
+import type { EffectOverride } from '@shared/contracts/host-registry';
 import type { RegistryRow, StewardDb } from './db';
 
 /**
- * The app's MCP registry. Metadata is kept per server *identity* (its npm package, or its
- * command), not per workflow, so describing `write_file` once covers every workflow using that server.
+ * The app's MCP registry. Servers are registered on the host and workflows name them by id, so
+ * metadata kept per registered server covers every workflow using it. The page keeps only the
+ * last inspection (a harmless cache); the user's effect metadata is the host's (effects.list/set).
  */
-export function serverIdentity(server: Pick<McpServerSpec, 'package' | 'command' | 'id'>): string {
-  return server.package ?? server.command ?? server.id;
+export function serverIdentity(server: Pick<HostedServerRef, 'server'>): string {
+  return server.server;
 }
 
 /**
- * `tool_effects` for a run: the user's metadata for every server the workflow uses, keyed
- * `serverId/tool` as the spec format has it. Shipped defaults are the host's; only what the user
- * set travels (it is authoritative over both the shipped defaults and the spec's own).
+ * The cached inspections with the host's overrides as `user` (anything the page stored there
+ * itself is ignored): one row per tool either one knows.
  */
-export function toolEffectsFor(doc: Pick<WorkflowDocument, 'servers'>, rows: readonly RegistryRow[]): Record<string, ToolEffect> {
-  const effects: Record<string, ToolEffect> = {};
-  for (const server of doc.servers) {
-    const identity = serverIdentity(server);
-    for (const row of rows) {
-      if (row.server === identity && row.user) effects[`${server.id}/${row.tool}`] = row.user;
-    }
-  }
-  return effects;
-}
-
-export async function setUserEffect(db: StewardDb, server: string, tool: string, effect: ToolEffect | undefined, now = new Date()): Promise<void> {
-  const checked = effect === undefined ? undefined : ToolEffect.parse(effect);
-  await db.transaction('rw', db.registry, async () => {
-    const row = await db.registry.get([server, tool]);
-    const next: RegistryRow = { ...(row ?? { server, tool }), updated_at: now.toISOString() };
-    if (checked) next.user = checked;
-    else delete next.user;
-    await db.registry.put(next);
+export function withHostEffects(rows: readonly RegistryRow[], overrides: readonly EffectOverride[]): RegistryRow[] {
+  const merged = rows.map((r) => {
+    const { user: _stale, ...rest } = r;
+    const own = overrides.find((o) => o.server === r.server && o.tool === r.tool);
+    return own ? { ...rest, user: own.effect } : rest;
   });
+  for (const o of overrides) {
+    if (!merged.some((r) => r.server === o.server && r.tool === o.tool)) merged.push({ server: o.server, tool: o.tool, user: o.effect, updated_at: '' });
+  }
+  return merged;
 }
 
 /** Keeps what an inspection reported next to (never over) the user's own metadata. */

@@ -1,6 +1,6 @@
 import 'fake-indexeddb/auto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { WorkflowDocument } from '@shared/contracts/spec';
+import { HostedWorkflow } from '@shared/contracts/hosted-workflow';
 import { StewardDb } from './db';
 import { seedDemoWorkflows } from './seed-demo';
 
@@ -15,7 +15,7 @@ afterEach(async () => {
 });
 
 const demo = (id: string, supervision: boolean) =>
-  WorkflowDocument.parse({
+  HostedWorkflow.parse({
     format: 'steward/v1',
     kind: 'agent',
     id,
@@ -51,5 +51,16 @@ describe('seedDemoWorkflows', () => {
     await db.workflows.update('with-teacher', { supervision_enabled: false });
     expect(await seedDemoWorkflows(db, fetchDemo)).toBe(0);
     expect((await db.workflows.get('with-teacher'))?.supervision_enabled).toBe(false);
+  });
+
+  it('a demo stored in the older form (inline servers and folder) takes the host’s referenced form, keeping the person’s choices', async () => {
+    await seedDemoWorkflows(db, async () => ({ workflows: [demo('with-teacher', true)] }));
+    const old = { ...demo('with-teacher', true), workspace: '/home/me/.local/share/steward/demo/x', servers: [{ id: 'fs', package: '@modelcontextprotocol/server-filesystem', args: ['${workspace}'] }] };
+    await db.workflows.update('with-teacher', { doc: old as never, supervision_enabled: false, profiles: { student: { id: 'p', version: 2 } } });
+    const current = HostedWorkflow.parse({ ...demo('with-teacher', true), workspace: 'demo-with-teacher', servers: [{ id: 'fs', server: 'filesystem' }] });
+    expect(await seedDemoWorkflows(db, async () => ({ workflows: [current] }))).toBe(0);
+    const row = await db.workflows.get('with-teacher');
+    expect(row?.doc).toEqual(current);
+    expect(row).toMatchObject({ supervision_enabled: false, profiles: { student: { id: 'p', version: 2 } } });
   });
 });

@@ -1,5 +1,6 @@
 import { PROFILE_KINDS, DeploymentSettings, type ProfileKind } from '@shared/contracts/profiles';
-import { PHASE_LABELS, type LifecyclePhase, type WorkflowDocument } from '@shared/contracts/spec';
+import { PHASE_LABELS, type LifecyclePhase } from '@shared/contracts/spec';
+import type { HostedWorkflow } from '@shared/contracts/hosted-workflow';
 import { modelLabel, type ModelRef } from '@shared/contracts/model';
 import { canonicalJson } from '@shared/util/canonical-json';
 import type { ProfileChoice, ProfileRow, StewardDb, WorkflowProfiles, WorkflowRow } from './db';
@@ -46,7 +47,7 @@ async function findOrCreate(db: StewardDb, kind: ProfileKind, settingsJson: stri
 
 /** Profile choices reproducing exactly what the workflow file says (its models, supervision, phase). */
 export async function deriveChoices(db: StewardDb, row: WorkflowRow): Promise<WorkflowProfiles> {
-  const doc: WorkflowDocument = row.doc;
+  const doc: HostedWorkflow = row.doc;
   const choices: WorkflowProfiles = { ...row.profiles };
   const pick = (p: ProfileRow): ProfileChoice => ({ id: p.id, version: p.version });
 

@@ -1,6 +1,6 @@
 import 'fake-indexeddb/auto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { WorkflowDocument } from '@shared/contracts/spec';
+import { HostedWorkflow } from '@shared/contracts/hosted-workflow';
 import { HOST_METHODS } from '@shared/contracts/host-api';
 import { StewardDb } from './db';
 import { workflowRow } from './seed-demo';
@@ -8,9 +8,12 @@ import { scsSettingsOf, setScsSettings } from './workflow-scs';
 import { runStartParams } from '../supervision/run-overrides';
 import scsExample from '../../resources/examples/scs-summary.json';
 
-/** The shipped SCS demo ("Phase-gated summary (SCS)"), as the host's demo workspace sends it. */
-const scsDemo = () => WorkflowDocument.parse(scsExample);
-const NO_PROFILES = { resolved: {}, registry: [], privacy: { allowed_hosts: [] } };
+/** The shipped SCS demo ("Phase-gated summary (SCS)"), as the host's demo workspace sends it (servers and workspace by id). */
+const scsDemo = () => {
+  const { servers, workspace: _path, ...rest } = scsExample;
+  return HostedWorkflow.parse({ ...rest, workspace: 'demo-scs-summary', servers: servers.map((s) => ({ id: s.id, server: 'filesystem', tools: s.tools })) });
+};
+const NO_PROFILES = { resolved: {} };
 
 let name: string;
 let db: StewardDb;
@@ -45,7 +48,7 @@ describe('SCS settings in the workflow document', () => {
   it('a document stored before SCS existed reads as off, and gains full settings on its first change', async () => {
     const legacy = workflowRow(scsDemo(), 'demo');
     const { scs: _scs, ...docWithoutScs } = legacy.doc;
-    await db.workflows.add({ ...legacy, doc: docWithoutScs as WorkflowDocument, supervision_enabled: false });
+    await db.workflows.add({ ...legacy, doc: docWithoutScs as HostedWorkflow, supervision_enabled: false });
     const before = (await db.workflows.get('scs-summary'))!;
     expect(scsSettingsOf(before.doc).mode).toBe('off');
     expect(HOST_METHODS['run.start'].params.parse(runStartParams(before, NO_PROFILES)).workflow.scs.mode).toBe('off');

@@ -1,5 +1,5 @@
 import { ScsSettings } from '@shared/scs/contracts';
-import type { WorkflowDocument } from '@shared/contracts/spec';
+import type { HostedWorkflow } from '@shared/contracts/hosted-workflow';
 import type { StewardDb } from './db';
 
 const DEFAULTS: ScsSettings = ScsSettings.parse({});
@@ -9,7 +9,7 @@ const DEFAULTS: ScsSettings = ScsSettings.parse({});
  * none: that is the spec's default, off. A stored value the schema refuses also reads as the
  * default here; the host still validates the document a run is started with.
  */
-export function scsSettingsOf(doc: WorkflowDocument): ScsSettings {
+export function scsSettingsOf(doc: Pick<HostedWorkflow, 'scs'>): ScsSettings {
   const stored: unknown = (doc as { scs?: unknown }).scs;
   const parsed = ScsSettings.safeParse(stored ?? {});
   return parsed.success ? parsed.data : DEFAULTS;
@@ -26,7 +26,7 @@ export async function setScsSettings(db: StewardDb, workflowId: string, changes:
     if (!row) throw new Error(`There is no workflow “${workflowId}” in this browser.`);
     const parsed = ScsSettings.safeParse({ ...scsSettingsOf(row.doc), ...changes });
     if (!parsed.success) throw new Error(`SCS settings not saved: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'scs'}: ${i.message}`).join('; ')}`);
-    const doc: WorkflowDocument = { ...row.doc, scs: parsed.data };
+    const doc: HostedWorkflow = { ...row.doc, scs: parsed.data };
     await db.workflows.update(workflowId, { doc, updated_at: now.toISOString() });
     return parsed.data;
   });

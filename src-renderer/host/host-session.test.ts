@@ -1,14 +1,14 @@
 import 'fake-indexeddb/auto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ClientFrame } from '@shared/contracts/host-api';
-import { WorkflowDocument } from '@shared/contracts/spec';
+import { HostedWorkflow } from '@shared/contracts/hosted-workflow';
 import { StewardDb } from '../db/db';
 import { createHostClient } from './host-client';
 import { startHostSession } from './host-session';
 import { FakeTransport } from '../testing/fake-transport';
 import { eventLog, finishRun, readExecutedRound, startRun } from '../testing/event-fixtures';
 
-const demo = WorkflowDocument.parse({ format: 'steward/v1', kind: 'agent', id: 'demo-read', name: 'Demo read', instructions: 'Read.', task: 'Read a file.' });
+const demo = HostedWorkflow.parse({ format: 'steward/v1', kind: 'agent', id: 'demo-read', name: 'Demo read', instructions: 'Read.', task: 'Read a file.' });
 
 /** Answers like the host would; records acked ids. */
 function hostAnswers(acked: string[][]) {

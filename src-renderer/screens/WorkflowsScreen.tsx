@@ -1,7 +1,7 @@
 import { PHASE_LABELS } from '@shared/contracts/spec';
 import { useLiveQuery } from 'dexie-react-hooks';
 import type { ModelRef } from '@shared/contracts/model';
-import type { McpServerSpec } from '@shared/contracts/spec';
+import type { HostedServerRef } from '@shared/contracts/hosted-workflow';
 import { useHost } from '../app/HostProvider';
 import { routeHref } from '../app/routing';
 import type { WorkflowRow } from '../db/db';
@@ -15,8 +15,9 @@ import { Spinner } from '../components/Icons';
 import { scsSettingsOf } from '../db/workflow-scs';
 import { SCS_MODE_SHORT } from '../view/scs-labels';
 
-function serverLabel(server: McpServerSpec): string {
-  return server.package ?? server.command ?? server.id;
+/** A workflow names registered servers by id. */
+function serverLabel(server: HostedServerRef): string {
+  return server.server;
 }
 
 function WorkflowCard({ row }: { row: WorkflowRow }) {

@@ -1,22 +1,23 @@
-import { AgentSpec, type WorkflowDocument } from '@shared/contracts/spec';
+import type { AgentSpec } from '@shared/contracts/spec';
+import type { HostedWorkflow } from '@shared/contracts/hosted-workflow';
 import type { RunOverrides } from '@shared/contracts/host-api';
 import type { OfferedToolInfo } from '@shared/policy/validate-config';
+import { expandHostedWorkflow, type RegistryView } from '@shared/policy/expand-workflow';
 import type { RegistryRow } from '../db/db';
 import { serverIdentity } from '../db/registry';
 
 /**
- * The spec a run would get from these overrides (what the host does with them), so Validate checks
- * exactly what Run and Dry-run would start. Undefined when the combination is not a valid spec.
+ * The spec a run would get from these overrides and the host's registry (what the host does with
+ * them), so Validate checks exactly what Run and Dry-run would start.
  */
-export function effectiveSpec(doc: WorkflowDocument, overrides: RunOverrides): { ok: true; spec: AgentSpec } | { ok: false; message: string } {
-  const parsed = AgentSpec.safeParse({
+export function effectiveSpec(doc: HostedWorkflow, overrides: RunOverrides, registry: RegistryView): { ok: true; spec: AgentSpec } | { ok: false; message: string } {
+  const withOverrides: HostedWorkflow = {
     ...doc,
     supervision: overrides.supervision ?? { ...doc.supervision, enabled: overrides.supervision_enabled ?? doc.supervision.enabled },
     models: { student: overrides.student ?? doc.models.student, teacher: overrides.teacher ?? doc.models.teacher },
-    tool_effects: { ...doc.tool_effects, ...overrides.tool_effects },
-  });
-  if (parsed.success) return { ok: true, spec: parsed.data };
-  return { ok: false, message: parsed.error.issues.map((i) => `${i.path.join('.') || 'spec'}: ${i.message}`).join('; ') };
+  };
+  const expanded = expandHostedWorkflow(withOverrides, registry);
+  return expanded.ok ? expanded : { ok: false, message: expanded.message };
 }
 
 /**
@@ -24,7 +25,7 @@ export function effectiveSpec(doc: WorkflowDocument, overrides: RunOverrides): {
  * effect a run would use (the user's metadata wins). Undefined until every server was inspected:
  * Validate then skips the checks that need the list rather than guess.
  */
-export function offeredToolsFor(doc: WorkflowDocument, rows: readonly RegistryRow[]): OfferedToolInfo[] | undefined {
+export function offeredToolsFor(doc: Pick<HostedWorkflow, 'servers'>, rows: readonly RegistryRow[]): OfferedToolInfo[] | undefined {
   const tools: OfferedToolInfo[] = [];
   for (const server of doc.servers) {
     const identity = serverIdentity(server);

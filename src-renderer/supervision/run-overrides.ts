@@ -1,21 +1,15 @@
 import type { HostParams, RunOverrides } from '@shared/contracts/host-api';
 import { PROFILE_KINDS, type ProfileKind, type ProfileVersionRef } from '@shared/contracts/profiles';
 import { SupervisionSpec } from '@shared/contracts/spec';
-import type { ToolEffect } from '@shared/contracts/tool-effect';
-import type { PrivacyPolicy } from '@shared/policy/privacy';
 import type { ResolvedProfiles } from '../db/workflow-profiles';
 import type { ProfileOf } from '../db/profiles';
-import type { RegistryRow, WorkflowRow } from '../db/db';
-import { toolEffectsFor } from '../db/registry';
+import type { WorkflowRow } from '../db/db';
 import { scsSettingsOf } from '../db/workflow-scs';
 
 export interface RunConfig {
   /** The workflow's "Enable supervision and learning" switch. */
   enabled: boolean;
   profiles: ResolvedProfiles;
-  /** From the MCP registry (toolEffectsFor). */
-  toolEffects: Record<string, ToolEffect>;
-  privacy: PrivacyPolicy;
   dryRun?: boolean;
 }
 
@@ -31,16 +25,16 @@ export function effectiveSupervision(
 /**
  * `run.start` overrides from the panel's choices. Every setting comes from a stored profile version,
  * and the versions are recorded on the run; a kind with no profile leaves the workflow file's own.
+ * The privacy policy and tool effects are the host's: they are not sent.
  */
 export function buildRunOverrides(config: RunConfig): RunOverrides {
   const { profiles: p } = config;
-  const overrides: RunOverrides = { supervision_enabled: config.enabled, privacy: config.privacy };
+  const overrides: RunOverrides = { supervision_enabled: config.enabled };
   if (p.supervision) overrides.supervision = effectiveSupervision(config.enabled, p.supervision, p.deployment);
   if (p.student) overrides.student = p.student.model;
   if (p.teacher) overrides.teacher = p.teacher.model;
   if (p.trace) overrides.trace = p.trace.trace;
   if (p.learning_data) overrides.learning = p.learning_data.learning;
-  if (Object.keys(config.toolEffects).length > 0) overrides.tool_effects = config.toolEffects;
   const refs: Partial<Record<ProfileKind, ProfileVersionRef>> = {};
   for (const kind of PROFILE_KINDS) {
     const profile = p[kind];
@@ -57,14 +51,12 @@ export function buildRunOverrides(config: RunConfig): RunOverrides {
  */
 export function runStartParams(
   row: WorkflowRow,
-  config: { resolved: ResolvedProfiles; registry: readonly RegistryRow[]; privacy: PrivacyPolicy },
+  config: { resolved: ResolvedProfiles },
   options: { dryRun?: boolean } = {},
 ): HostParams<'run.start'> {
   const overrides = buildRunOverrides({
     enabled: row.supervision_enabled,
     profiles: config.resolved,
-    toolEffects: toolEffectsFor(row.doc, config.registry),
-    privacy: config.privacy,
     dryRun: options.dryRun,
   });
   return { workflow: { ...row.doc, scs: scsSettingsOf(row.doc) }, overrides };

@@ -1,30 +1,36 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { useLiveQuery } from 'dexie-react-hooks';
 import type { PrivacyPolicy } from '@shared/policy/privacy';
+import type { RegistryView } from '@shared/policy/expand-workflow';
 import { useHost } from '../app/HostProvider';
 import { navigate } from '../app/routing';
 import type { ProfileRow, RegistryRow, WorkflowRow } from '../db/db';
-import { getPrivacy } from '../db/settings';
+import { withHostEffects } from '../db/registry';
+import { useHostRegistry } from '../host/use-host-registry';
 import { resolveFromRows, type ResolvedProfiles } from '../db/workflow-profiles';
 import { runStartParams } from './run-overrides';
 
 export interface WorkflowConfig {
   profiles: ProfileRow[];
+  /** Cached inspections with the host's effect overrides as the user's. */
   registry: RegistryRow[];
+  /** The host's privacy policy (it applies it to every run). */
   privacy: PrivacyPolicy;
+  /** The host's registered servers, workspaces and overrides: what a run is expanded from. */
+  host: RegistryView;
   resolved: ResolvedProfiles;
 }
 
-/** Everything a workflow's runs are configured from, live from the database; undefined while loading. */
+/** Everything a workflow's runs are configured from, live from the database and the host; undefined while loading. */
 export function useWorkflowConfig(row: WorkflowRow | undefined): WorkflowConfig | undefined {
   const { db } = useHost();
   const profiles = useLiveQuery(() => db.profiles.toArray(), [db]);
-  const registry = useLiveQuery(() => db.registry.toArray(), [db]);
-  const privacy = useLiveQuery(() => getPrivacy(db), [db]);
+  const cached = useLiveQuery(() => db.registry.toArray(), [db]);
+  const { state: host } = useHostRegistry();
   return useMemo(() => {
-    if (!row || !profiles || !registry || !privacy) return undefined;
-    return { profiles, registry, privacy, resolved: resolveFromRows(profiles, row.profiles) };
-  }, [row, profiles, registry, privacy]);
+    if (!row || !profiles || !cached || !host) return undefined;
+    return { profiles, registry: withHostEffects(cached, host.overrides), privacy: host.privacy, host, resolved: resolveFromRows(profiles, row.profiles) };
+  }, [row, profiles, cached, host]);
 }
 
 /** Starts a run of the workflow with its saved profiles; resolves to the run id. */

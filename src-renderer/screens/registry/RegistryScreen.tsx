@@ -1,12 +1,14 @@
 import { useMemo, useState } from 'react';
 import { useLiveQuery } from 'dexie-react-hooks';
 import { EFFECT_CLASSES, EFFECT_LABELS, isProtectedEffect, type ToolEffect } from '@shared/contracts/tool-effect';
-import type { McpServerSpec, WorkflowDocument } from '@shared/contracts/spec';
+import type { RegisteredServer } from '@shared/contracts/host-registry';
 import { canonicalJson } from '@shared/util/canonical-json';
 import { useHost } from '../../app/HostProvider';
 import { routeHref } from '../../app/routing';
 import type { RegistryRow } from '../../db/db';
-import { serverIdentity, setUserEffect, storeInspection } from '../../db/registry';
+import { serverIdentity, storeInspection, withHostEffects } from '../../db/registry';
+import { useHostRegistry } from '../../host/use-host-registry';
+import { useExplicitAction } from '../../components/ExplicitAction';
 import { describeHints, suggestionFromHints } from '../../supervision/annotation-suggestion';
 import { Chip } from '../../components/Chip';
 import { Spinner } from '../../components/Icons';
@@ -14,9 +16,10 @@ import { formatDateTime, plural } from '../../view/format';
 
 interface ServerGroup {
   identity: string;
-  /** The first workflow's server spec: what Inspect starts. */
-  spec: McpServerSpec;
-  doc: WorkflowDocument;
+  /** The registered server (on the host): what Inspect starts. */
+  server: RegisteredServer;
+  /** A registered workspace a workflow runs it in (its `${workspace}`), for Inspect. */
+  workspace?: string;
   workflows: { id: string; name: string; serverId: string }[];
 }
 
@@ -32,7 +35,9 @@ function EffectSummary({ effect }: { effect: ToolEffect }) {
 }
 
 function ToolRow({ row }: { row: RegistryRow }) {
-  const { db } = useHost();
+  const { client } = useHost();
+  const { refresh } = useHostRegistry();
+  const action = useExplicitAction();
   const inspected = row.inspected;
   const current: ToolEffect = row.user ?? inspected?.effect ?? { effect: 'unknown', requires_user_confirmation: false, idempotency_supported: false, sensitive_arguments: [] };
   const [draft, setDraft] = useState<ToolEffect>(current);
@@ -46,11 +51,22 @@ function ToolRow({ row }: { row: RegistryRow }) {
   // Undescribed tools open ready to describe; the rest stay a compact line until asked.
   const [editing, setEditing] = useState(source === 'missing');
 
+  // The host holds the metadata: a change that makes the tool less protected waits for a person.
   const save = async (effect: ToolEffect | undefined, message: string) => {
-    await setUserEffect(db, row.server, row.tool, effect);
-    setStatus(message);
-    if (effect) setDraft(effect);
-    else if (inspected) setDraft(inspected.effect);
+    setStatus(undefined);
+    try {
+      const outcome = await action.run(() => client.request('effects.set', { server: row.server, tool: row.tool, effect: effect ?? null }));
+      await refresh();
+      if (outcome.status === 'denied') {
+        setStatus(outcome.message);
+        return;
+      }
+      setStatus(message);
+      if (effect) setDraft(effect);
+      else if (inspected) setDraft(inspected.effect);
+    } catch (err) {
+      setStatus(err instanceof Error ? err.message : String(err));
+    }
   };
 
   return (
@@ -126,6 +142,7 @@ function ToolRow({ row }: { row: RegistryRow }) {
         </div>
       </div>
 
+      {action.panel}
       {suggestion && (
         <div className="suggestion" data-testid="registry-suggestion">
           <span className="suggestion__label">Server’s annotations suggest</span> <EffectSummary effect={suggestion} />
@@ -156,11 +173,9 @@ function ServerCard({ group, rows }: { group: ServerGroup; rows: RegistryRow[] }
     setBusy(true);
     setError(undefined);
     try {
-      // Only the workflow file's own metadata goes along: the answer then shows shipped vs missing, and yours stays separate.
-      const own = Object.fromEntries(Object.entries(group.doc.tool_effects).filter(([k]) => k.startsWith(`${group.spec.id}/`)));
-      // Every tool of the server, not only those this workflow offers: the registry covers all workflows.
-      const { tools: _offered, ...server } = group.spec;
-      const result = await client.request('mcp.inspect', { server, ...(group.doc.workspace ? { workspace: group.doc.workspace } : {}), tool_effects: own });
+      // The host starts its registered server (every tool, not only those a workflow offers) and
+      // answers with Steward's own metadata: shipped or missing; yours comes from effects.list.
+      const result = await client.request('mcp.inspect', { server: group.server.id, ...(group.workspace ? { workspace: group.workspace } : {}) });
       await storeInspection(db, group.identity, result.tools);
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));
@@ -174,10 +189,12 @@ function ServerCard({ group, rows }: { group: ServerGroup; rows: RegistryRow[] }
       <header className="registry-server__head">
         <div>
           <h2 className="registry-server__title">
-            <code>{group.identity}</code>
+            <code>{group.identity}</code> <span className="muted">{group.server.label}</span>
           </h2>
           <p className="muted">
-            Used by{' '}
+            <code>{group.server.package ?? group.server.command}</code>
+            {group.server.args.length > 0 && <code> {group.server.args.join(' ')}</code>} · {group.server.source === 'shipped' ? 'ships with Steward' : 'registered by you'}
+            {group.workflows.length > 0 && ' · used by '}
             {group.workflows.map((w, i) => (
               <span key={w.id}>
                 {i > 0 && ', '}
@@ -215,19 +232,26 @@ function ServerCard({ group, rows }: { group: ServerGroup; rows: RegistryRow[] }
 export function RegistryScreen() {
   const { db } = useHost();
   const workflows = useLiveQuery(() => db.workflows.orderBy('name').toArray(), [db]);
-  const rows = useLiveQuery(() => db.registry.toArray(), [db]);
+  const cached = useLiveQuery(() => db.registry.toArray(), [db]);
+  const { state: host, error: hostError } = useHostRegistry();
+  const rows = useMemo(() => (cached && host ? withHostEffects(cached, host.overrides) : undefined), [cached, host]);
   const groups = useMemo(() => {
-    const byIdentity = new Map<string, ServerGroup>();
+    const byIdentity = new Map<string, ServerGroup>((host?.servers ?? []).map((server) => [server.id, { identity: server.id, server, workflows: [] }]));
     for (const wf of workflows ?? []) {
-      for (const server of wf.doc.servers) {
-        const identity = serverIdentity(server);
-        const group = byIdentity.get(identity) ?? { identity, spec: server, doc: wf.doc, workflows: [] };
-        group.workflows.push({ id: wf.id, name: wf.name, serverId: server.id });
-        byIdentity.set(identity, group);
+      for (const ref of wf.doc.servers) {
+        const group = byIdentity.get(serverIdentity(ref));
+        if (!group) continue;
+        group.workflows.push({ id: wf.id, name: wf.name, serverId: ref.id });
+        group.workspace ??= wf.doc.workspace;
       }
     }
-    return [...byIdentity.values()];
-  }, [workflows]);
+    // A server that needs a folder and no workflow gives one is inspected in the first registered workspace.
+    for (const group of byIdentity.values()) {
+      if (!group.workspace && group.server.args.some((a) => a.includes('${workspace}'))) group.workspace = host?.workspaces[0]?.id;
+    }
+    // Servers some workflow uses first, then the rest.
+    return [...byIdentity.values()].sort((a, b) => Number(b.workflows.length > 0) - Number(a.workflows.length > 0));
+  }, [workflows, host]);
 
   return (
     <div className="page" data-testid="registry-page">
@@ -238,12 +262,16 @@ export function RegistryScreen() {
           (unknown): the teacher reviews every call.
         </p>
       </header>
-      {workflows === undefined || rows === undefined ? (
+      {hostError ? (
+        <p className="error" role="alert">
+          Could not read the host’s registry: {hostError}
+        </p>
+      ) : workflows === undefined || rows === undefined ? (
         <p className="muted">Loading…</p>
       ) : groups.length === 0 ? (
         <div className="empty">
           <h2>No servers yet</h2>
-          <p>The servers your workflows use appear here.</p>
+          <p>The servers registered on the Steward host appear here.</p>
         </div>
       ) : (
         <div className="registry">

@@ -3,11 +3,13 @@ import { CredentialName } from '@shared/contracts/credentials';
 import { useHost } from '../../app/HostProvider';
 import { Spinner } from '../../components/Icons';
 import { useCredentialNames } from '../../supervision/use-workflow-config';
+import { useExplicitAction } from '../../components/ExplicitAction';
 
 /**
  * Credentials are write-only from here: a value goes to the host's OS keychain with
  * `credentials.set` and never comes back. The value field is uncontrolled and emptied the moment it
- * is read, so the secret is held neither in React state nor in the page's storage.
+ * is read, so the secret is held neither in React state nor in the page's storage. The host asks a
+ * person to approve each write (a native dialog, or the code it prints in its terminal).
  */
 export function CredentialsSection() {
   const { client, connection } = useHost();
@@ -17,6 +19,7 @@ export function CredentialsSection() {
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState<{ tone: 'ok' | 'error'; text: string }>();
   const [confirming, setConfirming] = useState<string>();
+  const action = useExplicitAction();
 
   const nameCheck = name === '' ? undefined : CredentialName.safeParse(name);
   const nameError = nameCheck && !nameCheck.success ? nameCheck.error.issues[0]?.message : undefined;
@@ -34,7 +37,12 @@ export function CredentialsSection() {
     setBusy(true);
     setMessage(undefined);
     try {
-      const { name: stored } = await client.request('credentials.set', { name: nameCheck.data, value });
+      const stored = nameCheck.data;
+      const outcome = await action.run(() => client.request('credentials.set', { name: stored, value }));
+      if (outcome.status === 'denied') {
+        setMessage({ tone: 'error', text: outcome.message });
+        return;
+      }
       setMessage({ tone: 'ok', text: `Stored in the keychain as keychain:${stored}. Use that reference in a model profile or a server’s env.` });
       setName('');
       refresh();
@@ -127,6 +135,7 @@ export function CredentialsSection() {
           Store in keychain
         </button>
       </form>
+      {action.panel}
       <p id="cred-name-hint" className={nameError ? 'error' : 'form-row__hint'}>
         {nameError ?? 'Letters, digits, “.”, “_” and “-”. Storing under an existing name replaces its value.'}
       </p>

@@ -1,14 +1,34 @@
 import { useState, type FormEvent } from 'react';
-import { useLiveQuery } from 'dexie-react-hooks';
+import type { PrivacyPolicy } from '@shared/policy/privacy';
 import { useHost } from '../../app/HostProvider';
-import { getPrivacy, normaliseHost, setPrivacy } from '../../db/settings';
+import { normaliseHost } from '../../db/settings';
+import { useHostRegistry } from '../../host/use-host-registry';
+import { useExplicitAction } from '../../components/ExplicitAction';
 
-/** The workspace privacy policy: local only by default; each allowed host is listed by name. */
+/**
+ * The privacy policy, held by the host (it applies it to every run): local only by default; each
+ * allowed host is listed by name. Allowing a host waits for a person's approval; removing one does not.
+ */
 export function PrivacySection() {
-  const { db } = useHost();
-  const policy = useLiveQuery(() => getPrivacy(db), [db]);
+  const { client } = useHost();
+  const { state, error: loadError, refresh } = useHostRegistry();
+  const action = useExplicitAction();
+  const policy = state?.privacy;
   const [input, setInput] = useState('');
   const [error, setError] = useState<string>();
+
+  const change = async (next: PrivacyPolicy): Promise<boolean> => {
+    setError(undefined);
+    try {
+      const outcome = await action.run(() => client.request('privacy.set', { policy: next }));
+      await refresh();
+      if (outcome.status === 'denied') setError(outcome.message);
+      return outcome.status === 'done';
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+      return false;
+    }
+  };
 
   const add = async (e: FormEvent) => {
     e.preventDefault();
@@ -18,9 +38,7 @@ export function PrivacySection() {
       setError(`“${input}” is not a host name (e.g. api.openai.com or my-server:8080).`);
       return;
     }
-    setError(undefined);
-    if (!policy.allowed_hosts.includes(host)) await setPrivacy(db, { allowed_hosts: [...policy.allowed_hosts, host] });
-    setInput('');
+    if (policy.allowed_hosts.includes(host) || (await change({ allowed_hosts: [...policy.allowed_hosts, host] }))) setInput('');
   };
 
   return (
@@ -32,7 +50,11 @@ export function PrivacySection() {
         <strong>Local only</strong> is the default: a run may use models on this machine (replay, Ollama, a local OpenAI-compatible server) and nothing else. A model on another host — a cloud
         teacher, say — is refused before the run starts unless its host is listed here. Every run records which model saw which data.
       </p>
-      {policy === undefined ? (
+      {loadError ? (
+        <p className="error" role="alert">
+          Could not read the host’s privacy policy: {loadError}
+        </p>
+      ) : policy === undefined ? (
         <p className="muted">Loading…</p>
       ) : (
         <>
@@ -47,7 +69,7 @@ export function PrivacySection() {
                 <li key={h} className="cred-list__item">
                   <code>{h}</code>
                   <span className="round__spacer" />
-                  <button type="button" className="button button--small" aria-label={`Remove ${h}`} onClick={() => void setPrivacy(db, { allowed_hosts: policy.allowed_hosts.filter((x) => x !== h) })}>
+                  <button type="button" className="button button--small" aria-label={`Remove ${h}`} onClick={() => void change({ allowed_hosts: policy.allowed_hosts.filter((x) => x !== h) })}>
                     Remove
                   </button>
                 </li>
@@ -65,6 +87,7 @@ export function PrivacySection() {
               Allow
             </button>
           </form>
+          {action.panel}
           {error && (
             <p className="error" role="alert">
               {error}

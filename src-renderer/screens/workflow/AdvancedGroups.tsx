@@ -1,7 +1,7 @@
 import { describeExposure, EXPOSED_DATA, type PrivacyPolicy } from '@shared/policy/privacy';
 import type { ModelRef } from '@shared/contracts/model';
 import { EFFECT_LABELS, isProtectedEffect } from '@shared/contracts/tool-effect';
-import type { WorkflowDocument } from '@shared/contracts/spec';
+import type { HostedWorkflow } from '@shared/contracts/hosted-workflow';
 import { routeHref } from '../../app/routing';
 import type { RegistryRow } from '../../db/db';
 import { serverIdentity } from '../../db/registry';
@@ -9,7 +9,7 @@ import { fieldDomId } from '../../components/Form';
 import { Chip } from '../../components/Chip';
 
 /** Tool safety: what each tool of the workflow's servers is, where that came from, and where to change it. */
-export function ToolSafetyGroup({ doc, registry }: { doc: WorkflowDocument; registry: readonly RegistryRow[] }) {
+export function ToolSafetyGroup({ doc, registry }: { doc: HostedWorkflow; registry: readonly RegistryRow[] }) {
   return (
     <div className="form-grid" id={fieldDomId('tool_effects')} tabIndex={-1}>
       <p className="form-note">
@@ -106,7 +106,7 @@ export function ExposureText({ models, privacy, ollamaHost }: { models: { studen
 }
 
 /** The workflow file's runtime limits, read-only here. */
-export function RuntimeGroup({ doc }: { doc: WorkflowDocument }) {
+export function RuntimeGroup({ doc }: { doc: HostedWorkflow }) {
   const script = doc.script;
   return (
     <div className="form-grid" id={fieldDomId('runtime')} tabIndex={-1}>
@@ -121,11 +121,11 @@ export function RuntimeGroup({ doc }: { doc: WorkflowDocument }) {
         </div>
         <div className="meta__row">
           <dt>Workspace</dt>
-          <dd>{doc.workspace ? <code>{doc.workspace}</code> : <span className="muted">none</span>}</dd>
+          <dd>{doc.workspace ? <code title="A folder registered on the host">{doc.workspace}</code> : <span className="muted">none</span>}</dd>
         </div>
         <div className="meta__row">
           <dt>Replay script</dt>
-          <dd>{script ? `${script.student.length} student and ${script.teacher.length} teacher responses` : doc.script_file ? <code>{doc.script_file}</code> : <span className="muted">none</span>}</dd>
+          <dd>{script ? `${script.student.length} student and ${script.teacher.length} teacher responses` : <span className="muted">none</span>}</dd>
         </div>
         <div className="meta__row">
           <dt>Timeouts</dt>

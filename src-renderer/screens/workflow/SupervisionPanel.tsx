@@ -8,7 +8,6 @@ import { routeHref } from '../../app/routing';
 import { runEvents, type ProfileChoice, type ProfileRow, type WorkflowProfiles, type WorkflowRow } from '../../db/db';
 import { profileChanged, profileLabel, saveNewVersion, settingsOf, type ProfileInput } from '../../db/profiles';
 import { renameForPhase, setProfileChoices, type ResolvedProfiles } from '../../db/workflow-profiles';
-import { toolEffectsFor } from '../../db/registry';
 import { Accordion, fieldDomId } from '../../components/Form';
 import { Switch } from '../../components/Switch';
 import { Spinner } from '../../components/Icons';
@@ -84,11 +83,11 @@ export function SupervisionPanel({ row, config }: { row: WorkflowRow; config: Wo
   }, [resolved, drafts]);
 
   const report = useMemo<ConfigReport>(() => {
-    const overrides = buildRunOverrides({ enabled: row.supervision_enabled, profiles: effective, toolEffects: toolEffectsFor(row.doc, config.registry), privacy: config.privacy });
-    const spec = effectiveSpec(row.doc, overrides);
+    const overrides = buildRunOverrides({ enabled: row.supervision_enabled, profiles: effective });
+    const spec = effectiveSpec(row.doc, overrides, config.host);
     if (!spec.ok) return { errors: [{ field: 'supervision', message: `These settings do not make a valid workflow: ${spec.message}` }], warnings: [], status: '1 error', phaseLabel: '—' };
     return validateSupervisionConfig({ spec: spec.spec, providers, credentials: credentials.names, privacy: config.privacy, offeredTools: offeredToolsFor(row.doc, config.registry) });
-  }, [row, effective, config.registry, config.privacy, providers, credentials.names]);
+  }, [row, effective, config.registry, config.privacy, config.host, providers, credentials.names]);
 
   const dirtyKinds = PROFILE_KINDS.filter((k) => drafts[k] !== undefined);
   const missingKinds = PROFILE_KINDS.filter((k) => !resolved[k]);
