@@ -9,6 +9,7 @@ import type {
   ReviewInput,
 } from '@shared/boundary/machine';
 import type { ChatMessage, ModelReply } from '@shared/contracts/model';
+import { assertReplyDepth } from '@shared/boundary/parse-candidate';
 import type { ToolExecution } from '@shared/contracts/round';
 import { maskArguments } from '@shared/util/mask';
 import { redactToolArguments } from '@shared/util/redact';
@@ -88,13 +89,13 @@ export function createBoundaryActors(deps: BoundaryActorDeps) {
       deps.onPrompt?.(input.round, messages);
       const shadowing = deps.shadow && input.proposer === 'teacher' && input.attempt === 0;
       const shadow = shadowing
-        ? deps.student.complete({ role: 'student', ...proposalRequest(deps.studentMode === 'structured', input.snapshot, messages, signal) }).then(
+        ? deps.student.complete({ role: 'student', ...proposalRequest(deps.studentMode === 'structured', input.snapshot, messages, signal) }).then(assertReplyDepth).then(
             (reply) => deps.shadow?.(input.round, { reply }),
             (err: unknown) => deps.shadow?.(input.round, { error: err instanceof Error ? err.message : String(err) }),
           )
         : undefined;
       try {
-        return await provider.complete({ role: input.proposer, ...proposalRequest(structured, input.snapshot, messages, signal) });
+        return assertReplyDepth(await provider.complete({ role: input.proposer, ...proposalRequest(structured, input.snapshot, messages, signal) }));
       } finally {
         await shadow;
       }
@@ -119,7 +120,7 @@ export function createBoundaryActors(deps: BoundaryActorDeps) {
         }).map(maskMessage(deps.maskText)),
         format: verdictJsonSchema(),
         signal,
-      }),
+      }).then(assertReplyDepth),
     ),
 
     authorize: fromPromise<AuthorizationFacts, AuthorizeInput>(async ({ input }) => {

@@ -3,6 +3,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import type { z } from 'zod';
 import { WorkflowDocument, type AgentSpec } from '@shared/contracts/spec';
 import { ModelScript } from '@shared/contracts/script';
+import { JsonTooDeepError, MAX_JSON_DEPTH, jsonDepthExceeds } from '@shared/util/json-depth';
 import { SpecError } from './spec-errors';
 import { parseJsonText } from './json-syntax';
 
@@ -37,6 +38,8 @@ function readJson(path: string, what: string): unknown {
   }
   const parsed = parseJsonText(text);
   if (!parsed.ok) throw new SpecError(`${what} ${path} is not valid JSON at ${parsed.message}`);
+  // Everything after parsing recurses: a file too deep for that is refused by name, not by a stack overflow.
+  if (jsonDepthExceeds(parsed.value)) throw new SpecError(`${what} ${path} is ${new JsonTooDeepError(MAX_JSON_DEPTH).message}`);
   return parsed.value;
 }
 
@@ -59,6 +62,7 @@ export function formatFileIssues(error: z.ZodError): string {
 
 /** Parses a workflow document that came from anywhere (a file, the app); throws SpecError. */
 export function parseWorkflow(value: unknown, where: string): AgentSpec {
+  if (jsonDepthExceeds(value)) throw new SpecError(`${where} is ${new JsonTooDeepError(MAX_JSON_DEPTH).message}`);
   const parsed = WorkflowDocument.safeParse(value);
   if (!parsed.success) throw new SpecError(`${where} is not a valid Steward spec: ${formatZodIssues(parsed.error)}`);
   return parsed.data;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ModelReply } from '../contracts/model';
+import { JsonTooDeepError, MAX_JSON_DEPTH, jsonDepthExceeds } from '../util/json-depth';
 
 /** A model reply normalised into one raw decision object, before any validation. */
 export const ParsedCandidate = z
@@ -18,6 +19,8 @@ export type ParsedCandidate = z.infer<typeof ParsedCandidate>;
  */
 export function parseCandidate(reply: ModelReply): ParsedCandidate {
   if (reply.tool_calls.length > 0) {
+    // Validation, hashing and tracing all recurse: a value too deep for them is refused here, by name.
+    if (reply.tool_calls.some((call) => jsonDepthExceeds(call.arguments))) return { raw: undefined, tool_call_count: reply.tool_calls.length, parse_error: tooDeep() };
     const [first] = reply.tool_calls;
     return {
       raw: { decision_type: 'tool_call', tool_name: first?.name, arguments: first?.arguments },
@@ -25,22 +28,29 @@ export function parseCandidate(reply: ModelReply): ParsedCandidate {
     };
   }
   const json = parseJsonText(reply.text);
-  if (!json.ok) return { raw: reply.text, tool_call_count: 0, parse_error: json.error };
+  // A reply too deep to handle is not kept as the raw candidate: its text is all there is to show.
+  if (!json.ok) return { raw: json.tooDeep ? undefined : reply.text, tool_call_count: 0, parse_error: json.error };
   if (Array.isArray(json.value)) {
     return { raw: json.value[0], tool_call_count: json.value.length, parse_error: json.value.length === 0 ? 'empty list of decisions' : undefined };
   }
   return { raw: json.value, tool_call_count: isToolCallLike(json.value) ? 1 : 0 };
 }
 
-export function parseJsonText(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
+export function parseJsonText(text: string): { ok: true; value: unknown } | { ok: false; error: string; tooDeep?: true } {
   const trimmed = stripFence(text.trim());
   if (trimmed === '') return { ok: false, error: 'the model returned an empty reply' };
   try {
-    return { ok: true, value: JSON.parse(trimmed) };
+    const value: unknown = JSON.parse(trimmed);
+    if (jsonDepthExceeds(value)) return { ok: false, error: tooDeep(), tooDeep: true };
+    return { ok: true, value };
   } catch (err) {
     const preview = trimmed.length > 80 ? `${trimmed.slice(0, 80)}…` : trimmed;
     return { ok: false, error: `not valid JSON (${(err as Error).message}): ${preview}` };
   }
+}
+
+function tooDeep(): string {
+  return `not usable: ${new JsonTooDeepError(MAX_JSON_DEPTH).message}`;
 }
 
 function stripFence(text: string): string {
@@ -52,8 +62,20 @@ function isToolCallLike(v: unknown): boolean {
   return typeof v === 'object' && v !== null && (v as { decision_type?: unknown }).decision_type === 'tool_call';
 }
 
+/**
+ * A reply is traced, validated and hashed, all recursively: one whose tool-call arguments nest
+ * deeper than that can take is refused as it arrives (JsonTooDeepError), so it never reaches them.
+ */
+export function assertReplyDepth(reply: ModelReply): ModelReply {
+  if (reply.tool_calls.some((call) => jsonDepthExceeds(call.arguments))) {
+    throw new JsonTooDeepError(MAX_JSON_DEPTH, "the reply's tool-call arguments are JSON");
+  }
+  return reply;
+}
+
 /** A decision given as a value (a teacher replacement) in the same shape a reply parses into. */
 export function candidateFromValue(value: unknown): ParsedCandidate {
+  if (jsonDepthExceeds(value)) return { raw: undefined, tool_call_count: 0, parse_error: tooDeep() };
   if (Array.isArray(value)) {
     return { raw: value[0], tool_call_count: value.length, parse_error: value.length === 0 ? 'empty list of decisions' : undefined };
   }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ModelToolCall } from './model';
+import { JsonTooDeepError, MAX_JSON_DEPTH, jsonDepthExceeds } from '../util/json-depth';
 
 /**
  * One scripted model response (the replay double at the model boundary). Exactly one of
@@ -18,6 +19,10 @@ export const ScriptEntry = z
   .strict()
   .refine((e) => [e.json, e.text, e.tool_calls, e.error].filter((v) => v !== undefined).length === 1, {
     message: 'a script entry needs exactly one of json, text, tool_calls or error',
+  })
+  // Replies are cloned and serialised (both recursive): a value too deep for that is refused here.
+  .refine((e) => !jsonDepthExceeds(e.json) && !(e.tool_calls ?? []).some((c) => jsonDepthExceeds(c.arguments)), {
+    message: new JsonTooDeepError(MAX_JSON_DEPTH).message,
   });
 export type ScriptEntry = z.infer<typeof ScriptEntry>;
 
