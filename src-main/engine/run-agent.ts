@@ -20,6 +20,7 @@ import type { IdempotencyLedger } from '../mcp/idempotency-ledger';
 import { startToolHost } from '../mcp/mcp-tool-host';
 import type { ToolHost } from '../mcp/tool-host';
 import type { ModelProvider } from '../providers/provider';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../providers/retry';
 import { RecentEvents } from '../scs/evidence';
 import { eventIdsSince } from '../scs/round-fact';
 import { ScsSession } from '../scs/scs-session';
@@ -30,8 +31,10 @@ import { createEventStamper } from './event-stamper';
 import { Handover } from './handover';
 import { interventionFor, rawDecisionOf, resumeStep } from './intervention';
 import { learningFromRoundAndShadow } from './learning-record';
+import { ModelGuard } from './model-guard';
 import { interpretRound } from './round-outcome';
 import { prepareRun, type PreparedRun } from './run-setup';
+import { boundEvent, boundResult } from './stored-text';
 import { applyTraceSettings } from './trace-settings';
 
 export interface RunAgentOptions {
@@ -65,6 +68,8 @@ export interface RunAgentOptions {
   /** Injected for tests and benchmarks; resolved from the spec otherwise. */
   providers?: { student: ModelProvider; teacher: ModelProvider };
   toolHost?: ToolHost;
+  /** How transient model failures are retried; tests pass an instant `sleep`. */
+  retry?: Partial<RetryPolicy>;
   /** Progress while waiting on a slow MCP server ("still waiting for X to list its tools (10 s)…"). */
   onProgress?: (line: string) => void;
 }
@@ -111,7 +116,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   const secrets = new SecretRegistry();
   // A sensitive argument value found in any candidate (even one that did not parse) is masked by value from then on.
   const sensitiveFound = (value: string) => void secrets.registerSensitive(value);
-  const emit = (payload: RunEventPayload) => stamper.emit(secrets.mask(applyTraceSettings(redactToolArguments(payload, snapshot, sensitiveFound), options.trace)));
+  // Masked before trimmed: a cut must never leave half a secret unmasked.
+  const emit = (payload: RunEventPayload) => stamper.emit(boundEvent(secrets.mask(applyTraceSettings(redactToolArguments(payload, snapshot, sensitiveFound), options.trace))));
   const learningKinds = new Set(options.learning?.record === false ? [] : (options.learning?.kinds ?? ['review', 'shadow', 'demonstration']));
 
   let status: FinalRunStatus | 'waiting' = 'failed';
@@ -156,7 +162,19 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
 
   try {
     if (!prepared) throw new Error(setupError ?? 'the run could not be prepared');
-    const { instructions, task, providers } = prepared;
+    const { instructions, task } = prepared;
+    // A model that cannot heal ends the run after its round, with its one message. A failed
+    // proposal ends the round by itself; a failed review would be asked again (max_verdict_attempts),
+    // so that round is stopped at once.
+    let inFlight: { actor: { send: (event: { type: 'CANCEL'; reason?: string }) => void }; proposer: string } | undefined;
+    const guard = new ModelGuard({
+      policy: { ...DEFAULT_RETRY_POLICY, ...options.retry },
+      onRetry: (notice) => emit({ type: 'model.retry', ...notice }),
+      onFatal: (reason, role) => {
+        if (role === 'teacher' && inFlight?.proposer === 'student') inFlight.actor.send({ type: 'CANCEL', reason });
+      },
+    });
+    const providers = { student: guard.wrap(prepared.providers.student), teacher: guard.wrap(prepared.providers.teacher) };
     try {
       toolHost = options.toolHost ?? (await startToolHost(spec.servers, { vars, overrides: spec.tool_effects, cwd: options.specDir, credentials: prepared.credentials, onProgress: options.onProgress }));
     } catch (err) {
@@ -257,6 +275,11 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
         message = scs.blockedMessage;
         break;
       }
+      if (guard.fatalMessage !== undefined) {
+        status = 'failed';
+        message = guard.fatalMessage;
+        break;
+      }
 
       const roundStartSeq = stamper.count;
       const proposer = handover.proposer();
@@ -266,14 +289,21 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       actor.on('*', (payload) => emit(payload));
       const onAbort = () => actor.send({ type: 'CANCEL' });
       options.signal?.addEventListener('abort', onAbort, { once: true });
+      inFlight = { actor, proposer };
       actor.start();
       let record: RoundRecord;
       try {
         record = await toPromise(actor);
       } finally {
+        inFlight = undefined;
         options.signal?.removeEventListener('abort', onAbort);
       }
       rounds.push(redactToolArguments(record, snapshot, sensitiveFound));
+      if (guard.fatalMessage !== undefined) {
+        status = 'failed';
+        message = guard.fatalMessage;
+        break;
+      }
       for (const example of learningFromRoundAndShadow(record, prompts.get(round) ?? [], shadows.get(round), snapshot, models)) {
         if (learningKinds.has(example.kind)) emit(example);
       }
@@ -366,7 +396,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   const event_count = stamper.count + (status === 'waiting' ? 0 : 1);
   // A waiting run is not finished: it ends when it resumes and reaches an end.
   if (status !== 'waiting') emit({ type: 'run.finished', status, output, message, rounds: totalRounds, event_count });
-  return {
+  return boundResult({
     run_id: runId,
     status,
     // Masked like the run.finished event: a message may quote a parse error, an output a value.
@@ -385,5 +415,5 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     models,
     event_count,
     setup_error: setupError,
-  };
+  });
 }

@@ -313,7 +313,8 @@ export const boundaryMachine = setup({
       reason: `${context.proposer}_error`,
       message: `the ${context.proposer} model failed${context.repairs.length > 0 || context.validated ? ' while repairing its decision' : ''}: ${errorMessage((event as { error?: unknown }).error)}`,
     })),
-    cancel: assign({ reason: 'cancelled', message: 'the run was cancelled' }),
+    // The host may say why it stopped the round (a model that cannot be used): that is its message.
+    cancel: assign(({ event }) => ({ reason: 'cancelled', message: (event as { reason?: string }).reason ?? 'the run was cancelled' })),
     emitRoundCompleted: emit(({ context }) => ({ type: 'round.completed' as const, round: context.round, record: toRoundRecord(context) })),
   },
 }).createMachine({

@@ -70,8 +70,19 @@ const envelope = {
   ts: z.string(),
 };
 
+/** A text of the record that was stored trimmed (src-shared/util/trim-text.ts): where, and its full size. */
+export const TrimmedText = z.object({ path: z.string(), original_bytes: z.number().int().nonnegative() }).strict();
+
 function event<T extends string, S extends z.ZodRawShape>(type: T, shape: S) {
-  return z.object({ type: z.literal(type), ...envelope, ...shape }).strict();
+  return z
+    .object({
+      type: z.literal(type),
+      ...envelope,
+      ...shape,
+      /** Texts a model said that this event stores trimmed, with their original sizes. */
+      trimmed: z.array(TrimmedText).optional(),
+    })
+    .strict();
 }
 
 /** Every event a run emits, one schema per type, validated wherever events cross a process boundary. */
@@ -126,6 +137,15 @@ export const RunEvent = z.discriminatedUnion('type', [
     trigger: MonitorTrigger.optional(),
     messages: z.array(ChatMessage),
     reply: z.string(),
+  }),
+  /** A model call failed with a transient error (429, 5xx, a dropped connection) and is made again after `delay_ms`. */
+  event('model.retry', {
+    role: z.enum(['student', 'teacher']),
+    model: z.string(),
+    /** 1 for the first retry (the second call). */
+    attempt: z.number().int().positive(),
+    delay_ms: z.number().int().nonnegative(),
+    reason: z.string(),
   }),
   /** Who proposes changed: the teacher takes over after an escalation, or hands back. */
   event('handover', {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { HistoryEntry } from './history';
 import { RoundRecord, ToolExecution } from './round';
-import { RunStatus } from './events';
+import { RunStatus, TrimmedText } from './events';
 import { Intervention } from './intervention';
 import { ProfileVersionRef } from './profiles';
 import { ScsRecord } from '../scs/contracts';
@@ -26,6 +26,8 @@ export const RunResult = z
     executions: z.array(ToolExecution),
     models: z.object({ student: z.string(), teacher: z.string() }).strict(),
     event_count: z.number().int().nonnegative(),
+    /** Texts a model said that this result carries trimmed (output, candidates…), with their original sizes. */
+    trimmed: z.array(TrimmedText).optional(),
   })
   .strict();
 export type RunResult = z.infer<typeof RunResult>;

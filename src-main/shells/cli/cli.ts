@@ -17,7 +17,7 @@ import { loadSpecFile } from '../../spec/load-spec';
 import { SpecError } from '../../spec/spec-errors';
 import { defaultDataDir } from '../../util/data-dir';
 import { APP_VERSION } from '../../version';
-import { formatRound } from './format-round';
+import { formatModelRetry, formatRound } from './format-round';
 import { formatScsEvent, formatScsStatus } from './format-scs';
 import { ScsMode } from '@shared/scs/contracts';
 import { openTraceWriter } from './trace-writer';
@@ -133,10 +133,16 @@ async function runCommand(args: string[], io: CliIo): Promise<number> {
       : 'supervision off';
     io.stdout(`steward · ${spec.name} · student=${modelLabel(spec.models.student)} teacher=${modelLabel(spec.models.teacher)} · ${supervision}\n`);
   }
+  // A run that ends with its last round's failure (a model that cannot be used) says it once.
+  let lastRoundMessage: string | undefined;
   const onEvent = (event: RunEvent) => {
     trace?.(event);
     if (json) return;
-    if (event.type === 'round.completed') io.stdout(`${formatRound(event.record)}\n`);
+    if (event.type === 'round.completed') {
+      io.stdout(`${formatRound(event.record)}\n`);
+      lastRoundMessage = event.record.message;
+    }
+    if (event.type === 'model.retry') io.stdout(`${formatModelRetry(event)}\n`);
     const scsLine = formatScsEvent(event);
     if (scsLine) io.stdout(`  ${scsLine}\n`);
   };
@@ -165,7 +171,7 @@ async function runCommand(args: string[], io: CliIo): Promise<number> {
     io.stdout(`${JSON.stringify(stripSetup(result), null, 2)}\n`);
   } else {
     const tools = result.executions.length;
-    io.stdout(`${RUN_STATUS_LABELS[result.status].toLowerCase()} · ${result.rounds.length} round(s) · ${tools} tool call(s)${result.message ? ` · ${result.message}` : ''}\n`);
+    io.stdout(`${RUN_STATUS_LABELS[result.status].toLowerCase()} · ${result.rounds.length} round(s) · ${tools} tool call(s)${result.message && result.message !== lastRoundMessage ? ` · ${result.message}` : ''}\n`);
     if (result.scs) io.stdout(`${formatScsStatus(result.scs)}\n`);
     if (result.output) io.stdout(`${result.output}\n`);
     if (result.status === 'waiting') {

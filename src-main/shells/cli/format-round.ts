@@ -1,6 +1,8 @@
 import type { Decision } from '@shared/contracts/decision';
+import type { RunEventOf } from '@shared/contracts/events';
 import type { RoundRecord } from '@shared/contracts/round';
 import { REVIEW_RULE_LABELS } from '@shared/policy/review-policy';
+import { formatMs } from '../../providers/http-call';
 
 const MAX_ARGS = 90;
 
@@ -55,6 +57,11 @@ export function formatRound(record: RoundRecord): string {
   const why = record.outcome === 'executed' || record.outcome === 'delivered' ? '' : `: ${record.message ?? record.reason ?? ''}`;
   lines.push(`           →${selected} ${record.outcome}${detail}${why}`);
   return lines.join('\n');
+}
+
+/** A model call is made again after a transient failure: one line, so a slow run says why it waits. */
+export function formatModelRetry(event: RunEventOf<'model.retry'>): string {
+  return `  ${event.role} model retry ${event.attempt} in ${formatMs(event.delay_ms)}: ${event.reason}`;
 }
 
 function describeCandidate(record: RoundRecord): string {

@@ -1,0 +1,49 @@
+import type { RunEventPayload, RunEventType } from '@shared/contracts/events';
+import { boundTexts, type TrimmedText } from '@shared/util/trim-text';
+
+/**
+ * Where each record keeps what a model said (its reply, parsed candidate, decisions, verdicts,
+ * the run's output): these texts are stored trimmed (src-shared/util/trim-text.ts) in events —
+ * and so traces, the app's database and learning examples — and in the run's result (`--json`).
+ * Prompts, tool results and learning contexts are not model text and keep their own limits.
+ */
+const ROUND_RECORD = ['candidate', 'repairs', 'verdicts', 'verdict', 'selected', 'message', 'execution.arguments'];
+
+const MODEL_SAID: Partial<Record<RunEventType, readonly string[]>> = {
+  'candidate.proposed': ['reply', 'parsed'],
+  'verdict.received': ['attempt'],
+  'decision.selected': ['decision'],
+  'decision.committed': ['decision'],
+  'response.delivered': ['decision'],
+  'tool.executed': ['execution.arguments'],
+  'round.completed': ROUND_RECORD.map((p) => `record.${p}`),
+  'intervention.requested': ['intervention'],
+  'learning.example': ['student_candidate', 'verdict', 'final_decision'],
+  'run.finished': ['output', 'message'],
+  'scs.transcript': ['reply'],
+  'scs.committee.plan_drafted': ['plan', 'error'],
+  'model.retry': ['reason'],
+};
+
+const RESULT_PATHS = [
+  'output',
+  'message',
+  'intervention',
+  'history.*.decision',
+  'executions.*.arguments',
+  ...ROUND_RECORD.map((p) => `rounds.*.${p}`),
+];
+
+/** The event as stored: model text trimmed, what was trimmed listed with its original size. */
+export function boundEvent(payload: RunEventPayload): RunEventPayload {
+  const paths = MODEL_SAID[payload.type];
+  if (!paths) return payload;
+  const { value, trimmed } = boundTexts(payload, paths);
+  return trimmed.length === 0 ? payload : { ...value, trimmed };
+}
+
+/** The run's result as reported (`--json`, the app): the same bound. */
+export function boundResult<T extends object>(result: T): T & { trimmed?: TrimmedText[] } {
+  const { value, trimmed } = boundTexts(result, RESULT_PATHS);
+  return trimmed.length === 0 ? value : { ...value, trimmed };
+}

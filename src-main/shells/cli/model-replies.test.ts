@@ -1,0 +1,156 @@
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RunEvent } from '@shared/contracts/events';
+import { RunResult } from '@shared/contracts/run-result';
+import { startFakeOllama, type FakeChatResult, type FakeOllama } from '../../../test-support/fake-ollama';
+import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIResult } from '../../../test-support/fake-openai';
+import { closedPort } from '../../../test-support/closed-port';
+import { tempNotesWorkspace } from '../../../test-support/workspace';
+import { runCli, EXIT } from './cli';
+
+/** `steward run` against model servers that misbehave: what the run, the terminal, --json and the trace show. */
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()?.();
+});
+
+function dir(): string {
+  const ws = tempNotesWorkspace();
+  cleanups.push(ws.cleanup);
+  return ws.dir;
+}
+
+/** A spec with no tools whose student is `student` and that nobody reviews (unless `extra` says otherwise). */
+function specFile(student: Record<string, unknown>, extra: Record<string, unknown> = {}): string {
+  const file = join(dir(), 'agent.json');
+  writeFileSync(
+    file,
+    JSON.stringify({
+      format: 'steward/v1',
+      kind: 'agent',
+      id: 'talker',
+      name: 'Talker',
+      instructions: 'Answer.',
+      task: 'Say something.',
+      models: { student, teacher: { provider: 'script' } },
+      supervision: { enabled: false },
+      script: { latency_ms: 0, student: [], teacher: [] },
+      ...extra,
+    }),
+  );
+  return file;
+}
+
+async function cli(argv: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env: { STEWARD_DATA_DIR: join(dir(), 'data') } });
+  return { code, stdout, stderr };
+}
+
+async function ollama(chat: (index: number) => FakeChatResult, models = [{ name: 'qwen3:4b' }]): Promise<FakeOllama> {
+  const server = await startFakeOllama({ models, chat: (_r, i) => chat(i) });
+  cleanups.push(() => server.close());
+  return server;
+}
+
+async function openai(chat: (index: number) => FakeOpenAIResult): Promise<FakeOpenAI> {
+  const server = await startFakeOpenAI({ chat: (_r, i) => chat(i) });
+  cleanups.push(() => server.close());
+  return server;
+}
+
+const occurrences = (text: string, part: string) => text.split(part).length - 1;
+const complete = (output: string) => JSON.stringify({ decision_type: 'complete', output });
+
+describe('errors that cannot heal end the run at once, with one message', () => {
+  it('a model server nobody listens on: one round, run failed, the message printed once', async () => {
+    const port = await closedPort();
+    const { code, stdout, stderr } = await cli(['run', specFile({ provider: 'ollama', model: 'qwen3:4b', host: `http://127.0.0.1:${port}` })]);
+    expect(code).toBe(EXIT.runNotCompleted);
+    const all = stdout + stderr;
+    expect(occurrences(all, 'is not reachable')).toBe(1);
+    expect(stdout).toMatch(/failed · 1 round\(s\)/);
+  });
+
+  it('a model that is not installed is asked for once, not every round, and --json says why', async () => {
+    const server = await ollama(() => ({ message: { content: complete('hi') } }), [{ name: 'other:1b' }]);
+    const { code, stdout } = await cli(['run', specFile({ provider: 'ollama', model: 'qwen3:4b', host: server.url }), '--json']);
+    expect(code).toBe(EXIT.runNotCompleted);
+    const result = RunResult.parse(JSON.parse(stdout));
+    expect(result.status).toBe('failed');
+    expect(result.rounds).toHaveLength(1);
+    expect(result.message).toContain('ollama pull qwen3:4b');
+    expect(server.chatRequests()).toHaveLength(1);
+  });
+
+  it('a reviewer nobody listens on is not asked again for another verdict: the round stops, the run fails, one message', async () => {
+    const port = await closedPort();
+    const teacher = { provider: 'ollama', model: 'qwen3:4b', host: `http://127.0.0.1:${port}` };
+    const file = specFile(
+      { provider: 'script' },
+      {
+        models: { student: { provider: 'script' }, teacher },
+        supervision: { enabled: true, phase: 2, max_verdict_attempts: 3 },
+        script: { latency_ms: 0, student: [{ json: { decision_type: 'complete', output: 'done' } }], teacher: [] },
+      },
+    );
+    const { code, stdout, stderr } = await cli(['run', file]);
+    expect(code).toBe(EXIT.runNotCompleted);
+    expect(occurrences(stdout + stderr, 'is not reachable')).toBe(1);
+    expect(stdout).not.toContain('teacher verdict');
+    expect(stdout).toMatch(/failed · 1 round\(s\)/);
+  });
+});
+
+describe('transient errors are retried, and every retry is shown', () => {
+  it('a 429 with Retry-After, then an answer: the run completes and the terminal shows the retry', async () => {
+    const server = await openai((i) => (i === 0 ? { status: 429, body: { error: { message: 'slow down' } }, headers: { 'retry-after': '0' } } : { message: { content: complete('done') } }));
+    const trace = join(dir(), 'trace.jsonl');
+    const { code, stdout } = await cli(['run', specFile({ provider: 'openai_compatible', base_url: server.baseUrl, model: 'm' }), '--trace', trace]);
+    expect(code).toBe(EXIT.ok);
+    expect(server.chatRequests()).toHaveLength(2);
+    expect(stdout).toMatch(/student model retry 1 in 0 ms: .*429/);
+    const events = readFileSync(trace, 'utf8').trim().split('\n').map((l) => RunEvent.parse(JSON.parse(l)));
+    const retry = events.find((e) => e.type === 'model.retry');
+    expect(retry).toMatchObject({ role: 'student', attempt: 1, delay_ms: 0 });
+  });
+});
+
+describe('what a model said is stored bounded, with its original size', () => {
+  it('a 10 MB reply: the provider stops reading, the trace and --json stay small', async () => {
+    const huge = 'x'.repeat(10 * 1000 * 1000);
+    const server = await ollama(() => ({ message: { content: complete(huge) } }));
+    const trace = join(dir(), 'trace.jsonl');
+    const { code, stdout } = await cli(['run', specFile({ provider: 'ollama', model: 'qwen3:4b', host: server.url }), '--json', '--trace', trace]);
+    expect(code).toBe(EXIT.runNotCompleted);
+    const result = RunResult.parse(JSON.parse(stdout));
+    expect(result.message).toContain('max_reply_bytes');
+    expect(server.responses.every((r) => !r.finished)).toBe(true);
+    expect(statSync(trace).size).toBeLessThan(100_000);
+    expect(Buffer.byteLength(stdout)).toBeLessThan(100_000);
+  });
+
+  it('a valid but huge `complete` (under a raised max_reply_bytes) is trimmed in the trace and --json, its original size recorded', async () => {
+    const output = 'y'.repeat(2 * 1024 * 1024);
+    const server = await ollama(() => ({ message: { content: complete(output) } }));
+    const trace = join(dir(), 'trace.jsonl');
+    const { code, stdout } = await cli(['run', specFile({ provider: 'ollama', model: 'qwen3:4b', host: server.url, max_reply_bytes: 4 * 1024 * 1024 }), '--json', '--trace', trace]);
+    expect(code).toBe(EXIT.ok);
+    const result = RunResult.parse(JSON.parse(stdout));
+    expect(result.status).toBe('completed');
+    expect(result.output?.startsWith('yyyy')).toBe(true);
+    expect(Buffer.byteLength(result.output ?? '')).toBeLessThan(20 * 1024);
+    expect(result.output).toContain(`${output.length} bytes`);
+    expect(result.trimmed).toContainEqual({ path: 'output', original_bytes: output.length });
+    expect(Buffer.byteLength(stdout)).toBeLessThan(200_000);
+    expect(statSync(trace).size).toBeLessThan(300_000);
+    const events = readFileSync(trace, 'utf8').trim().split('\n').map((l) => RunEvent.parse(JSON.parse(l)));
+    const proposed = events.find((e) => e.type === 'candidate.proposed');
+    expect(proposed?.trimmed).toContainEqual({ path: 'reply.text', original_bytes: Buffer.byteLength(complete(output)) });
+    const finished = events.find((e) => e.type === 'run.finished');
+    expect(finished?.trimmed).toContainEqual({ path: 'output', original_bytes: output.length });
+  });
+});

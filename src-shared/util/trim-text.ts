@@ -1,0 +1,112 @@
+/**
+ * Bounds what a model said before it is stored (events, traces, the app's database, `--json`,
+ * learning examples). The provider already stops reading past `max_reply_bytes`; a reply under that
+ * limit may still be large, and it is copied into many records (candidate, parsed decision, round
+ * record, delivery, result): each stored copy keeps the first STORED_TEXT_LIMIT_BYTES of every
+ * text, a marker saying how large it was, and the record lists the original sizes by path.
+ *
+ * Behaviour chosen for a long but valid reply (a `complete` with a huge `output`): the run still
+ * completes and the agent used the full text within the run (history, tools); every stored or
+ * printed copy, the run's output included, is the trimmed one.
+ */
+
+export const STORED_TEXT_LIMIT_BYTES = 16 * 1024;
+
+/** One text that was trimmed: where it was in the record, and how many UTF-8 bytes it had. */
+export interface TrimmedText {
+  path: string;
+  original_bytes: number;
+}
+
+/** UTF-8 size of a string (no TextEncoder here: shared code has neither DOM nor Node types). */
+export function utf8Bytes(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && isLowSurrogate(text.charCodeAt(i + 1))) {
+      bytes += 4;
+      i += 1;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+function isLowSurrogate(c: number): boolean {
+  return c >= 0xdc00 && c <= 0xdfff;
+}
+
+export function trimmedMarker(originalBytes: number): string {
+  return `\n… [trimmed for storage: ${originalBytes} bytes in full]`;
+}
+
+/** The text as stored: whole when within `limit` bytes, else its longest prefix that fits and the marker. */
+export function trimText(text: string, limit = STORED_TEXT_LIMIT_BYTES): { text: string; original_bytes: number; trimmed: boolean } {
+  // Every UTF-16 unit is at most 3 UTF-8 bytes: short texts need no counting.
+  if (text.length * 3 <= limit) return { text, original_bytes: utf8Bytes(text), trimmed: false };
+  const original = utf8Bytes(text);
+  if (original <= limit) return { text, original_bytes: original, trimmed: false };
+  let bytes = 0;
+  let end = 0;
+  while (end < text.length) {
+    const c = text.charCodeAt(end);
+    const pair = c >= 0xd800 && c <= 0xdbff && end + 1 < text.length && isLowSurrogate(text.charCodeAt(end + 1));
+    const size = c < 0x80 ? 1 : c < 0x800 ? 2 : pair ? 4 : 3;
+    if (bytes + size > limit) break;
+    bytes += size;
+    end += pair ? 2 : 1;
+  }
+  return { text: `${text.slice(0, end)}${trimmedMarker(original)}`, original_bytes: original, trimmed: true };
+}
+
+/**
+ * Trims every string under the given paths of `value` (dot-separated keys, `*` for every array
+ * element), copying only what changes. Returns the bounded value and what was trimmed, by the
+ * concrete path (e.g. `rounds.0.candidate.reply.text`).
+ */
+export function boundTexts<T>(value: T, paths: readonly string[], limit = STORED_TEXT_LIMIT_BYTES): { value: T; trimmed: TrimmedText[] } {
+  const trimmed: TrimmedText[] = [];
+  let out: unknown = value;
+  for (const path of paths) out = along(out, path.split('.'), [], limit, trimmed);
+  return { value: out as T, trimmed };
+}
+
+function along(node: unknown, rest: string[], at: string[], limit: number, trimmed: TrimmedText[]): unknown {
+  if (rest.length === 0) return everything(node, at, limit, trimmed);
+  const [key, ...tail] = rest as [string, ...string[]];
+  if (key === '*') {
+    if (!Array.isArray(node)) return node;
+    return copyIfChanged(node, node.map((item, i) => along(item, tail, [...at, String(i)], limit, trimmed)));
+  }
+  if (!isRecord(node) || !(key in node)) return node;
+  const child = along(node[key], tail, [...at, key], limit, trimmed);
+  return child === node[key] ? node : { ...node, [key]: child };
+}
+
+function everything(node: unknown, at: string[], limit: number, trimmed: TrimmedText[]): unknown {
+  if (typeof node === 'string') {
+    const bounded = trimText(node, limit);
+    if (!bounded.trimmed) return node;
+    trimmed.push({ path: at.join('.'), original_bytes: bounded.original_bytes });
+    return bounded.text;
+  }
+  if (Array.isArray(node)) return copyIfChanged(node, node.map((item, i) => everything(item, [...at, String(i)], limit, trimmed)));
+  if (!isRecord(node)) return node;
+  let changed = false;
+  const copy: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    const next = everything(v, [...at, k], limit, trimmed);
+    if (next !== v) changed = true;
+    copy[k] = next;
+  }
+  return changed ? copy : node;
+}
+
+function copyIfChanged(before: unknown[], after: unknown[]): unknown[] {
+  return after.some((item, i) => item !== before[i]) ? after : before;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
