@@ -1,6 +1,6 @@
 import net from 'node:net';
 
-/** A loopback port nobody listens on: bind one, then let it go. */
+/** A loopback port nothing listens on (bound, then released): connecting to it is refused. */
 export async function closedPort(): Promise<number> {
   const server = net.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
