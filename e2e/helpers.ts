@@ -35,3 +35,18 @@ export function runIdFromUrl(url: string): string {
   if (!match?.[1]) throw new Error(`not a run URL: ${url}`);
   return match[1];
 }
+
+/**
+ * The one-time code the host printed on its terminal for the latest explicit action, read as the
+ * person at that terminal would. Waits for it to appear after `after` characters of output.
+ */
+export async function terminalCode(stderr: () => string, after: number, timeoutMs = 10_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const codes = [...stderr().slice(after).matchAll(/type this code in the page: (\d{3}-\d{3})/g)];
+    const code = codes.at(-1)?.[1];
+    if (code) return code;
+    if (Date.now() > deadline) throw new Error('the host printed no confirmation code');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

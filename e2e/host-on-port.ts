@@ -25,6 +25,7 @@ export async function startHostOnPort(dataDir: string, port: number): Promise<Ho
   return {
     child,
     ...info,
+    stderr: () => stderr,
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       await exited;

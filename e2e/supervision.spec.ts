@@ -7,7 +7,7 @@ import { ProfileBundle } from '../src-shared/contracts/profiles';
 import { ensureBuilt } from '../test-support/ensure-built';
 import { startFakeOllama } from '../test-support/fake-ollama';
 import { startHostProcess, type HostProcess } from '../test-support/host-process';
-import { runIdFromUrl, shot, storedEvents } from './helpers';
+import { runIdFromUrl, shot, storedEvents, terminalCode } from './helpers';
 import { startHostOnPort } from './host-on-port';
 
 // Everything is real here (host process, MCP filesystem server, IndexedDB, downloads) except the
@@ -242,6 +242,38 @@ test('the MCP registry: inspect lists every tool as shipped, annotations are onl
   expect(selected?.type === 'decision.selected' && selected.decision.decision_type === 'tool_call' && selected.decision.arguments.content).toBe('••••••');
 });
 
+test('allowing a host waits for the code printed on the host terminal; a wrong code changes nothing; the audit log in Settings lists every change', async () => {
+  await openApp('#/settings');
+  const privacy = page.getByTestId('privacy-section');
+  await expect(privacy.getByTestId('privacy-local-only')).toBeVisible();
+  const printed = host.stderr?.().length ?? 0;
+  await privacy.getByTestId('privacy-host').fill('api.example.com');
+  await privacy.getByRole('button', { name: 'Allow' }).click();
+  const confirm = privacy.getByTestId('confirm-code-panel');
+  await expect(confirm).toContainText('api.example.com');
+  const code = await terminalCode(() => host.stderr?.() ?? '', printed);
+  await confirm.getByTestId('confirm-code').fill(code === '000-000' ? '000-001' : '000-000');
+  await confirm.getByTestId('confirm-approve').click();
+  await expect(confirm.getByRole('alert')).toContainText('2 attempts left');
+  await expect(privacy.getByTestId('privacy-local-only')).toBeVisible();
+  await confirm.getByTestId('confirm-code').fill(code);
+  await confirm.getByTestId('confirm-approve').click();
+  await expect(privacy.getByTestId('allowed-hosts')).toContainText('api.example.com');
+  // Narrowing needs no code.
+  await privacy.getByRole('button', { name: 'Remove api.example.com' }).click();
+  await expect(privacy.getByTestId('privacy-local-only')).toBeVisible();
+
+  const audit = page.getByTestId('audit-section');
+  await audit.getByRole('button', { name: 'Refresh' }).click();
+  const records = audit.getByTestId('audit-record');
+  await expect(records.first()).toHaveAttribute('data-action', 'privacy.set');
+  await expect(audit.locator('[data-action="privacy.set"]', { hasText: 'the code from the terminal' })).toHaveCount(1);
+  // The registry test before this one saved write_file's metadata: also recorded.
+  await expect(audit.locator('[data-action="effects.set"]', { hasText: 'filesystem/write_file' })).toHaveCount(1);
+  await audit.scrollIntoViewIfNeeded();
+  await shot(page, '19b-audit-log', false);
+});
+
 test('profiles export to a file and a bad file is refused with its reasons', async () => {
   await openApp('#/settings');
   const section = page.getByTestId('profiles-section');
@@ -272,7 +304,14 @@ test('a credential is write-only: stored in the keychain, listed by name, never 
   const section = page.getByTestId('credentials-section');
   await section.getByTestId('credential-name').fill(name);
   await section.getByTestId('credential-value').fill(secret);
+  const printed = host.stderr?.().length ?? 0;
   await section.getByRole('button', { name: 'Store in keychain' }).click();
+  // The host asks the person at its terminal: nothing is stored until its code is typed here.
+  const confirm = section.getByTestId('confirm-code-panel');
+  await expect(confirm).toContainText(`store the credential "${name}"`);
+  await expect(section.locator(`[data-testid=credential][data-name="${name}"]`)).toHaveCount(0);
+  await confirm.getByTestId('confirm-code').fill(await terminalCode(() => host.stderr?.() ?? '', printed));
+  await confirm.getByTestId('confirm-approve').click();
   await expect(section.getByTestId('credential-message')).toContainText(`keychain:${name}`);
   await expect(section.getByTestId('credential-value')).toHaveValue('');
   const item = section.locator(`[data-testid=credential][data-name="${name}"]`);

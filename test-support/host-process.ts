@@ -14,6 +14,8 @@ export interface HostProcess {
   port: number;
   token: string;
   stop(signal?: NodeJS.Signals): Promise<void>;
+  /** What the host printed on its terminal so far (where it shows one-time confirmation codes). */
+  stderr?(): string;
 }
 
 /** Starts the built browser-run host (`out/main/server.js`) as its own process on a data folder. */
@@ -36,6 +38,7 @@ export async function startHostProcess(dataDir: string, env: NodeJS.ProcessEnv =
     url,
     port,
     token,
+    stderr: () => stderr,
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       await exited;
