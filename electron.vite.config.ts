@@ -14,7 +14,11 @@ const pkg = JSON.parse(readFileSync(resolve(__dirname, 'package.json'), 'utf8'))
 export default defineConfig({
   main: {
     resolve: { alias },
-    define: { __STEWARD_VERSION__: JSON.stringify(pkg.version) },
+    define: {
+      __STEWARD_VERSION__: JSON.stringify(pkg.version),
+      // Fixed at build time: only `electron-vite dev` may load the renderer from ELECTRON_RENDERER_URL.
+      __STEWARD_DEV__: JSON.stringify(process.env.NODE_ENV_ELECTRON_VITE === 'development'),
+    },
     build: {
       outDir: 'out/main',
       rollupOptions: {

@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { TOKEN_PATTERN, WS_PROTOCOL, WS_TOKEN_PROTOCOL_PREFIX } from '@shared/contracts/bridge';
+import { contentSecurityPolicy as sharedPolicy } from '../content-security-policy';
 
 /**
  * The browser-run server's gatekeeping, as pure functions. Any web page the user visits can try
@@ -59,22 +60,7 @@ export function tokensEqual(offered: string, expected: string): boolean {
   return timingSafeEqual(a, b);
 }
 
-/**
- * `connect-src` names the WebSocket explicitly: `'self'` covers same-origin ws: in current
- * Chromium, but older engines do not apply it to ws:.
- */
+/** The shared page policy (../content-security-policy.ts), with this server's own WebSocket. */
 export function contentSecurityPolicy(port: number): string {
-  const sockets = allowedHosts(port)
-    .map((host) => `ws://${host}`)
-    .join(' ');
-  return [
-    "default-src 'self'",
-    `connect-src 'self' ${sockets}`,
-    "img-src 'self' data:",
-    "style-src 'self' 'unsafe-inline'",
-    "object-src 'none'",
-    "base-uri 'none'",
-    "frame-ancestors 'none'",
-    "form-action 'none'",
-  ].join('; ');
+  return sharedPolicy(allowedHosts(port).map((host) => `ws://${host}`));
 }

@@ -1,20 +1,32 @@
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { app, BrowserWindow, dialog, ipcMain, session as electronSession, shell, type IpcMainInvokeEvent } from 'electron';
+import { realpathSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { app, BrowserWindow, dialog, ipcMain, protocol, session as electronSession, shell, type IpcMainInvokeEvent } from 'electron';
 import type { ResponseFrame } from '@shared/contracts/host-api';
 import { createHost } from '../../composition/create-host';
 import type { ConfirmAction, Host, HostSession } from '../../composition/host-types';
+import { APP_SCHEME, APP_SCHEME_PRIVILEGES, appResponseHeaders, resolveAppRequest } from './app-protocol';
 import { IPC_EVENTS, IPC_REQUEST } from './channels';
+import { externalLinkToOpen, grantsPermission, rendererEntry } from './navigation-policy';
 import { isTrustedSender } from './trusted-sender';
 
 /**
  * The desktop shell: one window on the built renderer, the host in this process, IPC as the
- * transport. Only our own page in our own window may call the host.
+ * transport. Only our own page in our own window may call the host. The decisions live in pure
+ * modules beside this file (app-protocol, navigation-policy, trusted-sender); docs/security.md
+ * maps them to Electron's security checklist.
  */
 
+/** Set by electron.vite.config.ts: true only under `electron-vite dev`, false in every build. */
+declare const __STEWARD_DEV__: boolean | undefined;
+
 const preloadPath = fileURLToPath(new URL('../preload/index.cjs', import.meta.url));
-// electron-vite dev serves the renderer over HTTP; a packaged app never honours that variable.
-const devUrl = !app.isPackaged ? process.env.ELECTRON_RENDERER_URL : undefined;
-const rendererUrl = devUrl ?? pathToFileURL(fileURLToPath(new URL('../renderer/index.html', import.meta.url))).href;
+const rendererDir = fileURLToPath(new URL('../renderer', import.meta.url));
+// electron-vite dev serves the renderer over HTTP; a build never honours ELECTRON_RENDERER_URL.
+const rendererUrl = rendererEntry({ dev: typeof __STEWARD_DEV__ === 'boolean' && __STEWARD_DEV__, devUrl: process.env.ELECTRON_RENDERER_URL });
+
+// Before `ready`: steward:// is a standard, secure scheme (a real origin, no file:// reach).
+protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: APP_SCHEME_PRIVILEGES }]);
 
 let host: Host | null = null;
 let mainWindow: BrowserWindow | null = null;
@@ -35,8 +47,12 @@ function createWindow(activeHost: Host): BrowserWindow {
       contextIsolation: true,
       sandbox: true,
       nodeIntegration: false,
+      nodeIntegrationInSubFrames: false,
       webSecurity: true,
+      allowRunningInsecureContent: false,
+      experimentalFeatures: false,
       webviewTag: false,
+      navigateOnDragDrop: false,
     },
   });
   const contents = window.webContents;
@@ -50,8 +66,10 @@ function createWindow(activeHost: Host): BrowserWindow {
   sessions.set(contents.id, windowSession);
 
   contents.setWindowOpenHandler(({ url }) => {
-    // Links leave the app for the system browser (https only); the app never opens windows.
-    if (url.startsWith('https://')) void shell.openExternal(url);
+    // A link opened in a new window leaves the app for the system browser, after the check
+    // (http(s) only, no userinfo); the app itself never opens windows.
+    const external = externalLinkToOpen(url);
+    if (external) void shell.openExternal(external).catch((error: unknown) => log(`cannot open ${external}: ${messageOf(error)}`));
     return { action: 'deny' };
   });
   contents.on('will-navigate', (event, url) => {
@@ -101,10 +119,28 @@ const confirmInDialog: ConfirmAction = {
   },
 };
 
+/** steward://app/… → a file of out/renderer (static-files lookup), every response with the CSP. */
+function serveAppProtocol(): void {
+  const root = realpathSync(rendererDir);
+  protocol.handle(APP_SCHEME, async (request) => {
+    const found = resolveAppRequest(root, request.url);
+    const headers = appResponseHeaders(found);
+    if (found.kind !== 'file') return new Response(found.kind === 'bad_request' ? 'Bad Request' : 'Not Found', { status: found.kind === 'bad_request' ? 400 : 404, headers });
+    try {
+      return new Response(await readFile(found.file), { status: 200, headers });
+    } catch {
+      return new Response('Not Found', { status: 404, headers: appResponseHeaders({ kind: 'not_found' }) });
+    }
+  });
+}
+
 async function start(): Promise<void> {
   await app.whenReady();
-  // The app needs no camera, microphone, notifications or other device permission.
-  electronSession.defaultSession.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
+  serveAppProtocol();
+  // The app needs no camera, microphone, notifications or other device permission: every request
+  // and every check (what a page may use without asking) is refused.
+  electronSession.defaultSession.setPermissionRequestHandler((_contents, permission, callback) => callback(grantsPermission(permission)));
+  electronSession.defaultSession.setPermissionCheckHandler((_contents, permission) => grantsPermission(permission));
   const activeHost = await createHost({ dataDir: app.getPath('userData'), shell: 'electron', log, confirm: confirmInDialog });
   host = activeHost;
   ipcMain.handle(IPC_REQUEST, handleRequest);
@@ -123,8 +159,14 @@ if (!app.requestSingleInstanceLock()) {
     if (mainWindow.isMinimized()) mainWindow.restore();
     mainWindow.focus();
   });
+  // Every web contents, whatever creates it: no <webview>, no new windows, no navigation away
+  // (createWindow then installs the main window's own handlers, which open checked links).
   app.on('web-contents-created', (_event, contents) => {
     contents.on('will-attach-webview', (attachEvent) => attachEvent.preventDefault());
+    contents.setWindowOpenHandler(() => ({ action: 'deny' }));
+    contents.on('will-navigate', (navigateEvent, url) => {
+      if (!isTrustedSender(url, rendererUrl)) navigateEvent.preventDefault();
+    });
   });
   app.on('window-all-closed', () => {
     if (process.platform !== 'darwin') app.quit();

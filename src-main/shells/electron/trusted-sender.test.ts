@@ -1,21 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { isTrustedSender } from './trusted-sender';
 
-const built = 'file:///opt/Steward/resources/app/out/renderer/index.html';
+const built = 'steward://app/index.html';
 const dev = 'http://localhost:5173/';
 
 describe('isTrustedSender', () => {
   it.each([
-    // the built renderer: exactly that file
+    // the built renderer: the app protocol's own host, any path (it serves only out/renderer)
     [built, built, true],
     [`${built}#/runs/abc`, built, true],
     [`${built}?x=1`, built, true],
-    ['file:///opt/Steward/resources/app/out/renderer/%69ndex.html', built, true],
-    ['file:///opt/Steward/resources/app/out/renderer/other.html', built, false],
-    ['file:///tmp/evil/index.html', built, false],
-    ['file:///opt/Steward/resources/app/out/renderer/../renderer2/index.html', built, false],
-    ['file://remote-share/opt/Steward/resources/app/out/renderer/index.html', built, false],
-    ['file:///opt/Steward/resources/app/out/renderer/%E0%A4%A', built, false],
+    ['steward://app/assets/index-abc.js', built, true],
+    ['steward://evil/index.html', built, false],
+    ['steward://app.evil/index.html', built, false],
+    // no file:// page is ours any more, not even the renderer's own file
+    ['file:///opt/Steward/resources/app/out/renderer/index.html', built, false],
+    ['file:///opt/Steward/resources/app/out/renderer/index.html', 'file:///opt/Steward/resources/app/out/renderer/index.html', false],
     ['http://localhost:5173/', built, false],
     // the dev server: same origin only
     [dev, dev, true],
