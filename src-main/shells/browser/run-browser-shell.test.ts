@@ -38,7 +38,8 @@ describe('browser-run shell', () => {
     try {
       const lines = out.trimEnd().split('\n');
       expect(lines).toHaveLength(1);
-      const printed = z.object({ url: z.string(), port: z.number(), token: z.string() }).strict().parse(JSON.parse(lines[0] ?? ''));
+      const printed = z.object({ url: z.string(), port: z.number(), token: z.string(), launch_url: z.string() }).strict().parse(JSON.parse(lines[0] ?? ''));
+      expect(printed.launch_url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${printed.port}/#launch=[A-Za-z0-9_-]{43}$`));
       expect(printed.url).toBe(`http://127.0.0.1:${printed.port}/#token=${printed.token}`);
       expect(outcome.dataDir).toBe(dataDir);
 

@@ -70,7 +70,8 @@ export async function runBrowserShell(argv: readonly string[], io: BrowserShellI
   }
 
   if (args.printUrlJson) {
-    io.stdout(`${JSON.stringify({ url: server.url, port: server.port, token: server.token })}\n`);
+    // A script asked for the token itself; it also gets one one-time link (what a person would open).
+    io.stdout(`${JSON.stringify({ url: server.url, port: server.port, token: server.token, launch_url: server.launchUrl() })}\n`);
   } else {
     // A one-time link: the terminal's scrollback or a log of stdout never holds a reusable secret.
     const more = io.interactive ? 'press Enter here for a new one' : 'start Steward again for a new one';

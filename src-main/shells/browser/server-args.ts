@@ -6,7 +6,7 @@ export interface ServerArgs {
   /** Undefined = STEWARD_DATA_DIR or the platform's user-data folder. */
   dataDir: string | undefined;
   open: boolean;
-  /** Print one JSON line `{"url","port","token"}` instead of the human lines (tests, e2e). Implies no browser. */
+  /** Print one JSON line `{"url","port","token","launch_url"}` instead of the human lines (tests, e2e). Implies no browser. */
   printUrlJson: boolean;
   help: boolean;
 }
@@ -16,7 +16,7 @@ export const SERVER_USAGE = `Usage: steward-server [--port N] [--data-dir DIR] [
   --port N          listen on 127.0.0.1:N (default: a free port)
   --data-dir DIR    user-data folder (default: $STEWARD_DATA_DIR or the platform's app-data folder)
   --no-open         do not open a browser
-  --print-url-json  print {"url","port","token"} as one JSON line (for scripts); implies --no-open`;
+  --print-url-json  print {"url","port","token","launch_url"} as one JSON line (for scripts); implies --no-open`;
 
 export class ArgsError extends Error {}
 
