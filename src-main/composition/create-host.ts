@@ -31,6 +31,7 @@ import * as plans from '../registry/action-plans';
 import { APP_VERSION } from '../version';
 import { acquireDataFolderLock } from '../util/data-folder-lock';
 import type { Host, HostOptions, HostSession } from './host-types';
+import { JsonTooDeepError, MAX_JSON_DEPTH, jsonDepthExceeds } from '@shared/util/json-depth';
 
 const PUSH_BATCH = 500;
 
@@ -176,10 +177,12 @@ async function openHost(options: HostOptions): Promise<Host> {
 
   return {
     async handle(raw, session) {
+      // Parsing, validating and logging all recurse: a frame too deep for them is refused by name.
+      if (jsonDepthExceeds(raw)) return fail(0, 'bad_request', `malformed request: ${new JsonTooDeepError(MAX_JSON_DEPTH).message}`);
       const frame = ClientFrame.safeParse(raw);
       if (!frame.success) {
         const id = typeof (raw as { id?: unknown } | null)?.id === 'number' ? (raw as { id: number }).id : 0;
-        return fail(Number.isInteger(id) && id >= 0 ? id : 0, 'bad_request', `malformed request: ${formatZodIssues(frame.error)}`);
+        return fail(Number.isSafeInteger(id) && id >= 0 ? id : 0, 'bad_request', `malformed request: ${formatZodIssues(frame.error)}`);
       }
       const { id, method } = frame.data;
       if (!isHostMethod(method)) return fail(id, 'unknown_method', `unknown method "${method}"`);
