@@ -3,6 +3,7 @@ import { createInterface } from 'node:readline';
 import { RunEvent } from '@shared/contracts/events';
 import type { LearningExample, TraceProblem } from '@shared/contracts/learning-export';
 import { learningExampleFromEvent } from '@shared/learning/export-formats';
+import { JsonTooDeepError, MAX_JSON_DEPTH, jsonDepthExceeds } from '@shared/util/json-depth';
 import { LearningExportError } from './learning-errors';
 
 export interface TraceExamples {
@@ -58,6 +59,8 @@ function parseLine(text: string): RunEvent | string {
   } catch {
     return 'not JSON';
   }
+  // Exporting serialises the event again (recursively): a line too deep for that is skipped here.
+  if (jsonDepthExceeds(value)) return new JsonTooDeepError(MAX_JSON_DEPTH).message;
   const parsed = RunEvent.safeParse(value);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
