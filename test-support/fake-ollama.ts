@@ -86,6 +86,9 @@ export interface FakeOllama {
 
 const NOT_FOUND = (model: string): { error: string } => ({ error: `model "${model}" not found, try pulling it first` });
 
+/** What the fake answers to one request: a JSON body, NDJSON lines, or a reset connection. */
+type FakeAnswer = { status: number; body: unknown; ndjson?: unknown[]; headers?: Record<string, string>; reset?: boolean; delay: number };
+
 export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<FakeOllama> {
   const models = options.models ?? [];
   const requests: RecordedRequest[] = [];
@@ -113,7 +116,7 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
     method: string,
     path: string,
     body: unknown,
-  ): Promise<{ status: number; body: unknown; ndjson?: unknown[]; headers?: Record<string, string>; reset?: boolean; delay: number }> {
+  ): Promise<FakeAnswer> {
     const base = options.latency_ms ?? 0;
     if (method === 'GET' && path === '/api/version') return { status: 200, body: { version: options.version ?? '0.12.6' }, delay: base };
     if (method === 'GET' && path === '/api/tags') {
@@ -198,7 +201,7 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
       requests.push({ method, path, body });
       if (path === '/api/chat') notifyChat();
       const answer = badJson
-        ? Promise.resolve({ status: 400, body: { error: 'invalid JSON body' } as unknown, delay: 0, ndjson: undefined })
+        ? Promise.resolve<FakeAnswer>({ status: 400, body: { error: 'invalid JSON body' }, delay: 0 })
         : route(method, path, body);
       answer
         .then(async (a) => {
