@@ -7,7 +7,7 @@ import { ProfileBundle } from '../src-shared/contracts/profiles';
 import { ensureBuilt } from '../test-support/ensure-built';
 import { startFakeOllama } from '../test-support/fake-ollama';
 import { startHostProcess, type HostProcess } from '../test-support/host-process';
-import { runIdFromUrl, shot, storedEvents, terminalCode } from './helpers';
+import { ARTIFACTS, runIdFromUrl, shot, storedEvents, terminalCode } from './helpers';
 import { startHostOnPort } from './host-on-port';
 
 // Everything is real here (host process, MCP filesystem server, IndexedDB, downloads) except the
@@ -256,6 +256,7 @@ test('allowing a host waits for the code printed on the host terminal; a wrong c
   await confirm.getByTestId('confirm-approve').click();
   await expect(confirm.getByRole('alert')).toContainText('2 attempts left');
   await expect(privacy.getByTestId('privacy-local-only')).toBeVisible();
+  await privacy.screenshot({ path: `${ARTIFACTS}/19a-confirm-code.png` });
   await confirm.getByTestId('confirm-code').fill(code);
   await confirm.getByTestId('confirm-approve').click();
   await expect(privacy.getByTestId('allowed-hosts')).toContainText('api.example.com');

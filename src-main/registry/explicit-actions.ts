@@ -76,7 +76,7 @@ export class ExplicitActions {
     return {
       status: 'needs_confirmation',
       confirmation_id: id,
-      prompt: `${plan.title}. ${plan.detail} To allow it, type the code Steward printed in the terminal where it runs.`,
+      prompt: `Approve: ${plan.title}? ${sentence(plan.detail)} Type the code Steward printed in the terminal where it runs.`,
       expires_at: new Date(expiresAt).toISOString(),
     };
   }
@@ -133,4 +133,10 @@ export class ExplicitActions {
   private record(plan: ActionPlan, by: 'user_dialog' | 'terminal_code' | 'automatic' | 'page', outcome: 'approved' | 'denied', reason?: string): void {
     this.audit.append({ action: plan.action, subject: plan.subject.slice(0, 300), detail: plan.detail.slice(0, 2000), decided_by: by, outcome, ...(reason ? { reason } : {}) });
   }
+}
+
+/** `detail` as a sentence for the page: capitalised, with a full stop. */
+function sentence(text: string): string {
+  const t = text.trim();
+  return t === '' ? '' : `${t[0]?.toUpperCase() ?? ''}${t.slice(1)}${/[.!?]$/.test(t) ? '' : '.'}`;
 }
