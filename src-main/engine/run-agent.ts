@@ -72,6 +72,8 @@ export interface RunAgentOptions {
   retry?: Partial<RetryPolicy>;
   /** Progress while waiting on a slow MCP server ("still waiting for X to list its tools (10 s)…"). */
   onProgress?: (line: string) => void;
+  /** How often that progress is reported (10 s by default); tests make it short. */
+  progressIntervalMs?: number;
 }
 
 export interface AgentRun extends RunResult {
@@ -175,8 +177,13 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       },
     });
     const providers = { student: guard.wrap(prepared.providers.student), teacher: guard.wrap(prepared.providers.teacher) };
+    // A slow server start or tool listing is an event (the app shows it) as well as a CLI line.
+    const notice = (line: string): void => {
+      emit({ type: 'run.notice', message: secrets.maskText(line).slice(0, 500) });
+      options.onProgress?.(line);
+    };
     try {
-      toolHost = options.toolHost ?? (await startToolHost(spec.servers, { vars, overrides: spec.tool_effects, cwd: options.specDir, credentials: prepared.credentials, onProgress: options.onProgress }));
+      toolHost = options.toolHost ?? (await startToolHost(spec.servers, { vars, overrides: spec.tool_effects, cwd: options.specDir, credentials: prepared.credentials, onProgress: notice, progressIntervalMs: options.progressIntervalMs }));
     } catch (err) {
       setupError = secrets.maskText(errorText(err));
       throw err;

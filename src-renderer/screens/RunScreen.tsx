@@ -290,6 +290,7 @@ export function RunRounds({ runId, run, events }: { runId: string; run: RunRow |
           <Spinner /> {scs.awaiting ? 'The phase plan comes first: no round runs before it is approved…' : 'Waiting for the first round…'}
         </div>
       )}
+      {(!run || run.status === 'running') && <LiveNotice events={events} />}
       {run && <FinalPanel run={run} />}
     </div>
   );
@@ -346,6 +347,21 @@ export function RunScreen({ runId, tab, focusEvent }: { runId: string; tab: 'rou
       </div>
 
       {tab === 'trace' ? <TraceList events={events} focusSeq={focusEvent} /> : <RunRounds runId={runId} run={run} events={events} />}
+    </div>
+  );
+}
+
+/**
+ * While nothing else has happened since, the run's latest notice (a server still listing its tools,
+ * a model call retried after a 429) says why it seems quiet.
+ */
+function LiveNotice({ events }: { events: RunEvent[] }) {
+  const last = events.at(-1);
+  if (!last || (last.type !== 'run.notice' && last.type !== 'model.retry')) return null;
+  const text = last.type === 'run.notice' ? last.message : `The ${last.role} model is asked again (retry ${last.attempt}, in ${Math.round(last.delay_ms / 100) / 10} s): ${last.reason}`;
+  return (
+    <div className="empty empty--inline" role="status" data-testid="run-notice">
+      <Spinner /> {text}
     </div>
   );
 }

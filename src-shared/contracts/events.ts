@@ -147,6 +147,8 @@ export const RunEvent = z.discriminatedUnion('type', [
     delay_ms: z.number().int().nonnegative(),
     reason: z.string(),
   }),
+  /** Something slow is still under way (an MCP server listing its tools…): shown live, never silent. */
+  event('run.notice', { message: z.string().max(500) }),
   /** Who proposes changed: the teacher takes over after an escalation, or hands back. */
   event('handover', {
     round,
