@@ -14,6 +14,7 @@ import { ValidationResult } from './validation-result';
 import { ReviewDecision, ReviewRule } from '../policy/review-policy';
 import { DataExposure } from '../policy/privacy';
 import { Authorization } from '../boundary/authorization';
+import { InvocationStatus, Lineage, NodeFailure } from '../workflow/invocation';
 
 export const RUN_STATUSES = [
   'running',
@@ -81,6 +82,8 @@ function event<T extends string, S extends z.ZodRawShape>(type: T, shape: S) {
       ...shape,
       /** Texts a model said that this event stores trimmed, with their original sizes. */
       trimmed: z.array(TrimmedText).optional(),
+      /** In a workflow run: the node invocation this event belongs to (src-shared/workflow/invocation.ts). */
+      invocation_id: z.string().optional(),
     })
     .strict();
 }
@@ -173,9 +176,28 @@ export const RunEvent = z.discriminatedUnion('type', [
     agreement: z.boolean(),
     models: z.object({ student: z.string(), teacher: z.string() }).strict(),
   }),
+  /** A workflow run (kind "workflow") began: its graph's nodes and the run's inputs. */
+  event('workflow.started', {
+    workflow_id: z.string(),
+    workflow_name: z.string(),
+    nodes: z.array(z.object({ id: z.string(), kind: z.string(), label: z.string().optional() }).strict()),
+    inputs: z.record(z.string(), z.unknown()),
+  }),
+  /** A node invocation changed status (pending → running → waiting → done | failed | skipped | cancelled). */
+  event('node.invocation', {
+    node: z.string(),
+    lineage: Lineage,
+    parent: z.string().optional(),
+    status: InvocationStatus,
+    inputs: z.record(z.string(), z.unknown()).optional(),
+    outputs: z.record(z.string(), z.unknown()).optional(),
+    failure: NodeFailure.optional(),
+  }),
   event('run.finished', {
     status: RunStatus.exclude(['running', 'waiting']),
     output: z.string().optional(),
+    /** A workflow run's output node fields. */
+    outputs: z.record(z.string(), z.unknown()).optional(),
     message: z.string().optional(),
     rounds: z.number().int().nonnegative(),
     /** Events in this run including this one: lets a consumer prove it has all of them. */

@@ -1,0 +1,218 @@
+import { z } from 'zod';
+import { AgentSpec, McpServerSpec, ToolEffectOverrides } from '../contracts/spec';
+import { ModelScript } from '../contracts/script';
+
+/**
+ * The workflow document (`steward/v1`, `kind: "workflow"`): typed nodes and the edges between
+ * their ports. A node's ports follow from its kind and its config (see ports.ts), so a document
+ * cannot declare a port its kind does not have. An agent spec file is a one-node workflow
+ * (`agentAsWorkflow`). Graph validation (validate-graph.ts) names the node and port of every
+ * problem; the scheduler (scheduler.ts) runs it.
+ */
+
+const slug = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'use lowercase letters, digits, - and _');
+/** A port or field name: usable in templates as `{{name}}`. */
+export const PortName = z.string().regex(/^[a-z_][a-z0-9_]{0,63}$/, 'use lowercase letters, digits and _ (not first)');
+export type PortName = z.infer<typeof PortName>;
+
+/** What flows along an edge. `any` connects to everything; `list` is a JSON array. */
+export const PORT_TYPES = ['any', 'text', 'number', 'boolean', 'object', 'list'] as const;
+export const PortType = z.enum(PORT_TYPES);
+export type PortType = z.infer<typeof PortType>;
+
+/** A declared input of a node (or a field of the workflow's input form). */
+export const PortDecl = z
+  .object({
+    name: PortName,
+    type: PortType.default('any'),
+    /** A required input must be connected (or, on an input node, given at run time). */
+    required: z.boolean().default(true),
+    description: z.string().max(500).optional(),
+  })
+  .strict();
+export type PortDecl = z.infer<typeof PortDecl>;
+
+export const InputField = PortDecl.extend({
+  /** Used when the run gives no value (then the field is not required in practice). */
+  default: z.unknown().optional(),
+}).strict();
+export type InputField = z.infer<typeof InputField>;
+
+/** Where a node sits in the editor; the runtime ignores it. */
+const Position = z.object({ x: z.number(), y: z.number() }).strict();
+
+const nodeBase = {
+  id: slug,
+  label: z.string().max(120).optional(),
+  position: Position.optional(),
+};
+
+/** Typed run inputs: a form in the app, `--input key=value` / `--inputs FILE.json` in the CLI. */
+export const InputNode = z
+  .object({ ...nodeBase, kind: z.literal('input'), fields: z.array(InputField).min(1) })
+  .strict();
+
+const agent = AgentSpec.shape;
+/**
+ * Today's agent node: its own decision boundary, lifecycle phase, review rules and SCS. `task` and
+ * `instructions` may use the node's inputs as `{{name}}`. It uses the workflow's servers it names
+ * (all of them when absent). Output port `output` (text): what its `complete` delivered.
+ */
+export const AgentNode = z
+  .object({
+    ...nodeBase,
+    kind: z.literal('agent'),
+    name: z.string().min(1).max(120).optional(),
+    instructions: agent.instructions,
+    task: agent.task,
+    inputs: z.array(PortDecl).default([]),
+    servers: z.array(slug).optional(),
+    models: agent.models,
+    supervision: agent.supervision,
+    limits: agent.limits,
+    scs: agent.scs,
+    /** Replay responses for this node's models (the script provider). */
+    script: ModelScript.optional(),
+  })
+  .strict();
+
+/**
+ * One MCP tool call with templated arguments (`{{name}}` in any string; a string that is exactly
+ * `{{name}}` takes the input's value with its type). It crosses the same boundary rules as an
+ * agent's call: effect registry, validation against the round's frozen snapshot, authorization; a
+ * protected tool never runs without a teacher's review or a person's confirmation.
+ * Outputs: `result` (object: the tool's structured result or its content) and `text` (text).
+ */
+export const ToolNode = z
+  .object({
+    ...nodeBase,
+    kind: z.literal('tool'),
+    server: slug,
+    tool: z.string().min(1),
+    arguments: z.record(z.string(), z.unknown()).default({}),
+    inputs: z.array(PortDecl).default([]),
+  })
+  .strict();
+
+/** A deterministic template over its inputs: text, or JSON whose strings are templated. Output `output`. */
+export const TemplateNode = z
+  .object({
+    ...nodeBase,
+    kind: z.literal('template'),
+    format: z.enum(['text', 'json']).default('text'),
+    template: z.unknown(),
+    inputs: z.array(PortDecl).default([]),
+  })
+  .strict();
+
+/** One deterministic check on the `value` input; a failed check fails the node with its reason. */
+export const AssertCheck = z.discriminatedUnion('check', [
+  z.object({ check: z.literal('json_schema'), schema: z.record(z.string(), z.unknown()) }).strict(),
+  z.object({ check: z.literal('contains'), text: z.string().min(1) }).strict(),
+  z.object({ check: z.literal('regex'), pattern: z.string().min(1).max(500), flags: z.string().regex(/^[imsu]*$/).optional() }).strict(),
+  z.object({ check: z.literal('range'), min: z.number().optional(), max: z.number().optional() }).strict(),
+  z.object({ check: z.literal('non_empty') }).strict(),
+]);
+export type AssertCheck = z.infer<typeof AssertCheck>;
+
+/** Input `value` (any), output `value`: passes it on unchanged when every check holds. */
+export const AssertNode = z
+  .object({ ...nodeBase, kind: z.literal('assert'), checks: z.array(AssertCheck).min(1) })
+  .strict();
+
+/**
+ * Fan-out: input `list` (list), output `item` (any) once per element, each invocation downstream
+ * carrying the item's lineage; at most `concurrency` items in flight below it.
+ */
+export const IterateNode = z
+  .object({ ...nodeBase, kind: z.literal('iterate'), concurrency: z.number().int().min(1).max(64).default(4) })
+  .strict();
+
+/**
+ * Gathers the `item` input of every lineage its iterate opened into output `list`, in item order;
+ * closes when every item is done, failed or skipped (failed/skipped items are left out and counted).
+ */
+export const CollectNode = z.object({ ...nodeBase, kind: z.literal('collect') }).strict();
+
+/** What the run returns: one field per declared input. */
+export const OutputNode = z
+  .object({ ...nodeBase, kind: z.literal('output'), fields: z.array(PortDecl).min(1) })
+  .strict();
+
+export const WorkflowNode = z.discriminatedUnion('kind', [InputNode, AgentNode, ToolNode, TemplateNode, AssertNode, IterateNode, CollectNode, OutputNode]);
+export type WorkflowNode = z.infer<typeof WorkflowNode>;
+export type WorkflowNodeInput = z.input<typeof WorkflowNode>;
+export type NodeKind = WorkflowNode['kind'];
+export type NodeOf<K extends NodeKind> = Extract<WorkflowNode, { kind: K }>;
+export const NODE_KINDS = ['input', 'agent', 'tool', 'template', 'assert', 'iterate', 'collect', 'output'] as const satisfies readonly NodeKind[];
+
+export const PortRef = z.object({ node: slug, port: PortName }).strict();
+export type PortRef = z.infer<typeof PortRef>;
+
+export const Edge = z.object({ from: PortRef, to: PortRef }).strict();
+export type Edge = z.infer<typeof Edge>;
+
+export const WorkflowGraph = z
+  .object({
+    format: z.literal('steward/v1'),
+    kind: z.literal('workflow'),
+    id: slug,
+    name: z.string().min(1).max(120),
+    description: z.string().default(''),
+    /** Folder the workflow works in, relative to the file; `${workspace}` in server args. */
+    workspace: z.string().min(1).optional(),
+    /** The MCP servers its agent and tool nodes use (in the app: registered servers by id). */
+    servers: z.array(McpServerSpec).default([]),
+    tool_effects: ToolEffectOverrides.default({}),
+    nodes: z.array(WorkflowNode).min(1),
+    edges: z.array(Edge).default([]),
+  })
+  .strict()
+  .superRefine((w, ctx) => {
+    const seen = new Set<string>();
+    w.nodes.forEach((n, i) => {
+      if (seen.has(n.id)) ctx.addIssue({ code: 'custom', path: ['nodes', i, 'id'], message: `duplicate node id ${n.id}` });
+      seen.add(n.id);
+    });
+    const servers = new Set<string>();
+    w.servers.forEach((s, i) => {
+      if (servers.has(s.id)) ctx.addIssue({ code: 'custom', path: ['servers', i, 'id'], message: `duplicate server id ${s.id}` });
+      servers.add(s.id);
+    });
+  });
+export type WorkflowGraph = z.infer<typeof WorkflowGraph>;
+export type WorkflowGraphInput = z.input<typeof WorkflowGraph>;
+
+/**
+ * An agent spec file is a one-node workflow: an agent node `agent` with the spec's task, no
+ * inputs, its output the run's `output`.
+ */
+export function agentAsWorkflow(spec: AgentSpec): WorkflowGraph {
+  return {
+    format: 'steward/v1',
+    kind: 'workflow',
+    id: spec.id,
+    name: spec.name,
+    description: spec.description,
+    ...(spec.workspace !== undefined ? { workspace: spec.workspace } : {}),
+    servers: spec.servers,
+    tool_effects: spec.tool_effects,
+    nodes: [
+      {
+        id: 'agent',
+        kind: 'agent',
+        name: spec.name,
+        instructions: spec.instructions,
+        task: spec.task,
+        inputs: [],
+        models: spec.models,
+        supervision: spec.supervision,
+        limits: spec.limits,
+        scs: spec.scs,
+        ...(spec.script !== undefined ? { script: spec.script } : {}),
+      },
+      { id: 'output', kind: 'output', fields: [{ name: 'output', type: 'text', required: true }] },
+    ],
+    edges: [{ from: { node: 'agent', port: 'output' }, to: { node: 'output', port: 'output' } }],
+  };
+}

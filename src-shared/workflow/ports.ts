@@ -1,0 +1,54 @@
+import type { NodeKind, PortDecl, PortType, WorkflowNode } from './document';
+
+/** An output port: what a node produces. `scope: 'item'` = once per element of an iterate. */
+export interface OutputPort {
+  name: string;
+  type: PortType;
+  scope?: 'item';
+}
+
+export interface NodePorts {
+  inputs: PortDecl[];
+  outputs: OutputPort[];
+}
+
+const req = (name: string, type: PortType): PortDecl => ({ name, type, required: true });
+
+/** A node's ports follow from its kind and config: a document cannot invent one. */
+export function portsOf(node: WorkflowNode): NodePorts {
+  switch (node.kind) {
+    case 'input':
+      return { inputs: [], outputs: node.fields.map((f) => ({ name: f.name, type: f.type })) };
+    case 'agent':
+      return { inputs: node.inputs, outputs: [{ name: 'output', type: 'text' }] };
+    case 'tool':
+      return { inputs: node.inputs, outputs: [{ name: 'result', type: 'object' }, { name: 'text', type: 'text' }] };
+    case 'template':
+      return { inputs: node.inputs, outputs: [{ name: 'output', type: node.format === 'json' ? 'any' : 'text' }] };
+    case 'assert':
+      return { inputs: [req('value', 'any')], outputs: [{ name: 'value', type: 'any' }] };
+    case 'iterate':
+      return { inputs: [req('list', 'list')], outputs: [{ name: 'item', type: 'any', scope: 'item' }] };
+    case 'collect':
+      return { inputs: [req('item', 'any')], outputs: [{ name: 'list', type: 'list' }] };
+    case 'output':
+      return { inputs: node.fields, outputs: [] };
+  }
+}
+
+/** Whether a value of type `from` may flow into a port of type `to`. */
+export function typesConnect(from: PortType, to: PortType): boolean {
+  return from === to || from === 'any' || to === 'any' || (to === 'text' && (from === 'number' || from === 'boolean'));
+}
+
+/** Labels for the editor's palette and messages. */
+export const NODE_KIND_LABELS = {
+  input: 'Input',
+  agent: 'Agent',
+  tool: 'MCP tool',
+  template: 'Template',
+  assert: 'Assert',
+  iterate: 'Iterate',
+  collect: 'Collect',
+  output: 'Output',
+} satisfies Record<NodeKind, string>;
