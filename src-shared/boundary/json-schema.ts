@@ -17,14 +17,10 @@ export interface SchemaIssue {
   path?: string;
 }
 
-export function validateJsonSchema(schema: Record<string, unknown>, schemaHash: string, value: unknown): SchemaIssue[] {
-  let validate = cache.get(schemaHash);
-  if (!validate) {
-    validate = compile(schema);
-    if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
-    cache.set(schemaHash, validate);
-  }
-  if (validate instanceof Error) return [{ message: `the tool's input schema cannot be used: ${validate.message}` }];
+/** `subject` names the schema in the message when it cannot be compiled. */
+export function validateJsonSchema(schema: Record<string, unknown>, schemaHash: string, value: unknown, subject = "the tool's input schema"): SchemaIssue[] {
+  const validate = compiled(schema, schemaHash);
+  if (validate instanceof Error) return [{ message: `${subject} cannot be used: ${validate.message}` }];
   if (validate(value)) return [];
   return (validate.errors ?? []).map((e) => {
     // A missing or unexpected property is reported on its parent; point at the property itself.
@@ -36,6 +32,22 @@ export function validateJsonSchema(schema: Record<string, unknown>, schemaHash: 
       path: segments.length > 0 ? segments.join('.') : undefined,
     };
   });
+}
+
+/** Why a schema cannot be compiled, or undefined when it can (graph validation checks asserts' schemas up front). */
+export function schemaCompileError(schema: Record<string, unknown>, schemaHash: string): string | undefined {
+  const validate = compiled(schema, schemaHash);
+  return validate instanceof Error ? validate.message : undefined;
+}
+
+function compiled(schema: Record<string, unknown>, schemaHash: string): ValidateFunction | Error {
+  let validate = cache.get(schemaHash);
+  if (!validate) {
+    validate = compile(schema);
+    if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
+    cache.set(schemaHash, validate);
+  }
+  return validate;
 }
 
 /** The dialect a schema declares. MCP says a schema without `$schema` is JSON Schema 2020-12. */
