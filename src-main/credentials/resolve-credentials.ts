@@ -8,7 +8,7 @@ import { MIN_MASKABLE_LENGTH, type SecretRegistry } from './secret-registry';
  * Every credential a spec needs, in first-seen order without duplicates: the models' `api_key`
  * and the servers' `env` values that are `keychain:NAME` references.
  */
-export function collectCredentialRefs(spec: AgentSpec): CredentialRef[] {
+export function collectCredentialRefs(spec: Pick<AgentSpec, 'models' | 'servers'>): CredentialRef[] {
   const refs = new Set<CredentialRef>();
   for (const model of [spec.models.student, spec.models.teacher]) {
     const key = apiKeyOf(model);

@@ -20,6 +20,7 @@ const MODEL_SAID: Partial<Record<RunEventType, readonly string[]>> = {
   'intervention.requested': ['intervention'],
   'learning.example': ['student_candidate', 'verdict', 'final_decision'],
   'run.finished': ['output', 'message'],
+  'agent.finished': ['output', 'message'],
   'scs.transcript': ['reply'],
   'scs.committee.plan_drafted': ['plan', 'error'],
   'model.retry': ['reason'],

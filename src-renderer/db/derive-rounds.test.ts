@@ -20,6 +20,11 @@ function logWith(build: (log: ReturnType<typeof eventLog>) => void) {
 }
 
 describe('deriveRounds', () => {
+  it('rounds of agents nested in a workflow (events with an invocation_id) are not merged into the run\'s rounds', () => {
+    const events = logWith((log) => readExecutedRound(log, 0)).map((e) => (e.type === 'run.started' ? e : { ...e, invocation_id: 'classify[files=0]' }));
+    expect(deriveRounds(events)).toEqual([]);
+  });
+
   it('shows a read executed without review, with the student candidate kept', () => {
     const [round, ...rest] = deriveRounds(logWith((log) => readExecutedRound(log, 0)));
     expect(rest).toHaveLength(0);

@@ -65,7 +65,9 @@ export interface RoundView {
 export function deriveRounds(events: readonly RunEvent[]): RoundView[] {
   const rounds = new Map<number, RoundView>();
   const snapshots = new Map<number, { hash: string; tools: SnapshotTool[] }>();
-  const ordered = [...events].sort((a, b) => a.seq - b.seq);
+  // A workflow's nested agents each count rounds from 0: until the run view shows rounds per node
+  // invocation, their events stay out of the run's own rounds.
+  const ordered = events.filter((e) => e.invocation_id === undefined).sort((a, b) => a.seq - b.seq);
 
   const at = (round: number, proposer?: Proposer): RoundView => {
     let view = rounds.get(round);

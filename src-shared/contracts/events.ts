@@ -88,21 +88,36 @@ function event<T extends string, S extends z.ZodRawShape>(type: T, shape: S) {
     .strict();
 }
 
+/** How an agent run starts: the run's own (run.started) or a workflow's agent node (agent.started). */
+const agentStart = {
+  spec_id: z.string(),
+  spec_name: z.string(),
+  task: z.string(),
+  supervision: SupervisionSpec,
+  models: z.object({ student: z.string(), teacher: z.string() }).strict(),
+  workspace: z.string().optional(),
+  /** Which provider is shown which data in this run (privacy record). */
+  exposure: z.array(DataExposure).default([]),
+  /** The profile versions this run used (profile kind → id, name, version); empty for a spec's own settings. */
+  profiles: z.record(z.string(), ProfileVersionRef).default({}),
+  /** Dry run: models are called, no tool is executed. */
+  dry_run: z.boolean().default(false),
+};
+
 /** Every event a run emits, one schema per type, validated wherever events cross a process boundary. */
 export const RunEvent = z.discriminatedUnion('type', [
-  event('run.started', {
-    spec_id: z.string(),
-    spec_name: z.string(),
-    task: z.string(),
-    supervision: SupervisionSpec,
-    models: z.object({ student: z.string(), teacher: z.string() }).strict(),
-    workspace: z.string().optional(),
-    /** Which provider is shown which data in this run (privacy record). */
-    exposure: z.array(DataExposure).default([]),
-    /** The profile versions this run used (profile kind → id, name, version); empty for a spec's own settings. */
-    profiles: z.record(z.string(), ProfileVersionRef).default({}),
-    /** Dry run: models are called, no tool is executed. */
-    dry_run: z.boolean().default(false),
+  event('run.started', agentStart),
+  /**
+   * An agent node began inside a workflow run (its invocation_id says which): what run.started says
+   * for an agent run. run.started/run.finished stay the workflow's own.
+   */
+  event('agent.started', agentStart),
+  /** An agent node inside a workflow run ended (what run.finished says for an agent run). */
+  event('agent.finished', {
+    status: RunStatus.exclude(['running', 'waiting']),
+    output: z.string().optional(),
+    message: z.string().optional(),
+    rounds: z.number().int().nonnegative(),
   }),
   event('tools.snapshot', {
     round,

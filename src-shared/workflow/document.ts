@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AgentSpec, McpServerSpec, ToolEffectOverrides } from '../contracts/spec';
 import { ModelScript } from '../contracts/script';
+import { ModelRef } from '../contracts/model';
 
 /**
  * The workflow document (`steward/v1`, `kind: "workflow"`): typed nodes and the edges between
@@ -81,7 +82,7 @@ export const AgentNode = z
  * `{{name}}` takes the input's value with its type). It crosses the same boundary rules as an
  * agent's call: effect registry, validation against the round's frozen snapshot, authorization; a
  * protected tool never runs without a teacher's review or a person's confirmation.
- * Outputs: `result` (object: the tool's structured result or its content) and `text` (text).
+ * Outputs: `result` (any: the tool's JSON result — a list too — or `{content}`) and `text` (text).
  */
 export const ToolNode = z
   .object({
@@ -91,6 +92,11 @@ export const ToolNode = z
     tool: z.string().min(1),
     arguments: z.record(z.string(), z.unknown()).default({}),
     inputs: z.array(PortDecl).default([]),
+    /**
+     * A teacher that reviews the call (the node's call is a proposal the boundary routes): without
+     * one, a protected tool runs only when a person confirms it (the app's dialog, the CLI's --yes).
+     */
+    review: z.object({ teacher: ModelRef, script: ModelScript.optional() }).strict().optional(),
   })
   .strict();
 

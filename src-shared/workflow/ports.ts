@@ -22,7 +22,7 @@ export function portsOf(node: WorkflowNode): NodePorts {
     case 'agent':
       return { inputs: node.inputs, outputs: [{ name: 'output', type: 'text' }] };
     case 'tool':
-      return { inputs: node.inputs, outputs: [{ name: 'result', type: 'object' }, { name: 'text', type: 'text' }] };
+      return { inputs: node.inputs, outputs: [{ name: 'result', type: 'any' }, { name: 'text', type: 'text' }] };
     case 'template':
       return { inputs: node.inputs, outputs: [{ name: 'output', type: node.format === 'json' ? 'any' : 'text' }] };
     case 'assert':

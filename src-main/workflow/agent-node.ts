@@ -1,0 +1,125 @@
+import type { RunEvent, RunEventPayload } from '@shared/contracts/events';
+import type { HumanAnswer } from '@shared/contracts/intervention';
+import { AgentSpec } from '@shared/contracts/spec';
+import type { PrivacyPolicy } from '@shared/policy/privacy';
+import type { NodeOf, WorkflowGraph } from '@shared/workflow/document';
+import { renderTemplate } from '@shared/workflow/template';
+import type { CredentialStore } from '../credentials/credential-store';
+import type { ConfirmTool } from '../engine/boundary-actors';
+import type { RunCheckpoint } from '../engine/checkpoint';
+import { runAgent } from '../engine/run-agent';
+import type { IdempotencyLedger } from '../mcp/idempotency-ledger';
+import type { ToolHost } from '../mcp/tool-host';
+import type { ModelProvider } from '../providers/provider';
+import { errorText, failed, type NodeOutcome, type NodeRun } from './node-outcome';
+
+export interface AgentNodeDeps {
+  runId: string;
+  graph: WorkflowGraph;
+  specDir: string;
+  workspace?: string;
+  ledger: IdempotencyLedger;
+  confirm?: ConfirmTool;
+  privacy?: PrivacyPolicy;
+  ollamaHost?: string;
+  credentials?: CredentialStore;
+  onProgress?: (line: string) => void;
+  /** Injected for tests and benchmarks (every agent node shares them). */
+  providers?: { student: ModelProvider; teacher: ModelProvider };
+  toolHost?: ToolHost;
+}
+
+/** The agent's own run id: its idempotency keys, sampler draws and intervention ids stay per invocation. */
+export const agentRunId = (runId: string, invocationId: string): string => `${runId}:${invocationId}`;
+
+/** The node as an agent spec: its templated task and instructions, the workflow's servers it names. */
+export function agentSpecOf(node: NodeOf<'agent'>, graph: WorkflowGraph, inputs: Record<string, unknown>): { ok: true; spec: AgentSpec } | { ok: false; message: string } {
+  const task = renderTemplate(node.task, inputs);
+  if (!task.ok) return { ok: false, message: `task: ${task.message}` };
+  const instructions = renderTemplate(node.instructions, inputs);
+  if (!instructions.ok) return { ok: false, message: `instructions: ${instructions.message}` };
+  const servers = node.servers === undefined ? graph.servers : graph.servers.filter((s) => node.servers?.includes(s.id));
+  const ids = new Set(servers.map((s) => s.id));
+  const effects = Object.fromEntries(Object.entries(graph.tool_effects).filter(([key]) => ids.has(key.split('/')[0] ?? '')));
+  const parsed = AgentSpec.safeParse({
+    format: 'steward/v1',
+    kind: 'agent',
+    id: node.id,
+    name: node.name ?? node.label ?? node.id,
+    instructions: String(instructions.value),
+    task: String(task.value),
+    servers,
+    models: node.models,
+    supervision: node.supervision,
+    limits: node.limits,
+    scs: node.scs,
+    tool_effects: effects,
+    ...(node.script !== undefined ? { script: node.script } : {}),
+  });
+  if (!parsed.success) return { ok: false, message: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') };
+  return { ok: true, spec: parsed.data };
+}
+
+/**
+ * An agent's event as a workflow event: its envelope is the workflow's (stamped again by the
+ * caller), and its own start and end are agent.started / agent.finished, so run.started and
+ * run.finished stay the workflow's.
+ */
+export function nestedPayload(event: RunEvent): RunEventPayload {
+  const { id: _id, run_id: _run, seq: _seq, ts: _ts, ...payload } = event;
+  if (payload.type === 'run.started') return { ...payload, type: 'agent.started' };
+  if (payload.type === 'run.finished') {
+    const { outputs: _outputs, event_count: _count, ...rest } = payload;
+    return { ...rest, type: 'agent.finished' };
+  }
+  return payload;
+}
+
+/**
+ * Runs an agent node with the existing agent loop (its boundary, phase, review rules, SCS), sharing
+ * the run's ledger, credentials and privacy. `complete` → output `output`; a wait for a person parks
+ * the node with the agent's checkpoint; any other end fails the node with the agent's message.
+ */
+export async function runAgentNode(
+  node: NodeOf<'agent'>,
+  run: NodeRun,
+  deps: AgentNodeDeps,
+  resume?: { checkpoint: RunCheckpoint; answer: HumanAnswer },
+): Promise<NodeOutcome> {
+  let spec: AgentSpec;
+  if (resume) {
+    spec = resume.checkpoint.spec;
+  } else {
+    const built = agentSpecOf(node, deps.graph, run.invocation.inputs);
+    if (!built.ok) return failed('invalid_input', built.message);
+    spec = built.spec;
+  }
+  try {
+    const result = await runAgent({
+      spec,
+      specDir: deps.specDir,
+      workspace: deps.workspace,
+      script: spec.script,
+      ledger: deps.ledger,
+      onEvent: (event) => run.emit(nestedPayload(event)),
+      runId: agentRunId(deps.runId, run.invocation.id),
+      signal: run.signal,
+      confirm: deps.confirm,
+      ollamaHost: deps.ollamaHost,
+      privacy: deps.privacy,
+      credentials: deps.credentials,
+      onProgress: deps.onProgress,
+      providers: deps.providers,
+      // A node that names its servers gets its own host; otherwise it shares the workflow's.
+      toolHost: node.servers === undefined ? deps.toolHost : undefined,
+      resume,
+    });
+    if (result.status === 'waiting' && result.checkpoint && result.intervention) {
+      return { status: 'waiting', checkpoint: result.checkpoint, intervention: result.intervention };
+    }
+    if (result.status === 'completed') return { status: 'done', outputs: { output: result.output ?? '' } };
+    return failed(result.status === 'cancelled' ? 'cancelled' : `agent_${result.status}`, result.message ?? result.setup_error ?? `the agent ended ${result.status}`);
+  } catch (err) {
+    return failed('agent_failed', errorText(err));
+  }
+}

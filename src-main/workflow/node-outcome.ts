@@ -1,0 +1,24 @@
+import type { RunEventPayload } from '@shared/contracts/events';
+import type { Intervention } from '@shared/contracts/intervention';
+import type { Invocation, NodeFailure } from '@shared/workflow/invocation';
+import type { RunCheckpoint } from '../engine/checkpoint';
+
+/** What one node invocation ended as: the scheduler hears `done`/`failed`; `waiting` parks it for a person. */
+export type NodeOutcome =
+  | { status: 'done'; outputs: Record<string, unknown> }
+  | { status: 'failed'; failure: NodeFailure }
+  | { status: 'waiting'; checkpoint: RunCheckpoint; intervention: Intervention };
+
+/** What every executor gets: its invocation, a way to record events on it, and the run's abort signal. */
+export interface NodeRun {
+  invocation: Invocation;
+  /** Emits into the workflow's journal with this invocation's id. */
+  emit: (payload: RunEventPayload) => void;
+  signal: AbortSignal;
+}
+
+export const failed = (code: string, message: string): NodeOutcome => ({ status: 'failed', failure: { code, message: message.slice(0, 4000) } });
+
+export function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

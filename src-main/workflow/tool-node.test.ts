@@ -1,0 +1,111 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunEventPayload } from '@shared/contracts/events';
+import { WorkflowGraph, type NodeOf } from '@shared/workflow/document';
+import { SecretRegistry } from '../credentials/secret-registry';
+import { createMemoryLedger } from '../mcp/idempotency-ledger';
+import { FILESYSTEM_PACKAGE } from '../mcp/shipped-effects';
+import { tempNotesWorkspace } from '../../test-support/workspace';
+import type { NodeRun } from './node-outcome';
+import { runToolNode, type ToolNodeDeps } from './tool-node';
+import { WorkflowTools } from './workflow-tools';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()?.();
+});
+
+function graphWith(tool: Record<string, unknown>): WorkflowGraph {
+  return WorkflowGraph.parse({
+    format: 'steward/v1',
+    kind: 'workflow',
+    id: 'tools',
+    name: 'Tools',
+    servers: [{ id: 'fs', package: FILESYSTEM_PACKAGE, args: ['${workspace}'] }],
+    nodes: [{ id: 'call', kind: 'tool', server: 'fs', inputs: [{ name: 'path', type: 'text' }], ...tool }],
+  });
+}
+
+function setup(tool: Record<string, unknown>, extra: Partial<ToolNodeDeps> = {}) {
+  const ws = tempNotesWorkspace();
+  cleanups.push(ws.cleanup);
+  const graph = graphWith(tool);
+  const secrets = new SecretRegistry();
+  const vars = { specDir: ws.dir, workspace: ws.workspace };
+  const tools = new WorkflowTools({ graph, vars, cwd: ws.dir, secrets });
+  cleanups.push(() => tools.close());
+  const ledger = createMemoryLedger();
+  const events: RunEventPayload[] = [];
+  const node = graph.nodes[0] as NodeOf<'tool'>;
+  const deps: ToolNodeDeps = { runId: 'run-tools-0001', graph, tools, ledger, secrets, vars, ...extra };
+  const call = (inputs: Record<string, unknown>, id = 'call') => {
+    const run: NodeRun = { invocation: { id, node: 'call', lineage: [], inputs }, emit: (p) => events.push(p), signal: new AbortController().signal };
+    return runToolNode(node, run, deps);
+  };
+  return { ws, call, events };
+}
+
+describe('tool node', () => {
+  it('a read tool crosses the boundary unreviewed and gives its text and JSON result', async () => {
+    const { ws, call, events } = setup({ tool: 'directory_tree', arguments: { path: '{{path}}' } });
+    const outcome = await call({ path: ws.workspace });
+    expect(outcome.status).toBe('done');
+    if (outcome.status !== 'done') return;
+    const names = (outcome.outputs.result as Array<{ name: string }>).map((e) => e.name).sort();
+    expect(names).toEqual(['ideas.md', 'meeting-notes.md']);
+    expect(typeof outcome.outputs.text).toBe('string');
+    expect(events.map((e) => e.type)).toEqual(['round.started', 'candidate.proposed', 'candidate.validated', 'review.decided', 'decision.selected', 'decision.authorized', 'decision.committed', 'tool.executed', 'round.completed']);
+  });
+
+  it('arguments that fail the tool\'s snapshotted schema fail the node and nothing runs', async () => {
+    const { call } = setup({ tool: 'read_text_file', arguments: { path: '{{path}}', head: 'ten' } });
+    const outcome = await call({ path: 'x' });
+    expect(outcome).toMatchObject({ status: 'failed', failure: { code: 'tool_error' } });
+    if (outcome.status === 'failed') expect(outcome.failure.message).toMatch(/validation/);
+  });
+
+  it('a protected tool without a teacher never runs when nobody confirms it', async () => {
+    const { ws, call, events } = setup({ tool: 'write_file', arguments: { path: '{{path}}', content: 'x' } }, { confirm: async () => 'denied' });
+    const target = join(ws.workspace, 'new.md');
+    const outcome = await call({ path: target });
+    expect(outcome).toMatchObject({ status: 'failed', failure: { code: 'not_confirmed' } });
+    if (outcome.status === 'failed') expect(outcome.failure.message).toMatch(/protected.*declined/);
+    expect(existsSync(target)).toBe(false);
+    expect(events.some((e) => e.type === 'tool.executed')).toBe(false);
+  });
+
+  it('a protected tool a person confirms runs once: the same invocation again is a duplicate', async () => {
+    const { ws, call } = setup({ tool: 'write_file', arguments: { path: '{{path}}', content: 'hello' } }, { confirm: async () => 'granted' });
+    const target = join(ws.workspace, 'new.md');
+    expect((await call({ path: target })).status).toBe('done');
+    expect(readFileSync(target, 'utf8')).toBe('hello');
+    const again = await call({ path: target });
+    expect(again).toMatchObject({ status: 'failed', failure: { code: 'tool_blocked' } });
+    if (again.status === 'failed') expect(again.failure.message).toMatch(/already been executed/);
+  });
+
+  it('a protected tool with a teacher is reviewed: a block verdict stops it, an accept runs it', async () => {
+    const blockVerdict = { verdict: 'block', reason_codes: ['unsafe_effect'], explanation: 'not that file' };
+    const acceptVerdict = { verdict: 'accept', reason_codes: [], explanation: 'fine' };
+    const { ws, call, events } = setup({
+      tool: 'write_file',
+      arguments: { path: '{{path}}', content: 'report' },
+      review: { teacher: { provider: 'script' }, script: { teacher: [{ json: blockVerdict }, { json: acceptVerdict }] } },
+    });
+    const blocked = join(ws.workspace, 'meeting-notes.md');
+    const before = readFileSync(blocked, 'utf8');
+    expect(await call({ path: blocked }, 'call[a=0]')).toMatchObject({ status: 'failed', failure: { code: 'tool_blocked', message: 'not that file' } });
+    expect(readFileSync(blocked, 'utf8')).toBe(before);
+    const target = join(ws.workspace, 'report.md');
+    expect((await call({ path: target }, 'call[a=1]')).status).toBe('done');
+    expect(readFileSync(target, 'utf8')).toBe('report');
+    expect(events.filter((e) => e.type === 'review.decided').map((e) => (e.type === 'review.decided' ? e.review.rule : ''))).toEqual(['protected_effect', 'protected_effect']);
+  });
+
+  it('a template that names an input the node did not get fails the node before any call', async () => {
+    const { call, events } = setup({ tool: 'read_text_file', arguments: { path: '{{nowhere}}' } });
+    expect(await call({ path: 'x' })).toMatchObject({ status: 'failed', failure: { code: 'template_error' } });
+    expect(events).toEqual([]);
+  });
+});

@@ -1,0 +1,169 @@
+import { createActor, toPromise } from 'xstate';
+import { boundaryMachine, type BoundaryInput, type BoundarySupervision } from '@shared/boundary/machine';
+import type { ToolCallDecision } from '@shared/contracts/decision';
+import type { ModelReply } from '@shared/contracts/model';
+import type { RoundRecord } from '@shared/contracts/round';
+import { AgentSpec } from '@shared/contracts/spec';
+import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
+import { isProtectedEffect } from '@shared/contracts/tool-effect';
+import { LOCAL_ONLY, type PrivacyPolicy } from '@shared/policy/privacy';
+import { ReviewRules } from '@shared/contracts/spec';
+import type { NodeOf, WorkflowGraph } from '@shared/workflow/document';
+import { renderJsonTemplate } from '@shared/workflow/template';
+import type { CredentialStore } from '../credentials/credential-store';
+import type { SecretRegistry } from '../credentials/secret-registry';
+import type { IdempotencyLedger } from '../mcp/idempotency-ledger';
+import type { ModelProvider } from '../providers/provider';
+import { createBoundaryActors, type ConfirmTool } from '../engine/boundary-actors';
+import { CanonicalHistory } from '../engine/canonical-history';
+import { prepareRun } from '../engine/run-setup';
+import { errorText, failed, type NodeOutcome, type NodeRun } from './node-outcome';
+import type { WorkflowTools } from './workflow-tools';
+
+export interface ToolNodeDeps {
+  runId: string;
+  graph: WorkflowGraph;
+  tools: WorkflowTools;
+  ledger: IdempotencyLedger;
+  secrets: SecretRegistry;
+  vars: Record<string, string>;
+  confirm?: ConfirmTool;
+  privacy?: PrivacyPolicy;
+  ollamaHost?: string;
+  credentials?: CredentialStore;
+  /** Injected teacher for tests and benchmarks; resolved from the node's `review` otherwise. */
+  teacher?: ModelProvider;
+  /** The snapshot tool nodes validate against, for masking sensitive arguments in events. */
+  onSnapshot?: (snapshot: ToolSnapshot) => void;
+}
+
+/** Reviewed: phase 3 routes protected effects (and only them) to the teacher. Unreviewed: supervision off. */
+const REVIEWED: BoundarySupervision = { enabled: true, phase: 3, rules: ReviewRules.parse({}), max_repair_rounds: 0, max_verdict_attempts: 2 };
+const UNREVIEWED: BoundarySupervision = { ...REVIEWED, enabled: false };
+
+/** The workflow author's call, proposed to the boundary as a candidate (a model reply that says exactly it). */
+function authorProvider(decision: ToolCallDecision): ModelProvider {
+  return { label: 'workflow', complete: async (): Promise<ModelReply> => ({ text: JSON.stringify(decision), tool_calls: [], model: 'workflow' }) };
+}
+
+const noTeacher: ModelProvider = {
+  label: 'none',
+  complete: async () => {
+    throw new Error('this tool node has no teacher (add `review` to the node)');
+  },
+};
+
+/** The tool's JSON result when its text is JSON, else `{ content }`. */
+function resultOf(text: string): unknown {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (parsed !== null && typeof parsed === 'object') return parsed;
+  } catch {
+    // not JSON: the text itself
+  }
+  return { content: text };
+}
+
+/**
+ * One MCP tool call crossing the decision boundary like an agent's: the templated call is a
+ * candidate validated against the run's frozen snapshot, routed by the review policy (a protected
+ * effect goes to the node's teacher), authorized (effect registry, idempotency key per run,
+ * invocation, tool and arguments, confirmation), committed, executed. Without a teacher a
+ * protected tool runs only as a decision a person confirmed (a preselected round).
+ */
+export async function runToolNode(node: NodeOf<'tool'>, run: NodeRun, deps: ToolNodeDeps): Promise<NodeOutcome> {
+  const rendered = renderJsonTemplate(node.arguments, run.invocation.inputs);
+  if (!rendered.ok) return failed('template_error', rendered.message);
+  const args = rendered.value;
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) return failed('invalid_input', 'the tool arguments must be a JSON object');
+  const decision: ToolCallDecision = { decision_type: 'tool_call', tool_name: node.tool, arguments: args as Record<string, unknown> };
+
+  let host;
+  let full: ToolSnapshot;
+  try {
+    ({ host, snapshot: full } = await deps.tools.get());
+  } catch (err) {
+    return failed('tool_unavailable', `the workflow's servers could not start: ${deps.secrets.maskText(errorText(err))}`);
+  }
+  // This node's server only: a tool name another server also offers cannot be picked by mistake.
+  const snapshot: ToolSnapshot = { ...full, tools: full.tools.filter((t) => t.server === node.server) };
+  deps.onSnapshot?.(full);
+  const tool = snapshot.tools.find((t) => t.name === node.tool);
+  if (!tool) return failed('unknown_tool', `server ${node.server} offers no tool ${node.tool} (it offers: ${snapshot.tools.map((t) => t.name).join(', ') || 'none'})`);
+
+  const runLabel = `${deps.runId}:${run.invocation.id}`;
+  const confirm = deps.confirm ?? (async () => 'unavailable' as const);
+  let teacher: ModelProvider = deps.teacher ?? noTeacher;
+  if (node.review && !deps.teacher) {
+    try {
+      teacher = await deps.tools.teacherFor(node.id, async () => {
+        const review = node.review;
+        const spec = AgentSpec.parse({
+          format: 'steward/v1',
+          kind: 'agent',
+          id: deps.graph.id,
+          name: deps.graph.name,
+          instructions: `You review one step of the workflow "${deps.graph.name}": a call the workflow makes to ${node.server}/${node.tool}.`,
+          task: `Workflow step ${node.id}: call ${node.tool} on ${node.server}.`,
+          models: { student: { provider: 'script' }, teacher: review?.teacher ?? { provider: 'script' } },
+        });
+        const prepared = await prepareRun({ spec, vars: deps.vars, script: review?.script, privacy: deps.privacy ?? LOCAL_ONLY, ollamaHost: deps.ollamaHost, credentialStore: deps.credentials, secrets: deps.secrets });
+        return prepared.providers.teacher;
+      });
+    } catch (err) {
+      return failed('review_unavailable', `the node's teacher could not be prepared: ${deps.secrets.maskText(errorText(err))}`);
+    }
+  }
+
+  let preselected: BoundaryInput['preselected'];
+  const isProtected = isProtectedEffect(tool.effect.effect);
+  if (isProtected && !node.review) {
+    // No teacher: only a person's confirmation of this exact call lets a protected tool run.
+    const answer = await confirm({ run_id: runLabel, round: 0, server: node.server, tool: node.tool, arguments: decision.arguments });
+    if (answer !== 'granted') {
+      const why = answer === 'denied' ? 'you declined it' : 'no confirmation could be obtained (in the CLI, --yes confirms)';
+      return failed('not_confirmed', `${node.server}/${node.tool} has a protected effect (${tool.effect.effect}) and no teacher reviews it; it needs your confirmation, and ${why}`);
+    }
+    preselected = { decision, intervention_id: `confirm:${run.invocation.id}`, confirmed: true };
+  }
+
+  const history = new CanonicalHistory();
+  const actors = createBoundaryActors({
+    runId: runLabel,
+    instructions: () => `Workflow ${deps.graph.name}, step ${node.id}.`,
+    task: `call ${node.server}/${node.tool}`,
+    student: authorProvider(decision),
+    teacher,
+    studentMode: 'structured',
+    toolHost: host,
+    ledger: deps.ledger,
+    history,
+    confirm,
+    feedback: () => undefined,
+    maskText: (text) => deps.secrets.maskText(text),
+    sensitiveFound: (value) => void deps.secrets.registerSensitive(value),
+    onExecution: () => undefined,
+  });
+  const actor = createActor(boundaryMachine.provide({ actors }), {
+    input: { round: 0, proposer: 'student', snapshot, supervision: node.review ? REVIEWED : UNREVIEWED, sampled: false, preselected },
+  });
+  actor.on('*', (payload) => run.emit(payload));
+  const onAbort = () => actor.send({ type: 'CANCEL' });
+  run.signal.addEventListener('abort', onAbort, { once: true });
+  let record: RoundRecord;
+  try {
+    actor.start();
+    record = await toPromise(actor);
+  } catch (err) {
+    return failed('tool_error', deps.secrets.maskText(errorText(err)));
+  } finally {
+    run.signal.removeEventListener('abort', onAbort);
+  }
+  const execution = record.execution;
+  if (record.outcome !== 'executed' || !execution) {
+    const code = record.reason === 'cancelled' ? 'cancelled' : record.outcome === 'blocked' ? 'tool_blocked' : 'tool_error';
+    return failed(code, deps.secrets.maskText(record.message ?? record.reason ?? `the call ended ${record.outcome}`));
+  }
+  if (execution.is_error || !execution.ok) return failed('tool_error', `${node.tool} reported an error: ${execution.error ?? execution.content}`.slice(0, 4000));
+  return { status: 'done', outputs: { result: resultOf(execution.content), text: execution.content } };
+}

@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { Intervention } from '@shared/contracts/intervention';
+import { PrivacyPolicy } from '@shared/policy/privacy';
+import { WorkflowGraph } from '@shared/workflow/document';
+import { InvocationStatus, Lineage, NodeFailure } from '@shared/workflow/invocation';
+import { RunCheckpoint } from '../engine/checkpoint';
+
+/** One node invocation as the run reports it (`--json`, the app's run view). */
+export const InvocationRecord = z
+  .object({
+    id: z.string(),
+    node: z.string(),
+    lineage: Lineage,
+    parent: z.string().optional(),
+    status: InvocationStatus,
+    outputs: z.record(z.string(), z.unknown()).optional(),
+    failure: NodeFailure.optional(),
+  })
+  .strict();
+export type InvocationRecord = z.infer<typeof InvocationRecord>;
+
+/**
+ * A workflow run parked for a person: the scheduler is rebuilt by replaying the events it was fed
+ * (it is a pure reducer, so the same events give the same state), and each waiting agent node
+ * keeps its own agent checkpoint. Written when nothing runs any more and a node waits.
+ */
+export const WorkflowCheckpoint = z
+  .object({
+    version: z.literal(1),
+    kind: z.literal('workflow'),
+    run_id: z.string().min(8),
+    saved_at: z.string(),
+    graph: WorkflowGraph,
+    spec_dir: z.string(),
+    workspace: z.string().optional(),
+    privacy: PrivacyPolicy.optional(),
+    next_seq: z.number().int().nonnegative(),
+    rounds: z.number().int().nonnegative(),
+    /** Every scheduler event fed so far, in order (start first). */
+    scheduler_events: z.array(z.record(z.string(), z.unknown())),
+    invocations: z.array(InvocationRecord),
+    waiting: z.record(z.string(), z.object({ checkpoint: RunCheckpoint, intervention: Intervention }).strict()),
+  })
+  .strict();
+export type WorkflowCheckpoint = z.infer<typeof WorkflowCheckpoint>;

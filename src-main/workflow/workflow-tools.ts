@@ -1,0 +1,66 @@
+import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
+import type { WorkflowGraph } from '@shared/workflow/document';
+import type { CredentialStore } from '../credentials/credential-store';
+import { collectCredentialRefs, resolveCredentials } from '../credentials/resolve-credentials';
+import type { SecretRegistry } from '../credentials/secret-registry';
+import { startToolHost } from '../mcp/mcp-tool-host';
+import type { ToolHost } from '../mcp/tool-host';
+import type { ModelProvider } from '../providers/provider';
+
+export interface WorkflowToolsOptions {
+  graph: WorkflowGraph;
+  vars: Record<string, string>;
+  cwd: string;
+  secrets: SecretRegistry;
+  credentials?: CredentialStore;
+  onProgress?: (line: string) => void;
+  /** Injected for tests and benchmarks. */
+  toolHost?: ToolHost;
+}
+
+/**
+ * The workflow's MCP servers for tool nodes: started once per run, on first use, and one frozen
+ * snapshot taken then: every tool node validates against it, as an agent's round does against its own.
+ */
+export class WorkflowTools {
+  private started?: Promise<{ host: ToolHost; snapshot: ToolSnapshot }>;
+  private host?: ToolHost;
+  private readonly teachers = new Map<string, Promise<ModelProvider>>();
+
+  constructor(private readonly options: WorkflowToolsOptions) {}
+
+  get(): Promise<{ host: ToolHost; snapshot: ToolSnapshot }> {
+    this.started ??= this.start();
+    return this.started;
+  }
+
+  private async start(): Promise<{ host: ToolHost; snapshot: ToolSnapshot }> {
+    const { graph, vars, cwd, secrets } = this.options;
+    let host = this.options.toolHost;
+    if (!host) {
+      const refs = collectCredentialRefs({ models: { student: { provider: 'script' }, teacher: { provider: 'script' } }, servers: graph.servers });
+      let credentials = new Map<string, string>();
+      if (refs.length > 0) {
+        if (!this.options.credentials) throw new Error('this workflow uses keychain credentials, but no credential store is available');
+        credentials = await resolveCredentials(refs, this.options.credentials, secrets);
+      }
+      host = await startToolHost(graph.servers, { vars, overrides: graph.tool_effects, cwd, credentials, onProgress: this.options.onProgress });
+    }
+    this.host = host;
+    return { host, snapshot: await host.snapshot(0) };
+  }
+
+  /** A tool node's teacher, made once per node: its replay script goes on from item to item. */
+  teacherFor(node: string, make: () => Promise<ModelProvider>): Promise<ModelProvider> {
+    let teacher = this.teachers.get(node);
+    if (!teacher) {
+      teacher = make();
+      this.teachers.set(node, teacher);
+    }
+    return teacher;
+  }
+
+  async close(): Promise<void> {
+    if (this.host && !this.options.toolHost) await this.host.close().catch(() => undefined);
+  }
+}
