@@ -1,27 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { anyGraphs, validDags } from '../../test-support/workflow-graphs';
 import { indexGraph } from './graph-index';
-import { graphOf, template } from './testing/graphs';
-
-/** Up to 8 template nodes, each with inputs x0..x7, and arbitrary edges between them (cycles included). */
-const randomGraphs = fc
-  .integer({ min: 1, max: 8 })
-  .chain((n) =>
-    fc.tuple(
-      fc.constant(n),
-      fc.uniqueArray(fc.tuple(fc.nat(n - 1), fc.nat(n - 1), fc.nat(7)), { maxLength: 16, selector: ([, to, port]) => `${to}.${port}` }),
-    ),
-  )
-  .map(([n, pairs]) => {
-    const inputs = Array.from({ length: 8 }, (_, i) => `x${i}`);
-    const nodes = Array.from({ length: n }, (_, i) => template(`n${i}`, '', ...inputs));
-    return graphOf(nodes, pairs.map(([from, to, port]) => `n${from}.output->n${to}.x${port}`));
-  });
 
 describe('indexGraph over arbitrary graphs (property)', () => {
   it('a graph with a cycle always names one whose consecutive nodes are joined by edges; otherwise every node is ordered after its sources', () => {
     fc.assert(
-      fc.property(randomGraphs, (g) => {
+      fc.property(anyGraphs, (g) => {
         const index = indexGraph(g);
         const has = (a: string, b: string) => g.edges.some((e) => e.from.node === a && e.to.node === b);
         if (index.cycle) {
@@ -37,6 +22,18 @@ describe('indexGraph over arbitrary graphs (property)', () => {
         }
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('every node of a generated fan-out graph gets as many iterates in its scope as enclose it (a collect also counts the one it closes)', () => {
+    fc.assert(
+      fc.property(validDags, ({ graph, depth }) => {
+        const index = indexGraph(graph);
+        for (const node of graph.nodes) {
+          expect(index.scope.get(node.id)?.length).toBe((depth[node.id] ?? 0) + (node.kind === 'collect' ? 1 : 0));
+        }
+        expect(index.scopeConflicts).toEqual([]);
+      }),
     );
   });
 });

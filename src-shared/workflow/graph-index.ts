@@ -66,6 +66,17 @@ export function edgesFrom(index: GraphIndex, node: string, port: string): readon
   return (index.outgoing.get(node) ?? NO_EDGES).get(port) ?? [];
 }
 
+/** The scope of the values a node sends: an iterate opens a level, a collect closes its innermost. */
+export function sentScope(index: GraphIndex, node: string): string[] {
+  return scopeSent(index.nodes.get(node), index.scope.get(node) ?? []);
+}
+
+function scopeSent(node: WorkflowNode | undefined, own: readonly string[]): string[] {
+  if (node?.kind === 'iterate') return [...own, node.id];
+  if (node?.kind === 'collect') return own.slice(0, -1);
+  return [...own];
+}
+
 function allEdges(byPort: EdgesByPort | undefined): IndexedEdge[] {
   return [...(byPort ?? NO_EDGES).values()].flat();
 }
@@ -119,14 +130,7 @@ function iterationScopes(order: readonly string[], nodes: Map<string, WorkflowNo
   const scope = new Map<string, string[]>();
   const closes = new Map<string, string>();
   const scopeConflicts: Array<{ node: string; scopes: string[][] }> = [];
-  /** The scope of the values a node sends: an iterate opens a level, a collect closes its innermost. */
-  const sent = (id: string): string[] => {
-    const own = scope.get(id) ?? [];
-    const kind = nodes.get(id)?.kind;
-    if (kind === 'iterate') return [...own, id];
-    if (kind === 'collect') return own.slice(0, -1);
-    return own;
-  };
+  const sent = (id: string): string[] => scopeSent(nodes.get(id), scope.get(id) ?? []);
   for (const id of order) {
     const arriving = allEdges(incoming.get(id)).map((e) => sent(e.from.node));
     // An outer-scope value is shared by every item below it: the node runs at the deepest scope.

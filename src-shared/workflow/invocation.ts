@@ -25,7 +25,9 @@ export const INVOCATION_STATUS_LABELS = {
 /** One fan-out level: the iterate node that opened it and the item's index there. Outermost first. */
 export const LineageStep = z.object({ iterate: z.string(), index: z.number().int().nonnegative() }).strict();
 export type LineageStep = z.infer<typeof LineageStep>;
-export const Lineage = z.array(LineageStep).max(16);
+/** How deep iterates may nest (graph validation refuses deeper). */
+export const MAX_LINEAGE_DEPTH = 16;
+export const Lineage = z.array(LineageStep).max(MAX_LINEAGE_DEPTH);
 export type Lineage = z.infer<typeof Lineage>;
 
 /** Deterministic id: the same node and lineage always get the same id (`summarize`, `extract[list=3]`). */
