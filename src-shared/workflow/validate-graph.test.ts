@@ -64,7 +64,7 @@ describe('validateGraph', () => {
     const problems = validateGraph(g, { tools: { fs: ['read_file', 'write_file'] } });
     expect(problems).toEqual([
       { node: 'a', code: 'unknown_server', message: 'uses a server "mail" the workflow does not have' },
-      { node: 't2', code: 'unknown_tool', message: 'server "fs" has no tool "rm_rf"' },
+      { node: 't2', code: 'unknown_tool', message: 'server "fs" offers no tool "rm_rf" to this workflow' },
       { node: 't3', code: 'unknown_server', message: 'uses a server "web" the workflow does not have' },
     ]);
     // Without the tool lists, a tool name cannot be checked (servers are not started to validate).

@@ -93,7 +93,7 @@ function nodeProblems(index: GraphIndex, node: WorkflowNode, servers: Set<string
   if (node.kind === 'tool') {
     const known = context.tools?.[node.server];
     if (!servers.has(node.server)) problems.push(serverProblem(node.server));
-    else if (known && !known.includes(node.tool)) problems.push({ node: node.id, code: 'unknown_tool', message: `server ${quoted(node.server)} has no tool ${quoted(node.tool)}` });
+    else if (known && !known.includes(node.tool)) problems.push({ node: node.id, code: 'unknown_tool', message: `server ${quoted(node.server)} offers no tool ${quoted(node.tool)} to this workflow` });
   }
   for (const name of templateRefs(templatedParts(node))) {
     if (!declared.has(name)) problems.push({ node: node.id, port: name, code: 'undeclared_input', message: `uses {{${name}}} but declares no input ${quoted(name)}` });
