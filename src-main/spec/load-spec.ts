@@ -26,7 +26,7 @@ export function formatZodIssues(error: z.ZodError): string {
     .join('; ');
 }
 
-function readJson(path: string, what: string): unknown {
+export function readJson(path: string, what: string): unknown {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

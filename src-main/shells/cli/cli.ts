@@ -13,7 +13,7 @@ import { runAgent } from '../../engine/run-agent';
 import { credentialsCommand } from './credentials-command';
 import { learningCommand } from './learning-command';
 import { openFileLedger } from '../../mcp/idempotency-ledger';
-import { loadSpecFile } from '../../spec/load-spec';
+import { loadDocumentFile } from '../../workflow/load-workflow';
 import { SpecError } from '../../spec/spec-errors';
 import { defaultDataDir } from '../../util/data-dir';
 import { APP_VERSION } from '../../version';
@@ -22,6 +22,7 @@ import { formatScsEvent, formatScsStatus } from './format-scs';
 import { ScsMode } from '@shared/scs/contracts';
 import { openTraceWriter } from './trace-writer';
 import { validateSpecFile } from './validate-spec';
+import { workflowCommand } from './workflow-command';
 
 export interface CliIo {
   stdout: (text: string) => void;
@@ -42,13 +43,17 @@ export const EXIT = { ok: 0, runNotCompleted: 1, badInput: 2 } as const;
 const USAGE = `Usage:
   steward run FILE [--json] [--trace OUT.jsonl] [--phase 0-4] [--yes | --no-confirm]
                    [--scs on|off|auto] [--allow-host HOST]... [--data-dir DIR]
+                   [--input KEY=VALUE]... [--inputs FILE.json]
   steward validate FILE
   steward credentials set NAME | list | delete NAME
   steward learning export TRACE.jsonl [TRACE.jsonl …] --format sft|preference -o OUT.jsonl
   steward --version
 
-  run          run an agent spec through the decision boundary
-               --json        print one JSON object (status, output, history, rounds, executions)
+  run          run an agent spec or a workflow (kind "workflow") through the decision boundary
+               --json        print one JSON object (status, output, history, rounds, executions;
+                             for a workflow: status, outputs, every node invocation)
+               --input       a workflow input: text for a text field, else JSON when it parses
+               --inputs      workflow inputs from a JSON object file (--input wins)
                --trace       write every event as JSON lines to OUT.jsonl
                --phase       override the lifecycle phase (0 teacher only, 1 shadow,
                              2 fully gated, 3 risk-gated, 4 autonomous)
@@ -114,18 +119,37 @@ async function runCommand(args: string[], io: CliIo): Promise<number> {
     'no-confirm': { type: 'boolean', default: false },
     'allow-host': { type: 'string', multiple: true },
     scs: { type: 'string' },
+    input: { type: 'string', multiple: true },
+    inputs: { type: 'string' },
   });
   if (values.yes && values['no-confirm']) throw new SpecError('--yes and --no-confirm contradict each other');
   const file = positionals[0];
   if (!file || positionals.length > 1) throw new SpecError(`run needs exactly one spec FILE\n\n${USAGE}`);
-  const loaded = loadSpecFile(file);
-  const spec = withScs(withPhase(loaded.spec, values.phase), values.scs);
+  const document = loadDocumentFile(file);
   const dataDir = typeof values['data-dir'] === 'string' ? values['data-dir'] : defaultDataDir(io.env);
   mkdirSync(dataDir, { recursive: true });
   const ledger = openFileLedger(join(dataDir, 'idempotency-ledger.jsonl'));
   const trace = typeof values.trace === 'string' ? openTraceWriter(values.trace) : undefined;
   const json = values.json === true;
   const confirm = confirmPolicy(values.yes === true, values['no-confirm'] === true, io, json);
+  if (document.kind === 'workflow') {
+    if (values.phase !== undefined || values.scs !== undefined) throw new SpecError('--phase and --scs apply to agent specs; a workflow sets them on its agent nodes');
+    return workflowCommand({
+      loaded: document.workflow,
+      inputPairs: values.input ?? [],
+      inputsFile: values.inputs,
+      json,
+      trace,
+      ledger,
+      confirm,
+      allowedHosts: values['allow-host'] ?? [],
+      credentials: io.credentials ? io.credentials() : createKeychainStore(),
+      io,
+    });
+  }
+  if (values.input !== undefined || values.inputs !== undefined) throw new SpecError('--input and --inputs apply to workflows (kind "workflow"); an agent spec has no inputs');
+  const loaded = document.spec;
+  const spec = withScs(withPhase(loaded.spec, values.phase), values.scs);
 
   if (!json) {
     const supervision = spec.supervision.enabled

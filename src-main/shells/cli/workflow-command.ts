@@ -1,0 +1,69 @@
+import type { RunEvent } from '@shared/contracts/events';
+import { RUN_STATUS_LABELS } from '@shared/contracts/events';
+import type { CredentialStore } from '../../credentials/credential-store';
+import type { ConfirmTool } from '../../engine/boundary-actors';
+import type { IdempotencyLedger } from '../../mcp/idempotency-ledger';
+import type { LoadedWorkflow } from '../../workflow/load-workflow';
+import { runWorkflow, type WorkflowRun } from '../../workflow/run-workflow';
+import { formatInvocation, formatOutputs } from './format-workflow';
+import { formatModelRetry } from './format-round';
+import { workflowInputs } from './workflow-inputs';
+
+export interface WorkflowCommandOptions {
+  loaded: LoadedWorkflow;
+  inputPairs: readonly string[];
+  inputsFile?: string;
+  json: boolean;
+  trace?: (event: RunEvent) => void;
+  ledger: IdempotencyLedger;
+  confirm: ConfirmTool;
+  allowedHosts: string[];
+  credentials: CredentialStore;
+  io: { stdout: (text: string) => void; stderr: (text: string) => void; env: NodeJS.ProcessEnv; signal?: AbortSignal };
+}
+
+/** What `--json` prints: the run, without the host-side checkpoint (it holds raw arguments). */
+function printable(run: WorkflowRun): Omit<WorkflowRun, 'checkpoint' | 'setup_error'> {
+  const { checkpoint: _checkpoint, setup_error: _setup, ...rest } = run;
+  return rest;
+}
+
+/** `steward run WORKFLOW`: a line per node invocation status change, then the outputs. Returns the exit code (0, 1, 2). */
+export async function workflowCommand(options: WorkflowCommandOptions): Promise<number> {
+  const { loaded, io, json } = options;
+  const inputs = workflowInputs(loaded.graph, options.inputPairs, options.inputsFile);
+  if (!json) io.stdout(`steward · workflow ${loaded.graph.name} · ${loaded.graph.nodes.length} node(s)\n`);
+  const onEvent = (event: RunEvent) => {
+    options.trace?.(event);
+    if (json) return;
+    if (event.type === 'node.invocation' && event.status !== 'pending') io.stdout(`${formatInvocation(event)}\n`);
+    if (event.type === 'model.retry') io.stdout(`    ${formatModelRetry(event)}\n`);
+  };
+  const run = await runWorkflow({
+    graph: loaded.graph,
+    specDir: loaded.specDir,
+    workspace: loaded.workspace,
+    inputs,
+    ledger: options.ledger,
+    onEvent,
+    signal: io.signal,
+    confirm: options.confirm,
+    ollamaHost: io.env.OLLAMA_HOST,
+    privacy: { allowed_hosts: options.allowedHosts },
+    credentials: options.credentials,
+    onProgress: (line) => io.stderr(`${line}\n`),
+  });
+  if (run.setup_error !== undefined) {
+    io.stderr(`steward: ${run.setup_error}\n`);
+    return 2;
+  }
+  if (json) {
+    io.stdout(`${JSON.stringify(printable(run), null, 2)}\n`);
+  } else {
+    const label = run.status === 'waiting' ? RUN_STATUS_LABELS.waiting : RUN_STATUS_LABELS[run.status];
+    io.stdout(`${label.toLowerCase()} · ${run.invocations.length} node invocation(s)${run.message ? ` · ${run.message}` : ''}\n`);
+    for (const line of formatOutputs(run.outputs)) io.stdout(`${line}\n`);
+    if (run.status === 'waiting') io.stdout('a node waits for a person; the command line cannot resume it: run the workflow in the app\n');
+  }
+  return run.status === 'completed' ? 0 : 1;
+}

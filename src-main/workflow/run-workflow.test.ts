@@ -1,0 +1,245 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RunEvent } from '@shared/contracts/events';
+import { WorkflowGraph, type WorkflowGraphInput } from '@shared/workflow/document';
+import { createMemoryLedger } from '../mcp/idempotency-ledger';
+import { FILESYSTEM_PACKAGE } from '../mcp/shipped-effects';
+import { tempNotesWorkspace } from '../../test-support/workspace';
+import { runWorkflow, type RunWorkflowOptions } from './run-workflow';
+import { WorkflowCheckpoint } from './workflow-checkpoint';
+
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  while (cleanups.length) cleanups.pop()?.();
+});
+
+const accept = { json: { verdict: 'accept', reason_codes: [], explanation: 'A new report file; nothing is overwritten.' } };
+
+/** list → iterate → read each file → an agent classifies → assert → record → collect → report → reviewed write → output. */
+function triage(category: string, extra: Partial<WorkflowGraphInput> = {}): WorkflowGraph {
+  return WorkflowGraph.parse({
+    format: 'steward/v1',
+    kind: 'workflow',
+    id: 'triage',
+    name: 'Triage',
+    servers: [{ id: 'fs', package: FILESYSTEM_PACKAGE, args: ['${workspace}'] }],
+    nodes: [
+      { id: 'in', kind: 'input', fields: [{ name: 'dir', type: 'text' }] },
+      { id: 'list', kind: 'tool', server: 'fs', tool: 'directory_tree', inputs: [{ name: 'dir', type: 'text' }], arguments: { path: '{{dir}}' } },
+      { id: 'files', kind: 'iterate', concurrency: 2 },
+      { id: 'read', kind: 'tool', server: 'fs', tool: 'read_text_file', inputs: [{ name: 'dir', type: 'text' }, { name: 'entry' }], arguments: { path: '{{dir}}/{{entry.name}}' } },
+      {
+        id: 'classify',
+        kind: 'agent',
+        instructions: 'Answer with one category word.',
+        task: 'Classify {{entry.name}}:\n{{content}}',
+        inputs: [{ name: 'entry' }, { name: 'content', type: 'text' }],
+        servers: [],
+        limits: { max_rounds: 2 },
+        script: { student: [{ json: { decision_type: 'complete', output: category } }] },
+      },
+      { id: 'check', kind: 'assert', checks: [{ check: 'regex', pattern: '^(notes|tasks)$' }] },
+      { id: 'record', kind: 'template', format: 'json', inputs: [{ name: 'entry' }, { name: 'category', type: 'text' }], template: { file: '{{entry.name}}', category: '{{category}}' } },
+      { id: 'gather', kind: 'collect' },
+      { id: 'report', kind: 'template', inputs: [{ name: 'files', type: 'list' }], template: '# Triage\n{{files}}\n' },
+      {
+        id: 'write',
+        kind: 'tool',
+        server: 'fs',
+        tool: 'write_file',
+        inputs: [{ name: 'dir', type: 'text' }, { name: 'report', type: 'text' }],
+        arguments: { path: '{{dir}}/triage-report.md', content: '{{report}}' },
+        review: { teacher: { provider: 'script' }, script: { teacher: [accept] } },
+      },
+      { id: 'out', kind: 'output', fields: [{ name: 'files', type: 'list' }, { name: 'written', type: 'text' }] },
+    ],
+    edges: [
+      { from: { node: 'in', port: 'dir' }, to: { node: 'list', port: 'dir' } },
+      { from: { node: 'list', port: 'result' }, to: { node: 'files', port: 'list' } },
+      { from: { node: 'in', port: 'dir' }, to: { node: 'read', port: 'dir' } },
+      { from: { node: 'files', port: 'item' }, to: { node: 'read', port: 'entry' } },
+      { from: { node: 'files', port: 'item' }, to: { node: 'classify', port: 'entry' } },
+      { from: { node: 'read', port: 'text' }, to: { node: 'classify', port: 'content' } },
+      { from: { node: 'classify', port: 'output' }, to: { node: 'check', port: 'value' } },
+      { from: { node: 'files', port: 'item' }, to: { node: 'record', port: 'entry' } },
+      { from: { node: 'check', port: 'value' }, to: { node: 'record', port: 'category' } },
+      { from: { node: 'record', port: 'output' }, to: { node: 'gather', port: 'item' } },
+      { from: { node: 'gather', port: 'list' }, to: { node: 'report', port: 'files' } },
+      { from: { node: 'in', port: 'dir' }, to: { node: 'write', port: 'dir' } },
+      { from: { node: 'report', port: 'output' }, to: { node: 'write', port: 'report' } },
+      { from: { node: 'gather', port: 'list' }, to: { node: 'out', port: 'files' } },
+      { from: { node: 'write', port: 'text' }, to: { node: 'out', port: 'written' } },
+    ],
+    ...extra,
+  });
+}
+
+function workspace() {
+  const ws = tempNotesWorkspace();
+  cleanups.push(ws.cleanup);
+  return ws;
+}
+
+async function run(graph: WorkflowGraph, ws: { dir: string; workspace: string }, extra: Partial<RunWorkflowOptions> = {}) {
+  const events: RunEvent[] = [];
+  const result = await runWorkflow({ graph, specDir: ws.dir, workspace: ws.workspace, inputs: { dir: ws.workspace }, ledger: createMemoryLedger(), onEvent: (e) => events.push(e), ...extra });
+  return { result, events };
+}
+
+function oneJournal(events: RunEvent[], firstSeq = 0) {
+  expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => firstSeq + i));
+  for (const e of events) expect(RunEvent.safeParse(e).success).toBe(true);
+}
+
+describe('runWorkflow', () => {
+  it('folder triage: each file is read and classified in its own lineage, collected in order, and the reviewed report is written', async () => {
+    const ws = workspace();
+    const { result, events } = await run(triage('notes'), ws);
+    expect(result.message).toBeUndefined();
+    expect(result.status).toBe('completed');
+    expect(result.outputs.files).toEqual([
+      { file: 'ideas.md', category: 'notes' },
+      { file: 'meeting-notes.md', category: 'notes' },
+    ]);
+    expect(readFileSync(join(ws.workspace, 'triage-report.md'), 'utf8')).toContain('meeting-notes.md');
+    expect(result.invocations.find((i) => i.id === 'classify[files=1]')).toMatchObject({ node: 'classify', lineage: [{ iterate: 'files', index: 1 }], status: 'done' });
+    expect(result.invocations.every((i) => i.status === 'done')).toBe(true);
+    oneJournal(events);
+    expect(events[0]?.type).toBe('workflow.started');
+    expect(events.at(-1)).toMatchObject({ type: 'run.finished', status: 'completed', event_count: events.length });
+    expect(events.filter((e) => e.type === 'run.started' || e.type === 'run.finished')).toHaveLength(1);
+    // Every node's events carry its invocation; the agents' own starts are agent.started.
+    for (const e of events.filter((x) => x.type !== 'workflow.started' && x.type !== 'run.finished')) expect(e.invocation_id).toBeDefined();
+    expect(events.filter((e) => e.type === 'agent.started').map((e) => e.invocation_id).sort()).toEqual(['classify[files=0]', 'classify[files=1]']);
+    const review = events.find((e) => e.type === 'review.decided' && e.invocation_id === 'write');
+    expect(review?.type === 'review.decided' && review.review.rule).toBe('protected_effect');
+  });
+
+  it('a failed assert fails its item and skips what needs it; nothing is written from a bad category', async () => {
+    const ws = workspace();
+    const { result } = await run(triage('weird'), ws);
+    const checks = result.invocations.filter((i) => i.node === 'check');
+    expect(checks.map((c) => c.status)).toEqual(['failed', 'failed']);
+    expect(checks[0]?.failure?.code).toBe('assert_failed');
+    expect(result.invocations.filter((i) => i.node === 'record').every((i) => i.status === 'skipped')).toBe(true);
+  });
+
+  it('cancel mid-run aborts the running invocations: none is left running and the run ends cancelled', async () => {
+    const ws = workspace();
+    const graph = triage('notes');
+    const classify = graph.nodes.find((n) => n.kind === 'agent');
+    if (classify?.kind === 'agent') classify.script = { latency_ms: 0, student: [{ json: { decision_type: 'complete', output: 'notes' }, delay_ms: 30_000 }], teacher: [], committee: [], monitor: [] };
+    const controller = new AbortController();
+    const started = Date.now();
+    const events: RunEvent[] = [];
+    const { result } = await run(graph, ws, {
+      signal: controller.signal,
+      onEvent: (e) => {
+        events.push(e);
+        if (e.type === 'agent.started') controller.abort();
+      },
+    });
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(result.status).toBe('cancelled');
+    expect(result.invocations.some((i) => i.status === 'running' || i.status === 'pending')).toBe(false);
+    expect(events.at(-1)).toMatchObject({ type: 'run.finished', status: 'cancelled' });
+    expect(existsSync(join(ws.workspace, 'triage-report.md'))).toBe(false);
+  });
+
+  it('graph problems stop the run before anything starts', async () => {
+    const ws = workspace();
+    const graph = triage('notes');
+    graph.edges = graph.edges.filter((e) => !(e.to.node === 'read' && e.to.port === 'entry'));
+    const { result, events } = await run(graph, ws);
+    expect(result.setup_error).toMatch(/entry/);
+    expect(events).toEqual([]);
+  });
+
+  it('a missing required input stops the run by name before anything starts', async () => {
+    const ws = workspace();
+    const { result, events } = await run(triage('notes'), ws, { inputs: {} });
+    expect(result.setup_error).toMatch(/input dir is required/);
+    expect(events).toEqual([]);
+  });
+});
+
+describe('a workflow whose agent waits for a person', () => {
+  function escalating(ws: { workspace: string }): WorkflowGraph {
+    return WorkflowGraph.parse({
+      format: 'steward/v1',
+      kind: 'workflow',
+      id: 'share',
+      name: 'Share',
+      servers: [{ id: 'fs', package: FILESYSTEM_PACKAGE, args: ['${workspace}'] }],
+      nodes: [
+        { id: 'in', kind: 'input', fields: [{ name: 'name', type: 'text' }] },
+        {
+          id: 'sharer',
+          kind: 'agent',
+          instructions: 'Share notes.',
+          task: 'Share the notes as {{name}}.',
+          inputs: [{ name: 'name', type: 'text' }],
+          supervision: { phase: 3, on_escalate: 'human' },
+          script: {
+            student: [
+              { json: { decision_type: 'tool_call', tool_name: 'write_file', arguments: { path: join(ws.workspace, 'shared.md'), content: 'shared' } } },
+              { json: { decision_type: 'complete', output: 'shared it' } },
+            ],
+            teacher: [{ json: { verdict: 'escalate', reason_codes: ['policy_violation'], explanation: 'A person should approve what gets shared.' } }],
+          },
+        },
+        { id: 'out', kind: 'output', fields: [{ name: 'said', type: 'text' }] },
+      ],
+      edges: [
+        { from: { node: 'in', port: 'name' }, to: { node: 'sharer', port: 'name' } },
+        { from: { node: 'sharer', port: 'output' }, to: { node: 'out', port: 'said' } },
+      ],
+    });
+  }
+
+  it('ends waiting with a durable checkpoint; a second run resumes it with the answer and completes', async () => {
+    const ws = workspace();
+    const persisted: WorkflowCheckpoint[] = [];
+    const first = await run(escalating(ws), ws, { inputs: { name: 'shared.md' }, persistWaiting: (c) => persisted.push(c) });
+    expect(first.result.status).toBe('waiting');
+    expect(first.result.interventions?.[0]).toMatchObject({ invocation_id: 'sharer', intervention: { kind: 'escalation' } });
+    expect(first.result.invocations.find((i) => i.id === 'sharer')?.status).toBe('waiting');
+    expect(first.events.some((e) => e.type === 'run.finished')).toBe(false);
+    expect(existsSync(join(ws.workspace, 'shared.md'))).toBe(false);
+    expect(persisted).toHaveLength(1);
+
+    // As it comes back from disk after a host restart.
+    const checkpoint = WorkflowCheckpoint.parse(JSON.parse(JSON.stringify(persisted[0])));
+    const second = await run(escalating(ws), ws, { resume: { checkpoint, answer: { action: 'approve' } } });
+    expect(second.result.message).toBeUndefined();
+    expect(second.result.status).toBe('completed');
+    expect(second.result.run_id).toBe(first.result.run_id);
+    expect(second.result.outputs).toEqual({ said: 'shared it' });
+    expect(readFileSync(join(ws.workspace, 'shared.md'), 'utf8')).toBe('shared');
+    oneJournal([...first.events, ...second.events]);
+    expect(second.events.find((e) => e.type === 'intervention.answered')?.invocation_id).toBe('sharer');
+  });
+});
+
+describe('a host failure during a workflow run', () => {
+  it('an event sink that throws stops the run with a failure, never an unhandled rejection', async () => {
+    const ws = tempNotesWorkspace();
+    cleanups.push(ws.cleanup);
+    let count = 0;
+    const result = await runWorkflow({
+      graph: triage('notes'),
+      specDir: ws.dir,
+      workspace: ws.workspace,
+      inputs: { dir: ws.workspace },
+      ledger: createMemoryLedger(),
+      onEvent: (e) => {
+        count += 1;
+        if (e.type === 'agent.started') throw new Error('the journal is full');
+      },
+    });
+    expect(count).toBeGreaterThan(1);
+    expect(result.status).toBe('failed');
+    expect(result.message).toMatch(/the journal is full/);
+  });
+});

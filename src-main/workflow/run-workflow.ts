@@ -1,0 +1,310 @@
+import { randomUUID } from 'node:crypto';
+import type { RunEvent, RunEventPayload } from '@shared/contracts/events';
+import type { HumanAnswer, Intervention } from '@shared/contracts/intervention';
+import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
+import type { PrivacyPolicy } from '@shared/policy/privacy';
+import { redactToolArguments } from '@shared/util/redact';
+import type { WorkflowGraph, WorkflowNode } from '@shared/workflow/document';
+import type { Invocation, NodeFailure } from '@shared/workflow/invocation';
+import { createScheduler, schedule, type SchedulerCommand, type SchedulerEvent, type SchedulerState } from '@shared/workflow/scheduler';
+import { validateGraph } from '@shared/workflow/validate-graph';
+import type { CredentialStore } from '../credentials/credential-store';
+import { SecretRegistry } from '../credentials/secret-registry';
+import type { ConfirmTool } from '../engine/boundary-actors';
+import type { RunCheckpoint } from '../engine/checkpoint';
+import { createEventStamper } from '../engine/event-stamper';
+import { boundEvent } from '../engine/stored-text';
+import type { IdempotencyLedger } from '../mcp/idempotency-ledger';
+import type { ToolHost } from '../mcp/tool-host';
+import type { ModelProvider } from '../providers/provider';
+import { runAgentNode } from './agent-node';
+import { checkInputs } from './run-inputs';
+import { errorText, failed, type NodeOutcome, type NodeRun } from './node-outcome';
+import { runAssertNode, runTemplateNode } from './template-node';
+import { runToolNode } from './tool-node';
+import type { InvocationRecord, WorkflowCheckpoint } from './workflow-checkpoint';
+import { WorkflowTools } from './workflow-tools';
+
+export interface RunWorkflowOptions {
+  graph: WorkflowGraph;
+  /** Folder of the workflow file: `${specDir}`, the servers' working directory. */
+  specDir: string;
+  /** Absolute workspace folder (`${workspace}`), when the workflow has one. */
+  workspace?: string;
+  inputs: Record<string, unknown>;
+  ledger: IdempotencyLedger;
+  onEvent: (event: RunEvent) => void;
+  runId?: string;
+  signal?: AbortSignal;
+  confirm?: ConfirmTool;
+  ollamaHost?: string;
+  credentials?: CredentialStore;
+  privacy?: PrivacyPolicy;
+  onProgress?: (line: string) => void;
+  /** Makes a run parked for a person durable (called once nothing runs and a node waits). */
+  persistWaiting?: (checkpoint: WorkflowCheckpoint) => void;
+  /** Continue a parked run: the answer goes to `invocation` (the only waiting one when absent). */
+  resume?: { checkpoint: WorkflowCheckpoint; answer: HumanAnswer; invocation?: string };
+  /** Injected for tests and benchmarks. */
+  providers?: { student: ModelProvider; teacher: ModelProvider };
+  toolHost?: ToolHost;
+  /** A tool node's teacher, injected for tests; resolved from the node's `review` otherwise. */
+  reviewTeacher?: ModelProvider;
+}
+
+export type WorkflowStatus = 'completed' | 'failed' | 'cancelled' | 'waiting';
+
+export interface WorkflowRun {
+  run_id: string;
+  status: WorkflowStatus;
+  outputs: Record<string, unknown>;
+  invocations: InvocationRecord[];
+  message?: string;
+  /** The run could not start (graph problems, missing inputs, a bad resume): bad input rather than a bad run. */
+  setup_error?: string;
+  /** Parked runs: what each waiting node asks, and what to persist to resume. */
+  interventions?: Array<{ invocation_id: string; intervention: Intervention }>;
+  checkpoint?: WorkflowCheckpoint;
+}
+
+const describeFailure = (f: NodeFailure | undefined): string | undefined => (f ? `${f.code}: ${f.message}` : undefined);
+
+/**
+ * Runs a workflow graph: the pure scheduler (src-shared/workflow/scheduler.ts) decides what runs
+ * and when; this host executes agent, tool, template and assert invocations (concurrently, as the
+ * scheduler releases them), reports their ends back, and journals everything as one run's events.
+ */
+export async function runWorkflow(options: RunWorkflowOptions): Promise<WorkflowRun> {
+  const resumed = options.resume?.checkpoint;
+  const graph = resumed?.graph ?? options.graph;
+  const runId = resumed?.run_id ?? options.runId ?? randomUUID();
+  const secrets = new SecretRegistry();
+  let snapshot: Pick<ToolSnapshot, 'tools'> = { tools: [] };
+  const sensitiveFound = (value: string) => void secrets.registerSensitive(value);
+  const stamper = createEventStamper(runId, options.onEvent, resumed?.next_seq ?? 0);
+  let rounds = resumed?.rounds ?? 0;
+  // Masked, sensitive arguments redacted, model text trimmed: the same path as an agent run's events.
+  // A journal that cannot take an event stops the run: a run must not go on unrecorded.
+  let crashed: string | undefined;
+  const running = new Map<string, AbortController>();
+  const emit = (payload: RunEventPayload): void => {
+    if (payload.type === 'round.completed') rounds += 1;
+    try {
+      stamper.emit(boundEvent(secrets.mask(redactToolArguments(payload, snapshot, sensitiveFound))));
+    } catch (err) {
+      crashed ??= errorText(err);
+      for (const controller of running.values()) controller.abort();
+    }
+  };
+  const nodes = new Map<string, WorkflowNode>(graph.nodes.map((n) => [n.id, n]));
+  const records = new Map<string, InvocationRecord>((resumed?.invocations ?? []).map((r) => [r.id, r]));
+  const waiting = new Map<string, { checkpoint: RunCheckpoint; intervention: Intervention }>(Object.entries(resumed?.waiting ?? {}));
+  const vars: Record<string, string> = { specDir: options.specDir };
+  if (options.workspace !== undefined) vars.workspace = options.workspace;
+  const specDir = resumed?.spec_dir ?? options.specDir;
+  const workspace = resumed?.workspace ?? options.workspace;
+  const privacy = resumed?.privacy ?? options.privacy;
+
+  const setupFailure = (message: string): WorkflowRun => ({ run_id: runId, status: 'failed', outputs: {}, invocations: [...records.values()], message, setup_error: message });
+
+  // Checked before anything starts: a graph problem or a missing input never half-runs.
+  let inputs: Record<string, unknown> = {};
+  if (!resumed) {
+    const problems = validateGraph(graph);
+    if (problems.length > 0) return setupFailure(`the workflow has ${problems.length} problem(s): ${problems.map((p) => p.message).join('; ')}`);
+    const checked = checkInputs(graph, options.inputs);
+    if (!checked.ok) return setupFailure(checked.message);
+    inputs = checked.inputs;
+  }
+  let resumeTarget: string | undefined;
+  if (options.resume) {
+    resumeTarget = options.resume.invocation ?? (waiting.size === 1 ? [...waiting.keys()][0] : undefined);
+    if (resumeTarget === undefined || !waiting.has(resumeTarget)) {
+      return setupFailure(`name the waiting node to answer (waiting: ${[...waiting.keys()].join(', ') || 'none'})`);
+    }
+  }
+
+  const tools = new WorkflowTools({ graph, vars, cwd: specDir, secrets, credentials: options.credentials, onProgress: options.onProgress, toolHost: options.toolHost });
+  const log: SchedulerEvent[] = resumed ? (resumed.scheduler_events as SchedulerEvent[]) : [];
+  let state: SchedulerState = createScheduler(graph);
+  let finished: Extract<SchedulerCommand, { type: 'finished' }> | undefined;
+  // Called after every scheduler step: the loop below wakes to see whether the run settled.
+  let wake: () => void = () => undefined;
+
+  const onAbort = () => feed({ type: 'cancel' });
+
+  function feed(event: SchedulerEvent): void {
+    // Cancel is final in the scheduler, and a crash stops the run: the ends of aborted invocations are only awaited.
+    if (!finished && crashed === undefined) {
+      log.push(event);
+      const next = schedule(state, event);
+      state = next.state;
+      for (const command of next.commands) handle(command);
+    }
+    wake();
+  }
+
+  function handle(command: SchedulerCommand): void {
+    switch (command.type) {
+      case 'status': {
+        const { invocation, status } = command;
+        const record: InvocationRecord = { id: invocation.id, node: invocation.node, lineage: invocation.lineage, parent: invocation.parent, status };
+        if (command.outputs) record.outputs = command.outputs;
+        if (command.failure) record.failure = command.failure;
+        records.set(invocation.id, record);
+        emit({
+          type: 'node.invocation',
+          invocation_id: invocation.id,
+          node: invocation.node,
+          lineage: invocation.lineage,
+          parent: invocation.parent,
+          status,
+          ...(status === 'running' ? { inputs: invocation.inputs } : {}),
+          ...(command.outputs ? { outputs: command.outputs } : {}),
+          ...(command.failure ? { failure: command.failure } : {}),
+        });
+        return;
+      }
+      case 'run':
+        start(command.invocation);
+        return;
+      case 'abort':
+        running.get(command.id)?.abort();
+        return;
+      case 'finished':
+        finished = command;
+        return;
+    }
+  }
+
+  function start(invocation: Invocation, resumeWith?: { checkpoint: RunCheckpoint; answer: HumanAnswer }): void {
+    const controller = new AbortController();
+    running.set(invocation.id, controller);
+    const run: NodeRun = { invocation, emit: (payload) => emit({ ...payload, invocation_id: invocation.id }), signal: controller.signal };
+    void execute(invocation, run, resumeWith)
+      .catch((err: unknown): NodeOutcome => failed('internal_error', errorText(err)))
+      .then((outcome) => {
+        running.delete(invocation.id);
+        switch (outcome.status) {
+          case 'done':
+            feed({ type: 'done', id: invocation.id, outputs: outcome.outputs });
+            return;
+          case 'failed':
+            feed({ type: 'failed', id: invocation.id, failure: { ...outcome.failure, message: secrets.maskText(outcome.failure.message) } });
+            return;
+          case 'waiting':
+            waiting.set(invocation.id, { checkpoint: outcome.checkpoint, intervention: outcome.intervention });
+            feed({ type: 'waiting', id: invocation.id });
+            return;
+        }
+      })
+      // The host's own failure (an event sink that throws…): stop everything, report it, never reject.
+      .catch((err: unknown) => {
+        crashed ??= errorText(err);
+        for (const controller of running.values()) controller.abort();
+        wake();
+      });
+  }
+
+  async function execute(invocation: Invocation, run: NodeRun, resumeWith?: { checkpoint: RunCheckpoint; answer: HumanAnswer }): Promise<NodeOutcome> {
+    const node = nodes.get(invocation.node);
+    const inputsOf = invocation.inputs;
+    switch (node?.kind) {
+      case 'template':
+        return runTemplateNode(node, inputsOf);
+      case 'assert':
+        return runAssertNode(node, inputsOf);
+      case 'tool':
+        return runToolNode(node, run, {
+          runId,
+          graph,
+          tools,
+          ledger: options.ledger,
+          secrets,
+          vars,
+          confirm: options.confirm,
+          privacy,
+          ollamaHost: options.ollamaHost,
+          credentials: options.credentials,
+          teacher: options.reviewTeacher,
+          onSnapshot: (s) => (snapshot = s),
+        });
+      case 'agent': {
+        // An agent that uses all of the workflow's servers shares the run's host.
+        const shared = node.servers === undefined && graph.servers.length > 0 ? (await tools.get()).host : options.toolHost;
+        return runAgentNode(
+          node,
+          run,
+          { runId, graph, specDir, workspace, ledger: options.ledger, confirm: options.confirm, privacy, ollamaHost: options.ollamaHost, credentials: options.credentials, onProgress: options.onProgress, providers: options.providers, toolHost: shared },
+          resumeWith,
+        );
+      }
+      default:
+        return failed('internal_error', `the scheduler asked to run ${invocation.node}, which is not an agent, tool, template or assert node`);
+    }
+  }
+
+  try {
+    if (resumed && options.resume && resumeTarget !== undefined) {
+      // The same events give the same state: replayed silently, then the answer runs the node again.
+      for (const event of log) state = schedule(state, event).state;
+      const parked = waiting.get(resumeTarget);
+      const record = records.get(resumeTarget);
+      waiting.delete(resumeTarget);
+      if (parked && record) {
+        feed({ type: 'resumed', id: resumeTarget });
+        start({ id: record.id, node: record.node, lineage: record.lineage, parent: record.parent, inputs: {} }, { checkpoint: parked.checkpoint, answer: options.resume.answer });
+      }
+    } else {
+      emit({
+        type: 'workflow.started',
+        workflow_id: graph.id,
+        workflow_name: graph.name,
+        nodes: graph.nodes.map((n) => ({ id: n.id, kind: n.kind, ...(n.label !== undefined ? { label: n.label } : {}) })),
+        inputs,
+      });
+      feed({ type: 'start', inputs });
+    }
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    if (options.signal?.aborted) onAbort();
+    // Every end of an invocation feeds the scheduler; the run settles once nothing runs (after a
+    // cancel too: aborted work ends before the run reports, so nothing is left running).
+    while (running.size > 0) await new Promise<void>((resolve) => (wake = resolve));
+  } catch (err) {
+    for (const controller of running.values()) controller.abort();
+    return { ...setupFailure(errorText(err)), setup_error: undefined };
+  } finally {
+    options.signal?.removeEventListener('abort', onAbort);
+  }
+
+  await tools.close();
+  const invocations = [...records.values()];
+  if (crashed !== undefined) return { run_id: runId, status: 'failed', outputs: {}, invocations, message: secrets.maskText(`the run stopped: ${crashed}`) };
+  if (!finished) {
+    if (waiting.size > 0) {
+      const checkpoint: WorkflowCheckpoint = {
+        version: 1,
+        kind: 'workflow',
+        run_id: runId,
+        saved_at: new Date().toISOString(),
+        graph,
+        spec_dir: specDir,
+        ...(workspace !== undefined ? { workspace } : {}),
+        ...(privacy !== undefined ? { privacy } : {}),
+        next_seq: stamper.count,
+        rounds,
+        scheduler_events: log as unknown as Array<Record<string, unknown>>,
+        invocations,
+        waiting: Object.fromEntries(waiting),
+      };
+      options.persistWaiting?.(checkpoint);
+      const interventions = [...waiting.entries()].map(([invocation_id, w]) => ({ invocation_id, intervention: w.intervention }));
+      return { run_id: runId, status: 'waiting', outputs: {}, invocations, message: interventions.map((i) => `${i.invocation_id}: ${i.intervention.reason}`).join('; '), interventions, checkpoint };
+    }
+    finished = { type: 'finished', status: 'failed', outputs: {}, failure: { code: 'internal_error', message: 'the scheduler stopped with nothing running and no end' } };
+  }
+  const message = finished.status === 'completed' ? undefined : (describeFailure(finished.failure) ?? (finished.status === 'cancelled' ? 'the run was cancelled' : undefined));
+  emit({ type: 'run.finished', status: finished.status, outputs: finished.outputs, ...(message !== undefined ? { message } : {}), rounds, event_count: stamper.count + 1 });
+  if (crashed !== undefined) return { run_id: runId, status: 'failed', outputs: {}, invocations, message: secrets.maskText(`the run's end was not recorded: ${crashed}`) };
+  return { run_id: runId, status: finished.status, outputs: secrets.mask(finished.outputs), invocations, ...(message !== undefined ? { message: secrets.maskText(message) } : {}) };
+}
