@@ -7,7 +7,8 @@ import type { RunCheckpoint } from '../engine/checkpoint';
 export type NodeOutcome =
   | { status: 'done'; outputs: Record<string, unknown> }
   | { status: 'failed'; failure: NodeFailure }
-  | { status: 'waiting'; checkpoint: RunCheckpoint; intervention: Intervention };
+  /** Parked for a person: an agent's (with its checkpoint to resume) or a tool call to confirm. */
+  | { status: 'waiting'; checkpoint?: RunCheckpoint; intervention: Intervention };
 
 /** What every executor gets: its invocation, a way to record events on it, and the run's abort signal. */
 export interface NodeRun {

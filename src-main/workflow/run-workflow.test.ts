@@ -243,3 +243,54 @@ describe('a host failure during a workflow run', () => {
     expect(result.message).toMatch(/the journal is full/);
   });
 });
+
+describe('a protected tool node waiting for a person\'s confirmation (the app asks in the run view)', () => {
+  function saving(ws: { workspace: string }): WorkflowGraph {
+    return WorkflowGraph.parse({
+      format: 'steward/v1',
+      kind: 'workflow',
+      id: 'save',
+      name: 'Save',
+      servers: [{ id: 'fs', package: FILESYSTEM_PACKAGE, args: ['${workspace}'] }],
+      nodes: [
+        { id: 'in', kind: 'input', fields: [{ name: 'text', type: 'text' }] },
+        { id: 'save', kind: 'tool', server: 'fs', tool: 'write_file', inputs: [{ name: 'text', type: 'text' }], arguments: { path: join(ws.workspace, 'saved.md'), content: '{{text}}' } },
+        { id: 'out', kind: 'output', fields: [{ name: 'said', type: 'text' }] },
+      ],
+      edges: [
+        { from: { node: 'in', port: 'text' }, to: { node: 'save', port: 'text' } },
+        { from: { node: 'save', port: 'text' }, to: { node: 'out', port: 'said' } },
+      ],
+    });
+  }
+
+  async function parked(ws: { dir: string; workspace: string }) {
+    const first = await run(saving(ws), ws, { inputs: { text: 'hello' }, confirm: async () => 'pending' });
+    expect(first.result.status).toBe('waiting');
+    expect(first.result.interventions?.[0]?.intervention).toMatchObject({ kind: 'confirmation', decision: { tool_name: 'write_file', arguments: { content: 'hello' } }, options: ['approve', 'reject'] });
+    expect(first.events.find((e) => e.type === 'intervention.requested')?.invocation_id).toBe('save');
+    expect(existsSync(join(ws.workspace, 'saved.md'))).toBe(false);
+    const checkpoint = WorkflowCheckpoint.parse(JSON.parse(JSON.stringify(first.result.checkpoint)));
+    return { first, checkpoint };
+  }
+
+  it('waits without running it; approved, the exact call it asked about runs and the run completes', async () => {
+    const ws = workspace();
+    const { first, checkpoint } = await parked(ws);
+    const second = await run(saving(ws), ws, { resume: { checkpoint, answer: { action: 'approve' } } });
+    expect(second.result.status).toBe('completed');
+    expect(readFileSync(join(ws.workspace, 'saved.md'), 'utf8')).toBe('hello');
+    const selected = second.events.find((e) => e.type === 'decision.selected');
+    expect(selected?.type === 'decision.selected' && selected.source).toBe('human');
+    oneJournal([...first.events, ...second.events]);
+  });
+
+  it('rejected, the node fails saying so and nothing is written', async () => {
+    const ws = workspace();
+    const { checkpoint } = await parked(ws);
+    const second = await run(saving(ws), ws, { resume: { checkpoint, answer: { action: 'reject', note: 'not now' } } });
+    expect(second.result.status).toBe('failed');
+    expect(second.result.message).toMatch(/not_confirmed: you did not confirm fs\/write_file: not now/);
+    expect(existsSync(join(ws.workspace, 'saved.md'))).toBe(false);
+  });
+});

@@ -67,6 +67,12 @@ export interface WorkflowRun {
   checkpoint?: WorkflowCheckpoint;
 }
 
+/** A parked invocation and the person's answer to it. */
+interface Resumed {
+  parked: { checkpoint?: RunCheckpoint; intervention: Intervention };
+  answer: HumanAnswer;
+}
+
 const describeFailure = (f: NodeFailure | undefined): string | undefined => (f ? `${f.code}: ${f.message}` : undefined);
 
 /**
@@ -98,7 +104,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   };
   const nodes = new Map<string, WorkflowNode>(graph.nodes.map((n) => [n.id, n]));
   const records = new Map<string, InvocationRecord>((resumed?.invocations ?? []).map((r) => [r.id, r]));
-  const waiting = new Map<string, { checkpoint: RunCheckpoint; intervention: Intervention }>(Object.entries(resumed?.waiting ?? {}));
+  const waiting = new Map<string, { checkpoint?: RunCheckpoint; intervention: Intervention }>(Object.entries(resumed?.waiting ?? {}));
   const vars: Record<string, string> = { specDir: options.specDir };
   if (options.workspace !== undefined) vars.workspace = options.workspace;
   const specDir = resumed?.spec_dir ?? options.specDir;
@@ -177,7 +183,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     }
   }
 
-  function start(invocation: Invocation, resumeWith?: { checkpoint: RunCheckpoint; answer: HumanAnswer }): void {
+  function start(invocation: Invocation, resumeWith?: Resumed): void {
     const controller = new AbortController();
     running.set(invocation.id, controller);
     const run: NodeRun = { invocation, emit: (payload) => emit({ ...payload, invocation_id: invocation.id }), signal: controller.signal };
@@ -206,7 +212,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
       });
   }
 
-  async function execute(invocation: Invocation, run: NodeRun, resumeWith?: { checkpoint: RunCheckpoint; answer: HumanAnswer }): Promise<NodeOutcome> {
+  async function execute(invocation: Invocation, run: NodeRun, resumeWith?: Resumed): Promise<NodeOutcome> {
     const node = nodes.get(invocation.node);
     const inputsOf = invocation.inputs;
     switch (node?.kind) {
@@ -228,15 +234,17 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
           credentials: options.credentials,
           teacher: options.reviewTeacher,
           onSnapshot: (s) => (snapshot = s),
-        });
+        }, resumeWith && { intervention: resumeWith.parked.intervention, answer: resumeWith.answer });
       case 'agent': {
+        const agentCheckpoint = resumeWith?.parked.checkpoint;
+        if (resumeWith && !agentCheckpoint) return failed('internal_error', `the waiting agent node ${invocation.id} has no checkpoint to resume`);
         // An agent that uses all of the workflow's servers shares the run's host.
         const shared = node.servers === undefined && graph.servers.length > 0 ? (await tools.get()).host : options.toolHost;
         return runAgentNode(
           node,
           run,
           { runId, graph, specDir, workspace, ledger: options.ledger, confirm: options.confirm, privacy, ollamaHost: options.ollamaHost, credentials: options.credentials, onProgress: options.onProgress, providers: options.providers, toolHost: shared },
-          resumeWith,
+          agentCheckpoint && resumeWith ? { checkpoint: agentCheckpoint, answer: resumeWith.answer } : undefined,
         );
       }
       default:
@@ -253,7 +261,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
       waiting.delete(resumeTarget);
       if (parked && record) {
         feed({ type: 'resumed', id: resumeTarget });
-        start({ id: record.id, node: record.node, lineage: record.lineage, parent: record.parent, inputs: {} }, { checkpoint: parked.checkpoint, answer: options.resume.answer });
+        start({ id: record.id, node: record.node, lineage: record.lineage, parent: record.parent, inputs: {} }, { parked, answer: options.resume.answer });
       }
     } else {
       emit({

@@ -1,6 +1,7 @@
 import { createActor, toPromise } from 'xstate';
 import { boundaryMachine, type BoundaryInput, type BoundarySupervision } from '@shared/boundary/machine';
 import type { ToolCallDecision } from '@shared/contracts/decision';
+import type { HumanAnswer, Intervention } from '@shared/contracts/intervention';
 import type { ModelReply } from '@shared/contracts/model';
 import type { RoundRecord } from '@shared/contracts/round';
 import { AgentSpec } from '@shared/contracts/spec';
@@ -71,12 +72,22 @@ function resultOf(text: string): unknown {
  * invocation, tool and arguments, confirmation), committed, executed. Without a teacher a
  * protected tool runs only as a decision a person confirmed (a preselected round).
  */
-export async function runToolNode(node: NodeOf<'tool'>, run: NodeRun, deps: ToolNodeDeps): Promise<NodeOutcome> {
-  const rendered = renderJsonTemplate(node.arguments, run.invocation.inputs);
-  if (!rendered.ok) return failed('template_error', rendered.message);
-  const args = rendered.value;
-  if (args === null || typeof args !== 'object' || Array.isArray(args)) return failed('invalid_input', 'the tool arguments must be a JSON object');
-  const decision: ToolCallDecision = { decision_type: 'tool_call', tool_name: node.tool, arguments: args as Record<string, unknown> };
+export async function runToolNode(node: NodeOf<'tool'>, run: NodeRun, deps: ToolNodeDeps, resume?: { intervention: Intervention; answer: HumanAnswer }): Promise<NodeOutcome> {
+  let decision: ToolCallDecision;
+  if (resume) {
+    run.emit({ type: 'intervention.answered', round: 0, intervention_id: resume.intervention.id, answer: resume.answer });
+    const asked = resume.intervention.decision;
+    if (resume.answer.action !== 'approve' || asked?.decision_type !== 'tool_call') {
+      return failed('not_confirmed', `you did not confirm ${node.server}/${node.tool}${resume.answer.note ? `: ${resume.answer.note}` : ''}`);
+    }
+    decision = asked;
+  } else {
+    const rendered = renderJsonTemplate(node.arguments, run.invocation.inputs);
+    if (!rendered.ok) return failed('template_error', rendered.message);
+    const args = rendered.value;
+    if (args === null || typeof args !== 'object' || Array.isArray(args)) return failed('invalid_input', 'the tool arguments must be a JSON object');
+    decision = { decision_type: 'tool_call', tool_name: node.tool, arguments: args as Record<string, unknown> };
+  }
 
   let host;
   let full: ToolSnapshot;
@@ -117,9 +128,14 @@ export async function runToolNode(node: NodeOf<'tool'>, run: NodeRun, deps: Tool
 
   let preselected: BoundaryInput['preselected'];
   const isProtected = isProtectedEffect(tool.effect.effect);
-  if (isProtected && !node.review) {
+  if (resume) {
+    // The person approved this exact call (validated again against the snapshot, like any other).
+    preselected = { decision, intervention_id: resume.intervention.id, confirmed: true };
+  } else if (isProtected && !node.review) {
     // No teacher: only a person's confirmation of this exact call lets a protected tool run.
     const answer = await confirm({ run_id: runLabel, round: 0, server: node.server, tool: node.tool, arguments: decision.arguments });
+    // The app asks in the run view: the node waits for the answer (and survives a restart).
+    if (answer === 'pending') return waitForConfirmation(run, deps, node, decision, `${node.server}/${node.tool} has a protected effect (${tool.effect.effect}) and no teacher reviews it: it runs only if you confirm it.`);
     if (answer !== 'granted') {
       const why = answer === 'denied' ? 'you declined it' : 'no confirmation could be obtained (in the CLI, --yes confirms)';
       return failed('not_confirmed', `${node.server}/${node.tool} has a protected effect (${tool.effect.effect}) and no teacher reviews it; it needs your confirmation, and ${why}`);
@@ -160,10 +176,30 @@ export async function runToolNode(node: NodeOf<'tool'>, run: NodeRun, deps: Tool
     run.signal.removeEventListener('abort', onAbort);
   }
   const execution = record.execution;
+  if (record.authorization?.ok === false && record.authorization.reason === 'confirmation_pending' && record.selected?.decision.decision_type === 'tool_call') {
+    return waitForConfirmation(run, deps, node, record.selected.decision, `${node.server}/${node.tool} needs your confirmation before it runs.`);
+  }
   if (record.outcome !== 'executed' || !execution) {
     const code = record.reason === 'cancelled' ? 'cancelled' : record.outcome === 'blocked' ? 'tool_blocked' : 'tool_error';
     return failed(code, deps.secrets.maskText(record.message ?? record.reason ?? `the call ended ${record.outcome}`));
   }
   if (execution.is_error || !execution.ok) return failed('tool_error', `${node.tool} reported an error: ${execution.error ?? execution.content}`.slice(0, 4000));
   return { status: 'done', outputs: { result: resultOf(execution.content), text: execution.content } };
+}
+
+/** The node parks for a person's confirmation of this exact call (an intervention in the journal). */
+function waitForConfirmation(run: NodeRun, deps: ToolNodeDeps, node: NodeOf<'tool'>, decision: ToolCallDecision, reason: string): NodeOutcome {
+  const intervention: Intervention = {
+    id: `${deps.runId}:${run.invocation.id}:confirm`,
+    run_id: deps.runId,
+    round: 0,
+    kind: 'confirmation',
+    decision,
+    reason,
+    reason_codes: [],
+    options: ['approve', 'reject'],
+    requested_at: new Date().toISOString(),
+  };
+  run.emit({ type: 'intervention.requested', round: 0, intervention });
+  return { status: 'waiting', intervention };
 }

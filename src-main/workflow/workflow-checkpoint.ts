@@ -39,7 +39,8 @@ export const WorkflowCheckpoint = z
     /** Every scheduler event fed so far, in order (start first). */
     scheduler_events: z.array(z.record(z.string(), z.unknown())),
     invocations: z.array(InvocationRecord),
-    waiting: z.record(z.string(), z.object({ checkpoint: RunCheckpoint, intervention: Intervention }).strict()),
+    /** Each waiting invocation: what it asks, and for an agent node its own checkpoint. */
+    waiting: z.record(z.string(), z.object({ checkpoint: RunCheckpoint.optional(), intervention: Intervention }).strict()),
   })
   .strict();
 export type WorkflowCheckpoint = z.infer<typeof WorkflowCheckpoint>;
