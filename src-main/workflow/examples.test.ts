@@ -1,9 +1,14 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunEvent } from '@shared/contracts/events';
 import { WorkflowGraph } from '@shared/workflow/document';
+import { validateGraph } from '@shared/workflow/validate-graph';
+import { EXAMPLES } from '../../test-support/workspace';
+import { createMemoryLedger } from '../mcp/idempotency-ledger';
+import { runWorkflow, type WorkflowRun } from './run-workflow';
 
-const EXAMPLES = join(__dirname, '..', '..', 'resources', 'examples');
 const workflowFiles = readdirSync(EXAMPLES).filter((f) => f.endsWith('.workflow.json'));
 const load = (file: string): WorkflowGraph => WorkflowGraph.parse(JSON.parse(readFileSync(join(EXAMPLES, file), 'utf8')));
 
@@ -12,7 +17,117 @@ describe('the shipped example workflows', () => {
     expect(workflowFiles.sort()).toEqual(['batch-fanout.workflow.json', 'folder-triage.workflow.json', 'memory-notes.workflow.json', 'paid-chain.workflow.json', 'streaming-chain.workflow.json']);
   });
 
-  it.each(workflowFiles)('%s parses as a workflow document', (file) => {
-    expect(() => load(file)).not.toThrow();
+  it.each(workflowFiles)('%s parses and validates with no problem', (file) => {
+    expect(validateGraph(load(file))).toEqual([]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// End to end: the real MCP servers, replay models, a temp copy of each sandbox.
+
+const temps: string[] = [];
+afterEach(() => {
+  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+async function runExample(file: string, inputs: Record<string, unknown> = {}, change?: (graph: WorkflowGraph) => void): Promise<{ run: WorkflowRun; events: RunEvent[]; workspace?: string }> {
+  const graph = load(file);
+  change?.(graph);
+  const dir = mkdtempSync(join(tmpdir(), 'steward-example-'));
+  temps.push(dir);
+  let workspace: string | undefined;
+  if (graph.workspace !== undefined) {
+    workspace = join(dir, graph.workspace);
+    cpSync(join(EXAMPLES, graph.workspace), workspace, { recursive: true });
+  }
+  const events: RunEvent[] = [];
+  const run = await runWorkflow({ graph, specDir: dir, workspace, inputs, ledger: createMemoryLedger(), onEvent: (e) => events.push(e) });
+  return { run, events, workspace };
+}
+
+const CATEGORIES = ['notes', 'tasks', 'data', 'code', 'correspondence'];
+const statusOrder = (events: RunEvent[], id: string, status: string): number =>
+  events.findIndex((e) => e.type === 'node.invocation' && e.invocation_id === id && e.status === status);
+
+describe('the example workflows run end to end', () => {
+  it('folder triage reads every file, classifies it, and the reviewed report on disk lists every file with its category', async () => {
+    const { run, events, workspace } = await runExample('folder-triage.workflow.json');
+    expect(run.message).toBeUndefined();
+    expect(run.status).toBe('completed');
+    const files = run.outputs.files as Array<{ file: string; category: string }>;
+    const sandbox = readdirSync(join(EXAMPLES, 'triage-sandbox')).sort();
+    expect(files.map((f) => f.file).sort()).toEqual(sandbox);
+    for (const f of files) expect(CATEGORIES).toContain(f.category);
+
+    const report = readFileSync(join(workspace as string, 'triage-report.md'), 'utf8');
+    expect(report).toBe(run.outputs.report);
+    for (const f of files) expect(report).toContain(`"file":"${f.file}","category":"${f.category}"`);
+
+    // One classify invocation per file, each with its own lineage; the write was the teacher's to accept.
+    const classified = run.invocations.filter((i) => i.node === 'classify' && i.status === 'done');
+    expect(classified.map((i) => i.lineage[0]?.index).sort()).toEqual(sandbox.map((_, i) => i));
+    const verdicts = events.filter((e) => e.type === 'verdict.received' && e.invocation_id === 'write');
+    expect(verdicts.map((e) => (e.type === 'verdict.received' ? e.attempt.verdict?.verdict : undefined))).toEqual(['accept']);
+  });
+
+  it('folder triage fails, and writes no report, when the classifier answers outside the allowed categories', async () => {
+    const { run, workspace } = await runExample('folder-triage.workflow.json', {}, (graph) => {
+      const classify = graph.nodes.find((n) => n.id === 'classify');
+      if (classify?.kind !== 'agent' || !classify.script) throw new Error('the example changed: no scripted classify node');
+      classify.script.student = [{ json: { decision_type: 'complete', output: 'recipe' } }];
+    });
+    expect(run.status).toBe('failed');
+    expect(run.message).toMatch(/^assert_failed: check 1 \(regex\)/);
+    expect(run.invocations.filter((i) => i.node === 'check').map((i) => i.status)).toEqual(Array.from({ length: 5 }, () => 'failed'));
+    expect(run.invocations.find((i) => i.node === 'write')?.status).toBe('skipped');
+    expect(existsSync(join(workspace as string, 'triage-report.md'))).toBe(false);
+  });
+
+  it('memory notes stores the note in the knowledge graph file and reports what the graph knows', async () => {
+    const { run, workspace } = await runExample('memory-notes.workflow.json', { topic: 'Release 0.5', note: 'Ships after the migration guide' });
+    expect(run.status).toBe('completed');
+    expect(run.outputs.report).toBe('# Release 0.5\n\nThe memory graph knows Release 0.5 (topic): Ships after the migration guide\n');
+    const stored = readFileSync(join(workspace as string, 'memory.jsonl'), 'utf8');
+    expect(stored).toContain('"name":"Release 0.5"');
+    expect(stored).toContain('"name":"Offsite"'); // the graph it started with is still there
+  });
+
+  it('batch fan-out summarises every ticket and collect keeps them in item order', async () => {
+    const { run } = await runExample('batch-fanout.workflow.json');
+    expect(run.status).toBe('completed');
+    expect(run.outputs.summaries).toEqual(Array.from({ length: 4 }, () => 'A user-facing problem worth a look this week.'));
+    const summarized = run.invocations.filter((i) => i.node === 'summarize');
+    expect(summarized.map((i) => i.id).sort()).toEqual([0, 1, 2, 3].map((i) => `summarize[each=${i}]`));
+  });
+
+  it('the paid chain runs its three agents one after the other, each fed the previous answer', async () => {
+    const { run, events } = await runExample('paid-chain.workflow.json');
+    expect(run.status).toBe('completed');
+    expect(run.outputs.announcement).toBe('Save the date: our offsite is on 12–13 December at the lake house! Pack a laptop and walking shoes. Any questions, ask Ana.');
+    const started = events.flatMap((e) => (e.type === 'agent.started' ? [[e.invocation_id, e.task]] : []));
+    expect(started).toEqual([
+      ['outline', 'Outline a three-point announcement about the offsite in December.'],
+      ['draft', 'Write the announcement from this outline: 1. When and where. 2. What to bring. 3. Who to ask.'],
+      ['polish', expect.stringContaining('Make this friendlier and keep it under 60 words: The offsite is on 12 and 13 December')],
+    ]);
+  });
+
+  it('the streaming chain stores every chunk through the reviewed sink, the first stored before the last is embedded', async () => {
+    const { run, events, workspace } = await runExample('streaming-chain.workflow.json');
+    expect(run.status).toBe('completed');
+    const ids = ['chunk-1', 'chunk-2', 'chunk-3', 'chunk-4', 'chunk-5', 'chunk-6'];
+    expect(run.outputs.upserted).toEqual(ids.map((id) => expect.stringContaining(`${id}.json`)));
+    const chunks = (load('streaming-chain.workflow.json').nodes[0] as { fields: Array<{ default?: unknown }> }).fields[0]?.default as Array<{ id: string; text: string }>;
+    for (const chunk of chunks) {
+      expect(JSON.parse(readFileSync(join(workspace as string, `${chunk.id}.json`), 'utf8'))).toEqual({ id: chunk.id, text: chunk.text, embedding: 'stand-in' });
+    }
+    // No barrier between the stages: item 0 reaches the sink before item 5 is embedded.
+    expect(statusOrder(events, 'upsert[chunk=0]', 'done')).toBeGreaterThanOrEqual(0);
+    expect(statusOrder(events, 'upsert[chunk=0]', 'done')).toBeLessThan(statusOrder(events, 'embed[chunk=5]', 'running'));
+  });
+
+  it('a run never changes the shipped sandboxes (it works on a copy)', () => {
+    expect(existsSync(join(EXAMPLES, 'triage-sandbox', 'triage-report.md'))).toBe(false);
+    expect(existsSync(join(EXAMPLES, 'streaming-sandbox', 'chunk-1.json'))).toBe(false);
   });
 });

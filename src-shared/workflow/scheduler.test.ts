@@ -105,7 +105,7 @@ describe('scheduler: iterate', () => {
     expect(h.status.get('embed[each=1]')).toBe('running');
     h.done('upsert[each=0]', { text: 'id0' });
     // The producer's done closes the stream; its value on that port is not iterated again.
-    expect(runsIn(h.done('chunk', { result: ['part 0', 'part 1'] }))).toEqual([]);
+    expect(runsIn(h.done('chunk', { result: ['part 0', 'part 1', 'part 2'] }))).toEqual([]);
     h.done('embed[each=1]', { result: [0.2] });
     h.done('upsert[each=1]', { text: 'id1' });
     expect(h.finished).toEqual({ type: 'finished', status: 'completed', outputs: { ids: ['id0', 'id1'] } });
@@ -146,6 +146,29 @@ describe('scheduler: iterate', () => {
     expect(all?.outputs).toEqual({ list: ['c0', 'c2', 'c4'], left_out: 2 });
     // The output got its inputs: a batch with some failed items completes.
     expect(h.finished?.status).toBe('completed');
+    expect(h.violations).toEqual([]);
+  });
+
+  it('an iterate fed straight into its collect gathers the items themselves, in order', () => {
+    const g = graphOf([input('in', 'list'), iterateN('each', 2), collect('all'), output('out', 'list')], ['in.list->each.list', 'each.item->all.item', 'all.list->out.list']);
+    const h = started(new SchedulerHarness(g), { list: ['a', 'b', 'c', 'd', 'e'] });
+    expect(h.finished).toEqual({ type: 'finished', status: 'completed', outputs: { list: ['a', 'b', 'c', 'd', 'e'] } });
+  });
+
+  it('nested iterates give two-level lineages; the inner collect closes per outer item and the outer one keeps outer order', () => {
+    const g = graphOf(
+      [input('in', 'groups'), iterateN('group', 2), iterateN('member', 2), tool('greet', 'who', 'group'), collect('per_group'), collect('all'), output('out', 'list')],
+      ['in.groups->group.list', 'group.item->member.list', 'member.item->greet.who', 'group.item->greet.group', 'greet.text->per_group.item', 'per_group.list->all.item', 'all.list->out.list'],
+    );
+    const h = started(new SchedulerHarness(g), { groups: [['ann', 'bob', 'cy'], ['dee']] });
+    expect(h.runs.sort()).toEqual(['greet[group=0,member=0]', 'greet[group=0,member=1]', 'greet[group=1,member=0]']);
+    expect(h.get('greet[group=1,member=0]')).toMatchObject({ lineage: [{ iterate: 'group', index: 1 }, { iterate: 'member', index: 0 }], parent: 'member[group=1]', inputs: { who: 'dee', group: ['dee'] } });
+    while (h.running.size > 0) {
+      const next = [...h.running.values()].at(-1);
+      if (!next) break;
+      h.done(next.id, { text: `hi ${String(next.inputs.who)}` });
+    }
+    expect(h.finished?.outputs).toEqual({ list: [['hi ann', 'hi bob', 'hi cy'], ['hi dee']] });
     expect(h.violations).toEqual([]);
   });
 
@@ -257,6 +280,16 @@ describe('scheduler: failure, cancel, waiting', () => {
     expect(h.runs).toEqual([]);
     expect(h.finished?.failure?.code).toBe('invalid_graph');
     expect(h.finished?.failure?.message).toContain('a → b');
+  });
+
+  it('a node inside an iterate that waits for the collect of that same iterate fails the run at start instead of waiting forever', () => {
+    const g = graphOf(
+      [input('in', 'list'), iterate('each'), collect('all'), tool('t', 'v', 'everything'), output('out', 'r')],
+      ['in.list->each.list', 'each.item->all.item', 'each.item->t.v', 'all.list->t.everything', 'all.list->out.r'],
+    );
+    const h = started(new SchedulerHarness(g), { list: ['a'] });
+    expect(h.runs).toEqual([]);
+    expect(h.finished?.failure).toEqual({ code: 'invalid_graph', message: 'the workflow cannot run: t runs once per item of each but needs the collect all of each, which waits for every item' });
   });
 });
 

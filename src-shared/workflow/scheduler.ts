@@ -170,9 +170,23 @@ function buildPlan(graph: WorkflowGraph): Plan {
   if (index.cycle) problems.push(`the nodes ${index.cycle.join(' → ')} form a cycle`);
   for (const c of index.scopeConflicts) problems.push(`node ${c.node} joins values of unrelated iterations (${c.scopes.map((s) => s.join('/') || 'top level').join(', ')})`);
 
+  // collect ids upstream of each node: a node inside an iterate that needs that iterate's own
+  // collect would wait for itself (the collect waits for every item), so the run refuses to start.
+  const collectsAbove = new Map<string, Set<string>>();
   for (const id of index.order) {
     const node = index.nodes.get(id) as WorkflowNode;
     const scope = index.scope.get(id) ?? [];
+    const above = new Set<string>();
+    for (const e of [...(index.incoming.get(id)?.values() ?? [])].flat()) {
+      for (const c of collectsAbove.get(e.from.node) ?? []) above.add(c);
+      if (index.nodes.get(e.from.node)?.kind === 'collect') above.add(e.from.node);
+    }
+    collectsAbove.set(id, above);
+    const ownScope = node.kind === 'collect' ? scope.slice(0, -1) : scope;
+    for (const c of above) {
+      const closes = index.closes.get(c);
+      if (closes !== undefined && ownScope.includes(closes)) problems.push(`${id} runs once per item of ${closes} but needs the collect ${c} of ${closes}, which waits for every item`);
+    }
     const runScope = node.kind === 'collect' ? scope.slice(0, -1) : scope;
     runDepth.set(id, runScope.length);
     sentDepth.set(id, node.kind === 'iterate' ? scope.length + 1 : runScope.length);
@@ -443,11 +457,12 @@ class Step {
       it.inFlight += 1;
       const lineage: Lineage = [...inv.lineage, { iterate: inv.node, index }];
       const key = invocationId(inv.node, lineage);
-      this.s.values[key] = { item: it.items[index] };
+      const sent = { item: it.items[index] };
+      this.s.values[key] = sent;
       it.items[index] = null;
+      this.gather(inv.node, lineage, sent);
       const ids = this.open(lineage, iteration, key);
       this.s.items[key] = { iteration, open: ids.length };
-      this.tasks.push({ t: 'sent', node: inv.node, lineage });
       if (ids.length === 0) this.itemSettled(key);
     }
   }
@@ -486,7 +501,9 @@ class Step {
       const total = typeof extra.outputs?.count === 'number' ? extra.outputs.count : 0;
       for (const collect of this.plan.collectsOf.get(inv.node) ?? []) this.closeCollect(invocationId(collect, inv.lineage), status === 'done' ? total : undefined, inv.node);
     } else {
-      this.s.values[id] = status === 'done' ? (extra.outputs ?? {}) : null;
+      const sent = status === 'done' ? (extra.outputs ?? {}) : null;
+      this.s.values[id] = sent;
+      this.gather(inv.node, inv.lineage, sent);
       this.tasks.push({ t: 'sent', node: inv.node, lineage: inv.lineage });
     }
     if (node.kind === 'collect') delete this.s.collected[id];
@@ -516,7 +533,21 @@ class Step {
     this.settle(id, 'done', { outputs: { list, left_out: Math.max(0, total - count) } });
   }
 
-  /** A node sent its value (or its absence) for one lineage: wake its consumers. */
+  /**
+   * An item-level value reaches the collects it feeds at once, before its item can count as
+   * settled: a collect never closes with a value still on its way.
+   */
+  private gather(node: string, lineage: Lineage, sent: Record<string, unknown> | null): void {
+    const last = lineage.at(-1);
+    if (last === undefined || sent === null) return;
+    for (const e of this.plan.toCollect.get(node) ?? []) {
+      if ((this.plan.runDepth.get(e.to.node) ?? 0) + 1 !== lineage.length) continue;
+      const gathered = own(this.s.collected, invocationId(e.to.node, lineage.slice(0, -1)));
+      if (gathered && Object.hasOwn(sent, e.from.port)) gathered[String(last.index)] = sent[e.from.port];
+    }
+  }
+
+  /** A node sent its value (or its absence) for one lineage: wake the consumers waiting for it. */
   private deliver(node: string, lineage: Lineage): void {
     const key = invocationId(node, lineage);
     const sent = own(this.s.values, key) ?? null;
@@ -527,13 +558,6 @@ class Step {
         const edge = this.plan.edges[edgeIndex];
         if (edge) this.receive(id, edge, sent);
       }
-    }
-    const last = lineage.at(-1);
-    if (last === undefined) return;
-    for (const e of this.plan.toCollect.get(node) ?? []) {
-      if ((this.plan.runDepth.get(e.to.node) ?? 0) + 1 !== lineage.length) continue;
-      const gathered = own(this.s.collected, invocationId(e.to.node, lineage.slice(0, -1)));
-      if (gathered && sent !== null && Object.hasOwn(sent, e.from.port)) gathered[String(last.index)] = sent[e.from.port];
     }
   }
 
