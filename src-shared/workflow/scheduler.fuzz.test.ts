@@ -266,12 +266,18 @@ describe('scheduler over generated graphs (property)', () => {
     );
   });
 
+  /** A generated graph, a random host (cancelling at `cancelRate` percent per step), every run check, then `then`. */
+  const driven = (cancelRate: number, then: (h: SchedulerHarness) => void) =>
+    fc.property(Recipe, fc.gen(), (recipe, g) => {
+      const graph = build(recipe);
+      const { h, problems } = drive(graph, g, { cancelRate });
+      expect([...problems, ...checkRun(graph, h)]).toEqual([]);
+      then(h);
+    });
+
   it('no invocation runs twice, nothing runs without its required inputs, collect keeps item order, concurrency holds, every invocation ends once and the run finishes', () => {
     fc.assert(
-      fc.property(Recipe, fc.gen(), (recipe, g) => {
-        const graph = build(recipe);
-        const { h, problems } = drive(graph, g, { cancelRate: 0 });
-        expect([...problems, ...checkRun(graph, h)]).toEqual([]);
+      driven(0, (h) => {
         expect(h.finished?.status).not.toBe('cancelled');
         expect(h.running.size).toBe(0);
       }),
@@ -281,16 +287,12 @@ describe('scheduler over generated graphs (property)', () => {
 
   it('cancel at any point leaves nothing running, nothing pending and no run after it', () => {
     fc.assert(
-      fc.property(Recipe, fc.gen(), (recipe, g) => {
-        const graph = build(recipe);
-        const { h, problems } = drive(graph, g, { cancelRate: 15 });
-        expect([...problems, ...checkRun(graph, h)]).toEqual([]);
-        if (h.finished?.status === 'cancelled') {
-          expect([...h.status.values()].filter((s) => !FINAL.has(s))).toEqual([]);
-          const at = h.log.findIndex((c) => c.type === 'finished');
-          expect(h.log.slice(at + 1)).toEqual([]);
-          expect(h.send({ type: 'done', id: h.runs.at(-1) ?? 'in', outputs: {} })).toEqual([]);
-        }
+      driven(15, (h) => {
+        if (h.finished?.status !== 'cancelled') return;
+        expect([...h.status.values()].filter((s) => !FINAL.has(s))).toEqual([]);
+        const at = h.log.findIndex((c) => c.type === 'finished');
+        expect(h.log.slice(at + 1)).toEqual([]);
+        expect(h.send({ type: 'done', id: h.runs.at(-1) ?? 'in', outputs: {} })).toEqual([]);
       }),
       { numRuns: 300 },
     );
