@@ -6,7 +6,7 @@ import { FINAL_INVOCATION_STATUSES, invocationId, type InvocationStatus, type Li
 import { portsOf } from './ports';
 import { graphOf } from './testing/graphs';
 import { SchedulerHarness } from './testing/scheduler-harness';
-import type { SchedulerCommand, SchedulerState } from './scheduler';
+import { createScheduler, schedule, type SchedulerCommand, type SchedulerState } from './scheduler';
 
 /**
  * Property tests over generated graphs: random valid DAGs of input/template/tool/assert/iterate/
@@ -236,6 +236,16 @@ function checkRun(graph: WorkflowGraph, h: SchedulerHarness): string[] {
     );
     if (!starved) problems.push(`${c.invocation.id} was skipped with every required input delivered`);
   }
+  // The same events replayed into a fresh scheduler give the same commands and the same state.
+  let replayed = createScheduler(graph);
+  const again: SchedulerCommand[] = [];
+  for (const event of h.events) {
+    const next = schedule(replayed, event);
+    replayed = next.state;
+    again.push(...next.commands);
+  }
+  if (JSON.stringify(again) !== JSON.stringify(h.log)) problems.push('replaying the events gave other commands');
+  if (JSON.stringify(replayed) !== JSON.stringify(h.state)) problems.push('replaying the events gave another state');
   // The run's status follows its output.
   const out = finals.get('out');
   if (h.finished?.status === 'completed' && out?.status !== 'done') problems.push('completed without its output');
