@@ -46,8 +46,12 @@ export function indexGraph(graph: WorkflowGraph): GraphIndex {
     const from = outgoing.get(e.from.node);
     if (!into || !from) return;
     const indexed = { ...e, index };
-    into.set(e.to.port, [...(into.get(e.to.port) ?? []), indexed]);
-    from.set(e.from.port, [...(from.get(e.from.port) ?? []), indexed]);
+    const arriving = into.get(e.to.port) ?? [];
+    const leaving = from.get(e.from.port) ?? [];
+    arriving.push(indexed);
+    leaving.push(indexed);
+    into.set(e.to.port, arriving);
+    from.set(e.from.port, leaving);
   });
 
   const order = topologicalOrder(graph, incoming, outgoing);
@@ -85,19 +89,55 @@ function allEdges(byPort: EdgesByPort | undefined): IndexedEdge[] {
 function topologicalOrder(graph: WorkflowGraph, incoming: Map<string, EdgesByPort>, outgoing: Map<string, EdgesByPort>): string[] {
   const position = new Map(graph.nodes.map((n, i) => [n.id, i] as const));
   const waiting = new Map(graph.nodes.map((n) => [n.id, allEdges(incoming.get(n.id)).length] as const));
-  const ready = graph.nodes.filter((n) => waiting.get(n.id) === 0).map((n) => n.id);
+  // Ready nodes by document position, kept in a min-heap: a wide graph stays O(n log n).
+  const ready = new MinHeap();
+  graph.nodes.forEach((n, i) => waiting.get(n.id) === 0 && ready.push(i));
   const order: string[] = [];
-  while (ready.length > 0) {
-    ready.sort((a, b) => (position.get(a) ?? 0) - (position.get(b) ?? 0));
-    const id = ready.shift() as string;
+  for (let at = ready.pop(); at !== undefined; at = ready.pop()) {
+    const id = (graph.nodes[at] as WorkflowNode).id;
     order.push(id);
     for (const e of allEdges(outgoing.get(id))) {
       const left = (waiting.get(e.to.node) ?? 0) - 1;
       waiting.set(e.to.node, left);
-      if (left === 0) ready.push(e.to.node);
+      if (left === 0) ready.push(position.get(e.to.node) ?? 0);
     }
   }
   return order;
+}
+
+class MinHeap {
+  private readonly items: number[] = [];
+
+  push(value: number): void {
+    const items = this.items;
+    items.push(value);
+    for (let i = items.length - 1; i > 0; ) {
+      const parent = (i - 1) >> 1;
+      if ((items[parent] as number) <= value) break;
+      items[i] = items[parent] as number;
+      items[parent] = value;
+      i = parent;
+    }
+  }
+
+  pop(): number | undefined {
+    const items = this.items;
+    const top = items[0];
+    const last = items.pop();
+    if (items.length === 0 || last === undefined) return top;
+    items[0] = last;
+    for (let i = 0; ; ) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let least = i;
+      if (l < items.length && (items[l] as number) < (items[least] as number)) least = l;
+      if (r < items.length && (items[r] as number) < (items[least] as number)) least = r;
+      if (least === i) break;
+      [items[i], items[least]] = [items[least] as number, items[i] as number];
+      i = least;
+    }
+    return top;
+  }
 }
 
 /**

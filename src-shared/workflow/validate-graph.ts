@@ -104,7 +104,7 @@ function nodeProblems(index: GraphIndex, node: WorkflowNode, servers: Set<string
       if (problem !== undefined) problems.push({ node: node.id, code: 'invalid_check', message: `check ${i + 1} (${check.check}): ${problem}` });
     });
   }
-  if (node.kind === 'collect' && index.order.includes(node.id) && !index.closes.has(node.id)) {
+  if (node.kind === 'collect' && index.scope.has(node.id) && !index.closes.has(node.id)) {
     problems.push({ node: node.id, code: 'collect_without_iterate', message: 'collects items, but no iterate is upstream of it' });
   }
   return problems;
