@@ -3,11 +3,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunEvent } from '@shared/contracts/events';
-import { WorkflowGraph } from '@shared/workflow/document';
+import { agentAsWorkflow, WorkflowGraph } from '@shared/workflow/document';
 import { validateGraph } from '@shared/workflow/validate-graph';
 import { EXAMPLES } from '../../test-support/workspace';
+import { runAgent } from '../engine/run-agent';
 import { createMemoryLedger } from '../mcp/idempotency-ledger';
+import { loadSpecFile } from '../spec/load-spec';
 import { runWorkflow, type WorkflowRun } from './run-workflow';
+
+const temps: string[] = [];
+afterEach(() => {
+  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
 const workflowFiles = readdirSync(EXAMPLES).filter((f) => f.endsWith('.workflow.json'));
 const load = (file: string): WorkflowGraph => WorkflowGraph.parse(JSON.parse(readFileSync(join(EXAMPLES, file), 'utf8')));
@@ -22,13 +29,39 @@ describe('the shipped example workflows', () => {
   });
 });
 
+describe('the shipped agent specs as one-node workflows', () => {
+  const specFiles = readdirSync(EXAMPLES).filter((f) => f.endsWith('.json') && !f.endsWith('.workflow.json') && !f.endsWith('.script.json'));
+
+  it.each(specFiles)('%s is a one-node workflow that validates clean', (file) => {
+    const { spec } = loadSpecFile(join(EXAMPLES, file));
+    expect(validateGraph(agentAsWorkflow(spec))).toEqual([]);
+  });
+
+  it('notes-assistant run as a workflow delivers what the agent run delivers, on the same rounds', async () => {
+    const loaded = loadSpecFile(join(EXAMPLES, 'notes-assistant.json'));
+    const script = loaded.script ? { ...loaded.script, latency_ms: 0 } : undefined;
+    const runOnCopy = async (how: 'agent' | 'workflow') => {
+      const dir = mkdtempSync(join(tmpdir(), 'steward-example-'));
+      temps.push(dir);
+      const workspace = join(dir, 'notes-sandbox');
+      cpSync(join(EXAMPLES, 'notes-sandbox'), workspace, { recursive: true });
+      const events: RunEvent[] = [];
+      const common = { specDir: dir, workspace, ledger: createMemoryLedger(), onEvent: (e: RunEvent) => events.push(e) };
+      const output =
+        how === 'agent'
+          ? (await runAgent({ ...common, spec: loaded.spec, script })).output
+          : (await runWorkflow({ ...common, graph: agentAsWorkflow({ ...loaded.spec, ...(script ? { script } : {}) }), inputs: {} })).outputs.output;
+      const executed = events.flatMap((e) => (e.type === 'tool.executed' ? [[e.execution.tool, e.execution.arguments.path]] : []));
+      return { output, executed: JSON.stringify(executed).replaceAll(dir, 'DIR'), summary: readFileSync(join(workspace, 'summary.md'), 'utf8') };
+    };
+    const agent = await runOnCopy('agent');
+    expect(agent.output).toMatch(/^Wrote summary.md/);
+    expect(await runOnCopy('workflow')).toEqual(agent);
+  });
+});
+
 // ---------------------------------------------------------------------------------------------
 // End to end: the real MCP servers, replay models, a temp copy of each sandbox.
-
-const temps: string[] = [];
-afterEach(() => {
-  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
 
 async function runExample(file: string, inputs: Record<string, unknown> = {}, change?: (graph: WorkflowGraph) => void): Promise<{ run: WorkflowRun; events: RunEvent[]; workspace?: string }> {
   const graph = load(file);
