@@ -6,7 +6,8 @@ import { collectCredentialRefs, resolveCredentials } from '../../credentials/res
 import { SecretRegistry } from '../../credentials/secret-registry';
 import { startToolHost } from '../../mcp/mcp-tool-host';
 import { resolveProvider } from '../../providers/resolve-provider';
-import { loadSpecFile } from '../../spec/load-spec';
+import { loadDocumentFile } from '../../workflow/load-workflow';
+import { validateWorkflow } from './validate-workflow';
 
 export interface ValidationReport {
   lines: string[];
@@ -15,7 +16,8 @@ export interface ValidationReport {
 }
 
 /**
- * `steward validate`: the checks a run would hit before its first round, without calling a model:
+ * `steward validate`: the checks a run would hit before its first round, without calling a model
+ * (a workflow file: validate-workflow.ts):
  * schema, script, variables, credentials present in the keychain (by name: no value is read),
  * replay scripts, servers start, allowlisted tools exist.
  */
@@ -23,7 +25,9 @@ export async function validateSpecFile(file: string, credentials: () => Credenti
   const lines: string[] = [];
   const secrets = new SecretRegistry();
   try {
-    const loaded = loadSpecFile(file);
+    const document = loadDocumentFile(file);
+    if (document.kind === 'workflow') return await validateWorkflow(document.workflow, credentials, secrets);
+    const loaded = document.spec;
     const { spec } = loaded;
     const vars: Record<string, string> = { specDir: loaded.specDir };
     if (loaded.workspace !== undefined) vars.workspace = loaded.workspace;

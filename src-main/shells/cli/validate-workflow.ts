@@ -1,0 +1,44 @@
+import { EFFECT_LABELS } from '@shared/contracts/tool-effect';
+import { substituteVars } from '@shared/util/substitute';
+import { formatGraphProblem, validateGraph, type GraphProblem } from '@shared/workflow/validate-graph';
+import type { CredentialStore } from '../../credentials/credential-store';
+import type { SecretRegistry } from '../../credentials/secret-registry';
+import type { LoadedWorkflow } from '../../workflow/load-workflow';
+import { WorkflowTools } from '../../workflow/workflow-tools';
+import type { ValidationReport } from './validate-spec';
+
+/**
+ * `steward validate` on a workflow file (the schema was checked when it loaded): graph problems
+ * by node and port, `${...}` variables in agent nodes, and, when the graph is sound, its servers
+ * started as a run starts them, so a tool node naming a tool its server lacks is found too.
+ */
+export async function validateWorkflow(loaded: LoadedWorkflow, credentials: () => CredentialStore, secrets: SecretRegistry): Promise<ValidationReport> {
+  const { graph } = loaded;
+  const lines = [`workflow: ${graph.name} (${graph.id}), ${graph.nodes.length} nodes, ${graph.servers.length} server(s)`];
+  const vars: Record<string, string> = { specDir: loaded.specDir };
+  if (loaded.workspace !== undefined) vars.workspace = loaded.workspace;
+  for (const node of graph.nodes) {
+    if (node.kind === 'agent') substituteVars([node.instructions, node.task], vars, `node ${node.id}`);
+  }
+  let problems = validateGraph(graph);
+  if (problems.length === 0 && graph.servers.length > 0) {
+    const tools = new WorkflowTools({ graph, vars, cwd: loaded.specDir, secrets, credentials: credentials() });
+    try {
+      const { snapshot } = await tools.get();
+      const byServer: Record<string, string[]> = Object.fromEntries(graph.servers.map((s) => [s.id, []]));
+      for (const tool of snapshot.tools) {
+        byServer[tool.server]?.push(tool.name);
+        lines.push(`  tool ${tool.server}/${tool.name}: ${EFFECT_LABELS[tool.effect.effect]} (${tool.effect_source})`);
+      }
+      problems = validateGraph(graph, { tools: byServer });
+    } finally {
+      await tools.close();
+    }
+  }
+  return problems.length === 0 ? { lines } : { lines, error: problemsText(problems) };
+}
+
+function problemsText(problems: GraphProblem[]): string {
+  const count = `${problems.length} ${problems.length === 1 ? 'problem' : 'problems'}`;
+  return [`the workflow has ${count}:`, ...problems.map((p) => `  ${formatGraphProblem(p)}`)].join('\n');
+}
