@@ -112,6 +112,18 @@ describe('scheduler: iterate', () => {
     expect(h.violations).toEqual([]);
   });
 
+  it('a producer that streamed its items may end done without repeating them', () => {
+    const g = graphOf(
+      [input('in', 'doc'), tool('chunk', 'doc'), iterateN('each', 4), tool('embed', 'text'), collect('all'), output('out', 'ids')],
+      ['in.doc->chunk.doc', 'chunk.result->each.list', 'each.item->embed.text', 'embed.text->all.item', 'all.list->out.ids'],
+    );
+    const h = started(new SchedulerHarness(g), { doc: 'd' });
+    h.send({ type: 'emit', id: 'chunk', port: 'result', value: 'p0' });
+    h.done('chunk', { text: 'chunked' });
+    h.done('embed[each=0]', { text: 'e0' });
+    expect(h.finished).toEqual({ type: 'finished', status: 'completed', outputs: { ids: ['e0'] } });
+  });
+
   it('a producer failing mid-stream lets released items finish, drops the rest and never presents the partial list as complete', () => {
     const g = graphOf(
       [input('in', 'doc'), tool('chunk', 'doc'), iterateN('each', 1), tool('embed', 'text'), collect('all'), output('out', 'ids')],

@@ -368,7 +368,7 @@ class Step {
     const present = sent !== null && Object.hasOwn(sent, edge.from.port);
     const value = present ? sent[edge.from.port] : undefined;
     if (this.node(inv.node).kind === 'iterate') {
-      this.listArrived(id, inv, present, value);
+      this.listArrived(id, inv, present, value, sent === null);
       return;
     }
     if (present) inv.inputs[edge.to.port] = value;
@@ -401,12 +401,13 @@ class Step {
     this.status(id, inv);
   }
 
-  private listArrived(id: string, inv: InvocationState, present: boolean, value: unknown): void {
+  /** `producerFailed`: the producer ended failed, skipped or cancelled (not merely without this port). */
+  private listArrived(id: string, inv: InvocationState, present: boolean, value: unknown, producerFailed: boolean): void {
     const it = this.iteration(id);
     if (it.streamed) {
       // The stream is what was iterated; the producer's end only closes it (or breaks it when it failed).
       it.closed = true;
-      if (!present) {
+      if (producerFailed) {
         it.broken = true;
         it.items.length = it.released;
       }
