@@ -327,6 +327,18 @@ describe('scheduler: the reference shapes of seed 004', () => {
     expect(h.violations).toEqual([]);
   });
 
+  it('a finished invocation keeps no copy of its inputs in the state: a large batch stays small to persist', () => {
+    const g = graphOf([input('in', 'list'), iterateN('each', 4), tool('t', 'v'), collect('all'), output('out', 'n')], ['in.list->each.list', 'each.item->t.v', 't.text->all.item', 'all.list->out.n']);
+    const big = 'x'.repeat(1000);
+    const h = started(new SchedulerHarness(g), { list: Array.from({ length: 50 }, () => big) });
+    while (h.running.size > 0) {
+      const next = [...h.running.values()][0];
+      if (next) h.done(next.id, { text: 'ok' });
+    }
+    expect(h.finished?.status).toBe('completed');
+    expect(Object.values(h.state.invocations).filter((i) => Object.keys(i.inputs).length > 0).map((i) => i.node)).toEqual([]);
+  });
+
   it('a chain of paid model calls runs one after another, and a failure stops every later paid call', () => {
     const g = graphOf(
       [input('in', 'topic'), agent('draft', 'topic'), agent('critique', 'draft'), agent('revise', 'critique'), output('out', 'text')],

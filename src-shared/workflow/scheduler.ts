@@ -106,7 +106,9 @@ export interface SchedulerState {
   failure?: NodeFailure;
 }
 
-const HOSTED = new Set<WorkflowNode['kind']>(['agent', 'tool', 'template', 'assert']);
+/** Kinds the scheduler handles itself; every other kind (agent, tool, template, assert, and kinds added later) runs on the host. */
+const INTERNAL = new Set<WorkflowNode['kind']>(['input', 'iterate', 'collect', 'output']);
+const hostedKind = (kind: WorkflowNode['kind']) => !INTERNAL.has(kind);
 const FINAL = new Set<InvocationStatus>(FINAL_INVOCATION_STATUSES);
 const DEFAULT_CONCURRENCY = 4;
 
@@ -381,7 +383,7 @@ class Step {
 
   private ready(id: string, inv: InvocationState): void {
     const node = this.node(inv.node);
-    if (HOSTED.has(node.kind)) {
+    if (hostedKind(node.kind)) {
       inv.status = 'running';
       this.status(id, inv);
       this.commands.push({ type: 'run', invocation: this.invocation(id, inv) });
@@ -495,6 +497,8 @@ class Step {
     inv.status = status;
     this.s.active -= 1;
     this.status(id, inv, extra);
+    // The host got the inputs with `run`; a final invocation needs them no more (the state stays small to persist).
+    inv.inputs = {};
     if (status === 'failed' && extra.failure && !this.s.failure) this.s.failure = extra.failure;
     const node = this.node(inv.node);
     if (node.kind === 'iterate') {
@@ -565,7 +569,7 @@ class Step {
   cancel(): void {
     for (const [id, inv] of Object.entries(this.s.invocations)) {
       if (FINAL.has(inv.status)) continue;
-      if ((inv.status === 'running' || inv.status === 'waiting') && HOSTED.has(this.node(inv.node).kind)) this.commands.push({ type: 'abort', id });
+      if ((inv.status === 'running' || inv.status === 'waiting') && hostedKind(this.node(inv.node).kind)) this.commands.push({ type: 'abort', id });
       inv.status = 'cancelled';
       this.status(id, inv);
     }
@@ -611,7 +615,7 @@ export function schedule(state: SchedulerState, event: SchedulerEvent): { state:
     }
   } else {
     const inv = 'id' in event ? own(state.invocations, event.id) : undefined;
-    const hosted = inv !== undefined && HOSTED.has(step.node(inv.node).kind);
+    const hosted = inv !== undefined && hostedKind(step.node(inv.node).kind);
     switch (event.type) {
       case 'start':
         break;
