@@ -54,8 +54,8 @@ export const RunCheckpoint = z
 export type RunCheckpoint = z.infer<typeof RunCheckpoint>;
 
 /** A checkpoint taken for resuming: nobody else can take it until it is given back. */
-export interface ClaimedCheckpoint {
-  checkpoint: RunCheckpoint;
+export interface ClaimedCheckpoint<T = RunCheckpoint> {
+  checkpoint: T;
   /** The resumed run is under way: the checkpoint is spent. */
   remove(): void;
   /** The resume did not start: the run waits again, as before. */
@@ -64,10 +64,14 @@ export interface ClaimedCheckpoint {
 
 const CLAIMED = /^(.+\.json)\.claimed-(\d+)-[0-9a-f]+$/;
 
-/** The folder of waiting runs (one JSON file per run) in the user-data folder. */
-export class CheckpointStore {
+/**
+ * A folder of waiting runs (one JSON file per run, checked against `schema` whenever read or
+ * written) in the user-data folder: agent runs (CheckpointStore) and workflow runs alike.
+ */
+export class JsonCheckpointStore<T extends { run_id: string }> {
   constructor(
     private readonly dir: string,
+    private readonly schema: z.ZodType<T>,
     log: (line: string) => void = () => undefined,
   ) {
     mkdirSync(dir, { recursive: true });
@@ -78,7 +82,7 @@ export class CheckpointStore {
    * Takes the checkpoint by renaming it to a name only this process uses: a rename of one file
    * succeeds once, so of two hosts answering the same run exactly one resumes it.
    */
-  claim(runId: string): ClaimedCheckpoint | undefined {
+  claim(runId: string): ClaimedCheckpoint<T> | undefined {
     const file = this.fileOf(runId);
     const claimed = `${file}.claimed-${process.pid}-${randomBytes(6).toString('hex')}`;
     try {
@@ -86,9 +90,9 @@ export class CheckpointStore {
     } catch {
       return undefined; // gone, or someone else claimed it first
     }
-    let checkpoint: RunCheckpoint;
+    let checkpoint: T;
     try {
-      checkpoint = RunCheckpoint.parse(JSON.parse(readFileSync(claimed, 'utf8')));
+      checkpoint = this.schema.parse(JSON.parse(readFileSync(claimed, 'utf8')));
     } catch {
       giveBack(claimed, file);
       return undefined;
@@ -96,20 +100,20 @@ export class CheckpointStore {
     return { checkpoint, remove: () => rmSync(claimed, { force: true }), restore: () => giveBack(claimed, file) };
   }
 
-  save(checkpoint: RunCheckpoint): void {
+  save(checkpoint: T): void {
     const file = this.fileOf(checkpoint.run_id);
     const temp = `${file}.${process.pid}.tmp`;
-    writeFileSync(temp, JSON.stringify(RunCheckpoint.parse(checkpoint)));
+    writeFileSync(temp, JSON.stringify(this.schema.parse(checkpoint)));
     renameSync(temp, file);
   }
 
   /** Every valid checkpoint; a damaged file is reported and left in place (never silently dropped). */
-  list(log: (line: string) => void = () => undefined): RunCheckpoint[] {
-    const found: RunCheckpoint[] = [];
+  list(log: (line: string) => void = () => undefined): T[] {
+    const found: T[] = [];
     for (const name of readdirSync(this.dir)) {
       if (!name.endsWith('.json')) continue;
       try {
-        found.push(RunCheckpoint.parse(JSON.parse(readFileSync(join(this.dir, name), 'utf8'))));
+        found.push(this.schema.parse(JSON.parse(readFileSync(join(this.dir, name), 'utf8'))));
       } catch (err) {
         log(`waiting run ${name} could not be read and is left as it is: ${err instanceof Error ? err.message : String(err)}`);
       }
@@ -117,9 +121,9 @@ export class CheckpointStore {
     return found;
   }
 
-  get(runId: string): RunCheckpoint | undefined {
+  get(runId: string): T | undefined {
     try {
-      return RunCheckpoint.parse(JSON.parse(readFileSync(this.fileOf(runId), 'utf8')));
+      return this.schema.parse(JSON.parse(readFileSync(this.fileOf(runId), 'utf8')));
     } catch {
       return undefined;
     }
@@ -142,6 +146,13 @@ export class CheckpointStore {
   private fileOf(runId: string): string {
     if (!/^[A-Za-z0-9_.:-]+$/.test(runId)) throw new Error(`not a run id: ${runId}`);
     return join(this.dir, `${runId.replaceAll(':', '_')}.json`);
+  }
+}
+
+/** The folder of agent runs waiting for a person. */
+export class CheckpointStore extends JsonCheckpointStore<RunCheckpoint> {
+  constructor(dir: string, log: (line: string) => void = () => undefined) {
+    super(dir, RunCheckpoint, log);
   }
 }
 

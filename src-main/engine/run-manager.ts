@@ -8,8 +8,13 @@ import type { CredentialStore } from '../credentials/credential-store';
 import type { IdempotencyLedger } from '../mcp/idempotency-ledger';
 import { resolveSpec } from '../spec/load-spec';
 import type { ConfirmTool } from './boundary-actors';
-import { CheckpointStore } from './checkpoint';
-import { runAgent, type AgentRun, type RunAgentOptions } from './run-agent';
+import { CheckpointStore, type JsonCheckpointStore } from './checkpoint';
+import { runAgent, type RunAgentOptions } from './run-agent';
+import { validateGraph } from '@shared/workflow/validate-graph';
+import type { LoadedWorkflow } from '../workflow/load-workflow';
+import { checkInputs } from '../workflow/run-inputs';
+import { runWorkflow, type RunWorkflowOptions } from '../workflow/run-workflow';
+import type { WorkflowCheckpoint } from '../workflow/workflow-checkpoint';
 
 export interface RunManagerDeps {
   ledger: IdempotencyLedger;
@@ -19,6 +24,8 @@ export interface RunManagerDeps {
   baseDir: string;
   /** Where runs waiting for a person are kept (they survive a restart). */
   checkpoints: CheckpointStore;
+  /** Where workflow runs parked for a person are kept (they survive a restart too). */
+  workflowCheckpoints?: JsonCheckpointStore<WorkflowCheckpoint>;
   ollamaHost?: string;
   credentials?: CredentialStore;
   /** Writes events still batched for the outbox, so a checkpoint is never ahead of the trace. */
@@ -28,7 +35,7 @@ export interface RunManagerDeps {
 
 interface ActiveRun {
   controller: AbortController;
-  done: Promise<AgentRun>;
+  done: Promise<unknown>;
 }
 
 /**
@@ -74,9 +81,25 @@ export class RunManager {
     return { run_id: runId };
   }
 
-  /** Runs waiting for a person, persisted (they are listed again after a restart). */
+  /**
+   * A workflow run from the app: checked (graph, inputs) before it starts, so a problem is an
+   * error here rather than a failed run. `privacy` is the host's policy, never the page's.
+   */
+  startWorkflow(loaded: LoadedWorkflow, inputs: Record<string, unknown>, privacy: PrivacyPolicy): { run_id: string } {
+    const problems = validateGraph(loaded.graph);
+    if (problems.length > 0) throw new Error(`the workflow has ${problems.length} problem(s): ${problems.map((p) => p.message).join('; ')}`);
+    const checked = checkInputs(loaded.graph, inputs);
+    if (!checked.ok) throw new Error(checked.message);
+    const runId = randomUUID();
+    this.launchWorkflow(runId, { graph: loaded.graph, specDir: loaded.specDir, workspace: loaded.workspace, inputs: checked.inputs, privacy });
+    return { run_id: runId };
+  }
+
+  /** Runs waiting for a person, persisted (they are listed again after a restart): agent runs and workflow nodes. */
   pending(): Intervention[] {
-    return this.deps.checkpoints.list(this.deps.log).map((c) => c.intervention);
+    const agents = this.deps.checkpoints.list(this.deps.log).map((c) => c.intervention);
+    const workflows = (this.deps.workflowCheckpoints?.list(this.deps.log) ?? []).flatMap((c) => Object.values(c.waiting).map((w) => w.intervention));
+    return [...agents, ...workflows];
   }
 
   waitingRunIds(): Set<string> {
@@ -88,7 +111,7 @@ export class RunManager {
     if (this.active.has(runId)) return false;
     // Claimed first (an atomic rename): another process answering the same run gets nothing.
     const claimed = this.deps.checkpoints.claim(runId);
-    if (!claimed) return false;
+    if (!claimed) return this.answerWorkflow(runId, interventionId, answer);
     const { checkpoint } = claimed;
     if (checkpoint.intervention.id !== interventionId) {
       claimed.restore();
@@ -121,6 +144,68 @@ export class RunManager {
     return true;
   }
 
+  /** A person answered a workflow node that waits: the workflow continues from its checkpoint. */
+  private answerWorkflow(runId: string, interventionId: string, answer: HumanAnswer): boolean {
+    const claimed = this.deps.workflowCheckpoints?.claim(runId);
+    if (!claimed) return false;
+    const { checkpoint } = claimed;
+    const found = Object.entries(checkpoint.waiting).find(([, w]) => w.intervention.id === interventionId);
+    if (!found) {
+      claimed.restore();
+      return false;
+    }
+    const [invocation, { intervention }] = found;
+    if (!intervention.options.includes(answer.action)) {
+      claimed.restore();
+      throw new Error(`"${answer.action}" is not one of the answers this intervention offers (${intervention.options.join(', ')})`);
+    }
+    try {
+      this.launchWorkflow(runId, { graph: checkpoint.graph, specDir: checkpoint.spec_dir, workspace: checkpoint.workspace, inputs: {}, privacy: checkpoint.privacy, resume: { checkpoint, answer, invocation } });
+    } catch (error) {
+      claimed.restore();
+      throw error;
+    }
+    claimed.remove();
+    return true;
+  }
+
+  private launchWorkflow(runId: string, options: Omit<RunWorkflowOptions, 'ledger' | 'onEvent' | 'runId' | 'signal'>): void {
+    const controller = new AbortController();
+    const run = runWorkflow({
+      ...options,
+      ...this.shared(runId, controller),
+      persistWaiting: (checkpoint) => {
+        // The trace first, then the checkpoint (as for an agent run).
+        this.deps.flushEvents?.();
+        this.deps.workflowCheckpoints?.save(checkpoint);
+      },
+    });
+    this.track(runId, controller, run, 'workflow run');
+  }
+
+  /** What every run from the app shares: the host's ledger, outbox, keychain, and the person as confirmer. */
+  private shared(runId: string, controller: AbortController) {
+    return {
+      ledger: this.deps.ledger,
+      onEvent: this.deps.onEvent,
+      runId,
+      signal: controller.signal,
+      confirm: askThePerson,
+      ollamaHost: this.deps.ollamaHost,
+      credentials: this.deps.credentials,
+    };
+  }
+
+  private track(runId: string, controller: AbortController, run: Promise<{ status: string; message?: string }>, what: string): void {
+    const done = run
+      .then((result) => {
+        this.deps.log?.(`${what} ${runId} ${result.status}${result.message ? `: ${result.message}` : ''}`);
+        return result;
+      })
+      .finally(() => this.active.delete(runId));
+    this.active.set(runId, { controller, done });
+  }
+
   cancel(runId: string): boolean {
     const run = this.active.get(runId);
     if (!run) return false;
@@ -141,27 +226,16 @@ export class RunManager {
 
   private launch(runId: string, options: Omit<RunAgentOptions, 'ledger' | 'onEvent' | 'runId' | 'signal'>): void {
     const controller = new AbortController();
-    const done = runAgent({
+    const run = runAgent({
       ...options,
-      ledger: this.deps.ledger,
-      onEvent: this.deps.onEvent,
-      runId,
-      signal: controller.signal,
-      confirm: askThePerson,
-      ollamaHost: this.deps.ollamaHost,
-      credentials: this.deps.credentials,
+      ...this.shared(runId, controller),
       persistWaiting: (checkpoint) => {
         // The trace first (intervention.requested is durable), then the checkpoint: after a crash
         // in between, the run is closed as interrupted rather than resumed past a missing event.
         this.deps.flushEvents?.();
         this.deps.checkpoints.save(checkpoint);
       },
-    })
-      .then((result) => {
-        this.deps.log?.(`run ${runId} ${result.status}${result.message ? `: ${result.message}` : ''}`);
-        return result;
-      })
-      .finally(() => this.active.delete(runId));
-    this.active.set(runId, { controller, done });
+    });
+    this.track(runId, controller, run, 'run');
   }
 }

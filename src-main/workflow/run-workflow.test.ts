@@ -5,6 +5,7 @@ import { RunEvent } from '@shared/contracts/events';
 import { WorkflowGraph, type WorkflowGraphInput } from '@shared/workflow/document';
 import { createMemoryLedger } from '../mcp/idempotency-ledger';
 import { FILESYSTEM_PACKAGE } from '../mcp/shipped-effects';
+import { escalatingWorkflow } from '../../test-support/escalating-workflow';
 import { tempNotesWorkspace } from '../../test-support/workspace';
 import { runWorkflow, type RunWorkflowOptions } from './run-workflow';
 import { WorkflowCheckpoint } from './workflow-checkpoint';
@@ -165,43 +166,10 @@ describe('runWorkflow', () => {
 });
 
 describe('a workflow whose agent waits for a person', () => {
-  function escalating(ws: { workspace: string }): WorkflowGraph {
-    return WorkflowGraph.parse({
-      format: 'steward/v1',
-      kind: 'workflow',
-      id: 'share',
-      name: 'Share',
-      servers: [{ id: 'fs', package: FILESYSTEM_PACKAGE, args: ['${workspace}'] }],
-      nodes: [
-        { id: 'in', kind: 'input', fields: [{ name: 'name', type: 'text' }] },
-        {
-          id: 'sharer',
-          kind: 'agent',
-          instructions: 'Share notes.',
-          task: 'Share the notes as {{name}}.',
-          inputs: [{ name: 'name', type: 'text' }],
-          supervision: { phase: 3, on_escalate: 'human' },
-          script: {
-            student: [
-              { json: { decision_type: 'tool_call', tool_name: 'write_file', arguments: { path: join(ws.workspace, 'shared.md'), content: 'shared' } } },
-              { json: { decision_type: 'complete', output: 'shared it' } },
-            ],
-            teacher: [{ json: { verdict: 'escalate', reason_codes: ['policy_violation'], explanation: 'A person should approve what gets shared.' } }],
-          },
-        },
-        { id: 'out', kind: 'output', fields: [{ name: 'said', type: 'text' }] },
-      ],
-      edges: [
-        { from: { node: 'in', port: 'name' }, to: { node: 'sharer', port: 'name' } },
-        { from: { node: 'sharer', port: 'output' }, to: { node: 'out', port: 'said' } },
-      ],
-    });
-  }
-
   it('ends waiting with a durable checkpoint; a second run resumes it with the answer and completes', async () => {
     const ws = workspace();
     const persisted: WorkflowCheckpoint[] = [];
-    const first = await run(escalating(ws), ws, { inputs: { name: 'shared.md' }, persistWaiting: (c) => persisted.push(c) });
+    const first = await run(escalatingWorkflow(ws.workspace), ws, { inputs: { name: 'shared.md' }, persistWaiting: (c) => persisted.push(c) });
     expect(first.result.status).toBe('waiting');
     expect(first.result.interventions?.[0]).toMatchObject({ invocation_id: 'sharer', intervention: { kind: 'escalation' } });
     expect(first.result.invocations.find((i) => i.id === 'sharer')?.status).toBe('waiting');
@@ -211,7 +179,7 @@ describe('a workflow whose agent waits for a person', () => {
 
     // As it comes back from disk after a host restart.
     const checkpoint = WorkflowCheckpoint.parse(JSON.parse(JSON.stringify(persisted[0])));
-    const second = await run(escalating(ws), ws, { resume: { checkpoint, answer: { action: 'approve' } } });
+    const second = await run(escalatingWorkflow(ws.workspace), ws, { resume: { checkpoint, answer: { action: 'approve' } } });
     expect(second.result.message).toBeUndefined();
     expect(second.result.status).toBe('completed');
     expect(second.result.run_id).toBe(first.result.run_id);

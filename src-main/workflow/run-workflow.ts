@@ -199,7 +199,8 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
             feed({ type: 'failed', id: invocation.id, failure: { ...outcome.failure, message: secrets.maskText(outcome.failure.message) } });
             return;
           case 'waiting':
-            waiting.set(invocation.id, { checkpoint: outcome.checkpoint, intervention: outcome.intervention });
+            // Answered through the workflow run: an agent node's intervention names the workflow's run.
+            waiting.set(invocation.id, { checkpoint: outcome.checkpoint, intervention: { ...outcome.intervention, run_id: runId } });
             feed({ type: 'waiting', id: invocation.id });
             return;
         }

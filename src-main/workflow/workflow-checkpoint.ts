@@ -3,7 +3,7 @@ import { Intervention } from '@shared/contracts/intervention';
 import { PrivacyPolicy } from '@shared/policy/privacy';
 import { WorkflowGraph } from '@shared/workflow/document';
 import { InvocationStatus, Lineage, NodeFailure } from '@shared/workflow/invocation';
-import { RunCheckpoint } from '../engine/checkpoint';
+import { JsonCheckpointStore, RunCheckpoint } from '../engine/checkpoint';
 
 /** One node invocation as the run reports it (`--json`, the app's run view). */
 export const InvocationRecord = z
@@ -44,3 +44,10 @@ export const WorkflowCheckpoint = z
   })
   .strict();
 export type WorkflowCheckpoint = z.infer<typeof WorkflowCheckpoint>;
+
+/** The folder of workflow runs parked for a person. */
+export class WorkflowCheckpointStore extends JsonCheckpointStore<WorkflowCheckpoint> {
+  constructor(dir: string, log: (line: string) => void = () => undefined) {
+    super(dir, WorkflowCheckpoint, log);
+  }
+}
