@@ -14,6 +14,7 @@ import { eventId, type RunEvent } from '@shared/contracts/events';
 import { demoHostedWorkflows } from '../demo/demo-workspace';
 import { RunManager } from '../engine/run-manager';
 import { CheckpointStore } from '../engine/checkpoint';
+import { WorkflowCheckpointStore } from '../workflow/workflow-checkpoint';
 import { inspectServer } from '../mcp/inspect-server';
 import { createKeychainStore } from '../credentials/keychain-store';
 import { Outbox } from '../events/outbox';
@@ -85,6 +86,7 @@ async function openHost(options: HostOptions): Promise<Host> {
   const ollamaHost = options.ollamaHost ?? process.env.OLLAMA_HOST ?? 'http://127.0.0.1:11434';
   const outbox = Outbox.open(join(options.dataDir, 'outbox.jsonl'), { log });
   const checkpoints = new CheckpointStore(join(options.dataDir, 'waiting-runs'), log);
+  const workflowCheckpoints = new WorkflowCheckpointStore(join(options.dataDir, 'waiting-workflows'), log);
   const ledger = openFileLedger(join(options.dataDir, 'idempotency-ledger.jsonl'));
 
   // A run emits its events synchronously, a dozen per round; they reach the journal together at the
@@ -105,7 +107,7 @@ async function openHost(options: HostOptions): Promise<Host> {
     if (batch.length === 1) queueMicrotask(flush);
   };
   const credentials = options.credentials ?? createKeychainStore();
-  const runs = new RunManager({ ledger, onEvent, baseDir: options.dataDir, checkpoints, ollamaHost, credentials, flushEvents: flush, log });
+  const runs = new RunManager({ ledger, onEvent, baseDir: options.dataDir, checkpoints, workflowCheckpoints, ollamaHost, credentials, flushEvents: flush, log });
   // Runs waiting for a person are not interrupted: they resume when answered.
   closeInterruptedRuns(outbox, runs.waitingRunIds(), log);
   const sessions = new Map<string, HostSession>();
