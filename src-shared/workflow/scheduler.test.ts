@@ -286,6 +286,33 @@ describe('scheduler: failure, cancel, waiting', () => {
     expect(h.violations).toEqual([]);
   });
 
+  it('an output port answered with undefined counts as missing, the same whether or not the state went through JSON', () => {
+    const g = graphOf(
+      [input('in', 'q'), tool('a', 'q'), tool('b', 'x'), tool('c', 'x'), output('out', 'r')],
+      ['in.q->a.q', 'a.text->b.x', 'a.text->c.x', 'b.text->out.r'],
+    );
+    const live = started(new SchedulerHarness(g), { q: 'Q' });
+    live.done('a', { text: undefined });
+    const persisted = started(new SchedulerHarness(g), { q: 'Q' });
+    persisted.done('a', { text: undefined });
+    expect(live.finals('b')).toEqual(['skipped']);
+    expect(live.finals('c')).toEqual(['skipped']);
+    persisted.state = JSON.parse(JSON.stringify(persisted.state)) as typeof persisted.state;
+    expect(JSON.stringify(persisted.state)).toBe(JSON.stringify(live.state));
+  });
+
+  it('a list element that is undefined is null, as in JSON, whether it came in a list or streamed', () => {
+    const g = graphOf(
+      [input('in', 'list'), tool('chunk', 'doc'), iterateN('each', 1), iterateN('streamed', 1), tool('t', 'v'), tool('u', 'v'), output('out', 'r')],
+      ['in.list->each.list', 'in.list->chunk.doc', 'chunk.result->streamed.list', 'each.item->t.v', 'streamed.item->u.v', 'in.list->out.r'],
+    );
+    const h = started(new SchedulerHarness(g), { list: [undefined] });
+    h.send({ type: 'emit', id: 'chunk', port: 'result', value: undefined });
+    h.state = JSON.parse(JSON.stringify(h.state)) as typeof h.state;
+    expect(h.get('t[each=0]').inputs).toEqual({ v: null });
+    expect(h.get('u[streamed=0]').inputs).toEqual({ v: null });
+  });
+
   it('a graph with a cycle finishes failed at start, naming it, and runs nothing', () => {
     const g = graphOf([tool('a', 'x'), tool('b', 'x'), output('out', 'r')], ['a.text->b.x', 'b.text->a.x', 'b.text->out.r']);
     const h = started(new SchedulerHarness(g));

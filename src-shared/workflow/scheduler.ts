@@ -116,6 +116,14 @@ function own<T>(record: Record<string, T>, key: string): T | undefined {
   return Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
+/** A value of `undefined` is no value: dropped, so the state means the same before and after JSON. */
+function defined(outputs: Record<string, unknown> | null | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (outputs === null || typeof outputs !== 'object') return out;
+  for (const [k, v] of Object.entries(outputs)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The plan: what the scheduler derives from the graph once (cached per graph object, never stored).
 
@@ -426,7 +434,7 @@ class Step {
       return;
     }
     this.begin(id, inv);
-    it.items = value.slice();
+    it.items = value.map((v: unknown) => (v === undefined ? null : v));
     it.closed = true;
     this.tasks.push({ t: 'release', iteration: id }, { t: 'close', iteration: id });
   }
@@ -443,7 +451,8 @@ class Step {
       if (it.closed) continue;
       this.begin(target, iterate);
       it.streamed = true;
-      it.items.push(value);
+      // As in JSON, a list element is never undefined.
+      it.items.push(value === undefined ? null : value);
       this.tasks.push({ t: 'release', iteration: target });
     }
   }
@@ -460,7 +469,7 @@ class Step {
       it.inFlight += 1;
       const lineage: Lineage = [...inv.lineage, { iterate: inv.node, index }];
       const key = invocationId(inv.node, lineage);
-      const sent = { item: it.items[index] };
+      const sent = defined({ item: it.items[index] });
       this.s.values[key] = sent;
       it.items[index] = null;
       this.gather(inv.node, lineage, sent);
@@ -506,7 +515,7 @@ class Step {
       const total = typeof extra.outputs?.count === 'number' ? extra.outputs.count : 0;
       for (const collect of this.plan.collectsOf.get(inv.node) ?? []) this.closeCollect(invocationId(collect, inv.lineage), status === 'done' ? total : undefined, inv.node);
     } else {
-      const sent = status === 'done' ? (extra.outputs ?? {}) : null;
+      const sent = status === 'done' ? defined(extra.outputs) : null;
       this.s.values[id] = sent;
       this.gather(inv.node, inv.lineage, sent);
       this.tasks.push({ t: 'sent', node: inv.node, lineage: inv.lineage });
