@@ -8,7 +8,8 @@ import { FINAL_INVOCATION_STATUSES, invocationId, type Invocation, type Invocati
  * No timers, no I/O, no clock: the same events always give the same commands.
  *
  * - input/iterate/collect/output nodes are handled here (still reported with `status` commands);
- *   agent/tool/template/assert nodes are `run` commands for the host.
+ *   every other kind (agent, tool, template, assert, and kinds added later) is a `run` command for
+ *   the host. Every invocation is reported `pending` when its lineage opens, then each change.
  * - A node runs once per lineage when every input for that lineage has arrived (a join waits for
  *   all). Values are matched by lineage; an outer-scope value is shared by every item below it.
  * - An iterate releases at most `concurrency` items at a time; an item is in flight until every
