@@ -74,6 +74,11 @@ export interface RunAgentOptions {
   onProgress?: (line: string) => void;
   /** How often that progress is reported (10 s by default); tests make it short. */
   progressIntervalMs?: number;
+  /**
+   * The spec's task and instructions are final: `${…}` in them is text, not a variable (a workflow's
+   * agent node substitutes its own variables before its inputs, which may hold `${…}`, go in).
+   */
+  textsFinal?: boolean;
 }
 
 export interface AgentRun extends RunResult {
@@ -143,6 +148,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       secrets,
       scriptStart: resumed?.script_positions,
       providers: options.providers,
+      textsFinal: options.textsFinal,
     });
   } catch (err) {
     setupError = secrets.maskText(errorText(err));

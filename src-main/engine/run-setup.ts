@@ -34,10 +34,12 @@ export async function prepareRun(input: {
   secrets: SecretRegistry;
   scriptStart?: { student: number; teacher: number };
   providers?: { student: ModelProvider; teacher: ModelProvider };
+  /** Task and instructions are final (a workflow node substituted them before its inputs went in). */
+  textsFinal?: boolean;
 }): Promise<PreparedRun> {
   const { spec, vars } = input;
-  const instructions = substituteVars(spec.instructions, vars, 'instructions');
-  const task = substituteVars(spec.task, vars, 'task');
+  const instructions = input.textsFinal ? spec.instructions : substituteVars(spec.instructions, vars, 'instructions');
+  const task = input.textsFinal ? spec.task : substituteVars(spec.task, vars, 'task');
   const script = input.script ? substituteVars(ModelScript.parse(input.script), vars, 'script') : undefined;
   // Decided on the URL each provider will send to (built once, here), before any key is read.
   const privacy = input.privacy ?? LOCAL_ONLY;

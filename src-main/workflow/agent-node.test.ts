@@ -71,6 +71,16 @@ describe('agent node', () => {
     expect(events.some((e) => e.type === 'run.started' || e.type === 'run.finished')).toBe(false);
   });
 
+  it('an input holding ${…} (a shell script\'s text) reaches the task as it is; the node\'s own ${workspace} is the folder', async () => {
+    const { outcome, events } = await runNode(
+      { task: 'In ${workspace}, classify {{name}}: {{text}}', script: { student: [{ json: { decision_type: 'complete', output: 'code' } }] } },
+      { name: 'backup.sh', text: 'cp -r "${HOME}/notes" "${specDir}"' },
+    );
+    expect(outcome).toEqual({ status: 'done', outputs: { output: 'code' } });
+    const started = events.find((e) => e.type === 'agent.started');
+    expect(started?.type === 'agent.started' && started.task).toMatch(/^In \/.+notes-sandbox, classify backup\.sh: cp -r "\$\{HOME\}\/notes" "\$\{specDir\}"$/);
+  });
+
   it('an agent that ends otherwise than complete fails the node with its message', async () => {
     const { outcome } = await runNode({ limits: { max_rounds: 1 }, script: { student: [{ json: { decision_type: 'ask_user', question: 'Which note?' } }] } }, { name: 'a', text: 'b' });
     expect(outcome.status).toBe('failed');

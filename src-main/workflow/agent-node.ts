@@ -4,6 +4,7 @@ import { AgentSpec } from '@shared/contracts/spec';
 import type { PrivacyPolicy } from '@shared/policy/privacy';
 import type { NodeOf, WorkflowGraph } from '@shared/workflow/document';
 import { renderTemplate } from '@shared/workflow/template';
+import { substituteVars } from '@shared/util/substitute';
 import type { CredentialStore } from '../credentials/credential-store';
 import type { ConfirmTool } from '../engine/boundary-actors';
 import type { RunCheckpoint } from '../engine/checkpoint';
@@ -33,10 +34,17 @@ export interface AgentNodeDeps {
 export const agentRunId = (runId: string, invocationId: string): string => `${runId}:${invocationId}`;
 
 /** The node as an agent spec: its templated task and instructions, the workflow's servers it names. */
-export function agentSpecOf(node: NodeOf<'agent'>, graph: WorkflowGraph, inputs: Record<string, unknown>): { ok: true; spec: AgentSpec } | { ok: false; message: string } {
-  const task = renderTemplate(node.task, inputs);
+export function agentSpecOf(node: NodeOf<'agent'>, graph: WorkflowGraph, inputs: Record<string, unknown>, vars: Readonly<Record<string, string>>): { ok: true; spec: AgentSpec } | { ok: false; message: string } {
+  // The node's own `${workspace}` first, then its inputs: `${…}` inside an input is text, never a variable.
+  let own: { task: string; instructions: string };
+  try {
+    own = substituteVars({ task: node.task, instructions: node.instructions }, vars, `agent node ${node.id}`);
+  } catch (err) {
+    return { ok: false, message: errorText(err) };
+  }
+  const task = renderTemplate(own.task, inputs);
   if (!task.ok) return { ok: false, message: `task: ${task.message}` };
-  const instructions = renderTemplate(node.instructions, inputs);
+  const instructions = renderTemplate(own.instructions, inputs);
   if (!instructions.ok) return { ok: false, message: `instructions: ${instructions.message}` };
   const servers = node.servers === undefined ? graph.servers : graph.servers.filter((s) => node.servers?.includes(s.id));
   const ids = new Set(servers.map((s) => s.id));
@@ -90,7 +98,8 @@ export async function runAgentNode(
   if (resume) {
     spec = resume.checkpoint.spec;
   } else {
-    const built = agentSpecOf(node, deps.graph, run.invocation.inputs);
+    const vars: Record<string, string> = { specDir: deps.specDir, ...(deps.workspace !== undefined ? { workspace: deps.workspace } : {}) };
+    const built = agentSpecOf(node, deps.graph, run.invocation.inputs, vars);
     if (!built.ok) return failed('invalid_input', built.message);
     spec = built.spec;
   }
@@ -112,6 +121,7 @@ export async function runAgentNode(
       providers: deps.providers,
       // A node that names its servers gets its own host; otherwise it shares the workflow's.
       toolHost: node.servers === undefined ? deps.toolHost : undefined,
+      textsFinal: true,
       resume,
     });
     if (result.status === 'waiting' && result.checkpoint && result.intervention) {

@@ -103,6 +103,16 @@ describe('tool node', () => {
     expect(events.filter((e) => e.type === 'review.decided').map((e) => (e.type === 'review.decided' ? e.review.rule : ''))).toEqual(['protected_effect', 'protected_effect']);
   });
 
+  it('${workspace} in the arguments is the workflow\'s folder; an input holding ${…} is used as it is, never substituted', async () => {
+    const { ws, call } = setup({ tool: 'read_text_file', arguments: { path: '${workspace}/{{path}}' } });
+    const read = await call({ path: 'ideas.md' });
+    expect(read.status).toBe('done');
+    if (read.status === 'done') expect(read.outputs.text).toBe(readFileSync(join(ws.workspace, 'ideas.md'), 'utf8'));
+    const injected = await call({ path: '${specDir}' }, 'call[b=0]');
+    expect(injected.status).toBe('failed');
+    if (injected.status === 'failed') expect(injected.failure.message).toContain('${specDir}');
+  });
+
   it('a template that names an input the node did not get fails the node before any call', async () => {
     const { call, events } = setup({ tool: 'read_text_file', arguments: { path: '{{nowhere}}' } });
     expect(await call({ path: 'x' })).toMatchObject({ status: 'failed', failure: { code: 'template_error' } });

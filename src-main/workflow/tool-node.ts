@@ -11,6 +11,7 @@ import { LOCAL_ONLY, type PrivacyPolicy } from '@shared/policy/privacy';
 import { ReviewRules } from '@shared/contracts/spec';
 import type { NodeOf, WorkflowGraph } from '@shared/workflow/document';
 import { renderJsonTemplate } from '@shared/workflow/template';
+import { substituteVars } from '@shared/util/substitute';
 import type { CredentialStore } from '../credentials/credential-store';
 import type { SecretRegistry } from '../credentials/secret-registry';
 import type { IdempotencyLedger } from '../mcp/idempotency-ledger';
@@ -82,7 +83,14 @@ export async function runToolNode(node: NodeOf<'tool'>, run: NodeRun, deps: Tool
     }
     decision = asked;
   } else {
-    const rendered = renderJsonTemplate(node.arguments, run.invocation.inputs);
+    // The document's own `${workspace}` first, then the inputs: a value that holds `${…}` stays as it is.
+    let own: Record<string, unknown>;
+    try {
+      own = substituteVars(node.arguments, deps.vars, `the arguments of ${node.id}`);
+    } catch (err) {
+      return failed('template_error', errorText(err));
+    }
+    const rendered = renderJsonTemplate(own, run.invocation.inputs);
     if (!rendered.ok) return failed('template_error', rendered.message);
     const args = rendered.value;
     if (args === null || typeof args !== 'object' || Array.isArray(args)) return failed('invalid_input', 'the tool arguments must be a JSON object');
