@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -169,5 +169,31 @@ describe('the steward binary', () => {
     const { stdout } = await execFileP(process.execPath, [BIN, 'run', file, '--json'], { env: { ...process.env, STEWARD_DATA_DIR: join(dir, 'data') } });
     expect((JSON.parse(stdout) as { status: string }).status).toBe('completed');
     expect(existsSync(join(sandbox, 'triage-report.md'))).toBe(true);
+  });
+
+  it('Ctrl+C cancels a workflow: every running invocation ends, the trace closes cancelled, exit 1', async () => {
+    const dir = tempDir();
+    const file = workflowFile(dir, {
+      nodes: [
+        { id: 'in', kind: 'input', fields: [{ name: 'topic', type: 'text' }] },
+        { id: 'slow', kind: 'agent', instructions: 'Think.', task: 'Think about {{topic}}.', inputs: [{ name: 'topic', type: 'text' }], servers: [], script: { student: [{ json: { decision_type: 'complete', output: 'done' }, delay_ms: 60_000 }] } },
+        { id: 'out', kind: 'output', fields: [{ name: 'said', type: 'text' }] },
+      ],
+      edges: [
+        { from: { node: 'in', port: 'topic' }, to: { node: 'slow', port: 'topic' } },
+        { from: { node: 'slow', port: 'output' }, to: { node: 'out', port: 'said' } },
+      ],
+    });
+    const trace = join(dir, 'trace.jsonl');
+    const child = spawn(process.execPath, [BIN, 'run', file, '--input', 'topic=x', '--trace', trace], { env: { ...process.env, STEWARD_DATA_DIR: join(dir, 'data') }, stdio: 'ignore' });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const lines = () => (existsSync(trace) ? readFileSync(trace, 'utf8').split('\n').filter(Boolean) : []);
+    await expect.poll(() => lines().some((l) => l.includes('"type":"agent.started"')), { timeout: 20_000 }).toBe(true);
+    child.kill('SIGINT');
+    expect(await exited).toBe(EXIT.runNotCompleted);
+    const events = lines().map((l) => RunEvent.parse(JSON.parse(l)));
+    expect(events.at(-1)).toMatchObject({ type: 'run.finished', status: 'cancelled' });
+    const last = new Map(events.flatMap((e) => (e.type === 'node.invocation' ? [[e.invocation_id, e.status] as const] : [])));
+    expect([...last.values()].filter((s) => s === 'running' || s === 'pending')).toEqual([]);
   });
 });
