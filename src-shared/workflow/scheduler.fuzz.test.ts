@@ -19,8 +19,9 @@ const FINAL = new Set<InvocationStatus>(FINAL_INVOCATION_STATUSES);
 type Value = { node: string; port: string; scope: string[]; after: string[] };
 const STEP_KINDS = ['tool', 'template', 'assert', 'iterate', 'collect', 'source'] as const;
 const Step = fc.record({
-  kind: fc.constantFrom(...STEP_KINDS),
-  picks: fc.array(fc.nat(), { minLength: 1, maxLength: 3 }),
+  // Weighted towards iterates, their stages and collects, so nesting and gathering come up often.
+  kind: fc.constantFrom(...STEP_KINDS, 'iterate', 'iterate', 'tool', 'collect') as fc.Arbitrary<(typeof STEP_KINDS)[number]>,
+  picks: fc.array(fc.oneof({ arbitrary: fc.integer({ min: -3, max: -1 }), weight: 3 }, { arbitrary: fc.nat(), weight: 1 }), { minLength: 1, maxLength: 3 }),
   optional: fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
   concurrency: fc.integer({ min: 1, max: 3 }),
 });
@@ -45,7 +46,9 @@ function build(recipe: Recipe): WorkflowGraph {
   const edges: string[] = [];
   recipe.steps.forEach((step, i) => {
     const id = `n${i}`;
-    const pick = (k: number) => values[(step.picks[k] ?? 0) % values.length] as Value;
+    // A negative pick is one of the last values (chains, nested iterates and their collects), else any.
+    const recent = (from: Value[], p: number) => from[p < 0 ? Math.max(0, from.length + p) : p % from.length] as Value;
+    const pick = (k: number) => recent(values, step.picks[k] ?? 0);
     const nested = values.filter((v) => v.scope.length > 0);
     const kind = step.kind === 'collect' && nested.length === 0 ? 'template' : step.kind;
     if (kind === 'iterate') {
@@ -54,7 +57,7 @@ function build(recipe: Recipe): WorkflowGraph {
       edges.push(`${src.node}.${src.port}->${id}.list`);
       values.push({ node: id, port: 'item', scope: [...src.scope, id], after: src.after });
     } else if (kind === 'collect') {
-      const src = nested[(step.picks[0] ?? 0) % nested.length] as Value;
+      const src = recent(nested, step.picks[0] ?? 0);
       nodes.push({ id, kind: 'collect' });
       edges.push(`${src.node}.${src.port}->${id}.item`);
       values.push({ node: id, port: 'list', scope: src.scope.slice(0, -1), after: [...src.after, src.scope.at(-1) ?? ''] });
@@ -99,7 +102,9 @@ function drive(graph: WorkflowGraph, g: fc.GeneratorValue, options: DriveOptions
   const nodes = new Map(graph.nodes.map((n) => [n.id, n] as const));
   const limits = new Map(graph.nodes.flatMap((n) => (n.kind === 'iterate' ? [[n.id, n.concurrency] as const] : [])));
   const problems: string[] = [];
-  const list = (prefix: string) => Array.from({ length: g(fc.nat, 3) }, (_, k) => `${prefix}#${k}`);
+  // Every value is a list of lists of unique strings, so an iterate over an item (nested) has a list too.
+  const length = () => (g(fc.nat, 5) === 0 ? 0 : 1 + g(fc.nat, 2));
+  const list = (prefix: string) => Array.from({ length: length() }, (_, k) => Array.from({ length: length() }, (_, j) => `${prefix}#${k}.${j}`));
   h.send({ type: 'start', inputs: { a: list('a'), b: list('b'), c: list('c') } });
   const roundTripAt = g(fc.nat, 20);
   let emitted = 0;
@@ -194,7 +199,12 @@ function checkRun(graph: WorkflowGraph, h: SchedulerHarness): string[] {
   // producer emitted, otherwise its finished list.
   const itemsOf = (iterate: string, lineage: Lineage): unknown[] | undefined => {
     const feed = index.incoming.get(iterate)?.get('list')?.[0];
-    if (!feed || index.nodes.get(feed.from.node)?.kind === 'iterate') return undefined;
+    if (!feed) return undefined;
+    if (index.nodes.get(feed.from.node)?.kind === 'iterate') {
+      // Nested: the list is the outer iterate's item for this lineage.
+      const outer = itemsOf(feed.from.node, lineage);
+      return outer?.[lineage[depthOfValues(feed.from.node) - 1]?.index ?? -1] as unknown[] | undefined;
+    }
     const producer = invocationId(feed.from.node, lineage.slice(0, depthOfValues(feed.from.node)));
     const emits = h.events.flatMap((ev) => (ev.type === 'emit' && ev.id === producer && ev.port === feed.from.port ? [ev.value] : []));
     return emits.length > 0 ? emits : (finals.get(producer)?.outputs?.[feed.from.port] as unknown[] | undefined);
