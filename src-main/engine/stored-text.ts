@@ -19,8 +19,11 @@ const MODEL_SAID: Partial<Record<RunEventType, readonly string[]>> = {
   'round.completed': ROUND_RECORD.map((p) => `record.${p}`),
   'intervention.requested': ['intervention'],
   'learning.example': ['student_candidate', 'verdict', 'final_decision'],
-  'run.finished': ['output', 'message'],
+  'run.finished': ['output', 'message', 'outputs'],
   'agent.finished': ['output', 'message'],
+  // A workflow's values (a file a tool read, what an agent said) are copied into every node event.
+  'workflow.started': ['inputs'],
+  'node.invocation': ['inputs', 'outputs', 'failure.message'],
   'scs.transcript': ['reply'],
   'scs.committee.plan_drafted': ['plan', 'error'],
   'model.retry': ['reason'],

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RunEvent } from '@shared/contracts/events';
@@ -260,5 +260,37 @@ describe('a protected tool node waiting for a person\'s confirmation (the app as
     expect(second.result.status).toBe('failed');
     expect(second.result.message).toMatch(/not_confirmed: you did not confirm fs\/write_file: not now/);
     expect(existsSync(join(ws.workspace, 'saved.md'))).toBe(false);
+  });
+});
+
+describe('what a workflow run stores', () => {
+  it('values in node.invocation and run.finished events keep 16 KiB per text with their full size; the run\'s outputs are whole', async () => {
+    const ws = workspace();
+    const big = 'line of notes\n'.repeat(3000);
+    writeFileSync(join(ws.workspace, 'big.md'), big);
+    const graph = WorkflowGraph.parse({
+      format: 'steward/v1',
+      kind: 'workflow',
+      id: 'big',
+      name: 'Big',
+      servers: [{ id: 'fs', package: FILESYSTEM_PACKAGE, args: ['${workspace}'] }],
+      nodes: [
+        { id: 'in', kind: 'input', fields: [{ name: 'path', type: 'text' }] },
+        { id: 'read', kind: 'tool', server: 'fs', tool: 'read_text_file', inputs: [{ name: 'path', type: 'text' }], arguments: { path: '{{path}}' } },
+        { id: 'out', kind: 'output', fields: [{ name: 'text', type: 'text' }] },
+      ],
+      edges: [
+        { from: { node: 'in', port: 'path' }, to: { node: 'read', port: 'path' } },
+        { from: { node: 'read', port: 'text' }, to: { node: 'out', port: 'text' } },
+      ],
+    });
+    const { result, events } = await run(graph, ws, { inputs: { path: join(ws.workspace, 'big.md') } });
+    expect(result.status).toBe('completed');
+    expect(result.outputs.text).toBe(big);
+    const done = events.find((e) => e.type === 'node.invocation' && e.node === 'read' && e.status === 'done');
+    expect(done?.trimmed).toContainEqual({ path: 'outputs.text', original_bytes: big.length });
+    const finished = events.at(-1);
+    expect(finished?.type === 'run.finished' && String(finished.outputs?.text).length).toBeLessThan(17_000);
+    expect(finished?.trimmed).toContainEqual({ path: 'outputs.text', original_bytes: big.length });
   });
 });
