@@ -245,7 +245,10 @@ describe('a protected tool node waiting for a person\'s confirmation (the app as
   it('waits without running it; approved, the exact call it asked about runs and the run completes', async () => {
     const ws = workspace();
     const { first, checkpoint } = await parked(ws);
-    const second = await run(saving(ws), ws, { resume: { checkpoint, answer: { action: 'approve' } } });
+    // The resumed run keeps the folders it started with, whatever the caller passes this time.
+    const elsewhere = workspace();
+    const second = await run(saving(ws), elsewhere, { resume: { checkpoint, answer: { action: 'approve' } } });
+    expect(second.result.message).toBeUndefined();
     expect(second.result.status).toBe('completed');
     expect(readFileSync(join(ws.workspace, 'saved.md'), 'utf8')).toBe('hello');
     const selected = second.events.find((e) => e.type === 'decision.selected');

@@ -105,11 +105,12 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   const nodes = new Map<string, WorkflowNode>(graph.nodes.map((n) => [n.id, n]));
   const records = new Map<string, InvocationRecord>((resumed?.invocations ?? []).map((r) => [r.id, r]));
   const waiting = new Map<string, { checkpoint?: RunCheckpoint; intervention: Intervention }>(Object.entries(resumed?.waiting ?? {}));
-  const vars: Record<string, string> = { specDir: options.specDir };
-  if (options.workspace !== undefined) vars.workspace = options.workspace;
+  // A resumed run keeps the folders and privacy it started with.
   const specDir = resumed?.spec_dir ?? options.specDir;
   const workspace = resumed?.workspace ?? options.workspace;
   const privacy = resumed?.privacy ?? options.privacy;
+  const vars: Record<string, string> = { specDir };
+  if (workspace !== undefined) vars.workspace = workspace;
 
   const setupFailure = (message: string): WorkflowRun => ({ run_id: runId, status: 'failed', outputs: {}, invocations: [...records.values()], message, setup_error: message });
 
@@ -287,7 +288,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   }
 
   await tools.close();
-  const invocations = [...records.values()];
+  const invocations = secrets.mask([...records.values()]);
   if (crashed !== undefined) return { run_id: runId, status: 'failed', outputs: {}, invocations, message: secrets.maskText(`the run stopped: ${crashed}`) };
   if (!finished) {
     if (waiting.size > 0) {
