@@ -174,6 +174,8 @@ export class RunManager {
     const run = runWorkflow({
       ...options,
       ...this.shared(runId, controller),
+      // The person answers in the run view: an escalated tool call waits for them.
+      parkEscalations: true,
       persistWaiting: (checkpoint) => {
         // The trace first, then the checkpoint (as for an agent run).
         this.deps.flushEvents?.();

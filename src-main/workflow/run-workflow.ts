@@ -48,6 +48,8 @@ export interface RunWorkflowOptions {
   /** Injected for tests and benchmarks. */
   providers?: { student: ModelProvider; teacher: ModelProvider };
   toolHost?: ToolHost;
+  /** A person answers later (the app): a tool node's escalated call waits for them instead of failing. */
+  parkEscalations?: boolean;
   /** A tool node's teacher, injected for tests; resolved from the node's `review` otherwise. */
   reviewTeacher?: ModelProvider;
 }
@@ -235,6 +237,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
           ollamaHost: options.ollamaHost,
           credentials: options.credentials,
           teacher: options.reviewTeacher,
+          parkEscalations: options.parkEscalations,
           onSnapshot: (s) => (snapshot = s),
         }, resumeWith && { intervention: resumeWith.parked.intervention, answer: resumeWith.answer });
       case 'agent': {

@@ -113,6 +113,18 @@ describe('tool node', () => {
     if (injected.status === 'failed') expect(injected.failure.message).toContain('${specDir}');
   });
 
+  it('a teacher that escalates the call: the node waits for a person where one answers later, and fails with the teacher\'s reason where nobody can', async () => {
+    const escalate = { json: { verdict: 'escalate', reason_codes: ['policy_violation'], explanation: 'A person should decide this write.' } };
+    const tool = { tool: 'write_file', arguments: { path: '{{path}}', content: 'x' }, review: { teacher: { provider: 'script' }, script: { teacher: [escalate, escalate] } } };
+    const cli = setup(tool);
+    const target = join(cli.ws.workspace, 'x.md');
+    expect(await cli.call({ path: target })).toMatchObject({ status: 'failed', failure: { code: 'tool_escalated', message: expect.stringMatching(/A person should decide this write/) } });
+    const app = setup(tool, { parkEscalations: true });
+    const parked = await app.call({ path: join(app.ws.workspace, 'x.md') });
+    expect(parked).toMatchObject({ status: 'waiting', intervention: { kind: 'escalation', reason: 'A person should decide this write.', decision: { tool_name: 'write_file' }, options: ['approve', 'reject'] } });
+    expect(existsSync(join(app.ws.workspace, 'x.md'))).toBe(false);
+  });
+
   it('a template that names an input the node did not get fails the node before any call', async () => {
     const { call, events } = setup({ tool: 'read_text_file', arguments: { path: '{{nowhere}}' } });
     expect(await call({ path: 'x' })).toMatchObject({ status: 'failed', failure: { code: 'template_error' } });

@@ -35,6 +35,11 @@ export interface ToolNodeDeps {
   credentials?: CredentialStore;
   /** Injected teacher for tests and benchmarks; resolved from the node's `review` otherwise. */
   teacher?: ModelProvider;
+  /**
+   * Where a person answers later (the app), a teacher's escalation parks the node for them; where
+   * nobody can (the CLI), the node fails with the teacher's reason.
+   */
+  parkEscalations?: boolean;
   /** The snapshot tool nodes validate against, for masking sensitive arguments in events. */
   onSnapshot?: (snapshot: ToolSnapshot) => void;
 }
@@ -143,7 +148,7 @@ export async function runToolNode(node: NodeOf<'tool'>, run: NodeRun, deps: Tool
     // No teacher: only a person's confirmation of this exact call lets a protected tool run.
     const answer = await confirm({ run_id: runLabel, round: 0, server: node.server, tool: node.tool, arguments: decision.arguments });
     // The app asks in the run view: the node waits for the answer (and survives a restart).
-    if (answer === 'pending') return waitForConfirmation(run, deps, node, decision, `${node.server}/${node.tool} has a protected effect (${tool.effect.effect}) and no teacher reviews it: it runs only if you confirm it.`);
+    if (answer === 'pending') return waitForPerson(run, deps, decision, 'confirmation', `${node.server}/${node.tool} has a protected effect (${tool.effect.effect}) and no teacher reviews it: it runs only if you confirm it.`);
     if (answer !== 'granted') {
       const why = answer === 'denied' ? 'you declined it' : 'no confirmation could be obtained (in the CLI, --yes confirms)';
       return failed('not_confirmed', `${node.server}/${node.tool} has a protected effect (${tool.effect.effect}) and no teacher reviews it; it needs your confirmation, and ${why}`);
@@ -185,7 +190,13 @@ export async function runToolNode(node: NodeOf<'tool'>, run: NodeRun, deps: Tool
   }
   const execution = record.execution;
   if (record.authorization?.ok === false && record.authorization.reason === 'confirmation_pending' && record.selected?.decision.decision_type === 'tool_call') {
-    return waitForConfirmation(run, deps, node, record.selected.decision, `${node.server}/${node.tool} needs your confirmation before it runs.`);
+    return waitForPerson(run, deps, record.selected.decision, 'confirmation', `${node.server}/${node.tool} needs your confirmation before it runs.`);
+  }
+  if (record.outcome === 'escalated') {
+    const why = deps.secrets.maskText(record.message ?? 'the teacher asked for a person to decide');
+    // What the teacher escalated is the node's own call: that is what the person approves or rejects.
+    if (deps.parkEscalations) return waitForPerson(run, deps, decision, 'escalation', why);
+    return failed('tool_escalated', `the teacher escalated ${node.server}/${node.tool} to a person: ${why} (a person decides in the app)`);
   }
   if (record.outcome !== 'executed' || !execution) {
     const code = record.reason === 'cancelled' ? 'cancelled' : record.outcome === 'blocked' ? 'tool_blocked' : 'tool_error';
@@ -195,13 +206,13 @@ export async function runToolNode(node: NodeOf<'tool'>, run: NodeRun, deps: Tool
   return { status: 'done', outputs: { result: resultOf(execution.content), text: execution.content } };
 }
 
-/** The node parks for a person's confirmation of this exact call (an intervention in the journal). */
-function waitForConfirmation(run: NodeRun, deps: ToolNodeDeps, node: NodeOf<'tool'>, decision: ToolCallDecision, reason: string): NodeOutcome {
+/** The node parks for a person to approve or reject this exact call (an intervention in the journal). */
+function waitForPerson(run: NodeRun, deps: ToolNodeDeps, decision: ToolCallDecision, kind: Intervention['kind'], reason: string): NodeOutcome {
   const intervention: Intervention = {
-    id: `${deps.runId}:${run.invocation.id}:confirm`,
+    id: `${deps.runId}:${run.invocation.id}:${kind}`,
     run_id: deps.runId,
     round: 0,
-    kind: 'confirmation',
+    kind,
     decision,
     reason,
     reason_codes: [],
