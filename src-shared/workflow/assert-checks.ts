@@ -1,11 +1,12 @@
 import { schemaCompileError, validateJsonSchema } from '../boundary/json-schema';
 import { jsonDepthExceeds } from '../util/json-depth';
 import type { AssertCheck } from './document';
+import { compileLinearRegex, type LinearRegex } from './linear-regex';
 
 /**
  * An assert node's deterministic checks on its `value`. Values come from models and tools, so
- * every check is bounded: a regex runs only on patterns without the nested-quantifier and
- * backreference shapes that backtrack catastrophically, and on at most MAX_REGEX_SUBJECT_CHARS.
+ * every check is bounded: a regex is matched in linear time (linear-regex.ts, never the native
+ * backtracking engine) on at most MAX_REGEX_SUBJECT_CHARS.
  */
 
 export type CheckResult = { ok: true } | { ok: false; reason: string };
@@ -28,8 +29,10 @@ export function checkProblem(check: AssertCheck): string | undefined {
       const error = schemaCompileError(check.schema, schemaKey(check.schema));
       return error === undefined ? undefined : `the schema cannot be used: ${error}`;
     }
-    case 'regex':
-      return regexProblem(check.pattern, check.flags ?? '');
+    case 'regex': {
+      const compiled = linearRegex(check.pattern, check.flags ?? '');
+      return compiled.ok ? undefined : compiled.message;
+    }
     case 'range':
       return check.min !== undefined && check.max !== undefined && check.min > check.max ? `min ${check.min} is above max ${check.max}` : undefined;
     default:
@@ -44,9 +47,12 @@ function failure(check: AssertCheck, value: unknown): string | undefined {
     case 'contains':
       return (asText(value) ?? '').includes(check.text) ? undefined : `the value does not contain ${JSON.stringify(check.text)}`;
     case 'regex': {
+      const compiled = linearRegex(check.pattern, check.flags ?? '');
+      if (!compiled.ok) return compiled.message;
       const text = asText(value) ?? '';
-      if (text.length > MAX_REGEX_SUBJECT_CHARS) return `the value is longer than ${MAX_REGEX_SUBJECT_CHARS} characters`;
-      return new RegExp(check.pattern, check.flags ?? '').test(text) ? undefined : `the value does not match /${check.pattern}/${check.flags ?? ''}`;
+      const bound = Math.min(MAX_REGEX_SUBJECT_CHARS, compiled.maxLength);
+      if (text.length > bound) return `the value is longer than ${bound} characters`;
+      return compiled.test(text) ? undefined : `the value does not match /${check.pattern}/${check.flags ?? ''}`;
     }
     case 'range': {
       const n = asNumber(value);
@@ -114,46 +120,16 @@ function isEmpty(value: unknown): boolean {
   return false;
 }
 
-/**
- * A pattern is refused when it does not compile, uses a backreference, or repeats (`*`, `+`,
- * `{n,}`) a group that itself contains a quantifier: the shapes of catastrophic backtracking.
- */
-function regexProblem(pattern: string, flags: string): string | undefined {
-  try {
-    new RegExp(pattern, flags);
-  } catch (err) {
-    return `the pattern is not a valid regular expression: ${err instanceof Error ? err.message : String(err)}`;
-  }
-  const groups: boolean[] = [false]; // per open group: whether it contains a quantifier
-  const quantified = () => (groups[groups.length - 1] = true);
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i];
-    if (c === '\\') {
-      const next = pattern[i + 1] ?? '';
-      if (/[1-9]/.test(next) || next === 'k') return 'the pattern uses a backreference, which can backtrack without bound';
-      i++;
-    } else if (c === '[') {
-      for (i++; i < pattern.length && pattern[i] !== ']'; i++) if (pattern[i] === '\\') i++;
-    } else if (c === '(') {
-      groups.push(false);
-      if (pattern[i + 1] === '?') i += pattern[i + 2] === '<' && pattern[i + 3] !== '=' && pattern[i + 3] !== '!' ? pattern.indexOf('>', i) - i : 2;
-    } else if (c === ')') {
-      const inner = groups.pop() ?? false;
-      const repeat = repeatAt(pattern, i + 1);
-      if (inner && repeat === 'unbounded') return 'the pattern repeats a group that has its own quantifier, which can backtrack catastrophically';
-      if (inner || repeat !== 'none') quantified();
-    } else if (c === '*' || c === '+' || c === '?' || (c === '{' && /^\{\d+(,\d*)?\}/.test(pattern.slice(i)))) {
-      quantified();
-    }
-  }
-  return undefined;
-}
+/** Compiled patterns by flags and source (a workflow reuses its few patterns for every item). */
+const compiledPatterns = new Map<string, LinearRegex>();
 
-function repeatAt(pattern: string, i: number): 'none' | 'optional' | 'unbounded' {
-  const c = pattern[i];
-  if (c === '*' || c === '+') return 'unbounded';
-  if (c === '?') return 'optional';
-  const counted = /^\{(\d+)(,(\d*))?\}/.exec(pattern.slice(i));
-  if (!counted) return 'none';
-  return counted[2] !== undefined && (counted[3] === '' || Number(counted[3]) > 1) ? 'unbounded' : 'optional';
+function linearRegex(pattern: string, flags: string): LinearRegex {
+  const key = `${flags}/${pattern}`;
+  let compiled = compiledPatterns.get(key);
+  if (!compiled) {
+    compiled = compileLinearRegex(pattern, flags);
+    if (compiledPatterns.size >= 200) compiledPatterns.delete(compiledPatterns.keys().next().value as string);
+    compiledPatterns.set(key, compiled);
+  }
+  return compiled;
 }

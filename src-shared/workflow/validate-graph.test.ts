@@ -123,12 +123,15 @@ describe('validateGraph', () => {
     ]);
   });
 
-  it('an assert whose regex could backtrack without bound, or whose schema does not compile, is reported before the run', () => {
+  it('an assert whose regex cannot run in linear time, or whose schema does not compile, is reported before the run', () => {
     const g = graphOf(
-      [input('in', 'q'), { id: 'check', kind: 'assert', checks: [{ check: 'non_empty' }, { check: 'regex', pattern: '(a+)+$' }] }, output('out', 'text')],
+      [input('in', 'q'), { id: 'check', kind: 'assert', checks: [{ check: 'non_empty' }, { check: 'regex', pattern: '(a)\\1' }, { check: 'json_schema', schema: { type: 'nope' } }] }, output('out', 'text')],
       ['in.q->check.value', 'check.value->out.text'],
     );
-    expect(validateGraph(g)).toEqual([{ node: 'check', code: 'invalid_check', message: expect.stringMatching(/^check 2 \(regex\): the pattern repeats a group/) }]);
+    expect(validateGraph(g)).toEqual([
+      { node: 'check', code: 'invalid_check', message: expect.stringMatching(/^check 2 \(regex\): the pattern uses a backreference/) },
+      { node: 'check', code: 'invalid_check', message: expect.stringMatching(/^check 3 \(json_schema\): the schema cannot be used/) },
+    ]);
   });
 
   it('a tool effect naming a server the workflow does not have is reported', () => {
