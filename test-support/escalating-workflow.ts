@@ -37,3 +37,17 @@ export function escalatingWorkflow(workspace: string): WorkflowGraph {
     ],
   });
 }
+
+/** The same, with a second branch (`slow`, an agent that answers after `delayMs`) running beside the wait. */
+export function escalatingWithSlowBranch(workspace: string, delayMs = 400): WorkflowGraph {
+  const share = escalatingWorkflow(workspace);
+  return WorkflowGraph.parse({
+    ...share,
+    nodes: [
+      ...share.nodes.filter((n) => n.kind !== 'output'),
+      { id: 'slow', kind: 'agent', instructions: 'Think.', task: 'Think about {{name}}.', inputs: [{ name: 'name', type: 'text' }], servers: [], script: { student: [{ json: { decision_type: 'complete', output: 'thought' }, delay_ms: delayMs }] } },
+      { id: 'out', kind: 'output', fields: [{ name: 'said', type: 'text' }, { name: 'thought', type: 'text' }] },
+    ],
+    edges: [...share.edges, { from: { node: 'in', port: 'name' }, to: { node: 'slow', port: 'name' } }, { from: { node: 'slow', port: 'output' }, to: { node: 'out', port: 'thought' } }],
+  });
+}

@@ -107,7 +107,8 @@ async function openHost(options: HostOptions): Promise<Host> {
     if (batch.length === 1) queueMicrotask(flush);
   };
   const credentials = options.credentials ?? createKeychainStore();
-  const runs = new RunManager({ ledger, onEvent, baseDir: options.dataDir, checkpoints, workflowCheckpoints, ollamaHost, credentials, flushEvents: flush, log });
+  const journalNextSeq = (runId: string) => outbox.openRuns().find((r) => r.run_id === runId)?.next_seq;
+  const runs = new RunManager({ ledger, onEvent, baseDir: options.dataDir, checkpoints, workflowCheckpoints, journalNextSeq, ollamaHost, credentials, flushEvents: flush, log });
   // Runs waiting for a person are not interrupted: they resume when answered.
   closeInterruptedRuns(outbox, runs.waitingRunIds(), log);
   const sessions = new Map<string, HostSession>();

@@ -26,6 +26,8 @@ export interface RunManagerDeps {
   checkpoints: CheckpointStore;
   /** Where workflow runs parked for a person are kept (they survive a restart too). */
   workflowCheckpoints?: JsonCheckpointStore<WorkflowCheckpoint>;
+  /** Where the journal stands for a run still open in it (events may follow a workflow's checkpoint). */
+  journalNextSeq?: (runId: string) => number | undefined;
   ollamaHost?: string;
   credentials?: CredentialStore;
   /** Writes events still batched for the outbox, so a checkpoint is never ahead of the trace. */
@@ -160,7 +162,9 @@ export class RunManager {
       throw new Error(`"${answer.action}" is not one of the answers this intervention offers (${intervention.options.join(', ')})`);
     }
     try {
-      this.launchWorkflow(runId, { graph: checkpoint.graph, specDir: checkpoint.spec_dir, workspace: checkpoint.workspace, inputs: {}, privacy: checkpoint.privacy, resume: { checkpoint, answer, invocation } });
+      const next_seq = this.deps.journalNextSeq?.(runId);
+      const resume = { checkpoint, answer, invocation, ...(next_seq !== undefined ? { next_seq } : {}) };
+      this.launchWorkflow(runId, { graph: checkpoint.graph, specDir: checkpoint.spec_dir, workspace: checkpoint.workspace, inputs: {}, privacy: checkpoint.privacy, resume });
     } catch (error) {
       claimed.restore();
       throw error;
@@ -181,6 +185,7 @@ export class RunManager {
         this.deps.flushEvents?.();
         this.deps.workflowCheckpoints?.save(checkpoint);
       },
+      dropWaiting: () => this.deps.workflowCheckpoints?.delete(runId),
     });
     this.track(runId, controller, run, 'workflow run');
   }

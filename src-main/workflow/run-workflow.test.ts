@@ -5,7 +5,7 @@ import { RunEvent } from '@shared/contracts/events';
 import { WorkflowGraph, type WorkflowGraphInput } from '@shared/workflow/document';
 import { createMemoryLedger } from '../mcp/idempotency-ledger';
 import { FILESYSTEM_PACKAGE } from '../mcp/shipped-effects';
-import { escalatingWorkflow } from '../../test-support/escalating-workflow';
+import { escalatingWithSlowBranch, escalatingWorkflow } from '../../test-support/escalating-workflow';
 import { tempNotesWorkspace } from '../../test-support/workspace';
 import { runWorkflow, type RunWorkflowOptions } from './run-workflow';
 import { WorkflowCheckpoint } from './workflow-checkpoint';
@@ -295,5 +295,37 @@ describe('what a workflow run stores', () => {
     const finished = events.at(-1);
     expect(finished?.type === 'run.finished' && String(finished.outputs?.text).length).toBeLessThan(17_000);
     expect(finished?.trimmed).toContainEqual({ path: 'outputs.text', original_bytes: big.length });
+  });
+});
+
+describe('a node waiting while others still run', () => {
+  it('is kept on disk at once; after a host stop there, the answer resumes it and the cut-off branch runs again', async () => {
+    const ws = workspace();
+    const kept: WorkflowCheckpoint[] = [];
+    const first = await run(escalatingWithSlowBranch(ws.workspace), ws, { inputs: { name: 'shared.md' }, persistWaiting: (c) => kept.push(structuredClone(c)) });
+    expect(first.result.status).toBe('waiting');
+    // The first write came while `slow` still ran: the host stops right there.
+    const atStop = WorkflowCheckpoint.parse(JSON.parse(JSON.stringify(kept[0])));
+    expect(atStop.running.map((i) => i.id)).toEqual(['slow']);
+    const journal = first.events.filter((e) => e.seq < atStop.next_seq);
+    const second = await run(escalatingWithSlowBranch(ws.workspace), ws, { resume: { checkpoint: atStop, answer: { action: 'approve' } } });
+    expect(second.result.message).toBeUndefined();
+    expect(second.result.outputs).toEqual({ said: 'shared it', thought: 'thought' });
+    expect(readFileSync(join(ws.workspace, 'shared.md'), 'utf8')).toBe('shared');
+    oneJournal([...journal, ...second.events]);
+  });
+
+  it('a run cancelled after it was kept drops the kept checkpoint', async () => {
+    const ws = workspace();
+    const controller = new AbortController();
+    let dropped = 0;
+    const { result } = await run(escalatingWithSlowBranch(ws.workspace), ws, {
+      inputs: { name: 'shared.md' },
+      signal: controller.signal,
+      persistWaiting: () => controller.abort(),
+      dropWaiting: () => (dropped += 1),
+    });
+    expect(result.status).toBe('cancelled');
+    expect(dropped).toBe(1);
   });
 });

@@ -41,10 +41,18 @@ export interface RunWorkflowOptions {
   credentials?: CredentialStore;
   privacy?: PrivacyPolicy;
   onProgress?: (line: string) => void;
-  /** Makes a run parked for a person durable (called once nothing runs and a node waits). */
+  /**
+   * Makes a node waiting for a person durable: called as soon as one waits, again (at most each
+   * second) while other nodes go on, and when nothing runs any more (the run then ends `waiting`).
+   */
   persistWaiting?: (checkpoint: WorkflowCheckpoint) => void;
-  /** Continue a parked run: the answer goes to `invocation` (the only waiting one when absent). */
-  resume?: { checkpoint: WorkflowCheckpoint; answer: HumanAnswer; invocation?: string };
+  /** The run ended after all (cancelled, failed): a checkpoint persisted meanwhile is void. */
+  dropWaiting?: () => void;
+  /**
+   * Continue a parked run: the answer goes to `invocation` (the only waiting one when absent).
+   * `next_seq`: where the journal stands for this run, when events came after the checkpoint.
+   */
+  resume?: { checkpoint: WorkflowCheckpoint; answer: HumanAnswer; invocation?: string; next_seq?: number };
   /** Injected for tests and benchmarks. */
   providers?: { student: ModelProvider; teacher: ModelProvider };
   toolHost?: ToolHost;
@@ -89,12 +97,13 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   const secrets = new SecretRegistry();
   let snapshot: Pick<ToolSnapshot, 'tools'> = { tools: [] };
   const sensitiveFound = (value: string) => void secrets.registerSensitive(value);
-  const stamper = createEventStamper(runId, options.onEvent, resumed?.next_seq ?? 0);
+  const stamper = createEventStamper(runId, options.onEvent, Math.max(resumed?.next_seq ?? 0, options.resume?.next_seq ?? 0));
   let rounds = resumed?.rounds ?? 0;
   // Masked, sensitive arguments redacted, model text trimmed: the same path as an agent run's events.
   // A journal that cannot take an event stops the run: a run must not go on unrecorded.
   let crashed: string | undefined;
   const running = new Map<string, AbortController>();
+  const runningInvocations = new Map<string, Invocation>();
   const emit = (payload: RunEventPayload): void => {
     if (payload.type === 'round.completed') rounds += 1;
     try {
@@ -149,8 +158,60 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
       const next = schedule(state, event);
       state = next.state;
       for (const command of next.commands) handle(command);
+      if (waiting.size > 0) persistSoon(false);
     }
     wake();
+  }
+
+  // While a node waits, the run is kept on disk: at once, then at most each second while others go on.
+  let persistTimer: ReturnType<typeof setTimeout> | undefined;
+  let persisted = false;
+  let persistedVersion: string | undefined;
+  function persistSoon(now: boolean): void {
+    if (!options.persistWaiting) return;
+    if (now) {
+      persistNow();
+      return;
+    }
+    if (persistTimer === undefined) {
+      persistTimer = setTimeout(persistNow, 1000);
+      persistTimer.unref?.();
+    }
+  }
+  function persistNow(): void {
+    if (persistTimer !== undefined) clearTimeout(persistTimer);
+    persistTimer = undefined;
+    if (finished || crashed !== undefined || waiting.size === 0) return;
+    // Nothing changed since the last write: nothing to write.
+    const version = `${log.length}:${[...runningInvocations.keys()].join(',')}`;
+    if (version === persistedVersion) return;
+    try {
+      options.persistWaiting?.(checkpointNow());
+      persisted = true;
+      persistedVersion = version;
+    } catch (err) {
+      // A wait that cannot be kept must not look kept: the run stops.
+      crashed ??= `could not keep the waiting run: ${errorText(err)}`;
+      for (const controller of running.values()) controller.abort();
+    }
+  }
+  function checkpointNow(): WorkflowCheckpoint {
+    return {
+      version: 1,
+      kind: 'workflow',
+      run_id: runId,
+      saved_at: new Date().toISOString(),
+      graph,
+      spec_dir: specDir,
+      ...(workspace !== undefined ? { workspace } : {}),
+      ...(privacy !== undefined ? { privacy } : {}),
+      next_seq: stamper.count,
+      rounds,
+      scheduler_events: log as unknown as Array<Record<string, unknown>>,
+      invocations: secrets.mask([...records.values()]),
+      running: [...runningInvocations.values()],
+      waiting: Object.fromEntries(waiting),
+    };
   }
 
   function handle(command: SchedulerCommand): void {
@@ -189,11 +250,13 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   function start(invocation: Invocation, resumeWith?: Resumed): void {
     const controller = new AbortController();
     running.set(invocation.id, controller);
+    runningInvocations.set(invocation.id, invocation);
     const run: NodeRun = { invocation, emit: (payload) => emit({ ...payload, invocation_id: invocation.id }), signal: controller.signal };
     void execute(invocation, run, resumeWith)
       .catch((err: unknown): NodeOutcome => failed('internal_error', errorText(err)))
       .then((outcome) => {
         running.delete(invocation.id);
+        runningInvocations.delete(invocation.id);
         switch (outcome.status) {
           case 'done':
             feed({ type: 'done', id: invocation.id, outputs: outcome.outputs });
@@ -205,6 +268,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
             // Answered through the workflow run: an agent node's intervention names the workflow's run.
             waiting.set(invocation.id, { checkpoint: outcome.checkpoint, intervention: { ...outcome.intervention, run_id: runId } });
             feed({ type: 'waiting', id: invocation.id });
+            persistSoon(true);
             return;
         }
       })
@@ -268,6 +332,8 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
         feed({ type: 'resumed', id: resumeTarget });
         start({ id: record.id, node: record.node, lineage: record.lineage, parent: record.parent, inputs: {} }, { parked, answer: options.resume.answer });
       }
+      // Cut off by a host stop while they ran: they start again (a tool call they made is never re-run).
+      for (const invocation of resumed.running) if (invocation.id !== resumeTarget) start(invocation);
     } else {
       emit({
         type: 'workflow.started',
@@ -291,26 +357,17 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   }
 
   await tools.close();
+  if (persistTimer !== undefined) clearTimeout(persistTimer);
+  persistTimer = undefined;
   const invocations = secrets.mask([...records.values()]);
+  const parks = !finished && crashed === undefined && waiting.size > 0;
+  if (parks) persistNow();
+  // A checkpoint kept while the run went on is void once it ended otherwise.
+  if (persisted && (!parks || crashed !== undefined)) options.dropWaiting?.();
   if (crashed !== undefined) return { run_id: runId, status: 'failed', outputs: {}, invocations, message: secrets.maskText(`the run stopped: ${crashed}`) };
   if (!finished) {
     if (waiting.size > 0) {
-      const checkpoint: WorkflowCheckpoint = {
-        version: 1,
-        kind: 'workflow',
-        run_id: runId,
-        saved_at: new Date().toISOString(),
-        graph,
-        spec_dir: specDir,
-        ...(workspace !== undefined ? { workspace } : {}),
-        ...(privacy !== undefined ? { privacy } : {}),
-        next_seq: stamper.count,
-        rounds,
-        scheduler_events: log as unknown as Array<Record<string, unknown>>,
-        invocations,
-        waiting: Object.fromEntries(waiting),
-      };
-      options.persistWaiting?.(checkpoint);
+      const checkpoint = checkpointNow();
       const interventions = [...waiting.entries()].map(([invocation_id, w]) => ({ invocation_id, intervention: w.intervention }));
       return { run_id: runId, status: 'waiting', outputs: {}, invocations, message: interventions.map((i) => `${i.invocation_id}: ${i.intervention.reason}`).join('; '), interventions, checkpoint };
     }

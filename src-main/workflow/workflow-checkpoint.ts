@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Intervention } from '@shared/contracts/intervention';
 import { PrivacyPolicy } from '@shared/policy/privacy';
 import { WorkflowGraph } from '@shared/workflow/document';
-import { InvocationStatus, Lineage, NodeFailure } from '@shared/workflow/invocation';
+import { Invocation, InvocationStatus, Lineage, NodeFailure } from '@shared/workflow/invocation';
 import { JsonCheckpointStore, RunCheckpoint } from '../engine/checkpoint';
 
 /** One node invocation as the run reports it (`--json`, the app's run view). */
@@ -22,7 +22,8 @@ export type InvocationRecord = z.infer<typeof InvocationRecord>;
 /**
  * A workflow run parked for a person: the scheduler is rebuilt by replaying the events it was fed
  * (it is a pure reducer, so the same events give the same state), and each waiting agent node
- * keeps its own agent checkpoint. Written when nothing runs any more and a node waits.
+ * keeps its own agent checkpoint. Written as soon as a node waits, again (at most each second) while
+ * other nodes go on, and once more when nothing runs any more.
  */
 export const WorkflowCheckpoint = z
   .object({
@@ -39,6 +40,11 @@ export const WorkflowCheckpoint = z
     /** Every scheduler event fed so far, in order (start first). */
     scheduler_events: z.array(z.record(z.string(), z.unknown())),
     invocations: z.array(InvocationRecord),
+    /**
+     * Invocations still running when this was written (a node started waiting while others ran):
+     * after a host stop they start again on resume; their tool calls are never re-run (the ledger).
+     */
+    running: z.array(Invocation).default([]),
     /** Each waiting invocation: what it asks, and for an agent node its own checkpoint. */
     waiting: z.record(z.string(), z.object({ checkpoint: RunCheckpoint.optional(), intervention: Intervention }).strict()),
   })

@@ -6,7 +6,7 @@ import { RunEvent } from '@shared/contracts/events';
 import { CheckpointStore } from '../engine/checkpoint';
 import { RunManager } from '../engine/run-manager';
 import { openFileLedger } from '../mcp/idempotency-ledger';
-import { escalatingWorkflow } from '../../test-support/escalating-workflow';
+import { escalatingWithSlowBranch, escalatingWorkflow } from '../../test-support/escalating-workflow';
 import { tempNotesWorkspace } from '../../test-support/workspace';
 import { WorkflowCheckpointStore } from './workflow-checkpoint';
 
@@ -61,5 +61,19 @@ describe('workflow runs in the host', () => {
     expect(() => manager.startWorkflow({ graph, specDir: ws.dir }, {}, { allowed_hosts: [] })).toThrow(/input name is required/);
     expect(() => manager.startWorkflow({ graph: { ...graph, edges: [] }, specDir: ws.dir }, { name: 'x' }, { allowed_hosts: [] })).toThrow(/problem/);
     expect(manager.activeIds()).toEqual([]);
+  });
+
+  it('a workflow cancelled while one node waits and another runs leaves no waiting run behind', async () => {
+    const ws = tempNotesWorkspace();
+    cleanups.push(ws.cleanup);
+    const data = mkdtempSync(join(tmpdir(), 'steward-wf-host-'));
+    cleanups.push(() => rmSync(data, { recursive: true, force: true }));
+    const manager = host(data, []);
+    const { run_id } = manager.startWorkflow({ graph: escalatingWithSlowBranch(ws.workspace, 5_000), specDir: ws.dir, workspace: ws.workspace }, { name: 'shared.md' }, { allowed_hosts: [] });
+    // Kept at once, while `slow` still runs.
+    await expect.poll(() => manager.pending().length, { timeout: 20_000 }).toBe(1);
+    expect(manager.cancel(run_id)).toBe(true);
+    await expect.poll(() => manager.activeIds().length, { timeout: 20_000 }).toBe(0);
+    expect(manager.pending()).toEqual([]);
   });
 });
