@@ -113,6 +113,10 @@ describe('runWorkflow', () => {
     // Every node's events carry its invocation; the agents' own starts are agent.started.
     for (const e of events.filter((x) => x.type !== 'workflow.started' && x.type !== 'run.finished')) expect(e.invocation_id).toBeDefined();
     expect(events.filter((e) => e.type === 'agent.started').map((e) => e.invocation_id).sort()).toEqual(['classify[files=0]', 'classify[files=1]']);
+    // The frozen snapshot every tool node validated against is in the trace once, by its hash.
+    const snapshots = events.filter((e) => e.type === 'tools.snapshot' && !e.invocation_id?.startsWith('classify'));
+    expect(snapshots).toHaveLength(1);
+    expect(snapshots[0]?.type === 'tools.snapshot' && snapshots[0].tools.map((t) => t.name)).toContain('write_file');
     const review = events.find((e) => e.type === 'review.decided' && e.invocation_id === 'write');
     expect(review?.type === 'review.decided' && review.review.rule).toBe('protected_effect');
   });

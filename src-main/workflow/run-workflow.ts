@@ -302,7 +302,17 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
           credentials: options.credentials,
           teacher: options.reviewTeacher,
           parkEscalations: options.parkEscalations,
-          onSnapshot: (s) => (snapshot = s),
+          onSnapshot: (taken) => {
+            // Recorded once, by the tool node that took it: every tool node validates against it.
+            if (snapshot === taken) return;
+            snapshot = taken;
+            run.emit({
+              type: 'tools.snapshot',
+              round: taken.round,
+              hash: taken.hash,
+              tools: taken.tools.map((t) => ({ name: t.name, server: t.server, schema_hash: t.schema_hash, effect: t.effect.effect, effect_source: t.effect_source })),
+            });
+          },
         }, resumeWith && { intervention: resumeWith.parked.intervention, answer: resumeWith.answer });
       case 'agent': {
         const agentCheckpoint = resumeWith?.parked.checkpoint;
