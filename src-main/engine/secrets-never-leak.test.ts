@@ -1,14 +1,13 @@
-import { randomBytes } from 'node:crypto';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AgentSpec } from '@shared/contracts/spec';
 import type { RunEvent } from '@shared/contracts/events';
 import { ModelScript } from '@shared/contracts/script';
-import { createKeychainStore } from '../credentials/keychain-store';
 import { createMemoryLedger } from '../mcp/idempotency-ledger';
 import type { ModelProvider, ModelRequest } from '../providers/provider';
 import { resolveProvider } from '../providers/resolve-provider';
 import { runAgent } from './run-agent';
 import { learningExampleFromEvent, toJsonl, toPreferenceLines, toSftLines } from '@shared/learning/export-formats';
+import { plantedKeychain } from '../../test-support/planted-keychain';
 import { tempNotesWorkspace } from '../../test-support/workspace';
 
 /**
@@ -16,14 +15,7 @@ import { tempNotesWorkspace } from '../../test-support/workspace';
  * dbus-run-session) is handed to a real MCP server whose tool then prints its whole environment.
  * The value must reach the server and nothing else: not the trace, not the result, not a prompt.
  */
-const hasSessionBus = Boolean(process.env.DBUS_SESSION_BUS_ADDRESS);
-const SERVICE = `steward-test-${randomBytes(6).toString('hex')}`;
-const PLANTED = `planted-${randomBytes(16).toString('hex')}`;
-const store = createKeychainStore({ service: SERVICE });
-
-afterAll(async () => {
-  if (hasSessionBus) for (const name of await store.list()) await store.delete(name);
-});
+const { hasSessionBus, store, planted: PLANTED, server: plantedServer, plant } = plantedKeychain();
 
 /** Records every prompt a model is sent: the double at the model boundary wraps the replay provider. */
 function recording(provider: ModelProvider, sent: ModelRequest[]): ModelProvider {
@@ -32,7 +24,7 @@ function recording(provider: ModelProvider, sent: ModelRequest[]): ModelProvider
 
 describe.skipIf(!hasSessionBus)('a planted keychain secret (needs a D-Bus session with a Secret Service; skipped without one)', () => {
   it('reaches the MCP server, and never the trace, the result, or any prompt — even when a tool prints it', async () => {
-    await store.set('planted-token', PLANTED);
+    await plant(PLANTED);
     const ws = tempNotesWorkspace();
     try {
       const spec = AgentSpec.parse({
@@ -42,7 +34,7 @@ describe.skipIf(!hasSessionBus)('a planted keychain secret (needs a D-Bus sessio
         name: 'Leak probe',
         instructions: 'Inspect the server.',
         task: 'Print the environment.',
-        servers: [{ id: 'ev', package: '@modelcontextprotocol/server-everything', env: { PLANTED_TOKEN: 'keychain:planted-token' }, tools: ['get-env'] }],
+        servers: [plantedServer],
         supervision: { phase: 2 },
       });
       const script = ModelScript.parse({

@@ -1,21 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import type { RunEvent, RunEventPayload } from '@shared/contracts/events';
+import type { RunEventPayload } from '@shared/contracts/events';
 import type { HumanAnswer, Intervention } from '@shared/contracts/intervention';
 import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
-import type { PrivacyPolicy } from '@shared/policy/privacy';
 import { redactToolArguments } from '@shared/util/redact';
 import type { WorkflowGraph, WorkflowNode } from '@shared/workflow/document';
 import type { Invocation, NodeFailure } from '@shared/workflow/invocation';
 import { createScheduler, schedule, type SchedulerCommand, type SchedulerEvent, type SchedulerState } from '@shared/workflow/scheduler';
 import { validateGraph } from '@shared/workflow/validate-graph';
-import type { CredentialStore } from '../credentials/credential-store';
 import { SecretRegistry } from '../credentials/secret-registry';
-import type { ConfirmTool } from '../engine/boundary-actors';
+import type { RunAgentOptions } from '../engine/run-agent';
 import type { RunCheckpoint } from '../engine/checkpoint';
 import { createEventStamper } from '../engine/event-stamper';
 import { boundEvent } from '../engine/stored-text';
-import type { IdempotencyLedger } from '../mcp/idempotency-ledger';
-import type { ToolHost } from '../mcp/tool-host';
 import type { ModelProvider } from '../providers/provider';
 import { runAgentNode } from './agent-node';
 import { checkInputs } from './run-inputs';
@@ -25,22 +21,15 @@ import { runToolNode } from './tool-node';
 import type { InvocationRecord, WorkflowCheckpoint } from './workflow-checkpoint';
 import { WorkflowTools } from './workflow-tools';
 
-export interface RunWorkflowOptions {
+/** What a workflow run shares with an agent run: folders, ledger, journal, cancellation, people, models. */
+type SharedRunOptions = Pick<
+  RunAgentOptions,
+  'specDir' | 'workspace' | 'ledger' | 'onEvent' | 'runId' | 'signal' | 'confirm' | 'ollamaHost' | 'credentials' | 'privacy' | 'onProgress' | 'providers' | 'toolHost'
+>;
+
+export interface RunWorkflowOptions extends SharedRunOptions {
   graph: WorkflowGraph;
-  /** Folder of the workflow file: `${specDir}`, the servers' working directory. */
-  specDir: string;
-  /** Absolute workspace folder (`${workspace}`), when the workflow has one. */
-  workspace?: string;
   inputs: Record<string, unknown>;
-  ledger: IdempotencyLedger;
-  onEvent: (event: RunEvent) => void;
-  runId?: string;
-  signal?: AbortSignal;
-  confirm?: ConfirmTool;
-  ollamaHost?: string;
-  credentials?: CredentialStore;
-  privacy?: PrivacyPolicy;
-  onProgress?: (line: string) => void;
   /**
    * Makes a node waiting for a person durable: called as soon as one waits, again (at most each
    * second) while other nodes go on, and when nothing runs any more (the run then ends `waiting`).
@@ -53,9 +42,6 @@ export interface RunWorkflowOptions {
    * `next_seq`: where the journal stands for this run, when events came after the checkpoint.
    */
   resume?: { checkpoint: WorkflowCheckpoint; answer: HumanAnswer; invocation?: string; next_seq?: number };
-  /** Injected for tests and benchmarks. */
-  providers?: { student: ModelProvider; teacher: ModelProvider };
-  toolHost?: ToolHost;
   /** A person answers later (the app): a tool node's escalated call waits for them instead of failing. */
   parkEscalations?: boolean;
   /** A tool node's teacher, injected for tests; resolved from the node's `review` otherwise. */

@@ -1,9 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '@shared/contracts/events';
 import { WorkflowGraph } from '@shared/workflow/document';
-import { createKeychainStore } from '../credentials/keychain-store';
 import { createMemoryLedger } from '../mcp/idempotency-ledger';
+import { plantedKeychain } from '../../test-support/planted-keychain';
 import { tempNotesWorkspace } from '../../test-support/workspace';
 import { runWorkflow } from './run-workflow';
 
@@ -12,18 +11,11 @@ import { runWorkflow } from './run-workflow';
  * handed to a real MCP server whose tool, called by a workflow's tool node, prints its environment:
  * the value reaches the server and no event, output or invocation record.
  */
-const hasSessionBus = Boolean(process.env.DBUS_SESSION_BUS_ADDRESS);
-const SERVICE = `steward-test-${randomBytes(6).toString('hex')}`;
-const PLANTED = `planted-${randomBytes(16).toString('hex')}`;
-const store = createKeychainStore({ service: SERVICE });
-
-afterAll(async () => {
-  if (hasSessionBus) for (const name of await store.list()) await store.delete(name);
-});
+const { hasSessionBus, store, planted: PLANTED, server: plantedServer, plant } = plantedKeychain();
 
 describe.skipIf(!hasSessionBus)('a planted keychain secret in a workflow (needs a D-Bus session with a Secret Service)', () => {
   it('reaches the tool node\'s server, never the journal, the outputs or the invocations — even when the tool prints it', async () => {
-    await store.set('planted-token', PLANTED);
+    await plant(PLANTED);
     const ws = tempNotesWorkspace();
     try {
       const graph = WorkflowGraph.parse({
@@ -31,7 +23,7 @@ describe.skipIf(!hasSessionBus)('a planted keychain secret in a workflow (needs 
         kind: 'workflow',
         id: 'leak-probe',
         name: 'Leak probe',
-        servers: [{ id: 'ev', package: '@modelcontextprotocol/server-everything', env: { PLANTED_TOKEN: 'keychain:planted-token' }, tools: ['get-env'] }],
+        servers: [plantedServer],
         nodes: [
           { id: 'env', kind: 'tool', server: 'ev', tool: 'get-env' },
           { id: 'out', kind: 'output', fields: [{ name: 'env', type: 'text' }, { name: 'result' }] },

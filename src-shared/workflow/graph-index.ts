@@ -9,7 +9,7 @@ export type EdgesByPort = ReadonlyMap<string, readonly IndexedEdge[]>;
 
 /**
  * What the validator, the scheduler and the runner all need to know about a graph's shape,
- * computed once. Derived from the graph alone (never stored): rebuild it from the document.
+ * computed once. Derived from the graph alone (never stored): rebuild it from the workflow whenever it changes.
  */
 export interface GraphIndex {
   graph: WorkflowGraph;

@@ -8,7 +8,7 @@ import { templateRefs } from './template';
 /**
  * Graph validation: every problem a run would hit because of the graph's shape, named by node and
  * port (or edge, by its position in the document) so the CLI prints it and the editor shows it on
- * the node. The document's schema (document.ts) is checked first; this takes a parsed graph.
+ * the node. The workflow's Zod schema is checked first; this takes a parsed graph.
  */
 export interface GraphProblem {
   node?: string;
