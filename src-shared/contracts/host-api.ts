@@ -10,6 +10,7 @@ import { HumanAnswer, Intervention } from './intervention';
 import { LearningDataSettings, ProfileKind, ProfileVersionRef, TraceSettings } from './profiles';
 import { CredentialInfo, CredentialName } from './credentials';
 import { PrivacyPolicy } from '../policy/privacy';
+import { HostedWorkflowGraph, WorkflowInputs, WorkflowSummary } from '../workflow/hosted-graph';
 
 /**
  * The host API: one contract for both transports (Electron IPC and the browser-run WebSocket).
@@ -101,6 +102,24 @@ export const HOST_METHODS = {
     params: z.object({ workflow: HostedWorkflow, overrides: RunOverrides.default({}) }).strict(),
     result: z.object({ run_id: z.string() }).strict(),
   },
+  /** The user's workflow graphs, kept in the host's data folder (the CLI sees the same ones). */
+  'workflows.list': { params: empty, result: z.object({ workflows: z.array(WorkflowSummary) }).strict() },
+  'workflows.get': { params: z.object({ id: RegistryId }).strict(), result: z.object({ workflow: HostedWorkflowGraph, updated_at: z.string() }).strict() },
+  /**
+   * Creates or replaces the workflow with the document's id. `replaces`: the id it was stored under
+   * before (a rename). `if_updated_at`: refuse when someone else saved it since (not_found/conflict).
+   * A workflow only names registered servers and workspaces, so saving one needs no person.
+   */
+  'workflows.save': {
+    params: z.object({ workflow: HostedWorkflowGraph, replaces: RegistryId.optional(), if_updated_at: z.string().optional() }).strict(),
+    result: z.object({ id: RegistryId, updated_at: z.string() }).strict(),
+  },
+  'workflows.delete': { params: z.object({ id: RegistryId }).strict(), result: z.object({ deleted: z.boolean() }).strict() },
+  /** Runs the stored workflow with these inputs; refused (invalid_params) while the graph has problems. */
+  'workflows.run': {
+    params: z.object({ id: RegistryId, inputs: WorkflowInputs.default({}) }).strict(),
+    result: z.object({ run_id: z.string() }).strict(),
+  },
   'run.cancel': { params: z.object({ run_id: z.string() }).strict(), result: z.object({ cancelled: z.boolean() }).strict() },
   'runs.active': { params: empty, result: z.object({ run_ids: z.array(z.string()) }).strict() },
   /** Start receiving events: everything not yet acknowledged is pushed first, then live ones. */
@@ -158,7 +177,7 @@ export type HostParamsParsed<M extends HostMethod> = z.infer<(typeof HOST_METHOD
 export type HostResult<M extends HostMethod> = z.infer<(typeof HOST_METHODS)[M]['result']>;
 export const HOST_METHOD_NAMES = Object.keys(HOST_METHODS) as HostMethod[];
 
-export const ERROR_CODES = ['bad_request', 'unknown_method', 'invalid_params', 'not_found', 'host_error', 'forbidden'] as const;
+export const ERROR_CODES = ['bad_request', 'unknown_method', 'invalid_params', 'not_found', 'host_error', 'forbidden', 'conflict'] as const;
 export const HostErrorCode = z.enum(ERROR_CODES);
 export type HostErrorCode = z.infer<typeof HostErrorCode>;
 

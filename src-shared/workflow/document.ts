@@ -158,34 +158,42 @@ export type PortRef = z.infer<typeof PortRef>;
 export const Edge = z.object({ from: PortRef, to: PortRef }).strict();
 export type Edge = z.infer<typeof Edge>;
 
+/** The fields every workflow document has, whatever names its servers (see hosted-graph.ts). */
+export const GRAPH_FIELDS = {
+  format: z.literal('steward/v1'),
+  kind: z.literal('workflow'),
+  id: slug,
+  name: z.string().min(1).max(120),
+  description: z.string().default(''),
+  nodes: z.array(WorkflowNode).min(1),
+  edges: z.array(Edge).default([]),
+};
+
+/** Node ids and server ids are unique within a document. */
+export function refineUniqueIds(w: { nodes: readonly { id: string }[]; servers: readonly { id: string }[] }, ctx: z.RefinementCtx): void {
+  const seen = new Set<string>();
+  w.nodes.forEach((n, i) => {
+    if (seen.has(n.id)) ctx.addIssue({ code: 'custom', path: ['nodes', i, 'id'], message: `duplicate node id ${n.id}` });
+    seen.add(n.id);
+  });
+  const servers = new Set<string>();
+  w.servers.forEach((s, i) => {
+    if (servers.has(s.id)) ctx.addIssue({ code: 'custom', path: ['servers', i, 'id'], message: `duplicate server id ${s.id}` });
+    servers.add(s.id);
+  });
+}
+
 export const WorkflowGraph = z
   .object({
-    format: z.literal('steward/v1'),
-    kind: z.literal('workflow'),
-    id: slug,
-    name: z.string().min(1).max(120),
-    description: z.string().default(''),
+    ...GRAPH_FIELDS,
     /** Folder the workflow works in, relative to the file; `${workspace}` in server args. */
     workspace: z.string().min(1).optional(),
     /** The MCP servers its agent and tool nodes use (in the app: registered servers by id). */
     servers: z.array(McpServerSpec).default([]),
     tool_effects: ToolEffectOverrides.default({}),
-    nodes: z.array(WorkflowNode).min(1),
-    edges: z.array(Edge).default([]),
   })
   .strict()
-  .superRefine((w, ctx) => {
-    const seen = new Set<string>();
-    w.nodes.forEach((n, i) => {
-      if (seen.has(n.id)) ctx.addIssue({ code: 'custom', path: ['nodes', i, 'id'], message: `duplicate node id ${n.id}` });
-      seen.add(n.id);
-    });
-    const servers = new Set<string>();
-    w.servers.forEach((s, i) => {
-      if (servers.has(s.id)) ctx.addIssue({ code: 'custom', path: ['servers', i, 'id'], message: `duplicate server id ${s.id}` });
-      servers.add(s.id);
-    });
-  });
+  .superRefine(refineUniqueIds);
 export type WorkflowGraph = z.infer<typeof WorkflowGraph>;
 export type WorkflowGraphInput = z.input<typeof WorkflowGraph>;
 

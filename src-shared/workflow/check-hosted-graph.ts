@@ -1,0 +1,39 @@
+import type { RegistryView } from '../policy/expand-workflow';
+import type { WorkflowGraph } from './document';
+import type { HostedWorkflowGraph } from './hosted-graph';
+import { validateGraph, type GraphProblem } from './validate-graph';
+
+/**
+ * Every problem of a stored workflow on this host, named by node and port: the graph's own
+ * (validate-graph.ts) and the registry's — a server or workspace that is not registered is shown on
+ * the nodes that use it. The editor shows these on its nodes; the host and CLI refuse to run a
+ * workflow that has any.
+ */
+export function checkHostedGraph(
+  doc: HostedWorkflowGraph,
+  registry: Pick<RegistryView, 'servers' | 'workspaces'>,
+  /** Tool names by registered server id, for the servers that were inspected. */
+  toolsByServer: Record<string, readonly string[]> = {},
+): GraphProblem[] {
+  const problems: GraphProblem[] = [];
+  const registered = new Set(registry.servers.map((s) => s.id));
+  const tools: Record<string, string[]> = {};
+  for (const ref of doc.servers) {
+    if (!registered.has(ref.server)) {
+      const users = doc.nodes.filter((n) => (n.kind === 'tool' && n.server === ref.id) || (n.kind === 'agent' && (n.servers ?? doc.servers.map((s) => s.id)).includes(ref.id)));
+      const message = `uses server "${ref.server}", which is not registered on this host (add it in the MCP registry)`;
+      if (users.length === 0) problems.push({ code: 'unregistered_server', message: `the workflow lists server "${ref.server}", which is not registered on this host` });
+      for (const node of users) problems.push({ node: node.id, code: 'unregistered_server', message });
+      continue;
+    }
+    const known = toolsByServer[ref.server];
+    if (known) tools[ref.id] = ref.tools ? known.filter((t) => ref.tools?.includes(t)) : [...known];
+  }
+  if (doc.workspace !== undefined && !registry.workspaces.some((w) => w.id === doc.workspace)) {
+    problems.push({ code: 'unregistered_workspace', message: `uses workspace "${doc.workspace}", which is not registered on this host` });
+  }
+  // Graph validation needs only the workflow's server names, not their launches.
+  const { servers, workspace: _workspace, ...rest } = doc;
+  const shape: WorkflowGraph = { ...rest, servers: servers.map((s) => ({ id: s.id, command: s.server, args: [] })), tool_effects: {} };
+  return [...problems, ...validateGraph(shape, { tools })];
+}
