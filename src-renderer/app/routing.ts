@@ -4,6 +4,10 @@ import { useSyncExternalStore } from 'react';
 export type Route =
   | { name: 'workflows' }
   | { name: 'workflow'; workflowId: string }
+  /** The graph editor for a new workflow of the user's own. */
+  | { name: 'workflow-new' }
+  /** The graph editor for a stored workflow; `run`: with its run form open. */
+  | { name: 'workflow-edit'; workflowId: string; run: boolean }
   | { name: 'runs' }
   /** `event`: on the trace tab, the event (by sequence number) to open and scroll to. */
   | { name: 'run'; runId: string; tab: 'rounds' | 'trace'; event?: number }
@@ -17,6 +21,8 @@ export function parseRoute(hash: string): Route {
   if (section === 'runs' && id && tab === 'trace' && event !== undefined && /^\d+$/.test(event)) return { name: 'run', runId: id, tab: 'trace', event: Number(event) };
   if (section === 'runs' && id) return { name: 'run', runId: id, tab: tab === 'trace' ? 'trace' : 'rounds' };
   if (section === 'runs') return { name: 'runs' };
+  if (section === 'workflows' && id === 'new' && tab === undefined) return { name: 'workflow-new' };
+  if (section === 'workflows' && id && (tab === 'edit' || tab === 'run')) return { name: 'workflow-edit', workflowId: id, run: tab === 'run' };
   if (section === 'workflows' && id) return { name: 'workflow', workflowId: id };
   if (section === 'learning') return { name: 'learning' };
   if (section === 'registry') return { name: 'registry' };
@@ -30,6 +36,10 @@ export function routeHref(route: Route): string {
       return '#/workflows';
     case 'workflow':
       return `#/workflows/${encodeURIComponent(route.workflowId)}`;
+    case 'workflow-new':
+      return '#/workflows/new';
+    case 'workflow-edit':
+      return `#/workflows/${encodeURIComponent(route.workflowId)}/${route.run ? 'run' : 'edit'}`;
     case 'runs':
       return '#/runs';
     case 'run':
