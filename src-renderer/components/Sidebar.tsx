@@ -79,7 +79,7 @@ export function Sidebar({ route }: { route: Route }) {
         <span className="brand__name">Steward</span>
       </div>
       <nav className="nav" aria-label="Main">
-        <NavLink to={{ name: 'workflows' }} active={route.name === 'workflows' || route.name === 'workflow'}>
+        <NavLink to={{ name: 'workflows' }} active={route.name.startsWith('workflow')}>
           Workflows
         </NavLink>
         <NavLink to={{ name: 'runs' }} active={route.name === 'runs' || route.name === 'run'}>

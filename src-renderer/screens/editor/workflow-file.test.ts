@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { duplicateOf, exportText, newWorkflowDraft, parseWorkflowFile } from './workflow-file';
+
+describe('workflow files', () => {
+  it('an exported workflow imports back as the same document', () => {
+    const doc = newWorkflowDraft([]);
+    const { fileName, text } = exportText(doc);
+    expect(fileName).toBe('my-workflow.workflow.json');
+    expect(parseWorkflowFile(text)).toEqual({ ok: true, workflow: doc });
+  });
+
+  it('a file that is not JSON says so', () => {
+    const out = parseWorkflowFile('{"format":', 'broken.workflow.json');
+    expect(out.ok).toBe(false);
+    if (!out.ok) expect(out.error).toMatch(/^broken\.workflow\.json is not JSON/);
+  });
+
+  it('an invalid workflow names the field that is wrong', () => {
+    const doc = { ...newWorkflowDraft([]), nodes: [{ id: 'x', kind: 'sorcery' }] };
+    const out = parseWorkflowFile(JSON.stringify(doc), 'w.json');
+    expect(out.ok).toBe(false);
+    if (!out.ok) expect(out.error).toContain('nodes.0.kind');
+  });
+
+  it('a CLI workflow file (servers by package) is refused with what to do instead', () => {
+    // As in resources/examples/*.workflow.json: a server launched from an npm package.
+    const text = JSON.stringify({ ...newWorkflowDraft([]), workspace: './triage-sandbox', servers: [{ id: 'fs', package: '@modelcontextprotocol/server-filesystem', args: ['${workspace}'] }] });
+    const out = parseWorkflowFile(text, 'folder-triage.workflow.json');
+    expect(out.ok).toBe(false);
+    if (!out.ok) expect(out.error).toMatch(/CLI workflow file.*MCP registry/);
+  });
+
+  it('a duplicate gets a free id and is named as a copy', () => {
+    const doc = newWorkflowDraft([]);
+    expect(duplicateOf(doc, ['my-workflow', 'my-workflow-copy'])).toMatchObject({ id: 'my-workflow-copy-2', name: 'My workflow (copy)' });
+  });
+});

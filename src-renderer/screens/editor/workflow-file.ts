@@ -1,0 +1,55 @@
+import { HostedWorkflowGraph } from '@shared/workflow/hosted-graph';
+import { uniqueId, type Draft } from './graph-edit';
+
+export type FileOutcome = { ok: true; workflow: HostedWorkflowGraph } | { ok: false; error: string };
+
+/**
+ * Reads an exported `.workflow.json`: the app's own format (servers and workspace by registered
+ * id). Every refusal names the problem, so the person knows what to fix; nothing is saved then.
+ */
+export function parseWorkflowFile(text: string, fileName = 'the file'): FileOutcome {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, error: `${fileName} is not JSON: ${err instanceof Error ? err.message : String(err)}` };
+  }
+  const parsed = HostedWorkflowGraph.safeParse(raw);
+  if (parsed.success) return { ok: true, workflow: parsed.data };
+  const launches = typeof raw === 'object' && raw !== null && Array.isArray((raw as { servers?: unknown }).servers)
+    && (raw as { servers: unknown[] }).servers.some((s) => typeof s === 'object' && s !== null && ('package' in s || 'command' in s));
+  const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.length > 0 ? i.path.join('.') : 'the document'}: ${i.message}`);
+  const more = parsed.error.issues.length > 5 ? ` (and ${parsed.error.issues.length - 5} more)` : '';
+  const hint = launches
+    ? ' Its servers name a package or command: that is a CLI workflow file. The app names servers registered in the MCP registry — import it with `steward workflows import`, or register its servers and export from the app.'
+    : '';
+  return { ok: false, error: `${fileName} is not a Steward workflow: ${issues.join('; ')}${more}.${hint}` };
+}
+
+/** The file an export writes: the stored document, as the import reads it back. */
+export function exportText(workflow: HostedWorkflowGraph): { fileName: string; text: string } {
+  return { fileName: `${workflow.id}.workflow.json`, text: `${JSON.stringify(workflow, null, 2)}\n` };
+}
+
+/** A new workflow: one input, one output, connected, so it is valid from the start. */
+export function newWorkflowDraft(taken: Iterable<string>): Draft {
+  return {
+    format: 'steward/v1',
+    kind: 'workflow',
+    id: uniqueId('my-workflow', taken),
+    name: 'My workflow',
+    description: '',
+    servers: [],
+    nodes: [
+      { id: 'input', kind: 'input', position: { x: 0, y: 80 }, fields: [{ name: 'text', type: 'text', required: true }] },
+      { id: 'output', kind: 'output', position: { x: 420, y: 80 }, fields: [{ name: 'result', type: 'any', required: true }] },
+    ],
+    edges: [{ from: { node: 'input', port: 'text' }, to: { node: 'output', port: 'result' } }],
+  };
+}
+
+/** A copy under a free id (`-copy`, `-copy-2`…), named as a copy. */
+export function duplicateOf(workflow: HostedWorkflowGraph, taken: Iterable<string>): HostedWorkflowGraph {
+  const id = uniqueId(`${workflow.id.slice(0, 58)}-copy`, taken);
+  return { ...workflow, id, name: `${workflow.name.slice(0, 113)} (copy)` };
+}
