@@ -26,8 +26,10 @@ export function checkHostedGraph(
       for (const node of users) problems.push({ node: node.id, code: 'unregistered_server', message });
       continue;
     }
+    // The reference's tools list alone bounds what the workflow is offered, inspected or not.
     const known = toolsByServer[ref.server];
     if (known) tools[ref.id] = ref.tools ? known.filter((t) => ref.tools?.includes(t)) : [...known];
+    else if (ref.tools) tools[ref.id] = [...ref.tools];
   }
   if (doc.workspace !== undefined && !registry.workspaces.some((w) => w.id === doc.workspace)) {
     problems.push({ code: 'unregistered_workspace', message: `uses workspace "${doc.workspace}", which is not registered on this host` });
