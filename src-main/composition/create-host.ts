@@ -15,6 +15,8 @@ import { demoHostedWorkflows } from '../demo/demo-workspace';
 import { RunManager } from '../engine/run-manager';
 import { CheckpointStore } from '../engine/checkpoint';
 import { WorkflowCheckpointStore } from '../workflow/workflow-checkpoint';
+import { WorkflowStore, WorkflowStoreError } from '../workflow/workflow-store';
+import { loadStoredWorkflow } from '../workflow/stored-workflow';
 import { inspectServer } from '../mcp/inspect-server';
 import { createKeychainStore } from '../credentials/keychain-store';
 import { Outbox } from '../events/outbox';
@@ -58,6 +60,16 @@ function closeInterruptedRuns(outbox: Outbox, waiting: ReadonlySet<string>, log:
       },
     ]);
     log(`run ${run.run_id} was interrupted by a host stop; closed its trace`);
+  }
+}
+
+/** The store's refusals as the request's error; a damaged file stays a host error (logged by name). */
+function storeCall<T>(action: () => T): T {
+  try {
+    return action();
+  } catch (err) {
+    if (err instanceof WorkflowStoreError && err.code !== 'damaged') throw new RequestError(err.code, err.message);
+    throw err;
   }
 }
 
@@ -115,6 +127,7 @@ async function openHost(options: HostOptions): Promise<Host> {
   // The host is the judge of what runs (issue 7): servers, workspaces, privacy and tool effects are
   // held here, changed only by explicit, audited actions; the risky ones need a person.
   const registry = new HostRegistry(options.dataDir);
+  const workflowStore = new WorkflowStore(options.dataDir, log);
   const audit = new AuditLog(join(options.dataDir, 'audit.jsonl'), log);
   const actions = new ExplicitActions(audit, options.confirm ?? { kind: 'terminal_code', print: (text) => log(text) });
 
@@ -134,6 +147,16 @@ async function openHost(options: HostOptions): Promise<Host> {
       ollama: await getOllamaStatus(ollamaHost),
     }),
     'run.start': async ({ workflow, overrides }) => runs.start(expandWorkflow(workflow, registry), overrides, registry.privacy()),
+    'workflows.list': async () => ({ workflows: workflowStore.list() }),
+    'workflows.get': async ({ id }) => {
+      const stored = storeCall(() => workflowStore.get(id));
+      if (!stored) throw new RequestError('not_found', `no stored workflow "${id}"`);
+      return stored;
+    },
+    'workflows.save': async ({ workflow, replaces, if_updated_at }) =>
+      storeCall(() => workflowStore.save(workflow, { ...(replaces !== undefined ? { replaces } : {}), ...(if_updated_at !== undefined ? { ifUpdatedAt: if_updated_at } : {}) })),
+    'workflows.delete': async ({ id }) => ({ deleted: storeCall(() => workflowStore.delete(id)) }),
+    'workflows.run': async ({ id, inputs }) => runs.startWorkflow(storeCall(() => loadStoredWorkflow(workflowStore, id, registry, options.dataDir)), inputs, registry.privacy()),
     'run.cancel': async ({ run_id }) => ({ cancelled: runs.cancel(run_id) }),
     'runs.active': async () => ({ run_ids: runs.activeIds() }),
     'events.subscribe': async (_params, session) => {

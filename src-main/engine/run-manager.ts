@@ -10,7 +10,8 @@ import { resolveSpec } from '../spec/load-spec';
 import type { ConfirmTool } from './boundary-actors';
 import { CheckpointStore, type JsonCheckpointStore } from './checkpoint';
 import { runAgent, type RunAgentOptions } from './run-agent';
-import { validateGraph } from '@shared/workflow/validate-graph';
+import { formatGraphProblem, validateGraph } from '@shared/workflow/validate-graph';
+import { SpecError } from '../spec/spec-errors';
 import type { LoadedWorkflow } from '../workflow/load-workflow';
 import { checkInputs } from '../workflow/run-inputs';
 import { runWorkflow, type RunWorkflowOptions } from '../workflow/run-workflow';
@@ -89,9 +90,10 @@ export class RunManager {
    */
   startWorkflow(loaded: LoadedWorkflow, inputs: Record<string, unknown>, privacy: PrivacyPolicy): { run_id: string } {
     const problems = validateGraph(loaded.graph);
-    if (problems.length > 0) throw new Error(`the workflow has ${problems.length} problem(s): ${problems.map((p) => p.message).join('; ')}`);
+    // The caller's graph or inputs are wrong, not the host: refused as invalid params, by name.
+    if (problems.length > 0) throw new SpecError(`the workflow has ${problems.length} problem(s): ${problems.map(formatGraphProblem).join('; ')}`);
     const checked = checkInputs(loaded.graph, inputs);
-    if (!checked.ok) throw new Error(checked.message);
+    if (!checked.ok) throw new SpecError(checked.message);
     const runId = randomUUID();
     this.launchWorkflow(runId, { graph: loaded.graph, specDir: loaded.specDir, workspace: loaded.workspace, inputs: checked.inputs, privacy });
     return { run_id: runId };

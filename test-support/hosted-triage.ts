@@ -1,0 +1,22 @@
+import { cpSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { HostedWorkflowGraph } from '../src-shared/workflow/hosted-graph';
+import { EXAMPLES } from './workspace';
+
+/**
+ * The shipped folder-triage example as the app keeps it: its filesystem server a reference to the
+ * shipped `filesystem` entry, its workspace the registered id `triage`. The sandbox is copied into
+ * the data folder's workspaces/, where registering it needs no person.
+ */
+export function hostedTriage(dataDir: string): { workflow: HostedWorkflowGraph; sandbox: string } {
+  const example = JSON.parse(readFileSync(join(EXAMPLES, 'folder-triage.workflow.json'), 'utf8')) as { servers: { id: string; tools?: string[] }[] } & Record<string, unknown>;
+  const sandbox = join(dataDir, 'workspaces', 'triage');
+  mkdirSync(join(dataDir, 'workspaces'), { recursive: true });
+  cpSync(join(EXAMPLES, 'triage-sandbox'), sandbox, { recursive: true });
+  const workflow = HostedWorkflowGraph.parse({
+    ...example,
+    workspace: 'triage',
+    servers: example.servers.map((s) => ({ id: s.id, server: 'filesystem', ...(s.tools ? { tools: s.tools } : {}) })),
+  });
+  return { workflow, sandbox };
+}
