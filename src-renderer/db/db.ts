@@ -6,6 +6,7 @@ import type { HostedWorkflow } from '@shared/contracts/hosted-workflow';
 import type { LearningExample } from '@shared/contracts/learning-export';
 import type { Profile, ProfileKind, ProfileVersionRef } from '@shared/contracts/profiles';
 import type { InspectedTool } from '@shared/contracts/host-api';
+import type { InvocationStatus } from '@shared/workflow/invocation';
 import type { ToolEffect } from '@shared/contracts/tool-effect';
 import type { PrivacyPolicy } from '@shared/policy/privacy';
 import { backfillLearningExamples } from './learning-examples';
@@ -61,6 +62,18 @@ export interface RunRow {
   event_count?: number;
   /** Distinct events of the run stored here; equals event_count once the trace is complete. */
   stored_events: number;
+  /** A workflow run's nodes (ingest-events.ts): present once any of its workflow events is in. */
+  workflow?: WorkflowRunFacts;
+}
+
+/** What the runs list shows of a workflow run, kept idempotent: each value is the latest by sequence. */
+export interface WorkflowRunFacts {
+  /** Nodes in the graph (workflow.started); 0 until it arrived. */
+  nodes: number;
+  /** Per invocation id: its latest status and the sequence number that set it. */
+  invocations: Record<string, [InvocationStatus, number]>;
+  /** Per agent invocation id: its completed rounds (they count from 0 per agent). */
+  agent_rounds: Record<string, number>;
 }
 
 /** Where a stored profile came from: shipped with the app, made here, or imported from a file. */

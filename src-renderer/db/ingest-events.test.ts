@@ -1,8 +1,9 @@
 import 'fake-indexeddb/auto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { StewardDb, runEvents } from './db';
+import { StewardDb, runEvents, type RunRow } from './db';
 import { ingestEvents } from './ingest-events';
 import { blockedRound, eventLog, finishRun, readExecutedRound, startRun, writeReplacedRound } from '../testing/event-fixtures';
+import { agentAsks, agentRun, item, nodeStatus, startWorkflow, triageRun } from '../testing/workflow-fixtures';
 
 let db: StewardDb;
 let dbCount = 0;
@@ -125,3 +126,108 @@ describe('ingestEvents', () => {
     expect(await db.events.where('run_id').equals(b.runId).count()).toBe(b.events.length);
   });
 });
+
+describe('ingestEvents: workflow runs', () => {
+  function triage(runId: string) {
+    const log = eventLog(runId);
+    triageRun(log);
+    return log;
+  }
+
+  it('summarises a finished workflow run: its workflow, status, outputs, models per node and the rounds of all its agents', async () => {
+    const log = triage('run-wf-summary-1');
+    await ingestEvents(db, log.events);
+    const run = await db.runs.get(log.runId);
+    expect(run).toMatchObject({
+      run_id: log.runId,
+      workflow_id: 'folder-triage',
+      spec_name: 'Folder triage',
+      status: 'completed',
+      rounds: 3,
+      models: { student: 'replay-student', teacher: 'replay-teacher' },
+      event_count: log.events.length,
+      stored_events: log.events.length,
+      started_at: log.events[0]?.ts,
+      finished_at: log.events.at(-1)?.ts,
+    });
+    expect(JSON.parse(run?.output ?? 'null')).toEqual({ items: ['notes'] });
+    expect(run?.workflow?.nodes).toBe(7);
+    expect(nodeCounts(run?.workflow)).toEqual({ done: 8, failed: 1 });
+    // Events of nested agents (with an invocation_id) are stored like any others.
+    expect(await db.events.where('run_id').equals(log.runId).count()).toBe(log.events.length);
+  });
+
+  it('a single output text is the run\'s output as it is', async () => {
+    const log = eventLog('run-wf-output-1');
+    startWorkflow(log);
+    log.add({ type: 'run.finished', status: 'completed', outputs: { report: 'All fine' }, rounds: 0, event_count: 2 });
+    await ingestEvents(db, log.events);
+    expect((await db.runs.get(log.runId))?.output).toBe('All fine');
+  });
+
+  it('says "per node" when the agent nodes of a workflow run use different models', async () => {
+    const log = eventLog('run-wf-models-01');
+    startWorkflow(log);
+    const a = nodeStatus(log, 'classify', 'running', { lineage: item(0) });
+    agentRun(log, a, 1);
+    const b = nodeStatus(log, 'classify', 'running', { lineage: item(1) });
+    agentRun(log, b, 1);
+    const other = log.events.findIndex((e) => e.type === 'agent.started' && e.invocation_id === b);
+    const started = log.events[other];
+    if (started?.type === 'agent.started') log.events[other] = { ...started, models: { student: 'qwen3:8b', teacher: 'replay-teacher' } };
+    // Out of order: the agents' starts arrive before the workflow's.
+    await ingestEvents(db, log.events.slice(1));
+    await ingestEvents(db, log.events.slice(0, 1));
+    const run = await db.runs.get(log.runId);
+    expect(run).toMatchObject({ spec_name: 'Folder triage', models: { student: 'per node', teacher: 'replay-teacher' }, rounds: 2, status: 'running' });
+  });
+
+  it('a workflow run stays waiting while any node waits for a person, also when another node\'s question is answered', async () => {
+    const log = eventLog('run-wf-waiting-1');
+    startWorkflow(log);
+    const ids = [0, 1].map((i) => nodeStatus(log, 'classify', 'running', { lineage: item(i) }));
+    const asked = ids.map((id) => {
+      agentRun(log, id, 1, { finish: false });
+      return agentAsks(log, id, 1);
+    });
+    for (const i of [0, 1]) nodeStatus(log, 'classify', 'waiting', { lineage: item(i) });
+    await ingestEvents(db, log.events);
+    expect((await db.runs.get(log.runId))?.status).toBe('waiting');
+
+    const first = asked[0];
+    if (!first || !ids[0]) throw new Error('fixture');
+    const answered = log.add({ type: 'intervention.answered', round: 1, intervention_id: first.id, answer: { action: 'approve' } });
+    log.events[log.events.length - 1] = { ...answered, invocation_id: ids[0] };
+    nodeStatus(log, 'classify', 'running', { lineage: item(0) });
+    await ingestEvents(db, log.events.slice(-2));
+    const run = await db.runs.get(log.runId);
+    expect(run?.status).toBe('waiting');
+    expect(nodeCounts(run?.workflow)).toEqual({ running: 1, waiting: 1 });
+
+    nodeStatus(log, 'classify', 'done', { lineage: item(0), outputs: { output: 'x' } });
+    nodeStatus(log, 'classify', 'running', { lineage: item(1) });
+    await ingestEvents(db, log.events.slice(-2));
+    expect((await db.runs.get(log.runId))?.status).toBe('running');
+  });
+
+  it('a workflow run arriving in reversed pieces, then replayed whole, gives the row of one ordered batch', async () => {
+    const log = triage('run-wf-replay-01');
+    const reversed = [...log.events].reverse();
+    for (let i = 0; i < reversed.length; i += 7) await ingestEvents(db, reversed.slice(i, i + 7));
+    await ingestEvents(db, log.events);
+    const pieces = await db.runs.get(log.runId);
+    const other = new StewardDb(`steward-ingest-test-other-${Math.random().toString(36).slice(2)}`);
+    try {
+      await ingestEvents(other, log.events);
+      expect(pieces).toEqual(await other.runs.get(log.runId));
+    } finally {
+      await other.delete();
+    }
+  });
+});
+
+function nodeCounts(workflow: RunRow['workflow']): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const [status] of Object.values(workflow?.invocations ?? {})) counts[status] = (counts[status] ?? 0) + 1;
+  return counts;
+}

@@ -1,5 +1,5 @@
 import type { RunEvent } from '@shared/contracts/events';
-import type { RunRow, StewardDb } from './db';
+import type { RunRow, StewardDb, WorkflowRunFacts } from './db';
 import { learningRowsFromEvents } from './learning-examples';
 
 export interface IngestResult {
@@ -74,6 +74,11 @@ export function summarize(row: RunRow | undefined, events: readonly RunEvent[], 
         stored_events: freshCount,
       };
   for (const e of events) {
+    // A workflow's own events and its nodes' (their nested agents count rounds from 0 each).
+    if (e.type === 'workflow.started' || e.invocation_id !== undefined) {
+      next = foldWorkflowEvent(next, e);
+      continue;
+    }
     switch (e.type) {
       case 'run.started':
         next = {
@@ -104,7 +109,7 @@ export function summarize(row: RunRow | undefined, events: readonly RunEvent[], 
           ...next,
           status: e.status,
           status_seq: e.seq,
-          output: e.output,
+          output: e.output ?? outputsSummary(e.outputs),
           message: e.message,
           finished_at: e.ts,
           event_count: e.event_count,
@@ -115,9 +120,77 @@ export function summarize(row: RunRow | undefined, events: readonly RunEvent[], 
         break;
     }
   }
-  return next;
+  return next.workflow ? withWorkflowStatus(next) : next;
 }
 
 function isLater(row: RunRow, seq: number): boolean {
   return row.status_seq === undefined || seq > row.status_seq;
+}
+
+const NO_MODEL = '—';
+/** The models column of a workflow run whose agent nodes use different models. */
+export const PER_NODE = 'per node';
+
+/** A workflow run's facts: each update keeps the latest by sequence or a maximum, so any order gives the same row. */
+function foldWorkflowEvent(row: RunRow, e: RunEvent): RunRow {
+  const wf: WorkflowRunFacts = row.workflow ?? { nodes: 0, invocations: {}, agent_rounds: {} };
+  const id = e.invocation_id;
+  switch (e.type) {
+    case 'workflow.started': {
+      const placeholder = row.models.student === '?' && row.models.teacher === '?';
+      return {
+        ...row,
+        workflow_id: e.workflow_id,
+        spec_name: e.workflow_name,
+        started_at: e.ts,
+        models: placeholder ? { student: NO_MODEL, teacher: NO_MODEL } : row.models,
+        workflow: { ...wf, nodes: e.nodes.length },
+      };
+    }
+    case 'node.invocation': {
+      const seen = id === undefined ? undefined : wf.invocations[id];
+      if (id === undefined || (seen && seen[1] >= e.seq)) return { ...row, workflow: wf };
+      return { ...row, workflow: { ...wf, invocations: { ...wf.invocations, [id]: [e.status, e.seq] } } };
+    }
+    case 'agent.started':
+      return {
+        ...row,
+        models: { student: mergeModel(row.models.student, e.models.student), teacher: mergeModel(row.models.teacher, e.models.teacher) },
+        supervision_enabled: row.supervision_enabled || e.supervision.enabled,
+        workflow: wf,
+      };
+    case 'round.completed':
+    case 'agent.finished': {
+      if (id === undefined) return { ...row, workflow: wf };
+      const done = e.type === 'round.completed' ? e.round + 1 : e.rounds;
+      const agentRounds = { ...wf.agent_rounds, [id]: Math.max(wf.agent_rounds[id] ?? 0, done) };
+      const total = Object.values(agentRounds).reduce((a, b) => a + b, 0);
+      return { ...row, rounds: Math.max(row.rounds, total), workflow: { ...wf, agent_rounds: agentRounds } };
+    }
+    default:
+      return { ...row, workflow: wf };
+  }
+}
+
+/** One model for every agent node, or "per node" once two differ (order-independent). */
+function mergeModel(current: string, incoming: string): string {
+  if (current === '?' || current === NO_MODEL) return incoming;
+  return current === incoming ? current : PER_NODE;
+}
+
+/** Until run.finished, a workflow run waits while any of its nodes waits for a person (answering one of two keeps it waiting). */
+function withWorkflowStatus(row: RunRow): RunRow {
+  if (row.status !== 'running' && row.status !== 'waiting') return row;
+  const waiting = Object.values(row.workflow?.invocations ?? {}).some(([status]) => status === 'waiting');
+  return { ...row, status: waiting ? 'waiting' : 'running' };
+}
+
+const OUTPUT_SUMMARY_CHARS = 4000;
+
+/** A workflow's outputs as the row's output: a single text as it is, otherwise JSON; long ones cut (the run view has them whole). */
+export function outputsSummary(outputs: Record<string, unknown> | undefined): string | undefined {
+  if (!outputs || Object.keys(outputs).length === 0) return undefined;
+  const values = Object.values(outputs);
+  const text = values.length === 1 && typeof values[0] === 'string' ? values[0] : JSON.stringify(outputs, null, 2);
+  return text.length > OUTPUT_SUMMARY_CHARS ? `${text.slice(0, OUTPUT_SUMMARY_CHARS)}…` : text;
 }
