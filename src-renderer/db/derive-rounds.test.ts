@@ -11,6 +11,7 @@ import {
   startRun,
   writeReplacedRound,
 } from '../testing/event-fixtures';
+import { triageRun } from '../testing/workflow-fixtures';
 
 function logWith(build: (log: ReturnType<typeof eventLog>) => void) {
   const log = eventLog('run-derive-0001');
@@ -23,6 +24,18 @@ describe('deriveRounds', () => {
   it('rounds of agents nested in a workflow (events with an invocation_id) are not merged into the run\'s rounds', () => {
     const events = logWith((log) => readExecutedRound(log, 0)).map((e) => (e.type === 'run.started' ? e : { ...e, invocation_id: 'classify[files=0]' }));
     expect(deriveRounds(events)).toEqual([]);
+  });
+
+  it('an agent node\'s rounds are those of its own invocation, counted from round 0 like an agent run\'s', () => {
+    const log = eventLog('run-derive-wf01');
+    triageRun(log);
+    const second = deriveRounds(log.events, 'classify[files=1]');
+    expect(second.map((r) => [r.round, r.outcome, r.candidateEffect])).toEqual([
+      [0, 'executed', 'read'],
+      [1, 'executed', 'read'],
+    ]);
+    expect(deriveRounds(log.events, 'classify[files=0]')).toHaveLength(1);
+    expect(deriveRounds(log.events, 'check[files=0]')).toEqual([]);
   });
 
   it('shows a read executed without review, with the student candidate kept', () => {

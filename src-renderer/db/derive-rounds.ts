@@ -61,13 +61,13 @@ export interface RoundView {
 /**
  * Per-round view models from a run's events. A round.completed record wins when present;
  * until then the incremental events build the round step by step, so rounds appear live.
+ * `invocation`: the rounds of that workflow node's nested agent; without it, the run's own.
  */
-export function deriveRounds(events: readonly RunEvent[]): RoundView[] {
+export function deriveRounds(events: readonly RunEvent[], invocation?: string): RoundView[] {
   const rounds = new Map<number, RoundView>();
   const snapshots = new Map<number, { hash: string; tools: SnapshotTool[] }>();
-  // A workflow's nested agents each count rounds from 0: until the run view shows rounds per node
-  // invocation, their events stay out of the run's own rounds.
-  const ordered = events.filter((e) => e.invocation_id === undefined).sort((a, b) => a.seq - b.seq);
+  // A workflow's nested agents each count rounds from 0: each one's rounds are its own.
+  const ordered = events.filter((e) => e.invocation_id === invocation).sort((a, b) => a.seq - b.seq);
 
   const at = (round: number, proposer?: Proposer): RoundView => {
     let view = rounds.get(round);
