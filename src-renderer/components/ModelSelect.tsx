@@ -1,31 +1,39 @@
 import { useId } from 'react';
-import { ModelRef, modelLabel } from '@shared/contracts/model';
+import { useLiveQuery } from 'dexie-react-hooks';
+import type { ModelRef } from '@shared/contracts/model';
 import type { ProviderStatus } from '@shared/contracts/host-api';
+import type { ProfileChoice } from '../db/db';
+import { useHost } from '../app/HostProvider';
+import { choiceOf, modelOptions } from './model-options';
 
-const REPLAY = 'script';
-
-function valueOf(ref: ModelRef): string {
-  return ref.provider === 'script' ? REPLAY : ref.provider === 'ollama' ? `ollama:${ref.model}` : `other:${modelLabel(ref)}`;
-}
-
-/** Replay is always offered; Ollama models when Ollama is reachable (and the current one even if not). */
+/**
+ * Replay is always offered; Ollama models when Ollama is reachable (and the current one even if
+ * not); and the user's model profiles, OpenAI-compatible ones included. Choosing a profile yields
+ * its ModelRef through `onChange` like any other option, and the profile through `onProfile`.
+ */
 export function ModelSelect({
   role,
   value,
   providers,
   onChange,
+  onProfile,
+  profile,
   disabled,
 }: {
   role: 'Student' | 'Teacher';
   value: ModelRef;
   providers?: ProviderStatus;
   onChange: (ref: ModelRef) => void;
+  /** Called after onChange when the option chosen is one of the user's model profiles. */
+  onProfile?: (choice: ProfileChoice) => void;
+  /** The profile the caller keeps for this role, selected over another option with the same model. */
+  profile?: ProfileChoice;
   disabled?: boolean;
 }) {
   const id = useId();
-  const ollama = providers?.ollama.reachable ? providers.ollama.models : [];
-  const current = valueOf(value);
-  const currentMissing = (value.provider === 'ollama' && !ollama.some((m) => m.name === value.model)) || value.provider === 'openai_compatible';
+  const { db } = useHost();
+  const profiles = useLiveQuery(() => db.profiles.where('kind').anyOf('student', 'teacher').toArray(), [db]);
+  const { groups, selected } = modelOptions({ role: role === 'Student' ? 'student' : 'teacher', value, providers, profiles: profiles ?? [], profile });
 
   return (
     <div className="field">
@@ -35,32 +43,30 @@ export function ModelSelect({
       <select
         id={id}
         className="select"
-        value={current}
+        value={selected}
         disabled={disabled}
         data-testid={`model-select-${role.toLowerCase()}`}
         onChange={(e) => {
-          const next = e.target.value;
-          if (next === REPLAY) onChange({ provider: 'script' });
-          else if (next.startsWith('ollama:')) onChange(ModelRef.parse({ provider: 'ollama', model: next.slice('ollama:'.length) }));
+          const choice = choiceOf(groups, e.target.value);
+          if (!choice) return;
+          onChange(choice.ref);
+          if (choice.profile) onProfile?.(choice.profile);
         }}
       >
-        <option value={REPLAY}>replay (scripted)</option>
-        {ollama.length > 0 && (
-          <optgroup label="Ollama">
-            {ollama.map((m) => (
-              <option key={m.name} value={`ollama:${m.name}`}>
-                {m.name}
-                {m.parameter_size ? ` · ${m.parameter_size}` : ''}
-              </option>
-            ))}
-          </optgroup>
-        )}
-        {currentMissing && (
-          <option value={current} disabled={value.provider === 'openai_compatible'}>
-            {modelLabel(value)}
-            {value.provider === 'ollama' ? ' (not available)' : ''}
-          </option>
-        )}
+        {groups.map((group) => {
+          const options = group.options.map((o) => (
+            <option key={o.value} value={o.value} disabled={o.disabled}>
+              {o.label}
+            </option>
+          ));
+          return group.label ? (
+            <optgroup key={group.label} label={group.label}>
+              {options}
+            </optgroup>
+          ) : (
+            options
+          );
+        })}
       </select>
     </div>
   );

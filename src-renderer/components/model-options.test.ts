@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import type { ProviderStatus } from '@shared/contracts/host-api';
+import { ModelRef } from '@shared/contracts/model';
+import type { ProfileRow } from '../db/db';
+import { choiceOf, modelOptions } from './model-options';
+
+const providers = (reachable: boolean): ProviderStatus => ({
+  script: { available: true, label: 'replay' },
+  ollama: { host: 'http://127.0.0.1:11434', reachable, models: reachable ? [{ name: 'qwen3:4b', parameter_size: '4B' }] : [] },
+});
+const openai = ModelRef.parse({ provider: 'openai_compatible', base_url: 'https://api.example.com/v1', model: 'gpt-x', api_key: 'keychain:openai' });
+const qwen = ModelRef.parse({ provider: 'ollama', model: 'qwen3:4b' });
+const row = (id: string, kind: 'student' | 'teacher', name: string, model: ModelRef, version = 1, origin: ProfileRow['origin'] = 'user'): ProfileRow => ({
+  id,
+  kind,
+  name,
+  version,
+  created_at: '2026-01-01T00:00:00Z',
+  description: '',
+  model,
+  origin,
+});
+const PROFILES: ProfileRow[] = [
+  row('replay-student', 'student', 'Replay student', { provider: 'script' }, 1, 'builtin'),
+  row('cloud', 'teacher', 'Cloud teacher', openai),
+  row('cloud', 'teacher', 'Cloud teacher', { ...openai, model: 'gpt-y' }, 2),
+  row('local', 'student', 'Local qwen', qwen),
+  row('notes', 'supervision' as 'student', 'not a model', { provider: 'script' }),
+];
+
+describe('model picker options', () => {
+  it('the user’s model profiles are offered beside replay and Ollama, the role’s own kind first, newest versions, built-ins left out', () => {
+    const { groups } = modelOptions({ role: 'student', value: { provider: 'script' }, providers: providers(true), profiles: PROFILES });
+    expect(groups.map((g) => g.label)).toEqual([undefined, 'Ollama', 'Your model profiles']);
+    const mine = groups[2]!.options;
+    expect(mine.map((o) => o.profile)).toEqual([
+      { id: 'local', version: 1 },
+      { id: 'cloud', version: 2 },
+    ]);
+    expect(mine[1]?.label).toContain('Cloud teacher · v2');
+    expect(mine[1]?.disabled).toBeFalsy();
+    expect(mine[1]!.label).toContain('api.example.com:gpt-y');
+  });
+
+  it('choosing an OpenAI-compatible profile yields its model reference and the profile', () => {
+    const { groups } = modelOptions({ role: 'teacher', value: { provider: 'script' }, providers: providers(false), profiles: PROFILES });
+    const option = groups.flatMap((g) => g.options).find((o) => o.profile?.id === 'cloud');
+    expect(option?.disabled).toBeFalsy();
+    expect(choiceOf(groups, option!.value)).toEqual({ ref: { ...openai, model: 'gpt-y' }, profile: { id: 'cloud', version: 2 } });
+    expect(choiceOf(groups, 'ollama:qwen3:4b')).toBeUndefined();
+  });
+
+  it('the current model is selected: Ollama by its model, an OpenAI-compatible one by its profile, the chosen profile when given', () => {
+    const base = { role: 'student' as const, providers: providers(true), profiles: PROFILES };
+    expect(modelOptions({ ...base, value: qwen }).selected).toBe('ollama:qwen3:4b');
+    expect(modelOptions({ ...base, value: qwen, profile: { id: 'local', version: 1 } }).selected).toBe('profile:local@1');
+    const cloud = modelOptions({ ...base, value: { ...openai, model: 'gpt-y' } });
+    expect(choiceOf(cloud.groups, cloud.selected)?.profile).toEqual({ id: 'cloud', version: 2 });
+    // An older version the workflow still uses stays selectable.
+    const old = modelOptions({ ...base, value: openai, profile: { id: 'cloud', version: 1 } });
+    expect(old.selected).toBe('profile:cloud@1');
+    expect(old.groups.flatMap((g) => g.options).find((o) => o.value === old.selected)?.label).toContain('v2 is newer');
+  });
+
+  it('a current model nobody offers stays shown and selectable: an unreachable Ollama model says so', () => {
+    const lone = modelOptions({ role: 'student', value: { ...openai, model: 'other' }, providers: providers(false), profiles: [] });
+    const current = lone.groups.flatMap((g) => g.options).find((o) => o.value === lone.selected);
+    expect(current).toMatchObject({ label: 'api.example.com:other' });
+    expect(current?.disabled).toBeFalsy();
+    expect(choiceOf(lone.groups, lone.selected)?.ref).toEqual({ ...openai, model: 'other' });
+    const gone = modelOptions({ role: 'student', value: ModelRef.parse({ provider: 'ollama', model: 'llama9' }), providers: providers(false), profiles: [] });
+    expect(gone.groups.flatMap((g) => g.options).find((o) => o.value === gone.selected)?.label).toBe('ollama:llama9 (not available)');
+  });
+});
