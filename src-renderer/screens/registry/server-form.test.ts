@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import type { RegisteredServer } from '@shared/contracts/host-registry';
+import { emptyServerForm, formFromServer, serverRegistrationFromForm, shippedPackages, workspaceRegistrationFromForm, type ServerForm } from './server-form';
+
+const SHIPPED: RegisteredServer[] = [
+  { id: 'filesystem', label: 'Filesystem (shipped)', package: '@modelcontextprotocol/server-filesystem', args: ['${workspace}'], env: {}, source: 'shipped' },
+  { id: 'memory', label: 'Memory (shipped)', package: '@modelcontextprotocol/server-memory', args: [], env: {}, source: 'shipped' },
+];
+const MINE: RegisteredServer = { id: 'notes', label: 'My notes', command: 'node', args: ['/opt/notes/server.js', '${workspace}'], env: { NOTES_TOKEN: 'keychain:notes-token' }, source: 'user' };
+const SERVERS = [...SHIPPED, MINE];
+
+const commandForm = (over: Partial<ServerForm> = {}): ServerForm => ({ ...emptyServerForm(), id: 'mine', label: 'Mine', kind: 'command', command: 'node', args: 'server.js\n${workspace}\n', ...over });
+
+describe('the add-server form as a registration', () => {
+  it('a command server becomes a registration with one argument per non-blank line and env as keychain references', () => {
+    const result = serverRegistrationFromForm(commandForm({ env: [{ key: 'API_KEY', credential: 'openai' }] }), { servers: SERVERS });
+    expect(result).toEqual({ ok: true, registration: { id: 'mine', label: 'Mine', command: 'node', args: ['server.js', '${workspace}'], env: { API_KEY: 'keychain:openai' } } });
+  });
+
+  it('a shipped package is registered by its package, never with a command', () => {
+    const result = serverRegistrationFromForm({ ...emptyServerForm(), id: 'docs', label: 'Docs folder', kind: 'package', package: '@modelcontextprotocol/server-filesystem', command: 'ignored', args: '${workspace}' }, { servers: SERVERS });
+    expect(result).toEqual({ ok: true, registration: { id: 'docs', label: 'Docs folder', package: '@modelcontextprotocol/server-filesystem', args: ['${workspace}'], env: {} } });
+  });
+
+  it('an env value that is a raw secret is refused, whatever it looks like, and nothing is registered', () => {
+    const secrets = ['sk-proj-AbCdEf0123456789AbCdEf0123456789', 'ghp_0123456789abcdefABCDEF0123456789abcd', 'Qm9vbGVhbjEyMzQ1Njc4OTBhYmNkZWZnaGlqa2xt'];
+    for (const credential of secrets) {
+      const result = serverRegistrationFromForm(commandForm({ env: [{ key: 'TOKEN', credential }] }), { servers: SERVERS });
+      expect(result.ok).toBe(false);
+      if (!result.ok) expect(result.problems).toContainEqual({ field: 'env.0', message: expect.stringContaining('Settings → Credentials') });
+    }
+  });
+
+  it('whatever is typed as a credential, a registration only ever holds keychain references in env', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 80 }), (credential) => {
+        const result = serverRegistrationFromForm(commandForm({ env: [{ key: 'TOKEN', credential }] }), { servers: SERVERS });
+        if (result.ok) expect(Object.values(result.registration.env).every((v) => /^keychain:[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(v))).toBe(true);
+      }),
+    );
+  });
+
+  it('a typed keychain:NAME is read as the name NAME', () => {
+    const result = serverRegistrationFromForm(commandForm({ env: [{ key: 'TOKEN', credential: 'keychain:work-token' }] }), { servers: SERVERS });
+    expect(result.ok && result.registration.env).toEqual({ TOKEN: 'keychain:work-token' });
+  });
+
+  it('an id already taken is refused with what to do: a shipped one and one of yours', () => {
+    const shipped = serverRegistrationFromForm(commandForm({ id: 'filesystem' }), { servers: SERVERS });
+    const yours = serverRegistrationFromForm(commandForm({ id: 'notes' }), { servers: SERVERS });
+    expect(shipped).toEqual({ ok: false, problems: [{ field: 'id', message: expect.stringContaining('ships with Steward') }] });
+    expect(yours).toEqual({ ok: false, problems: [{ field: 'id', message: expect.stringContaining('Edit') }] });
+  });
+
+  it('editing a server of yours keeps its id and replaces it', () => {
+    const form = formFromServer(MINE);
+    expect(form).toMatchObject({ id: 'notes', kind: 'command', command: 'node', args: '/opt/notes/server.js\n${workspace}', env: [{ key: 'NOTES_TOKEN', credential: 'notes-token' }] });
+    expect(serverRegistrationFromForm({ ...form, label: 'Notes v2' }, { servers: SERVERS, editing: 'notes' })).toEqual({
+      ok: true,
+      registration: { id: 'notes', label: 'Notes v2', command: 'node', args: ['/opt/notes/server.js', '${workspace}'], env: { NOTES_TOKEN: 'keychain:notes-token' } },
+    });
+  });
+
+  it('invalid id characters, a missing command, a raw secret in an argument and a duplicate env key are each named on their field', () => {
+    const result = serverRegistrationFromForm(
+      commandForm({ id: 'My Server', command: ' ', args: 'ok\n--token=sk-proj-AbCdEf0123456789AbCdEf0123456789', env: [{ key: 'A', credential: 'x1' }, { key: 'A', credential: 'x2' }] }),
+      { servers: SERVERS },
+    );
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    const fields = result.problems.map((p) => p.field);
+    expect(fields).toEqual(expect.arrayContaining(['id', 'command', 'args', 'env.1']));
+    expect(result.problems.find((p) => p.field === 'id')?.message).toContain('lowercase');
+    expect(result.problems.find((p) => p.field === 'args')?.message).toContain('line 2');
+  });
+
+  it('a credential reference as an argument is refused: credentials go in env', () => {
+    const result = serverRegistrationFromForm(commandForm({ args: 'keychain:openai' }), { servers: SERVERS });
+    expect(result).toEqual({ ok: false, problems: [{ field: 'args', message: expect.stringContaining('env') }] });
+  });
+
+  it('a package not shipped with Steward is refused, and the shipped ones are offered once each', () => {
+    const result = serverRegistrationFromForm({ ...commandForm(), kind: 'package', package: 'left-pad' }, { servers: SERVERS });
+    expect(result).toEqual({ ok: false, problems: [{ field: 'package', message: expect.stringContaining('command') }] });
+    expect(shippedPackages([...SERVERS, { ...SHIPPED[0]!, id: 'again' }]).map((p) => p.package)).toEqual(['@modelcontextprotocol/server-filesystem', '@modelcontextprotocol/server-memory']);
+  });
+});
+
+describe('the add-workspace form', () => {
+  it('an absolute folder becomes a registration; a relative one, a taken id or a bad id is named on its field', () => {
+    const taken = [{ id: 'demo', label: 'Demo', path: '/data/workspaces/demo', in_data_folder: true }];
+    expect(workspaceRegistrationFromForm({ id: 'docs', label: '', path: ' /home/me/docs ' }, taken)).toEqual({ ok: true, registration: { id: 'docs', path: '/home/me/docs' } });
+    expect(workspaceRegistrationFromForm({ id: 'win', label: 'Win', path: 'C:\\Users\\me' }, taken)).toEqual({ ok: true, registration: { id: 'win', label: 'Win', path: 'C:\\Users\\me' } });
+    const bad = workspaceRegistrationFromForm({ id: 'demo', label: '', path: 'docs' }, taken);
+    expect(bad).toEqual({ ok: false, problems: [{ field: 'id', message: expect.stringContaining('already') }, { field: 'path', message: expect.stringContaining('absolute') }] });
+    expect(workspaceRegistrationFromForm({ id: 'Docs!', label: '', path: '/x' }, taken)).toEqual({ ok: false, problems: [{ field: 'id', message: expect.stringContaining('lowercase') }] });
+  });
+});

@@ -1,0 +1,150 @@
+import type { z } from 'zod';
+import { CREDENTIAL_PREFIX, CredentialName, credentialNameOf } from '@shared/contracts/credentials';
+import { RegistryId, ServerRegistration, WorkspaceRegistration, type RegisteredServer, type Workspace } from '@shared/contracts/host-registry';
+import { McpServerSpec } from '@shared/contracts/spec';
+import { looksLikeRawSecret } from '@shared/policy/secrets';
+
+/**
+ * The registry page's forms as pure data: what a person typed, checked field by field, becomes the
+ * host's ServerRegistration / WorkspaceRegistration or a list of problems named by field. An env
+ * value is a credential's NAME (the form has no place for a value): the registration holds
+ * `keychain:NAME`, and anything that looks like a key itself is refused before it leaves the page.
+ */
+
+export interface EnvRow {
+  key: string;
+  /** A credential's name in the host's keychain (a typed `keychain:NAME` is read as NAME). */
+  credential: string;
+}
+
+export interface ServerForm {
+  id: string;
+  label: string;
+  kind: 'package' | 'command';
+  package: string;
+  command: string;
+  /** One argument per line; blank lines are dropped. */
+  args: string;
+  env: EnvRow[];
+}
+
+/** `id`, `label`, `package`, `command`, `args` or `env.N` (the N-th env row). */
+export interface FormProblem {
+  field: string;
+  message: string;
+}
+
+export type FormResult<T> = { ok: true; registration: T } | { ok: false; problems: FormProblem[] };
+
+export function emptyServerForm(): ServerForm {
+  return { id: '', label: '', kind: 'package', package: '', command: '', args: '', env: [] };
+}
+
+export function formFromServer(server: RegisteredServer): ServerForm {
+  return {
+    id: server.id,
+    label: server.label,
+    kind: server.package !== undefined ? 'package' : 'command',
+    package: server.package ?? '',
+    command: server.command ?? '',
+    args: server.args.join('\n'),
+    env: Object.entries(server.env).map(([key, ref]) => ({ key, credential: credentialNameOf(ref) })),
+  };
+}
+
+/** The packages Steward ships, once each, with the shipped entry's label and arguments as a start. */
+export function shippedPackages(servers: readonly RegisteredServer[]): { package: string; label: string; args: string[] }[] {
+  const seen = new Map<string, { package: string; label: string; args: string[] }>();
+  for (const s of servers) {
+    if (s.source === 'shipped' && s.package !== undefined && !seen.has(s.package)) seen.set(s.package, { package: s.package, label: s.label, args: s.args });
+  }
+  return [...seen.values()];
+}
+
+const firstIssue = (error: z.ZodError): string => error.issues[0]?.message ?? 'invalid';
+
+function idProblem(id: string, taken: { id: string; shipped: boolean } | undefined, what: 'server' | 'workspace'): string | undefined {
+  if (id === '') return `Give the ${what} an id: lowercase letters, digits, - and _.`;
+  const parsed = RegistryId.safeParse(id);
+  if (!parsed.success) return `“${id}”: ${firstIssue(parsed.error)}.`;
+  if (taken?.shipped) return `“${id}” ships with Steward: pick another id.`;
+  if (taken) return what === 'server' ? `“${id}” is already registered: pick another id, or Edit that server.` : `A workspace “${id}” is already registered: pick another id, or remove it first.`;
+  return undefined;
+}
+
+/** A credential's name from what was typed, or why it cannot be one (never echoing a secret). */
+function credentialProblem(typed: string): { name: string } | { problem: string } {
+  const text = typed.trim().startsWith(CREDENTIAL_PREFIX) ? typed.trim().slice(CREDENTIAL_PREFIX.length) : typed.trim();
+  if (text === '') return { problem: 'Pick a credential (add one in Settings → Credentials).' };
+  if (looksLikeRawSecret(text)) {
+    return { problem: 'This looks like a key itself, not a credential’s name: store the key in Settings → Credentials and pick its name here. Nothing was sent.' };
+  }
+  const name = CredentialName.safeParse(text);
+  return name.success ? { name: name.data } : { problem: `Not a credential name: ${firstIssue(name.error)}. Add one in Settings → Credentials.` };
+}
+
+export function serverRegistrationFromForm(form: ServerForm, context: { servers: readonly RegisteredServer[]; editing?: string }): FormResult<ServerRegistration> {
+  const problems: FormProblem[] = [];
+  const id = form.id.trim();
+  const existing = context.editing === id ? undefined : context.servers.find((s) => s.id === id);
+  const idIssue = idProblem(id, existing && { id, shipped: existing.source === 'shipped' }, 'server');
+  if (idIssue) problems.push({ field: 'id', message: idIssue });
+  const label = form.label.trim() || id;
+
+  const launch: { package: string } | { command: string } = form.kind === 'package' ? { package: form.package.trim() } : { command: form.command.trim() };
+  if ('package' in launch && launch.package === '') problems.push({ field: 'package', message: 'Pick a package shipped with Steward, or register the server by its command.' });
+  else if ('package' in launch && !shippedPackages(context.servers).some((p) => p.package === launch.package)) {
+    problems.push({ field: 'package', message: `${launch.package} does not ship with Steward: register it by its command (e.g. npx -y ${launch.package}).` });
+  }
+  if ('command' in launch && launch.command === '') problems.push({ field: 'command', message: 'Give the command that starts the server (e.g. node, npx, uvx or a full path).' });
+
+  const args = form.args
+    .split('\n')
+    .map((a) => a.trim())
+    .filter((a) => a !== '');
+  // The host's launch rules (no raw secret, no credential in args), said per line before sending.
+  const argsCheck = McpServerSpec.safeParse({ id: 'form', command: 'x', args });
+  if (!argsCheck.success) {
+    const issue = argsCheck.error.issues.find((i) => i.path[0] === 'args');
+    if (issue) problems.push({ field: 'args', message: `Argument on line ${Number(issue.path[1] ?? 0) + 1}: ${issue.message}.` });
+  }
+
+  const env: Record<string, string> = {};
+  form.env.forEach((row, index) => {
+    const field = `env.${index}`;
+    const key = row.key.trim();
+    const credential = credentialProblem(row.credential);
+    if (!/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(key)) problems.push({ field, message: key === '' ? 'Name the environment variable (e.g. API_KEY).' : `“${key}” is not an environment variable name (letters, digits and _, not starting with a digit).` });
+    else if (key in env) problems.push({ field, message: `${key} is set twice: keep one.` });
+    else if ('problem' in credential) problems.push({ field, message: credential.problem });
+    else env[key] = `${CREDENTIAL_PREFIX}${credential.name}`;
+  });
+
+  if (problems.length > 0) return { ok: false, problems };
+  const checked = ServerRegistration.safeParse({ id, label, ...launch, args, env });
+  if (!checked.success) return { ok: false, problems: checked.error.issues.map((i) => ({ field: String(i.path[0] ?? 'id'), message: i.message })) };
+  return { ok: true, registration: checked.data };
+}
+
+export interface WorkspaceForm {
+  id: string;
+  label: string;
+  path: string;
+}
+
+/** Absolute on POSIX (`/…`) or Windows (`C:\…`, `\\server\…`); the host checks the folder exists. */
+const ABSOLUTE = /^(?:\/|[A-Za-z]:[\\/]|\\\\)/;
+
+export function workspaceRegistrationFromForm(form: WorkspaceForm, workspaces: readonly Workspace[]): FormResult<WorkspaceRegistration> {
+  const problems: FormProblem[] = [];
+  const id = form.id.trim();
+  const idIssue = idProblem(id, workspaces.some((w) => w.id === id) ? { id, shipped: false } : undefined, 'workspace');
+  if (idIssue) problems.push({ field: 'id', message: idIssue });
+  const path = form.path.trim();
+  if (!ABSOLUTE.test(path)) problems.push({ field: 'path', message: path === '' ? 'Give the folder’s absolute path on the host.' : `“${path}” is not an absolute path: give the full path from / (or a drive letter).` });
+  if (problems.length > 0) return { ok: false, problems };
+  const label = form.label.trim();
+  const checked = WorkspaceRegistration.safeParse({ id, path, ...(label ? { label } : {}) });
+  if (!checked.success) return { ok: false, problems: checked.error.issues.map((i) => ({ field: String(i.path[0] ?? 'id'), message: i.message })) };
+  return { ok: true, registration: checked.data };
+}
