@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunEvent } from '@shared/contracts/events';
 import type { HostMethod, HostResult, ResponseFrame } from '@shared/contracts/host-api';
-import { HostedWorkflowGraph } from '@shared/workflow/hosted-graph';
-import { hostedTriage } from '../../test-support/hosted-triage';
+import { hostedEcho, hostedTriage } from '../../test-support/hosted-workflows';
 import { WorkflowStore } from '../workflow/workflow-store';
 import { createHost } from './create-host';
 import type { HostSession } from './host-types';
@@ -36,25 +35,7 @@ async function startHost() {
   return { dataDir, logs, events, call, ok };
 }
 
-/** A workflow of one required text input said back through a template. */
-function echo(id: string, extra: Record<string, unknown> = {}): HostedWorkflowGraph {
-  return HostedWorkflowGraph.parse({
-    format: 'steward/v1',
-    kind: 'workflow',
-    id,
-    name: `Echo ${id}`,
-    nodes: [
-      { id: 'in', kind: 'input', fields: [{ name: 'name', type: 'text' }] },
-      { id: 'say', kind: 'template', template: 'hello {{name}}', inputs: [{ name: 'name', type: 'text' }] },
-      { id: 'out', kind: 'output', fields: [{ name: 'said', type: 'text' }] },
-    ],
-    edges: [
-      { from: { node: 'in', port: 'name' }, to: { node: 'say', port: 'name' } },
-      { from: { node: 'say', port: 'output' }, to: { node: 'out', port: 'said' } },
-    ],
-    ...extra,
-  });
-}
+const echo = hostedEcho;
 
 describe("the host keeps the user's workflows", () => {
   it('a saved workflow is listed and got back whole, and runs to completion: an invocation event per node, the reviewed report on disk', async () => {

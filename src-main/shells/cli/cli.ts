@@ -1,8 +1,9 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { RunEvent } from '@shared/contracts/events';
 import { RUN_STATUS_LABELS } from '@shared/contracts/events';
+import { RegistryId } from '@shared/contracts/host-registry';
 import { modelLabel } from '@shared/contracts/model';
 import { PHASE_LABELS } from '@shared/contracts/spec';
 import { LifecyclePhase, type AgentSpec } from '@shared/contracts/spec';
@@ -23,6 +24,7 @@ import { ScsMode } from '@shared/scs/contracts';
 import { openTraceWriter } from './trace-writer';
 import { validateSpecFile } from './validate-spec';
 import { workflowCommand } from './workflow-command';
+import { storedDocument, workflowsCommand } from './workflows-command';
 
 export interface CliIo {
   stdout: (text: string) => void;
@@ -41,15 +43,19 @@ export interface CliIo {
 export const EXIT = { ok: 0, runNotCompleted: 1, badInput: 2 } as const;
 
 const USAGE = `Usage:
-  steward run FILE [--json] [--trace OUT.jsonl] [--phase 0-4] [--yes | --no-confirm]
+  steward run FILE|NAME [--json] [--trace OUT.jsonl] [--phase 0-4] [--yes | --no-confirm]
                    [--scs on|off|auto] [--allow-host HOST]... [--data-dir DIR]
                    [--input KEY=VALUE]... [--inputs FILE.json]
   steward validate FILE
+  steward workflows list [--json] | import FILE [--as ID] [--replace] | export ID [FILE] | delete ID
+                   [--data-dir DIR]
   steward credentials set NAME | list | delete NAME
   steward learning export TRACE.jsonl [TRACE.jsonl …] --format sft|preference -o OUT.jsonl
   steward --version
 
-  run          run an agent spec or a workflow (kind "workflow") through the decision boundary
+  run          run an agent spec or a workflow (kind "workflow") through the decision boundary;
+               NAME (not a file): the workflow stored in the data folder under that id (the app's)
+               --data-dir    Steward's data folder (default STEWARD_DATA_DIR, else the platform's)
                --json        print one JSON object (status, output, history, rounds, executions;
                              for a workflow: status, outputs, every node invocation)
                --input       a workflow input: text for a text field, else JSON when it parses
@@ -63,6 +69,9 @@ const USAGE = `Usage:
                --scs         Student·Committee·Supervisor gates: a committee plans each phase,
                              the student monitors, the supervisor executes (auto: risky work only)
   validate     check a spec: schema, script, servers start, allowlisted tools exist
+  workflows    the workflows stored in the data folder, the same ones the app shows: list them,
+               import a file the app exported (--as ID stores it under another id, --replace
+               overwrites), export one (stdout without FILE), delete one
   credentials  keychain credentials: the value is read from standard input, never an argument
   learning     turn traces into fine-tuning data: sft (chat JSONL) or preference (DPO pairs)
 
@@ -79,6 +88,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return await validateCommand(rest, io);
       case 'learning':
         return await learningCommand(rest, io);
+      case 'workflows':
+        return await workflowsCommand(rest, io);
       case 'credentials':
         return await credentialsCommand(rest, { ...io, stdin: io.stdin ?? (async () => '') }, (io.credentials ?? (() => createKeychainStore()))());
       case '--version':
@@ -124,9 +135,10 @@ async function runCommand(args: string[], io: CliIo): Promise<number> {
   });
   if (values.yes && values['no-confirm']) throw new SpecError('--yes and --no-confirm contradict each other');
   const file = positionals[0];
-  if (!file || positionals.length > 1) throw new SpecError(`run needs exactly one spec FILE\n\n${USAGE}`);
-  const document = loadDocumentFile(file);
+  if (!file || positionals.length > 1) throw new SpecError(`run needs exactly one spec FILE or stored workflow NAME\n\n${USAGE}`);
   const dataDir = typeof values['data-dir'] === 'string' ? values['data-dir'] : defaultDataDir(io.env);
+  // A name that is no file is a workflow stored in the data folder (the app's).
+  const document = !existsSync(file) && RegistryId.safeParse(file).success ? storedDocument(file, dataDir) : loadDocumentFile(file);
   mkdirSync(dataDir, { recursive: true });
   const ledger = openFileLedger(join(dataDir, 'idempotency-ledger.jsonl'));
   const trace = typeof values.trace === 'string' ? openTraceWriter(values.trace) : undefined;
