@@ -44,6 +44,12 @@ describe('checkHostedGraph', () => {
     expect(checkHostedGraph(doc, registry)).toEqual([expect.objectContaining({ code: 'unregistered_workspace', message: expect.stringContaining('"gone"') })]);
   });
 
+  it("a server that works in the workflow's workspace (${workspace} in its args) is named on its nodes when the workflow has none", () => {
+    const doc = hosted([tool('read', 'fs', 'read_text_file'), output('out', 'text')], ['read.text->out.text'], { servers: [{ id: 'fs', server: 'filesystem' }] });
+    expect(checkHostedGraph(doc, registry)).toEqual([{ node: 'read', code: 'workspace_required', message: expect.stringContaining('choose a workspace') }]);
+    expect(checkHostedGraph({ ...doc, workspace: 'notes' }, registry)).toEqual([]);
+  });
+
   it("the graph's own problems come with the registry's, named by node and port", () => {
     const doc = hosted([input('in', 'q'), { id: 'say', kind: 'template', template: '{{q}}', inputs: [{ name: 'q' }] }, output('out', 'text')], ['say.output->out.text'], { servers: [{ id: 'mail', server: 'imap' }] });
     const codes = checkHostedGraph(doc, registry).map((p) => [p.code, p.node, p.port]);
@@ -54,13 +60,14 @@ describe('checkHostedGraph', () => {
   it("a tool the inspected server does not offer, or that the workflow's reference leaves out, is named on its node", () => {
     const doc = hosted([tool('a', 'fs', 'rm_rf'), tool('b', 'limited', 'write_file'), output('out', 'a', 'b')], ['a.text->out.a', 'b.text->out.b'], {
       servers: [{ id: 'fs', server: 'filesystem' }, { id: 'limited', server: 'filesystem', tools: ['read_text_file'] }],
+      workspace: 'notes',
     });
     const problems = checkHostedGraph(doc, registry, { filesystem: ['read_text_file', 'write_file'] });
     expect(problems.map((p) => [p.code, p.node])).toEqual([['unknown_tool', 'a'], ['unknown_tool', 'b']]);
   });
 
   it("a tool outside the reference's tools list is named even before the server was inspected", () => {
-    const doc = hosted([tool('b', 'limited', 'write_file'), output('out', 'b')], ['b.text->out.b'], { servers: [{ id: 'limited', server: 'filesystem', tools: ['read_text_file'] }] });
+    const doc = hosted([tool('b', 'limited', 'write_file'), output('out', 'b')], ['b.text->out.b'], { servers: [{ id: 'limited', server: 'filesystem', tools: ['read_text_file'] }], workspace: 'notes' });
     expect(checkHostedGraph(doc, registry).map((p) => [p.code, p.node])).toEqual([['unknown_tool', 'b']]);
   });
 });

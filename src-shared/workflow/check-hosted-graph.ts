@@ -16,15 +16,20 @@ export function checkHostedGraph(
   toolsByServer: Record<string, readonly string[]> = {},
 ): GraphProblem[] {
   const problems: GraphProblem[] = [];
-  const registered = new Set(registry.servers.map((s) => s.id));
   const tools: Record<string, string[]> = {};
+  const usersOf = (refId: string) => doc.nodes.filter((n) => (n.kind === 'tool' && n.server === refId) || (n.kind === 'agent' && (n.servers ?? doc.servers.map((s) => s.id)).includes(refId)));
   for (const ref of doc.servers) {
-    if (!registered.has(ref.server)) {
-      const users = doc.nodes.filter((n) => (n.kind === 'tool' && n.server === ref.id) || (n.kind === 'agent' && (n.servers ?? doc.servers.map((s) => s.id)).includes(ref.id)));
+    const server = registry.servers.find((s) => s.id === ref.server);
+    if (!server) {
+      const users = usersOf(ref.id);
       const message = `uses server "${ref.server}", which is not registered on this host (add it in the MCP registry)`;
       if (users.length === 0) problems.push({ code: 'unregistered_server', message: `the workflow lists server "${ref.server}", which is not registered on this host` });
       for (const node of users) problems.push({ node: node.id, code: 'unregistered_server', message });
       continue;
+    }
+    // Such a server cannot start without a folder to work in (the shipped filesystem server).
+    if (doc.workspace === undefined && server.args.some((a) => a.includes('${workspace}'))) {
+      for (const node of usersOf(ref.id)) problems.push({ node: node.id, code: 'workspace_required', message: `uses server "${ref.server}", which works in the workflow's workspace; choose a workspace for the workflow` });
     }
     // The reference's tools list alone bounds what the workflow is offered, inspected or not.
     const known = toolsByServer[ref.server];
