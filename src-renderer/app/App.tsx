@@ -5,6 +5,7 @@ import { WorkflowsScreen } from '../screens/WorkflowsScreen';
 import { RunsScreen } from '../screens/RunsScreen';
 import { RunScreen } from '../screens/RunScreen';
 import { WorkflowScreen } from '../screens/workflow/WorkflowScreen';
+import { EditorScreen } from '../screens/editor/EditorScreen';
 import { SettingsScreen } from '../screens/settings/SettingsScreen';
 import { RegistryScreen } from '../screens/registry/RegistryScreen';
 import { LearningScreen } from '../screens/learning/LearningScreen';
@@ -18,6 +19,8 @@ export function App() {
         <ConnectionBanner />
         {route.name === 'workflows' && <WorkflowsScreen />}
         {route.name === 'workflow' && <WorkflowScreen key={route.workflowId} workflowId={route.workflowId} />}
+        {/* One key for both: a new workflow saved (or one renamed) stays in the same editor as its address changes. */}
+        {(route.name === 'workflow-new' || route.name === 'workflow-edit') && <EditorScreen key="editor" workflowId={route.name === 'workflow-edit' ? route.workflowId : undefined} openRun={route.name === 'workflow-edit' && route.run} />}
         {route.name === 'runs' && <RunsScreen />}
         {route.name === 'run' && <RunScreen key={route.runId} runId={route.runId} tab={route.tab} focusEvent={route.event} />}
         {route.name === 'learning' && <LearningScreen />}

@@ -14,6 +14,7 @@ import { Chip } from '../components/Chip';
 import { Spinner } from '../components/Icons';
 import { scsSettingsOf } from '../db/workflow-scs';
 import { SCS_MODE_SHORT } from '../view/scs-labels';
+import { UserWorkflows } from './editor/UserWorkflows';
 
 /** A workflow names registered servers by id. */
 function serverLabel(server: HostedServerRef): string {
@@ -135,6 +136,10 @@ export function WorkflowsScreen() {
           <h1 className="page__title">Workflows</h1>
           <p className="page__subtitle">A student model proposes, a teacher reviews what matters, and nothing runs until it crosses the decision boundary.</p>
         </div>
+      </header>
+      <UserWorkflows />
+      <header className="section-head">
+        <h2 className="section-head__title">Demo workflows</h2>
       </header>
       {rows === undefined ? (
         <p className="muted">Loading…</p>

@@ -66,7 +66,13 @@ export function removeElements(draft: Draft, nodeIds: readonly string[], edgeInd
 }
 
 export function moveNodes(draft: Draft, positions: Readonly<Record<string, XY>>): Draft {
-  return { ...draft, nodes: draft.nodes.map((n) => (positions[n.id] ? { ...n, position: { x: Math.round(positions[n.id].x), y: Math.round(positions[n.id].y) } } : n)) };
+  return {
+    ...draft,
+    nodes: draft.nodes.map((n) => {
+      const at = positions[n.id];
+      return at ? { ...n, position: { x: Math.round(at.x), y: Math.round(at.y) } } : n;
+    }),
+  };
 }
 
 /**

@@ -1,0 +1,59 @@
+import { useId } from 'react';
+import { LIFECYCLE_PHASES, PHASE_LABELS, type LifecyclePhase } from '@shared/contracts/spec';
+import type { NodeOf } from '@shared/workflow/document';
+import { useHost } from '../../app/HostProvider';
+import { CheckField, NumberField, SelectField, TextField } from '../../components/Form';
+import { ModelSelect } from '../../components/ModelSelect';
+import { PortListEditor } from './PortListEditor';
+
+type Agent = NodeOf<'agent'>;
+
+/**
+ * An agent node's inspector after its Settings: Supervision & Learning (seed 000 puts it before the
+ * Input Args), the input args, then the task and instructions that use them as {{name}}.
+ */
+export function AgentSection({ node, serverIds, onChange }: { node: Agent; serverIds: readonly string[]; onChange: (next: Agent, group?: string) => void }) {
+  const { providers } = useHost();
+  const id = useId();
+  const set = (patch: Partial<Agent>, group?: string) => onChange({ ...node, ...patch }, group);
+  const uses = node.servers ?? serverIds;
+  return (
+    <>
+      <TextField id={`${id}-name`} label="Name" value={node.name ?? ''} onChange={(v) => set({ name: v === '' ? undefined : v }, `${node.id}-name`)} testId="inspector-agent-name" />
+      <section className="wf-inspector__section" data-testid="inspector-supervision">
+        <h3 className="wf-inspector__heading">Supervision &amp; Learning</h3>
+        <div className="workflow__models">
+          <ModelSelect role="Student" value={node.models.student} providers={providers} onChange={(ref) => set({ models: { ...node.models, student: ref } })} />
+          <ModelSelect role="Teacher" value={node.models.teacher} providers={providers} onChange={(ref) => set({ models: { ...node.models, teacher: ref } })} />
+        </div>
+        <CheckField id={`${id}-sup`} label="Supervision" hint="The teacher reviews what matters; protected effects are never run unreviewed" checked={node.supervision.enabled} onChange={(v) => set({ supervision: { ...node.supervision, enabled: v } })} testId="inspector-supervision-enabled" />
+        <SelectField
+          id={`${id}-phase`}
+          label="Lifecycle phase"
+          value={String(node.supervision.phase)}
+          options={LIFECYCLE_PHASES.map((p) => ({ value: String(p), label: `${p} · ${PHASE_LABELS[p]}` }))}
+          onChange={(v) => set({ supervision: { ...node.supervision, phase: Number(v) as LifecyclePhase } })}
+          testId="inspector-phase"
+        />
+        <NumberField id={`${id}-rounds`} label="Max rounds" value={node.limits.max_rounds} min={1} max={200} onChange={(n) => set({ limits: { ...node.limits, max_rounds: n } }, `${node.id}-rounds`)} testId="inspector-max-rounds" />
+      </section>
+      <PortListEditor title="Input Args" ports={node.inputs} onChange={(inputs, group) => set({ inputs }, group)} testId="inspector-inputs" />
+      <TextField id={`${id}-task`} label="Task" multiline value={node.task} onChange={(v) => set({ task: v }, `${node.id}-task`)} hint="Use an input arg as {{name}}." testId="inspector-task" />
+      <TextField id={`${id}-instructions`} label="Instructions" multiline value={node.instructions} onChange={(v) => set({ instructions: v }, `${node.id}-instructions`)} testId="inspector-instructions" />
+      {serverIds.length > 0 && (
+        <fieldset className="wf-ports" data-testid="inspector-agent-servers">
+          <legend className="wf-ports__title">Servers it may use</legend>
+          {serverIds.map((s) => (
+            <CheckField
+              key={s}
+              id={`${id}-srv-${s}`}
+              label={s}
+              checked={uses.includes(s)}
+              onChange={(on) => set({ servers: on ? [...uses, s] : uses.filter((u) => u !== s) })}
+            />
+          ))}
+        </fieldset>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,287 @@
+import '@xyflow/react/dist/style.css';
+import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
+import { Background, Controls, ReactFlow, ReactFlowProvider, applyNodeChanges, useReactFlow, type Connection, type Edge as FlowEdge, type EdgeChange, type NodeChange } from '@xyflow/react';
+import type { NodeKind, WorkflowNode } from '@shared/workflow/document';
+import { HostedWorkflowGraph } from '@shared/workflow/hosted-graph';
+import { useHost } from '../../app/HostProvider';
+import { navigate, routeHref } from '../../app/routing';
+import { useHostRegistry } from '../../host/use-host-registry';
+import { Spinner } from '../../components/Icons';
+import { canConnect, edgeIndexOf, edgeOfConnection, toFlowEdges, toFlowNodes, type StepNode } from './flow-convert';
+import { addNode, connect, moveNodes, removeElements, replaceNode, type Draft, type XY } from './graph-edit';
+import { commit, redo, startHistory, undo, type History } from './history';
+import { Inspector } from './Inspector';
+import { DRAG_TYPE, isNodeKind, Palette } from './Palette';
+import { draftProblems, indexProblems } from './problems';
+import { ProblemsList } from './ProblemsList';
+import { RunBanner } from './RunBanner';
+import { RunForm } from './RunForm';
+import { NODE_TYPES } from './StepNode';
+import { useRunStates, runNodeHref } from './use-run-states';
+import { useServerTools } from './use-server-tools';
+import { errorText, useStoredWorkflow, type Opened, type SaveOutcome } from './use-stored-workflow';
+import { WorkflowPanel } from './WorkflowPanel';
+
+/** The graph editor for one of the user's workflows (`workflowId`), or a new one. */
+export function EditorScreen({ workflowId, openRun = false }: { workflowId?: string; openRun?: boolean }) {
+  const { state, save, adopt } = useStoredWorkflow(workflowId);
+  if (state.status !== 'ready')
+    return (
+      <div className="page">
+        <p className={state.status === 'error' ? 'error' : 'muted'} role={state.status === 'error' ? 'alert' : undefined} data-testid="editor-load">
+          {state.status === 'error' ? state.message : 'Loading the workflow…'}
+        </p>
+        <a className="button" href={routeHref({ name: 'workflows' })}>
+          Back to workflows
+        </a>
+      </div>
+    );
+  return (
+    <ReactFlowProvider key={state.generation}>
+      <Editor initial={state.opened} save={save} adopt={adopt} openRun={openRun} />
+    </ReactFlowProvider>
+  );
+}
+
+const NONE = { servers: [], workspaces: [] };
+const isTyping = (t: EventTarget | null) => t instanceof HTMLElement && (t.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName));
+
+function Editor({ initial, save, adopt, openRun }: { initial: Opened; save: (doc: HostedWorkflowGraph, from: Opened, force?: boolean) => Promise<SaveOutcome>; adopt: (id: string) => void; openRun: boolean }) {
+  const { client, connection } = useHost();
+  const registry = useHostRegistry();
+  const flow = useReactFlow();
+  const canvasRef = useRef<HTMLDivElement>(null);
+  const [opened, setOpened] = useState(initial);
+  const [history, setHistory] = useState<History<Draft>>(() => startHistory(initial.doc));
+  const draft = history.present;
+  const change = useCallback((next: Draft, group?: string) => setHistory((h) => commit(h, next, group)), []);
+  const tools = useServerTools(draft.workspace);
+
+  const { problems, valid } = useMemo(() => {
+    const out = draftProblems(draft, registry.state ?? NONE, tools.byServer);
+    // Until the host's registry is in, its servers and workspaces are not known to be missing.
+    return registry.state ? out : { ...out, problems: out.problems.filter((p) => !p.code.startsWith('unregistered_')) };
+  }, [draft, registry.state, tools.byServer]);
+  const index = useMemo(() => indexProblems(problems), [problems]);
+
+  const [runId, setRunId] = useState<string>();
+  const [runOpen, setRunOpen] = useState(openRun);
+  const run = useRunStates(runId);
+
+  // React Flow's nodes: rebuilt from the draft; selection and measured sizes carried over.
+  const [nodes, setNodes] = useState<StepNode[]>([]);
+  const carry = useRef<{ rename?: [string, string]; select?: string }>({});
+  useEffect(() => {
+    const { rename, select } = carry.current;
+    carry.current = {};
+    setNodes((prev) => {
+      const byId = new Map(prev.map((n) => [n.id, n]));
+      return toFlowNodes(draft, index, runId ? run.states : {}).map((n) => {
+        const old = byId.get(n.id) ?? (rename && rename[1] === n.id ? byId.get(rename[0]) : undefined);
+        const selected = select !== undefined ? n.id === select : (old?.selected ?? false);
+        return old ? { ...n, measured: old.measured, selected } : { ...n, selected };
+      });
+    });
+  }, [draft, index, runId, run.states]);
+  const selected = nodes.filter((n) => n.selected);
+  const selectedNode = selected.length === 1 ? draft.nodes.find((n) => n.id === selected[0]?.id) : undefined;
+
+  const [selectedEdges, setSelectedEdges] = useState<ReadonlySet<string>>(new Set());
+  const edges = useMemo(() => toFlowEdges(draft, index).map((e) => ({ ...e, selected: selectedEdges.has(e.id) })), [draft, index, selectedEdges]);
+
+  const onNodesChange = useCallback((changes: NodeChange<StepNode>[]) => setNodes((nds) => applyNodeChanges(changes, nds)), []);
+  const onEdgesChange = useCallback((changes: EdgeChange[]) => {
+    setSelectedEdges((prev) => {
+      const next = new Set(prev);
+      for (const c of changes) {
+        if (c.type !== 'select') continue;
+        if (c.selected) next.add(c.id);
+        else next.delete(c.id);
+      }
+      return next;
+    });
+  }, []);
+  const onDelete = useCallback(
+    ({ nodes: gone, edges: cut }: { nodes: StepNode[]; edges: FlowEdge[] }) =>
+      change(removeElements(draft, gone.map((n) => n.id), cut.flatMap((e) => edgeIndexOf(e.id) ?? []))),
+    [change, draft],
+  );
+  const onConnect = useCallback((c: Connection) => {
+    const edge = edgeOfConnection(c);
+    if (edge) change(connect(draft, edge));
+  }, [change, draft]);
+  const isValidConnection = useCallback((c: Connection | FlowEdge) => {
+    const edge = edgeOfConnection(c);
+    return edge !== null && canConnect(draft, edge);
+  }, [draft]);
+
+  const add = (kind: NodeKind, at: XY) => {
+    const out = addNode(draft, kind, at);
+    carry.current.select = out.id;
+    change(out.draft);
+  };
+  /** From the palette by click or key: in the middle of the view, each new one a step further. */
+  const addInView = (kind: NodeKind) => {
+    const rect = canvasRef.current?.getBoundingClientRect();
+    const center = rect ? flow.screenToFlowPosition({ x: rect.left + rect.width / 2, y: rect.top + rect.height / 3 }) : { x: 0, y: 0 };
+    const step = (draft.nodes.length % 6) * 24;
+    add(kind, { x: center.x - 100 + step, y: center.y + step });
+  };
+  const onDrop = (e: DragEvent) => {
+    const kind = e.dataTransfer.getData(DRAG_TYPE);
+    if (!isNodeKind(kind)) return;
+    e.preventDefault();
+    add(kind, flow.screenToFlowPosition({ x: e.clientX, y: e.clientY }));
+  };
+
+  const editSelected = (next: WorkflowNode, group?: string) => {
+    if (!selectedNode) return;
+    if (next.id !== selectedNode.id) carry.current.rename = [selectedNode.id, next.id];
+    change(replaceNode(draft, selectedNode.id, next), group);
+  };
+
+  const dirty = useMemo(() => JSON.stringify(draft) !== JSON.stringify(opened.doc), [draft, opened.doc]);
+  const [saving, setSaving] = useState(false);
+  const [notice, setNotice] = useState<{ text: string; conflict?: boolean; ok?: boolean }>();
+  const doSave = useCallback(
+    async (force = false): Promise<boolean> => {
+      const parsed = HostedWorkflowGraph.safeParse(draft);
+      if (!parsed.success) {
+        setNotice({ text: 'Not saved: fix the problems marked on the nodes first (see the list below the canvas).' });
+        return false;
+      }
+      setSaving(true);
+      const out = await save(parsed.data, opened, force);
+      setSaving(false);
+      if (!out.ok) {
+        setNotice({ text: out.message, conflict: out.conflict });
+        return false;
+      }
+      setOpened({ ...out.opened, doc: draft });
+      setNotice({ text: 'Saved.', ok: true });
+      if (out.opened.storedId !== opened.storedId && out.opened.storedId !== undefined) {
+        adopt(out.opened.storedId);
+        navigate({ name: 'workflow-edit', workflowId: out.opened.storedId, run: false });
+      }
+      return true;
+    },
+    [adopt, draft, opened, save],
+  );
+
+  const startRun = async (inputs: Record<string, unknown>): Promise<string | undefined> => {
+    if ((dirty || opened.storedId === undefined) && !(await doSave())) return 'The workflow could not be saved, so it was not run (see the message above the canvas).';
+    try {
+      const r = await client.request('workflows.run', { id: draft.id, inputs });
+      setRunId(r.run_id);
+      setRunOpen(false);
+      return undefined;
+    } catch (err) {
+      return `Not started: ${errorText(err)}`;
+    }
+  };
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (!(e.ctrlKey || e.metaKey)) return;
+      const key = e.key.toLowerCase();
+      if (key === 's') {
+        e.preventDefault();
+        void doSave();
+      } else if ((key === 'z' || key === 'y') && !isTyping(e.target)) {
+        e.preventDefault();
+        setHistory((h) => (key === 'y' || e.shiftKey ? redo(h) : undo(h)));
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [doSave]);
+
+  const inputFields = draft.nodes.flatMap((n) => (n.kind === 'input' ? n.fields : []));
+  const focusNode = (id: string) => {
+    setNodes((nds) => nds.map((n) => ({ ...n, selected: n.id === id })));
+    const n = nodes.find((x) => x.id === id);
+    if (n) void flow.setCenter(n.position.x + 100, n.position.y + 60, { duration: 200, zoom: flow.getZoom() });
+  };
+
+  return (
+    <div className="page page--editor" data-testid="workflow-editor" data-workflow-id={draft.id}>
+      <header className="wf-editor__head">
+        <a href={routeHref({ name: 'workflows' })} className="wf-editor__back">
+          ← Workflows
+        </a>
+        <h1 className="wf-editor__title">{draft.name || draft.id}</h1>
+        {dirty ? (
+          <span className="chip chip--escalated" data-testid="unsaved-indicator">
+            Unsaved changes
+          </span>
+        ) : (
+          <span className="muted" data-testid="saved-indicator">
+            {opened.storedId ? 'Saved' : 'Not saved yet'}
+          </span>
+        )}
+        <div className="wf-editor__actions">
+          <button type="button" className="button button--small" onClick={() => setHistory(undo)} disabled={history.past.length === 0} data-testid="undo" title="Undo (Ctrl+Z)">
+            Undo
+          </button>
+          <button type="button" className="button button--small" onClick={() => setHistory(redo)} disabled={history.future.length === 0} data-testid="redo" title="Redo (Ctrl+Shift+Z)">
+            Redo
+          </button>
+          <button type="button" className="button" onClick={() => void doSave()} disabled={saving || connection !== 'open'} data-testid="save-workflow" title="Save (Ctrl+S)">
+            {saving ? <Spinner /> : null}
+            Save
+          </button>
+          <button type="button" className="button button--primary" onClick={() => setRunOpen(true)} disabled={connection !== 'open' || !valid} data-testid="run-workflow">
+            <span aria-hidden="true">▶</span> Run
+          </button>
+        </div>
+      </header>
+      {notice && (
+        <div className={notice.ok ? 'wf-notice wf-notice--ok' : 'wf-notice error'} role={notice.ok ? 'status' : 'alert'} data-testid="editor-notice">
+          {notice.text}
+          {notice.conflict && (
+            <button type="button" className="button button--small button--danger" onClick={() => void doSave(true)} data-testid="save-overwrite">
+              Overwrite with mine
+            </button>
+          )}
+          <button type="button" className="button button--small" aria-label="Dismiss" onClick={() => setNotice(undefined)}>
+            ✕
+          </button>
+        </div>
+      )}
+      {runId && <RunBanner runId={runId} finished={run.finished} onDismiss={() => setRunId(undefined)} />}
+      <div className="wf-editor">
+        <Palette onAdd={addInView} />
+        <div className="wf-editor__canvas" ref={canvasRef} data-testid="editor-canvas" onDragOver={(e) => e.preventDefault()} onDrop={onDrop}>
+          <ReactFlow<StepNode>
+            nodes={nodes}
+            edges={edges}
+            nodeTypes={NODE_TYPES}
+            onNodesChange={onNodesChange}
+            onEdgesChange={onEdgesChange}
+            onDelete={onDelete}
+            onConnect={onConnect}
+            isValidConnection={isValidConnection}
+            onNodeDragStop={(_e, _n, dragged) => change(moveNodes(draft, Object.fromEntries(dragged.map((n) => [n.id, n.position]))))}
+            onNodeClick={(_e, n) => {
+              if (runId && run.states[n.id]) window.location.hash = runNodeHref(runId, n.id);
+            }}
+            deleteKeyCode={['Backspace', 'Delete']}
+            fitView
+            fitViewOptions={{ maxZoom: 1 }}
+            proOptions={{ hideAttribution: true }}
+          >
+            <Background />
+            <Controls />
+          </ReactFlow>
+        </div>
+        {selectedNode ? (
+          <Inspector node={selectedNode} draft={draft} tools={tools} problems={problems.flatMap((p) => (p.node === selectedNode.id ? [p.port !== undefined ? `${p.port}: ${p.message}` : p.message] : []))} onChange={editSelected} onRemove={() => change(removeElements(draft, [selectedNode.id], []))} />
+        ) : (
+          <WorkflowPanel draft={draft} servers={registry.state?.servers ?? []} workspaces={registry.state?.workspaces ?? []} problems={index.workflow} onChange={change} />
+        )}
+      </div>
+      <ProblemsList problems={problems} onSelect={focusNode} />
+      {runOpen && <RunForm fields={inputFields} start={startRun} close={() => setRunOpen(false)} />}
+    </div>
+  );
+}

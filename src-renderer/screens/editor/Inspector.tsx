@@ -1,0 +1,96 @@
+import { useId } from 'react';
+import type { WorkflowNode } from '@shared/workflow/document';
+import { NODE_KIND_LABELS } from '@shared/workflow/ports';
+import { NumberField, SelectField, TextField } from '../../components/Form';
+import { AgentSection } from './AgentSection';
+import { AssertSection } from './AssertSection';
+import type { Draft } from './graph-edit';
+import { JsonField } from './JsonField';
+import { PortListEditor } from './PortListEditor';
+import { ToolSection } from './ToolSection';
+import type { ServerTools } from './use-server-tools';
+import { ProblemLines } from './ProblemsList';
+
+/**
+ * The selected node's settings. Every change goes through `onChange` as a whole new node (the
+ * editor replaces it in the draft, keeping edges through renames); `group` merges typing in one
+ * field into one undo step.
+ */
+export function Inspector({
+  node,
+  draft,
+  tools,
+  problems,
+  onChange,
+  onRemove,
+}: {
+  node: WorkflowNode;
+  draft: Draft;
+  tools: ServerTools;
+  problems: readonly string[];
+  onChange: (next: WorkflowNode, group?: string) => void;
+  onRemove: () => void;
+}) {
+  const id = useId();
+  return (
+    <aside className="wf-inspector" data-testid="inspector" aria-label={`${NODE_KIND_LABELS[node.kind]} node ${node.id}`}>
+      <header className="wf-inspector__head">
+        <h2 className="wf-inspector__title">
+          {NODE_KIND_LABELS[node.kind]} <code>{node.id}</code>
+        </h2>
+        <button type="button" className="button button--small button--danger" onClick={onRemove} data-testid="inspector-remove">
+          Remove
+        </button>
+      </header>
+      <ProblemLines problems={problems} testId="inspector-problems" />
+      <section className="wf-inspector__section">
+        <h3 className="wf-inspector__heading">Settings</h3>
+        <TextField id={`${id}-id`} label="Id" value={node.id} onChange={(v) => onChange({ ...node, id: v }, `${node.id}-id`)} hint="Lowercase letters, digits, - and _; edges follow a rename." testId="inspector-id" />
+        <TextField id={`${id}-label`} label="Label" value={node.label ?? ''} onChange={(v) => onChange({ ...node, label: v === '' ? undefined : v }, `${node.id}-label`)} testId="inspector-label" />
+      </section>
+      <KindSection node={node} draft={draft} tools={tools} onChange={onChange} />
+    </aside>
+  );
+}
+
+function KindSection({ node, draft, tools, onChange }: { node: WorkflowNode; draft: Draft; tools: ServerTools; onChange: (next: WorkflowNode, group?: string) => void }) {
+  const id = useId();
+  switch (node.kind) {
+    case 'input':
+      return <PortListEditor title="Fields" min={1} ports={node.fields} onChange={(fields, group) => onChange({ ...node, fields }, group)} testId="inspector-fields" />;
+    case 'output':
+      return <PortListEditor title="Fields" min={1} ports={node.fields} onChange={(fields, group) => onChange({ ...node, fields }, group)} testId="inspector-fields" />;
+    case 'agent':
+      return <AgentSection node={node} serverIds={draft.servers.map((s) => s.id)} onChange={onChange} />;
+    case 'tool':
+      return <ToolSection node={node} servers={draft.servers} tools={tools} onChange={onChange} />;
+    case 'assert':
+      return <AssertSection node={node} onChange={onChange} />;
+    case 'iterate':
+      return <NumberField id={`${id}-conc`} label="Concurrency" value={node.concurrency} min={1} max={64} onChange={(n) => onChange({ ...node, concurrency: n }, `${node.id}-conc`)} hint="Items in flight at once below this node." testId="inspector-concurrency" />;
+    case 'collect':
+      return <p className="muted">Gathers every item of its iterate into a list, in item order.</p>;
+    case 'template':
+      return (
+        <>
+          <SelectField
+            id={`${id}-format`}
+            label="Format"
+            value={node.format}
+            options={[
+              { value: 'text', label: 'text' },
+              { value: 'json', label: 'JSON' },
+            ]}
+            onChange={(format) => onChange({ ...node, format, template: format === 'json' ? (typeof node.template === 'string' ? { text: node.template } : node.template) : typeof node.template === 'string' ? node.template : JSON.stringify(node.template) })}
+            testId="inspector-template-format"
+          />
+          {node.format === 'text' ? (
+            <TextField id={`${id}-tpl`} label="Template" multiline value={typeof node.template === 'string' ? node.template : ''} onChange={(v) => onChange({ ...node, template: v }, `${node.id}-tpl`)} hint="Use an input as {{name}}." testId="inspector-template" />
+          ) : (
+            <JsonField label="Template" value={node.template} onChange={(v) => onChange({ ...node, template: v }, `${node.id}-tpl`)} hint='Strings inside are templated; "{{name}}" alone keeps the value typed.' testId="inspector-template" />
+          )}
+          <PortListEditor title="Inputs" ports={node.inputs} onChange={(inputs, group) => onChange({ ...node, inputs }, group)} testId="inspector-inputs" />
+        </>
+      );
+  }
+}

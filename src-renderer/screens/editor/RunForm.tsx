@@ -1,0 +1,79 @@
+import { useId, useState, type FormEvent } from 'react';
+import type { InputField } from '@shared/workflow/document';
+import { Spinner } from '../../components/Icons';
+import { runInputs, type RawInput } from './run-inputs';
+
+const initial = (f: InputField): RawInput => (f.type === 'boolean' ? f.default === true : f.default === undefined ? '' : typeof f.default === 'string' && f.type === 'text' ? f.default : JSON.stringify(f.default));
+
+/**
+ * The run's inputs, one control per field of the input node by its type: text, a number, a
+ * checkbox, JSON for lists and objects. `start` saves and runs; it answers an error to show, if any.
+ */
+export function RunForm({ fields, start, close }: { fields: readonly InputField[]; start: (inputs: Record<string, unknown>) => Promise<string | undefined>; close: () => void }) {
+  const id = useId();
+  const [raw, setRaw] = useState<Record<string, RawInput>>(() => Object.fromEntries(fields.map((f) => [f.name, initial(f)])));
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const out = runInputs(fields, raw);
+    if (!out.ok) {
+      setErrors(out.errors);
+      return;
+    }
+    setErrors({});
+    setBusy(true);
+    setError(await start(out.inputs));
+    setBusy(false);
+  };
+
+  return (
+    <div className="wf-dialog-backdrop">
+      <form className="wf-dialog card" role="dialog" aria-modal="true" aria-labelledby={`${id}-title`} onSubmit={(e) => void submit(e)} data-testid="run-form">
+        <h2 id={`${id}-title`} className="wf-dialog__title">
+          Run the workflow
+        </h2>
+        {fields.length === 0 && <p className="muted">It has no input node: it runs without inputs.</p>}
+        {fields.map((f, i) => {
+          const fid = `${id}-${f.name}`;
+          const value = raw[f.name];
+          const set = (v: RawInput) => setRaw((r) => ({ ...r, [f.name]: v }));
+          return (
+            <div key={f.name} className={`form-row ${errors[f.name] ? 'form-row--issue' : ''}`}>
+              <label className="form-row__label" htmlFor={fid}>
+                {f.name} <span className="muted">({f.type}{f.required && f.default === undefined ? '' : ', optional'})</span>
+              </label>
+              <div className="form-row__control">
+                {f.type === 'boolean' ? (
+                  <input id={fid} type="checkbox" checked={value === true} onChange={(e) => set(e.target.checked)} data-testid={`run-input-${f.name}`} autoFocus={i === 0} />
+                ) : f.type === 'text' || f.type === 'number' ? (
+                  <input id={fid} className="input" inputMode={f.type === 'number' ? 'decimal' : undefined} value={typeof value === 'string' ? value : ''} onChange={(e) => set(e.target.value)} data-testid={`run-input-${f.name}`} autoFocus={i === 0} aria-invalid={errors[f.name] !== undefined} />
+                ) : (
+                  <textarea id={fid} className="input input--area wf-json" rows={3} spellCheck={false} placeholder={f.type === 'list' ? '["a", "b"]' : f.type === 'object' ? '{"key": "value"}' : 'JSON: "text", 3, [..], {..}'} value={typeof value === 'string' ? value : ''} onChange={(e) => set(e.target.value)} data-testid={`run-input-${f.name}`} autoFocus={i === 0} aria-invalid={errors[f.name] !== undefined} />
+                )}
+                {f.description && <p className="form-row__hint">{f.description}</p>}
+                {errors[f.name] && <p className="form-row__issue">{errors[f.name]}</p>}
+              </div>
+            </div>
+          );
+        })}
+        {error && (
+          <p className="error" role="alert" data-testid="run-error">
+            {error}
+          </p>
+        )}
+        <div className="wf-dialog__actions">
+          <button type="button" className="button" onClick={close} data-testid="run-form-cancel">
+            Cancel
+          </button>
+          <button type="submit" className="button button--primary" disabled={busy} data-testid="run-start">
+            {busy ? <Spinner /> : <span aria-hidden="true">▶</span>}
+            {busy ? 'Starting…' : 'Save and run'}
+          </button>
+        </div>
+      </form>
+    </div>
+  );
+}

@@ -1,0 +1,92 @@
+import { memo } from 'react';
+import { Handle, Position, type NodeProps } from '@xyflow/react';
+import { NODE_KIND_LABELS, portsOf } from '@shared/workflow/ports';
+import { runStateText, type StepNode as StepNodeType } from './flow-convert';
+
+/** What a node says about itself under its kind: an agent's task, a tool's call, an assert's checks. */
+function summary(node: StepNodeType['data']['node']): string | undefined {
+  switch (node.kind) {
+    case 'agent':
+      return node.name ?? node.task;
+    case 'tool':
+      return node.tool ? `${node.server || '?'} · ${node.tool}` : undefined;
+    case 'assert':
+      return node.checks.map((c) => c.check.replace('_', ' ')).join(', ');
+    case 'iterate':
+      return `${node.concurrency} at a time`;
+    default:
+      return undefined;
+  }
+}
+
+function PortProblem({ messages }: { messages?: string[] }) {
+  if (!messages) return null;
+  return (
+    <span className="wf-node__port-problem" title={messages.join('\n')} role="img" aria-label={messages.join('; ')}>
+      !
+    </span>
+  );
+}
+
+/** One workflow node on the canvas: kind, label, inputs as left handles, outputs as right handles. */
+export const StepNode = memo(function StepNode({ data, selected }: NodeProps<StepNodeType>) {
+  const { node, problems, portProblems, run } = data;
+  const ports = portsOf(node);
+  // Every problem in words on the node; a port's also marked by the port.
+  const all = [...problems, ...Object.entries(portProblems).flatMap(([port, messages]) => messages.map((m) => `${port}: ${m}`))];
+  const broken = all.length > 0;
+  const text = summary(node);
+  return (
+    <div
+      className={`wf-node wf-node--${node.kind} ${selected ? 'wf-node--selected' : ''} ${broken ? 'wf-node--problem' : ''} ${run ? `wf-node--run wf-node--${run.status}` : ''}`}
+      data-testid={`node-${node.id}`}
+      data-kind={node.kind}
+      data-status={run?.status}
+    >
+      <header className="wf-node__head">
+        <span className="wf-node__kind">{NODE_KIND_LABELS[node.kind]}</span>
+        <span className="wf-node__title">{node.label ?? node.id}</span>
+      </header>
+      {text && <p className="wf-node__summary">{text}</p>}
+      {run && (
+        <p className="wf-node__run" data-testid={`node-state-${node.id}`}>
+          {runStateText(run)}
+        </p>
+      )}
+      <div className="wf-node__ports">
+        <ul className="wf-node__inputs" aria-label="inputs">
+          {ports.inputs.map((p) => (
+            <li key={`in-${p.name}`} className="wf-node__port wf-node__port--in" data-testid={`port-${node.id}-in-${p.name}`}>
+              <Handle type="target" position={Position.Left} id={p.name} className={`wf-handle wf-handle--${p.type}`} />
+              <span className="wf-node__port-name">
+                {p.name}
+                {p.required ? '' : '?'}
+              </span>
+              <span className="wf-node__port-type">{p.type}</span>
+              <PortProblem messages={portProblems[p.name]} />
+            </li>
+          ))}
+        </ul>
+        <ul className="wf-node__outputs" aria-label="outputs">
+          {ports.outputs.map((p) => (
+            <li key={`out-${p.name}`} className="wf-node__port wf-node__port--out" data-testid={`port-${node.id}-out-${p.name}`}>
+              <PortProblem messages={ports.inputs.some((i) => i.name === p.name) ? undefined : portProblems[p.name]} />
+              <span className="wf-node__port-type">{p.scope === 'item' ? `${p.type} per item` : p.type}</span>
+              <span className="wf-node__port-name">{p.name}</span>
+              <Handle type="source" position={Position.Right} id={p.name} className={`wf-handle wf-handle--${p.type}`} />
+            </li>
+          ))}
+        </ul>
+      </div>
+      {all.length > 0 && (
+        <ul className="wf-node__problems" data-testid={`problem-${node.id}`} aria-label="problems">
+          {all.map((m, i) => (
+            <li key={i}>{m}</li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+});
+
+export const NODE_TYPES = { step: StepNode };

@@ -1,0 +1,92 @@
+import type { Edge as FlowEdge, Node as FlowNode } from '@xyflow/react';
+import type { Edge, WorkflowNode } from '@shared/workflow/document';
+import { INVOCATION_STATUS_LABELS, type InvocationStatus } from '@shared/workflow/invocation';
+import { portsOf, typesConnect } from '@shared/workflow/ports';
+import type { Draft } from './graph-edit';
+import type { ProblemIndex } from './problems';
+
+/** A node's state in a run, as the graph shows it (from the run's node.invocation events). */
+export interface NodeRunState {
+  status: InvocationStatus;
+  counts: Partial<Record<InvocationStatus, number>>;
+  total: number;
+}
+
+export interface StepData extends Record<string, unknown> {
+  node: WorkflowNode;
+  /** Problems on the node itself, and those naming a port it does not show. */
+  problems: string[];
+  /** By port name (inputs and outputs share the names' space for problems). */
+  portProblems: Record<string, string[]>;
+  run?: NodeRunState;
+}
+export type StepNode = FlowNode<StepData, 'step'>;
+
+/** React Flow's view of the draft: one `step` node per node, handles named by port. */
+export function toFlowNodes(draft: Draft, problems: ProblemIndex, runStates: Readonly<Record<string, NodeRunState>> = {}): StepNode[] {
+  return draft.nodes.map((node, i) => {
+    const ports = portsOf(node);
+    const shown = new Set([...ports.inputs.map((p) => p.name), ...ports.outputs.map((p) => p.name)]);
+    const portProblems: Record<string, string[]> = {};
+    const loose: string[] = [];
+    for (const [key, messages] of problems.port) {
+      const [nodeId, port] = key.split('\u0000');
+      if (nodeId !== node.id || port === undefined) continue;
+      if (shown.has(port)) portProblems[port] = messages;
+      else loose.push(...messages);
+    }
+    return {
+      id: node.id,
+      type: 'step',
+      // A node placed before positions existed gets a spot in a row rather than all at 0,0.
+      position: node.position ?? { x: i * 260, y: 0 },
+      data: { node, problems: [...(problems.node.get(node.id) ?? []), ...loose], portProblems, ...(runStates[node.id] ? { run: runStates[node.id] } : {}) },
+    };
+  });
+}
+
+export const edgeFlowId = (index: number) => `e${index}`;
+export function edgeIndexOf(flowId: string): number | undefined {
+  const m = /^e(\d+)$/.exec(flowId);
+  return m ? Number(m[1]) : undefined;
+}
+
+export function toFlowEdges(draft: Draft, problems: ProblemIndex): FlowEdge[] {
+  return draft.edges.map((e, i) => {
+    const messages = problems.edge.get(i);
+    return {
+      id: edgeFlowId(i),
+      source: e.from.node,
+      sourceHandle: e.from.port,
+      target: e.to.node,
+      targetHandle: e.to.port,
+      ...(messages ? { label: `⚠ ${messages[0]}`, className: 'wf-edge wf-edge--problem', ariaLabel: `edge ${i + 1}: ${messages.join('; ')}` } : { className: 'wf-edge' }),
+    };
+  });
+}
+
+/** A connection React Flow reports, as the document's edge (null while a handle is missing). */
+export function edgeOfConnection(c: { source: string; target: string; sourceHandle?: string | null; targetHandle?: string | null }): Edge | null {
+  if (!c.sourceHandle || !c.targetHandle) return null;
+  return { from: { node: c.source, port: c.sourceHandle }, to: { node: c.target, port: c.targetHandle } };
+}
+
+/** Whether the editor lets a drag connect these ports: not a node to itself, and types that flow. */
+export function canConnect(draft: Draft, edge: Edge): boolean {
+  if (edge.from.node === edge.to.node) return false;
+  const from = draft.nodes.find((n) => n.id === edge.from.node);
+  const to = draft.nodes.find((n) => n.id === edge.to.node);
+  const out = from && portsOf(from).outputs.find((p) => p.name === edge.from.port);
+  const into = to && portsOf(to).inputs.find((p) => p.name === edge.to.port);
+  return !!out && !!into && typesConnect(out.type, into.type);
+}
+
+
+/** "3/5 done" for an iterated node, the status alone for a node that ran once. */
+export function runStateText(run: NodeRunState): string {
+  const label = INVOCATION_STATUS_LABELS[run.status];
+  if (run.total <= 1) return label;
+  const done = run.counts.done ?? 0;
+  const rest = (['running', 'waiting', 'failed', 'skipped'] as const).filter((s) => (run.counts[s] ?? 0) > 0).map((s) => `${run.counts[s]} ${INVOCATION_STATUS_LABELS[s].toLowerCase()}`);
+  return [`${done}/${run.total} done`, ...rest].join(' · ');
+}

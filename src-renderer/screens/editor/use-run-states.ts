@@ -1,0 +1,29 @@
+import { useMemo } from 'react';
+import { useLiveQuery } from 'dexie-react-hooks';
+import type { RunEvent } from '@shared/contracts/events';
+import { useHost } from '../../app/HostProvider';
+import { runEvents } from '../../db/db';
+import { deriveInvocations, nodeStates } from '../../db/derive-invocations';
+import type { NodeRunState } from './flow-convert';
+
+export interface RunView {
+  states: Record<string, NodeRunState>;
+  /** The run's end, once run.finished is in. */
+  finished?: Extract<RunEvent, { type: 'run.finished' }>;
+}
+
+/** A run's node states, live from the events the page stores (Dexie). */
+export function useRunStates(runId: string | undefined): RunView {
+  const { db } = useHost();
+  const events = useLiveQuery(() => (runId ? runEvents(db, runId) : Promise.resolve([])), [db, runId]);
+  return useMemo(() => {
+    const list = events ?? [];
+    const finished = list.find((e): e is Extract<RunEvent, { type: 'run.finished' }> => e.type === 'run.finished');
+    return { states: nodeStates(deriveInvocations(list)), ...(finished ? { finished } : {}) };
+  }, [events]);
+}
+
+/** The run view focused on one node's invocations and rounds. */
+export function runNodeHref(runId: string, nodeId: string): string {
+  return `#/runs/${encodeURIComponent(runId)}/nodes/${encodeURIComponent(nodeId)}`;
+}
