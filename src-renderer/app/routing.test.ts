@@ -23,6 +23,16 @@ describe('hash routes', () => {
     expect(parseRoute('#/runs/run-abc/rounds/7')).toEqual({ name: 'run', runId: 'run-abc', tab: 'rounds' });
   });
 
+  it('opens a run on its nodes, focused on one node by id (the editor links a clicked node there)', () => {
+    expect(parseRoute('#/runs/run-abc/nodes')).toEqual({ name: 'run', runId: 'run-abc', tab: 'nodes' });
+    expect(parseRoute('#/runs/run-abc/nodes/classify')).toEqual({ name: 'run', runId: 'run-abc', tab: 'nodes', node: 'classify' });
+    for (const node of ['classify', 'a b/c', 'x%y']) {
+      const route: Route = { name: 'run', runId: 'run-abc', tab: 'nodes', node };
+      expect(parseRoute(routeHref(route))).toEqual(route);
+    }
+    expect(routeHref({ name: 'run', runId: 'run-abc', tab: 'nodes', node: 'a b/c' })).toBe('#/runs/run-abc/nodes/a%20b%2Fc');
+  });
+
   it('falls back to workflows for an empty or unknown hash', () => {
     expect(parseRoute('')).toEqual({ name: 'workflows' });
     expect(parseRoute('#/nowhere')).toEqual({ name: 'workflows' });

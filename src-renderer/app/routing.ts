@@ -9,8 +9,11 @@ export type Route =
   /** The graph editor for a stored workflow; `run`: with its run form open. */
   | { name: 'workflow-edit'; workflowId: string; run: boolean }
   | { name: 'runs' }
-  /** `event`: on the trace tab, the event (by sequence number) to open and scroll to. */
-  | { name: 'run'; runId: string; tab: 'rounds' | 'trace'; event?: number }
+  /**
+   * `event`: on the trace tab, the event (by sequence number) to open and scroll to. `node`: on a
+   * workflow run's nodes tab, the node (by id) whose invocations to open (`#/runs/RUN/nodes/NODE`).
+   */
+  | { name: 'run'; runId: string; tab: 'rounds' | 'trace' | 'nodes'; event?: number; node?: string }
   | { name: 'learning' }
   | { name: 'registry' }
   | { name: 'settings' };
@@ -19,6 +22,7 @@ export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
   const [section, id, tab, event] = path;
   if (section === 'runs' && id && tab === 'trace' && event !== undefined && /^\d+$/.test(event)) return { name: 'run', runId: id, tab: 'trace', event: Number(event) };
+  if (section === 'runs' && id && tab === 'nodes') return { name: 'run', runId: id, tab: 'nodes', ...(event !== undefined ? { node: event } : {}) };
   if (section === 'runs' && id) return { name: 'run', runId: id, tab: tab === 'trace' ? 'trace' : 'rounds' };
   if (section === 'runs') return { name: 'runs' };
   if (section === 'workflows' && id === 'new' && tab === undefined) return { name: 'workflow-new' };
@@ -43,6 +47,7 @@ export function routeHref(route: Route): string {
     case 'runs':
       return '#/runs';
     case 'run':
+      if (route.tab === 'nodes') return `#/runs/${encodeURIComponent(route.runId)}/nodes${route.node !== undefined ? `/${encodeURIComponent(route.node)}` : ''}`;
       return `#/runs/${encodeURIComponent(route.runId)}${route.tab === 'trace' ? `/trace${route.event !== undefined ? `/${route.event}` : ''}` : ''}`;
     case 'learning':
       return '#/learning';

@@ -5,7 +5,7 @@ import type { Intervention } from '@shared/contracts/intervention';
 import { PHASE_LABELS } from '@shared/contracts/spec';
 import { PROFILE_KIND_LABELS, ProfileKind } from '@shared/contracts/profiles';
 import { useHost } from '../app/HostProvider';
-import { routeHref } from '../app/routing';
+import { routeHref, useRoute } from '../app/routing';
 import { runEvents, type RunRow } from '../db/db';
 import { deriveRounds, type RoundView } from '../db/derive-rounds';
 import { deriveRunFacts, pendingInterventions, type RunFacts } from '../db/run-facts';
@@ -19,6 +19,9 @@ import { InterventionCard } from './InterventionCard';
 import { ScsTimelineView, type ScsNavigation } from './scs/ScsTimeline';
 import { ScsStatus } from './scs/ScsStatus';
 import { useAlignTimeline } from './scs/align-timeline';
+import { workflowStartOf } from '../db/derive-invocations';
+import { NodesPanel } from './run/NodesPanel';
+import { ValuesList } from './run/ValueView';
 
 const NO_EVENTS: RunEvent[] = [];
 
@@ -51,7 +54,12 @@ function RunHeader({ run, facts, scs }: { run: RunRow; facts: RunFacts; scs: Scs
           </Chip>
         )}
         <span className="round__spacer" />
-        {run.workflow_id && (
+        {run.workflow_id && run.workflow && (
+          <a className="button" href={routeHref({ name: 'workflow-edit', workflowId: run.workflow_id, run: false })}>
+            Open in editor
+          </a>
+        )}
+        {run.workflow_id && !run.workflow && (
           <a className="button" href={routeHref({ name: 'workflow', workflowId: run.workflow_id })}>
             Workflow settings
           </a>
@@ -161,7 +169,8 @@ function RunSetup({ started }: { started: RunEventOf<'run.started'> }) {
   );
 }
 
-function FinalPanel({ run }: { run: RunRow }) {
+/** `outputs`: a workflow run's output fields, shown whole (the row keeps a cut summary). */
+function FinalPanel({ run, outputs }: { run: RunRow; outputs?: Record<string, unknown> }) {
   if (run.status === 'running' || run.status === 'waiting') return null;
   const complete = run.event_count !== undefined && run.stored_events >= run.event_count;
   return (
@@ -174,10 +183,14 @@ function FinalPanel({ run }: { run: RunRow }) {
           {complete ? `trace complete · ${plural(run.stored_events, 'event')}` : `${run.stored_events} of ${run.event_count ?? '?'} events stored`}
         </span>
       </header>
-      {run.output && (
-        <pre className="final__output" data-testid="run-output">
-          {run.output}
-        </pre>
+      {outputs && Object.keys(outputs).length > 0 ? (
+        <ValuesList values={outputs} testId="run-outputs" />
+      ) : (
+        run.output && (
+          <pre className="final__output" data-testid="run-output">
+            {run.output}
+          </pre>
+        )
       )}
       {run.message && <p className="final__message">{run.message}</p>}
       {!run.output && !run.message && <p className="muted">The run ended without output.</p>}
@@ -307,13 +320,43 @@ export function RunRounds({ runId, run, events }: { runId: string; run: RunRow |
   );
 }
 
-export function RunScreen({ runId, tab, focusEvent }: { runId: string; tab: 'rounds' | 'trace'; focusEvent?: number }) {
+/** A workflow run: its node invocations (with the questions they wait on), its inputs and its result. */
+function WorkflowRunBody({ runId, run, events, focusNode }: { runId: string; run: RunRow | undefined; events: RunEvent[]; focusNode?: string }) {
+  const hostPending = useHostPending(runId, run?.status);
+  const started = useMemo(() => workflowStartOf(events), [events]);
+  const finished = useMemo(() => events.find((e) => e.type === 'run.finished'), [events]);
+  return (
+    <div className="rounds">
+      {started && Object.keys(started.inputs).length > 0 && (
+        <details className="run-setup" data-testid="run-inputs">
+          <summary>
+            Run inputs <span className="muted">· {plural(Object.keys(started.inputs).length, 'value')}</span>
+          </summary>
+          <div className="run-setup__body">
+            <ValuesList values={started.inputs} />
+          </div>
+        </details>
+      )}
+      <NodesPanel runId={runId} run={run} events={events} hostPending={hostPending} focusNode={focusNode} />
+      {(!run || run.status === 'running') && <LiveNotice events={events} />}
+      {run && <FinalPanel run={run} outputs={finished?.type === 'run.finished' ? finished.outputs : undefined} />}
+    </div>
+  );
+}
+
+export function RunScreen({ runId, tab, focusEvent }: { runId: string; tab: 'rounds' | 'trace' | 'nodes'; focusEvent?: number }) {
   const { db } = useHost();
+  // `#/runs/RUN/nodes/NODE` (the editor's link to a clicked node): read here, so App passes only the tab.
+  const route = useRoute();
+  const focusNode = route.name === 'run' && route.runId === runId ? route.node : undefined;
   const run = useLiveQuery(() => db.runs.get(runId), [db, runId]);
   const events = useLiveQuery(() => runEvents(db, runId), [db, runId], NO_EVENTS);
   const facts = useMemo(() => deriveRunFacts(events), [events]);
   const scs = useMemo(() => deriveScsTimeline(events), [events]);
   const roundCount = useMemo(() => new Set(events.flatMap((e) => ('round' in e ? [e.round] : []))).size, [events]);
+  // A workflow run shows its nodes where an agent run shows its rounds (the runs list links both the same way).
+  const isWorkflow = run?.workflow !== undefined || workflowStartOf(events) !== undefined;
+  const invocationCount = useMemo(() => new Set(events.flatMap((e) => (e.type === 'node.invocation' && e.invocation_id !== undefined ? [e.invocation_id] : []))).size, [events]);
 
   return (
     <div className={`page page--run ${scs.active ? 'page--run-scs' : ''}`}>
@@ -338,15 +381,27 @@ export function RunScreen({ runId, tab, focusEvent }: { runId: string; tab: 'rou
       )}
 
       <div className="tabs" role="tablist" aria-label="Run views">
-        <a role="tab" aria-selected={tab === 'rounds'} className="tab" href={routeHref({ name: 'run', runId, tab: 'rounds' })}>
-          Rounds <span className="tab__count">{roundCount}</span>
-        </a>
+        {isWorkflow ? (
+          <a role="tab" aria-selected={tab !== 'trace'} className="tab" href={routeHref({ name: 'run', runId, tab: 'nodes' })} data-testid="nodes-tab">
+            Nodes <span className="tab__count">{invocationCount}</span>
+          </a>
+        ) : (
+          <a role="tab" aria-selected={tab !== 'trace'} className="tab" href={routeHref({ name: 'run', runId, tab: 'rounds' })}>
+            Rounds <span className="tab__count">{roundCount}</span>
+          </a>
+        )}
         <a role="tab" aria-selected={tab === 'trace'} className="tab" href={routeHref({ name: 'run', runId, tab: 'trace' })} data-testid="trace-tab">
           Trace <span className="tab__count">{events.length}</span>
         </a>
       </div>
 
-      {tab === 'trace' ? <TraceList events={events} focusSeq={focusEvent} /> : <RunRounds runId={runId} run={run} events={events} />}
+      {tab === 'trace' ? (
+        <TraceList events={events} focusSeq={focusEvent} />
+      ) : isWorkflow ? (
+        <WorkflowRunBody runId={runId} run={run} events={events} focusNode={focusNode} />
+      ) : (
+        <RunRounds runId={runId} run={run} events={events} />
+      )}
     </div>
   );
 }

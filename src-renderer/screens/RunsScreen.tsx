@@ -1,8 +1,15 @@
 import { useLiveQuery } from 'dexie-react-hooks';
 import { useHost } from '../app/HostProvider';
-import { navigate, routeHref } from '../app/routing';
+import { navigate, routeHref, type Route } from '../app/routing';
+import type { RunRow } from '../db/db';
+import { workflowRunSummary } from './run/run-nodes';
 import { StatusBadge } from '../components/Chip';
 import { formatDateTime, formatDuration } from '../view/format';
+
+/** A workflow run opens on its nodes, an agent run on its rounds. */
+function runRoute(run: RunRow): Route {
+  return { name: 'run', runId: run.run_id, tab: run.workflow ? 'nodes' : 'rounds' };
+}
 
 export function RunsScreen() {
   const { db } = useHost();
@@ -47,17 +54,26 @@ export function RunsScreen() {
             </thead>
             <tbody>
               {runs.map((run) => (
-                <tr key={run.run_id} className="table__row" data-testid="run-row" data-run-id={run.run_id} onClick={() => navigate({ name: 'run', runId: run.run_id, tab: 'rounds' })}>
+                <tr key={run.run_id} className="table__row" data-testid="run-row" data-run-id={run.run_id} data-kind={run.workflow ? 'workflow' : 'agent'} onClick={() => navigate(runRoute(run))}>
                   <td>
                     <StatusBadge status={run.status} />
                   </td>
                   <td>
-                    <a href={routeHref({ name: 'run', runId: run.run_id, tab: 'rounds' })} onClick={(e) => e.stopPropagation()}>
+                    <a href={routeHref(runRoute(run))} onClick={(e) => e.stopPropagation()}>
                       {run.spec_name}
                     </a>
-                    {!run.supervision_enabled && <span className="muted"> · unsupervised</span>}
-                    {run.dry_run && <span className="muted"> · dry run</span>}
-                    {run.phase !== undefined && run.supervision_enabled && <span className="muted"> · phase {run.phase}</span>}
+                    {run.workflow ? (
+                      <span className="muted" data-testid="run-row-nodes">
+                        {' '}
+                        · {workflowRunSummary(run.workflow)}
+                      </span>
+                    ) : (
+                      <>
+                        {!run.supervision_enabled && <span className="muted"> · unsupervised</span>}
+                        {run.dry_run && <span className="muted"> · dry run</span>}
+                        {run.phase !== undefined && run.supervision_enabled && <span className="muted"> · phase {run.phase}</span>}
+                      </>
+                    )}
                   </td>
                   <td className="nowrap">{formatDateTime(run.started_at)}</td>
                   <td className="num">{run.rounds}</td>

@@ -1,0 +1,223 @@
+import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
+import type { RunEvent } from '@shared/contracts/events';
+import type { Intervention } from '@shared/contracts/intervention';
+import { INVOCATION_STATUSES } from '@shared/workflow/invocation';
+import { NODE_KIND_LABELS } from '@shared/workflow/ports';
+import type { RunRow } from '../../db/db';
+import { deriveInvocations, invocationLabel, nodeStates, type InvocationView } from '../../db/derive-invocations';
+import { deriveRounds } from '../../db/derive-rounds';
+import { deriveRunFacts } from '../../db/run-facts';
+import { Spinner } from '../../components/Icons';
+import { formatDuration, plural } from '../../view/format';
+import { InterventionCard } from '../InterventionCard';
+import { RoundCard } from '../RoundCard';
+import { InvocationStatusChip } from './InvocationStatusChip';
+import { ValuesList } from './ValueView';
+import { focusTarget, workflowPending, type PendingQuestion } from './run-nodes';
+
+/**
+ * A workflow run's node invocations: each item under its iterate, a status per invocation, and on
+ * opening one its inputs, outputs, failure and (for an agent node) its rounds. Questions a node
+ * waits on come first, answerable here. `focusNode`: opened on that node (the editor's link).
+ */
+export function NodesPanel({ runId, run, events, hostPending, focusNode }: { runId: string; run: RunRow | undefined; events: RunEvent[]; hostPending: Intervention[] | undefined; focusNode?: string }) {
+  const invocations = useMemo(() => deriveInvocations(events), [events]);
+  const facts = useMemo(() => deriveRunFacts(events), [events]);
+  const pending = workflowPending(invocations, hostPending, runId, facts.answeredIds, facts.finished);
+  const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
+  const listRef = useRef<HTMLOListElement>(null);
+  const focusedFor = useRef<string | undefined>(undefined);
+
+  /** Opens an invocation and moves the keyboard focus to it. */
+  const reveal = useCallback((id: string) => {
+    setOpen((prev) => new Set(prev).add(id));
+    const button = listRef.current?.querySelector<HTMLElement>(`[data-invocation-id="${CSS.escape(id)}"] .node-inv__toggle`);
+    button?.scrollIntoView({ block: 'center' });
+    button?.focus({ preventScroll: true });
+  }, []);
+
+  // Opened on a node: once its invocations are in (the events arrive live), open the one to look at.
+  const target = focusNode === undefined ? undefined : focusTarget(invocations, focusNode);
+  useEffect(() => {
+    if (focusNode === undefined || target === undefined || focusedFor.current === focusNode) return;
+    focusedFor.current = focusNode;
+    reveal(target);
+  }, [focusNode, target, reveal]);
+
+  const toggle = (id: string) =>
+    setOpen((prev) => {
+      const next = new Set(prev);
+      if (!next.delete(id)) next.add(id);
+      return next;
+    });
+  const live = !run || run.status === 'running' || run.status === 'waiting';
+
+  return (
+    <div className="nodes-panel" data-testid="nodes-panel">
+      {pending.map((p) => (
+        <PendingNode key={p.intervention.id} question={p} events={events} onShow={p.invocation ? () => reveal(p.invocation?.id ?? '') : undefined} />
+      ))}
+      {focusNode !== undefined && target === undefined && invocations.length > 0 && (
+        <p className="muted" role="note" data-testid="nodes-focus-missing">
+          The node <code>{focusNode}</code> has not run in this run.
+        </p>
+      )}
+      <NodeCounts invocations={invocations} />
+      {invocations.length === 0 ? (
+        live ? (
+          <div className="empty empty--inline" data-testid="nodes-waiting">
+            <Spinner /> Waiting for the first node…
+          </div>
+        ) : (
+          <p className="muted" data-testid="nodes-empty">
+            This run recorded no node invocations.
+          </p>
+        )
+      ) : (
+        <ol className="node-invs" ref={listRef} data-testid="nodes-list" aria-label="Node invocations">
+          {invocations.map((view) => (
+            <InvocationRow key={view.id} view={view} open={open.has(view.id)} focused={view.node === focusNode} onToggle={() => toggle(view.id)} events={events} />
+          ))}
+        </ol>
+      )}
+    </div>
+  );
+}
+
+/** "9 invocations: 8 done · 1 failed". */
+function NodeCounts({ invocations }: { invocations: readonly InvocationView[] }) {
+  if (invocations.length === 0) return null;
+  const counts = new Map(INVOCATION_STATUSES.map((s) => [s, invocations.filter((v) => v.status === s).length]));
+  const nodes = Object.keys(nodeStates(invocations)).length;
+  return (
+    <p className="node-counts" data-testid="node-counts">
+      <span className="muted">
+        {plural(nodes, 'node')} · {plural(invocations.length, 'invocation')}:
+      </span>{' '}
+      {INVOCATION_STATUSES.filter((s) => (counts.get(s) ?? 0) > 0).map((s) => (
+        <InvocationStatusChip key={s} status={s} count={counts.get(s)} />
+      ))}
+    </p>
+  );
+}
+
+function PendingNode({ question, events, onShow }: { question: PendingQuestion; events: RunEvent[]; onShow?: () => void }) {
+  const { intervention, invocation } = question;
+  const tools = useMemo(() => {
+    const rounds = deriveRounds(events, invocation?.id);
+    return (rounds.find((r) => r.round === intervention.round) ?? rounds.at(-1))?.snapshot?.tools ?? lastSnapshot(events, invocation?.id);
+  }, [events, invocation?.id, intervention.round]);
+  return (
+    <div className="pending-node" data-testid="pending-node" data-invocation-id={invocation?.id}>
+      <p className="pending-node__who">
+        {invocation ? (
+          <>
+            <strong>{invocationLabel(invocation)}</strong> asks you
+            {onShow && (
+              <>
+                {' '}
+                ·{' '}
+                <button type="button" className="link-button" onClick={onShow}>
+                  Show the node
+                </button>
+              </>
+            )}
+          </>
+        ) : (
+          <strong>A node of this workflow asks you</strong>
+        )}
+      </p>
+      <InterventionCard intervention={intervention} tools={tools} />
+    </div>
+  );
+}
+
+/** A tool node has no rounds: its one call was validated against the run's snapshot. */
+function lastSnapshot(events: readonly RunEvent[], invocation: string | undefined) {
+  const snapshots = events.filter((e) => e.type === 'tools.snapshot');
+  const mine = snapshots.filter((e) => e.invocation_id === invocation);
+  const last = (mine.length > 0 ? mine : snapshots).at(-1);
+  return last?.type === 'tools.snapshot' ? last.tools : undefined;
+}
+
+function InvocationRow({ view, open, focused, onToggle, events }: { view: InvocationView; open: boolean; focused: boolean; onToggle: () => void; events: RunEvent[] }) {
+  const bodyId = useId();
+  const took = view.started_at ? formatDuration(view.started_at, view.finished_at) : undefined;
+  const kind = view.kind && view.kind in NODE_KIND_LABELS ? NODE_KIND_LABELS[view.kind as keyof typeof NODE_KIND_LABELS] : view.kind;
+  return (
+    <li
+      className={`node-inv node-inv--${view.status} ${open ? 'node-inv--open' : ''} ${focused ? 'node-inv--focused' : ''}`}
+      style={{ ['--depth' as string]: view.depth }}
+      data-testid="node-invocation"
+      data-invocation-id={view.id}
+      data-node={view.node}
+      data-status={view.status}
+    >
+      <button type="button" className="node-inv__toggle" aria-expanded={open} aria-controls={bodyId} onClick={onToggle} title={view.id}>
+        <span className="accordion__chevron" aria-hidden="true">
+          ▸
+        </span>
+        <span className="node-inv__label">{invocationLabel(view)}</span>
+        {kind && <span className="tag">{kind}</span>}
+        <InvocationStatusChip status={view.status} />
+        <span className="round__spacer" />
+        {view.rounds > 0 && <span className="muted">{plural(view.rounds, 'round')}</span>}
+        {took && <span className="muted nowrap">{took}</span>}
+      </button>
+      {open && (
+        <div id={bodyId} className="node-inv__body" data-testid="node-invocation-body">
+          <InvocationDetails view={view} events={events} />
+        </div>
+      )}
+    </li>
+  );
+}
+
+function InvocationDetails({ view, events }: { view: InvocationView; events: RunEvent[] }) {
+  const isAgent = view.kind === 'agent' || view.rounds > 0;
+  const rounds = useMemo(() => (isAgent ? deriveRounds(events, view.id) : []), [isAgent, events, view.id]);
+  const dryRun = useMemo(() => events.some((e) => e.type === 'agent.started' && e.invocation_id === view.id && e.dry_run), [events, view.id]);
+  return (
+    <div className="steps">
+      {view.failure && (
+        <div className="step">
+          <div className="step__label">Why it {view.status === 'skipped' ? 'was skipped' : view.status === 'cancelled' ? 'was cancelled' : 'failed'}</div>
+          <div className="step__body" data-testid="node-failure">
+            <code className="tag tag--bad">{view.failure.code}</code> {view.failure.message}
+          </div>
+        </div>
+      )}
+      {view.status === 'waiting' && (
+        <div className="step">
+          <div className="step__label">Waiting</div>
+          <div className="step__body">This node waits for your answer: see “Waiting for you” at the top.</div>
+        </div>
+      )}
+      <div className="step">
+        <div className="step__label">Inputs</div>
+        <div className="step__body">{view.inputs ? <ValuesList values={view.inputs} testId="node-inputs" /> : <span className="muted">Not started yet.</span>}</div>
+      </div>
+      {(view.outputs || view.status === 'done') && (
+        <div className="step">
+          <div className="step__label">Outputs</div>
+          <div className="step__body">
+            <ValuesList values={view.outputs ?? {}} testId="node-outputs" />
+          </div>
+        </div>
+      )}
+      {isAgent && (
+        <div className="step">
+          <div className="step__label">Rounds</div>
+          <div className="step__body rounds" data-testid="node-rounds">
+            {view.agent?.message && <p className="muted">The agent ended {view.agent.status}: {view.agent.message}</p>}
+            {rounds.length === 0 ? (
+              <p className="muted">{view.status === 'running' ? 'Waiting for the first round…' : 'No rounds recorded.'}</p>
+            ) : (
+              rounds.map((round) => <RoundCard key={round.round} view={round} dryRun={dryRun} />)
+            )}
+          </div>
+        </div>
+      )}
+    </div>
+  );
+}

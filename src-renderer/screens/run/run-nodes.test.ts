@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import type { Intervention } from '@shared/contracts/intervention';
+import { deriveInvocations } from '../../db/derive-invocations';
+import { eventLog } from '../../testing/event-fixtures';
+import { agentAsks, agentRun, item, nodeStatus, startWorkflow, triageRun } from '../../testing/workflow-fixtures';
+import { focusTarget, previewValue, workflowPending, workflowRunSummary } from './run-nodes';
+
+function waitingRun(runId: string) {
+  const log = eventLog(runId);
+  startWorkflow(log);
+  const id = nodeStatus(log, 'classify', 'running', { lineage: item(2), inputs: { item: 'c.md' } });
+  agentRun(log, id, 1, { finish: false });
+  const asked = agentAsks(log, id, 1);
+  nodeStatus(log, 'classify', 'waiting', { lineage: item(2) });
+  return { log, id, asked };
+}
+
+describe('workflowRunSummary', () => {
+  it('says how many nodes the run has and how many invocations wait, run or failed', () => {
+    expect(workflowRunSummary({ nodes: 5, invocations: { a: ['done', 1], b: ['waiting', 2], c: ['done', 3] }, agent_rounds: {} })).toBe('5 nodes · 1 waiting');
+    expect(workflowRunSummary({ nodes: 1, invocations: { a: ['failed', 1], b: ['failed', 2], c: ['running', 3] }, agent_rounds: {} })).toBe('1 node · 1 running · 2 failed');
+    expect(workflowRunSummary({ nodes: 3, invocations: {}, agent_rounds: {} })).toBe('3 nodes');
+  });
+});
+
+describe('workflowPending', () => {
+  it('a node waiting for a person is answerable through the workflow run, named by its invocation', () => {
+    const { log, id, asked } = waitingRun('run-wf-pending-1');
+    const [pending, ...rest] = workflowPending(deriveInvocations(log.events), undefined, log.runId);
+    expect(rest).toEqual([]);
+    // The event names the nested agent's run; the host answers it through the workflow's.
+    expect(asked.run_id).not.toBe(log.runId);
+    expect(pending?.intervention).toMatchObject({ id: asked.id, run_id: log.runId });
+    expect(pending?.invocation?.id).toBe(id);
+  });
+
+  it('after a reload the host\'s list is the authority: its questions are shown, placed at their node when the events know it', () => {
+    const { log, id, asked } = waitingRun('run-wf-pending-2');
+    const fromHost: Intervention[] = [
+      { ...asked, run_id: log.runId },
+      { ...asked, id: 'only-the-host-knows', run_id: log.runId },
+      { ...asked, id: 'another-run', run_id: 'run-elsewhere-00' },
+    ];
+    const pending = workflowPending(deriveInvocations(log.events.slice(0, 1)), fromHost, log.runId);
+    expect(pending.map((p) => p.intervention.id)).toEqual([asked.id, 'only-the-host-knows']);
+    const placed = workflowPending(deriveInvocations(log.events), fromHost, log.runId);
+    expect(placed.map((p) => p.invocation?.id)).toEqual([id, undefined]);
+  });
+
+  it('nothing is pending once the run finished or the question was answered', () => {
+    const { log, asked } = waitingRun('run-wf-pending-3');
+    log.add({ type: 'intervention.answered', round: 1, intervention_id: asked.id, answer: { action: 'approve' } });
+    expect(workflowPending(deriveInvocations(log.events), [{ ...asked, run_id: log.runId }], log.runId, new Set([asked.id]))).toEqual([]);
+    const finished = eventLog('run-wf-pending-4');
+    triageRun(finished);
+    expect(workflowPending(deriveInvocations(finished.events), [], finished.runId, new Set(), true)).toEqual([]);
+  });
+});
+
+describe('focusTarget', () => {
+  it('opens the invocation of a node that needs attention first, else its first', () => {
+    const log = eventLog('run-wf-focus-01');
+    triageRun(log);
+    const views = deriveInvocations(log.events);
+    expect(focusTarget(views, 'check')).toBe('check[files=1]');
+    expect(focusTarget(views, 'classify')).toBe('classify[files=0]');
+    expect(focusTarget(views, 'report')).toBe('report');
+    expect(focusTarget(views, 'nowhere')).toBeUndefined();
+  });
+});
+
+describe('previewValue', () => {
+  it('shows a text as it is and any other value as JSON', () => {
+    expect(previewValue('hello')).toEqual({ text: 'hello', truncated: false, length: 5 });
+    expect(previewValue({ a: [1] }).text).toBe('{\n  "a": [\n    1\n  ]\n}');
+  });
+
+  it('cuts a long value at the limit and says how long it is', () => {
+    const long = 'x'.repeat(5000);
+    expect(previewValue(long, 100)).toEqual({ text: 'x'.repeat(100), truncated: true, length: 5000 });
+    expect(previewValue(long, 100, true)).toEqual({ text: long, truncated: false, length: 5000 });
+  });
+
+  it('never throws on a value JSON cannot show', () => {
+    expect(previewValue(undefined).text).toBe('(nothing)');
+  });
+});
