@@ -212,7 +212,7 @@ test('learning data exports from the Learning page as SFT and preference JSONL, 
 test('the MCP registry: inspect lists every tool as shipped, annotations are only suggestions, and metadata set there reaches the next run', async () => {
   await openApp('#/registry');
   const server = page.getByTestId('registry-server').filter({ hasText: '@modelcontextprotocol/server-filesystem' });
-  await server.getByTestId('registry-inspect').click();
+  await server.getByTestId('inspect-server-filesystem').click();
   const write = server.locator('[data-testid=registry-tool][data-tool=write_file]');
   await expect(write).toHaveAttribute('data-source', 'shipped');
   // Every tool of the server, not only the ones one workflow offers.

@@ -13,6 +13,10 @@ import { describeHints, suggestionFromHints } from '../../supervision/annotation
 import { Chip } from '../../components/Chip';
 import { Spinner } from '../../components/Icons';
 import { formatDateTime, plural } from '../../view/format';
+import { RemoveButton } from './RemoveButton';
+import { ServerForm } from './ServerForm';
+import { hostErrorText } from './server-form';
+import { WorkspacesSection } from './WorkspacesSection';
 
 interface ServerGroup {
   identity: string;
@@ -163,10 +167,24 @@ function ToolRow({ row }: { row: RegistryRow }) {
   );
 }
 
-function ServerCard({ group, rows }: { group: ServerGroup; rows: RegistryRow[] }) {
+interface ServerCardProps {
+  group: ServerGroup;
+  rows: RegistryRow[];
+  servers: readonly RegisteredServer[];
+  /** Where the page says what an action did (removing a server unmounts its card). */
+  onStatus: (status: { tone: 'ok' | 'error'; text: string }) => void;
+}
+
+function ServerCard({ group, rows, servers, onStatus }: ServerCardProps) {
   const { client, db, connection } = useHost();
+  const { refresh } = useHostRegistry();
+  const action = useExplicitAction();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
+  const [editing, setEditing] = useState(false);
+  const id = group.server.id;
+  const mine = group.server.source === 'user';
+  const needsWorkspace = group.server.args.some((a) => a.includes('${workspace}'));
   const inspectedAt = rows.map((r) => r.inspected_at).filter((t): t is string => t !== undefined).sort().at(-1);
 
   const inspect = async () => {
@@ -178,9 +196,19 @@ function ServerCard({ group, rows }: { group: ServerGroup; rows: RegistryRow[] }
       const result = await client.request('mcp.inspect', { server: group.server.id, ...(group.workspace ? { workspace: group.workspace } : {}) });
       await storeInspection(db, group.identity, result.tools);
     } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
+      setError(hostErrorText(err));
     } finally {
       setBusy(false);
+    }
+  };
+
+  const remove = async () => {
+    try {
+      const outcome = await action.run(() => client.request('servers.remove', { id }));
+      await refresh();
+      onStatus(outcome.status === 'denied' ? { tone: 'error', text: outcome.message } : { tone: 'ok', text: `Removed the server “${id}”. Workflows that use it show it as unregistered until you pick another.` });
+    } catch (err) {
+      onStatus({ tone: 'error', text: hostErrorText(err) });
     }
   };
 
@@ -205,14 +233,46 @@ function ServerCard({ group, rows }: { group: ServerGroup; rows: RegistryRow[] }
           </p>
         </div>
         <span className="round__spacer" />
-        <button type="button" className="button" onClick={() => void inspect()} disabled={busy || connection !== 'open'} data-testid="registry-inspect">
-          {busy && <Spinner />}
-          {busy ? 'Starting the server…' : rows.some((r) => r.inspected) ? 'Inspect again' : 'Inspect'}
-        </button>
+        <div className="registry-server__actions">
+          {mine && !editing && (
+            <button type="button" className="button button--small" onClick={() => setEditing(true)} disabled={connection !== 'open'} data-testid={`edit-server-${id}`} aria-label={`Edit ${id}`}>
+              Edit
+            </button>
+          )}
+          {mine && <RemoveButton what={`the server ${id}`} consequence="Workflows using it cannot run until they name another." testId={`remove-server-${id}`} disabled={connection !== 'open'} onRemove={remove} />}
+          <button
+            type="button"
+            className="button"
+            onClick={() => void inspect()}
+            disabled={busy || connection !== 'open' || (needsWorkspace && !group.workspace)}
+            data-testid={`inspect-server-${id}`}
+            aria-describedby={needsWorkspace ? `${id}-inspect-where` : undefined}
+          >
+            {busy && <Spinner />}
+            {busy ? 'Starting the server…' : rows.some((r) => r.inspected) ? 'Inspect again' : 'Inspect'}
+          </button>
+        </div>
       </header>
+      {needsWorkspace && (
+        <p className="muted" id={`${id}-inspect-where`}>
+          {group.workspace ? `Inspect starts it in the workspace “${group.workspace}”.` : 'It opens a workspace folder: add a workspace below to inspect it.'}
+        </p>
+      )}
+      {action.panel}
+      {editing && (
+        <ServerForm
+          servers={servers}
+          editing={group.server}
+          onCancel={() => setEditing(false)}
+          onDone={(text) => {
+            setEditing(false);
+            onStatus({ tone: 'ok', text });
+          }}
+        />
+      )}
       {error && (
-        <p className="error" role="alert" data-testid="registry-error">
-          Inspection failed: {error}
+        <p className="error registry-server__error" role="alert" data-testid="registry-error">
+          The server did not answer Inspect: {error}
         </p>
       )}
       {rows.length === 0 ? (
@@ -230,10 +290,12 @@ function ServerCard({ group, rows }: { group: ServerGroup; rows: RegistryRow[] }
 
 /** `#/registry`: effect metadata per MCP server and tool, authoritative for every workflow using the server. */
 export function RegistryScreen() {
-  const { db } = useHost();
+  const { db, connection } = useHost();
   const workflows = useLiveQuery(() => db.workflows.orderBy('name').toArray(), [db]);
   const cached = useLiveQuery(() => db.registry.toArray(), [db]);
   const { state: host, error: hostError } = useHostRegistry();
+  const [adding, setAdding] = useState(false);
+  const [status, setStatus] = useState<{ tone: 'ok' | 'error'; text: string }>();
   const rows = useMemo(() => (cached && host ? withHostEffects(cached, host.overrides) : undefined), [cached, host]);
   const groups = useMemo(() => {
     const byIdentity = new Map<string, ServerGroup>((host?.servers ?? []).map((server) => [server.id, { identity: server.id, server, workflows: [] }]));
@@ -261,7 +323,27 @@ export function RegistryScreen() {
           What each tool does, as Steward enforces it: your settings first, then Steward’s shipped defaults. Servers’ own annotations are only suggestions. A tool nobody described is protected
           (unknown): the teacher reviews every call.
         </p>
+        {!adding && (
+          <button type="button" className="button button--primary" onClick={() => setAdding(true)} disabled={connection !== 'open' || !host} data-testid="add-server">
+            Add server
+          </button>
+        )}
       </header>
+      {adding && host && (
+        <ServerForm
+          servers={host.servers}
+          onCancel={() => setAdding(false)}
+          onDone={(text) => {
+            setAdding(false);
+            setStatus({ tone: 'ok', text });
+          }}
+        />
+      )}
+      {status && (
+        <p className={status.tone === 'error' ? 'error' : 'ok-text'} role={status.tone === 'error' ? 'alert' : 'status'} data-testid="registry-status">
+          {status.text}
+        </p>
+      )}
       {hostError ? (
         <p className="error" role="alert">
           Could not read the host’s registry: {hostError}
@@ -271,16 +353,17 @@ export function RegistryScreen() {
       ) : groups.length === 0 ? (
         <div className="empty">
           <h2>No servers yet</h2>
-          <p>The servers registered on the Steward host appear here.</p>
+          <p>Add a server: a package shipped with Steward or any command. Steward’s shipped servers appear here once the host lists them.</p>
         </div>
       ) : (
         <div className="registry">
           {groups.map((g) => (
-            <ServerCard key={g.identity} group={g} rows={rows.filter((r) => r.server === g.identity).sort((a, b) => a.tool.localeCompare(b.tool))} />
+            <ServerCard key={g.identity} group={g} servers={host?.servers ?? []} onStatus={setStatus} rows={rows.filter((r) => r.server === g.identity).sort((a, b) => a.tool.localeCompare(b.tool))} />
           ))}
           <p className="muted">{plural(rows.filter((r) => r.user).length, 'tool')} with your own metadata.</p>
         </div>
       )}
+      {host && <WorkspacesSection workspaces={host.workspaces} />}
     </div>
   );
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { RegisteredServer } from '@shared/contracts/host-registry';
-import { emptyServerForm, formFromServer, serverRegistrationFromForm, shippedPackages, workspaceRegistrationFromForm, type ServerForm } from './server-form';
+import { HostRequestError } from '../../host/host-client';
+import { emptyServerForm, hostErrorText, formFromServer, serverRegistrationFromForm, shippedPackages, workspaceRegistrationFromForm, type ServerForm } from './server-form';
 
 const SHIPPED: RegisteredServer[] = [
   { id: 'filesystem', label: 'Filesystem (shipped)', package: '@modelcontextprotocol/server-filesystem', args: ['${workspace}'], env: {}, source: 'shipped' },
@@ -95,5 +96,13 @@ describe('the add-workspace form', () => {
     const bad = workspaceRegistrationFromForm({ id: 'demo', label: '', path: 'docs' }, taken);
     expect(bad).toEqual({ ok: false, problems: [{ field: 'id', message: expect.stringContaining('already') }, { field: 'path', message: expect.stringContaining('absolute') }] });
     expect(workspaceRegistrationFromForm({ id: 'Docs!', label: '', path: '/x' }, taken)).toEqual({ ok: false, problems: [{ field: 'id', message: expect.stringContaining('lowercase') }] });
+  });
+});
+
+describe('a host error as the page shows it', () => {
+  it('is the host’s own sentence, without the method name in front', () => {
+    expect(hostErrorText(new HostRequestError('servers.register', 'invalid_params', '"filesystem" is a shipped server\'s id; pick another'))).toBe('"filesystem" is a shipped server\'s id; pick another');
+    expect(hostErrorText(new HostRequestError('mcp.inspect', 'host_error', 'MCP server "x" did not start: exited (Error: Cannot find module)'))).toBe('MCP server "x" did not start: exited (Error: Cannot find module)');
+    expect(hostErrorText('plain')).toBe('plain');
   });
 });

@@ -3,6 +3,7 @@ import { CREDENTIAL_PREFIX, CredentialName, credentialNameOf } from '@shared/con
 import { RegistryId, ServerRegistration, WorkspaceRegistration, type RegisteredServer, type Workspace } from '@shared/contracts/host-registry';
 import { McpServerSpec } from '@shared/contracts/spec';
 import { looksLikeRawSecret } from '@shared/policy/secrets';
+import { HostRequestError } from '../../host/host-client';
 
 /**
  * The registry page's forms as pure data: what a person typed, checked field by field, becomes the
@@ -147,4 +148,13 @@ export function workspaceRegistrationFromForm(form: WorkspaceForm, workspaces: r
   const checked = WorkspaceRegistration.safeParse({ id, path, ...(label ? { label } : {}) });
   if (!checked.success) return { ok: false, problems: checked.error.issues.map((i) => ({ field: String(i.path[0] ?? 'id'), message: i.message })) };
   return { ok: true, registration: checked.data };
+}
+
+/** The host's own sentence (it names what to change), without the `method: ` the client puts in front. */
+export function hostErrorText(err: unknown): string {
+  if (err instanceof HostRequestError) {
+    const prefix = `${err.method}: `;
+    return err.message.startsWith(prefix) ? err.message.slice(prefix.length) : err.message;
+  }
+  return err instanceof Error ? err.message : String(err);
 }

@@ -1,0 +1,197 @@
+import { useId, useState, type FormEvent } from 'react';
+import type { RegisteredServer } from '@shared/contracts/host-registry';
+import { useHost } from '../../app/HostProvider';
+import { routeHref } from '../../app/routing';
+import { useCredentialNames } from '../../supervision/use-workflow-config';
+import { emptyServerForm, formFromServer, serverRegistrationFromForm, shippedPackages, type FormProblem, type ServerForm as FormState } from './server-form';
+import { FieldProblem, FormFooter, problemProps, TextField } from './FormParts';
+import { useRegistryAction } from './use-registry-action';
+
+/** The choice that switches to typing a name (never a credential: their names start with a letter or digit). */
+const TYPE_A_NAME = '__type-a-name';
+
+/**
+ * Add or edit a server of the user's. Env values are picked from the keychain's credential names
+ * (or a name is typed): the form has no field a secret's value could go in. Registering goes through
+ * the explicit-action flow: the host asks a person (native dialog or terminal code) before it runs.
+ */
+export function ServerForm({ servers, editing, onDone, onCancel }: { servers: readonly RegisteredServer[]; editing?: RegisteredServer; onDone: (message: string) => void; onCancel: () => void }) {
+  const { client, connection } = useHost();
+  const { names, error: namesError } = useCredentialNames();
+  const { busy, failure, clearFailure, panel, perform } = useRegistryAction();
+  const uid = useId();
+  const packages = shippedPackages(servers);
+  const [form, setForm] = useState<FormState>(() => (editing ? formFromServer(editing) : { ...emptyServerForm(), package: packages[0]?.package ?? '', args: packages[0]?.args.join('\n') ?? '' }));
+  const [typing, setTyping] = useState<boolean[]>(() => form.env.map(() => false));
+  const [problems, setProblems] = useState<FormProblem[]>([]);
+  const fid = (field: string) => `${uid}-${field.replace('.', '-')}`;
+  const problem = (field: string) => problems.find((p) => p.field === field)?.message;
+  const set = (patch: Partial<FormState>) => setForm((f) => ({ ...f, ...patch }));
+  const setEnv = (index: number, patch: Partial<FormState['env'][number]>) => setForm((f) => ({ ...f, env: f.env.map((r, i) => (i === index ? { ...r, ...patch } : r)) }));
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    clearFailure();
+    const result = serverRegistrationFromForm(form, { servers, editing: editing?.id });
+    setProblems(result.ok ? [] : result.problems);
+    if (!result.ok) {
+      document.getElementById(fid(result.problems[0]?.field ?? 'id'))?.focus();
+      return;
+    }
+    const { id } = result.registration;
+    await perform(
+      () => client.request('servers.register', { server: result.registration }),
+      () => onDone(editing ? `Saved “${id}”: workflows using it start it this way from their next run.` : `Registered “${id}”. Inspect it to see its tools.`),
+    );
+  };
+
+  return (
+    <form className="card server-form" onSubmit={(e) => void submit(e)} data-testid="server-form" aria-label={editing ? `Edit the server ${editing.id}` : 'Add a server'} autoComplete="off" noValidate>
+      <h2 className="server-form__title">{editing ? `Edit ${editing.id}` : 'Add an MCP server'}</h2>
+      <div className="server-form__grid">
+        <TextField
+          id={fid('id')}
+          label="Id"
+          value={form.id}
+          onChange={(id) => set({ id })}
+          placeholder="my-server"
+          testId="server-id"
+          readOnly={editing !== undefined}
+          autoFocus={!editing}
+          problem={problem('id')}
+          hint={editing ? 'The id workflows use; it stays.' : 'What workflows call it: lowercase letters, digits, - and _.'}
+        />
+        <TextField id={fid('label')} label="Label" value={form.label} onChange={(label) => set({ label })} placeholder="My notes server" testId="server-label" problem={problem('label')} />
+      </div>
+
+      <fieldset className="server-form__kind">
+        <legend className="field__label">Starts from</legend>
+        <label className="inline-check">
+          <input type="radio" name={`${uid}-kind`} checked={form.kind === 'package'} onChange={() => set({ kind: 'package' })} data-testid="server-kind-package" />A package shipped with Steward
+        </label>
+        <label className="inline-check">
+          <input type="radio" name={`${uid}-kind`} checked={form.kind === 'command'} onChange={() => set({ kind: 'command' })} data-testid="server-kind-command" />A command
+        </label>
+      </fieldset>
+
+      {form.kind === 'package' ? (
+        <div className="field">
+          <label className="field__label" htmlFor={fid('package')}>
+            Package
+          </label>
+          <select
+            id={fid('package')}
+            className="select"
+            value={form.package}
+            onChange={(e) => {
+              const shipped = packages.find((p) => p.package === e.target.value);
+              const previous = packages.find((p) => p.package === form.package);
+              // Arguments still as shipped (or none) follow the package chosen, e.g. the filesystem server's ${workspace}.
+              const untouched = form.args.trim() === '' || (previous !== undefined && form.args === previous.args.join('\n'));
+              set({ package: e.target.value, ...(untouched && shipped ? { args: shipped.args.join('\n') } : {}) });
+            }}
+            data-testid="server-package"
+            {...problemProps(fid('package'), problem('package'))}
+          >
+            {!packages.some((p) => p.package === form.package) && <option value={form.package}>{form.package || 'Choose a package…'}</option>}
+            {packages.map((p) => (
+              <option key={p.package} value={p.package}>
+                {p.package} ({p.label})
+              </option>
+            ))}
+          </select>
+          <FieldProblem id={fid('package')} message={problem('package')} hint="Steward runs its own copy with Node; any other package is registered by its command (e.g. npx -y NAME)." />
+        </div>
+      ) : (
+        <TextField id={fid('command')} label="Command" value={form.command} onChange={(command) => set({ command })} placeholder="npx" testId="server-command" problem={problem('command')} hint="The program, on the host’s PATH or a full path. It runs as you." />
+      )}
+
+      <div className="field">
+        <label className="field__label" htmlFor={fid('args')}>
+          Arguments
+        </label>
+        <textarea id={fid('args')} className="input input--area" rows={3} value={form.args} onChange={(e) => set({ args: e.target.value })} spellCheck={false} placeholder={'-y\n@scope/server\n${workspace}'} data-testid="server-args" {...problemProps(fid('args'), problem('args'))} />
+        <FieldProblem id={fid('args')} message={problem('args')} hint={<>One per line. <code>{'${workspace}'}</code> is the run’s registered workspace folder. Keys never go here: use the environment below.</>} />
+      </div>
+
+      <fieldset className="server-form__env">
+        <legend className="field__label">Environment (credentials from the keychain)</legend>
+        {form.env.length === 0 && <p className="muted">No variables. A server that needs a key gets it here, as a keychain reference.</p>}
+        {form.env.map((row, i) => {
+          const field = `env.${i}`;
+          const typed = typing[i] || names === undefined;
+          return (
+            <div key={i} className="env-row" role="group" aria-label={`Variable ${i + 1}`}>
+              <input className="input env-row__key" aria-label="Variable name" value={row.key} onChange={(e) => setEnv(i, { key: e.target.value })} placeholder="API_KEY" spellCheck={false} data-testid={`server-env-key-${i}`} />
+              <span aria-hidden="true">=</span>
+              <code className="env-row__prefix">keychain:</code>
+              {typed ? (
+                <input className="input" aria-label="Credential name" value={row.credential} onChange={(e) => setEnv(i, { credential: e.target.value })} placeholder="credential name" spellCheck={false} autoComplete="off" data-testid={`server-env-name-${i}`} {...problemProps(fid(field), problem(field))} id={fid(field)} />
+              ) : (
+                <select
+                  id={fid(field)}
+                  className="select"
+                  aria-label="Credential"
+                  value={row.credential}
+                  onChange={(e) => {
+                    if (e.target.value === TYPE_A_NAME) setTyping((t) => Object.assign([...t], { [i]: true }));
+                    else setEnv(i, { credential: e.target.value });
+                  }}
+                  data-testid={`server-env-credential-${i}`}
+                  {...problemProps(fid(field), problem(field))}
+                >
+                  <option value="">Pick a credential…</option>
+                  {row.credential !== '' && !names.includes(row.credential) && <option value={row.credential}>{row.credential} (not in the keychain)</option>}
+                  {names.map((n) => (
+                    <option key={n} value={n}>
+                      {n}
+                    </option>
+                  ))}
+                  <option value={TYPE_A_NAME}>Type a name…</option>
+                </select>
+              )}
+              <button
+                type="button"
+                className="button button--small"
+                onClick={() => {
+                  setForm((f) => ({ ...f, env: f.env.filter((_, j) => j !== i) }));
+                  setTyping((t) => t.filter((_, j) => j !== i));
+                  setProblems([]);
+                }}
+                aria-label={`Remove variable ${row.key || i + 1}`}
+              >
+                Remove
+              </button>
+              <FieldProblem id={fid(field)} message={problem(field)} />
+            </div>
+          );
+        })}
+        <div className="server-form__env-actions">
+          <button
+            type="button"
+            className="button button--small"
+            onClick={() => {
+              set({ env: [...form.env, { key: '', credential: '' }] });
+              setTyping((t) => [...t, false]);
+            }}
+            data-testid="server-env-add"
+          >
+            Add variable
+          </button>
+          <span className="muted">
+            {namesError ? `Could not list the keychain’s credentials (${namesError}); type a name. ` : names?.length === 0 ? 'No credentials stored yet. ' : ''}
+            Store a key in <a href={routeHref({ name: 'settings' })}>Settings → Credentials</a>, then pick it here.
+          </span>
+        </div>
+      </fieldset>
+
+      {panel}
+      {problems.length > 0 && (
+        <p className="error" role="alert">
+          {problems.length === 1 ? 'One field needs a change' : `${problems.length} fields need a change`}: nothing was registered.
+        </p>
+      )}
+      <FormFooter failure={failure} failureTestId="server-form-error" busy={busy} disabled={connection !== 'open'} submitLabel={editing ? 'Save' : 'Register server'} submitTestId="save-server" onCancel={onCancel} />
+    </form>
+  );
+}
