@@ -1,13 +1,13 @@
 import '@xyflow/react/dist/style.css';
 import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
-import { Background, Controls, ReactFlow, ReactFlowProvider, applyNodeChanges, useReactFlow, type Connection, type Edge as FlowEdge, type EdgeChange, type NodeChange } from '@xyflow/react';
+import { Background, Controls, ReactFlow, ReactFlowProvider, applyNodeChanges, useReactFlow, type Connection, type EdgeChange, type NodeChange } from '@xyflow/react';
 import type { NodeKind, WorkflowNode } from '@shared/workflow/document';
 import { HostedWorkflowGraph } from '@shared/workflow/hosted-graph';
 import { useHost } from '../../app/HostProvider';
 import { navigate, routeHref } from '../../app/routing';
 import { useHostRegistry } from '../../host/use-host-registry';
 import { Spinner } from '../../components/Icons';
-import { canConnect, edgeIndexOf, edgeOfConnection, toFlowEdges, toFlowNodes, type StepNode } from './flow-convert';
+import { canConnect, edgeOfConnection, toFlowEdges, toFlowNodes, type StepEdge, type StepNode } from './flow-convert';
 import { addNode, connect, moveNodes, removeElements, replaceNode, type Draft, type XY } from './graph-edit';
 import { commit, redo, startHistory, undo, type History } from './history';
 import { Inspector } from './Inspector';
@@ -17,7 +17,7 @@ import { ProblemsList } from './ProblemsList';
 import { RunBanner } from './RunBanner';
 import { RunForm } from './RunForm';
 import { NODE_TYPES } from './StepNode';
-import { useRunStates, runNodeHref } from './use-run-states';
+import { useRunStates } from './use-run-states';
 import { useServerTools } from './use-server-tools';
 import { errorText, useStoredWorkflow, type Opened, type SaveOutcome } from './use-stored-workflow';
 import { WorkflowPanel } from './WorkflowPanel';
@@ -69,7 +69,7 @@ function Editor({ initial, save, adopt, openRun }: { initial: Opened; save: (doc
   const run = useRunStates(runId);
 
   // React Flow's nodes: rebuilt from the draft; selection and measured sizes carried over.
-  const [nodes, setNodes] = useState<StepNode[]>([]);
+  const [nodes, setNodes] = useState<StepNode[]>(() => toFlowNodes(initial.doc, index));
   const carry = useRef<{ rename?: [string, string]; select?: string }>({});
   useEffect(() => {
     const { rename, select } = carry.current;
@@ -79,7 +79,8 @@ function Editor({ initial, save, adopt, openRun }: { initial: Opened; save: (doc
       return toFlowNodes(draft, index, runId ? run.states : {}).map((n) => {
         const old = byId.get(n.id) ?? (rename && rename[1] === n.id ? byId.get(rename[0]) : undefined);
         const selected = select !== undefined ? n.id === select : (old?.selected ?? false);
-        return old ? { ...n, measured: old.measured, selected } : { ...n, selected };
+        const data = runId && n.data.run ? { ...n.data, runHref: routeHref({ name: 'run', runId, tab: 'nodes', node: n.id }) } : n.data;
+        return { ...n, data, selected, ...(old ? { measured: old.measured } : {}) };
       });
     });
   }, [draft, index, runId, run.states]);
@@ -102,15 +103,15 @@ function Editor({ initial, save, adopt, openRun }: { initial: Opened; save: (doc
     });
   }, []);
   const onDelete = useCallback(
-    ({ nodes: gone, edges: cut }: { nodes: StepNode[]; edges: FlowEdge[] }) =>
-      change(removeElements(draft, gone.map((n) => n.id), cut.flatMap((e) => edgeIndexOf(e.id) ?? []))),
+    ({ nodes: gone, edges: cut }: { nodes: StepNode[]; edges: StepEdge[] }) =>
+      change(removeElements(draft, gone.map((n) => n.id), cut.flatMap((e) => e.data?.index ?? []))),
     [change, draft],
   );
   const onConnect = useCallback((c: Connection) => {
     const edge = edgeOfConnection(c);
     if (edge) change(connect(draft, edge));
   }, [change, draft]);
-  const isValidConnection = useCallback((c: Connection | FlowEdge) => {
+  const isValidConnection = useCallback((c: Connection | StepEdge) => {
     const edge = edgeOfConnection(c);
     return edge !== null && canConnect(draft, edge);
   }, [draft]);
@@ -252,7 +253,7 @@ function Editor({ initial, save, adopt, openRun }: { initial: Opened; save: (doc
       <div className="wf-editor">
         <Palette onAdd={addInView} />
         <div className="wf-editor__canvas" ref={canvasRef} data-testid="editor-canvas" onDragOver={(e) => e.preventDefault()} onDrop={onDrop}>
-          <ReactFlow<StepNode>
+          <ReactFlow<StepNode, StepEdge>
             nodes={nodes}
             edges={edges}
             nodeTypes={NODE_TYPES}
@@ -263,7 +264,7 @@ function Editor({ initial, save, adopt, openRun }: { initial: Opened; save: (doc
             isValidConnection={isValidConnection}
             onNodeDragStop={(_e, _n, dragged) => change(moveNodes(draft, Object.fromEntries(dragged.map((n) => [n.id, n.position]))))}
             onNodeClick={(_e, n) => {
-              if (runId && run.states[n.id]) window.location.hash = runNodeHref(runId, n.id);
+              if (runId && run.states[n.id]) navigate({ name: 'run', runId, tab: 'nodes', node: n.id });
             }}
             deleteKeyCode={['Backspace', 'Delete']}
             fitView

@@ -24,7 +24,7 @@ export function RunBanner({ runId, finished, onDismiss }: { runId: string; finis
           </li>
         ))}
       </ul>
-      <a className="button button--small" href={routeHref({ name: 'run', runId, tab: 'rounds' })} data-testid="open-run">
+      <a className="button button--small" href={routeHref({ name: 'run', runId, tab: 'nodes' })} data-testid="open-run">
         Open run
       </a>
       <button type="button" className="button button--small" onClick={onDismiss} data-testid="run-dismiss">

@@ -1,5 +1,5 @@
-import { memo } from 'react';
-import { Handle, Position, type NodeProps } from '@xyflow/react';
+import { memo, useEffect } from 'react';
+import { Handle, Position, useUpdateNodeInternals, type NodeProps } from '@xyflow/react';
 import { NODE_KIND_LABELS, portsOf } from '@shared/workflow/ports';
 import { runStateText, type StepNode as StepNodeType } from './flow-convert';
 
@@ -29,9 +29,13 @@ function PortProblem({ messages }: { messages?: string[] }) {
 }
 
 /** One workflow node on the canvas: kind, label, inputs as left handles, outputs as right handles. */
-export const StepNode = memo(function StepNode({ data, selected }: NodeProps<StepNodeType>) {
+export const StepNode = memo(function StepNode({ id, data, selected }: NodeProps<StepNodeType>) {
   const { node, problems, portProblems, run } = data;
   const ports = portsOf(node);
+  // A port renamed, added or removed moves the handles: React Flow measures them again.
+  const updateNodeInternals = useUpdateNodeInternals();
+  const handles = [...ports.inputs.map((p) => `in:${p.name}`), ...ports.outputs.map((p) => `out:${p.name}`)].join('\u0000');
+  useEffect(() => updateNodeInternals(id), [handles, id, updateNodeInternals]);
   // Every problem in words on the node; a port's also marked by the port.
   const all = [...problems, ...Object.entries(portProblems).flatMap(([port, messages]) => messages.map((m) => `${port}: ${m}`))];
   const broken = all.length > 0;
@@ -50,7 +54,13 @@ export const StepNode = memo(function StepNode({ data, selected }: NodeProps<Ste
       {text && <p className="wf-node__summary">{text}</p>}
       {run && (
         <p className="wf-node__run" data-testid={`node-state-${node.id}`}>
-          {runStateText(run)}
+          {data.runHref ? (
+            <a className="nodrag" href={data.runHref} title="Open this node's invocations and rounds">
+              {runStateText(run)} →
+            </a>
+          ) : (
+            runStateText(run)
+          )}
         </p>
       )}
       <div className="wf-node__ports">

@@ -1,14 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { addNode } from './graph-edit';
-import { canConnect, edgeIndexOf, edgeOfConnection, runStateText, toFlowEdges, toFlowNodes } from './flow-convert';
+import { canConnect, edgeOfConnection, runStateText, toFlowEdges, toFlowNodes } from './flow-convert';
 import { indexProblems } from './problems';
 import { newWorkflowDraft } from './workflow-file';
 
 describe('graph to React Flow', () => {
-  it('edges connect the handles named by their ports, and their flow id leads back to the document edge', () => {
+  it('edges connect the handles named by their ports, and carry their position in the document', () => {
     const [edge] = toFlowEdges(newWorkflowDraft([]), indexProblems([]));
-    expect(edge).toMatchObject({ source: 'input', sourceHandle: 'text', target: 'output', targetHandle: 'result' });
-    expect(edgeIndexOf(edge.id)).toBe(0);
+    expect(edge).toMatchObject({ source: 'input', sourceHandle: 'text', target: 'output', targetHandle: 'result', data: { index: 0 } });
     expect(edgeOfConnection({ source: 'a', sourceHandle: 'x', target: 'b', targetHandle: null })).toBeNull();
   });
 
@@ -20,6 +19,14 @@ describe('graph to React Flow', () => {
     const output = toFlowNodes(newWorkflowDraft([]), index).find((n) => n.id === 'output');
     expect(output?.data.portProblems).toEqual({ result: ['by the port'] });
     expect(output?.data.problems).toEqual(['uses {{ghost}}']);
+  });
+
+  it('an edge keeps its flow id when an edge before it is removed (its selection stays on it), and a repeated edge gets its own', () => {
+    const draft = newWorkflowDraft([]);
+    const twice = { ...draft, edges: [{ from: { node: 'input', port: 'text' }, to: { node: 'output', port: 'x' } }, draft.edges[0], draft.edges[0]] };
+    const ids = toFlowEdges(twice, indexProblems([])).map((e) => e.id);
+    expect(new Set(ids).size).toBe(3);
+    expect(toFlowEdges({ ...twice, edges: twice.edges.slice(1) }, indexProblems([]))[0]?.id).toBe(ids[1]);
   });
 
   it('an edge problem labels the edge', () => {

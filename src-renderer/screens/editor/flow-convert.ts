@@ -19,6 +19,8 @@ export interface StepData extends Record<string, unknown> {
   /** By port name (inputs and outputs share the names' space for problems). */
   portProblems: Record<string, string[]>;
   run?: NodeRunState;
+  /** The run view on this node (its invocations and rounds), while a run is shown. */
+  runHref?: string;
 }
 export type StepNode = FlowNode<StepData, 'step'>;
 
@@ -45,17 +47,22 @@ export function toFlowNodes(draft: Draft, problems: ProblemIndex, runStates: Rea
   });
 }
 
-export const edgeFlowId = (index: number) => `e${index}`;
-export function edgeIndexOf(flowId: string): number | undefined {
-  const m = /^e(\d+)$/.exec(flowId);
-  return m ? Number(m[1]) : undefined;
-}
+export type StepEdge = FlowEdge<{ index: number }>;
 
-export function toFlowEdges(draft: Draft, problems: ProblemIndex): FlowEdge[] {
+/**
+ * Edges named by what they connect, so a selection survives an edit elsewhere in the list; `data.index`
+ * is the edge's position in the document (problems and deletion name it).
+ */
+export function toFlowEdges(draft: Draft, problems: ProblemIndex): StepEdge[] {
+  const seen = new Map<string, number>();
   return draft.edges.map((e, i) => {
     const messages = problems.edge.get(i);
+    const base = `${e.from.node}.${e.from.port}->${e.to.node}.${e.to.port}`;
+    const n = (seen.get(base) ?? 0) + 1;
+    seen.set(base, n);
     return {
-      id: edgeFlowId(i),
+      id: n === 1 ? base : `${base}#${n}`,
+      data: { index: i },
       source: e.from.node,
       sourceHandle: e.from.port,
       target: e.to.node,

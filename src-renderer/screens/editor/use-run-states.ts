@@ -23,7 +23,3 @@ export function useRunStates(runId: string | undefined): RunView {
   }, [events]);
 }
 
-/** The run view focused on one node's invocations and rounds. */
-export function runNodeHref(runId: string, nodeId: string): string {
-  return `#/runs/${encodeURIComponent(runId)}/nodes/${encodeURIComponent(nodeId)}`;
-}

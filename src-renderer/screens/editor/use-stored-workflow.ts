@@ -17,6 +17,9 @@ export type LoadState = { status: 'loading' } | { status: 'error'; message: stri
 
 export type SaveOutcome = { ok: true; opened: Opened } | { ok: false; conflict: boolean; message: string };
 
+/** The route key of a new workflow (no stored id can be empty). */
+const NEW = '';
+
 export const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /** Loads the workflow to edit (or starts a new one) once the host is connected, and saves it back. */
@@ -24,24 +27,32 @@ export function useStoredWorkflow(workflowId: string | undefined) {
   const { client, connection } = useHost();
   const [state, setState] = useState<LoadState>({ status: 'loading' });
   const open = connection === 'open';
-  // The id the editor itself just saved under (a new workflow, a rename): the route follows it, the editor stays.
-  const adopted = useRef<string>(undefined);
+  /**
+   * What the editor holds now, by route: loaded once, so a reconnect keeps unsaved edits, and an id
+   * the editor itself saved under (a new workflow, a rename) is adopted as the route follows it.
+   */
+  const holding = useRef<string>(undefined);
   const loads = useRef(0);
+  const key = workflowId ?? NEW;
 
   useEffect(() => {
-    if (!open || (workflowId !== undefined && workflowId === adopted.current)) return;
+    if (!open || key === holding.current) return;
     let live = true;
     const load = workflowId === undefined
       ? client.request('workflows.list', {}).then((r): Opened => ({ doc: newWorkflowDraft(r.workflows.map((w) => w.id)) }))
       : client.request('workflows.get', { id: workflowId }).then((r): Opened => ({ doc: r.workflow, storedId: r.workflow.id, updatedAt: r.updated_at }));
     load.then(
-      (opened) => live && setState({ status: 'ready', opened, generation: ++loads.current }),
+      (opened) => {
+        if (!live) return;
+        holding.current = key;
+        setState({ status: 'ready', opened, generation: ++loads.current });
+      },
       (err: unknown) => live && setState({ status: 'error', message: err instanceof HostRequestError && err.code === 'not_found' ? `There is no workflow “${workflowId}” on this host.` : errorText(err) }),
     );
     return () => {
       live = false;
     };
-  }, [client, open, workflowId]);
+  }, [client, open, workflowId, key]);
 
   /** `force`: overwrite what someone else saved since (after a conflict, on the person's say). */
   const save = useCallback(
@@ -71,7 +82,7 @@ export function useStoredWorkflow(workflowId: string | undefined) {
   );
 
   const adopt = useCallback((id: string) => {
-    adopted.current = id;
+    holding.current = id;
   }, []);
 
   return { state, save, adopt };
