@@ -72,8 +72,8 @@ export interface WorkflowRunFacts {
   nodes: number;
   /** Per invocation id: its latest status and the sequence number that set it. */
   invocations: Record<string, [InvocationStatus, number]>;
-  /** Per agent invocation id: its completed rounds (they count from 0 per agent). */
-  agent_rounds: Record<string, number>;
+  /** Per invocation id: its completed rounds (an agent node's, a tool node's one call), each counting from 0. */
+  invocation_rounds: Record<string, number>;
 }
 
 /** Where a stored profile came from: shipped with the app, made here, or imported from a file. */

@@ -20,7 +20,7 @@ export interface InvocationView {
   failure?: NodeFailure;
   started_at?: string;
   finished_at?: string;
-  /** Completed rounds of an agent node's nested agent (0 for other kinds). */
+  /** Completed rounds: an agent node's nested agent's, a tool node's one call through the boundary; 0 for other kinds. */
   rounds: number;
   /** How an agent node's nested agent ended. */
   agent?: { status: FinalRunStatus; message?: string };

@@ -133,7 +133,7 @@ export const PER_NODE = 'per node';
 
 /** A workflow run's facts: each update keeps the latest by sequence or a maximum, so any order gives the same row. */
 function foldWorkflowEvent(row: RunRow, e: RunEvent): RunRow {
-  const wf: WorkflowRunFacts = row.workflow ?? { nodes: 0, invocations: {}, agent_rounds: {} };
+  const wf: WorkflowRunFacts = row.workflow ?? { nodes: 0, invocations: {}, invocation_rounds: {} };
   const id = e.invocation_id;
   switch (e.type) {
     case 'workflow.started': {
@@ -163,9 +163,9 @@ function foldWorkflowEvent(row: RunRow, e: RunEvent): RunRow {
     case 'agent.finished': {
       if (id === undefined) return { ...row, workflow: wf };
       const done = e.type === 'round.completed' ? e.round + 1 : e.rounds;
-      const agentRounds = { ...wf.agent_rounds, [id]: Math.max(wf.agent_rounds[id] ?? 0, done) };
-      const total = Object.values(agentRounds).reduce((a, b) => a + b, 0);
-      return { ...row, rounds: Math.max(row.rounds, total), workflow: { ...wf, agent_rounds: agentRounds } };
+      const perInvocation = { ...wf.invocation_rounds, [id]: Math.max(wf.invocation_rounds[id] ?? 0, done) };
+      const total = Object.values(perInvocation).reduce((a, b) => a + b, 0);
+      return { ...row, rounds: Math.max(row.rounds, total), workflow: { ...wf, invocation_rounds: perInvocation } };
     }
     default:
       return { ...row, workflow: wf };

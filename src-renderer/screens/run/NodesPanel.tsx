@@ -161,7 +161,7 @@ function InvocationRow({ view, open, focused, onToggle, events }: { view: Invoca
         {kind && <span className="tag">{kind}</span>}
         <InvocationStatusChip status={view.status} />
         <span className="round__spacer" />
-        {view.rounds > 0 && <span className="muted">{plural(view.rounds, 'round')}</span>}
+        {view.kind === 'agent' && <span className="muted">{plural(view.rounds, 'round')}</span>}
         {took && <span className="muted nowrap">{took}</span>}
       </button>
       {open && (
@@ -174,8 +174,10 @@ function InvocationRow({ view, open, focused, onToggle, events }: { view: Invoca
 }
 
 function InvocationDetails({ view, events }: { view: InvocationView; events: RunEvent[] }) {
-  const isAgent = view.kind === 'agent' || view.rounds > 0;
-  const rounds = useMemo(() => (isAgent ? deriveRounds(events, view.id) : []), [isAgent, events, view.id]);
+  // A tool node's call went through the boundary as one round (validation, review, execution).
+  const isAgent = view.kind === 'agent';
+  const hasRounds = isAgent || view.rounds > 0;
+  const rounds = useMemo(() => (hasRounds ? deriveRounds(events, view.id) : []), [hasRounds, events, view.id]);
   const dryRun = useMemo(() => events.some((e) => e.type === 'agent.started' && e.invocation_id === view.id && e.dry_run), [events, view.id]);
   return (
     <div className="steps">
@@ -205,9 +207,9 @@ function InvocationDetails({ view, events }: { view: InvocationView; events: Run
           </div>
         </div>
       )}
-      {isAgent && (
+      {hasRounds && (
         <div className="step">
-          <div className="step__label">Rounds</div>
+          <div className="step__label">{isAgent ? 'Rounds' : 'The call'}</div>
           <div className="step__body rounds" data-testid="node-rounds">
             {view.agent?.message && <p className="muted">The agent ended {view.agent.status}: {view.agent.message}</p>}
             {rounds.length === 0 ? (

@@ -17,9 +17,9 @@ function waitingRun(runId: string) {
 
 describe('workflowRunSummary', () => {
   it('says how many nodes the run has and how many invocations wait, run or failed', () => {
-    expect(workflowRunSummary({ nodes: 5, invocations: { a: ['done', 1], b: ['waiting', 2], c: ['done', 3] }, agent_rounds: {} })).toBe('5 nodes · 1 waiting');
-    expect(workflowRunSummary({ nodes: 1, invocations: { a: ['failed', 1], b: ['failed', 2], c: ['running', 3] }, agent_rounds: {} })).toBe('1 node · 1 running · 2 failed');
-    expect(workflowRunSummary({ nodes: 3, invocations: {}, agent_rounds: {} })).toBe('3 nodes');
+    expect(workflowRunSummary({ nodes: 5, invocations: { a: ['done', 1], b: ['waiting', 2], c: ['done', 3] }, invocation_rounds: {} })).toBe('5 nodes · 1 waiting');
+    expect(workflowRunSummary({ nodes: 1, invocations: { a: ['failed', 1], b: ['failed', 2], c: ['running', 3] }, invocation_rounds: {} })).toBe('1 node · 1 running · 2 failed');
+    expect(workflowRunSummary({ nodes: 3, invocations: {}, invocation_rounds: {} })).toBe('3 nodes');
   });
 });
 
