@@ -23,7 +23,8 @@ describe('graph to React Flow', () => {
 
   it('an edge keeps its flow id when an edge before it is removed (its selection stays on it), and a repeated edge gets its own', () => {
     const draft = newWorkflowDraft([]);
-    const twice = { ...draft, edges: [{ from: { node: 'input', port: 'text' }, to: { node: 'output', port: 'x' } }, draft.edges[0], draft.edges[0]] };
+    const edge = { from: { node: 'input', port: 'text' }, to: { node: 'output', port: 'result' } };
+    const twice = { ...draft, edges: [{ from: { node: 'input', port: 'text' }, to: { node: 'output', port: 'x' } }, edge, edge] };
     const ids = toFlowEdges(twice, indexProblems([])).map((e) => e.id);
     expect(new Set(ids).size).toBe(3);
     expect(toFlowEdges({ ...twice, edges: twice.edges.slice(1) }, indexProblems([]))[0]?.id).toBe(ids[1]);
@@ -31,7 +32,7 @@ describe('graph to React Flow', () => {
 
   it('an edge problem labels the edge', () => {
     const [edge] = toFlowEdges(newWorkflowDraft([]), indexProblems([{ edge: 0, code: 'c', message: 'no flow' }]));
-    expect(edge.label).toBe('⚠ no flow');
+    expect(edge?.label).toBe('⚠ no flow');
   });
 
   it('a drag may connect ports whose types flow, never a node to itself', () => {

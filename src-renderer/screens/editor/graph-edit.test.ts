@@ -5,6 +5,12 @@ import { addNode, connect, moveNodes, removeElements, replaceNode, uniqueId } fr
 import { newWorkflowDraft } from './workflow-file';
 
 const base = () => newWorkflowDraft([]);
+/** The new workflow's input and output nodes, typed. */
+function ends() {
+  const [input, output] = base().nodes;
+  if (input?.kind !== 'input' || output?.kind !== 'output') throw new Error('a new workflow starts with an input and an output');
+  return { input, output, field: input.fields[0] ?? { name: 'text', type: 'text' as const, required: true } };
+}
 
 describe('editor graph edits', () => {
   it('every node kind the palette adds is one the schema accepts; a tool node only waits for its tool name', () => {
@@ -29,7 +35,7 @@ describe('editor graph edits', () => {
     let draft = addNode(base(), 'input', { x: 0, y: 0 }).draft; // input-2, field text
     draft = connect(draft, { from: { node: 'input-2', port: 'text' }, to: { node: 'output', port: 'result' } });
     expect(draft.edges).toEqual([{ from: { node: 'input-2', port: 'text' }, to: { node: 'output', port: 'result' } }]);
-    expect(connect(draft, draft.edges[0])).toBe(draft);
+    expect(connect(draft, { from: { node: 'input-2', port: 'text' }, to: { node: 'output', port: 'result' } })).toBe(draft);
   });
 
   it('removing a node removes every edge that touches it; removing an edge keeps the nodes', () => {
@@ -40,22 +46,19 @@ describe('editor graph edits', () => {
   });
 
   it('renaming a node or one of its ports keeps its edges', () => {
-    const draft = base();
-    const input = draft.nodes[0];
-    if (input.kind !== 'input') throw new Error('fixture');
-    const renamed = replaceNode(draft, 'input', { ...input, id: 'question', fields: [{ ...input.fields[0], name: 'query' }] });
+    const { input, field } = ends();
+    const renamed = replaceNode(base(), 'input', { ...input, id: 'question', fields: [{ ...field, name: 'query' }] });
     expect(renamed.edges).toEqual([{ from: { node: 'question', port: 'query' }, to: { node: 'output', port: 'result' } }]);
   });
 
   it('adding a port does not rename the edges of the others', () => {
     const draft = base();
-    const output = draft.nodes[1];
-    if (output.kind !== 'output') throw new Error('fixture');
+    const { output } = ends();
     const next = replaceNode(draft, 'output', { ...output, fields: [{ name: 'summary', type: 'text', required: true }, ...output.fields] });
     expect(next.edges).toEqual(draft.edges);
   });
 
   it('moved nodes keep whole-pixel positions', () => {
-    expect(moveNodes(base(), { input: { x: 10.4, y: 20.6 } }).nodes[0].position).toEqual({ x: 10, y: 21 });
+    expect(moveNodes(base(), { input: { x: 10.4, y: 20.6 } }).nodes[0]?.position).toEqual({ x: 10, y: 21 });
   });
 });

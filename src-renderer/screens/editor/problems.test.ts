@@ -13,13 +13,11 @@ describe('editor problems', () => {
 
   it('a bad port name is shown on its node and port, and the draft cannot be saved', () => {
     const draft = newWorkflowDraft([]);
-    const input = draft.nodes[0];
-    if (input.kind !== 'input') throw new Error('fixture');
-    const bad = { ...draft, nodes: [{ ...input, fields: [{ ...input.fields[0], name: 'Bad Name' }] }, draft.nodes[1]] };
+    const bad = { ...draft, nodes: draft.nodes.map((n) => (n.kind === 'input' ? { ...n, fields: [{ name: 'Bad Name', type: 'text' as const, required: true }] } : n)) };
     const { problems, valid } = draftProblems(bad, none, {});
     expect(valid).toBe(false);
     expect(problems[0]).toMatchObject({ node: 'input', port: 'Bad Name', code: 'schema' });
-    expect(problems[0].message).toMatch(/^fields\.0\.name: use lowercase/);
+    expect(problems[0]?.message).toMatch(/^fields\.0\.name: use lowercase/);
   });
 
   it('an unconnected required input is shown next to its port; a server the host does not have on the nodes using it', () => {
