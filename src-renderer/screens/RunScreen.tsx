@@ -352,10 +352,11 @@ export function RunScreen({ runId, tab, focusEvent }: { runId: string; tab: 'rou
   const run = useLiveQuery(() => db.runs.get(runId), [db, runId]);
   const events = useLiveQuery(() => runEvents(db, runId), [db, runId], NO_EVENTS);
   const facts = useMemo(() => deriveRunFacts(events), [events]);
-  const scs = useMemo(() => deriveScsTimeline(events), [events]);
+  // A workflow run shows its nodes where an agent run shows its rounds (opened on `nodes`, it is one before its first event is in).
+  const isWorkflow = tab === 'nodes' || run?.workflow !== undefined || workflowStartOf(events) !== undefined;
+  // The run's own SCS gates: an agent node's are its own (its events carry an invocation_id).
+  const scs = useMemo(() => deriveScsTimeline(isWorkflow ? events.filter((e) => e.invocation_id === undefined) : events), [events, isWorkflow]);
   const roundCount = useMemo(() => new Set(events.flatMap((e) => ('round' in e ? [e.round] : []))).size, [events]);
-  // A workflow run shows its nodes where an agent run shows its rounds (the runs list links both the same way).
-  const isWorkflow = run?.workflow !== undefined || workflowStartOf(events) !== undefined;
   const invocationCount = useMemo(() => new Set(events.flatMap((e) => (e.type === 'node.invocation' && e.invocation_id !== undefined ? [e.invocation_id] : []))).size, [events]);
 
   return (

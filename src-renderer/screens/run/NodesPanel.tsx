@@ -55,7 +55,7 @@ export function NodesPanel({ runId, run, events, hostPending, focusNode }: { run
   return (
     <div className="nodes-panel" data-testid="nodes-panel">
       {pending.map((p) => (
-        <PendingNode key={p.intervention.id} question={p} events={events} onShow={p.invocation ? () => reveal(p.invocation?.id ?? '') : undefined} />
+        <PendingNode key={p.intervention.id} question={p} events={events} othersRunning={invocations.some((v) => v.status === 'running')} onShow={p.invocation ? () => reveal(p.invocation?.id ?? '') : undefined} />
       ))}
       {focusNode !== undefined && target === undefined && invocations.length > 0 && (
         <p className="muted" role="note" data-testid="nodes-focus-missing">
@@ -101,7 +101,7 @@ function NodeCounts({ invocations }: { invocations: readonly InvocationView[] })
   );
 }
 
-function PendingNode({ question, events, onShow }: { question: PendingQuestion; events: RunEvent[]; onShow?: () => void }) {
+function PendingNode({ question, events, othersRunning, onShow }: { question: PendingQuestion; events: RunEvent[]; othersRunning: boolean; onShow?: () => void }) {
   const { intervention, invocation } = question;
   const tools = useMemo(() => {
     const rounds = deriveRounds(events, invocation?.id);
@@ -127,6 +127,11 @@ function PendingNode({ question, events, onShow }: { question: PendingQuestion; 
           <strong>A node of this workflow asks you</strong>
         )}
       </p>
+      {othersRunning && (
+        <p className="muted" role="note" data-testid="pending-node-others-running">
+          Other nodes of this run are still running: the host takes your answer once they have finished.
+        </p>
+      )}
       <InterventionCard intervention={intervention} tools={tools} />
     </div>
   );
@@ -173,7 +178,7 @@ function InvocationRow({ view, open, focused, onToggle, events }: { view: Invoca
   );
 }
 
-function InvocationDetails({ view, events }: { view: InvocationView; events: RunEvent[] }) {
+export function InvocationDetails({ view, events }: { view: InvocationView; events: RunEvent[] }) {
   // A tool node's call went through the boundary as one round (validation, review, execution).
   const isAgent = view.kind === 'agent';
   const hasRounds = isAgent || view.rounds > 0;

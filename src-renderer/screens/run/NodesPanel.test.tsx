@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { renderToStaticMarkup } from 'react-dom/server';
+import { RunEvent } from '@shared/contracts/events';
+import { HostProvider } from '../../app/HostProvider';
+import { createHostClient } from '../../host/host-client';
+import { StewardDb } from '../../db/db';
+import { FakeTransport } from '../../testing/fake-transport';
+import { InvocationDetails, NodesPanel } from './NodesPanel';
+import { deriveInvocations } from '../../db/derive-invocations';
+import triageJson from '../../testing/recorded/folder-triage.events.json';
+import waitingJson from '../../testing/recorded/share-waiting.events.json';
+
+const triage = RunEvent.array().parse(triageJson);
+const waiting = RunEvent.array().parse(waitingJson);
+
+/** The panel as the page first paints it (no effects run), inside a host context that never connects. */
+function paint(events: RunEvent[], focusNode?: string): string {
+  const client = createHostClient(new FakeTransport());
+  const db = new StewardDb(`steward-nodes-panel-${Math.random().toString(36).slice(2)}`);
+  return renderToStaticMarkup(
+    <HostProvider client={client} db={db} tokenMissing={false}>
+      <NodesPanel runId={events[0]?.run_id ?? ''} run={undefined} events={events} hostPending={undefined} focusNode={focusNode} />
+    </HostProvider>,
+  );
+}
+
+const count = (html: string, needle: string) => html.split(needle).length - 1;
+
+describe('NodesPanel', () => {
+  it('paints one row per invocation of a recorded run, items one level in, each a button that opens it', () => {
+    const html = paint(triage);
+    expect(count(html, 'data-testid="node-invocation"')).toBe(27);
+    expect(count(html, '--depth:1')).toBe(20);
+    expect(count(html, 'class="node-inv__toggle" aria-expanded="false"')).toBe(27);
+    expect(html).toContain('data-invocation-id="classify[each-file=4]"');
+    expect(html).not.toContain('data-testid="pending-node"');
+  });
+
+  it('paints a node waiting for a person with the answer card, named by its node', () => {
+    const html = paint(waiting);
+    expect(count(html, 'data-testid="pending-node"')).toBe(1);
+    expect(html).toContain('data-invocation-id="sharer"');
+    expect(html).toContain('data-testid="intervention-card"');
+    expect(html).toMatch(/<strong>sharer<\/strong> asks you/);
+  });
+
+  it('an opened agent item shows its inputs, outputs and its rounds; a reviewed tool call shows its one round', () => {
+    const views = deriveInvocations(triage);
+    const open = (id: string) => {
+      const view = views.find((v) => v.id === id);
+      if (!view) throw new Error(`no ${id} in the recording`);
+      return renderToStaticMarkup(<InvocationDetails view={view} events={triage} />);
+    };
+    const classify = open('classify[each-file=0]');
+    expect(classify).toContain('data-testid="node-inputs"');
+    expect(classify).toContain('data-testid="node-outputs"');
+    expect(count(classify, 'data-testid="round-card"')).toBeGreaterThan(0);
+    const write = open('write');
+    expect(write).toContain('The call');
+    expect(count(write, 'data-testid="round-card"')).toBe(1);
+    expect(open('each-file')).not.toContain('data-testid="node-rounds"');
+  });
+
+  it('says so when the node it was opened on has not run', () => {
+    expect(paint(triage, 'nowhere')).toContain('data-testid="nodes-focus-missing"');
+  });
+});
