@@ -33,6 +33,9 @@ describe('graph to React Flow', () => {
   it('an edge problem labels the edge', () => {
     const [edge] = toFlowEdges(newWorkflowDraft([]), indexProblems([{ edge: 0, code: 'c', message: 'no flow' }]));
     expect(edge?.label).toBe('⚠ no flow');
+    const [long] = toFlowEdges(newWorkflowDraft([]), indexProblems([{ edge: 0, code: 'c', message: 'x'.repeat(200) }]));
+    expect(String(long?.label).length).toBeLessThanOrEqual(62);
+    expect(long?.ariaLabel).toContain('x'.repeat(200));
   });
 
   it('a drag may connect ports whose types flow, never a node to itself', () => {

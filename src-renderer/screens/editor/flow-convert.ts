@@ -67,9 +67,14 @@ export function toFlowEdges(draft: Draft, problems: ProblemIndex): StepEdge[] {
       sourceHandle: e.from.port,
       target: e.to.node,
       targetHandle: e.to.port,
-      ...(messages ? { label: `⚠ ${messages[0]}`, className: 'wf-edge wf-edge--problem', ariaLabel: `edge ${i + 1}: ${messages.join('; ')}` } : { className: 'wf-edge' }),
+      ...(messages ? { label: `⚠ ${short(messages[0] ?? '')}`, className: 'wf-edge wf-edge--problem', ariaLabel: `edge ${i + 1}: ${messages.join('; ')}` } : { className: 'wf-edge' }),
     };
   });
+}
+
+/** An edge's label stays short on the canvas; the whole message is in its aria-label and the problems list. */
+function short(message: string): string {
+  return message.length > 60 ? `${message.slice(0, 59)}…` : message;
 }
 
 /** A connection React Flow reports, as the document's edge (null while a handle is missing). */
