@@ -83,6 +83,15 @@ describe('deriveInvocations', () => {
     expect(view).toMatchObject({ status: 'waiting', rounds: 1, intervention: { id: asked.id } });
   });
 
+  it('keeps which of its values the host stored trimmed, with their full sizes', () => {
+    const log = eventLog('run-wf-derive-05');
+    startWorkflow(log);
+    nodeStatus(log, 'list', 'running', { inputs: { path: 'notes' } });
+    const done = log.add({ type: 'node.invocation', invocation_id: 'list', node: 'list', lineage: [], status: 'done', outputs: { text: 'x…' }, trimmed: [{ path: 'outputs.text', original_bytes: 200_000 }] });
+    const [view] = deriveInvocations([...log.events, done]);
+    expect(view?.trimmed).toEqual([{ path: 'outputs.text', original_bytes: 200_000 }]);
+  });
+
   it('lists nothing for an agent run (no node invocations)', () => {
     const log = eventLog('run-agent-only-1');
     expect(deriveInvocations(log.events)).toEqual([]);

@@ -1,4 +1,5 @@
 import type { FinalRunStatus, RunEvent, RunEventOf } from '@shared/contracts/events';
+import type { TrimmedText } from '@shared/util/trim-text';
 import type { Intervention } from '@shared/contracts/intervention';
 import { invocationId, type InvocationStatus, type Lineage, type NodeFailure } from '@shared/workflow/invocation';
 
@@ -18,6 +19,8 @@ export interface InvocationView {
   inputs?: Record<string, unknown>;
   outputs?: Record<string, unknown>;
   failure?: NodeFailure;
+  /** Texts of its inputs/outputs the host stored trimmed (`outputs.text`…), with their full sizes. */
+  trimmed?: TrimmedText[];
   started_at?: string;
   finished_at?: string;
   /** Completed rounds: an agent node's nested agent's, a tool node's one call through the boundary; 0 for other kinds. */
@@ -94,6 +97,7 @@ export function deriveInvocations(events: readonly RunEvent[]): InvocationView[]
         if (e.inputs) view.inputs = e.inputs;
         if (e.outputs) view.outputs = e.outputs;
         if (e.failure) view.failure = e.failure;
+        if (e.trimmed?.length) view.trimmed = [...new Map([...(view.trimmed ?? []), ...e.trimmed].map((t) => [t.path, t])).values()];
         if (e.status === 'running' && view.started_at === undefined) view.started_at = e.ts;
         view.finished_at = FINAL.has(e.status) ? e.ts : undefined;
         views.set(id, view);

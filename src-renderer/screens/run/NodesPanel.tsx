@@ -3,6 +3,7 @@ import type { RunEvent } from '@shared/contracts/events';
 import type { Intervention } from '@shared/contracts/intervention';
 import { INVOCATION_STATUSES } from '@shared/workflow/invocation';
 import { NODE_KIND_LABELS } from '@shared/workflow/ports';
+import { STORED_TEXT_LIMIT_BYTES } from '@shared/util/trim-text';
 import type { RunRow } from '../../db/db';
 import { deriveInvocations, invocationLabel, nodeStates, type InvocationView } from '../../db/derive-invocations';
 import { deriveRounds } from '../../db/derive-rounds';
@@ -191,6 +192,19 @@ export function InvocationDetails({ view, events }: { view: InvocationView; even
           <div className="step__label">Why it {view.status === 'skipped' ? 'was skipped' : view.status === 'cancelled' ? 'was cancelled' : 'failed'}</div>
           <div className="step__body" data-testid="node-failure">
             <code className="tag tag--bad">{view.failure.code}</code> {view.failure.message}
+          </div>
+        </div>
+      )}
+      {view.trimmed && (
+        <div className="step">
+          <div className="step__label">Stored trimmed</div>
+          <div className="step__body" data-testid="node-trimmed">
+            The host keeps the first {STORED_TEXT_LIMIT_BYTES / 1024} KiB of each long text:{' '}
+            {view.trimmed.map((t) => (
+              <span key={t.path} className="tag">
+                {t.path} was {t.original_bytes.toLocaleString()} bytes
+              </span>
+            ))}
           </div>
         </div>
       )}
