@@ -92,6 +92,22 @@ describe('deriveInvocations', () => {
     expect(view?.trimmed).toEqual([{ path: 'outputs.text', original_bytes: 200_000 }]);
   });
 
+  it('an invocation still running when the run ended (a host stop) is cut off, and its node no longer shows running', () => {
+    const log = eventLog('run-wf-derive-06');
+    startWorkflow(log);
+    nodeStatus(log, 'list', 'running', { inputs: { path: 'notes' } });
+    nodeStatus(log, 'list', 'done', { outputs: { result: [] } });
+    nodeStatus(log, 'classify', 'running', { lineage: item(0), inputs: { item: 'a.md' } });
+    const live = deriveInvocations(log.events);
+    expect(live.find((v) => v.node === 'classify')?.cut_off).toBeUndefined();
+    expect(nodeStates(live).classify?.status).toBe('running');
+    log.add({ type: 'run.finished', status: 'interrupted', message: 'The Steward host stopped', rounds: 0, event_count: log.events.length + 1 });
+    const ended = deriveInvocations(log.events);
+    expect(ended.find((v) => v.node === 'classify')).toMatchObject({ status: 'running', cut_off: true });
+    expect(ended.find((v) => v.node === 'list')?.cut_off).toBeUndefined();
+    expect(nodeStates(ended).classify).toEqual({ status: 'cancelled', counts: { cancelled: 1 }, total: 1 });
+  });
+
   it('lists nothing for an agent run (no node invocations)', () => {
     const log = eventLog('run-agent-only-1');
     expect(deriveInvocations(log.events)).toEqual([]);

@@ -27,6 +27,8 @@ export interface InvocationView {
   rounds: number;
   /** How an agent node's nested agent ended. */
   agent?: { status: FinalRunStatus; message?: string };
+  /** The run ended (a host stop, a crash) while this invocation had not: it will not go on. */
+  cut_off?: true;
   /** A question to a person this invocation waits on (answered through the workflow's run). */
   intervention?: Intervention;
   /** Sequence numbers of the invocation's first event and of the event that set `status`. */
@@ -127,6 +129,7 @@ export function deriveInvocations(events: readonly RunEvent[]): InvocationView[]
   for (const view of views.values()) {
     const done = rounds.get(view.id);
     view.rounds = done ? [...done].filter((r) => r >= 0).reduce((n, r) => Math.max(n, r + 1), 0) : 0;
+    if (finished && !FINAL.has(view.status)) view.cut_off = true;
     const question = asked.get(view.id);
     if (question && !answered.has(question.id) && !finished && !FINAL.has(view.status)) view.intervention = question;
   }
@@ -164,12 +167,17 @@ export function invocationLabel(view: Pick<InvocationView, 'label' | 'lineage'>)
   return `${view.label} · item ${view.lineage.map((s) => s.index + 1).join('.')}`;
 }
 
-/** Per node id: its invocations counted by status, and the status the node shows (see NODE_STATUS_PRECEDENCE). */
-export function nodeStates(invocations: readonly Pick<InvocationView, 'node' | 'status'>[]): Record<string, NodeStateView> {
+/**
+ * Per node id: its invocations counted by status, and the status the node shows (see
+ * NODE_STATUS_PRECEDENCE). A cut-off invocation counts as cancelled: the run ended around it, and
+ * a node must not show running (or waiting) forever.
+ */
+export function nodeStates(invocations: readonly Pick<InvocationView, 'node' | 'status' | 'cut_off'>[]): Record<string, NodeStateView> {
   const states: Record<string, NodeStateView> = {};
   for (const inv of invocations) {
-    const state = (states[inv.node] ??= { status: inv.status, counts: {}, total: 0 });
-    state.counts[inv.status] = (state.counts[inv.status] ?? 0) + 1;
+    const status = inv.cut_off ? 'cancelled' : inv.status;
+    const state = (states[inv.node] ??= { status, counts: {}, total: 0 });
+    state.counts[status] = (state.counts[status] ?? 0) + 1;
     state.total += 1;
   }
   for (const state of Object.values(states)) state.status = NODE_STATUS_PRECEDENCE.find((s) => (state.counts[s] ?? 0) > 0) ?? state.status;

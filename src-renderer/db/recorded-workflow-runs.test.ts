@@ -36,7 +36,7 @@ describe('a recorded folder triage run in the app', () => {
     expect(run).toMatchObject({ workflow_id: 'folder-triage', spec_name: 'Folder triage', status: 'completed', stored_events: triage.length, event_count: triage.length });
     expect(run?.rounds).toBe(finished?.type === 'run.finished' ? finished.rounds : -1);
     expect(run?.output).toContain('"report"');
-    expect(run?.workflow && workflowRunSummary(run.workflow)).toBe('11 nodes');
+    expect(run?.workflow && workflowRunSummary(run.workflow, run.status)).toBe('11 nodes');
   });
 
   it('lists every invocation, each item under the iterate, every one done, with an agent\'s rounds readable per item', () => {
@@ -88,7 +88,7 @@ describe('a recorded workflow whose agent node waits for a person', () => {
     await ingestEvents(db, waiting);
     const run = await db.runs.get(runId);
     expect(run?.status).toBe('waiting');
-    expect(run?.workflow && workflowRunSummary(run.workflow)).toBe('4 nodes · 1 waiting');
+    expect(run?.workflow && workflowRunSummary(run.workflow, run.status)).toBe('4 nodes · 1 waiting');
     const views = deriveInvocations(waiting);
     const [question, ...more] = workflowPending(views, undefined, runId, deriveRunFacts(waiting).answeredIds);
     expect(more).toEqual([]);

@@ -65,7 +65,7 @@ export function RunsScreen() {
                     {run.workflow ? (
                       <span className="muted" data-testid="run-row-nodes">
                         {' '}
-                        · {workflowRunSummary(run.workflow)}
+                        · {workflowRunSummary(run.workflow, run.status)}
                       </span>
                     ) : (
                       <>

@@ -88,7 +88,7 @@ export function NodesPanel({ runId, run, events, hostPending, focusNode }: { run
 /** "9 invocations: 8 done · 1 failed". */
 function NodeCounts({ invocations }: { invocations: readonly InvocationView[] }) {
   if (invocations.length === 0) return null;
-  const counts = new Map(INVOCATION_STATUSES.map((s) => [s, invocations.filter((v) => v.status === s).length]));
+  const counts = new Map(INVOCATION_STATUSES.map((s) => [s, invocations.filter((v) => shownStatus(v) === s).length]));
   const nodes = Object.keys(nodeStates(invocations)).length;
   return (
     <p className="node-counts" data-testid="node-counts">
@@ -100,6 +100,11 @@ function NodeCounts({ invocations }: { invocations: readonly InvocationView[] })
       ))}
     </p>
   );
+}
+
+/** A cut-off invocation counts as cancelled (as nodeStates counts it for the editor). */
+function shownStatus(view: InvocationView) {
+  return view.cut_off ? 'cancelled' : view.status;
 }
 
 function PendingNode({ question, events, othersRunning, onShow }: { question: PendingQuestion; events: RunEvent[]; othersRunning: boolean; onShow?: () => void }) {
@@ -165,7 +170,13 @@ function InvocationRow({ view, open, focused, onToggle, events }: { view: Invoca
         </span>
         <span className="node-inv__label">{invocationLabel(view)}</span>
         {kind && <span className="tag">{kind}</span>}
-        <InvocationStatusChip status={view.status} />
+        {view.cut_off ? (
+          <span className="chip chip--neutral chip--status" data-status="cut_off" title={`It was ${view.status} when the run ended`}>
+            Cut off
+          </span>
+        ) : (
+          <InvocationStatusChip status={view.status} />
+        )}
         <span className="round__spacer" />
         {view.kind === 'agent' && <span className="muted">{plural(view.rounds, 'round')}</span>}
         {took && <span className="muted nowrap">{took}</span>}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Intervention } from '@shared/contracts/intervention';
+import type { WorkflowRunFacts } from '../../db/db';
 import { deriveInvocations } from '../../db/derive-invocations';
 import { eventLog } from '../../testing/event-fixtures';
 import { agentAsks, agentRun, item, nodeStatus, startWorkflow, triageRun } from '../../testing/workflow-fixtures';
@@ -20,6 +21,12 @@ describe('workflowRunSummary', () => {
     expect(workflowRunSummary({ nodes: 5, invocations: { a: ['done', 1], b: ['waiting', 2], c: ['done', 3] }, invocation_rounds: {} })).toBe('5 nodes · 1 waiting');
     expect(workflowRunSummary({ nodes: 1, invocations: { a: ['failed', 1], b: ['failed', 2], c: ['running', 3] }, invocation_rounds: {} })).toBe('1 node · 1 running · 2 failed');
     expect(workflowRunSummary({ nodes: 3, invocations: {}, invocation_rounds: {} })).toBe('3 nodes');
+  });
+
+  it('once the run ended, nothing of it is said to wait or run (a host stop cut those off)', () => {
+    const facts = { nodes: 4, invocations: { a: ['running', 1], b: ['waiting', 2], c: ['failed', 3] }, invocation_rounds: {} } satisfies WorkflowRunFacts;
+    expect(workflowRunSummary(facts, 'interrupted')).toBe('4 nodes · 1 failed · 2 cut off');
+    expect(workflowRunSummary(facts, 'waiting')).toBe('4 nodes · 1 waiting · 1 running · 1 failed');
   });
 });
 

@@ -1,5 +1,6 @@
 import type { Intervention } from '@shared/contracts/intervention';
-import type { InvocationStatus } from '@shared/workflow/invocation';
+import type { RunStatus } from '@shared/contracts/events';
+import { FINAL_INVOCATION_STATUSES, type InvocationStatus } from '@shared/workflow/invocation';
 import type { WorkflowRunFacts } from '../../db/db';
 import { NODE_STATUS_PRECEDENCE, type InvocationView } from '../../db/derive-invocations';
 import { plural } from '../../view/format';
@@ -7,12 +8,20 @@ import { plural } from '../../view/format';
 /** Counted in the runs list: what needs a look (a quiet end says nothing). */
 const SUMMARY_STATUSES = ['waiting', 'running', 'failed'] as const satisfies readonly InvocationStatus[];
 
-/** "5 nodes · 1 waiting": the graph's size and the invocations that wait, run or failed. */
-export function workflowRunSummary(facts: WorkflowRunFacts): string {
+/**
+ * "5 nodes · 1 waiting": the graph's size and the invocations that wait, run or failed. Once the
+ * run has ended (`status` final), what had not ended with it was cut off (a host stop).
+ */
+export function workflowRunSummary(facts: WorkflowRunFacts, status: RunStatus = 'running'): string {
+  const ended = status !== 'running' && status !== 'waiting';
   const counts = new Map<InvocationStatus, number>();
-  for (const [status] of Object.values(facts.invocations)) counts.set(status, (counts.get(status) ?? 0) + 1);
+  let cutOff = 0;
+  for (const [s] of Object.values(facts.invocations)) {
+    if (ended && !FINAL_INVOCATION_STATUSES.some((f) => f === s)) cutOff += 1;
+    else counts.set(s, (counts.get(s) ?? 0) + 1);
+  }
   const parts = SUMMARY_STATUSES.flatMap((s) => ((counts.get(s) ?? 0) > 0 ? [`${counts.get(s)} ${s}`] : []));
-  return [plural(facts.nodes, 'node'), ...parts].join(' · ');
+  return [plural(facts.nodes, 'node'), ...parts, ...(cutOff > 0 ? [`${cutOff} cut off`] : [])].join(' · ');
 }
 
 export interface PendingQuestion {
