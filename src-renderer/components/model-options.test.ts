@@ -8,7 +8,8 @@ const providers = (reachable: boolean): ProviderStatus => ({
   script: { available: true, label: 'replay' },
   ollama: { host: 'http://127.0.0.1:11434', reachable, models: reachable ? [{ name: 'qwen3:4b', parameter_size: '4B' }] : [] },
 });
-const openai = ModelRef.parse({ provider: 'openai_compatible', base_url: 'https://api.example.com/v1', model: 'gpt-x', api_key: 'keychain:openai' });
+const openaiAs = (model: string) => ModelRef.parse({ provider: 'openai_compatible', base_url: 'https://api.example.com/v1', model, api_key: 'keychain:openai' });
+const openai = openaiAs('gpt-x');
 const qwen = ModelRef.parse({ provider: 'ollama', model: 'qwen3:4b' });
 const row = (id: string, kind: 'student' | 'teacher', name: string, model: ModelRef, version = 1, origin: ProfileRow['origin'] = 'user'): ProfileRow => ({
   id,
@@ -23,7 +24,7 @@ const row = (id: string, kind: 'student' | 'teacher', name: string, model: Model
 const PROFILES: ProfileRow[] = [
   row('replay-student', 'student', 'Replay student', { provider: 'script' }, 1, 'builtin'),
   row('cloud', 'teacher', 'Cloud teacher', openai),
-  row('cloud', 'teacher', 'Cloud teacher', { ...openai, model: 'gpt-y' }, 2),
+  row('cloud', 'teacher', 'Cloud teacher', openaiAs('gpt-y'), 2),
   row('local', 'student', 'Local qwen', qwen),
   row('notes', 'supervision' as 'student', 'not a model', { provider: 'script' }),
 ];
@@ -46,7 +47,7 @@ describe('model picker options', () => {
     const { groups } = modelOptions({ role: 'teacher', value: { provider: 'script' }, providers: providers(false), profiles: PROFILES });
     const option = groups.flatMap((g) => g.options).find((o) => o.profile?.id === 'cloud');
     expect(option?.disabled).toBeFalsy();
-    expect(choiceOf(groups, option!.value)).toEqual({ ref: { ...openai, model: 'gpt-y' }, profile: { id: 'cloud', version: 2 } });
+    expect(choiceOf(groups, option!.value)).toEqual({ ref: openaiAs('gpt-y'), profile: { id: 'cloud', version: 2 } });
     expect(choiceOf(groups, 'ollama:qwen3:4b')).toBeUndefined();
   });
 
@@ -54,7 +55,7 @@ describe('model picker options', () => {
     const base = { role: 'student' as const, providers: providers(true), profiles: PROFILES };
     expect(modelOptions({ ...base, value: qwen }).selected).toBe('ollama:qwen3:4b');
     expect(modelOptions({ ...base, value: qwen, profile: { id: 'local', version: 1 } }).selected).toBe('profile:local@1');
-    const cloud = modelOptions({ ...base, value: { ...openai, model: 'gpt-y' } });
+    const cloud = modelOptions({ ...base, value: openaiAs('gpt-y') });
     expect(choiceOf(cloud.groups, cloud.selected)?.profile).toEqual({ id: 'cloud', version: 2 });
     // An older version the workflow still uses stays selectable.
     const old = modelOptions({ ...base, value: openai, profile: { id: 'cloud', version: 1 } });
@@ -63,11 +64,11 @@ describe('model picker options', () => {
   });
 
   it('a current model nobody offers stays shown and selectable: an unreachable Ollama model says so', () => {
-    const lone = modelOptions({ role: 'student', value: { ...openai, model: 'other' }, providers: providers(false), profiles: [] });
+    const lone = modelOptions({ role: 'student', value: openaiAs('other'), providers: providers(false), profiles: [] });
     const current = lone.groups.flatMap((g) => g.options).find((o) => o.value === lone.selected);
     expect(current).toMatchObject({ label: 'api.example.com:other' });
     expect(current?.disabled).toBeFalsy();
-    expect(choiceOf(lone.groups, lone.selected)?.ref).toEqual({ ...openai, model: 'other' });
+    expect(choiceOf(lone.groups, lone.selected)?.ref).toEqual(openaiAs('other'));
     const gone = modelOptions({ role: 'student', value: ModelRef.parse({ provider: 'ollama', model: 'llama9' }), providers: providers(false), profiles: [] });
     expect(gone.groups.flatMap((g) => g.options).find((o) => o.value === gone.selected)?.label).toBe('ollama:llama9 (not available)');
   });
