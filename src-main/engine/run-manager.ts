@@ -14,7 +14,7 @@ import { formatGraphProblem, validateGraph } from '@shared/workflow/validate-gra
 import { SpecError } from '../spec/spec-errors';
 import type { LoadedWorkflow } from '../workflow/load-workflow';
 import { checkInputs } from '../workflow/run-inputs';
-import { runWorkflow, type RunWorkflowOptions } from '../workflow/run-workflow';
+import { checkOffered, runWorkflow, type LiveAnswer, type RunWorkflowOptions } from '../workflow/run-workflow';
 import type { WorkflowCheckpoint } from '../workflow/workflow-checkpoint';
 
 export interface RunManagerDeps {
@@ -39,6 +39,7 @@ export interface RunManagerDeps {
 interface ActiveRun {
   controller: AbortController;
   done: Promise<unknown>;
+  workflow: boolean;
 }
 
 /**
@@ -63,6 +64,8 @@ const askThePerson: ConfirmTool = async () => 'pending';
 /** Runs started from the app: in the background, cancellable, resumable after waiting for a person. */
 export class RunManager {
   private readonly active = new Map<string, ActiveRun>();
+  /** Workflow runs still going on, by run id: how each takes an answer for a node that waits. */
+  private readonly live = new Map<string, LiveAnswer>();
 
   constructor(private readonly deps: RunManagerDeps) {}
 
@@ -110,9 +113,17 @@ export class RunManager {
     return new Set(this.pending().map((i) => i.run_id));
   }
 
-  /** A person answered: the run continues from its checkpoint. False when nothing waits for that. */
+  /**
+   * A person answered: a workflow run still going on resumes the node in place; any other run
+   * continues from its checkpoint. False when nothing waits for that.
+   */
   answer(runId: string, interventionId: string, answer: HumanAnswer): boolean {
-    if (this.active.has(runId)) return false;
+    const live = this.live.get(runId);
+    if (live) return live(interventionId, answer);
+    const active = this.active.get(runId);
+    // A workflow run ending parked has its checkpoint on disk before it stops taking answers live.
+    if (active?.workflow) return this.answerWorkflow(runId, interventionId, answer);
+    if (active) return false;
     // Claimed first (an atomic rename): another process answering the same run gets nothing.
     const claimed = this.deps.checkpoints.claim(runId);
     if (!claimed) return this.answerWorkflow(runId, interventionId, answer);
@@ -121,9 +132,11 @@ export class RunManager {
       claimed.restore();
       return false;
     }
-    if (!checkpoint.intervention.options.includes(answer.action)) {
+    try {
+      checkOffered(checkpoint.intervention, answer);
+    } catch (error) {
       claimed.restore();
-      throw new Error(`"${answer.action}" is not one of the answers this intervention offers (${checkpoint.intervention.options.join(', ')})`);
+      throw error;
     }
     try {
       this.launch(runId, {
@@ -159,11 +172,8 @@ export class RunManager {
       return false;
     }
     const [invocation, { intervention }] = found;
-    if (!intervention.options.includes(answer.action)) {
-      claimed.restore();
-      throw new Error(`"${answer.action}" is not one of the answers this intervention offers (${intervention.options.join(', ')})`);
-    }
     try {
+      checkOffered(intervention, answer);
       const next_seq = this.deps.journalNextSeq?.(runId);
       const resume = { checkpoint, answer, invocation, ...(next_seq !== undefined ? { next_seq } : {}) };
       this.launchWorkflow(runId, { graph: checkpoint.graph, specDir: checkpoint.spec_dir, workspace: checkpoint.workspace, inputs: {}, privacy: checkpoint.privacy, resume });
@@ -177,6 +187,7 @@ export class RunManager {
 
   private launchWorkflow(runId: string, options: Omit<RunWorkflowOptions, 'ledger' | 'onEvent' | 'runId' | 'signal'>): void {
     const controller = new AbortController();
+    let live: LiveAnswer | undefined;
     const run = runWorkflow({
       ...options,
       ...this.shared(runId, controller),
@@ -188,8 +199,13 @@ export class RunManager {
         this.deps.workflowCheckpoints?.save(checkpoint);
       },
       dropWaiting: () => this.deps.workflowCheckpoints?.delete(runId),
+      liveAnswers: (answerLive) => {
+        if (answerLive) this.live.set(runId, answerLive);
+        else if (this.live.get(runId) === live) this.live.delete(runId);
+        live = answerLive;
+      },
     });
-    this.track(runId, controller, run, 'workflow run');
+    this.track(runId, controller, run, 'workflow run', true);
   }
 
   /** What every run from the app shares: the host's ledger, outbox, keychain, and the person as confirmer. */
@@ -205,14 +221,15 @@ export class RunManager {
     };
   }
 
-  private track(runId: string, controller: AbortController, run: Promise<{ status: string; message?: string }>, what: string): void {
-    const done = run
-      .then((result) => {
-        this.deps.log?.(`${what} ${runId} ${result.status}${result.message ? `: ${result.message}` : ''}`);
-        return result;
-      })
-      .finally(() => this.active.delete(runId));
-    this.active.set(runId, { controller, done });
+  private track(runId: string, controller: AbortController, run: Promise<{ status: string; message?: string }>, what: string, workflow = false): void {
+    // A parked workflow answered while its previous run still closes its servers: both are awaited on close.
+    const previous = this.active.get(runId)?.done;
+    const logged = run.then((result) => {
+      this.deps.log?.(`${what} ${runId} ${result.status}${result.message ? `: ${result.message}` : ''}`);
+      return result;
+    });
+    const entry: ActiveRun = { controller, workflow, done: Promise.allSettled([previous, logged]).finally(() => this.active.get(runId) === entry && this.active.delete(runId)) };
+    this.active.set(runId, entry);
   }
 
   cancel(runId: string): boolean {

@@ -44,11 +44,30 @@ export interface RunWorkflowOptions extends SharedRunOptions {
   resume?: { checkpoint: WorkflowCheckpoint; answer: HumanAnswer; invocation?: string; next_seq?: number };
   /** A person answers later (the app): a tool node's escalated call waits for them instead of failing. */
   parkEscalations?: boolean;
+  /**
+   * A person answers a waiting node while the run goes on (the app): the run hands over its way to
+   * take an answer when it starts, and takes it back (undefined) once it settles.
+   */
+  liveAnswers?: (answer: LiveAnswer | undefined) => void;
   /** A tool node's teacher, injected for tests; resolved from the node's `review` otherwise. */
   reviewTeacher?: ModelProvider;
 }
 
 export type WorkflowStatus = 'completed' | 'failed' | 'cancelled' | 'waiting';
+
+/**
+ * Answers a waiting node of a run still going on: true when the node resumed with the answer, false
+ * when nothing of this run waits for that intervention (answered already, or the run is ending).
+ * Throws when the answer is not one the intervention offers.
+ */
+export type LiveAnswer = (interventionId: string, answer: HumanAnswer) => boolean;
+
+/** The same words wherever an answer is checked: live, or from a checkpoint. */
+export function checkOffered(intervention: Intervention, answer: HumanAnswer): void {
+  if (!intervention.options.includes(answer.action)) {
+    throw new Error(`"${answer.action}" is not one of the answers this intervention offers (${intervention.options.join(', ')})`);
+  }
+}
 
 export interface WorkflowRun {
   run_id: string;
@@ -266,6 +285,44 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
       });
   }
 
+  /** A waiting invocation runs again with the person's answer (its own inputs kept, should it start again after a host stop). */
+  function resumeNode(id: string, resumeWith: Resumed): void {
+    const held = Object.hasOwn(state.invocations, id) ? state.invocations[id] : undefined;
+    const record = records.get(id);
+    const source = held ?? record;
+    if (!source) return;
+    feed({ type: 'resumed', id });
+    start({ id, node: source.node, lineage: source.lineage, ...(source.parent !== undefined ? { parent: source.parent } : {}), inputs: held ? { ...held.inputs } : {} }, resumeWith);
+  }
+
+  // Until the run settles, a person's answer goes to the waiting node here, in the live run.
+  let settled = false;
+  const answerLive: LiveAnswer = (interventionId, answer) => {
+    if (settled || finished || crashed !== undefined) return false;
+    const found = [...waiting.entries()].find(([, w]) => w.intervention.id === interventionId);
+    if (!found) return false;
+    const [id, parked] = found;
+    checkOffered(parked.intervention, answer);
+    // Claimed here (one thread): a second answer to the same question finds nothing waiting.
+    waiting.delete(id);
+    resumeNode(id, { parked, answer });
+    // The disk follows at once, so a host stop never resumes the answered node again: the
+    // checkpoint without it (the trace first), or none when nothing else waits.
+    if (waiting.size > 0) persistSoon(true);
+    else if (persisted) {
+      try {
+        options.dropWaiting?.();
+        persisted = false;
+        persistedVersion = undefined;
+      } catch (err) {
+        crashed ??= `could not drop the answered wait: ${errorText(err)}`;
+        for (const controller of running.values()) controller.abort();
+      }
+    }
+    wake();
+    return true;
+  };
+
   async function execute(invocation: Invocation, run: NodeRun, resumeWith?: Resumed): Promise<NodeOutcome> {
     const node = nodes.get(invocation.node);
     const inputsOf = invocation.inputs;
@@ -322,12 +379,8 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
       // The same events give the same state: replayed silently, then the answer runs the node again.
       for (const event of log) state = schedule(state, event).state;
       const parked = waiting.get(resumeTarget);
-      const record = records.get(resumeTarget);
       waiting.delete(resumeTarget);
-      if (parked && record) {
-        feed({ type: 'resumed', id: resumeTarget });
-        start({ id: record.id, node: record.node, lineage: record.lineage, parent: record.parent, inputs: {} }, { parked, answer: options.resume.answer });
-      }
+      if (parked) resumeNode(resumeTarget, { parked, answer: options.resume.answer });
       // Cut off by a host stop while they ran: they start again (a tool call they made is never re-run).
       for (const invocation of resumed.running) if (invocation.id !== resumeTarget) start(invocation);
     } else {
@@ -342,6 +395,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     }
     options.signal?.addEventListener('abort', onAbort, { once: true });
     if (options.signal?.aborted) onAbort();
+    options.liveAnswers?.(answerLive);
     // Every end of an invocation feeds the scheduler; the run settles once nothing runs (after a
     // cancel too: aborted work ends before the run reports, so nothing is left running).
     while (running.size > 0) await new Promise<void>((resolve) => (wake = resolve));
@@ -350,16 +404,19 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     return { ...setupFailure(errorText(err)), setup_error: undefined };
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
+    // Settled: an answer from now on goes to the checkpoint (kept or dropped just below, before any await).
+    settled = true;
+    options.liveAnswers?.(undefined);
   }
 
-  await tools.close();
   if (persistTimer !== undefined) clearTimeout(persistTimer);
   persistTimer = undefined;
-  const invocations = secrets.mask([...records.values()]);
   const parks = !finished && crashed === undefined && waiting.size > 0;
   if (parks) persistNow();
   // A checkpoint kept while the run went on is void once it ended otherwise.
   if (persisted && (!parks || crashed !== undefined)) options.dropWaiting?.();
+  await tools.close();
+  const invocations = secrets.mask([...records.values()]);
   if (crashed !== undefined) return { run_id: runId, status: 'failed', outputs: {}, invocations, message: secrets.maskText(`the run stopped: ${crashed}`) };
   if (!finished) {
     if (waiting.size > 0) {

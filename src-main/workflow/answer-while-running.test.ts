@@ -1,0 +1,204 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunEvent } from '@shared/contracts/events';
+import { HUMAN_ACTIONS, type Intervention } from '@shared/contracts/intervention';
+import { WorkflowGraph } from '@shared/workflow/document';
+import { HostedWorkflowGraph } from '@shared/workflow/hosted-graph';
+import { escalatingWithSlowBranch } from '../../test-support/escalating-workflow';
+import { hostPage } from '../../test-support/host-session';
+import { createHost } from '../composition/create-host';
+import { CheckpointStore } from '../engine/checkpoint';
+import { RunManager } from '../engine/run-manager';
+import { openFileLedger } from '../mcp/idempotency-ledger';
+import { WorkflowCheckpointStore } from './workflow-checkpoint';
+
+/** A person answers a workflow node as soon as it asks, while other branches of the run go on. */
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()?.();
+});
+
+async function startHost(dataDir: string) {
+  const host = await createHost({ dataDir, shell: 'browser' });
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await host.close();
+  };
+  cleanups.push(close);
+  const page = hostPage(host);
+  await page.ok('events.subscribe', {});
+  return { ...page, close };
+}
+
+/**
+ * The same workflow with its agent replaced by a tool node writing the file itself: a protected
+ * call no teacher reviews, so it waits for a person's confirmation (approve or reject only).
+ */
+function confirmingWithSlowBranch(workspace: string, delayMs: number): WorkflowGraph {
+  const graph = escalatingWithSlowBranch(workspace, delayMs);
+  return WorkflowGraph.parse({
+    ...graph,
+    nodes: graph.nodes.map((n) =>
+      n.id === 'sharer' ? { id: 'sharer', kind: 'tool', server: 'fs', tool: 'write_file', inputs: [{ name: 'name', type: 'text' }], arguments: { path: join(workspace, '{{name}}'), content: 'shared' } } : n,
+    ),
+    edges: graph.edges.map((e) => (e.from.node === 'sharer' ? { ...e, from: { node: 'sharer', port: 'text' } } : e)),
+  });
+}
+
+/**
+ * A workflow with a slow branch beside a node that waits for a person, saved in the data folder as
+ * the app keeps it: its filesystem server the shipped entry, its workspace a folder registered
+ * inside the data folder.
+ */
+async function runSharing(delayMs: number, build: (workspace: string, delayMs: number) => WorkflowGraph = escalatingWithSlowBranch) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'steward-live-answer-'));
+  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  const workspace = join(dataDir, 'workspaces', 'share');
+  mkdirSync(workspace, { recursive: true });
+  const h = await startHost(dataDir);
+  await h.ok('workspaces.register', { workspace: { id: 'share', path: workspace } });
+  const graph = build(workspace, delayMs);
+  const { tool_effects: _effects, ...document } = graph;
+  const workflow = HostedWorkflowGraph.parse({ ...document, workspace: 'share', servers: document.servers.map((s) => ({ id: s.id, server: 'filesystem' })) });
+  await h.ok('workflows.save', { workflow });
+  const { run_id } = await h.ok('workflows.run', { id: workflow.id, inputs: { name: 'shared.md' } });
+  await expect.poll(() => h.events.some((e) => e.run_id === run_id && e.type === 'intervention.requested'), { timeout: 20_000 }).toBe(true);
+  const { interventions } = await h.ok('interventions.pending', {});
+  expect(interventions).toHaveLength(1);
+  const question = interventions[0] as Intervention;
+  return { ...h, dataDir, workspace, run_id, question };
+}
+
+/** Two writes that each wait for a person's confirmation, beside the slow branch. */
+function twoConfirmations(workspace: string, delayMs: number): WorkflowGraph {
+  const graph = confirmingWithSlowBranch(workspace, delayMs);
+  const sharer = graph.nodes.find((n) => n.id === 'sharer');
+  return WorkflowGraph.parse({
+    ...graph,
+    nodes: [
+      ...graph.nodes.map((n) => (n.kind === 'output' ? { ...n, fields: [...n.fields, { name: 'also', type: 'text' }] } : n)),
+      { ...sharer, id: 'second', arguments: { path: join(workspace, 'second.md'), content: 'second' } },
+    ],
+    edges: [...graph.edges, { from: { node: 'in', port: 'name' }, to: { node: 'second', port: 'name' } }, { from: { node: 'second', port: 'text' }, to: { node: 'out', port: 'also' } }],
+  });
+}
+
+const ofRun = (events: RunEvent[], runId: string) => events.filter((e) => e.run_id === runId);
+const finishedOf = (events: RunEvent[], runId: string) => ofRun(events, runId).find((e) => e.type === 'run.finished');
+const nodeDone = (events: RunEvent[], runId: string, node: string) => ofRun(events, runId).some((e) => e.type === 'node.invocation' && e.node === node && e.status === 'done');
+const checkpointsIn = (dataDir: string) => new WorkflowCheckpointStore(join(dataDir, 'waiting-workflows')).list();
+
+describe('answering a workflow node while other branches still run', () => {
+  it('resumes the node inside the live run: the write happens once, the run completes with both outputs, one question and one answer in the trace, no checkpoint left', async () => {
+    const r = await runSharing(4_000);
+    expect(nodeDone(r.events, r.run_id, 'slow')).toBe(false);
+
+    expect(await r.ok('interventions.answer', { run_id: r.run_id, intervention_id: r.question.id, answer: { action: 'approve' } })).toEqual({ resumed: true });
+    // Answered while `slow` still ran: the run was never restarted.
+    expect(nodeDone(r.events, r.run_id, 'slow')).toBe(false);
+    expect(finishedOf(r.events, r.run_id)).toBeUndefined();
+    // Nothing on disk waits for that question any more.
+    expect(checkpointsIn(r.dataDir).flatMap((c) => Object.values(c.waiting))).toEqual([]);
+    await expect.poll(() => nodeDone(r.events, r.run_id, 'sharer'), { timeout: 20_000 }).toBe(true);
+    expect(nodeDone(r.events, r.run_id, 'slow')).toBe(false);
+
+    await expect.poll(() => finishedOf(r.events, r.run_id), { timeout: 20_000 }).toBeDefined();
+    expect(finishedOf(r.events, r.run_id)).toMatchObject({ status: 'completed', outputs: { said: 'shared it', thought: 'thought' } });
+    expect(readFileSync(join(r.workspace, 'shared.md'), 'utf8')).toBe('shared');
+    const events = ofRun(r.events, r.run_id);
+    expect(events.filter((e) => e.type === 'tool.executed' && e.execution.tool === 'write_file')).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'intervention.requested').map((e) => e.intervention.id)).toEqual([r.question.id]);
+    expect(events.filter((e) => e.type === 'intervention.answered').map((e) => e.intervention_id)).toEqual([r.question.id]);
+    expect(events.filter((e) => e.type === 'workflow.started')).toHaveLength(1);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
+    expect(checkpointsIn(r.dataDir)).toEqual([]);
+    expect(readdirSync(join(r.dataDir, 'waiting-workflows'))).toEqual([]);
+    expect(await r.ok('interventions.pending', {})).toEqual({ interventions: [] });
+  }, 60_000);
+
+  it('of two answers to the same question one wins and the other gets false; an answer the question does not offer is refused by name', async () => {
+    const r = await runSharing(4_000, confirmingWithSlowBranch);
+    expect(r.question).toMatchObject({ kind: 'confirmation', options: ['approve', 'reject'] });
+    const notOffered = HUMAN_ACTIONS.find((a) => !r.question.options.includes(a));
+    expect(notOffered).toBeDefined();
+    const refused = await r.call('interventions.answer', { run_id: r.run_id, intervention_id: r.question.id, answer: { action: notOffered } });
+    expect(refused).toMatchObject({ ok: false, error: { message: expect.stringContaining(`"${notOffered}" is not one of the answers this intervention offers`) } });
+    // A wrong intervention id is not an answer to this one.
+    expect(await r.ok('interventions.answer', { run_id: r.run_id, intervention_id: `${r.question.id}-other`, answer: { action: 'approve' } })).toEqual({ resumed: false });
+    const [first, second] = await Promise.all([
+      r.ok('interventions.answer', { run_id: r.run_id, intervention_id: r.question.id, answer: { action: 'approve' } }),
+      r.ok('interventions.answer', { run_id: r.run_id, intervention_id: r.question.id, answer: { action: 'reject' } }),
+    ]);
+    expect([first.resumed, second.resumed].sort()).toEqual([false, true]);
+    expect(finishedOf(r.events, r.run_id)).toBeUndefined();
+    await expect.poll(() => finishedOf(r.events, r.run_id), { timeout: 20_000 }).toBeDefined();
+    expect(ofRun(r.events, r.run_id).filter((e) => e.type === 'intervention.answered')).toHaveLength(1);
+    expect(ofRun(r.events, r.run_id).filter((e) => e.type === 'intervention.answered')[0]).toMatchObject({ answer: { action: 'approve' } });
+    expect(finishedOf(r.events, r.run_id)).toMatchObject({ status: 'completed', outputs: { thought: 'thought' } });
+    expect(readFileSync(join(r.workspace, 'shared.md'), 'utf8')).toBe('shared');
+  }, 60_000);
+
+  it('a host stop after the live answer, before the run ends, does not bring the answered node back after the restart', async () => {
+    const r = await runSharing(8_000);
+    expect(await r.ok('interventions.answer', { run_id: r.run_id, intervention_id: r.question.id, answer: { action: 'approve' } })).toEqual({ resumed: true });
+    await expect.poll(() => nodeDone(r.events, r.run_id, 'sharer'), { timeout: 20_000 }).toBe(true);
+    expect(finishedOf(r.events, r.run_id)).toBeUndefined();
+    // What a crash at this point would leave: no checkpoint still waiting for the answered node.
+    expect(checkpointsIn(r.dataDir).flatMap((c) => Object.values(c.waiting).map((w) => w.intervention.id))).toEqual([]);
+    await r.close();
+
+    const again = await startHost(r.dataDir);
+    expect(await again.ok('interventions.pending', {})).toEqual({ interventions: [] });
+    expect(await again.ok('interventions.answer', { run_id: r.run_id, intervention_id: r.question.id, answer: { action: 'approve' } })).toEqual({ resumed: false });
+    // The restarted host sends again what was never acknowledged: each event once, by id.
+    const all = [...new Map([...r.events, ...again.events].map((e) => [e.id, e])).values()];
+    expect(ofRun(all, r.run_id).filter((e) => e.type === 'node.invocation' && e.node === 'sharer' && e.status === 'running')).toHaveLength(2);
+    expect(ofRun(all, r.run_id).filter((e) => e.type === 'tool.executed')).toHaveLength(1);
+    expect(readFileSync(join(r.workspace, 'shared.md'), 'utf8')).toBe('shared');
+  }, 60_000);
+});
+
+describe('the checkpoint of a run answered live', () => {
+  it('keeps the other waiting node and drops the answered one, which is kept as running with its own inputs', async () => {
+    const data = mkdtempSync(join(tmpdir(), 'steward-live-answer-'));
+    cleanups.push(() => rmSync(data, { recursive: true, force: true }));
+    const workspace = join(data, 'ws');
+    mkdirSync(workspace);
+    const events: RunEvent[] = [];
+    const store = new WorkflowCheckpointStore(join(data, 'waiting-workflows'));
+    const manager = new RunManager({
+      ledger: openFileLedger(join(data, 'ledger.jsonl')),
+      onEvent: (e) => events.push(e),
+      baseDir: data,
+      checkpoints: new CheckpointStore(join(data, 'waiting')),
+      workflowCheckpoints: store,
+    });
+    cleanups.push(() => manager.closeAll());
+    const { run_id } = manager.startWorkflow({ graph: twoConfirmations(workspace, 4_000), specDir: data, workspace }, { name: 'shared.md' }, { allowed_hosts: [] });
+    await expect.poll(() => manager.pending().length, { timeout: 20_000 }).toBe(2);
+    const first = manager.pending().find((i) => i.id.includes(':sharer'));
+    expect(first).toBeDefined();
+    expect(manager.answer(run_id, first?.id ?? '', { action: 'approve' })).toBe(true);
+
+    const [kept] = store.list();
+    expect(Object.values(kept?.waiting ?? {}).map((w) => w.intervention.id)).toEqual(manager.pending().map((i) => i.id));
+    expect(manager.pending().map((i) => i.id)).not.toContain(first?.id);
+    expect(kept?.running.find((i) => i.node === 'sharer')).toMatchObject({ inputs: { name: 'shared.md' } });
+    // The trace was written first: the checkpoint's journal position is past the answered node's resume.
+    const resumed = events.filter((e) => e.type === 'node.invocation' && e.node === 'sharer' && e.status === 'running').at(-1);
+    expect(kept?.next_seq).toBeGreaterThan(resumed?.seq ?? Infinity);
+
+    const second = manager.pending()[0];
+    expect(manager.answer(run_id, second?.id ?? '', { action: 'reject' })).toBe(true);
+    await expect.poll(() => events.some((e) => e.type === 'run.finished'), { timeout: 20_000 }).toBe(true);
+    expect(events.at(-1)).toMatchObject({ type: 'run.finished', status: 'failed' });
+    expect(readFileSync(join(workspace, 'shared.md'), 'utf8')).toBe('shared');
+    expect(existsSync(join(workspace, 'second.md'))).toBe(false);
+    expect(store.list()).toEqual([]);
+  }, 60_000);
+});
