@@ -36,6 +36,8 @@ export function useExplicitAction(): { run(request: () => Promise<ActionResult>)
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
+    // React bubbles a submit through the component tree: never into a form this panel sits in.
+    e.stopPropagation();
     if (!waiting) return;
     const code = codeRef.current?.value.trim() ?? '';
     setBusy(true);

@@ -1,10 +1,18 @@
 import { useId } from 'react';
-import { LIFECYCLE_PHASES, PHASE_LABELS, type LifecyclePhase } from '@shared/contracts/spec';
+import { ESCALATION_BEHAVIOURS, LIFECYCLE_PHASES, PHASE_LABELS, type EscalationBehaviour, type LifecyclePhase } from '@shared/contracts/spec';
+import { ModelScript } from '@shared/contracts/script';
 import type { NodeOf } from '@shared/workflow/document';
 import { useHost } from '../../app/HostProvider';
 import { CheckField, NumberField, SelectField, TextField } from '../../components/Form';
 import { ModelSelect } from '../../components/ModelSelect';
 import { PortListEditor } from './PortListEditor';
+import { JsonField } from './JsonField';
+
+const ESCALATION_LABELS = {
+  teacher_takeover: 'The teacher takes over',
+  human: 'Ask me (the run waits for a person)',
+  fail: 'Stop the node (failed)',
+} satisfies Record<EscalationBehaviour, string>;
 
 type Agent = NodeOf<'agent'>;
 
@@ -35,11 +43,35 @@ export function AgentSection({ node, serverIds, onChange }: { node: Agent; serve
           onChange={(v) => set({ supervision: { ...node.supervision, phase: Number(v) as LifecyclePhase } })}
           testId="inspector-phase"
         />
+        <SelectField
+          id={`${id}-escalate`}
+          label="When the teacher escalates"
+          value={node.supervision.on_escalate}
+          options={ESCALATION_BEHAVIOURS.map((b) => ({ value: b, label: ESCALATION_LABELS[b] }))}
+          onChange={(v) => set({ supervision: { ...node.supervision, on_escalate: v as EscalationBehaviour } })}
+          testId="inspector-on-escalate"
+        />
         <NumberField id={`${id}-rounds`} label="Max rounds" value={node.limits.max_rounds} min={1} max={200} onChange={(n) => set({ limits: { ...node.limits, max_rounds: n } }, `${node.id}-rounds`)} testId="inspector-max-rounds" />
       </section>
       <PortListEditor title="Input Args" ports={node.inputs} onChange={(inputs, group) => set({ inputs }, group)} testId="inspector-inputs" />
       <TextField id={`${id}-task`} label="Task" multiline value={node.task} onChange={(v) => set({ task: v }, `${node.id}-task`)} hint="Use an input arg as {{name}}." testId="inspector-task" />
       <TextField id={`${id}-instructions`} label="Instructions" multiline value={node.instructions} onChange={(v) => set({ instructions: v }, `${node.id}-instructions`)} testId="inspector-instructions" />
+      {(node.models.student.provider === 'script' || node.models.teacher.provider === 'script') && (
+        <JsonField
+          label="Replay script"
+          value={node.script ?? { student: [], teacher: [] }}
+          check={(v) => {
+            const parsed = ModelScript.safeParse(v);
+            return parsed.success ? undefined : `not a replay script: ${parsed.error.issues[0]?.message ?? 'invalid'}`;
+          }}
+          onChange={(v) => {
+            const parsed = ModelScript.safeParse(v);
+            if (parsed.success) set({ script: parsed.data }, `${node.id}-script`);
+          }}
+          hint="What the replay models answer, in order: { student: [{ json: … }], teacher: [{ json: … }] }."
+          testId="inspector-script"
+        />
+      )}
       {serverIds.length > 0 && (
         <fieldset className="wf-ports" data-testid="inspector-agent-servers">
           <legend className="wf-ports__title">Servers it may use</legend>

@@ -8,7 +8,7 @@ import { navigate, routeHref } from '../../app/routing';
 import { useHostRegistry } from '../../host/use-host-registry';
 import { Spinner } from '../../components/Icons';
 import { canConnect, edgeOfConnection, toFlowEdges, toFlowNodes, type StepEdge, type StepNode } from './flow-convert';
-import { addNode, connect, moveNodes, removeElements, replaceNode, type Draft, type XY } from './graph-edit';
+import { addNode, connect, freePosition, moveNodes, removeElements, replaceNode, type Draft, type XY } from './graph-edit';
 import { commit, redo, startHistory, undo, type History } from './history';
 import { Inspector } from './Inspector';
 import { DRAG_TYPE, isNodeKind, Palette } from './Palette';
@@ -121,12 +121,11 @@ function Editor({ initial, save, adopt, openRun }: { initial: Opened; save: (doc
     carry.current.select = out.id;
     change(out.draft);
   };
-  /** From the palette by click or key: in the middle of the view, each new one a step further. */
+  /** From the palette by click or key: near the middle of the view, where no other node is. */
   const addInView = (kind: NodeKind) => {
     const rect = canvasRef.current?.getBoundingClientRect();
-    const center = rect ? flow.screenToFlowPosition({ x: rect.left + rect.width / 2, y: rect.top + rect.height / 3 }) : { x: 0, y: 0 };
-    const step = (draft.nodes.length % 6) * 24;
-    add(kind, { x: center.x - 100 + step, y: center.y + step });
+    const center = rect ? flow.screenToFlowPosition({ x: rect.left + rect.width / 3, y: rect.top + rect.height / 4 }) : { x: 0, y: 0 };
+    add(kind, freePosition(draft.nodes, { x: center.x - 100, y: center.y }));
   };
   const onDrop = (e: DragEvent) => {
     const kind = e.dataTransfer.getData(DRAG_TYPE);
@@ -175,6 +174,8 @@ function Editor({ initial, save, adopt, openRun }: { initial: Opened; save: (doc
       const r = await client.request('workflows.run', { id: draft.id, inputs });
       setRunId(r.run_id);
       setRunOpen(false);
+      // Every node's state in view while it runs.
+      requestAnimationFrame(() => void flow.fitView({ padding: 0.15, maxZoom: 1, duration: 200 }));
       return undefined;
     } catch (err) {
       return `Not started: ${errorText(err)}`;

@@ -14,8 +14,7 @@ export function RunBanner({ runId, finished, onDismiss }: { runId: string; finis
   return (
     <div className="wf-run-banner" data-testid="run-banner" data-status={finished?.status ?? 'running'} role="status">
       <span>
-        {finished ? `Run ${finished.status}` : 'Running…'}
-        {finished?.message ? ` — ${finished.message}` : ''}. Click a node to open its rounds.
+        {finished ? `Run ${finished.status}${finished.message ? ` — ${finished.message}` : ''}.` : 'Running…'} Click a node to open its rounds.
       </span>
       <ul className="wf-run-banner__legend" aria-label="Node colours">
         {LEGEND.map(([status, label]) => (

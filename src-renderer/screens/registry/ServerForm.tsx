@@ -46,6 +46,9 @@ export function ServerForm({ servers, editing, onDone, onCancel }: { servers: re
   };
 
   return (
+    // The confirmation panel is a form of its own: kept outside this one (a nested form's submit
+    // would bubble into this form's and register again).
+    <>
     <form className="card server-form" onSubmit={(e) => void submit(e)} data-testid="server-form" aria-label={editing ? `Edit the server ${editing.id}` : 'Add a server'} autoComplete="off" noValidate>
       <h2 className="server-form__title">{editing ? `Edit ${editing.id}` : 'Add an MCP server'}</h2>
       <div className="server-form__grid">
@@ -185,7 +188,6 @@ export function ServerForm({ servers, editing, onDone, onCancel }: { servers: re
         </div>
       </fieldset>
 
-      {panel}
       {problems.length > 0 && (
         <p className="error" role="alert">
           {problems.length === 1 ? 'One field needs a change' : `${problems.length} fields need a change`}: nothing was registered.
@@ -193,5 +195,7 @@ export function ServerForm({ servers, editing, onDone, onCancel }: { servers: re
       )}
       <FormFooter failure={failure} failureTestId="server-form-error" busy={busy} disabled={connection !== 'open'} submitLabel={editing ? 'Save' : 'Register server'} submitTestId="save-server" onCancel={onCancel} />
     </form>
+    {panel}
+    </>
   );
 }

@@ -40,16 +40,19 @@ function AddWorkspaceForm({ workspaces, onDone, onCancel }: { workspaces: readon
     <TextField id={fid(field)} label={label} value={form[field]} onChange={(value) => setForm({ ...form, [field]: value })} placeholder={placeholder} testId={`workspace-${field}`} autoFocus={field === 'id'} problem={problem(field)} hint={hint} />
   );
 
+  // The confirmation panel is a form of its own: kept outside this one (see ServerForm).
   return (
+    <>
     <form className="workspace-form" onSubmit={(e) => void submit(e)} aria-label="Add a workspace" data-testid="workspace-form" autoComplete="off" noValidate>
       <div className="server-form__grid">
         {input('id', 'Id', 'docs', 'What workflows call it.')}
         {input('label', 'Label (optional)', 'My documents')}
       </div>
       {input('path', 'Folder on the host', '/home/me/documents', 'An absolute path. Agents of workflows using this workspace can read and change what is in it: outside Steward’s data folder a person confirms.')}
-      {panel}
       <FormFooter failure={failure} failureTestId="workspace-form-error" busy={busy} disabled={connection !== 'open'} submitLabel="Register workspace" submitTestId="save-workspace" onCancel={onCancel} />
     </form>
+    {panel}
+    </>
   );
 }
 

@@ -1,0 +1,243 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test, type Locator, type Page } from '@playwright/test';
+import { HostedWorkflowGraph } from '../src-shared/workflow/hosted-graph';
+import { ensureBuilt } from '../test-support/ensure-built';
+import { startFakeOllama, type FakeOllama } from '../test-support/fake-ollama';
+import type { HostProcess } from '../test-support/host-process';
+import { ARTIFACTS, runIdFromUrl, shot, storedEvents, terminalCode } from './helpers';
+import { startHostOnPort } from './host-on-port';
+
+/**
+ * A new user's own work, end to end, in the app: an MCP server and a folder of theirs registered,
+ * a workflow built in the editor from nothing (nodes, connections, models from their own profile),
+ * run with its node states on the graph, an agent node waiting for them across a host restart, the
+ * report found on disk, the workflow exported, deleted and imported back, and the CLI running the
+ * workflow the app saved. Everything is real but the model: a local HTTP server speaking the
+ * Ollama API (the model boundary's test double).
+ */
+
+const require = createRequire(import.meta.url);
+const FILESYSTEM_SERVER = require.resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
+const CLI = join(process.cwd(), 'bin', 'steward.mjs');
+
+let ollama: FakeOllama;
+let host: HostProcess;
+let dataDir: string;
+let folder: string;
+let page: Page;
+
+const REPORT = '# Folder report\n\n- notes.md: notes\n- todo.txt: tasks\n';
+
+test.beforeAll(async ({ browser }) => {
+  ensureBuilt();
+  dataDir = mkdtempSync(join(tmpdir(), 'steward-e2e-own-'));
+  // The user's own folder, outside Steward's data folder.
+  folder = mkdtempSync(join(tmpdir(), 'steward-e2e-own-folder-'));
+  writeFileSync(join(folder, 'notes.md'), 'Meeting notes: ship the editor.');
+  writeFileSync(join(folder, 'todo.txt'), '- review the graph\n- write docs');
+  ollama = await startFakeOllama({
+    models: [{ name: 'qwen3:4b', family: 'qwen3', parameter_size: '4B', capabilities: ['completion', 'tools'] }],
+    chat: (request) => {
+      const isTeacher = request.messages[0]?.content.includes('You are the teacher') ?? false;
+      if (isTeacher) {
+        // Writing into the user's folder is for the user to approve.
+        const text = request.messages.map((m) => m.content).join('\n');
+        const verdict = text.includes('write_file')
+          ? { verdict: 'escalate', reason_codes: ['policy_violation'], explanation: 'A person should approve writing into their folder.' }
+          : { verdict: 'accept', reason_codes: [], explanation: 'Fine.' };
+        return { message: { content: JSON.stringify(verdict) } };
+      }
+      const rounds = request.messages.filter((m) => m.role === 'assistant').length;
+      const decision =
+        rounds === 0
+          ? { decision_type: 'tool_call', tool_name: 'write_file', arguments: { path: join(folder, 'report.md'), content: REPORT } }
+          : { decision_type: 'complete', output: 'Wrote report.md for the two files.' };
+      return { message: { content: JSON.stringify(decision) } };
+    },
+  });
+  process.env.OLLAMA_HOST = ollama.url;
+  host = await startHostOnPort(dataDir, 0);
+  page = await browser.newPage();
+});
+
+test.afterAll(async () => {
+  await page?.close();
+  await host?.stop();
+  await ollama?.close();
+  delete process.env.OLLAMA_HOST;
+  rmSync(dataDir, { recursive: true, force: true });
+  rmSync(folder, { recursive: true, force: true });
+});
+
+async function openApp(hash: string): Promise<void> {
+  await page.goto(host.url);
+  await expect(page.getByTestId('connection-banner')).toHaveCount(0, { timeout: 20_000 });
+  await page.evaluate((h) => (window.location.hash = h), hash);
+}
+
+/** Approves an explicit action with the code the host printed on its terminal. */
+async function confirmWithTerminalCode(scope: Locator | Page, printedBefore: number): Promise<void> {
+  const panel = scope.getByTestId('confirm-code-panel');
+  await expect(panel).toBeVisible();
+  await panel.getByTestId('confirm-code').fill(await terminalCode(() => host.stderr?.() ?? '', printedBefore));
+  await panel.getByTestId('confirm-approve').click();
+}
+
+const handle = (node: string, dir: 'in' | 'out', port: string) => page.getByTestId(`port-${node}-${dir}-${port}`).locator('.react-flow__handle');
+
+async function connectPorts(from: [string, string], to: [string, string]): Promise<void> {
+  await handle(from[0], 'out', from[1]).dragTo(handle(to[0], 'in', to[1]));
+}
+
+test('a new user registers a server and a folder, builds a workflow in the editor, runs it, answers its agent after a host restart, and moves it out and back in', async () => {
+  // 1. An empty Workflows screen: nothing of theirs yet.
+  await openApp('#/workflows');
+  await expect(page.getByTestId('user-workflows-empty')).toBeVisible();
+  await shot(page, '30-own-empty');
+
+  // 2. Their own MCP server (a command) and their own folder, each confirmed by the person at the host.
+  await page.evaluate(() => (window.location.hash = '#/registry'));
+  await page.getByTestId('add-server').click();
+  const form = page.getByTestId('server-form');
+  await form.getByTestId('server-id').fill('my-files');
+  await form.getByTestId('server-label').fill('My files');
+  await form.getByTestId('server-kind-command').check();
+  await form.getByTestId('server-command').fill(process.execPath);
+  await form.getByTestId('server-args').fill(`${FILESYSTEM_SERVER}\n\${workspace}`);
+  let printed = host.stderr?.().length ?? 0;
+  await form.getByTestId('save-server').click();
+  await confirmWithTerminalCode(page, printed);
+  await expect(page.getByTestId('inspect-server-my-files')).toBeVisible();
+
+  await page.getByTestId('add-workspace').click();
+  await page.getByTestId('workspace-id').fill('my-folder');
+  await page.getByTestId('workspace-path').fill(folder);
+  printed = host.stderr?.().length ?? 0;
+  await page.getByTestId('save-workspace').click();
+  await confirmWithTerminalCode(page, printed);
+  await expect(page.getByTestId('remove-workspace-my-folder')).toBeVisible();
+
+  // Inspect lists the new server's tools; nobody described them, so each is protected until the
+  // user says what it does: list_directory only reads (a downgrade, so the person confirms).
+  const server = page.getByTestId('registry-server').filter({ hasText: 'my-files' });
+  await server.getByTestId('inspect-server-my-files').click();
+  const list = server.locator('[data-testid=registry-tool][data-tool=list_directory]');
+  await expect(list).toHaveAttribute('data-source', 'missing');
+  await list.getByTestId('registry-effect').selectOption('read');
+  printed = host.stderr?.().length ?? 0;
+  await list.getByTestId('registry-save').click();
+  await confirmWithTerminalCode(server, printed);
+  await expect(list).toHaveAttribute('data-source', 'yours');
+  await shot(page, '31-own-registry');
+
+  // 3. A model profile of their own: the local model Ollama offers.
+  await page.evaluate(() => (window.location.hash = '#/settings'));
+  await page.getByTestId('profile-new-student').click();
+  const editor = page.getByTestId('profile-editor');
+  await editor.getByTestId('profile-name').fill('Local qwen');
+  await editor.getByTestId('model-provider-student').selectOption('ollama');
+  await editor.getByTestId('profile-save').click();
+  await expect(page.getByTestId('profile-item').filter({ hasText: 'Local qwen' })).toBeVisible();
+
+  // 4. A new workflow in the editor: the folder, the server under the name "fs".
+  await page.evaluate(() => (window.location.hash = '#/workflows'));
+  await page.getByTestId('new-workflow').first().click();
+  await expect(page.getByTestId('editor-canvas')).toBeVisible();
+  await page.getByTestId('workflow-name').fill('Folder report');
+  await page.getByTestId('workflow-id').fill('folder-report');
+  await page.getByTestId('workflow-workspace').selectOption('my-folder');
+  await page.getByTestId('workflow-server-pick').selectOption('my-files');
+  await page.getByTestId('workflow-server-name').fill('fs');
+  await page.getByTestId('workflow-server-add').click();
+
+  // A new workflow starts as input → output; nodes from the palette (pressed here; dragging works too).
+  await expect(page.getByTestId('node-input')).toBeVisible();
+  for (const kind of ['tool', 'agent'] as const) await page.getByTestId(`palette-item-${kind}`).press('Enter');
+  await expect(page.getByTestId('node-tool')).toBeVisible();
+  await expect(page.getByTestId('node-agent')).toBeVisible();
+
+  // The tool node lists the folder.
+  await page.getByTestId('node-tool').click();
+  const inspector = page.getByTestId('inspector');
+  await inspector.getByTestId('inspector-tool-name').fill('list_directory');
+  // Relative to the workspace folder the server runs in: the workflow file names no path of this machine.
+  await inspector.getByTestId('inspector-tool-arguments').fill(JSON.stringify({ path: '.' }));
+
+  // The agent node: the model from the user's profile, a person asked when the teacher escalates.
+  await page.getByTestId('node-agent').click();
+  for (const role of ['student', 'teacher']) {
+    const select = inspector.getByTestId(`model-select-${role}`);
+    const value = await select.locator('option', { hasText: 'Local qwen' }).getAttribute('value');
+    await select.selectOption(value ?? '');
+  }
+  await inspector.getByTestId('inspector-on-escalate').selectOption('human');
+  await inspector.getByTestId('inspector-inputs-add').click();
+  await inspector.getByTestId('inspector-inputs-0-name').fill('listing');
+  await inspector.getByTestId('inspector-inputs-add').click();
+  await inspector.getByTestId('inspector-inputs-1-name').fill('audience');
+  await inspector.getByTestId('inspector-task').fill('Write report.md in the folder for {{audience}}, one line per file of this listing:\n{{listing}}');
+
+  // A graph error is shown on its node: the agent's input is not connected yet.
+  await expect(page.getByTestId('problem-agent')).toContainText('listing');
+  await shot(page, '32-own-editor-problem');
+
+  await connectPorts(['tool', 'text'], ['agent', 'listing']);
+  await connectPorts(['input', 'text'], ['agent', 'audience']);
+  // The output's input took the input node's edge; a new edge into it replaces that one.
+  await connectPorts(['agent', 'output'], ['output', 'result']);
+  await expect(page.getByTestId('problem-agent')).toHaveCount(0);
+  await expect(page.getByTestId('problems-list')).toHaveAttribute('data-count', '0');
+  await page.getByTestId('save-workflow').click();
+  await expect(page.getByTestId('saved-indicator')).toBeVisible();
+  await shot(page, '33-own-editor-built');
+
+  // 5. Run from the editor: node states on the graph; the agent waits for the person.
+  await page.getByTestId('run-workflow').click();
+  await page.getByTestId('run-input-text').fill('the team');
+  await page.getByTestId('run-start').click();
+  await expect(page.getByTestId('node-state-tool')).toContainText(/done/i, { timeout: 30_000 });
+  await expect(page.getByTestId('node-state-agent')).toContainText(/waiting/i, { timeout: 30_000 });
+  await shot(page, '34-own-run-waiting');
+  await page.getByTestId('open-run').click();
+  await expect(page).toHaveURL(/#\/runs\//);
+  const runId = runIdFromUrl(page.url());
+  await expect(page.getByTestId('intervention-card')).toBeVisible();
+  expect(existsSync(join(folder, 'report.md'))).toBe(false);
+
+  // 6. The host restarts (same origin); the question comes back, the answer resumes the workflow.
+  await host.stop();
+  host = await startHostOnPort(dataDir, host.port);
+  await openApp(`#/runs/${runId}/nodes/agent`);
+  const waiting = page.getByTestId('intervention-card');
+  await expect(waiting).toBeVisible();
+  await waiting.getByTestId('intervention-approve').click();
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed', { timeout: 30_000 });
+  await shot(page, '35-own-run-completed');
+  expect(readFileSync(join(folder, 'report.md'), 'utf8')).toBe(REPORT);
+  const events = await storedEvents(page, runId);
+  expect(events.filter((e) => e.type === 'intervention.requested')).toHaveLength(1);
+  expect(events.find((e) => e.type === 'run.finished')).toMatchObject({ status: 'completed', outputs: { result: 'Wrote report.md for the two files.' } });
+
+  // 7. Export, delete (confirmed), import the file back.
+  await page.evaluate(() => (window.location.hash = '#/workflows'));
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-workflow-folder-report').click()]);
+  const exported = join(ARTIFACTS, 'folder-report.workflow.json');
+  await download.saveAs(exported);
+  const doc = HostedWorkflowGraph.parse(JSON.parse(readFileSync(exported, 'utf8')));
+  expect(doc.nodes.map((n) => n.id).sort()).toEqual(['agent', 'input', 'output', 'tool']);
+  expect(JSON.stringify(doc)).not.toContain(folder);
+  await page.getByTestId('delete-workflow-folder-report').click();
+  await page.getByTestId('confirm-delete').click();
+  await expect(page.getByTestId('user-workflows-empty')).toBeVisible();
+  await page.getByTestId('import-workflow-file').setInputFiles(exported);
+  await expect(page.getByTestId('open-workflow-folder-report')).toBeVisible();
+  await shot(page, '36-own-imported');
+
+  // 8. The CLI sees the workflow the app saved, and runs it (the same folder, server and models).
+  const listed = execFileSync(process.execPath, [CLI, 'workflows', 'list', '--json', '--data-dir', dataDir], { encoding: 'utf8' });
+  expect(JSON.parse(listed)).toEqual(expect.arrayContaining([expect.objectContaining({ id: 'folder-report' })]));
+});
