@@ -24,7 +24,7 @@ import { ScsMode } from '@shared/scs/contracts';
 import { openTraceWriter } from './trace-writer';
 import { validateSpecFile } from './validate-spec';
 import { workflowCommand } from './workflow-command';
-import { storedDocument, workflowsCommand } from './workflows-command';
+import { storedDocument, storedRunHosts, workflowsCommand } from './workflows-command';
 
 export interface CliIo {
   stdout: (text: string) => void;
@@ -65,7 +65,8 @@ const USAGE = `Usage:
                              2 fully gated, 3 risk-gated, 4 autonomous)
                --yes         approve tools that need the user's confirmation
                --no-confirm  decline them (without either, a terminal asks; otherwise declined)
-               --allow-host  let a model on this host see the run (default: local models only)
+               --allow-host  let a model on this host see the run (default: local models only;
+                             a stored workflow NAME also gets the data folder's privacy policy)
                --scs         Student·Committee·Supervisor gates: a committee plans each phase,
                              the student monitors, the supervisor executes (auto: risky work only)
   validate     check a spec: schema, script, servers start, allowlisted tools exist
@@ -138,7 +139,10 @@ async function runCommand(args: string[], io: CliIo): Promise<number> {
   if (!file || positionals.length > 1) throw new SpecError(`run needs exactly one spec FILE or stored workflow NAME\n\n${USAGE}`);
   const dataDir = typeof values['data-dir'] === 'string' ? values['data-dir'] : defaultDataDir(io.env);
   // A name that is no file is a workflow stored in the data folder (the app's).
-  const document = !existsSync(file) && RegistryId.safeParse(file).success ? storedDocument(file, dataDir) : loadDocumentFile(file);
+  const stored = !existsSync(file) && RegistryId.safeParse(file).success;
+  const document = stored ? storedDocument(file, dataDir) : loadDocumentFile(file);
+  // The app's workflow runs as the app runs it: under the data folder's privacy policy (plus --allow-host).
+  const allowedHosts = stored ? storedRunHosts(dataDir, values['allow-host'] ?? []) : (values['allow-host'] ?? []);
   mkdirSync(dataDir, { recursive: true });
   const ledger = openFileLedger(join(dataDir, 'idempotency-ledger.jsonl'));
   const trace = typeof values.trace === 'string' ? openTraceWriter(values.trace) : undefined;
@@ -154,7 +158,7 @@ async function runCommand(args: string[], io: CliIo): Promise<number> {
       trace,
       ledger,
       confirm,
-      allowedHosts: values['allow-host'] ?? [],
+      allowedHosts,
       credentials: io.credentials ? io.credentials() : createKeychainStore(),
       io,
     });

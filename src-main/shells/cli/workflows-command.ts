@@ -166,6 +166,14 @@ function deleteCommand(args: string[], io: CliIo): number {
 }
 
 /**
+ * The hosts a run of a stored workflow may send data to: the data folder's privacy policy (the one
+ * the host runs the app's workflows under), plus each `--allow-host` given for this run.
+ */
+export function storedRunHosts(dataDir: string, allowHosts: readonly string[]): string[] {
+  return [...new Set([...new HostRegistry(dataDir).privacy().allowed_hosts, ...allowHosts])];
+}
+
+/**
  * `steward run NAME`: the stored workflow NAME, expanded from the data folder's registry exactly as
  * the host expands it for workflows.run. A problem is a SpecError naming it.
  */
