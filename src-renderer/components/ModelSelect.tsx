@@ -9,7 +9,8 @@ import { choiceOf, modelOptions } from './model-options';
 /**
  * Replay is always offered; Ollama models when Ollama is reachable (and the current one even if
  * not); and the user's model profiles, OpenAI-compatible ones included. Choosing a profile yields
- * its ModelRef through `onChange` like any other option, and the profile through `onProfile`.
+ * its ModelRef through `onChange` like any other option, or the profile through `onProfile` when
+ * the caller keeps profile choices.
  */
 export function ModelSelect({
   role,
@@ -24,7 +25,7 @@ export function ModelSelect({
   value: ModelRef;
   providers?: ProviderStatus;
   onChange: (ref: ModelRef) => void;
-  /** Called after onChange when the option chosen is one of the user's model profiles. */
+  /** Called instead of onChange when the option chosen is one of the user's model profiles. */
   onProfile?: (choice: ProfileChoice) => void;
   /** The profile the caller keeps for this role, selected over another option with the same model. */
   profile?: ProfileChoice;
@@ -49,8 +50,9 @@ export function ModelSelect({
         onChange={(e) => {
           const choice = choiceOf(groups, e.target.value);
           if (!choice) return;
-          onChange(choice.ref);
-          if (choice.profile) onProfile?.(choice.profile);
+          // A caller that keeps profile choices takes the profile itself (not a model to find it by).
+          if (choice.profile && onProfile) onProfile(choice.profile);
+          else onChange(choice.ref);
         }}
       >
         {groups.map((group) => {

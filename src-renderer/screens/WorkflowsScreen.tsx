@@ -4,8 +4,8 @@ import type { ModelRef } from '@shared/contracts/model';
 import type { HostedServerRef } from '@shared/contracts/hosted-workflow';
 import { useHost } from '../app/HostProvider';
 import { routeHref } from '../app/routing';
-import type { WorkflowRow } from '../db/db';
-import { pickModel } from '../db/workflow-profiles';
+import type { ProfileChoice, WorkflowRow } from '../db/db';
+import { pickModel, setProfileChoices } from '../db/workflow-profiles';
 import { profileLabel } from '../db/profiles';
 import { useRunAndOpen, useWorkflowConfig } from '../supervision/use-workflow-config';
 import { ModelSelect } from '../components/ModelSelect';
@@ -40,6 +40,21 @@ function WorkflowCard({ row }: { row: WorkflowRow }) {
   const pick = async (role: 'student' | 'teacher', ref: ModelRef) => {
     try {
       await pickModel(db, row.id, role, ref);
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    }
+  };
+
+  /**
+   * One of the user's model profiles picked here becomes the role's choice as it is; a profile of
+   * the other role lends its model (a profile of this role is found or made for it).
+   */
+  const choose = async (role: 'student' | 'teacher', choice: ProfileChoice) => {
+    try {
+      const profile = await db.profiles.get([choice.id, choice.version]);
+      if (!profile) throw new Error(`the profile ${choice.id} v${choice.version} is no longer stored here`);
+      if (profile.kind === role) await setProfileChoices(db, row.id, { [role]: choice });
+      else if (profile.kind === 'student' || profile.kind === 'teacher') await pickModel(db, row.id, role, profile.model);
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));
     }
@@ -102,8 +117,8 @@ function WorkflowCard({ row }: { row: WorkflowRow }) {
           testId="supervision-toggle"
         />
         <div className="workflow__models">
-          <ModelSelect role="Student" value={student} providers={providers} onChange={(ref: ModelRef) => void pick('student', ref)} disabled={!config} />
-          <ModelSelect role="Teacher" value={teacher} providers={providers} onChange={(ref: ModelRef) => void pick('teacher', ref)} disabled={!config} />
+          <ModelSelect role="Student" value={student} providers={providers} onChange={(ref: ModelRef) => void pick('student', ref)} onProfile={(choice) => void choose('student', choice)} profile={row.profiles?.student} disabled={!config} />
+          <ModelSelect role="Teacher" value={teacher} providers={providers} onChange={(ref: ModelRef) => void pick('teacher', ref)} onProfile={(choice) => void choose('teacher', choice)} profile={row.profiles?.teacher} disabled={!config} />
         </div>
       </div>
 
