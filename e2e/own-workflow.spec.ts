@@ -89,8 +89,10 @@ async function confirmWithTerminalCode(scope: Locator | Page, printedBefore: num
 
 const handle = (node: string, dir: 'in' | 'out', port: string) => page.getByTestId(`port-${node}-${dir}-${port}`).locator('.react-flow__handle');
 
+/** Drags from an output handle to an input handle, as a person connects two ports; the edge is drawn. */
 async function connectPorts(from: [string, string], to: [string, string]): Promise<void> {
   await handle(from[0], 'out', from[1]).dragTo(handle(to[0], 'in', to[1]));
+  await expect(page.getByTestId(`rf__edge-${from[0]}.${from[1]}->${to[0]}.${to[1]}`)).toHaveCount(1);
 }
 
 test('a new user registers a server and a folder, builds a workflow in the editor, runs it, answers its agent after a host restart, and moves it out and back in', async () => {
@@ -185,10 +187,13 @@ test('a new user registers a server and a folder, builds a workflow in the edito
   await expect(page.getByTestId('problem-agent')).toContainText('listing');
   await shot(page, '32-own-editor-problem');
 
+  // Every node in view before connecting (the canvas's own "fit view" control).
+  await page.locator('.react-flow__controls-fitview').click();
   await connectPorts(['tool', 'text'], ['agent', 'listing']);
   await connectPorts(['input', 'text'], ['agent', 'audience']);
   // The output's input took the input node's edge; a new edge into it replaces that one.
   await connectPorts(['agent', 'output'], ['output', 'result']);
+  await expect(page.getByTestId('rf__edge-input.text->output.result')).toHaveCount(0);
   await expect(page.getByTestId('problem-agent')).toHaveCount(0);
   await expect(page.getByTestId('problems-list')).toHaveAttribute('data-count', '0');
   await page.getByTestId('save-workflow').click();
