@@ -185,4 +185,20 @@ describe('exportLearning', () => {
     expect(sunk).toBe(readFileSync(file, 'utf8'));
     expect(sunk.endsWith('\n')).toBe(true);
   });
+
+  it('a teacher demonstration read back from a trace is exported: JSON drops its absent student candidate, and the line still reads', async () => {
+    const dir = tempDir();
+    const [start, example, end] = runEvents('run-aaaa-0009', [{ verdict: replace, final: summary }]);
+    if (!start || !example || example.type !== 'learning.example' || !end) throw new Error('the run has no learning example');
+    const { verdict: _v, rule: _r, ...rest } = example;
+    const demonstration = RunEvent.parse({ ...rest, kind: 'demonstration', student_candidate: undefined, reason_codes: [] });
+    const trace = writeTrace(dir, 'run.jsonl', [start, demonstration, end]);
+    expect(readFileSync(trace, 'utf8')).not.toContain('student_candidate');
+
+    const read = await readTraceExamples(trace);
+    expect(read.problems).toEqual([]);
+    const result = await exportLearning({ trace, format: 'sft', out: join(dir, 'sft.jsonl') });
+    expect(result).toMatchObject({ examples: 1, written: 1 });
+    expect(jsonl(join(dir, 'sft.jsonl')).map((l) => SftLine.parse(l).messages.at(-1))).toEqual([{ role: 'assistant', content: JSON.stringify(summary) }]);
+  });
 });

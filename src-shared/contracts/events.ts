@@ -184,7 +184,8 @@ export const RunEvent = z.discriminatedUnion('type', [
     context: z.array(ChatMessage).default([]),
     /** The review rule that sent the round to the teacher. */
     rule: ReviewRule.optional(),
-    student_candidate: z.unknown(),
+    /** Absent for a demonstration (the student said nothing): optional, since JSON drops an undefined key. */
+    student_candidate: z.unknown().optional(),
     verdict: TeacherVerdict.optional(),
     final_decision: Decision.optional(),
     reason_codes: z.array(ReasonCode),

@@ -35,7 +35,7 @@ export const LearningExample = z
     /** The review rule that sent the round to the teacher. */
     rule: ReviewRule.optional(),
     /** What the student produced: the JSON it parsed to, or its raw text when it did not parse (none for a demonstration). */
-    student_candidate: z.unknown(),
+    student_candidate: z.unknown().optional(),
     verdict: TeacherVerdict.optional(),
     /** The selected decision (student's if accepted, teacher's if replaced or it decided); absent when blocked or escalated. */
     final_decision: Decision.optional(),
