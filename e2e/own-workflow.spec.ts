@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -245,4 +246,17 @@ test('a new user registers a server and a folder, builds a workflow in the edito
   // 8. The CLI sees the workflow the app saved, and runs it (the same folder, server and models).
   const listed = execFileSync(process.execPath, [CLI, 'workflows', 'list', '--json', '--data-dir', dataDir], { encoding: 'utf8' });
   expect(JSON.parse(listed)).toEqual(expect.arrayContaining([expect.objectContaining({ id: 'folder-report' })]));
+  rmSync(join(folder, 'report.md'));
+  // Asynchronously: the model's test double answers from this process.
+  const run = await promisify(execFile)(process.execPath, [CLI, 'run', 'folder-report', '--input', 'text=the CLI', '--data-dir', dataDir], {
+    encoding: 'utf8',
+    env: { ...process.env, OLLAMA_HOST: ollama.url },
+    timeout: 60_000,
+  }).catch((error: { stdout: string; stderr: string; code: number }) => error);
+  writeFileSync(join(ARTIFACTS, 'own-workflow-cli.txt'), `${run.stdout}\n--- stderr\n${run.stderr}`);
+  // A progress line per node; the teacher's escalation waits for a person (the terminal run stops there).
+  expect(run.stdout).toContain('steward · workflow Folder report · 4 node(s)');
+  expect(run.stdout).toContain('  ✓ tool done');
+  expect(run.stdout, run.stderr).toMatch(/agent.*waiting/);
+  expect(existsSync(join(folder, 'report.md'))).toBe(false);
 });
