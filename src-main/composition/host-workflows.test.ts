@@ -2,12 +2,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RunEvent } from '@shared/contracts/events';
-import type { HostMethod, HostResult, ResponseFrame } from '@shared/contracts/host-api';
 import { hostedEcho, hostedTriage } from '../../test-support/hosted-workflows';
 import { WorkflowStore } from '../workflow/workflow-store';
 import { createHost } from './create-host';
-import type { HostSession } from './host-types';
+import { hostPage } from '../../test-support/host-session';
 
 /** Issue 8: the user's workflow graphs, kept by the host in its data folder, driven through `handle`. */
 
@@ -22,15 +20,7 @@ async function startHost() {
   const logs: string[] = [];
   const host = await createHost({ dataDir, shell: 'browser', log: (line) => logs.push(line) });
   cleanups.push(() => host.close());
-  const events: RunEvent[] = [];
-  const session: HostSession = { id: 'page', push: (frame) => events.push(...frame.events) };
-  let nextId = 1;
-  const call = (method: HostMethod, params: unknown): Promise<ResponseFrame> => host.handle({ kind: 'request', id: nextId++, method, params }, session);
-  const ok = async <M extends HostMethod>(method: M, params: unknown): Promise<HostResult<M>> => {
-    const frame = await call(method, params);
-    if (!frame.ok) throw new Error(`${frame.error.code}: ${frame.error.message}`);
-    return frame.result as HostResult<M>;
-  };
+  const { events, call, ok } = hostPage(host);
   await ok('events.subscribe', {});
   return { dataDir, logs, events, call, ok };
 }
