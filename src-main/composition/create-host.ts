@@ -19,7 +19,8 @@ import { WorkflowStore, WorkflowStoreError } from '../workflow/workflow-store';
 import { loadStoredWorkflow } from '../workflow/stored-workflow';
 import { inspectServer } from '../mcp/inspect-server';
 import { createKeychainStore } from '../credentials/keychain-store';
-import { Outbox } from '../events/outbox';
+import { EventJournal } from '../events/event-journal';
+import { JournalFeed } from '../events/journal-feed';
 import { openFileLedger } from '../mcp/idempotency-ledger';
 import { getOllamaStatus } from '../providers/ollama-status';
 import { SpecError } from '../spec/spec-errors';
@@ -43,7 +44,7 @@ const PUSH_BATCH = 500;
  * last stopped (crash, kill). Its trace is closed with `interrupted`, continuing its sequence, so
  * the app shows what happened instead of a run that is "running" forever.
  */
-function closeInterruptedRuns(outbox: Outbox, waiting: ReadonlySet<string>, log: (line: string) => void): void {
+function closeInterruptedRuns(outbox: EventJournal, waiting: ReadonlySet<string>, log: (line: string) => void): void {
   for (const run of outbox.openRuns()) {
     if (waiting.has(run.run_id)) continue;
     outbox.append([
@@ -96,7 +97,9 @@ export async function createHost(options: HostOptions): Promise<Host> {
 async function openHost(options: HostOptions): Promise<Host> {
   const log = options.log ?? (() => undefined);
   const ollamaHost = options.ollamaHost ?? process.env.OLLAMA_HOST ?? 'http://127.0.0.1:11434';
-  const outbox = Outbox.open(join(options.dataDir, 'outbox.jsonl'), { log });
+  // The journal keeps every event (issue 9); each page session reads it with its own cursor.
+  const outbox = EventJournal.open(join(options.dataDir, 'outbox.jsonl'), { log });
+  const feed = new JournalFeed(outbox, { batch: PUSH_BATCH, log });
   const checkpoints = new CheckpointStore(join(options.dataDir, 'waiting-runs'), log);
   const workflowCheckpoints = new WorkflowCheckpointStore(join(options.dataDir, 'waiting-workflows'), log);
   const ledger = openFileLedger(join(options.dataDir, 'idempotency-ledger.jsonl'));
@@ -123,7 +126,6 @@ async function openHost(options: HostOptions): Promise<Host> {
   const runs = new RunManager({ ledger, onEvent, baseDir: options.dataDir, checkpoints, workflowCheckpoints, journalNextSeq, ollamaHost, credentials, flushEvents: flush, log });
   // Runs waiting for a person are not interrupted: they resume when answered.
   closeInterruptedRuns(outbox, runs.waitingRunIds(), log);
-  const sessions = new Map<string, HostSession>();
   // The host is the judge of what runs (issue 7): servers, workspaces, privacy and tool effects are
   // held here, changed only by explicit, audited actions; the risky ones need a person.
   const registry = new HostRegistry(options.dataDir);
@@ -131,9 +133,6 @@ async function openHost(options: HostOptions): Promise<Host> {
   const audit = new AuditLog(join(options.dataDir, 'audit.jsonl'), log);
   const actions = new ExplicitActions(audit, options.confirm ?? { kind: 'terminal_code', print: (text) => log(text) });
 
-  const unsubscribe = outbox.subscribe((events) => {
-    for (const session of sessions.values()) session.push({ kind: 'events', events });
-  });
 
   const handlers: Handlers = {
     'host.info': async () => ({ app: 'steward', version: APP_VERSION, shell: options.shell, demo: true }),
@@ -159,15 +158,10 @@ async function openHost(options: HostOptions): Promise<Host> {
     'workflows.run': async ({ id, inputs }) => runs.startWorkflow(storeCall(() => loadStoredWorkflow(workflowStore, id, registry, options.dataDir)), inputs, registry.privacy()),
     'run.cancel': async ({ run_id }) => ({ cancelled: runs.cancel(run_id) }),
     'runs.active': async () => ({ run_ids: runs.activeIds() }),
-    'events.subscribe': async (_params, session) => {
-      sessions.set(session.id, session);
-      const pending = outbox.pending();
-      for (let i = 0; i < pending.length; i += PUSH_BATCH) {
-        session.push({ kind: 'events', events: pending.slice(i, i + PUSH_BATCH) });
-      }
-      return { pending: pending.length };
-    },
-    'events.ack': async ({ ids }) => ({ acked: outbox.ack(ids) }),
+    'events.subscribe': async ({ journal, after }, session) =>
+      feed.attach(session.id, (frame) => session.push({ kind: 'events', ...frame }), { journal, after }),
+    // Nothing is dropped on an ack any more: another page may still need the event.
+    'events.ack': async () => ({ acked: 0 }),
     'credentials.list': async () => ({ credentials: (await credentials.list()).map((name) => ({ name })) }),
     'credentials.set': async ({ name, value }) => actions.run(plans.setCredentialPlan(credentials, name, value)),
     'credentials.delete': async ({ name }) => {
@@ -227,11 +221,10 @@ async function openHost(options: HostOptions): Promise<Host> {
       }
     },
     detach(session) {
-      sessions.delete(session.id);
+      feed.detach(session.id);
     },
     async close() {
-      unsubscribe();
-      sessions.clear();
+      feed.close();
       await runs.closeAll();
       flush();
       outbox.close();

@@ -56,14 +56,21 @@ describe('a host killed mid-run (the browser-run host as a real process)', () =>
     expect(readFileSync(join(sandbox, 'meeting-notes.md'), 'utf8')).toContain('Team sync');
     expect(existsSync(join(sandbox, 'summary.md'))).toBe(false);
 
-    // Acknowledged events are dropped, and a third start has nothing left to close or resend.
-    await again.request('events.ack', { ids: replayed.map((e) => e.id) });
+    // The journal keeps the history: a third start has nothing left to close, a page resuming from
+    // its cursor is sent nothing, and a page with nothing stored gets the same events again.
+    const { journal, head } = (await again.request('events.subscribe', {})) as { journal: string; head: number };
     await second.stop();
     const third = await startHostProcess(dataDir);
     cleanups.push(() => third.stop());
     const last = await connectHost(third);
     cleanups.push(() => last.close());
-    expect(await last.request('events.subscribe', {})).toEqual({ pending: 0 });
+    expect(await last.request('events.subscribe', { journal, after: head })).toEqual({ journal, after: head, head });
+    const fresh = await connectHost(third);
+    cleanups.push(() => fresh.close());
+    await fresh.request('events.subscribe', {});
+    await waitFor(() => fresh.events.length === head, 10_000, 'the whole journal');
+    expect(fresh.events.filter((e) => e.run_id === run_id)).toEqual(replayed);
+    expect(last.events).toEqual([]);
   });
 
   it('a run waiting for a person survives a kill: it is still waiting after the restart, and the answer resumes it', async () => {

@@ -7,7 +7,7 @@ import type { Intervention } from '@shared/contracts/intervention';
 import type { ResponseFrame } from '@shared/contracts/host-api';
 import { createHost } from '../composition/create-host';
 import type { HostSession } from '../composition/host-types';
-import { Outbox } from '../events/outbox';
+import { EventJournal } from '../events/event-journal';
 import { createMemoryLedger } from '../mcp/idempotency-ledger';
 import { escalatingWorkflow } from '../../test-support/escalating-workflow';
 import { tempNotesWorkspace } from '../../test-support/workspace';
@@ -31,7 +31,7 @@ describe('the host with a workflow run waiting for a person', () => {
     const store = new WorkflowCheckpointStore(join(dataDir, 'waiting-workflows'));
     const first = await runWorkflow({ graph: escalatingWorkflow(ws.workspace), specDir: ws.dir, workspace: ws.workspace, inputs: { name: 'shared.md' }, ledger: createMemoryLedger(), onEvent: (e) => before.push(e), persistWaiting: (c) => store.save(c) });
     expect(first.status).toBe('waiting');
-    const outbox = Outbox.open(join(dataDir, 'outbox.jsonl'));
+    const outbox = EventJournal.open(join(dataDir, 'outbox.jsonl'));
     outbox.append(before);
     outbox.close();
 

@@ -75,6 +75,12 @@ describe('host client', () => {
     expect(received).toEqual([[first, ...rest].map((e) => e?.id)]);
     expect(client.stats()).toEqual({ droppedFrames: 5, droppedEvents: 1 });
 
+    // Where the frame's events sit in the journal survives salvage: the dropped event would fail again anyway.
+    const cursors: unknown[] = [];
+    client.onEvents((_events, cursor) => cursors.push(cursor));
+    transport.push({ kind: 'events', events: [{ ...first, seq: -1 }], cursor: { journal: 'j', after: 4, position: 5 } });
+    expect(cursors).toEqual([{ journal: 'j', after: 4, position: 5 }]);
+
     // The client still works after all that.
     const pending = client.request('host.info', {});
     transport.push({ kind: 'response', id: transport.lastRequest().id, ok: true, result: info });
@@ -92,8 +98,8 @@ describe('host client', () => {
 
     transport.setState('open');
     const again = client.request('events.subscribe', {});
-    transport.push({ kind: 'response', id: transport.lastRequest().id, ok: true, result: { pending: 3 } });
-    await expect(again).resolves.toEqual({ pending: 3 });
+    transport.push({ kind: 'response', id: transport.lastRequest().id, ok: true, result: { journal: 'j', after: 0, head: 3 } });
+    await expect(again).resolves.toEqual({ journal: 'j', after: 0, head: 3 });
     expect(states).toEqual(['open', 'connecting', 'open']);
   });
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  EventsCursor,
   HOST_METHODS,
   ServerFrame,
   type ClientFrame,
@@ -35,8 +36,8 @@ export interface HostClientStats {
 
 export interface HostClient {
   request<M extends HostMethod>(method: M, params: HostParams<M>): Promise<HostResult<M>>;
-  /** Validated pushed events. Returns an unsubscribe function. */
-  onEvents(cb: (events: RunEvent[]) => void): () => void;
+  /** Validated pushed events, with where they sit in the host's journal (a newer host says). Returns an unsubscribe function. */
+  onEvents(cb: (events: RunEvent[], cursor: EventsCursor | undefined) => void): () => void;
   /** Connection state; the listener is called at once with the current state. */
   onState(cb: (state: ConnectionState) => void): () => void;
   stats(): HostClientStats;
@@ -56,7 +57,7 @@ interface Pending {
  */
 export function createHostClient(transport: Transport): HostClient {
   const pending = new Map<number, Pending>();
-  const eventListeners = new Set<(events: RunEvent[]) => void>();
+  const eventListeners = new Set<(events: RunEvent[], cursor: EventsCursor | undefined) => void>();
   const stateListeners = new Set<(state: ConnectionState) => void>();
   const counters: HostClientStats = { droppedFrames: 0, droppedEvents: 0 };
   let state: ConnectionState = 'connecting';
@@ -79,9 +80,10 @@ export function createHostClient(transport: Transport): HostClient {
     for (const cb of stateListeners) safeCall(() => cb(next));
   };
 
-  const deliverEvents = (events: RunEvent[]) => {
-    if (events.length === 0) return;
-    for (const cb of eventListeners) safeCall(() => cb(events));
+  const deliverEvents = (events: RunEvent[], cursor: EventsCursor | undefined) => {
+    // A frame of only invalid events still moves the cursor past them (they would fail again).
+    if (events.length === 0 && cursor === undefined) return;
+    for (const cb of eventListeners) safeCall(() => cb(events, cursor));
   };
 
   const onFrame = (raw: unknown) => {
@@ -98,12 +100,12 @@ export function createHostClient(transport: Transport): HostClient {
         return;
       }
       // One bad event must not hold its valid neighbours hostage (they would never be acked).
-      deliverEvents(salvageEvents(raw, counters));
+      deliverEvents(salvageEvents(raw, counters), salvageCursor(raw));
       return;
     }
     const frame = parsed.data;
     if (frame.kind === 'events') {
-      deliverEvents(frame.events);
+      deliverEvents(frame.events, frame.cursor);
       return;
     }
     const p = pending.get(frame.id);
@@ -192,6 +194,12 @@ function salvageEvents(raw: unknown, counters: HostClientStats): RunEvent[] {
     else counters.droppedEvents += 1;
   }
   return valid;
+}
+
+function salvageCursor(raw: unknown): EventsCursor | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const parsed = EventsCursor.safeParse((raw as { cursor?: unknown }).cursor);
+  return parsed.success ? parsed.data : undefined;
 }
 
 /** A listener's bug must not take the connection down with it. */

@@ -5,12 +5,15 @@ import { HostedWorkflow } from '@shared/contracts/hosted-workflow';
 import { StewardDb } from '../db/db';
 import { createHostClient } from './host-client';
 import { startHostSession } from './host-session';
+import { readEventCursor } from '../db/event-cursor';
 import { FakeTransport } from '../testing/fake-transport';
 import { eventLog, finishRun, readExecutedRound, startRun } from '../testing/event-fixtures';
 
 const demo = HostedWorkflow.parse({ format: 'steward/v1', kind: 'agent', id: 'demo-read', name: 'Demo read', instructions: 'Read.', task: 'Read a file.' });
 
-/** Answers like the host would; records acked ids. */
+const JOURNAL = 'journal-under-test';
+
+/** Answers like the host would; records acked ids (a page should send none: the journal keeps everything). */
 function hostAnswers(acked: string[][]) {
   return (frame: ClientFrame): unknown => {
     switch (frame.method) {
@@ -21,7 +24,7 @@ function hostAnswers(acked: string[][]) {
       case 'providers.status':
         return { script: { available: true, label: 'replay' }, ollama: { host: 'http://127.0.0.1:11434', reachable: false, models: [] } };
       case 'events.subscribe':
-        return { pending: 0 };
+        return { journal: JOURNAL, after: (frame.params as { after?: number }).after ?? 0, head: 0 };
       case 'events.ack': {
         const ids = (frame.params as { ids: string[] }).ids;
         acked.push(ids);
@@ -47,7 +50,7 @@ function setup() {
   const problems: Array<string | undefined> = [];
   const transport = new FakeTransport(hostAnswers(acked));
   const client = createHostClient(transport);
-  const session = startHostSession(client, db, { connection: () => undefined, info: () => undefined, providers: () => undefined, problem: (p) => problems.push(p) }, { ackChunk: 5 });
+  const session = startHostSession(client, db, { connection: () => undefined, info: () => undefined, providers: () => undefined, problem: (p) => problems.push(p) }, { resubscribeMs: 10 });
   return { transport, client, session, acked, problems };
 }
 
@@ -66,40 +69,55 @@ describe('host session', () => {
     session.stop();
   });
 
-  it('acknowledges pushed events only once they are stored, and a re-push after reconnect stores nothing twice', async () => {
+  it('stores each frame with its journal position as the cursor, sends no acks, and resumes from that cursor after a reconnect', async () => {
     const { transport, session, acked } = setup();
     transport.setState('open');
     await settle(session);
+    expect(transport.sent.find((f) => f.method === 'events.subscribe')?.params).toEqual({});
     const log = eventLog('run-session-001');
     startRun(log);
     readExecutedRound(log, 0);
     finishRun(log, 'completed', 1, 'done');
+    const half = Math.floor(log.events.length / 2);
 
-    transport.push({ kind: 'events', events: log.events });
+    transport.push({ kind: 'events', events: log.events.slice(0, half), cursor: { journal: JOURNAL, after: 0, position: half } });
+    transport.push({ kind: 'events', events: log.events.slice(half), cursor: { journal: JOURNAL, after: half, position: log.events.length } });
     await settle(session);
-    expect(acked.flat().sort()).toEqual(log.events.map((e) => e.id).sort());
-    expect(acked.every((chunk) => chunk.length <= 5)).toBe(true);
     expect(await db.events.count()).toBe(log.events.length);
+    expect(await readEventCursor(db)).toEqual({ journal: JOURNAL, position: log.events.length });
+    expect(acked).toEqual([]);
 
-    // The connection drops before the host saw the acks; after reconnect it pushes everything again.
     transport.setState('connecting');
     transport.setState('open');
     await settle(session);
-    transport.push({ kind: 'events', events: log.events });
-    await settle(session);
-
-    expect(transport.methods().filter((m) => m === 'events.subscribe')).toHaveLength(2);
+    expect(transport.sent.filter((f) => f.method === 'events.subscribe').at(-1)?.params).toEqual({ journal: JOURNAL, after: log.events.length });
     // Every connect asks for the demo workspace (a newer host may ship more demos); nothing is added twice.
     expect(transport.methods().filter((m) => m === 'workspace.demo')).toHaveLength(2);
     expect(await db.workflows.count()).toBe(1);
-    expect(await db.events.count()).toBe(log.events.length);
     expect((await db.runs.get(log.runId))?.stored_events).toBe(log.events.length);
-    expect(acked.flat()).toHaveLength(log.events.length * 2);
     session.stop();
   });
 
-  it('never acknowledges events it could not store', async () => {
-    const { transport, session, acked, problems } = setup();
+  it('a frame that does not follow its cursor is not stored; the page subscribes again from what it stored', async () => {
+    const { transport, session } = setup();
+    transport.setState('open');
+    await settle(session);
+    const log = eventLog('run-session-003');
+    startRun(log);
+    readExecutedRound(log, 0);
+    transport.push({ kind: 'events', events: log.events.slice(0, 2), cursor: { journal: JOURNAL, after: 0, position: 2 } });
+    // Positions 3–4 never arrived (a frame lost): this one would leave a hole behind the cursor.
+    transport.push({ kind: 'events', events: log.events.slice(4), cursor: { journal: JOURNAL, after: 4, position: log.events.length } });
+    await settle(session);
+    expect(await db.events.count()).toBe(2);
+    expect(await readEventCursor(db)).toEqual({ journal: JOURNAL, position: 2 });
+    await expect.poll(() => transport.sent.filter((f) => f.method === 'events.subscribe').length).toBe(2);
+    expect(transport.sent.filter((f) => f.method === 'events.subscribe').at(-1)?.params).toEqual({ journal: JOURNAL, after: 2 });
+    session.stop();
+  });
+
+  it('events it could not store leave the cursor where it was, and it subscribes again from there', async () => {
+    const { transport, session, problems } = setup();
     transport.setState('open');
     await settle(session);
     const log = eventLog('run-session-002');
@@ -108,13 +126,16 @@ describe('host session', () => {
     const original = console.warn;
     console.warn = () => undefined;
     try {
-      transport.push({ kind: 'events', events: log.events });
+      transport.push({ kind: 'events', events: log.events, cursor: { journal: JOURNAL, after: 0, position: log.events.length } });
       await settle(session);
+      await db.open();
+      expect(await readEventCursor(db)).toBeUndefined();
+      expect(problems.at(-1)).toMatch(/Could not store run events/);
+      await expect.poll(() => transport.sent.filter((f) => f.method === 'events.subscribe').length).toBe(2);
     } finally {
       console.warn = original;
     }
-    expect(acked).toEqual([]);
-    expect(problems.at(-1)).toMatch(/Could not store run events/);
+    expect(transport.sent.filter((f) => f.method === 'events.subscribe').at(-1)?.params).toEqual({});
     session.stop();
   });
 });

@@ -1,6 +1,7 @@
 import type { HostInfo, ProviderStatus } from '@shared/contracts/host-api';
 import type { StewardDb } from '../db/db';
 import { ingestEvents } from '../db/ingest-events';
+import { readEventCursor, storeEventsAt } from '../db/event-cursor';
 import { seedDemoWorkflows } from '../db/seed-demo';
 import { seedBuiltinProfiles } from '../db/builtin-profiles';
 import { ensureWorkflowProfiles } from '../db/workflow-profiles';
@@ -17,8 +18,8 @@ export interface SessionListener {
 
 export interface HostSessionOptions {
   providerPollMs?: number;
-  /** Ids per events.ack request (the contract allows at most 10 000). */
-  ackChunk?: number;
+  /** How long to wait before subscribing again after a frame could not be stored or did not follow. */
+  resubscribeMs?: number;
 }
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
@@ -31,33 +32,68 @@ export async function prepareProfiles(db: StewardDb): Promise<void> {
 
 /**
  * The app's conversation with the host. On every (re)connect: host.info → seed the demo
- * workspace (the demos this page does not have yet) → profiles for every workflow → events.subscribe (the host then re-pushes whatever was
- * not acknowledged). Pushed events are stored in IndexedDB first and acknowledged only after the
- * transaction committed, one batch at a time, so every event reaches the database exactly once.
+ * workspace (the demos this page does not have yet) → profiles for every workflow →
+ * events.subscribe with this database's cursor in the host's journal (issue 9: the journal is the
+ * source of truth, IndexedDB an index of it). The host sends what follows the cursor, then live
+ * events; each frame says where its events sit. A frame is stored together with its position as
+ * the new cursor (one transaction), only if it follows the cursor: after a failure or a gap the
+ * page subscribes again from what it stored, so every event reaches the database exactly once.
  */
 export function startHostSession(client: HostClient, db: StewardDb, listener: SessionListener, options: HostSessionOptions = {}): { stop(): void; done(): Promise<void> } {
   const pollMs = options.providerPollMs ?? 20_000;
-  const ackChunk = options.ackChunk ?? 10_000;
+  const resubscribeMs = options.resubscribeMs ?? 2_000;
   let generation = 0;
   let poll: ReturnType<typeof setInterval> | undefined;
+  let retry: ReturnType<typeof setTimeout> | undefined;
   let chain = Promise.resolve();
+  /** What the next frame must follow: the cursor this page subscribed with, moved by each stored frame. */
+  let expected: { journal: string | undefined; position: number } = { journal: undefined, position: 0 };
 
   const refreshProviders = () => {
     client.request('providers.status', {}).then(listener.providers, (err: unknown) => console.warn('[steward] providers.status', err));
   };
 
-  const offEvents = client.onEvents((events) => {
+  /** From the cursor this database stored: another page of this origin may have moved it further. */
+  const subscribe = async (mine: number) => {
+    await chain;
+    const stored = await readEventCursor(db);
+    if (mine !== generation) return;
+    expected = { journal: stored?.journal, position: stored?.position ?? 0 };
+    await client.request('events.subscribe', stored ? { journal: stored.journal, after: stored.position } : {});
+  };
+  const subscribeAgain = () => {
+    if (retry !== undefined) return;
+    const mine = generation;
+    retry = setTimeout(() => {
+      retry = undefined;
+      if (mine !== generation) return;
+      subscribe(mine).catch((err: unknown) => console.warn('[steward] subscribing again failed', err));
+    }, resubscribeMs);
+  };
+
+  const offEvents = client.onEvents((events, cursor) => {
     chain = chain
       .then(async () => {
-        const { ids } = await ingestEvents(db, events);
-        for (let i = 0; i < ids.length; i += ackChunk) {
-          await client.request('events.ack', { ids: ids.slice(i, i + ackChunk) });
+        // An older host: its frames carry no position (it re-sends what was not acknowledged).
+        if (!cursor) {
+          const { ids } = await ingestEvents(db, events);
+          if (ids.length > 0) await client.request('events.ack', { ids });
+          return;
         }
+        // A frame from the journal's start always follows; otherwise it must continue the cursor.
+        const follows = cursor.after === 0 || (cursor.journal === expected.journal && cursor.after === expected.position);
+        if (!follows) {
+          subscribeAgain();
+          return;
+        }
+        await storeEventsAt(db, events, cursor);
+        expected = { journal: cursor.journal, position: cursor.position };
       })
       .catch((err: unknown) => {
-        // Unacknowledged events are pushed again after the next subscribe: nothing is lost.
-        console.warn('[steward] storing or acknowledging events failed', err);
+        // The cursor stayed before these events: subscribing again sends them again, nothing is lost.
+        console.warn('[steward] storing events failed', err);
         if (!(err instanceof HostRequestError)) listener.problem(`Could not store run events: ${messageOf(err)}`);
+        subscribeAgain();
       });
   });
 
@@ -68,7 +104,7 @@ export function startHostSession(client: HostClient, db: StewardDb, listener: Se
       listener.info(info);
       await seedDemoWorkflows(db, () => client.request('workspace.demo', {}));
       await prepareProfiles(db);
-      await client.request('events.subscribe', {});
+      await subscribe(mine);
       if (mine === generation) listener.problem(undefined);
     } catch (err) {
       if (mine === generation) listener.problem(`Start-up with the host failed: ${messageOf(err)}`);
@@ -80,6 +116,8 @@ export function startHostSession(client: HostClient, db: StewardDb, listener: Se
   const offState = client.onState((state) => {
     generation += 1;
     clearInterval(poll);
+    clearTimeout(retry);
+    retry = undefined;
     listener.connection(state);
     if (state !== 'open') return;
     startup = startUp(generation);
@@ -91,6 +129,7 @@ export function startHostSession(client: HostClient, db: StewardDb, listener: Se
     stop() {
       generation += 1;
       clearInterval(poll);
+      clearTimeout(retry);
       offState();
       offEvents();
     },

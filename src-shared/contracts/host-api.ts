@@ -92,6 +92,10 @@ export type InspectedTool = z.infer<typeof InspectedTool>;
 export type RunOverrides = z.infer<typeof RunOverrides>;
 
 const empty = z.object({}).strict();
+/** The identity of the host's event journal (a cursor from another journal means nothing). */
+export const JournalId = z.string().min(1).max(100);
+/** A position in the journal: events are numbered from 1 as they are appended, and keep their number. */
+export const JournalPosition = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 
 export const HOST_METHODS = {
   'host.info': { params: empty, result: HostInfo },
@@ -122,8 +126,15 @@ export const HOST_METHODS = {
   },
   'run.cancel': { params: z.object({ run_id: z.string() }).strict(), result: z.object({ cancelled: z.boolean() }).strict() },
   'runs.active': { params: empty, result: z.object({ run_ids: z.array(z.string()) }).strict() },
-  /** Start receiving events: everything not yet acknowledged is pushed first, then live ones. */
-  'events.subscribe': { params: empty, result: z.object({ pending: z.number().int().nonnegative() }).strict() },
+  /**
+   * Start receiving events: the journal's events after the page's cursor (all of them without one,
+   * or when `journal` names another journal) are pushed first, in frames, then live ones. `after`
+   * in the result is where the feed starts; `head` the position of the journal's last event.
+   */
+  'events.subscribe': {
+    params: z.object({ journal: JournalId.optional(), after: JournalPosition.optional() }).strict(),
+    result: z.object({ journal: JournalId, after: JournalPosition, head: JournalPosition }).strict(),
+  },
   /** Names of the credentials in the OS keychain (never values). */
   'credentials.list': { params: empty, result: z.object({ credentials: z.array(CredentialInfo) }).strict() },
   /** Write-only: the value goes to the host's keychain and never comes back. Confirmed by a person, audited. */
@@ -167,7 +178,7 @@ export const HOST_METHODS = {
     params: z.object({ run_id: z.string(), intervention_id: z.string(), answer: HumanAnswer }).strict(),
     result: z.object({ resumed: z.boolean() }).strict(),
   },
-  /** The page has stored these events durably; the host may drop them from its outbox. */
+  /** Kept for pages from before issue 9: the journal keeps every event, so an ack drops nothing (always 0). */
   'events.ack': { params: z.object({ ids: z.array(z.string()).max(10_000) }).strict(), result: z.object({ acked: z.number().int() }).strict() },
 } as const;
 
@@ -201,7 +212,13 @@ const ResponseError = z
     error: z.object({ code: HostErrorCode, message: z.string() }).strict(),
   })
   .strict();
-const EventsPush = z.object({ kind: z.literal('events'), events: z.array(RunEvent) }).strict();
+/**
+ * Where a frame's events sit in the host's journal: they follow `after` with nothing between, the
+ * last one is at `position`. A page stores `position` as its cursor once the events are stored.
+ */
+export const EventsCursor = z.object({ journal: JournalId, after: JournalPosition, position: JournalPosition }).strict();
+export type EventsCursor = z.infer<typeof EventsCursor>;
+const EventsPush = z.object({ kind: z.literal('events'), events: z.array(RunEvent), cursor: EventsCursor.optional() }).strict();
 
 /** Host → renderer: a response to a request, or pushed events. */
 export const ServerFrame = z.discriminatedUnion('kind', [z.discriminatedUnion('ok', [ResponseOk, ResponseError]), EventsPush]);

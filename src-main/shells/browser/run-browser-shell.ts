@@ -5,6 +5,7 @@ import { defaultDataDir } from '../../util/data-dir';
 import { shouldOpenBrowser } from '../open-browser';
 import { ArgsError, parseServerArgs, SERVER_USAGE } from './server-args';
 import { startBrowserServer, type BrowserServer } from './server';
+import { DEFAULT_BROWSER_PORT, isAddressInUse, portTakenMessage, rememberedPort, rememberPort } from './stable-port';
 
 /**
  * The browser-run shell without the process around it (signals, exit): parse the command line,
@@ -26,6 +27,8 @@ export interface BrowserShellDeps {
   createHost(options: HostOptions): Promise<Host>;
   /** Only ever given a one-time launch link, never the session token (see open-browser.ts). */
   openBrowser(url: string): void;
+  /** What a data folder's first start tries without --port (tests). Default DEFAULT_BROWSER_PORT. */
+  defaultPort?: number;
 }
 
 export type BrowserShellOutcome =
@@ -61,10 +64,25 @@ export async function runBrowserShell(argv: readonly string[], io: BrowserShellI
   }
 
   let server: BrowserServer;
+  const remembered = args.port === undefined ? rememberedPort(dataDir) : undefined;
   try {
-    server = await startBrowserServer({ host, staticDir: deps.staticDir, port: args.port });
+    if (args.port !== undefined) server = await startBrowserServer({ host, staticDir: deps.staticDir, port: args.port });
+    else if (remembered !== undefined) server = await startBrowserServer({ host, staticDir: deps.staticDir, port: remembered });
+    else {
+      // First start of this data folder: the usual port if it is free, else any; kept from now on.
+      const first = deps.defaultPort ?? DEFAULT_BROWSER_PORT;
+      server = await startBrowserServer({ host, staticDir: deps.staticDir, port: first }).catch((error: unknown) => {
+        if (!isAddressInUse(error)) throw error;
+        return startBrowserServer({ host, staticDir: deps.staticDir, port: 0 });
+      });
+      try {
+        rememberPort(dataDir, server.port);
+      } catch (error) {
+        io.stderr(`steward: could not remember port ${server.port} in ${dataDir} (${messageOf(error)}); the next start may use another one\n`);
+      }
+    }
   } catch (error) {
-    io.stderr(`steward: ${messageOf(error)}\n`);
+    io.stderr(`steward: ${remembered !== undefined && isAddressInUse(error) ? portTakenMessage(dataDir, remembered) : messageOf(error)}\n`);
     await host.close().catch(() => undefined);
     return { kind: 'exit', code: 1 };
   }

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ArgsError, parseServerArgs } from './server-args';
 
 describe('server command line', () => {
-  it('defaults to a free port, the default data folder and opening a browser', () => {
-    expect(parseServerArgs([])).toEqual({ port: 0, dataDir: undefined, open: true, printUrlJson: false, help: false });
+  it('defaults to the remembered port, the default data folder and opening a browser', () => {
+    expect(parseServerArgs([])).toEqual({ port: undefined, dataDir: undefined, open: true, printUrlJson: false, help: false });
   });
 
   it('reads --port, --data-dir and --no-open, in either spelling', () => {

@@ -1,8 +1,8 @@
 /** Command line of the browser-run server (`node out/main/server.js …`). */
 
 export interface ServerArgs {
-  /** 0 = any free port. */
-  port: number;
+  /** 0 = any free port; undefined = the port this data folder remembers (stable-port.ts). */
+  port: number | undefined;
   /** Undefined = STEWARD_DATA_DIR or the platform's user-data folder. */
   dataDir: string | undefined;
   open: boolean;
@@ -13,7 +13,8 @@ export interface ServerArgs {
 
 export const SERVER_USAGE = `Usage: steward-server [--port N] [--data-dir DIR] [--no-open] [--print-url-json]
 
-  --port N          listen on 127.0.0.1:N (default: a free port)
+  --port N          listen on 127.0.0.1:N; 0 = any free port (default: the port this data folder's
+                    first start chose, kept in DIR/browser-port: the app's history and links are per port)
   --data-dir DIR    user-data folder (default: $STEWARD_DATA_DIR or the platform's app-data folder)
   --no-open         do not open a browser
   --print-url-json  print {"url","port","token","launch_url"} as one JSON line (for scripts); implies --no-open`;
@@ -21,7 +22,7 @@ export const SERVER_USAGE = `Usage: steward-server [--port N] [--data-dir DIR] [
 export class ArgsError extends Error {}
 
 export function parseServerArgs(argv: readonly string[]): ServerArgs {
-  const args: ServerArgs = { port: 0, dataDir: undefined, open: true, printUrlJson: false, help: false };
+  const args: ServerArgs = { port: undefined, dataDir: undefined, open: true, printUrlJson: false, help: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
     const [name, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];

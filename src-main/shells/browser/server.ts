@@ -119,7 +119,8 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
 
 function listen(server: http.Server, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    const onError = (error: Error) => reject(new Error(`Cannot listen on 127.0.0.1:${port}: ${error.message}`));
+    // The cause keeps its code (EADDRINUSE): the shell tells a taken remembered port apart.
+    const onError = (error: Error) => reject(Object.assign(new Error(`Cannot listen on 127.0.0.1:${port}: ${error.message}`), { code: (error as NodeJS.ErrnoException).code, cause: error }));
     server.once('error', onError);
     server.listen(port, '127.0.0.1', () => {
       server.off('error', onError);

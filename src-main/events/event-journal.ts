@@ -1,0 +1,376 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { RunEvent } from '@shared/contracts/events';
+
+/**
+ * The host's event journal (DESIGN.md §2, issue 9): an append-only JSONL file in the data folder and
+ * the durable source of truth for run history. A page's IndexedDB is an index of it: every page
+ * session keeps its own cursor (a position) and backfills whatever follows it, so nothing one page
+ * does can drop an event for another.
+ *
+ * Line kinds:
+ *   {"k":"journal","id"}              first line: this journal's identity (a cursor from another journal means nothing here)
+ *   {"k":"event","pos":N,"event"}     appended (and fsynced) before anyone is told about the event; N grows by one per event
+ *   {"k":"run","run_id",…}            legacy (the outbox's compaction): where a run without `run.finished` stood
+ *   {"k":"ack","ids"}                 legacy (the outbox's acks): read and ignored, nothing is dropped any more
+ *
+ * Positions survive restarts. A crash can only tear the last line: it is skipped on load and cut
+ * off before the next append. Lines that are not valid JSON or fail the schema are skipped, counted
+ * and copied to `<journal>.invalid`. The journal is rewritten (temp file, fsync, rename) only to
+ * remove damage or to upgrade an outbox written before positions existed. Nothing is ever dropped
+ * here: retention (keep N days / N runs) is a later part of issue 9.
+ */
+
+const HeaderLine = z.object({ k: z.literal('journal'), id: z.string().min(1).max(100) }).strict();
+const EventLine = z.object({ k: z.literal('event'), pos: z.number().int().positive().optional(), event: RunEvent }).strict();
+const AckLine = z.object({ k: z.literal('ack'), ids: z.array(z.string()) }).strict();
+const RunLine = z
+  .object({ k: z.literal('run'), run_id: z.string(), next_seq: z.number().int().nonnegative(), rounds: z.number().int().nonnegative() })
+  .strict();
+const JournalLine = z.discriminatedUnion('k', [HeaderLine, EventLine, AckLine, RunLine]);
+type JournalLine = z.infer<typeof JournalLine>;
+
+export interface EventJournalOptions {
+  /** Where to report skipped lines and listener failures. Default: console.error. */
+  log?: (line: string) => void;
+}
+
+/** What loading the journal found; exposed so the host can surface damage instead of hiding it. */
+export interface JournalLoadReport {
+  events: number;
+  /** Lines that were not JSON or failed the schema (excluding a torn last line). */
+  invalidLines: number;
+  /** The last line was cut short (a crash mid-append) and was skipped. */
+  tornTail: boolean;
+}
+
+/** A run of consecutive journal events: `after` is the position before the first, `position` that of the last. */
+export interface JournalSlice {
+  events: RunEvent[];
+  after: number;
+  position: number;
+}
+
+export type JournalListener = (slice: JournalSlice) => void;
+
+/** A run that has emitted events but no `run.finished`: where its sequence stands. */
+export interface OpenRun {
+  run_id: string;
+  next_seq: number;
+  rounds: number;
+}
+
+/** Where an event's line sits in the file, to read it back without holding every event in memory. */
+interface Entry {
+  pos: number;
+  offset: number;
+  length: number;
+}
+
+export class EventJournal {
+  readonly path: string;
+  readonly loadReport: JournalLoadReport;
+  private journalId = '';
+  private readonly entries: Entry[] = [];
+  private readonly ids = new Set<string>();
+  private readonly openRunsById = new Map<string, OpenRun>();
+  private readonly listeners = new Set<JournalListener>();
+  private readonly log: (line: string) => void;
+  private fd: number | null = null;
+  private readFd: number | null = null;
+  /** Bytes in the file: where the next line starts. */
+  private size = 0;
+
+  private constructor(journalPath: string, options: EventJournalOptions) {
+    this.path = journalPath;
+    this.log = options.log ?? ((line) => console.error(line));
+    fs.mkdirSync(path.dirname(journalPath), { recursive: true });
+    const { report, clean, events } = this.load();
+    this.loadReport = report;
+    if (!clean) this.rewrite(events);
+    this.fd = fs.openSync(this.path, 'a');
+    this.readFd = fs.openSync(this.path, 'r');
+  }
+
+  static open(journalPath: string, options: EventJournalOptions = {}): EventJournal {
+    return new EventJournal(journalPath, options);
+  }
+
+  /** This journal's identity: a cursor is only meaningful for the journal that gave it. */
+  get id(): string {
+    return this.journalId;
+  }
+
+  /** The position of the last event (0 when empty). */
+  get head(): number {
+    return this.entries.at(-1)?.pos ?? 0;
+  }
+
+  get count(): number {
+    return this.entries.length;
+  }
+
+  /**
+   * Writes the events durably (one write + fsync), then notifies subscribers.
+   * An event whose id is already in the journal is skipped (ids are deterministic: a repeat is the same event).
+   * Returns how many were appended.
+   */
+  append(events: readonly RunEvent[]): number {
+    const fd = this.requireOpen();
+    const fresh: RunEvent[] = [];
+    const seen = new Set<string>();
+    for (const raw of events) {
+      // Validate on the way in too: a malformed event in the journal would be skipped on reload.
+      const event = RunEvent.parse(raw);
+      if (this.ids.has(event.id) || seen.has(event.id)) continue;
+      seen.add(event.id);
+      fresh.push(event);
+    }
+    if (fresh.length === 0) return 0;
+    const after = this.head;
+    const lines = fresh.map((event, i) => JSON.stringify({ k: 'event', pos: after + i + 1, event } satisfies JournalLine) + '\n');
+    writeAllSync(fd, lines.join(''));
+    fs.fdatasyncSync(fd);
+    lines.forEach((line, i) => {
+      const length = Buffer.byteLength(line, 'utf8');
+      this.entries.push({ pos: after + i + 1, offset: this.size, length });
+      this.size += length;
+    });
+    for (const event of fresh) {
+      this.ids.add(event.id);
+      this.track(event);
+    }
+    this.notify({ events: fresh, after, position: after + fresh.length });
+    return fresh.length;
+  }
+
+  /** Up to `limit` events after `after`, read back from the file, in order. */
+  read(after: number, limit: number): JournalSlice {
+    const readFd = this.readFd;
+    if (readFd === null) throw new Error(`The event journal ${this.path} is closed`);
+    const start = firstAfter(this.entries, after);
+    const slice = this.entries.slice(start, start + Math.max(1, limit));
+    const first = slice[0];
+    const last = slice.at(-1);
+    if (!first || !last) return { events: [], after, position: after };
+    const buffer = Buffer.alloc(last.offset + last.length - first.offset);
+    let done = 0;
+    while (done < buffer.length) {
+      const n = fs.readSync(readFd, buffer, done, buffer.length - done, first.offset + done);
+      if (n === 0) throw new Error(`The event journal ${this.path} is shorter than its index (changed by someone else?)`);
+      done += n;
+    }
+    const events = slice.map((entry) => {
+      // Lines were validated on load or on append: parsing them again would only cost time.
+      const line = buffer.toString('utf8', entry.offset - first.offset, entry.offset - first.offset + entry.length);
+      return (JSON.parse(line) as { event: RunEvent }).event;
+    });
+    // Nothing lies between `after` and the first event read: the slice follows the asked position.
+    return { events, after, position: last.pos };
+  }
+
+  /** Runs with events but no `run.finished`. */
+  openRuns(): OpenRun[] {
+    return [...this.openRunsById.values()].map((r) => ({ ...r }));
+  }
+
+  /** Called with each batch after it is durable. Returns the unsubscribe function. */
+  subscribe(listener: JournalListener): () => void {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  close(): void {
+    if (this.fd !== null) fs.closeSync(this.fd);
+    if (this.readFd !== null) fs.closeSync(this.readFd);
+    this.fd = null;
+    this.readFd = null;
+    this.listeners.clear();
+  }
+
+  private requireOpen(): number {
+    if (this.fd === null) throw new Error(`The event journal ${this.path} is closed`);
+    return this.fd;
+  }
+
+  private track(event: RunEvent): void {
+    if (event.type === 'run.finished') {
+      this.openRunsById.delete(event.run_id);
+      return;
+    }
+    const run = this.openRunsById.get(event.run_id) ?? { run_id: event.run_id, next_seq: 0, rounds: 0 };
+    run.next_seq = Math.max(run.next_seq, event.seq + 1);
+    if (event.type === 'round.completed') run.rounds = Math.max(run.rounds, event.round + 1);
+    this.openRunsById.set(event.run_id, run);
+  }
+
+  private notify(slice: JournalSlice): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(slice);
+      } catch (error) {
+        // The events are already durable; one failing listener must not starve the others.
+        this.log(`event journal: a subscriber failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  }
+
+  /** Reads the file, indexing every event line. `clean` = appending to it as it is stays correct. */
+  private load(): { report: JournalLoadReport; clean: boolean; events: RunEvent[] | null } {
+    let buffer: Buffer;
+    try {
+      buffer = fs.readFileSync(this.path);
+    } catch (error) {
+      if (!isNotFound(error)) throw new Error(`Cannot read the event journal ${this.path}: ${error instanceof Error ? error.message : String(error)}`);
+      this.journalId = randomUUID();
+      return { report: { events: 0, invalidLines: 0, tornTail: false }, clean: false, events: [] };
+    }
+    const invalid: string[] = [];
+    const events: RunEvent[] = [];
+    let upgrade = false;
+    let tornTail = false;
+    let offset = 0;
+    while (offset < buffer.length) {
+      const end = buffer.indexOf(0x0a, offset);
+      if (end === -1) {
+        // Every complete line ends with '\n': this one was cut short by a crash.
+        tornTail = buffer.toString('utf8', offset).trim().length > 0;
+        if (!tornTail) upgrade = true; // trailing blanks: rewrite so the next append starts a line
+        break;
+      }
+      const line = buffer.toString('utf8', offset, end);
+      const length = end + 1 - offset;
+      const start = offset;
+      offset = end + 1;
+      if (line.trim().length === 0) continue;
+      const entry = parseLine(line);
+      if (!entry) {
+        invalid.push(line);
+        continue;
+      }
+      switch (entry.k) {
+        case 'journal':
+          if (this.journalId === '') this.journalId = entry.id;
+          break;
+        case 'event': {
+          if (this.ids.has(entry.event.id)) {
+            upgrade = true;
+            break;
+          }
+          const pos = entry.pos ?? (this.entries.at(-1)?.pos ?? 0) + 1;
+          if (entry.pos === undefined || pos <= (this.entries.at(-1)?.pos ?? 0)) upgrade = true;
+          this.entries.push({ pos, offset: start, length });
+          this.ids.add(entry.event.id);
+          events.push(entry.event);
+          this.track(entry.event);
+          break;
+        }
+        case 'ack':
+          upgrade = true;
+          break;
+        case 'run':
+          this.openRunsById.set(entry.run_id, { run_id: entry.run_id, next_seq: entry.next_seq, rounds: entry.rounds });
+          break;
+      }
+    }
+    this.size = offset;
+    if (this.journalId === '') {
+      this.journalId = randomUUID();
+      upgrade = true;
+    }
+    if (invalid.length > 0) {
+      fs.appendFileSync(`${this.path}.invalid`, invalid.map((line) => line + '\n').join(''));
+      this.log(`event journal: skipped ${invalid.length} invalid line(s); copied to ${this.path}.invalid`);
+    }
+    if (tornTail) this.log('event journal: skipped a torn last line (interrupted write)');
+    const clean = !upgrade && !tornTail && invalid.length === 0;
+    return { report: { events: this.entries.length, invalidLines: invalid.length, tornTail }, clean, events: clean ? null : events };
+  }
+
+  /**
+   * Writes the journal afresh (temp file + rename: atomic on one volume): its header, where open
+   * runs stand, then every event with its position (legacy lines get theirs in file order).
+   */
+  private rewrite(events: RunEvent[] | null): void {
+    if (!events) return;
+    const head = [
+      JSON.stringify({ k: 'journal', id: this.journalId } satisfies JournalLine) + '\n',
+      ...this.openRuns().map((run) => JSON.stringify({ k: 'run', ...run } satisfies JournalLine) + '\n'),
+    ].join('');
+    let size = Buffer.byteLength(head, 'utf8');
+    const lines: string[] = [head];
+    let pos = 0;
+    const entries: Entry[] = [];
+    for (const [i, event] of events.entries()) {
+      pos = Math.max(pos + 1, this.entries[i]?.pos ?? 0);
+      const line = JSON.stringify({ k: 'event', pos, event } satisfies JournalLine) + '\n';
+      const length = Buffer.byteLength(line, 'utf8');
+      entries.push({ pos, offset: size, length });
+      size += length;
+      lines.push(line);
+    }
+    const temp = `${this.path}.${process.pid}.tmp`;
+    const tempFd = fs.openSync(temp, 'w');
+    try {
+      writeAllSync(tempFd, lines.join(''));
+      fs.fsyncSync(tempFd);
+    } finally {
+      fs.closeSync(tempFd);
+    }
+    fs.renameSync(temp, this.path);
+    fsyncDirectory(path.dirname(this.path));
+    this.entries.splice(0, this.entries.length, ...entries);
+    this.size = size;
+  }
+}
+
+/** Index of the first entry whose position is greater than `after` (entries are sorted by position). */
+function firstAfter(entries: readonly Entry[], after: number): number {
+  let lo = 0;
+  let hi = entries.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((entries[mid]?.pos ?? 0) <= after) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function parseLine(line: string): JournalLine | null {
+  let json: unknown;
+  try {
+    json = JSON.parse(line);
+  } catch {
+    return null;
+  }
+  const parsed = JournalLine.safeParse(json);
+  return parsed.success ? parsed.data : null;
+}
+
+function writeAllSync(fd: number, text: string): void {
+  const buffer = Buffer.from(text, 'utf8');
+  let offset = 0;
+  while (offset < buffer.length) offset += fs.writeSync(fd, buffer, offset, buffer.length - offset);
+}
+
+/** Makes the rename itself durable where the platform allows it (not on Windows). */
+function fsyncDirectory(dir: string): void {
+  if (process.platform === 'win32') return;
+  let fd: number | null = null;
+  try {
+    fd = fs.openSync(dir, 'r');
+    fs.fsyncSync(fd);
+  } catch {
+    // Best effort: some filesystems refuse fsync on directories.
+  } finally {
+    if (fd !== null) fs.closeSync(fd);
+  }
+}
+
+function isNotFound(error: unknown): boolean {
+  return error instanceof Error && 'code' in error && (error as NodeJS.ErrnoException).code === 'ENOENT';
+}
