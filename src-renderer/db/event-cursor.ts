@@ -1,19 +1,21 @@
-import type { EventsCursor } from '@shared/contracts/host-api';
+import { z } from 'zod';
+import { JournalId, JournalPosition, type EventsCursor } from '@shared/contracts/host-api';
 import type { RunEvent } from '@shared/contracts/events';
 import type { StewardDb } from './db';
 import { ingestEvents, type IngestResult } from './ingest-events';
 
 /** Up to where this database holds the host journal's events: all of them at or before `position`. */
-export interface StoredCursor {
-  journal: string;
-  position: number;
-}
+const StoredCursor = z.object({ journal: JournalId, position: JournalPosition }).strict();
+export type StoredCursor = z.infer<typeof StoredCursor>;
 
 const KEY = 'event-cursor';
+/** The `settings` table read as plain rows: the cursor's own schema checks what comes back. */
+const settings = (db: StewardDb) => db.table<{ key: string; value: unknown }, string>('settings');
 
+/** A damaged row reads as no cursor: the page then backfills the whole journal (storing is idempotent). */
 export async function readEventCursor(db: StewardDb): Promise<StoredCursor | undefined> {
-  const row = await db.settings.get(KEY);
-  return row?.key === KEY ? row.value : undefined;
+  const parsed = StoredCursor.safeParse((await settings(db).get(KEY))?.value);
+  return parsed.success ? parsed.data : undefined;
 }
 
 /**
@@ -27,7 +29,7 @@ export async function storeEventsAt(db: StewardDb, events: readonly RunEvent[], 
     const result = await ingestEvents(db, events);
     const before = await readEventCursor(db);
     if (!before || before.journal !== cursor.journal || before.position < cursor.position) {
-      await db.settings.put({ key: KEY, value: { journal: cursor.journal, position: cursor.position } });
+      await settings(db).put({ key: KEY, value: { journal: cursor.journal, position: cursor.position } });
     }
     return result;
   });
