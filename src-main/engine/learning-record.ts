@@ -7,6 +7,7 @@ import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
 import { parseCandidate } from '@shared/boundary/parse-candidate';
 import { validateCandidate } from '@shared/boundary/validation';
 import { canonicalJson } from '@shared/util/canonical-json';
+import { encodeContext, type PromptSource } from '@shared/learning/learning-context';
 
 type LearningPayload = Extract<RunEventPayload, { type: 'learning.example' }>;
 type Models = { student: string; teacher: string };
@@ -94,4 +95,20 @@ export function learningFromRoundAndShadow(
     if (comparison) examples.push(comparison);
   }
   return examples;
+}
+
+/**
+ * The learning examples of one agent run as stored: each prompt only as what is new since the
+ * previous example's (a reference to the span it repeats), so a trace grows linearly with the
+ * rounds. Applied to the event as emitted (masked, bounded): the stored prompts are compared.
+ */
+export function createPromptEncoder(): (payload: RunEventPayload) => RunEventPayload {
+  let previous: PromptSource | undefined;
+  return (payload) => {
+    if (payload.type !== 'learning.example') return payload;
+    const { context_ref: _ref, context_head: _head, ...rest } = payload;
+    const encoded = encodeContext(previous, payload.context);
+    previous = { round: payload.round, kind: payload.kind, context: payload.context };
+    return { ...rest, ...encoded };
+  };
 }

@@ -30,7 +30,7 @@ import type { RunCheckpoint } from './checkpoint';
 import { createEventStamper } from './event-stamper';
 import { Handover } from './handover';
 import { interventionFor, rawDecisionOf, resumeStep } from './intervention';
-import { learningFromRoundAndShadow } from './learning-record';
+import { createPromptEncoder, learningFromRoundAndShadow } from './learning-record';
 import { ModelGuard } from './model-guard';
 import { interpretRound } from './round-outcome';
 import { prepareRun, type PreparedRun } from './run-setup';
@@ -124,7 +124,9 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   // A sensitive argument value found in any candidate (even one that did not parse) is masked by value from then on.
   const sensitiveFound = (value: string) => void secrets.registerSensitive(value);
   // Masked before trimmed: a cut must never leave half a secret unmasked.
-  const emit = (payload: RunEventPayload) => stamper.emit(boundEvent(secrets.mask(applyTraceSettings(redactToolArguments(payload, snapshot, sensitiveFound), options.trace))));
+  // Learning examples store each prompt as what is new since the previous example's (last: the stored prompts are compared).
+  const storePrompt = createPromptEncoder();
+  const emit = (payload: RunEventPayload) => stamper.emit(storePrompt(boundEvent(secrets.mask(applyTraceSettings(redactToolArguments(payload, snapshot, sensitiveFound), options.trace)))));
   const learningKinds = new Set(options.learning?.record === false ? [] : (options.learning?.kinds ?? ['review', 'shadow', 'demonstration']));
 
   let status: FinalRunStatus | 'waiting' = 'failed';

@@ -7,6 +7,7 @@ import type { ModelProvider, ModelRequest } from '../providers/provider';
 import { resolveProvider } from '../providers/resolve-provider';
 import { runAgent } from './run-agent';
 import { learningExampleFromEvent, toJsonl, toPreferenceLines, toSftLines } from '@shared/learning/export-formats';
+import { PromptBook } from '@shared/learning/learning-context';
 import { plantedKeychain } from '../../test-support/planted-keychain';
 import { tempNotesWorkspace } from '../../test-support/workspace';
 
@@ -68,8 +69,15 @@ describe.skipIf(!hasSessionBus)('a planted keychain secret (needs a D-Bus sessio
       expect(JSON.stringify(events)).not.toContain(PLANTED);
       expect(JSON.stringify(result)).not.toContain(PLANTED);
       // …nor the fine-tuning exports made from the trace.
-      const examples = events.flatMap((e) => (e.type === 'learning.example' ? [learningExampleFromEvent(e)] : []));
+      // Each prompt rebuilt whole from the referenced form the trace stores, as the export does.
+      const prompts = new PromptBook();
+      const examples = events.flatMap((e) => {
+        if (e.type !== 'learning.example') return [];
+        const prompt = prompts.resolve(e);
+        return prompt.ok ? [learningExampleFromEvent(e, undefined, prompt.context)] : [];
+      });
       expect(examples.length).toBeGreaterThan(0);
+      expect(examples.every((e) => e.context.length > 0)).toBe(true);
       const exported = toJsonl([...toSftLines(examples).lines, ...toPreferenceLines(examples).lines]);
       expect(exported).not.toContain(PLANTED);
     } finally {

@@ -3,6 +3,7 @@ import { createInterface } from 'node:readline';
 import { RunEvent } from '@shared/contracts/events';
 import type { LearningExample, TraceProblem } from '@shared/contracts/learning-export';
 import { learningExampleFromEvent } from '@shared/learning/export-formats';
+import { PromptBook } from '@shared/learning/learning-context';
 import { JsonTooDeepError, MAX_JSON_DEPTH, jsonDepthExceeds } from '@shared/util/json-depth';
 import { LearningExportError } from './learning-errors';
 
@@ -24,6 +25,7 @@ export async function readTraceExamples(path: string): Promise<TraceExamples> {
   const examples: LearningExample[] = [];
   const problems: TraceProblem[] = [];
   const specIds = new Map<string, string>();
+  const prompts = new PromptBook();
   let events = 0;
   let lineNo = 0;
   try {
@@ -39,7 +41,12 @@ export async function readTraceExamples(path: string): Promise<TraceExamples> {
       events += 1;
       // run.started precedes the run's examples in a trace; it names the agent the example belongs to.
       if (event.type === 'run.started') specIds.set(event.run_id, event.spec_id);
-      if (event.type === 'learning.example') examples.push(learningExampleFromEvent(event, specIds.get(event.run_id)));
+      if (event.type === 'learning.example') {
+        // A prompt stored as a reference to an earlier example's is rebuilt whole, as the export always wrote it.
+        const prompt = prompts.resolve(event);
+        if (prompt.ok) examples.push(learningExampleFromEvent(event, specIds.get(event.run_id), prompt.context));
+        else problems.push({ file: path, line: lineNo, message: `a learning example whose prompt cannot be rebuilt: ${prompt.message}` });
+      }
     }
   } catch (err) {
     throw new LearningExportError(`cannot read trace ${path}: ${readError(err)}`);

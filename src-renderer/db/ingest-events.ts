@@ -1,6 +1,6 @@
 import type { RunEvent } from '@shared/contracts/events';
 import type { RunRow, StewardDb, WorkflowRunFacts } from './db';
-import { learningRowsFromEvents } from './learning-examples';
+import { learningRowsForIngest } from './learning-examples';
 
 export interface IngestResult {
   /** Every id in the batch: all of them are durably stored once this resolves, so ack them all. */
@@ -41,7 +41,7 @@ export async function ingestEvents(db: StewardDb, events: readonly RunEvent[]): 
 
     const specOf = new Map<string, string>();
     for (const row of [...rows, ...updated]) if (row) specOf.set(row.run_id, row.workflow_id);
-    const examples = learningRowsFromEvents(unique, (runId) => specOf.get(runId));
+    const examples = await learningRowsForIngest(db, unique, (runId) => specOf.get(runId));
     if (examples.length > 0) await db.learning_examples.bulkPut(examples);
     // A run's start arriving after its examples (it should not, but a replay may reorder) fills in their workflow.
     for (const e of unique) {

@@ -1,7 +1,11 @@
 import 'fake-indexeddb/auto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LearningExample } from '@shared/contracts/learning-export';
-import { StewardDb } from './db';
+import type { ChatMessage } from '@shared/contracts/model';
+import { encodeContext, type PromptSource } from '@shared/learning/learning-context';
+import type { RunEvent } from '@shared/contracts/events';
+import { StewardDb, type LearningExampleRow, type RunRow } from './db';
+import { backfillLearningExamples } from './learning-examples';
 import { ingestEvents } from './ingest-events';
 import { blockedRound, eventLog, finishRun, readExecutedRound, startRun, writeReplacedRound } from '../testing/event-fixtures';
 
@@ -52,6 +56,77 @@ describe('learning examples at ingest', () => {
     expect((await db.learning_examples.toArray()).every((e) => e.spec_id === undefined)).toBe(true);
     await ingestEvents(db, start);
     expect((await db.learning_examples.toArray()).map((e) => e.spec_id)).toEqual(['notes-cleanup', 'notes-cleanup']);
+  });
+});
+
+/** A run whose learning examples store their prompts as the engine does: each one only what is new since the previous example's. */
+function runWithReferencedPrompts(runId: string, rounds: number) {
+  const log = eventLog(runId);
+  startRun(log);
+  const prompts: ChatMessage[][] = [];
+  let previous: PromptSource | undefined;
+  for (let round = 0; round < rounds; round += 1) {
+    // The SCS brief in the system prompt changes at round 3: the history after it is still referenced.
+    const system: ChatMessage = { role: 'system', content: round < 3 ? 'You keep notes.' : 'You keep notes. SCS phase 2.' };
+    const history = Array.from({ length: round }, (_, i): ChatMessage[] => [
+      { role: 'assistant', content: `{"decision_type":"tool_call","tool_name":"read_text_file","arguments":{"path":"notes/${i}.md"}}` },
+      { role: 'tool', content: `notes ${i}` },
+    ]).flat();
+    const context: ChatMessage[] = [system, { role: 'user', content: 'Task: tidy the notes' }, ...history];
+    prompts.push(context);
+    for (const kind of ['demonstration', 'shadow'] as const) {
+      log.add({ type: 'learning.example', kind, round, ...encodeContext(previous, context), student_candidate: kind === 'shadow' ? 'x' : undefined, final_decision: { decision_type: 'complete', output: 'ok' }, reason_codes: [], agreement: false, models: { student: 'replay', teacher: 'replay' } });
+      previous = { round, kind, context };
+    }
+  }
+  finishRun(log, 'completed', rounds, 'ok');
+  return { log, prompts };
+}
+
+describe('learning examples whose prompt references an earlier example', () => {
+  const wholePrompts = async (database: StewardDb) => (await database.learning_examples.orderBy('id').toArray()).map((e) => e.context);
+  const expected = (prompts: ChatMessage[][]) => prompts.flatMap((p) => [p, p]);
+
+  it('arriving one event at a time, as live, every example gets its whole prompt back', async () => {
+    const { log, prompts } = runWithReferencedPrompts('run-ref-0001', 6);
+    expect(log.events.filter((e) => e.type === 'learning.example' && e.context_ref !== undefined)).toHaveLength(11);
+    for (const e of log.events) await ingestEvents(db, [e]);
+    expect(await wholePrompts(db)).toEqual(expected(prompts));
+  });
+
+  it('in one batch in any order (a backfill, a replay), every example gets its whole prompt back', async () => {
+    const { log, prompts } = runWithReferencedPrompts('run-ref-0002', 6);
+    await ingestEvents(db, [...log.events].reverse());
+    expect(await wholePrompts(db)).toEqual(expected(prompts));
+  });
+
+  it('after a reload mid-run (nothing in memory), the rest of the run rebuilds from the examples already stored', async () => {
+    const { log, prompts } = runWithReferencedPrompts('run-ref-0003', 6);
+    const half = Math.floor(log.events.length / 2);
+    await ingestEvents(db, log.events.slice(0, half));
+    const reloaded = new StewardDb(db.name);
+    await reloaded.open();
+    try {
+      for (const e of log.events.slice(half)) await ingestEvents(reloaded, [e]);
+      expect(await wholePrompts(reloaded)).toEqual(expected(prompts));
+    } finally {
+      reloaded.close();
+    }
+  });
+
+  it('the v1 → v2 upgrade distils whole prompts from stored referenced events', async () => {
+    const { log, prompts } = runWithReferencedPrompts('run-ref-0004', 4);
+    await db.events.bulkPut(log.events);
+    await backfillLearningExamples(db.table<RunEvent, string>('events'), db.table<RunRow, string>('runs'), db.table<LearningExampleRow, string>('learning_examples'));
+    expect(await wholePrompts(db)).toEqual(expected(prompts));
+  });
+
+  it('an example whose referenced example never arrived gets no prompt (so it is not exported), never a partial one', async () => {
+    const { log } = runWithReferencedPrompts('run-ref-0005', 3);
+    const first = log.events.find((e) => e.type === 'learning.example');
+    await ingestEvents(db, log.events.filter((e) => e !== first));
+    const stored = await db.learning_examples.orderBy('id').toArray();
+    expect(stored.map((e) => e.context.length)).toEqual([0, 0, 0, 0, 0]);
   });
 });
 

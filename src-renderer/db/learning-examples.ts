@@ -1,7 +1,8 @@
 import type { Table } from 'dexie';
 import type { RunEvent, RunEventOf } from '@shared/contracts/events';
 import { learningExampleFromEvent } from '@shared/learning/export-formats';
-import type { LearningExampleRow, RunRow } from './db';
+import { PromptBook, promptKey, referencedKey } from '@shared/learning/learning-context';
+import type { LearningExampleRow, RunRow, StewardDb } from './db';
 
 function isLearningEvent(e: RunEvent): e is RunEventOf<'learning.example'> {
   return e.type === 'learning.example';
@@ -9,13 +10,50 @@ function isLearningEvent(e: RunEvent): e is RunEventOf<'learning.example'> {
 
 /**
  * The learning examples in a batch of events, each keyed by its event id (so storing them again
- * changes nothing). `specIdOf` names the workflow a run came from, when known.
+ * changes nothing). `specIdOf` names the workflow a run came from, when known. A prompt stored as
+ * a reference to an earlier example's is rebuilt whole from `prompts` (what earlier batches
+ * rebuilt) or from this batch; one that cannot be is stored with none, so it is never exported.
  */
-export function learningRowsFromEvents(events: readonly RunEvent[], specIdOf: (runId: string) => string | undefined): LearningExampleRow[] {
-  return events.filter(isLearningEvent).map((e) => {
+export function learningRowsFromEvents(
+  events: readonly RunEvent[],
+  specIdOf: (runId: string) => string | undefined,
+  prompts: PromptBook = new PromptBook(),
+): LearningExampleRow[] {
+  const inOrder = events.filter(isLearningEvent).sort((a, b) => (a.run_id === b.run_id ? a.seq - b.seq : a.run_id < b.run_id ? -1 : 1));
+  return inOrder.map((e) => {
     const spec = specIdOf(e.run_id);
-    return learningExampleFromEvent(e, spec === '' ? undefined : spec);
+    const prompt = prompts.resolve(e);
+    return learningExampleFromEvent(e, spec === '' ? undefined : spec, prompt.ok ? prompt.context : []);
   });
+}
+
+// The prompts rebuilt so far, per database (tests open several): the next example refers to the last one of its agent run.
+const PROMPTS_KEPT = 512;
+const booksByDb = new WeakMap<object, PromptBook>();
+
+/**
+ * At ingest: the batch's learning examples, their prompts rebuilt. A referenced example that
+ * neither this page session nor the batch has seen (a reload mid-run) is read back from the
+ * examples already stored; two agents of a workflow run share rounds, so its event says whose it is.
+ */
+export async function learningRowsForIngest(
+  db: Pick<StewardDb, 'events' | 'learning_examples'>,
+  events: readonly RunEvent[],
+  specIdOf: (runId: string) => string | undefined,
+): Promise<LearningExampleRow[]> {
+  const prompts = booksByDb.get(db.learning_examples) ?? new PromptBook(PROMPTS_KEPT);
+  booksByDb.set(db.learning_examples, prompts);
+  const inBatch = new Set(events.filter(isLearningEvent).map(promptKey));
+  for (const e of events.filter(isLearningEvent)) {
+    const key = referencedKey(e);
+    if (key === undefined || !e.context_ref || inBatch.has(key) || prompts.has(key)) continue;
+    const { round, kind } = e.context_ref;
+    const candidates = await db.learning_examples.where('run_id').equals(e.run_id).filter((x) => x.round === round && x.kind === kind).toArray();
+    const owners = await db.events.bulkGet(candidates.map((c) => c.id));
+    const base = candidates.find((_, i) => owners[i]?.invocation_id === e.invocation_id);
+    if (base && base.context.length > 0) prompts.add(key, base.context);
+  }
+  return learningRowsFromEvents(events, specIdOf, prompts);
 }
 
 /** The v1 → v2 upgrade: every `learning.example` event already stored becomes a learning example. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Decision } from './decision';
 import { ChatMessage, ModelReply } from './model';
-import { LearningKind } from './learning-export';
+import { LearningContextRef, LearningKind } from './learning-export';
 import { MonitorDecision, MonitorTrigger, PhasePlan, ScsMode } from '../scs/contracts';
 import { HumanAnswer, Intervention } from './intervention';
 import { ProfileVersionRef } from './profiles';
@@ -180,8 +180,13 @@ export const RunEvent = z.discriminatedUnion('type', [
     /** review: the teacher ruled on the student's candidate · shadow: the student proposed alongside
      * a teacher who acted (phase 1) · demonstration: the teacher decided (phase 0, takeover). */
     kind: LearningKind.default('review'),
-    /** The student's prompt for the round, redacted: the input of a fine-tuning example. */
+    /** The student's prompt for the round, redacted: the input of a fine-tuning example. With
+     * `context_ref`, only the messages after the referenced span (src-shared/learning/learning-context.ts). */
     context: z.array(ChatMessage).default([]),
+    /** The span of an earlier example's prompt this prompt repeats (absent: `context` is the whole prompt, as before). */
+    context_ref: LearningContextRef.optional(),
+    /** With `context_ref`: the messages before that span (a system prompt that changed). */
+    context_head: z.array(ChatMessage).optional(),
     /** The review rule that sent the round to the teacher. */
     rule: ReviewRule.optional(),
     /** Absent for a demonstration (the student said nothing): optional, since JSON drops an undefined key. */

@@ -19,6 +19,24 @@ export const LEARNING_KINDS = ['review', 'shadow', 'demonstration'] as const;
 export const LearningKind = z.enum(LEARNING_KINDS);
 export type LearningKind = z.infer<typeof LearningKind>;
 
+/**
+ * Where a `learning.example` event's prompt comes from when it is not copied whole: messages
+ * [start, end) of the prompt of an earlier example of the same agent run (same run, same workflow
+ * node invocation), named by its round and kind — not by event id, which a workflow stamps again.
+ * The prompt is `context_head` + those messages + `context`. Written by the engine against the
+ * previous example, so a trace grows with the rounds, not with their square.
+ */
+export const LearningContextRef = z
+  .object({
+    round: z.number().int().nonnegative(),
+    kind: LearningKind,
+    start: z.number().int().nonnegative(),
+    end: z.number().int().nonnegative(),
+  })
+  .strict()
+  .refine((ref) => ref.end >= ref.start, { message: 'end must not be before start' });
+export type LearningContextRef = z.infer<typeof LearningContextRef>;
+
 /** One round as learning data. Everything in it was redacted before the event existed. */
 export const LearningExample = z
   .object({

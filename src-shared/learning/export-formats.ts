@@ -34,8 +34,12 @@ export interface LearningConversion<L> {
 
 export type ExportLine = SftLine | PreferenceLine;
 
-/** A `learning.example` event as a learning example (the event is already validated and redacted). */
-export function learningExampleFromEvent(event: RunEventOf<'learning.example'>, specId?: string): LearningExample {
+/**
+ * A `learning.example` event as a learning example (the event is already validated and redacted).
+ * `context` is its whole prompt, rebuilt by a PromptBook (learning-context.ts) when the event
+ * stores only a reference; a reference nobody rebuilt gives no prompt (never a partial one).
+ */
+export function learningExampleFromEvent(event: RunEventOf<'learning.example'>, specId?: string, context?: ChatMessage[]): LearningExample {
   return LearningExample.parse({
     id: event.id,
     run_id: event.run_id,
@@ -43,7 +47,7 @@ export function learningExampleFromEvent(event: RunEventOf<'learning.example'>, 
     ts: event.ts,
     round: event.round,
     kind: eventKind(event),
-    context: event.context,
+    context: context ?? (event.context_ref ? [] : event.context),
     ...(event.rule !== undefined ? { rule: event.rule } : {}),
     student_candidate: event.student_candidate,
     ...(event.verdict !== undefined ? { verdict: event.verdict } : {}),
