@@ -2,7 +2,7 @@ import 'fake-indexeddb/auto';
 import Dexie from 'dexie';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HostedWorkflow } from '@shared/contracts/hosted-workflow';
-import { SCHEMA_V1, StewardDb, runEvents, type RunRow } from './db';
+import { DB_VERSION, SCHEMA_V1, SCHEMA_V2, StewardDb, runEvents, type RunRow } from './db';
 import { summarize } from './ingest-events';
 import { workflowRow } from './seed-demo';
 import { eventLog, finishRun, readExecutedRound, startRun, writeReplacedRound } from '../testing/event-fixtures';
@@ -47,7 +47,7 @@ describe('the v1 → v2 upgrade', () => {
 
     const db = new StewardDb(name);
     await db.open();
-    expect(db.verno).toBe(2);
+    expect(db.verno).toBe(DB_VERSION);
 
     const wf = await db.workflows.get('notes-cleanup');
     expect(wf?.supervision_enabled).toBe(false);
@@ -64,13 +64,37 @@ describe('the v1 → v2 upgrade', () => {
     db.close();
   });
 
-  it('opens a fresh database at v2 with the new tables empty', async () => {
+  it('opens a fresh database at the current version with the new tables empty', async () => {
     const name = `steward-fresh-${Math.random().toString(36).slice(2)}`;
     names.push(name);
     const db = new StewardDb(name);
     await db.open();
-    expect(db.verno).toBe(2);
+    expect(db.verno).toBe(DB_VERSION);
     expect(db.tables.map((t) => t.name).sort()).toEqual(['events', 'learning_examples', 'profiles', 'registry', 'runs', 'settings', 'workflows']);
+    db.close();
+  });
+});
+
+describe('the v2 → v3 upgrade', () => {
+  it('keeps every run and lists them by status and by workflow through the new indexes, newest first', async () => {
+    const name = `steward-v3-${Math.random().toString(36).slice(2)}`;
+    names.push(name);
+    const old = new Dexie(name);
+    old.version(2).stores(SCHEMA_V2);
+    await old.open();
+    const row = (run_id: string, status: RunRow['status'], workflow_id: string, started_at: string): RunRow => ({
+      run_id, workflow_id, spec_name: workflow_id, status, started_at, rounds: 0, models: { student: 's', teacher: 't' }, supervision_enabled: true, stored_events: 0,
+    });
+    await old.table('runs').bulkPut([row('a', 'failed', 'w1', '2026-01-01T00:00:00Z'), row('b', 'failed', 'w2', '2026-01-03T00:00:00Z'), row('c', 'completed', 'w1', '2026-01-02T00:00:00Z')]);
+    old.close();
+
+    const db = new StewardDb(name);
+    await db.open();
+    expect(db.verno).toBe(3);
+    const failed = await db.runs.where('[status+started_at+run_id]').between(['failed', Dexie.minKey], ['failed', Dexie.maxKey]).reverse().toArray();
+    expect(failed.map((r) => r.run_id)).toEqual(['b', 'a']);
+    const w1 = await db.runs.where('[workflow_id+started_at+run_id]').between(['w1', Dexie.minKey], ['w1', Dexie.maxKey]).toArray();
+    expect(w1.map((r) => r.run_id)).toEqual(['a', 'c']);
     db.close();
   });
 });

@@ -101,7 +101,7 @@ export type LearningExampleRow = LearningExample;
 export type SettingsRow = { key: 'privacy'; value: PrivacyPolicy };
 export type SettingsKey = SettingsRow['key'];
 
-export const DB_VERSION = 2;
+export const DB_VERSION = 3;
 
 export const SCHEMA_V1 = {
   workflows: 'id, name, updated_at',
@@ -115,6 +115,12 @@ export const SCHEMA_V2 = {
   registry: '[server+tool], server',
   learning_examples: 'id, run_id, spec_id, kind, ts',
   settings: 'key',
+} as const;
+
+/** v3: the runs list's filters page through an index by start date (screens/runs/run-query.ts). */
+export const SCHEMA_V3 = {
+  ...SCHEMA_V2,
+  runs: 'run_id, workflow_id, started_at, status, [started_at+run_id], [status+started_at+run_id], [workflow_id+started_at+run_id]',
 } as const;
 
 export class StewardDb extends Dexie {
@@ -133,6 +139,8 @@ export class StewardDb extends Dexie {
     this.version(2)
       .stores(SCHEMA_V2)
       .upgrade((tx: Transaction) => backfillLearningExamples(tx.table('events'), tx.table('runs'), tx.table('learning_examples')));
+    // v3 only adds indexes: IndexedDB builds them from the stored rows.
+    this.version(3).stores(SCHEMA_V3);
   }
 }
 

@@ -1,19 +1,24 @@
+import { useCallback, useDeferredValue, useState } from 'react';
 import { useLiveQuery } from 'dexie-react-hooks';
 import { useHost } from '../app/HostProvider';
-import { navigate, routeHref, type Route } from '../app/routing';
-import type { RunRow } from '../db/db';
-import { workflowRunSummary } from './run/run-nodes';
-import { StatusBadge } from '../components/Chip';
-import { formatDateTime, formatDuration } from '../view/format';
-
-/** A workflow run opens on its nodes, an agent run on its rounds. */
-function runRoute(run: RunRow): Route {
-  return { name: 'run', runId: run.run_id, tab: run.workflow ? 'nodes' : 'rounds' };
-}
+import { routeHref } from '../app/routing';
+import { RunFilters } from './runs/RunFilters';
+import { RunsTable } from './runs/RunsTable';
+import { NO_FILTER, isFiltered, type RunFilter } from './runs/run-filter';
+import { RUN_PAGE, queryRuns } from './runs/run-query';
 
 export function RunsScreen() {
   const { db } = useHost();
-  const runs = useLiveQuery(() => db.runs.orderBy('started_at').reverse().toArray(), [db]);
+  // The filter lives here, not in the URL: a reload shows every run again.
+  const [view, setView] = useState<{ filter: RunFilter; limit: number }>({ filter: NO_FILTER, limit: RUN_PAGE });
+  // Typing stays responsive: the query follows the latest filter when React has time.
+  const { filter, limit } = useDeferredValue(view);
+  const total = useLiveQuery(() => db.runs.count(), [db]);
+  const runs = useLiveQuery(() => queryRuns(db, filter, limit), [db, filter, limit]);
+  const workflows = useLiveQuery(() => db.workflows.orderBy('name').toArray(), [db]);
+  const loaded = runs?.length ?? 0;
+  const more = useCallback(() => setView((v) => (loaded >= v.limit ? { ...v, limit: v.limit + RUN_PAGE } : v)), [loaded]);
+  const setFilter = (f: RunFilter) => setView({ filter: f, limit: RUN_PAGE });
 
   return (
     <div className="page">
@@ -23,9 +28,9 @@ export function RunsScreen() {
           <p className="page__subtitle">Every run’s trace is kept in this browser’s storage: what each model proposed, and what was actually done.</p>
         </div>
       </header>
-      {runs === undefined ? (
+      {total === undefined ? (
         <p className="muted">Loading…</p>
-      ) : runs.length === 0 ? (
+      ) : total === 0 ? (
         <div className="empty" data-testid="runs-empty">
           <h2>No runs yet</h2>
           <p>
@@ -33,62 +38,31 @@ export function RunsScreen() {
           </p>
         </div>
       ) : (
-        <div className="card table-wrap">
-          <table className="table" data-testid="runs-list">
-            <thead>
-              <tr>
-                <th scope="col">Status</th>
-                <th scope="col">Workflow</th>
-                <th scope="col">Started</th>
-                <th scope="col" className="num">
-                  Rounds
-                </th>
-                <th scope="col" className="num">
-                  Events
-                </th>
-                <th scope="col">Models</th>
-                <th scope="col" className="num">
-                  Took
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {runs.map((run) => (
-                <tr key={run.run_id} className="table__row" data-testid="run-row" data-run-id={run.run_id} data-kind={run.workflow ? 'workflow' : 'agent'} onClick={() => navigate(runRoute(run))}>
-                  <td>
-                    <StatusBadge status={run.status} />
-                  </td>
-                  <td>
-                    <a href={routeHref(runRoute(run))} onClick={(e) => e.stopPropagation()}>
-                      {run.spec_name}
-                    </a>
-                    {run.workflow ? (
-                      <span className="muted" data-testid="run-row-nodes">
-                        {' '}
-                        · {workflowRunSummary(run.workflow, run.status)}
-                      </span>
-                    ) : (
-                      <>
-                        {!run.supervision_enabled && <span className="muted"> · unsupervised</span>}
-                        {run.dry_run && <span className="muted"> · dry run</span>}
-                        {run.phase !== undefined && run.supervision_enabled && <span className="muted"> · phase {run.phase}</span>}
-                      </>
-                    )}
-                  </td>
-                  <td className="nowrap">{formatDateTime(run.started_at)}</td>
-                  <td className="num">{run.rounds}</td>
-                  <td className="num">{run.event_count !== undefined && run.event_count !== run.stored_events ? `${run.stored_events}/${run.event_count}` : run.stored_events}</td>
-                  <td>
-                    <code className="muted">{run.models.student}</code>
-                    <span className="muted"> / </span>
-                    <code className="muted">{run.models.teacher}</code>
-                  </td>
-                  <td className="num nowrap">{formatDuration(run.started_at, run.finished_at) ?? '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <>
+          <RunFilters filter={view.filter} onChange={setFilter} workflows={workflows ?? []} />
+          {runs === undefined ? (
+            <p className="muted" data-testid="runs-loading">
+              Loading…
+            </p>
+          ) : runs.length === 0 ? (
+            <div className="empty" data-testid="runs-no-match">
+              <h2>No runs match</h2>
+              <p>
+                <button type="button" className="link-button" onClick={() => setFilter({ ...NO_FILTER, sort: view.filter.sort })}>
+                  Clear filters
+                </button>{' '}
+                to see all {total} runs.
+              </p>
+            </div>
+          ) : (
+            <>
+              <p className="muted" data-testid="runs-count">
+                {isFiltered(filter) ? `${runs.length}${runs.length >= limit ? '+' : ''} matching of ${total} runs` : `${total} runs`}
+              </p>
+              <RunsTable runs={runs} onNearEnd={more} />
+            </>
+          )}
+        </>
       )}
     </div>
   );

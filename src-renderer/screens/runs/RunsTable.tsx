@@ -1,0 +1,125 @@
+import { useEffect, useRef } from 'react';
+import { useWindowVirtualizer } from '@tanstack/react-virtual';
+import { navigate, routeHref, type Route } from '../../app/routing';
+import type { RunRow } from '../../db/db';
+import { workflowRunSummary } from '../run/run-nodes';
+import { StatusBadge } from '../../components/Chip';
+import { formatDateTime, formatDuration } from '../../view/format';
+import { FIRST_FRAME_RECT, useDocumentOffset } from './use-document-offset';
+
+/** A workflow run opens on its nodes, an agent run on its rounds. */
+function runRoute(run: RunRow): Route {
+  return { name: 'run', runId: run.run_id, tab: run.workflow ? 'nodes' : 'rounds' };
+}
+
+/** Rows rendered beyond the visible ones on each side: the DOM holds about a screenful plus twice this. */
+const OVERSCAN = 12;
+const COLUMNS = 7;
+
+/**
+ * The runs as a table that renders only the rows near the viewport (the page scrolls, not the table); spacer rows
+ * above and below keep the scrollbar true. `onNearEnd` asks for the next page when the last loaded rows come into view.
+ */
+export function RunsTable({ runs, onNearEnd }: { runs: readonly RunRow[]; onNearEnd: () => void }) {
+  const bodyRef = useRef<HTMLTableSectionElement>(null);
+  const scrollMargin = useDocumentOffset(bodyRef);
+  const virtualizer = useWindowVirtualizer({ count: runs.length, estimateSize: () => 45, overscan: OVERSCAN, scrollMargin, initialRect: FIRST_FRAME_RECT });
+  const items = virtualizer.getVirtualItems();
+  const last = items.at(-1)?.index ?? -1;
+  useEffect(() => {
+    if (last >= runs.length - OVERSCAN) onNearEnd();
+  }, [last, runs.length, onNearEnd]);
+
+  const top = items.length > 0 ? items[0]!.start - scrollMargin : 0;
+  const bottom = items.length > 0 ? virtualizer.getTotalSize() - (items.at(-1)!.end - scrollMargin) : 0;
+  return (
+    <div className="card table-wrap">
+      <table className="table" data-testid="runs-list" aria-rowcount={runs.length + 1}>
+        <thead>
+          <tr>
+            <th scope="col">Status</th>
+            <th scope="col">Workflow</th>
+            <th scope="col">Started</th>
+            <th scope="col" className="num">
+              Rounds
+            </th>
+            <th scope="col" className="num">
+              Events
+            </th>
+            <th scope="col">Models</th>
+            <th scope="col" className="num">
+              Took
+            </th>
+          </tr>
+        </thead>
+        <tbody ref={bodyRef}>
+          {top > 0 && (
+            <tr aria-hidden="true" style={{ height: top }}>
+              <td colSpan={COLUMNS} style={{ padding: 0, border: 0 }} />
+            </tr>
+          )}
+          {items.map((item) => {
+            const run = runs[item.index]!;
+            return (
+              <tr
+                key={run.run_id}
+                ref={virtualizer.measureElement}
+                data-index={item.index}
+                aria-rowindex={item.index + 2}
+                className="table__row"
+                data-testid="run-row"
+                data-run-id={run.run_id}
+                data-kind={run.workflow ? 'workflow' : 'agent'}
+                onClick={() => navigate(runRoute(run))}
+              >
+                <RunCells run={run} />
+              </tr>
+            );
+          })}
+          {bottom > 0 && (
+            <tr aria-hidden="true" style={{ height: bottom }}>
+              <td colSpan={COLUMNS} style={{ padding: 0, border: 0 }} />
+            </tr>
+          )}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function RunCells({ run }: { run: RunRow }) {
+  return (
+    <>
+      <td>
+        <StatusBadge status={run.status} />
+      </td>
+      <td>
+        <a href={routeHref(runRoute(run))} onClick={(e) => e.stopPropagation()}>
+          {run.spec_name}
+        </a>
+        {run.workflow ? (
+          <span className="muted" data-testid="run-row-nodes">
+            {' '}
+            · {workflowRunSummary(run.workflow, run.status)}
+          </span>
+        ) : (
+          <>
+            {!run.supervision_enabled && <span className="muted"> · unsupervised</span>}
+            {run.dry_run && <span className="muted"> · dry run</span>}
+            {run.phase !== undefined && run.supervision_enabled && <span className="muted"> · phase {run.phase}</span>}
+          </>
+        )}
+        {run.task && <div className="muted">{run.task.length > 120 ? `${run.task.slice(0, 119)}…` : run.task}</div>}
+      </td>
+      <td className="nowrap">{formatDateTime(run.started_at)}</td>
+      <td className="num">{run.rounds}</td>
+      <td className="num">{run.event_count !== undefined && run.event_count !== run.stored_events ? `${run.stored_events}/${run.event_count}` : run.stored_events}</td>
+      <td>
+        <code className="muted">{run.models.student}</code>
+        <span className="muted"> / </span>
+        <code className="muted">{run.models.teacher}</code>
+      </td>
+      <td className="num nowrap">{formatDuration(run.started_at, run.finished_at) ?? '—'}</td>
+    </>
+  );
+}

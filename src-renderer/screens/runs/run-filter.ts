@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { RunStatus } from '@shared/contracts/events';
+
+export const RunSort = z.enum(['newest', 'oldest']);
+export type RunSort = z.infer<typeof RunSort>;
+
+/** What the runs list is narrowed to. Days are the date inputs' local calendar days (YYYY-MM-DD), both inclusive. */
+export const RunFilter = z
+  .object({
+    status: RunStatus.optional(),
+    workflowId: z.string().min(1).optional(),
+    supervision: z.enum(['supervised', 'unsupervised']).optional(),
+    /** Runs paused for a person (status `waiting`). */
+    waitingForYou: z.boolean().default(false),
+    fromDay: z.iso.date().optional(),
+    toDay: z.iso.date().optional(),
+    /** Case-insensitive words, all of which must occur in the task, output, message, workflow name or models. */
+    text: z.string().default(''),
+    sort: RunSort.default('newest'),
+  })
+  .strict();
+export type RunFilter = z.infer<typeof RunFilter>;
+
+export const NO_FILTER: RunFilter = RunFilter.parse({});
+
+/** True when anything narrows the list (the sort alone does not). */
+export function isFiltered(f: RunFilter): boolean {
+  return f.status !== undefined || f.workflowId !== undefined || f.supervision !== undefined || f.waitingForYou || f.fromDay !== undefined || f.toDay !== undefined || f.text.trim() !== '';
+}

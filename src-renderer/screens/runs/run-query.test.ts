@@ -1,0 +1,97 @@
+import 'fake-indexeddb/auto';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RUN_STATUSES } from '@shared/contracts/events';
+import { StewardDb } from '../../db/db';
+import { RunFilter } from './run-filter';
+import { dayRange, queryRuns, scanRuns } from './run-query';
+import { syntheticRuns } from './synthetic-runs';
+
+let db: StewardDb;
+const runs = syntheticRuns(1500, 7);
+
+beforeAll(async () => {
+  db = new StewardDb(`steward-run-query-${Math.random().toString(36).slice(2)}`);
+  await db.open();
+  await db.runs.bulkPut(runs);
+});
+afterAll(async () => {
+  await db.delete();
+});
+
+const ids = (rows: { run_id: string }[]) => rows.map((r) => r.run_id);
+
+describe('queryRuns', () => {
+  it('a status filter lists only runs of that status, newest first, one page at most', async () => {
+    const page = await queryRuns(db, RunFilter.parse({ status: 'failed' }), 50);
+    expect(page).toHaveLength(50);
+    expect(page.every((r) => r.status === 'failed')).toBe(true);
+    const starts = page.map((r) => r.started_at);
+    expect(starts).toEqual([...starts].sort().reverse());
+  });
+
+  it('"waiting for you" lists only runs paused for a person, and none when another status is picked too', async () => {
+    const waiting = await queryRuns(db, RunFilter.parse({ waitingForYou: true }), 1000);
+    expect(waiting.length).toBe(runs.filter((r) => r.status === 'waiting').length);
+    expect(waiting.every((r) => r.status === 'waiting')).toBe(true);
+    expect(await queryRuns(db, RunFilter.parse({ waitingForYou: true, status: 'completed' }), 10)).toEqual([]);
+  });
+
+  it('a date range keeps both end days whole, oldest first when asked', async () => {
+    const page = await queryRuns(db, RunFilter.parse({ fromDay: '2026-03-01', toDay: '2026-03-02', sort: 'oldest' }), 1000);
+    const { from, to } = dayRange('2026-03-01', '2026-03-02');
+    const expected = runs.filter((r) => r.started_at >= from! && r.started_at < to!);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(ids(page).sort()).toEqual(ids(expected).sort());
+    const starts = page.map((r) => r.started_at);
+    expect(starts).toEqual([...starts].sort());
+  });
+
+  it('text search finds a run by any word of its task, output or message, whatever the case', async () => {
+    const byTask = await queryRuns(db, RunFilter.parse({ text: 'QUARTERLY report' }), 1000);
+    expect(byTask.length).toBeGreaterThan(0);
+    expect(byTask.every((r) => `${r.task} ${r.output}`.toLowerCase().includes('quarterly report'))).toBe(true);
+    const byMessage = await queryRuns(db, RunFilter.parse({ text: 'timed out' }), 1000);
+    expect(ids(byMessage).sort()).toEqual(ids(runs.filter((r) => r.message?.includes('timed out'))).sort());
+    const oneRun = await queryRuns(db, RunFilter.parse({ text: '#1234' }), 10);
+    expect(ids(oneRun)).toContain('run-001234');
+  });
+
+  it('runs started at the same instant are each listed once, however many chunks the page takes', async () => {
+    const same = syntheticRuns(250, 3).map((r, i) => ({ ...r, run_id: `same-${String(i).padStart(3, '0')}`, workflow_id: 'same-instant', started_at: '2026-04-01T12:00:00.000Z' }));
+    await db.runs.bulkPut(same);
+    try {
+      for (const sort of ['newest', 'oldest'] as const) {
+        const page = await queryRuns(db, RunFilter.parse({ workflowId: 'same-instant', sort }), 300);
+        expect(new Set(ids(page)).size).toBe(250);
+        expect(ids(page)).toEqual(sort === 'oldest' ? ids(same) : ids(same).reverse());
+      }
+    } finally {
+      await db.runs.bulkDelete(ids(same));
+    }
+  });
+
+  it('every filter’s first page equals the first page of a full scan of the table', async () => {
+    const all = await db.runs.toArray();
+    const filter = fc.record(
+      {
+        status: fc.constantFrom(...RUN_STATUSES),
+        workflowId: fc.constantFrom('notes-cleanup', 'folder-triage', 'no-such-workflow'),
+        supervision: fc.constantFrom('supervised' as const, 'unsupervised' as const),
+        waitingForYou: fc.boolean(),
+        fromDay: fc.constantFrom('2026-02-01', '2026-06-15'),
+        toDay: fc.constantFrom('2026-05-31', '2026-12-31'),
+        text: fc.constantFrom('', 'invoices', 'WROTE', 'qwen3', 'nothing-like-this'),
+        sort: fc.constantFrom('newest' as const, 'oldest' as const),
+      },
+      { requiredKeys: ['sort'] },
+    );
+    await fc.assert(
+      fc.asyncProperty(filter, fc.integer({ min: 1, max: 120 }), async (raw, limit) => {
+        const f = RunFilter.parse(raw);
+        expect(ids(await queryRuns(db, f, limit))).toEqual(ids(scanRuns(all, f).slice(0, limit)));
+      }),
+      { numRuns: 60 },
+    );
+  });
+});

@@ -1,0 +1,41 @@
+import type { RunRow } from '../../db/db';
+import { RUN_STATUSES } from '@shared/contracts/events';
+
+/** Deterministic runs-table rows for tests, the bench and the scale e2e: varied statuses, workflows, days and words. */
+export function syntheticRuns(count: number, seed = 1): RunRow[] {
+  let s = seed >>> 0 || 1;
+  const next = () => {
+    // xorshift32: the same rows on every machine for the same seed.
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    return (s >>> 0) / 0x1_0000_0000;
+  };
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)] as T;
+  const workflows = ['notes-cleanup', 'guarded-writes', 'folder-triage', 'release-notes', 'inbox-zero'];
+  const verbs = ['Summarise', 'Tidy', 'Classify', 'Rename', 'Archive', 'Draft'];
+  const things = ['meeting notes', 'invoices', 'the changelog', 'photos', 'receipts', 'Quarterly Report'];
+  const start = Date.UTC(2026, 0, 1);
+  return Array.from({ length: count }, (_, i) => {
+    const status = pick(RUN_STATUSES);
+    const workflow = pick(workflows);
+    const started = new Date(start + Math.floor(next() * 300 * 86_400_000));
+    const final = status !== 'running' && status !== 'waiting';
+    return {
+      run_id: `run-${String(i).padStart(6, '0')}`,
+      workflow_id: workflow,
+      spec_name: workflow.replace(/-/g, ' '),
+      task: `${pick(verbs)} ${pick(things)} #${i}`,
+      status,
+      started_at: started.toISOString(),
+      ...(final ? { finished_at: new Date(started.getTime() + 60_000).toISOString() } : {}),
+      rounds: Math.floor(next() * 10),
+      ...(final ? { output: `${pick(['Wrote', 'Moved', 'Found'])} ${pick(things)}` } : {}),
+      ...(status === 'failed' ? { message: `Model timed out after ${Math.floor(next() * 100)} s` } : {}),
+      models: { student: pick(['ollama qwen3:4b', 'openai gpt-5-mini']), teacher: 'ollama qwen3:14b' },
+      supervision_enabled: next() < 0.7,
+      stored_events: 10,
+      event_count: 10,
+    };
+  });
+}
