@@ -13,6 +13,7 @@ import type { ConfirmTool } from '../../engine/boundary-actors';
 import { runAgent } from '../../engine/run-agent';
 import { credentialsCommand } from './credentials-command';
 import { learningCommand } from './learning-command';
+import { traceCommand } from './otlp-command';
 import { openFileLedger } from '../../mcp/idempotency-ledger';
 import { loadDocumentFile } from '../../workflow/load-workflow';
 import { SpecError } from '../../spec/spec-errors';
@@ -51,6 +52,7 @@ const USAGE = `Usage:
                    [--data-dir DIR]
   steward credentials set NAME | list | delete NAME
   steward learning export TRACE.jsonl [TRACE.jsonl …] --format sft|preference -o OUT.jsonl
+  steward trace otlp TRACE.jsonl [-o OUT.json] [--endpoint URL] [--allow-host HOST]...
   steward --version
 
   run          run an agent spec or a workflow (kind "workflow") through the decision boundary;
@@ -75,6 +77,8 @@ const USAGE = `Usage:
                overwrites), export one (stdout without FILE), delete one
   credentials  keychain credentials: the value is read from standard input, never an argument
   learning     turn traces into fine-tuning data: sft (chat JSONL) or preference (DPO pairs)
+  trace        a trace as OpenTelemetry OTLP/JSON (GenAI conventions), to a file or an OTLP/HTTP
+               collector the privacy policy allows (steward trace --help)
 
 Exit codes: 0 completed · 1 the run ended otherwise (blocked, failed, …) · 2 bad input`;
 
@@ -89,6 +93,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return await validateCommand(rest, io);
       case 'learning':
         return await learningCommand(rest, io);
+      case 'trace':
+        return await traceCommand(rest, io);
       case 'workflows':
         return await workflowsCommand(rest, io);
       case 'credentials':

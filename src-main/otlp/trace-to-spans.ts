@@ -1,0 +1,388 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import type { RunEvent, RunEventOf } from '@shared/contracts/events';
+import type { ModelReply } from '@shared/contracts/model';
+import type { SpanAttributes, SpanEventRecord, SpanRecord, SpanStatusRecord } from './span-record';
+
+/**
+ * A run's events as spans, named and attributed after the OpenTelemetry GenAI semantic conventions:
+ *
+ *   invoke_workflow NAME              a workflow run (root)
+ *   └ node INVOCATION                 each node invocation (under its iterate's, when it has one)
+ *     └ invoke_agent NAME             an agent run (root), or an agent node of a workflow
+ *     ├ chat MODEL                    each student proposal (and the teacher's, when it proposes)
+ *     ├ apply_guardrail teacher_review a review the policy required, until the decision was selected
+ *     │ └ chat MODEL                  each teacher verdict call
+ *     └ execute_tool TOOL             each tool the boundary executed
+ *
+ * A tool node's steps are under its node span (its call is made by the graph, not a model: no chat).
+ * Retries, interventions, handovers and SCS gates are span events on their agent span. Ids derive
+ * from the run id, so exporting a run twice gives the same ids (a backend keeps one copy).
+ * Only what the trace stores is exported: its values were masked before they were written.
+ */
+export function runSpans(events: readonly RunEvent[]): SpanRecord[] {
+  const byRun = new Map<string, RunEvent[]>();
+  for (const event of events) {
+    const list = byRun.get(event.run_id) ?? [];
+    list.push(event);
+    byRun.set(event.run_id, list);
+  }
+  return [...byRun.values()].flatMap((list) => new RunMapper(list.sort((a, b) => a.seq - b.seq)).spans());
+}
+
+export const STEWARD_SERVICE_NAME = 'steward';
+
+interface AgentScope {
+  /** agent: an agent run or agent node (its proposals are model calls); node: a tool node. */
+  kind: 'agent' | 'node';
+  span: SpanRecord;
+  /** Who proposes this round (the teacher during a takeover). */
+  proposer: 'student' | 'teacher';
+  models: { student: string; teacher: string };
+  round: number;
+  /** When the last thing in this agent happened: the start of its next model call. */
+  cursorMs: number;
+  review?: SpanRecord;
+}
+
+class RunMapper {
+  private readonly out: SpanRecord[] = [];
+  private readonly traceId: string;
+  private readonly runId: string;
+  private root?: SpanRecord;
+  private readonly agents = new Map<string, AgentScope>();
+  private readonly nodes = new Map<string, SpanRecord>();
+  private readonly nodeKinds = new Map<string, string>();
+  private readonly open = new Set<SpanRecord>();
+  private lastMs = 0;
+
+  constructor(private readonly events: readonly RunEvent[]) {
+    this.runId = events[0]?.run_id ?? '';
+    this.traceId = hexId(`trace:${this.runId}`, 16);
+  }
+
+  spans(): SpanRecord[] {
+    for (const event of this.events) {
+      const ms = timeOf(event.ts, this.lastMs);
+      this.lastMs = Math.max(this.lastMs, ms);
+      this.map(event, ms);
+    }
+    // A run that has not finished (or a torn trace): its open spans end at the last event.
+    for (const span of this.open) {
+      span.endMs = Math.max(span.startMs, this.lastMs);
+      span.attributes['steward.unfinished'] = true;
+    }
+    return this.out;
+  }
+
+  private map(event: RunEvent, ms: number): void {
+    switch (event.type) {
+      case 'workflow.started':
+        for (const node of event.nodes) this.nodeKinds.set(node.id, node.kind);
+        this.root = this.start(`invoke_workflow ${event.workflow_name}`, 'workflow', ms, undefined, {
+          'gen_ai.operation.name': 'invoke_workflow',
+          'gen_ai.workflow.name': event.workflow_name,
+          'gen_ai.conversation.id': event.run_id,
+          'steward.workflow.id': event.workflow_id,
+        });
+        return;
+      case 'node.invocation':
+        this.node(event, ms);
+        return;
+      case 'run.started':
+      case 'agent.started':
+        this.startAgent(event, ms);
+        return;
+      case 'agent.finished':
+      case 'run.finished':
+        this.finish(event, ms);
+        return;
+      case 'round.started': {
+        const agent = this.agentOf(event);
+        if (!agent) return;
+        agent.round = event.round;
+        agent.proposer = event.proposer;
+        agent.cursorMs = ms;
+        return;
+      }
+      case 'candidate.proposed': {
+        const agent = this.agentOf(event);
+        if (!agent) return;
+        if (agent.kind === 'node') {
+          agent.cursorMs = ms;
+          return;
+        }
+        const chat = this.chat(agent, agent.proposer, event.reply, agent.span, ms, event.seq);
+        chat.attributes['steward.attempt'] = event.attempt ?? 0;
+        const type = (event.parsed.raw as { decision_type?: unknown } | null | undefined)?.decision_type;
+        if (typeof type === 'string') chat.attributes['steward.decision_type'] = type;
+        if (event.parsed.parse_error !== undefined) chat.status = { code: 'error', message: 'the reply is not a decision Steward could parse' };
+        return;
+      }
+      case 'review.decided': {
+        const agent = this.agentOf(event);
+        if (!agent) return;
+        agent.cursorMs = ms;
+        if (!event.review.required) return;
+        agent.review = this.start('apply_guardrail teacher_review', `review:${event.seq}`, ms, agent.span.spanId, {
+          'gen_ai.operation.name': 'apply_guardrail',
+          'steward.guardrail.name': 'teacher_review',
+          'steward.review.rule': event.review.rule,
+          'steward.round': event.round,
+        });
+        return;
+      }
+      case 'verdict.received': {
+        const agent = this.agentOf(event);
+        if (!agent) return;
+        const parent = agent.review ?? agent.span;
+        const { attempt } = event;
+        const chat = this.chat(agent, 'teacher', attempt.reply, parent, ms, event.seq);
+        chat.attributes['steward.attempt'] = attempt.attempt;
+        if (attempt.verdict) chat.attributes['steward.verdict'] = attempt.verdict.verdict;
+        if (!attempt.usable) chat.status = { code: 'error', message: attempt.problem ?? 'the verdict could not be used' };
+        if (agent.review && attempt.verdict) {
+          agent.review.attributes['steward.verdict'] = attempt.verdict.verdict;
+          agent.review.attributes['steward.reason_codes'] = [...attempt.verdict.reason_codes];
+        }
+        return;
+      }
+      case 'decision.selected': {
+        const agent = this.agentOf(event);
+        if (!agent) return;
+        agent.cursorMs = ms;
+        const review = agent.review;
+        if (!review) return;
+        review.attributes['steward.decision.source'] = event.source;
+        review.attributes['steward.decision_type'] = event.decision.decision_type;
+        this.end(review, ms, { code: 'ok' });
+        agent.review = undefined;
+        return;
+      }
+      case 'tool.executed':
+        this.tool(event, ms);
+        return;
+      case 'model.retry':
+        this.note(event, ms, 'steward.model.retry', {
+          'steward.role': event.role,
+          'steward.model': event.model,
+          'steward.retry.attempt': event.attempt,
+          'steward.retry.delay_ms': event.delay_ms,
+          'steward.retry.reason': event.reason,
+        });
+        return;
+      case 'intervention.requested':
+        this.note(event, ms, 'steward.intervention.requested', { 'steward.intervention.kind': event.intervention.kind, 'steward.round': event.round });
+        return;
+      case 'intervention.answered':
+        this.note(event, ms, 'steward.intervention.answered', { 'steward.intervention.action': event.answer.action, 'steward.round': event.round });
+        return;
+      case 'handover':
+        this.note(event, ms, 'steward.handover', { 'steward.handover.to': event.to, 'steward.handover.reason': event.reason });
+        return;
+      default: {
+        if (event.type.startsWith('scs.') && event.type !== 'scs.transcript') this.note(event, ms, `steward.${event.type}`, {});
+        const agent = this.agentOf(event);
+        if (agent) agent.cursorMs = ms;
+      }
+    }
+  }
+
+  private startAgent(event: RunEventOf<'run.started'> | RunEventOf<'agent.started'>, ms: number): void {
+    const key = agentKey(event);
+    const parent = event.type === 'agent.started' ? (this.nodes.get(key) ?? this.root)?.spanId : undefined;
+    const span = this.start(`invoke_agent ${event.spec_name}`, `agent:${key}`, ms, parent, {
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': event.spec_name,
+      'gen_ai.agent.id': event.spec_id,
+      'gen_ai.conversation.id': event.run_id,
+      'gen_ai.request.model': modelName(event.models.student),
+      'steward.models.student': event.models.student,
+      'steward.models.teacher': event.models.teacher,
+      'steward.supervision.phase': event.supervision.phase,
+      'steward.dry_run': event.dry_run,
+    });
+    if (event.invocation_id !== undefined) span.attributes['steward.invocation.id'] = event.invocation_id;
+    if (event.type === 'run.started') this.root = span;
+    this.agents.set(key, { kind: 'agent', span, proposer: 'student', models: event.models, round: 0, cursorMs: ms });
+  }
+
+  private node(event: RunEventOf<'node.invocation'>, ms: number): void {
+    const key = event.invocation_id ?? event.node;
+    let span = this.nodes.get(key);
+    if (event.status === 'pending') return;
+    if (!span) {
+      const parent = (event.parent !== undefined ? this.nodes.get(event.parent) : undefined) ?? this.root;
+      span = this.start(`node ${key}`, `node:${key}`, ms, parent?.spanId, {
+        'steward.node.id': event.node,
+        'steward.node.kind': this.nodeKinds.get(event.node) ?? 'unknown',
+        'steward.invocation.id': key,
+      });
+      this.nodes.set(key, span);
+      // A tool node's steps (its call, a review of it) belong to this span until an agent starts here.
+      if (!this.agents.has(key)) this.agents.set(key, { kind: 'node', span, proposer: 'student', models: { student: 'workflow', teacher: 'unknown' }, round: 0, cursorMs: ms });
+    }
+    span.attributes['steward.node.status'] = event.status;
+    if (event.status === 'running' || event.status === 'waiting') return;
+    const status: SpanStatusRecord = event.status === 'done' ? { code: 'ok' } : event.status === 'failed' ? { code: 'error', message: event.failure?.message ?? 'the node failed' } : { code: 'unset' };
+    if (event.failure) span.attributes['error.type'] = event.failure.code;
+    this.end(span, ms, status);
+  }
+
+  private finish(event: RunEventOf<'agent.finished'> | RunEventOf<'run.finished'>, ms: number): void {
+    const span = event.type === 'run.finished' ? this.root : this.agents.get(agentKey(event))?.span;
+    if (!span) return;
+    span.attributes['steward.run.status'] = event.status;
+    span.attributes['steward.rounds'] = event.rounds;
+    const status: SpanStatusRecord =
+      event.status === 'completed' ? { code: 'ok' } : event.status === 'failed' || event.status === 'interrupted' ? { code: 'error', message: event.message ?? event.status } : { code: 'unset' };
+    if (status.code === 'error') span.attributes['error.type'] = event.status;
+    this.end(span, ms, status);
+  }
+
+  private chat(agent: AgentScope, role: 'student' | 'teacher', reply: ModelReply | undefined, parent: SpanRecord, ms: number, seq: number): SpanRecord {
+    const label = reply?.model ?? agent.models[role];
+    const model = modelName(label);
+    const span = this.start(`chat ${model}`, `chat:${seq}`, agent.cursorMs, parent.spanId, {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.provider.name': providerName(label),
+      'gen_ai.request.model': model,
+      'steward.role': role,
+      'steward.round': agent.round,
+    }, 'client');
+    const server = serverAddress(label);
+    if (server) {
+      span.attributes['server.address'] = server.address;
+      if (server.port !== undefined) span.attributes['server.port'] = server.port;
+    }
+    if (reply) {
+      span.attributes['gen_ai.response.model'] = model;
+      span.attributes['gen_ai.output.messages'] = JSON.stringify([outputMessage(reply)]);
+      const usage = usageOf(reply);
+      if (usage?.input !== undefined) span.attributes['gen_ai.usage.input_tokens'] = usage.input;
+      if (usage?.output !== undefined) span.attributes['gen_ai.usage.output_tokens'] = usage.output;
+    }
+    this.end(span, ms, { code: 'unset' });
+    agent.cursorMs = ms;
+    return span;
+  }
+
+  private tool(event: RunEventOf<'tool.executed'>, ms: number): void {
+    const agent = this.agentOf(event);
+    const { execution } = event;
+    const startMs = Math.max(ms - execution.duration_ms, agent?.cursorMs ?? 0);
+    const failed = !execution.ok || execution.is_error;
+    const span = this.start(`execute_tool ${execution.tool}`, `tool:${event.seq}`, startMs, agent?.span.spanId ?? this.root?.spanId, {
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': execution.tool,
+      'gen_ai.tool.type': 'extension',
+      'gen_ai.tool.call.id': execution.idempotency_key,
+      'gen_ai.tool.call.arguments': JSON.stringify(execution.arguments),
+      'gen_ai.tool.call.result': execution.content,
+      'steward.mcp.server': execution.server,
+      'steward.round': event.round,
+    });
+    if (failed) span.attributes['error.type'] = execution.ok ? 'tool_error' : 'tool_call_failed';
+    this.end(span, ms, failed ? { code: 'error', message: execution.error ?? 'the tool reported an error' } : { code: 'ok' });
+    if (agent) agent.cursorMs = ms;
+  }
+
+  private note(event: RunEvent, ms: number, name: string, attributes: SpanAttributes): void {
+    const span = this.agentOf(event)?.span ?? this.root;
+    const record: SpanEventRecord = { name, timeMs: ms, attributes };
+    span?.events.push(record);
+  }
+
+  private agentOf(event: { invocation_id?: string }): AgentScope | undefined {
+    return this.agents.get(agentKey(event));
+  }
+
+  private start(name: string, key: string, startMs: number, parentSpanId: string | undefined, attributes: SpanAttributes, kind: SpanRecord['kind'] = 'internal'): SpanRecord {
+    const span: SpanRecord = {
+      name,
+      kind,
+      traceId: this.traceId,
+      spanId: hexId(`span:${this.runId}:${key}`, 8),
+      ...(parentSpanId !== undefined ? { parentSpanId } : {}),
+      startMs,
+      endMs: startMs,
+      attributes,
+      events: [],
+      status: { code: 'unset' },
+    };
+    this.out.push(span);
+    this.open.add(span);
+    return span;
+  }
+
+  private end(span: SpanRecord, ms: number, status: SpanStatusRecord): void {
+    span.endMs = Math.max(span.startMs, ms);
+    span.status = status;
+    this.open.delete(span);
+  }
+}
+
+/** The agent an event belongs to: its workflow node invocation, or the run's own agent. */
+function agentKey(event: { invocation_id?: string }): string {
+  return event.invocation_id ?? '';
+}
+
+/** `bytes` bytes of a hash, as lowercase hex; never all zeros (an invalid OTLP id). */
+function hexId(seed: string, bytes: number): string {
+  const hex = createHash('sha256').update(seed).digest('hex').slice(0, bytes * 2);
+  return /^0+$/.test(hex) ? `${'0'.repeat(bytes * 2 - 1)}1` : hex;
+}
+
+function timeOf(ts: string, fallback: number): number {
+  const ms = Date.parse(ts);
+  return Number.isFinite(ms) ? ms : fallback;
+}
+
+/**
+ * A model label as Steward writes it (modelLabel): "replay", "ollama:MODEL" or "HOST[:PORT]:MODEL"
+ * for an OpenAI-compatible server.
+ */
+function splitLabel(label: string): { provider: string; model: string; address?: string; port?: number } {
+  if (label === 'replay') return { provider: 'steward.replay', model: 'replay' };
+  if (label.startsWith('ollama:')) return { provider: 'ollama', model: label.slice('ollama:'.length) };
+  const [host = '', maybePort = '', ...rest] = label.split(':');
+  if (/^\d+$/.test(maybePort) && rest.length > 0) return { provider: 'openai', model: rest.join(':'), address: host, port: Number(maybePort) };
+  if (maybePort !== '') return { provider: 'openai', model: [maybePort, ...rest].join(':'), address: host };
+  return { provider: 'steward', model: label };
+}
+
+function modelName(label: string): string {
+  return splitLabel(label).model;
+}
+
+function providerName(label: string): string {
+  return splitLabel(label).provider;
+}
+
+function serverAddress(label: string): { address: string; port?: number } | undefined {
+  const { address, port } = splitLabel(label);
+  return address === undefined ? undefined : { address, ...(port !== undefined ? { port } : {}) };
+}
+
+/** The reply in the GenAI output-message shape: its text and its tool calls. */
+function outputMessage(reply: ModelReply): unknown {
+  const parts: unknown[] = [];
+  if (reply.text !== '') parts.push({ type: 'text', content: reply.text });
+  for (const call of reply.tool_calls) parts.push({ type: 'tool_call', name: call.name, arguments: call.arguments });
+  return { role: 'assistant', parts };
+}
+
+/** Token counts, when the reply records them (Ollama's eval counts or OpenAI usage, under either name). */
+const Usage = z.object({
+  input_tokens: z.number().int().nonnegative().optional(),
+  output_tokens: z.number().int().nonnegative().optional(),
+  prompt_tokens: z.number().int().nonnegative().optional(),
+  completion_tokens: z.number().int().nonnegative().optional(),
+});
+
+function usageOf(reply: ModelReply): { input?: number; output?: number } | undefined {
+  const parsed = Usage.safeParse((reply as Record<string, unknown>).usage);
+  if (!parsed.success) return undefined;
+  const u = parsed.data;
+  return { input: u.input_tokens ?? u.prompt_tokens, output: u.output_tokens ?? u.completion_tokens };
+}
