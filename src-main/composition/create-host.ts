@@ -30,6 +30,8 @@ import { ExplicitActions } from '../registry/explicit-actions';
 import { HostRegistry } from '../registry/host-registry';
 import { expandWorkflow } from '../registry/expand-workflow';
 import { RequestError } from '../registry/request-error';
+import { exportEvents } from '../otlp/export-otlp';
+import { journalRunEvents } from '../otlp/journal-run-events';
 import { RegistryFileError } from '../registry/json-store';
 import * as plans from '../registry/action-plans';
 import { APP_VERSION } from '../version';
@@ -158,6 +160,12 @@ async function openHost(options: HostOptions): Promise<Host> {
     'workflows.run': async ({ id, inputs }) => runs.startWorkflow(storeCall(() => loadStoredWorkflow(workflowStore, id, registry, options.dataDir)), inputs, registry.privacy()),
     'run.cancel': async ({ run_id }) => ({ cancelled: runs.cancel(run_id) }),
     'runs.active': async () => ({ run_ids: runs.activeIds() }),
+    'runs.otlp': async ({ run_id }) => {
+      const events = journalRunEvents(outbox, run_id);
+      if (events.length === 0) throw new RequestError('not_found', `the host holds no events of run "${run_id}"`);
+      const exported = exportEvents(events);
+      return { json: new TextDecoder().decode(exported.body), spans: exported.spans };
+    },
     'events.subscribe': async ({ journal, after }, session) =>
       feed.attach(session.id, (frame) => session.push({ kind: 'events', ...frame }), { journal, after }),
     // Nothing is dropped on an ack any more: another page may still need the event.

@@ -22,6 +22,7 @@ import { useAlignTimeline } from './scs/align-timeline';
 import { workflowStartOf } from '../db/derive-invocations';
 import { NodesPanel } from './run/NodesPanel';
 import { ValuesList } from './run/ValueView';
+import { ExportOtlpButton } from './run/ExportOtlpButton';
 
 const NO_EVENTS: RunEvent[] = [];
 
@@ -64,6 +65,7 @@ function RunHeader({ run, facts, scs }: { run: RunRow; facts: RunFacts; scs: Scs
             Workflow settings
           </a>
         )}
+        <ExportOtlpButton runId={run.run_id} />
         {(run.status === 'running' || run.status === 'waiting') && (
           <button type="button" className="button button--danger" data-testid="cancel-button" onClick={() => void cancel()} disabled={cancelling || connection !== 'open'}>
             {cancelling ? 'Cancelling…' : 'Cancel run'}

@@ -126,6 +126,11 @@ export const HOST_METHODS = {
   },
   'run.cancel': { params: z.object({ run_id: z.string() }).strict(), result: z.object({ cancelled: z.boolean() }).strict() },
   'runs.active': { params: empty, result: z.object({ run_ids: z.array(z.string()) }).strict() },
+  /** A run from the host's journal as OpenTelemetry OTLP/JSON (docs/otlp.md); not_found for a run it does not hold. */
+  'runs.otlp': {
+    params: z.object({ run_id: z.string().min(1).max(200) }).strict(),
+    result: z.object({ json: z.string(), spans: z.number().int().nonnegative() }).strict(),
+  },
   /**
    * Start receiving events: the journal's events after the page's cursor (all of them without one,
    * or when `journal` names another journal) are pushed first, in frames, then live ones. `after`
