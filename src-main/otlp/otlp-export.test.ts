@@ -227,6 +227,30 @@ describe('a run exported as OpenTelemetry OTLP/JSON', () => {
     }
   });
 
+  it('a collector that answers an error or a redirect is reported (exit 1) and the redirect is not followed', async () => {
+    const hits: string[] = [];
+    const failing = createServer((req, res) => {
+      hits.push(req.url ?? '');
+      req.resume();
+      if (req.url === '/v1/traces') res.writeHead(503).end('busy');
+      else res.writeHead(307, { location: 'http://127.0.0.1:1/v1/traces' }).end();
+    });
+    await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(failing.address() as AddressInfo).port}`;
+      let stderr = '';
+      const io = { stdout: () => undefined, stderr: (t: string) => (stderr += t), env: {} };
+      expect(await runCli(['trace', 'otlp', trace, '--endpoint', base], io)).toBe(1);
+      expect(stderr).toContain(`${base}/v1/traces answered HTTP 503`);
+      stderr = '';
+      expect(await runCli(['trace', 'otlp', trace, '--endpoint', `${base}/moved`], io)).toBe(1);
+      expect(stderr).toContain(`${base}/moved answered HTTP 307 (a redirect, not followed)`);
+      expect(hits).toEqual(['/v1/traces', '/moved']);
+    } finally {
+      failing.close();
+    }
+  });
+
   it('a torn last line is skipped and named; a file that is no trace is refused with its first problem', async () => {
     const torn = join(ws.dir, 'torn.jsonl');
     writeFileSync(torn, `${readFileSync(trace, 'utf8')}{"type":"run.fin`);
