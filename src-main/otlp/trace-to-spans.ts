@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
 import type { RunEvent, RunEventOf } from '@shared/contracts/events';
 import type { ModelReply } from '@shared/contracts/model';
 import type { SpanAttributes, SpanEventRecord, SpanRecord, SpanStatusRecord } from './span-record';
@@ -258,9 +257,6 @@ class RunMapper {
     if (reply) {
       span.attributes['gen_ai.response.model'] = model;
       span.attributes['gen_ai.output.messages'] = JSON.stringify([outputMessage(reply)]);
-      const usage = usageOf(reply);
-      if (usage?.input !== undefined) span.attributes['gen_ai.usage.input_tokens'] = usage.input;
-      if (usage?.output !== undefined) span.attributes['gen_ai.usage.output_tokens'] = usage.output;
     }
     this.end(span, ms, { code: 'unset' });
     agent.cursorMs = ms;
@@ -370,19 +366,4 @@ function outputMessage(reply: ModelReply): unknown {
   if (reply.text !== '') parts.push({ type: 'text', content: reply.text });
   for (const call of reply.tool_calls) parts.push({ type: 'tool_call', name: call.name, arguments: call.arguments });
   return { role: 'assistant', parts };
-}
-
-/** Token counts, when the reply records them (Ollama's eval counts or OpenAI usage, under either name). */
-const Usage = z.object({
-  input_tokens: z.number().int().nonnegative().optional(),
-  output_tokens: z.number().int().nonnegative().optional(),
-  prompt_tokens: z.number().int().nonnegative().optional(),
-  completion_tokens: z.number().int().nonnegative().optional(),
-});
-
-function usageOf(reply: ModelReply): { input?: number; output?: number } | undefined {
-  const parsed = Usage.safeParse((reply as Record<string, unknown>).usage);
-  if (!parsed.success) return undefined;
-  const u = parsed.data;
-  return { input: u.input_tokens ?? u.prompt_tokens, output: u.output_tokens ?? u.completion_tokens };
 }
