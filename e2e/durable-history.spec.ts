@@ -42,7 +42,7 @@ async function expectWholeRun(page: Page, runId: string): Promise<RunEvent[]> {
   return events;
 }
 
-async function expectRunListed(page: Page, runId: string, events: RunEvent[]): Promise<void> {
+async function expectRunListed(page: Page, runId: string, events: RunEvent[], status = 'completed'): Promise<void> {
   const started = events.find((e) => e.type === 'run.started');
   if (started?.type !== 'run.started') throw new Error('the run has no run.started');
   await page.evaluate(() => (window.location.hash = '#/runs'));
@@ -51,7 +51,7 @@ async function expectRunListed(page: Page, runId: string, events: RunEvent[]): P
   await expect(row).toContainText(started.models.student);
   await expect(row).toContainText(started.models.teacher);
   await row.click();
-  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed');
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', status);
 }
 
 test.beforeAll(() => {
@@ -124,4 +124,27 @@ test('cleared site data (the steward database deleted): after a reload the histo
   await expect(page.getByTestId('workflow-card').first()).toBeVisible();
   expect(await expectWholeRun(page, notesRun)).toEqual(notesEvents);
   await expectRunListed(page, notesRun, notesEvents);
+});
+
+test('a run waiting for a person is listed after a restart on a new port with its real workflow and models, and is answered there', async ({ browser }) => {
+  const page = await openPage(browser);
+  await page.getByTestId('workflow-card').filter({ hasText: 'Ask a human' }).getByTestId('run-button').click();
+  await expect(page.getByTestId('intervention-card')).toBeVisible({ timeout: 30_000 });
+  const runId = runIdFromUrl(page.url());
+  const before = await storedEvents(page, runId);
+
+  const oldPort = host.port;
+  await host.stop();
+  host = await startHostProcess(dataDir);
+  expect(host.port).not.toBe(oldPort);
+  await page.goto(host.url);
+  await expect(page.getByTestId('workflow-card').first()).toBeVisible();
+  await expect.poll(async () => (await storedEvents(page, runId)).length).toBeGreaterThanOrEqual(before.length);
+  await expectRunListed(page, runId, before, 'waiting');
+  const waiting = page.getByTestId('intervention-card');
+  await expect(waiting).toBeVisible();
+  await shot(page, '41-waiting-run-after-restart-new-port');
+  await waiting.getByTestId('intervention-approve').click();
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed', { timeout: 30_000 });
+  await expectWholeRun(page, runId);
 });
