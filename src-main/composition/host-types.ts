@@ -17,7 +17,7 @@ export interface HostSession {
  */
 export interface Host {
   handle(frame: unknown, session: HostSession): Promise<ResponseFrame>;
-  /** The session's transport went away: stop pushing to it (unacknowledged events stay in the outbox). */
+  /** The session's transport went away: stop pushing to it (it resumes from its own cursor). */
   detach(session: HostSession): void;
   close(): Promise<void>;
 }
