@@ -1,14 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { AgentSpec } from '@shared/contracts/spec';
 import type { RunEvent } from '@shared/contracts/events';
-import { ModelScript } from '@shared/contracts/script';
 import { createMemoryLedger } from '../mcp/idempotency-ledger';
 import type { ModelProvider, ModelRequest } from '../providers/provider';
 import { resolveProvider } from '../providers/resolve-provider';
 import { runAgent } from './run-agent';
 import { learningExampleFromEvent, toJsonl, toPreferenceLines, toSftLines } from '@shared/learning/export-formats';
 import { PromptBook } from '@shared/learning/learning-context';
-import { plantedKeychain } from '../../test-support/planted-keychain';
+import { leakProbe, plantedKeychain } from '../../test-support/planted-keychain';
 import { tempNotesWorkspace } from '../../test-support/workspace';
 
 /**
@@ -28,24 +27,7 @@ describe.skipIf(!hasSessionBus)('a planted keychain secret (needs a D-Bus sessio
     await plant(PLANTED);
     const ws = tempNotesWorkspace();
     try {
-      const spec = AgentSpec.parse({
-        format: 'steward/v1',
-        kind: 'agent',
-        id: 'leak-probe',
-        name: 'Leak probe',
-        instructions: 'Inspect the server.',
-        task: 'Print the environment.',
-        servers: [plantedServer],
-        supervision: { phase: 2 },
-      });
-      const script = ModelScript.parse({
-        latency_ms: 0,
-        student: [{ json: { decision_type: 'tool_call', tool_name: 'get-env', arguments: {} } }, { json: { decision_type: 'complete', output: 'done' } }],
-        teacher: [
-          { json: { verdict: 'accept', reason_codes: [], explanation: 'Reading the environment is fine here.' } },
-          { json: { verdict: 'accept', reason_codes: [], explanation: 'Done.' } },
-        ],
-      });
+      const { spec, script } = leakProbe(plantedServer);
       const sent: ModelRequest[] = [];
       const events: RunEvent[] = [];
       const result = await runAgent({

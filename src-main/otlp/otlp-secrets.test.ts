@@ -4,11 +4,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '@shared/contracts/events';
-import { AgentSpec } from '@shared/contracts/spec';
 import { runAgent } from '../engine/run-agent';
 import { createMemoryLedger } from '../mcp/idempotency-ledger';
 import { runCli } from '../shells/cli/cli';
-import { plantedKeychain } from '../../test-support/planted-keychain';
+import { leakProbe, plantedKeychain } from '../../test-support/planted-keychain';
 import { tempNotesWorkspace } from '../../test-support/workspace';
 
 /**
@@ -30,32 +29,9 @@ describe.skipIf(!hasSessionBus)('a planted keychain secret in an OTLP export (ne
     });
     await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
     try {
-      const spec = AgentSpec.parse({
-        format: 'steward/v1',
-        kind: 'agent',
-        id: 'leak-probe',
-        name: 'Leak probe',
-        instructions: 'Inspect the server.',
-        task: 'Print the environment.',
-        servers: [plantedServer],
-        supervision: { phase: 2 },
-      });
+      const { spec, script } = leakProbe(plantedServer);
       const events: RunEvent[] = [];
-      const result = await runAgent({
-        spec,
-        specDir: ws.dir,
-        ledger: createMemoryLedger(),
-        onEvent: (e) => events.push(e),
-        credentials: store,
-        script: {
-          latency_ms: 0,
-          student: [{ json: { decision_type: 'tool_call', tool_name: 'get-env', arguments: {} } }, { json: { decision_type: 'complete', output: 'done' } }],
-          teacher: [
-            { json: { verdict: 'accept', reason_codes: [], explanation: 'Reading the environment is fine here.' } },
-            { json: { verdict: 'accept', reason_codes: [], explanation: 'Done.' } },
-          ],
-        },
-      });
+      const result = await runAgent({ spec, specDir: ws.dir, ledger: createMemoryLedger(), onEvent: (e) => events.push(e), credentials: store, script });
       expect(result.status, result.message).toBe('completed');
 
       const trace = join(ws.dir, 'run.jsonl');
