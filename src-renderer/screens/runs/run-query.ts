@@ -30,6 +30,8 @@ function haystack(r: RunRow): string {
   return `${r.spec_name}\n${r.task ?? ''}\n${r.output ?? ''}\n${r.message ?? ''}\n${r.models.student}\n${r.models.teacher}`.toLowerCase();
 }
 
+const hasEvery = (text: string, words: readonly string[]) => words.every((w) => text.includes(w));
+
 /** Everything but the index range: applied row by row on the index cursor. */
 function rowTest(f: RunFilter, status: RunStatus | undefined, range: { from?: string; to?: string }): (r: RunRow) => boolean {
   const words = searchWords(f.text);
@@ -39,7 +41,7 @@ function rowTest(f: RunFilter, status: RunStatus | undefined, range: { from?: st
     (f.supervision === undefined || r.supervision_enabled === (f.supervision === 'supervised')) &&
     (range.from === undefined || r.started_at >= range.from) &&
     (range.to === undefined || r.started_at < range.to) &&
-    (words.length === 0 || words.every((w) => haystack(r).includes(w)));
+    (words.length === 0 || hasEvery(haystack(r), words));
 }
 
 /** Rows read per step while a page fills: small first (a broad filter fills it at once), then larger. */
@@ -73,7 +75,7 @@ export async function queryRuns(db: StewardDb, f: RunFilter, limit: number): Pro
     const between = db.runs.where(index).between(lo, hi, !loOpen, !hiOpen);
     const rows = await (f.sort === 'newest' ? between.reverse() : between).limit(chunk).toArray();
     for (const r of rows) if (test(r) && page.push(r) >= limit) break;
-    if (rows.length < chunk) break;
+    if (page.length >= limit || rows.length < chunk) break;
     const last = keyOf(rows[rows.length - 1]!);
     if (f.sort === 'newest') [hi, hiOpen] = [last, true];
     else [lo, loOpen] = [last, true];
