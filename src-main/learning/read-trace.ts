@@ -1,10 +1,9 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { RunEvent } from '@shared/contracts/events';
 import type { LearningExample, TraceProblem } from '@shared/contracts/learning-export';
 import { learningExampleFromEvent } from '@shared/learning/export-formats';
 import { PromptBook } from '@shared/learning/learning-context';
-import { JsonTooDeepError, MAX_JSON_DEPTH, jsonDepthExceeds } from '@shared/util/json-depth';
+import { traceFileProblem, traceLineEvent } from '../events/trace-line';
 import { LearningExportError } from './learning-errors';
 
 export interface TraceExamples {
@@ -33,11 +32,12 @@ export async function readTraceExamples(path: string): Promise<TraceExamples> {
     for await (const text of lines) {
       lineNo += 1;
       if (text.trim() === '') continue;
-      const event = parseLine(text);
-      if (typeof event === 'string') {
-        problems.push({ file: path, line: lineNo, message: event });
+      const read = traceLineEvent(text);
+      if (!read.ok) {
+        problems.push({ file: path, line: lineNo, message: read.problem });
         continue;
       }
+      const { event } = read;
       events += 1;
       // run.started precedes the run's examples in a trace; it names the agent the example belongs to.
       if (event.type === 'run.started') specIds.set(event.run_id, event.spec_id);
@@ -49,39 +49,11 @@ export async function readTraceExamples(path: string): Promise<TraceExamples> {
       }
     }
   } catch (err) {
-    throw new LearningExportError(`cannot read trace ${path}: ${readError(err)}`);
+    throw new LearningExportError(`cannot read trace ${path}: ${traceFileProblem(err)}`);
   }
   const [first] = problems;
   if (events === 0 && first !== undefined) {
     throw new LearningExportError(`${path} is not a Steward trace (line ${first.line}: ${first.message})`);
   }
   return { examples, events, problems };
-}
-
-/** The event on this line, or what is wrong with it. */
-function parseLine(text: string): RunEvent | string {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return 'not JSON';
-  }
-  // Exporting serialises the event again (recursively): a line too deep for that is skipped here.
-  if (jsonDepthExceeds(value)) return new JsonTooDeepError(MAX_JSON_DEPTH).message;
-  const parsed = RunEvent.safeParse(value);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
-  const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
-  // A known-looking event that fails is most likely from another Steward version: say so.
-  const what = typeof type === 'string' ? `a "${type}" event this version cannot read` : 'not a Steward event';
-  return `${what}${where}: ${issue?.message ?? 'invalid'}`;
-}
-
-function readError(err: unknown): string {
-  const code = (err as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT') return 'no such file';
-  if (code === 'EISDIR') return 'it is a folder';
-  if (code === 'EACCES') return 'permission denied';
-  return err instanceof Error ? err.message : String(err);
 }

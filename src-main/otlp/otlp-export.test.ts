@@ -265,7 +265,7 @@ describe('a run exported as OpenTelemetry OTLP/JSON', () => {
     writeFileSync(notTrace, '{"hello":"world"}\n');
     stderr = '';
     expect(await runCli(['trace', 'otlp', notTrace], io)).toBe(2);
-    expect(stderr).toContain(`${notTrace} is not a Steward trace (line 1: not a Steward event)`);
+    expect(stderr).toContain(`${notTrace} is not a Steward trace (line 1: not a Steward event`);
     stderr = '';
     expect(await runCli(['trace', 'otlp', join(ws.dir, 'missing.jsonl')], io)).toBe(2);
     expect(stderr).toContain('no such file');
