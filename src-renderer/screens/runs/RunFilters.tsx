@@ -1,13 +1,13 @@
 import { RUN_STATUSES, RUN_STATUS_LABELS, RunStatus } from '@shared/contracts/events';
 import type { WorkflowRow } from '../../db/db';
-import { NO_FILTER, RunSort, type RunFilter } from './run-filter';
+import { NO_FILTER, PROVIDER_LABELS, RunFilter, RunSort } from './run-filter';
 
 /** The runs list's filter bar: every control edits one field of `filter`; its state lives in RunsScreen. */
 export function RunFilters({ filter, onChange, workflows }: { filter: RunFilter; onChange: (f: RunFilter) => void; workflows: readonly Pick<WorkflowRow, 'id' | 'name'>[] }) {
   const set = (patch: Partial<RunFilter>) => {
     const next: RunFilter = { ...filter, ...patch };
     // An emptied control removes its field, so "All …" narrows nothing.
-    for (const key of ['status', 'workflowId', 'supervision', 'fromDay', 'toDay'] as const) if (next[key] === undefined || next[key] === '') delete next[key];
+    for (const key of ['status', 'workflowId', 'supervision', 'provider', 'fromDay', 'toDay'] as const) if (next[key] === undefined || next[key] === '') delete next[key];
     onChange(next);
   };
   return (
@@ -49,6 +49,17 @@ export function RunFilters({ filter, onChange, workflows }: { filter: RunFilter;
           <option value="">Supervised or not</option>
           <option value="supervised">Supervised</option>
           <option value="unsupervised">Unsupervised</option>
+        </select>
+      </label>
+      <label className="field">
+        <span className="field__label">Provider</span>
+        <select className="select" value={filter.provider ?? ''} onChange={(e) => set({ provider: e.target.value === '' ? undefined : RunFilter.shape.provider.parse(e.target.value) })} data-testid="runs-filter-provider">
+          <option value="">Any provider</option>
+          {Object.entries(PROVIDER_LABELS).map(([value, label]) => (
+            <option key={value} value={value}>
+              {label}
+            </option>
+          ))}
         </select>
       </label>
       <label className="field">

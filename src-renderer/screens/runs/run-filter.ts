@@ -10,6 +10,8 @@ export const RunFilter = z
     status: RunStatus.optional(),
     workflowId: z.string().min(1).optional(),
     supervision: z.enum(['supervised', 'unsupervised']).optional(),
+    /** Runs whose student or teacher used this kind of provider (read from the models column). */
+    provider: z.enum(['replay', 'ollama', 'remote']).optional(),
     /** Runs paused for a person (status `waiting`). */
     waitingForYou: z.boolean().default(false),
     fromDay: z.iso.date().optional(),
@@ -25,5 +27,18 @@ export const NO_FILTER: RunFilter = RunFilter.parse({});
 
 /** True when anything narrows the list (the sort alone does not). */
 export function isFiltered(f: RunFilter): boolean {
-  return f.status !== undefined || f.workflowId !== undefined || f.supervision !== undefined || f.waitingForYou || f.fromDay !== undefined || f.toDay !== undefined || f.text.trim() !== '';
+  return f.status !== undefined || f.workflowId !== undefined || f.supervision !== undefined || f.provider !== undefined || f.waitingForYou || f.fromDay !== undefined || f.toDay !== undefined || f.text.trim() !== '';
+}
+
+export type ProviderKind = NonNullable<RunFilter['provider']>;
+export const PROVIDER_LABELS: Record<ProviderKind, string> = { replay: 'Replay', ollama: 'Ollama', remote: 'OpenAI-compatible' };
+
+/**
+ * The provider behind a models-column label as modelLabel writes it (replay, ollama:MODEL, HOST:MODEL); none for
+ * the placeholders of a workflow run whose nodes differ or have not started ("per node", "—", "?").
+ */
+export function providerOfLabel(label: string): ProviderKind | undefined {
+  if (label === 'replay') return 'replay';
+  if (label.startsWith('ollama:')) return 'ollama';
+  return label.includes(':') ? 'remote' : undefined;
 }

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RUN_STATUSES } from '@shared/contracts/events';
 import { StewardDb } from '../../db/db';
-import { RunFilter } from './run-filter';
+import { RunFilter, providerOfLabel } from './run-filter';
 import { dayRange, queryRuns, scanRuns } from './run-query';
 import { syntheticRuns } from './synthetic-runs';
 
@@ -57,6 +57,18 @@ describe('queryRuns', () => {
     expect(ids(oneRun)).toContain('run-001234');
   });
 
+  it('a provider filter keeps the runs whose student or teacher used that provider', async () => {
+    const uses = (r: (typeof runs)[number], p: string) => [r.models.student, r.models.teacher].some((m) => (p === 'replay' ? m === 'replay' : p === 'ollama' ? m.startsWith('ollama:') : m !== 'replay' && !m.startsWith('ollama:')));
+    for (const provider of ['replay', 'ollama', 'remote'] as const) {
+      const page = await queryRuns(db, RunFilter.parse({ provider }), 2000);
+      expect(ids(page).sort()).toEqual(ids(runs.filter((r) => uses(r, provider))).sort());
+    }
+    // A workflow run whose nodes use different models, or none yet, names no provider.
+    expect(['per node', '—', '?'].map(providerOfLabel)).toEqual([undefined, undefined, undefined]);
+    const remote = await queryRuns(db, RunFilter.parse({ provider: 'remote' }), 2000);
+    expect(remote.every((r) => r.models.student === 'api.openai.com:gpt-5-mini')).toBe(true);
+  });
+
   it('runs started at the same instant are each listed once, however many chunks the page takes', async () => {
     const same = syntheticRuns(250, 3).map((r, i) => ({ ...r, run_id: `same-${String(i).padStart(3, '0')}`, workflow_id: 'same-instant', started_at: '2026-04-01T12:00:00.000Z' }));
     await db.runs.bulkPut(same);
@@ -78,6 +90,7 @@ describe('queryRuns', () => {
         status: fc.constantFrom(...RUN_STATUSES),
         workflowId: fc.constantFrom('notes-cleanup', 'folder-triage', 'no-such-workflow'),
         supervision: fc.constantFrom('supervised' as const, 'unsupervised' as const),
+        provider: fc.constantFrom('replay' as const, 'ollama' as const, 'remote' as const),
         waitingForYou: fc.boolean(),
         fromDay: fc.constantFrom('2026-02-01', '2026-06-15'),
         toDay: fc.constantFrom('2026-05-31', '2026-12-31'),

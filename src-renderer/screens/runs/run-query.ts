@@ -1,7 +1,7 @@
 import Dexie from 'dexie';
 import type { RunStatus } from '@shared/contracts/events';
 import type { RunRow, StewardDb } from '../../db/db';
-import type { RunFilter } from './run-filter';
+import { providerOfLabel, type RunFilter } from './run-filter';
 
 /** Rows fetched per page: the list asks for the next page as its end scrolls into view. */
 export const RUN_PAGE = 100;
@@ -39,6 +39,7 @@ function rowTest(f: RunFilter, status: RunStatus | undefined, range: { from?: st
     (status === undefined || r.status === status) &&
     (f.workflowId === undefined || r.workflow_id === f.workflowId) &&
     (f.supervision === undefined || r.supervision_enabled === (f.supervision === 'supervised')) &&
+    (f.provider === undefined || providerOfLabel(r.models.student) === f.provider || providerOfLabel(r.models.teacher) === f.provider) &&
     (range.from === undefined || r.started_at >= range.from) &&
     (range.to === undefined || r.started_at < range.to) &&
     (words.length === 0 || hasEvery(haystack(r), words));

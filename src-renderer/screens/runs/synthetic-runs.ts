@@ -33,7 +33,8 @@ export function syntheticRuns(count: number, seed = 1): RunRow[] {
       rounds: Math.floor(next() * 10),
       ...(final ? { output: `${pick(['Wrote', 'Moved', 'Found'])} ${pick(things)}` } : {}),
       ...(status === 'failed' ? { message: `Model timed out after ${Math.floor(next() * 100)} s` } : {}),
-      models: { student: pick(['ollama qwen3:4b', 'openai gpt-5-mini']), teacher: 'ollama qwen3:14b' },
+      // As modelLabel writes them: replay, ollama:MODEL, HOST:MODEL for an OpenAI-compatible endpoint.
+      models: { student: pick(['ollama:qwen3:4b', 'api.openai.com:gpt-5-mini', 'replay']), teacher: pick(['ollama:qwen3:14b', 'replay']) },
       supervision_enabled: next() < 0.7,
       stored_events: 10,
       event_count: 10,
