@@ -5,7 +5,8 @@
  * (10 per run) in fake-indexeddb, the IndexedDB the renderer tests use. Per filter, the time to the first page
  * (100 rows):
  *   indexed    queryRuns: the most selective index ([status+started_at], [workflow_id+started_at] or
- *              started_at) drives a cursor that stops at the page's last match
+ *              started_at) drives a cursor that stops at the page's last match; a text query first reads the
+ *              `*words` index (v4) and, when a query word is rare, only the runs having it
  *   full scan  what the list did before: every run read (toArray), filtered and sorted in memory (the baseline)
  * Median of SAMPLES runs each; ratios measured in the same run.
  * Run: npm run bench:runs (BENCH_RUNS, BENCH_EVENTS, BENCH_SAMPLES to change the sizes)
@@ -61,9 +62,15 @@ const cases: [string, RunFilter][] = [
   ['unsupervised (no index)', RunFilter.parse({ supervision: 'unsupervised' })],
   ['started in March', RunFilter.parse({ fromDay: '2026-03-01', toDay: '2026-03-31' })],
   ['search "invoices" (common)', RunFilter.parse({ text: 'invoices' })],
+  ['search "inv" (prefix of a common word)', RunFilter.parse({ text: 'inv' })],
+  ['search "t" (first letter typed)', RunFilter.parse({ text: 't' })],
   ['failed + search "timed out"', RunFilter.parse({ status: 'failed', text: 'timed out' })],
-  [`search "${rare.task}" (one run: scans all)`, RunFilter.parse({ text: rare.task })],
-  ['search with no match (scans all)', RunFilter.parse({ text: 'no-such-word' })],
+  [`search "${rare.task}" (one run)`, RunFilter.parse({ text: rare.task })],
+  [`search "${rare.run_id.slice(-4)}" (a number, few runs)`, RunFilter.parse({ text: rare.run_id.slice(-4) })],
+  ['search "4" (prefix of ~1,100 numbers)', RunFilter.parse({ text: '4' })],
+  ['search with no match', RunFilter.parse({ text: 'no-such-word' })],
+  ['search "photos wrote receipts" (three common words)', RunFilter.parse({ text: 'photos wrote receipts' })],
+  ['failed + started in March + search "meeting"', RunFilter.parse({ status: 'failed', fromDay: '2026-03-01', toDay: '2026-03-31', text: 'meeting' })],
 ];
 
 console.log('| first page (100 rows) | indexed ms | full scan ms | vs full scan | rows |');

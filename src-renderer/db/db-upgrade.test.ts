@@ -2,7 +2,8 @@ import 'fake-indexeddb/auto';
 import Dexie from 'dexie';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HostedWorkflow } from '@shared/contracts/hosted-workflow';
-import { DB_VERSION, SCHEMA_V1, SCHEMA_V2, StewardDb, runEvents, type RunRow } from './db';
+import { DB_VERSION, SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, StewardDb, runEvents, type RunRow } from './db';
+import { runWords } from './search-words';
 import { summarize } from './ingest-events';
 import { workflowRow } from './seed-demo';
 import { eventLog, finishRun, readExecutedRound, startRun, writeReplacedRound } from '../testing/event-fixtures';
@@ -75,13 +76,19 @@ describe('the v1 → v2 upgrade', () => {
   });
 });
 
+/** An empty database as an older app version opened it (deleted after the test). */
+async function oldDatabase(name: string, version: number, schema: Record<string, string>): Promise<Dexie> {
+  names.push(name);
+  const old = new Dexie(name);
+  old.version(version).stores(schema);
+  await old.open();
+  return old;
+}
+
 describe('the v2 → v3 upgrade', () => {
   it('keeps every run and lists them by status and by workflow through the new indexes, newest first', async () => {
     const name = `steward-v3-${Math.random().toString(36).slice(2)}`;
-    names.push(name);
-    const old = new Dexie(name);
-    old.version(2).stores(SCHEMA_V2);
-    await old.open();
+    const old = await oldDatabase(name, 2, SCHEMA_V2);
     const row = (run_id: string, status: RunRow['status'], workflow_id: string, started_at: string): RunRow => ({
       run_id, workflow_id, spec_name: workflow_id, status, started_at, rounds: 0, models: { student: 's', teacher: 't' }, supervision_enabled: true, stored_events: 0,
     });
@@ -90,11 +97,37 @@ describe('the v2 → v3 upgrade', () => {
 
     const db = new StewardDb(name);
     await db.open();
-    expect(db.verno).toBe(3);
+    expect(db.verno).toBe(DB_VERSION);
     const failed = await db.runs.where('[status+started_at+run_id]').between(['failed', Dexie.minKey], ['failed', Dexie.maxKey]).reverse().toArray();
     expect(failed.map((r) => r.run_id)).toEqual(['b', 'a']);
     const w1 = await db.runs.where('[workflow_id+started_at+run_id]').between(['w1', Dexie.minKey], ['w1', Dexie.maxKey]).toArray();
     expect(w1.map((r) => r.run_id)).toEqual(['a', 'c']);
+    db.close();
+  });
+});
+
+describe('the v3 → v4 upgrade', () => {
+  it('fills the words of every stored run, so a run from before the upgrade is found by a word of its task, output or message', async () => {
+    const name = `steward-v4-${Math.random().toString(36).slice(2)}`;
+    const old = await oldDatabase(name, 3, SCHEMA_V3);
+    const row = (run_id: string, task: string, output?: string, message?: string): RunRow => ({
+      run_id, workflow_id: 'w1', spec_name: 'Tidy notes', task, status: 'failed', started_at: '2026-01-01T00:00:00Z', rounds: 0,
+      models: { student: 'ollama:qwen3:4b', teacher: 'replay' }, supervision_enabled: true, stored_events: 0,
+      ...(output !== undefined ? { output } : {}), ...(message !== undefined ? { message } : {}),
+    });
+    const before = [row('a', 'Archive the invoices', 'Moved 3 files'), row('b', 'Rename photos', undefined, 'Model timed out'), row('c', 'Draft the changelog')];
+    await old.table('runs').bulkPut(before);
+    old.close();
+
+    const db = new StewardDb(name);
+    await db.open();
+    expect(db.verno).toBe(DB_VERSION);
+    for (const r of before) expect((await db.runs.get(r.run_id))?.words).toEqual(runWords(r));
+    const byPrefix = async (w: string) => (await db.runs.where('words').startsWith(w).primaryKeys()).sort();
+    expect(await byPrefix('invoice')).toEqual(['a']);
+    expect(await byPrefix('timed')).toEqual(['b']);
+    expect(await byPrefix('tidy')).toEqual(['a', 'b', 'c']);
+    expect(await byPrefix('qwen3')).toEqual(['a', 'b', 'c']);
     db.close();
   });
 });

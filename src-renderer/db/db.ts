@@ -10,6 +10,7 @@ import type { InvocationStatus } from '@shared/workflow/invocation';
 import type { ToolEffect } from '@shared/contracts/tool-effect';
 import type { PrivacyPolicy } from '@shared/policy/privacy';
 import { backfillLearningExamples } from './learning-examples';
+import { runWords } from './search-words';
 
 /** A workflow's chosen profile version per kind (versions are immutable, so a choice is exact). */
 export interface ProfileChoice {
@@ -64,6 +65,8 @@ export interface RunRow {
   stored_events: number;
   /** A workflow run's nodes (ingest-events.ts): present once any of its workflow events is in. */
   workflow?: WorkflowRunFacts;
+  /** Text search's words (search-words.ts: runWords), rewritten with the row; a multi-entry index since v4. */
+  words?: string[];
 }
 
 /** What the runs list shows of a workflow run, kept idempotent: each value is the latest by sequence. */
@@ -101,7 +104,7 @@ export type LearningExampleRow = LearningExample;
 export type SettingsRow = { key: 'privacy'; value: PrivacyPolicy };
 export type SettingsKey = SettingsRow['key'];
 
-export const DB_VERSION = 3;
+export const DB_VERSION = 4;
 
 export const SCHEMA_V1 = {
   workflows: 'id, name, updated_at',
@@ -123,6 +126,12 @@ export const SCHEMA_V3 = {
   runs: 'run_id, workflow_id, started_at, status, [started_at+run_id], [status+started_at+run_id], [workflow_id+started_at+run_id]',
 } as const;
 
+/** v4: text search reads the runs having a word that starts with the rarest query word (`*words`, multi-entry). */
+export const SCHEMA_V4 = {
+  ...SCHEMA_V3,
+  runs: `${SCHEMA_V3.runs}, *words`,
+} as const;
+
 export class StewardDb extends Dexie {
   declare workflows: EntityTable<WorkflowRow, 'id'>;
   declare runs: EntityTable<RunRow, 'run_id'>;
@@ -141,6 +150,17 @@ export class StewardDb extends Dexie {
       .upgrade((tx: Transaction) => backfillLearningExamples(tx.table('events'), tx.table('runs'), tx.table('learning_examples')));
     // v3 only adds indexes: IndexedDB builds them from the stored rows.
     this.version(3).stores(SCHEMA_V3);
+    // v4 indexes each run's words; rows stored before it get theirs from the fields they already hold.
+    this.version(4)
+      .stores(SCHEMA_V4)
+      .upgrade((tx: Transaction) =>
+        tx
+          .table<RunRow, string>('runs')
+          .toCollection()
+          .modify((run) => {
+            run.words = runWords(run);
+          }),
+      );
   }
 }
 

@@ -2,6 +2,7 @@ import 'fake-indexeddb/auto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StewardDb, runEvents, type RunRow } from './db';
 import { ingestEvents } from './ingest-events';
+import { runWords } from './search-words';
 import { blockedRound, eventLog, finishRun, readExecutedRound, startRun, writeReplacedRound } from '../testing/event-fixtures';
 import { agentAsks, agentRun, item, nodeStatus, startWorkflow, triageRun } from '../testing/workflow-fixtures';
 
@@ -28,6 +29,21 @@ function fullRun(runId: string) {
 }
 
 describe('ingestEvents', () => {
+  it('a run is found by the words of its task as soon as it starts, and by those of its output once it ends', async () => {
+    const log = eventLog('run-words-0001');
+    startRun(log);
+    await ingestEvents(db, log.events);
+    const found = async (w: string) => [...new Set(await db.runs.where('words').startsWith(w).primaryKeys())];
+    expect(await found('summar')).toEqual([log.runId]);
+    expect(await found('written')).toEqual([]);
+    finishRun(log, 'completed', 0, 'Summary WRITTEN to notes/summary.md');
+    await ingestEvents(db, log.events.slice(-1));
+    expect(await found('written')).toEqual([log.runId]);
+    const row = await db.runs.get(log.runId);
+    expect(row?.words).toEqual(runWords(row!));
+    expect(row?.words).toEqual(expect.arrayContaining(['tidy', 'notes', 'folder', 'todo', 'md', 'written']));
+  });
+
   it('stores each event once when the same batch is replayed', async () => {
     const log = fullRun('run-replay-0001');
     const first = await ingestEvents(db, log.events);

@@ -1,6 +1,7 @@
 import type { RunEvent } from '@shared/contracts/events';
 import type { RunRow, StewardDb, WorkflowRunFacts } from './db';
 import { learningRowsForIngest } from './learning-examples';
+import { runWords } from './search-words';
 
 export interface IngestResult {
   /** Every id in the batch: all of them are durably stored once this resolves, so ack them all. */
@@ -120,7 +121,9 @@ export function summarize(row: RunRow | undefined, events: readonly RunEvent[], 
         break;
     }
   }
-  return next.workflow ? withWorkflowStatus(next) : next;
+  const done = next.workflow ? withWorkflowStatus(next) : next;
+  // Rewritten with every change: text search's index is always the row's own task, output, message, workflow and models.
+  return { ...done, words: runWords(done) };
 }
 
 function isLater(row: RunRow, seq: number): boolean {

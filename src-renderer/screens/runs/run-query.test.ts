@@ -57,6 +57,47 @@ describe('queryRuns', () => {
     expect(ids(oneRun)).toContain('run-001234');
   });
 
+  it('a search for a word one run has reads about that run’s row, not every run', async () => {
+    const counted = new StewardDb(db.name);
+    let rowsRead = 0;
+    counted.use({
+      stack: 'dbcore',
+      name: 'count-rows-read',
+      create: (down) => ({
+        ...down,
+        table: (name) => {
+          const table = down.table(name);
+          if (name !== 'runs') return table;
+          return {
+            ...table,
+            getMany: async (req) => {
+              const rows = await table.getMany(req);
+              rowsRead += rows.length;
+              return rows;
+            },
+            query: async (req) => {
+              const res = await table.query(req);
+              if (req.values) rowsRead += res.result.length;
+              return res;
+            },
+          };
+        },
+      }),
+    });
+    await counted.open();
+    try {
+      const target = runs[777]!;
+      const page = await queryRuns(counted, RunFilter.parse({ text: `${target.task} ${target.output ?? ''}` }), 100);
+      expect(ids(page)).toContain(target.run_id);
+      expect(rowsRead).toBeLessThan(50);
+      rowsRead = 0;
+      expect(await queryRuns(counted, RunFilter.parse({ text: 'no-such-word' }), 100)).toEqual([]);
+      expect(rowsRead).toBe(0);
+    } finally {
+      counted.close();
+    }
+  });
+
   it('a provider filter keeps the runs whose student or teacher used that provider', async () => {
     const uses = (r: (typeof runs)[number], p: string) => [r.models.student, r.models.teacher].some((m) => (p === 'replay' ? m === 'replay' : p === 'ollama' ? m.startsWith('ollama:') : m !== 'replay' && !m.startsWith('ollama:')));
     for (const provider of ['replay', 'ollama', 'remote'] as const) {
@@ -85,6 +126,14 @@ describe('queryRuns', () => {
 
   it('every filter’s first page equals the first page of a full scan of the table', async () => {
     const all = await db.runs.toArray();
+    // Whole words, prefixes a person stops typing at, one run's number, words no run has, and a few at once.
+    const vocabulary = [...new Set(all.flatMap((r) => r.words ?? []))];
+    const typed = fc.tuple(fc.constantFrom(...vocabulary), fc.integer({ min: 1, max: 8 }), fc.boolean()).map(([w, n, upper]) => (upper ? w.slice(0, n).toUpperCase() : w.slice(0, n)));
+    const searchText = fc.oneof(
+      fc.constantFrom('', 'invoices', 'WROTE', 'qwen3', 'nothing-like-this', '#1234', 'timed out', 'zzz', 'quarterly, report!'),
+      typed,
+      fc.array(typed, { minLength: 2, maxLength: 3 }).map((ws) => ws.join(' ')),
+    );
     const filter = fc.record(
       {
         status: fc.constantFrom(...RUN_STATUSES),
@@ -94,7 +143,7 @@ describe('queryRuns', () => {
         waitingForYou: fc.boolean(),
         fromDay: fc.constantFrom('2026-02-01', '2026-06-15'),
         toDay: fc.constantFrom('2026-05-31', '2026-12-31'),
-        text: fc.constantFrom('', 'invoices', 'WROTE', 'qwen3', 'nothing-like-this'),
+        text: searchText,
         sort: fc.constantFrom('newest' as const, 'oldest' as const),
       },
       { requiredKeys: ['sort'] },
@@ -104,7 +153,7 @@ describe('queryRuns', () => {
         const f = RunFilter.parse(raw);
         expect(ids(await queryRuns(db, f, limit))).toEqual(ids(scanRuns(all, f).slice(0, limit)));
       }),
-      { numRuns: 60 },
+      { numRuns: 150 },
     );
   });
 });

@@ -1,6 +1,7 @@
 import type { RunRow } from '../../db/db';
 // Relative, not @shared: the Playwright e2e (e2e/runs-scale.spec.ts) imports this file without the alias.
 import { RUN_STATUSES } from '../../../src-shared/contracts/events';
+import { runWords } from '../../db/search-words';
 
 /** Deterministic runs-table rows for tests, the bench and the scale e2e: varied statuses, workflows, days and words. */
 export function syntheticRuns(count: number, seed = 1): RunRow[] {
@@ -17,12 +18,12 @@ export function syntheticRuns(count: number, seed = 1): RunRow[] {
   const verbs = ['Summarise', 'Tidy', 'Classify', 'Rename', 'Archive', 'Draft'];
   const things = ['meeting notes', 'invoices', 'the changelog', 'photos', 'receipts', 'Quarterly Report'];
   const start = Date.UTC(2026, 0, 1);
-  return Array.from({ length: count }, (_, i) => {
+  return Array.from({ length: count }, (_, i): RunRow => {
     const status = pick(RUN_STATUSES);
     const workflow = pick(workflows);
     const started = new Date(start + Math.floor(next() * 300 * 86_400_000));
     const final = status !== 'running' && status !== 'waiting';
-    return {
+    const row: RunRow = {
       run_id: `run-${String(i).padStart(6, '0')}`,
       workflow_id: workflow,
       spec_name: workflow.replace(/-/g, ' '),
@@ -39,5 +40,7 @@ export function syntheticRuns(count: number, seed = 1): RunRow[] {
       stored_events: 10,
       event_count: 10,
     };
+    // As ingest-events writes them: the e2e puts these rows straight into the page's database.
+    return { ...row, words: runWords(row) };
   });
 }
