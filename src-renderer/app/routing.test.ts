@@ -33,6 +33,11 @@ describe('hash routes', () => {
     expect(routeHref({ name: 'run', runId: 'run-abc', tab: 'nodes', node: 'a b/c' })).toBe('#/runs/run-abc/nodes/a%20b%2Fc');
   });
 
+  it('opens what waits for you across all runs at #/interventions', () => {
+    expect(parseRoute('#/interventions')).toEqual({ name: 'interventions' });
+    expect(routeHref({ name: 'interventions' })).toBe('#/interventions');
+  });
+
   it('falls back to workflows for an empty or unknown hash', () => {
     expect(parseRoute('')).toEqual({ name: 'workflows' });
     expect(parseRoute('#/nowhere')).toEqual({ name: 'workflows' });

@@ -15,6 +15,8 @@ export type Route =
    */
   | { name: 'run'; runId: string; tab: 'rounds' | 'trace' | 'nodes'; event?: number; node?: string }
   | { name: 'learning' }
+  /** Every question waiting for a person, across all runs. */
+  | { name: 'interventions' }
   | { name: 'registry' }
   | { name: 'settings' };
 
@@ -29,6 +31,7 @@ export function parseRoute(hash: string): Route {
   if (section === 'workflows' && id && (tab === 'edit' || tab === 'run')) return { name: 'workflow-edit', workflowId: id, run: tab === 'run' };
   if (section === 'workflows' && id) return { name: 'workflow', workflowId: id };
   if (section === 'learning') return { name: 'learning' };
+  if (section === 'interventions') return { name: 'interventions' };
   if (section === 'registry') return { name: 'registry' };
   if (section === 'settings') return { name: 'settings' };
   return { name: 'workflows' };
@@ -51,6 +54,8 @@ export function routeHref(route: Route): string {
       return `#/runs/${encodeURIComponent(route.runId)}${route.tab === 'trace' ? `/trace${route.event !== undefined ? `/${route.event}` : ''}` : ''}`;
     case 'learning':
       return '#/learning';
+    case 'interventions':
+      return '#/interventions';
     case 'registry':
       return '#/registry';
     case 'settings':

@@ -1,6 +1,8 @@
 import { useHost } from '../app/HostProvider';
 import { routeHref, type Route } from '../app/routing';
 import { ShieldIcon } from './Icons';
+import { useWaiting } from '../screens/interventions/use-waiting';
+import { WaitingNavLink } from '../screens/interventions/WaitingNavLink';
 
 function NavLink({ to, active, children }: { to: Route; active: boolean; children: string }) {
   return (
@@ -70,6 +72,7 @@ function ProviderPanel() {
 export function Sidebar({ route }: { route: Route }) {
   const { info, client, connection } = useHost();
   const dropped = client.stats();
+  const { items: waiting } = useWaiting();
   return (
     <aside className="sidebar">
       <div className="brand">
@@ -85,6 +88,7 @@ export function Sidebar({ route }: { route: Route }) {
         <NavLink to={{ name: 'runs' }} active={route.name === 'runs' || route.name === 'run'}>
           Runs
         </NavLink>
+        <WaitingNavLink count={waiting.length} active={route.name === 'interventions'} />
         <NavLink to={{ name: 'learning' }} active={route.name === 'learning'}>
           Learning
         </NavLink>

@@ -15,6 +15,8 @@ import { Spinner } from '../components/Icons';
 import { scsSettingsOf } from '../db/workflow-scs';
 import { SCS_MODE_SHORT } from '../view/scs-labels';
 import { UserWorkflows } from './editor/UserWorkflows';
+import { useWaiting } from './interventions/use-waiting';
+import { WaitingChip } from './interventions/WaitingChip';
 
 /** A workflow names registered servers by id. */
 function serverLabel(server: HostedServerRef): string {
@@ -25,6 +27,7 @@ function WorkflowCard({ row }: { row: WorkflowRow }) {
   const { db, connection, providers } = useHost();
   const config = useWorkflowConfig(row);
   const { run: runAndOpen, starting, error, setError } = useRunAndOpen();
+  const waiting = useWaiting().byWorkflow.get(row.id) ?? 0;
   const doc = row.doc;
   const resolved = config?.resolved;
   const student = resolved?.student?.model ?? row.student ?? doc.models.student;
@@ -72,6 +75,7 @@ function WorkflowCard({ row }: { row: WorkflowRow }) {
             </a>
           </h2>
           {doc.description && <p className="workflow__description">{doc.description}</p>}
+          <WaitingChip count={waiting} />
         </div>
         {row.source === 'demo' && <Chip tone="accent">Demo</Chip>}
       </header>

@@ -6,12 +6,15 @@ import { downloadText } from '../../view/download';
 import { uniqueId } from './graph-edit';
 import { errorText } from './use-stored-workflow';
 import { duplicateOf, exportText, parseWorkflowFile } from './workflow-file';
+import { useWaiting } from '../interventions/use-waiting';
+import { WaitingChip } from '../interventions/WaitingChip';
 
 type Notice = { text: string; ok: boolean };
 
 /** The user's own workflows, kept by the host in its data folder (the CLI sees the same ones). */
 export function UserWorkflows() {
   const { client, connection } = useHost();
+  const { byWorkflow: waiting } = useWaiting();
   const [list, setList] = useState<WorkflowSummary[]>();
   const [notice, setNotice] = useState<Notice>();
   const [deleting, setDeleting] = useState<WorkflowSummary>();
@@ -124,6 +127,7 @@ export function UserWorkflows() {
                   {' '}
                   <code>{w.id}</code> · {w.node_count} node{w.node_count === 1 ? '' : 's'} · saved {new Date(w.updated_at).toLocaleString()}
                 </span>
+                <WaitingChip count={waiting.get(w.id) ?? 0} />
                 {w.description && <p className="workflow__description">{w.description}</p>}
               </div>
               <div className="wf-list__actions">

@@ -1,0 +1,86 @@
+import { useId, useState } from 'react';
+import { Chip } from '../../components/Chip';
+import { InterventionCard } from '../InterventionCard';
+import { formatDateTime } from '../../view/format';
+import { useWaiting } from './use-waiting';
+import { waitingHref, waitingLabel, type WaitingItem, type WaitingKind } from './waiting';
+
+const KIND_LABELS = {
+  escalation: 'Teacher escalated',
+  confirmation: 'Confirmation needed',
+  question: 'Question',
+} satisfies Record<WaitingKind, string>;
+
+function InterventionRow({ item }: { item: WaitingItem }) {
+  const [open, setOpen] = useState(false);
+  const panelId = useId();
+  return (
+    <li className="waiting-row" data-testid="intervention-row" data-run-id={item.run_id} data-kind={item.kind} data-node={item.node}>
+      <div className="waiting-row__head">
+        <span className="waiting-row__workflow">{item.workflow_name}</span>
+        {item.node !== undefined && (
+          <span className="waiting-row__node">
+            node <code>{item.node}</code>
+          </span>
+        )}
+        <Chip tone="escalated">{KIND_LABELS[item.kind]}</Chip>
+        <span className="round__spacer" />
+        <time className="muted" dateTime={item.since} title={item.since}>
+          since {formatDateTime(item.since)}
+        </time>
+      </div>
+      <p className="waiting-row__asks">{item.asks}</p>
+      <div className="waiting-row__actions">
+        {item.intervention && (
+          <button type="button" className="button button--primary" aria-expanded={open} aria-controls={panelId} onClick={() => setOpen(!open)} data-testid="intervention-answer-here">
+            Answer here
+          </button>
+        )}
+        <a className="button" href={waitingHref(item)} data-testid="intervention-open">
+          {item.node !== undefined ? 'Open the node in its run' : 'Open the run'}
+        </a>
+      </div>
+      {open && item.intervention && (
+        <div id={panelId} className="waiting-row__card">
+          <InterventionCard intervention={item.intervention} />
+        </div>
+      )}
+    </li>
+  );
+}
+
+/** Every question waiting for a person, oldest first. */
+export function InterventionsList({ items }: { items: readonly WaitingItem[] }) {
+  if (items.length === 0) {
+    return (
+      <div className="empty" data-testid="interventions-empty">
+        <p>Nothing waits for you.</p>
+      </div>
+    );
+  }
+  return (
+    <ul className="waiting-list" aria-label="Questions waiting for you">
+      {items.map((item) => (
+        <InterventionRow key={item.key} item={item} />
+      ))}
+    </ul>
+  );
+}
+
+/** "Waiting for you" across all runs: answer here, or open the run (or the node) that asks. */
+export function InterventionsScreen() {
+  const { items } = useWaiting();
+  return (
+    <div className="page" data-testid="interventions-view">
+      <header className="page__head">
+        <div>
+          <h1 className="page__title">Waiting for you</h1>
+          <p className="page__subtitle" role="status">
+            {waitingLabel(items.length)}. A run stays paused at its question, also across restarts, until you answer.
+          </p>
+        </div>
+      </header>
+      <InterventionsList items={items} />
+    </div>
+  );
+}
