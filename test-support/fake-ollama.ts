@@ -34,6 +34,16 @@ export interface FakeChatMessage {
   tool_calls?: FakeToolCall[];
 }
 
+/**
+ * The token counts Ollama reports with a reply. Absent: the fake counts words (the prompt's, the
+ * reply's), so every reply carries plausible, distinct numbers; `null`: none are sent (as Ollama
+ * omits `prompt_eval_count` when the whole prompt was cached).
+ */
+export interface FakeEvalCounts {
+  prompt_eval_count?: number;
+  eval_count?: number;
+}
+
 /** What the test's handler sees: the parsed body of one `/api/chat` request. */
 export interface FakeChatRequest {
   model: string;
@@ -50,7 +60,7 @@ export interface FakeChatRequest {
  * failures, or a connection reset before any answer. `delay_ms` holds the answer back.
  */
 export type FakeChatResult =
-  | { message: FakeChatMessage; delay_ms?: number }
+  | { message: FakeChatMessage; delay_ms?: number; counts?: FakeEvalCounts | null }
   | { status: number; body: unknown; headers?: Record<string, string>; delay_ms?: number }
   | { reset: true; delay_ms?: number };
 
@@ -176,10 +186,9 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
         done_reason: 'stop',
         total_duration: 1,
         load_duration: 0,
-        prompt_eval_count: 1,
         prompt_eval_duration: 1,
-        eval_count: 1,
         eval_duration: 1,
+        ...(result.counts === null ? {} : (result.counts ?? { prompt_eval_count: wordsIn(request.messages), eval_count: wordsIn([message]) })),
       };
       if (request.stream === false) return { status: 200, body: final, delay };
       // Ollama streams unless told otherwise: one chunk with the message, then the done marker.
@@ -238,6 +247,12 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
     waitForChat: (count = 1) => life.waitForChat(count),
     close: () => life.close(server),
   };
+}
+
+/** The fake's stand-in for a tokenizer: words of the contents (tool calls counted as their JSON). */
+export function wordsIn(messages: readonly { content?: unknown; tool_calls?: unknown }[]): number {
+  const text = messages.map((m) => `${typeof m.content === 'string' ? m.content : ''} ${m.tool_calls ? JSON.stringify(m.tool_calls) : ''}`).join(' ');
+  return text.split(/\s+/).filter((w) => w !== '').length;
 }
 
 /** Drops undefined fields so the JSON looks like Ollama's (which omits empty ones). */

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { DoubleLifecycle } from './double-lifecycle';
+import { wordsIn } from './fake-ollama';
 import { readJsonRequest } from './http-json';
 import { resetConnection, writeBody, type WrittenResponse } from './write-body';
 import type { AddressInfo } from 'node:net';
@@ -42,11 +43,20 @@ export interface FakeOpenAIChatRequest {
 }
 
 /**
+ * The `usage` the fake reports. Absent: it counts words (the prompt's, the reply's), so every reply
+ * carries plausible, distinct numbers; `null`: no `usage` is sent (some local servers send none).
+ */
+export interface FakeOpenAIUsage {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+}
+
+/**
  * A normal reply, a raw HTTP answer (status, JSON body, headers) to simulate failures, or a
  * connection reset before any answer. `delay_ms` holds the answer back.
  */
 export type FakeOpenAIResult =
-  | { message: FakeOpenAIMessage; finish_reason?: string; delay_ms?: number }
+  | { message: FakeOpenAIMessage; finish_reason?: string; delay_ms?: number; usage?: FakeOpenAIUsage | null }
   | { status: number; body: unknown; headers?: Record<string, string>; delay_ms?: number }
   | { reset: true; delay_ms?: number };
 
@@ -148,7 +158,8 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       const delay = base + (result.delay_ms ?? 0);
       if ('reset' in result) return { status: 0, body: undefined, reset: true, delay };
       if ('status' in result) return { status: result.status, body: result.body, headers: result.headers, delay };
-      return { status: 200, delay, body: completion(request.model, index, result.message, result.finish_reason) };
+      const usage = result.usage === undefined ? wordUsage(request, result.message) : result.usage;
+      return { status: 200, delay, body: completion(request.model, index, result.message, result.finish_reason, usage) };
     }
     return { status: 404, delay: base, body: apiError(`Unknown request URL: ${method} ${path}.`, 'invalid_request_error', 'unknown_url') };
   }
@@ -196,7 +207,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
 }
 
 /** A `chat.completion` object as OpenAI sends it; `content` is null when the model only called tools. */
-function completion(model: string, index: number, message: FakeOpenAIMessage, finishReason: string | undefined) {
+function completion(model: string, index: number, message: FakeOpenAIMessage, finishReason: string | undefined, usage: FakeOpenAIUsage | null) {
   const toolCalls = message.tool_calls?.map((call, i) => ({
     id: `call_${index}_${i}`,
     type: 'function',
@@ -221,6 +232,14 @@ function completion(model: string, index: number, message: FakeOpenAIMessage, fi
         finish_reason: finishReason ?? (toolCalls ? 'tool_calls' : 'stop'),
       },
     ],
-    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+    ...(usage === null ? {} : { usage: { ...usage, total_tokens: (usage.prompt_tokens ?? 0) + (usage.completion_tokens ?? 0) } }),
+  };
+}
+
+/** The fake's stand-in for a tokenizer: words of the prompt and of the reply (tool calls as their JSON). */
+function wordUsage(request: FakeOpenAIChatRequest, message: FakeOpenAIMessage): FakeOpenAIUsage {
+  return {
+    prompt_tokens: wordsIn(request.messages),
+    completion_tokens: wordsIn([{ content: message.content ?? message.refusal, tool_calls: message.tool_calls }]),
   };
 }

@@ -183,6 +183,29 @@ describe('a run exported as OpenTelemetry OTLP/JSON', () => {
     }
   });
 
+  it('a chat span lasts its recorded latency and carries the tokens the server counted; an older reply without them spans from the previous step and claims no usage', () => {
+    const firstProposal = events.findIndex((e) => e.type === 'candidate.proposed');
+    const proposal = events[firstProposal];
+    if (proposal?.type !== 'candidate.proposed') throw new Error('no proposal');
+    const answeredAt = Date.parse(proposal.ts);
+    const chatOf = (list: RunEvent[]) => spansOf(decode(exportEvents(list).body)).find((s) => attr(s, 'gen_ai.operation.name') === 'chat') as OtlpSpan;
+    const ms = (nanos: string) => Number(BigInt(nanos) / 1_000_000n);
+    const withReply = (reply: object) => events.map((e, i) => (i === firstProposal ? { ...proposal, reply: { ...proposal.reply, ...reply } } : e));
+
+    const measured = chatOf(withReply({ latency_ms: 3, usage: { input_tokens: 900, output_tokens: 12 } }));
+    expect([ms(measured.startTimeUnixNano), ms(measured.endTimeUnixNano)]).toEqual([answeredAt - 3, answeredAt]);
+    expect([attr(measured, 'gen_ai.usage.input_tokens'), attr(measured, 'gen_ai.usage.output_tokens')]).toEqual([900, 12]);
+
+    const onlyOutput = chatOf(withReply({ latency_ms: 0, usage: { output_tokens: 5 } }));
+    expect([attr(onlyOutput, 'gen_ai.usage.input_tokens'), attr(onlyOutput, 'gen_ai.usage.output_tokens')]).toEqual([undefined, 5]);
+
+    const { latency_ms: _latency, usage: _usage, ...older } = proposal.reply;
+    const old = chatOf(events.map((e, i) => (i === firstProposal ? { ...proposal, reply: older } : e)));
+    const roundStarted = events.find((e) => e.type === 'round.started');
+    expect(ms(old.startTimeUnixNano)).toBe(Date.parse(roundStarted?.ts ?? ''));
+    expect(old.attributes.some((a) => a.key.startsWith('gen_ai.usage.'))).toBe(false);
+  });
+
   it('exports the same ids every time, so a collector receiving a run twice keeps one copy', () => {
     const first = spansOf(decode(exportEvents(events).body)).map((s) => s.spanId);
     const second = spansOf(decode(exportEvents([...events].reverse()).body)).map((s) => s.spanId);

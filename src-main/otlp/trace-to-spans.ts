@@ -242,7 +242,14 @@ class RunMapper {
   private chat(agent: AgentScope, role: 'student' | 'teacher', reply: ModelReply | undefined, parent: SpanRecord, ms: number, seq: number): SpanRecord {
     const label = reply?.model ?? agent.models[role];
     const model = modelName(label);
-    const span = this.start(`chat ${model}`, `chat:${seq}`, agent.cursorMs, parent.spanId, {
+    // A recorded latency is the call itself; without one (an older trace) it spans from the agent's previous step.
+    let startMs = agent.cursorMs;
+    if (reply?.latency_ms !== undefined) {
+      startMs = Math.max(ms - reply.latency_ms, agent.span.startMs);
+      // The step before a call is stamped as the call begins, sometimes just after: a review starts with its call.
+      if (parent !== agent.span && parent.startMs > startMs) parent.startMs = startMs;
+    }
+    const span = this.start(`chat ${model}`, `chat:${seq}`, startMs, parent.spanId, {
       'gen_ai.operation.name': 'chat',
       'gen_ai.provider.name': providerName(label),
       'gen_ai.request.model': model,
@@ -257,6 +264,9 @@ class RunMapper {
     if (reply) {
       span.attributes['gen_ai.response.model'] = model;
       span.attributes['gen_ai.output.messages'] = JSON.stringify([outputMessage(reply)]);
+      // Only what the server counted: an absent count is not exported as zero.
+      if (reply.usage?.input_tokens !== undefined) span.attributes['gen_ai.usage.input_tokens'] = reply.usage.input_tokens;
+      if (reply.usage?.output_tokens !== undefined) span.attributes['gen_ai.usage.output_tokens'] = reply.usage.output_tokens;
     }
     this.end(span, ms, { code: 'unset' });
     agent.cursorMs = ms;

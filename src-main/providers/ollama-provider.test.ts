@@ -68,7 +68,7 @@ describe('Ollama provider (against the fake Ollama server)', () => {
     expect(provider.label).toBe('ollama:qwen3:4b');
 
     const reply = await provider.complete(studentRequest());
-    expect(reply).toEqual({
+    expect(reply).toMatchObject({
       text: '{"decision_type":"tool_call","tool_name":"read_text_file","arguments":{"path":"a.txt"}}',
       tool_calls: [],
       model: 'ollama:qwen3:4b',
@@ -199,5 +199,29 @@ describe('Ollama provider (against the fake Ollama server)', () => {
     };
     await createOllamaProvider(ref(), 'student', { fetch: observed }).complete(studentRequest());
     expect(seen).toEqual([`${server.url}/api/chat`]);
+  });
+});
+
+describe('Ollama provider: what a call cost', () => {
+  it('a reply records the tokens Ollama counted (prompt_eval_count in, eval_count out) and how long the call took', async () => {
+    await serve({ chat: () => ({ message: { content: '{"decision_type":"complete","output":"done"}' }, counts: { prompt_eval_count: 412, eval_count: 37 }, delay_ms: 80 }) });
+    const reply = await createOllamaProvider(ref(), 'student').complete(studentRequest());
+    expect(reply.usage).toEqual({ input_tokens: 412, output_tokens: 37 });
+    expect(reply.latency_ms).toBeGreaterThanOrEqual(80);
+    expect(reply.latency_ms).toBeLessThan(10_000);
+    expect(Number.isInteger(reply.latency_ms)).toBe(true);
+  });
+
+  it('a reply without counts (a cached prompt, an older server) claims no usage, only its latency', async () => {
+    await serve({ chat: () => ({ message: { content: '{}' }, counts: null }) });
+    const reply = await createOllamaProvider(ref(), 'student').complete(studentRequest());
+    expect(reply.usage).toBeUndefined();
+    expect(reply.latency_ms).toBeGreaterThanOrEqual(0);
+  });
+
+  it('a count that is not a number is ignored, not a failed call', async () => {
+    await serve({ chat: () => ({ message: { content: '{}' }, counts: { prompt_eval_count: 'many' as unknown as number, eval_count: 5 } }) });
+    const reply = await createOllamaProvider(ref(), 'student').complete(studentRequest());
+    expect(reply.usage).toEqual({ output_tokens: 5 });
   });
 });

@@ -5,6 +5,7 @@ import type { OfferedTool } from '@shared/contracts/tool-snapshot';
 import { endpointOrThrow, pinnedFetch, type ModelEndpoint } from './endpoint';
 import { startOllamaCall, toProviderError, type FetchFn } from './ollama-call';
 import { ProviderError, type ModelProvider, type ModelRequest } from './provider';
+import { startStopwatch, usageOf } from './call-usage';
 
 export type OllamaRef = Extract<ModelRef, { provider: 'ollama' }>;
 
@@ -28,6 +29,9 @@ const ChatAnswer = z.object({
       .array(z.object({ function: z.object({ name: z.string().min(1), arguments: z.unknown() }) }))
       .nullish(),
   }),
+  // Read loosely: a count the server got wrong must not fail the call (see call-usage.ts).
+  prompt_eval_count: z.unknown().optional(),
+  eval_count: z.unknown().optional(),
 });
 
 /**
@@ -49,6 +53,7 @@ export function createOllamaProvider(ref: OllamaRef, role: ModelRole, options: O
       const maxReplyBytes = ref.max_reply_bytes ?? DEFAULT_MAX_REPLY_BYTES;
       const call = startOllamaCall({ fetch: options.fetch, signal: request.signal, timeoutMs: ref.timeout_ms, maxReplyBytes });
       const failure = { host, model: ref.model, role, timeoutMs: ref.timeout_ms, call, maxReplyBytes };
+      const elapsed = startStopwatch();
       try {
         if (call.stopped() === 'cancelled') throw new ProviderError('cancelled', `the ${role} model call was cancelled`);
         // The checked URL, and a fetch that cannot leave its origin: the client re-parses the host itself.
@@ -68,10 +73,13 @@ export function createOllamaProvider(ref: OllamaRef, role: ModelRole, options: O
           throw new ProviderError('bad_response', `Ollama's reply for ${label} had an unexpected shape (${issues})`);
         }
         const calls = answer.data.message.tool_calls ?? [];
+        const usage = usageOf(answer.data.prompt_eval_count, answer.data.eval_count);
         return {
           text: answer.data.message.content,
           tool_calls: calls.map((c) => ({ name: c.function.name, arguments: c.function.arguments })),
           model: label,
+          ...(usage ? { usage } : {}),
+          latency_ms: elapsed(),
         };
       } catch (err) {
         throw toProviderError(err, failure);

@@ -97,7 +97,7 @@ describe('OpenAI-compatible provider: requests and replies (against the fake Ope
     const provider = createOpenAICompatibleProvider(refFor(server), 'student');
     expect(provider.label).toBe(`${new URL(server.url).host}:gpt-4o-mini`);
 
-    expect(await provider.complete(studentRequest())).toEqual({ text: content, tool_calls: [], model: provider.label });
+    expect(await provider.complete(studentRequest())).toMatchObject({ text: content, tool_calls: [], model: provider.label });
     const [sent] = server.chatRequests();
     expect(sent).toEqual({
       model: 'gpt-4o-mini',
@@ -125,7 +125,7 @@ describe('OpenAI-compatible provider: requests and replies (against the fake Ope
     const server = await serve({ chat: () => ({ message: { tool_calls: [{ name: 'read_text_file', arguments: '{"path":"a.txt"}' }] } }) });
     const provider = createOpenAICompatibleProvider(refFor(server, { mode: 'tools' }), 'student');
     const reply = await provider.complete(studentRequest());
-    expect(reply).toEqual({ text: '', tool_calls: [{ name: 'read_text_file', arguments: { path: 'a.txt' } }], model: provider.label });
+    expect(reply).toMatchObject({ text: '', tool_calls: [{ name: 'read_text_file', arguments: { path: 'a.txt' } }], model: provider.label });
 
     const [sent] = server.chatRequests();
     expect(sent?.tools).toEqual([
@@ -392,5 +392,29 @@ describe('OpenAI-compatible provider: failures a person can act on', () => {
 
   it('addresses in messages never show user info or a query string', () => {
     expect(displayBaseUrl('https://user:pass@api.example.com/v1/?key=abc')).toBe('https://api.example.com/v1');
+  });
+});
+
+describe('OpenAI-compatible provider: what a call cost', () => {
+  it('a reply records the server’s usage (prompt_tokens in, completion_tokens out) and how long the call took', async () => {
+    const server = await serve({ chat: () => ({ message: { content: '{}' }, usage: { prompt_tokens: 1200, completion_tokens: 64 }, delay_ms: 80 }) });
+    const reply = await createOpenAICompatibleProvider(refFor(server), 'student').complete(studentRequest());
+    expect(reply.usage).toEqual({ input_tokens: 1200, output_tokens: 64 });
+    expect(reply.latency_ms).toBeGreaterThanOrEqual(80);
+    expect(reply.latency_ms).toBeLessThan(10_000);
+    expect(Number.isInteger(reply.latency_ms)).toBe(true);
+  });
+
+  it('a server that sends no usage (some local ones) gets a reply that claims none', async () => {
+    const server = await serve({ chat: () => ({ message: { content: '{}' }, usage: null }) });
+    const reply = await createOpenAICompatibleProvider(refFor(server), 'student').complete(studentRequest());
+    expect(reply.usage).toBeUndefined();
+    expect(reply.latency_ms).toBeGreaterThanOrEqual(0);
+  });
+
+  it('a malformed usage is ignored, not a failed call', async () => {
+    const server = await serve({ chat: () => ({ message: { content: '{}' }, usage: { prompt_tokens: -3, completion_tokens: 9 } }) });
+    const reply = await createOpenAICompatibleProvider(refFor(server), 'student').complete(studentRequest());
+    expect(reply.usage).toEqual({ output_tokens: 9 });
   });
 });

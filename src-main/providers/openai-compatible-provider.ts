@@ -17,6 +17,7 @@ import { endpointOrThrow, type ModelEndpoint } from './endpoint';
 import { openAIErrorMessage, redactSecrets, removeKey } from './openai-errors';
 import { ProviderError, type ChatMessage, type ModelProvider, type ModelRequest } from './provider';
 import { retryAfterMs } from './retry';
+import { startStopwatch, usageOf } from './call-usage';
 
 export type OpenAICompatibleRef = Extract<ModelRef, { provider: 'openai_compatible' }>;
 
@@ -50,6 +51,8 @@ const ChatCompletion = z.object({
       }),
     )
     .min(1),
+  // Read loosely: absent on some servers, and a count they got wrong must not fail the call.
+  usage: z.unknown().optional(),
 });
 
 /**
@@ -80,6 +83,7 @@ export function createOpenAICompatibleProvider(
     async complete(request: ModelRequest): Promise<ModelReply> {
       const maxReplyBytes = ref.max_reply_bytes ?? DEFAULT_MAX_REPLY_BYTES;
       const call = startHttpCall({ fetch: options.fetch, signal: request.signal, timeoutMs: ref.timeout_ms, maxReplyBytes });
+      const elapsed = startStopwatch();
       try {
         if (call.stopped() === 'cancelled') throw cancelled();
         const response = await call.fetch(endpoint, {
@@ -108,7 +112,7 @@ export function createOpenAICompatibleProvider(
           const issues = answer.error.issues.map((i) => `${i.path.join('.') || 'reply'}: ${i.message}`).join('; ');
           throw new ProviderError('bad_response', `the reply from ${label} had an unexpected shape (${issues})`);
         }
-        return toReply(answer.data, label);
+        return { ...toReply(answer.data, label), latency_ms: elapsed() };
       } catch (err) {
         throw toProviderError(err, call);
       } finally {
@@ -294,10 +298,13 @@ function toReply(answer: z.infer<typeof ChatCompletion>, label: string): ModelRe
   const content = message?.content ?? '';
   // A refusal is the model's answer too: the boundary reports it as an unusable decision.
   const text = content === '' && message?.refusal ? message.refusal : content;
+  const reported = typeof answer.usage === 'object' && answer.usage !== null ? (answer.usage as Record<string, unknown>) : {};
+  const usage = usageOf(reported.prompt_tokens, reported.completion_tokens);
   return {
     text,
     tool_calls: (message?.tool_calls ?? []).map((c) => ({ name: c.function.name, arguments: parseArguments(c.function.arguments) })),
     model: label,
+    ...(usage ? { usage } : {}),
   };
 }
 

@@ -31,11 +31,11 @@ describe('replay (script) provider', () => {
     expect(student.label).toBe('replay');
 
     const first = await student.complete(ask());
-    expect(first).toEqual({ text: '{"decision_type":"ask_user","question":"Which folder?"}', tool_calls: [], model: 'replay' });
+    expect(first).toEqual({ text: '{"decision_type":"ask_user","question":"Which folder?"}', tool_calls: [], model: 'replay', latency_ms: 0 });
     const second = await student.complete(ask());
-    expect(second).toEqual({ text: 'not json at all', tool_calls: [], model: 'replay' });
+    expect(second).toEqual({ text: 'not json at all', tool_calls: [], model: 'replay', latency_ms: 0 });
     const third = await student.complete(ask());
-    expect(third).toEqual({ text: '', tool_calls: [{ name: 'read_file', arguments: { path: 'a.txt' } }], model: 'replay' });
+    expect(third).toEqual({ text: '', tool_calls: [{ name: 'read_file', arguments: { path: 'a.txt' } }], model: 'replay', latency_ms: 0 });
   });
 
   it('running out of entries fails as script_exhausted and says how many were used', async () => {
@@ -82,6 +82,19 @@ describe('replay (script) provider', () => {
     await vi.advanceTimersByTimeAsync(1);
     expect(settled).toBe(true);
     expect((await reply).text).toBe('late');
+  });
+
+  it('a replayed reply reports the latency its script gave it (deterministic, so a replay’s trace is too) and no token usage', async () => {
+    vi.useFakeTimers();
+    const script = ModelScript.parse({ latency_ms: 300, student: [{ text: 'late', delay_ms: 200 }, { text: 'soon' }] });
+    const student = createScriptProvider(script, 'student');
+    const first = student.complete(ask());
+    await vi.advanceTimersByTimeAsync(500);
+    expect(await first).toMatchObject({ latency_ms: 500 });
+    expect((await first).usage).toBeUndefined();
+    const second = student.complete(ask());
+    await vi.advanceTimersByTimeAsync(300);
+    expect((await second).latency_ms).toBe(300);
   });
 
   it('cancelling during the wait rejects as cancelled and leaves no timer behind', async () => {

@@ -31,8 +31,10 @@ export function createScriptProvider(script: ModelScript, role: ScriptQueue, opt
         throw new ProviderError('script_exhausted', `the replay script has no more ${role} responses (used ${used})`);
       }
       used += 1;
-      await abortableDelay(latency + (entry.delay_ms ?? 0), request.signal, cancelled);
-      return replyFor(entry, label);
+      // The scripted delay is the replay's model time: deterministic, so two replays' traces match. No tokens.
+      const delay = latency + (entry.delay_ms ?? 0);
+      await abortableDelay(delay, request.signal, cancelled);
+      return { ...replyFor(entry, label), latency_ms: delay };
     },
   };
 }

@@ -16,12 +16,25 @@ export type ChatMessage = z.infer<typeof ChatMessage>;
 export const ModelToolCall = z.object({ name: z.string(), arguments: z.unknown() }).strict();
 export type ModelToolCall = z.infer<typeof ModelToolCall>;
 
+/**
+ * The tokens a server said one call used (Ollama's prompt_eval_count/eval_count, OpenAI's
+ * prompt_tokens/completion_tokens). Each is absent when the server did not say: never guessed.
+ */
+export const ModelUsage = z
+  .object({ input_tokens: z.number().int().nonnegative().optional(), output_tokens: z.number().int().nonnegative().optional() })
+  .strict();
+export type ModelUsage = z.infer<typeof ModelUsage>;
+
 export const ModelReply = z
   .object({
     text: z.string(),
     tool_calls: z.array(ModelToolCall),
     /** Which provider/model produced it, e.g. "replay" or "ollama:qwen3:4b". */
     model: z.string(),
+    /** Optional, so traces written before calls were measured still read. */
+    usage: ModelUsage.optional(),
+    /** How long the answering call took (the last attempt, when it was retried); a replay's scripted delay. */
+    latency_ms: z.number().int().nonnegative().optional(),
   })
   .strict();
 export type ModelReply = z.infer<typeof ModelReply>;

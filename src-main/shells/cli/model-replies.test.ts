@@ -154,3 +154,81 @@ describe('what a model said is stored bounded, with its original size', () => {
     expect(finished?.trimmed).toContainEqual({ path: 'output', original_bytes: output.length });
   });
 });
+
+/**
+ * What each model call cost, from the servers' own counts (set here, so the numbers are
+ * recognisable) to every place a run is read: the trace's events, --json's rounds, the OTLP export.
+ */
+describe('token usage and latency of model calls', () => {
+  it('reach the events, --json’s rounds and the OTLP chat spans: Ollama’s eval counts for the student, OpenAI usage for the teacher', async () => {
+    const ollama = await startFakeOllama({
+      models: [{ name: 'qwen3:4b' }],
+      chat: () => ({ message: { content: JSON.stringify({ decision_type: 'complete', output: 'done' }) }, counts: { prompt_eval_count: 412, eval_count: 37 }, delay_ms: 120 }),
+    });
+    cleanups.push(() => ollama.close());
+    const openai = await startFakeOpenAI({
+      chat: () => ({ message: { content: JSON.stringify({ verdict: 'accept', reason_codes: [], explanation: 'Fine.' }) }, usage: { prompt_tokens: 1200, completion_tokens: 64 }, delay_ms: 90 }),
+    });
+    cleanups.push(() => openai.close());
+    const home = dir();
+    const spec = join(home, 'agent.json');
+    writeFileSync(
+      spec,
+      JSON.stringify({
+        format: 'steward/v1',
+        kind: 'agent',
+        id: 'counted',
+        name: 'Counted',
+        instructions: 'Answer.',
+        task: 'Say something.',
+        models: { student: { provider: 'ollama', model: 'qwen3:4b', host: ollama.url }, teacher: { provider: 'openai_compatible', base_url: openai.baseUrl, model: 'judge' } },
+        supervision: { enabled: true, phase: 2 },
+      }),
+    );
+    const trace = join(home, 'trace.jsonl');
+    const run = await cli(['run', spec, '--json', '--trace', trace]);
+    expect(run.code, run.stderr).toBe(EXIT.ok);
+
+    const events = readFileSync(trace, 'utf8').trim().split('\n').map((l) => RunEvent.parse(JSON.parse(l)));
+    const proposed = events.find((e) => e.type === 'candidate.proposed');
+    const verdict = events.find((e) => e.type === 'verdict.received');
+    if (proposed?.type !== 'candidate.proposed' || verdict?.type !== 'verdict.received') throw new Error('the run recorded no proposal or verdict');
+    expect(proposed.reply.usage).toEqual({ input_tokens: 412, output_tokens: 37 });
+    expect(proposed.reply.latency_ms).toBeGreaterThanOrEqual(120);
+    expect(verdict.attempt.reply?.usage).toEqual({ input_tokens: 1200, output_tokens: 64 });
+    expect(verdict.attempt.reply?.latency_ms).toBeGreaterThanOrEqual(90);
+
+    const result = RunResult.parse(JSON.parse(run.stdout));
+    expect(result.rounds[0]?.candidate.reply?.usage).toEqual({ input_tokens: 412, output_tokens: 37 });
+    expect(result.rounds[0]?.verdicts[0]?.reply?.usage).toEqual({ input_tokens: 1200, output_tokens: 64 });
+
+    const out = join(home, 'run.otlp.json');
+    expect((await cli(['trace', 'otlp', trace, '-o', out])).code).toBe(EXIT.ok);
+    const request = JSON.parse(readFileSync(out, 'utf8')) as OtlpRequest;
+    const chats = request.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans)).filter((s) => attr(s, 'gen_ai.operation.name') === 'chat');
+    const student = chats.find((s) => attr(s, 'steward.role') === 'student');
+    const teacher = chats.find((s) => attr(s, 'steward.role') === 'teacher');
+    if (!student || !teacher) throw new Error('the export has no student or teacher chat span');
+    expect([attr(student, 'gen_ai.usage.input_tokens'), attr(student, 'gen_ai.usage.output_tokens')]).toEqual([412, 37]);
+    expect([attr(teacher, 'gen_ai.usage.input_tokens'), attr(teacher, 'gen_ai.usage.output_tokens')]).toEqual([1200, 64]);
+    // The span lasts the call, not "since the previous step".
+    expect(durationMs(student)).toBe(proposed.reply.latency_ms);
+    expect(durationMs(teacher)).toBe(verdict.attempt.reply?.latency_ms);
+  }, 30_000);
+});
+
+interface OtlpSpan {
+  startTimeUnixNano: string;
+  endTimeUnixNano: string;
+  attributes: { key: string; value: { stringValue?: string; intValue?: string | number } }[];
+}
+interface OtlpRequest {
+  resourceSpans: { scopeSpans: { spans: OtlpSpan[] }[] }[];
+}
+function attr(span: OtlpSpan, key: string): string | number | undefined {
+  const value = span.attributes.find((a) => a.key === key)?.value;
+  return value?.stringValue ?? (value?.intValue !== undefined ? Number(value.intValue) : undefined);
+}
+function durationMs(span: OtlpSpan): number {
+  return Number((BigInt(span.endTimeUnixNano) - BigInt(span.startTimeUnixNano)) / 1_000_000n);
+}
