@@ -1,7 +1,7 @@
 import { createActor, fromPromise, waitFor, type Actor } from 'xstate';
 import { parseJsonText } from '@shared/boundary/parse-candidate';
 import type { RunEventPayload } from '@shared/contracts/events';
-import type { ChatMessage, ModelRole } from '@shared/contracts/model';
+import type { ChatMessage, ModelRole, ModelUsage } from '@shared/contracts/model';
 import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
 import type { PhasePlan, RoundFact, ScsRecord, ScsSettings } from '@shared/scs/contracts';
 import { scsMachine, type CommitteeInput, type MonitorInput } from '@shared/scs/machine';
@@ -33,10 +33,10 @@ async function askJson(
   messages: ChatMessage[],
   format: Record<string, unknown>,
   signal: AbortSignal,
-  transcript: (reply: string) => void,
+  transcript: (said: { reply: string; usage?: ModelUsage; latency_ms?: number }) => void,
 ): Promise<unknown> {
   const reply = await provider.complete({ role, messages, format, signal });
-  transcript(reply.text);
+  transcript({ reply: reply.text, ...(reply.usage ? { usage: reply.usage } : {}), ...(reply.latency_ms !== undefined ? { latency_ms: reply.latency_ms } : {}) });
   const parsed = parseJsonText(reply.text);
   return parsed.ok ? parsed.value : reply.text;
 }
@@ -54,14 +54,14 @@ export class ScsController {
       actors: {
         committee: fromPromise<unknown, CommitteeInput>(({ input, signal }) => {
           const messages = buildCommitteeMessages(deps.context(), input);
-          return askJson(deps.committee, deps.role, messages, phasePlanJsonSchema(), signal, (reply) =>
-            deps.emit({ type: 'scs.transcript', role: 'committee', phase: input.phase, messages, reply }),
+          return askJson(deps.committee, deps.role, messages, phasePlanJsonSchema(), signal, (said) =>
+            deps.emit({ type: 'scs.transcript', role: 'committee', phase: input.phase, messages, ...said }),
           );
         }),
         monitor: fromPromise<unknown, MonitorInput>(({ input, signal }) => {
           const messages = buildMonitorMessages(deps.context(), input);
-          return askJson(deps.monitor, deps.role, messages, monitorDecisionJsonSchema(), signal, (reply) =>
-            deps.emit({ type: 'scs.transcript', role: 'monitor', phase: input.phase, trigger: input.trigger, messages, reply }),
+          return askJson(deps.monitor, deps.role, messages, monitorDecisionJsonSchema(), signal, (said) =>
+            deps.emit({ type: 'scs.transcript', role: 'monitor', phase: input.phase, trigger: input.trigger, messages, ...said }),
           );
         }),
       },

@@ -76,6 +76,12 @@ describe('SCS in a run (real filesystem server, replay models)', () => {
       ['monitor', 'plan'],
       ['monitor', 'finish'],
     ]);
+    // Each records what its call cost: a replay's scripted latency, no tokens.
+    expect(transcripts.map((e) => e.type === 'scs.transcript' && [e.latency_ms, e.usage])).toEqual([
+      [0, undefined],
+      [0, undefined],
+      [0, undefined],
+    ]);
     expect(existsSync(join(s.ws.workspace, 'summary.md'))).toBe(true);
   });
 

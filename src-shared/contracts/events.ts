@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Decision } from './decision';
-import { ChatMessage, ModelReply } from './model';
+import { ChatMessage, ModelReply, ModelUsage } from './model';
 import { LearningContextRef, LearningKind } from './learning-export';
 import { MonitorDecision, MonitorTrigger, PhasePlan, ScsMode } from '../scs/contracts';
 import { HumanAnswer, Intervention } from './intervention';
@@ -155,6 +155,9 @@ export const RunEvent = z.discriminatedUnion('type', [
     trigger: MonitorTrigger.optional(),
     messages: z.array(ChatMessage),
     reply: z.string(),
+    /** What the call cost, as on a candidate's reply (ModelReply); absent in traces written before calls were measured. */
+    usage: ModelUsage.optional(),
+    latency_ms: z.number().int().nonnegative().optional(),
   }),
   /** A model call failed with a transient error (429, 5xx, a dropped connection) and is made again after `delay_ms`. */
   event('model.retry', {
