@@ -40,11 +40,10 @@ function InterventionRow({ item }: { item: WaitingItem }) {
           {item.node !== undefined ? 'Open the node in its run' : 'Open the run'}
         </a>
       </div>
-      {open && item.intervention && (
-        <div id={panelId} className="waiting-row__card">
-          <InterventionCard intervention={item.intervention} />
-        </div>
-      )}
+      {/* Always there, so the button's aria-controls names an element; the card is built when opened. */}
+      <div id={panelId} className="waiting-row__card" hidden={!open}>
+        {open && item.intervention && <InterventionCard intervention={item.intervention} />}
+      </div>
     </li>
   );
 }
