@@ -67,7 +67,7 @@ const cases: [string, RunFilter][] = [
   ['failed + search "timed out"', RunFilter.parse({ status: 'failed', text: 'timed out' })],
   [`search "${rare.task}" (one run)`, RunFilter.parse({ text: rare.task })],
   [`search "${rare.run_id.slice(-4)}" (a number, few runs)`, RunFilter.parse({ text: rare.run_id.slice(-4) })],
-  ['search "4" (prefix of ~1,100 numbers)', RunFilter.parse({ text: '4' })],
+  ['search "4" (a prefix: 1,111 run numbers, the 4b model)', RunFilter.parse({ text: '4' })],
   ['search with no match', RunFilter.parse({ text: 'no-such-word' })],
   ['search "photos wrote receipts" (three common words)', RunFilter.parse({ text: 'photos wrote receipts' })],
   ['failed + started in March + search "meeting"', RunFilter.parse({ status: 'failed', fromDay: '2026-03-01', toDay: '2026-03-31', text: 'meeting' })],

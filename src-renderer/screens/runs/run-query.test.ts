@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RUN_STATUSES } from '@shared/contracts/events';
 import { StewardDb } from '../../db/db';
 import { RunFilter, providerOfLabel } from './run-filter';
-import { dayRange, queryRuns, scanRuns } from './run-query';
+import { SEARCH_TUNING, dayRange, queryRuns, scanRuns } from './run-query';
 import { syntheticRuns } from './synthetic-runs';
 
 let db: StewardDb;
@@ -130,7 +130,7 @@ describe('queryRuns', () => {
     const vocabulary = [...new Set(all.flatMap((r) => r.words ?? []))];
     const typed = fc.tuple(fc.constantFrom(...vocabulary), fc.integer({ min: 1, max: 8 }), fc.boolean()).map(([w, n, upper]) => (upper ? w.slice(0, n).toUpperCase() : w.slice(0, n)));
     const searchText = fc.oneof(
-      fc.constantFrom('', 'invoices', 'WROTE', 'qwen3', 'nothing-like-this', '#1234', 'timed out', 'zzz', 'quarterly, report!'),
+      fc.constantFrom('', 'invoices', 'WROTE', 'qwen3', 'nothing-like-this', '#1234', 'timed out', 'zzz', 'quarterly, report!', 'photos wrote receipts', 'timed invoices'),
       typed,
       fc.array(typed, { minLength: 2, maxLength: 3 }).map((ws) => ws.join(' ')),
     );
@@ -148,12 +148,14 @@ describe('queryRuns', () => {
       },
       { requiredKeys: ['sort'] },
     );
+    // Small thresholds send searches down every path (rare words, the budgeted scan, the whole lists intersected).
+    const tuning = fc.option(fc.record({ wordEntries: fc.oneof(fc.integer({ min: 1, max: 60 }), fc.integer({ min: 61, max: 1200 })), directRows: fc.integer({ min: 0, max: 400 }), scanBudget: fc.integer({ min: 1, max: 600 }) }));
     await fc.assert(
-      fc.asyncProperty(filter, fc.integer({ min: 1, max: 120 }), async (raw, limit) => {
+      fc.asyncProperty(filter, fc.integer({ min: 1, max: 120 }), tuning, async (raw, limit, t) => {
         const f = RunFilter.parse(raw);
-        expect(ids(await queryRuns(db, f, limit))).toEqual(ids(scanRuns(all, f).slice(0, limit)));
+        expect(ids(await queryRuns(db, f, limit, t ?? SEARCH_TUNING))).toEqual(ids(scanRuns(all, f).slice(0, limit)));
       }),
-      { numRuns: 150 },
+      { numRuns: 250 },
     );
   });
 });
