@@ -16,7 +16,7 @@ export const RunFilter = z
     waitingForYou: z.boolean().default(false),
     fromDay: z.iso.date().optional(),
     toDay: z.iso.date().optional(),
-    /** Case-insensitive words, all of which must occur in the task, output, message, workflow name or models. */
+    /** Case-insensitive words, each the start of a word of the task, output, message, workflow name or models (db/search-words.ts). */
     text: z.string().default(''),
     sort: RunSort.default('newest'),
   })
