@@ -9,6 +9,7 @@ import { routeHref, useRoute } from '../app/routing';
 import { runEvents, type RunRow } from '../db/db';
 import { deriveRounds, type RoundView } from '../db/derive-rounds';
 import { deriveRunFacts, pendingInterventions, type RunFacts } from '../db/run-facts';
+import { describeModelUsage, modelUsageTotals } from '../db/model-usage';
 import { deriveScsTimeline, evidenceIndex, type ScsTimeline } from '../db/derive-scs';
 import { Chip, StatusBadge } from '../components/Chip';
 import { Spinner } from '../components/Icons';
@@ -26,7 +27,7 @@ import { ExportOtlpButton } from './run/ExportOtlpButton';
 
 const NO_EVENTS: RunEvent[] = [];
 
-function RunHeader({ run, facts, scs }: { run: RunRow; facts: RunFacts; scs: ScsTimeline }) {
+function RunHeader({ run, facts, scs, usage }: { run: RunRow; facts: RunFacts; scs: ScsTimeline; usage?: string }) {
   const { client, connection } = useHost();
   const [cancelling, setCancelling] = useState(false);
   const [error, setError] = useState<string>();
@@ -109,6 +110,14 @@ function RunHeader({ run, facts, scs }: { run: RunRow; facts: RunFacts; scs: Scs
           <div>
             <dt>Took</dt>
             <dd>{duration}</dd>
+          </div>
+        )}
+        {usage && (
+          <div>
+            <dt>Model use</dt>
+            <dd data-testid="run-model-usage" title="Tokens the model servers reported, and the time spent waiting for their answers">
+              {usage}
+            </dd>
           </div>
         )}
       </dl>
@@ -354,6 +363,7 @@ export function RunScreen({ runId, tab, focusEvent }: { runId: string; tab: 'rou
   const run = useLiveQuery(() => db.runs.get(runId), [db, runId]);
   const events = useLiveQuery(() => runEvents(db, runId), [db, runId], NO_EVENTS);
   const facts = useMemo(() => deriveRunFacts(events), [events]);
+  const usage = useMemo(() => describeModelUsage(modelUsageTotals(events)), [events]);
   // A workflow run shows its nodes where an agent run shows its rounds (opened on `nodes`, it is one before its first event is in).
   const isWorkflow = tab === 'nodes' || run?.workflow !== undefined || workflowStartOf(events) !== undefined;
   // The run's own SCS gates: an agent node's are its own (its events carry an invocation_id).
@@ -364,7 +374,7 @@ export function RunScreen({ runId, tab, focusEvent }: { runId: string; tab: 'rou
   return (
     <div className={`page page--run ${scs.active ? 'page--run-scs' : ''}`}>
       {run ? (
-        <RunHeader run={run} facts={facts} scs={scs} />
+        <RunHeader run={run} facts={facts} scs={scs} usage={usage} />
       ) : (
         <header className="run-head">
           <div className="run-head__title">

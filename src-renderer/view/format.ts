@@ -15,6 +15,11 @@ export function formatDuration(fromIso: string, toIso: string | undefined): stri
   if (!toIso) return undefined;
   const ms = new Date(toIso).getTime() - new Date(fromIso).getTime();
   if (!Number.isFinite(ms) || ms < 0) return undefined;
+  return formatMs(ms);
+}
+
+/** 300 → "300 ms", 5000 → "5.0 s", 65000 → "1 min 5 s". */
+export function formatMs(ms: number): string {
   if (ms < 1_000) return `${ms} ms`;
   if (ms < 60_000) return `${(ms / 1_000).toFixed(1)} s`;
   return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1_000)} s`;

@@ -27,6 +27,18 @@ function paint(events: RunEvent[], focusNode?: string): string {
 const count = (html: string, needle: string) => html.split(needle).length - 1;
 
 describe('NodesPanel', () => {
+  it('an agent node’s row shows what its model calls cost; a recording from before calls were measured shows nothing', () => {
+    expect(paint(triage)).not.toContain('data-testid="node-model-usage"');
+    const measured = triage.map((e) =>
+      e.type === 'candidate.proposed' && e.invocation_id === 'classify[each-file=0]' ? { ...e, reply: { ...e.reply, usage: { input_tokens: 1234, output_tokens: 56 }, latency_ms: 1500 } } : e,
+    );
+    const proposals = measured.filter((e) => e.type === 'candidate.proposed' && e.invocation_id === 'classify[each-file=0]').length;
+    const html = paint(measured);
+    expect(count(html, 'data-testid="node-model-usage"')).toBe(1);
+    expect(html).toContain(`1,234 in / 56 out tokens`);
+    expect(html).toContain(`${((1500 * proposals) / 1000).toFixed(1)} s model time`);
+  });
+
   it('paints one row per invocation of a recorded run, items one level in, each a button that opens it', () => {
     const html = paint(triage);
     expect(count(html, 'data-testid="node-invocation"')).toBe(27);

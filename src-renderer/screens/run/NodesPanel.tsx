@@ -8,6 +8,7 @@ import type { RunRow } from '../../db/db';
 import { deriveInvocations, invocationLabel, nodeStates, type InvocationView } from '../../db/derive-invocations';
 import { deriveRounds } from '../../db/derive-rounds';
 import { deriveRunFacts } from '../../db/run-facts';
+import { describeModelUsage, modelUsageByInvocation, type ModelUsageTotals } from '../../db/model-usage';
 import { Spinner } from '../../components/Icons';
 import { formatDuration, plural } from '../../view/format';
 import { InterventionCard } from '../InterventionCard';
@@ -24,6 +25,7 @@ import { focusTarget, workflowPending, type PendingQuestion } from './run-nodes'
 export function NodesPanel({ runId, run, events, hostPending, focusNode }: { runId: string; run: RunRow | undefined; events: RunEvent[]; hostPending: Intervention[] | undefined; focusNode?: string }) {
   const invocations = useMemo(() => deriveInvocations(events), [events]);
   const facts = useMemo(() => deriveRunFacts(events), [events]);
+  const usage = useMemo(() => modelUsageByInvocation(events), [events]);
   const pending = workflowPending(invocations, hostPending, runId, facts.answeredIds, facts.finished);
   const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
   const listRef = useRef<HTMLOListElement>(null);
@@ -77,7 +79,7 @@ export function NodesPanel({ runId, run, events, hostPending, focusNode }: { run
       ) : (
         <ol className="node-invs" ref={listRef} data-testid="nodes-list" aria-label="Node invocations">
           {invocations.map((view) => (
-            <InvocationRow key={view.id} view={view} open={open.has(view.id)} focused={view.node === focusNode} onToggle={() => toggle(view.id)} events={events} />
+            <InvocationRow key={view.id} view={view} open={open.has(view.id)} focused={view.node === focusNode} onToggle={() => toggle(view.id)} events={events} usage={usage.get(view.id)} />
           ))}
         </ol>
       )}
@@ -151,8 +153,9 @@ function lastSnapshot(events: readonly RunEvent[], invocation: string | undefine
   return last?.type === 'tools.snapshot' ? last.tools : undefined;
 }
 
-function InvocationRow({ view, open, focused, onToggle, events }: { view: InvocationView; open: boolean; focused: boolean; onToggle: () => void; events: RunEvent[] }) {
+function InvocationRow({ view, open, focused, onToggle, events, usage }: { view: InvocationView; open: boolean; focused: boolean; onToggle: () => void; events: RunEvent[]; usage?: ModelUsageTotals }) {
   const bodyId = useId();
+  const modelUse = usage ? describeModelUsage(usage) : undefined;
   const took = view.started_at ? formatDuration(view.started_at, view.finished_at) : undefined;
   const kind = view.kind && view.kind in NODE_KIND_LABELS ? NODE_KIND_LABELS[view.kind as keyof typeof NODE_KIND_LABELS] : view.kind;
   return (
@@ -179,6 +182,11 @@ function InvocationRow({ view, open, focused, onToggle, events }: { view: Invoca
         )}
         <span className="round__spacer" />
         {view.kind === 'agent' && <span className="muted">{plural(view.rounds, 'round')}</span>}
+        {modelUse && (
+          <span className="muted nowrap" data-testid="node-model-usage" title="Tokens the model servers reported for this node, and the time spent waiting for their answers">
+            {modelUse}
+          </span>
+        )}
         {took && <span className="muted nowrap">{took}</span>}
       </button>
       {open && (
