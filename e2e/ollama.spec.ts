@@ -50,6 +50,8 @@ test('when Ollama answers, its models can be picked for a run', async ({ page })
   await card.getByTestId('run-button').click();
   await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed', { timeout: 30_000 });
   await expect(page.getByTestId('run-output')).toContainText('local model');
+  // What the calls cost, as the server counted it.
+  await expect(page.getByTestId('run-model-usage')).toContainText(/[\d,]+ in \/ [\d,]+ out tokens/);
   await expect(page.locator('body')).toContainText('ollama:qwen3:4b');
   // The student was asked for one JSON decision with a JSON-Schema format.
   const student = ollama.chatRequests().find((r) => !r.messages[0]?.content.includes('You are the teacher'));
