@@ -12,6 +12,7 @@
  * Run: npm run bench:runs (BENCH_RUNS, BENCH_EVENTS, BENCH_SAMPLES to change the sizes)
  */
 import 'fake-indexeddb/auto';
+import { timedMedian } from './timed-median';
 import { performance } from 'node:perf_hooks';
 import { StewardDb } from '../src-renderer/db/db';
 import { RunFilter } from '../src-renderer/screens/runs/run-filter';
@@ -23,17 +24,7 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 10_000);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 100_000);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 11);
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
-
-async function timed(fn: () => Promise<unknown>): Promise<number> {
-  const times: number[] = [];
-  for (let i = 0; i < SAMPLES; i++) {
-    const t = performance.now();
-    await fn();
-    times.push(performance.now() - t);
-  }
-  return median(times);
-}
+const timed = (fn: () => Promise<unknown>) => timedMedian(SAMPLES, fn);
 
 const db = new StewardDb(`bench-runs-${Date.now()}`);
 await db.open();

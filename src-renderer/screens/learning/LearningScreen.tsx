@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react';
+import { useState } from 'react';
 import { useLiveQuery } from 'dexie-react-hooks';
 import { LEARNING_KINDS, type LearningExportFormat, type LearningKind } from '@shared/contracts/learning-export';
 import { VERDICTS, type Verdict } from '@shared/contracts/verdict';
@@ -6,13 +6,12 @@ import { REVIEW_RULE_LABELS } from '@shared/policy/review-policy';
 import { describeCount, describeSkipped, toExportLines, toJsonl } from '@shared/learning/export-formats';
 import { useHost } from '../../app/HostProvider';
 import { routeHref } from '../../app/routing';
-import type { LearningExampleRow } from '../../db/db';
 import { Chip, VerdictChip } from '../../components/Chip';
 import { downloadText } from '../../view/download';
 import { formatDateTime, plural } from '../../view/format';
 import { PromotionCard } from './PromotionCard';
+import { readExamples, type Choice as Filter } from './learning-query';
 
-type Filter<T extends string> = T | 'all';
 const KIND_LABELS = { review: 'Review', shadow: 'Shadow', demonstration: 'Demonstration' } satisfies Record<LearningKind, string>;
 
 function exportFileName(format: LearningExportFormat, now = new Date()): string {
@@ -22,7 +21,8 @@ function exportFileName(format: LearningExportFormat, now = new Date()): string 
 /** `#/learning`: every learning example, its export to fine-tuning files, and promotion per workflow. */
 export function LearningScreen() {
   const { db } = useHost();
-  const examples = useLiveQuery(() => db.learning_examples.orderBy('ts').reverse().toArray(), [db]);
+  // Whether there are any at all (the empty state), apart from what the filters keep.
+  const total = useLiveQuery(() => db.learning_examples.count(), [db]);
   const workflows = useLiveQuery(() => db.workflows.orderBy('name').toArray(), [db]);
   const [workflow, setWorkflow] = useState<Filter<string>>('all');
   const [kind, setKind] = useState<Filter<LearningKind>>('all');
@@ -30,17 +30,9 @@ export function LearningScreen() {
   const [agreed, setAgreed] = useState<Filter<'yes' | 'no'>>('all');
   const [exported, setExported] = useState<{ format: LearningExportFormat; text: string }>();
 
-  const filtered = useMemo(
-    () =>
-      (examples ?? []).filter(
-        (e: LearningExampleRow) =>
-          (workflow === 'all' || e.spec_id === workflow) &&
-          (kind === 'all' || e.kind === kind) &&
-          (verdict === 'all' || (verdict === 'none' ? e.verdict === undefined : e.verdict?.verdict === verdict)) &&
-          (agreed === 'all' || e.agreement === (agreed === 'yes')),
-      ),
-    [examples, workflow, kind, verdict, agreed],
-  );
+  // A workflow or kind is read through its index, not filtered out of every example (learning-query.ts).
+  const matching = useLiveQuery(() => readExamples(db, { workflow, kind, verdict, agreed }), [db, workflow, kind, verdict, agreed]);
+  const filtered = matching ?? [];
   const nameOf = (id: string | undefined) => workflows?.find((w) => w.id === id)?.name ?? id ?? 'unknown workflow';
 
   const exportAs = (format: LearningExportFormat) => {
@@ -123,9 +115,9 @@ export function LearningScreen() {
             {exported.format === 'sft' ? 'SFT' : 'Preference'} export: {exported.text} Your data is in it (task, instructions, tool results): read it before uploading it anywhere.
           </p>
         )}
-        {examples === undefined ? (
+        {total === undefined || matching === undefined ? (
           <p className="muted">Loading…</p>
-        ) : examples.length === 0 ? (
+        ) : total === 0 ? (
           <div className="empty" data-testid="learning-empty">
             <h2>No learning examples yet</h2>
             <p>

@@ -6,6 +6,7 @@ import { StewardDb } from '../../db/db';
 import { RunFilter, providerOfLabel } from './run-filter';
 import { SEARCH_TUNING, dayRange, queryRuns, scanRuns } from './run-query';
 import { syntheticRuns } from './synthetic-runs';
+import { rowsReadDb } from '../../testing/rows-read';
 
 let db: StewardDb;
 const runs = syntheticRuns(1500, 7);
@@ -58,32 +59,8 @@ describe('queryRuns', () => {
   });
 
   it('a search for a word one run has reads about that run’s row, not every run', async () => {
-    const counted = new StewardDb(db.name);
     let rowsRead = 0;
-    counted.use({
-      stack: 'dbcore',
-      name: 'count-rows-read',
-      create: (down) => ({
-        ...down,
-        table: (name) => {
-          const table = down.table(name);
-          if (name !== 'runs') return table;
-          return {
-            ...table,
-            getMany: async (req) => {
-              const rows = await table.getMany(req);
-              rowsRead += rows.length;
-              return rows;
-            },
-            query: async (req) => {
-              const res = await table.query(req);
-              if (req.values) rowsRead += res.result.length;
-              return res;
-            },
-          };
-        },
-      }),
-    });
+    const counted = rowsReadDb(db.name, 'runs', () => rowsRead++);
     await counted.open();
     try {
       const target = runs[777]!;

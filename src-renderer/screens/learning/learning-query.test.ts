@@ -1,0 +1,74 @@
+import 'fake-indexeddb/auto';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LEARNING_KINDS } from '@shared/contracts/learning-export';
+import { VERDICTS } from '@shared/contracts/verdict';
+import { StewardDb, type LearningExampleRow } from '../../db/db';
+import { exampleMatches, readExamples, type LearningFilter } from './learning-query';
+import { rowsReadDb } from '../../testing/rows-read';
+
+const specs = ['notes-cleanup', 'folder-triage', undefined] as const;
+/** Examples of three workflows (one unknown), every kind, verdict or none, agreed or not, some at the same instant. */
+function examples(count: number): LearningExampleRow[] {
+  return Array.from({ length: count }, (_, i) => {
+    const spec_id = specs[i % 3];
+    const verdict = i % 5 === 0 ? undefined : VERDICTS[i % VERDICTS.length]!;
+    return {
+      id: `run-${Math.floor(i / 7)}:${i}`,
+      run_id: `run-${Math.floor(i / 7)}`,
+      ...(spec_id !== undefined ? { spec_id } : {}),
+      ts: new Date(Date.UTC(2026, 0, 1) + Math.floor(i / 2) * 60_000).toISOString(),
+      round: i % 7,
+      kind: LEARNING_KINDS[i % LEARNING_KINDS.length]!,
+      context: [{ role: 'user', content: `round ${i}` }],
+      ...(verdict !== undefined ? { verdict: { verdict, reason_codes: [], explanation: 'x' } } : {}),
+      reason_codes: [],
+      agreement: i % 4 !== 0,
+      models: { student: 'replay', teacher: 'replay' },
+    } as LearningExampleRow;
+  });
+}
+
+let db: StewardDb;
+const all = examples(600);
+beforeAll(async () => {
+  db = new StewardDb(`steward-learning-query-${Math.random().toString(36).slice(2)}`);
+  await db.open();
+  await db.learning_examples.bulkPut(all);
+});
+afterAll(async () => {
+  await db.delete();
+});
+
+const ids = (rows: readonly { id: string }[]) => rows.map((r) => r.id);
+
+describe('readExamples', () => {
+  it('every filter lists exactly the examples the in-memory filter keeps, newest first', async () => {
+    const newestFirst = [...all].sort((a, b) => (a.ts < b.ts ? 1 : a.ts > b.ts ? -1 : a.id < b.id ? 1 : -1));
+    const filter = fc.record({
+      workflow: fc.constantFrom('all', 'notes-cleanup', 'folder-triage', 'no-such-workflow'),
+      kind: fc.constantFrom('all' as const, ...LEARNING_KINDS),
+      verdict: fc.constantFrom('all' as const, 'none' as const, ...VERDICTS),
+      agreed: fc.constantFrom('all' as const, 'yes' as const, 'no' as const),
+    });
+    await fc.assert(
+      fc.asyncProperty(filter, async (f: LearningFilter) => {
+        expect(ids(await readExamples(db, f))).toEqual(ids(newestFirst.filter(exampleMatches(f))));
+      }),
+      { numRuns: 80 },
+    );
+  });
+
+  it('a workflow filter reads only that workflow’s examples', async () => {
+    const read: string[] = [];
+    const counted = rowsReadDb<LearningExampleRow>(db.name, 'learning_examples', (r) => read.push(r.spec_id ?? '?'));
+    await counted.open();
+    try {
+      const rows = await readExamples(counted, { workflow: 'folder-triage', kind: 'all', verdict: 'all', agreed: 'no' });
+      expect(rows.length).toBeGreaterThan(0);
+      expect(new Set(read)).toEqual(new Set(['folder-triage']));
+    } finally {
+      counted.close();
+    }
+  });
+});
