@@ -185,10 +185,10 @@ async function openHost(options: HostOptions): Promise<Host> {
       return inspectServer(entry, { workspace: folder?.path, cwd: options.dataDir, credentials });
     },
     'servers.list': async () => ({ servers: registry.servers() }),
-    'servers.register': async ({ server }) => actions.run(plans.registerServerPlan(registry, server)),
+    'servers.register': async ({ server, replace }) => actions.run(plans.registerServerPlan(registry, server, replace)),
     'servers.remove': async ({ id }) => actions.run(plans.removeServerPlan(registry, id)),
     'workspaces.list': async () => ({ workspaces: registry.workspaces() }),
-    'workspaces.register': async ({ workspace }) => actions.run(plans.registerWorkspacePlan(registry, options.dataDir, workspace)),
+    'workspaces.register': async ({ workspace, replace }) => actions.run(plans.registerWorkspacePlan(registry, options.dataDir, workspace, replace)),
     'workspaces.remove': async ({ id }) => actions.run(plans.removeWorkspacePlan(registry, id)),
     'privacy.get': async () => ({ policy: registry.privacy() }),
     'privacy.set': async ({ policy }) => actions.run(plans.setPrivacyPlan(registry, policy)),

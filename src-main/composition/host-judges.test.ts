@@ -136,6 +136,29 @@ describe('what widens access waits for the code printed on the host terminal', (
     expect((await h.audit())[0]).toMatchObject({ action: 'servers.remove', subject: 'mine', decided_by: 'automatic', outcome: 'approved' });
   });
 
+  it('a server or workspace id already registered is never overwritten by a new registration, only by an edit of it (replace)', async () => {
+    const h = await startHost();
+    const inside = join(h.dataDir, 'workspaces', 'notes');
+    mkdirSync(inside, { recursive: true });
+    expect(await h.ok('workspaces.register', { workspace: { id: 'notes', path: inside } })).toEqual({ status: 'done' });
+    const elsewhere = join(h.dataDir, 'workspaces', 'other');
+    mkdirSync(elsewhere, { recursive: true });
+    expect(await h.call('workspaces.register', { workspace: { id: 'notes', path: elsewhere } })).toMatchObject({ ok: false, error: { code: 'conflict', message: expect.stringContaining('"notes" is already registered') } });
+    expect(((await h.ok('workspaces.list', {})) as { workspaces: Workspace[] }).workspaces.find((w) => w.id === 'notes')?.path).toBe(inside);
+    expect(await h.ok('workspaces.register', { workspace: { id: 'notes', path: elsewhere }, replace: true })).toEqual({ status: 'done' });
+
+    const server = { id: 'mine', label: 'My server', command: process.execPath, args: ['server.js'] };
+    const asked = (await h.ok('servers.register', { server })) as ActionResult;
+    if (asked.status !== 'needs_confirmation') throw new Error(`expected a confirmation, got ${asked.status}`);
+    expect(await h.ok('actions.confirm', { confirmation_id: asked.confirmation_id, code: h.printedCode() })).toEqual({ status: 'done' });
+    // Another window registering the same id with another command: refused before anyone is asked.
+    expect(await h.call('servers.register', { server: { ...server, args: ['other.js'] } })).toMatchObject({ ok: false, error: { code: 'conflict' } });
+    expect(((await h.ok('servers.list', {})) as { servers: RegisteredServer[] }).servers.find((s) => s.id === 'mine')?.args).toEqual(['server.js']);
+    // The owner's edit replaces it, confirmed like a registration.
+    const edit = (await h.ok('servers.register', { server: { ...server, args: ['other.js'] }, replace: true })) as ActionResult;
+    expect(edit.status).toBe('needs_confirmation');
+  });
+
   it('widening privacy without the code changes nothing; three wrong codes deny it for good; narrowing needs none', async () => {
     const h = await startHost();
     const asked = (await h.ok('privacy.set', { policy: { allowed_hosts: ['api.openai.com'] } })) as ActionResult;

@@ -17,8 +17,10 @@ import { placeWorkspace } from './workspace-place';
  * reach. Narrowing (removing, allowing less, protecting more) is only audited.
  */
 
-export function registerServerPlan(registry: HostRegistry, reg: ServerRegistration): ActionPlan {
+export function registerServerPlan(registry: HostRegistry, reg: ServerRegistration, replace = false): ActionPlan {
   if (SHIPPED_SERVERS.some((s) => s.id === reg.id)) throw new RequestError('invalid_params', `"${reg.id}" is a shipped server's id; pick another`);
+  // Registered meanwhile (another window, a hand edit): never overwritten unless this is an edit of it.
+  if (!replace && registry.server(reg.id)) throw new RequestError('conflict', `a server "${reg.id}" is already registered; pick another id, or edit that one`);
   if (reg.package !== undefined && !SHIPPED_PACKAGES.has(reg.package)) {
     throw new RequestError('invalid_params', `only packages shipped with Steward can be registered by name (${[...SHIPPED_PACKAGES].join(', ')}); register any other server by its command`);
   }
@@ -45,7 +47,8 @@ export function removeServerPlan(registry: HostRegistry, id: string): ActionPlan
   return { action: 'servers.remove', subject: id, title: `remove the MCP server "${id}"`, detail: server.command ?? server.package ?? '', needsConfirmation: false, apply: () => registry.removeUserServer(id) };
 }
 
-export function registerWorkspacePlan(registry: HostRegistry, dataDir: string, reg: WorkspaceRegistration): ActionPlan {
+export function registerWorkspacePlan(registry: HostRegistry, dataDir: string, reg: WorkspaceRegistration, replace = false): ActionPlan {
+  if (!replace && registry.workspace(reg.id)) throw new RequestError('conflict', `a workspace "${reg.id}" is already registered; pick another id, or remove that one first`);
   const place = placeWorkspace(reg.path, dataDir);
   return {
     action: 'workspaces.register',

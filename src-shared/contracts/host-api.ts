@@ -158,11 +158,12 @@ export const HOST_METHODS = {
   },
   'servers.list': { params: empty, result: z.object({ servers: z.array(RegisteredServer) }).strict() },
   /** A command server (or a shipped package with other arguments) runs as the user: a person confirms. */
-  'servers.register': { params: z.object({ server: ServerRegistration }).strict(), result: ActionResult },
+  /** `replace`: an edit of a server of yours; without it an id already registered is a conflict (nothing is overwritten). */
+  'servers.register': { params: z.object({ server: ServerRegistration, replace: z.boolean().default(false) }).strict(), result: ActionResult },
   'servers.remove': { params: z.object({ id: RegistryId }).strict(), result: ActionResult },
   'workspaces.list': { params: empty, result: z.object({ workspaces: z.array(Workspace) }).strict() },
   /** A folder outside the data folder: a person confirms. */
-  'workspaces.register': { params: z.object({ workspace: WorkspaceRegistration }).strict(), result: ActionResult },
+  'workspaces.register': { params: z.object({ workspace: WorkspaceRegistration, replace: z.boolean().default(false) }).strict(), result: ActionResult },
   'workspaces.remove': { params: z.object({ id: RegistryId }).strict(), result: ActionResult },
   'privacy.get': { params: empty, result: z.object({ policy: PrivacyPolicy }).strict() },
   /** Allowing a new host: a person confirms; narrowing is audited only. */

@@ -40,7 +40,7 @@ export function ServerForm({ servers, editing, onDone, onCancel }: { servers: re
     }
     const { id } = result.registration;
     await perform(
-      () => client.request('servers.register', { server: result.registration }),
+      () => client.request('servers.register', { server: result.registration, replace: editing !== undefined }),
       () => onDone(editing ? `Saved “${id}”: workflows using it start it this way from their next run.` : `Registered “${id}”. Inspect it to see its tools.`),
     );
   };
