@@ -45,7 +45,7 @@ class Trace {
   constructor(
     readonly runId: string,
     private clock: number,
-    opts: { specId?: string; phase?: LifecyclePhase; started?: boolean } = {},
+    opts: { specId?: string; phase?: LifecyclePhase; started?: boolean; dryRun?: boolean } = {},
   ) {
     if (opts.started !== false) {
       this.emit({
@@ -57,7 +57,7 @@ class Trace {
         models: MODELS,
         exposure: [],
         profiles: {},
-        dry_run: false,
+        dry_run: opts.dryRun === true,
       });
     }
   }
@@ -138,6 +138,12 @@ class Trace {
         models: MODELS,
       });
     }
+    return this;
+  }
+
+  /** A person answered the question the round asked (an escalation): approve, reject, takeover or stop. */
+  answered(round: number, action: 'approve' | 'reject' | 'takeover' | 'stop'): this {
+    this.emit({ type: 'intervention.answered', round, intervention_id: `${this.runId}-i${round}`, answer: { action } });
     return this;
   }
 
@@ -315,6 +321,40 @@ describe('reviewOutcomesFromEvents', () => {
     expect(reviewOutcomesFromEvents(trace.events).map((o) => [o.protected_error, o.blocked])).toEqual([
       [true, false],
       [false, true],
+    ]);
+  });
+});
+
+describe('what never counts against the student', () => {
+  it('a dry run never counts toward promotion: none of its reviewed rounds or shadows is an outcome, whatever the order', () => {
+    const dry = new Trace('run-dry00001', 0, { dryRun: true }).reviewed(0, write(), 'protected_effect', 'block').reviewed(1, read(), 'sampled', 'accept');
+    const live = new Trace('run-live0001', 50).reviewed(0, read(), 'sampled', 'accept');
+    for (const seed of [1, 2, 3]) {
+      expect(reviewOutcomesFromEvents(shuffled([...dry.events, ...live.events], seed)).map((o) => o.run_id)).toEqual(['run-live0001']);
+    }
+  });
+
+  it('an escalation a person approved is not a protected-effect error; one they rejected, or nobody answered, still is', () => {
+    const approved = new Trace('run-esc00001', 0).reviewed(0, write(), 'protected_effect', 'escalate').answered(0, 'approve');
+    const rejected = new Trace('run-esc00002', 20).reviewed(0, write(), 'protected_effect', 'escalate').answered(0, 'reject');
+    const open = new Trace('run-esc00003', 40).reviewed(0, write(), 'protected_effect', 'escalate');
+    const all = [...approved.events, ...rejected.events, ...open.events];
+    for (const seed of [1, 2, 3]) {
+      expect(reviewOutcomesFromEvents(shuffled(all, seed)).map((o) => [o.run_id, o.protected_error, o.agreed, o.blocked])).toEqual([
+        ['run-esc00001', false, false, false],
+        ['run-esc00002', true, false, false],
+        ['run-esc00003', true, false, false],
+      ]);
+    }
+  });
+
+  it('two agent nodes of one workflow run, both at round 0, are two outcomes (a node’s rounds are its own)', () => {
+    const trace = new Trace('run-wf000001', 0, { started: false }).reviewed(0, read(), 'sampled', 'accept').reviewed(0, write(), 'protected_effect', 'block');
+    const node = (e: RunEvent, i: number): RunEvent => ({ ...e, invocation_id: i < trace.events.length / 2 ? 'reader' : 'writer' });
+    const outcomes = reviewOutcomesFromEvents(trace.events.map(node));
+    expect(outcomes.map((o) => [o.invocation_id, o.agreed, o.blocked])).toEqual([
+      ['reader', true, false],
+      ['writer', false, true],
     ]);
   });
 });

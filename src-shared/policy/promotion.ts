@@ -1,10 +1,21 @@
 import { z } from 'zod';
-import type { RunEvent, RunEventOf } from '../contracts/events';
+import type { RunEvent } from '../contracts/events';
 import type { DeploymentSettings } from '../contracts/profiles';
 import { LifecyclePhase, PHASE_LABELS } from '../contracts/spec';
-import { isProtectedEffect, type EffectClass } from '../contracts/tool-effect';
-import type { Verdict } from '../contracts/verdict';
 import { ReviewRule } from './review-policy';
+import {
+  foldRoundFacts,
+  foldRunFacts,
+  isRoundEvent,
+  isStartEvent,
+  roundKeyId,
+  roundKeyOf,
+  roundOutcomes,
+  type RoundFacts,
+  type RoundKey,
+  type RoundOutcome,
+  type RunFacts,
+} from './promotion-facts';
 
 /**
  * Promotion is earned (DESIGN.md §3): from the trace, per agent node, how often the teacher agreed
@@ -20,6 +31,8 @@ export const ReviewOutcome = z
     /** The agent spec (node) of the run, from its `run.started`; absent when that event is missing. */
     spec_id: z.string().optional(),
     run_id: z.string(),
+    /** In a workflow run: the agent node's invocation (its rounds count from 0 like every node's). */
+    invocation_id: z.string().optional(),
     round: z.number().int().nonnegative(),
     ts: z.string(),
     kind: z.enum(['review', 'shadow']),
@@ -29,7 +42,7 @@ export const ReviewOutcome = z
     agreed: z.boolean(),
     /** The teacher blocked it, or no usable verdict came and the round was blocked. */
     blocked: z.boolean(),
-    /** The student proposed a protected action and the teacher replaced, blocked or escalated it. */
+    /** The student proposed a protected action and the teacher replaced, blocked or escalated it (an escalation a person approved is not one). */
     protected_error: z.boolean(),
   })
   .strict();
@@ -70,126 +83,48 @@ export type PhaseSuggestion = z.infer<typeof PhaseSuggestion>;
 // ---------------------------------------------------------------------------------------------
 // Events → outcomes.
 
-type RoundCompleted = RunEventOf<'round.completed'>;
-type LearningEvent = RunEventOf<'learning.example'>;
-
-const roundKey = (runId: string, round: number): string => `${runId}\u0000${round}`;
-
-/** Keeps the latest event per key (highest seq): a re-pushed or resumed round counts once. */
-function keepLatest<E extends { seq: number }>(map: Map<string, E>, key: string, event: E): void {
-  const prior = map.get(key);
-  if (!prior || event.seq > prior.seq) map.set(key, event);
-}
-
 /**
  * One outcome per reviewed student round and per shadow comparison, from any mix of runs in any
- * order, sorted by time (then run, round, kind). Teacher-proposed rounds and demonstrations teach
- * the student but measure nothing about it, so they are ignored.
+ * order, sorted by time (then run, round, kind, node). Teacher-proposed rounds and demonstrations
+ * teach the student but measure nothing about it, so they are ignored; so is every round of a dry run.
  *
- * A reviewed round is a student round whose review was required and that the teacher ruled on (or
- * that was blocked for want of a usable verdict); a round cancelled before any ruling is not. The
- * `round.completed` record is the source (it also holds rounds with no usable verdict, which have
- * no learning example); a `review` learning example stands in when its round record is absent.
+ * The `round.completed` record is the source (it also holds rounds with no usable verdict, which
+ * have no learning example); a `review` learning example stands in when its round record is absent.
+ * Each round's events are folded into its facts (promotion-facts.ts), as the page keeps them.
  */
 export function reviewOutcomesFromEvents(events: readonly RunEvent[]): ReviewOutcome[] {
-  const specOf = new Map<string, string>();
-  const effects = new Map<string, Map<string, EffectClass[]>>();
-  const rounds = new Map<string, RoundCompleted>();
-  const reviews = new Map<string, LearningEvent>();
-  const shadows = new Map<string, LearningEvent>();
-
+  const runs = new Map<string, RunFacts>();
+  const rounds = new Map<string, RoundFacts>();
   for (const e of events) {
-    switch (e.type) {
-      case 'run.started':
-        specOf.set(e.run_id, e.spec_id);
-        break;
-      case 'tools.snapshot': {
-        const byName = new Map<string, EffectClass[]>();
-        for (const t of e.tools) byName.set(t.name, [...(byName.get(t.name) ?? []), t.effect]);
-        effects.set(roundKey(e.run_id, e.round), byName);
-        break;
-      }
-      case 'round.completed':
-        if (isReviewedStudentRound(e)) keepLatest(rounds, roundKey(e.run_id, e.round), e);
-        break;
-      case 'learning.example':
-        if (e.kind === 'review' && e.verdict) keepLatest(reviews, roundKey(e.run_id, e.round), e);
-        if (e.kind === 'shadow') keepLatest(shadows, roundKey(e.run_id, e.round), e);
-        break;
-      default:
-        break;
+    if (isStartEvent(e)) runs.set(e.run_id, foldRunFacts(runs.get(e.run_id), e));
+    else if (isRoundEvent(e)) {
+      const id = roundKeyId(roundKeyOf(e));
+      rounds.set(id, foldRoundFacts(rounds.get(id), e));
     }
   }
-
-  const base = (e: RoundCompleted | LearningEvent) => {
-    const spec_id = specOf.get(e.run_id);
-    return { ...(spec_id !== undefined ? { spec_id } : {}), run_id: e.run_id, round: e.round, ts: e.ts };
-  };
   const outcomes: ReviewOutcome[] = [];
-  for (const [key, e] of rounds) {
-    const { record } = e;
-    const rule = record.review?.rule;
-    const verdict = record.verdict?.verdict;
-    const unusable = record.outcome === 'blocked' && record.reason === 'verdict_unusable';
-    outcomes.push({
-      ...base(e),
-      kind: 'review',
-      ...(rule ? { rule } : {}),
-      agreed: verdict === 'accept',
-      blocked: verdict === 'block' || unusable,
-      protected_error: isProtectedError(rule, verdict, record.candidate.parsed?.raw, effects.get(key)),
-    });
-  }
-  for (const [key, e] of reviews) {
-    if (rounds.has(key)) continue;
-    const verdict = e.verdict?.verdict;
-    outcomes.push({
-      ...base(e),
-      kind: 'review',
-      ...(e.rule ? { rule: e.rule } : {}),
-      agreed: verdict === 'accept',
-      blocked: verdict === 'block',
-      protected_error: isProtectedError(e.rule, verdict, e.student_candidate, effects.get(key)),
-    });
-  }
-  // The student never acts in phase 1: a shadow measures agreement only, never a block or an error.
-  for (const e of shadows.values()) {
-    outcomes.push({ ...base(e), kind: 'shadow', agreed: e.agreement, blocked: false, protected_error: false });
+  for (const f of rounds.values()) {
+    const run = runs.get(f.run_id);
+    for (const o of roundOutcomes(f, run)) outcomes.push(reviewOutcome(f, run, o));
   }
   return sortOutcomes(outcomes);
 }
 
-function isReviewedStudentRound(e: RoundCompleted): boolean {
-  const { record } = e;
-  if (record.proposer !== 'student' || record.review?.required !== true) return false;
-  return record.verdict !== undefined || (record.outcome === 'blocked' && record.reason === 'verdict_unusable');
-}
-
-/**
- * The teacher ruled against a protected action the student proposed. `protected_effect` says so
- * directly; in phase 2 every round is recorded as `review_all`, so there the round's tool
- * snapshot decides (a valid tool call whose effect is protected), or phase 2 could never see one.
- */
-function isProtectedError(
-  rule: ReviewRule | undefined,
-  verdict: Verdict | undefined,
-  candidate: unknown,
-  effects: ReadonlyMap<string, EffectClass[]> | undefined,
-): boolean {
-  if (verdict === undefined || verdict === 'accept') return false;
-  if (rule === 'protected_effect') return true;
-  // `validation_failed` candidates are invalid: they could never have executed.
-  if (rule === undefined || rule === 'validation_failed' || !effects) return false;
-  const tool = toolNameOf(candidate);
-  if (tool === undefined) return false;
-  // A name the snapshot does not know could not have passed validation; unknown effects are protected.
-  return (effects.get(tool) ?? []).some(isProtectedEffect);
-}
-
-function toolNameOf(candidate: unknown): string | undefined {
-  if (candidate === null || typeof candidate !== 'object') return undefined;
-  const c = candidate as { decision_type?: unknown; tool_name?: unknown };
-  return c.decision_type === 'tool_call' && typeof c.tool_name === 'string' ? c.tool_name : undefined;
+/** A round's outcome as a ReviewOutcome: its run's spec id, and its node when in a workflow run. */
+export function reviewOutcome(key: RoundKey, run: RunFacts | undefined, o: RoundOutcome): ReviewOutcome {
+  const spec_id = run?.spec?.spec_id;
+  return {
+    ...(spec_id !== undefined ? { spec_id } : {}),
+    run_id: key.run_id,
+    ...(key.scope !== '' ? { invocation_id: key.scope } : {}),
+    round: key.round,
+    ts: o.ts,
+    kind: o.kind,
+    ...(o.rule ? { rule: o.rule } : {}),
+    agreed: o.agreed,
+    blocked: o.blocked,
+    protected_error: o.protected_error,
+  };
 }
 
 const KIND_ORDER = { review: 0, shadow: 1 } satisfies Record<ReviewOutcome['kind'], number>;
@@ -198,7 +133,9 @@ function compareOutcomes(a: ReviewOutcome, b: ReviewOutcome): number {
   if (a.ts !== b.ts) return a.ts < b.ts ? -1 : 1;
   if (a.run_id !== b.run_id) return a.run_id < b.run_id ? -1 : 1;
   if (a.round !== b.round) return a.round - b.round;
-  return KIND_ORDER[a.kind] - KIND_ORDER[b.kind];
+  if (a.kind !== b.kind) return KIND_ORDER[a.kind] - KIND_ORDER[b.kind];
+  const [x, y] = [a.invocation_id ?? '', b.invocation_id ?? ''];
+  return x === y ? 0 : x < y ? -1 : 1;
 }
 
 function sortOutcomes(outcomes: readonly ReviewOutcome[]): ReviewOutcome[] {
@@ -209,7 +146,7 @@ function sortOutcomes(outcomes: readonly ReviewOutcome[]): ReviewOutcome[] {
 // Metrics over a window, and their series.
 
 /** Running counts: the window ending at index i is `at(i + 1) − at(start)`. */
-interface Totals {
+export interface Totals {
   examples: number;
   reviews: number;
   agreed: number;
@@ -217,27 +154,32 @@ interface Totals {
   protected_errors: number;
 }
 
-const ZERO: Totals = { examples: 0, reviews: 0, agreed: 0, blocked: 0, protected_errors: 0 };
+export const ZERO_TOTALS: Totals = { examples: 0, reviews: 0, agreed: 0, blocked: 0, protected_errors: 0 };
+
+/** The totals through one more outcome. */
+export function addOutcome(t: Totals, o: Pick<ReviewOutcome, 'kind' | 'agreed' | 'blocked' | 'protected_error'>): Totals {
+  return {
+    examples: t.examples + 1,
+    reviews: t.reviews + (o.kind === 'review' ? 1 : 0),
+    agreed: t.agreed + (o.agreed ? 1 : 0),
+    blocked: t.blocked + (o.blocked ? 1 : 0),
+    protected_errors: t.protected_errors + (o.protected_error ? 1 : 0),
+  };
+}
 
 function prefixTotals(sorted: readonly ReviewOutcome[]): Totals[] {
-  const totals: Totals[] = [ZERO];
-  for (const o of sorted) {
-    const t = totals[totals.length - 1] ?? ZERO;
-    totals.push({
-      examples: t.examples + 1,
-      reviews: t.reviews + (o.kind === 'review' ? 1 : 0),
-      agreed: t.agreed + (o.agreed ? 1 : 0),
-      blocked: t.blocked + (o.blocked ? 1 : 0),
-      protected_errors: t.protected_errors + (o.protected_error ? 1 : 0),
-    });
-  }
+  const totals: Totals[] = [ZERO_TOTALS];
+  for (const o of sorted) totals.push(addOutcome(totals[totals.length - 1] ?? ZERO_TOTALS, o));
   return totals;
 }
 
 /** Metrics over the outcomes [start, end) of the prefix totals. */
 function windowMetrics(totals: readonly Totals[], start: number, end: number): PromotionMetrics {
-  const hi = totals[end] ?? ZERO;
-  const lo = totals[start] ?? ZERO;
+  return metricsBetween(totals[start] ?? ZERO_TOTALS, totals[end] ?? ZERO_TOTALS);
+}
+
+/** Metrics of the outcomes after `lo` through `hi` (two prefix totals). */
+export function metricsBetween(lo: Totals, hi: Totals): PromotionMetrics {
   const examples = hi.examples - lo.examples;
   const reviews = hi.reviews - lo.reviews;
   return {
@@ -267,17 +209,24 @@ export function metricsSeries(outcomes: readonly ReviewOutcome[], settings: Prom
   }
   const sorted = sortOutcomes(outcomes);
   const totals = prefixTotals(sorted);
-  const n = sorted.length;
-  const count = points === undefined ? n : Math.min(points, n);
   const series: MetricsPoint[] = [];
-  for (let k = 0; k < count; k += 1) {
-    // Bucket k ends at outcome ⌈(k+1)·n/count⌉ − 1: strictly increasing, the last one is n − 1.
-    const end = Math.ceil(((k + 1) * n) / count);
+  for (const { start, end } of seriesWindows(sorted.length, settings.window, points)) {
     const last = sorted[end - 1];
-    if (!last) continue;
-    series.push({ ts: last.ts, ...windowMetrics(totals, Math.max(0, end - settings.window), end) });
+    if (last) series.push({ ts: last.ts, ...windowMetrics(totals, start, end) });
   }
   return series;
+}
+
+/**
+ * The chart's windows over n outcomes in order: outcomes [start, end) for each point. Bucket k ends
+ * at outcome ⌈(k+1)·n/count⌉ − 1: strictly increasing, the last one is n − 1.
+ */
+export function seriesWindows(n: number, window: number, points?: number): { start: number; end: number }[] {
+  const count = points === undefined ? n : Math.min(points, n);
+  return Array.from({ length: count }, (_, k) => {
+    const end = Math.ceil(((k + 1) * n) / count);
+    return { start: Math.max(0, end - window), end };
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
