@@ -17,7 +17,7 @@ import type { IdempotencyLedger } from '../mcp/idempotency-ledger';
 import { idempotencyKey } from '../mcp/idempotency-ledger';
 import type { ToolHost } from '../mcp/tool-host';
 import type { ModelProvider } from '../providers/provider';
-import { buildStudentMessages, buildTeacherMessages, decisionJsonSchema, maskMessage, verdictJsonSchema } from '../providers/prompts';
+import { buildStudentPrompt, buildTeacherPrompt, decisionJsonSchema, maskMessage, verdictJsonSchema } from '../providers/prompts';
 import type { CanonicalHistory } from './canonical-history';
 
 export type Confirmation = AuthorizationFacts['confirmation'];
@@ -76,7 +76,7 @@ export function createBoundaryActors(deps: BoundaryActorDeps) {
       const structured = input.proposer === 'teacher' || deps.studentMode === 'structured';
       // Teacher and student propose from the same prompt: a teacher decision is a demonstration
       // of what the student should have said.
-      const messages = buildStudentMessages({
+      const prompt = buildStudentPrompt({
         instructions: deps.instructions(),
         task: deps.task,
         snapshot: input.snapshot,
@@ -85,43 +85,49 @@ export function createBoundaryActors(deps: BoundaryActorDeps) {
         // Feedback may quote a parse error, which may quote the candidate.
         feedback: redactToolArguments(input.feedback ?? deps.feedback(), input.snapshot, deps.sensitiveFound),
         mode: structured ? 'structured' : 'tools',
-      }).map(maskMessage(deps.maskText));
+      });
+      const messages = prompt.messages.map(maskMessage(deps.maskText));
       deps.onPrompt?.(input.round, messages);
+      const call = (caller: 'student' | 'teacher', purpose: 'propose' | 'shadow') => ({ caller, purpose, data: prompt.data, round: input.round });
       const shadowing = deps.shadow && input.proposer === 'teacher' && input.attempt === 0;
       const shadow = shadowing
-        ? deps.student.complete({ role: 'student', ...proposalRequest(deps.studentMode === 'structured', input.snapshot, messages, signal) }).then(assertReplyDepth).then(
+        ? deps.student.complete({ role: 'student', ...proposalRequest(deps.studentMode === 'structured', input.snapshot, messages, signal), call: call('student', 'shadow') }).then(assertReplyDepth).then(
             (reply) => deps.shadow?.(input.round, { reply }),
             (err: unknown) => deps.shadow?.(input.round, { error: err instanceof Error ? err.message : String(err) }),
           )
         : undefined;
       try {
-        return assertReplyDepth(await provider.complete({ role: input.proposer, ...proposalRequest(structured, input.snapshot, messages, signal) }));
+        return assertReplyDepth(await provider.complete({ role: input.proposer, ...proposalRequest(structured, input.snapshot, messages, signal), call: call(input.proposer, 'propose') }));
       } finally {
         await shadow;
       }
     }),
 
-    review: fromPromise<ModelReply, ReviewInput>(({ input, signal }) =>
-      deps.teacher.complete({
-        role: 'teacher',
-        messages: buildTeacherMessages({
-          instructions: deps.instructions(),
-          task: deps.task,
-          snapshot: input.snapshot,
-          history: redactToolArguments(deps.history.entries(), input.snapshot, deps.sensitiveFound),
-          review: {
-            reply: redactToolArguments(input.reply, input.snapshot, deps.sensitiveFound),
-            parsed: redactToolArguments(input.parsed, input.snapshot, deps.sensitiveFound),
-            validation: redactToolArguments(input.validation, input.snapshot, deps.sensitiveFound),
-            rule: input.review.rule,
-            attempt: input.attempt,
-            previous_problem: input.previous_problem,
-          },
-        }).map(maskMessage(deps.maskText)),
-        format: verdictJsonSchema(),
-        signal,
-      }).then(assertReplyDepth),
-    ),
+    review: fromPromise<ModelReply, ReviewInput>(({ input, signal }) => {
+      const prompt = buildTeacherPrompt({
+        instructions: deps.instructions(),
+        task: deps.task,
+        snapshot: input.snapshot,
+        history: redactToolArguments(deps.history.entries(), input.snapshot, deps.sensitiveFound),
+        review: {
+          reply: redactToolArguments(input.reply, input.snapshot, deps.sensitiveFound),
+          parsed: redactToolArguments(input.parsed, input.snapshot, deps.sensitiveFound),
+          validation: redactToolArguments(input.validation, input.snapshot, deps.sensitiveFound),
+          rule: input.review.rule,
+          attempt: input.attempt,
+          previous_problem: input.previous_problem,
+        },
+      });
+      return deps.teacher
+        .complete({
+          role: 'teacher',
+          messages: prompt.messages.map(maskMessage(deps.maskText)),
+          format: verdictJsonSchema(),
+          signal,
+          call: { caller: 'teacher', purpose: 'review', data: prompt.data, round: input.round },
+        })
+        .then(assertReplyDepth);
+    }),
 
     authorize: fromPromise<AuthorizationFacts, AuthorizeInput>(async ({ input }) => {
       const { decision, tool } = input;

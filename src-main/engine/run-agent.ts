@@ -20,6 +20,7 @@ import type { IdempotencyLedger } from '../mcp/idempotency-ledger';
 import { startToolHost } from '../mcp/mcp-tool-host';
 import type { ToolHost } from '../mcp/tool-host';
 import type { ModelProvider } from '../providers/provider';
+import { modelPlace, recordCalls } from '../providers/record-calls';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../providers/retry';
 import { RecentEvents } from '../scs/evidence';
 import { eventIdsSince } from '../scs/round-fact';
@@ -184,7 +185,10 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
         if (role === 'teacher' && inFlight?.proposer === 'student') inFlight.actor.send({ type: 'CANCEL', reason });
       },
     });
-    const providers = { student: guard.wrap(prepared.providers.student), teacher: guard.wrap(prepared.providers.teacher) };
+    // The privacy log: every call that reaches a model (each retry too), committee and monitor included.
+    const observe = (provider: ModelProvider, role: 'student' | 'teacher'): ModelProvider =>
+      recordCalls(provider, modelPlace(spec.models[role], options.ollamaHost), (call) => emit({ type: 'model.called', ...call }));
+    const providers = { student: guard.wrap(observe(prepared.providers.student, 'student')), teacher: guard.wrap(observe(prepared.providers.teacher, 'teacher')) };
     // A slow server start or tool listing is an event (the app shows it) as well as a CLI line.
     const notice = (line: string): void => {
       emit({ type: 'run.notice', message: secrets.maskText(line).slice(0, 500) });
@@ -210,6 +214,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       models: spec.models,
       labels: models,
       providers,
+      observe,
       script: prepared.script,
       context: () => ({ task, instructions, snapshot, recent: recent.list() }),
       emit,

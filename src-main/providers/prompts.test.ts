@@ -1,4 +1,5 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Decision } from '@shared/contracts/decision';
 import type { HistoryEntry } from '@shared/contracts/history';
@@ -6,7 +7,7 @@ import type { OfferedTool, ToolSnapshot } from '@shared/contracts/tool-snapshot'
 import { TeacherVerdict } from '@shared/contracts/verdict';
 import { parseCandidate } from '@shared/boundary/parse-candidate';
 import { validateCandidate } from '@shared/boundary/validation';
-import { buildStudentMessages, buildTeacherMessages, decisionJsonSchema, verdictJsonSchema, type TeacherReview } from './prompts';
+import { buildStudentMessages, buildStudentPrompt, buildTeacherMessages, buildTeacherPrompt, decisionJsonSchema, verdictJsonSchema, type TeacherReview } from './prompts';
 
 const readTool: OfferedTool = {
   name: 'read_text_file',
@@ -254,5 +255,59 @@ describe('structured-output schemas', () => {
     expect(() => {
       (decisionJsonSchema() as { oneOf?: unknown }).oneOf = [];
     }).toThrow();
+  });
+});
+
+describe('what a prompt holds, as the privacy log names it', () => {
+  const toolResult: HistoryEntry = { index: 0, round: 0, decision: { decision_type: 'tool_call', tool_name: 'read_text_file', arguments: { path: 'a.md' } }, result: 'MARK-TOOL-RESULT' };
+  const answer: HistoryEntry = { index: 1, round: 1, decision: { decision_type: 'ask_user', question: 'Which file?' }, result: 'MARK-USER-ANSWER' };
+  const pending: HistoryEntry = { index: 2, round: 2, decision: { decision_type: 'tool_call', tool_name: 'read_text_file', arguments: { path: 'b.md' } } };
+  const parts = fc.record({
+    instructions: fc.constantFrom('', 'MARK-INSTRUCTIONS'),
+    tools: fc.boolean(),
+    history: fc.subarray([toolResult, answer, pending]),
+    feedback: fc.constantFrom(undefined, '', 'MARK-FEEDBACK'),
+  });
+  const holds = (messages: { content: string }[], text: string) => messages.some((m) => m.content.includes(text));
+
+  it('a student prompt names a category exactly when the builder put that part in', () => {
+    fc.assert(
+      fc.property(parts, (p) => {
+        const input = { instructions: p.instructions, task: 'MARK-TASK', snapshot: { ...snapshot, tools: p.tools ? [readTool] : [] }, history: p.history, feedback: p.feedback };
+        const { messages, data } = buildStudentPrompt(input);
+        expect(messages).toEqual(buildStudentMessages(input));
+        expect(data.includes('task')).toBe(holds(messages, 'MARK-TASK'));
+        expect(data.includes('instructions')).toBe(holds(messages, 'MARK-INSTRUCTIONS'));
+        expect(data.includes('offered_tools')).toBe(holds(messages, 'read_text_file ['));
+        expect(data.includes('history')).toBe(messages.some((m) => m.role === 'assistant'));
+        expect(data.includes('tool_results')).toBe(holds(messages, 'MARK-TOOL-RESULT'));
+        expect(data.includes('user_answers')).toBe(holds(messages, 'MARK-USER-ANSWER'));
+        expect(data.includes('feedback')).toBe(holds(messages, 'MARK-FEEDBACK'));
+      }),
+    );
+  });
+
+  it("a teacher's review prompt always holds the candidate and its validation, and the rest as given", () => {
+    fc.assert(
+      fc.property(parts, fc.boolean(), (p, retried) => {
+        const reply = { text: '{"decision_type":"complete","output":"MARK-CANDIDATE"}', tool_calls: [], model: 'replay' };
+        const parsed = parseCandidate(reply);
+        const input = {
+          instructions: p.instructions,
+          task: 'MARK-TASK',
+          snapshot: { ...snapshot, tools: p.tools ? [readTool] : [] },
+          history: p.history,
+          review: { reply, parsed, validation: { ok: true as const, issues: [] }, rule: 'review_all' as const, attempt: retried ? 2 : 1, ...(retried ? { previous_problem: 'MARK-FEEDBACK' } : {}) },
+        };
+        const { messages, data } = buildTeacherPrompt(input);
+        expect(messages).toEqual(buildTeacherMessages(input));
+        expect(data.includes('candidate') && holds(messages, 'MARK-CANDIDATE')).toBe(true);
+        expect(data).toContain('validation');
+        expect(data.includes('instructions')).toBe(holds(messages, 'MARK-INSTRUCTIONS'));
+        expect(data.includes('tool_results')).toBe(holds(messages, 'MARK-TOOL-RESULT'));
+        expect(data.includes('user_answers')).toBe(holds(messages, 'MARK-USER-ANSWER'));
+        expect(data.includes('feedback')).toBe(holds(messages, 'MARK-FEEDBACK'));
+      }),
+    );
   });
 });

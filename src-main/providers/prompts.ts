@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Decision, type DecisionType } from '@shared/contracts/decision';
+import { dataCategories, type DataCategory } from '@shared/contracts/model-call';
 import type { HistoryEntry } from '@shared/contracts/history';
 import type { OfferedTool, ToolSnapshot } from '@shared/contracts/tool-snapshot';
 import { REASON_CODES, ReasonCode, type Verdict } from '@shared/contracts/verdict';
@@ -160,6 +161,39 @@ export function buildStudentMessages(input: StudentPromptInput): ChatMessage[] {
     });
   }
   return messages;
+}
+
+/** What a prompt holds, for the privacy log: the messages and the categories of data in them. */
+export interface BuiltPrompt {
+  messages: ChatMessage[];
+  data: DataCategory[];
+}
+
+/** The categories the shared parts put in: instructions, task, tools, history and what it carries. */
+function contextData(input: Pick<StudentPromptInput, 'instructions' | 'snapshot' | 'history'>): DataCategory[] {
+  const found: DataCategory[] = ['task'];
+  if (input.instructions.trim() !== '') found.push('instructions');
+  if (input.snapshot.tools.length > 0) found.push('offered_tools');
+  if (input.history.length > 0) found.push('history');
+  for (const entry of input.history) {
+    if (entry.result === undefined) continue;
+    found.push(entry.decision.decision_type === 'tool_call' ? 'tool_results' : 'user_answers');
+  }
+  return found;
+}
+
+/** The student's (or a proposing teacher's) prompt with the categories of data it holds. */
+export function buildStudentPrompt(input: StudentPromptInput): BuiltPrompt {
+  const found = contextData(input);
+  if (input.feedback !== undefined && input.feedback.trim() !== '') found.push('feedback');
+  return { messages: buildStudentMessages(input), data: dataCategories(found) };
+}
+
+/** The teacher's review prompt with the categories of data it holds. */
+export function buildTeacherPrompt(input: TeacherPromptInput): BuiltPrompt {
+  const found = [...contextData(input), 'candidate' as const, 'validation' as const];
+  if (input.review.attempt > 1 || input.review.previous_problem) found.push('feedback');
+  return { messages: buildTeacherMessages(input), data: dataCategories(found) };
 }
 
 /** A committed decision as the assistant's turn, then what it produced: a tool result, or (for a control decision) what came back from the user. */

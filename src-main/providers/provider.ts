@@ -1,4 +1,5 @@
 import type { ModelReply, ModelRole } from '@shared/contracts/model';
+import type { ModelCallInfo } from '@shared/contracts/model-call';
 import type { OfferedTool } from '@shared/contracts/tool-snapshot';
 
 export type { ChatMessage } from '@shared/contracts/model';
@@ -13,6 +14,8 @@ export interface ModelRequest {
   format?: Record<string, unknown>;
   /** Aborts the call (run cancelled, timeout). */
   signal?: AbortSignal;
+  /** Who calls and what the prompt holds, for the privacy log (record-calls.ts); never sent. */
+  call?: ModelCallInfo;
 }
 
 /** One model behind one role. Implementations: the script (replay) provider, Ollama, OpenAI-compatible servers. */

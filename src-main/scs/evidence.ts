@@ -26,12 +26,12 @@ export function summarizeEvent(e: RunEvent): RecentEvent {
   return { id: e.id, type: e.type, summary: summary.slice(0, 240) };
 }
 
-/** Keeps the last 20 events of the run (the seed's evidence bound), transcripts left out. */
+/** Keeps the last 20 events of the run (the seed's evidence bound), transcripts and the privacy log left out. */
 export class RecentEvents {
   private readonly items: RecentEvent[] = [];
 
   add(event: RunEvent): void {
-    if (event.type === 'scs.transcript') return;
+    if (event.type === 'scs.transcript' || event.type === 'model.called') return;
     this.items.push(summarizeEvent(event));
     if (this.items.length > 20) this.items.shift();
   }

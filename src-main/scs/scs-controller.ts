@@ -2,12 +2,13 @@ import { createActor, fromPromise, waitFor, type Actor } from 'xstate';
 import { parseJsonText } from '@shared/boundary/parse-candidate';
 import type { RunEventPayload } from '@shared/contracts/events';
 import type { ChatMessage, ModelRole, ModelUsage } from '@shared/contracts/model';
+import type { ModelCallInfo } from '@shared/contracts/model-call';
 import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
 import type { PhasePlan, RoundFact, ScsRecord, ScsSettings } from '@shared/scs/contracts';
 import { scsMachine, type CommitteeInput, type MonitorInput } from '@shared/scs/machine';
 import type { ModelProvider } from '../providers/provider';
 import type { RecentEvent } from './evidence';
-import { buildCommitteeMessages, buildMonitorMessages, monitorDecisionJsonSchema, phasePlanJsonSchema } from './scs-prompts';
+import { buildCommitteePrompt, buildMonitorPrompt, monitorDecisionJsonSchema, phasePlanJsonSchema } from './scs-prompts';
 
 export interface ScsControllerDeps {
   settings: ScsSettings;
@@ -33,9 +34,10 @@ async function askJson(
   messages: ChatMessage[],
   format: Record<string, unknown>,
   signal: AbortSignal,
+  call: ModelCallInfo,
   transcript: (said: { reply: string; usage?: ModelUsage; latency_ms?: number }) => void,
 ): Promise<unknown> {
-  const reply = await provider.complete({ role, messages, format, signal });
+  const reply = await provider.complete({ role, messages, format, signal, call });
   transcript({ reply: reply.text, ...(reply.usage ? { usage: reply.usage } : {}), ...(reply.latency_ms !== undefined ? { latency_ms: reply.latency_ms } : {}) });
   const parsed = parseJsonText(reply.text);
   return parsed.ok ? parsed.value : reply.text;
@@ -53,14 +55,14 @@ export class ScsController {
     const machine = scsMachine.provide({
       actors: {
         committee: fromPromise<unknown, CommitteeInput>(({ input, signal }) => {
-          const messages = buildCommitteeMessages(deps.context(), input);
-          return askJson(deps.committee, deps.role, messages, phasePlanJsonSchema(), signal, (said) =>
+          const { messages, data } = buildCommitteePrompt(deps.context(), input);
+          return askJson(deps.committee, deps.role, messages, phasePlanJsonSchema(), signal, { caller: 'committee', purpose: 'plan', data, phase: input.phase }, (said) =>
             deps.emit({ type: 'scs.transcript', role: 'committee', phase: input.phase, messages, ...said }),
           );
         }),
         monitor: fromPromise<unknown, MonitorInput>(({ input, signal }) => {
-          const messages = buildMonitorMessages(deps.context(), input);
-          return askJson(deps.monitor, deps.role, messages, monitorDecisionJsonSchema(), signal, (said) =>
+          const { messages, data } = buildMonitorPrompt(deps.context(), input);
+          return askJson(deps.monitor, deps.role, messages, monitorDecisionJsonSchema(), signal, { caller: 'monitor', purpose: 'gate', data, phase: input.phase }, (said) =>
             deps.emit({ type: 'scs.transcript', role: 'monitor', phase: input.phase, trigger: input.trigger, messages, ...said }),
           );
         }),

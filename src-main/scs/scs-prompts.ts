@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ChatMessage } from '@shared/contracts/model';
+import { dataCategories, type DataCategory } from '@shared/contracts/model-call';
 import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
 import { DECISIONS_FOR_TRIGGER, MonitorDecision, PhasePlan, type RoundFact } from '@shared/scs/contracts';
 import type { CommitteeInput, MonitorInput } from '@shared/scs/machine';
@@ -33,6 +34,20 @@ function factList(facts: readonly RoundFact[]): string {
   return facts.map((f) => `- round ${f.round} [${f.event_ids.at(-1) ?? '-'}]: ${f.summary}${f.failed ? ' — FAILED' : ''}`).join('\n');
 }
 
+/** A prompt and the categories of data it holds (the privacy log). */
+export interface ScsPrompt {
+  messages: ChatMessage[];
+  data: DataCategory[];
+}
+
+export function buildCommitteePrompt(ctx: Context, input: CommitteeInput): ScsPrompt {
+  const found: DataCategory[] = ['instructions', 'task'];
+  if (ctx.snapshot.tools.length > 0) found.push('offered_tools');
+  if (input.facts.length > 0) found.push('round_facts');
+  if (input.feedback.length > 0) found.push('feedback');
+  return { messages: buildCommitteeMessages(ctx, input), data: dataCategories(found) };
+}
+
 /** Committee · planner: drafts the next phase (1–3 milestones' worth), never executes. */
 export function buildCommitteeMessages(ctx: Context, input: CommitteeInput): ChatMessage[] {
   const feedback = input.feedback.length ? `\n\nEarlier drafts were not approved; address this:\n${input.feedback.map((f) => `- ${f}`).join('\n')}` : '';
@@ -55,8 +70,20 @@ export function buildCommitteeMessages(ctx: Context, input: CommitteeInput): Cha
 
 /** Student · monitor: a typed gate on the evidence pack; it has no authority beyond its decisions. */
 export function buildMonitorMessages(ctx: Context, input: MonitorInput): ChatMessage[] {
-  const allowed = DECISIONS_FOR_TRIGGER[input.trigger].join(' | ');
+  return buildMonitorPrompt(ctx, input).messages;
+}
+
+export function buildMonitorPrompt(ctx: Context, input: MonitorInput): ScsPrompt {
   const pack = evidencePack({ trigger: input.trigger, task: ctx.task, plan: input.plan, recent: ctx.recent, facts: input.facts, rounds_used: input.rounds_used, budget: input.budget });
+  const found: DataCategory[] = ['task'];
+  if (pack.plan) found.push('phase_plan');
+  if (pack.failures.length > 0) found.push('round_facts');
+  if (pack.recent.length > 0) found.push('recent_events');
+  return { messages: monitorMessages(input, pack), data: dataCategories(found) };
+}
+
+function monitorMessages(input: MonitorInput, pack: ReturnType<typeof evidencePack>): ChatMessage[] {
+  const allowed = DECISIONS_FOR_TRIGGER[input.trigger].join(' | ');
   const plan = pack.plan
     ? `Phase ${input.phase} plan:\n- goal: ${pack.plan.phase_goal}\n- steps: ${pack.plan.plan.join(' → ')}\n- allowed tools: ${pack.plan.allowed_tools.join(', ') || '(none)'}\n- stop conditions: ${pack.plan.stop_conditions.join('; ') || '(none)'}`
     : '(no plan yet)';

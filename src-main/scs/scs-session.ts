@@ -21,6 +21,8 @@ export interface ScsSessionDeps {
   models: Record<'student' | 'teacher', ModelRef>;
   labels: Record<'student' | 'teacher', string>;
   providers: Record<'student' | 'teacher', ModelProvider>;
+  /** Records the calls of the replay committee and monitor this session makes itself (the privacy log). */
+  observe?: (provider: ModelProvider, role: 'student' | 'teacher') => ModelProvider;
   /** The replay script, variables substituted (its committee and monitor queues). */
   script?: ModelScript;
   context: () => { task: string; instructions: string; snapshot: ToolSnapshot; recent: RecentEvent[] };
@@ -120,12 +122,13 @@ export class ScsSession {
   private start(restore?: unknown, writeWork = true): void {
     const { settings, models, providers, script, resumed } = this.deps;
     const role = settings.model;
+    const observe = this.deps.observe ?? ((provider: ModelProvider) => provider);
     // Committee and monitor are the node's model (seed: the main one); replay has queues for them.
     this.roles =
       models[role].provider === 'script' && script
         ? {
-            committee: createScriptProvider(script, 'committee', { startAt: resumed?.positions.committee }),
-            monitor: createScriptProvider(script, 'monitor', { startAt: resumed?.positions.monitor }),
+            committee: observe(createScriptProvider(script, 'committee', { startAt: resumed?.positions.committee }), role),
+            monitor: observe(createScriptProvider(script, 'monitor', { startAt: resumed?.positions.monitor }), role),
           }
         : { committee: providers[role], monitor: providers[role] };
     this.controller = new ScsController({

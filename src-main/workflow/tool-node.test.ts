@@ -101,6 +101,12 @@ describe('tool node', () => {
     expect((await call({ path: target }, 'call[a=1]')).status).toBe('done');
     expect(readFileSync(target, 'utf8')).toBe('report');
     expect(events.filter((e) => e.type === 'review.decided').map((e) => (e.type === 'review.decided' ? e.review.rule : ''))).toEqual(['protected_effect', 'protected_effect']);
+    // The privacy log has each review, what it was shown and where; the workflow's own call is no model call.
+    const logged = events.flatMap((e) => (e.type === 'model.called' ? [[e.caller, e.purpose, e.model, e.local, e.data.join(' ')]] : []));
+    expect(logged).toEqual([
+      ['teacher', 'review', 'replay', true, 'instructions task offered_tools candidate validation'],
+      ['teacher', 'review', 'replay', true, 'instructions task offered_tools candidate validation'],
+    ]);
   });
 
   it('${workspace} in the arguments is the workflow\'s folder; an input holding ${…} is used as it is, never substituted', async () => {

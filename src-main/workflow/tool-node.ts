@@ -16,6 +16,7 @@ import type { CredentialStore } from '../credentials/credential-store';
 import type { SecretRegistry } from '../credentials/secret-registry';
 import type { IdempotencyLedger } from '../mcp/idempotency-ledger';
 import type { ModelProvider } from '../providers/provider';
+import { modelPlace, recordCalls } from '../providers/record-calls';
 import { createBoundaryActors, type ConfirmTool } from '../engine/boundary-actors';
 import { CanonicalHistory } from '../engine/canonical-history';
 import { prepareRun } from '../engine/run-setup';
@@ -156,13 +157,15 @@ export async function runToolNode(node: NodeOf<'tool'>, run: NodeRun, deps: Tool
     preselected = { decision, intervention_id: `confirm:${run.invocation.id}`, confirmed: true };
   }
 
+  // The privacy log: the node's reviews are model calls like an agent's (the workflow's own call is not one).
+  const reviewer = node.review ? recordCalls(teacher, modelPlace(node.review.teacher ?? { provider: 'script' }, deps.ollamaHost), (call) => run.emit({ type: 'model.called', ...call })) : teacher;
   const history = new CanonicalHistory();
   const actors = createBoundaryActors({
     runId: runLabel,
     instructions: () => `Workflow ${deps.graph.name}, step ${node.id}.`,
     task: `call ${node.server}/${node.tool}`,
     student: authorProvider(decision),
-    teacher,
+    teacher: reviewer,
     studentMode: 'structured',
     toolHost: host,
     ledger: deps.ledger,

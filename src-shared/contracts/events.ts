@@ -13,6 +13,7 @@ import { ParsedCandidate } from '../boundary/parse-candidate';
 import { ValidationResult } from './validation-result';
 import { ReviewDecision, ReviewRule } from '../policy/review-policy';
 import { DataExposure } from '../policy/privacy';
+import { ModelCalled } from './model-call';
 import { Authorization } from '../boundary/authorization';
 import { InvocationStatus, Lineage, NodeFailure } from '../workflow/invocation';
 
@@ -168,6 +169,11 @@ export const RunEvent = z.discriminatedUnion('type', [
     delay_ms: z.number().int().nonnegative(),
     reason: z.string(),
   }),
+  /**
+   * A prompt was sent to a model (every attempt, committee and monitor included): the privacy log.
+   * Which provider and host saw which categories of data, and how many bytes; never the content.
+   */
+  event('model.called', ModelCalled.shape),
   /** Something slow is still under way (an MCP server listing its tools…): shown live, never silent. */
   event('run.notice', { message: z.string().max(500) }),
   /** Who proposes changed: the teacher takes over after an escalation, or hands back. */
