@@ -1,68 +1,245 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { useWindowVirtualizer } from '@tanstack/react-virtual';
 import type { RunEvent } from '@shared/contracts/events';
-import { formatTime } from '../view/format';
+import { formatMs, formatTime, plural } from '../view/format';
+import { describeModelUsage, modelUsageTotals } from '../db/model-usage';
 import { FIRST_FRAME_RECT, useDocumentOffset } from './runs/use-document-offset';
+import { buildTraceTree, type TraceNode, type TraceSpan, type TraceTree } from './trace/trace-tree';
+import { ancestorsOf, allSpanIds, treeMove, visibleRows, type TraceFilter, type TraceRow } from './trace/trace-rows';
+import { TraceFilters } from './trace/TraceFilters';
 
 /**
- * Rows rendered beyond the visible ones on each side. Generous on purpose: a trace of up to ~50 events is whole in
+ * Rows rendered beyond the visible ones on each side. Generous on purpose: a trace of up to ~50 rows is whole in
  * the DOM (find-in-page works on it), a longer one holds about a screenful plus 100 rows whatever its length.
  */
 const OVERSCAN = 50;
+const INDENT_PX = 16;
 
 /**
- * Every stored event of a run, in sequence, as a virtual list (only rows near the viewport are rendered); an event's
- * JSON is built only when it is opened. `focusSeq` opens one (a cited event) and scrolls to it.
+ * A run's stored events as a tree nested by layer (workflow node → SCS phase → round → step, trace/trace-tree.ts)
+ * with a waterfall of their times, as a virtual list (only rows near the viewport are rendered); an event's JSON is
+ * built only when it is opened. `focusSeq` opens one (a cited event), opens its spans and scrolls to it.
  */
 export function TraceList({ events, focusSeq }: { events: RunEvent[]; focusSeq?: number }) {
+  const tree = useMemo(() => buildTraceTree(events), [events]);
+  const focusId = focusSeq === undefined ? undefined : events.find((e) => e.seq === focusSeq)?.id;
+  const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
+  const [filter, setFilter] = useState<TraceFilter>({ types: new Set(), layers: new Set() });
+  const rows = useMemo(() => visibleRows(tree, collapsed, filter, focusId), [tree, collapsed, filter, focusId]);
+  const usage = useMemo(() => spanUsage(tree), [tree]);
+
+  // A cited event's spans open, once per citation (the person may close them again): adjusted while rendering.
+  const [cited, setCited] = useState(focusId);
+  if (cited !== focusId) {
+    setCited(focusId);
+    const path = focusId === undefined ? [] : ancestorsOf(tree, focusId);
+    if (path.some((id) => collapsed.has(id))) setCollapsed(new Set([...collapsed].filter((id) => !path.includes(id))));
+  }
+
+  if (events.length === 0) return <p className="muted">No events stored yet.</p>;
+  return (
+    <div className="trace-view">
+      <TraceFilters
+        tree={tree}
+        filter={filter}
+        onFilter={setFilter}
+        shown={rows.reduce((n, r) => n + (r.node.kind === 'event' ? 1 : 0), 0)}
+        total={events.length}
+        filtered={filter.types.size + filter.layers.size > 0}
+        onCollapseAll={() => setCollapsed(new Set(allSpanIds(tree)))}
+        onExpandAll={() => setCollapsed(new Set())}
+      />
+      <TraceRows tree={tree} rows={rows} usage={usage} focusId={focusId} onCollapsed={setCollapsed} />
+    </div>
+  );
+}
+
+function TraceRows({
+  tree,
+  rows,
+  usage,
+  focusId,
+  onCollapsed,
+}: {
+  tree: TraceTree;
+  rows: TraceRow[];
+  usage: ReadonlyMap<string, string>;
+  focusId: string | undefined;
+  onCollapsed: (update: (c: ReadonlySet<string>) => ReadonlySet<string>) => void;
+}) {
   const listRef = useRef<HTMLOListElement>(null);
   const scrollMargin = useDocumentOffset(listRef);
   // What the person opened or closed; an event they never touched is open only when it is the cited one.
-  const [toggled, setToggled] = useState<ReadonlyMap<number, boolean>>(new Map());
-  const isOpen = (seq: number) => toggled.get(seq) ?? seq === focusSeq;
-  const virtualizer = useWindowVirtualizer({ count: events.length, estimateSize: () => 34, overscan: OVERSCAN, scrollMargin, initialRect: FIRST_FRAME_RECT, getItemKey: (i) => events[i]?.id ?? i });
-  const focusIndex = focusSeq === undefined ? -1 : events.findIndex((e) => e.seq === focusSeq);
+  const [toggled, setToggled] = useState<ReadonlyMap<string, boolean>>(new Map());
+  const isOpen = (id: string) => toggled.get(id) ?? id === focusId;
+  // The row the tree's keyboard focus is on (roving tabindex); the first row until the person moves.
+  const [active, setActive] = useState<string | undefined>(undefined);
+  const tabStop = active !== undefined && rows.some((r) => r.node.id === active) ? active : (focusId ?? rows[0]?.node.id);
+  const virtualizer = useWindowVirtualizer({ count: rows.length, estimateSize: () => 34, overscan: OVERSCAN, scrollMargin, initialRect: FIRST_FRAME_RECT, getItemKey: (i) => rows[i]?.node.id ?? i });
+  const focusIndex = focusId === undefined ? -1 : rows.findIndex((r) => r.node.id === focusId);
+
+  const focusRow = (id: string) => {
+    const index = rows.findIndex((r) => r.node.id === id);
+    if (index < 0) return;
+    virtualizer.scrollToIndex(index, { align: 'auto' });
+    // The row exists once the scroll has rendered it.
+    requestAnimationFrame(() => listRef.current?.querySelector<HTMLElement>(`[data-row-id="${CSS.escape(id)}"]`)?.focus({ preventScroll: true }));
+  };
 
   useEffect(() => {
-    if (focusIndex < 0) return;
+    if (focusIndex < 0 || focusId === undefined) return;
     virtualizer.scrollToIndex(focusIndex, { align: 'center' });
-    // The row exists once the scroll has rendered it.
-    const frame = requestAnimationFrame(() => listRef.current?.querySelector<HTMLElement>(`[data-testid="trace-event"][data-seq="${focusSeq}"] summary`)?.focus({ preventScroll: true }));
+    const frame = requestAnimationFrame(() => listRef.current?.querySelector<HTMLElement>(`[data-row-id="${CSS.escape(focusId)}"]`)?.focus({ preventScroll: true }));
     return () => cancelAnimationFrame(frame);
     // Scroll once per cited event (and once its offset is known), not on every re-measure.
-  }, [focusIndex, focusSeq, scrollMargin, virtualizer]);
+  }, [focusIndex, focusId, scrollMargin, virtualizer]);
 
-  if (events.length === 0) return <p className="muted">No events stored yet.</p>;
-  const items = virtualizer.getVirtualItems();
+  const onKeyDown = (ev: KeyboardEvent<HTMLOListElement>) => {
+    const move = treeMove(rows, tabStop, ev.key);
+    if (!move) return;
+    // Also keeps a focused summary from toggling its details a second time.
+    ev.preventDefault();
+    if ('focus' in move) {
+      setActive(move.focus);
+      focusRow(move.focus);
+    } else if ('expand' in move) onCollapsed((c) => without(c, move.expand));
+    else if ('collapse' in move) onCollapsed((c) => new Set(c).add(move.collapse));
+    else setToggled((m) => new Map(m).set(move.toggleEvent, !isOpen(move.toggleEvent)));
+  };
+
+  if (rows.length === 0) return <p className="muted">No event matches these filters.</p>;
+  const span = Math.max(tree.end - tree.start, 1);
   return (
-    <ol className="trace" data-testid="trace-list" ref={listRef} style={{ position: 'relative', height: virtualizer.getTotalSize() }}>
-      {items.map((item) => {
-        const e = events[item.index]!;
-        const open = isOpen(e.seq);
-        return (
-          <li key={item.key} ref={virtualizer.measureElement} data-index={item.index} style={{ position: 'absolute', top: 0, left: 0, width: '100%', transform: `translateY(${item.start - scrollMargin}px)` }}>
-            <details
-              className={`trace__event ${e.seq === focusSeq ? 'trace__event--focus' : ''}`}
-              data-testid="trace-event"
-              data-type={e.type}
-              data-seq={e.seq}
-              open={open}
-              onToggle={(ev) => {
-                const now = ev.currentTarget.open;
-                if (now !== open) setToggled((m) => new Map(m).set(e.seq, now));
+    <>
+      <div className="trace-axis" aria-hidden="true">
+        <span>{formatTime(new Date(tree.start).toISOString())}</span>
+        <span className="trace-axis__scale">
+          <span>0</span>
+          <span>{formatMs(Math.round(span / 2))}</span>
+          <span>{formatMs(span)}</span>
+        </span>
+      </div>
+      <ol className="trace trace--tree" role="tree" aria-label="Trace" data-testid="trace-list" ref={listRef} onKeyDown={onKeyDown} style={{ position: 'relative', height: virtualizer.getTotalSize() }}>
+        {virtualizer.getVirtualItems().map((item) => {
+          const row = rows[item.index]!;
+          const { node } = row;
+          return (
+            <li
+              key={item.key}
+              ref={virtualizer.measureElement}
+              data-index={item.index}
+              data-row-id={node.id}
+              role="treeitem"
+              aria-level={row.level}
+              aria-posinset={row.pos}
+              aria-setsize={row.size}
+              aria-expanded={row.expanded}
+              aria-label={node.kind === 'span' ? `${node.label}${node.detail ? `, ${node.detail}` : ''}, ${plural(node.events, 'event')}` : `#${node.event.seq} ${node.event.type}`}
+              tabIndex={node.id === tabStop ? 0 : -1}
+              onFocus={(ev) => {
+                if (ev.target === ev.currentTarget) setActive(node.id);
               }}
+              style={{ position: 'absolute', top: 0, left: 0, width: '100%', transform: `translateY(${item.start - scrollMargin}px)` }}
             >
-              <summary>
-                <span className="trace__seq">#{e.seq}</span>
-                <code className="trace__type">{e.type}</code>
-                {'round' in e && <span className="muted">round {e.round + 1}</span>}
-                <span className="trace__time muted">{formatTime(e.ts)}</span>
-              </summary>
-              {open && <pre className="code">{JSON.stringify(e, null, 2)}</pre>}
-            </details>
-          </li>
-        );
-      })}
-    </ol>
+              {node.kind === 'span' ? (
+                <SpanRow span={node} row={row} usage={usage.get(node.id)} tree={tree} span_ms={span} onToggle={() => onCollapsed((c) => (c.has(node.id) ? without(c, node.id) : new Set(c).add(node.id)))} />
+              ) : (
+                <EventRow row={row} node={node} open={isOpen(node.id)} focused={node.id === focusId} tree={tree} span_ms={span} onToggle={(now) => setToggled((m) => new Map(m).set(node.id, now))} />
+              )}
+            </li>
+          );
+        })}
+      </ol>
+    </>
   );
+}
+
+function SpanRow({ span, row, usage, tree, span_ms, onToggle }: { span: TraceSpan; row: TraceRow; usage?: string; tree: TraceTree; span_ms: number; onToggle: () => void }) {
+  return (
+    <div className={`trace__span trace__span--${span.layer}`} data-testid="trace-span" data-layer={span.layer} onClick={onToggle}>
+      <span className="trace__name" style={{ paddingLeft: (row.level - 1) * INDENT_PX }}>
+        <span className="trace__caret" aria-hidden="true">
+          {row.expanded ? '▾' : '▸'}
+        </span>
+        <strong className="trace__label">{span.label}</strong>
+        {span.detail && <span className="trace__detail muted">{span.detail}</span>}
+        <span className="trace__count muted">{plural(span.events, 'event')}</span>
+        {usage && <span className="trace__usage muted">{usage}</span>}
+        <span className="trace__time muted">{formatMs(Math.round(span.end - span.start))}</span>
+      </span>
+      <Bar node={span} tree={tree} span_ms={span_ms} />
+    </div>
+  );
+}
+
+function EventRow({ row, node, open, focused, tree, span_ms, onToggle }: { row: TraceRow; node: Extract<TraceNode, { kind: 'event' }>; open: boolean; focused: boolean; tree: TraceTree; span_ms: number; onToggle: (open: boolean) => void }) {
+  const e = node.event;
+  const call = describeModelUsage(modelUsageTotals([e]));
+  return (
+    <details
+      className={`trace__event ${focused ? 'trace__event--focus' : ''}`}
+      data-testid="trace-event"
+      data-type={e.type}
+      data-seq={e.seq}
+      data-layer={node.layer}
+      open={open}
+      onToggle={(ev) => {
+        const now = ev.currentTarget.open;
+        if (now !== open) onToggle(now);
+      }}
+    >
+      <summary tabIndex={-1}>
+        <span className="trace__name" style={{ paddingLeft: (row.level - 1) * INDENT_PX }}>
+          <span className="trace__seq">#{e.seq}</span>
+          <code className="trace__type">{e.type}</code>
+          {'round' in e && typeof e.round === 'number' && <span className="muted">round {e.round + 1}</span>}
+          {call && (
+            <span className="trace__usage muted" data-testid="trace-call">
+              {call}
+            </span>
+          )}
+          {e.type === 'tool.executed' && <span className="trace__usage muted">{formatMs(Math.round(e.execution.duration_ms))}</span>}
+          <span className="trace__time muted">{formatTime(e.ts)}</span>
+        </span>
+        <Bar node={node} tree={tree} span_ms={span_ms} />
+      </summary>
+      {open && <pre className="code">{JSON.stringify(e, null, 2)}</pre>}
+    </details>
+  );
+}
+
+/** The node's time against the run's: a bar for something that took time, a tick for an instant. */
+function Bar({ node, tree, span_ms }: { node: TraceNode; tree: TraceTree; span_ms: number }) {
+  const left = ((node.start - tree.start) / span_ms) * 100;
+  const width = ((node.end - node.start) / span_ms) * 100;
+  return (
+    <span className="trace__track" aria-hidden="true">
+      <span
+        className={`trace__bar trace__bar--${node.layer} ${node.end === node.start ? 'trace__bar--instant' : ''}`}
+        style={{ left: `${Math.min(Math.max(left, 0), 100)}%`, width: `${Math.min(width, 100)}%` }}
+        title={`+${formatMs(Math.round(node.start - tree.start))}${node.end > node.start ? ` · ${formatMs(Math.round(node.end - node.start))}` : ''}`}
+      />
+    </span>
+  );
+}
+
+function without(set: ReadonlySet<string>, id: string): ReadonlySet<string> {
+  const next = new Set(set);
+  next.delete(id);
+  return next;
+}
+
+/** Each span's model calls, summed once per tree (a span row shows its own: tokens and model time). */
+function spanUsage(tree: TraceTree): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (nodes: readonly TraceNode[]): RunEvent[] =>
+    nodes.flatMap((n) => {
+      if (n.kind === 'event') return [n.event];
+      const events = walk(n.children);
+      const text = describeModelUsage(modelUsageTotals(events));
+      if (text) out.set(n.id, text);
+      return events;
+    });
+  walk(tree.children);
+  return out;
 }
