@@ -2,11 +2,15 @@ import 'fake-indexeddb/auto';
 import Dexie from 'dexie';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HostedWorkflow } from '@shared/contracts/hosted-workflow';
-import { DB_VERSION, SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, StewardDb, runEvents, type RunRow } from './db';
+import { DB_VERSION, SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, StewardDb, runEvents, type RunRow } from './db';
+import { readPromotion } from './promotion-counts';
+import { learningRowsFromEvents } from './learning-examples';
+import { DeploymentSettings } from '@shared/contracts/profiles';
+import { metricsSeries, promotionMetrics, reviewOutcomesFromEvents } from '@shared/policy/promotion';
 import { runWords } from './search-words';
 import { summarize } from './ingest-events';
 import { workflowRow } from './seed-demo';
-import { eventLog, finishRun, readExecutedRound, startRun, writeReplacedRound } from '../testing/event-fixtures';
+import { blockedRound, eventLog, finishRun, readExecutedRound, startRun, writeReplacedRound } from '../testing/event-fixtures';
 
 const names: string[] = [];
 afterEach(async () => {
@@ -71,7 +75,7 @@ describe('the v1 → v2 upgrade', () => {
     const db = new StewardDb(name);
     await db.open();
     expect(db.verno).toBe(DB_VERSION);
-    expect(db.tables.map((t) => t.name).sort()).toEqual(['events', 'learning_examples', 'profiles', 'registry', 'runs', 'settings', 'workflows']);
+    expect(db.tables.map((t) => t.name).sort()).toEqual(['events', 'learning_examples', 'profiles', 'promotion_outcomes', 'promotion_rounds', 'promotion_runs', 'registry', 'runs', 'settings', 'workflows']);
     db.close();
   });
 });
@@ -128,6 +132,42 @@ describe('the v3 → v4 upgrade', () => {
     expect(await byPrefix('timed')).toEqual(['b']);
     expect(await byPrefix('tidy')).toEqual(['a', 'b', 'c']);
     expect(await byPrefix('qwen3')).toEqual(['a', 'b', 'c']);
+    db.close();
+  });
+});
+
+describe('the v4 → v5 upgrade', () => {
+  it('counts the promotion figures of every event stored before it, as the scan of those events did, and lists examples through the time indexes', async () => {
+    const name = `steward-v5-${Math.random().toString(36).slice(2)}`;
+    const old = await oldDatabase(name, 4, SCHEMA_V4);
+    const rounds = [readExecutedRound, writeReplacedRound, blockedRound];
+    const logs = ['run-v5-aaaa', 'run-v5-bbbb'].map((id, i) => {
+      const log = eventLog(id);
+      startRun(log);
+      rounds.slice(i).forEach((round, n) => round(log, n));
+      return log;
+    });
+    const events = logs.flatMap((l) => l.events);
+    await old.table('runs').bulkPut(logs.map((l) => summarize(undefined, l.events, l.events.length)));
+    await old.table('events').bulkPut(events);
+    await old.table('learning_examples').bulkPut(learningRowsFromEvents(events, () => 'notes-cleanup'));
+    old.close();
+
+    const db = new StewardDb(name);
+    await db.open();
+    expect(db.verno).toBe(DB_VERSION);
+    const settings = DeploymentSettings.parse({}).promotion;
+    const outcomes = reviewOutcomesFromEvents(events);
+    expect(outcomes.length).toBeGreaterThan(0);
+    expect(await readPromotion(db, 'notes-cleanup', settings.window, 60)).toEqual({
+      outcomes: outcomes.length,
+      metrics: promotionMetrics(outcomes, settings),
+      series: metricsSeries(outcomes, settings, 60),
+    });
+    const newest = await db.learning_examples.where('[spec_id+ts+id]').between(['notes-cleanup', Dexie.minKey], ['notes-cleanup', Dexie.maxKey]).reverse().toArray();
+    const all = await db.learning_examples.toArray();
+    expect(all.length).toBeGreaterThan(1);
+    expect(newest.map((e) => e.id)).toEqual(all.sort((a, b) => (a.ts === b.ts ? (a.id < b.id ? 1 : -1) : a.ts < b.ts ? 1 : -1)).map((e) => e.id));
     db.close();
   });
 });

@@ -11,6 +11,7 @@ import type { ToolEffect } from '@shared/contracts/tool-effect';
 import type { PrivacyPolicy } from '@shared/policy/privacy';
 import { backfillLearningExamples } from './learning-examples';
 import { runWords } from './search-words';
+import { backfillPromotionCounts, PROMOTION_ORDER, PROMOTION_RANK, PROMOTION_RUN, type PromotionOutcomeRow, type PromotionRoundRow, type PromotionRunRow } from './promotion-counts';
 
 /** A workflow's chosen profile version per kind (versions are immutable, so a choice is exact). */
 export interface ProfileChoice {
@@ -104,7 +105,7 @@ export type LearningExampleRow = LearningExample;
 export type SettingsRow = { key: 'privacy'; value: PrivacyPolicy };
 export type SettingsKey = SettingsRow['key'];
 
-export const DB_VERSION = 4;
+export const DB_VERSION = 5;
 
 export const SCHEMA_V1 = {
   workflows: 'id, name, updated_at',
@@ -132,6 +133,19 @@ export const SCHEMA_V4 = {
   runs: `${SCHEMA_V3.runs}, *words`,
 } as const;
 
+/**
+ * v5: the Learning list pages newest first through `[spec_id+ts+id]`, `[kind+ts+id]` or `[ts+id]` (the id keeps a
+ * page's end exact when examples share an instant); promotion figures are kept as events are stored
+ * (promotion-counts.ts), per run, per round and per counted outcome in a workflow's order.
+ */
+export const SCHEMA_V5 = {
+  ...SCHEMA_V4,
+  learning_examples: `${SCHEMA_V2.learning_examples}, [spec_id+ts+id], [kind+ts+id], [ts+id]`,
+  promotion_runs: 'run_id',
+  promotion_rounds: 'id, run_id',
+  promotion_outcomes: `id, ${PROMOTION_ORDER}, ${PROMOTION_RANK}, ${PROMOTION_RUN}`,
+} as const;
+
 export class StewardDb extends Dexie {
   declare workflows: EntityTable<WorkflowRow, 'id'>;
   declare runs: EntityTable<RunRow, 'run_id'>;
@@ -140,6 +154,9 @@ export class StewardDb extends Dexie {
   declare registry: Table<RegistryRow, [string, string]>;
   declare learning_examples: EntityTable<LearningExampleRow, 'id'>;
   declare settings: EntityTable<SettingsRow, 'key'>;
+  declare promotion_runs: EntityTable<PromotionRunRow, 'run_id'>;
+  declare promotion_rounds: EntityTable<PromotionRoundRow, 'id'>;
+  declare promotion_outcomes: EntityTable<PromotionOutcomeRow, 'id'>;
 
   constructor(name = 'steward') {
     super(name);
@@ -160,6 +177,17 @@ export class StewardDb extends Dexie {
           .modify((run) => {
             run.words = runWords(run);
           }),
+      );
+    // v5 indexes examples by time and keeps promotion figures: those of the events stored before it are counted once here.
+    this.version(5)
+      .stores(SCHEMA_V5)
+      .upgrade((tx: Transaction) =>
+        backfillPromotionCounts(tx.table('events'), {
+          runs: tx.table('runs'),
+          promotion_runs: tx.table('promotion_runs'),
+          promotion_rounds: tx.table('promotion_rounds'),
+          promotion_outcomes: tx.table('promotion_outcomes'),
+        }),
       );
   }
 }

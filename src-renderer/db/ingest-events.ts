@@ -2,6 +2,7 @@ import type { RunEvent } from '@shared/contracts/events';
 import type { RunRow, StewardDb, WorkflowRunFacts } from './db';
 import { learningRowsForIngest } from './learning-examples';
 import { runWords } from './search-words';
+import { keepPromotionCounts, promotionTables } from './promotion-counts';
 
 export interface IngestResult {
   /** Every id in the batch: all of them are durably stored once this resolves, so ack them all. */
@@ -21,7 +22,7 @@ export async function ingestEvents(db: StewardDb, events: readonly RunEvent[]): 
   if (unique.length === 0) return { ids: [], fresh: 0 };
   const ids = unique.map((e) => e.id);
 
-  return db.transaction('rw', db.events, db.runs, db.learning_examples, async () => {
+  return db.transaction('rw', [db.events, db.runs, db.learning_examples, ...promotionTables(db)], async () => {
     const before = await db.events.bulkGet(ids);
     const isFresh = new Set(ids.filter((_, i) => before[i] === undefined));
     await db.events.bulkPut(unique);
@@ -52,6 +53,7 @@ export async function ingestEvents(db: StewardDb, events: readonly RunEvent[]): 
         });
       }
     }
+    await keepPromotionCounts(db, unique);
     return { ids, fresh: isFresh.size };
   });
 }

@@ -1,11 +1,12 @@
 import { useEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import { useLiveQuery } from 'dexie-react-hooks';
 import { PHASE_LABELS, type LifecyclePhase } from '@shared/contracts/spec';
-import { metricsSeries, promotionMetrics, reviewOutcomesFromEvents, suggestPhase, type MetricsPoint, type PromotionMetrics } from '@shared/policy/promotion';
+import { suggestPhase, type MetricsPoint, type PromotionMetrics } from '@shared/policy/promotion';
 import { useHost } from '../../app/HostProvider';
 import { routeHref } from '../../app/routing';
 import type { WorkflowRow } from '../../db/db';
 import { profileLabel } from '../../db/profiles';
+import { readPromotion } from '../../db/promotion-counts';
 import { applyDeploymentPhase, resolveFromRows } from '../../db/workflow-profiles';
 import { Chip } from '../../components/Chip';
 import { Spinner } from '../../components/Icons';
@@ -117,23 +118,18 @@ function Metrics({ metrics }: { metrics: PromotionMetrics }) {
 export function PromotionCard({ row }: { row: WorkflowRow }) {
   const { db } = useHost();
   const profiles = useLiveQuery(() => db.profiles.toArray(), [db]);
-  const events = useLiveQuery(async () => {
-    const runIds = (await db.runs.where('workflow_id').equals(row.id).toArray()).map((r) => r.run_id);
-    if (runIds.length === 0) return [];
-    const all = await db.events.where('run_id').anyOf(runIds).toArray();
-    return all.filter((e) => e.type === 'run.started' || e.type === 'tools.snapshot' || e.type === 'round.completed' || e.type === 'learning.example');
-  }, [db, row.id]);
   const [applying, setApplying] = useState(false);
   const [result, setResult] = useState<{ tone: 'ok' | 'error'; text: string }>();
 
   const deployment = profiles ? resolveFromRows(profiles, row.profiles).deployment : undefined;
+  const window = deployment?.deployment.promotion.window;
+  // Figures kept as the events were stored (db/promotion-counts.ts): a few rows read, however long the history.
+  const figures = useLiveQuery(() => (window === undefined ? undefined : readPromotion(db, row.id, window, CHART_POINTS)), [db, row.id, window]);
   const computed = useMemo(() => {
-    if (!events || !deployment) return undefined;
+    if (!figures || !deployment) return undefined;
     const settings = deployment.deployment.promotion;
-    const outcomes = reviewOutcomesFromEvents(events);
-    const metrics = promotionMetrics(outcomes, settings);
-    return { outcomes, metrics, series: metricsSeries(outcomes, settings, CHART_POINTS), suggestion: suggestPhase(deployment.deployment.phase, metrics, settings) };
-  }, [events, deployment]);
+    return { ...figures, suggestion: suggestPhase(deployment.deployment.phase, figures.metrics, settings) };
+  }, [figures, deployment]);
 
   const apply = async (to: LifecyclePhase) => {
     setApplying(true);
@@ -168,7 +164,7 @@ export function PromotionCard({ row }: { row: WorkflowRow }) {
         </p>
       ) : (
         <>
-          {computed.outcomes.length === 0 ? (
+          {computed.outcomes === 0 ? (
             <p className="muted" data-testid="promotion-empty">
               No reviewed rounds yet: run this workflow with supervision on to start measuring the student.
             </p>

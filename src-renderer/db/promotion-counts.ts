@@ -1,0 +1,209 @@
+import Dexie, { cmp, type Table } from 'dexie';
+import type { RunEvent } from '@shared/contracts/events';
+import {
+  foldRoundFacts,
+  foldRunFacts,
+  isRoundEvent,
+  isStartEvent,
+  roundKeyId,
+  roundKeyOf,
+  roundOutcomes,
+  type RoundFacts,
+  type RunFacts,
+} from '@shared/policy/promotion-facts';
+import { addOutcome, metricsBetween, seriesWindows, ZERO_TOTALS, type MetricsPoint, type PromotionMetrics, type Totals } from '@shared/policy/promotion';
+import type { StewardDb } from './db';
+
+/**
+ * Promotion figures kept as events are stored, never scanned (issue 9). Three tables:
+ * - promotion_runs: per run, whether it is a dry run and the workflow its outcomes count for;
+ * - promotion_rounds: per round (of a run, or of a workflow run's agent node), its facts
+ *   (src-shared/policy/promotion-facts.ts), folded from its events latest-by-sequence;
+ * - promotion_outcomes: per workflow, each outcome in time order with its rank and the running
+ *   totals through it, so any window's metrics are two rows' difference.
+ * Updated in the ingest transaction. The same events again (a replay) change no fact and write
+ * nothing; events in another order give the same facts, so the same rows.
+ */
+
+/** What promotion knows of a run, and the workflow (the run row's) its outcomes are counted for ('' unknown yet). */
+export type PromotionRunRow = RunFacts & { workflow_id: string };
+export type PromotionRoundRow = RoundFacts & { id: string };
+
+/** One counted outcome of a workflow: in the order of promotion.ts (ts, run, round, kind, node), its 1-based rank, totals through it. */
+export interface PromotionOutcomeRow {
+  /** Its round's id and kind. */
+  id: string;
+  workflow_id: string;
+  ts: string;
+  run_id: string;
+  round: number;
+  kind: 'review' | 'shadow';
+  /** The agent node's invocation in a workflow run; '' otherwise. */
+  scope: string;
+  agreed: boolean;
+  blocked: boolean;
+  protected_error: boolean;
+  rank: number;
+  totals: Totals;
+}
+
+export const PROMOTION_ORDER = '[workflow_id+ts+run_id+round+kind+scope]';
+export const PROMOTION_RANK = '[workflow_id+rank]';
+/** A run's outcomes (compound, so a delete by a plain `run_id` index passes them by: they must be re-ranked, see forgetPromotionRuns). */
+export const PROMOTION_RUN = '[run_id+workflow_id]';
+
+export type PromotionTables = Pick<StewardDb, 'runs' | 'promotion_runs' | 'promotion_rounds' | 'promotion_outcomes'>;
+
+const orderKey = (r: PromotionOutcomeRow) => [r.workflow_id, r.ts, r.run_id, r.round, r.kind, r.scope];
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+/** Equal as an outcome (where it sorts and what it counts), apart from its rank and totals. */
+const sameOutcome = (a: PromotionOutcomeRow, b: PromotionOutcomeRow) =>
+  cmp(orderKey(a), orderKey(b)) === 0 && a.agreed === b.agreed && a.blocked === b.blocked && a.protected_error === b.protected_error;
+
+/** Folds a batch of stored events into the kept figures. Call inside the transaction that stores them, after the run rows. */
+export async function keepPromotionCounts(t: PromotionTables, events: readonly RunEvent[]): Promise<void> {
+  const runIds = [...new Set(events.filter((e) => isStartEvent(e) || isRoundEvent(e) || e.type === 'workflow.started').map((e) => e.run_id))];
+  if (runIds.length === 0) return;
+
+  // Runs: dry or not, and the workflow they count for (a start arriving after the rounds moves them).
+  const [runRows, priorRuns] = await Promise.all([t.runs.bulkGet(runIds), t.promotion_runs.bulkGet(runIds)]);
+  const runs = new Map<string, PromotionRunRow>();
+  const movedRuns: string[] = [];
+  runIds.forEach((runId, i) => {
+    const prior = priorRuns[i];
+    let facts: RunFacts | undefined = prior;
+    for (const e of events) if (isStartEvent(e) && e.run_id === runId) facts = foldRunFacts(facts, e);
+    const next: PromotionRunRow = { ...(facts ?? { run_id: runId, dry_run: false }), workflow_id: runRows[i]?.workflow_id ?? '' };
+    runs.set(runId, next);
+    if (!prior || !same(prior, next)) movedRuns.push(runId);
+  });
+  const changedRunRows = movedRuns.map((id) => runs.get(id)!);
+  if (changedRunRows.length > 0) await t.promotion_runs.bulkPut(changedRunRows);
+
+  // Rounds: fold the batch into their facts; only those that changed are written and counted again.
+  const byRound = new Map<string, RunEvent[]>();
+  for (const e of events) if (isRoundEvent(e)) byRound.set(roundKeyId(roundKeyOf(e)), [...(byRound.get(roundKeyId(roundKeyOf(e))) ?? []), e]);
+  const roundIds = [...byRound.keys()];
+  const priorRounds = await t.promotion_rounds.bulkGet(roundIds);
+  const changed = new Map<string, PromotionRoundRow>();
+  roundIds.forEach((id, i) => {
+    const prior = priorRounds[i];
+    let facts: RoundFacts | undefined = prior;
+    for (const e of byRound.get(id) ?? []) if (isRoundEvent(e)) facts = foldRoundFacts(facts, e);
+    if (facts && (!prior || !same(prior, { ...facts, id }))) changed.set(id, { ...facts, id });
+  });
+  if (changed.size > 0) await t.promotion_rounds.bulkPut([...changed.values()]);
+  // Every round of a run whose workflow or dry-run flag changed counts again.
+  const recount = new Map(changed);
+  if (movedRuns.length > 0) {
+    for (const row of await t.promotion_rounds.where('run_id').anyOf(movedRuns).toArray()) if (!recount.has(row.id)) recount.set(row.id, row);
+  }
+  if (recount.size > 0) await recountRounds(t, [...recount.values()], (runId) => runs.get(runId));
+}
+
+/** Replaces the outcome rows of these rounds and re-ranks each workflow from the first place that changed. */
+async function recountRounds(t: PromotionTables, rounds: readonly PromotionRoundRow[], runOf: (runId: string) => PromotionRunRow | undefined): Promise<void> {
+  const wanted = new Map<string, PromotionOutcomeRow>();
+  const ids: string[] = [];
+  for (const f of rounds) {
+    const run = runOf(f.run_id);
+    ids.push(`${f.id}\u0000review`, `${f.id}\u0000shadow`);
+    if (!run || run.workflow_id === '') continue;
+    for (const o of roundOutcomes(f, run)) {
+      const id = `${f.id}\u0000${o.kind}`;
+      wanted.set(id, { id, workflow_id: run.workflow_id, ts: o.ts, run_id: f.run_id, round: f.round, kind: o.kind, scope: f.scope, agreed: o.agreed, blocked: o.blocked, protected_error: o.protected_error, rank: 0, totals: ZERO_TOTALS });
+    }
+  }
+  const existing = await t.promotion_outcomes.bulkGet(ids);
+  const gone: string[] = [];
+  const from = new Map<string, unknown[]>(); // per workflow, the first order key that changed
+  const firstChange = (row: PromotionOutcomeRow) => {
+    const prior = from.get(row.workflow_id);
+    if (!prior || cmp(orderKey(row), prior) < 0) from.set(row.workflow_id, orderKey(row));
+  };
+  ids.forEach((id, i) => {
+    const old = existing[i];
+    const next = wanted.get(id);
+    if (old && next && sameOutcome(old, next)) {
+      wanted.delete(id);
+      return;
+    }
+    if (old) {
+      gone.push(id);
+      firstChange(old);
+    }
+    if (next) firstChange(next);
+  });
+  if (gone.length > 0) await t.promotion_outcomes.bulkDelete(gone);
+  for (const [workflowId, start] of from) {
+    const added = [...wanted.values()].filter((r) => r.workflow_id === workflowId);
+    await rerank(t, workflowId, start, added);
+  }
+}
+
+/** Ranks and running totals of a workflow's outcomes from `start` on: the ones after it are read, the new ones merged in. */
+async function rerank(t: Pick<PromotionTables, 'promotion_outcomes'>, workflowId: string, start: unknown[], added: readonly PromotionOutcomeRow[]): Promise<void> {
+  const index = t.promotion_outcomes.where(PROMOTION_ORDER);
+  const [before, after] = await Promise.all([index.between([workflowId], start, true, false).last(), index.between(start, [workflowId, Dexie.maxKey], true, true).toArray()]);
+  const rows = [...after, ...added].sort((a, b) => cmp(orderKey(a), orderKey(b)));
+  let rank = before?.rank ?? 0;
+  let totals = before?.totals ?? ZERO_TOTALS;
+  const updated = rows.map((r) => {
+    rank += 1;
+    totals = addOutcome(totals, r);
+    return { ...r, rank, totals };
+  });
+  if (updated.length > 0) await t.promotion_outcomes.bulkPut(updated);
+}
+
+/**
+ * Deleted runs stop counting: their outcomes go and each workflow they counted for is re-ranked
+ * from the first of them. Call in the transaction that deletes the runs.
+ */
+export async function forgetPromotionRuns(t: Omit<PromotionTables, 'runs'>, runIds: readonly string[]): Promise<void> {
+  const rows = (await Promise.all(runIds.map((id) => t.promotion_outcomes.where(PROMOTION_RUN).between([id, Dexie.minKey], [id, Dexie.maxKey]).toArray()))).flat();
+  await Promise.all([t.promotion_runs.bulkDelete([...runIds]), t.promotion_rounds.where('run_id').anyOf([...runIds]).delete(), t.promotion_outcomes.bulkDelete(rows.map((r) => r.id))]);
+  const from = new Map<string, unknown[]>();
+  for (const r of rows) {
+    const prior = from.get(r.workflow_id);
+    if (!prior || cmp(orderKey(r), prior) < 0) from.set(r.workflow_id, orderKey(r));
+  }
+  for (const [workflowId, start] of from) await rerank(t, workflowId, start, []);
+}
+
+/** The v5 upgrade: the figures of every event stored before it. */
+export async function backfillPromotionCounts(events: Table<RunEvent, string>, t: PromotionTables): Promise<void> {
+  const stored = await events.where('type').anyOf(['run.started', 'agent.started', 'tools.snapshot', 'round.completed', 'learning.example', 'intervention.answered']).toArray();
+  await keepPromotionCounts(t, stored);
+}
+
+export interface PromotionFigures {
+  /** Counted outcomes of the workflow. */
+  outcomes: number;
+  metrics: PromotionMetrics;
+  series: MetricsPoint[];
+}
+
+/**
+ * The Promotion card's figures for a workflow: the metrics over the last `window` outcomes and a
+ * chart of at most `points` points, from at most 2·points + 2 rows read by rank (each window's
+ * metrics are the difference of the running totals at its ends).
+ */
+export async function readPromotion(t: Pick<PromotionTables, 'promotion_outcomes'>, workflowId: string, window: number, points: number): Promise<PromotionFigures> {
+  const byRank = t.promotion_outcomes.where(PROMOTION_RANK);
+  const last = await byRank.between([workflowId, 1], [workflowId, Infinity], true, true).last();
+  const n = last?.rank ?? 0;
+  const windows = [...seriesWindows(n, window, points), { start: Math.max(0, n - window), end: n }];
+  const ranks = [...new Set(windows.flatMap((w) => [w.start, w.end]))].filter((r) => r > 0);
+  const rows = new Map((await byRank.anyOf(ranks.map((r) => [workflowId, r])).toArray()).map((r) => [r.rank, r]));
+  const totalsAt = (rank: number) => (rank === 0 ? ZERO_TOTALS : (rows.get(rank)?.totals ?? ZERO_TOTALS));
+  const metrics = metricsBetween(totalsAt(Math.max(0, n - window)), totalsAt(n));
+  const series = windows.slice(0, -1).flatMap((w) => {
+    const end = rows.get(w.end);
+    return end ? [{ ts: end.ts, ...metricsBetween(totalsAt(w.start), end.totals) }] : [];
+  });
+  return { outcomes: n, metrics, series };
+}
+
+/** The tables keepPromotionCounts writes, for the ingest transaction's scope. */
+export const promotionTables = (db: PromotionTables) => [db.promotion_runs, db.promotion_rounds, db.promotion_outcomes];
