@@ -32,6 +32,8 @@ import { expandWorkflow } from '../registry/expand-workflow';
 import { RequestError } from '../registry/request-error';
 import { exportEvents } from '../otlp/export-otlp';
 import { journalRunEvents } from '../otlp/journal-run-events';
+import { otlpSendHandlers } from '../otlp/host-otlp-send';
+import { OtlpEndpointStore } from '../otlp/otlp-endpoint-store';
 import { RegistryFileError } from '../registry/json-store';
 import * as plans from '../registry/action-plans';
 import { APP_VERSION } from '../version';
@@ -134,6 +136,8 @@ async function openHost(options: HostOptions): Promise<Host> {
   const workflowStore = new WorkflowStore(options.dataDir, log);
   const audit = new AuditLog(join(options.dataDir, 'audit.jsonl'), log);
   const actions = new ExplicitActions(audit, options.confirm ?? { kind: 'terminal_code', print: (text) => log(text) });
+  // Sending a run to an OTLP collector: the host checks the address against its own privacy policy.
+  const otlpSend = otlpSendHandlers({ journal: outbox, privacy: () => registry.privacy(), endpoints: new OtlpEndpointStore(options.dataDir), log });
 
 
   const handlers: Handlers = {
@@ -166,6 +170,7 @@ async function openHost(options: HostOptions): Promise<Host> {
       const exported = exportEvents(events);
       return { json: new TextDecoder().decode(exported.body), spans: exported.spans };
     },
+    ...otlpSend,
     'events.subscribe': async ({ journal, after }, session) =>
       feed.attach(session.id, (frame) => session.push({ kind: 'events', ...frame }), { journal, after }),
     // Nothing is dropped on an ack any more: another page may still need the event.

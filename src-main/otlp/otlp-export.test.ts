@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,6 +12,7 @@ import { LOCAL_ONLY } from '@shared/policy/privacy';
 import { runAgent } from '../engine/run-agent';
 import { createMemoryLedger } from '../mcp/idempotency-ledger';
 import { runCli } from '../shells/cli/cli';
+import { collector } from '../../test-support/otlp-collector';
 import { EXAMPLES, tempNotesWorkspace } from '../../test-support/workspace';
 import { toReadableSpans } from './encode-otlp';
 import { exportEvents } from './export-otlp';
@@ -58,25 +59,6 @@ const attr = (span: OtlpSpan, key: string) => {
   const value = span.attributes.find((a) => a.key === key)?.value;
   return value?.stringValue ?? value?.boolValue ?? (value?.intValue !== undefined ? Number(value.intValue) : value?.doubleValue);
 };
-
-/** A loopback OTLP/HTTP collector: every request it receives, with its path and content type. */
-interface Received {
-  path: string;
-  contentType: string;
-  body: string;
-}
-function collector(): Promise<{ server: Server; url: string; received: Received[] }> {
-  const received: Received[] = [];
-  const server = createServer((req: IncomingMessage, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      received.push({ path: req.url ?? '', contentType: req.headers['content-type'] ?? '', body: Buffer.concat(chunks).toString('utf8') });
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received })));
-}
 
 /**
  * A real supervised run (scripted models, the real filesystem MCP server): the student reads, then

@@ -4,6 +4,9 @@ import { parseEndpoint } from '../providers/endpoint';
 
 export type SendOutcome = { ok: true; url: string; rejectedSpans: number } | { ok: false; message: string };
 
+/** Who asks: the fix a refusal names differs (a CLI flag, or the app's settings). */
+export type OtlpShell = 'cli' | 'app';
+
 /** Long enough for a collector on another host; a run's export is one request. */
 const SEND_TIMEOUT_MS = 15_000;
 
@@ -12,7 +15,7 @@ const SEND_TIMEOUT_MS = 15_000;
  * rules first, then loopback always, another host only when the privacy policy lists it. A bare
  * collector address gets the standard `/v1/traces` path; any other path is used as given.
  */
-export function otlpTarget(address: string, policy: PrivacyPolicy): { ok: true; href: string; display: string } | { ok: false; message: string } {
+export function otlpTarget(address: string, policy: PrivacyPolicy, shell: OtlpShell = 'cli'): { ok: true; href: string; display: string } | { ok: false; message: string } {
   const parsed = parseEndpoint(address);
   if (!parsed.ok) return { ok: false, message: `the OTLP endpoint is not used: its address ${parsed.problem}` };
   const { endpoint } = parsed;
@@ -20,7 +23,7 @@ export function otlpTarget(address: string, policy: PrivacyPolicy): { ok: true; 
     const allowed = policy.allowed_hosts.length ? `, plus ${policy.allowed_hosts.join(', ')}` : '';
     return {
       ok: false,
-      message: `the OTLP endpoint would send this run's data to ${endpoint.host}, which the privacy policy does not allow (local only${allowed}); pass --allow-host ${endpoint.host} or allow it in the app's privacy settings`,
+      message: `the OTLP endpoint would send this run's data to ${endpoint.host}, which the privacy policy does not allow (local only${allowed}); ${shell === 'cli' ? `pass --allow-host ${endpoint.host} or allow it in the app's privacy settings` : `allow ${endpoint.host} in Settings → Privacy, or send to a collector on this machine`}`,
     };
   }
   const url = new URL(endpoint.href);
@@ -33,8 +36,8 @@ export function otlpTarget(address: string, policy: PrivacyPolicy): { ok: true; 
  * failure, a redirect (it would take the trace somewhere nobody checked) or a non-2xx answer is a
  * message naming the endpoint without its query.
  */
-export async function sendOtlp(body: Uint8Array, address: string, policy: PrivacyPolicy, fetchFn: typeof fetch = fetch): Promise<SendOutcome> {
-  const target = otlpTarget(address, policy);
+export async function sendOtlp(body: Uint8Array, address: string, policy: PrivacyPolicy, fetchFn: typeof fetch = fetch, shell: OtlpShell = 'cli'): Promise<SendOutcome> {
+  const target = otlpTarget(address, policy, shell);
   if (!target.ok) return target;
   let response: Response;
   try {

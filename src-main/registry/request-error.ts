@@ -2,7 +2,7 @@
 export class RequestError extends Error {
   override readonly name = 'RequestError';
   constructor(
-    readonly code: 'invalid_params' | 'not_found' | 'conflict',
+    readonly code: 'invalid_params' | 'not_found' | 'conflict' | 'forbidden',
     message: string,
   ) {
     super(message);

@@ -132,6 +132,21 @@ export const HOST_METHODS = {
     result: z.object({ json: z.string(), spans: z.number().int().nonnegative() }).strict(),
   },
   /**
+   * Sends that OTLP/JSON to an OTLP/HTTP endpoint (a bare address gets /v1/traces). The host checks
+   * the address as it checks a model's: loopback always, another host only when the privacy policy
+   * lists it — forbidden otherwise, saying which host and how to allow it. An allowed endpoint is
+   * remembered (otlp.endpoint). `sent: false`: the collector could not be reached or refused it.
+   */
+  'runs.otlp_send': {
+    params: z.object({ run_id: z.string().min(1).max(200), endpoint: z.string().min(1).max(2000) }).strict(),
+    result: z.discriminatedUnion('sent', [
+      z.object({ sent: z.literal(true), spans: z.number().int().nonnegative(), url: z.string(), rejected_spans: z.number().int().nonnegative() }).strict(),
+      z.object({ sent: z.literal(false), message: z.string() }).strict(),
+    ]),
+  },
+  /** The OTLP endpoint this app last sent to (its data folder remembers it); absent before the first. */
+  'otlp.endpoint': { params: empty, result: z.object({ endpoint: z.string().optional() }).strict() },
+  /**
    * Start receiving events: the journal's events after the page's cursor (all of them without one,
    * or when `journal` names another journal) are pushed first, in frames, then live ones. `after`
    * in the result is where the feed starts; `head` the position of the journal's last event.
