@@ -32,6 +32,7 @@ import { expandWorkflow } from '../registry/expand-workflow';
 import { RequestError } from '../registry/request-error';
 import { exportEvents } from '../otlp/export-otlp';
 import { journalRunEvents } from '../otlp/journal-run-events';
+import { replayHostRun } from '../replay/host-replay';
 import { otlpSendHandlers } from '../otlp/host-otlp-send';
 import { OtlpEndpointStore } from '../otlp/otlp-endpoint-store';
 import { RegistryFileError } from '../registry/json-store';
@@ -171,6 +172,15 @@ async function openHost(options: HostOptions): Promise<Host> {
       return { json: new TextDecoder().decode(exported.body), spans: exported.spans };
     },
     ...otlpSend,
+    'runs.replay': async (params, session) =>
+      replayHostRun(params, {
+        events: (runId) => journalRunEvents(outbox, runId),
+        demos: async () => (await handlers['workspace.demo']({}, session)).workflows,
+        expand: (workflow) => expandWorkflow(workflow, registry),
+        dataDir: options.dataDir,
+        privacy: () => registry.privacy(),
+        start: (spec, overrides, privacy, extra) => runs.start(spec, overrides, privacy, extra),
+      }),
     'events.subscribe': async ({ journal, after }, session) =>
       feed.attach(session.id, (frame) => session.push({ kind: 'events', ...frame }), { journal, after }),
     // Nothing is dropped on an ack any more: another page may still need the event.

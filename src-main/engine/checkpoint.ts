@@ -32,6 +32,8 @@ export const RunCheckpoint = z
     learning: LearningDataSettings.optional(),
     profiles: z.partialRecord(ProfileKind, ProfileVersionRef).default({}),
     dry_run: z.boolean().default(false),
+    /** A replay's recorded run (run.started's replay_of): a resumed replay samples as that run did. */
+    replay_of: z.string().min(1).optional(),
     next_round: z.number().int().nonnegative(),
     next_seq: z.number().int().nonnegative(),
     rounds_before: z.number().int().nonnegative(),

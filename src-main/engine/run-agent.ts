@@ -58,6 +58,8 @@ export interface RunAgentOptions {
   credentials?: CredentialStore;
   /** Call the models, execute no tool (the panel's Dry-run). */
   dryRun?: boolean;
+  /** This run replays that recorded run (its answers are the script): recorded on run.started. */
+  replayOf?: string;
   trace?: TraceSettings;
   learning?: LearningDataSettings;
   /** The profile versions the settings came from: recorded on the run. */
@@ -103,6 +105,7 @@ function errorText(err: unknown): string {
 export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   const resumed = options.resume?.checkpoint;
   const runId = resumed?.run_id ?? options.runId ?? randomUUID();
+  const replayOf = options.replayOf ?? resumed?.replay_of;
   const vars: Record<string, string> = { specDir: options.specDir };
   if (options.workspace !== undefined) vars.workspace = options.workspace;
 
@@ -168,6 +171,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       exposure: describeExposure(spec.models, options.ollamaHost),
       profiles: options.profiles ?? {},
       dry_run: options.dryRun === true,
+      ...(replayOf !== undefined ? { replay_of: replayOf } : {}),
     });
   }
 
@@ -303,7 +307,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
 
       const roundStartSeq = stamper.count;
       const proposer = handover.proposer();
-      const sampled = isSampled(supervision.rules.sample_rate, supervision.rules.sample_seed, runId, round);
+      // A replay draws as the run it replays did, so the same rounds are sampled for review.
+      const sampled = isSampled(supervision.rules.sample_rate, supervision.rules.sample_seed, replayOf ?? runId, round);
       const actor = createActor(machine, { input: { round, proposer, snapshot, supervision, sampled, preselected, constraints: scs.constraints } });
       preselected = undefined;
       actor.on('*', (payload) => emit(payload));
@@ -373,6 +378,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
             learning: options.learning,
             profiles: options.profiles ?? {},
             dry_run: options.dryRun === true,
+            ...(replayOf !== undefined ? { replay_of: replayOf } : {}),
             next_round: round + 1,
             next_seq: requestedSeq + 1,
             rounds_before: (resumed?.rounds_before ?? 0) + rounds.length,

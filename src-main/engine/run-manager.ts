@@ -69,8 +69,8 @@ export class RunManager {
 
   constructor(private readonly deps: RunManagerDeps) {}
 
-  /** `privacy` is the host's policy, never the page's. */
-  start(spec: AgentSpec, overrides: RunOverrides, privacy: PrivacyPolicy): { run_id: string } {
+  /** `privacy` is the host's policy, never the page's. `replayOf`: the recorded run this run replays. */
+  start(spec: AgentSpec, overrides: RunOverrides, privacy: PrivacyPolicy, extra: { replayOf?: string } = {}): { run_id: string } {
     const loaded = resolveSpec(applyOverrides(spec, overrides), this.deps.baseDir);
     const runId = randomUUID();
     this.launch(runId, {
@@ -83,6 +83,7 @@ export class RunManager {
       trace: overrides.trace,
       learning: overrides.learning,
       profiles: overrides.profiles,
+      replayOf: extra.replayOf,
     });
     return { run_id: runId };
   }

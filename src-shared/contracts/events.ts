@@ -107,7 +107,11 @@ const agentStart = {
 
 /** Every event a run emits, one schema per type, validated wherever events cross a process boundary. */
 export const RunEvent = z.discriminatedUnion('type', [
-  event('run.started', agentStart),
+  event('run.started', {
+    ...agentStart,
+    /** A replay's original run (src-shared/replay/): its recorded answers are this run's models. Optional, so older traces read. */
+    replay_of: z.string().min(1).optional(),
+  }),
   /**
    * An agent node began inside a workflow run (its invocation_id says which): what run.started says
    * for an agent run. run.started/run.finished stay the workflow's own.

@@ -1,0 +1,36 @@
+import type { RunEvent, RunEventOf } from '@shared/contracts/events';
+import type { HostParamsParsed, HostResult } from '@shared/contracts/host-api';
+import type { HostedWorkflow } from '@shared/contracts/hosted-workflow';
+import type { AgentSpec } from '@shared/contracts/spec';
+import type { PrivacyPolicy } from '@shared/policy/privacy';
+import { ReplayError } from '@shared/replay/replay-spec';
+import { RequestError } from '../registry/request-error';
+import { planReplay } from './replay-plan';
+
+export interface HostReplayDeps {
+  /** The run's events from the host's journal, in order. */
+  events: (runId: string) => RunEvent[];
+  /** The demo workflows (the host knows them by id). */
+  demos: () => Promise<HostedWorkflow[]>;
+  /** The page's workflow expanded from the host's registry (throws the request's error). */
+  expand: (workflow: HostedWorkflow) => AgentSpec;
+  /** Folder the host's specs resolve against. */
+  dataDir: string;
+  privacy: () => PrivacyPolicy;
+  start: (spec: AgentSpec, overrides: { dry_run: boolean }, privacy: PrivacyPolicy, extra: { replayOf: string }) => { run_id: string };
+}
+
+/** `runs.replay`: a recorded agent run started again on its answers; a run that cannot be is refused, saying why. */
+export async function replayHostRun(params: HostParamsParsed<'runs.replay'>, deps: HostReplayDeps): Promise<HostResult<'runs.replay'>> {
+  const events = deps.events(params.run_id);
+  try {
+    const specId = events.find((e): e is RunEventOf<'run.started'> => e.type === 'run.started')?.spec_id;
+    const workflow = params.workflow ?? (await deps.demos()).find((w) => w.id === specId);
+    const plan = planReplay(events, params.run_id, workflow ? { spec: deps.expand(workflow), specDir: deps.dataDir } : undefined);
+    const started = deps.start(plan.spec, { dry_run: params.tools === 'dry_run' }, deps.privacy(), { replayOf: plan.replayOf });
+    return { run_id: started.run_id, gaps: plan.gaps };
+  } catch (err) {
+    if (err instanceof ReplayError) throw new RequestError(err.problem === 'not_found' ? 'not_found' : 'invalid_params', err.message);
+    throw err;
+  }
+}

@@ -1,0 +1,34 @@
+import type { RunEvent } from '@shared/contracts/events';
+import type { AgentSpec } from '@shared/contracts/spec';
+import { recordedScript } from '@shared/replay/replay-script';
+import { ReplayError, replayableStart, replaySpec } from '@shared/replay/replay-spec';
+import { resolveSpec } from '../spec/load-spec';
+
+/** A recorded run made ready to run again: its spec with the recorded answers as both models. */
+export interface ReplayPlan {
+  spec: AgentSpec;
+  specDir: string;
+  workspace?: string;
+  /** The recorded run. */
+  replayOf: string;
+  /** Where the replay's answers are not exactly the recorded ones. */
+  gaps: string[];
+}
+
+/**
+ * The replay of `runId` from its events and the workflow it names (`source`, as this host or CLI
+ * holds it now; undefined when nobody holds it). Throws a ReplayError saying why it cannot be.
+ */
+export function planReplay(events: readonly RunEvent[], runId: string, source: { spec: AgentSpec; specDir: string } | undefined): ReplayPlan {
+  const started = replayableStart(events, runId);
+  const { script, gaps } = recordedScript(events);
+  if (!source) throw missingWorkflow(started.spec_id);
+  const loaded = resolveSpec(source.spec, source.specDir);
+  const vars = { specDir: loaded.specDir, ...(loaded.workspace !== undefined ? { workspace: loaded.workspace } : {}) };
+  const spec = replaySpec(events, started, source.spec, vars, script);
+  return { spec, specDir: loaded.specDir, ...(loaded.workspace !== undefined ? { workspace: loaded.workspace } : {}), replayOf: started.run_id, gaps };
+}
+
+function missingWorkflow(specId: string): ReplayError {
+  return new ReplayError('not_rebuildable', `workflow "${specId}" is not known here, so its run cannot be rebuilt: replay it where the workflow is kept (the app), or give its spec file (--spec)`);
+}
