@@ -60,7 +60,7 @@ export async function connectHost(host: { port: number; token: string }) {
   ws.on('message', (data: Buffer) => {
     const frame = ServerFrame.parse(JSON.parse(data.toString()));
     if (frame.kind === 'events') events.push(...frame.events);
-    else waiters.get(frame.id)?.(frame);
+    else if (frame.kind === 'response') waiters.get(frame.id)?.(frame);
   });
   return {
     events,

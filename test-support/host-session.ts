@@ -1,11 +1,14 @@
 import type { RunEvent } from '../src-shared/contracts/events';
 import type { HostMethod, HostResult, ResponseFrame } from '../src-shared/contracts/host-api';
 import type { Host, HostSession } from '../src-main/composition/host-types';
+import { createHost } from '../src-main/composition/create-host';
 
 /** A page on an in-process host: every event pushed to it, requests by method, `ok` throwing on an error frame. */
 export function hostPage(host: Host, id = 'page') {
   const events: RunEvent[] = [];
-  const session: HostSession = { id, push: (frame) => events.push(...frame.events) };
+  /** Runs the host said were deleted (runs.deleted frames). */
+  const deleted: string[] = [];
+  const session: HostSession = { id, push: (frame) => (frame.kind === 'events' ? events.push(...frame.events) : deleted.push(...frame.run_ids)) };
   let nextId = 1;
   const call = (method: HostMethod, params: unknown): Promise<ResponseFrame> => host.handle({ kind: 'request', id: nextId++, method, params }, session);
   const ok = async <M extends HostMethod>(method: M, params: unknown): Promise<HostResult<M>> => {
@@ -13,5 +16,21 @@ export function hostPage(host: Host, id = 'page') {
     if (!frame.ok) throw new Error(`${frame.error.code}: ${frame.error.message}`);
     return frame.result as HostResult<M>;
   };
-  return { events, call, ok };
+  return { events, deleted, call, ok };
+}
+
+/**
+ * A browser-shell host on `dataDir` that `cleanups` closes, unless the test closed it first (a restart).
+ */
+export async function openTestHost(dataDir: string, cleanups: Array<() => Promise<void> | void>): Promise<Host> {
+  const host = await createHost({ dataDir, shell: 'browser', log: () => undefined });
+  let closed = false;
+  cleanups.push(() => (closed ? undefined : host.close()));
+  return {
+    ...host,
+    close: async () => {
+      closed = true;
+      await host.close();
+    },
+  };
 }

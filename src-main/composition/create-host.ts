@@ -21,6 +21,7 @@ import { inspectServer } from '../mcp/inspect-server';
 import { createKeychainStore } from '../credentials/keychain-store';
 import { EventJournal } from '../events/event-journal';
 import { JournalFeed } from '../events/journal-feed';
+import { RunHistory, retainAfterRunsFinish } from '../events/run-history';
 import { openFileLedger } from '../mcp/idempotency-ledger';
 import { getOllamaStatus } from '../providers/ollama-status';
 import { SpecError } from '../spec/spec-errors';
@@ -131,6 +132,14 @@ async function openHost(options: HostOptions): Promise<Host> {
   const runs = new RunManager({ ledger, onEvent, baseDir: options.dataDir, checkpoints, workflowCheckpoints, journalNextSeq, ollamaHost, credentials, flushEvents: flush, log });
   // Runs waiting for a person are not interrupted: they resume when answered.
   closeInterruptedRuns(outbox, runs.waitingRunIds(), log);
+  // Deleting, importing and retention (issue 9): pages learn of deleted runs through the feed.
+  const history = new RunHistory(outbox, runs, log);
+  try {
+    history.applyRetention();
+  } catch (error) {
+    log(`retention at start-up failed (nothing was deleted): ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const stopRetention = retainAfterRunsFinish(outbox, history, log);
   // The host is the judge of what runs (issue 7): servers, workspaces, privacy and tool effects are
   // held here, changed only by explicit, audited actions; the risky ones need a person.
   const registry = new HostRegistry(options.dataDir);
@@ -165,6 +174,8 @@ async function openHost(options: HostOptions): Promise<Host> {
     'workflows.run': async ({ id, inputs }) => runs.startWorkflow(storeCall(() => loadStoredWorkflow(workflowStore, id, registry, options.dataDir)), inputs, registry.privacy()),
     'run.cancel': async ({ run_id }) => ({ cancelled: runs.cancel(run_id) }),
     'runs.active': async () => ({ run_ids: runs.activeIds() }),
+    'runs.delete': async ({ run_ids }) => ({ deleted: history.delete(run_ids) }),
+    'runs.import': async ({ import_id, events }) => history.import(import_id, events),
     'runs.otlp': async ({ run_id }) => {
       const events = journalRunEvents(outbox, run_id);
       if (events.length === 0) throw new RequestError('not_found', `the host holds no events of run "${run_id}"`);
@@ -182,7 +193,7 @@ async function openHost(options: HostOptions): Promise<Host> {
         start: (spec, overrides, privacy, extra) => runs.start(spec, overrides, privacy, extra),
       }),
     'events.subscribe': async ({ journal, after }, session) =>
-      feed.attach(session.id, (frame) => session.push({ kind: 'events', ...frame }), { journal, after }),
+      feed.attach(session.id, (frame) => session.push({ kind: 'events', ...frame }), { journal, after }, (run_ids) => session.push({ kind: 'runs.deleted', journal: outbox.id, run_ids })),
     // Nothing is dropped on an ack any more: another page may still need the event.
     'events.ack': async () => ({ acked: 0 }),
     'credentials.list': async () => ({ credentials: (await credentials.list()).map((name) => ({ name })) }),
@@ -247,6 +258,7 @@ async function openHost(options: HostOptions): Promise<Host> {
       feed.detach(session.id);
     },
     async close() {
+      stopRetention();
       feed.close();
       await runs.closeAll();
       flush();

@@ -32,7 +32,7 @@ async function startHost(options: { confirm?: ConfirmAction; withKeychain?: bool
   const credentials = options.withKeychain ? createKeychainStore({ service: `steward-test-${randomBytes(6).toString('hex')}` }) : undefined;
   const host: Host = await createHost({ dataDir, shell: 'browser', log: (line) => logs.push(line), confirm: options.confirm, credentials });
   const events: RunEvent[] = [];
-  const session: HostSession = { id: 'page', push: (frame) => events.push(...frame.events) };
+  const session: HostSession = { id: 'page', push: (frame) => (frame.kind === 'events' ? events.push(...frame.events) : 0) };
   let nextId = 1;
   const call = (method: HostMethod | string, params: unknown): Promise<ResponseFrame> => host.handle({ kind: 'request', id: nextId++, method, params }, session);
   const ok = async <M extends HostMethod>(method: M, params: HostParams<M>): Promise<unknown> => {

@@ -1,4 +1,4 @@
-import type { EventsFrame, ResponseFrame } from '@shared/contracts/host-api';
+import type { PushFrame, ResponseFrame } from '@shared/contracts/host-api';
 import type { CredentialStore } from '../credentials/credential-store';
 import type { ConfirmAction } from '../registry/confirm-port';
 
@@ -7,7 +7,8 @@ export type { ConfirmAction, ConfirmRequest } from '../registry/confirm-port';
 /** One connected page (a WebSocket, or the Electron window). Transport-specific push. */
 export interface HostSession {
   readonly id: string;
-  push(frame: EventsFrame): void;
+  /** Events, or runs deleted from the journal. */
+  push(frame: PushFrame): void;
 }
 
 /**

@@ -36,7 +36,7 @@ import { ModelGuard } from './model-guard';
 import { interpretRound } from './round-outcome';
 import { prepareRun, type PreparedRun } from './run-setup';
 import { boundEvent, boundResult } from './stored-text';
-import { applyTraceSettings } from './trace-settings';
+import { applyTraceSettings, traceRetention } from './trace-settings';
 
 export interface RunAgentOptions {
   spec: AgentSpec;
@@ -172,6 +172,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       profiles: options.profiles ?? {},
       dry_run: options.dryRun === true,
       ...(replayOf !== undefined ? { replay_of: replayOf } : {}),
+      ...traceRetention(options.trace),
     });
   }
 

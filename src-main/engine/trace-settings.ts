@@ -11,3 +11,11 @@ export function applyTraceSettings(payload: RunEventPayload, trace: TraceSetting
   }
   return payload;
 }
+
+/** The trace profile's retention as run.started records it (nothing when the profile keeps runs forever). */
+export function traceRetention(trace: TraceSettings | undefined): { retention?: { days?: number; runs?: number } } {
+  const days = trace?.retention_days;
+  const runs = trace?.retention_runs;
+  if (days === undefined && runs === undefined) return {};
+  return { retention: { ...(days !== undefined ? { days } : {}), ...(runs !== undefined ? { runs } : {}) } };
+}

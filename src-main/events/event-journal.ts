@@ -15,12 +15,15 @@ import { RunEvent } from '@shared/contracts/events';
  *   {"k":"event","pos":N,"event"}     appended (and fsynced) before anyone is told about the event; N grows by one per event
  *   {"k":"run","run_id",…}            legacy (the outbox's compaction): where a run without `run.finished` stood
  *   {"k":"ack","ids"}                 legacy (the outbox's acks): read and ignored, nothing is dropped any more
+ *   {"k":"deleted","run_ids","at"}    tombstones: these runs were removed (by a person or retention) when the head was `at`;
+ *                                     a page whose cursor is at or before `at` may still hold them and is told to delete them
  *
  * Positions survive restarts. A crash can only tear the last line: it is skipped on load and cut
  * off before the next append. Lines that are not valid JSON or fail the schema are skipped, counted
  * and copied to `<journal>.invalid`. The journal is rewritten (temp file, fsync, rename) only to
- * remove damage or to upgrade an outbox written before positions existed. Nothing is ever dropped
- * here: retention (keep N days / N runs) is a later part of issue 9.
+ * remove damage, to upgrade an outbox written before positions existed, or to remove runs (`remove`:
+ * deleted by a person or by retention). Removed positions are never handed out again: the remaining
+ * events keep theirs and the head stays where it was, so every page cursor stays meaningful.
  */
 
 const HeaderLine = z.object({ k: z.literal('journal'), id: z.string().min(1).max(100) }).strict();
@@ -29,7 +32,8 @@ const AckLine = z.object({ k: z.literal('ack'), ids: z.array(z.string()) }).stri
 const RunLine = z
   .object({ k: z.literal('run'), run_id: z.string(), next_seq: z.number().int().nonnegative(), rounds: z.number().int().nonnegative() })
   .strict();
-const JournalLine = z.discriminatedUnion('k', [HeaderLine, EventLine, AckLine, RunLine]);
+const DeletedLine = z.object({ k: z.literal('deleted'), run_ids: z.array(z.string().min(1)), at: z.number().int().nonnegative() }).strict();
+const JournalLine = z.discriminatedUnion('k', [HeaderLine, EventLine, AckLine, RunLine, DeletedLine]);
 type JournalLine = z.infer<typeof JournalLine>;
 
 export interface EventJournalOptions {
@@ -62,6 +66,26 @@ export interface OpenRun {
   rounds: number;
 }
 
+/** Runs removed together, and the journal's head when they were: pages at or before it are told. */
+export interface JournalRemoval {
+  run_ids: string[];
+  at: number;
+}
+export type RemovalListener = (removal: JournalRemoval) => void;
+
+/** What retention needs to know of a run, kept as its events are appended (never by scanning). */
+export interface JournalRunFacts {
+  run_id: string;
+  /** run.started's spec id or workflow.started's workflow id: "keep N runs" counts runs of the same one. */
+  spec_id?: string;
+  /** The run's first event's time (run.started's, when it has one). */
+  started_at: string;
+  /** run.finished's time; absent while the run is open (running, waiting). */
+  finished_at?: string;
+  /** What the run's trace profile said when it started (run.started.retention). */
+  retention?: { days?: number | undefined; runs?: number | undefined };
+}
+
 /** Where an event's line sits in the file, to read it back without holding every event in memory. */
 interface Entry {
   pos: number;
@@ -77,6 +101,12 @@ export class EventJournal {
   private readonly ids = new Set<string>();
   private readonly openRunsById = new Map<string, OpenRun>();
   private readonly listeners = new Set<JournalListener>();
+  private readonly removalListeners = new Set<RemovalListener>();
+  /** Removed runs → the head when they were removed (lifted when the run's events come back, e.g. an import). */
+  private readonly tombstones = new Map<string, number>();
+  private readonly runFacts = new Map<string, JournalRunFacts>();
+  /** The highest position handed out before a removal: the head never goes back below it. */
+  private floor = 0;
   private readonly log: (line: string) => void;
   private fd: number | null = null;
   private readFd: number | null = null;
@@ -105,7 +135,7 @@ export class EventJournal {
 
   /** The position of the last event (0 when empty). */
   get head(): number {
-    return this.entries.at(-1)?.pos ?? 0;
+    return Math.max(this.entries.at(-1)?.pos ?? 0, this.floor);
   }
 
   get count(): number {
@@ -115,15 +145,16 @@ export class EventJournal {
   /**
    * Writes the events durably (one write + fsync), then notifies subscribers.
    * An event whose id is already in the journal is skipped (ids are deterministic: a repeat is the same event).
-   * Returns how many were appended.
+   * Returns how many were appended. `made` = the host's engine made these events (typed, never read
+   * from outside): they are not validated again.
    */
-  append(events: readonly RunEvent[]): number {
+  append(events: readonly RunEvent[], options: { made?: boolean } = {}): number {
     const fd = this.requireOpen();
     const fresh: RunEvent[] = [];
     const seen = new Set<string>();
     for (const raw of events) {
-      // Validate on the way in too: a malformed event in the journal would be skipped on reload.
-      const event = RunEvent.parse(raw);
+      // Validate what came from elsewhere: a malformed event in the journal would be skipped on reload.
+      const event = options.made ? raw : RunEvent.parse(raw);
       if (this.ids.has(event.id) || seen.has(event.id)) continue;
       seen.add(event.id);
       fresh.push(event);
@@ -176,6 +207,61 @@ export class EventJournal {
     return [...this.openRunsById.values()].map((r) => ({ ...r }));
   }
 
+  /** Whether the journal holds events of this run. */
+  hasRun(runId: string): boolean {
+    return this.runFacts.has(runId);
+  }
+
+  /** Every run the journal holds, with what retention needs to know of it. */
+  runs(): JournalRunFacts[] {
+    return [...this.runFacts.values()].map((run) => ({ ...run }));
+  }
+
+  /** Runs removed when the head was at or after `after`: a page whose cursor is `after` may still hold them. */
+  deletedSince(after: number): string[] {
+    const out: string[] = [];
+    for (const [runId, at] of this.tombstones) if (at >= after) out.push(runId);
+    return out;
+  }
+
+  /** Called after runs were removed (the file already rewritten). Returns the unsubscribe function. */
+  onRemoved(listener: RemovalListener): () => void {
+    this.removalListeners.add(listener);
+    return () => {
+      this.removalListeners.delete(listener);
+    };
+  }
+
+  /**
+   * Removes every event of these runs: the journal is rewritten without them (temp file, fsync,
+   * rename), the other events keep their positions, and a tombstone records which runs went and
+   * where the head stood, so pages that hold them delete them too. Runs it does not hold are
+   * ignored. Whether a run may go (not running, not waiting) is the caller's judgement.
+   */
+  remove(runIds: readonly string[]): JournalRemoval {
+    this.requireOpen();
+    const gone = new Set(runIds.filter((id) => this.runFacts.has(id)));
+    const at = this.head;
+    if (gone.size === 0) return { run_ids: [], at };
+    this.floor = at;
+    for (const id of gone) {
+      this.tombstones.delete(id); // re-inserted: newest last, in the order deletedSince reports
+      this.tombstones.set(id, at);
+      this.runFacts.delete(id);
+      this.openRunsById.delete(id);
+    }
+    this.rewriteWithout(gone);
+    const removal = { run_ids: [...gone], at };
+    for (const listener of [...this.removalListeners]) {
+      try {
+        listener(removal);
+      } catch (error) {
+        this.log(`event journal: a removal listener failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    return removal;
+  }
+
   /** Called with each batch after it is durable. Returns the unsubscribe function. */
   subscribe(listener: JournalListener): () => void {
     this.listeners.add(listener);
@@ -190,6 +276,7 @@ export class EventJournal {
     this.fd = null;
     this.readFd = null;
     this.listeners.clear();
+    this.removalListeners.clear();
   }
 
   private requireOpen(): number {
@@ -198,6 +285,9 @@ export class EventJournal {
   }
 
   private track(event: RunEvent): void {
+    // Events of a removed run came back (an import): it is no longer deleted.
+    if (this.tombstones.size > 0) this.tombstones.delete(event.run_id);
+    this.trackFacts(event);
     if (event.type === 'run.finished') {
       this.openRunsById.delete(event.run_id);
       return;
@@ -206,6 +296,82 @@ export class EventJournal {
     run.next_seq = Math.max(run.next_seq, event.seq + 1);
     if (event.type === 'round.completed') run.rounds = Math.max(run.rounds, event.round + 1);
     this.openRunsById.set(event.run_id, run);
+  }
+
+  private trackFacts(event: RunEvent): void {
+    let facts = this.runFacts.get(event.run_id);
+    if (!facts) {
+      facts = { run_id: event.run_id, started_at: event.ts };
+      this.runFacts.set(event.run_id, facts);
+    }
+    if (event.type === 'run.started') {
+      facts.spec_id = event.spec_id;
+      facts.started_at = event.ts;
+      if (event.retention) facts.retention = { ...event.retention };
+    } else if (event.type === 'workflow.started') {
+      facts.spec_id = event.workflow_id;
+      facts.started_at = event.ts;
+    } else if (event.type === 'run.finished') facts.finished_at = event.ts;
+  }
+
+  /** The lines before the events: identity, where open runs stand, the tombstones (by the head they were made at). */
+  private headText(): string {
+    const byAt = new Map<number, string[]>();
+    for (const [runId, at] of this.tombstones) byAt.set(at, [...(byAt.get(at) ?? []), runId]);
+    return [
+      JSON.stringify({ k: 'journal', id: this.journalId } satisfies JournalLine) + '\n',
+      ...this.openRuns().map((run) => JSON.stringify({ k: 'run', ...run } satisfies JournalLine) + '\n'),
+      ...[...byAt].map(([at, run_ids]) => JSON.stringify({ k: 'deleted', run_ids, at } satisfies JournalLine) + '\n'),
+    ].join('');
+  }
+
+  /**
+   * `remove`'s rewrite: the kept lines are copied byte for byte (their positions unchanged), read
+   * in slices so memory stays bounded; then the file is swapped in and reopened.
+   */
+  private rewriteWithout(gone: ReadonlySet<string>): void {
+    const readFd = this.readFd;
+    if (readFd === null) throw new Error(`The event journal ${this.path} is closed`);
+    const temp = `${this.path}.${process.pid}.tmp`;
+    const tempFd = fs.openSync(temp, 'w');
+    const kept: Entry[] = [];
+    let size = 0;
+    try {
+      const head = Buffer.from(this.headText(), 'utf8');
+      writeAllSync(tempFd, head);
+      size = head.length;
+      for (let i = 0; i < this.entries.length; i += REWRITE_SLICE) {
+        const slice = this.entries.slice(i, i + REWRITE_SLICE);
+        const first = slice[0]!;
+        const last = slice.at(-1)!;
+        const buffer = readRange(readFd, first.offset, last.offset + last.length - first.offset, this.path);
+        const out: Buffer[] = [];
+        for (const entry of slice) {
+          const line = buffer.subarray(entry.offset - first.offset, entry.offset - first.offset + entry.length);
+          const event = (JSON.parse(line.toString('utf8')) as { event: RunEvent }).event;
+          if (gone.has(event.run_id)) {
+            this.ids.delete(event.id);
+            continue;
+          }
+          kept.push({ pos: entry.pos, offset: size, length: entry.length });
+          size += entry.length;
+          out.push(line);
+        }
+        writeAllSync(tempFd, Buffer.concat(out));
+      }
+      fs.fsyncSync(tempFd);
+    } finally {
+      fs.closeSync(tempFd);
+    }
+    fs.renameSync(temp, this.path);
+    fsyncDirectory(path.dirname(this.path));
+    // The old descriptors point at the replaced file.
+    if (this.fd !== null) fs.closeSync(this.fd);
+    fs.closeSync(readFd);
+    this.fd = fs.openSync(this.path, 'a');
+    this.readFd = fs.openSync(this.path, 'r');
+    this.entries.splice(0, this.entries.length, ...kept);
+    this.size = size;
   }
 
   private notify(slice: JournalSlice): void {
@@ -275,6 +441,10 @@ export class EventJournal {
         case 'run':
           this.openRunsById.set(entry.run_id, { run_id: entry.run_id, next_seq: entry.next_seq, rounds: entry.rounds });
           break;
+        case 'deleted':
+          this.floor = Math.max(this.floor, entry.at);
+          for (const runId of entry.run_ids) this.tombstones.set(runId, Math.max(entry.at, this.tombstones.get(runId) ?? 0));
+          break;
       }
     }
     this.size = offset;
@@ -297,10 +467,7 @@ export class EventJournal {
    */
   private rewrite(events: RunEvent[] | null): void {
     if (!events) return;
-    const head = [
-      JSON.stringify({ k: 'journal', id: this.journalId } satisfies JournalLine) + '\n',
-      ...this.openRuns().map((run) => JSON.stringify({ k: 'run', ...run } satisfies JournalLine) + '\n'),
-    ].join('');
+    const head = this.headText();
     let size = Buffer.byteLength(head, 'utf8');
     const lines: string[] = [head];
     let pos = 0;
@@ -351,8 +518,22 @@ function parseLine(line: string): JournalLine | null {
   return parsed.success ? parsed.data : null;
 }
 
-function writeAllSync(fd: number, text: string): void {
-  const buffer = Buffer.from(text, 'utf8');
+/** Events copied per read while `remove` rewrites the journal. */
+const REWRITE_SLICE = 2_000;
+
+function readRange(fd: number, offset: number, length: number, file: string): Buffer {
+  const buffer = Buffer.alloc(length);
+  let done = 0;
+  while (done < length) {
+    const n = fs.readSync(fd, buffer, done, length - done, offset + done);
+    if (n === 0) throw new Error(`The event journal ${file} is shorter than its index (changed by someone else?)`);
+    done += n;
+  }
+  return buffer;
+}
+
+function writeAllSync(fd: number, text: string | Buffer): void {
+  const buffer = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
   let offset = 0;
   while (offset < buffer.length) offset += fs.writeSync(fd, buffer, offset, buffer.length - offset);
 }

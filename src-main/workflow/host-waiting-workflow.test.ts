@@ -38,7 +38,7 @@ describe('the host with a workflow run waiting for a person', () => {
     const host = await createHost({ dataDir, shell: 'browser' });
     cleanups.push(() => host.close());
     const events: RunEvent[] = [];
-    const session: HostSession = { id: 'page', push: (frame) => events.push(...frame.events) };
+    const session: HostSession = { id: 'page', push: (frame) => (frame.kind === 'events' ? events.push(...frame.events) : 0) };
     let nextId = 1;
     const call = async (method: string, params: unknown): Promise<unknown> => {
       const frame: ResponseFrame = await host.handle({ kind: 'request', id: nextId++, method, params }, session);

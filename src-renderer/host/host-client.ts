@@ -38,6 +38,8 @@ export interface HostClient {
   request<M extends HostMethod>(method: M, params: HostParams<M>): Promise<HostResult<M>>;
   /** Validated pushed events, with where they sit in the host's journal (a newer host says). Returns an unsubscribe function. */
   onEvents(cb: (events: RunEvent[], cursor: EventsCursor | undefined) => void): () => void;
+  /** Runs deleted from the host's journal (by a person or retention): the page deletes what it holds of them. Returns an unsubscribe function. */
+  onDeleted(cb: (runIds: string[], journal: string) => void): () => void;
   /** Connection state; the listener is called at once with the current state. */
   onState(cb: (state: ConnectionState) => void): () => void;
   stats(): HostClientStats;
@@ -59,6 +61,7 @@ export function createHostClient(transport: Transport): HostClient {
   const pending = new Map<number, Pending>();
   const eventListeners = new Set<(events: RunEvent[], cursor: EventsCursor | undefined) => void>();
   const stateListeners = new Set<(state: ConnectionState) => void>();
+  const deletedListeners = new Set<(runIds: string[], journal: string) => void>();
   const counters: HostClientStats = { droppedFrames: 0, droppedEvents: 0 };
   let state: ConnectionState = 'connecting';
   let nextId = 1;
@@ -106,6 +109,10 @@ export function createHostClient(transport: Transport): HostClient {
     const frame = parsed.data;
     if (frame.kind === 'events') {
       deliverEvents(frame.events, frame.cursor);
+      return;
+    }
+    if (frame.kind === 'runs.deleted') {
+      for (const cb of deletedListeners) safeCall(() => cb(frame.run_ids, frame.journal));
       return;
     }
     const p = pending.get(frame.id);
@@ -159,6 +166,10 @@ export function createHostClient(transport: Transport): HostClient {
       eventListeners.add(cb);
       return () => eventListeners.delete(cb);
     },
+    onDeleted(cb) {
+      deletedListeners.add(cb);
+      return () => deletedListeners.delete(cb);
+    },
     onState(cb) {
       stateListeners.add(cb);
       safeCall(() => cb(state));
@@ -171,6 +182,7 @@ export function createHostClient(transport: Transport): HostClient {
       setState('closed');
       closed = true;
       eventListeners.clear();
+      deletedListeners.clear();
       stateListeners.clear();
       transport.stop();
     },

@@ -138,4 +138,23 @@ describe('host session', () => {
     expect(transport.sent.filter((f) => f.method === 'events.subscribe').at(-1)?.params).toEqual({});
     session.stop();
   });
+
+  it('runs the host says were deleted leave this database, after the events that came before the news', async () => {
+    const { transport, session } = setup();
+    transport.setState('open');
+    await settle(session);
+    const gone = eventLog('run-session-gone');
+    startRun(gone);
+    finishRun(gone, 'completed', 0, 'done');
+    const kept = eventLog('run-session-kept');
+    startRun(kept);
+    transport.push({ kind: 'events', events: gone.events, cursor: { journal: JOURNAL, after: 0, position: 2 } });
+    transport.push({ kind: 'runs.deleted', journal: JOURNAL, run_ids: [gone.runId] });
+    transport.push({ kind: 'events', events: kept.events, cursor: { journal: JOURNAL, after: 2, position: 3 } });
+    await settle(session);
+    expect((await db.runs.toArray()).map((r) => r.run_id)).toEqual([kept.runId]);
+    expect(await db.events.where('run_id').equals(gone.runId).count()).toBe(0);
+    expect(await readEventCursor(db)).toEqual({ journal: JOURNAL, position: 3 });
+    session.stop();
+  });
 });

@@ -2,6 +2,7 @@ import type { HostInfo, ProviderStatus } from '@shared/contracts/host-api';
 import type { StewardDb } from '../db/db';
 import { ingestEvents } from '../db/ingest-events';
 import { readEventCursor, storeEventsAt } from '../db/event-cursor';
+import { deleteRuns } from '../db/delete-runs';
 import { seedDemoWorkflows } from '../db/seed-demo';
 import { seedBuiltinProfiles } from '../db/builtin-profiles';
 import { ensureWorkflowProfiles } from '../db/workflow-profiles';
@@ -97,6 +98,22 @@ export function startHostSession(client: HostClient, db: StewardDb, listener: Se
       });
   });
 
+  // Runs the host deleted (a person, retention), in order with the frames around the news.
+  const offDeleted = client.onDeleted((runIds) => {
+    chain = chain
+      .then(() => deleteRuns(db, runIds))
+      .then(
+        () => undefined,
+        (err: unknown) => {
+          console.warn('[steward] deleting runs failed', err);
+          listener.problem(`Could not delete runs the host deleted: ${messageOf(err)}`);
+          // No later frame may move the cursor past the news: subscribing again repeats it.
+          expected = { journal: undefined, position: -1 };
+          subscribeAgain();
+        },
+      );
+  });
+
   const startUp = async (mine: number) => {
     try {
       const info = await client.request('host.info', {});
@@ -132,6 +149,7 @@ export function startHostSession(client: HostClient, db: StewardDb, listener: Se
       clearTimeout(retry);
       offState();
       offEvents();
+      offDeleted();
     },
     /** Settles once the current start-up and every queued batch are through (for tests and shutdown). */
     async done() {

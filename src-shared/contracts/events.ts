@@ -111,6 +111,8 @@ export const RunEvent = z.discriminatedUnion('type', [
     ...agentStart,
     /** A replay's original run (src-shared/replay/): its recorded answers are this run's models. Optional, so older traces read. */
     replay_of: z.string().min(1).optional(),
+    /** The trace profile's retention when the run started: the host deletes the run once past it (never while running or waiting). */
+    retention: z.object({ days: z.number().int().positive().optional(), runs: z.number().int().positive().optional() }).strict().optional(),
   }),
   /**
    * An agent node began inside a workflow run (its invocation_id says which): what run.started says

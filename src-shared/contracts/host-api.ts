@@ -96,6 +96,12 @@ const empty = z.object({}).strict();
 export const JournalId = z.string().min(1).max(100);
 /** A position in the journal: events are numbered from 1 as they are appended, and keep their number. */
 export const JournalPosition = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+/** A run id as requests name it (runs.delete, runs.otlp). */
+export const RunIdParam = z.string().min(1).max(200);
+/** Runs one runs.delete request removes at most. */
+export const MAX_DELETE_RUNS = 1_000;
+/** Events one runs.import request carries at most (the page sends a file in chunks; a WebSocket message stays under 1 MB). */
+export const MAX_IMPORT_EVENTS = 2_000;
 
 export const HOST_METHODS = {
   'host.info': { params: empty, result: HostInfo },
@@ -126,6 +132,24 @@ export const HOST_METHODS = {
   },
   'run.cancel': { params: z.object({ run_id: z.string() }).strict(), result: z.object({ cancelled: z.boolean() }).strict() },
   'runs.active': { params: empty, result: z.object({ run_ids: z.array(z.string()) }).strict() },
+  /**
+   * Deletes runs from the host's journal (and so from every page: they are told, now or when they
+   * next subscribe). A running or waiting run is refused (conflict, naming it); ids the host does
+   * not hold are ignored. `deleted`: how many runs went.
+   */
+  'runs.delete': {
+    params: z.object({ run_ids: z.array(RunIdParam).min(1).max(MAX_DELETE_RUNS) }).strict(),
+    result: z.object({ deleted: z.number().int().nonnegative() }).strict(),
+  },
+  /**
+   * Appends a chunk of an imported trace (JSONL of RunEvents, a CLI --trace file included) to the
+   * journal. `import_id` ties the chunks of one file together: a run the journal held before this
+   * import keeps its events (its events here are skipped); an event id already there is skipped.
+   */
+  'runs.import': {
+    params: z.object({ import_id: z.string().min(1).max(100), events: z.array(RunEvent).min(1).max(MAX_IMPORT_EVENTS) }).strict(),
+    result: z.object({ imported: z.number().int().nonnegative(), skipped: z.number().int().nonnegative() }).strict(),
+  },
   /** A run from the host's journal as OpenTelemetry OTLP/JSON (docs/otlp.md); not_found for a run it does not hold. */
   'runs.otlp': {
     params: z.object({ run_id: z.string().min(1).max(200) }).strict(),
@@ -164,7 +188,8 @@ export const HOST_METHODS = {
    */
   'events.subscribe': {
     params: z.object({ journal: JournalId.optional(), after: JournalPosition.optional() }).strict(),
-    result: z.object({ journal: JournalId, after: JournalPosition, head: JournalPosition }).strict(),
+    /** `deleted`: runs removed since `after` that the page may hold; they are pushed first (`runs.deleted` frames). */
+    result: z.object({ journal: JournalId, after: JournalPosition, head: JournalPosition, deleted: z.number().int().nonnegative().optional() }).strict(),
   },
   /** Names of the credentials in the OS keychain (never values). */
   'credentials.list': { params: empty, result: z.object({ credentials: z.array(CredentialInfo) }).strict() },
@@ -251,12 +276,17 @@ const ResponseError = z
 export const EventsCursor = z.object({ journal: JournalId, after: JournalPosition, position: JournalPosition }).strict();
 export type EventsCursor = z.infer<typeof EventsCursor>;
 const EventsPush = z.object({ kind: z.literal('events'), events: z.array(RunEvent), cursor: EventsCursor.optional() }).strict();
+/** Runs removed from the journal (a person, retention): a page deletes what it holds of them. At most 1,000 per frame. */
+const RunsDeletedPush = z.object({ kind: z.literal('runs.deleted'), journal: JournalId, run_ids: z.array(RunIdParam).max(1_000) }).strict();
 
 /** Host → renderer: a response to a request, or pushed events. */
-export const ServerFrame = z.discriminatedUnion('kind', [z.discriminatedUnion('ok', [ResponseOk, ResponseError]), EventsPush]);
+export const ServerFrame = z.discriminatedUnion('kind', [z.discriminatedUnion('ok', [ResponseOk, ResponseError]), EventsPush, RunsDeletedPush]);
 export type ServerFrame = z.infer<typeof ServerFrame>;
 export type ResponseFrame = Extract<ServerFrame, { kind: 'response' }>;
 export type EventsFrame = Extract<ServerFrame, { kind: 'events' }>;
+export type RunsDeletedFrame = Extract<ServerFrame, { kind: 'runs.deleted' }>;
+/** What the host pushes to a page unasked. */
+export type PushFrame = EventsFrame | RunsDeletedFrame;
 
 export function isHostMethod(name: string): name is HostMethod {
   return Object.hasOwn(HOST_METHODS, name);

@@ -29,8 +29,10 @@ export const TraceSettings = z
   .object({
     /** Keep tool results in the trace (off: replaced by their size). */
     include_tool_results: z.boolean().default(true),
-    /** Days the app keeps a run's trace before offering to delete it (absent: forever). */
+    /** Days a run's trace is kept after it finished; then the host deletes it, here and in every page (absent: forever). */
     retention_days: z.number().int().positive().optional(),
+    /** Runs of the same workflow kept: when a newer one starts, the oldest beyond this many are deleted (absent: all). */
+    retention_runs: z.number().int().positive().optional(),
   })
   .strict();
 export type TraceSettings = z.infer<typeof TraceSettings>;

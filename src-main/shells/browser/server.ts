@@ -3,7 +3,7 @@ import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, WebSocket, type RawData } from 'ws';
-import type { EventsFrame, ResponseFrame } from '@shared/contracts/host-api';
+import type { PushFrame, ResponseFrame } from '@shared/contracts/host-api';
 import { LAUNCH_PATH, LaunchExchangeRequest, WS_PATH, WS_PROTOCOL, type LaunchExchangeResponse } from '@shared/contracts/bridge';
 import type { Host, HostSession } from '../../composition/host-types';
 import {
@@ -250,7 +250,7 @@ function securityHeaders(port: number): Record<string, string> {
 
 /** One WebSocket = one HostSession. Every text message is a request frame; every request gets one response. */
 function attachSession(ws: WebSocket, host: Host): void {
-  const send = (frame: ResponseFrame | EventsFrame) => {
+  const send = (frame: ResponseFrame | PushFrame) => {
     // ws queues while the socket is slow; nothing is dropped unless the socket is gone,
     // and then the events are still in the outbox for the next connection.
     if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(frame));

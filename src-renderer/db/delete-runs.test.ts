@@ -1,0 +1,49 @@
+import 'fake-indexeddb/auto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { StewardDb } from './db';
+import { ingestEvents } from './ingest-events';
+import { deleteRuns } from './delete-runs';
+import { blockedRound, eventLog, finishRun, startRun, writeReplacedRound } from '../testing/event-fixtures';
+
+let db: StewardDb;
+beforeEach(async () => {
+  db = new StewardDb(`steward-delete-test-${Math.random().toString(36).slice(2)}`);
+  await db.open();
+});
+afterEach(async () => {
+  await db.delete();
+});
+
+/** A run with two learning examples (a replaced write, a blocked one). */
+function runWithExamples(runId: string) {
+  const log = eventLog(runId);
+  startRun(log);
+  [writeReplacedRound, blockedRound].forEach((round, i) => round(log, i));
+  finishRun(log, 'blocked', 2);
+  return log.events;
+}
+
+describe('deleting runs in the page', () => {
+  it('a deleted run loses its row, its events and its learning examples; other runs keep theirs', async () => {
+    await ingestEvents(db, [...runWithExamples('run-delete-0001'), ...runWithExamples('run-delete-0002')]);
+    expect(await db.learning_examples.where('run_id').equals('run-delete-0001').count()).toBeGreaterThan(0);
+    const keptEvents = await db.events.where('run_id').equals('run-delete-0002').count();
+    const keptExamples = await db.learning_examples.where('run_id').equals('run-delete-0002').count();
+
+    expect(await deleteRuns(db, ['run-delete-0001', 'run-not-here'])).toBe(1);
+
+    expect(await db.runs.get('run-delete-0001')).toBeUndefined();
+    expect(await db.events.where('run_id').equals('run-delete-0001').count()).toBe(0);
+    expect(await db.learning_examples.where('run_id').equals('run-delete-0001').count()).toBe(0);
+    expect(await db.runs.get('run-delete-0002')).toBeDefined();
+    expect(await db.events.where('run_id').equals('run-delete-0002').count()).toBe(keptEvents);
+    expect(await db.learning_examples.where('run_id').equals('run-delete-0002').count()).toBe(keptExamples);
+  });
+
+  it('deleting nothing, or runs it never held, changes nothing', async () => {
+    await ingestEvents(db, runWithExamples('run-delete-0003'));
+    expect(await deleteRuns(db, [])).toBe(0);
+    expect(await deleteRuns(db, ['run-elsewhere'])).toBe(0);
+    expect(await db.runs.count()).toBe(1);
+  });
+});

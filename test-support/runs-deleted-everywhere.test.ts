@@ -1,0 +1,149 @@
+import 'fake-indexeddb/auto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { RunEvent, eventId } from '../src-shared/contracts/events';
+import type { ClientFrame } from '../src-shared/contracts/host-api';
+import type { Host, HostSession } from '../src-main/composition/host-types';
+import { EventJournal } from '../src-main/events/event-journal';
+import { StewardDb } from '../src-renderer/db/db';
+import { createHostClient } from '../src-renderer/host/host-client';
+import { startHostSession } from '../src-renderer/host/host-session';
+import type { Transport, TransportSink } from '../src-renderer/host/transport';
+import { hostedEcho } from './hosted-workflows';
+import { openTestHost } from './host-session';
+
+/**
+ * Issue 9, end to end without a browser: the real host and the page's real session and database
+ * (fake-indexeddb). A run deleted on the host (by a person or by retention) leaves every page's
+ * database, also one that was away when it happened, and never comes back.
+ */
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()?.();
+  vi.useRealTimers();
+});
+
+/** The page's transport, wired straight to an in-process host. */
+function inProcess(host: Host, id: string): Transport {
+  let sink: TransportSink | undefined;
+  const session: HostSession = { id, push: (frame) => sink?.frame(frame) };
+  return {
+    kind: 'websocket',
+    start(s) {
+      sink = s;
+      queueMicrotask(() => s.state('open'));
+    },
+    send(frame: ClientFrame) {
+      void host.handle(frame, session).then((response) => sink?.frame(response));
+    },
+    stop() {
+      host.detach(session);
+      sink?.state('closed');
+      sink = undefined;
+    },
+  };
+}
+
+let pages = 0;
+function pageDb(): StewardDb {
+  const db = new StewardDb(`steward-everywhere-${pages++}-${Math.random().toString(36).slice(2)}`);
+  cleanups.push(() => db.delete());
+  return db;
+}
+
+/** A page session of `db` on `host`; returns how to stop it (as a closed tab would). */
+function connect(host: Host, db: StewardDb, id: string): () => void {
+  const client = createHostClient(inProcess(host, id));
+  const session = startHostSession(client, db, { connection: () => undefined, info: () => undefined, providers: () => undefined, problem: () => undefined }, { providerPollMs: 60_000 });
+  const stop = () => {
+    session.stop();
+    client.close();
+  };
+  cleanups.push(stop);
+  return stop;
+}
+
+const open = (dataDir: string): Promise<Host> => openTestHost(dataDir, cleanups);
+
+async function call(host: Host, method: string, params: unknown): Promise<unknown> {
+  const frame = await host.handle({ kind: 'request', id: 1, method, params }, { id: 'tester', push: () => undefined });
+  if (!frame.ok) throw new Error(`${frame.error.code}: ${frame.error.message}`);
+  return frame.result;
+}
+
+const runIds = async (db: StewardDb) => (await db.runs.toArray()).map((r) => r.run_id).sort();
+
+function folder(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'steward-everywhere-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+describe('a deleted run leaves every page', () => {
+  it('a page that held it loses it at once, one that was away loses it when it comes back after a restart, and a fresh page never gets it', async () => {
+    const dataDir = folder();
+    const host = await open(dataDir);
+    await call(host, 'workflows.save', { workflow: hostedEcho('echo') });
+    const first = ((await call(host, 'workflows.run', { id: 'echo', inputs: { name: 'one' } })) as { run_id: string }).run_id;
+    const second = ((await call(host, 'workflows.run', { id: 'echo', inputs: { name: 'two' } })) as { run_id: string }).run_id;
+
+    const here = pageDb();
+    const away = pageDb();
+    connect(host, here, 'here');
+    const stopAway = connect(host, away, 'away');
+    await expect.poll(async () => (await here.runs.toArray()).filter((r) => r.status === 'completed').length, { timeout: 20_000 }).toBe(2);
+    await expect.poll(async () => (await away.runs.toArray()).filter((r) => r.status === 'completed').length, { timeout: 20_000 }).toBe(2);
+    stopAway();
+
+    expect(await call(host, 'runs.delete', { run_ids: [first] })).toEqual({ deleted: 1 });
+    await expect.poll(() => runIds(here)).toEqual([second]);
+    expect(await here.events.where('run_id').equals(first).count()).toBe(0);
+    expect(await runIds(away)).toEqual([first, second].sort());
+    await host.close();
+
+    const again = await open(dataDir);
+    connect(again, away, 'away-again');
+    await expect.poll(() => runIds(away)).toEqual([second]);
+    expect(await away.events.where('run_id').equals(first).count()).toBe(0);
+    const fresh = pageDb();
+    connect(again, fresh, 'fresh');
+    await expect.poll(async () => (await fresh.runs.toArray()).filter((r) => r.status === 'completed').length, { timeout: 20_000 }).toBe(1);
+    expect(await runIds(fresh)).toEqual([second]);
+  });
+
+  it('a run past its trace profile\'s retention is gone after a restart, from the host and from a page that held it', async () => {
+    const dataDir = folder();
+    const started = Date.now();
+    const journal = EventJournal.open(join(dataDir, 'outbox.jsonl'), { log: () => undefined });
+    const run = (runId: string, days?: number): RunEvent[] => [
+      RunEvent.parse({
+        type: 'run.started', id: eventId(runId, 0), run_id: runId, seq: 0, ts: new Date(started).toISOString(),
+        spec_id: 'lean', spec_name: 'Lean', task: 'tidy up', supervision: { enabled: false }, models: { student: 'script', teacher: 'script' },
+        ...(days !== undefined ? { retention: { days } } : {}),
+      }),
+      RunEvent.parse({ type: 'run.finished', id: eventId(runId, 1), run_id: runId, seq: 1, ts: new Date(started).toISOString(), status: 'completed', rounds: 0, event_count: 2 }),
+    ];
+    journal.append([...run('lean-run-0001', 30), ...run('kept-run-0001')]);
+    journal.close();
+
+    const host = await open(dataDir);
+    const page = pageDb();
+    const stop = connect(host, page, 'page');
+    await expect.poll(() => runIds(page), { timeout: 20_000 }).toEqual(['kept-run-0001', 'lean-run-0001']);
+    stop();
+    await host.close();
+
+    // 31 days later.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(started + 31 * 86_400_000);
+    const later = await open(dataDir);
+    expect(((await call(later, 'runs.otlp', { run_id: 'kept-run-0001' })) as { spans: number }).spans).toBeGreaterThan(0);
+    await expect(call(later, 'runs.otlp', { run_id: 'lean-run-0001' })).rejects.toThrow(/not_found/);
+    connect(later, page, 'page-again');
+    await expect.poll(() => runIds(page)).toEqual(['kept-run-0001']);
+    expect(await page.events.where('run_id').equals('lean-run-0001').count()).toBe(0);
+  });
+});
