@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LEARNING_KINDS } from '@shared/contracts/learning-export';
 import { VERDICTS } from '@shared/contracts/verdict';
 import { StewardDb, type LearningExampleRow } from '../../db/db';
-import { exampleMatches, readExamples, type LearningFilter } from './learning-query';
+import { exampleMatches, queryExamples, readExamples, type LearningFilter } from './learning-query';
 import { rowsReadDb } from '../../testing/rows-read';
 
 const specs = ['notes-cleanup', 'folder-triage', undefined] as const;
@@ -41,16 +41,16 @@ afterAll(async () => {
 });
 
 const ids = (rows: readonly { id: string }[]) => rows.map((r) => r.id);
+const filter = fc.record({
+  workflow: fc.constantFrom('all', 'notes-cleanup', 'folder-triage', 'no-such-workflow'),
+  kind: fc.constantFrom('all' as const, ...LEARNING_KINDS),
+  verdict: fc.constantFrom('all' as const, 'none' as const, ...VERDICTS),
+  agreed: fc.constantFrom('all' as const, 'yes' as const, 'no' as const),
+});
 
 describe('readExamples', () => {
   it('every filter lists exactly the examples the in-memory filter keeps, newest first', async () => {
     const newestFirst = [...all].sort((a, b) => (a.ts < b.ts ? 1 : a.ts > b.ts ? -1 : a.id < b.id ? 1 : -1));
-    const filter = fc.record({
-      workflow: fc.constantFrom('all', 'notes-cleanup', 'folder-triage', 'no-such-workflow'),
-      kind: fc.constantFrom('all' as const, ...LEARNING_KINDS),
-      verdict: fc.constantFrom('all' as const, 'none' as const, ...VERDICTS),
-      agreed: fc.constantFrom('all' as const, 'yes' as const, 'no' as const),
-    });
     await fc.assert(
       fc.asyncProperty(filter, async (f: LearningFilter) => {
         expect(ids(await readExamples(db, f))).toEqual(ids(newestFirst.filter(exampleMatches(f))));
@@ -69,6 +69,33 @@ describe('readExamples', () => {
       expect(new Set(read)).toEqual(new Set(['folder-triage']));
     } finally {
       counted.close();
+    }
+  });
+
+  it('a page of any filter is the first `limit` examples of its whole list, newest first (ties broken by id)', async () => {
+    await fc.assert(
+      fc.asyncProperty(filter, fc.integer({ min: 1, max: 250 }), async (f: LearningFilter, limit) => {
+        expect(ids(await queryExamples(db, f, limit))).toEqual(ids(await readExamples(db, f)).slice(0, limit));
+      }),
+      { numRuns: 80 },
+    );
+  });
+
+  it('the first page of a workflow’s or a kind’s examples reads about a page of rows, not all of them', async () => {
+    for (const f of [
+      { workflow: 'folder-triage', kind: 'all', verdict: 'all', agreed: 'all' },
+      { workflow: 'all', kind: 'review', verdict: 'all', agreed: 'all' },
+      { workflow: 'all', kind: 'all', verdict: 'all', agreed: 'all' },
+    ] satisfies LearningFilter[]) {
+      let read = 0;
+      const counted = rowsReadDb<LearningExampleRow>(db.name, 'learning_examples', () => (read += 1));
+      await counted.open();
+      try {
+        expect(await queryExamples(counted, f, 50)).toHaveLength(50);
+        expect(read).toBeLessThanOrEqual(100);
+      } finally {
+        counted.close();
+      }
     }
   });
 });

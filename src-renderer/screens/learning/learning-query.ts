@@ -1,3 +1,4 @@
+import Dexie from 'dexie';
 import type { LearningKind } from '@shared/contracts/learning-export';
 import type { Verdict } from '@shared/contracts/verdict';
 import type { LearningExampleRow, StewardDb } from '../../db/db';
@@ -39,4 +40,36 @@ export async function readExamples(db: StewardDb, f: LearningFilter): Promise<Le
         ? await db.learning_examples.where('kind').equals(f.kind).toArray()
         : await db.learning_examples.toArray();
   return rows.filter(exampleMatches(f)).sort(newestFirst);
+}
+
+/** Examples fetched per page: the list asks for the next page as its end scrolls into view. */
+export const EXAMPLE_PAGE = 100;
+const MAX_CHUNK = 1000;
+
+/**
+ * The first `limit` examples matching `f`, newest first (ties by id, as readExamples): read backwards through
+ * `[spec_id+ts+id]` for a workflow, `[kind+ts+id]` for a kind, else `[ts+id]` (database v5), a chunk at a time,
+ * each continuing below the last key read (the id makes every key unique), until the page is full. The rest of the
+ * filter is tested per row, so any filter gives the first `limit` of its whole list.
+ */
+export async function queryExamples(db: StewardDb, f: LearningFilter, limit: number): Promise<LearningExampleRow[]> {
+  if (limit <= 0) return [];
+  const [index, prefix]: [string, string[]] =
+    f.workflow !== 'all' ? ['[spec_id+ts+id]', [f.workflow]] : f.kind !== 'all' ? ['[kind+ts+id]', [f.kind]] : ['[ts+id]', []];
+  const test = exampleMatches(f);
+  const page: LearningExampleRow[] = [];
+  let hi: unknown[] = [...prefix, Dexie.maxKey];
+  let hiOpen = false;
+  for (let chunk = Math.min(limit, MAX_CHUNK); ; chunk = Math.min(chunk * 2, MAX_CHUNK)) {
+    const rows: LearningExampleRow[] = await db.learning_examples
+      .where(index)
+      .between(prefix.length > 0 ? [...prefix, Dexie.minKey] : Dexie.minKey, hi, true, !hiOpen)
+      .reverse()
+      .limit(chunk)
+      .toArray();
+    for (const r of rows) if (test(r) && page.push(r) >= limit) return page;
+    const last = rows.at(-1);
+    if (!last || rows.length < chunk) return page;
+    [hi, hiOpen] = [[...prefix, last.ts, last.id], true];
+  }
 }
