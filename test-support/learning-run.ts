@@ -15,13 +15,20 @@ export interface LearningRun {
   jsonl: string;
 }
 
+export interface LearningRunOptions {
+  /** How long each scripted model answer takes (default 0). */
+  latencyMs?: number;
+  /** Also given every event as the run emits it (a host's journal, a bench's clock). */
+  onEvent?: (event: RunEvent) => void;
+}
+
 /**
  * A supervised run of `rounds` rounds that teaches every round (a scripted student and teacher on
  * the real filesystem MCP server): the student reads and writes notes, then completes; in phase 2
  * the teacher reviews every step and replaces every third one, in phase 1 the teacher acts and the
  * student shadows it (disagreeing every third round). Deterministic apart from the temp folder.
  */
-export async function recordLearningRun(rounds: number, phase: LifecyclePhase = 2): Promise<LearningRun> {
+export async function recordLearningRun(rounds: number, phase: LifecyclePhase = 2, options: LearningRunOptions = {}): Promise<LearningRun> {
   const ws = tempNotesWorkspace();
   try {
     const read: ScriptEntry = { json: { decision_type: 'tool_call', tool_name: 'read_text_file', arguments: { path: join(ws.workspace, 'ideas.md') } } };
@@ -53,9 +60,12 @@ export async function recordLearningRun(rounds: number, phase: LifecyclePhase = 
       spec,
       specDir: ws.dir,
       workspace: ws.workspace,
-      script: { latency_ms: 0, ...script },
+      script: { latency_ms: options.latencyMs ?? 0, ...script },
       ledger: createMemoryLedger(),
-      onEvent: (e) => events.push(e),
+      onEvent: (e) => {
+        events.push(e);
+        options.onEvent?.(e);
+      },
     });
     if (result.status !== 'completed') throw new Error(`the learning run ended ${result.status}: ${result.message ?? ''}`);
     const jsonl = events.map((e) => `${JSON.stringify(e).split(ws.workspace).join(WORKSPACE_MARK)}\n`).join('');

@@ -10,7 +10,7 @@ import {
   type HostResult,
   type ResponseFrame,
 } from '@shared/contracts/host-api';
-import { eventId, type RunEvent } from '@shared/contracts/events';
+import { eventId } from '@shared/contracts/events';
 import { demoHostedWorkflows } from '../demo/demo-workspace';
 import { RunManager } from '../engine/run-manager';
 import { CheckpointStore } from '../engine/checkpoint';
@@ -22,6 +22,7 @@ import { createKeychainStore } from '../credentials/keychain-store';
 import { EventJournal } from '../events/event-journal';
 import { JournalFeed } from '../events/journal-feed';
 import { RunHistory, retainAfterRunsFinish } from '../events/run-history';
+import { createJournalWriter } from '../events/journal-writer';
 import { openFileLedger } from '../mcp/idempotency-ledger';
 import { getOllamaStatus } from '../providers/ollama-status';
 import { SpecError } from '../spec/spec-errors';
@@ -33,9 +34,9 @@ import { expandWorkflow } from '../registry/expand-workflow';
 import { RequestError } from '../registry/request-error';
 import { exportEvents } from '../otlp/export-otlp';
 import { journalRunEvents } from '../otlp/journal-run-events';
-import { replayHostRun } from '../replay/host-replay';
 import { otlpSendHandlers } from '../otlp/host-otlp-send';
 import { OtlpEndpointStore } from '../otlp/otlp-endpoint-store';
+import { replayHostRun } from '../replay/host-replay';
 import { RegistryFileError } from '../registry/json-store';
 import * as plans from '../registry/action-plans';
 import { APP_VERSION } from '../version';
@@ -110,23 +111,8 @@ async function openHost(options: HostOptions): Promise<Host> {
   const workflowCheckpoints = new WorkflowCheckpointStore(join(options.dataDir, 'waiting-workflows'), log);
   const ledger = openFileLedger(join(options.dataDir, 'idempotency-ledger.jsonl'));
 
-  // A run emits its events synchronously, a dozen per round; they reach the journal together at the
-  // end of the current microtask (one write + fsync per batch). Nobody sees an event before that.
-  let batch: RunEvent[] = [];
-  const flush = () => {
-    const events = batch;
-    batch = [];
-    if (events.length === 0) return;
-    try {
-      outbox.append(events);
-    } catch (err) {
-      log(`outbox append failed: ${err instanceof Error ? err.message : String(err)}`);
-    }
-  };
-  const onEvent = (event: RunEvent) => {
-    batch.push(event);
-    if (batch.length === 1) queueMicrotask(flush);
-  };
+  // Runs write through one writer: their events reach the journal in batches, each durable before anyone sees it.
+  const { onEvent, flush } = createJournalWriter(outbox, { log });
   const credentials = options.credentials ?? createKeychainStore();
   const journalNextSeq = (runId: string) => outbox.openRuns().find((r) => r.run_id === runId)?.next_seq;
   const runs = new RunManager({ ledger, onEvent, baseDir: options.dataDir, checkpoints, workflowCheckpoints, journalNextSeq, ollamaHost, credentials, flushEvents: flush, log });
@@ -182,7 +168,6 @@ async function openHost(options: HostOptions): Promise<Host> {
       const exported = exportEvents(events);
       return { json: new TextDecoder().decode(exported.body), spans: exported.spans };
     },
-    ...otlpSend,
     'runs.replay': async (params, session) =>
       replayHostRun(params, {
         events: (runId) => journalRunEvents(outbox, runId),
@@ -192,10 +177,12 @@ async function openHost(options: HostOptions): Promise<Host> {
         privacy: () => registry.privacy(),
         start: (spec, overrides, privacy, extra) => runs.start(spec, overrides, privacy, extra),
       }),
-    'events.subscribe': async ({ journal, after }, session) =>
-      feed.attach(session.id, (frame) => session.push({ kind: 'events', ...frame }), { journal, after }, (run_ids) => session.push({ kind: 'runs.deleted', journal: outbox.id, run_ids })),
+    ...otlpSend,
+    'events.subscribe': async ({ journal, after, window }, session) =>
+      feed.attach(session.id, (frame) => session.push({ kind: 'events', ...frame }), { journal, after, window }, (run_ids) => session.push({ kind: 'runs.deleted', journal: outbox.id, run_ids })),
     // Nothing is dropped on an ack any more: another page may still need the event.
     'events.ack': async () => ({ acked: 0 }),
+    'events.cursor': async ({ journal, position }, session) => ({ acknowledged: feed.acknowledge(session.id, { journal, position }) }),
     'credentials.list': async () => ({ credentials: (await credentials.list()).map((name) => ({ name })) }),
     'credentials.set': async ({ name, value }) => actions.run(plans.setCredentialPlan(credentials, name, value)),
     'credentials.delete': async ({ name }) => {

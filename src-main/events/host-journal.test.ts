@@ -2,11 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RunEvent } from '@shared/contracts/events';
+import { eventId, type RunEvent } from '@shared/contracts/events';
 import type { EventsFrame, HostMethod, HostResult } from '@shared/contracts/host-api';
 import { hostedEcho } from '../../test-support/hosted-workflows';
 import { createHost } from '../composition/create-host';
 import type { Host } from '../composition/host-types';
+import { EventJournal } from './event-journal';
 
 /** Issue 9: the host's journal is the source of truth; every page session reads it with its own cursor. */
 
@@ -130,5 +131,27 @@ describe("the host's event journal, read by every page with its own cursor", () 
     await runEcho(resumed, 'second');
     expect(resumed.frames[0]?.cursor?.after).toBe(lastPosition(a));
     expect(idsOf(resumed.events()).some((id) => idsOf(a.events()).includes(id))).toBe(false);
+  }, 60_000);
+
+  it('a page subscribing with a window is sent the next frames only as it says (events.cursor) what it stored', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'steward-journal-'));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    // 1,200 events behind the page: three frames of the host's 500.
+    const prefilled = EventJournal.open(join(dataDir, 'outbox.jsonl'));
+    prefilled.append(Array.from({ length: 1_200 }, (_, seq): RunEvent => ({ type: 'round.started', id: eventId('run-window', seq), run_id: 'run-window', seq, ts: new Date(0).toISOString(), round: seq, proposer: 'student' })));
+    const journal = prefilled.id;
+    prefilled.close();
+    const host = await openHost(dataDir);
+    const p = page(host, 'p');
+    await p.ok('events.subscribe', { window: 1 });
+    await expect.poll(() => p.frames.length).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(p.frames.length).toBe(1);
+    expect(await p.ok('events.cursor', { journal, position: 500 })).toEqual({ acknowledged: true });
+    await expect.poll(() => p.frames.length).toBe(2);
+    await p.ok('events.cursor', { journal, position: 1_000 });
+    // The host closed the run it found open (interrupted): one more event, sent as well.
+    await expect.poll(() => lastPosition(p)).toBe(1_201);
+    expect(p.events().map((e) => e.seq)).toEqual(Array.from({ length: 1_201 }, (_, i) => i));
   }, 60_000);
 });

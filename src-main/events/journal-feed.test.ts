@@ -69,4 +69,42 @@ describe('JournalFeed', () => {
     expect(frames.flatMap((f) => f.events)).toEqual(range(0, 3));
     feed.close();
   });
+
+  it('a session with a window has at most that many frames in flight: the next ones go out as it says what it stored', () => {
+    journal.append(range(0, 50));
+    const feed = new JournalFeed(journal, { batch: 10, defer: (next) => queue.push(next) });
+    const frames: FeedFrame[] = [];
+    feed.attach('page', (f) => frames.push(f), { window: 2 });
+    drain();
+    expect(frames.map((f) => f.cursor.position)).toEqual([10, 20]);
+    // Stored the first frame: one more may go out.
+    expect(feed.acknowledge('page', { journal: journal.id, position: 10 })).toBe(true);
+    drain();
+    expect(frames.map((f) => f.cursor.position)).toEqual([10, 20, 30]);
+    // Stored everything sent so far (two frames in one go): two more.
+    feed.acknowledge('page', { journal: journal.id, position: 30 });
+    drain();
+    expect(frames.map((f) => f.cursor.position)).toEqual([10, 20, 30, 40, 50]);
+    // Live events wait for credit too, and none is lost or sent twice.
+    journal.append(range(50, 55));
+    journal.append(range(55, 60));
+    drain();
+    expect(frames.map((f) => f.cursor.position)).toEqual([10, 20, 30, 40, 50]);
+    feed.acknowledge('page', { journal: journal.id, position: 50 });
+    drain();
+    expect(frames.flatMap((f) => f.events)).toEqual(range(0, 60));
+    // A position from another journal says nothing about this one.
+    expect(feed.acknowledge('page', { journal: 'another journal', position: 60 })).toBe(false);
+    feed.close();
+  });
+
+  it('a session without a window (an older page) is sent everything without waiting', () => {
+    journal.append(range(0, 50));
+    const feed = new JournalFeed(journal, { batch: 10, defer: (next) => queue.push(next) });
+    const frames: FeedFrame[] = [];
+    feed.attach('page', (f) => frames.push(f), {});
+    drain();
+    expect(frames.map((f) => f.cursor.position)).toEqual([10, 20, 30, 40, 50]);
+    feed.close();
+  });
 });

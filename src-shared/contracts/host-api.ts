@@ -96,6 +96,8 @@ const empty = z.object({}).strict();
 export const JournalId = z.string().min(1).max(100);
 /** A position in the journal: events are numbered from 1 as they are appended, and keep their number. */
 export const JournalPosition = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+/** Frames of events a page lets the host have in flight to it (credit). */
+export const FeedWindow = z.number().int().min(1).max(1_000);
 /** A run id as requests name it (runs.delete, runs.otlp). */
 export const RunIdParam = z.string().min(1).max(200);
 /** Runs one runs.delete request removes at most. */
@@ -187,7 +189,8 @@ export const HOST_METHODS = {
    * in the result is where the feed starts; `head` the position of the journal's last event.
    */
   'events.subscribe': {
-    params: z.object({ journal: JournalId.optional(), after: JournalPosition.optional() }).strict(),
+    /** `window`: at most this many frames in flight; the page says what it stored with events.cursor (without: no limit). */
+    params: z.object({ journal: JournalId.optional(), after: JournalPosition.optional(), window: FeedWindow.optional() }).strict(),
     /** `deleted`: runs removed since `after` that the page may hold; they are pushed first (`runs.deleted` frames). */
     result: z.object({ journal: JournalId, after: JournalPosition, head: JournalPosition, deleted: z.number().int().nonnegative().optional() }).strict(),
   },
@@ -237,6 +240,8 @@ export const HOST_METHODS = {
   },
   /** Kept for pages from before issue 9: the journal keeps every event, so an ack drops nothing (always 0). */
   'events.ack': { params: z.object({ ids: z.array(z.string()).max(10_000) }).strict(), result: z.object({ acked: z.number().int() }).strict() },
+  /** The page stored everything up to `position` of `journal`: frames up to there are no longer in flight (events.subscribe `window`). */
+  'events.cursor': { params: z.object({ journal: JournalId, position: JournalPosition }).strict(), result: z.object({ acknowledged: z.boolean() }).strict() },
 } as const;
 
 export type HostMethod = keyof typeof HOST_METHODS;

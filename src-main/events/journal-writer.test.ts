@@ -1,0 +1,67 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { RunEvent, eventId } from '@shared/contracts/events';
+import { EventJournal, type JournalSlice } from './event-journal';
+import { createJournalWriter } from './journal-writer';
+
+const RUN = 'run-writer-test';
+const ev = (seq: number): RunEvent => ({ type: 'round.started', id: eventId(RUN, seq), run_id: RUN, seq, ts: new Date(0).toISOString(), round: seq, proposer: 'student' });
+const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe("the host's journal writer", () => {
+  let dir: string;
+  let journal: EventJournal;
+  let appends: JournalSlice[];
+
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'steward-writer-'));
+    journal = EventJournal.open(path.join(dir, 'outbox.jsonl'), { log: () => undefined });
+    appends = [];
+    journal.subscribe((slice) => appends.push(slice));
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+    journal.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("a round's events, emitted over several turns of the event loop, reach the journal in one append (one fsync)", async () => {
+    const writer = createJournalWriter(journal);
+    // A round: the proposal, then (after the model and the tool answered) its review and execution.
+    writer.onEvent(ev(0));
+    writer.onEvent(ev(1));
+    await Promise.resolve();
+    writer.onEvent(ev(2));
+    await tick();
+    writer.onEvent(ev(3));
+    await tick();
+    writer.onEvent(ev(4));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(appends.map((a) => a.events.map((e) => e.seq))).toEqual([[0, 1, 2, 3, 4]]);
+    expect(journal.head).toBe(5);
+  });
+
+  it('flush writes what is pending at once (the trace is durable before a checkpoint is), and nothing twice', async () => {
+    const writer = createJournalWriter(journal);
+    writer.onEvent(ev(0));
+    writer.onEvent(ev(1));
+    writer.flush();
+    expect(journal.head).toBe(2);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(appends.map((a) => a.events.length)).toEqual([2]);
+  });
+
+  it('events the engine made are not validated again on their way into the journal', async () => {
+    const parse = vi.spyOn(RunEvent, 'parse');
+    const writer = createJournalWriter(journal);
+    for (let seq = 0; seq < 12; seq++) writer.onEvent(ev(seq));
+    writer.flush();
+    expect(journal.head).toBe(12);
+    expect(parse).not.toHaveBeenCalled();
+    // What comes from elsewhere still is.
+    journal.append([ev(12)]);
+    expect(parse).toHaveBeenCalledTimes(1);
+  });
+});
