@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunEvent } from '@shared/contracts/events';
-import { AgentSpec } from '@shared/contracts/spec';
 import { ModelScript, type ModelScriptInput } from '@shared/contracts/script';
 import { createMemoryLedger } from '../mcp/idempotency-ledger';
 import type { ModelProvider, ModelRequest } from '../providers/provider';
 import { resolveProvider } from '../providers/resolve-provider';
 import { tempNotesWorkspace } from '../../test-support/workspace';
+import { maskingProbeSpec } from '../../test-support/masking-probe';
 import { runAgent } from './run-agent';
 
 /**
@@ -29,18 +29,7 @@ const twice = (entries: NonNullable<ModelScriptInput['student']>) => entries.fla
 async function runWith(student: ModelScriptInput['student'], rounds: number) {
   const ws = tempNotesWorkspace();
   cleanups.push(ws.cleanup);
-  const spec = AgentSpec.parse({
-    format: 'steward/v1',
-    kind: 'agent',
-    id: 'masking-probe',
-    name: 'Masking probe',
-    instructions: 'Write in ${workspace}.',
-    task: 'Write the note.',
-    workspace: 'notes-sandbox',
-    servers: [{ id: 'fs', package: '@modelcontextprotocol/server-filesystem', args: ['${workspace}'], tools: ['write_file', 'list_directory'] }],
-    tool_effects: { 'fs/write_file': { effect: 'reversible_write', sensitive_arguments: ['content'] } },
-    supervision: { phase: 2 },
-  });
+  const spec = maskingProbeSpec();
   const teacher = [...Array.from({ length: rounds - 1 }, () => replaceWith({ decision_type: 'present_result', content: 'noted' })), replaceWith({ decision_type: 'complete', output: 'done' })];
   const script = ModelScript.parse({ latency_ms: 0, student, teacher });
   // The double at the model boundary: records every prompt, answers from the replay script.

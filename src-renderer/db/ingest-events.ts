@@ -1,8 +1,16 @@
 import type { RunEvent } from '@shared/contracts/events';
 import type { RunRow, StewardDb, WorkflowRunFacts } from './db';
 import { learningRowsForIngest } from './learning-examples';
-import { runWords } from './search-words';
+import { runWords, traceWords } from './search-words';
 import { keepPromotionCounts, promotionTables } from './promotion-counts';
+
+export interface IngestOptions {
+  /**
+   * The caller knows none of these events is stored yet (a journal frame past this database's
+   * cursor): they are not read back first. Without it every id is checked (a replay stores nothing twice).
+   */
+  fresh?: boolean;
+}
 
 export interface IngestResult {
   /** Every id in the batch: all of them are durably stored once this resolves, so ack them all. */
@@ -17,18 +25,22 @@ export interface IngestResult {
  * update is idempotent. Learning examples are distilled in the same transaction (keyed by event
  * id, so idempotent too). Resolves after commit; only then may the caller acknowledge the ids.
  */
-export async function ingestEvents(db: StewardDb, events: readonly RunEvent[]): Promise<IngestResult> {
+export async function ingestEvents(db: StewardDb, events: readonly RunEvent[], options: IngestOptions = {}): Promise<IngestResult> {
   const unique = [...new Map(events.map((e) => [e.id, e])).values()];
   if (unique.length === 0) return { ids: [], fresh: 0 };
   const ids = unique.map((e) => e.id);
 
   return db.transaction('rw', [db.events, db.runs, db.learning_examples, ...promotionTables(db)], async () => {
-    const before = await db.events.bulkGet(ids);
-    const isFresh = new Set(ids.filter((_, i) => before[i] === undefined));
+    const before = options.fresh ? [] : await db.events.bulkGet(ids);
+    const isFresh = new Set(options.fresh ? ids : ids.filter((_, i) => before[i] === undefined));
     await db.events.bulkPut(unique);
 
     const byRun = new Map<string, RunEvent[]>();
-    for (const e of unique) byRun.set(e.run_id, [...(byRun.get(e.run_id) ?? []), e]);
+    for (const e of unique) {
+      const runBatch = byRun.get(e.run_id);
+      if (runBatch) runBatch.push(e);
+      else byRun.set(e.run_id, [e]);
+    }
 
     const runIds = [...byRun.keys()];
     const rows = await db.runs.bulkGet(runIds);
@@ -46,8 +58,10 @@ export async function ingestEvents(db: StewardDb, events: readonly RunEvent[]): 
     const examples = await learningRowsForIngest(db, unique, (runId) => specOf.get(runId));
     if (examples.length > 0) await db.learning_examples.bulkPut(examples);
     // A run's start arriving after its examples (it should not, but a replay may reorder) fills in their workflow.
+    // Only a run stored before this batch can have examples stored before it (every batch writes its runs' rows).
+    const storedBefore = new Set(rows.flatMap((row) => (row ? [row.run_id] : [])));
     for (const e of unique) {
-      if (e.type === 'run.started') {
+      if (e.type === 'run.started' && storedBefore.has(e.run_id)) {
         await db.learning_examples.where('run_id').equals(e.run_id).modify((ex) => {
           if (ex.spec_id === undefined) ex.spec_id = e.spec_id;
         });
@@ -123,8 +137,11 @@ export function summarize(row: RunRow | undefined, events: readonly RunEvent[], 
         break;
     }
   }
-  const done = next.workflow ? withWorkflowStatus(next) : next;
-  // Rewritten with every change: text search's index is always the row's own task, output, message, workflow and models.
+  const status = next.workflow ? withWorkflowStatus(next) : next;
+  const trace_words = traceWords(row?.trace_words, events);
+  const done = trace_words ? { ...status, trace_words } : status;
+  // Rewritten with every change: text search's index is always the row's own task, output, message, workflow and
+  // models, then the words of its trace (explanations, arguments) read so far.
   return { ...done, words: runWords(done) };
 }
 
