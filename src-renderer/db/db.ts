@@ -10,7 +10,7 @@ import type { InvocationStatus } from '@shared/workflow/invocation';
 import type { ToolEffect } from '@shared/contracts/tool-effect';
 import type { PrivacyPolicy } from '@shared/policy/privacy';
 import { backfillLearningExamples } from './learning-examples';
-import { runWords } from './search-words';
+import { runWords, type TraceWord } from './search-words';
 import { backfillPromotionCounts, PROMOTION_ORDER, PROMOTION_RANK, PROMOTION_RUN, type PromotionOutcomeRow, type PromotionRoundRow, type PromotionRunRow } from './promotion-counts';
 
 /** A workflow's chosen profile version per kind (versions are immutable, so a choice is exact). */
@@ -68,6 +68,8 @@ export interface RunRow {
   workflow?: WorkflowRunFacts;
   /** Text search's words (search-words.ts: runWords), rewritten with the row; a multi-entry index since v4. */
   words?: string[];
+  /** The words of the run's trace read so far, each with where it was first said (search-words.ts: traceWords, capped); part of `words`, not indexed itself. */
+  trace_words?: TraceWord[];
 }
 
 /** What the runs list shows of a workflow run, kept idempotent: each value is the latest by sequence. */
