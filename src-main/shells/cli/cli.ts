@@ -1,8 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { RunEvent } from '@shared/contracts/events';
-import { RUN_STATUS_LABELS } from '@shared/contracts/events';
 import { RegistryId } from '@shared/contracts/host-registry';
 import { modelLabel } from '@shared/contracts/model';
 import { PHASE_LABELS } from '@shared/contracts/spec';
@@ -12,6 +10,7 @@ import { createKeychainStore } from '../../credentials/keychain-store';
 import type { ConfirmTool } from '../../engine/boundary-actors';
 import { runAgent } from '../../engine/run-agent';
 import { credentialsCommand } from './credentials-command';
+import { replayCommand } from './replay-command';
 import { learningCommand } from './learning-command';
 import { traceCommand } from './otlp-command';
 import { openFileLedger } from '../../mcp/idempotency-ledger';
@@ -19,8 +18,7 @@ import { loadDocumentFile } from '../../workflow/load-workflow';
 import { SpecError } from '../../spec/spec-errors';
 import { defaultDataDir } from '../../util/data-dir';
 import { APP_VERSION } from '../../version';
-import { formatModelRetry, formatRound } from './format-round';
-import { formatScsEvent, formatScsStatus } from './format-scs';
+import { agentRunPrinter, stripSetup } from './agent-run-output';
 import { ScsMode } from '@shared/scs/contracts';
 import { openTraceWriter } from './trace-writer';
 import { validateSpecFile } from './validate-spec';
@@ -48,6 +46,7 @@ const USAGE = `Usage:
                    [--scs on|off|auto] [--allow-host HOST]... [--data-dir DIR]
                    [--input KEY=VALUE]... [--inputs FILE.json]
   steward validate FILE
+  steward replay TRACE.jsonl|RUN_ID [--live] [--json] [--spec FILE] [--data-dir DIR]
   steward workflows list [--json] | import FILE [--as ID] [--replace] | export ID [FILE] | delete ID
                    [--data-dir DIR]
   steward credentials set NAME | list | delete NAME
@@ -72,6 +71,8 @@ const USAGE = `Usage:
                --scs         Student·Committee·Supervisor gates: a committee plans each phase,
                              the student monitors, the supervisor executes (auto: risky work only)
   validate     check a spec: schema, script, servers start, allowlisted tools exist
+  replay       run a recorded run again on its recorded model answers (a dry run unless --live)
+               and list the rounds whose decisions differ (steward replay --help)
   workflows    the workflows stored in the data folder, the same ones the app shows: list them,
                import a file the app exported (--as ID stores it under another id, --replace
                overwrites), export one (stdout without FILE), delete one
@@ -91,6 +92,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return await runCommand(rest, io);
       case 'validate':
         return await validateCommand(rest, io);
+      case 'replay':
+        return await replayCommand(rest, io);
       case 'learning':
         return await learningCommand(rest, io);
       case 'trace':
@@ -179,19 +182,8 @@ async function runCommand(args: string[], io: CliIo): Promise<number> {
       : 'supervision off';
     io.stdout(`steward · ${spec.name} · student=${modelLabel(spec.models.student)} teacher=${modelLabel(spec.models.teacher)} · ${supervision}\n`);
   }
-  // A run that ends with its last round's failure (a model that cannot be used) says it once.
-  let lastRoundMessage: string | undefined;
-  const onEvent = (event: RunEvent) => {
-    trace?.(event);
-    if (json) return;
-    if (event.type === 'round.completed') {
-      io.stdout(`${formatRound(event.record)}\n`);
-      lastRoundMessage = event.record.message;
-    }
-    if (event.type === 'model.retry') io.stdout(`${formatModelRetry(event)}\n`);
-    const scsLine = formatScsEvent(event);
-    if (scsLine) io.stdout(`  ${scsLine}\n`);
-  };
+  const printer = agentRunPrinter(io, json, trace);
+  const onEvent = printer.onEvent;
   const result = await runAgent({
     spec,
     specDir: loaded.specDir,
@@ -216,13 +208,7 @@ async function runCommand(args: string[], io: CliIo): Promise<number> {
   if (json) {
     io.stdout(`${JSON.stringify(stripSetup(result), null, 2)}\n`);
   } else {
-    const tools = result.executions.length;
-    io.stdout(`${RUN_STATUS_LABELS[result.status].toLowerCase()} · ${result.rounds.length} round(s) · ${tools} tool call(s)${result.message && result.message !== lastRoundMessage ? ` · ${result.message}` : ''}\n`);
-    if (result.scs) io.stdout(`${formatScsStatus(result.scs)}\n`);
-    if (result.output) io.stdout(`${result.output}\n`);
-    if (result.status === 'waiting') {
-      io.stdout('the run waits for a person; the command line cannot resume it: run it in the app, or set supervision.on_escalate to teacher_takeover\n');
-    }
+    printer.summary(result);
   }
   return result.status === 'completed' ? EXIT.ok : EXIT.runNotCompleted;
 }
@@ -247,19 +233,13 @@ function withScs(spec: AgentSpec, mode: string | undefined): AgentSpec {
  * Tools that need the user's confirmation: --yes approves, --no-confirm declines, a terminal asks;
  * with nobody to ask (a pipe, CI, --json) the answer is "unavailable" and the call is blocked.
  */
-function confirmPolicy(yes: boolean, no: boolean, io: CliIo, json: boolean): ConfirmTool {
+export function confirmPolicy(yes: boolean, no: boolean, io: CliIo, json: boolean): ConfirmTool {
   if (yes) return async () => 'granted';
   if (no) return async () => 'denied';
   const ask = io.ask;
   if (!ask || json) return async () => 'unavailable';
   return async ({ server, tool, arguments: args }) =>
     (await ask(`Allow ${server}/${tool} ${JSON.stringify(args).slice(0, 200)}?`)) ? 'granted' : 'denied';
-}
-
-/** The printed result: no setup flag and no checkpoint (it is host-side state, with raw arguments). */
-function stripSetup<T extends { setup_error?: string; checkpoint?: unknown }>(result: T): Omit<T, 'setup_error' | 'checkpoint'> {
-  const { setup_error: _setup, checkpoint: _checkpoint, ...rest } = result;
-  return rest;
 }
 
 async function validateCommand(args: string[], io: CliIo): Promise<number> {

@@ -1,0 +1,41 @@
+import { RUN_STATUS_LABELS, type RunEvent } from '@shared/contracts/events';
+import type { AgentRun } from '../../engine/run-agent';
+import { formatModelRetry, formatRound } from './format-round';
+import { formatScsEvent, formatScsStatus } from './format-scs';
+import type { CliIo } from './cli';
+
+/**
+ * What `steward run` prints while an agent run goes (each round, retries, SCS steps) and once it
+ * ended; `steward replay` prints its run the same way. Nothing while `json` (one object at the end).
+ */
+export function agentRunPrinter(io: Pick<CliIo, 'stdout'>, json: boolean, trace?: (event: RunEvent) => void) {
+  // A run that ends with its last round's failure (a model that cannot be used) says it once.
+  let lastRoundMessage: string | undefined;
+  const onEvent = (event: RunEvent) => {
+    trace?.(event);
+    if (json) return;
+    if (event.type === 'round.completed') {
+      io.stdout(`${formatRound(event.record)}\n`);
+      lastRoundMessage = event.record.message;
+    }
+    if (event.type === 'model.retry') io.stdout(`${formatModelRetry(event)}\n`);
+    const scsLine = formatScsEvent(event);
+    if (scsLine) io.stdout(`  ${scsLine}\n`);
+  };
+  const summary = (result: AgentRun) => {
+    const tools = result.executions.length;
+    io.stdout(`${RUN_STATUS_LABELS[result.status].toLowerCase()} · ${result.rounds.length} round(s) · ${tools} tool call(s)${result.message && result.message !== lastRoundMessage ? ` · ${result.message}` : ''}\n`);
+    if (result.scs) io.stdout(`${formatScsStatus(result.scs)}\n`);
+    if (result.output) io.stdout(`${result.output}\n`);
+    if (result.status === 'waiting') {
+      io.stdout('the run waits for a person; the command line cannot resume it: run it in the app, or set supervision.on_escalate to teacher_takeover\n');
+    }
+  };
+  return { onEvent, summary };
+}
+
+/** The printed result: no setup flag and no checkpoint (it is host-side state, with raw arguments). */
+export function stripSetup<T extends { setup_error?: string; checkpoint?: unknown }>(result: T): Omit<T, 'setup_error' | 'checkpoint'> {
+  const { setup_error: _setup, checkpoint: _checkpoint, ...rest } = result;
+  return rest;
+}
