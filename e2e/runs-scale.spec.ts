@@ -147,4 +147,19 @@ test('a 2,000-event trace: fewer than 200 events in the page, a cited event open
   await expect(other.locator('pre')).toBeVisible();
   await other.locator('summary').click();
   await expect(other.locator('pre')).toHaveCount(0);
+
+  // The tree's keys: Enter closes the cited event's JSON; ArrowLeft goes up to the span holding it, again closes
+  // that span (its events leave the page), Enter opens it again.
+  await page.locator(`[role=treeitem]:has(> [data-testid=trace-event][data-seq="${cited}"])`).focus();
+  await page.keyboard.press('Enter');
+  await expect(event.locator('pre')).toHaveCount(0);
+  await page.keyboard.press('ArrowLeft');
+  const span = page.locator('[role=treeitem]:focus');
+  await expect(span).toHaveAttribute('aria-expanded', 'true');
+  await page.keyboard.press('ArrowLeft');
+  await expect(span).toHaveAttribute('aria-expanded', 'false');
+  await expect(event).toHaveCount(0);
+  await page.keyboard.press('Enter');
+  await expect(event).toBeVisible();
+  await shot(page, 'runs-scale-03-trace-keys', false);
 });

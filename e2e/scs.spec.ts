@@ -174,6 +174,10 @@ test('the SCS demo: the panel shows On; the run shows the phase gates beside its
   await page.evaluate((h) => (window.location.hash = h), `#/runs/${runId}/trace/${approved?.seq}`);
   await expect(page.locator(`[data-testid=trace-event][data-seq="${approved?.seq}"]`)).toHaveAttribute('open', '');
   await expect(page.locator(`[data-testid=trace-event][data-seq="${approved?.seq}"]`)).toContainText('Reads before writing');
+  // The trace nests it in its SCS phase, the phase's rounds beside it.
+  await expect(page.locator(`[role=treeitem]:has(> [data-testid=trace-event][data-seq="${approved?.seq}"])`)).toHaveAttribute('aria-level', '2');
+  await expect(page.locator('[data-testid=trace-span][data-layer=phase]')).toContainText('Phase 1');
+  await shot(page, '35b-scs-trace', false);
   await page.evaluate((h) => (window.location.hash = h), `#/runs/${runId}`);
   await expect(timeline).toBeVisible();
   const summary = readFileSync(join(sandbox(), 'summary.md'), 'utf8');

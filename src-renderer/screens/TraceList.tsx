@@ -136,9 +136,8 @@ function TraceRows({
               aria-expanded={row.expanded}
               aria-label={node.kind === 'span' ? `${node.label}${node.detail ? `, ${node.detail}` : ''}, ${plural(node.events, 'event')}` : `#${node.event.seq} ${node.event.type}`}
               tabIndex={node.id === tabStop ? 0 : -1}
-              onFocus={(ev) => {
-                if (ev.target === ev.currentTarget) setActive(node.id);
-              }}
+              // A click focuses the row's summary: the keys go on from the row it is in.
+              onFocus={() => setActive(node.id)}
               style={{ position: 'absolute', top: 0, left: 0, width: '100%', transform: `translateY(${item.start - scrollMargin}px)` }}
             >
               {node.kind === 'span' ? (
@@ -192,14 +191,16 @@ function EventRow({ row, node, open, focused, tree, span_ms, onToggle }: { row: 
         <span className="trace__name" style={{ paddingLeft: (row.level - 1) * INDENT_PX }}>
           <span className="trace__seq">#{e.seq}</span>
           <code className="trace__type">{e.type}</code>
-          {'round' in e && typeof e.round === 'number' && <span className="muted">round {e.round + 1}</span>}
           {call && (
             <span className="trace__usage muted" data-testid="trace-call">
               {call}
             </span>
           )}
           {e.type === 'tool.executed' && <span className="trace__usage muted">{formatMs(Math.round(e.execution.duration_ms))}</span>}
-          <span className="trace__time muted">{formatTime(e.ts)}</span>
+          {/* Its place on the run's time axis (the waterfall's), the clock time on hover. */}
+          <span className="trace__time muted" title={formatTime(e.ts)}>
+            +{formatMs(Math.max(0, Math.round(node.end - tree.start)))}
+          </span>
         </span>
         <Bar node={node} tree={tree} span_ms={span_ms} />
       </summary>
@@ -215,7 +216,7 @@ function Bar({ node, tree, span_ms }: { node: TraceNode; tree: TraceTree; span_m
   return (
     <span className="trace__track" aria-hidden="true">
       <span
-        className={`trace__bar trace__bar--${node.layer} ${node.end === node.start ? 'trace__bar--instant' : ''}`}
+        className={`trace__bar trace__bar--${node.kind === 'span' && node.layer === 'step' ? node.label : node.layer} ${node.end === node.start ? 'trace__bar--instant' : ''}`}
         style={{ left: `${Math.min(Math.max(left, 0), 100)}%`, width: `${Math.min(width, 100)}%` }}
         title={`+${formatMs(Math.round(node.start - tree.start))}${node.end > node.start ? ` · ${formatMs(Math.round(node.end - node.start))}` : ''}`}
       />
