@@ -8,6 +8,7 @@ import { createMemoryLedger } from '../mcp/idempotency-ledger';
 import { resolveProvider } from '../providers/resolve-provider';
 import { startFakeOpenAI } from '../../test-support/fake-openai';
 import { tempNotesWorkspace } from '../../test-support/workspace';
+import { exportEvents } from '../otlp/export-otlp';
 import { runAgent } from './run-agent';
 
 const cleanups: Array<() => unknown> = [];
@@ -133,25 +134,7 @@ describe('the privacy log: every model call, who saw which data, never the data'
   }, 60_000);
 
   it("a model on another host is logged by host name only: not the address's path or query", async () => {
-    const s = setup({
-      servers: [],
-      models: {
-        student: { provider: 'script' },
-        teacher: { provider: 'openai_compatible', base_url: 'https://api.example.com/v1/deployments/notes-2026?api-version=2024-06-01', model: 'big' },
-      },
-    });
-    const script = ModelScript.parse({ latency_ms: 0, student: [complete], teacher: [accept] });
-    const events: RunEvent[] = [];
-    const result = await runAgent({
-      spec: s.spec,
-      specDir: s.ws.dir,
-      workspace: s.ws.workspace,
-      ledger: createMemoryLedger(),
-      onEvent: (e) => events.push(e),
-      privacy: { allowed_hosts: ['api.example.com'] },
-      // The replay double stands in at the model boundary: nothing goes to example.com.
-      providers: { student: resolveProvider({ provider: 'script' }, 'student', { script }), teacher: resolveProvider({ provider: 'script' }, 'teacher', { script }) },
-    });
+    const { result, events } = await runWithRemoteTeacher('https://api.example.com/v1/deployments/notes-2026?api-version=2024-06-01');
     expect(result.status, result.message).toBe('completed');
     const teacher = calls(events).find((c) => c.caller === 'teacher');
     expect(teacher).toMatchObject({ purpose: 'review', model: 'api.example.com:big', local: false, host: 'api.example.com' });
@@ -160,3 +143,50 @@ describe('the privacy log: every model call, who saw which data, never the data'
     expect(text).not.toContain('api-version');
   }, 60_000);
 });
+
+/** A phase-2 run whose teacher is a model on api.example.com (allowed); the replay double answers for it at the model boundary. */
+async function runWithRemoteTeacher(baseUrl: string) {
+  const s = setup({ servers: [], models: { student: { provider: 'script' }, teacher: { provider: 'openai_compatible', base_url: baseUrl, model: 'big' } } });
+  const script = ModelScript.parse({ latency_ms: 0, student: [complete], teacher: [accept] });
+  const events: RunEvent[] = [];
+  const result = await runAgent({
+    spec: s.spec,
+    specDir: s.ws.dir,
+    workspace: s.ws.workspace,
+    ledger: createMemoryLedger(),
+    onEvent: (e) => events.push(e),
+    privacy: { allowed_hosts: ['api.example.com'] },
+    providers: { student: resolveProvider({ provider: 'script' }, 'student', { script }), teacher: resolveProvider({ provider: 'script' }, 'teacher', { script }) },
+  });
+  return { result, events };
+}
+
+describe('the privacy log in the OTLP export', () => {
+  it("each chat span carries its call's record: the categories sent, the bytes, local or not, the host as server.address; never a planted value", async () => {
+    const { events } = await runWithRemoteTeacher('https://api.example.com/v1');
+    const request = JSON.parse(new TextDecoder().decode(exportEvents(events).body)) as OtlpJson;
+    const chats = request.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((x) => x.spans)).filter((span) => span.name.startsWith('chat '));
+    const attrs = (span: OtlpJson['resourceSpans'][number]['scopeSpans'][number]['spans'][number]) =>
+      Object.fromEntries(span.attributes.map((a) => [a.key, a.value.stringValue ?? a.value.boolValue ?? a.value.intValue ?? a.value.arrayValue?.values.map((v) => v.stringValue)]));
+    const logged = calls(events);
+    expect(chats.map((span) => attrs(span))).toEqual([
+      expect.objectContaining({ 'steward.role': 'student', 'steward.privacy.local': true, 'steward.privacy.data': ['instructions', 'task'], 'steward.request.bytes': logged[0]?.bytes }),
+      expect.objectContaining({
+        'steward.role': 'teacher',
+        'server.address': 'api.example.com',
+        'steward.privacy.local': false,
+        'steward.privacy.data': ['instructions', 'task', 'candidate', 'validation'],
+        'steward.request.bytes': logged[1]?.bytes,
+      }),
+    ]);
+    expect(JSON.stringify(request)).not.toContain(PLANTED);
+  }, 60_000);
+});
+
+interface OtlpJson {
+  resourceSpans: Array<{
+    scopeSpans: Array<{
+      spans: Array<{ name: string; attributes: Array<{ key: string; value: { stringValue?: string; boolValue?: boolean; intValue?: number | string; arrayValue?: { values: Array<{ stringValue?: string }> } } }> }>;
+    }>;
+  }>;
+}

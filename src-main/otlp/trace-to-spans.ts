@@ -52,6 +52,8 @@ class RunMapper {
   private readonly agents = new Map<string, AgentScope>();
   private readonly nodes = new Map<string, SpanRecord>();
   private readonly nodeKinds = new Map<string, string>();
+  /** The privacy log's record of the call a chat span is about to close (the last attempt), by agent, caller and purpose. */
+  private readonly calls = new Map<string, RunEventOf<'model.called'>>();
   private readonly open = new Set<SpanRecord>();
   private lastMs = 0;
 
@@ -112,6 +114,7 @@ class RunMapper {
           return;
         }
         const chat = this.chat(agent, agent.proposer, event.reply, agent.span, ms, event.seq);
+        this.privacy(chat, event, agent.proposer, 'propose');
         chat.attributes['steward.attempt'] = event.attempt ?? 0;
         const type = (event.parsed.raw as { decision_type?: unknown } | null | undefined)?.decision_type;
         if (typeof type === 'string') chat.attributes['steward.decision_type'] = type;
@@ -137,6 +140,7 @@ class RunMapper {
         const parent = agent.review ?? agent.span;
         const { attempt } = event;
         const chat = this.chat(agent, 'teacher', attempt.reply, parent, ms, event.seq);
+        this.privacy(chat, event, 'teacher', 'review');
         chat.attributes['steward.attempt'] = attempt.attempt;
         if (attempt.verdict) chat.attributes['steward.verdict'] = attempt.verdict.verdict;
         if (!attempt.usable) chat.status = { code: 'error', message: attempt.problem ?? 'the verdict could not be used' };
@@ -161,6 +165,12 @@ class RunMapper {
       case 'tool.executed':
         this.tool(event, ms);
         return;
+      case 'model.called': {
+        this.calls.set(`${agentKey(event)}|${event.caller}|${event.purpose}`, event);
+        const agent = this.agentOf(event);
+        if (agent) agent.cursorMs = ms;
+        return;
+      }
       case 'model.retry':
         this.note(event, ms, 'steward.model.retry', {
           'steward.role': event.role,
@@ -297,6 +307,24 @@ class RunMapper {
     const span = this.agentOf(event)?.span ?? this.root;
     const record: SpanEventRecord = { name, timeMs: ms, attributes };
     span?.events.push(record);
+  }
+
+  /** What the privacy log says the call sent: categories and bytes, never content (DESIGN.md §4). */
+  private privacy(chat: SpanRecord, event: { invocation_id?: string }, caller: 'student' | 'teacher', purpose: 'propose' | 'review'): void {
+    const key = `${agentKey(event)}|${caller}|${purpose}`;
+    const call = this.calls.get(key);
+    if (!call) return;
+    this.calls.delete(key);
+    chat.attributes['steward.privacy.data'] = [...call.data];
+    chat.attributes['steward.privacy.local'] = call.local;
+    chat.attributes['steward.request.bytes'] = call.bytes;
+    if (call.attempt > 1) chat.attributes['steward.request.attempts'] = call.attempt;
+    // Where the prompt went, as the host sent it (the reply's label may not name the server).
+    if (call.host !== undefined) {
+      const port = /^(.*):(\d+)$/.exec(call.host);
+      chat.attributes['server.address'] = port ? port[1]! : call.host;
+      if (port) chat.attributes['server.port'] = Number(port[2]);
+    }
   }
 
   private agentOf(event: { invocation_id?: string }): AgentScope | undefined {

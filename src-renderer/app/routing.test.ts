@@ -33,6 +33,12 @@ describe('hash routes', () => {
     expect(routeHref({ name: 'run', runId: 'run-abc', tab: 'nodes', node: 'a b/c' })).toBe('#/runs/run-abc/nodes/a%20b%2Fc');
   });
 
+  it("opens a run's privacy log at #/runs/RUN/privacy", () => {
+    const route: Route = { name: 'run', runId: 'run abc', tab: 'privacy' };
+    expect(routeHref(route)).toBe('#/runs/run%20abc/privacy');
+    expect(parseRoute(routeHref(route))).toEqual(route);
+  });
+
   it('opens what waits for you across all runs at #/interventions', () => {
     expect(parseRoute('#/interventions')).toEqual({ name: 'interventions' });
     expect(routeHref({ name: 'interventions' })).toBe('#/interventions');

@@ -13,7 +13,7 @@ export type Route =
    * `event`: on the trace tab, the event (by sequence number) to open and scroll to. `node`: on a
    * workflow run's nodes tab, the node (by id) whose invocations to open (`#/runs/RUN/nodes/NODE`).
    */
-  | { name: 'run'; runId: string; tab: 'rounds' | 'trace' | 'nodes'; event?: number; node?: string }
+  | { name: 'run'; runId: string; tab: 'rounds' | 'trace' | 'nodes' | 'privacy'; event?: number; node?: string }
   | { name: 'learning' }
   /** Every question waiting for a person, across all runs. */
   | { name: 'interventions' }
@@ -25,6 +25,7 @@ export function parseRoute(hash: string): Route {
   const [section, id, tab, event] = path;
   if (section === 'runs' && id && tab === 'trace' && event !== undefined && /^\d+$/.test(event)) return { name: 'run', runId: id, tab: 'trace', event: Number(event) };
   if (section === 'runs' && id && tab === 'nodes') return { name: 'run', runId: id, tab: 'nodes', ...(event !== undefined ? { node: event } : {}) };
+  if (section === 'runs' && id && tab === 'privacy') return { name: 'run', runId: id, tab: 'privacy' };
   if (section === 'runs' && id) return { name: 'run', runId: id, tab: tab === 'trace' ? 'trace' : 'rounds' };
   if (section === 'runs') return { name: 'runs' };
   if (section === 'workflows' && id === 'new' && tab === undefined) return { name: 'workflow-new' };
@@ -50,6 +51,7 @@ export function routeHref(route: Route): string {
     case 'runs':
       return '#/runs';
     case 'run':
+      if (route.tab === 'privacy') return `#/runs/${encodeURIComponent(route.runId)}/privacy`;
       if (route.tab === 'nodes') return `#/runs/${encodeURIComponent(route.runId)}/nodes${route.node !== undefined ? `/${encodeURIComponent(route.node)}` : ''}`;
       return `#/runs/${encodeURIComponent(route.runId)}${route.tab === 'trace' ? `/trace${route.event !== undefined ? `/${route.event}` : ''}` : ''}`;
     case 'learning':

@@ -24,6 +24,10 @@ import { workflowStartOf } from '../db/derive-invocations';
 import { NodesPanel } from './run/NodesPanel';
 import { ValuesList } from './run/ValueView';
 import { ExportOtlpButton } from './run/ExportOtlpButton';
+import { SendOtlpButton } from './run/SendOtlpButton';
+import { ReplayButton } from './run/ReplayButton';
+import { DifferencesPanel } from './run/DifferencesPanel';
+import { PrivacyPanel } from './privacy/PrivacyPanel';
 
 const NO_EVENTS: RunEvent[] = [];
 
@@ -67,6 +71,8 @@ function RunHeader({ run, facts, scs, usage }: { run: RunRow; facts: RunFacts; s
           </a>
         )}
         <ExportOtlpButton runId={run.run_id} />
+        <SendOtlpButton runId={run.run_id} />
+        {!run.workflow && run.status !== 'running' && run.status !== 'waiting' && <ReplayButton runId={run.run_id} workflowId={run.workflow_id} />}
         {(run.status === 'running' || run.status === 'waiting') && (
           <button type="button" className="button button--danger" data-testid="cancel-button" onClick={() => void cancel()} disabled={cancelling || connection !== 'open'}>
             {cancelling ? 'Cancelling…' : 'Cancel run'}
@@ -86,6 +92,16 @@ function RunHeader({ run, facts, scs, usage }: { run: RunRow; facts: RunFacts; s
             <code>{run.models.teacher}</code>
           </dd>
         </div>
+        {facts.started?.replay_of && (
+          <div>
+            <dt>Replay of</dt>
+            <dd data-testid="replay-of">
+              <a href={routeHref({ name: 'run', runId: facts.started.replay_of, tab: 'rounds' })} title={facts.started.replay_of}>
+                run {facts.started.replay_of.slice(0, 8)}
+              </a>
+            </dd>
+          </div>
+        )}
         <div>
           <dt>Supervision</dt>
           <dd data-testid="run-supervision">{run.supervision_enabled ? 'On' : 'Off'}</dd>
@@ -355,7 +371,7 @@ function WorkflowRunBody({ runId, run, events, focusNode }: { runId: string; run
   );
 }
 
-export function RunScreen({ runId, tab, focusEvent }: { runId: string; tab: 'rounds' | 'trace' | 'nodes'; focusEvent?: number }) {
+export function RunScreen({ runId, tab, focusEvent }: { runId: string; tab: 'rounds' | 'trace' | 'nodes' | 'privacy'; focusEvent?: number }) {
   const { db } = useHost();
   // `#/runs/RUN/nodes/NODE` (the editor's link to a clicked node): read here, so App passes only the tab.
   const route = useRoute();
@@ -369,6 +385,7 @@ export function RunScreen({ runId, tab, focusEvent }: { runId: string; tab: 'rou
   // The run's own SCS gates: an agent node's are its own (its events carry an invocation_id).
   const scs = useMemo(() => deriveScsTimeline(isWorkflow ? events.filter((e) => e.invocation_id === undefined) : events), [events, isWorkflow]);
   const roundCount = useMemo(() => new Set(events.flatMap((e) => ('round' in e ? [e.round] : []))).size, [events]);
+  const modelCalls = useMemo(() => events.reduce((n, e) => n + (e.type === 'model.called' ? 1 : 0), 0), [events]);
   const invocationCount = useMemo(() => new Set(events.flatMap((e) => (e.type === 'node.invocation' && e.invocation_id !== undefined ? [e.invocation_id] : []))).size, [events]);
 
   return (
@@ -395,25 +412,33 @@ export function RunScreen({ runId, tab, focusEvent }: { runId: string; tab: 'rou
 
       <div className="tabs" role="tablist" aria-label="Run views">
         {isWorkflow ? (
-          <a role="tab" aria-selected={tab !== 'trace'} className="tab" href={routeHref({ name: 'run', runId, tab: 'nodes' })} data-testid="nodes-tab">
+          <a role="tab" aria-selected={tab === 'nodes' || tab === 'rounds'} className="tab" href={routeHref({ name: 'run', runId, tab: 'nodes' })} data-testid="nodes-tab">
             Nodes <span className="tab__count">{invocationCount}</span>
           </a>
         ) : (
-          <a role="tab" aria-selected={tab !== 'trace'} className="tab" href={routeHref({ name: 'run', runId, tab: 'rounds' })}>
+          <a role="tab" aria-selected={tab === 'rounds'} className="tab" href={routeHref({ name: 'run', runId, tab: 'rounds' })}>
             Rounds <span className="tab__count">{roundCount}</span>
           </a>
         )}
         <a role="tab" aria-selected={tab === 'trace'} className="tab" href={routeHref({ name: 'run', runId, tab: 'trace' })} data-testid="trace-tab">
           Trace <span className="tab__count">{events.length}</span>
         </a>
+        <a role="tab" aria-selected={tab === 'privacy'} className="tab" href={routeHref({ name: 'run', runId, tab: 'privacy' })} data-testid="privacy-tab" title="Which model saw which data, call by call">
+          Privacy <span className="tab__count">{modelCalls}</span>
+        </a>
       </div>
 
-      {tab === 'trace' ? (
+      {tab === 'privacy' ? (
+        <PrivacyPanel events={events} />
+      ) : tab === 'trace' ? (
         <TraceList events={events} focusSeq={focusEvent} />
       ) : isWorkflow ? (
         <WorkflowRunBody runId={runId} run={run} events={events} focusNode={focusNode} />
       ) : (
-        <RunRounds runId={runId} run={run} events={events} />
+        <>
+          {facts.started?.replay_of && <DifferencesPanel replayOf={facts.started.replay_of} events={events} live={!run || run.status === 'running' || run.status === 'waiting'} />}
+          <RunRounds runId={runId} run={run} events={events} />
+        </>
       )}
     </div>
   );

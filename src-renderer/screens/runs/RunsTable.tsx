@@ -1,19 +1,16 @@
-import { useEffect, useRef } from 'react';
-import { useWindowVirtualizer } from '@tanstack/react-virtual';
+import { useEffect } from 'react';
 import { navigate, routeHref, type Route } from '../../app/routing';
 import type { RunRow } from '../../db/db';
 import { workflowRunSummary } from '../run/run-nodes';
 import { StatusBadge } from '../../components/Chip';
 import { formatDateTime, formatDuration } from '../../view/format';
-import { FIRST_FRAME_RECT, useDocumentOffset } from './use-document-offset';
+import { OVERSCAN, SpacerRow, useWindowRows } from './virtual-rows';
 
 /** A workflow run opens on its nodes, an agent run on its rounds. */
 function runRoute(run: RunRow): Route {
   return { name: 'run', runId: run.run_id, tab: run.workflow ? 'nodes' : 'rounds' };
 }
 
-/** Rows rendered beyond the visible ones on each side: the DOM holds about a screenful plus twice this. */
-const OVERSCAN = 12;
 const COLUMNS = 7;
 
 /**
@@ -21,17 +18,12 @@ const COLUMNS = 7;
  * above and below keep the scrollbar true. `onNearEnd` asks for the next page when the last loaded rows come into view.
  */
 export function RunsTable({ runs, onNearEnd }: { runs: readonly RunRow[]; onNearEnd: () => void }) {
-  const bodyRef = useRef<HTMLTableSectionElement>(null);
-  const scrollMargin = useDocumentOffset(bodyRef);
-  const virtualizer = useWindowVirtualizer({ count: runs.length, estimateSize: () => 45, overscan: OVERSCAN, scrollMargin, initialRect: FIRST_FRAME_RECT });
-  const items = virtualizer.getVirtualItems();
+  const { bodyRef, items, top, bottom, measure } = useWindowRows(runs.length, 45);
   const last = items.at(-1)?.index ?? -1;
   useEffect(() => {
     if (last >= runs.length - OVERSCAN) onNearEnd();
   }, [last, runs.length, onNearEnd]);
 
-  const top = items.length > 0 ? items[0]!.start - scrollMargin : 0;
-  const bottom = items.length > 0 ? virtualizer.getTotalSize() - (items.at(-1)!.end - scrollMargin) : 0;
   return (
     <div className="card table-wrap">
       <table className="table" data-testid="runs-list" aria-rowcount={runs.length + 1}>
@@ -53,17 +45,13 @@ export function RunsTable({ runs, onNearEnd }: { runs: readonly RunRow[]; onNear
           </tr>
         </thead>
         <tbody ref={bodyRef}>
-          {top > 0 && (
-            <tr aria-hidden="true" style={{ height: top }}>
-              <td colSpan={COLUMNS} style={{ padding: 0, border: 0 }} />
-            </tr>
-          )}
+          <SpacerRow height={top} columns={COLUMNS} />
           {items.map((item) => {
             const run = runs[item.index]!;
             return (
               <tr
                 key={run.run_id}
-                ref={virtualizer.measureElement}
+                ref={measure}
                 data-index={item.index}
                 aria-rowindex={item.index + 2}
                 className="table__row"
@@ -76,11 +64,7 @@ export function RunsTable({ runs, onNearEnd }: { runs: readonly RunRow[]; onNear
               </tr>
             );
           })}
-          {bottom > 0 && (
-            <tr aria-hidden="true" style={{ height: bottom }}>
-              <td colSpan={COLUMNS} style={{ padding: 0, border: 0 }} />
-            </tr>
-          )}
+          <SpacerRow height={bottom} columns={COLUMNS} />
         </tbody>
       </table>
     </div>

@@ -1,0 +1,61 @@
+import { renderToString } from 'react-dom/server';
+import { describe, expect, it } from 'vitest';
+import type { ModelCalled } from '@shared/contracts/model-call';
+import { eventLog, startRun, type EventLog } from '../../testing/event-fixtures';
+import { PrivacyPanel } from './PrivacyPanel';
+import { privacyLog } from './privacy-log';
+
+const local: Pick<ModelCalled, 'model' | 'provider' | 'local'> = { model: '127.0.0.1:11434:qwen3:4b', provider: 'ollama', local: true };
+const cloud: Pick<ModelCalled, 'model' | 'provider' | 'local' | 'host'> = { model: 'api.example.com:big', provider: 'openai_compatible', local: false, host: 'api.example.com' };
+
+function call(log: EventLog, place: Pick<ModelCalled, 'model' | 'provider' | 'local' | 'host'>, extra: Partial<ModelCalled> = {}) {
+  log.add({ type: 'model.called', caller: 'student', purpose: 'propose', data: ['instructions', 'task', 'offered_tools'], round: 0, bytes: 2048, attempt: 1, ...place, ...extra });
+}
+
+const count = (html: string, needle: string) => html.split(needle).length - 1;
+
+describe('the Privacy tab: the run\'s model calls, by where the data went', () => {
+  it('groups calls by model and place, the cloud first, with what each group saw in total and its bytes', () => {
+    const log = eventLog('privacy-run');
+    startRun(log);
+    call(log, local);
+    call(log, cloud, { caller: 'teacher', purpose: 'review', data: ['task', 'candidate', 'validation'], bytes: 1000 });
+    call(log, local, { round: 1, data: ['task', 'history', 'tool_results'], bytes: 3000 });
+    call(log, { model: 'replay', provider: 'script', local: true }, { caller: 'committee', purpose: 'plan', round: undefined, phase: 1, bytes: 500 });
+    const { groups, calls, remote } = privacyLog(log.events);
+    expect([calls, remote]).toEqual([4, 1]);
+    expect(groups.map((g) => [g.model, g.local, g.host, g.calls.length, g.bytes])).toEqual([
+      ['api.example.com:big', false, 'api.example.com', 1, 1000],
+      ['127.0.0.1:11434:qwen3:4b', true, undefined, 2, 5048],
+      ['replay', true, undefined, 1, 500],
+    ]);
+    expect(groups[1]?.data).toEqual(['instructions', 'task', 'offered_tools', 'history', 'tool_results']);
+
+    const html = renderToString(<PrivacyPanel events={log.events} />);
+    expect(count(html, 'data-testid="privacy-group"')).toBe(3);
+    expect(count(html, 'data-testid="privacy-call"')).toBe(4);
+    expect(html).toContain('☁ Cloud · api.example.com');
+    expect(html).toContain('4 model calls, 1 of them to another machine');
+    expect(html).toContain('SCS committee');
+    expect(html).toContain('tool results (workspace content)');
+  });
+
+  it('a run with 5,000 logged calls puts fewer than 200 rows in the page', () => {
+    const log = eventLog('privacy-long');
+    startRun(log);
+    for (let i = 0; i < 5_000; i++) call(log, i % 10 === 0 ? cloud : local, { round: Math.floor(i / 2) });
+    const html = renderToString(<PrivacyPanel events={log.events} />);
+    const rows = count(html, 'data-testid="privacy-call"') + count(html, 'data-testid="privacy-group"');
+    expect(rows).toBeGreaterThan(0);
+    expect(rows).toBeLessThan(200);
+  });
+
+  it('a trace from before calls were logged says so and shows what run.started declared', () => {
+    const log = eventLog('privacy-old');
+    startRun(log);
+    log.events[0] = { ...log.events[0]!, ...{ exposure: [{ role: 'student', model: 'replay', local: true, data: ['instructions', 'task'] }] } } as (typeof log.events)[number];
+    const html = renderToString(<PrivacyPanel events={log.events} />);
+    expect(html).toContain('No model call is logged for this run');
+    expect(html).toContain('instructions, task');
+  });
+});
