@@ -1,0 +1,74 @@
+import { useMemo } from 'react';
+import { useLiveQuery } from 'dexie-react-hooks';
+import type { RunEvent } from '@shared/contracts/events';
+import { compareDecisions, type RoundComparison } from '@shared/replay/compare-runs';
+import { describeDifference } from '@shared/replay/describe-difference';
+import { roundDecisions } from '@shared/replay/round-decisions';
+import { useHost } from '../../app/HostProvider';
+import { routeHref } from '../../app/routing';
+import { runEvents } from '../../db/db';
+import { Spinner } from '../../components/Icons';
+import { plural } from '../../view/format';
+
+/** Scrolls to a round of this run and focuses it (keyboard users land there). */
+function goToRound(round: number): void {
+  const card = document.querySelector<HTMLElement>(`[data-testid="round-card"][data-round="${round}"]`);
+  card?.scrollIntoView({ block: 'start' });
+  card?.focus({ preventScroll: true });
+}
+
+/**
+ * The rounds of a replay whose decisions differ from the recorded run's, each linking to its
+ * round (a round only the recorded run had links to that run). `rounds`: rounds in either run.
+ */
+export function DifferencesList({ differences, rounds, recordedRunId, live }: { differences: readonly RoundComparison[]; rounds: number; recordedRunId: string; live: boolean }) {
+  if (differences.length === 0) {
+    return (
+      <p className="muted" data-testid="differences-none">
+        {live ? `No difference so far: ${plural(rounds, 'round')} made the recorded decisions.` : `No differences: every round (${rounds}) made the recorded decisions.`}
+      </p>
+    );
+  }
+  return (
+    <ul className="plain-list" data-testid="differences-list">
+      {differences.map((c) => (
+        <li key={c.round} data-testid="difference" data-round={c.round} data-kind={c.kind}>
+          {c.kind === 'only_recorded' ? (
+            <a href={routeHref({ name: 'run', runId: recordedRunId, tab: 'rounds' })}>Round {c.round + 1}</a>
+          ) : (
+            <button type="button" className="link-button" onClick={() => goToRound(c.round)}>
+              Round {c.round + 1}
+            </button>
+          )}
+          : {describeDifference(c)}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** "Differences" on a replay's page: its decisions against the recorded run's, as both are stored here. */
+export function DifferencesPanel({ replayOf, events, live }: { replayOf: string; events: readonly RunEvent[]; live: boolean }) {
+  const { db } = useHost();
+  const recorded = useLiveQuery(() => runEvents(db, replayOf), [db, replayOf]);
+  const rounds = useMemo(() => (recorded ? compareDecisions(roundDecisions(recorded), roundDecisions(events)) : undefined), [recorded, events]);
+  const differences = rounds?.filter((c) => c.kind !== 'same');
+  return (
+    <section className="card run-setup" aria-label="Differences from the recorded run" data-testid="differences">
+      <h2 className="run-setup__heading">
+        Differences from the recorded run {differences && differences.length > 0 && <span className="muted">· {plural(differences.length, 'round')}</span>}
+      </h2>
+      {rounds === undefined ? (
+        <p className="muted">
+          <Spinner /> Reading the recorded run…
+        </p>
+      ) : recorded?.length === 0 ? (
+        <p className="muted" data-testid="differences-unknown">
+          The recorded run is not stored here (deleted, or from another data folder): nothing to compare with.
+        </p>
+      ) : (
+        <DifferencesList differences={differences ?? []} rounds={rounds.length} recordedRunId={replayOf} live={live} />
+      )}
+    </section>
+  );
+}
