@@ -8,7 +8,9 @@ import type { ClientFrame } from '../src-shared/contracts/host-api';
 import type { Host, HostSession } from '../src-main/composition/host-types';
 import { EventJournal } from '../src-main/events/event-journal';
 import { StewardDb } from '../src-renderer/db/db';
-import { createHostClient } from '../src-renderer/host/host-client';
+import { createHostClient, type HostClient } from '../src-renderer/host/host-client';
+import { runsJsonl } from '../src-renderer/screens/runs/runs-jsonl';
+import { importTraceFiles } from '../src-renderer/screens/runs/run-transfer';
 import { startHostSession } from '../src-renderer/host/host-session';
 import type { Transport, TransportSink } from '../src-renderer/host/transport';
 import { hostedEcho } from './hosted-workflows';
@@ -55,7 +57,7 @@ function pageDb(): StewardDb {
 }
 
 /** A page session of `db` on `host`; returns how to stop it (as a closed tab would). */
-function connect(host: Host, db: StewardDb, id: string): () => void {
+function connect(host: Host, db: StewardDb, id: string): (() => void) & { client: HostClient } {
   const client = createHostClient(inProcess(host, id));
   const session = startHostSession(client, db, { connection: () => undefined, info: () => undefined, providers: () => undefined, problem: () => undefined }, { providerPollMs: 60_000 });
   const stop = () => {
@@ -63,7 +65,7 @@ function connect(host: Host, db: StewardDb, id: string): () => void {
     client.close();
   };
   cleanups.push(stop);
-  return stop;
+  return Object.assign(stop, { client });
 }
 
 const open = (dataDir: string): Promise<Host> => openTestHost(dataDir, cleanups);
@@ -145,5 +147,33 @@ describe('a deleted run leaves every page', () => {
     connect(later, page, 'page-again');
     await expect.poll(() => runIds(page)).toEqual(['kept-run-0001']);
     expect(await page.events.where('run_id').equals('lean-run-0001').count()).toBe(0);
+  });
+
+  it('runs exported as JSONL from one app import into another: the host keeps them and its page shows them; a bad line imports nothing', async () => {
+    const from = await open(folder());
+    await call(from, 'workflows.save', { workflow: hostedEcho('echo') });
+    const runId = ((await call(from, 'workflows.run', { id: 'echo', inputs: { name: 'one' } })) as { run_id: string }).run_id;
+    const source = pageDb();
+    connect(from, source, 'source');
+    await expect.poll(async () => (await source.runs.get(runId))?.status, { timeout: 20_000 }).toBe('completed');
+    const text = await runsJsonl(source, [runId]);
+
+    const to = await open(folder());
+    const target = pageDb();
+    const page = connect(to, target, 'target');
+    await expect.poll(() => runIds(target)).toEqual([]);
+    const broken = text.split('\n');
+    broken[2] = '{"type":"round.started"}';
+    const refused = await importTraceFiles(page.client, [{ name: 'broken.jsonl', text: broken.join('\n') }]);
+    expect(refused).toMatchObject({ ok: false });
+    expect(refused.ok ? '' : refused.message).toMatch(/^broken\.jsonl, line 3: .*Nothing was imported\.$/);
+
+    const progress: Array<[number, number]> = [];
+    const outcome = await importTraceFiles(page.client, [{ name: 'runs.jsonl', text }], (done, total) => progress.push([done, total]));
+    const count = text.trimEnd().split('\n').length;
+    expect(outcome).toEqual({ ok: true, imported: count, skipped: 0, runs: 1 });
+    expect(progress.at(-1)).toEqual([1, 1]);
+    await expect.poll(async () => (await target.runs.get(runId))?.stored_events).toBe(count);
+    expect(await importTraceFiles(page.client, [{ name: 'runs.jsonl', text }])).toEqual({ ok: true, imported: 0, skipped: count, runs: 1 });
   });
 });

@@ -58,7 +58,7 @@ export const BUILTIN_PROFILES: readonly { id: string; profile: ProfileInput }[] 
   },
   {
     id: 'lean-trace',
-    profile: { kind: 'trace', name: 'Lean trace (30 days)', description: 'Tool results replaced by their size; runs older than 30 days offered for deletion.', trace: TraceSettings.parse({ include_tool_results: false, retention_days: 30 }) },
+    profile: { kind: 'trace', name: 'Lean trace (30 days)', description: 'Tool results replaced by their size; a run is deleted 30 days after it ended (from the host’s history and every browser).', trace: TraceSettings.parse({ include_tool_results: false, retention_days: 30 }) },
   },
   {
     id: 'record-all-learning',

@@ -1,9 +1,10 @@
-import { useCallback, useDeferredValue, useState } from 'react';
+import { useCallback, useDeferredValue, useMemo, useState } from 'react';
 import { useLiveQuery } from 'dexie-react-hooks';
 import { useHost } from '../app/HostProvider';
 import { routeHref } from '../app/routing';
 import { RunFilters } from './runs/RunFilters';
-import { RunsTable } from './runs/RunsTable';
+import { RunsTable, type RunSelection } from './runs/RunsTable';
+import { RunsActions } from './runs/RunsActions';
 import { NO_FILTER, isFiltered, type RunFilter } from './runs/run-filter';
 import { RUN_PAGE, queryRuns } from './runs/run-query';
 
@@ -19,6 +20,33 @@ export function RunsScreen() {
   const loaded = runs?.length ?? 0;
   const more = useCallback(() => setView((v) => (loaded >= v.limit ? { ...v, limit: v.limit + RUN_PAGE } : v)), [loaded]);
   const setFilter = (f: RunFilter) => setView({ filter: f, limit: RUN_PAGE });
+  // Checked runs, kept across filters and scrolling; a run that is gone (deleted anywhere) drops out.
+  const [checked, setChecked] = useState<ReadonlySet<string>>(new Set());
+  const present = useLiveQuery(async () => (checked.size === 0 ? [] : (await db.runs.bulkGet([...checked])).filter((r) => r !== undefined).map((r) => r.run_id)), [db, checked]);
+  const selected = useMemo(() => present ?? [], [present]);
+  const selection: RunSelection = useMemo(
+    () => ({
+      selected: new Set(selected),
+      toggle: (runId) =>
+        setChecked((prev) => {
+          const next = new Set(prev);
+          if (!next.delete(runId)) next.add(runId);
+          return next;
+        }),
+      toggleAll: () =>
+        setChecked((prev) => {
+          const shown = runs ?? [];
+          const all = shown.length > 0 && shown.every((r) => prev.has(r.run_id));
+          const next = new Set(prev);
+          for (const r of shown) {
+            if (all) next.delete(r.run_id);
+            else next.add(r.run_id);
+          }
+          return next;
+        }),
+    }),
+    [selected, runs],
+  );
 
   return (
     <div className="page">
@@ -28,13 +56,14 @@ export function RunsScreen() {
           <p className="page__subtitle">Every run’s trace is kept in this browser’s storage: what each model proposed, and what was actually done.</p>
         </div>
       </header>
+      <RunsActions selected={selected} onDeleted={() => setChecked(new Set())} />
       {total === undefined ? (
         <p className="muted">Loading…</p>
       ) : total === 0 ? (
         <div className="empty" data-testid="runs-empty">
           <h2>No runs yet</h2>
           <p>
-            Start one from <a href={routeHref({ name: 'workflows' })}>Workflows</a>.
+            Start one from <a href={routeHref({ name: 'workflows' })}>Workflows</a>, or import a trace (a JSONL export, or a file from <code>steward run --trace</code>).
           </p>
         </div>
       ) : (
@@ -59,7 +88,7 @@ export function RunsScreen() {
               <p className="muted" data-testid="runs-count">
                 {isFiltered(filter) ? `${runs.length}${runs.length >= limit ? '+' : ''} matching of ${total} runs` : `${total} runs`}
               </p>
-              <RunsTable runs={runs} onNearEnd={more} />
+              <RunsTable runs={runs} onNearEnd={more} selection={selection} />
             </>
           )}
         </>

@@ -22,15 +22,26 @@ export function TraceEditor({ idPrefix, value, onChange }: { idPrefix: string; v
       <CheckField id={id('include_tool_results')} label="Keep tool results in the trace" checked={value.include_tool_results} onChange={(include_tool_results) => onChange({ ...value, include_tool_results })} hint="Off: each result is replaced by its size." />
       <CheckField
         id={id('retention-set')}
-        label="Offer to delete old runs"
+        label="Delete runs some days after they end"
         checked={value.retention_days !== undefined}
         onChange={(on) => {
           const { retention_days: _r, ...rest } = value;
           onChange(on ? { ...rest, retention_days: 30 } : rest);
         }}
-        hint="Off: runs are kept until you delete them."
+        hint="The host deletes the run's trace and learning examples from its history and from every browser (at its start and after each run ends); never a run still running or waiting for you. Off: kept until you delete it."
       />
       {value.retention_days !== undefined && <NumberField id={id('retention_days')} label="After (days)" value={value.retention_days} min={1} max={3650} onChange={(retention_days) => onChange({ ...value, retention_days })} />}
+      <CheckField
+        id={id('retention-runs-set')}
+        label="Keep only a workflow's newest runs"
+        checked={value.retention_runs !== undefined}
+        onChange={(on) => {
+          const { retention_runs: _r, ...rest } = value;
+          onChange(on ? { ...rest, retention_runs: 100 } : rest);
+        }}
+        hint="When a run of the workflow ends, its older runs beyond this many are deleted the same way. Applies to runs started with this profile."
+      />
+      {value.retention_runs !== undefined && <NumberField id={id('retention_runs')} label="Runs kept" value={value.retention_runs} min={1} max={100000} onChange={(retention_runs) => onChange({ ...value, retention_runs })} />}
     </div>
   );
 }

@@ -11,13 +11,20 @@ function runRoute(run: RunRow): Route {
   return { name: 'run', runId: run.run_id, tab: run.workflow ? 'nodes' : 'rounds' };
 }
 
-const COLUMNS = 7;
+const COLUMNS = 8;
+
+/** Which runs are checked; the header box checks or clears every loaded row. */
+export interface RunSelection {
+  selected: ReadonlySet<string>;
+  toggle(runId: string): void;
+  toggleAll(): void;
+}
 
 /**
  * The runs as a table that renders only the rows near the viewport (the page scrolls, not the table); spacer rows
  * above and below keep the scrollbar true. `onNearEnd` asks for the next page when the last loaded rows come into view.
  */
-export function RunsTable({ runs, onNearEnd }: { runs: readonly RunRow[]; onNearEnd: () => void }) {
+export function RunsTable({ runs, onNearEnd, selection }: { runs: readonly RunRow[]; onNearEnd: () => void; selection: RunSelection }) {
   const { bodyRef, items, top, bottom, measure } = useWindowRows(runs.length, 45);
   const last = items.at(-1)?.index ?? -1;
   useEffect(() => {
@@ -29,6 +36,15 @@ export function RunsTable({ runs, onNearEnd }: { runs: readonly RunRow[]; onNear
       <table className="table" data-testid="runs-list" aria-rowcount={runs.length + 1}>
         <thead>
           <tr>
+            <th scope="col" className="runs-check">
+              <input
+                type="checkbox"
+                aria-label={`Select all ${runs.length} runs listed`}
+                checked={runs.length > 0 && runs.every((r) => selection.selected.has(r.run_id))}
+                onChange={selection.toggleAll}
+                data-testid="select-all-runs"
+              />
+            </th>
             <th scope="col">Status</th>
             <th scope="col">Workflow</th>
             <th scope="col">Started</th>
@@ -60,6 +76,15 @@ export function RunsTable({ runs, onNearEnd }: { runs: readonly RunRow[]; onNear
                 data-kind={run.workflow ? 'workflow' : 'agent'}
                 onClick={() => navigate(runRoute(run))}
               >
+                <td className="runs-check" onClick={(e) => e.stopPropagation()}>
+                  <input
+                    type="checkbox"
+                    aria-label={`Select the run of ${run.spec_name} started ${formatDateTime(run.started_at)}`}
+                    checked={selection.selected.has(run.run_id)}
+                    onChange={() => selection.toggle(run.run_id)}
+                    data-testid="select-run"
+                  />
+                </td>
                 <RunCells run={run} />
               </tr>
             );

@@ -22,7 +22,7 @@ function summary(row: ProfileRow): string {
     case 'supervision':
       return `block → ${row.supervision.on_block}, escalate → ${row.supervision.on_escalate}`;
     case 'trace':
-      return `${row.trace.include_tool_results ? 'with' : 'without'} tool results${row.trace.retention_days ? `, ${row.trace.retention_days} days` : ''}`;
+      return `${row.trace.include_tool_results ? 'with' : 'without'} tool results${row.trace.retention_days ? `, deleted after ${row.trace.retention_days} days` : ''}${row.trace.retention_runs ? `, newest ${row.trace.retention_runs} runs kept` : ''}`;
     case 'learning_data':
       return row.learning.record ? row.learning.kinds.join(', ') || 'nothing' : 'records nothing';
     case 'deployment':

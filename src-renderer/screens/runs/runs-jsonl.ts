@@ -1,0 +1,67 @@
+import { MAX_IMPORT_EVENTS } from '@shared/contracts/host-api';
+import type { RunEvent } from '@shared/contracts/events';
+import { traceLineEvent } from '@shared/contracts/trace-line';
+import { runEvents, type StewardDb } from '../../db/db';
+
+/**
+ * Runs as JSONL, the format of the CLI's `steward run --trace` file: one RunEvent a line, each run's
+ * events together in sequence order. The page exports selected runs this way and imports such files.
+ */
+
+/** The chosen runs' events, oldest run first, each run in sequence order. */
+export async function runsJsonl(db: StewardDb, runIds: readonly string[]): Promise<string> {
+  const rows = (await db.runs.bulkGet([...runIds])).filter((row) => row !== undefined);
+  rows.sort((a, b) => (a.started_at === b.started_at ? a.run_id.localeCompare(b.run_id) : a.started_at < b.started_at ? -1 : 1));
+  const parts: string[] = [];
+  for (const row of rows) for (const event of await runEvents(db, row.run_id)) parts.push(`${JSON.stringify(event)}\n`);
+  return parts.join('');
+}
+
+/** `lines`: each event's line number in the file. */
+export type ParsedTrace = { ok: true; events: RunEvent[]; lines: number[]; runs: number } | { ok: false; line: number; problem: string };
+
+/** Every line checked: the first bad one is named by its number (1-based) and nothing is taken. Blank lines are skipped. */
+export function parseTraceJsonl(text: string): ParsedTrace {
+  const events: RunEvent[] = [];
+  const numbers: number[] = [];
+  const lines = text.split('\n');
+  for (const [i, raw] of lines.entries()) {
+    const line = raw.trim();
+    if (line.length === 0) continue;
+    const read = traceLineEvent(line);
+    if (!read.ok) return { ok: false, line: i + 1, problem: read.problem };
+    events.push(read.event);
+    numbers.push(i + 1);
+  }
+  if (events.length === 0) return { ok: false, line: 0, problem: 'the file holds no events' };
+  return { ok: true, events, lines: numbers, runs: new Set(events.map((e) => e.run_id)).size };
+}
+
+/** A WebSocket message to the host carries at most 1 MB; a request's own envelope fits in what is left. */
+export const IMPORT_MAX_BYTES = 900_000;
+
+export type ImportChunks = { ok: true; chunks: RunEvent[][] } | { ok: false; line: number; problem: string };
+
+/** The events in requests of at most `maxEvents` events and `maxBytes` of JSON, in order. An event too big for one request alone is named. */
+export function importChunks(events: readonly RunEvent[], limits: { maxBytes?: number; maxEvents?: number } = {}, lineOf?: readonly number[]): ImportChunks {
+  const maxBytes = limits.maxBytes ?? IMPORT_MAX_BYTES;
+  const maxEvents = limits.maxEvents ?? MAX_IMPORT_EVENTS;
+  const chunks: RunEvent[][] = [];
+  let chunk: RunEvent[] = [];
+  let bytes = 2; // the array's brackets
+  for (const [i, event] of events.entries()) {
+    const size = new TextEncoder().encode(JSON.stringify(event)).length + 1;
+    if (size + 2 > maxBytes) {
+      return { ok: false, line: lineOf?.[i] ?? i + 1, problem: `the event is ${(size / 1e6).toFixed(1)} MB: one request to the host carries at most ${(maxBytes / 1e6).toFixed(1)} MB` };
+    }
+    if (chunk.length >= maxEvents || bytes + size > maxBytes) {
+      chunks.push(chunk);
+      chunk = [];
+      bytes = 2;
+    }
+    chunk.push(event);
+    bytes += size;
+  }
+  if (chunk.length > 0) chunks.push(chunk);
+  return { ok: true, chunks };
+}
