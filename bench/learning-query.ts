@@ -1,7 +1,7 @@
 /**
- * bench/learning-query — the Learning screen's list under each filter: read through the spec_id or kind index
- * (readExamples, src-renderer/screens/learning/learning-query.ts) against what the screen did before (every
- * example read newest first, filtered in memory). EXAMPLES examples with a CONTEXT_CHARS-character prompt each, in
+ * bench/learning-query — the Learning screen's list under each filter: its first page read newest first through
+ * the v5 time indexes (queryExamples), every match (readExamples: what the export reads), against what the
+ * screen did before (every example read newest first, filtered in memory; src-renderer/screens/learning/learning-query.ts). EXAMPLES examples with a CONTEXT_CHARS-character prompt each, in
  * fake-indexeddb; median of SAMPLES.
  * Run: npx tsx --tsconfig tsconfig.test.json bench/learning-query.ts (BENCH_EXAMPLES, BENCH_CONTEXT_CHARS, BENCH_SAMPLES)
  */
@@ -9,7 +9,7 @@ import 'fake-indexeddb/auto';
 import { timedMedian } from './timed-median';
 import { LEARNING_KINDS } from '@shared/contracts/learning-export';
 import { StewardDb, type LearningExampleRow } from '../src-renderer/db/db';
-import { ALL_EXAMPLES, exampleMatches, readExamples, type LearningFilter } from '../src-renderer/screens/learning/learning-query';
+import { ALL_EXAMPLES, EXAMPLE_PAGE, exampleMatches, queryExamples, readExamples, type LearningFilter } from '../src-renderer/screens/learning/learning-query';
 
 const EXAMPLES = Number(process.env.BENCH_EXAMPLES ?? 20_000);
 const CONTEXT_CHARS = Number(process.env.BENCH_CONTEXT_CHARS ?? 800);
@@ -39,14 +39,16 @@ const cases: [string, LearningFilter][] = [
   ['workflow = folder-triage', { ...ALL_EXAMPLES, workflow: 'folder-triage' }],
   ['kind = review, not agreed', { ...ALL_EXAMPLES, kind: 'review', agreed: 'no' }],
   ['workflow + kind + verdict none', { workflow: 'inbox-zero', kind: 'shadow', verdict: 'none', agreed: 'all' }],
+  ['agreed = no (no index)', { ...ALL_EXAMPLES, agreed: 'no' }],
 ];
 console.log(`${EXAMPLES} examples, ${CONTEXT_CHARS}-character prompts (fake-indexeddb)\n`);
-console.log('| filter | indexed ms | every example ms | vs every example | rows |');
-console.log('|---|---:|---:|---:|---:|');
+console.log(`| filter | first page ms (${EXAMPLE_PAGE}) | every match ms (export) | every example ms (before) | first page vs before | rows |`);
+console.log('|---|---:|---:|---:|---:|---:|');
 for (const [name, f] of cases) {
   const n = (await readExamples(db, f)).length;
+  const page = await timed(() => queryExamples(db, f, EXAMPLE_PAGE));
   const indexed = await timed(() => readExamples(db, f));
   const before = await timed(async () => (await db.learning_examples.orderBy('ts').reverse().toArray()).filter(exampleMatches(f)));
-  console.log(`| ${name} | ${indexed.toFixed(1)} | ${before.toFixed(1)} | ${(indexed / before).toFixed(2)}× | ${n} |`);
+  console.log(`| ${name} | ${page.toFixed(1)} | ${indexed.toFixed(1)} | ${before.toFixed(1)} | ${(page / before).toFixed(3)}× | ${n.toLocaleString('en')} |`);
 }
 db.close();

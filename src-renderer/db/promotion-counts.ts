@@ -96,7 +96,9 @@ export async function keepPromotionCounts(t: PromotionTables, events: readonly R
   // Every round of a run whose workflow or dry-run flag changed counts again.
   const recount = new Map(changed);
   if (movedRuns.length > 0) {
-    for (const row of await t.promotion_rounds.where('run_id').anyOf(movedRuns).toArray()) if (!recount.has(row.id)) recount.set(row.id, row);
+    // Run by run: an anyOf cursor re-walks its range at each step in fake-indexeddb.
+    const stored = await Promise.all(movedRuns.map((id) => t.promotion_rounds.where('run_id').equals(id).toArray()));
+    for (const row of stored.flat()) if (!recount.has(row.id)) recount.set(row.id, row);
   }
   if (recount.size > 0) await recountRounds(t, [...recount.values()], (runId) => runs.get(runId));
 }
@@ -116,11 +118,7 @@ async function recountRounds(t: PromotionTables, rounds: readonly PromotionRound
   }
   const existing = await t.promotion_outcomes.bulkGet(ids);
   const gone: string[] = [];
-  const from = new Map<string, unknown[]>(); // per workflow, the first order key that changed
-  const firstChange = (row: PromotionOutcomeRow) => {
-    const prior = from.get(row.workflow_id);
-    if (!prior || cmp(orderKey(row), prior) < 0) from.set(row.workflow_id, orderKey(row));
-  };
+  const changedRows: PromotionOutcomeRow[] = [];
   ids.forEach((id, i) => {
     const old = existing[i];
     const next = wanted.get(id);
@@ -128,24 +126,37 @@ async function recountRounds(t: PromotionTables, rounds: readonly PromotionRound
       wanted.delete(id);
       return;
     }
-    if (old) {
-      gone.push(id);
-      firstChange(old);
-    }
-    if (next) firstChange(next);
+    if (old) gone.push(id);
+    changedRows.push(...(old ? [old] : []), ...(next ? [next] : []));
   });
   if (gone.length > 0) await t.promotion_outcomes.bulkDelete(gone);
-  for (const [workflowId, start] of from) {
+  for (const [workflowId, start] of firstChanges(changedRows)) {
     const added = [...wanted.values()].filter((r) => r.workflow_id === workflowId);
     await rerank(t, workflowId, start, added);
   }
 }
 
-/** Ranks and running totals of a workflow's outcomes from `start` on: the ones after it are read, the new ones merged in. */
+/** Per workflow, the order key of the first of these rows: where its ranks and totals must be counted again. */
+function firstChanges(rows: readonly PromotionOutcomeRow[]): Map<string, unknown[]> {
+  const from = new Map<string, unknown[]>();
+  for (const r of rows) {
+    const prior = from.get(r.workflow_id);
+    if (!prior || cmp(orderKey(r), prior) < 0) from.set(r.workflow_id, orderKey(r));
+  }
+  return from;
+}
+
+/** Ranks and running totals of a workflow's outcomes from `start` on: the stored ones from there are read, the new ones merged in. */
 async function rerank(t: Pick<PromotionTables, 'promotion_outcomes'>, workflowId: string, start: unknown[], added: readonly PromotionOutcomeRow[]): Promise<void> {
-  const index = t.promotion_outcomes.where(PROMOTION_ORDER);
-  const [before, after] = await Promise.all([index.between([workflowId], start, true, false).last(), index.between(start, [workflowId, Dexie.maxKey], true, true).toArray()]);
-  const rows = [...after, ...added].sort((a, b) => cmp(orderKey(a), orderKey(b)));
+  // One walk back from the workflow's newest outcome to the last one before `start` (usually a row or two: outcomes arrive in time order).
+  const walked = await t.promotion_outcomes
+    .where(PROMOTION_ORDER)
+    .between([workflowId], [workflowId, Dexie.maxKey], true, true)
+    .reverse()
+    .until((r) => cmp(orderKey(r), start) < 0, true)
+    .toArray();
+  const before = walked.length > 0 && cmp(orderKey(walked.at(-1)!), start) < 0 ? walked.pop() : undefined;
+  const rows = [...walked, ...added].sort((a, b) => cmp(orderKey(a), orderKey(b)));
   let rank = before?.rank ?? 0;
   let totals = before?.totals ?? ZERO_TOTALS;
   const updated = rows.map((r) => {
@@ -163,12 +174,7 @@ async function rerank(t: Pick<PromotionTables, 'promotion_outcomes'>, workflowId
 export async function forgetPromotionRuns(t: Omit<PromotionTables, 'runs'>, runIds: readonly string[]): Promise<void> {
   const rows = (await Promise.all(runIds.map((id) => t.promotion_outcomes.where(PROMOTION_RUN).between([id, Dexie.minKey], [id, Dexie.maxKey]).toArray()))).flat();
   await Promise.all([t.promotion_runs.bulkDelete([...runIds]), t.promotion_rounds.where('run_id').anyOf([...runIds]).delete(), t.promotion_outcomes.bulkDelete(rows.map((r) => r.id))]);
-  const from = new Map<string, unknown[]>();
-  for (const r of rows) {
-    const prior = from.get(r.workflow_id);
-    if (!prior || cmp(orderKey(r), prior) < 0) from.set(r.workflow_id, orderKey(r));
-  }
-  for (const [workflowId, start] of from) await rerank(t, workflowId, start, []);
+  for (const [workflowId, start] of firstChanges(rows)) await rerank(t, workflowId, start, []);
 }
 
 /** The v5 upgrade: the figures of every event stored before it. */
@@ -176,6 +182,9 @@ export async function backfillPromotionCounts(events: Table<RunEvent, string>, t
   const stored = await events.where('type').anyOf(['run.started', 'agent.started', 'tools.snapshot', 'round.completed', 'learning.example', 'intervention.answered']).toArray();
   await keepPromotionCounts(t, stored);
 }
+
+/** The chart's windows, then the metrics' own (the last `window` outcomes). */
+const windowsOf = (n: number, window: number, points: number) => [...seriesWindows(n, window, points), { start: Math.max(0, n - window), end: n }];
 
 export interface PromotionFigures {
   /** Counted outcomes of the workflow. */
@@ -190,12 +199,17 @@ export interface PromotionFigures {
  * metrics are the difference of the running totals at its ends).
  */
 export async function readPromotion(t: Pick<PromotionTables, 'promotion_outcomes'>, workflowId: string, window: number, points: number): Promise<PromotionFigures> {
-  const byRank = t.promotion_outcomes.where(PROMOTION_RANK);
-  const last = await byRank.between([workflowId, 1], [workflowId, Infinity], true, true).last();
-  const n = last?.rank ?? 0;
-  const windows = [...seriesWindows(n, window, points), { start: Math.max(0, n - window), end: n }];
-  const ranks = [...new Set(windows.flatMap((w) => [w.start, w.end]))].filter((r) => r > 0);
-  const rows = new Map((await byRank.anyOf(ranks.map((r) => [workflowId, r])).toArray()).map((r) => [r.rank, r]));
+  const table = t.promotion_outcomes;
+  // One read transaction: the figures come from one state of the table.
+  const [n, found] = await table.db.transaction('r', table, async () => {
+    const last = await table.where(PROMOTION_RANK).between([workflowId, 1], [workflowId, Infinity], true, true).last();
+    const count = last?.rank ?? 0;
+    const ranks = [...new Set(windowsOf(count, window, points).flatMap((w) => [w.start, w.end]))].filter((r) => r > 0);
+    // One point read per rank (an anyOf cursor re-walks its range at each step in fake-indexeddb, see docs/benchmarks.md).
+    return [count, await Promise.all(ranks.map((r) => table.where(PROMOTION_RANK).equals([workflowId, r]).first()))] as const;
+  });
+  const windows = windowsOf(n, window, points);
+  const rows = new Map(found.flatMap((r) => (r ? [[r.rank, r] as const] : [])));
   const totalsAt = (rank: number) => (rank === 0 ? ZERO_TOTALS : (rows.get(rank)?.totals ?? ZERO_TOTALS));
   const metrics = metricsBetween(totalsAt(Math.max(0, n - window)), totalsAt(n));
   const series = windows.slice(0, -1).flatMap((w) => {
