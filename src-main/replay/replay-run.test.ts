@@ -10,6 +10,8 @@ import { ReplayError } from '@shared/replay/replay-spec';
 import { createMemoryLedger } from '../mcp/idempotency-ledger';
 import { startToolHost, type McpToolHost } from '../mcp/mcp-tool-host';
 import { runAgent } from '../engine/run-agent';
+import { RunCheckpoint } from '../engine/checkpoint';
+import { isSampled } from '@shared/policy/sampler';
 import { tempNotesWorkspace } from '../../test-support/workspace';
 import { planReplay } from './replay-plan';
 
@@ -96,6 +98,27 @@ describe('replaying a recorded run', () => {
       { numRuns: 60 },
     );
   }, 120_000);
+
+  it('a replay that waits for a person and resumes still samples review as the recorded run did', async () => {
+    const [recordedId, replayId] = ['recorded-run-0001', 'replay-run-0001'];
+    // A seed where the two run ids draw round 1 differently: only the recorded run's draw is right.
+    const seed = Array.from({ length: 200 }, (_, i) => i).find((n) => isSampled(0.5, n, recordedId, 1) !== isSampled(0.5, n, replayId, 1)) ?? 0;
+    const spec = AgentSpec.parse(specInput({ phase: 3, on_escalate: 'human', rules: { sample_rate: 0.5, sample_seed: seed } }));
+    const write = { json: { decision_type: 'tool_call', tool_name: 'write_file', arguments: { path: path('shared.md'), content: 'x' } } };
+    const read = { json: { decision_type: 'tool_call', tool_name: 'read_text_file', arguments: { path: path('ideas.md') } } };
+    const escalate = { json: { verdict: 'escalate', reason_codes: ['policy_violation'], explanation: 'A person decides.' } };
+    const accept = { json: { verdict: 'accept', reason_codes: [], explanation: 'Fine.' } };
+    const events: RunEvent[] = [];
+    const common = { specDir: ws.dir, workspace: ws.workspace, ledger: createMemoryLedger(), onEvent: (e: RunEvent) => events.push(e), dryRun: true, toolHost };
+    const waiting = await runAgent({ ...common, spec, runId: replayId, replayOf: recordedId, script: { latency_ms: 0, student: [write, read, { json: { decision_type: 'complete', output: 'ok' } }], teacher: [escalate, accept, accept] } });
+    expect(waiting.status).toBe('waiting');
+    // Through JSON and the schema, as it comes back from disk.
+    const checkpoint = RunCheckpoint.parse(JSON.parse(JSON.stringify(waiting.checkpoint)));
+    expect(checkpoint.replay_of).toBe(recordedId);
+    await runAgent({ ...common, spec: checkpoint.spec, specDir: checkpoint.spec_dir, script: checkpoint.script, resume: { checkpoint, answer: { action: 'reject', feedback: 'Not that file.' } } });
+    const review = events.find((e) => e.type === 'review.decided' && e.round === 1);
+    expect(review?.type === 'review.decided' && review.review.required).toBe(isSampled(0.5, seed, recordedId, 1));
+  });
 
   it('a run whose workflow changed its task since is refused as not rebuildable, by name', async () => {
     const spec = AgentSpec.parse(specInput({ phase: 4 }));
