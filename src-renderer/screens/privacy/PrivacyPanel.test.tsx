@@ -8,7 +8,7 @@ import { privacyLog } from './privacy-log';
 const local: Pick<ModelCalled, 'model' | 'provider' | 'local'> = { model: '127.0.0.1:11434:qwen3:4b', provider: 'ollama', local: true };
 const cloud: Pick<ModelCalled, 'model' | 'provider' | 'local' | 'host'> = { model: 'api.example.com:big', provider: 'openai_compatible', local: false, host: 'api.example.com' };
 
-function call(log: EventLog, place: Pick<ModelCalled, 'model' | 'provider' | 'local' | 'host'>, extra: Partial<ModelCalled> = {}) {
+function call(log: EventLog, place: Pick<ModelCalled, 'model' | 'provider' | 'local' | 'host'>, extra: Partial<ModelCalled> & { invocation_id?: string } = {}) {
   log.add({ type: 'model.called', caller: 'student', purpose: 'propose', data: ['instructions', 'task', 'offered_tools'], round: 0, bytes: 2048, attempt: 1, ...place, ...extra });
 }
 
@@ -21,7 +21,7 @@ describe('the Privacy tab: the run\'s model calls, by where the data went', () =
     call(log, local);
     call(log, cloud, { caller: 'teacher', purpose: 'review', data: ['task', 'candidate', 'validation'], bytes: 1000 });
     call(log, local, { round: 1, data: ['task', 'history', 'tool_results'], bytes: 3000 });
-    call(log, { model: 'replay', provider: 'script', local: true }, { caller: 'committee', purpose: 'plan', round: undefined, phase: 1, bytes: 500 });
+    call(log, { model: 'replay', provider: 'script', local: true }, { caller: 'committee', purpose: 'plan', round: undefined, phase: 1, bytes: 500, invocation_id: 'summarise[a=0]' });
     const { groups, calls, remote } = privacyLog(log.events);
     expect([calls, remote]).toEqual([4, 1]);
     expect(groups.map((g) => [g.model, g.local, g.host, g.calls.length, g.bytes])).toEqual([
@@ -37,6 +37,8 @@ describe('the Privacy tab: the run\'s model calls, by where the data went', () =
     expect(html).toContain('☁ Cloud · api.example.com');
     expect(html).toContain('4 model calls, 1 of them to another machine');
     expect(html).toContain('SCS committee');
+    // A workflow's agent node: its invocation, then the phase.
+    expect(html).toContain('<td>summarise[a=0] · phase 1</td>');
     expect(html).toContain('tool results (workspace content)');
   });
 

@@ -3,7 +3,7 @@ import type { RunEvent } from '@shared/contracts/events';
 import { Chip } from '../../components/Chip';
 import { plural } from '../../view/format';
 import { SpacerRow, useWindowRows } from '../runs/virtual-rows';
-import { CALLER_LABELS, PURPOSE_LABELS, dataLabels, formatBytes, placeLabel, privacyLog, type PrivacyGroup, type PrivacyRow } from './privacy-log';
+import { CALLER_LABELS, PURPOSE_LABELS, dataLabels, formatBytes, placeLabel, privacyLog, type ModelCall, type PrivacyGroup, type PrivacyRow } from './privacy-log';
 
 const COLUMNS = 5;
 
@@ -78,7 +78,7 @@ function PrivacyTable({ rows }: { rows: readonly PrivacyRow[] }) {
                 <td>
                   {CALLER_LABELS[row.call.caller]} <span className="muted">· {PURPOSE_LABELS[row.call.purpose]}</span>
                 </td>
-                <td>{row.call.round !== undefined ? `round ${row.call.round}` : row.call.phase !== undefined ? `phase ${row.call.phase}` : '—'}</td>
+                <td>{whenOf(row.call)}</td>
                 <td>{dataLabels(row.call.data)}</td>
                 <td className="num">{formatBytes(row.call.bytes)}</td>
                 <td className="num">{row.call.attempt > 1 ? `retry ${row.call.attempt - 1}` : '1'}</td>
@@ -108,4 +108,10 @@ function GroupHead({ group }: { group: PrivacyGroup }) {
       <span className="muted">saw {dataLabels(group.data)}</span>
     </span>
   );
+}
+
+/** The node invocation of a workflow run (e.g. `summarise[a=0]`), then the round or the SCS phase. */
+function whenOf(call: ModelCall): string {
+  const at = call.round !== undefined ? `round ${call.round}` : call.phase !== undefined ? `phase ${call.phase}` : '';
+  return [call.invocation_id, at].filter(Boolean).join(' · ') || '—';
 }
