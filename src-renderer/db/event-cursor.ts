@@ -23,14 +23,35 @@ export async function readEventCursor(db: StewardDb): Promise<StoredCursor | und
  * the cursor never claims an event that is not stored (a reload resumes exactly after it). Two pages
  * of one origin share this database: a cursor never moves back within a journal, because what one
  * page stored is stored for both. Every table is in scope so ingestEvents' own transaction nests.
+ *
+ * Within one journal the cursor also says what is NOT stored: nothing after it (only frames store
+ * this journal's events, each with its cursor). So the part of a frame at or before the cursor (another
+ * page stored it) is skipped, and the rest is new: no id is read back. A frame from another journal,
+ * with no cursor stored, or with events missing (the client dropped invalid ones: they are no longer
+ * at `after + i`) is checked id by id.
  */
 export async function storeEventsAt(db: StewardDb, events: readonly RunEvent[], cursor: EventsCursor): Promise<IngestResult> {
   return db.transaction('rw', db.tables, async () => {
-    const result = await ingestEvents(db, events);
     const before = await readEventCursor(db);
+    const consecutive = events.length === cursor.position - cursor.after;
+    const known = before !== undefined && before.journal === cursor.journal && consecutive;
+    const covered = known ? Math.min(events.length, Math.max(0, before.position - cursor.after)) : 0;
+    const result = await ingestEvents(db, covered > 0 ? events.slice(covered) : events, { fresh: known });
     if (!before || before.journal !== cursor.journal || before.position < cursor.position) {
       await settings(db).put({ key: KEY, value: { journal: cursor.journal, position: cursor.position } });
     }
+    return result;
+  });
+}
+
+/**
+ * Events from an older host, without positions: stored id by id, and the cursor is dropped (these
+ * may be events of the journal past it), so the next journal frame is checked id by id too.
+ */
+export async function storeUnpositioned(db: StewardDb, events: readonly RunEvent[]): Promise<IngestResult> {
+  return db.transaction('rw', db.tables, async () => {
+    const result = await ingestEvents(db, events);
+    if (result.fresh > 0) await settings(db).delete(KEY);
     return result;
   });
 }

@@ -4,10 +4,10 @@ import type { ClientFrame } from '@shared/contracts/host-api';
 import { HostedWorkflow } from '@shared/contracts/hosted-workflow';
 import { StewardDb } from '../db/db';
 import { createHostClient } from './host-client';
-import { startHostSession } from './host-session';
+import { FEED_WINDOW, startHostSession } from './host-session';
 import { readEventCursor } from '../db/event-cursor';
 import { FakeTransport } from '../testing/fake-transport';
-import { eventLog, finishRun, readExecutedRound, startRun } from '../testing/event-fixtures';
+import { eventLog, finishRun, readExecutedRound, startRun, writeReplacedRound } from '../testing/event-fixtures';
 
 const demo = HostedWorkflow.parse({ format: 'steward/v1', kind: 'agent', id: 'demo-read', name: 'Demo read', instructions: 'Read.', task: 'Read a file.' });
 
@@ -25,6 +25,8 @@ function hostAnswers(acked: string[][]) {
         return { script: { available: true, label: 'replay' }, ollama: { host: 'http://127.0.0.1:11434', reachable: false, models: [] } };
       case 'events.subscribe':
         return { journal: JOURNAL, after: (frame.params as { after?: number }).after ?? 0, head: 0 };
+      case 'events.cursor':
+        return { acknowledged: true };
       case 'events.ack': {
         const ids = (frame.params as { ids: string[] }).ids;
         acked.push(ids);
@@ -73,7 +75,7 @@ describe('host session', () => {
     const { transport, session, acked } = setup();
     transport.setState('open');
     await settle(session);
-    expect(transport.sent.find((f) => f.method === 'events.subscribe')?.params).toEqual({});
+    expect(transport.sent.find((f) => f.method === 'events.subscribe')?.params).toEqual({ window: FEED_WINDOW });
     const log = eventLog('run-session-001');
     startRun(log);
     readExecutedRound(log, 0);
@@ -90,7 +92,7 @@ describe('host session', () => {
     transport.setState('connecting');
     transport.setState('open');
     await settle(session);
-    expect(transport.sent.filter((f) => f.method === 'events.subscribe').at(-1)?.params).toEqual({ journal: JOURNAL, after: log.events.length });
+    expect(transport.sent.filter((f) => f.method === 'events.subscribe').at(-1)?.params).toEqual({ journal: JOURNAL, after: log.events.length, window: FEED_WINDOW });
     // Every connect asks for the demo workspace (a newer host may ship more demos); nothing is added twice.
     expect(transport.methods().filter((m) => m === 'workspace.demo')).toHaveLength(2);
     expect(await db.workflows.count()).toBe(1);
@@ -112,7 +114,7 @@ describe('host session', () => {
     expect(await db.events.count()).toBe(2);
     expect(await readEventCursor(db)).toEqual({ journal: JOURNAL, position: 2 });
     await expect.poll(() => transport.sent.filter((f) => f.method === 'events.subscribe').length).toBe(2);
-    expect(transport.sent.filter((f) => f.method === 'events.subscribe').at(-1)?.params).toEqual({ journal: JOURNAL, after: 2 });
+    expect(transport.sent.filter((f) => f.method === 'events.subscribe').at(-1)?.params).toEqual({ journal: JOURNAL, after: 2, window: FEED_WINDOW });
     session.stop();
   });
 
@@ -135,7 +137,7 @@ describe('host session', () => {
     } finally {
       console.warn = original;
     }
-    expect(transport.sent.filter((f) => f.method === 'events.subscribe').at(-1)?.params).toEqual({});
+    expect(transport.sent.filter((f) => f.method === 'events.subscribe').at(-1)?.params).toEqual({ window: FEED_WINDOW });
     session.stop();
   });
 
@@ -155,6 +157,61 @@ describe('host session', () => {
     expect((await db.runs.toArray()).map((r) => r.run_id)).toEqual([kept.runId]);
     expect(await db.events.where('run_id').equals(gone.runId).count()).toBe(0);
     expect(await readEventCursor(db)).toEqual({ journal: JOURNAL, position: 3 });
+    session.stop();
+  });
+
+  it('frames that arrive while a store is in progress are stored together, in one transaction, and acknowledged once', async () => {
+    const writes: string[][] = [];
+    db.close(); // middleware joins at open
+    db.use({
+      stack: 'dbcore',
+      name: 'count-writes',
+      create: (down) => ({
+        ...down,
+        transaction: (stores, mode, options) => {
+          if (mode === 'readwrite' && stores.includes('events')) writes.push([...stores]);
+          return down.transaction(stores, mode, options);
+        },
+      }),
+    });
+    await db.open();
+    const { transport, session } = setup();
+    transport.setState('open');
+    await settle(session);
+    writes.length = 0; // what seeding wrote
+    const log = eventLog('run-session-004');
+    startRun(log);
+    readExecutedRound(log, 0);
+    writeReplacedRound(log, 1);
+    finishRun(log, 'completed', 2, 'done');
+    const cuts = [0, 3, 7, 12, log.events.length];
+    for (let i = 0; i + 1 < cuts.length; i++) {
+      transport.push({ kind: 'events', events: log.events.slice(cuts[i], cuts[i + 1]), cursor: { journal: JOURNAL, after: cuts[i]!, position: cuts[i + 1]! } });
+    }
+    await settle(session);
+    expect(writes).toHaveLength(1);
+    expect(await db.events.count()).toBe(log.events.length);
+    expect((await db.runs.get(log.runId))?.stored_events).toBe(log.events.length);
+    expect(await readEventCursor(db)).toEqual({ journal: JOURNAL, position: log.events.length });
+    // It subscribed with a window, and says once what it stored (the host sends more as it does).
+    expect(transport.sent.find((f) => f.method === 'events.subscribe')?.params).toMatchObject({ window: expect.any(Number) });
+    expect(transport.sent.filter((f) => f.method === 'events.cursor').map((f) => f.params)).toEqual([{ journal: JOURNAL, position: log.events.length }]);
+
+    // One that arrives while that store is in progress waits, and the ones after it go with it.
+    const next = eventLog('run-session-005');
+    startRun(next);
+    readExecutedRound(next, 0);
+    finishRun(next, 'completed', 1, 'done');
+    const base = log.events.length;
+    const frame = (from: number, to: number) => ({ kind: 'events', events: next.events.slice(from, to), cursor: { journal: JOURNAL, after: base + from, position: base + to } });
+    transport.push(frame(0, 2));
+    await Promise.resolve();
+    transport.push(frame(2, 5));
+    transport.push(frame(5, next.events.length));
+    await settle(session);
+    expect(writes.length).toBeLessThanOrEqual(3);
+    expect(await db.events.count()).toBe(base + next.events.length);
+    expect(await readEventCursor(db)).toEqual({ journal: JOURNAL, position: base + next.events.length });
     session.stop();
   });
 });

@@ -1,7 +1,7 @@
-import type { HostInfo, ProviderStatus } from '@shared/contracts/host-api';
+import type { EventsCursor, HostInfo, ProviderStatus } from '@shared/contracts/host-api';
+import type { RunEvent } from '@shared/contracts/events';
 import type { StewardDb } from '../db/db';
-import { ingestEvents } from '../db/ingest-events';
-import { readEventCursor, storeEventsAt } from '../db/event-cursor';
+import { readEventCursor, storeEventsAt, storeUnpositioned } from '../db/event-cursor';
 import { deleteRuns } from '../db/delete-runs';
 import { seedDemoWorkflows } from '../db/seed-demo';
 import { seedBuiltinProfiles } from '../db/builtin-profiles';
@@ -25,6 +25,17 @@ export interface HostSessionOptions {
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
+/** Frames the host may have in flight to this page. */
+export const FEED_WINDOW = 8;
+/** Frames stored in one transaction at most: half the window, so the other half arrives while they are stored. */
+const FRAMES_PER_STORE = FEED_WINDOW / 2;
+
+interface Frame {
+  events: RunEvent[];
+  cursor: EventsCursor | undefined;
+}
+type Group = { events: RunEvent[]; cursor: EventsCursor; frames: number };
+
 /** Built-in profiles, and a profile choice for every workflow (what its own file says). */
 export async function prepareProfiles(db: StewardDb): Promise<void> {
   await seedBuiltinProfiles(db);
@@ -39,6 +50,9 @@ export async function prepareProfiles(db: StewardDb): Promise<void> {
  * events; each frame says where its events sit. A frame is stored together with its position as
  * the new cursor (one transaction), only if it follows the cursor: after a failure or a gap the
  * page subscribes again from what it stored, so every event reaches the database exactly once.
+ * Frames that arrive while a store is in progress are stored together (consecutive ones as one, up
+ * to FRAMES_PER_STORE, one transaction); the host keeps FEED_WINDOW frames in flight and sends more
+ * as the page says, after each store, what it stored (events.cursor).
  */
 export function startHostSession(client: HostClient, db: StewardDb, listener: SessionListener, options: HostSessionOptions = {}): { stop(): void; done(): Promise<void> } {
   const pollMs = options.providerPollMs ?? 20_000;
@@ -49,6 +63,10 @@ export function startHostSession(client: HostClient, db: StewardDb, listener: Se
   let chain = Promise.resolve();
   /** What the next frame must follow: the cursor this page subscribed with, moved by each stored frame. */
   let expected: { journal: string | undefined; position: number } = { journal: undefined, position: 0 };
+  /** Frames waiting for the store in progress: the next store takes them all (one transaction per run of consecutive frames). */
+  let waiting: Frame[] | undefined;
+  /** The host keeps a window for this page: tell it what is stored (an older host keeps none). */
+  let windowed = false;
 
   const refreshProviders = () => {
     client.request('providers.status', {}).then(listener.providers, (err: unknown) => console.warn('[steward] providers.status', err));
@@ -60,7 +78,16 @@ export function startHostSession(client: HostClient, db: StewardDb, listener: Se
     const stored = await readEventCursor(db);
     if (mine !== generation) return;
     expected = { journal: stored?.journal, position: stored?.position ?? 0 };
-    await client.request('events.subscribe', stored ? { journal: stored.journal, after: stored.position } : {});
+    const from = stored ? { journal: stored.journal, after: stored.position } : {};
+    try {
+      await client.request('events.subscribe', { ...from, window: FEED_WINDOW });
+      windowed = true;
+    } catch (err) {
+      // A host from before windows refuses the parameter: it sends everything without waiting.
+      if (!(err instanceof HostRequestError && err.code === 'invalid_params')) throw err;
+      windowed = false;
+      await client.request('events.subscribe', from);
+    }
   };
   const subscribeAgain = () => {
     if (retry !== undefined) return;
@@ -72,34 +99,68 @@ export function startHostSession(client: HostClient, db: StewardDb, listener: Se
     }, resubscribeMs);
   };
 
-  const offEvents = client.onEvents((events, cursor) => {
-    chain = chain
-      .then(async () => {
-        // An older host: its frames carry no position (it re-sends what was not acknowledged).
-        if (!cursor) {
-          const { ids } = await ingestEvents(db, events);
-          if (ids.length > 0) await client.request('events.ack', { ids });
-          return;
-        }
-        // A frame from the journal's start always follows; otherwise it must continue the cursor.
-        const follows = cursor.after === 0 || (cursor.journal === expected.journal && cursor.after === expected.position);
-        if (!follows) {
-          subscribeAgain();
-          return;
-        }
-        await storeEventsAt(db, events, cursor);
-        expected = { journal: cursor.journal, position: cursor.position };
-      })
-      .catch((err: unknown) => {
-        // The cursor stayed before these events: subscribing again sends them again, nothing is lost.
-        console.warn('[steward] storing events failed', err);
-        if (!(err instanceof HostRequestError)) listener.problem(`Could not store run events: ${messageOf(err)}`);
+  /** Consecutive frames as one: their events, the first one's `after`, the last one's `position`. */
+  const merge = (group: Group, cursor: EventsCursor, events: RunEvent[]) => {
+    for (const e of events) group.events.push(e);
+    group.cursor = { ...group.cursor, position: cursor.position };
+    group.frames += 1;
+  };
+  const storeGroup = async (group: Group) => {
+    await storeEventsAt(db, group.events, group.cursor);
+    expected = { journal: group.cursor.journal, position: group.cursor.position };
+    // Credit for the host's window; a lost one is renewed by the next (or by subscribing again).
+    if (windowed) client.request('events.cursor', { journal: group.cursor.journal, position: group.cursor.position }).catch(() => undefined);
+  };
+  const storeFrames = async (frames: readonly Frame[]) => {
+    let group: Group | undefined;
+    for (const { events, cursor } of frames) {
+      // An older host: its frames carry no position (it re-sends what was not acknowledged).
+      if (!cursor) {
+        if (group) await storeGroup(group);
+        group = undefined;
+        const { ids } = await storeUnpositioned(db, events);
+        if (ids.length > 0) await client.request('events.ack', { ids });
+        continue;
+      }
+      if (group && group.frames < FRAMES_PER_STORE && cursor.journal === group.cursor.journal && cursor.after === group.cursor.position) {
+        merge(group, cursor, events);
+        continue;
+      }
+      if (group) await storeGroup(group);
+      group = undefined;
+      // A frame from the journal's start always follows; otherwise it must continue the cursor.
+      const follows = cursor.after === 0 || (cursor.journal === expected.journal && cursor.after === expected.position);
+      if (!follows) {
         subscribeAgain();
-      });
+        continue;
+      }
+      group = { events: [...events], cursor, frames: 1 };
+    }
+    if (group) await storeGroup(group);
+  };
+
+  const offEvents = client.onEvents((events, cursor) => {
+    if (!waiting) {
+      const frames: Frame[] = [];
+      waiting = frames;
+      chain = chain
+        .then(() => {
+          if (waiting === frames) waiting = undefined;
+          return storeFrames(frames);
+        })
+        .catch((err: unknown) => {
+          // The cursor stayed before these events: subscribing again sends them again, nothing is lost.
+          console.warn('[steward] storing events failed', err);
+          if (!(err instanceof HostRequestError)) listener.problem(`Could not store run events: ${messageOf(err)}`);
+          subscribeAgain();
+        });
+    }
+    waiting.push({ events, cursor });
   });
 
   // Runs the host deleted (a person, retention), in order with the frames around the news.
   const offDeleted = client.onDeleted((runIds) => {
+    waiting = undefined; // frames after the news are stored after it
     chain = chain
       .then(() => deleteRuns(db, runIds))
       .then(
