@@ -115,7 +115,7 @@ describe('replaying a recorded run', () => {
     // Through JSON and the schema, as it comes back from disk.
     const checkpoint = RunCheckpoint.parse(JSON.parse(JSON.stringify(waiting.checkpoint)));
     expect(checkpoint.replay_of).toBe(recordedId);
-    await runAgent({ ...common, spec: checkpoint.spec, specDir: checkpoint.spec_dir, script: checkpoint.script, resume: { checkpoint, answer: { action: 'reject', feedback: 'Not that file.' } } });
+    await runAgent({ ...common, spec: checkpoint.spec, specDir: checkpoint.spec_dir, script: checkpoint.script, resume: { checkpoint, answer: { action: 'reject', note: 'Not that file.' } } });
     const review = events.find((e) => e.type === 'review.decided' && e.round === 1);
     expect(review?.type === 'review.decided' && review.review.required).toBe(isSampled(0.5, seed, recordedId, 1));
   });
