@@ -193,6 +193,17 @@ test('learning data exports from the Learning page as SFT and preference JSONL, 
   expect(await rows.count()).toBeGreaterThan(0);
   await shot(page, '16-learning');
 
+  // An example opens in place: its prompt, the student's candidate, the verdict.
+  const review = page.locator('[data-testid=learning-row][data-kind=review]').first();
+  await review.getByTestId('learning-row-toggle').focus();
+  await page.keyboard.press('Enter');
+  const detail = page.getByTestId('example-detail');
+  await expect(detail).toHaveCount(1);
+  await expect(detail.getByTestId('example-prompt')).toContainText('Asked (user)');
+  await expect(detail.getByTestId('example-candidate')).toBeVisible();
+  await expect(detail.getByTestId('example-verdict')).toBeVisible();
+  await shot(page, '16b-learning-example-open');
+
   for (const [format, schema] of [
     ['sft', SftLine],
     ['preference', PreferenceLine],
