@@ -13,6 +13,7 @@ import { credentialsCommand } from './credentials-command';
 import { replayCommand } from './replay-command';
 import { learningCommand } from './learning-command';
 import { traceCommand } from './otlp-command';
+import { runsCommand } from './runs-command';
 import { openFileLedger } from '../../mcp/idempotency-ledger';
 import { loadDocumentFile } from '../../workflow/load-workflow';
 import { SpecError } from '../../spec/spec-errors';
@@ -49,6 +50,7 @@ const USAGE = `Usage:
   steward replay TRACE.jsonl|RUN_ID [--live] [--json] [--spec FILE] [--data-dir DIR]
   steward workflows list [--json] | import FILE [--as ID] [--replace] | export ID [FILE] | delete ID
                    [--data-dir DIR]
+  steward runs delete RUN_ID... | import FILE.jsonl... [--data-dir DIR]
   steward credentials set NAME | list | delete NAME
   steward learning export TRACE.jsonl [TRACE.jsonl …] --format sft|preference -o OUT.jsonl
   steward trace otlp TRACE.jsonl [-o OUT.json] [--endpoint URL] [--allow-host HOST]...
@@ -77,6 +79,8 @@ const USAGE = `Usage:
                import a file the app exported (--as ID stores it under another id, --replace
                overwrites), export one (stdout without FILE), delete one
   credentials  keychain credentials: the value is read from standard input, never an argument
+  runs         the runs in the data folder's history (the app's Runs list): delete them, or
+               import JSONL traces (steward runs --help)
   learning     turn traces into fine-tuning data: sft (chat JSONL) or preference (DPO pairs)
   trace        a trace as OpenTelemetry OTLP/JSON (GenAI conventions), to a file or an OTLP/HTTP
                collector the privacy policy allows (steward trace --help)
@@ -100,6 +104,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return await traceCommand(rest, io);
       case 'workflows':
         return await workflowsCommand(rest, io);
+      case 'runs':
+        return await runsCommand(rest, io);
       case 'credentials':
         return await credentialsCommand(rest, { ...io, stdin: io.stdin ?? (async () => '') }, (io.credentials ?? (() => createKeychainStore()))());
       case '--version':

@@ -1,0 +1,107 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RunEvent, eventId } from '@shared/contracts/events';
+import { hostPage, openTestHost } from '../../../test-support/host-session';
+import { EventJournal } from '../../events/event-journal';
+import { runCli } from './cli';
+
+/** Issue 9: the CLI deletes and imports runs in the data folder's history, the one the app shows. */
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()?.();
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'steward-runs-cli-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+async function cli(argv: string[], dataDir?: string) {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli([...argv, ...(dataDir ? ['--data-dir', dataDir] : [])], { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env: {} });
+  return { code, stdout, stderr };
+}
+
+function run(runId: string): RunEvent[] {
+  const ts = new Date(0).toISOString();
+  return [
+    RunEvent.parse({ type: 'run.started', id: eventId(runId, 0), run_id: runId, seq: 0, ts, spec_id: 'cli', spec_name: 'CLI', task: 'tidy', supervision: { enabled: false }, models: { student: 's', teacher: 't' } }),
+    RunEvent.parse({ type: 'run.finished', id: eventId(runId, 1), run_id: runId, seq: 1, ts, status: 'completed', rounds: 0, event_count: 2 }),
+  ];
+}
+
+function traceFile(dir: string, events: RunEvent[], name = 'trace.jsonl'): string {
+  const file = join(dir, name);
+  writeFileSync(file, events.map((e) => JSON.stringify(e)).join('\n') + '\n');
+  return file;
+}
+
+const heldRuns = (dataDir: string) => {
+  const journal = EventJournal.open(join(dataDir, 'outbox.jsonl'), { log: () => undefined });
+  const ids = journal.runs().map((r) => r.run_id).sort();
+  journal.close();
+  return ids;
+};
+
+describe('steward runs', () => {
+  it('imports a --trace file into the data folder (again: nothing new), and the app then shows the run', async () => {
+    const dataDir = tempDir();
+    const file = traceFile(tempDir(), [...run('cli-run-00001'), ...run('cli-run-00002')]);
+    const first = await cli(['runs', 'import', file], dataDir);
+    expect(first).toMatchObject({ code: 0, stderr: '' });
+    expect(first.stdout).toMatch(/imported 4 events of 2 runs/);
+    expect((await cli(['runs', 'import', file], dataDir)).stdout).toMatch(/imported 0 events of 2 runs \(4 already there, skipped\)/);
+    const host = await openTestHost(dataDir, cleanups);
+    const page = hostPage(host);
+    await page.ok('events.subscribe', {});
+    await expect.poll(() => new Set(page.events.map((e) => e.run_id)).size).toBe(2);
+  });
+
+  it('a file with a bad line imports nothing and names the line', async () => {
+    const dataDir = tempDir();
+    const dir = tempDir();
+    const file = join(dir, 'bad.jsonl');
+    writeFileSync(file, `${JSON.stringify(run('cli-run-00003')[0])}\n{"type":"run.finished"}\n`);
+    const result = await cli(['runs', 'import', file], dataDir);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/bad\.jsonl:2: .*nothing was imported/);
+    expect(heldRuns(dataDir)).toEqual([]);
+  });
+
+  it('deletes runs from the data folder\'s history: the app neither lists them after, nor a page that held them keeps them', async () => {
+    const dataDir = tempDir();
+    await cli(['runs', 'import', traceFile(tempDir(), [...run('cli-run-00004'), ...run('cli-run-00005')])], dataDir);
+    const held = EventJournal.open(join(dataDir, 'outbox.jsonl'), { log: () => undefined });
+    const cursor = { journal: held.id, after: held.head };
+    held.close();
+    const result = await cli(['runs', 'delete', 'cli-run-00004', 'cli-run-nothere'], dataDir);
+    expect(result).toMatchObject({ code: 1 });
+    expect(result.stdout).toMatch(/deleted 1 run/);
+    expect(result.stderr).toMatch(/no run "cli-run-nothere"/);
+    expect(heldRuns(dataDir)).toEqual(['cli-run-00005']);
+    const host = await openTestHost(dataDir, cleanups);
+    const page = hostPage(host);
+    await page.ok('events.subscribe', cursor);
+    expect(page.deleted).toEqual(['cli-run-00004']);
+  });
+
+  it('refuses while the app holds the data folder, saying what to do', async () => {
+    const dataDir = tempDir();
+    await openTestHost(dataDir, cleanups);
+    const result = await cli(['runs', 'delete', 'cli-run-00006'], dataDir);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/in use by .*Runs screen/s);
+  });
+
+  it('has help, and says what is missing', async () => {
+    expect(await cli(['runs', '--help'])).toMatchObject({ code: 0, stdout: expect.stringMatching(/steward runs delete RUN_ID/) });
+    expect(await cli(['runs', 'delete'], tempDir())).toMatchObject({ code: 2, stderr: expect.stringMatching(/which runs/) });
+    expect(await cli(['runs', 'import'], tempDir())).toMatchObject({ code: 2, stderr: expect.stringMatching(/which files/) });
+    expect((await cli(['--help'])).stdout).toMatch(/steward runs delete/);
+  });
+});
