@@ -26,7 +26,7 @@ export async function replayHostRun(params: HostParamsParsed<'runs.replay'>, dep
   try {
     const specId = events.find((e): e is RunEventOf<'run.started'> => e.type === 'run.started')?.spec_id;
     const workflow = params.workflow ?? (await deps.demos()).find((w) => w.id === specId);
-    const plan = planReplay(events, params.run_id, workflow ? { spec: deps.expand(workflow), specDir: deps.dataDir } : undefined);
+    const plan = planReplay(events, params.run_id, workflow ? { spec: deps.expand(workflow), specDir: deps.dataDir } : undefined, { live: params.tools === 'live' });
     const started = deps.start(plan.spec, { dry_run: params.tools === 'dry_run' }, deps.privacy(), { replayOf: plan.replayOf });
     return { run_id: started.run_id, gaps: plan.gaps };
   } catch (err) {

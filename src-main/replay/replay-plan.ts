@@ -17,11 +17,17 @@ export interface ReplayPlan {
 
 /**
  * The replay of `runId` from its events and the workflow it names (`source`, as this host or CLI
- * holds it now; undefined when nobody holds it). Throws a ReplayError saying why it cannot be.
+ * holds it now; undefined when nobody holds it). Throws a ReplayError saying why it cannot be;
+ * `live` is refused for answers stored masked or trimmed.
  */
-export function planReplay(events: readonly RunEvent[], runId: string, source: { spec: AgentSpec; specDir: string } | undefined): ReplayPlan {
+export function planReplay(events: readonly RunEvent[], runId: string, source: { spec: AgentSpec; specDir: string } | undefined, options: { live?: boolean } = {}): ReplayPlan {
   const started = replayableStart(events, runId);
-  const { script, gaps } = recordedScript(events);
+  const { script, gaps, liveProblems } = recordedScript(events);
+  // Fail closed: a live tool would get the mask for a password, or half a file.
+  if (options.live && liveProblems.length > 0) {
+    const more = liveProblems.length > 1 ? ` and ${liveProblems.length - 1} more` : '';
+    throw new ReplayError('not_rebuildable', `live tools would execute what the trace stored, not what the model said (${liveProblems[0]}${more}): replay it as a dry run`);
+  }
   if (!source) throw missingWorkflow(started.spec_id);
   const loaded = resolveSpec(source.spec, source.specDir);
   const vars = { specDir: loaded.specDir, ...(loaded.workspace !== undefined ? { workspace: loaded.workspace } : {}) };

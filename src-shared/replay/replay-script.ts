@@ -2,12 +2,18 @@ import type { RunEvent, RunEventOf } from '../contracts/events';
 import type { ModelReply } from '../contracts/model';
 import type { Proposer } from '../contracts/round';
 import type { ModelScript, ScriptEntry } from '../contracts/script';
+import { MASK } from '../util/mask';
 
 /** A run's recorded model answers as a replay script, and what the trace could not give back exactly. */
 export interface RecordedScript {
   script: ModelScript;
   /** Where the replay's answers are not the recorded ones (a reply stored trimmed, a shadow not recorded…). */
   gaps: string[];
+  /**
+   * Answers stored masked or trimmed: a live replay would execute the stored text (a mask for a
+   * password, half a file), not what the model said, so live tools are refused for these.
+   */
+  liveProblems: string[];
 }
 
 /** What a model said, as the script provider gives it back: native tool calls as such, else the text. */
@@ -29,6 +35,7 @@ type Learning = RunEventOf<'learning.example'>;
 export function recordedScript(events: readonly RunEvent[]): RecordedScript {
   const script: ModelScript = { latency_ms: 0, student: [], teacher: [], committee: [], monitor: [] };
   const gaps: string[] = [];
+  const liveProblems: string[] = [];
   const proposers = new Map<number, Proposer>();
   // Phase 1: the student proposes in the shadow of every teacher round; only its learning example records what it said.
   const started = events.find((e): e is RunEventOf<'run.started'> => e.type === 'run.started');
@@ -36,8 +43,13 @@ export function recordedScript(events: readonly RunEvent[]): RecordedScript {
   const shadows = new Map<number, Learning>();
   for (const e of events) if (e.type === 'learning.example' && e.kind === 'shadow') shadows.set(e.round, e);
 
-  const trimmedNote = (e: RunEvent, what: string) => {
-    if (e.trimmed && e.trimmed.length > 0) gaps.push(`round ${'round' in e ? e.round : '?'}: ${what} was stored trimmed; the replay gets the stored text`);
+  // Masked before trimmed when stored (engine/run-agent.ts), so a reply can be both: the mask is said first.
+  const storedNote = (e: RunEvent, reply: ModelReply | undefined, what: string) => {
+    const where = `round ${'round' in e ? e.round : '?'}: ${what} was stored`;
+    const problem = reply && JSON.stringify(reply).includes(MASK) ? `${where} with masked values (sensitive arguments and credentials are never stored)` : e.trimmed && e.trimmed.length > 0 ? `${where} trimmed` : undefined;
+    if (problem === undefined) return;
+    liveProblems.push(problem);
+    gaps.push(`${problem}; the replay gets the stored text`);
   };
 
   for (const e of events) {
@@ -49,13 +61,13 @@ export function recordedScript(events: readonly RunEvent[]): RecordedScript {
         const proposer = proposers.get(e.round) ?? 'student';
         if (shadowing && proposer === 'teacher' && (e.attempt ?? 0) === 0) script.student.push(shadowEntry(shadows.get(e.round), e.round, gaps));
         script[proposer].push(scriptEntryOf(e.reply));
-        trimmedNote(e, `the ${proposer}'s proposal`);
+        storedNote(e, e.reply, `the ${proposer}'s proposal`);
         break;
       }
       case 'verdict.received': {
         const { reply, problem } = e.attempt;
         script.teacher.push(reply ? scriptEntryOf(reply) : { error: calledError(problem ?? 'the teacher call failed') });
-        trimmedNote(e, "the teacher's verdict");
+        storedNote(e, reply, "the teacher's verdict");
         break;
       }
       case 'round.completed': {
@@ -74,7 +86,7 @@ export function recordedScript(events: readonly RunEvent[]): RecordedScript {
         break;
     }
   }
-  return { script, gaps };
+  return { script, gaps, liveProblems };
 }
 
 /** The boundary says which model failed before the provider's own words: the replay's provider says only those. */

@@ -80,6 +80,22 @@ describe('steward replay', () => {
     expect(replay.stdout).toMatch(/round 3: only in the recorded run \(complete, delivered\)/);
   }, 60_000);
 
+  it('refuses live tools for a run whose answers were stored masked (the tool would get the mask), and replays it dry with a note', async () => {
+    const s = notesSpec();
+    const trace = join(s.dataDir, '..', 'run.jsonl');
+    expect((await cli(['run', s.file, '--trace', trace], s.dataDir)).code).toBe(EXIT.ok);
+    // As a sensitive argument is stored: masked, in the trace and everywhere else.
+    const masked = readFileSync(trace, 'utf8').replace('Summary: release slips', '••••••: release slips');
+    writeFileSync(trace, masked);
+    const live = await cli(['replay', trace, '--spec', s.file, '--live'], s.dataDir);
+    expect(live.code).toBe(EXIT.badInput);
+    expect(live.stderr).toContain("live tools would execute what the trace stored, not what the model said (round 2: the student's proposal was stored with masked values");
+    expect(live.stderr).toContain('replay it as a dry run');
+    const dry = await cli(['replay', trace, '--spec', s.file], s.dataDir);
+    expect(dry.code).toBe(EXIT.ok);
+    expect(dry.stderr).toContain("note: round 2: the student's proposal was stored with masked values");
+  }, 60_000);
+
   it('replays a run of the app by its id from the data folder, and says why when it cannot', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'steward-replay-cli-'));
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));

@@ -94,10 +94,10 @@ export async function replayCommand(args: string[], io: CliIo): Promise<number> 
   let plan;
   try {
     const specId = events.find((e) => e.type === 'run.started' || e.type === 'workflow.started');
-    plan = planReplay(events, runId, workflowSource(values.spec, specId?.type === 'run.started' ? specId.spec_id : undefined, dataDir));
+    plan = planReplay(events, runId, workflowSource(values.spec, specId?.type === 'run.started' ? specId.spec_id : undefined, dataDir), { live });
   } catch (err) {
     if (err instanceof ReplayError) {
-      const hint = err.problem === 'not_rebuildable' && values.spec === undefined && !err.message.includes('--spec') ? ' (give the spec file it ran with: --spec FILE)' : '';
+      const hint = err.problem === 'not_rebuildable' && err.message.includes('changed since') && values.spec === undefined ? ' (give the spec file it ran with: --spec FILE)' : '';
       throw new SpecError(`${err.message}${hint}`);
     }
     throw err;
