@@ -4,6 +4,7 @@ import type { RunEvent } from '@shared/contracts/events';
 import { compareDecisions, type RoundComparison } from '@shared/replay/compare-runs';
 import { describeDifference } from '@shared/replay/describe-difference';
 import { roundDecisions } from '@shared/replay/round-decisions';
+import { recordedScript } from '@shared/replay/replay-script';
 import { useHost } from '../../app/HostProvider';
 import { routeHref } from '../../app/routing';
 import { runEvents } from '../../db/db';
@@ -47,12 +48,28 @@ export function DifferencesList({ differences, rounds, recordedRunId, live }: { 
   );
 }
 
+/** The recorded answers the replay could not give back exactly (stored trimmed or masked, a shadow not recorded…). */
+export function ReplayGaps({ gaps }: { gaps: readonly string[] }) {
+  if (gaps.length === 0) return null;
+  return (
+    <details data-testid="replay-gaps">
+      <summary className="muted">{plural(gaps.length, 'answer')} not replayed exactly</summary>
+      <ul className="plain-list">
+        {gaps.map((gap) => (
+          <li key={gap}>{gap}</li>
+        ))}
+      </ul>
+    </details>
+  );
+}
+
 /** "Differences" on a replay's page: its decisions against the recorded run's, as both are stored here. */
 export function DifferencesPanel({ replayOf, events, live }: { replayOf: string; events: readonly RunEvent[]; live: boolean }) {
   const { db } = useHost();
   const recorded = useLiveQuery(() => runEvents(db, replayOf), [db, replayOf]);
   const rounds = useMemo(() => (recorded ? compareDecisions(roundDecisions(recorded), roundDecisions(events)) : undefined), [recorded, events]);
   const differences = rounds?.filter((c) => c.kind !== 'same');
+  const gaps = useMemo(() => (recorded ? recordedScript(recorded).gaps : []), [recorded]);
   return (
     <section className="card run-setup" aria-label="Differences from the recorded run" data-testid="differences">
       <h2 className="run-setup__heading">
@@ -67,7 +84,10 @@ export function DifferencesPanel({ replayOf, events, live }: { replayOf: string;
           The recorded run is not stored here (deleted, or from another data folder): nothing to compare with.
         </p>
       ) : (
-        <DifferencesList differences={differences ?? []} rounds={rounds.length} recordedRunId={replayOf} live={live} />
+        <>
+          <DifferencesList differences={differences ?? []} rounds={rounds.length} recordedRunId={replayOf} live={live} />
+          <ReplayGaps gaps={gaps} />
+        </>
       )}
     </section>
   );

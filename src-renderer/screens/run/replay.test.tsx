@@ -10,7 +10,7 @@ import { createHostClient } from '../../host/host-client';
 import { StewardDb } from '../../db/db';
 import { workflowRow } from '../../db/seed-demo';
 import { FakeTransport } from '../../testing/fake-transport';
-import { DifferencesList } from './DifferencesPanel';
+import { DifferencesList, ReplayGaps } from './DifferencesPanel';
 import { ReplayButton, startReplay } from './ReplayButton';
 
 let seq = 0;
@@ -44,6 +44,13 @@ describe('the Differences panel of a replay', () => {
     );
     expect(html).toMatch(/data-round="2" data-kind="only_recorded"><a href="#\/runs\/recorded-run-1">Round 3<\/a>: only in the recorded run \(complete, delivered\)/);
     expect(html).not.toContain('data-round="0"');
+  });
+
+  it('says which recorded answers the replay could not give back exactly', () => {
+    const html = renderToStaticMarkup(<ReplayGaps gaps={["round 2: the student's proposal was stored trimmed; the replay gets the stored text"]} />);
+    expect(html).toContain('data-testid="replay-gaps"');
+    expect(html).toContain('<li>round 2: the student&#x27;s proposal was stored trimmed; the replay gets the stored text</li>');
+    expect(renderToStaticMarkup(<ReplayGaps gaps={[]} />)).toBe('');
   });
 
   it('says so when every round made the recorded decisions, and while the replay runs says "so far"', () => {
