@@ -51,4 +51,16 @@ describe('IPC transport', () => {
     bridge.push({ kind: 'events', events: log.events });
     expect(seen).toEqual([1]);
   });
+
+  it('carries the host’s news of deleted runs to the page, as the WebSocket does', () => {
+    const bridge = new BridgeDouble(async () => undefined);
+    const client = createHostClient(createIpcTransport(bridge));
+    const seen: Array<[string[], string]> = [];
+    client.onDeleted((runIds, journal) => seen.push([runIds, journal]));
+    bridge.push({ kind: 'runs.deleted', journal: 'journal-1', run_ids: ['run-ipc-00002'] });
+    bridge.push({ kind: 'runs.deleted', journal: 'journal-1', run_ids: 'not a list' });
+    expect(seen).toEqual([[['run-ipc-00002'], 'journal-1']]);
+    expect(client.stats().droppedFrames).toBe(1);
+    client.close();
+  });
 });
