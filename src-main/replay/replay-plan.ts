@@ -9,7 +9,7 @@ export interface ReplayPlan {
   spec: AgentSpec;
   specDir: string;
   workspace?: string;
-  /** The recorded run. */
+  /** The recorded run (a replay's own recorded run, for a replay of a replay). */
   replayOf: string;
   /** Where the replay's answers are not exactly the recorded ones. */
   gaps: string[];
@@ -32,7 +32,9 @@ export function planReplay(events: readonly RunEvent[], runId: string, source: {
   const loaded = resolveSpec(source.spec, source.specDir);
   const vars = { specDir: loaded.specDir, ...(loaded.workspace !== undefined ? { workspace: loaded.workspace } : {}) };
   const spec = replaySpec(events, started, source.spec, vars, script);
-  return { spec, specDir: loaded.specDir, ...(loaded.workspace !== undefined ? { workspace: loaded.workspace } : {}), replayOf: started.run_id, gaps };
+  // A replay of a replay is of the recorded run: its answers are that run's, and review samples as it did.
+  const replayOf = started.replay_of ?? started.run_id;
+  return { spec, specDir: loaded.specDir, ...(loaded.workspace !== undefined ? { workspace: loaded.workspace } : {}), replayOf, gaps };
 }
 
 function missingWorkflow(specId: string): ReplayError {

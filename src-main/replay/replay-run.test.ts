@@ -99,6 +99,19 @@ describe('replaying a recorded run', () => {
     );
   }, 120_000);
 
+  it('a replay of a replay is a replay of the recorded run: it names that run and samples review as it did', async () => {
+    const spec = AgentSpec.parse(specInput({ phase: 3, rules: { sample_rate: 0.5 } }));
+    const read = { json: { decision_type: 'tool_call', tool_name: 'read_text_file', arguments: { path: path('ideas.md') } } };
+    const accept = { json: { verdict: 'accept', reason_codes: [], explanation: 'Fine.' } };
+    const recorded = await record(spec, { student: [read, read, read, read, read, { json: { decision_type: 'complete', output: 'ok' } }], teacher: Array(6).fill(accept) });
+    const first = planReplay(recorded, recorded[0]?.run_id ?? '', { spec, specDir: ws.dir });
+    const replayed = await record(first.spec, { student: first.spec.script?.student ?? [], teacher: first.spec.script?.teacher ?? [] }, { replayOf: first.replayOf });
+    const second = planReplay(replayed, replayed[0]?.run_id ?? '', { spec, specDir: ws.dir });
+    expect(second.replayOf).toBe(recorded[0]?.run_id);
+    const again = await record(second.spec, { student: second.spec.script?.student ?? [], teacher: second.spec.script?.teacher ?? [] }, { replayOf: second.replayOf });
+    expect(runDifferences(recorded, again)).toEqual([]);
+  });
+
   it('a replay that waits for a person and resumes still samples review as the recorded run did', async () => {
     const [recordedId, replayId] = ['recorded-run-0001', 'replay-run-0001'];
     // A seed where the two run ids draw round 1 differently: only the recorded run's draw is right.
