@@ -100,4 +100,14 @@ describe('EventJournal.remove', () => {
     expect(j.deletedSince(8)).toEqual(['run-eeeeeee']);
     j.close();
   });
+
+  it('removes a run whose id needs escaping in JSON, and no other', () => {
+    const odd = 'run-"odd"\\id';
+    const j = EventJournal.open(file, { log: () => undefined });
+    j.append([started(odd, 0), started('run-plain-1', 0), finished(odd, 1)]);
+    expect(j.remove([odd]).run_ids).toEqual([odd]);
+    expect(positions(j).map(([, id]) => id)).toEqual([eventId('run-plain-1', 0)]);
+    expect(j.append([started(odd, 0)])).toBe(1);
+    j.close();
+  });
 });
