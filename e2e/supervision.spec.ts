@@ -203,6 +203,11 @@ test('learning data exports from the Learning page as SFT and preference JSONL, 
   await expect(detail.getByTestId('example-candidate')).toBeVisible();
   await expect(detail.getByTestId('example-verdict')).toBeVisible();
   await shot(page, '16b-learning-example-open');
+  // Promotion: of Ask a human's two escalations, the one a person approved is no protected-effect error; the dry run of Notes assistant never counts.
+  const askAHuman = page.locator('[data-testid=promotion-card][data-workflow-id=ask-a-human]');
+  await expect(askAHuman.getByTestId('metric-examples')).toHaveText('2');
+  await expect(askAHuman.getByTestId('metric-errors')).toHaveText('1');
+  await expect(page.locator('[data-testid=promotion-card][data-workflow-id=notes-assistant]').getByTestId('metric-examples')).toHaveText('0');
 
   for (const [format, schema] of [
     ['sft', SftLine],
