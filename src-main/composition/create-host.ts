@@ -36,6 +36,7 @@ import { exportEvents } from '../otlp/export-otlp';
 import { journalRunEvents } from '../otlp/journal-run-events';
 import { otlpSendHandlers } from '../otlp/host-otlp-send';
 import { OtlpEndpointStore } from '../otlp/otlp-endpoint-store';
+import { ProfileStore } from '../profiles/profile-store';
 import { replayHostRun } from '../replay/host-replay';
 import { RegistryFileError } from '../registry/json-store';
 import * as plans from '../registry/action-plans';
@@ -130,6 +131,8 @@ async function openHost(options: HostOptions): Promise<Host> {
   // held here, changed only by explicit, audited actions; the risky ones need a person.
   const registry = new HostRegistry(options.dataDir);
   const workflowStore = new WorkflowStore(options.dataDir, log);
+  // The settings people made in the app (profiles, workflows' choices) follow to any page (issue 9).
+  const profileStore = new ProfileStore(options.dataDir);
   const audit = new AuditLog(join(options.dataDir, 'audit.jsonl'), log);
   const actions = new ExplicitActions(audit, options.confirm ?? { kind: 'terminal_code', print: (text) => log(text) });
   // Sending a run to an OTLP collector: the host checks the address against its own privacy policy.
@@ -183,6 +186,8 @@ async function openHost(options: HostOptions): Promise<Host> {
     // Nothing is dropped on an ack any more: another page may still need the event.
     'events.ack': async () => ({ acked: 0 }),
     'events.cursor': async ({ journal, position }, session) => ({ acknowledged: feed.acknowledge(session.id, { journal, position }) }),
+    'profiles.list': async () => profileStore.list(),
+    'profiles.save': async ({ profiles, workflow_choices }) => profileStore.save(profiles, workflow_choices),
     'credentials.list': async () => ({ credentials: (await credentials.list()).map((name) => ({ name })) }),
     'credentials.set': async ({ name, value }) => actions.run(plans.setCredentialPlan(credentials, name, value)),
     'credentials.delete': async ({ name }) => {

@@ -9,6 +9,7 @@ import { EffectSource, ToolAnnotationHints, ToolEffect } from './tool-effect';
 import { HumanAnswer, Intervention } from './intervention';
 import { LearningDataSettings, ProfileKind, ProfileVersionRef, TraceSettings } from './profiles';
 import { CredentialInfo, CredentialName } from './credentials';
+import { MAX_SYNCED_RECORDS, ProfileConflict, SyncedProfile, WorkflowChoices } from './profile-store';
 import { PrivacyPolicy } from '../policy/privacy';
 import { HostedWorkflowGraph, WorkflowInputs, WorkflowSummary } from '../workflow/hosted-graph';
 
@@ -242,6 +243,19 @@ export const HOST_METHODS = {
   'events.ack': { params: z.object({ ids: z.array(z.string()).max(10_000) }).strict(), result: z.object({ acked: z.number().int() }).strict() },
   /** The page stored everything up to `position` of `journal`: frames up to there are no longer in flight (events.subscribe `window`). */
   'events.cursor': { params: z.object({ journal: JournalId, position: JournalPosition }).strict(), result: z.object({ acknowledged: z.boolean() }).strict() },
+  /** The profile versions people made or imported, and the workflows' choices, as the host keeps them (profiles.json in the data folder). */
+  'profiles.list': { params: empty, result: z.object({ profiles: z.array(SyncedProfile), workflow_choices: z.array(WorkflowChoices) }).strict() },
+  /**
+   * Adds the versions the host lacks (an identical one is kept as it is; one it holds with other
+   * settings is a conflict, reported, the rest still saved) and the workflows' choices newer than
+   * the host's. Credentials travel as keychain references only: a value in their place is invalid_params.
+   */
+  'profiles.save': {
+    params: z
+      .object({ profiles: z.array(SyncedProfile).max(MAX_SYNCED_RECORDS).default([]), workflow_choices: z.array(WorkflowChoices).max(MAX_SYNCED_RECORDS).default([]) })
+      .strict(),
+    result: z.object({ added: z.number().int().nonnegative(), choices_taken: z.number().int().nonnegative(), conflicts: z.array(ProfileConflict) }).strict(),
+  },
 } as const;
 
 export type HostMethod = keyof typeof HOST_METHODS;
