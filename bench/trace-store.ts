@@ -1,0 +1,382 @@
+/// <reference lib="dom" />
+/**
+ * bench/trace-store — the live path host → page → Dexie, and what the host's journal costs a run.
+ *
+ * (1) backfill: a data folder whose journal holds EVENTS events (the events of real supervised runs
+ *     through the engine — scripted student and teacher, the real filesystem MCP server — copied
+ *     under new run ids), the real browser-run host (in this process) and the built page in
+ *     headless Chromium; timed from opening the page (about a second of it) until the page's stored
+ *     cursor (the `event-cursor` row of IndexedDB 'steward') reaches the journal's head.
+ *     baselines, in the same browser, fresh databases:
+ *       raw event puts   the same events put with plain `indexedDB` into a store with db.ts's key
+ *                        and indexes, one transaction per BATCH (the feed's frame size)
+ *       raw stored rows  every row the page stored (events, run rows, learning examples, promotion
+ *                        rows…) copied into a database with the same stores and indexes, BATCH rows
+ *                        per transaction: what the page writes, without Dexie or the derivations
+ *     live: LIVE_RUNS one-round supervised runs (replay provider, no servers, ~16 events each)
+ *     started back to back through the host's API while the page is subscribed: when the host had
+ *     appended the last event, and how long after that the page had stored it.
+ * (2) host overhead: a supervised run of ROUNDS rounds with a 50 ms model, its round time (first
+ *     round.started to run.finished) with the host's journal path (the host's writer → EventJournal
+ *     with fsync → JournalFeed → a session serialising each frame) against the same run with events
+ *     dropped (bare). Alternated, median of SAMPLES each.
+ * Ratios are measured in the same run.
+ * Run: npm run bench:trace-store (builds nothing: run `npm run build` first; BENCH_STATIC_DIR for
+ * another renderer build; BENCH_EVENTS, BENCH_LIVE, BENCH_ROUNDS, BENCH_SAMPLES to change the sizes,
+ * BENCH_PART=1 or 2 for one part, BENCH_PROFILE=1 to print where the page spent the backfill)
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+import { chromium, type Page } from '@playwright/test';
+import { eventId, type RunEvent } from '@shared/contracts/events';
+import { createHost } from '../src-main/composition/create-host';
+import { EventJournal } from '../src-main/events/event-journal';
+import { JournalFeed } from '../src-main/events/journal-feed';
+import { createJournalWriter } from '../src-main/events/journal-writer';
+import { runBrowserShell } from '../src-main/shells/browser/run-browser-shell';
+import { recordLearningRun } from '../test-support/learning-run';
+import { connectHost } from '../test-support/host-process';
+import { HostedWorkflow, type HostedWorkflowInput } from '@shared/contracts/hosted-workflow';
+import { median } from './timed-median';
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 100_000);
+const LIVE = Number(process.env.BENCH_LIVE ?? 5_000);
+const BATCH = 500; // the feed's backfill frame (create-host PUSH_BATCH)
+const ROUND_EVENTS = 12;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
+const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 5);
+const MODEL_MS = 50;
+const PROFILE = process.env.BENCH_PROFILE === '1';
+const STATIC_DIR = process.env.BENCH_STATIC_DIR ?? fileURLToPath(new URL('../out/renderer', import.meta.url));
+
+const ratio = (x: number) => `${x.toFixed(2)}×`;
+const perSecond = (events: number, ms: number) => `${Math.round((events * 1000) / ms)} events/s`;
+
+/** At least `count` events: the template runs' events again and again, each copy a whole run of its own (so none is left open). */
+function copies(template: readonly RunEvent[][], count: number, prefix: string): RunEvent[] {
+  const out: RunEvent[] = [];
+  for (let copy = 0; out.length < count; copy++) {
+    const run = template[copy % template.length]!;
+    const runId = `${prefix}-${String(copy).padStart(5, '0')}`;
+    // One run after another, a minute apart, as a history grows.
+    const shift = copy * 60_000;
+    for (const e of run) {
+      out.push({ ...e, run_id: runId, id: eventId(runId, e.seq), ts: new Date(Date.parse(e.ts) + shift).toISOString() } as RunEvent);
+    }
+  }
+  return out;
+}
+
+/** The page's stored cursor (position 0 before the first frame is stored). */
+function storedCursor(page: Page): Promise<{ journal: string; position: number }> {
+  return page.evaluate(
+    () =>
+      new Promise<{ journal: string; position: number }>((resolve) => {
+        const none = { journal: '', position: 0 };
+        const open = indexedDB.open('steward');
+        open.onerror = () => resolve(none);
+        open.onsuccess = () => {
+          const db = open.result;
+          if (!db.objectStoreNames.contains('settings')) {
+            db.close();
+            return resolve(none);
+          }
+          const get = db.transaction('settings', 'readonly').objectStore('settings').get('event-cursor');
+          get.onsuccess = () => {
+            db.close();
+            resolve((get.result as { value?: { journal: string; position: number } } | undefined)?.value ?? none);
+          };
+          get.onerror = () => {
+            db.close();
+            resolve(none);
+          };
+        };
+      }),
+  );
+}
+
+async function untilStored(page: Page, head: number, timeoutMs: number): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while ((await storedCursor(page)).position < head) {
+    if (performance.now() > deadline) throw new Error(`the page stored up to ${(await storedCursor(page)).position} of ${head} events in ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Raw IndexedDB in the page: the events given to it (window.__bench), put `batch` per transaction into a fresh database. */
+async function rawPuts(page: Page, batch: number): Promise<number> {
+  return page.evaluate(async (size) => {
+    const events = (window as unknown as { __bench: unknown[] }).__bench;
+    const name = `bench-raw-${Math.random().toString(36).slice(2)}`;
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const open = indexedDB.open(name, 1);
+      open.onupgradeneeded = () => {
+        // The key and indexes of db.ts's events table: 'id, run_id, [run_id+seq], type'.
+        const store = open.result.createObjectStore('events', { keyPath: 'id' });
+        store.createIndex('run_id', 'run_id');
+        store.createIndex('[run_id+seq]', ['run_id', 'seq']);
+        store.createIndex('type', 'type');
+      };
+      open.onsuccess = () => resolve(open.result);
+      open.onerror = () => reject(open.error);
+    });
+    const t = performance.now();
+    for (let i = 0; i < events.length; i += size) {
+      const tx = db.transaction('events', 'readwrite');
+      const store = tx.objectStore('events');
+      for (const e of events.slice(i, i + size)) store.put(e);
+      await new Promise<void>((resolve, reject) => {
+        tx.oncomplete = () => resolve();
+        tx.onerror = () => reject(tx.error);
+      });
+    }
+    const ms = performance.now() - t;
+    db.close();
+    indexedDB.deleteDatabase(name);
+    return ms;
+  }, batch);
+}
+
+/** Every row of the page's database put again, raw, into a fresh one with the same stores and indexes: ms, and what was written. */
+async function rawPutsOfStored(page: Page, batch: number): Promise<{ ms: number; rows: number; stores: number; bytes: number; eventBytes: number }> {
+  // tsx names the helpers below with its own __name(): the page has none.
+  await page.evaluate('globalThis.__name = (f) => f');
+  return page.evaluate(async (size) => {
+    const done = (r: IDBRequest | IDBTransaction) =>
+      new Promise<void>((resolve, reject) => {
+        if (r instanceof IDBTransaction) {
+          r.oncomplete = () => resolve();
+          r.onerror = () => reject(r.error);
+        } else {
+          r.addEventListener('success', () => resolve());
+          r.addEventListener('error', () => reject(r.error));
+        }
+      });
+    const openDb = (name: string, version?: number, upgrade?: (db: IDBDatabase) => void) =>
+      new Promise<IDBDatabase>((resolve, reject) => {
+        const open = indexedDB.open(name, version);
+        if (upgrade) open.onupgradeneeded = () => upgrade(open.result);
+        open.onsuccess = () => resolve(open.result);
+        open.onerror = () => reject(open.error);
+      });
+    const source = await openDb('steward');
+    const names = Array.from(source.objectStoreNames);
+    const tx = source.transaction(names, 'readonly');
+    const schema = names.map((name) => {
+      const store = tx.objectStore(name);
+      return { name, keyPath: store.keyPath, autoIncrement: store.autoIncrement, indexes: Array.from(store.indexNames).map((i) => store.index(i)).map((i) => ({ name: i.name, keyPath: i.keyPath, multiEntry: i.multiEntry, unique: i.unique })) };
+    });
+    const rows: Array<[string, unknown]> = [];
+    let bytes = 0;
+    let eventBytes = 0;
+    for (const name of names) {
+      const all = tx.objectStore(name).getAll();
+      await done(all);
+      for (const row of all.result as unknown[]) {
+        const length = JSON.stringify(row).length;
+        bytes += length;
+        if (name === 'events') eventBytes += length;
+        rows.push([name, row]);
+      }
+    }
+    source.close();
+    const copy = `bench-stored-${Math.random().toString(36).slice(2)}`;
+    const db = await openDb(copy, 1, (target) => {
+      for (const s of schema) {
+        const store = target.createObjectStore(s.name, { keyPath: s.keyPath, autoIncrement: s.autoIncrement });
+        for (const i of s.indexes) store.createIndex(i.name, i.keyPath, { multiEntry: i.multiEntry, unique: i.unique });
+      }
+    });
+    const t = performance.now();
+    for (let i = 0; i < rows.length; i += size) {
+      const write = db.transaction(names, 'readwrite');
+      for (const [name, row] of rows.slice(i, i + size)) write.objectStore(name).put(row);
+      await done(write);
+    }
+    const ms = performance.now() - t;
+    db.close();
+    indexedDB.deleteDatabase(copy);
+    return { ms, rows: rows.length, stores: names.length, bytes, eventBytes };
+  }, batch);
+}
+
+async function giveToPage(page: Page, events: readonly RunEvent[]): Promise<void> {
+  await page.evaluate(() => ((window as unknown as { __bench: unknown[] }).__bench = []));
+  for (let i = 0; i < events.length; i += 2_000) {
+    await page.evaluate((chunk) => (window as unknown as { __bench: unknown[] }).__bench.push(...chunk), events.slice(i, i + 2_000));
+  }
+}
+
+async function livePath(template: RunEvent[][]): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'steward-bench-store-'));
+  const backfill = copies(template, EVENTS, 'bench-backfill');
+  const live = copies(template, LIVE * 2, 'bench-live'); // the raw baseline's live events (as many as the runs appended)
+  // The journal as the host left it: written before the host starts.
+  const journal = EventJournal.open(join(dataDir, 'outbox.jsonl'));
+  for (let i = 0; i < backfill.length; i += 5_000) journal.append(backfill.slice(i, i + 5_000));
+  journal.close();
+
+  let stdout = '';
+  const shell = await runBrowserShell(
+    ['--port', '0', '--data-dir', dataDir, '--no-open', '--print-url-json'],
+    { stdout: (text) => (stdout += text), stderr: (text) => (/^steward: (workflow )?run .* completed/.test(text) ? undefined : process.stderr.write(text)), env: process.env, platform: process.platform },
+    // The live events come from the host's own journal: the bench appends to it as a run would.
+    { staticDir: STATIC_DIR, createHost: (options) => createHost(options), openBrowser: () => undefined },
+  );
+  if (shell.kind !== 'running') throw new Error(`the browser shell did not start (exit ${shell.code})`);
+  const { url } = JSON.parse(stdout.split('\n')[0] ?? '{}') as { url: string };
+  const browser = await chromium.launch({
+    executablePath: process.env.STEWARD_CHROMIUM ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  try {
+    const page = await browser.newPage();
+    const profiler = PROFILE ? await page.context().newCDPSession(page) : undefined;
+    if (profiler) {
+      await profiler.send('Profiler.enable');
+      await profiler.send('Profiler.start');
+    }
+    let t = performance.now();
+    await page.goto(url);
+    await untilStored(page, backfill.length, 30 * 60_000);
+    const backfillMs = performance.now() - t;
+    if (profiler) printProfile((await profiler.send('Profiler.stop')).profile);
+
+    t = performance.now();
+    const { port, token } = JSON.parse(stdout.split('\n')[0] ?? '{}') as { port: number; token: string };
+    console.log(`(1) live path host → page → Dexie, ${backfill.length} events (${BATCH} per frame), real Chromium`);
+    console.log(`  backfill  page: ${(backfillMs / 1000).toFixed(1)} s (${perSecond(backfill.length, backfillMs)})`);
+    // The page's own rows, copied before the live runs add theirs: the baseline of what it writes.
+    const stored = await rawPutsOfStored(page, BATCH);
+    const { ms: liveMs, appendedMs, events: liveEvents } = await liveRuns(page, { port, token });
+    await giveToPage(page, backfill);
+    const rawMs = await rawPuts(page, BATCH);
+    await giveToPage(page, live.slice(0, liveEvents));
+    const rawLiveMs = await rawPuts(page, ROUND_EVENTS);
+    const mb = (bytes: number) => `${(bytes / 1e6).toFixed(0)} MB`;
+    console.log(`  raw IndexedDB puts of the same events (${BATCH} per transaction, db.ts's indexes): ${(rawMs / 1000).toFixed(1)} s (${perSecond(backfill.length, rawMs)})`);
+    console.log(`  → backfill ${ratio(rawMs / backfillMs)} raw event puts`);
+    console.log(
+      `  raw IndexedDB puts of every row the page stored (${stored.rows} rows in ${stored.stores} stores, ${mb(stored.bytes)} as JSON, the events ${mb(stored.eventBytes)}; ${BATCH} rows per transaction): ${(stored.ms / 1000).toFixed(1)} s  → backfill ${ratio(stored.ms / backfillMs)} of that`,
+    );
+    console.log(
+      `  live: ${liveEvents} events of ${LIVE_RUNS} one-round runs started back to back; the host appended them in ${(appendedMs / 1000).toFixed(1)} s (${perSecond(liveEvents, appendedMs)}), the page had stored them ${Math.max(0, liveMs - appendedMs).toFixed(0)} ms after the last (${perSecond(liveEvents, liveMs)}); raw puts per ${ROUND_EVENTS}: ${perSecond(liveEvents, rawLiveMs)}`,
+    );
+  } finally {
+    await browser.close();
+    await shell.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The page's functions that took most of the backfill's time (self time), for BENCH_PROFILE=1. */
+function printProfile(profile: { nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number } }>; samples?: number[]; timeDeltas?: number[] }): void {
+  const byNode = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map<string, number>();
+  (profile.samples ?? []).forEach((id, i) => {
+    const frame = byNode.get(id)?.callFrame;
+    const key = frame ? `${frame.functionName || '(anonymous)'} ${frame.url.split('/').pop()}:${frame.lineNumber + 1}:${frame.columnNumber + 1}` : '?';
+    self.set(key, (self.get(key) ?? 0) + (profile.timeDeltas?.[i] ?? 0) / 1000);
+  });
+  const total = [...self.values()].reduce((a, b) => a + b, 0);
+  console.log(`  page profile (self time, ${(total / 1000).toFixed(1)} s sampled):`);
+  for (const [key, ms] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`    ${((100 * ms) / total).toFixed(1)}%  ${key}`);
+}
+
+const LIVE_RUNS = Math.ceil(LIVE / ROUND_EVENTS);
+/** A one-round supervised run on the replay provider, no servers: about a round's events, appended live. */
+const oneRound: HostedWorkflowInput = {
+  format: 'steward/v1',
+  kind: 'agent',
+  id: 'bench-live',
+  name: 'Bench live',
+  instructions: 'Answer.',
+  task: 'Say you are done.',
+  supervision: { phase: 2, rules: { complete: true } },
+  script: { latency_ms: 0, student: [{ json: { decision_type: 'complete', output: 'done' } }], teacher: [{ json: { verdict: 'accept', reason_codes: [], explanation: 'Fine.' } }] },
+};
+
+/**
+ * Live: LIVE_RUNS runs started back to back through the host's API while the page is subscribed;
+ * ms until the page's cursor is at the journal's head once they all finished.
+ */
+async function liveRuns(page: Page, host: { port: number; token: string }): Promise<{ ms: number; appendedMs: number; events: number }> {
+  const client = await connectHost(host);
+  const runAll = async (count: number) => {
+    for (let i = 0; i < count; i++) await client.request('run.start', { workflow: HostedWorkflow.parse(oneRound), overrides: {} });
+    for (;;) {
+      const { run_ids } = (await client.request('runs.active', {})) as { run_ids: string[] };
+      if (run_ids.length === 0) return;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  try {
+    // A second session, from where the page stands: it sees exactly the live events, so it knows the head.
+    const stored = await storedCursor(page);
+    await client.request('events.subscribe', { journal: stored.journal, after: stored.position });
+    const t = performance.now();
+    await runAll(LIVE_RUNS);
+    while (client.events.filter((e) => e.type === 'run.finished').length < LIVE_RUNS) await new Promise((r) => setTimeout(r, 20));
+    const appendedMs = performance.now() - t;
+    const head = stored.position + client.events.length;
+    await untilStored(page, head, 5 * 60_000);
+    return { ms: performance.now() - t, appendedMs, events: client.events.length };
+  } finally {
+    client.close();
+  }
+}
+
+/** (2) A supervised run's round time with the host's journal path against the same run with events dropped. */
+async function hostOverhead(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'steward-bench-round-'));
+  const journal = EventJournal.open(join(dir, 'outbox.jsonl'));
+  const feed = new JournalFeed(journal, { batch: BATCH });
+  let sent = 0;
+  feed.attach('page', (frame) => (sent += JSON.stringify({ kind: 'events', ...frame }).length), {});
+  const writer = createJournalWriter(journal);
+  const roundsMs = async (onEvent: (e: RunEvent) => void, flush: () => void): Promise<number> => {
+    let first = 0;
+    let last = 0;
+    await recordLearningRun(ROUNDS, 2, {
+      latencyMs: MODEL_MS,
+      onEvent: (e) => {
+        if (e.type === 'round.started' && first === 0) first = performance.now();
+        onEvent(e);
+        if (e.type === 'run.finished') last = performance.now();
+      },
+    });
+    flush();
+    return (last - first) / ROUNDS;
+  };
+  const bare: number[] = [];
+  const journalled: number[] = [];
+  try {
+    await roundsMs(() => undefined, () => undefined); // warm-up
+    for (let i = 0; i < SAMPLES; i++) {
+      bare.push(await roundsMs(() => undefined, () => undefined));
+      journalled.push(await roundsMs(writer.onEvent, writer.flush));
+    }
+  } finally {
+    feed.close();
+    journal.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const b = median(bare);
+  const j = median(journalled);
+  console.log(`(2) host overhead of a supervised round, ${MODEL_MS} ms model, ${ROUNDS} rounds, median of ${SAMPLES}`);
+  console.log(`  bare ${b.toFixed(1)} ms/round, journal path ${j.toFixed(1)} ms/round  → ${ratio(j / b)} (${journal.count} events journalled, ${(sent / 1e6).toFixed(1)} MB sent)`);
+}
+
+async function main() {
+  const part = process.env.BENCH_PART; // '1' or '2': only that part
+  if (part !== '2') await livePath([(await recordLearningRun(20, 2)).events, (await recordLearningRun(12, 1)).events]);
+  if (part !== '1') await hostOverhead();
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});
