@@ -1,20 +1,21 @@
 import type { StewardDb } from './db';
+import { forgetPromotionRuns, promotionTables } from './promotion-counts';
 
 /**
  * Deletes runs from this page's database: what the host deleted from its journal (a person, or a
  * trace profile's retention) goes here too: the run rows, their events and their learning examples,
- * in one transaction. Returns how many of the runs this database held. The kept promotion figures
- * (promotion-counts.ts: running totals by rank) are left as they are: removing an outcome means
- * re-ranking the ones after it, which is theirs to do.
+ * and their kept promotion figures (the outcomes after theirs are re-ranked), in one transaction.
+ * Returns how many of the runs this database held.
  */
 export async function deleteRuns(db: StewardDb, runIds: readonly string[]): Promise<number> {
   const ids = [...new Set(runIds)];
   if (ids.length === 0) return 0;
-  return db.transaction('rw', db.runs, db.events, db.learning_examples, async () => {
+  return db.transaction('rw', [db.runs, db.events, db.learning_examples, ...promotionTables(db)], async () => {
     const held = (await db.runs.bulkGet(ids)).filter((row) => row !== undefined).length;
     await db.runs.bulkDelete(ids);
     await db.events.where('run_id').anyOf(ids).delete();
     await db.learning_examples.where('run_id').anyOf(ids).delete();
+    await forgetPromotionRuns(db, ids);
     return held;
   });
 }
