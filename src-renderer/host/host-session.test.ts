@@ -214,4 +214,25 @@ describe('host session', () => {
     expect(await readEventCursor(db)).toEqual({ journal: JOURNAL, position: base + next.events.length });
     session.stop();
   });
+
+  it('a host from before windows (it refuses the parameter) is subscribed without one and told nothing of what is stored', async () => {
+    const answers = hostAnswers([]);
+    const transport: FakeTransport = new FakeTransport((frame) => {
+      if (frame.method !== 'events.subscribe' || (frame.params as { window?: number }).window === undefined) return answers(frame);
+      queueMicrotask(() => transport.push({ kind: 'response', id: frame.id, ok: false, error: { code: 'invalid_params', message: 'invalid params for events.subscribe: (root): Unrecognized key: "window"' } }));
+      return undefined;
+    });
+    const client = createHostClient(transport);
+    const session = startHostSession(client, db, { connection: () => undefined, info: () => undefined, providers: () => undefined, problem: () => undefined });
+    transport.setState('open');
+    await settle(session);
+    expect(transport.sent.filter((f) => f.method === 'events.subscribe').map((f) => f.params)).toEqual([{ window: FEED_WINDOW }, {}]);
+    const log = eventLog('run-session-006');
+    startRun(log);
+    transport.push({ kind: 'events', events: log.events, cursor: { journal: JOURNAL, after: 0, position: log.events.length } });
+    await settle(session);
+    expect(await readEventCursor(db)).toEqual({ journal: JOURNAL, position: log.events.length });
+    expect(transport.methods()).not.toContain('events.cursor');
+    session.stop();
+  });
 });
