@@ -5,6 +5,7 @@ import {
   GOOD_WRITE,
   READ_CALL,
   blockedRound,
+  escalatedRound,
   eventLog,
   invalidCandidateRound,
   readExecutedRound,
@@ -131,5 +132,14 @@ describe('deriveRounds', () => {
     const duplicated = [...inFlight, ...inFlight.filter((e) => e.type === 'verdict.received')];
     expect(deriveRounds(shuffled)).toEqual(deriveRounds(inFlight));
     expect(deriveRounds(duplicated)[1]?.verdicts).toHaveLength(2);
+  });
+
+  it('a candidate a person is still deciding on is pending, not rejected; rejected once they reject it, and not rejected once they approve it', () => {
+    const [waiting] = deriveRounds(logWith((log) => escalatedRound(log, 0)));
+    expect(waiting).toMatchObject({ outcome: 'escalated', pending: true, rejected: false });
+    const [rejected] = deriveRounds(logWith((log) => escalatedRound(log, 0, { action: 'reject', note: 'not yet' })));
+    expect(rejected).toMatchObject({ pending: false, rejected: true, rejection: 'escalated' });
+    const [approved] = deriveRounds(logWith((log) => escalatedRound(log, 0, { action: 'approve' })));
+    expect(approved).toMatchObject({ pending: false, rejected: false });
   });
 });

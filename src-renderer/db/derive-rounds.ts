@@ -48,9 +48,14 @@ export interface RoundView {
   outcome?: RoundOutcome;
   reason?: string;
   message?: string;
-  /** The proposer's candidate was replaced, blocked, escalated or failed validation. */
+  /**
+   * The proposer's candidate was replaced, blocked, escalated or failed validation — and no person
+   * is still deciding on it or approved it.
+   */
   rejected: boolean;
   rejection?: Rejection;
+  /** A person was asked about this round and has not answered yet: the candidate is pending. */
+  pending: boolean;
   /** The last learning example of the round (phase 1 records a demonstration and a shadow). */
   learning?: { kind: LearningKind; agreement: boolean; reason_codes: string[] };
   learningKinds: LearningKind[];
@@ -72,7 +77,7 @@ export function deriveRounds(events: readonly RunEvent[], invocation?: string): 
   const at = (round: number, proposer?: Proposer): RoundView => {
     let view = rounds.get(round);
     if (!view) {
-      view = { round, proposer: proposer ?? 'student', complete: false, stage: 'proposing', verdicts: [], rejected: false, repairs: [], learningKinds: [] };
+      view = { round, proposer: proposer ?? 'student', complete: false, stage: 'proposing', verdicts: [], rejected: false, pending: false, repairs: [], learningKinds: [] };
       rounds.set(round, view);
     }
     return view;
@@ -151,7 +156,10 @@ export function deriveRounds(events: readonly RunEvent[], invocation?: string): 
       const snapshot = snapshots.get(view.round);
       const withSnapshot: RoundView = { ...view, snapshot, candidateEffect: effectOf(view.candidate?.parsed, snapshot) };
       const rejection = rejectionOf(withSnapshot);
-      return { ...withSnapshot, rejected: rejection !== undefined, rejection };
+      // Until the person answers, nobody has rejected the candidate; once they approve it, it ran.
+      const pending = view.intervention !== undefined && view.intervention.answer === undefined;
+      const approved = view.intervention?.answer?.action === 'approve';
+      return { ...withSnapshot, rejected: rejection !== undefined && !pending && !approved, rejection, pending };
     });
 }
 

@@ -169,7 +169,7 @@ export function RoundCard({ view, dryRun = false, gate, onShowGate }: { view: Ro
         )}
         <Step label="Candidate">
           {display ? (
-            <div className="candidate" data-testid="candidate" data-rejected={view.rejected && !approvedLater ? 'true' : 'false'}>
+            <div className="candidate" data-testid="candidate" data-rejected={view.rejected ? 'true' : 'false'} data-pending={view.pending ? 'true' : 'false'}>
               <div className="candidate__meta">
                 <span className="muted">
                   {byTeacher ? 'teacher' : 'student'}
@@ -178,11 +178,13 @@ export function RoundCard({ view, dryRun = false, gate, onShowGate }: { view: Ro
                 {view.rejection &&
                   (approvedLater ? (
                     <Chip tone="accent">escalated · you approved it; it ran next round</Chip>
+                  ) : view.pending ? (
+                    <Chip tone="escalated">pending · waiting for your decision</Chip>
                   ) : (
                     <Chip tone={view.rejection === 'replaced' ? 'replaced' : view.rejection === 'escalated' ? 'escalated' : 'blocked'}>{REJECTION_LABELS[view.rejection]}</Chip>
                   ))}
               </div>
-              <div className={view.rejected && !approvedLater ? 'struck' : undefined}>
+              <div className={view.rejected ? 'struck' : undefined}>
                 <CandidateBody display={display} effect={view.candidateEffect} />
               </div>
             </div>

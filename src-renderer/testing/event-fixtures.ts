@@ -2,6 +2,7 @@ import { RunEvent, eventId, type RunEventPayload } from '@shared/contracts/event
 import type { Decision } from '@shared/contracts/decision';
 import type { RoundRecord } from '@shared/contracts/round';
 import type { TeacherVerdict } from '@shared/contracts/verdict';
+import type { HumanAnswer } from '@shared/contracts/intervention';
 
 /**
  * Event logs shaped exactly as the host emits them (the boundary machine's order), validated with
@@ -198,6 +199,33 @@ export function blockedRound(log: EventLog, round: number): void {
       message: 'Overwrites a system file.',
     },
   });
+}
+
+/**
+ * A protected write the teacher escalates to a person: the round ends escalated and the run waits
+ * (intervention.requested); with `answer`, the person's answer follows.
+ */
+export function escalatedRound(log: EventLog, round: number, answer?: HumanAnswer): void {
+  const cand = openRound(log, round, GOOD_WRITE);
+  const validation = { ok: true, issues: [], schema_hash: 'hash-write-0001' };
+  log.add({ type: 'candidate.validated', round, validation });
+  const review = { required: true, rule: 'protected_effect' } as const;
+  log.add({ type: 'review.decided', round, review });
+  const verdict: TeacherVerdict = { verdict: 'escalate', reason_codes: ['policy_violation'], explanation: 'A person should approve writing the summary.' };
+  const attempt = { attempt: 1, reply: reply(verdict), verdict, usable: true };
+  log.add({ type: 'verdict.received', round, attempt });
+  log.add({
+    type: 'round.completed',
+    round,
+    record: { round, proposer: 'student', candidate: cand, repairs: [], validation, review, verdicts: [attempt], outcome: 'escalated', reason: 'verdict_escalate', message: verdict.explanation },
+  });
+  const id = `${log.runId}:iv:${round}`;
+  log.add({
+    type: 'intervention.requested',
+    round,
+    intervention: { id, run_id: log.runId, round, kind: 'escalation', decision: GOOD_WRITE, reason: verdict.explanation, reason_codes: ['policy_violation'], options: ['approve', 'reject', 'takeover', 'stop'], requested_at: new Date(Date.UTC(2026, 0, 5, 9, 1)).toISOString() },
+  });
+  if (answer) log.add({ type: 'intervention.answered', round, intervention_id: id, answer });
 }
 
 /** Unparseable student output with review of invalid candidates off: the round fails. */

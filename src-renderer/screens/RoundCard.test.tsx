@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { renderToStaticMarkup } from 'react-dom/server';
+import { RoundCard } from './RoundCard';
+import { deriveRounds } from '../db/derive-rounds';
+import { escalatedRound, eventLog, startRun } from '../testing/event-fixtures';
+import type { HumanAnswer } from '@shared/contracts/intervention';
+
+function escalated(answer?: HumanAnswer): string {
+  const log = eventLog('run-roundcard-01');
+  startRun(log);
+  escalatedRound(log, 0, answer);
+  const [view] = deriveRounds(log.events);
+  if (!view) throw new Error('no round derived');
+  return renderToStaticMarkup(<RoundCard view={view} />);
+}
+
+describe('RoundCard', () => {
+  it('while a person is still deciding, the escalated candidate is shown as pending, not struck out as rejected', () => {
+    const html = escalated();
+    expect(html).toContain('data-rejected="false"');
+    expect(html).toContain('data-pending="true"');
+    expect(html).not.toContain('class="struck"');
+    expect(html).not.toContain('rejected ·');
+    expect(html).toContain('pending · waiting for your decision');
+  });
+
+  it('once the person rejects the escalated candidate, it is struck out as rejected', () => {
+    const html = escalated({ action: 'reject' });
+    expect(html).toContain('data-rejected="true"');
+    expect(html).toContain('class="struck"');
+    expect(html).toContain('rejected · escalated');
+    expect(html).not.toContain('pending ·');
+  });
+});
