@@ -31,4 +31,23 @@ describe('RoundCard', () => {
     expect(html).toContain('rejected · escalated');
     expect(html).not.toContain('pending ·');
   });
+
+  it('a round the person cancelled says Cancelled, not Failed — the model produced nothing usable', () => {
+    const log = eventLog('run-roundcard-02');
+    startRun(log);
+    log.add({ type: 'round.started', round: 0, proposer: 'student' });
+    log.add({
+      type: 'round.completed',
+      round: 0,
+      record: { round: 0, proposer: 'student', candidate: {}, repairs: [], verdicts: [], outcome: 'failed', reason: 'cancelled', message: 'the run was cancelled' },
+    });
+    const [view] = deriveRounds(log.events);
+    if (!view) throw new Error('no round derived');
+    const html = renderToStaticMarkup(<RoundCard view={view} />);
+    expect(html).toContain('data-cancelled="true"');
+    expect(html).toContain('>Cancelled</span>');
+    expect(html).toContain('cancelled before the model answered');
+    expect(html).not.toContain('Failed');
+    expect(html).not.toContain('nothing usable');
+  });
 });

@@ -132,9 +132,12 @@ export function RoundCard({ view, dryRun = false, gate, onShowGate }: { view: Ro
   const byYou = view.selected?.source === 'human' || view.review?.rule === 'human_decided';
   const approvedLater = view.intervention?.answer?.action === 'approve';
   const outcome = view.outcome ?? 'in_flight';
+  // Cancelling ends the round as failed with reason `cancelled`: it is the person's doing, not the model's.
+  const cancelled = view.complete && view.reason === 'cancelled';
+  const outcomeChip = cancelled ? <Chip>Cancelled</Chip> : view.outcome && (dryRun && view.outcome === 'executed' ? <Chip tone="accent">Would execute</Chip> : <OutcomeChip outcome={view.outcome} />);
 
   return (
-    <article className={`card round ${view.complete ? '' : 'round--live'}`} data-testid="round-card" data-round={view.round} data-outcome={outcome} aria-label={`Round ${view.round + 1}`} tabIndex={-1}>
+    <article className={`card round ${view.complete ? '' : 'round--live'}`} data-testid="round-card" data-round={view.round} data-outcome={outcome} data-cancelled={cancelled ? 'true' : undefined} aria-label={`Round ${view.round + 1}`} tabIndex={-1}>
       <header className="round__head">
         <h3 className="round__title">Round {view.round + 1}</h3>
         <span className="muted">{byYou ? 'Decided by you' : byTeacher ? 'Teacher proposed (takeover)' : 'Student proposed'}</span>
@@ -144,13 +147,7 @@ export function RoundCard({ view, dryRun = false, gate, onShowGate }: { view: Ro
             {view.snapshot.tools.length} tools offered
           </span>
         )}
-        {view.outcome ? (
-          dryRun && view.outcome === 'executed' ? (
-            <Chip tone="accent">Would execute</Chip>
-          ) : (
-            <OutcomeChip outcome={view.outcome} />
-          )
-        ) : (
+        {outcomeChip || (
           <Chip tone="running">
             <Spinner /> In progress
           </Chip>
@@ -190,6 +187,8 @@ export function RoundCard({ view, dryRun = false, gate, onShowGate }: { view: Ro
             </div>
           ) : byYou ? (
             <span className="muted" data-testid="candidate-human">No model was asked: this round runs the decision you approved.</span>
+          ) : cancelled ? (
+            <span className="muted">No candidate: the run was cancelled before the model answered.</span>
           ) : view.complete ? (
             <span className="muted">No candidate: the model produced nothing usable.</span>
           ) : (
@@ -288,9 +287,9 @@ export function RoundCard({ view, dryRun = false, gate, onShowGate }: { view: Ro
         )}
 
         {view.complete && (
-          <Step label="Outcome" tone={view.outcome === 'executed' || view.outcome === 'delivered' ? 'good' : 'bad'}>
+          <Step label="Outcome" tone={view.outcome === 'executed' || view.outcome === 'delivered' ? 'good' : cancelled ? undefined : 'bad'}>
             <div className="outcome">
-              {view.outcome && (dryRun && view.outcome === 'executed' ? <Chip tone="accent">Would have executed · dry run, not run</Chip> : <OutcomeChip outcome={view.outcome} />)}
+              {dryRun && view.outcome === 'executed' ? <Chip tone="accent">Would have executed · dry run, not run</Chip> : outcomeChip}
               {view.reason && <code className="tag">{view.reason}</code>}
               {view.message && <p className="outcome__message">{view.message}</p>}
               {view.execution && (
