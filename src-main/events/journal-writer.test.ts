@@ -64,4 +64,23 @@ describe("the host's journal writer", () => {
     journal.append([ev(12)]);
     expect(parse).toHaveBeenCalledTimes(1);
   });
+
+  it('a committed decision is durable before the call it commits is made: it and what came before it are written at once', () => {
+    const writer = createJournalWriter(journal);
+    writer.onEvent(ev(0));
+    const committed = RunEvent.parse({
+      type: 'decision.committed',
+      id: eventId(RUN, 1),
+      run_id: RUN,
+      seq: 1,
+      ts: new Date(0).toISOString(),
+      round: 0,
+      history_index: 0,
+      decision: { decision_type: 'tool_call', tool_name: 'read_text_file', arguments: { path: 'notes/todo.md' } },
+    });
+    writer.onEvent(committed);
+    // No turn of the event loop: the tool call starts right after this.
+    expect(journal.head).toBe(2);
+    expect(appends.map((a) => a.events.map((e) => e.type))).toEqual([['round.started', 'decision.committed']]);
+  });
 });

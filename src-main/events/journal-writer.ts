@@ -19,7 +19,7 @@ export interface JournalWriterOptions {
  * turns of the event loop (the proposal, the review, the tool's result). They gather for a few ms and
  * reach the journal together, one write + fsync, made outside the run's own turn (a run waiting for
  * its model is not held up by it). Nobody sees an event before it is durable; what must be durable
- * now (before a checkpoint, on close) is flushed at once.
+ * now (a committed decision, before its tool runs; before a checkpoint; on close) is flushed at once.
  */
 export function createJournalWriter(journal: EventJournal, options: JournalWriterOptions = {}): JournalWriter {
   const log = options.log ?? (() => undefined);
@@ -41,7 +41,9 @@ export function createJournalWriter(journal: EventJournal, options: JournalWrite
   return {
     onEvent(event) {
       batch.push(event);
-      timer ??= setTimeout(flush, windowMs);
+      // A committed decision is followed by its tool call: the trace holds it before anything runs.
+      if (event.type === 'decision.committed') flush();
+      else timer ??= setTimeout(flush, windowMs);
     },
     flush,
   };
