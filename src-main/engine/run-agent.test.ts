@@ -244,16 +244,17 @@ describe('the agent run through the decision boundary (real filesystem MCP serve
     expect(events.map((e) => e.type)).toEqual(['run.started', 'run.finished']);
   });
 
-  it('an unreachable Ollama fails the rounds with an actionable message, not an exception', async () => {
+  it('an unreachable Ollama fails the run before round 1 with an actionable message, not an exception', async () => {
     const ws = workspace();
-    const { result } = await run(
+    const { result, events } = await run(
       spec({ models: { student: { provider: 'ollama', model: 'qwen3:4b', host: 'http://127.0.0.1:9' }, teacher: { provider: 'script' } }, limits: { max_consecutive_failures: 1 } }),
       ws,
       {},
     );
     expect(result.status).toBe('failed');
-    expect(result.rounds[0]?.reason).toBe('student_error');
-    expect(result.message).toMatch(/Ollama is not reachable at http:\/\/127\.0\.0\.1:9/);
+    expect(result.rounds).toHaveLength(0);
+    expect(result.message).toMatch(/ollama:qwen3:4b is not reachable: nothing answers at http:\/\/127\.0\.0\.1:9/);
+    expectCompleteTrace(result, events);
   });
 
   it('a server that crashes mid-call fails that round with a clear message, then the run stops cleanly', async () => {

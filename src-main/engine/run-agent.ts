@@ -33,6 +33,7 @@ import { Handover } from './handover';
 import { interventionFor, rawDecisionOf, resumeStep } from './intervention';
 import { createPromptEncoder, learningFromRoundAndShadow } from './learning-record';
 import { ModelGuard } from './model-guard';
+import { unreachableModelMessage } from './model-reachability';
 import { interpretRound } from './round-outcome';
 import { prepareRun, type PreparedRun } from './run-setup';
 import { boundEvent, boundResult } from './stored-text';
@@ -71,6 +72,8 @@ export interface RunAgentOptions {
   /** Injected for tests and benchmarks; resolved from the spec otherwise. */
   providers?: { student: ModelProvider; teacher: ModelProvider };
   toolHost?: ToolHost;
+  /** How long the check before round 1 waits for each model's address to answer (5 s by default). */
+  reachabilityTimeoutMs?: number;
   /** How transient model failures are retried; tests pass an instant `sleep`. */
   retry?: Partial<RetryPolicy>;
   /** Progress while waiting on a slow MCP server ("still waiting for X to list its tools (10 s)…"). */
@@ -179,6 +182,15 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   try {
     if (!prepared) throw new Error(setupError ?? 'the run could not be prepared');
     const { instructions, task } = prepared;
+    // Nobody answering at a model's address ends the run here, with one message, before any tool
+    // server starts and before a round is spent on it. Injected providers are not the spec's.
+    if (!options.providers) {
+      const unreachable = await unreachableModelMessage(spec, prepared.endpoints, { signal: options.signal, timeoutMs: options.reachabilityTimeoutMs });
+      if (unreachable !== undefined) {
+        setupError = secrets.maskText(unreachable);
+        throw new Error(setupError);
+      }
+    }
     // A model that cannot heal ends the run after its round, with its one message. A failed
     // proposal ends the round by itself; a failed review would be asked again (max_verdict_attempts),
     // so that round is stopped at once.

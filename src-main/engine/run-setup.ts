@@ -17,6 +17,8 @@ export interface PreparedRun {
   providers: { student: ModelProvider; teacher: ModelProvider };
   /** `keychain:NAME` → value, for MCP server env (every value is registered with the run's secrets). */
   credentials: Map<string, string>;
+  /** Where each non-replay model's requests go, as the privacy check allowed them. */
+  endpoints: Partial<Record<'student' | 'teacher', ModelEndpoint>>;
 }
 
 /**
@@ -62,5 +64,5 @@ export async function prepareRun(input: {
     student: resolveProvider(spec.models.student, 'student', deps),
     teacher: resolveProvider(spec.models.teacher, 'teacher', deps),
   };
-  return { instructions, task, script, providers, credentials };
+  return { instructions, task, script, providers, credentials, endpoints };
 }

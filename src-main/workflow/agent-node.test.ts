@@ -4,6 +4,7 @@ import { WorkflowGraph, type NodeOf } from '@shared/workflow/document';
 import { createEventStamper } from '../engine/event-stamper';
 import { createMemoryLedger } from '../mcp/idempotency-ledger';
 import { FILESYSTEM_PACKAGE } from '../mcp/shipped-effects';
+import { closedPort } from '../../test-support/closed-port';
 import { tempNotesWorkspace } from '../../test-support/workspace';
 import { runAgentNode } from './agent-node';
 
@@ -85,6 +86,20 @@ describe('agent node', () => {
     const { outcome } = await runNode({ limits: { max_rounds: 1 }, script: { student: [{ json: { decision_type: 'ask_user', question: 'Which note?' } }] } }, { name: 'a', text: 'b' });
     expect(outcome.status).toBe('failed');
     if (outcome.status === 'failed') expect(outcome.failure.code).toMatch(/^agent_/);
+  });
+
+  it('an agent whose model nobody answers for fails the node before round 1, with the one message naming model and address', async () => {
+    const port = await closedPort();
+    const { outcome, events } = await runNode(
+      { models: { student: { provider: 'ollama', model: 'qwen3:4b', host: `http://127.0.0.1:${port}` }, teacher: { provider: 'script' } }, supervision: { enabled: false }, script: { student: [] } },
+      { name: 'a', text: 'b' },
+    );
+    expect(outcome).toMatchObject({ status: 'failed', failure: { code: 'agent_failed' } });
+    if (outcome.status === 'failed') {
+      expect(outcome.failure.message).toContain(`the student model ollama:qwen3:4b is not reachable: nothing answers at http://127.0.0.1:${port}`);
+      expect(outcome.failure.message).toContain('ollama serve');
+    }
+    expect(events.map((e) => e.type)).toEqual(['agent.started', 'agent.finished']);
   });
 
   it('a task naming an input the node lacks fails the node before the agent starts', async () => {
