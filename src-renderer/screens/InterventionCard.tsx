@@ -4,6 +4,7 @@ import { useHost } from '../app/HostProvider';
 import { DecisionView } from '../components/DecisionView';
 import { Chip } from '../components/Chip';
 import { Spinner } from '../components/Icons';
+import { ConfirmButton } from '../components/ConfirmButton';
 import type { SnapshotTool } from '../db/derive-rounds';
 
 const ACTION_HINTS = {
@@ -98,20 +99,35 @@ export function InterventionCard({ intervention, tools }: { intervention: Interv
             </div>
           )}
           <div className="intervention__actions" role="group" aria-label="Your answer">
-            {intervention.options.map((action, i) => (
-              <button
-                key={action}
-                type="button"
-                className={`button ${i === 0 ? 'button--primary' : action === 'stop' ? 'button--danger' : ''}`}
-                disabled={sending !== undefined || connection !== 'open'}
-                onClick={() => void answer(action)}
-                title={ACTION_HINTS[action]}
-                data-testid={`intervention-${action}`}
-              >
-                {sending === action && <Spinner />}
-                {HUMAN_ACTION_LABELS[action]}
-              </button>
-            ))}
+            {intervention.options.map((action, i) =>
+              action === 'stop' ? (
+                <ConfirmButton
+                  key={action}
+                  label={HUMAN_ACTION_LABELS[action]}
+                  question="Stop the run here? Nothing runs, and the run ends as cancelled."
+                  confirmLabel="Stop the run"
+                  keepLabel="Keep waiting"
+                  danger
+                  disabled={sending !== undefined || connection !== 'open'}
+                  title={ACTION_HINTS[action]}
+                  testId={`intervention-${action}`}
+                  onConfirm={() => answer(action)}
+                />
+              ) : (
+                <button
+                  key={action}
+                  type="button"
+                  className={`button ${i === 0 ? 'button--primary' : ''}`}
+                  disabled={sending !== undefined || connection !== 'open'}
+                  onClick={() => void answer(action)}
+                  title={ACTION_HINTS[action]}
+                  data-testid={`intervention-${action}`}
+                >
+                  {sending === action && <Spinner />}
+                  {HUMAN_ACTION_LABELS[action]}
+                </button>
+              ),
+            )}
           </div>
           {connection !== 'open' && <p className="muted">Reconnect to the Steward host to answer.</p>}
         </>

@@ -13,6 +13,7 @@ import { describeModelUsage, modelUsageTotals } from '../db/model-usage';
 import { deriveScsTimeline, evidenceIndex, type ScsTimeline } from '../db/derive-scs';
 import { Chip, StatusBadge } from '../components/Chip';
 import { Spinner } from '../components/Icons';
+import { ConfirmButton } from '../components/ConfirmButton';
 import { formatDateTime, formatDuration, plural } from '../view/format';
 import { RoundCard } from './RoundCard';
 import { TraceList } from './TraceList';
@@ -74,9 +75,16 @@ function RunHeader({ run, facts, scs, usage }: { run: RunRow; facts: RunFacts; s
         <SendOtlpButton runId={run.run_id} />
         {!run.workflow && run.status !== 'running' && run.status !== 'waiting' && <ReplayButton runId={run.run_id} workflowId={run.workflow_id} />}
         {(run.status === 'running' || run.status === 'waiting') && (
-          <button type="button" className="button button--danger" data-testid="cancel-button" onClick={() => void cancel()} disabled={cancelling || connection !== 'open'}>
-            {cancelling ? 'Cancelling…' : 'Cancel run'}
-          </button>
+          <ConfirmButton
+            label={cancelling ? 'Cancelling…' : 'Cancel run'}
+            question="Cancel this run? The round under way ends; nothing more runs."
+            confirmLabel="Cancel run"
+            keepLabel="Keep the run"
+            danger
+            testId="cancel-button"
+            disabled={cancelling || connection !== 'open'}
+            onConfirm={cancel}
+          />
         )}
       </div>
       <dl className="run-head__facts">

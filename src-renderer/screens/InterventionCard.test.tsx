@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { renderToStaticMarkup } from 'react-dom/server';
+import { HostProvider } from '../app/HostProvider';
+import { createHostClient } from '../host/host-client';
+import { StewardDb } from '../db/db';
+import { FakeTransport } from '../testing/fake-transport';
+import { InterventionCard } from './InterventionCard';
+import { GOOD_WRITE } from '../testing/event-fixtures';
+import type { Intervention } from '@shared/contracts/intervention';
+
+const intervention: Intervention = {
+  id: 'run-iv-card-0001:iv:0',
+  run_id: 'run-iv-card-0001',
+  round: 0,
+  kind: 'escalation',
+  decision: GOOD_WRITE,
+  reason: 'A person should approve writing the summary.',
+  reason_codes: ['policy_violation'],
+  options: ['approve', 'reject', 'takeover', 'stop'],
+  requested_at: '2026-01-05T09:01:00.000Z',
+};
+
+function paint(): string {
+  const client = createHostClient(new FakeTransport());
+  const db = new StewardDb(`steward-intervention-card-${Math.random().toString(36).slice(2)}`);
+  return renderToStaticMarkup(
+    <HostProvider client={client} db={db} tokenMissing={false}>
+      <InterventionCard intervention={intervention} />
+    </HostProvider>,
+  );
+}
+
+const buttonOf = (html: string, testId: string) => new RegExp(`<button [^>]*data-testid="${testId}"[^>]*>`).exec(html)?.[0] ?? '';
+
+describe('InterventionCard', () => {
+  it('Stop the run asks for confirmation first; the answers that let the run go on are sent with one press', () => {
+    const html = paint();
+    expect(buttonOf(html, 'intervention-stop')).toContain('aria-haspopup="dialog"');
+    for (const action of ['approve', 'reject', 'takeover']) {
+      expect(buttonOf(html, `intervention-${action}`)).toBeTruthy();
+      expect(buttonOf(html, `intervention-${action}`)).not.toContain('aria-haspopup');
+    }
+  });
+});
