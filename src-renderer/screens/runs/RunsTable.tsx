@@ -5,6 +5,7 @@ import { workflowRunSummary } from '../run/run-nodes';
 import { StatusBadge } from '../../components/Chip';
 import { formatDateTime, formatDuration } from '../../view/format';
 import { OVERSCAN, SpacerRow, useWindowRows } from './virtual-rows';
+import { runTags } from './run-tags';
 
 /** A workflow run opens on its nodes, an agent run on its rounds. */
 function runRoute(run: RunRow): Route {
@@ -112,11 +113,12 @@ function RunCells({ run }: { run: RunRow }) {
             · {workflowRunSummary(run.workflow, run.status)}
           </span>
         ) : (
-          <>
-            {!run.supervision_enabled && <span className="muted"> · unsupervised</span>}
-            {run.dry_run && <span className="muted"> · dry run</span>}
-            {run.phase !== undefined && run.supervision_enabled && <span className="muted"> · phase {run.phase}</span>}
-          </>
+          runTags(run).map((tag) => (
+            <span key={tag} className="muted">
+              {' '}
+              · {tag}
+            </span>
+          ))
         )}
         {run.task && <div className="muted">{run.task.length > 120 ? `${run.task.slice(0, 119)}…` : run.task}</div>}
       </td>

@@ -1,12 +1,12 @@
 import { useLiveQuery } from 'dexie-react-hooks';
 import { useHost } from '../../app/HostProvider';
 import { routeHref } from '../../app/routing';
-import { Chip, StatusBadge } from '../../components/Chip';
+import { Chip } from '../../components/Chip';
 import { Spinner } from '../../components/Icons';
-import { formatDateTime } from '../../view/format';
 import { useRunAndOpen, useWorkflowConfig } from '../../supervision/use-workflow-config';
 import { SupervisionPanel } from './SupervisionPanel';
 import { serverIdentity } from '../../db/registry';
+import { RecentRuns } from './RecentRuns';
 
 /** `#/workflows/<id>`: the workflow, its recent runs, and its Supervision & Learning panel. */
 export function WorkflowScreen({ workflowId }: { workflowId: string }) {
@@ -85,23 +85,7 @@ export function WorkflowScreen({ workflowId }: { workflowId: string }) {
             <h2 id="wf-runs" className="side-card__title">
               Recent runs
             </h2>
-            {runs === undefined ? (
-              <p className="muted">Loading…</p>
-            ) : runs.length === 0 ? (
-              <p className="muted">No runs yet.</p>
-            ) : (
-              <ul className="plain-list recent-runs" data-testid="workflow-runs">
-                {runs.slice(0, 8).map((r) => (
-                  <li key={r.run_id}>
-                    <a href={routeHref({ name: 'run', runId: r.run_id, tab: 'rounds' })}>
-                      <StatusBadge status={r.status} /> <span className="muted">{formatDateTime(r.started_at)}</span>
-                      {r.dry_run && <span className="muted"> · dry run</span>}
-                      {r.phase !== undefined && <span className="muted"> · phase {r.phase}</span>}
-                    </a>
-                  </li>
-                ))}
-              </ul>
-            )}
+            <RecentRuns runs={runs} />
           </section>
         </aside>
       </div>
