@@ -1,7 +1,8 @@
 import type { RunEvent } from '../src-shared/contracts/events';
-import type { HostMethod, HostResult, ResponseFrame } from '../src-shared/contracts/host-api';
+import type { ClientFrame, HostMethod, HostResult, ResponseFrame } from '../src-shared/contracts/host-api';
 import type { Host, HostSession } from '../src-main/composition/host-types';
 import { createHost } from '../src-main/composition/create-host';
+import type { Transport, TransportSink } from '../src-renderer/host/transport';
 
 /** A page on an in-process host: every event pushed to it, requests by method, `ok` throwing on an error frame. */
 export function hostPage(host: Host, id = 'page') {
@@ -31,6 +32,27 @@ export async function openTestHost(dataDir: string, cleanups: Array<() => Promis
     close: async () => {
       closed = true;
       await host.close();
+    },
+  };
+}
+
+/** A page's transport wired straight to an in-process host: opens at once, `stop` is a closed tab. */
+export function inProcessTransport(host: Host, id: string): Transport {
+  let sink: TransportSink | undefined;
+  const session: HostSession = { id, push: (frame) => sink?.frame(frame) };
+  return {
+    kind: 'websocket',
+    start(s) {
+      sink = s;
+      queueMicrotask(() => s.state('open'));
+    },
+    send(frame: ClientFrame) {
+      void host.handle(frame, session).then((response) => sink?.frame(response));
+    },
+    stop() {
+      host.detach(session);
+      sink?.state('closed');
+      sink = undefined;
     },
   };
 }

@@ -4,17 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RunEvent, eventId } from '../src-shared/contracts/events';
-import type { ClientFrame } from '../src-shared/contracts/host-api';
-import type { Host, HostSession } from '../src-main/composition/host-types';
+import type { Host } from '../src-main/composition/host-types';
 import { EventJournal } from '../src-main/events/event-journal';
 import { StewardDb } from '../src-renderer/db/db';
 import { createHostClient, type HostClient } from '../src-renderer/host/host-client';
 import { runsJsonl } from '../src-renderer/screens/runs/runs-jsonl';
 import { importTraceFiles } from '../src-renderer/screens/runs/run-transfer';
 import { startHostSession } from '../src-renderer/host/host-session';
-import type { Transport, TransportSink } from '../src-renderer/host/transport';
 import { hostedEcho } from './hosted-workflows';
-import { openTestHost } from './host-session';
+import { inProcessTransport as inProcess, openTestHost } from './host-session';
 
 /**
  * Issue 9, end to end without a browser: the real host and the page's real session and database
@@ -27,27 +25,6 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()?.();
   vi.useRealTimers();
 });
-
-/** The page's transport, wired straight to an in-process host. */
-function inProcess(host: Host, id: string): Transport {
-  let sink: TransportSink | undefined;
-  const session: HostSession = { id, push: (frame) => sink?.frame(frame) };
-  return {
-    kind: 'websocket',
-    start(s) {
-      sink = s;
-      queueMicrotask(() => s.state('open'));
-    },
-    send(frame: ClientFrame) {
-      void host.handle(frame, session).then((response) => sink?.frame(response));
-    },
-    stop() {
-      host.detach(session);
-      sink?.state('closed');
-      sink = undefined;
-    },
-  };
-}
 
 let pages = 0;
 function pageDb(): StewardDb {

@@ -33,6 +33,8 @@ export interface WorkflowRow {
   teacher?: ModelRef;
   /** The Supervision & Learning panel's profile choices (v2). */
   profiles?: WorkflowProfiles;
+  /** When the choices or the supervision switch were last set (here or in another browser): the newest wins on the host (profile-sync.ts). Absent: never chosen, the host's win. */
+  choices_at?: string;
   source: 'demo' | 'user';
   updated_at: string;
 }

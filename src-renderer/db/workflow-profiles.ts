@@ -93,7 +93,7 @@ export async function ensureWorkflowProfiles(db: StewardDb): Promise<number> {
     for (const row of await db.workflows.toArray()) {
       if (row.profiles && PROFILE_KINDS.every((k) => row.profiles?.[k])) continue;
       const profiles = await deriveChoices(db, row);
-      await db.workflows.update(row.id, { profiles });
+      await db.workflows.update(row.id, { profiles, choices_at: new Date().toISOString() });
       changed += 1;
     }
     return changed;
@@ -134,7 +134,7 @@ export async function applyDeploymentPhase(db: StewardDb, workflowId: string, ph
       { kind: 'deployment', name: renameForPhase(current.name, phase), description: current.description, deployment: { ...current.deployment, phase } },
       now,
     );
-    await db.workflows.update(workflowId, { profiles: { ...row.profiles, deployment: { id: saved.id, version: saved.version } }, updated_at: now.toISOString() });
+    await db.workflows.update(workflowId, { profiles: { ...row.profiles, deployment: { id: saved.id, version: saved.version } }, updated_at: now.toISOString(), choices_at: now.toISOString() });
     return saved;
   });
 }
@@ -144,8 +144,13 @@ export async function setProfileChoices(db: StewardDb, workflowId: string, chang
   await db.transaction('rw', db.workflows, async () => {
     const row = await db.workflows.get(workflowId);
     if (!row) throw new Error(`no workflow ${workflowId}`);
-    await db.workflows.update(workflowId, { profiles: { ...row.profiles, ...changes }, updated_at: now.toISOString() });
+    await db.workflows.update(workflowId, { profiles: { ...row.profiles, ...changes }, updated_at: now.toISOString(), choices_at: now.toISOString() });
   });
+}
+
+/** The workflow's supervision switch; like a profile choice, it follows to other browsers (profile-sync.ts). */
+export async function setSupervisionEnabled(db: StewardDb, workflowId: string, enabled: boolean, now = new Date()): Promise<void> {
+  await db.workflows.update(workflowId, { supervision_enabled: enabled, updated_at: now.toISOString(), choices_at: now.toISOString() });
 }
 
 /** A model picked on the workflow card: its role's profile (found or made) becomes the choice, in one transaction. */

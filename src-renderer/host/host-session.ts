@@ -6,6 +6,7 @@ import { deleteRuns } from '../db/delete-runs';
 import { seedDemoWorkflows } from '../db/seed-demo';
 import { seedBuiltinProfiles } from '../db/builtin-profiles';
 import { ensureWorkflowProfiles } from '../db/workflow-profiles';
+import { createProfileSync } from '../db/profile-sync';
 import { HostRequestError, type HostClient } from './host-client';
 import type { ConnectionState } from './transport';
 
@@ -181,9 +182,11 @@ export function startHostSession(client: HostClient, db: StewardDb, listener: Se
       if (mine !== generation) return;
       listener.info(info);
       await seedDemoWorkflows(db, () => client.request('workspace.demo', {}));
+      // The profiles and choices made in other browsers come first: a workflow that has them derives none.
+      const profileProblem = await profileSync.connect();
       await prepareProfiles(db);
       await subscribe(mine);
-      if (mine === generation) listener.problem(undefined);
+      if (mine === generation) listener.problem(profileProblem);
     } catch (err) {
       if (mine === generation) listener.problem(`Start-up with the host failed: ${messageOf(err)}`);
     }
@@ -191,13 +194,15 @@ export function startHostSession(client: HostClient, db: StewardDb, listener: Se
 
   // Profiles live in this browser: they are ready before (and without) the host.
   let startup: Promise<void> = prepareProfiles(db).catch((err: unknown) => listener.problem(`Could not prepare the built-in profiles: ${messageOf(err)}`));
+  // Profiles and workflows' choices follow to every page of this host (profile-sync.ts).
+  const profileSync = createProfileSync(db, client, listener.problem);
   const offState = client.onState((state) => {
     generation += 1;
     clearInterval(poll);
     clearTimeout(retry);
     retry = undefined;
     listener.connection(state);
-    if (state !== 'open') return;
+    if (state !== 'open') return profileSync.pause();
     startup = startUp(generation);
     refreshProviders();
     poll = setInterval(refreshProviders, pollMs);
@@ -211,11 +216,13 @@ export function startHostSession(client: HostClient, db: StewardDb, listener: Se
       offState();
       offEvents();
       offDeleted();
+      profileSync.stop();
     },
     /** Settles once the current start-up and every queued batch are through (for tests and shutdown). */
     async done() {
       await startup;
       await chain;
+      await profileSync.idle();
     },
   };
 }

@@ -5,7 +5,7 @@ import type { HostedServerRef } from '@shared/contracts/hosted-workflow';
 import { useHost } from '../app/HostProvider';
 import { routeHref } from '../app/routing';
 import type { ProfileChoice, WorkflowRow } from '../db/db';
-import { pickModel, setProfileChoices } from '../db/workflow-profiles';
+import { pickModel, setProfileChoices, setSupervisionEnabled } from '../db/workflow-profiles';
 import { profileLabel } from '../db/profiles';
 import { useRunAndOpen, useWorkflowConfig } from '../supervision/use-workflow-config';
 import { ModelSelect } from '../components/ModelSelect';
@@ -34,10 +34,6 @@ function WorkflowCard({ row }: { row: WorkflowRow }) {
   const teacher = resolved?.teacher?.model ?? row.teacher ?? doc.models.teacher;
   const phase = resolved?.deployment?.deployment.phase ?? doc.supervision.phase;
   const scsMode = scsSettingsOf(doc).mode;
-
-  const update = (changes: Partial<WorkflowRow>) => {
-    void db.workflows.update(row.id, { ...changes, updated_at: new Date().toISOString() });
-  };
 
   /** A model picked here becomes the role's model profile (found or made), like a choice in the panel. */
   const pick = async (role: 'student' | 'teacher', ref: ModelRef) => {
@@ -117,7 +113,7 @@ function WorkflowCard({ row }: { row: WorkflowRow }) {
           label="Supervision"
           description={row.supervision_enabled ? 'Teacher reviews what matters' : 'Student acts alone; protected effects are blocked, never run unreviewed'}
           checked={row.supervision_enabled}
-          onChange={(next) => update({ supervision_enabled: next })}
+          onChange={(next) => void setSupervisionEnabled(db, row.id, next)}
           testId="supervision-toggle"
         />
         <div className="workflow__models">

@@ -7,7 +7,7 @@ import { useHost } from '../../app/HostProvider';
 import { routeHref } from '../../app/routing';
 import { runEvents, type ProfileChoice, type ProfileRow, type WorkflowProfiles, type WorkflowRow } from '../../db/db';
 import { profileChanged, profileLabel, saveNewVersion, settingsOf, type ProfileInput } from '../../db/profiles';
-import { renameForPhase, setProfileChoices, type ResolvedProfiles } from '../../db/workflow-profiles';
+import { renameForPhase, setProfileChoices, setSupervisionEnabled, type ResolvedProfiles } from '../../db/workflow-profiles';
 import { Accordion, fieldDomId } from '../../components/Form';
 import { Switch } from '../../components/Switch';
 import { Spinner } from '../../components/Icons';
@@ -194,7 +194,7 @@ export function SupervisionPanel({ row, config }: { row: WorkflowRow; config: Wo
           <Switch
             label="Enable supervision and learning"
             checked={row.supervision_enabled}
-            onChange={(next) => void db.workflows.update(row.id, { supervision_enabled: next, updated_at: new Date().toISOString() })}
+            onChange={(next) => void setSupervisionEnabled(db, row.id, next)}
             testId="panel-supervision-toggle"
           />
         </div>
