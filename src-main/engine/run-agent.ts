@@ -134,7 +134,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   // Learning examples store each prompt as what is new since the previous example's (last: the stored prompts are compared).
   const storePrompt = createPromptEncoder();
   const emit = (payload: RunEventPayload) => stamper.emit(storePrompt(boundEvent(secrets.mask(applyTraceSettings(redactToolArguments(payload, snapshot, sensitiveFound), options.trace)))));
-  const learningKinds = new Set(options.learning?.record === false ? [] : (options.learning?.kinds ?? ['review', 'shadow', 'demonstration']));
+  // A dry run executes nothing: what its teacher said about a call that never ran teaches nothing.
+  const learningKinds = new Set(options.learning?.record === false || options.dryRun === true ? [] : (options.learning?.kinds ?? ['review', 'shadow', 'demonstration']));
 
   let status: FinalRunStatus | 'waiting' = 'failed';
   let output: string | undefined;
