@@ -128,6 +128,19 @@ describe('exportLearning', () => {
     expect(result.problems).toHaveLength(2);
   });
 
+  it('an old trace’s dry run is not exported: its examples are dropped, a real run’s in the same file are kept', async () => {
+    const dir = tempDir();
+    const dry = runEvents('run-aaaa-0009', [{ verdict: replace, final: summary }, { verdict: replace, final: summary }]).map((e) => (e.type === 'run.started' ? { ...e, dry_run: true } : e));
+    const real = runEvents('run-aaaa-0010', [{ verdict: replace, final: summary }]);
+    const trace = writeTrace(dir, 'runs.jsonl', [...dry, ...real]);
+    const read = await readTraceExamples(trace);
+    expect(read.examples.map((e) => e.run_id)).toEqual(['run-aaaa-0010']);
+    const out = join(dir, 'sft.jsonl');
+    const result = await exportLearning({ trace, format: 'sft', out });
+    expect(result).toMatchObject({ examples: 1, written: 1, problems: [] });
+    expect(jsonl(out)).toHaveLength(1);
+  });
+
   it('refuses a file that holds no Steward event at all, naming the first bad line', async () => {
     const dir = tempDir();
     const spec = join(dir, 'spec.json');

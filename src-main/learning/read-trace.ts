@@ -18,12 +18,13 @@ export interface TraceExamples {
  * Reads a `--trace` JSONL file and returns its learning examples. Every line is validated as a
  * RunEvent; a bad line is skipped and reported with its line number, so one torn line does not
  * lose a run's learning data. A file with lines but no valid event at all is not a trace: that,
- * and an unreadable file, is a LearningExportError.
+ * and an unreadable file, is a LearningExportError. A dry run's examples are left out.
  */
 export async function readTraceExamples(path: string): Promise<TraceExamples> {
   const examples: LearningExample[] = [];
   const problems: TraceProblem[] = [];
   const specIds = new Map<string, string>();
+  const dryRuns = new Set<string>();
   const prompts = new PromptBook();
   let events = 0;
   let lineNo = 0;
@@ -41,7 +42,9 @@ export async function readTraceExamples(path: string): Promise<TraceExamples> {
       events += 1;
       // run.started precedes the run's examples in a trace; it names the agent the example belongs to.
       if (event.type === 'run.started') specIds.set(event.run_id, event.spec_id);
-      if (event.type === 'learning.example') {
+      // A dry run executed nothing; traces written before dry runs stopped recording examples still hold some.
+      if (event.type === 'run.started' && event.dry_run) dryRuns.add(event.run_id);
+      if (event.type === 'learning.example' && !dryRuns.has(event.run_id)) {
         // A prompt stored as a reference to an earlier example's is rebuilt whole, as the export always wrote it.
         const prompt = prompts.resolve(event);
         if (prompt.ok) examples.push(learningExampleFromEvent(event, specIds.get(event.run_id), prompt.context));
