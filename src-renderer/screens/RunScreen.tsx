@@ -32,7 +32,7 @@ import { PrivacyPanel } from './privacy/PrivacyPanel';
 
 const NO_EVENTS: RunEvent[] = [];
 
-function RunHeader({ run, facts, scs, usage }: { run: RunRow; facts: RunFacts; scs: ScsTimeline; usage?: string }) {
+export function RunHeader({ run, facts, scs, usage }: { run: RunRow; facts: RunFacts; scs: ScsTimeline; usage?: string }) {
   const { client, connection } = useHost();
   const [cancelling, setCancelling] = useState(false);
   const [error, setError] = useState<string>();
@@ -116,9 +116,10 @@ function RunHeader({ run, facts, scs, usage }: { run: RunRow; facts: RunFacts; s
         </div>
         {facts.started && (
           <div>
-            <dt>Phase</dt>
+            {/* "Lifecycle": an SCS run shows its own phases beside this one. */}
+            <dt>Lifecycle phase</dt>
             <dd data-testid="run-phase" data-phase={facts.started.supervision.phase}>
-              {facts.started.supervision.enabled ? `Phase ${facts.started.supervision.phase} · ${PHASE_LABELS[facts.started.supervision.phase]}` : '—'}
+              {facts.started.supervision.enabled ? `${facts.started.supervision.phase} · ${PHASE_LABELS[facts.started.supervision.phase]}` : '—'}
             </dd>
           </div>
         )}

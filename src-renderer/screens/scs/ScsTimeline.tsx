@@ -270,7 +270,7 @@ export function ScsTimelineView({ timeline, nav, live }: { timeline: ScsTimeline
         </h2>
         <span className="muted scs-timeline__sub">task gates</span>
         <span className="round__spacer" />
-        {timeline.blocked ? <Chip tone="blocked">blocked</Chip> : timeline.phase > 0 ? <Chip tone="accent">phase {timeline.phase}</Chip> : null}
+        {timeline.blocked ? <Chip tone="blocked">blocked</Chip> : timeline.phase > 0 ? <Chip tone="accent">SCS phase {timeline.phase}</Chip> : null}
       </header>
       {groups.length === 0 ? (
         <p className="muted scs-timeline__empty">No phase gate yet.</p>
