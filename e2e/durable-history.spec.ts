@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
@@ -54,6 +54,42 @@ async function expectRunListed(page: Page, runId: string, events: RunEvent[], st
   await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', status);
 }
 
+// The settings a person made follow too (profiles.json on the host): an imported model profile, the
+// Guarded writes workflow's choice of it and its supervision switch (no other test here runs it).
+const guardedCard = (page: Page) => page.getByTestId('workflow-card').filter({ hasText: 'Guarded writes' });
+const E2E_PROFILE = { kind: 'student', id: 'e2e-replay-student', name: 'E2E replay student', version: 1, created_at: '2026-11-30T10:00:00.000Z', description: '', model: { provider: 'script' } };
+
+async function chooseSettings(page: Page): Promise<void> {
+  await page.evaluate(() => (window.location.hash = '#/settings'));
+  const bundle = JSON.stringify({ format: 'steward-profiles/v1', exported_at: '2026-11-30T10:00:00.000Z', profiles: [E2E_PROFILE] });
+  await page.getByTestId('profiles-import-file').setInputFiles({ name: 'profiles.json', mimeType: 'application/json', buffer: Buffer.from(bundle) });
+  await expect(page.locator(`[data-testid=profile-item][data-profile-id="${E2E_PROFILE.id}"]`)).toBeVisible();
+  await page.evaluate(() => (window.location.hash = '#/'));
+  const student = guardedCard(page).getByTestId('model-select-student');
+  const option = await student.locator('option', { hasText: E2E_PROFILE.name }).getAttribute('value');
+  await student.selectOption(option ?? '');
+  await expect(student.locator('option:checked')).toContainText(E2E_PROFILE.name);
+  await guardedCard(page).getByTestId('supervision-toggle').click();
+  await expect(guardedCard(page).getByTestId('supervision-toggle')).toHaveAttribute('aria-checked', 'false');
+  // The page sends each change as it is saved; the host keeps it before it stops.
+  await expect.poll(() => hostKept('guarded-writes')).toMatchObject({ supervision_enabled: false, profiles: { student: { id: E2E_PROFILE.id, version: 1 } } });
+}
+
+/** The workflow's choices as the host keeps them in its data folder. */
+function hostKept(workflowId: string): unknown {
+  if (!existsSync(join(dataDir, 'profiles.json'))) return undefined;
+  const stored = JSON.parse(readFileSync(join(dataDir, 'profiles.json'), 'utf8')) as { workflow_choices: { workflow_id: string }[] };
+  return stored.workflow_choices.find((c) => c.workflow_id === workflowId);
+}
+
+async function expectSettingsFollowed(page: Page): Promise<void> {
+  await page.evaluate(() => (window.location.hash = '#/'));
+  await expect(guardedCard(page).getByTestId('model-select-student').locator('option:checked')).toContainText(E2E_PROFILE.name);
+  await expect(guardedCard(page).getByTestId('supervision-toggle')).toHaveAttribute('aria-checked', 'false');
+  await page.evaluate(() => (window.location.hash = '#/settings'));
+  await expect(page.locator(`[data-testid=profile-item][data-profile-id="${E2E_PROFILE.id}"]`)).toBeVisible();
+}
+
 test.beforeAll(() => {
   ensureBuilt();
   dataDir = mkdtempSync(join(tmpdir(), 'steward-e2e-history-'));
@@ -65,7 +101,7 @@ test.afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-test('a finished run comes back after a restart on a NEW port: listed with its real workflow and models, every event stored once', async ({ browser }) => {
+test('a finished run comes back after a restart on a NEW port: listed with its real workflow and models, every event stored once; the profile a person imported and a workflow\'s choices follow', async ({ browser }) => {
   host = await startHostProcess(dataDir);
   const page = await openPage(browser);
   await notesCard(page).getByTestId('run-button').click();
@@ -73,6 +109,7 @@ test('a finished run comes back after a restart on a NEW port: listed with its r
   notesRun = runIdFromUrl(page.url());
   await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed', { timeout: 30_000 });
   notesEvents = await expectWholeRun(page, notesRun);
+  await chooseSettings(page);
 
   const oldPort = host.port;
   await host.stop();
@@ -84,6 +121,7 @@ test('a finished run comes back after a restart on a NEW port: listed with its r
   expect(again).toEqual(notesEvents);
   await expectRunListed(page, notesRun, notesEvents);
   await shot(page, '40-history-after-restart-new-port');
+  await expectSettingsFollowed(page);
 });
 
 test('two browser profiles, one reloading mid-run: both end with every event exactly once', async ({ browser }) => {
