@@ -75,3 +75,33 @@ test('a run waiting for a person is counted in the sidebar, the title and its wo
   await page.evaluate((id) => (window.location.hash = `#/runs/${id}`), runId);
   await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed', { timeout: 30_000 });
 });
+
+test('Cancel run and Stop the run ask first, by keyboard: focus goes to the confirm button, Escape keeps the run; the escalated candidate is pending while a person decides', async () => {
+  await page.goto(host.url);
+  await card('Ask a human').getByTestId('run-button').click();
+  await expect(page.getByTestId('intervention-card')).toBeVisible({ timeout: 30_000 });
+  const escalated = page.locator('[data-testid=round-card][data-outcome=escalated]').getByTestId('candidate');
+  await expect(escalated).toHaveAttribute('data-pending', 'true');
+  await expect(escalated).toHaveAttribute('data-rejected', 'false');
+  await expect(escalated).toContainText('pending · waiting for your decision');
+
+  // Cancel run: Enter asks, focus is on the confirm button; Escape closes the question and hands focus back.
+  const cancel = page.getByTestId('cancel-button');
+  await cancel.focus();
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('cancel-button-question')).toContainText('Cancel this run?');
+  await expect(page.getByTestId('confirm-cancel-button')).toBeFocused();
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('cancel-button-question')).toHaveCount(0);
+  await expect(cancel).toBeFocused();
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'waiting');
+
+  // Stop the run, on the card: the same question; confirmed, the run ends cancelled.
+  await page.getByTestId('intervention-stop').focus();
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('confirm-intervention-stop')).toBeFocused();
+  await shot(page, '42-stop-asks-first');
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'cancelled', { timeout: 30_000 });
+  await expect(escalated).toHaveAttribute('data-pending', 'false');
+});
