@@ -1,6 +1,6 @@
 import type { RunEvent } from '@shared/contracts/events';
 import type { RunRow, StewardDb, WorkflowRunFacts } from './db';
-import { learningRowsForIngest } from './learning-examples';
+import { forgetDryRunExamples, learningRowsForIngest } from './learning-examples';
 import { runWords, traceWords } from './search-words';
 import { keepPromotionCounts, promotionTables } from './promotion-counts';
 
@@ -57,6 +57,7 @@ export async function ingestEvents(db: StewardDb, events: readonly RunEvent[], o
     for (const row of [...rows, ...updated]) if (row) specOf.set(row.run_id, row.workflow_id);
     const examples = await learningRowsForIngest(db, unique, (runId) => specOf.get(runId));
     if (examples.length > 0) await db.learning_examples.bulkPut(examples);
+    await forgetDryRunExamples(db, unique);
     // A run's start arriving after its examples (it should not, but a replay may reorder) fills in their workflow.
     // Only a run stored before this batch can have examples stored before it (every batch writes its runs' rows).
     const storedBefore = new Set(rows.flatMap((row) => (row ? [row.run_id] : [])));

@@ -59,6 +59,35 @@ describe('learning examples at ingest', () => {
   });
 });
 
+describe('a dry run teaches nothing, even from a journal written before dry runs stopped recording examples', () => {
+  const dryRun = (runId: string) => runWithExamples(runId).events.map((e) => (e.type === 'run.started' ? { ...e, dry_run: true } : e));
+
+  it('its examples are never stored, its start arriving before them, with them, or after them', async () => {
+    const events = dryRun('run-dry-0001');
+    expect(events.filter((e) => e.type === 'learning.example')).toHaveLength(2);
+    for (const e of events) await ingestEvents(db, [e]);
+    expect(await db.learning_examples.count()).toBe(0);
+    await ingestEvents(db, [...events].reverse());
+    expect(await db.learning_examples.count()).toBe(0);
+
+    const late = dryRun('run-dry-0002');
+    await ingestEvents(db, late.filter((e) => e.type !== 'run.started'));
+    await ingestEvents(db, late.filter((e) => e.type === 'run.started'));
+    expect(await db.learning_examples.count()).toBe(0);
+  });
+
+  it('a real run stored alongside keeps its examples', async () => {
+    await ingestEvents(db, [...dryRun('run-dry-0003'), ...runWithExamples('run-real-0003').events]);
+    expect((await db.learning_examples.toArray()).map((e) => e.run_id)).toEqual(['run-real-0003', 'run-real-0003']);
+  });
+
+  it('the v1 → v2 upgrade distils none from a stored dry run', async () => {
+    await db.events.bulkPut([...dryRun('run-dry-0004'), ...runWithExamples('run-real-0004').events]);
+    await backfillLearningExamples(db.table<RunEvent, string>('events'), db.table<RunRow, string>('runs'), db.table<LearningExampleRow, string>('learning_examples'));
+    expect((await db.learning_examples.toArray()).map((e) => e.run_id)).toEqual(['run-real-0004', 'run-real-0004']);
+  });
+});
+
 /** A run whose learning examples store their prompts as the engine does: each one only what is new since the previous example's. */
 function runWithReferencedPrompts(runId: string, rounds: number) {
   const log = eventLog(runId);

@@ -37,7 +37,7 @@ const booksByDb = new WeakMap<object, PromptBook>();
  * examples already stored; two agents of a workflow run share rounds, so its event says whose it is.
  */
 export async function learningRowsForIngest(
-  db: Pick<StewardDb, 'events' | 'learning_examples'>,
+  db: Pick<StewardDb, 'events' | 'learning_examples' | 'runs'>,
   events: readonly RunEvent[],
   specIdOf: (runId: string) => string | undefined,
 ): Promise<LearningExampleRow[]> {
@@ -53,10 +53,29 @@ export async function learningRowsForIngest(
     const base = candidates.find((_, i) => owners[i]?.invocation_id === e.invocation_id);
     if (base && base.context.length > 0) prompts.add(key, base.context);
   }
-  return learningRowsFromEvents(events, specIdOf, prompts);
+  const rows = learningRowsFromEvents(events, specIdOf, prompts);
+  // The batch's runs are already summarised (ingest stores them first): a dry run's examples are never kept.
+  const dry = await dryRunIds(db, rows);
+  return dry.size === 0 ? rows : rows.filter((r) => !dry.has(r.run_id));
 }
 
-/** The v1 → v2 upgrade: every `learning.example` event already stored becomes a learning example. */
+/** Of these examples' runs, the dry runs (as their stored summaries say). */
+export async function dryRunIds(db: Pick<StewardDb, 'runs'>, examples: readonly { run_id: string }[]): Promise<Set<string>> {
+  const runIds = [...new Set(examples.map((e) => e.run_id))];
+  const runs = await db.runs.bulkGet(runIds);
+  return new Set(runs.flatMap((run) => (run?.dry_run === true ? [run.run_id] : [])));
+}
+
+/**
+ * A dry run's start that arrives after its examples (a replay may reorder) takes them away again:
+ * a dry run executed nothing, and journals written before dry runs stopped recording examples hold some.
+ */
+export async function forgetDryRunExamples(db: Pick<StewardDb, 'learning_examples'>, events: readonly RunEvent[]): Promise<void> {
+  const dry = events.flatMap((e) => (e.type === 'run.started' && e.dry_run ? [e.run_id] : []));
+  if (dry.length > 0) await db.learning_examples.where('run_id').anyOf(dry).delete();
+}
+
+/** The v1 → v2 upgrade: every `learning.example` event already stored becomes a learning example, a dry run's excepted. */
 export async function backfillLearningExamples(
   events: Table<RunEvent, string>,
   runs: Table<RunRow, string>,
@@ -66,5 +85,8 @@ export async function backfillLearningExamples(
   if (stored.length === 0) return;
   const runRows = await runs.toArray();
   const specOf = new Map(runRows.map((r) => [r.run_id, r.workflow_id]));
-  await examples.bulkPut(learningRowsFromEvents(stored, (runId) => specOf.get(runId)));
+  // Dry runs teach nothing: told by their stored start, which an old summary may not carry.
+  const starts = await events.where('type').equals('run.started').toArray();
+  const dry = new Set(starts.flatMap((e) => (e.type === 'run.started' && e.dry_run ? [e.run_id] : [])));
+  await examples.bulkPut(learningRowsFromEvents(stored, (runId) => specOf.get(runId)).filter((r) => !dry.has(r.run_id)));
 }

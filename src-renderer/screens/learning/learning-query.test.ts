@@ -99,3 +99,41 @@ describe('readExamples', () => {
     }
   });
 });
+
+describe('examples an older version stored for a dry run', () => {
+  it('are neither listed nor exported; the real runs’ examples still are, pages stay full', async () => {
+    const own = new StewardDb(`steward-learning-dry-${Math.random().toString(36).slice(2)}`);
+    await own.open();
+    try {
+      const rows = examples(140);
+      await own.learning_examples.bulkPut(rows);
+      // run-0 … run-19, seven examples each; every other run was a dry run.
+      const dry = new Set(Array.from({ length: 10 }, (_, i) => `run-${i * 2}`));
+      await own.runs.bulkPut(
+        Array.from({ length: 20 }, (_, i) => ({
+          run_id: `run-${i}`,
+          workflow_id: 'notes-cleanup',
+          spec_name: 'Notes',
+          status: 'completed' as const,
+          started_at: '2026-01-01T00:00:00.000Z',
+          rounds: 7,
+          models: { student: 'replay', teacher: 'replay' },
+          supervision_enabled: true,
+          stored_events: 0,
+          dry_run: dry.has(`run-${i}`),
+        })),
+      );
+      const real = rows.filter((r) => !dry.has(r.run_id));
+      const everything: LearningFilter = { workflow: 'all', kind: 'all', verdict: 'all', agreed: 'all' };
+      expect(new Set(ids(await readExamples(own, everything)))).toEqual(new Set(ids(real)));
+      const page = await queryExamples(own, everything, 50);
+      expect(page).toHaveLength(50);
+      expect(page.some((r) => dry.has(r.run_id))).toBe(false);
+      const review: LearningFilter = { ...everything, kind: 'review' };
+      expect(ids(await queryExamples(own, review, 1000))).toEqual(ids(await readExamples(own, review)));
+      expect((await readExamples(own, review)).some((r) => dry.has(r.run_id))).toBe(false);
+    } finally {
+      await own.delete();
+    }
+  });
+});

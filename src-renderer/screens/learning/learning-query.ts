@@ -2,6 +2,7 @@ import Dexie from 'dexie';
 import type { LearningKind } from '@shared/contracts/learning-export';
 import type { Verdict } from '@shared/contracts/verdict';
 import type { LearningExampleRow, StewardDb } from '../../db/db';
+import { dryRunIds } from '../../db/learning-examples';
 
 export type Choice<T extends string> = T | 'all';
 
@@ -28,7 +29,7 @@ export function exampleMatches(f: LearningFilter): (e: LearningExampleRow) => bo
 const newestFirst = (a: LearningExampleRow, b: LearningExampleRow) => (a.ts < b.ts ? 1 : a.ts > b.ts ? -1 : a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 
 /**
- * The examples matching `f`, newest first. A workflow or kind narrows the read through its index (spec_id, kind), so
+ * The examples matching `f`, newest first (never a dry run's: an older version stored some). A workflow or kind narrows the read through its index (spec_id, kind), so
  * only those examples are read; the rest of the filter is tested per row. Read whole (getAll), then sorted: a cursor
  * with a per-row filter is far slower in fake-indexeddb (see docs/benchmarks.md), and the export needs every match.
  */
@@ -39,7 +40,9 @@ export async function readExamples(db: StewardDb, f: LearningFilter): Promise<Le
       : f.kind !== 'all'
         ? await db.learning_examples.where('kind').equals(f.kind).toArray()
         : await db.learning_examples.toArray();
-  return rows.filter(exampleMatches(f)).sort(newestFirst);
+  const matching = rows.filter(exampleMatches(f));
+  const dry = await dryRunIds(db, matching);
+  return matching.filter((r) => !dry.has(r.run_id)).sort(newestFirst);
 }
 
 /** Examples fetched per page: the list asks for the next page as its end scrolls into view. */
@@ -67,7 +70,8 @@ export async function queryExamples(db: StewardDb, f: LearningFilter, limit: num
       .reverse()
       .limit(chunk)
       .toArray();
-    for (const r of rows) if (test(r) && page.push(r) >= limit) return page;
+    const dry = await dryRunIds(db, rows);
+    for (const r of rows) if (test(r) && !dry.has(r.run_id) && page.push(r) >= limit) return page;
     const last = rows.at(-1);
     if (!last || rows.length < chunk) return page;
     [hi, hiOpen] = [[...prefix, last.ts, last.id], true];
