@@ -114,7 +114,12 @@ export function createProfileSync(db: StewardDb, client: Client, report: (proble
     next(value) {
       const changed = last !== undefined && value !== last;
       last = value;
-      if (changed && active) void run().then((outcome) => report(syncProblem(outcome)));
+      if (!changed || !active) return;
+      // Only a problem is reported: a clean exchange must not clear what else the page shows.
+      void run().then((outcome) => {
+        const problem = syncProblem(outcome);
+        if (problem !== undefined && active) report(problem);
+      });
     },
     error: (err: unknown) => console.warn('[steward] watching profiles failed', err),
   });
