@@ -209,6 +209,16 @@ test('learning data exports from the Learning page as SFT and preference JSONL, 
   await expect(askAHuman.getByTestId('metric-errors')).toHaveText('1');
   await expect(page.locator('[data-testid=promotion-card][data-workflow-id=notes-assistant]').getByTestId('metric-examples')).toHaveText('0');
 
+  // The dry run's teacher replacement taught nothing: a real run of Notes assistant gives the preference pair.
+  await openApp('#/workflows');
+  await card('Notes assistant').getByTestId('run-button').click();
+  await expect(page).toHaveURL(/#\/runs\//);
+  await expect(page.getByTestId('run-final')).toBeVisible({ timeout: 30_000 });
+  const realRun = await storedEvents(page, runIdFromUrl(page.url()));
+  expect(realRun.some((e) => e.type === 'learning.example' && e.verdict?.verdict === 'replace')).toBe(true);
+  await page.evaluate(() => (window.location.hash = '#/learning'));
+  await expect(page.getByTestId('learning-row').first()).toBeVisible();
+
   for (const [format, schema] of [
     ['sft', SftLine],
     ['preference', PreferenceLine],
