@@ -22,8 +22,14 @@ export function RunsScreen() {
   const setFilter = (f: RunFilter) => setView({ filter: f, limit: RUN_PAGE });
   // Checked runs, kept across filters and scrolling; a run that is gone (deleted anywhere) drops out.
   const [checked, setChecked] = useState<ReadonlySet<string>>(new Set());
-  const present = useLiveQuery(async () => (checked.size === 0 ? [] : (await db.runs.bulkGet([...checked])).filter((r) => r !== undefined).map((r) => r.run_id)), [db, checked]);
-  const selected = useMemo(() => present ?? [], [present]);
+  // What is gone, not what is present: a box just checked shows checked at once (a controlled checkbox
+  // would otherwise flip back until the query answered), and drops out only once its run is known gone.
+  const gone = useLiveQuery(async () => {
+    const ids = [...checked];
+    const rows = ids.length === 0 ? [] : await db.runs.bulkGet(ids);
+    return new Set(ids.filter((_, i) => rows[i] === undefined));
+  }, [db, checked]);
+  const selected = useMemo(() => [...checked].filter((id) => !gone?.has(id)), [checked, gone]);
   const selection: RunSelection = useMemo(
     () => ({
       selected: new Set(selected),

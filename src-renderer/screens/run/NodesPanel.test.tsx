@@ -28,8 +28,10 @@ const count = (html: string, needle: string) => html.split(needle).length - 1;
 
 describe('NodesPanel', () => {
   it('an agent node’s row shows what its model calls cost; a recording from before calls were measured shows nothing', () => {
-    expect(paint(triage)).not.toContain('data-testid="node-model-usage"');
-    const measured = triage.map((e) =>
+    // As a host wrote it before calls were measured: replies without usage or latency.
+    const unmeasured = JSON.parse(JSON.stringify(triage), (key, value: unknown) => (key === 'usage' || key === 'latency_ms' ? undefined : value)) as typeof triage;
+    expect(paint(unmeasured)).not.toContain('data-testid="node-model-usage"');
+    const measured = unmeasured.map((e) =>
       e.type === 'candidate.proposed' && e.invocation_id === 'classify[each-file=0]' ? { ...e, reply: { ...e.reply, usage: { input_tokens: 1234, output_tokens: 56 }, latency_ms: 1500 } } : e,
     );
     const proposals = measured.filter((e) => e.type === 'candidate.proposed' && e.invocation_id === 'classify[each-file=0]').length;
