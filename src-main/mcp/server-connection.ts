@@ -92,7 +92,8 @@ export class ServerConnection {
         if (!(error instanceof NonProtocolOutput)) throw error;
         misbehaving = true;
         conn.kill();
-        await connecting.catch(() => undefined);
+        // The handshake ends with the killed process; should the SDK never settle it, the start still fails now.
+        await settledWithin(connecting, 2_000);
         throw error;
       });
       if (timedOut) {
@@ -278,6 +279,16 @@ export class ServerConnection {
 }
 
 class NonProtocolOutput extends Error {}
+
+/** Waits for `promise` to settle, at most `ms` (never rejects). */
+function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+    timer.unref();
+  });
+  return Promise.race([promise.then(() => undefined, () => undefined), limit]).finally(() => clearTimeout(timer));
+}
 
 /**
  * What the SDK's stdio reader reports for a stdout line that is not a JSON-RPC message: JSON.parse
