@@ -38,7 +38,10 @@ describe('the Privacy tab: the run\'s model calls, by where the data went', () =
     expect(html).toContain('4 model calls, 1 of them to another machine');
     expect(html).toContain('SCS committee');
     // A workflow's agent node: its invocation, then the phase.
-    expect(html).toContain('<td>summarise[a=0] · phase 1</td>');
+    expect(html).toContain('<td>summarise[a=0] · SCS phase 1</td>');
+    // Rounds are numbered from 1, as on the Rounds and Trace tabs (the event's round 1 is the second).
+    expect(html).toContain('<td>round 2</td>');
+    expect(html).not.toContain('round 0');
     expect(html).toContain('tool results (workspace content)');
   });
 

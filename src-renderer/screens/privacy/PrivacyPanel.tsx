@@ -112,6 +112,7 @@ function GroupHead({ group }: { group: PrivacyGroup }) {
 
 /** The node invocation of a workflow run (e.g. `summarise[a=0]`), then the round or the SCS phase. */
 function whenOf(call: ModelCall): string {
-  const at = call.round !== undefined ? `round ${call.round}` : call.phase !== undefined ? `phase ${call.phase}` : '';
+  // Rounds from 1, as the Rounds and Trace tabs number them; an SCS phase is never a bare "phase".
+  const at = call.round !== undefined ? `round ${call.round + 1}` : call.phase !== undefined ? `SCS phase ${call.phase}` : '';
   return [call.invocation_id, at].filter(Boolean).join(' · ') || '—';
 }
