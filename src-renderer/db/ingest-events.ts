@@ -68,7 +68,7 @@ export async function ingestEvents(db: StewardDb, events: readonly RunEvent[], o
         });
       }
     }
-    await keepPromotionCounts(db, unique);
+    await keepPromotionCounts(db, unique, (runId) => specOf.get(runId));
     return { ids, fresh: isFresh.size };
   });
 }

@@ -60,20 +60,26 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 const sameOutcome = (a: PromotionOutcomeRow, b: PromotionOutcomeRow) =>
   cmp(orderKey(a), orderKey(b)) === 0 && a.agreed === b.agreed && a.blocked === b.blocked && a.protected_error === b.protected_error;
 
-/** Folds a batch of stored events into the kept figures. Call inside the transaction that stores them, after the run rows. */
-export async function keepPromotionCounts(t: PromotionTables, events: readonly RunEvent[]): Promise<void> {
+/**
+ * Folds a batch of stored events into the kept figures. Call inside the transaction that stores them, after the run rows.
+ * `workflowOf`: each run's workflow as the caller just wrote it (ingest has the rows at hand); without it they are read.
+ */
+export async function keepPromotionCounts(t: PromotionTables, events: readonly RunEvent[], workflowOf?: (runId: string) => string | undefined): Promise<void> {
   const runIds = [...new Set(events.filter((e) => isStartEvent(e) || isRoundEvent(e) || e.type === 'workflow.started').map((e) => e.run_id))];
   if (runIds.length === 0) return;
 
   // Runs: dry or not, and the workflow they count for (a start arriving after the rounds moves them).
-  const [runRows, priorRuns] = await Promise.all([t.runs.bulkGet(runIds), t.promotion_runs.bulkGet(runIds)]);
+  const [workflowIds, priorRuns] = await Promise.all([
+    workflowOf ? runIds.map(workflowOf) : t.runs.bulkGet(runIds).then((rows) => rows.map((row) => row?.workflow_id)),
+    t.promotion_runs.bulkGet(runIds),
+  ]);
   const runs = new Map<string, PromotionRunRow>();
   const movedRuns: string[] = [];
   runIds.forEach((runId, i) => {
     const prior = priorRuns[i];
     let facts: RunFacts | undefined = prior;
     for (const e of events) if (isStartEvent(e) && e.run_id === runId) facts = foldRunFacts(facts, e);
-    const next: PromotionRunRow = { ...(facts ?? { run_id: runId, dry_run: false }), workflow_id: runRows[i]?.workflow_id ?? '' };
+    const next: PromotionRunRow = { ...(facts ?? { run_id: runId, dry_run: false }), workflow_id: workflowIds[i] ?? '' };
     runs.set(runId, next);
     if (!prior || !same(prior, next)) movedRuns.push(runId);
   });
