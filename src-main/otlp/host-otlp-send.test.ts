@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closedPort } from '../../test-support/closed-port';
 import { collector } from '../../test-support/otlp-collector';
-import { hostedTriage } from '../../test-support/hosted-workflows';
+import { finishedTriageRun } from '../../test-support/hosted-workflows';
 import { hostPage } from '../../test-support/host-session';
 import { createHost } from '../composition/create-host';
 import { exportEvents } from './export-otlp';
@@ -21,11 +21,7 @@ describe('runs.otlp_send: the app sends a run to an OTLP endpoint the host allow
     const host = await createHost({ dataDir, shell: 'browser', log: () => undefined });
     const page = hostPage(host);
     await page.ok('events.subscribe', {});
-    const { workflow, sandbox } = hostedTriage(dataDir);
-    await page.ok('workspaces.register', { workspace: { id: 'triage', path: sandbox } });
-    await page.ok('workflows.save', { workflow });
-    const { run_id } = await page.ok('workflows.run', { id: 'folder-triage' });
-    await expect.poll(() => page.events.some((e) => e.type === 'run.finished' && e.run_id === run_id), { timeout: 60_000 }).toBe(true);
+    const { run_id } = await finishedTriageRun(page, dataDir);
     expect(await page.ok('otlp.endpoint', {})).toEqual({});
 
     // Another host, not in the policy (local only): refused by the host, nothing sent, nothing remembered.
@@ -64,11 +60,7 @@ describe('runs.otlp_send: the app sends a run to an OTLP endpoint the host allow
     cleanups.push(() => host.close());
     const page = hostPage(host);
     await page.ok('events.subscribe', {});
-    const { workflow, sandbox } = hostedTriage(dataDir);
-    await page.ok('workspaces.register', { workspace: { id: 'triage', path: sandbox } });
-    await page.ok('workflows.save', { workflow });
-    const { run_id } = await page.ok('workflows.run', { id: 'folder-triage' });
-    await expect.poll(() => page.events.some((e) => e.type === 'run.finished' && e.run_id === run_id), { timeout: 60_000 }).toBe(true);
+    const { run_id } = await finishedTriageRun(page, dataDir);
     const port = await closedPort();
     const result = await page.ok('runs.otlp_send', { run_id, endpoint: `http://127.0.0.1:${port}` });
     expect(result).toEqual({ sent: false, message: `sending to http://127.0.0.1:${port}/v1/traces failed: the endpoint could not be reached` });

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { hostedTriage } from '../../test-support/hosted-workflows';
+import { finishedTriageRun } from '../../test-support/hosted-workflows';
 import { hostPage } from '../../test-support/host-session';
 import { createHost } from '../composition/create-host';
 import { exportEvents } from './export-otlp';
@@ -20,11 +20,7 @@ describe('runs.otlp: the host exports a run from its journal', () => {
     cleanups.push(() => host.close());
     const page = hostPage(host);
     await page.ok('events.subscribe', {});
-    const { workflow, sandbox } = hostedTriage(dataDir);
-    await page.ok('workspaces.register', { workspace: { id: 'triage', path: sandbox } });
-    await page.ok('workflows.save', { workflow });
-    const { run_id } = await page.ok('workflows.run', { id: 'folder-triage' });
-    await expect.poll(() => page.events.some((e) => e.type === 'run.finished' && e.run_id === run_id), { timeout: 60_000 }).toBe(true);
+    const { run_id, workflow } = await finishedTriageRun(page, dataDir);
 
     const exported = await page.ok('runs.otlp', { run_id });
     const fromPage = exportEvents(page.events.filter((e) => e.run_id === run_id));
