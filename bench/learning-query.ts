@@ -21,6 +21,7 @@ await db.open();
 const rows = Array.from({ length: EXAMPLES }, (_, i): LearningExampleRow => ({
   id: `run-${Math.floor(i / 20)}:${i % 20}`,
   run_id: `run-${Math.floor(i / 20)}`,
+  seq: i % 20,
   spec_id: specs[Math.floor(i / 20) % specs.length]!,
   ts: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(),
   round: i % 20,

@@ -2,7 +2,7 @@ import 'fake-indexeddb/auto';
 import Dexie from 'dexie';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HostedWorkflow } from '@shared/contracts/hosted-workflow';
-import { DB_VERSION, SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, StewardDb, runEvents, type RunRow } from './db';
+import { DB_VERSION, SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, StewardDb, runEvents, type RunRow } from './db';
 import { readPromotion } from './promotion-counts';
 import { learningRowsFromEvents } from './learning-examples';
 import { DeploymentSettings } from '@shared/contracts/profiles';
@@ -11,6 +11,10 @@ import { runWords } from './search-words';
 import { summarize } from './ingest-events';
 import { workflowRow } from './seed-demo';
 import { blockedRound, eventLog, finishRun, readExecutedRound, startRun, writeReplacedRound } from '../testing/event-fixtures';
+import { referencedRun } from '../testing/learning-fixtures';
+import { learningExampleFromEvent } from '@shared/learning/export-formats';
+import { PromptBook } from '@shared/learning/learning-context';
+import { wholeExamples } from './example-prompts';
 
 const names: string[] = [];
 afterEach(async () => {
@@ -168,6 +172,36 @@ describe('the v4 → v5 upgrade', () => {
     const all = await db.learning_examples.toArray();
     expect(all.length).toBeGreaterThan(1);
     expect(newest.map((e) => e.id)).toEqual(all.sort((a, b) => (a.ts === b.ts ? (a.id < b.id ? 1 : -1) : a.ts < b.ts ? 1 : -1)).map((e) => e.id));
+    db.close();
+  });
+});
+
+describe('the v5 → v6 upgrade', () => {
+  it('stores every example by reference as its event holds it, keeps its workflow, and rebuilds the same whole prompts', async () => {
+    const name = `steward-v6-${Math.random().toString(36).slice(2)}`;
+    const old = await oldDatabase(name, 5, SCHEMA_V5);
+    const { log, prompts } = referencedRun('run-v6-aaaa', [{ rounds: 5, kinds: ['review'], systemChangeAt: 2 }]);
+    const learning = log.events.filter((e) => e.type === 'learning.example');
+    await old.table('runs').put(summarize(undefined, log.events, log.events.length));
+    await old.table('events').bulkPut(log.events);
+    // As v5 stored them: each prompt rebuilt whole; the last one as if its reference had not been rebuilt then (no prompt).
+    const book = new PromptBook();
+    const whole = learning.map((e, i) => {
+      const prompt = book.resolve(e);
+      return learningExampleFromEvent(e, 'notes-cleanup', prompt.ok && i < learning.length - 1 ? prompt.context : []);
+    });
+    await old.table('learning_examples').bulkPut(whole);
+    old.close();
+
+    const db = new StewardDb(name);
+    await db.open();
+    expect(db.verno).toBe(DB_VERSION);
+    const stored = await db.learning_examples.orderBy('id').toArray();
+    expect(stored.map((r) => [r.id, r.spec_id, r.seq, r.context, r.context_ref, r.context_head])).toEqual(
+      learning.map((e) => e.type === 'learning.example' && [e.id, 'notes-cleanup', e.seq, e.context, e.context_ref, e.context_head]),
+    );
+    expect(stored.filter((r) => r.context_ref !== undefined)).toHaveLength(4);
+    expect((await wholeExamples(db, stored)).map((e) => e.context)).toEqual(learning.map((e) => prompts.get(e.id)));
     db.close();
   });
 });

@@ -9,7 +9,8 @@ import type { InspectedTool } from '@shared/contracts/host-api';
 import type { InvocationStatus } from '@shared/workflow/invocation';
 import type { ToolEffect } from '@shared/contracts/tool-effect';
 import type { PrivacyPolicy } from '@shared/policy/privacy';
-import { backfillLearningExamples } from './learning-examples';
+import type { EncodedPrompt } from '@shared/learning/learning-context';
+import { backfillLearningExamples, storeLearningByReference } from './learning-examples';
 import { runWords, type TraceWord } from './search-words';
 import { backfillPromotionCounts, PROMOTION_ORDER, PROMOTION_RANK, PROMOTION_RUN, type PromotionOutcomeRow, type PromotionRoundRow, type PromotionRunRow } from './promotion-counts';
 
@@ -103,13 +104,19 @@ export interface RegistryRow {
   updated_at: string;
 }
 
-/** A learning example with the workflow it came from (the run's spec id), for filtering. */
-export type LearningExampleRow = LearningExample;
+/**
+ * A learning example with the workflow it came from (the run's spec id), for filtering. Its prompt is kept as its
+ * `learning.example` event holds it (since v6): whole, or a reference to an earlier example's of the same agent run
+ * and what is new (learning-context.ts), so the store grows with a run's rounds, not their square. The whole prompt
+ * is rebuilt only when an example is opened or exported (example-prompts.ts); `seq` (its event's) orders a run's
+ * examples for that.
+ */
+export type LearningExampleRow = Omit<LearningExample, 'context'> & EncodedPrompt & { seq: number };
 
 export type SettingsRow = { key: 'privacy'; value: PrivacyPolicy };
 export type SettingsKey = SettingsRow['key'];
 
-export const DB_VERSION = 5;
+export const DB_VERSION = 6;
 
 export const SCHEMA_V1 = {
   workflows: 'id, name, updated_at',
@@ -193,6 +200,10 @@ export class StewardDb extends Dexie {
           promotion_outcomes: tx.table('promotion_outcomes'),
         }),
       );
+    // v6 stores examples' prompts by reference, as their events hold them: the rows stored whole before it are distilled again from those events.
+    this.version(6)
+      .stores(SCHEMA_V5)
+      .upgrade((tx: Transaction) => storeLearningByReference(tx.table('events'), tx.table('runs'), tx.table('learning_examples')));
   }
 }
 

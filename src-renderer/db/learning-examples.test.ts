@@ -2,12 +2,13 @@ import 'fake-indexeddb/auto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LearningExample } from '@shared/contracts/learning-export';
 import type { ChatMessage } from '@shared/contracts/model';
-import { encodeContext, type PromptSource } from '@shared/learning/learning-context';
 import type { RunEvent } from '@shared/contracts/events';
 import { StewardDb, type LearningExampleRow, type RunRow } from './db';
 import { backfillLearningExamples } from './learning-examples';
 import { ingestEvents } from './ingest-events';
+import { wholeExamples } from './example-prompts';
 import { blockedRound, eventLog, finishRun, readExecutedRound, startRun, writeReplacedRound } from '../testing/event-fixtures';
+import { referencedRun } from '../testing/learning-fixtures';
 
 let db: StewardDb;
 beforeEach(async () => {
@@ -42,7 +43,7 @@ describe('learning examples at ingest', () => {
 
     const stored = await db.learning_examples.orderBy('id').toArray();
     expect(stored.map((e) => e.id)).toEqual(learning.map((e) => e.id));
-    for (const example of stored) {
+    for (const example of await wholeExamples(db, stored)) {
       expect(() => LearningExample.parse(example)).not.toThrow();
       expect(example).toMatchObject({ run_id: 'run-learning-0001', spec_id: 'notes-cleanup', kind: 'review', verdict: { verdict: 'replace' } });
     }
@@ -90,31 +91,22 @@ describe('a dry run teaches nothing, even from a journal written before dry runs
 
 /** A run whose learning examples store their prompts as the engine does: each one only what is new since the previous example's. */
 function runWithReferencedPrompts(runId: string, rounds: number) {
-  const log = eventLog(runId);
-  startRun(log);
-  const prompts: ChatMessage[][] = [];
-  let previous: PromptSource | undefined;
-  for (let round = 0; round < rounds; round += 1) {
-    // The SCS brief in the system prompt changes at round 3: the history after it is still referenced.
-    const system: ChatMessage = { role: 'system', content: round < 3 ? 'You keep notes.' : 'You keep notes. SCS phase 2.' };
-    const history = Array.from({ length: round }, (_, i): ChatMessage[] => [
-      { role: 'assistant', content: `{"decision_type":"tool_call","tool_name":"read_text_file","arguments":{"path":"notes/${i}.md"}}` },
-      { role: 'tool', content: `notes ${i}` },
-    ]).flat();
-    const context: ChatMessage[] = [system, { role: 'user', content: 'Task: tidy the notes' }, ...history];
-    prompts.push(context);
-    for (const kind of ['demonstration', 'shadow'] as const) {
-      log.add({ type: 'learning.example', kind, round, ...encodeContext(previous, context), student_candidate: kind === 'shadow' ? 'x' : undefined, final_decision: { decision_type: 'complete', output: 'ok' }, reason_codes: [], agreement: false, models: { student: 'replay', teacher: 'replay' } });
-      previous = { round, kind, context };
-    }
-  }
-  finishRun(log, 'completed', rounds, 'ok');
-  return { log, prompts };
+  // The SCS brief in the system prompt changes at round 3: the history after it is still referenced.
+  const { log, prompts } = referencedRun(runId, [{ rounds, kinds: ['demonstration', 'shadow'], systemChangeAt: 3 }]);
+  return { log, prompts: [...prompts.values()] };
 }
 
 describe('learning examples whose prompt references an earlier example', () => {
-  const wholePrompts = async (database: StewardDb) => (await database.learning_examples.orderBy('id').toArray()).map((e) => e.context);
-  const expected = (prompts: ChatMessage[][]) => prompts.flatMap((p) => [p, p]);
+  const wholePrompts = async (database: StewardDb) => (await wholeExamples(database, await database.learning_examples.orderBy('id').toArray())).map((e) => e.context);
+  const expected = (prompts: ChatMessage[][]) => prompts;
+
+  it('is stored by reference, as its event holds it, never with the whole prompt copied in', async () => {
+    const { log } = runWithReferencedPrompts('run-ref-0000', 6);
+    await ingestEvents(db, log.events);
+    const stored = await db.learning_examples.orderBy('id').toArray();
+    const events = log.events.filter((e) => e.type === 'learning.example');
+    expect(stored.map((r) => [r.context, r.context_ref, r.context_head])).toEqual(events.map((e) => [e.context, e.context_ref, e.context_head]));
+  });
 
   it('arriving one event at a time, as live, every example gets its whole prompt back', async () => {
     const { log, prompts } = runWithReferencedPrompts('run-ref-0001', 6);
@@ -154,8 +146,7 @@ describe('learning examples whose prompt references an earlier example', () => {
     const { log } = runWithReferencedPrompts('run-ref-0005', 3);
     const first = log.events.find((e) => e.type === 'learning.example');
     await ingestEvents(db, log.events.filter((e) => e !== first));
-    const stored = await db.learning_examples.orderBy('id').toArray();
-    expect(stored.map((e) => e.context.length)).toEqual([0, 0, 0, 0, 0]);
+    expect((await wholePrompts(db)).map((c) => c.length)).toEqual([0, 0, 0, 0, 0]);
   });
 });
 

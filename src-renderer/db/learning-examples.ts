@@ -1,7 +1,5 @@
 import type { Table } from 'dexie';
 import type { RunEvent, RunEventOf } from '@shared/contracts/events';
-import { learningExampleFromEvent } from '@shared/learning/export-formats';
-import { PromptBook, promptKey, referencedKey } from '@shared/learning/learning-context';
 import type { LearningExampleRow, RunRow, StewardDb } from './db';
 
 function isLearningEvent(e: RunEvent): e is RunEventOf<'learning.example'> {
@@ -10,51 +8,47 @@ function isLearningEvent(e: RunEvent): e is RunEventOf<'learning.example'> {
 
 /**
  * The learning examples in a batch of events, each keyed by its event id (so storing them again
- * changes nothing). `specIdOf` names the workflow a run came from, when known. A prompt stored as
- * a reference to an earlier example's is rebuilt whole from `prompts` (what earlier batches
- * rebuilt) or from this batch; one that cannot be is stored with none, so it is never exported.
+ * changes nothing). `specIdOf` names the workflow a run came from, when known. The prompt is kept as
+ * the event holds it (a reference to an earlier example's and what is new): nothing is rebuilt here,
+ * so storing an example costs the same whatever the order its run's examples arrive in.
  */
-export function learningRowsFromEvents(
-  events: readonly RunEvent[],
-  specIdOf: (runId: string) => string | undefined,
-  prompts: PromptBook = new PromptBook(),
-): LearningExampleRow[] {
-  const inOrder = events.filter(isLearningEvent).sort((a, b) => (a.run_id === b.run_id ? a.seq - b.seq : a.run_id < b.run_id ? -1 : 1));
-  return inOrder.map((e) => {
-    const spec = specIdOf(e.run_id);
-    const prompt = prompts.resolve(e);
-    return learningExampleFromEvent(e, spec === '' ? undefined : spec, prompt.ok ? prompt.context : []);
-  });
+export function learningRowsFromEvents(events: readonly RunEvent[], specIdOf: (runId: string) => string | undefined): LearningExampleRow[] {
+  return events.filter(isLearningEvent).map((e) => learningRow(e, specIdOf(e.run_id)));
 }
 
-// The prompts rebuilt so far, per database (tests open several): the next example refers to the last one of its agent run.
-const PROMPTS_KEPT = 512;
-const booksByDb = new WeakMap<object, PromptBook>();
+/** One example as stored: its event's fields as the export's example has them, and its prompt as the event encodes it. */
+export function learningRow(e: RunEventOf<'learning.example'>, spec: string | undefined): LearningExampleRow {
+  return {
+    id: e.id,
+    run_id: e.run_id,
+    seq: e.seq,
+    ...(e.invocation_id !== undefined ? { invocation_id: e.invocation_id } : {}),
+    // '' is a run row made before its start arrived: its workflow is not known yet.
+    ...(spec !== undefined && spec !== '' ? { spec_id: spec } : {}),
+    ts: e.ts,
+    round: e.round,
+    kind: e.kind,
+    context: e.context,
+    ...(e.context_ref !== undefined ? { context_ref: e.context_ref } : {}),
+    ...(e.context_head !== undefined ? { context_head: e.context_head } : {}),
+    ...(e.rule !== undefined ? { rule: e.rule } : {}),
+    ...(e.student_candidate !== undefined ? { student_candidate: e.student_candidate } : {}),
+    ...(e.verdict !== undefined ? { verdict: e.verdict } : {}),
+    ...(e.final_decision !== undefined ? { final_decision: e.final_decision } : {}),
+    reason_codes: e.reason_codes,
+    agreement: e.agreement,
+    models: e.models,
+  };
+}
 
-/**
- * At ingest: the batch's learning examples, their prompts rebuilt. A referenced example that
- * neither this page session nor the batch has seen (a reload mid-run) is read back from the
- * examples already stored; two agents of a workflow run share rounds, so its event says whose it is.
- */
+/** At ingest: the batch's learning examples (their runs are already summarised: ingest stores them first), a dry run's never kept. */
 export async function learningRowsForIngest(
-  db: Pick<StewardDb, 'events' | 'learning_examples' | 'runs'>,
+  db: Pick<StewardDb, 'runs'>,
   events: readonly RunEvent[],
   specIdOf: (runId: string) => string | undefined,
 ): Promise<LearningExampleRow[]> {
-  const prompts = booksByDb.get(db.learning_examples) ?? new PromptBook(PROMPTS_KEPT);
-  booksByDb.set(db.learning_examples, prompts);
-  const inBatch = new Set(events.filter(isLearningEvent).map(promptKey));
-  for (const e of events.filter(isLearningEvent)) {
-    const key = referencedKey(e);
-    if (key === undefined || !e.context_ref || inBatch.has(key) || prompts.has(key)) continue;
-    const { round, kind } = e.context_ref;
-    const candidates = await db.learning_examples.where('run_id').equals(e.run_id).filter((x) => x.round === round && x.kind === kind).toArray();
-    const owners = await db.events.bulkGet(candidates.map((c) => c.id));
-    const base = candidates.find((_, i) => owners[i]?.invocation_id === e.invocation_id);
-    if (base && base.context.length > 0) prompts.add(key, base.context);
-  }
-  const rows = learningRowsFromEvents(events, specIdOf, prompts);
-  // The batch's runs are already summarised (ingest stores them first): a dry run's examples are never kept.
+  const rows = learningRowsFromEvents(events, specIdOf);
+  if (rows.length === 0) return rows;
   const dry = await dryRunIds(db, rows);
   return dry.size === 0 ? rows : rows.filter((r) => !dry.has(r.run_id));
 }
@@ -89,4 +83,17 @@ export async function backfillLearningExamples(
   const starts = await events.where('type').equals('run.started').toArray();
   const dry = new Set(starts.flatMap((e) => (e.type === 'run.started' && e.dry_run ? [e.run_id] : [])));
   await examples.bulkPut(learningRowsFromEvents(stored, (runId) => specOf.get(runId)).filter((r) => !dry.has(r.run_id)));
+}
+
+/**
+ * The v5 → v6 upgrade: examples were stored with their whole prompts (each round copying the one before);
+ * they are distilled again from their events, which hold the prompts by reference, and keep their workflow.
+ */
+export async function storeLearningByReference(
+  events: Table<RunEvent, string>,
+  runs: Table<RunRow, string>,
+  examples: Table<LearningExampleRow, string>,
+): Promise<void> {
+  await examples.clear();
+  await backfillLearningExamples(events, runs, examples);
 }

@@ -20,6 +20,9 @@ export interface PromptSource {
 
 export type EncodedContext = Pick<LearningEvent, 'context' | 'context_ref' | 'context_head'>;
 
+/** What rebuilding a prompt needs of an example: which agent run, round and kind it is, and its prompt as stored (an event, or the page's row). */
+export type EncodedPrompt = Pick<LearningEvent, 'run_id' | 'invocation_id' | 'round' | 'kind'> & EncodedContext;
+
 // A changed system prompt (an SCS phase brief, a new tool list) or task still reuses the history after it.
 const MAX_HEAD = 2;
 
@@ -50,7 +53,7 @@ export function promptKey(event: Pick<LearningEvent, 'run_id' | 'invocation_id' 
 }
 
 /** The key of the example an event's prompt refers to (undefined for a prompt stored whole). */
-export function referencedKey(event: LearningEvent): string | undefined {
+export function referencedKey(event: EncodedPrompt): string | undefined {
   return event.context_ref ? keyOf(event.run_id, event.invocation_id, event.context_ref.round, event.context_ref.kind) : undefined;
 }
 
@@ -81,14 +84,14 @@ export class PromptBook {
   }
 
   /** The event's whole prompt, remembered for the examples after it; or why it cannot be rebuilt. */
-  resolve(event: LearningEvent): ResolvedContext {
+  resolve(event: EncodedPrompt): ResolvedContext {
     const resolved = rebuild(event, (key) => this.prompts.get(key));
     if (resolved.ok) this.add(promptKey(event), resolved.context);
     return resolved;
   }
 }
 
-function rebuild(event: LearningEvent, lookup: (key: string) => ChatMessage[] | undefined): ResolvedContext {
+function rebuild(event: EncodedPrompt, lookup: (key: string) => ChatMessage[] | undefined): ResolvedContext {
   const ref = event.context_ref;
   const key = referencedKey(event);
   if (!ref || key === undefined) return { ok: true, context: event.context };

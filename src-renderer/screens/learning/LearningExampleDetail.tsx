@@ -9,7 +9,8 @@ import type { LearningExampleRow } from '../../db/db';
 import { DecisionView } from '../../components/DecisionView';
 import { VerdictChip } from '../../components/Chip';
 import { shortJson } from '../../view/describe-decision';
-import { examplePrompt } from './example-prompt';
+import { examplePrompt, storedPrompt } from './example-prompt';
+import { roundNumber } from '@shared/contracts/round-number';
 
 const ROLE_LABELS: Record<string, string> = { system: 'Instructions (system)', user: 'Asked (user)', assistant: 'Student (assistant)', tool: 'Tool result' };
 
@@ -56,8 +57,8 @@ function Prompt({ messages }: { messages: readonly ChatMessage[] }) {
 /** What one learning example holds: the student's prompt, its candidate, the teacher's verdict and replacement, and what was decided. */
 export function LearningExampleDetail({ example }: { example: LearningExampleRow }) {
   const { db } = useHost();
-  // Stored whole at ingest; rebuilt from the run's events when it could not be then (learning-context.ts).
-  const stored = example.context.length > 0 ? { ok: true as const, context: example.context } : undefined;
+  // Stored by reference to an earlier example's prompt (db.ts, v6): rebuilt when opened; an old trace's whole prompt is shown as stored.
+  const stored = storedPrompt(example);
   const rebuilt = useLiveQuery(() => (stored ? undefined : examplePrompt(db, example)), [db, example, stored]);
   const prompt = stored ?? rebuilt;
   const verdict = example.verdict;
@@ -99,7 +100,7 @@ export function LearningExampleDetail({ example }: { example: LearningExampleRow
         {example.final_decision ? <DecisionView decision={example.final_decision} /> : <p className="muted">None: the round was blocked or escalated.</p>}
       </Step>
       <Step label="Run">
-        <a href={routeHref({ name: 'run', runId: example.run_id, tab: 'rounds' })}>Open round {example.round + 1} in its run</a>
+        <a href={routeHref({ name: 'run', runId: example.run_id, tab: 'rounds' })}>Open round {roundNumber(example.round)} in its run</a>
       </Step>
     </div>
   );

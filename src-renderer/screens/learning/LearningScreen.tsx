@@ -8,7 +8,7 @@ import { routeHref } from '../../app/routing';
 import { downloadText } from '../../view/download';
 import { plural } from '../../view/format';
 import { PromotionCard } from './PromotionCard';
-import { ALL_EXAMPLES, EXAMPLE_PAGE, queryExamples, readExamples, type Choice as Filter, type LearningFilter } from './learning-query';
+import { ALL_EXAMPLES, EXAMPLE_PAGE, examplesForExport, queryExamples, type Choice as Filter, type LearningFilter } from './learning-query';
 import { KIND_LABELS, LearningTable } from './LearningTable';
 
 function exportFileName(format: LearningExportFormat, now = new Date()): string {
@@ -37,11 +37,11 @@ export function LearningScreen() {
   const nameOf = (id: string | undefined) => workflows?.find((w) => w.id === id)?.name ?? id ?? 'unknown workflow';
 
   const exportAs = async (format: LearningExportFormat) => {
-    // The export takes every match, not the pages shown; oldest first, as the rounds happened.
+    // The export takes every match, not the pages shown; oldest first, as the rounds happened, their prompts rebuilt whole.
     setExportError(undefined);
     try {
-      const filtered = await readExamples(db, filter);
-      const { lines, skipped } = toExportLines(format, [...filtered].reverse());
+      const filtered = await examplesForExport(db, filter);
+      const { lines, skipped } = toExportLines(format, filtered);
       downloadText(exportFileName(format), toJsonl(lines), 'application/jsonl');
       const skippedText = describeSkipped(skipped);
       setExported({ format, text: `Wrote ${describeCount(format, lines.length)} from ${plural(filtered.length, 'example')}${skippedText ? ` (${skippedText})` : ''}.` });

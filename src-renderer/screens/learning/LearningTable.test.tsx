@@ -21,6 +21,7 @@ const count = (html: string, needle: string) => html.split(needle).length - 1;
 const replaced = (i: number): LearningExampleRow => ({
   id: `run-${Math.floor(i / 20)}:${String(i % 20).padStart(6, '0')}`,
   run_id: `run-${Math.floor(i / 20)}`,
+  seq: i % 20,
   spec_id: 'notes-cleanup',
   ts: new Date(Date.UTC(2026, 0, 1) + (20_000 - i) * 60_000).toISOString(),
   round: i % 20,

@@ -1,20 +1,25 @@
-import { PromptBook, type ResolvedContext } from '@shared/learning/learning-context';
-import { runEvents, type LearningExampleRow, type StewardDb } from '../../db/db';
+import type { ResolvedContext } from '@shared/learning/learning-context';
+import type { LearningExampleRow, StewardDb } from '../../db/db';
+import { rebuildPrompts } from '../../db/example-prompts';
+
+const NONE = 'No prompt was recorded for this round.';
+
+/** The prompt of an example stored whole (no reference to rebuild it from); undefined when it must be rebuilt. */
+export function storedPrompt(example: LearningExampleRow): ResolvedContext | undefined {
+  if (example.context_ref !== undefined) return undefined;
+  return example.context.length > 0 ? { ok: true, context: example.context } : { ok: false, message: NONE };
+}
 
 /**
- * A learning example's whole prompt. Ingest stores it rebuilt; when it could not be then (the example it
- * refers to had not arrived), it is rebuilt here from the run's stored `learning.example` events, read in
- * order (src-shared/learning/learning-context.ts), or the reason it cannot be is given.
+ * A learning example's whole prompt. Stored by reference to an earlier example's (db.ts, v6), it is rebuilt
+ * here from its run's stored examples up to it, in order (src-renderer/db/example-prompts.ts); or the
+ * reason it cannot be is given.
  */
 export async function examplePrompt(db: StewardDb, example: LearningExampleRow): Promise<ResolvedContext> {
-  if (example.context.length > 0) return { ok: true, context: example.context };
-  const book = new PromptBook();
-  for (const e of await runEvents(db, example.run_id)) {
-    if (e.type !== 'learning.example') continue;
-    const resolved = book.resolve(e);
-    if (e.id !== example.id) continue;
-    if (!resolved.ok) return { ok: false, message: `The prompt cannot be rebuilt: ${resolved.message}.` };
-    return resolved.context.length > 0 ? resolved : { ok: false, message: 'No prompt was recorded for this round.' };
-  }
-  return { ok: false, message: 'The prompt is not stored in this browser: the run’s events are not here.' };
+  const stored = storedPrompt(example);
+  if (stored) return stored;
+  const rebuilt = (await rebuildPrompts(db, [example.run_id], example.seq)).get(example.id);
+  if (!rebuilt) return { ok: false, message: 'The prompt is not stored in this browser: the example is no longer here.' };
+  if (!rebuilt.ok) return { ok: false, message: `The prompt cannot be rebuilt: ${rebuilt.message}.` };
+  return rebuilt.context.length > 0 ? rebuilt : { ok: false, message: NONE };
 }

@@ -16,6 +16,7 @@ function examples(count: number): LearningExampleRow[] {
     return {
       id: `run-${Math.floor(i / 7)}:${i}`,
       run_id: `run-${Math.floor(i / 7)}`,
+      seq: i,
       ...(spec_id !== undefined ? { spec_id } : {}),
       ts: new Date(Date.UTC(2026, 0, 1) + Math.floor(i / 2) * 60_000).toISOString(),
       round: i % 7,

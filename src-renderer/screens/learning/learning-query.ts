@@ -1,8 +1,9 @@
 import Dexie from 'dexie';
-import type { LearningKind } from '@shared/contracts/learning-export';
+import type { LearningExample, LearningKind } from '@shared/contracts/learning-export';
 import type { Verdict } from '@shared/contracts/verdict';
 import type { LearningExampleRow, StewardDb } from '../../db/db';
 import { dryRunIds } from '../../db/learning-examples';
+import { wholeExamples } from '../../db/example-prompts';
 
 export type Choice<T extends string> = T | 'all';
 
@@ -43,6 +44,11 @@ export async function readExamples(db: StewardDb, f: LearningFilter): Promise<Le
   const matching = rows.filter(exampleMatches(f));
   const dry = await dryRunIds(db, matching);
   return matching.filter((r) => !dry.has(r.run_id)).sort(newestFirst);
+}
+
+/** What the export writes from: every example matching `f`, oldest first (as the rounds happened), each with its whole prompt rebuilt. */
+export async function examplesForExport(db: StewardDb, f: LearningFilter): Promise<LearningExample[]> {
+  return wholeExamples(db, (await readExamples(db, f)).reverse());
 }
 
 /** Examples fetched per page: the list asks for the next page as its end scrolls into view. */
