@@ -38,6 +38,7 @@ import { otlpSendHandlers } from '../otlp/host-otlp-send';
 import { OtlpEndpointStore } from '../otlp/otlp-endpoint-store';
 import { ProfileStore } from '../profiles/profile-store';
 import { replayHostRun } from '../replay/host-replay';
+import { workflowTrace } from '../workflow/workflow-trace';
 import { RegistryFileError } from '../registry/json-store';
 import * as plans from '../registry/action-plans';
 import { APP_VERSION } from '../version';
@@ -160,7 +161,8 @@ async function openHost(options: HostOptions): Promise<Host> {
     'workflows.save': async ({ workflow, replaces, if_updated_at }) =>
       storeCall(() => workflowStore.save(workflow, { ...(replaces !== undefined ? { replaces } : {}), ...(if_updated_at !== undefined ? { ifUpdatedAt: if_updated_at } : {}) })),
     'workflows.delete': async ({ id }) => ({ deleted: storeCall(() => workflowStore.delete(id)) }),
-    'workflows.run': async ({ id, inputs }) => runs.startWorkflow(storeCall(() => loadStoredWorkflow(workflowStore, id, registry, options.dataDir)), inputs, registry.privacy()),
+    'workflows.run': async ({ id, inputs, ...trace }) =>
+      runs.startWorkflow(storeCall(() => loadStoredWorkflow(workflowStore, id, registry, options.dataDir)), inputs, registry.privacy(), workflowTrace(trace, id, profileStore.list())),
     'run.cancel': async ({ run_id }) => ({ cancelled: runs.cancel(run_id) }),
     'runs.active': async () => ({ run_ids: runs.activeIds() }),
     'runs.delete': async ({ run_ids }) => ({ deleted: history.delete(run_ids) }),

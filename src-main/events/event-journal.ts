@@ -311,6 +311,7 @@ export class EventJournal {
     } else if (event.type === 'workflow.started') {
       facts.spec_id = event.workflow_id;
       facts.started_at = event.ts;
+      if (event.retention) facts.retention = { ...event.retention };
     } else if (event.type === 'run.finished') facts.finished_at = event.ts;
   }
 

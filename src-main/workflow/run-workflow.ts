@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RunEventPayload } from '@shared/contracts/events';
 import type { HumanAnswer, Intervention } from '@shared/contracts/intervention';
+import type { ProfileVersionRef, TraceSettings } from '@shared/contracts/profiles';
 import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
 import { redactToolArguments } from '@shared/util/redact';
 import type { WorkflowGraph, WorkflowNode } from '@shared/workflow/document';
@@ -12,6 +13,7 @@ import type { RunAgentOptions } from '../engine/run-agent';
 import type { RunCheckpoint } from '../engine/checkpoint';
 import { createEventStamper } from '../engine/event-stamper';
 import { boundEvent } from '../engine/stored-text';
+import { applyTraceSettings, traceRetention } from '../engine/trace-settings';
 import type { ModelProvider } from '../providers/provider';
 import { runAgentNode } from './agent-node';
 import { checkInputs } from './run-inputs';
@@ -51,6 +53,12 @@ export interface RunWorkflowOptions extends SharedRunOptions {
   liveAnswers?: (answer: LiveAnswer | undefined) => void;
   /** A tool node's teacher, injected for tests; resolved from the node's `review` otherwise. */
   reviewTeacher?: ModelProvider;
+  /**
+   * The run's trace profile: what its trace keeps, and its retention (recorded on workflow.started;
+   * the host deletes the run once past it). `traceProfile`: the version it came from, recorded too.
+   */
+  trace?: TraceSettings;
+  traceProfile?: ProfileVersionRef;
 }
 
 export type WorkflowStatus = 'completed' | 'failed' | 'cancelled' | 'waiting';
@@ -109,10 +117,11 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   let crashed: string | undefined;
   const running = new Map<string, AbortController>();
   const runningInvocations = new Map<string, Invocation>();
+  const trace = resumed?.trace ?? options.trace;
   const emit = (payload: RunEventPayload): void => {
     if (payload.type === 'round.completed') rounds += 1;
     try {
-      stamper.emit(boundEvent(secrets.mask(redactToolArguments(payload, snapshot, sensitiveFound))));
+      stamper.emit(boundEvent(secrets.mask(applyTraceSettings(redactToolArguments(payload, snapshot, sensitiveFound), trace))));
     } catch (err) {
       crashed ??= errorText(err);
       for (const controller of running.values()) controller.abort();
@@ -210,6 +219,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
       spec_dir: specDir,
       ...(workspace !== undefined ? { workspace } : {}),
       ...(privacy !== undefined ? { privacy } : {}),
+      ...(trace !== undefined ? { trace } : {}),
       next_seq: stamper.count,
       rounds,
       scheduler_events: log as unknown as Array<Record<string, unknown>>,
@@ -390,6 +400,8 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
         workflow_name: graph.name,
         nodes: graph.nodes.map((n) => ({ id: n.id, kind: n.kind, ...(n.label !== undefined ? { label: n.label } : {}) })),
         inputs,
+        ...traceRetention(trace),
+        ...(options.traceProfile !== undefined ? { trace_profile: options.traceProfile } : {}),
       });
       feed({ type: 'start', inputs });
     }

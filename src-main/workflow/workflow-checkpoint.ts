@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Intervention } from '@shared/contracts/intervention';
+import { TraceSettings } from '@shared/contracts/profiles';
 import { PrivacyPolicy } from '@shared/policy/privacy';
 import { WorkflowGraph } from '@shared/workflow/document';
 import { Invocation, InvocationStatus, Lineage, NodeFailure } from '@shared/workflow/invocation';
@@ -35,6 +36,8 @@ export const WorkflowCheckpoint = z
     spec_dir: z.string(),
     workspace: z.string().optional(),
     privacy: PrivacyPolicy.optional(),
+    /** The run's trace profile settings: a resumed run keeps what its trace keeps. */
+    trace: TraceSettings.optional(),
     next_seq: z.number().int().nonnegative(),
     rounds: z.number().int().nonnegative(),
     /** Every scheduler event fed so far, in order (start first). */

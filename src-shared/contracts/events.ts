@@ -89,6 +89,9 @@ function event<T extends string, S extends z.ZodRawShape>(type: T, shape: S) {
     .strict();
 }
 
+/** A trace profile's retention (keep N days after the end / N newest runs of the workflow), recorded on a run's start. */
+export const RunRetention = z.object({ days: z.number().int().positive().optional(), runs: z.number().int().positive().optional() }).strict();
+
 /** How an agent run starts: the run's own (run.started) or a workflow's agent node (agent.started). */
 const agentStart = {
   spec_id: z.string(),
@@ -112,7 +115,7 @@ export const RunEvent = z.discriminatedUnion('type', [
     /** A replay's original run (src-shared/replay/): its recorded answers are this run's models. Optional, so older traces read. */
     replay_of: z.string().min(1).optional(),
     /** The trace profile's retention when the run started: the host deletes the run once past it (never while running or waiting). */
-    retention: z.object({ days: z.number().int().positive().optional(), runs: z.number().int().positive().optional() }).strict().optional(),
+    retention: RunRetention.optional(),
   }),
   /**
    * An agent node began inside a workflow run (its invocation_id says which): what run.started says
@@ -218,6 +221,14 @@ export const RunEvent = z.discriminatedUnion('type', [
     workflow_name: z.string(),
     nodes: z.array(z.object({ id: z.string(), kind: z.string(), label: z.string().optional() }).strict()),
     inputs: z.record(z.string(), z.unknown()),
+    /** A replay's recorded workflow run: its agent nodes answer with that run's recorded answers. Optional, so older traces read. */
+    replay_of: z.string().min(1).optional(),
+    /** Tool nodes give back their recorded results and agents execute no tool (a dry replay). */
+    dry_run: z.boolean().optional(),
+    /** The trace profile's retention, as on run.started: the host deletes the run once past it. */
+    retention: RunRetention.optional(),
+    /** The trace profile version the run used, when it came from one. */
+    trace_profile: ProfileVersionRef.optional(),
   }),
   /** A node invocation changed status (pending → running → waiting → done | failed | skipped | cancelled). */
   event('node.invocation', {

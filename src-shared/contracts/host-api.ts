@@ -130,7 +130,11 @@ export const HOST_METHODS = {
   'workflows.delete': { params: z.object({ id: RegistryId }).strict(), result: z.object({ deleted: z.boolean() }).strict() },
   /** Runs the stored workflow with these inputs; refused (invalid_params) while the graph has problems. */
   'workflows.run': {
-    params: z.object({ id: RegistryId, inputs: WorkflowInputs.default({}) }).strict(),
+    /**
+     * `trace`: the trace profile's settings for this run (`trace_profile`: the version they came
+     * from); without them, the trace profile the workflow's own choices name on the host, if any.
+     */
+    params: z.object({ id: RegistryId, inputs: WorkflowInputs.default({}), trace: TraceSettings.optional(), trace_profile: ProfileVersionRef.optional() }).strict(),
     result: z.object({ run_id: z.string() }).strict(),
   },
   'run.cancel': { params: z.object({ run_id: z.string() }).strict(), result: z.object({ cancelled: z.boolean() }).strict() },

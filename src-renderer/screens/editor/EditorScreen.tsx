@@ -15,7 +15,7 @@ import { DRAG_TYPE, isNodeKind, Palette } from './Palette';
 import { draftProblems, indexProblems } from './problems';
 import { ProblemsList } from './ProblemsList';
 import { RunBanner } from './RunBanner';
-import { RunForm } from './RunForm';
+import { RunForm, type RunTrace } from './RunForm';
 import { NODE_TYPES } from './StepNode';
 import { useRunStates } from './use-run-states';
 import { useServerTools } from './use-server-tools';
@@ -168,10 +168,10 @@ function Editor({ initial, save, adopt, openRun }: { initial: Opened; save: (doc
     [adopt, draft, opened, save],
   );
 
-  const startRun = async (inputs: Record<string, unknown>): Promise<string | undefined> => {
+  const startRun = async (inputs: Record<string, unknown>, trace?: RunTrace): Promise<string | undefined> => {
     if ((dirty || opened.storedId === undefined) && !(await doSave())) return 'The workflow could not be saved, so it was not run (see the message above the canvas).';
     try {
-      const r = await client.request('workflows.run', { id: draft.id, inputs });
+      const r = await client.request('workflows.run', { id: draft.id, inputs, ...trace });
       setRunId(r.run_id);
       setRunOpen(false);
       // Every node's state in view while it runs.

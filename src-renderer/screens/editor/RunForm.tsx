@@ -1,7 +1,20 @@
 import { useId, useState, type FormEvent } from 'react';
+import { useLiveQuery } from 'dexie-react-hooks';
+import type { ProfileVersionRef, TraceSettings } from '@shared/contracts/profiles';
 import type { InputField } from '@shared/workflow/document';
+import { useHost } from '../../app/HostProvider';
 import { Spinner } from '../../components/Icons';
+import { latestOfEach, profileLabel, refOf } from '../../db/profiles';
 import { runInputs, type RawInput } from './run-inputs';
+
+/** The trace profile a run gets: none chosen here means the one the workflow's own choices name on the host. */
+export interface RunTrace {
+  trace: TraceSettings;
+  trace_profile: ProfileVersionRef;
+}
+
+const retentionText = (t: TraceSettings) =>
+  [t.retention_days !== undefined ? `deleted ${t.retention_days} days after it ends` : '', t.retention_runs !== undefined ? `newest ${t.retention_runs} runs kept` : ''].filter(Boolean).join(', ') || 'kept forever';
 
 const initial = (f: InputField): RawInput => (f.type === 'boolean' ? f.default === true : f.default === undefined ? '' : typeof f.default === 'string' && f.type === 'text' ? f.default : JSON.stringify(f.default));
 
@@ -9,8 +22,11 @@ const initial = (f: InputField): RawInput => (f.type === 'boolean' ? f.default =
  * The run's inputs, one control per field of the input node by its type: text, a number, a
  * checkbox, JSON for lists and objects. `start` saves and runs; it answers an error to show, if any.
  */
-export function RunForm({ fields, start, close }: { fields: readonly InputField[]; start: (inputs: Record<string, unknown>) => Promise<string | undefined>; close: () => void }) {
+export function RunForm({ fields, start, close }: { fields: readonly InputField[]; start: (inputs: Record<string, unknown>, trace?: RunTrace) => Promise<string | undefined>; close: () => void }) {
   const id = useId();
+  const { db } = useHost();
+  const traceProfiles = latestOfEach(useLiveQuery(() => db.profiles.where('kind').equals('trace').toArray(), [db]) ?? []);
+  const [traceKey, setTraceKey] = useState('');
   const [raw, setRaw] = useState<Record<string, RawInput>>(() => Object.fromEntries(fields.map((f) => [f.name, initial(f)])));
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [error, setError] = useState<string>();
@@ -25,7 +41,8 @@ export function RunForm({ fields, start, close }: { fields: readonly InputField[
     }
     setErrors({});
     setBusy(true);
-    setError(await start(out.inputs));
+    const chosen = traceProfiles.find((p) => `${p.id}@${p.version}` === traceKey);
+    setError(await start(out.inputs, chosen?.kind === 'trace' ? { trace: chosen.trace, trace_profile: refOf(chosen) } : undefined));
     setBusy(false);
   };
 
@@ -59,6 +76,23 @@ export function RunForm({ fields, start, close }: { fields: readonly InputField[
             </div>
           );
         })}
+        <div className="form-row">
+          <label className="form-row__label" htmlFor={`${id}-trace`}>
+            Trace profile
+          </label>
+          <div className="form-row__control">
+            <select id={`${id}-trace`} className="select" value={traceKey} onChange={(e) => setTraceKey(e.target.value)} data-testid="run-trace-profile">
+              <option value="">The workflow’s own choice</option>
+              {traceProfiles.map((p) => (
+                <option key={`${p.id}@${p.version}`} value={`${p.id}@${p.version}`}>
+                  {profileLabel(p)}
+                  {p.kind === 'trace' ? ` — ${retentionText(p.trace)}` : ''}
+                </option>
+              ))}
+            </select>
+            <p className="form-row__hint">What the run’s trace keeps, and when the host deletes it (never while it runs or waits for you).</p>
+          </div>
+        </div>
         {error && (
           <p className="error" role="alert" data-testid="run-error">
             {error}
