@@ -23,6 +23,15 @@ export class CanonicalHistory {
     }
   }
 
+  /** The result of the round's last committed decision (a question the person answered on resume). */
+  settleLastOfRound(round: number, result: string): void {
+    const entry = this.items.filter((e) => e.round === round).at(-1);
+    if (entry) {
+      entry.result = result;
+      entry.result_is_error = false;
+    }
+  }
+
   entries(): HistoryEntry[] {
     return this.items.map((e) => ({ ...e }));
   }

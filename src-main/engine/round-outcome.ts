@@ -1,5 +1,6 @@
 import { describeIssues } from '@shared/boundary/validation';
 import type { FinalRunStatus } from '@shared/contracts/events';
+import type { InterventionKind } from '@shared/contracts/intervention';
 import type { RoundRecord } from '@shared/contracts/round';
 import type { SupervisionSpec } from '@shared/contracts/spec';
 
@@ -7,8 +8,8 @@ import type { SupervisionSpec } from '@shared/contracts/spec';
 export type RoundVerdict =
   | { next: 'continue'; failed: boolean; feedback?: string; delivered?: string }
   | { next: 'takeover' }
-  /** A person must answer before the run goes on (escalation to human handling, a tool confirmation). */
-  | { next: 'wait'; kind: 'escalation' | 'confirmation' }
+  /** A person must answer before the run goes on (escalation, a tool confirmation, the student's question, a block to ask about). */
+  | { next: 'wait'; kind: InterventionKind }
   | { next: 'stop'; status: FinalRunStatus; output?: string; message?: string };
 
 export function interpretRound(
@@ -25,10 +26,11 @@ export function interpretRound(
       switch (decision?.decision_type) {
         case 'complete':
           return { next: 'stop', status: 'completed', output: decision.output };
+        // The student asked the person: the run waits for the answer (it comes back as the next round's feedback).
         case 'ask_user':
-          return { next: 'stop', status: 'needs_input', message: decision.question };
+          return { next: 'wait', kind: 'ask_user' };
         case 'request_confirmation':
-          return { next: 'stop', status: 'needs_input', message: decision.message };
+          return { next: 'wait', kind: 'request_confirmation' };
         case 'reroute':
           return { next: 'stop', status: 'rerouted', message: `rerouted to ${decision.target}: ${decision.reason}` };
         case 'present_result':
@@ -49,7 +51,7 @@ export function interpretRound(
         case 'safe_message':
           return { next: 'stop', status: 'blocked', message, output: supervision.safe_message };
         case 'ask_user':
-          return { next: 'stop', status: 'needs_input', message: `a decision was blocked (${message}); how should the agent continue?` };
+          return { next: 'wait', kind: 'blocked' };
       }
       break;
     }

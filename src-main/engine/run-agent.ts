@@ -253,6 +253,11 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
         case 'reject':
           feedback = step.feedback;
           break;
+        case 'answer':
+          feedback = step.feedback;
+          // The question's history entry carries the answer: later prompts still show what the person said.
+          if (step.result !== undefined) history.settleLastOfRound(cp.intervention.round, step.result);
+          break;
         case 'takeover':
           emit({ type: 'handover', round: cp.intervention.round, to: 'teacher', reason: 'escalation', rounds: handover.startTakeover() });
           break;

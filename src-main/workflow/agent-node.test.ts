@@ -83,7 +83,7 @@ describe('agent node', () => {
   });
 
   it('an agent that ends otherwise than complete fails the node with its message', async () => {
-    const { outcome } = await runNode({ limits: { max_rounds: 1 }, script: { student: [{ json: { decision_type: 'ask_user', question: 'Which note?' } }] } }, { name: 'a', text: 'b' });
+    const { outcome } = await runNode({ limits: { max_rounds: 1 }, script: { student: [{ json: { decision_type: 'present_result', content: 'Half done.' } }] } }, { name: 'a', text: 'b' });
     expect(outcome.status).toBe('failed');
     if (outcome.status === 'failed') expect(outcome.failure.code).toMatch(/^agent_/);
   });

@@ -20,12 +20,12 @@ const intervention: Intervention = {
   requested_at: '2026-01-05T09:01:00.000Z',
 };
 
-function paint(): string {
+function paint(shown: Intervention = intervention): string {
   const client = createHostClient(new FakeTransport());
   const db = new StewardDb(`steward-intervention-card-${Math.random().toString(36).slice(2)}`);
   return renderToStaticMarkup(
     <HostProvider client={client} db={db} tokenMissing={false}>
-      <InterventionCard intervention={intervention} />
+      <InterventionCard intervention={shown} />
     </HostProvider>,
   );
 }
@@ -40,5 +40,29 @@ describe('InterventionCard', () => {
       expect(buttonOf(html, `intervention-${action}`)).toBeTruthy();
       expect(buttonOf(html, `intervention-${action}`)).not.toContain('aria-haspopup');
     }
+  });
+});
+
+describe('InterventionCard for a question the agent asks', () => {
+  const question: Intervention = {
+    ...intervention,
+    id: 'run-iv-card-0002:iv:1',
+    kind: 'ask_user',
+    decision: { decision_type: 'ask_user', question: 'Which note should I summarise?' },
+    reason: 'Which note should I summarise?',
+    reason_codes: [],
+    options: ['reply', 'stop'],
+  };
+
+  it('shows the question and a labelled, bounded text box for the reply; Send is disabled until something is typed', () => {
+    const html = paint(question);
+    expect(html).toContain('Which note should I summarise?');
+    expect(html).toContain('The agent asks you');
+    const box = /<textarea [^>]*data-testid="intervention-reply-text"[^>]*>/.exec(html)?.[0] ?? '';
+    expect(box).toContain('maxLength="4000"');
+    const id = /id="([^"]+)"/.exec(box)?.[1];
+    expect(html).toContain(`<label for="${id}" class="field__label">Your reply to the agent</label>`);
+    expect(buttonOf(html, 'intervention-reply')).toContain('disabled=""');
+    expect(html).not.toContain('data-testid="intervention-decision"');
   });
 });

@@ -1,18 +1,58 @@
 import { useId, useState } from 'react';
-import { HUMAN_ACTION_LABELS, type HumanAction, type Intervention } from '@shared/contracts/intervention';
+import { HUMAN_ACTION_LABELS, INTERVENTION_KIND_LABELS, REPLY_MAX_LENGTH, type HumanAction, type HumanAnswer, type Intervention, type InterventionKind } from '@shared/contracts/intervention';
 import { useHost } from '../app/HostProvider';
 import { DecisionView } from '../components/DecisionView';
 import { Chip } from '../components/Chip';
 import { Spinner } from '../components/Icons';
 import { ConfirmButton } from '../components/ConfirmButton';
 import type { SnapshotTool } from '../db/derive-rounds';
+import { roundNumber } from '@shared/contracts/round-number';
 
 const ACTION_HINTS = {
   approve: 'The decision runs as shown.',
   reject: 'Nothing runs; the agent is told why and tries again.',
   takeover: 'The teacher decides the next rounds instead.',
   stop: 'The run ends here; nothing runs.',
+  reply: 'The agent gets your reply and goes on.',
+  yes: 'The agent is told yes and goes on.',
+  no: 'The agent is told no and goes on.',
 } satisfies Record<HumanAction, string>;
+
+const WHY = {
+  escalation: 'The teacher did not want to decide this alone.',
+  confirmation: 'This tool needs your confirmation before it runs.',
+  ask_user: 'The agent asks you a question before it goes on.',
+  request_confirmation: 'The agent asks you to confirm before it goes on.',
+  blocked: 'A decision was blocked; the agent waits for your word on how to go on.',
+} satisfies Record<InterventionKind, string>;
+
+/** A question the student asked itself: its words are the question, not a decision to approve. */
+const ASKED_BY_STUDENT: ReadonlySet<InterventionKind> = new Set(['ask_user', 'request_confirmation']);
+
+/** A reply typed but not sent survives a reload of the page (the run waits persisted on the host). */
+const draftKey = (id: string) => `steward.reply-draft.${id}`;
+function readDraft(id: string): string {
+  try {
+    return globalThis.localStorage?.getItem(draftKey(id)) ?? '';
+  } catch {
+    return '';
+  }
+}
+function writeDraft(id: string, text: string): void {
+  try {
+    if (text) globalThis.localStorage?.setItem(draftKey(id), text);
+    else globalThis.localStorage?.removeItem(draftKey(id));
+  } catch {
+    // Storage refused (private mode, quota): the draft lives in the page only.
+  }
+}
+
+/** What is sent for the pressed button: a reply carries its text; reject, yes and no may carry a note. */
+function answerOf(action: HumanAction, reply: string, note: string): HumanAnswer {
+  if (action === 'reply') return { action, text: reply.trim() };
+  const trimmed = note.trim();
+  return (action === 'reject' || action === 'yes' || action === 'no') && trimmed ? { action, note: trimmed } : { action };
+}
 
 /**
  * "Waiting for you": a run paused at the boundary for a person. The run stays persisted in this
@@ -21,7 +61,16 @@ const ACTION_HINTS = {
 export function InterventionCard({ intervention, tools }: { intervention: Intervention; tools?: SnapshotTool[] }) {
   const { client, connection } = useHost();
   const noteId = useId();
+  const replyId = useId();
   const [note, setNote] = useState('');
+  const [reply, setReplyState] = useState(() => readDraft(intervention.id));
+  const setReply = (text: string) => {
+    setReplyState(text);
+    writeDraft(intervention.id, text);
+  };
+  const canReply = intervention.options.includes('reply');
+  const takesNote = intervention.options.some((a) => a === 'reject' || a === 'yes' || a === 'no');
+  const askedByStudent = ASKED_BY_STUDENT.has(intervention.kind);
   const [sending, setSending] = useState<HumanAction>();
   const [sent, setSent] = useState<HumanAction>();
   const [error, setError] = useState<string>();
@@ -32,14 +81,15 @@ export function InterventionCard({ intervention, tools }: { intervention: Interv
     setSending(action);
     setError(undefined);
     try {
-      const trimmed = note.trim();
       const { resumed } = await client.request('interventions.answer', {
         run_id: intervention.run_id,
         intervention_id: intervention.id,
-        answer: action === 'reject' && trimmed ? { action, note: trimmed } : { action },
+        answer: answerOf(action, reply, note),
       });
-      if (resumed) setSent(action);
-      else setError('The run is no longer waiting for this answer (it may have been answered in another window, or stopped).');
+      if (resumed) {
+        setSent(action);
+        writeDraft(intervention.id, '');
+      } else setError('The run is no longer waiting for this answer (it may have been answered in another window, or stopped).');
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));
     } finally {
@@ -54,17 +104,21 @@ export function InterventionCard({ intervention, tools }: { intervention: Interv
         <h2 id={`${noteId}-title`} className="intervention__title">
           Waiting for you
         </h2>
-        <Chip tone="escalated">{intervention.kind === 'escalation' ? 'Teacher escalated' : 'Confirmation needed'}</Chip>
+        <Chip tone="escalated">{INTERVENTION_KIND_LABELS[intervention.kind]}</Chip>
         <span className="round__spacer" />
-        <span className="muted">Round {intervention.round + 1}</span>
+        <span className="muted">Round {roundNumber(intervention.round)}</span>
       </header>
 
       <div className="steps">
         <div className="step">
-          <div className="step__label">Why</div>
+          <div className="step__label">{askedByStudent ? 'Question' : 'Why'}</div>
           <div className="step__body" data-testid="intervention-reason">
-            {intervention.kind === 'confirmation' ? <p>This tool needs your confirmation before it runs.</p> : <p>The teacher did not want to decide this alone.</p>}
-            {intervention.reason && <p className="intervention__reason">“{intervention.reason}”</p>}
+            <p>{WHY[intervention.kind]}</p>
+            {intervention.reason && (
+              <p className="intervention__reason" data-testid={askedByStudent ? 'intervention-question' : undefined}>
+                “{intervention.reason}”
+              </p>
+            )}
             {intervention.reason_codes.length > 0 && (
               <p>
                 {intervention.reason_codes.map((c) => (
@@ -76,12 +130,14 @@ export function InterventionCard({ intervention, tools }: { intervention: Interv
             )}
           </div>
         </div>
-        <div className="step">
-          <div className="step__label">Decision</div>
-          <div className="step__body" data-testid="intervention-decision">
-            {decision ? <DecisionView decision={decision} effect={effect} /> : <span className="muted">No decision attached: the teacher escalated without a usable candidate.</span>}
+        {!askedByStudent && (
+          <div className="step">
+            <div className="step__label">Decision</div>
+            <div className="step__body" data-testid="intervention-decision">
+              {decision ? <DecisionView decision={decision} effect={effect} /> : <span className="muted">No decision attached: the teacher escalated without a usable candidate.</span>}
+            </div>
           </div>
-        </div>
+        )}
       </div>
 
       {sent ? (
@@ -90,10 +146,37 @@ export function InterventionCard({ intervention, tools }: { intervention: Interv
         </p>
       ) : (
         <>
-          {intervention.options.includes('reject') && (
+          {canReply && (
+            <div className="intervention__note">
+              <label htmlFor={replyId} className="field__label">
+                Your reply to the agent
+              </label>
+              <textarea
+                id={replyId}
+                className="input input--area"
+                rows={3}
+                maxLength={REPLY_MAX_LENGTH}
+                value={reply}
+                onChange={(e) => setReply(e.target.value)}
+                onKeyDown={(e) => {
+                  // Ctrl+Enter (⌘+Enter) sends, as in a chat; Enter alone makes a new line.
+                  if (e.key === 'Enter' && (e.ctrlKey || e.metaKey) && reply.trim() && sending === undefined && connection === 'open') {
+                    e.preventDefault();
+                    void answer('reply');
+                  }
+                }}
+                aria-describedby={`${replyId}-hint`}
+                data-testid="intervention-reply-text"
+              />
+              <p id={`${replyId}-hint`} className="muted">
+                {reply.length}/{REPLY_MAX_LENGTH} characters · Ctrl+Enter sends
+              </p>
+            </div>
+          )}
+          {takesNote && (
             <div className="intervention__note">
               <label htmlFor={noteId} className="field__label">
-                Note for the agent if you reject (optional)
+                {intervention.options.includes('reject') ? 'Note for the agent if you reject (optional)' : 'Note for the agent with your answer (optional)'}
               </label>
               <textarea id={noteId} className="input input--area" rows={2} maxLength={2000} value={note} onChange={(e) => setNote(e.target.value)} placeholder="e.g. Write the summary to a new file instead." data-testid="intervention-note" />
             </div>
@@ -118,7 +201,7 @@ export function InterventionCard({ intervention, tools }: { intervention: Interv
                   key={action}
                   type="button"
                   className={`button ${i === 0 ? 'button--primary' : ''}`}
-                  disabled={sending !== undefined || connection !== 'open'}
+                  disabled={sending !== undefined || connection !== 'open' || (action === 'reply' && !reply.trim())}
                   onClick={() => void answer(action)}
                   title={ACTION_HINTS[action]}
                   data-testid={`intervention-${action}`}

@@ -243,7 +243,7 @@ export function RoundCard({ view, dryRun = false, gate, onShowGate }: { view: Ro
               {view.intervention.answer ? (
                 <>
                   <Chip tone="accent">{HUMAN_ACTION_LABELS[view.intervention.answer.action]}</Chip>
-                  {view.intervention.answer.note && <span className="muted"> “{view.intervention.answer.note}”</span>}
+                  {(view.intervention.answer.text ?? view.intervention.answer.note) && <span className="muted"> “{view.intervention.answer.text ?? view.intervention.answer.note}”</span>}
                 </>
               ) : (
                 <Chip tone="escalated">Waiting for your answer</Chip>

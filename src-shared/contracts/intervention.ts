@@ -3,15 +3,25 @@ import { Decision } from './decision';
 import { ReasonCode } from './verdict';
 
 /**
- * A run waiting for a person (DESIGN.md §3): the teacher escalated to human handling, or a tool
- * that requires the user's confirmation was selected. The run is persisted in this state and
- * resumes when the person answers — also after the app restarts.
+ * A run waiting for a person (DESIGN.md §3): the teacher escalated to human handling, a tool that
+ * requires the user's confirmation was selected, the student asked the person a question
+ * (`ask_user`) or for a yes/no (`request_confirmation`), or a decision was blocked and the spec says
+ * to ask the person how to go on (on_block `ask_user`). The run is persisted in this state and
+ * resumes when the person answers — also after the app restarts, in the app or the CLI.
  */
-export const INTERVENTION_KINDS = ['escalation', 'confirmation'] as const;
+export const INTERVENTION_KINDS = ['escalation', 'confirmation', 'ask_user', 'request_confirmation', 'blocked'] as const;
 export const InterventionKind = z.enum(INTERVENTION_KINDS);
 export type InterventionKind = z.infer<typeof InterventionKind>;
 
-export const HUMAN_ACTIONS = ['approve', 'reject', 'takeover', 'stop'] as const;
+export const INTERVENTION_KIND_LABELS = {
+  escalation: 'Teacher escalated',
+  confirmation: 'Confirmation needed',
+  ask_user: 'The agent asks you',
+  request_confirmation: 'The agent asks yes or no',
+  blocked: 'Blocked: how to go on?',
+} satisfies Record<InterventionKind, string>;
+
+export const HUMAN_ACTIONS = ['approve', 'reject', 'takeover', 'stop', 'reply', 'yes', 'no'] as const;
 export const HumanAction = z.enum(HUMAN_ACTIONS);
 export type HumanAction = z.infer<typeof HumanAction>;
 
@@ -20,7 +30,13 @@ export const HUMAN_ACTION_LABELS = {
   reject: 'Reject; let the agent try again',
   takeover: 'Let the teacher take over',
   stop: 'Stop the run',
+  reply: 'Send your reply',
+  yes: 'Yes',
+  no: 'No',
 } satisfies Record<HumanAction, string>;
+
+/** How long a person's reply may be: it goes into the next prompt, the trace and the history. */
+export const REPLY_MAX_LENGTH = 4000;
 
 export const Intervention = z
   .object({
@@ -43,8 +59,11 @@ export type Intervention = z.infer<typeof Intervention>;
 export const HumanAnswer = z
   .object({
     action: HumanAction,
-    /** Said back to the agent on reject (and recorded). */
+    /** Said back to the agent on reject, yes or no (and recorded). */
     note: z.string().max(2000).optional(),
+    /** The person's reply to a question (`reply` only): the agent's next round sees it. */
+    text: z.string().trim().min(1).max(REPLY_MAX_LENGTH).optional(),
   })
-  .strict();
+  .strict()
+  .refine((a) => (a.action === 'reply') === (a.text !== undefined), { message: 'a reply needs its text, and only a reply has text', path: ['text'] });
 export type HumanAnswer = z.infer<typeof HumanAnswer>;

@@ -1,15 +1,12 @@
 import { useId, useState } from 'react';
+import { INTERVENTION_KIND_LABELS } from '@shared/contracts/intervention';
 import { Chip } from '../../components/Chip';
 import { InterventionCard } from '../InterventionCard';
 import { formatDateTime } from '../../view/format';
 import { useWaiting } from './use-waiting';
 import { waitingHref, waitingLabel, type WaitingItem, type WaitingKind } from './waiting';
 
-const KIND_LABELS = {
-  escalation: 'Teacher escalated',
-  confirmation: 'Confirmation needed',
-  question: 'Question',
-} satisfies Record<WaitingKind, string>;
+const KIND_LABELS = { ...INTERVENTION_KIND_LABELS, question: 'Question' } satisfies Record<WaitingKind, string>;
 
 function InterventionRow({ item }: { item: WaitingItem }) {
   const [open, setOpen] = useState(false);
