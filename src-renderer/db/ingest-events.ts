@@ -53,9 +53,9 @@ export async function ingestEvents(db: StewardDb, events: readonly RunEvent[], o
     });
     if (updated.length > 0) await db.runs.bulkPut(updated);
 
-    const specOf = new Map<string, string>();
-    for (const row of [...rows, ...updated]) if (row) specOf.set(row.run_id, row.workflow_id);
-    const examples = await learningRowsForIngest(db, unique, (runId) => specOf.get(runId));
+    const runOf = new Map<string, RunRow>();
+    for (const row of [...rows, ...updated]) if (row) runOf.set(row.run_id, row);
+    const examples = learningRowsForIngest(unique, (runId) => runOf.get(runId));
     if (examples.length > 0) await db.learning_examples.bulkPut(examples);
     await forgetDryRunExamples(db, unique);
     // A run's start arriving after its examples (it should not, but a replay may reorder) fills in their workflow.
@@ -68,7 +68,7 @@ export async function ingestEvents(db: StewardDb, events: readonly RunEvent[], o
         });
       }
     }
-    await keepPromotionCounts(db, unique, (runId) => specOf.get(runId));
+    await keepPromotionCounts(db, unique, (runId) => runOf.get(runId)?.workflow_id);
     return { ids, fresh: isFresh.size };
   });
 }

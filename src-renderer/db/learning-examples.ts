@@ -41,16 +41,12 @@ export function learningRow(e: RunEventOf<'learning.example'>, spec: string | un
   };
 }
 
-/** At ingest: the batch's learning examples (their runs are already summarised: ingest stores them first), a dry run's never kept. */
-export async function learningRowsForIngest(
-  db: Pick<StewardDb, 'runs'>,
-  events: readonly RunEvent[],
-  specIdOf: (runId: string) => string | undefined,
-): Promise<LearningExampleRow[]> {
-  const rows = learningRowsFromEvents(events, specIdOf);
-  if (rows.length === 0) return rows;
-  const dry = await dryRunIds(db, rows);
-  return dry.size === 0 ? rows : rows.filter((r) => !dry.has(r.run_id));
+/**
+ * At ingest: the batch's learning examples, a dry run's never kept. `runOf` gives each run's row as ingest
+ * just wrote it (it stores the batch's runs first), so nothing is read back.
+ */
+export function learningRowsForIngest(events: readonly RunEvent[], runOf: (runId: string) => Pick<RunRow, 'workflow_id' | 'dry_run'> | undefined): LearningExampleRow[] {
+  return learningRowsFromEvents(events, (runId) => runOf(runId)?.workflow_id).filter((r) => runOf(r.run_id)?.dry_run !== true);
 }
 
 /** Of these examples' runs, the dry runs (as their stored summaries say). */
