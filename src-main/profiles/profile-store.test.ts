@@ -107,6 +107,48 @@ describe('the host keeps the profiles people made (profiles.json in the data fol
     expect(lines.join('\n')).not.toContain(planted.slice(2));
   });
 
+  it('a version under a built-in profile\'s id is refused whole (invalid_params naming the field): built-ins are read-only', async () => {
+    const dir = dataDir();
+    const host = await openTestHost(dir, cleanups);
+    const page = hostPage(host);
+    const editedBuiltin: SyncedProfile = {
+      origin: 'user',
+      profile: { kind: 'trace', id: 'keep-everything', name: 'Keep everything', version: 2, created_at: '2026-11-02T10:00:00.000Z', description: '', trace: { include_tool_results: false } },
+    };
+    const answer = await page.call('profiles.save', { profiles: [cloudStudent(1, 0.2), editedBuiltin] });
+    expect(answer.ok ? undefined : answer.error).toEqual({ code: 'invalid_params', message: expect.stringMatching(/^profiles\.1\.profile\.id: "keep-everything" is the built-in profile Keep everything, which is read-only — duplicate it/) });
+    // Nothing of that save was kept, not even the valid version beside it.
+    expect((await page.ok('profiles.list', {})).profiles).toEqual([]);
+  });
+
+  it('a name another profile of the same kind already has is refused as a conflict naming the field; other kinds and renamed profiles may use it', async () => {
+    const host = await openTestHost(dataDir(), cleanups);
+    const page = hostPage(host);
+    const trace = (id: string, name: string, version = 1): SyncedProfile => ({
+      origin: 'user',
+      profile: { kind: 'trace', id, name, version, created_at: `2026-11-0${version}T10:00:00.000Z`, description: '', trace: { include_tool_results: version % 2 === 0 } },
+    });
+    const learning: SyncedProfile = {
+      origin: 'user',
+      profile: { kind: 'learning_data', id: 'mine-learning', name: 'Mine', version: 1, created_at: '2026-11-01T10:00:00.000Z', description: '', learning: { record: true, kinds: ['review'] } },
+    };
+    expect(await page.ok('profiles.save', { profiles: [trace('mine-1', 'Mine'), learning] })).toEqual({ added: 2, choices_taken: 0, conflicts: [] });
+
+    // Same kind, same name (case and spaces aside), another id: refused; so is a built-in's name. The rest of the save is kept.
+    const second = await page.ok('profiles.save', { profiles: [trace('mine-2', '  mine '), trace('mine-3', 'Keep Everything'), trace('other', 'Other')] });
+    expect(second.added).toBe(1);
+    expect(second.conflicts).toEqual([
+      { id: 'mine-2', version: 1, field: 'profiles.0.profile.name', message: expect.stringContaining('another trace profile is already called "Mine" (mine-1); names are unique per kind') },
+      { id: 'mine-3', version: 1, field: 'profiles.1.profile.name', message: expect.stringContaining('already called "Keep everything" (keep-everything)') },
+    ]);
+
+    // Once mine-1 is renamed in its next version, its old name is free again.
+    expect((await page.ok('profiles.save', { profiles: [trace('mine-1', 'Renamed', 2)] })).added).toBe(1);
+    expect(await page.ok('profiles.save', { profiles: [trace('mine-2', 'Mine')] })).toEqual({ added: 1, choices_taken: 0, conflicts: [] });
+    const names = (await page.ok('profiles.list', {})).profiles.map((p) => `${p.profile.kind}:${p.profile.id}@${p.profile.version}=${p.profile.name}`);
+    expect(names).toEqual(['trace:mine-1@1=Mine', 'learning_data:mine-learning@1=Mine', 'trace:other@1=Other', 'trace:mine-1@2=Renamed', 'trace:mine-2@1=Mine']);
+  });
+
   it('a damaged store is reported and never overwritten by a save', async () => {
     const dir = dataDir();
     writeFileSync(join(dir, 'profiles.json'), '{"format":"steward-profile-store/v1","profiles":[');

@@ -1,7 +1,10 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import { choicesNewer, sameProfileVersion, SyncedProfile, WorkflowChoices, type ProfileConflict } from '@shared/contracts/profile-store';
+import { BUILTIN_PROFILES, isBuiltinProfileId, profileNameKey } from '@shared/contracts/builtin-profiles';
+import { PROFILE_KIND_LABELS, type Profile } from '@shared/contracts/profiles';
 import { readJsonFile, writeJsonAtomic } from '../registry/json-store';
+import { RequestError } from '../registry/request-error';
 
 const ProfileStoreFile = z
   .object({
@@ -45,12 +48,20 @@ export class ProfileStore {
 
   /** Versions are a union (an existing one never changes); a workflow's choices are the newest written. */
   save(profiles: readonly SyncedProfile[], choices: readonly WorkflowChoices[]): ProfileSaveResult {
+    refuseBuiltinIds(profiles);
     const stored = this.read();
     const byKey = new Map(stored.profiles.map((p) => [key(p.profile), p]));
+    const names = NameIndex.of(stored.profiles.map((p) => p.profile));
     const result: ProfileSaveResult = { added: 0, choices_taken: 0, conflicts: [] };
-    for (const incoming of profiles) {
+    for (const [index, incoming] of profiles.entries()) {
       const held = byKey.get(key(incoming.profile));
       if (!held) {
+        const clash = names.clash(incoming.profile);
+        if (clash) {
+          result.conflicts.push({ id: incoming.profile.id, version: incoming.profile.version, field: `profiles.${index}.profile.name`, message: clash });
+          continue;
+        }
+        names.add(incoming.profile);
         byKey.set(key(incoming.profile), incoming);
         stored.profiles.push(incoming);
         result.added += 1;
@@ -75,5 +86,50 @@ export class ProfileStore {
     }
     if (result.added > 0 || result.choices_taken > 0) writeJsonAtomic(this.path, stored);
     return result;
+  }
+}
+
+/** Built-in profiles are read-only (issue 10): no version is ever saved under a shipped id. The page never sends one. */
+function refuseBuiltinIds(profiles: readonly SyncedProfile[]): void {
+  const at = profiles.findIndex((p) => isBuiltinProfileId(p.profile.id));
+  if (at < 0) return;
+  const { id, name } = profiles[at]!.profile;
+  throw new RequestError(
+    'invalid_params',
+    `profiles.${at}.profile.id: "${id}" is the built-in profile ${name}, which is read-only — duplicate it to change it (the copy gets an id of its own)`,
+  );
+}
+
+/**
+ * Each profile's current name (its newest version's), per kind, built-ins included: a name is one
+ * profile's within its kind, so a picker never shows two "Fast student"s. An older version arriving
+ * late does not rename anything, so only a version newer than the one kept is checked.
+ */
+class NameIndex {
+  private readonly newest = new Map<string, { version: number; kind: Profile['kind']; name: string }>();
+
+  static of(kept: readonly Profile[]): NameIndex {
+    const index = new NameIndex();
+    for (const { id, profile } of BUILTIN_PROFILES) index.newest.set(id, { version: Number.MAX_SAFE_INTEGER, kind: profile.kind, name: profile.name });
+    for (const p of kept) index.add(p);
+    return index;
+  }
+
+  add(p: Profile): void {
+    const seen = this.newest.get(p.id);
+    if (!seen || seen.version < p.version) this.newest.set(p.id, { version: p.version, kind: p.kind, name: p.name });
+  }
+
+  /** Why `p` may not be kept under its name, or undefined when it may. */
+  clash(p: Profile): string | undefined {
+    const seen = this.newest.get(p.id);
+    if (seen && seen.version > p.version) return undefined;
+    const wanted = profileNameKey(p.name);
+    for (const [id, other] of this.newest) {
+      if (id === p.id || other.kind !== p.kind || profileNameKey(other.name) !== wanted) continue;
+      const kind = PROFILE_KIND_LABELS[p.kind].toLowerCase();
+      return `name: another ${kind} profile is already called "${other.name}" (${id}); names are unique per kind, so ${p.name} · v${p.version} was not kept — rename it and save again.`;
+    }
+    return undefined;
   }
 }

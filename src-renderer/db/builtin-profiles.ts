@@ -1,87 +1,13 @@
-import { DeploymentSettings, LearningDataSettings, TraceSettings } from '@shared/contracts/profiles';
-import { SupervisionSpec, PHASE_LABELS, type LifecyclePhase } from '@shared/contracts/spec';
+import { BUILTIN_PROFILES } from '@shared/contracts/builtin-profiles';
 import type { StewardDb } from './db';
-import type { ProfileInput } from './profiles';
 import { createProfile } from './profiles';
 
-/**
- * The profiles every workspace starts with. Their settings are the demo spec's own
- * (resources/examples/notes-assistant.json: supervision on, phase 3, on_block fail, every other
- * field at its documented default), plus a few common variations, so the demo behaves exactly as
- * its file says until someone changes a profile.
- */
-const { phase: _phase, ...DEMO_SUPERVISION } = SupervisionSpec.parse({ enabled: true, phase: 3, on_block: 'fail' });
-
-function deployment(phase: LifecyclePhase) {
-  return DeploymentSettings.parse({ phase });
-}
-
-export const BUILTIN_PROFILES: readonly { id: string; profile: ProfileInput }[] = [
-  {
-    id: 'replay-student',
-    profile: { kind: 'student', name: 'Replay student', description: 'Scripted responses from the workflow file (the demo’s test double). No model server needed.', model: { provider: 'script' } },
-  },
-  {
-    id: 'replay-teacher',
-    profile: { kind: 'teacher', name: 'Replay teacher', description: 'Scripted verdicts from the workflow file. No model server needed.', model: { provider: 'script' } },
-  },
-  {
-    id: 'risk-gated',
-    profile: {
-      kind: 'supervision',
-      name: 'Risk-gated (default)',
-      description: 'The demo’s settings: protected effects and invalid decisions go to the teacher; a block fails the run; an escalation hands 3 rounds to the teacher.',
-      supervision: DEMO_SUPERVISION,
-    },
-  },
-  {
-    id: 'fully-gated',
-    profile: {
-      kind: 'supervision',
-      name: 'Fully gated',
-      description: 'Strict rules: finishes and low-confidence decisions are reviewed too, 1 in 5 other decisions is audited, and a block asks you.',
-      supervision: { ...DEMO_SUPERVISION, rules: { ...DEMO_SUPERVISION.rules, complete: true, min_confidence: 0.7, sample_rate: 0.2 }, on_block: 'ask_user' },
-    },
-  },
-  {
-    id: 'ask-a-human',
-    profile: {
-      kind: 'supervision',
-      name: 'Ask me on escalation',
-      description: 'As the default, but when the teacher escalates, the run waits for you to decide in the app.',
-      supervision: { ...DEMO_SUPERVISION, on_escalate: 'human' },
-    },
-  },
-  {
-    id: 'keep-everything',
-    profile: { kind: 'trace', name: 'Keep everything', description: 'Every event with tool results, kept until you delete it.', trace: TraceSettings.parse({}) },
-  },
-  {
-    id: 'lean-trace',
-    profile: { kind: 'trace', name: 'Lean trace (30 days)', description: 'Tool results replaced by their size; a run is deleted 30 days after it ended (from the host’s history and every browser).', trace: TraceSettings.parse({ include_tool_results: false, retention_days: 30 }) },
-  },
-  {
-    id: 'record-all-learning',
-    profile: { kind: 'learning_data', name: 'Record all learning', description: 'Reviews, shadow comparisons and teacher demonstrations all become learning examples.', learning: LearningDataSettings.parse({}) },
-  },
-  {
-    id: 'no-learning',
-    profile: { kind: 'learning_data', name: 'Record no learning data', description: 'No learning examples; the trace still records every verdict.', learning: LearningDataSettings.parse({ record: false, kinds: [] }) },
-  },
-  ...([3, 2, 0, 1, 4] as const).map((phase) => ({
-    id: `phase-${phase}`,
-    profile: {
-      kind: 'deployment' as const,
-      name: `Phase ${phase} · ${PHASE_LABELS[phase].toLowerCase()}`,
-      description: 'Lifecycle phase, and when Learning suggests promoting or demoting it (you apply a suggestion, nothing changes by itself).',
-      deployment: deployment(phase),
-    },
-  })),
-];
+/** The shipped profiles (src-shared/contracts/builtin-profiles.ts): read-only, Duplicate to change one. */
+export { BUILTIN_PROFILES };
 
 /**
  * First launch (and after an upgrade): adds each built-in profile whose id is not stored yet.
- * An edited built-in keeps its versions; nothing here overwrites one.
+ * Nothing here overwrites a stored version.
  */
 export async function seedBuiltinProfiles(db: StewardDb, now = new Date()): Promise<number> {
   return db.transaction('rw', db.profiles, async () => {

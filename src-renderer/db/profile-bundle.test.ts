@@ -36,8 +36,10 @@ describe('profile export and import', () => {
     const target = await freshDb();
     const parsed = parseBundle(text);
     if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
+    // Built-ins ship with every Steward and are read-only: the file holds the person's own versions only.
+    expect(parsed.bundle.profiles.map((p) => `${p.id}@${p.version}`)).toEqual([`${teacher.id}@1`, `${teacher.id}@2`]);
     const first = await importBundle(target, parsed.bundle);
-    expect(first.added).toHaveLength(await source.profiles.count());
+    expect(first.added).toHaveLength(2);
     expect(first.conflicts).toEqual([]);
     const again = await importBundle(target, parsed.bundle);
     expect(again.added).toEqual([]);
@@ -46,6 +48,29 @@ describe('profile export and import', () => {
     const copied = await getProfile(target, { id: teacher.id, version: 2 });
     expect(copied && toProfile(copied)).toEqual(toProfile((await getProfile(source, { id: teacher.id, version: 2 }))!));
     expect(copied?.origin).toBe('imported');
+  });
+
+  it('a file bringing a version of a built-in, or a name another profile of the kind has, imports neither and says why', async () => {
+    await seedBuiltinProfiles(source);
+    await createProfile(source, { kind: 'trace', name: 'Mine', description: '', trace: { include_tool_results: true } });
+    const builtin = await getProfile(source, { id: 'keep-everything', version: 1 });
+    if (!builtin) throw new Error('missing');
+    const bundle = {
+      format: 'steward-profiles/v1' as const,
+      exported_at: '2026-01-01T00:00:00Z',
+      profiles: [
+        { ...toProfile(builtin), version: 2 },
+        { kind: 'trace' as const, id: 'theirs-1', name: 'mine', version: 1, created_at: '2026-01-01T00:00:00Z', description: '', trace: { include_tool_results: false } },
+        { kind: 'trace' as const, id: 'theirs-2', name: 'Theirs', version: 1, created_at: '2026-01-01T00:00:00Z', description: '', trace: { include_tool_results: false } },
+      ],
+    };
+    const report = await importBundle(source, bundle);
+    expect(report.added.map((r) => r.id)).toEqual(['theirs-2']);
+    expect(report.conflicts.map((c) => c.message)).toEqual([
+      expect.stringContaining('Keep everything · v2: built-in profiles are read-only'),
+      expect.stringContaining('another trace profile here is already called “Mine” (names are unique per kind)'),
+    ]);
+    expect(await getProfile(source, { id: 'keep-everything', version: 2 })).toBeUndefined();
   });
 
   it('rejects a bad file with the reasons, and imports nothing from it', async () => {

@@ -1,12 +1,16 @@
 import type { z } from 'zod';
-import { ProfileBundle, type Profile, type ProfileVersionRef } from '@shared/contracts/profiles';
+import { PROFILE_KIND_LABELS, ProfileBundle, type Profile, type ProfileVersionRef } from '@shared/contracts/profiles';
 import { canonicalJson } from '@shared/util/canonical-json';
+import { isBuiltinProfileId } from '@shared/contracts/builtin-profiles';
 import type { StewardDb } from './db';
-import { profileLabel, refOf, toProfile } from './profiles';
+import { isReadOnlyProfile, nameTakenBy, profileLabel, refOf, toProfile } from './profiles';
 
-/** Every stored profile version, as a file another Steward can import. Credentials stay references. */
+/**
+ * Every stored profile version, as a file another Steward can import. Credentials stay references.
+ * Built-in profiles ship with every Steward and are read-only, so they stay out.
+ */
 export async function exportBundle(db: StewardDb, now = new Date()): Promise<ProfileBundle> {
-  const rows = await db.profiles.toArray();
+  const rows = (await db.profiles.toArray()).filter((r) => !isReadOnlyProfile(r));
   return ProfileBundle.parse({ format: 'steward-profiles/v1', exported_at: now.toISOString(), profiles: rows.map(toProfile) });
 }
 
@@ -62,7 +66,12 @@ export async function importBundle(db: StewardDb, bundle: ProfileBundle): Promis
   await db.transaction('rw', db.profiles, async () => {
     for (const profile of bundle.profiles) {
       const existing = await db.profiles.get([profile.id, profile.version]);
-      if (!existing) {
+      const namesake = existing ? undefined : nameTakenBy(await db.profiles.where('kind').equals(profile.kind).toArray(), profile.kind, profile.name, profile.id);
+      if (!existing && isBuiltinProfileId(profile.id)) {
+        report.conflicts.push({ ref: refOf(profile), message: `${profileLabel(profile)}: built-in profiles are read-only, so a version of one is not imported — duplicate it in the file under an id of its own.` });
+      } else if (namesake) {
+        report.conflicts.push({ ref: refOf(profile), message: `${profileLabel(profile)} was not imported: another ${PROFILE_KIND_LABELS[profile.kind].toLowerCase()} profile here is already called “${namesake.name}” (names are unique per kind) — rename it in the file.` });
+      } else if (!existing) {
         await db.profiles.add({ ...profile, origin: 'imported' });
         report.added.push(refOf(profile));
       } else if (sameProfile(toProfile(existing), profile)) {

@@ -2,7 +2,7 @@ import { liveQuery } from 'dexie';
 import { choicesNewer, MAX_SYNCED_RECORDS, sameProfileVersion, SyncedProfile, WorkflowChoices } from '@shared/contracts/profile-store';
 import { HostRequestError, type HostClient } from '../host/host-client';
 import type { StewardDb, WorkflowRow } from './db';
-import { profileLabel, toProfile } from './profiles';
+import { isReadOnlyProfile, profileLabel, toProfile } from './profiles';
 
 /**
  * The settings a person made here follow to every page of the same host (issue 9): profile versions
@@ -66,7 +66,8 @@ export async function syncProfiles(db: StewardDb, client: Client): Promise<Profi
   const heldChoices = new Map(host.workflow_choices.map((c) => [c.workflow_id, c]));
   const profiles: SyncedProfile[] = [];
   for (const row of await db.profiles.toArray()) {
-    if (row.origin === 'builtin' || held.has(key(row))) continue;
+    // A built-in (or a version an older page saved under a built-in's id) stays here: the host keeps none.
+    if (isReadOnlyProfile(row) || held.has(key(row))) continue;
     // Checked as the host will: a row that is not a valid profile (never written so) is not sent.
     const parsed = SyncedProfile.safeParse({ origin: row.origin, profile: toProfile(row) });
     if (parsed.success) profiles.push(parsed.data);

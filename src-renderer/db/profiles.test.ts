@@ -2,9 +2,10 @@ import 'fake-indexeddb/auto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HostedWorkflow } from '@shared/contracts/hosted-workflow';
 import { StewardDb } from './db';
-import { createProfile, duplicateProfile, getProfile, latestVersion, profileChanged, saveNewVersion, settingsOf, toProfile, type ProfileInput } from './profiles';
+import { createProfile, duplicateProfile, getProfile, latestVersion, profileChanged, saveEdit, saveNewVersion, settingsOf, toProfile, type ProfileInput } from './profiles';
 import { BUILTIN_PROFILES, seedBuiltinProfiles } from './builtin-profiles';
-import { applyDeploymentPhase, ensureWorkflowProfiles, pickModel, resolveWorkflowProfiles } from './workflow-profiles';
+import { applyDeploymentPhase, ensureWorkflowProfiles, pickModel, renameForPhase, resolveWorkflowProfiles, setProfileChoices } from './workflow-profiles';
+import { deploymentRowsFor, profileOriginLabel } from './deployment-owner';
 import { workflowRow } from './seed-demo';
 import { buildRunOverrides } from '../supervision/run-overrides';
 
@@ -20,8 +21,10 @@ afterEach(async () => {
 describe('profile versions', () => {
   it('an edit saves a new version and leaves the old version exactly as it was', async () => {
     await seedBuiltinProfiles(db, new Date('2026-01-01T00:00:00Z'));
-    const v1 = await getProfile(db, { id: 'risk-gated', version: 1 });
-    if (v1?.kind !== 'supervision') throw new Error('expected the built-in supervision profile');
+    const builtin = await getProfile(db, { id: 'risk-gated', version: 1 });
+    if (builtin?.kind !== 'supervision') throw new Error('expected the built-in supervision profile');
+    const v1 = await duplicateProfile(db, toProfile(builtin), 'Risk-gated, mine');
+    if (v1.kind !== 'supervision') throw new Error('kind');
     const before = structuredClone(v1);
 
     const edited: ProfileInput = { ...settingsOf(toProfile(v1)), name: v1.name, description: v1.description } as ProfileInput;
@@ -29,13 +32,49 @@ describe('profile versions', () => {
     edited.supervision = { ...edited.supervision, on_escalate: 'human', takeover_rounds: 5 };
     const v2 = await saveNewVersion(db, v1, edited, new Date('2026-02-01T00:00:00Z'));
 
-    expect(v2).toMatchObject({ id: 'risk-gated', version: 2, origin: 'user' });
+    expect(v2).toMatchObject({ id: v1.id, version: 2, origin: 'user' });
     expect(v2.kind === 'supervision' && v2.supervision.on_escalate).toBe('human');
-    expect(await getProfile(db, { id: 'risk-gated', version: 1 })).toEqual(before);
-    expect((await latestVersion(db, 'risk-gated'))?.version).toBe(2);
+    expect(await getProfile(db, { id: v1.id, version: 1 })).toEqual(before);
+    expect((await latestVersion(db, v1.id))?.version).toBe(2);
 
     const v3 = await saveNewVersion(db, v1, edited);
     expect(v3.version).toBe(3);
+  });
+
+  it('a built-in profile is read-only: a new version of it is refused, and an edit in a panel is saved as a copy the workflow can use', async () => {
+    await seedBuiltinProfiles(db);
+    const builtin = await getProfile(db, { id: 'risk-gated', version: 1 });
+    if (builtin?.kind !== 'supervision') throw new Error('missing');
+    const edited = { ...settingsOf(builtin), name: builtin.name, description: builtin.description, supervision: { ...builtin.supervision, takeover_rounds: 5 } } as ProfileInput;
+    await expect(saveNewVersion(db, builtin, edited)).rejects.toThrow('Risk-gated (default) is a built-in profile and read-only — duplicate it to change it');
+    // A version an older page saved under a built-in's id is read-only too.
+    await db.profiles.add({ ...builtin, version: 2, origin: 'user' });
+    await expect(saveNewVersion(db, builtin, edited)).rejects.toThrow(/read-only/);
+
+    const copy = await saveEdit(db, builtin, edited);
+    const again = await saveEdit(db, builtin, edited);
+    expect([copy, again].map((p) => [p.name, p.version, p.origin])).toEqual([
+      ['Risk-gated (default) (copy)', 1, 'user'],
+      ['Risk-gated (default) (copy) (2)', 1, 'user'],
+    ]);
+    expect(copy.kind === 'supervision' && copy.supervision.takeover_rounds).toBe(5);
+    expect((await latestVersion(db, 'risk-gated'))?.version).toBe(2);
+  });
+
+  it('names are unique per kind (case and spaces aside): a second profile of the kind with a taken name is refused, another kind may use it, a renamed profile frees its old name', async () => {
+    await seedBuiltinProfiles(db);
+    const trace = (name: string): ProfileInput => ({ kind: 'trace', name, description: '', trace: { include_tool_results: true } });
+    const mine = await createProfile(db, trace('Mine'));
+    await expect(createProfile(db, trace(' mine  '))).rejects.toThrow('Name: another trace profile is already called “Mine” — names are unique per kind, choose another');
+    await expect(createProfile(db, trace('Keep Everything'))).rejects.toThrow(/already called “Keep everything”/);
+    await expect(createProfile(db, { kind: 'learning_data', name: 'Mine', description: '', learning: { record: true, kinds: ['review'] } })).resolves.toMatchObject({ name: 'Mine' });
+    // A version of the same profile keeps its own name; taking another's is refused.
+    const other = await createProfile(db, trace('Other'));
+    await expect(saveNewVersion(db, mine, { ...trace('Mine'), trace: { include_tool_results: false } })).resolves.toMatchObject({ version: 2 });
+    await expect(saveNewVersion(db, other, trace('MINE'))).rejects.toThrow(/already called “Mine”/);
+    await saveNewVersion(db, mine, trace('Renamed'));
+    await expect(saveNewVersion(db, other, trace('Mine'))).resolves.toMatchObject({ name: 'Mine', version: 2 });
+    expect(await db.profiles.where('kind').equals('trace').count()).toBe(2 + 5);
   });
 
   it('a stored profile and its unedited form are the same; the app’s bookkeeping never counts as an edit', async () => {
@@ -46,7 +85,6 @@ describe('profile versions', () => {
     expect(input).not.toHaveProperty('origin');
     expect(profileChanged(input, row)).toBe(false);
     expect(profileChanged({ ...input, name: 'Renamed' }, row)).toBe(true);
-    await expect(saveNewVersion(db, row, input)).resolves.toMatchObject({ version: 2 });
   });
 
   it('two concurrent saves never claim the same version', async () => {
@@ -76,11 +114,11 @@ describe('profile versions', () => {
     expect(settingsOf(toProfile(copy))).toEqual(settingsOf(toProfile(source)));
   });
 
-  it('seeding the built-ins twice adds them once, and never over an edited built-in', async () => {
+  it('seeding the built-ins twice adds them once, and never over a version an older page saved under a built-in id', async () => {
     expect(await seedBuiltinProfiles(db)).toBe(BUILTIN_PROFILES.length);
     const v1 = await getProfile(db, { id: 'keep-everything', version: 1 });
-    if (!v1) throw new Error('missing');
-    await saveNewVersion(db, v1, { kind: 'trace', name: 'Keep everything', description: '', trace: { include_tool_results: false } });
+    if (v1?.kind !== 'trace') throw new Error('missing');
+    await db.profiles.add({ ...v1, version: 2, origin: 'user', trace: { include_tool_results: false } });
     expect(await seedBuiltinProfiles(db)).toBe(0);
     expect((await latestVersion(db, 'keep-everything'))?.version).toBe(2);
   });
@@ -128,6 +166,56 @@ describe('applying a promotion', () => {
     const other = await db.workflows.get('other');
     expect(other?.profiles?.deployment?.id).not.toBe(oldChoice.id);
     await expect(applyDeploymentPhase(db, 'missing', 2)).rejects.toThrow(/no deployment profile/);
+  });
+});
+
+describe('deployments belong to their workflow', () => {
+  const docOf = (id: string, name: string) => HostedWorkflow.parse({ format: 'steward/v1', kind: 'agent', id, name, instructions: 'i', task: 't', supervision: { phase: 3 } });
+
+  it('each workflow gets a deployment of its own; its picker lists its own, the built-in phases and unowned ones, never another workflow’s', async () => {
+    await seedBuiltinProfiles(db);
+    await db.workflows.bulkAdd([workflowRow(docOf('notes', 'Notes'), 'demo'), workflowRow(docOf('mine', 'Mine'), 'user')]);
+    await ensureWorkflowProfiles(db);
+    const general = await createProfile(db, { kind: 'deployment', name: 'Careful', description: '', deployment: { phase: 1, promotion: { window: 50, min_examples: 20, promote_agreement: 0.9, demote_block_rate: 0.2 } } });
+    const workflows = await db.workflows.toArray();
+    const rows = await db.profiles.toArray();
+    const notes = workflows.find((w) => w.id === 'notes');
+    if (!notes) throw new Error('missing');
+    const offered = deploymentRowsFor(rows, notes, workflows).filter((r) => r.kind === 'deployment').map((r) => r.name);
+    expect(offered).toContain('Notes · deployment');
+    expect(offered).toContain('Phase 3 · risk-gated');
+    expect(offered).toContain(general.name);
+    expect(offered).not.toContain('Mine · deployment');
+    // Other kinds are not filtered.
+    expect(deploymentRowsFor(rows, notes, workflows).filter((r) => r.kind === 'trace')).toHaveLength(rows.filter((r) => r.kind === 'trace').length);
+  });
+
+  it('Settings labels a demo workflow’s deployment “demo”, a person’s own “yours”, a built-in “built-in”', async () => {
+    await seedBuiltinProfiles(db);
+    await db.workflows.bulkAdd([workflowRow(docOf('notes', 'Notes'), 'demo'), workflowRow(docOf('mine', 'Mine'), 'user')]);
+    await ensureWorkflowProfiles(db);
+    const workflows = await db.workflows.toArray();
+    const labels = Object.fromEntries((await db.profiles.where('kind').equals('deployment').toArray()).map((r) => [r.name, profileOriginLabel(r, workflows)]));
+    expect(labels).toMatchObject({ 'Notes · deployment': 'demo', 'Mine · deployment': 'yours', 'Phase 3 · risk-gated': 'built-in' });
+  });
+
+  it('promoting a workflow that chose a built-in phase gives it a deployment of its own; the built-in stays as shipped', async () => {
+    await seedBuiltinProfiles(db);
+    await db.workflows.add(workflowRow(docOf('notes', 'Notes'), 'demo'));
+    await ensureWorkflowProfiles(db);
+    await setProfileChoices(db, 'notes', { deployment: { id: 'phase-3', version: 1 } });
+    const saved = await applyDeploymentPhase(db, 'notes', 4);
+    expect(saved).toMatchObject({ kind: 'deployment', version: 1, workflow_id: 'notes', deployment: { phase: 4 } });
+    expect(saved.id).not.toBe('phase-3');
+    expect(saved.name).toMatch(/^Notes · deployment/);
+    expect((await latestVersion(db, 'phase-3'))?.version).toBe(1);
+    expect((await db.workflows.get('notes'))?.profiles?.deployment).toEqual({ id: saved.id, version: 1 });
+  });
+
+  it('a phase change keeps what follows the phase’s label in a name', () => {
+    expect(renameForPhase('Phase 3 · risk-gated (copy)', 2)).toBe('Phase 2 · student fully gated (copy)');
+    expect(renameForPhase('Phase 3 · risk-gated', 4)).toBe('Phase 4 · autonomous');
+    expect(renameForPhase('My deployment', 4)).toBe('My deployment');
   });
 });
 

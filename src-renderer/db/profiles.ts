@@ -1,6 +1,7 @@
 import Dexie from 'dexie';
 import { Profile, PROFILE_KIND_LABELS, type ProfileKind, type ProfileVersionRef } from '@shared/contracts/profiles';
 import { canonicalJson } from '@shared/util/canonical-json';
+import { isBuiltinProfileId, profileNameKey } from '@shared/contracts/builtin-profiles';
 import type { ProfileChoice, ProfileOrigin, ProfileRow, StewardDb } from './db';
 
 /**
@@ -87,11 +88,67 @@ function checked(value: unknown, origin: ProfileOrigin): ProfileRow {
   return { ...parsed.data, origin };
 }
 
-/** A new profile (version 1). */
+/** A built-in profile is read-only: a person duplicates it to change it (issue 10). */
+export class ReadOnlyProfileError extends Error {
+  constructor(name: string) {
+    super(`${name} is a built-in profile and read-only — duplicate it to change it`);
+    this.name = 'ReadOnlyProfileError';
+  }
+}
+
+export function isReadOnlyProfile(row: Pick<ProfileRow, 'id' | 'origin'>): boolean {
+  return row.origin === 'builtin' || isBuiltinProfileId(row.id);
+}
+
+/** Another profile of the same kind (its newest version) already has this name, as a person reads names. */
+export function nameTakenBy(rows: readonly ProfileRow[], kind: ProfileKind, name: string, exceptId?: string): ProfileRow | undefined {
+  const wanted = profileNameKey(name);
+  return latestOfEach(rows.filter((r) => r.kind === kind)).find((r) => r.id !== exceptId && profileNameKey(r.name) === wanted);
+}
+
+/** Why a name cannot be used, as the page shows it; undefined when it can. */
+export function nameProblem(rows: readonly ProfileRow[], kind: ProfileKind, name: string, exceptId?: string): string | undefined {
+  const other = nameTakenBy(rows, kind, name, exceptId);
+  return other && `Name: another ${PROFILE_KIND_LABELS[kind].toLowerCase()} profile is already called “${other.name}” — names are unique per kind, choose another`;
+}
+
+export class DuplicateProfileNameError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DuplicateProfileNameError';
+  }
+}
+
+/** `name`, or `name (2)`, `name (3)`… — the first no other profile of the kind has. */
+export function uniqueProfileName(rows: readonly ProfileRow[], kind: ProfileKind, name: string, exceptId?: string): string {
+  if (!nameTakenBy(rows, kind, name, exceptId)) return name;
+  for (let n = 2; ; n += 1) {
+    const candidate = `${name} (${n})`;
+    if (!nameTakenBy(rows, kind, candidate, exceptId)) return candidate;
+  }
+}
+
+async function refuseTakenName(db: StewardDb, kind: ProfileKind, name: string, exceptId?: string): Promise<void> {
+  const problem = nameProblem(await db.profiles.where('kind').equals(kind).toArray(), kind, name, exceptId);
+  if (problem) throw new DuplicateProfileNameError(problem);
+}
+
+/** A new profile (version 1). Its name must be free within its kind (built-ins ship with theirs). */
 export async function createProfile(db: StewardDb, input: ProfileInput, options: { id?: string; origin?: ProfileOrigin; now?: Date } = {}): Promise<ProfileRow> {
   const row = checked({ ...input, id: options.id ?? newProfileId(input.name), version: 1, created_at: (options.now ?? new Date()).toISOString() }, options.origin ?? 'user');
-  await db.profiles.add(row);
-  return row;
+  return db.transaction('rw', db.profiles, async () => {
+    if (row.origin !== 'builtin') await refuseTakenName(db, row.kind, row.name);
+    await db.profiles.add(row);
+    return row;
+  });
+}
+
+/** A new profile named `name`, or the first free `name (n)`: for profiles the app makes on a person's behalf. */
+export async function createProfileNamedFreely(db: StewardDb, input: ProfileInput): Promise<ProfileRow> {
+  return db.transaction('rw', db.profiles, async () => {
+    const name = uniqueProfileName(await db.profiles.where('kind').equals(input.kind).toArray(), input.kind, input.name);
+    return createProfile(db, { ...input, name } as ProfileInput);
+  });
 }
 
 /**
@@ -108,10 +165,23 @@ export async function saveNewVersion(
   return db.transaction('rw', db.profiles, async () => {
     const latest = await latestVersion(db, base.id);
     if (!latest) throw new Error(`no profile ${base.id} to save a new version of`);
-    const row = checked({ ...next, id: base.id, version: latest.version + 1, created_at: now.toISOString() }, latest.origin === 'builtin' ? 'user' : latest.origin);
+    if (isReadOnlyProfile(latest)) throw new ReadOnlyProfileError(latest.name);
+    await refuseTakenName(db, next.kind, next.name, base.id);
+    const row = checked({ ...next, id: base.id, version: latest.version + 1, created_at: now.toISOString() }, latest.origin);
     await db.profiles.add(row);
     return row;
   });
+}
+
+/**
+ * An edit made in a workflow's panel: the next version of the profile, or — a built-in being
+ * read-only — a copy of it with the edit (named freely), which the workflow then uses.
+ */
+export async function saveEdit(db: StewardDb, base: ProfileRow, next: ProfileInput, now = new Date()): Promise<ProfileRow> {
+  if (!isReadOnlyProfile(base)) return saveNewVersion(db, base, next, now);
+  if (next.kind !== base.kind) throw new Error(`a ${PROFILE_KIND_LABELS[base.kind]} profile cannot become a ${PROFILE_KIND_LABELS[next.kind]} profile`);
+  const name = profileNameKey(next.name) === profileNameKey(base.name) ? `${base.name} (copy)` : next.name;
+  return createProfileNamedFreely(db, { ...next, name } as ProfileInput);
 }
 
 /** A copy under a new id and name, as version 1. */

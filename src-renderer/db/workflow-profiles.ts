@@ -4,7 +4,7 @@ import type { HostedWorkflow } from '@shared/contracts/hosted-workflow';
 import { modelLabel, type ModelRef } from '@shared/contracts/model';
 import { canonicalJson } from '@shared/util/canonical-json';
 import type { ProfileChoice, ProfileRow, StewardDb, WorkflowProfiles, WorkflowRow } from './db';
-import { createProfile, getProfile, latestOfEach, saveNewVersion, type ProfileOf } from './profiles';
+import { createProfileNamedFreely, getProfile, isReadOnlyProfile, latestOfEach, saveNewVersion, uniqueProfileName, type ProfileInput, type ProfileOf } from './profiles';
 
 /** A workflow's profiles, each the exact version it chose. */
 export type ResolvedProfiles = { [K in ProfileKind]?: ProfileOf<K> & { origin: ProfileRow['origin'] } };
@@ -35,7 +35,7 @@ export async function findOrCreateModelProfile(db: StewardDb, role: 'student' | 
   const match = candidates.find((p) => (p.kind === 'student' || p.kind === 'teacher') && sameModel(p.model, ref));
   if (match) return match;
   const name = `${modelLabel(ref)} ${role}`;
-  return createProfile(db, { kind: role, name, description: `Made when ${modelLabel(ref)} was picked as the ${role}.`, model: ref });
+  return createProfileNamedFreely(db, { kind: role, name, description: `Made when ${modelLabel(ref)} was picked as the ${role}.`, model: ref });
 }
 
 async function findOrCreate(db: StewardDb, kind: ProfileKind, settingsJson: string, compare: (p: ProfileRow) => string, create: () => Promise<ProfileRow>): Promise<ProfileRow> {
@@ -60,18 +60,19 @@ export async function deriveChoices(db: StewardDb, row: WorkflowRow): Promise<Wo
       'supervision',
       canonicalJson(own),
       (p) => (p.kind === 'supervision' ? canonicalJson({ ...p.supervision, enabled: true }) : ''),
-      () => createProfile(db, { kind: 'supervision', name: `${doc.name} (from its file)`, description: `The supervision settings written in the ${doc.name} workflow file.`, supervision: own }),
+      () => createProfileNamedFreely(db, { kind: 'supervision', name: `${doc.name} (from its file)`, description: `The supervision settings written in the ${doc.name} workflow file.`, supervision: own }),
     );
     choices.supervision = pick(p);
   }
   if (!choices.deployment) {
     // The phase is earned per workflow (Learning suggests, the user applies), so each workflow
     // gets a deployment profile of its own: promoting one never moves another.
-    const p = await createProfile(db, {
+    const p = await createProfileNamedFreely(db, {
       kind: 'deployment',
       name: `${doc.name} · deployment`,
       description: `The lifecycle phase of ${doc.name}, and when Learning suggests changing it. Its file starts it at phase ${doc.supervision.phase}.`,
       deployment: DeploymentSettings.parse({ phase: doc.supervision.phase }),
+      workflow_id: row.id,
     });
     choices.deployment = pick(p);
   }
@@ -113,7 +114,13 @@ export function resolveFromRows(rows: readonly ProfileRow[], choices: WorkflowPr
 
 /** "Phase 3 · risk-gated" follows its phase when the phase changes; a name a person chose is kept. */
 export function renameForPhase(name: string, phase: LifecyclePhase): string {
-  return /^Phase [0-4] · /.test(name) ? `Phase ${phase} · ${PHASE_LABELS[phase].toLowerCase()}` : name;
+  const match = /^Phase ([0-4]) · /.exec(name);
+  if (!match) return name;
+  const label = PHASE_LABELS[Number(match[1]) as LifecyclePhase].toLowerCase();
+  const rest = name.slice(match[0].length);
+  // What follows its phase's label (" (copy)", a person's words) stays.
+  const tail = rest.toLowerCase().startsWith(label) ? rest.slice(label.length) : '';
+  return `Phase ${phase} · ${PHASE_LABELS[phase].toLowerCase()}${tail}`;
 }
 
 /**
@@ -128,12 +135,11 @@ export async function applyDeploymentPhase(db: StewardDb, workflowId: string, ph
     if (!row || !choice) throw new Error(`workflow ${workflowId} has no deployment profile to change`);
     const current = await getProfile(db, choice);
     if (!current || current.kind !== 'deployment') throw new Error(`the deployment profile ${choice.id} v${choice.version} is missing`);
-    const saved = await saveNewVersion(
-      db,
-      current,
-      { kind: 'deployment', name: renameForPhase(current.name, phase), description: current.description, deployment: { ...current.deployment, phase } },
-      now,
-    );
+    const next: ProfileInput = { kind: 'deployment', name: renameForPhase(current.name, phase), description: current.description, deployment: { ...current.deployment, phase }, workflow_id: current.workflow_id ?? workflowId };
+    // A built-in phase is read-only: the workflow gets a deployment of its own with the new phase.
+    const saved = isReadOnlyProfile(current)
+      ? await createProfileNamedFreely(db, { ...next, name: `${row.doc.name} · deployment`, description: `The lifecycle phase of ${row.doc.name}, and when Learning suggests changing it.` })
+      : await saveNewVersion(db, current, { ...next, name: uniqueProfileName(await db.profiles.where('kind').equals('deployment').toArray(), 'deployment', next.name, current.id) }, now);
     await db.workflows.update(workflowId, { profiles: { ...row.profiles, deployment: { id: saved.id, version: saved.version } }, updated_at: now.toISOString(), choices_at: now.toISOString() });
     return saved;
   });

@@ -28,7 +28,15 @@ export const WorkflowChoices = z
 export type WorkflowChoices = z.infer<typeof WorkflowChoices>;
 
 /** A version the host already holds with other settings: it keeps its own (versions never change). */
-export const ProfileConflict = z.object({ id: z.string(), version: z.number().int().positive(), message: z.string() }).strict();
+export const ProfileConflict = z
+  .object({
+    id: z.string(),
+    version: z.number().int().positive(),
+    message: z.string(),
+    /** The field refused, as a path into the save's params (`profiles.2.profile.name`); absent for a whole version. */
+    field: z.string().optional(),
+  })
+  .strict();
 export type ProfileConflict = z.infer<typeof ProfileConflict>;
 
 /** Records one profiles.save carries at most (a WebSocket message stays well under 1 MB). */

@@ -81,7 +81,15 @@ export const Profile = z.discriminatedUnion('kind', [
   z.object({ ...profileBase, kind: z.literal('supervision'), supervision: SupervisionSpec.omit({ phase: true }) }).strict(),
   z.object({ ...profileBase, kind: z.literal('trace'), trace: TraceSettings }).strict(),
   z.object({ ...profileBase, kind: z.literal('learning_data'), learning: LearningDataSettings }).strict(),
-  z.object({ ...profileBase, kind: z.literal('deployment'), deployment: DeploymentSettings }).strict(),
+  z
+    .object({
+      ...profileBase,
+      kind: z.literal('deployment'),
+      deployment: DeploymentSettings,
+      /** The workflow whose phase this is (the phase is earned per workflow): its picker lists it, no other's does. Absent: any workflow's. */
+      workflow_id: z.string().min(1).max(200).optional(),
+    })
+    .strict(),
 ]);
 export type Profile = z.infer<typeof Profile>;
 

@@ -1,9 +1,10 @@
 import { useState, type FormEvent } from 'react';
+import { useLiveQuery } from 'dexie-react-hooks';
 import { DeploymentSettings, LearningDataSettings, PROFILE_KIND_LABELS, TraceSettings, type ProfileKind } from '@shared/contracts/profiles';
 import { SupervisionSpec } from '@shared/contracts/spec';
 import { useHost } from '../../app/HostProvider';
 import type { ProfileRow } from '../../db/db';
-import { createProfile, profileChanged, profileLabel, saveNewVersion, settingsOf, toProfile, type ProfileInput } from '../../db/profiles';
+import { createProfile, nameProblem, profileChanged, profileLabel, saveNewVersion, settingsOf, toProfile, type ProfileInput } from '../../db/profiles';
 import { TextField } from '../../components/Form';
 import { Spinner } from '../../components/Icons';
 import { ModelEditor } from '../../components/profile-editors/ModelEditor';
@@ -61,6 +62,9 @@ export function ProfileEditor({ base, initial, onDone }: { base?: ProfileRow; in
   const [error, setError] = useState<string>();
   const baseProfile = base ? toProfile(base) : undefined;
   const unchanged = baseProfile !== undefined && !profileChanged(value, { ...settingsOf(baseProfile), name: baseProfile.name, description: baseProfile.description } as ProfileInput);
+  // Names are unique per kind: said as it is typed; saving checks again (another tab may have taken it).
+  const ofKind = useLiveQuery(() => db.profiles.where('kind').equals(value.kind).toArray(), [db, value.kind], []);
+  const taken = nameProblem(ofKind, value.kind, value.name, base?.id);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -85,6 +89,11 @@ export function ProfileEditor({ base, initial, onDone }: { base?: ProfileRow; in
         <TextField id="pe-name" label="Name" value={value.name} onChange={(name) => setValue({ ...value, name })} testId="profile-name" />
         <TextField id="pe-description" label="Description" value={value.description ?? ''} onChange={(description) => setValue({ ...value, description })} multiline />
       </div>
+      {taken && (
+        <p className="error" role="alert" data-testid="profile-name-error">
+          {taken}
+        </p>
+      )}
       <SettingsFields value={value} onChange={setValue} />
       {error && (
         <p className="error" role="alert">
@@ -95,7 +104,7 @@ export function ProfileEditor({ base, initial, onDone }: { base?: ProfileRow; in
         <button type="button" className="button" onClick={() => onDone()} disabled={saving}>
           Cancel
         </button>
-        <button type="submit" className="button button--primary" disabled={saving || unchanged || !value.name.trim()} data-testid="profile-save">
+        <button type="submit" className="button button--primary" disabled={saving || unchanged || !value.name.trim() || taken !== undefined} data-testid="profile-save">
           {saving && <Spinner />}
           {base ? `Save as ${nextVersion}` : 'Create profile'}
         </button>

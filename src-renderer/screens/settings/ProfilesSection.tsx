@@ -3,7 +3,8 @@ import { useLiveQuery } from 'dexie-react-hooks';
 import { PROFILE_KINDS, PROFILE_KIND_LABELS, type ProfileKind } from '@shared/contracts/profiles';
 import { useHost } from '../../app/HostProvider';
 import type { ProfileRow } from '../../db/db';
-import { latestOfEach, settingsOf, toProfile, type ProfileInput } from '../../db/profiles';
+import { isReadOnlyProfile, latestOfEach, settingsOf, toProfile, uniqueProfileName, type ProfileInput } from '../../db/profiles';
+import { profileOriginLabel } from '../../db/deployment-owner';
 import { bundleFileName, exportBundle, importBundle, parseBundle, type ImportReport } from '../../db/profile-bundle';
 import { Chip } from '../../components/Chip';
 import { downloadText } from '../../view/download';
@@ -12,7 +13,6 @@ import { ProfileEditor, newProfileInput } from './ProfileEditor';
 
 type Editing = { base?: ProfileRow; initial: ProfileInput };
 
-const ORIGIN_LABELS = { builtin: 'built-in', user: 'yours', imported: 'imported' } satisfies Record<ProfileRow['origin'], string>;
 
 function summary(row: ProfileRow): string {
   switch (row.kind) {
@@ -30,13 +30,14 @@ function summary(row: ProfileRow): string {
   }
 }
 
-function ProfileItem({ latest, versions, onEdit, onDuplicate }: { latest: ProfileRow; versions: ProfileRow[]; onEdit: () => void; onDuplicate: () => void }) {
+function ProfileItem({ latest, versions, origin, onEdit, onDuplicate }: { latest: ProfileRow; versions: ProfileRow[]; origin: string; onEdit: () => void; onDuplicate: () => void }) {
+  const readOnly = isReadOnlyProfile(latest);
   return (
-    <li className="profile-item" data-testid="profile-item" data-profile-id={latest.id} data-version={latest.version}>
+    <li className="profile-item" data-testid="profile-item" data-profile-id={latest.id} data-version={latest.version} data-origin={origin}>
       <div className="profile-item__main">
         <div className="profile-item__title">
           <strong>{latest.name}</strong> <span className="tag">v{latest.version}</span>
-          <Chip>{ORIGIN_LABELS[latest.origin]}</Chip>
+          <Chip>{origin}</Chip>
         </div>
         <p className="muted profile-item__summary">{summary(latest)}</p>
         {versions.length > 1 && (
@@ -53,10 +54,16 @@ function ProfileItem({ latest, versions, onEdit, onDuplicate }: { latest: Profil
         )}
       </div>
       <div className="profile-item__actions">
-        <button type="button" className="button button--small" onClick={onEdit} aria-label={`Edit ${latest.name}`} data-testid="profile-edit">
-          Edit
-        </button>
-        <button type="button" className="button button--small" onClick={onDuplicate} aria-label={`Duplicate ${latest.name}`}>
+        {readOnly ? (
+          <span className="muted profile-item__readonly" title="Built-in profiles ship with Steward and never change: duplicate one to make your own.">
+            read-only
+          </span>
+        ) : (
+          <button type="button" className="button button--small" onClick={onEdit} aria-label={`Edit ${latest.name}`} data-testid="profile-edit">
+            Edit
+          </button>
+        )}
+        <button type="button" className="button button--small" onClick={onDuplicate} aria-label={`Duplicate ${latest.name}`} data-testid="profile-duplicate">
           Duplicate
         </button>
       </div>
@@ -68,6 +75,7 @@ function ProfileItem({ latest, versions, onEdit, onDuplicate }: { latest: Profil
 export function ProfilesSection() {
   const { db } = useHost();
   const rows = useLiveQuery(() => db.profiles.toArray(), [db]);
+  const workflows = useLiveQuery(() => db.workflows.toArray(), [db], []);
   const [editing, setEditing] = useState<Editing>();
   const [notice, setNotice] = useState<{ tone: 'ok' | 'error'; lines: string[] }>();
   const fileRef = useRef<HTMLInputElement>(null);
@@ -98,7 +106,8 @@ export function ProfilesSection() {
   };
 
   // A duplicate opens as a new profile with the same settings; nothing is stored until it is created.
-  const duplicate = (row: ProfileRow) => setEditing({ initial: { ...settingsOf(toProfile(row)), name: `${row.name} (copy)`, description: row.description } as ProfileInput });
+  const duplicate = (row: ProfileRow) =>
+    setEditing({ initial: { ...settingsOf(toProfile(row)), name: uniqueProfileName(rows ?? [], row.kind, `${row.name} (copy)`), description: row.description } as ProfileInput });
 
   return (
     <section className="card settings-section" aria-labelledby="profiles-title" data-testid="profiles-section">
@@ -115,7 +124,7 @@ export function ProfilesSection() {
         </button>
         <input ref={fileRef} type="file" accept="application/json,.json" hidden onChange={(e) => void importFile(e)} data-testid="profiles-import-file" />
       </header>
-      <p className="settings-section__intro">Named settings a workflow’s Supervision &amp; Learning panel picks from. A version never changes: editing saves the next version, and every run records the versions it used.</p>
+      <p className="settings-section__intro">Named settings a workflow’s Supervision &amp; Learning panel picks from. A version never changes: editing saves the next version, and every run records the versions it used. Built-in profiles are read-only: duplicate one to change it. Names are unique within each kind.</p>
       {notice && (
         <div className={notice.tone === 'error' ? 'notice notice--error' : 'notice'} role={notice.tone === 'error' ? 'alert' : 'status'} data-testid="profiles-notice">
           {notice.lines.map((l, i) => (
@@ -157,6 +166,7 @@ export function ProfilesSection() {
                       key={row.id}
                       latest={row}
                       versions={ofKind.filter((r) => r.id === row.id).sort((a, b) => a.version - b.version)}
+                      origin={profileOriginLabel(row, workflows)}
                       onEdit={() => setEditing({ base: row, initial: { ...settingsOf(toProfile(row)), name: row.name, description: row.description } as ProfileInput })}
                       onDuplicate={() => duplicate(row)}
                     />

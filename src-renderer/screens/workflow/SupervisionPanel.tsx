@@ -6,7 +6,8 @@ import { validateSupervisionConfig, type ConfigReport } from '@shared/policy/val
 import { useHost } from '../../app/HostProvider';
 import { routeHref } from '../../app/routing';
 import { runEvents, type ProfileChoice, type ProfileRow, type WorkflowProfiles, type WorkflowRow } from '../../db/db';
-import { profileChanged, profileLabel, saveNewVersion, settingsOf, type ProfileInput } from '../../db/profiles';
+import { isReadOnlyProfile, profileChanged, profileLabel, saveEdit, settingsOf, type ProfileInput } from '../../db/profiles';
+import { deploymentRowsFor } from '../../db/deployment-owner';
 import { renameForPhase, setProfileChoices, setSupervisionEnabled, type ResolvedProfiles } from '../../db/workflow-profiles';
 import { Accordion, fieldDomId } from '../../components/Form';
 import { Switch } from '../../components/Switch';
@@ -56,6 +57,8 @@ export function SupervisionPanel({ row, config }: { row: WorkflowRow; config: Wo
   const reportRef = useRef<HTMLElement>(null);
 
   const { resolved, profiles } = config;
+  const workflows = useLiveQuery(() => db.workflows.toArray(), [db], []);
+  const deploymentRows = useMemo(() => deploymentRowsFor(profiles, row, workflows), [profiles, row, workflows]);
   const valueOf = <K extends ProfileKind>(kind: K): InputOf<K> | undefined => {
     const draft = drafts[kind] as InputOf<K> | undefined;
     const base = resolved[kind] as Extract<Profile, { kind: K }> | undefined;
@@ -140,7 +143,8 @@ export function SupervisionPanel({ row, config }: { row: WorkflowRow; config: Wo
           const base = resolved[kind];
           const draft = drafts[kind];
           if (!base || !draft) continue;
-          const saved = await saveNewVersion(db, base, draft);
+          // A built-in is read-only: its edit is saved as a copy, which the workflow then uses.
+          const saved = await saveEdit(db, base, kind === 'deployment' && draft.kind === 'deployment' ? { ...draft, workflow_id: draft.workflow_id ?? row.id } : draft);
           choices[kind] = { id: saved.id, version: saved.version };
         }
         await setProfileChoices(db, row.id, choices);
@@ -297,7 +301,7 @@ export function SupervisionPanel({ row, config }: { row: WorkflowRow; config: Wo
               id={fieldDomId(`profiles.${kind}`)}
               kind={kind}
               label={POLICY_LABELS[kind]}
-              rows={profiles}
+              rows={kind === 'deployment' ? deploymentRows : profiles}
               chosen={row.profiles?.[kind]}
               onChoose={(c) => void choose(kind, c)}
               pending={pendingLabel(resolved[kind], drafts[kind], nextVersionOf)}
@@ -385,8 +389,17 @@ export function SupervisionPanel({ row, config }: { row: WorkflowRow; config: Wo
                 if (!base || !draft) return null;
                 return (
                   <li key={kind} data-testid="version-bump" data-kind={kind}>
-                    {PROFILE_KIND_LABELS[kind]}: {profileLabel(base)} → {draft.name !== base.name ? `${draft.name} · ` : ''}
-                    <strong>v{nextVersionOf(base.id)}</strong>
+                    {PROFILE_KIND_LABELS[kind]}: {profileLabel(base)} →{' '}
+                    {isReadOnlyProfile(base) ? (
+                      <>
+                        <strong>a copy</strong> (built-in profiles are read-only)
+                      </>
+                    ) : (
+                      <>
+                        {draft.name !== base.name ? `${draft.name} · ` : ''}
+                        <strong>v{nextVersionOf(base.id)}</strong>
+                      </>
+                    )}
                   </li>
                 );
               })}
@@ -443,7 +456,8 @@ function phaseHint(phase: LifecyclePhase): string {
 }
 
 function pendingLabel(base: ProfileRow | undefined, draft: ProfileInput | undefined, nextVersionOf: (id: string) => number): string | undefined {
-  return base && draft ? `edited · saves as v${nextVersionOf(base.id)}` : undefined;
+  if (!base || !draft) return undefined;
+  return isReadOnlyProfile(base) ? 'edited · saves as a copy' : `edited · saves as v${nextVersionOf(base.id)}`;
 }
 
 /** Dry-run: the node run with real models and no tool executed, shown round by round right here. */
