@@ -181,6 +181,8 @@ async function openHost(options: HostOptions): Promise<Host> {
         dataDir: options.dataDir,
         privacy: () => registry.privacy(),
         start: (spec, overrides, privacy, extra) => runs.start(spec, overrides, privacy, extra),
+        workflow: (id) => (workflowStore.get(id) ? storeCall(() => loadStoredWorkflow(workflowStore, id, registry, options.dataDir)) : undefined),
+        startWorkflow: (loaded, inputs, privacy, extra) => runs.startWorkflow(loaded, inputs, privacy, extra),
       }),
     ...otlpSend,
     'events.subscribe': async ({ journal, after, window }, session) =>

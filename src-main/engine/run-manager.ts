@@ -92,7 +92,7 @@ export class RunManager {
    * A workflow run from the app: checked (graph, inputs) before it starts, so a problem is an
    * error here rather than a failed run. `privacy` is the host's policy, never the page's.
    */
-  startWorkflow(loaded: LoadedWorkflow, inputs: Record<string, unknown>, privacy: PrivacyPolicy, extra: Pick<RunWorkflowOptions, 'trace' | 'traceProfile'> = {}): { run_id: string } {
+  startWorkflow(loaded: LoadedWorkflow, inputs: Record<string, unknown>, privacy: PrivacyPolicy, extra: Pick<RunWorkflowOptions, 'trace' | 'traceProfile' | 'replay'> = {}): { run_id: string } {
     const problems = validateGraph(loaded.graph);
     // The caller's graph or inputs are wrong, not the host: refused as invalid params, by name.
     if (problems.length > 0) throw new SpecError(`the workflow has ${problems.length} problem(s): ${problems.map(formatGraphProblem).join('; ')}`);

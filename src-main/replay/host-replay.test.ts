@@ -1,10 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunEvent, RunEventOf } from '@shared/contracts/events';
 import type { HostedWorkflow } from '@shared/contracts/hosted-workflow';
 import { runDifferences } from '@shared/replay/compare-runs';
+import { workflowDifferences } from '@shared/replay/compare-workflow-runs';
 import { hostedTriage } from '../../test-support/hosted-workflows';
 import { hostPage } from '../../test-support/host-session';
 import { createHost } from '../composition/create-host';
@@ -103,19 +104,36 @@ describe('runs.replay: a recorded run runs again on its recorded answers', () =>
     expect(readFileSync(summary, 'utf8')).toContain('Bo: migration guide');
   }, 120_000);
 
-  it('says why a run cannot be replayed: a run it does not hold, a workflow run, a workflow it does not know unless the page sends it, a workflow changed since', async () => {
+  it('a workflow run replays dry on the workflow the host keeps: the same decisions per node invocation, nothing written; a workflow changed since is refused, by node', async () => {
     const h = await openHost();
-    expect(await h.page.call('runs.replay', { run_id: 'no-such-run', tools: 'dry_run' })).toMatchObject({ ok: false, error: { code: 'not_found', message: 'no events of run "no-such-run" were found' } });
-
     const { workflow, sandbox } = hostedTriage(h.dataDir);
     await h.page.ok('workspaces.register', { workspace: { id: 'triage', path: sandbox } });
     await h.page.ok('workflows.save', { workflow });
     const graph = await h.page.ok('workflows.run', { id: 'folder-triage' });
-    await h.finished(graph.run_id);
+    const recorded = await h.finished(graph.run_id);
+    rmSync(join(sandbox, 'triage-report.md'));
+    const replay = await h.page.ok('runs.replay', { run_id: graph.run_id, tools: 'dry_run' });
+    expect(replay.gaps).toEqual([]);
+    const replayed = await h.finished(replay.run_id);
+    expect(replayed.find((e) => e.type === 'workflow.started')).toMatchObject({ replay_of: graph.run_id, dry_run: true });
+    expect(workflowDifferences(recorded, replayed)).toEqual([]);
+    expect(replayed.find((e) => e.type === 'run.finished')).toMatchObject({ status: 'completed' });
+    expect(existsSync(join(sandbox, 'triage-report.md'))).toBe(false);
+    // The workflow lost a node since: its run cannot be repeated.
+    const { updated_at } = await h.page.ok('workflows.get', { id: 'folder-triage' });
+    // (What it checked goes straight on.)
+    const edges = workflow.edges.filter((e) => e.to.node !== 'classified').map((e) => (e.from.node === 'classified' ? { ...e, from: { node: 'gather', port: 'list' } } : e));
+    const fewer = { ...workflow, nodes: workflow.nodes.filter((n) => n.id !== 'classified'), edges };
+    await h.page.ok('workflows.save', { workflow: fewer, if_updated_at: updated_at });
     expect(await h.page.call('runs.replay', { run_id: graph.run_id, tools: 'dry_run' })).toMatchObject({
       ok: false,
-      error: { code: 'invalid_params', message: expect.stringMatching(/is a workflow run: replay handles agent runs only/) },
+      error: { code: 'invalid_params', message: expect.stringMatching(/workflow "folder-triage" changed since run .*node classified is gone/) },
     });
+  }, 120_000);
+
+  it('says why a run cannot be replayed: a run it does not hold, a workflow it does not know unless the page sends it, a workflow changed since', async () => {
+    const h = await openHost();
+    expect(await h.page.call('runs.replay', { run_id: 'no-such-run', tools: 'dry_run' })).toMatchObject({ ok: false, error: { code: 'not_found', message: 'no events of run "no-such-run" were found' } });
 
     // A workflow the page made: the host knows it only when the page sends it along.
     const mine: HostedWorkflow = { ...h.demo('notes-assistant'), id: 'my-notes', name: 'My notes' };

@@ -2,6 +2,7 @@ import type { RunEvent, RunEventPayload } from '@shared/contracts/events';
 import type { HumanAnswer } from '@shared/contracts/intervention';
 import { AgentSpec } from '@shared/contracts/spec';
 import type { PrivacyPolicy } from '@shared/policy/privacy';
+import type { InvocationReplay } from '@shared/replay/workflow-replay';
 import type { NodeOf, WorkflowGraph } from '@shared/workflow/document';
 import { renderTemplate } from '@shared/workflow/template';
 import { substituteVars } from '@shared/util/substitute';
@@ -28,6 +29,30 @@ export interface AgentNodeDeps {
   /** Injected for tests and benchmarks (every agent node shares them). */
   providers?: { student: ModelProvider; teacher: ModelProvider };
   toolHost?: ToolHost;
+  /**
+   * A replay of a recorded run (`replayOf`): the agent answers with this invocation's recorded
+   * answers (`recorded`; none: the recorded run never ran it, so it fails), and unless `live` it
+   * executes no tool (a dry run).
+   */
+  replay?: { live: boolean; replayOf: string; recorded?: Extract<InvocationReplay, { kind: 'agent' }> };
+}
+
+/** The node's agent as its recorded invocation ran: its supervision and SCS mode, both models the recorded answers. */
+function replayedSpec(spec: AgentSpec, invocationId: string, recorded: Extract<InvocationReplay, { kind: 'agent' }> | undefined): { ok: true; spec: AgentSpec } | { ok: false; message: string } {
+  if (!recorded) return { ok: false, message: `the recorded run never ran ${invocationId}: the replay has no answers for it` };
+  // Its inputs came from the nodes before it: a different task means the replay already went another way.
+  if (spec.task !== recorded.task) return { ok: false, message: `${invocationId} got another task than in the recorded run, so its recorded answers do not apply` };
+  return {
+    ok: true,
+    spec: {
+      ...spec,
+      supervision: recorded.supervision,
+      scs: recorded.scs_mode !== undefined ? { ...spec.scs, mode: recorded.scs_mode } : spec.scs,
+      models: { student: { provider: 'script' }, teacher: { provider: 'script' } },
+      script: recorded.script,
+      script_file: undefined,
+    },
+  };
 }
 
 /** The agent's own run id: its idempotency keys, sampler draws and intervention ids stay per invocation. */
@@ -75,7 +100,11 @@ export function agentSpecOf(node: NodeOf<'agent'>, graph: WorkflowGraph, inputs:
  */
 export function nestedPayload(event: RunEvent): RunEventPayload {
   const { id: _id, run_id: _run, seq: _seq, ts: _ts, ...payload } = event;
-  if (payload.type === 'run.started') return { ...payload, type: 'agent.started' };
+  if (payload.type === 'run.started') {
+    // A replay's and retention's marks are the workflow's own (workflow.started).
+    const { replay_of: _replay, retention: _retention, ...rest } = payload;
+    return { ...rest, type: 'agent.started' };
+  }
   if (payload.type === 'run.finished') {
     const { outputs: _outputs, event_count: _count, ...rest } = payload;
     return { ...rest, type: 'agent.finished' };
@@ -102,6 +131,11 @@ export async function runAgentNode(
     const built = agentSpecOf(node, deps.graph, run.invocation.inputs, vars);
     if (!built.ok) return failed('invalid_input', built.message);
     spec = built.spec;
+    if (deps.replay) {
+      const replayed = replayedSpec(spec, run.invocation.id, deps.replay.recorded);
+      if (!replayed.ok) return failed('replay_mismatch', replayed.message);
+      spec = replayed.spec;
+    }
   }
   try {
     const result = await runAgent({
@@ -118,7 +152,10 @@ export async function runAgentNode(
       privacy: deps.privacy,
       credentials: deps.credentials,
       onProgress: deps.onProgress,
-      providers: deps.providers,
+      // A replay's models are its script: injected providers (tests, benchmarks) are not its answers.
+      providers: deps.replay ? undefined : deps.providers,
+      // Sampled for review as the recorded invocation was; its tools dry unless live.
+      ...(deps.replay ? { replayOf: agentRunId(deps.replay.replayOf, run.invocation.id), dryRun: !deps.replay.live } : {}),
       // A node that names its servers gets its own host; otherwise it shares the workflow's.
       toolHost: node.servers === undefined ? deps.toolHost : undefined,
       textsFinal: true,

@@ -4,6 +4,7 @@ import type { HumanAnswer, Intervention } from '@shared/contracts/intervention';
 import type { ProfileVersionRef, TraceSettings } from '@shared/contracts/profiles';
 import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
 import { redactToolArguments } from '@shared/util/redact';
+import type { InvocationReplay, WorkflowReplayPlan } from '@shared/replay/workflow-replay';
 import type { WorkflowGraph, WorkflowNode } from '@shared/workflow/document';
 import type { Invocation, NodeFailure } from '@shared/workflow/invocation';
 import { createScheduler, schedule, type SchedulerCommand, type SchedulerEvent, type SchedulerState } from '@shared/workflow/scheduler';
@@ -59,6 +60,8 @@ export interface RunWorkflowOptions extends SharedRunOptions {
    */
   trace?: TraceSettings;
   traceProfile?: ProfileVersionRef;
+  /** Runs a recorded run again on its recorded answers and, unless live, its recorded tool results (workflow-replay.ts). */
+  replay?: WorkflowReplayPlan;
 }
 
 export type WorkflowStatus = 'completed' | 'failed' | 'cancelled' | 'waiting';
@@ -96,6 +99,11 @@ interface Resumed {
   answer: HumanAnswer;
 }
 
+/** A recorded invocation of the kind the node is (a graph changed since may have another). */
+function narrow<K extends InvocationReplay['kind']>(recorded: InvocationReplay | undefined, kind: K): Extract<InvocationReplay, { kind: K }> | undefined {
+  return recorded?.kind === kind ? (recorded as Extract<InvocationReplay, { kind: K }>) : undefined;
+}
+
 const describeFailure = (f: NodeFailure | undefined): string | undefined => (f ? `${f.code}: ${f.message}` : undefined);
 
 /**
@@ -118,6 +126,8 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   const running = new Map<string, AbortController>();
   const runningInvocations = new Map<string, Invocation>();
   const trace = resumed?.trace ?? options.trace;
+  const replay = resumed?.replay ?? options.replay;
+  const recordedOf = (id: string) => replay?.invocations[id];
   const emit = (payload: RunEventPayload): void => {
     if (payload.type === 'round.completed') rounds += 1;
     try {
@@ -220,6 +230,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
       ...(workspace !== undefined ? { workspace } : {}),
       ...(privacy !== undefined ? { privacy } : {}),
       ...(trace !== undefined ? { trace } : {}),
+      ...(replay !== undefined ? { replay } : {}),
       next_seq: stamper.count,
       rounds,
       scheduler_events: log as unknown as Array<Record<string, unknown>>,
@@ -355,6 +366,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
           credentials: options.credentials,
           teacher: options.reviewTeacher,
           parkEscalations: options.parkEscalations,
+          ...(replay ? { replay: { live: replay.live, recorded: narrow(recordedOf(invocation.id), 'tool') } } : {}),
           onSnapshot: (taken) => {
             // Recorded once, by the tool node that took it: every tool node validates against it.
             if (snapshot === taken) return;
@@ -375,7 +387,21 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
         return runAgentNode(
           node,
           run,
-          { runId, graph, specDir, workspace, ledger: options.ledger, confirm: options.confirm, privacy, ollamaHost: options.ollamaHost, credentials: options.credentials, onProgress: options.onProgress, providers: options.providers, toolHost: shared },
+          {
+            runId,
+            graph,
+            specDir,
+            workspace,
+            ledger: options.ledger,
+            confirm: options.confirm,
+            privacy,
+            ollamaHost: options.ollamaHost,
+            credentials: options.credentials,
+            onProgress: options.onProgress,
+            providers: options.providers,
+            toolHost: shared,
+            ...(replay ? { replay: { live: replay.live, replayOf: replay.replay_of, recorded: narrow(recordedOf(invocation.id), 'agent') } } : {}),
+          },
           agentCheckpoint && resumeWith ? { checkpoint: agentCheckpoint, answer: resumeWith.answer } : undefined,
         );
       }
@@ -401,6 +427,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
         nodes: graph.nodes.map((n) => ({ id: n.id, kind: n.kind, ...(n.label !== undefined ? { label: n.label } : {}) })),
         inputs,
         ...traceRetention(trace),
+        ...(replay ? { replay_of: replay.replay_of, dry_run: !replay.live } : {}),
         ...(options.traceProfile !== undefined ? { trace_profile: options.traceProfile } : {}),
       });
       feed({ type: 'start', inputs });

@@ -3,12 +3,14 @@ import { boundaryMachine, type BoundaryInput, type BoundarySupervision } from '@
 import type { ToolCallDecision } from '@shared/contracts/decision';
 import type { HumanAnswer, Intervention } from '@shared/contracts/intervention';
 import type { ModelReply } from '@shared/contracts/model';
-import type { RoundRecord } from '@shared/contracts/round';
+import type { RoundRecord, ToolExecution } from '@shared/contracts/round';
+import { ModelScript } from '@shared/contracts/script';
 import { AgentSpec } from '@shared/contracts/spec';
 import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
 import { isProtectedEffect } from '@shared/contracts/tool-effect';
 import { LOCAL_ONLY, type PrivacyPolicy } from '@shared/policy/privacy';
 import { ReviewRules } from '@shared/contracts/spec';
+import type { InvocationReplay } from '@shared/replay/workflow-replay';
 import type { NodeOf, WorkflowGraph } from '@shared/workflow/document';
 import { renderJsonTemplate } from '@shared/workflow/template';
 import { substituteVars } from '@shared/util/substitute';
@@ -16,6 +18,8 @@ import type { CredentialStore } from '../credentials/credential-store';
 import type { SecretRegistry } from '../credentials/secret-registry';
 import type { IdempotencyLedger } from '../mcp/idempotency-ledger';
 import type { ModelProvider } from '../providers/provider';
+import { createScriptProvider } from '../providers/script-provider';
+import type { ToolHost } from '../mcp/tool-host';
 import { modelPlace, recordCalls } from '../providers/record-calls';
 import { createBoundaryActors, type ConfirmTool } from '../engine/boundary-actors';
 import { CanonicalHistory } from '../engine/canonical-history';
@@ -43,6 +47,26 @@ export interface ToolNodeDeps {
   parkEscalations?: boolean;
   /** The snapshot tool nodes validate against, for masking sensitive arguments in events. */
   onSnapshot?: (snapshot: ToolSnapshot) => void;
+  /**
+   * A replay of a recorded run: the reviewer gives the recorded verdicts of this invocation, and
+   * unless `live` the call is not executed: its recorded result is given back (workflow-replay.ts).
+   */
+  replay?: { live: boolean; recorded?: Extract<InvocationReplay, { kind: 'tool' }> };
+}
+
+/**
+ * A dry replay's tool host: lists the real tools (the call is validated and authorized as any), and
+ * gives back the recorded result instead of executing, so the nodes after it get what they got.
+ */
+function recordedResults(host: ToolHost, recorded: ToolExecution | undefined): ToolHost {
+  return {
+    snapshot: (round) => host.snapshot(round),
+    close: () => host.close(),
+    execute: async ({ decision, tool, idempotency_key }) =>
+      recorded
+        ? { ...recorded, idempotency_key, duration_ms: 0 }
+        : { server: tool.server, tool: tool.name, arguments: decision.arguments, idempotency_key, ok: true, is_error: false, content: `(dry run: ${tool.server}/${tool.name} was not executed; the recorded run never executed it)`, duration_ms: 0 },
+  };
 }
 
 /** Reviewed: phase 3 routes protected effects (and only them) to the teacher. Unreviewed: supervision off. */
@@ -103,10 +127,11 @@ export async function runToolNode(node: NodeOf<'tool'>, run: NodeRun, deps: Tool
     decision = { decision_type: 'tool_call', tool_name: node.tool, arguments: args as Record<string, unknown> };
   }
 
-  let host;
+  let host: ToolHost;
   let full: ToolSnapshot;
   try {
     ({ host, snapshot: full } = await deps.tools.get());
+    if (deps.replay && !deps.replay.live) host = recordedResults(host, deps.replay.recorded?.execution);
   } catch (err) {
     return failed('tool_unavailable', `the workflow's servers could not start: ${deps.secrets.maskText(errorText(err))}`);
   }
@@ -119,7 +144,9 @@ export async function runToolNode(node: NodeOf<'tool'>, run: NodeRun, deps: Tool
   const runLabel = `${deps.runId}:${run.invocation.id}`;
   const confirm = deps.confirm ?? (async () => 'unavailable' as const);
   let teacher: ModelProvider = deps.teacher ?? noTeacher;
-  if (node.review && !deps.teacher) {
+  // A replay's reviewer says what the recorded one said, for this invocation only.
+  if (deps.replay) teacher = createScriptProvider(ModelScript.parse({ teacher: deps.replay.recorded?.review ?? [] }), 'teacher');
+  else if (node.review && !deps.teacher) {
     try {
       teacher = await deps.tools.teacherFor(node.id, async () => {
         const review = node.review;
@@ -158,7 +185,8 @@ export async function runToolNode(node: NodeOf<'tool'>, run: NodeRun, deps: Tool
   }
 
   // The privacy log: the node's reviews are model calls like an agent's (the workflow's own call is not one).
-  const reviewer = node.review ? recordCalls(teacher, modelPlace(node.review.teacher ?? { provider: 'script' }, deps.ollamaHost), (call) => run.emit({ type: 'model.called', ...call })) : teacher;
+  const reviewModel = deps.replay ? { provider: 'script' as const } : (node.review?.teacher ?? { provider: 'script' as const });
+  const reviewer = node.review ? recordCalls(teacher, modelPlace(reviewModel, deps.ollamaHost), (call) => run.emit({ type: 'model.called', ...call })) : teacher;
   const history = new CanonicalHistory();
   const actors = createBoundaryActors({
     runId: runLabel,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Intervention } from '@shared/contracts/intervention';
 import { TraceSettings } from '@shared/contracts/profiles';
 import { PrivacyPolicy } from '@shared/policy/privacy';
+import { WorkflowReplayPlan } from '@shared/replay/workflow-replay';
 import { WorkflowGraph } from '@shared/workflow/document';
 import { Invocation, InvocationStatus, Lineage, NodeFailure } from '@shared/workflow/invocation';
 import { JsonCheckpointStore, RunCheckpoint } from '../engine/checkpoint';
@@ -38,6 +39,8 @@ export const WorkflowCheckpoint = z
     privacy: PrivacyPolicy.optional(),
     /** The run's trace profile settings: a resumed run keeps what its trace keeps. */
     trace: TraceSettings.optional(),
+    /** A replay's recorded answers and results: a resumed replay goes on with them. */
+    replay: WorkflowReplayPlan.optional(),
     next_seq: z.number().int().nonnegative(),
     rounds: z.number().int().nonnegative(),
     /** Every scheduler event fed so far, in order (start first). */

@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import type { RunEvent, RunEventOf } from '../contracts/events';
+import { ToolExecution } from '../contracts/round';
+import { ModelScript, ScriptEntry } from '../contracts/script';
+import { SupervisionSpec } from '../contracts/spec';
+import { ScsMode } from '../scs/contracts';
+import { recordedScript, scriptEntryOf } from './replay-script';
+import { ReplayError } from './replay-spec';
+
+/**
+ * What one node invocation of a recorded workflow run gives its replay: an agent node its recorded
+ * answers (a replay script, with the supervision, SCS mode and task it ran with, to check the replay
+ * rebuilds the same agent); a tool node its recorded result (given back by a dry replay) and the
+ * recorded verdicts of its reviewer.
+ */
+export const InvocationReplay = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('agent'), script: ModelScript, supervision: SupervisionSpec, task: z.string(), scs_mode: ScsMode.optional() }).strict(),
+  z.object({ kind: z.literal('tool'), execution: ToolExecution.optional(), review: z.array(ScriptEntry) }).strict(),
+]);
+export type InvocationReplay = z.infer<typeof InvocationReplay>;
+
+/** A recorded workflow run made ready to run again (kept in a waiting replay's checkpoint). */
+export const WorkflowReplayPlan = z
+  .object({
+    /** The recorded run (for a replay of a replay: that replay's recorded run). */
+    replay_of: z.string().min(1),
+    /** Tools execute (through the boundary, as any run); otherwise tool nodes give back their recorded results and agents execute nothing. */
+    live: z.boolean(),
+    invocations: z.record(z.string(), InvocationReplay),
+  })
+  .strict();
+export type WorkflowReplayPlan = z.infer<typeof WorkflowReplayPlan>;
+
+/** The workflow.started of a finished workflow run; anything else is refused, saying why. */
+export function replayableWorkflowStart(events: readonly RunEvent[], runId: string): RunEventOf<'workflow.started'> | undefined {
+  if (events.length === 0) throw new ReplayError('not_found', `no events of run "${runId}" were found`);
+  const started = events.find((e): e is RunEventOf<'workflow.started'> => e.type === 'workflow.started');
+  if (!started) return undefined;
+  if (!events.some((e) => e.type === 'run.finished')) {
+    throw new ReplayError('unsupported', `run "${runId}" has not ended (it is running or waits for a person): replay it once it has ended`);
+  }
+  return started;
+}
+
+/** One invocation's events as its own run's: its agent.started read as run.started, the invocation id dropped. */
+export function invocationEvents(events: readonly RunEvent[], invocationId: string): RunEvent[] {
+  return events.flatMap((e): RunEvent[] => {
+    if (e.invocation_id !== invocationId) return [];
+    const { invocation_id: _id, ...own } = e;
+    return [own.type === 'agent.started' ? { ...own, type: 'run.started' } : own];
+  });
+}
+
+/** Invocation ids in the order the run first named them. */
+function invocationIds(events: readonly RunEvent[]): string[] {
+  return [...new Set(events.flatMap((e) => (e.type === 'node.invocation' && e.invocation_id !== undefined ? [e.invocation_id] : [])))];
+}
+
+/**
+ * The replay of a recorded workflow run: per agent invocation its recorded answers, per tool
+ * invocation its recorded result and review verdicts. `live` is refused for answers stored masked or
+ * trimmed (a live tool would get the mask, or half a file), as for an agent run.
+ */
+export function planWorkflowReplay(events: readonly RunEvent[], started: RunEventOf<'workflow.started'>, options: { live: boolean }): { plan: WorkflowReplayPlan; gaps: string[] } {
+  const gaps: string[] = [];
+  const liveProblems: string[] = [];
+  const invocations: Record<string, InvocationReplay> = {};
+  for (const id of invocationIds(events)) {
+    const own = invocationEvents(events, id);
+    const agent = own.find((e): e is RunEventOf<'run.started'> => e.type === 'run.started');
+    if (agent) {
+      const recorded = recordedScript(own);
+      gaps.push(...recorded.gaps.map((g) => `${id}: ${g}`));
+      liveProblems.push(...recorded.liveProblems.map((p) => `${id}: ${p}`));
+      const scs = own.find((e) => e.type === 'scs.enabled');
+      invocations[id] = { kind: 'agent', script: recorded.script, supervision: agent.supervision, task: agent.task, ...(scs?.type === 'scs.enabled' ? { scs_mode: scs.mode } : {}) };
+      continue;
+    }
+    const executed = own.find((e): e is RunEventOf<'tool.executed'> => e.type === 'tool.executed');
+    const review = own.flatMap((e) => (e.type === 'verdict.received' ? [e.attempt.reply ? scriptEntryOf(e.attempt.reply) : { error: e.attempt.problem ?? 'the teacher call failed' }] : []));
+    if (!executed && review.length === 0) continue;
+    if (executed && !options.live && executed.execution.content.startsWith('(not kept by the trace profile')) {
+      gaps.push(`${id}: its result was not kept by the trace profile; a dry replay gives back that note instead`);
+    }
+    invocations[id] = { kind: 'tool', review, ...(executed ? { execution: executed.execution } : {}) };
+  }
+  if (options.live && liveProblems.length > 0) {
+    const more = liveProblems.length > 1 ? ` and ${liveProblems.length - 1} more` : '';
+    throw new ReplayError('not_rebuildable', `live tools would execute what the trace stored, not what the model said (${liveProblems[0]}${more}): replay it as a dry run`);
+  }
+  return { plan: { replay_of: started.replay_of ?? started.run_id, live: options.live, invocations }, gaps };
+}
