@@ -168,7 +168,7 @@ test('the SCS demo: the panel shows On; the run shows the phase gates beside its
   ]);
   expect(types.filter((t) => t === 'scs.transcript')).toHaveLength(5);
   // The monitor's evidence: facts it stated (the replay script cites no event ids) are shown as such.
-  await expect(entry('finish_allowed')).toContainText('round 3: write_file summary.md executed');
+  await expect(entry('finish_allowed')).toContainText('round 4: write_file summary.md executed');
   // An event outside the rounds opens in the trace (where an evidence link to it leads).
   const approved = events.find((e) => e.type === 'scs.student.plan_approved');
   await page.evaluate((h) => (window.location.hash = h), `#/runs/${runId}/trace/${approved?.seq}`);

@@ -280,7 +280,7 @@ describe('the agent run through the decision boundary (real filesystem MCP serve
     expect(result.rounds[1]?.message).toMatch(/flaky/);
     expect(result.executions[1]).toMatchObject({ tool: 'crash', ok: false });
     expect(result.status).toBe('failed');
-    expect(result.message).toMatch(/could not list tools for round 2: .*flaky/);
+    expect(result.message).toMatch(/could not list tools for round 3: .*flaky/);
     expectCompleteTrace(result, events);
   });
 });

@@ -7,6 +7,7 @@ import { modelLabel, type ChatMessage, type ModelReply } from '@shared/contracts
 import type { LearningDataSettings, ProfileKind, ProfileVersionRef, TraceSettings } from '@shared/contracts/profiles';
 import type { RoundRecord, ToolExecution } from '@shared/contracts/round';
 import type { RunResult } from '@shared/contracts/run-result';
+import { roundNumber } from '@shared/contracts/round-number';
 import type { ModelScriptInput } from '@shared/contracts/script';
 import type { AgentSpec } from '@shared/contracts/spec';
 import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
@@ -303,7 +304,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
         snapshot = await toolHost.snapshot(round);
       } catch (err) {
         status = 'failed';
-        message = `could not list tools for round ${round}: ${errorText(err)}`;
+        message = `could not list tools for round ${roundNumber(round)}: ${errorText(err)}`;
         if (round === 0) setupError = message;
         break;
       }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RunEvent, RunEventOf } from '@shared/contracts/events';
 import type { ModelReply } from '@shared/contracts/model';
+import { roundNumber } from '@shared/contracts/round-number';
 import type { SpanAttributes, SpanEventRecord, SpanRecord, SpanStatusRecord } from './span-record';
 
 /**
@@ -130,7 +131,7 @@ class RunMapper {
           'gen_ai.operation.name': 'apply_guardrail',
           'steward.guardrail.name': 'teacher_review',
           'steward.review.rule': event.review.rule,
-          'steward.round': event.round,
+          'steward.round': roundNumber(event.round),
         });
         return;
       }
@@ -181,10 +182,10 @@ class RunMapper {
         });
         return;
       case 'intervention.requested':
-        this.note(event, ms, 'steward.intervention.requested', { 'steward.intervention.kind': event.intervention.kind, 'steward.round': event.round });
+        this.note(event, ms, 'steward.intervention.requested', { 'steward.intervention.kind': event.intervention.kind, 'steward.round': roundNumber(event.round) });
         return;
       case 'intervention.answered':
-        this.note(event, ms, 'steward.intervention.answered', { 'steward.intervention.action': event.answer.action, 'steward.round': event.round });
+        this.note(event, ms, 'steward.intervention.answered', { 'steward.intervention.action': event.answer.action, 'steward.round': roundNumber(event.round) });
         return;
       case 'handover':
         this.note(event, ms, 'steward.handover', { 'steward.handover.to': event.to, 'steward.handover.reason': event.reason });
@@ -264,7 +265,7 @@ class RunMapper {
       'gen_ai.provider.name': providerName(label),
       'gen_ai.request.model': model,
       'steward.role': role,
-      'steward.round': agent.round,
+      'steward.round': roundNumber(agent.round),
     }, 'client');
     const server = serverAddress(label);
     if (server) {
@@ -296,7 +297,7 @@ class RunMapper {
       'gen_ai.tool.call.arguments': JSON.stringify(execution.arguments),
       'gen_ai.tool.call.result': execution.content,
       'steward.mcp.server': execution.server,
-      'steward.round': event.round,
+      'steward.round': roundNumber(event.round),
     });
     if (failed) span.attributes['error.type'] = execution.ok ? 'tool_error' : 'tool_call_failed';
     this.end(span, ms, failed ? { code: 'error', message: execution.error ?? 'the tool reported an error' } : { code: 'ok' });

@@ -1,4 +1,5 @@
 import type { RunEvent } from '@shared/contracts/events';
+import { roundNumber } from '@shared/contracts/round-number';
 import { EvidencePack, type MonitorTrigger, type PhasePlan, type RoundFact } from '@shared/scs/contracts';
 
 export type RecentEvent = EvidencePack['recent'][number];
@@ -16,11 +17,11 @@ export function summarizeEvent(e: RunEvent): RecentEvent {
       case 'decision.authorized':
         return e.authorization.ok ? 'authorized' : `not authorized: ${e.authorization.reason}`;
       case 'round.completed':
-        return `round ${e.record.round} ${e.record.outcome}${e.record.reason ? ` (${e.record.reason})` : ''}`;
+        return `round ${roundNumber(e.record.round)} ${e.record.outcome}${e.record.reason ? ` (${e.record.reason})` : ''}`;
       case 'candidate.validated':
         return e.validation.ok ? 'candidate valid' : `candidate invalid: ${e.validation.issues.map((i) => i.code).join(', ')}`;
       default:
-        return 'round' in e ? `round ${String(e.round)}` : '';
+        return 'round' in e && e.round !== undefined ? `round ${roundNumber(e.round)}` : '';
     }
   })();
   return { id: e.id, type: e.type, summary: summary.slice(0, 240) };

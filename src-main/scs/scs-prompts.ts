@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ChatMessage } from '@shared/contracts/model';
+import { roundNumber } from '@shared/contracts/round-number';
 import { dataCategories, type DataCategory } from '@shared/contracts/model-call';
 import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
 import { DECISIONS_FOR_TRIGGER, MonitorDecision, PhasePlan, type RoundFact } from '@shared/scs/contracts';
@@ -31,7 +32,7 @@ function toolList(snapshot: ToolSnapshot): string {
 
 function factList(facts: readonly RoundFact[]): string {
   if (facts.length === 0) return '(nothing has run yet)';
-  return facts.map((f) => `- round ${f.round} [${f.event_ids.at(-1) ?? '-'}]: ${f.summary}${f.failed ? ' — FAILED' : ''}`).join('\n');
+  return facts.map((f) => `- round ${roundNumber(f.round)} [${f.event_ids.at(-1) ?? '-'}]: ${f.summary}${f.failed ? ' — FAILED' : ''}`).join('\n');
 }
 
 /** A prompt and the categories of data it holds (the privacy log). */

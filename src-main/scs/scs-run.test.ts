@@ -123,7 +123,7 @@ describe('SCS in a run (real filesystem server, replay models)', () => {
     const atFinish = events.find((e) => e.type === 'scs.transcript' && e.role === 'monitor' && e.trigger === 'finish');
     const prompt = atFinish?.type === 'scs.transcript' ? (atFinish.messages.at(-1)?.content ?? '') : '';
     expect(prompt).toMatch(/Acceptance criteria:\n- summary\.md exists and lists the action items/);
-    expect(prompt).toMatch(/Failures so far:\n- round 0 .*read_text_file → executed: error/);
+    expect(prompt).toMatch(/Failures so far:\n- round 1 .*read_text_file → executed: error/);
     const cited = [...prompt.matchAll(/^- \[([^\]]+)\]/gm)].map((m) => m[1]);
     expect(cited.length).toBe(20);
     const ids = new Set(events.map((e) => e.id));

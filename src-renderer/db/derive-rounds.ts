@@ -9,6 +9,7 @@ import type { ParsedCandidate } from '@shared/boundary/parse-candidate';
 import type { ValidationResult } from '@shared/contracts/validation-result';
 import type { Authorization } from '@shared/boundary/authorization';
 import type { ReviewDecision } from '@shared/policy/review-policy';
+import { roundNumber } from '@shared/contracts/round-number';
 
 /** Why the proposer's candidate did not go through as proposed (`finish_refused`: SCS's finish gate). */
 export type Rejection = 'invalid' | 'replaced' | 'blocked' | 'escalated' | 'finish_refused';
@@ -26,7 +27,10 @@ export interface RepairAttempt {
 }
 
 export interface RoundView {
+  /** The round's index in the trace (from 0): the key events carry. */
   round: number;
+  /** The round's number as every screen shows it (from 1, src-shared/contracts/round-number.ts). */
+  number: number;
   proposer: Proposer;
   /** round.completed has arrived: the record is authoritative. */
   complete: boolean;
@@ -77,7 +81,7 @@ export function deriveRounds(events: readonly RunEvent[], invocation?: string): 
   const at = (round: number, proposer?: Proposer): RoundView => {
     let view = rounds.get(round);
     if (!view) {
-      view = { round, proposer: proposer ?? 'student', complete: false, stage: 'proposing', verdicts: [], rejected: false, pending: false, repairs: [], learningKinds: [] };
+      view = { round, number: roundNumber(round), proposer: proposer ?? 'student', complete: false, stage: 'proposing', verdicts: [], rejected: false, pending: false, repairs: [], learningKinds: [] };
       rounds.set(round, view);
     }
     return view;

@@ -137,9 +137,9 @@ export function RoundCard({ view, dryRun = false, gate, onShowGate }: { view: Ro
   const outcomeChip = cancelled ? <Chip>Cancelled</Chip> : view.outcome && (dryRun && view.outcome === 'executed' ? <Chip tone="accent">Would execute</Chip> : <OutcomeChip outcome={view.outcome} />);
 
   return (
-    <article className={`card round ${view.complete ? '' : 'round--live'}`} data-testid="round-card" data-round={view.round} data-outcome={outcome} data-cancelled={cancelled ? 'true' : undefined} aria-label={`Round ${view.round + 1}`} tabIndex={-1}>
+    <article className={`card round ${view.complete ? '' : 'round--live'}`} data-testid="round-card" data-round={view.round} data-outcome={outcome} data-cancelled={cancelled ? 'true' : undefined} aria-label={`Round ${view.number}`} tabIndex={-1}>
       <header className="round__head">
-        <h3 className="round__title">Round {view.round + 1}</h3>
+        <h3 className="round__title">Round {view.number}</h3>
         <span className="muted">{byYou ? 'Decided by you' : byTeacher ? 'Teacher proposed (takeover)' : 'Student proposed'}</span>
         <span className="round__spacer" />
         {view.snapshot && (

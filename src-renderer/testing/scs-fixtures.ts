@@ -130,7 +130,7 @@ export function finishRound(log: EventLog, round: number, monitor: MonitorDecisi
 export const FINISH_REFUSED: MonitorDecision = {
   decision: 'finish_rejected',
   confidence: 0.9,
-  evidence: ['round 0: read_text_file notes.md failed (no such file)'],
+  evidence: ['round 1: read_text_file notes.md failed (no such file)'],
   reason: 'The read failed and summary.md does not exist: no evidence for either criterion.',
   next_required_action: 'supervisor_continue',
 };

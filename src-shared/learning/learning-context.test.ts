@@ -96,7 +96,7 @@ describe('learning prompts stored by reference', () => {
     const examples: Example[] = [0, 1].map((round) => ({ round, kind: 'review', context: [{ role: 'system', content: 's' }, ...Array.from({ length: round }, () => ({ role: 'assistant' as const, content: 'x' }))] }));
     const [, second] = stored('run-lost-0001', examples);
     if (!second) throw new Error('no second example');
-    expect(new PromptBook().resolve(second)).toEqual({ ok: false, message: "its prompt repeats round 0's review example, which is not here (read the run's whole trace)" });
+    expect(new PromptBook().resolve(second)).toEqual({ ok: false, message: "its prompt repeats round 1's review example, which is not here (read the run's whole trace)" });
   });
 
   it('an old trace event that copies its whole prompt is its own prompt', () => {

@@ -1,6 +1,7 @@
 import type { RunEventOf } from '../contracts/events';
 import type { LearningContextRef, LearningKind } from '../contracts/learning-export';
 import type { ChatMessage } from '../contracts/model';
+import { roundNumber } from '../contracts/round-number';
 
 /**
  * A learning example's prompt is the system prompt, the task and the canonical history so far: the
@@ -96,7 +97,7 @@ function rebuild(event: EncodedPrompt, lookup: (key: string) => ChatMessage[] | 
   const key = referencedKey(event);
   if (!ref || key === undefined) return { ok: true, context: event.context };
   const base = lookup(key);
-  const where = `round ${ref.round}'s ${ref.kind} example`;
+  const where = `round ${roundNumber(ref.round)}'s ${ref.kind} example`;
   if (!base) return { ok: false, message: `its prompt repeats ${where}, which is not here (read the run's whole trace)` };
   if (ref.end > base.length) return { ok: false, message: `its prompt repeats messages ${ref.start}–${ref.end} of ${where}, which has ${base.length}` };
   return { ok: true, context: [...(event.context_head ?? []), ...base.slice(ref.start, ref.end), ...event.context] };

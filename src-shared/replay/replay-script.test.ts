@@ -30,7 +30,7 @@ describe('the replay script of a recorded run', () => {
     expect(liveProblems).toEqual([]);
   });
 
-  it('says which answers were stored masked or trimmed: a live replay would execute those, not what the model said', () => {
+  it('says which answers were stored masked or trimmed (rounds numbered from 1, as every screen shows them): a live replay would execute those, not what the model said', () => {
     const events = [
       ev({ type: 'round.started', round: 0, proposer: 'student' }),
       ev({ type: 'candidate.proposed', round: 0, attempt: 0, reply: reply(`{"decision_type":"tool_call","tool_name":"login","arguments":{"password":"${MASK}"}}`), parsed: { ok: false, error: 'x' } }),
@@ -39,8 +39,8 @@ describe('the replay script of a recorded run', () => {
     ];
     const { gaps, liveProblems } = recordedScript(events);
     expect(liveProblems).toEqual([
-      "round 0: the student's proposal was stored with masked values (sensitive arguments and credentials are never stored)",
-      "round 1: the student's proposal was stored trimmed",
+      "round 1: the student's proposal was stored with masked values (sensitive arguments and credentials are never stored)",
+      "round 2: the student's proposal was stored trimmed",
     ]);
     expect(gaps).toEqual(liveProblems.map((p) => `${p}; the replay gets the stored text`));
   });

@@ -3,6 +3,7 @@ import type { ModelReply } from '../contracts/model';
 import type { Proposer } from '../contracts/round';
 import type { ModelScript, ScriptEntry } from '../contracts/script';
 import { MASK } from '../util/mask';
+import { roundNumber } from '../contracts/round-number';
 
 /** A run's recorded model answers as a replay script, and what the trace could not give back exactly. */
 export interface RecordedScript {
@@ -45,7 +46,7 @@ export function recordedScript(events: readonly RunEvent[]): RecordedScript {
 
   // Masked before trimmed when stored (engine/run-agent.ts), so a reply can be both: the mask is said first.
   const storedNote = (e: RunEvent, reply: ModelReply | undefined, what: string) => {
-    const where = `round ${'round' in e ? e.round : '?'}: ${what} was stored`;
+    const where = `round ${'round' in e && e.round !== undefined ? roundNumber(e.round) : '?'}: ${what} was stored`;
     const problem = reply && JSON.stringify(reply).includes(MASK) ? `${where} with masked values (sensitive arguments and credentials are never stored)` : e.trimmed && e.trimmed.length > 0 ? `${where} trimmed` : undefined;
     if (problem === undefined) return;
     liveProblems.push(problem);
@@ -96,6 +97,6 @@ function calledError(message: string): string {
 
 function shadowEntry(example: Learning | undefined, round: number, gaps: string[]): ScriptEntry {
   if (example?.student_candidate !== undefined) return { json: example.student_candidate };
-  gaps.push(`round ${round}: the student's shadow proposal was not recorded; the replay gives it an error instead`);
+  gaps.push(`round ${roundNumber(round)}: the student's shadow proposal was not recorded; the replay gives it an error instead`);
   return { error: 'the shadow proposal of this round was not recorded' };
 }

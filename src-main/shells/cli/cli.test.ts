@@ -83,7 +83,7 @@ describe('steward run', () => {
     const trace = join(dir, 'out', 'trace.jsonl');
     const { code, stdout } = await cli(['run', file, '--trace', trace]);
     expect(code).toBe(EXIT.ok);
-    expect(stdout).toMatch(/round 2 .*write_file/);
+    expect(stdout).toMatch(/round 3 .*write_file/);
     expect(stdout).toMatch(/teacher replace \[unsafe_effect, policy_violation\]/);
     const events = readFileSync(trace, 'utf8').trim().split('\n').map((l) => RunEvent.parse(JSON.parse(l)));
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));

@@ -1,6 +1,7 @@
 import type { Decision } from '@shared/contracts/decision';
 import type { RunEventOf } from '@shared/contracts/events';
 import type { RoundRecord } from '@shared/contracts/round';
+import { roundNumber } from '@shared/contracts/round-number';
 import { REVIEW_RULE_LABELS } from '@shared/policy/review-policy';
 import { formatMs } from '../../providers/http-call';
 
@@ -27,7 +28,7 @@ export function formatDecision(decision: Decision): string {
 
 /** One compact line (two when the teacher changed something) per round for the terminal. */
 export function formatRound(record: RoundRecord): string {
-  const head = `  round ${record.round}`;
+  const head = `  round ${roundNumber(record.round)}`;
   const candidate = record.validation?.ok === false
     ? `${record.proposer} → invalid candidate (${record.validation.issues.map((i) => i.code).join(', ')})`
     : describeCandidate(record);

@@ -48,7 +48,7 @@ describe('steward replay', () => {
     expect(replay.code).toBe(EXIT.ok);
     const recordedId = traceEvents(trace)[0]?.run_id;
     expect(replay.stdout).toContain(`steward · replay of ${recordedId} · dry run (no tool executes)`);
-    expect(replay.stdout).toMatch(/round 1 +student → read_text_file/);
+    expect(replay.stdout).toMatch(/round 2 +student → read_text_file/);
     expect(replay.stdout).toMatch(/completed · 4 round\(s\) · 3 tool call\(s\)/);
     expect(replay.stdout).toContain('differences from the recorded run: none (4 rounds, the same decisions)');
     // Dry: the summary the recorded run wrote is not written again.
@@ -66,7 +66,7 @@ describe('steward replay', () => {
     const s = notesSpec();
     const trace = join(s.dataDir, '..', 'run.jsonl');
     expect((await cli(['run', s.file, '--trace', trace], s.dataDir)).code).toBe(EXIT.ok);
-    // The teacher's verdict on round 2 (a replacement) now blocks: what the recorded run did is edited, as a changed model would say it.
+    // The teacher's verdict on round 3 (index 2, a replacement) now blocks: what the recorded run did is edited, as a changed model would say it.
     const events = traceEvents(trace).map((e) =>
       e.type === 'verdict.received' && e.round === 2 && e.attempt.reply
         ? { ...e, attempt: { ...e.attempt, reply: { ...e.attempt.reply, text: JSON.stringify({ verdict: 'block', reason_codes: ['unsafe_effect'], explanation: 'Not now.' }) } } }
@@ -76,8 +76,8 @@ describe('steward replay', () => {
     const replay = await cli(['replay', trace, '--spec', s.file], s.dataDir);
     expect(replay.code).toBe(EXIT.runNotCompleted);
     expect(replay.stdout).toMatch(/differences from the recorded run: 2 of 4 rounds/);
-    expect(replay.stdout).toMatch(/round 2: .*verdict replace → block/);
-    expect(replay.stdout).toMatch(/round 3: only in the recorded run \(complete, delivered\)/);
+    expect(replay.stdout).toMatch(/round 3: .*verdict replace → block/);
+    expect(replay.stdout).toMatch(/round 4: only in the recorded run \(complete, delivered\)/);
   }, 60_000);
 
   it('refuses live tools for a run whose answers were stored masked (the tool would get the mask), and replays it dry with a note', async () => {
@@ -89,11 +89,11 @@ describe('steward replay', () => {
     writeFileSync(trace, masked);
     const live = await cli(['replay', trace, '--spec', s.file, '--live'], s.dataDir);
     expect(live.code).toBe(EXIT.badInput);
-    expect(live.stderr).toContain("live tools would execute what the trace stored, not what the model said (round 2: the student's proposal was stored with masked values");
+    expect(live.stderr).toContain("live tools would execute what the trace stored, not what the model said (round 3: the student's proposal was stored with masked values");
     expect(live.stderr).toContain('replay it as a dry run');
     const dry = await cli(['replay', trace, '--spec', s.file], s.dataDir);
     expect(dry.code).toBe(EXIT.ok);
-    expect(dry.stderr).toContain("note: round 2: the student's proposal was stored with masked values");
+    expect(dry.stderr).toContain("note: round 3: the student's proposal was stored with masked values");
   }, 60_000);
 
   it('replays a run of the app by its id from the data folder, and says why when it cannot', async () => {

@@ -8,6 +8,7 @@ import { Chip, VerdictChip } from '../../components/Chip';
 import { formatDateTime } from '../../view/format';
 import { FIRST_FRAME_RECT, useDocumentOffset } from '../runs/use-document-offset';
 import { LearningExampleDetail } from './LearningExampleDetail';
+import { roundNumber } from '@shared/contracts/round-number';
 
 export const KIND_LABELS = { review: 'Review', shadow: 'Shadow', demonstration: 'Demonstration' } satisfies Record<LearningKind, string>;
 
@@ -92,7 +93,7 @@ export function LearningTable({
                     className="link-button"
                     aria-expanded={isOpen}
                     aria-controls={detailId}
-                    aria-label={`${isOpen ? 'Close' : 'Open'} the example of round ${e.round + 1}`}
+                    aria-label={`${isOpen ? 'Close' : 'Open'} the example of round ${roundNumber(e.round)}`}
                     data-testid="learning-row-toggle"
                     onClick={(ev) => {
                       ev.stopPropagation();
@@ -106,8 +107,8 @@ export function LearningTable({
                 <td>{KIND_LABELS[e.kind]}</td>
                 <td>{nameOf(e.spec_id)}</td>
                 <td className="num">
-                  <a href={routeHref({ name: 'run', runId: e.run_id, tab: 'rounds' })} aria-label={`Round ${e.round + 1} of its run`} onClick={(ev) => ev.stopPropagation()}>
-                    {e.round + 1}
+                  <a href={routeHref({ name: 'run', runId: e.run_id, tab: 'rounds' })} aria-label={`Round ${roundNumber(e.round)} of its run`} onClick={(ev) => ev.stopPropagation()}>
+                    {roundNumber(e.round)}
                   </a>
                 </td>
                 <td className="muted">{e.rule ? REVIEW_RULE_LABELS[e.rule] : '—'}</td>

@@ -4,6 +4,7 @@ import { Chip } from '../../components/Chip';
 import { plural } from '../../view/format';
 import { SpacerRow, useWindowRows } from '../runs/virtual-rows';
 import { CALLER_LABELS, PURPOSE_LABELS, dataLabels, formatBytes, placeLabel, privacyLog, type ModelCall, type PrivacyGroup, type PrivacyRow } from './privacy-log';
+import { roundNumber } from '@shared/contracts/round-number';
 
 const COLUMNS = 5;
 
@@ -113,6 +114,6 @@ function GroupHead({ group }: { group: PrivacyGroup }) {
 /** The node invocation of a workflow run (e.g. `summarise[a=0]`), then the round or the SCS phase. */
 function whenOf(call: ModelCall): string {
   // Rounds from 1, as the Rounds and Trace tabs number them; an SCS phase is never a bare "phase".
-  const at = call.round !== undefined ? `round ${call.round + 1}` : call.phase !== undefined ? `SCS phase ${call.phase}` : '';
+  const at = call.round !== undefined ? `round ${roundNumber(call.round)}` : call.phase !== undefined ? `SCS phase ${call.phase}` : '';
   return [call.invocation_id, at].filter(Boolean).join(' · ') || '—';
 }

@@ -10,6 +10,7 @@ import { routeHref } from '../../app/routing';
 import { runEvents } from '../../db/db';
 import { Spinner } from '../../components/Icons';
 import { plural } from '../../view/format';
+import { roundNumber } from '@shared/contracts/round-number';
 
 /** Scrolls to a round of this run and focuses it (keyboard users land there). */
 function goToRound(round: number): void {
@@ -35,10 +36,10 @@ export function DifferencesList({ differences, rounds, recordedRunId, live }: { 
       {differences.map((c) => (
         <li key={c.round} data-testid="difference" data-round={c.round} data-kind={c.kind}>
           {c.kind === 'only_recorded' ? (
-            <a href={routeHref({ name: 'run', runId: recordedRunId, tab: 'rounds' })}>Round {c.round + 1}</a>
+            <a href={routeHref({ name: 'run', runId: recordedRunId, tab: 'rounds' })}>Round {roundNumber(c.round)}</a>
           ) : (
             <button type="button" className="link-button" onClick={() => goToRound(c.round)}>
-              Round {c.round + 1}
+              Round {roundNumber(c.round)}
             </button>
           )}
           : {describeDifference(c)}

@@ -6,6 +6,7 @@ import { isMonitorEntry, type EvidenceTarget, type ScsEntry, type ScsPlacement, 
 import { Chip } from '../../components/Chip';
 import { Spinner } from '../../components/Icons';
 import { SCS_ACTOR_LABELS, SCS_ENTRY_TONES, SCS_TRIGGER_LABELS, scsEntryTitle } from '../../view/scs-labels';
+import { roundNumber } from '@shared/contracts/round-number';
 
 export interface ScsNavigation {
   runId: string;
@@ -38,8 +39,8 @@ function PlacementMarker({ placement, nav }: { placement: ScsPlacement; nav: Scs
   return (
     <div className="scs-marker" data-testid="scs-marker" data-at={placement.at} data-round={round}>
       <span className="scs-marker__text">{prefix}</span>
-      <button type="button" className="link-button scs-marker__link" onClick={() => nav.goToRound(round)} aria-label={`${prefix} round ${round + 1}: show the round`}>
-        Round {round + 1}
+      <button type="button" className="link-button scs-marker__link" onClick={() => nav.goToRound(round)} aria-label={`${prefix} round ${roundNumber(round)}: show the round`}>
+        Round {roundNumber(round)}
       </button>
     </div>
   );
@@ -120,7 +121,7 @@ function EvidenceLink({ id, nav }: { id: string; nav: ScsNavigation }) {
     const round = target.round;
     return (
       <button type="button" className="evidence-link" title={title} data-testid="scs-evidence" data-event-id={id} onClick={() => nav.goToRound(round)}>
-        #{target.seq} <span className="evidence-link__where">round {round + 1}</span>
+        #{target.seq} <span className="evidence-link__where">round {roundNumber(round)}</span>
       </button>
     );
   }

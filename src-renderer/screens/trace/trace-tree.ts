@@ -1,5 +1,6 @@
 import type { RunEvent, RunEventType } from '@shared/contracts/events';
 import { invocationId, type Lineage } from '@shared/workflow/invocation';
+import { roundNumber } from '@shared/contracts/round-number';
 
 /**
  * A run's events as a tree of spans nested by layer, each span timed from its events: what the Trace tab draws as a
@@ -151,7 +152,7 @@ const SPAN_RULES: readonly SpanRule[] = [
     layer: 'round',
     segments: (e, ctx) => {
       const round = roundOf(e, ctx);
-      return round === undefined ? [] : [{ layer: 'round', key: String(round), label: `Round ${round + 1}` }];
+      return round === undefined ? [] : [{ layer: 'round', key: String(round), label: `Round ${roundNumber(round)}` }];
     },
     detail: (e) => (e.type === 'round.completed' ? e.record.outcome.replace(/_/g, ' ') : e.type === 'round.started' ? `${e.proposer} proposes` : undefined),
     opens: (e) => e.type === 'round.started',
