@@ -5,6 +5,7 @@ import type { RunEvent } from '@shared/contracts/events';
 import { compareDecisions } from '@shared/replay/compare-runs';
 import { roundDecisions } from '@shared/replay/round-decisions';
 import { ReplayError } from '@shared/replay/replay-spec';
+import { replayableWorkflowStart } from '@shared/replay/workflow-replay';
 import { createKeychainStore } from '../../credentials/keychain-store';
 import { prepareDemoWorkspace } from '../../demo/demo-workspace';
 import { runAgent } from '../../engine/run-agent';
@@ -18,6 +19,7 @@ import { loadDocumentFile } from '../../workflow/load-workflow';
 import { agentRunPrinter, stripSetup } from './agent-run-output';
 import { confirmPolicy, EXIT, type CliIo } from './cli';
 import { formatDifferences } from './format-differences';
+import { replayWorkflowCommand } from './replay-workflow';
 import { openTraceWriter } from './trace-writer';
 
 export const REPLAY_USAGE = `Usage: steward replay TRACE.jsonl|RUN_ID [--live] [--json] [--spec FILE] [--trace OUT.jsonl]
@@ -25,12 +27,16 @@ export const REPLAY_USAGE = `Usage: steward replay TRACE.jsonl|RUN_ID [--live] [
 
   Runs a recorded agent run again on its recorded model answers (the student's and the teacher's,
   SCS's committee and monitor), then lists the rounds whose decisions differ from the recorded ones
-  (tool, arguments, verdict, authorization, executed or not, outcome).
+  (tool, arguments, verdict, authorization, executed or not, outcome). A workflow run: each agent
+  node invocation answers with its own recorded answers, and the differences are listed per node
+  invocation (node, item, round; or what it ended with).
   TRACE.jsonl   a --trace file of one run; RUN_ID: a run of the app, from the data folder's journal
   --live        execute the tools, through the decision boundary and authorization as any run
-                (default: a dry run, no tool executes)
-  --spec FILE   the spec the run ran (default: the demo of the same id); it must still have the
-                run's task and workspace
+                (default: a dry run, no tool executes; a workflow's tool nodes give back their
+                recorded results)
+  --spec FILE   the spec or workflow file the run ran (default: the demo of the same id, or the
+                workflow the app keeps in the data folder); it must still have the run's task and
+                workspace (a workflow: its nodes)
   --json        one JSON object: the replay's result, replay_of, gaps and differences
 
 Exit codes: 0 the same decisions · 1 they differ · 2 bad input`;
@@ -93,6 +99,22 @@ export async function replayCommand(args: string[], io: CliIo): Promise<number> 
   const { events, runId } = await recordedEvents(source, dataDir);
   let plan;
   try {
+    const graphStart = replayableWorkflowStart(events, runId);
+    if (graphStart) {
+      mkdirSync(dataDir, { recursive: true });
+      return await replayWorkflowCommand({
+        events,
+        started: graphStart,
+        ...(values.spec !== undefined ? { specFile: values.spec } : {}),
+        dataDir,
+        live,
+        json,
+        ...(typeof values.trace === 'string' ? { trace: openTraceWriter(values.trace) } : {}),
+        confirm: confirmPolicy(values.yes === true, values['no-confirm'] === true, io, json),
+        credentials: io.credentials ? io.credentials() : createKeychainStore(),
+        io,
+      });
+    }
     const specId = events.find((e) => e.type === 'run.started' || e.type === 'workflow.started');
     plan = planReplay(events, runId, workflowSource(values.spec, specId?.type === 'run.started' ? specId.spec_id : undefined, dataDir), { live });
   } catch (err) {
