@@ -5,6 +5,7 @@ import { compareDecisions, RoundComparison } from './compare-runs';
 import { describeDifference } from './describe-difference';
 import { roundDecisions } from './round-decisions';
 import { invocationEvents } from './workflow-replay';
+import { roundNumber } from '../contracts/round-number';
 
 const where = {
   /** The invocation (`classify[each-file=2]`). */
@@ -78,7 +79,7 @@ const shown = (value: string | undefined) => (value === undefined ? 'not run' : 
 /** Where: the node, its item, the round (numbered from 1, as every screen shows rounds). */
 export function nodeDifferencePlace(d: NodeDifference): string {
   const item = d.item !== undefined ? ` · item ${d.item + 1}` : '';
-  return d.kind === 'round' ? `${d.node}${item} · round ${d.comparison.round + 1}` : `${d.node}${item}`;
+  return d.kind === 'round' ? `${d.node}${item} · round ${roundNumber(d.comparison.round)}` : `${d.node}${item}`;
 }
 
 /** What differs, in words (the CLI and the app say it the same way). */
