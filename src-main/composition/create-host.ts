@@ -25,6 +25,7 @@ import { RunHistory, retainAfterRunsFinish } from '../events/run-history';
 import { createJournalWriter } from '../events/journal-writer';
 import { openFileLedger } from '../mcp/idempotency-ledger';
 import { getOllamaStatus } from '../providers/ollama-status';
+import { getOpenAIStatus, readApiKey } from '../providers/openai-status';
 import { SpecError } from '../spec/spec-errors';
 import { formatZodIssues } from '../spec/load-spec';
 import { AuditLog } from '../registry/audit-log';
@@ -151,6 +152,8 @@ async function openHost(options: HostOptions): Promise<Host> {
       script: { available: true, label: 'replay' },
       ollama: await getOllamaStatus(ollamaHost),
     }),
+    // The key is read here, on the host, and handed to the check alone: the page only ever names it.
+    'providers.openai_status': async ({ base_url, api_key, probe }) => getOpenAIStatus({ base_url, api_key, probe }, { ...(await readApiKey(credentials, api_key)), privacy: registry.privacy() }),
     'run.start': async ({ workflow, overrides }) => runs.start(expandWorkflow(workflow, registry), overrides, registry.privacy()),
     'workflows.list': async () => ({ workflows: workflowStore.list() }),
     'workflows.get': async ({ id }) => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ModelRef } from './model';
+import { ModelRef, ModelUrl } from './model';
 import { RunEvent } from './events';
 import { SupervisionSpec } from './spec';
 import { HostedWorkflow } from './hosted-workflow';
@@ -8,7 +8,7 @@ import { ActionResult, AuditRecord, ConfirmationCode, ConfirmResult } from './au
 import { EffectSource, ToolAnnotationHints, ToolEffect } from './tool-effect';
 import { HumanAnswer, Intervention } from './intervention';
 import { LearningDataSettings, ProfileKind, ProfileVersionRef, TraceSettings } from './profiles';
-import { CredentialInfo, CredentialName } from './credentials';
+import { CredentialInfo, CredentialName, CredentialRef } from './credentials';
 import { MAX_SYNCED_RECORDS, ProfileConflict, SyncedProfile, WorkflowChoices } from './profile-store';
 import { PrivacyPolicy } from '../policy/privacy';
 import { HostedWorkflowGraph, WorkflowInputs, WorkflowSummary } from '../workflow/hosted-graph';
@@ -56,6 +56,39 @@ export const ProviderStatus = z
   })
   .strict();
 export type ProviderStatus = z.infer<typeof ProviderStatus>;
+
+/** One model an OpenAI-compatible server lists (GET /models): its id, and who owns it when said. */
+export const OpenAIModelInfo = z.object({ id: z.string(), owned_by: z.string().optional() }).strict();
+export type OpenAIModelInfo = z.infer<typeof OpenAIModelInfo>;
+
+/**
+ * An OpenAI-compatible server as the host found it (issue 10: the health check and listing Ollama
+ * has). `models` from GET /models; `probe`, when asked for, is one tiny chat call to `model` in its
+ * answer mode, proving the key, the model and the mode. Messages name the key's reference, never its value.
+ */
+export const OpenAIStatus = z
+  .object({
+    /** The address as shown: no query, no user info. */
+    base_url: z.string(),
+    reachable: z.boolean(),
+    /** The privacy policy lets the host send to this address (local always; another host when listed). */
+    allowed: z.boolean(),
+    models: z.array(OpenAIModelInfo),
+    /** What went wrong and what to do; absent when the list came back. */
+    error: z.string().optional(),
+    probe: z
+      .object({
+        ok: z.boolean(),
+        model: z.string(),
+        mode: z.enum(['structured', 'tools']),
+        latency_ms: z.number().int().nonnegative().optional(),
+        message: z.string(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+export type OpenAIStatus = z.infer<typeof OpenAIStatus>;
 
 /**
  * The page's choices for one run. The privacy policy and tool effects are not among them: the host
@@ -111,6 +144,21 @@ export const HOST_METHODS = {
   /** The demo workflows, their servers and workspace copies registered (shipped, in the data folder). */
   'workspace.demo': { params: empty, result: z.object({ workflows: z.array(HostedWorkflow) }).strict() },
   'providers.status': { params: empty, result: ProviderStatus },
+  /**
+   * An OpenAI-compatible server's health and model list; with `probe`, one tiny chat call to that
+   * model in that mode. The key is a keychain reference the host resolves; it goes to `base_url`
+   * only, when the privacy policy allows that host (otherwise nothing is sent: `allowed: false`).
+   */
+  'providers.openai_status': {
+    params: z
+      .object({
+        base_url: ModelUrl,
+        api_key: CredentialRef.optional(),
+        probe: z.object({ model: z.string().min(1).max(200), mode: z.enum(['structured', 'tools']).default('structured') }).strict().optional(),
+      })
+      .strict(),
+    result: OpenAIStatus,
+  },
   'run.start': {
     params: z.object({ workflow: HostedWorkflow, overrides: RunOverrides.default({}) }).strict(),
     result: z.object({ run_id: z.string() }).strict(),
