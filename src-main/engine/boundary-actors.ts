@@ -116,6 +116,7 @@ export function createBoundaryActors(deps: BoundaryActorDeps) {
           rule: input.review.rule,
           attempt: input.attempt,
           previous_problem: input.previous_problem,
+          claims: input.claims,
         },
       });
       return deps.teacher

@@ -9,6 +9,7 @@ import { ModelScript } from '@shared/contracts/script';
 import { AgentSpec } from '@shared/contracts/spec';
 import { PrivacyPolicy } from '@shared/policy/privacy';
 import { ScsMode } from '@shared/scs/contracts';
+import { ClaimFacts } from '@shared/boundary/final-answer-check';
 import { processGone } from '../util/lock-file';
 
 /**
@@ -51,6 +52,8 @@ export const RunCheckpoint = z
       })
       .strict()
       .optional(),
+    /** What the run refused and ran before it waited: a later final answer is checked against it. */
+    claims: ClaimFacts.optional(),
   })
   .strict();
 export type RunCheckpoint = z.infer<typeof RunCheckpoint>;

@@ -95,11 +95,12 @@ describe('escalation to a person', () => {
     expect(finished).toMatchObject({ type: 'run.finished', status: 'completed', rounds: 3, event_count: first.events.length + events.length });
   });
 
-  it('reject: nothing runs, the student is told and proposes again', async () => {
+  it('reject: nothing runs, the student is told and proposes again; its final answer is then reviewed', async () => {
     const s = setup({ phase: 3, on_escalate: 'human' });
-    const first = await start(s, { student: [write(s.ws, 'shared.md'), complete], teacher: [escalate] });
+    const first = await start(s, { student: [write(s.ws, 'shared.md'), complete], teacher: [escalate, accept] });
     const { result } = await resume(s, first.result.checkpoint!, { action: 'reject', note: 'Not yet, wait for the minutes.' });
     expect(result.status).toBe('completed');
+    expect(result.rounds[0]?.review).toEqual({ required: true, rule: 'after_refusal' });
     expect(existsSync(join(s.ws.workspace, 'shared.md'))).toBe(false);
     expect(result.history.map((h) => h.decision.decision_type)).toEqual(['complete']);
   });
@@ -116,7 +117,7 @@ describe('escalation to a person', () => {
 
   it('takeover: the teacher decides the next rounds, continuing the replay script where it stopped', async () => {
     const s = setup({ phase: 3, on_escalate: 'human', takeover_rounds: 1 });
-    const first = await start(s, { student: [write(s.ws, 'shared.md'), complete], teacher: [escalate, write(s.ws, 'teacher.md')] });
+    const first = await start(s, { student: [write(s.ws, 'shared.md'), complete], teacher: [escalate, write(s.ws, 'teacher.md'), accept] });
     const { result } = await resume(s, first.result.checkpoint!, { action: 'takeover' });
     expect(result.status).toBe('completed');
     expect(result.rounds.map((r) => r.proposer)).toEqual(['teacher', 'student']);

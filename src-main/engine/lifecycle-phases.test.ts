@@ -135,10 +135,12 @@ describe('handover', () => {
     const s = setup({ phase: 3, takeover_rounds: 2 });
     const { result, events } = await run(s, {
       student: [write(s.ws, 'wrong.md'), complete('student finished')],
-      teacher: [escalate, read(s.ws), write(s.ws, 'teacher.md')],
+      // The last verdict: the student's answer follows the escalated write, so the teacher checks it.
+      teacher: [escalate, read(s.ws), write(s.ws, 'teacher.md'), accept],
     });
     expect(result.status).toBe('completed');
     expect(result.output).toBe('student finished');
+    expect(result.rounds.at(-1)?.review?.rule).toBe('after_refusal');
     expect(result.rounds.map((r) => [r.proposer, r.outcome])).toEqual([
       ['student', 'escalated'],
       ['teacher', 'executed'],

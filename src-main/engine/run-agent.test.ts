@@ -91,6 +91,9 @@ describe('the agent run through the decision boundary (real filesystem MCP serve
     expect(write?.verdicts.at(-1)?.verdict?.verdict).toBe('replace');
     expect(write?.selected?.source).toBe('teacher');
     expect(done?.outcome).toBe('delivered');
+    // The answer follows a replaced write: the teacher checked it against what ran (issue 10).
+    expect(done?.review).toEqual({ required: true, rule: 'after_refusal' });
+    expect(done?.verdict?.verdict).toBe('accept');
 
     // The disk shows the replacement; the original notes are untouched.
     expect(readFileSync(join(ws.workspace, 'meeting-notes.md'), 'utf8')).toBe(before);
@@ -103,9 +106,9 @@ describe('the agent run through the decision boundary (real filesystem MCP serve
     expect(result.executions.map((e) => e.tool)).toEqual(['list_directory', 'read_text_file', 'write_file']);
     expect(result.executions[2]?.arguments.path).toBe(join(ws.workspace, 'summary.md'));
 
-    // The reviewed round is learning data.
+    // The reviewed rounds (the replaced write, the checked answer) are learning data.
     const learning = events.filter((e) => e.type === 'learning.example');
-    expect(learning).toHaveLength(1);
+    expect(learning.map((e) => e.type === 'learning.example' && e.round)).toEqual([write?.round, done?.round]);
   });
 
   it('a write the teacher blocks never reaches the disk', async () => {

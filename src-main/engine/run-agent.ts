@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { createActor, toPromise } from 'xstate';
 import { boundaryMachine, type BoundaryInput } from '@shared/boundary/machine';
+import { checkFinalAnswer, foldClaimEvent, NO_CLAIM_FACTS, type ClaimFacts } from '@shared/boundary/final-answer-check';
 import type { RunEvent, RunEventPayload, FinalRunStatus } from '@shared/contracts/events';
 import type { HumanAnswer, Intervention } from '@shared/contracts/intervention';
 import { modelLabel, type ChatMessage, type ModelReply } from '@shared/contracts/model';
 import type { LearningDataSettings, ProfileKind, ProfileVersionRef, TraceSettings } from '@shared/contracts/profiles';
 import type { RoundRecord, ToolExecution } from '@shared/contracts/round';
-import type { RunResult } from '@shared/contracts/run-result';
 import { roundNumber } from '@shared/contracts/round-number';
+import type { RunResult } from '@shared/contracts/run-result';
 import type { ModelScriptInput } from '@shared/contracts/script';
 import type { AgentSpec } from '@shared/contracts/spec';
 import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
@@ -115,8 +116,11 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
 
   // SCS's monitor sees the run's last 20 events (its evidence pack).
   const recent = new RecentEvents();
+  // What was refused and what ran, from the stored (masked) events: a final answer is checked against it.
+  let claims: ClaimFacts = resumed?.claims ?? NO_CLAIM_FACTS;
   const stamper = createEventStamper(runId, (event) => {
     recent.add(event);
+    claims = foldClaimEvent(claims, event);
     options.onEvent(event);
   }, resumed?.next_seq ?? 0);
   const history = new CanonicalHistory(resumed?.history ?? []);
@@ -237,6 +241,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       script: prepared.script,
       context: () => ({ task, instructions, snapshot, recent: recent.list() }),
       emit,
+      mask: (value) => secrets.mask(redactToolArguments(value, snapshot, sensitiveFound)),
       signal: options.signal,
       resumed: resumed?.scs,
     });
@@ -329,7 +334,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       const proposer = handover.proposer();
       // A replay draws as the run it replays did, so the same rounds are sampled for review.
       const sampled = isSampled(supervision.rules.sample_rate, supervision.rules.sample_seed, replayOf ?? runId, round);
-      const actor = createActor(machine, { input: { round, proposer, snapshot, supervision, sampled, preselected, constraints: scs.constraints } });
+      const actor = createActor(machine, { input: { round, proposer, snapshot, supervision, sampled, preselected, constraints: scs.constraints, claims } });
       preselected = undefined;
       actor.on('*', (payload) => emit(payload));
       const onAbort = () => actor.send({ type: 'CANCEL' });
@@ -362,7 +367,12 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
         break;
       }
 
-      const verdict = interpretRound(record, supervision, scs.finishRejection);
+      let verdict = interpretRound(record, supervision, scs.finishRejection);
+      // Nobody checked a final answer given after a refusal: not a green Completed (issue 10).
+      if (verdict.next === 'stop' && verdict.status === 'completed') {
+        const check = checkFinalAnswer(claims, record);
+        if (!check.trusted) verdict = { ...verdict, status: 'unverified', message: check.message };
+      }
       switch (verdict.next) {
         case 'continue':
           consecutiveFailures = verdict.failed ? consecutiveFailures + 1 : 0;
@@ -408,6 +418,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
             delivered,
             intervention: { ...intervention, decision: rawDecisionOf(record, verdict.kind) },
             scs: scs.checkpoint(),
+            claims,
           };
           emit({ type: 'intervention.requested', round, intervention });
           options.persistWaiting?.(checkpoint);

@@ -6,6 +6,7 @@ import type { OfferedTool, ToolSnapshot } from '@shared/contracts/tool-snapshot'
 import { REASON_CODES, ReasonCode, type Verdict } from '@shared/contracts/verdict';
 import type { ReviewInput } from '@shared/boundary/machine';
 import { describeIssues } from '@shared/boundary/validation';
+import { describeClaimFacts } from '@shared/boundary/final-answer-check';
 import { REVIEW_RULE_LABELS, type ReviewRule } from '@shared/policy/review-policy';
 import type { ChatMessage } from './provider';
 
@@ -213,7 +214,7 @@ function historyTurns(entry: HistoryEntry): ChatMessage[] {
 // Teacher
 
 /** The part of the boundary's review step the teacher's prompt is built from, plus the review rule that fired. */
-export type TeacherReview = Pick<ReviewInput, 'reply' | 'parsed' | 'validation' | 'attempt' | 'previous_problem'> & { rule: ReviewRule };
+export type TeacherReview = Pick<ReviewInput, 'reply' | 'parsed' | 'validation' | 'attempt' | 'previous_problem' | 'claims'> & { rule: ReviewRule };
 
 export interface TeacherPromptInput {
   instructions: string;
@@ -261,6 +262,14 @@ export function buildTeacherMessages(input: TeacherPromptInput): ChatMessage[] {
     '',
     '## Why you are reviewing',
     `${review.rule}: ${REVIEW_RULE_LABELS[review.rule]}`,
+    ...(review.claims
+      ? [
+          '',
+          '## What actually happened in this run',
+          ...describeClaimFacts(review.claims),
+          'This is a final answer after something was refused: block it (reason hallucination) or replace it with an honest one if it claims anything happened that did not run above.',
+        ]
+      : []),
     ...(review.attempt > 1 || review.previous_problem
       ? [
           '',

@@ -18,6 +18,7 @@ const STATUS_TONES = {
   running: 'running',
   waiting: 'escalated',
   completed: 'executed',
+  unverified: 'escalated',
   failed: 'failed',
   blocked: 'blocked',
   escalated: 'escalated',

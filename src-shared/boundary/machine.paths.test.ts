@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { assign } from 'xstate';
 import { getSimplePaths } from 'xstate/graph';
 import { boundaryMachine, type BoundaryInput } from './machine';
+import type { ClaimFacts } from './final-answer-check';
 import { Decision } from '../contracts/decision';
 import { boundaryInput, CONFIRM_TOOLS, FILE_TOOLS, REPLACEMENTS, type ProposalName } from './testing/fixtures';
 import { checkRoundInvariants } from './testing/invariants';
@@ -14,6 +15,12 @@ import { allStateKeys, allTransitionKeys, replayPath, type ReplayTrace } from '.
  * check I1–I6 on what the live actor actually asked its host to do and what it emitted.
  */
 
+/** A run in which a person rejected a write: what a later final answer is checked against. */
+const REFUSED_WRITE: ClaimFacts = {
+  refused: [{ round: 0, how: 'rejected_by_person', decision: 'write_file {"path":"shared.md"}', tool: 'write_file', key: 'write_file#1' }],
+  executed: [],
+};
+
 const CASES: { name: string; input: BoundaryInput }[] = [
   { name: 'student · phase 3 · invalid reviewed · 2 verdict attempts', input: boundaryInput() },
   {
@@ -25,6 +32,10 @@ const CASES: { name: string; input: BoundaryInput }[] = [
   { name: 'student · phase 3 · sampled for audit · 1 verdict attempt', input: boundaryInput({ sampled: true, supervision: { max_verdict_attempts: 1 } }) },
   { name: 'student · phase 3 · 1 repair round · 1 verdict attempt', input: boundaryInput({ supervision: { max_repair_rounds: 1, max_verdict_attempts: 1 } }) },
   { name: 'student · supervision disabled', input: boundaryInput({ supervision: { enabled: false } }) },
+  {
+    name: 'student · phase 4 (autonomous) · after a refused write, final answers are reviewed · 1 verdict attempt',
+    input: boundaryInput({ claims: REFUSED_WRITE, supervision: { phase: 4, max_verdict_attempts: 1 } }),
+  },
   { name: 'teacher proposes (phase 0)', input: boundaryInput({ proposer: 'teacher' }) },
   {
     name: 'student · tools that require user confirmation · 1 verdict attempt',
@@ -190,6 +201,12 @@ describe('the invariant checks catch a broken boundary', () => {
     const found = await violationsOf(mutant, boundaryInput({ supervision: { max_verdict_attempts: 1 } }), ['write_bad_args']);
     expect(found).toContain('I2: the executed decision fails validateCandidate');
     expect(found).toContain('I3: the recorded candidate validation differs from validateCandidate');
+  });
+
+  it('a boundary that routes a final answer after a refusal by the usual rules only is caught by I7', async () => {
+    const mutant = boundaryMachine.provide({ actions: { decideReview: assign({ review: { required: false, rule: 'not_required' as const } }) } });
+    const found = await violationsOf(mutant, boundaryInput({ claims: REFUSED_WRITE, supervision: { phase: 4, max_verdict_attempts: 1 } }), ['complete']);
+    expect(found).toContain("I7: a student's complete after a refusal was delivered without a teacher accepting it");
   });
 
   it('a boundary that never stops re-asking is caught by I6', async () => {

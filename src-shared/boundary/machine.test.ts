@@ -15,6 +15,7 @@ import {
   textReply,
 } from './testing/fixtures';
 import { InMemoryHost } from './testing/in-memory-host';
+import type { ClaimFacts } from './final-answer-check';
 import { startScripted } from './testing/replay';
 
 const types = (events: BoundaryEmitted[]): string[] => events.map((e) => e.type);
@@ -478,5 +479,31 @@ describe('the decision boundary', () => {
     expect(record.outcome).toBe('failed');
     expect(record.reason).toBe('approved_decision_invalid');
     expect(host.calls.execute).toEqual([]);
+  });
+
+  it('a final answer after a refused call goes to the teacher in every phase, with what was refused and what ran', async () => {
+    const claims: ClaimFacts = {
+      refused: [{ round: 0, how: 'rejected_by_person', decision: 'write_file {"path":"shared.md"}', tool: 'write_file', key: 'write_file#1' }],
+      executed: [{ round: 1, tool: 'read_file', arguments: '{"path":"notes.txt"}', key: 'read_file#2', ok: true }],
+    };
+    for (const phase of [3, 4] as const) {
+      const host = new InMemoryHost({ student: [PROPOSALS.complete], teacher: [VERDICTS.block] });
+      const { record } = await host.runRound(boundaryInput({ claims, supervision: { phase } }));
+      expect(record.review).toEqual({ required: true, rule: 'after_refusal' });
+      expect(host.calls.review[0]?.claims).toEqual(claims);
+      expect(record.outcome).toBe('blocked');
+      expect(host.delivered).toEqual([]);
+    }
+  });
+
+  it('without a refusal, a final answer is routed by the usual rules, and its reviewer gets no refusal facts', async () => {
+    const host = new InMemoryHost({ student: [PROPOSALS.complete] });
+    const { record } = await host.runRound(boundaryInput({ claims: { refused: [], executed: [] }, supervision: { phase: 4 } }));
+    expect(record.review).toEqual({ required: false, rule: 'not_required' });
+    expect(record.outcome).toBe('delivered');
+
+    const approved = new InMemoryHost({ student: [PROPOSALS.complete] });
+    const onlyApproved: ClaimFacts = { refused: [{ round: 0, how: 'approved_by_person', decision: 'write_file {}', tool: 'write_file', key: 'k' }], executed: [] };
+    expect((await approved.runRound(boundaryInput({ claims: onlyApproved, supervision: { phase: 4 } }))).record.review?.rule).toBe('not_required');
   });
 });

@@ -7,6 +7,7 @@ import type { OfferedTool, ToolSnapshot } from '../contracts/tool-snapshot';
 import type { RunEventPayload } from '../contracts/events';
 import { decideReview, type ReviewDecision } from '../policy/review-policy';
 import { authorizeDecision, type Authorization, type AuthorizationFacts } from './authorization';
+import { finalAnswerNeedsReview, type ClaimFacts } from './final-answer-check';
 import { candidateFromValue, parseCandidate, type ParsedCandidate } from './parse-candidate';
 import { describeIssues, validateCandidate, type DecisionConstraints, type ValidatedDecision, type ValidationResult } from './validation';
 import { parseVerdict } from './verdict';
@@ -34,6 +35,8 @@ export interface BoundaryInput {
    * snapshot, authorization, commit and the rest, like any other.
    */
   preselected?: { decision: Decision; intervention_id: string; confirmed: boolean };
+  /** What this run refused and ran so far: a final answer after a refusal is reviewed against it. */
+  claims?: ClaimFacts;
 }
 
 export interface ProposeInput {
@@ -55,6 +58,8 @@ export interface ReviewInput {
   attempt: number;
   /** Why the previous verdict could not be used, so the teacher can correct it. */
   previous_problem?: string;
+  /** A final answer after a refusal: what was refused and what actually ran, to check its claims. */
+  claims?: ClaimFacts;
 }
 export interface AuthorizeInput {
   round: number;
@@ -256,6 +261,7 @@ export const boundaryMachine = setup({
           effect: ok ? validated?.tool?.effect.effect : undefined,
           proposer: context.proposer,
           sampled: context.sampled === true,
+          afterRefusal: ok && finalAnswerNeedsReview(context.claims, validated?.decision),
         }),
       };
     }),
@@ -439,6 +445,7 @@ export const boundaryMachine = setup({
           review: context.review ?? { required: true, rule: 'review_all' as const },
           attempt: context.attempts.length + 1,
           previous_problem: context.attempts.at(-1)?.problem,
+          ...(finalAnswerNeedsReview(context.claims, context.validated?.decision) ? { claims: context.claims } : {}),
         }),
         onDone: {
           target: 'judging',

@@ -22,6 +22,8 @@ export const RUN_STATUSES = [
   /** Paused for a person (escalation to human handling, a tool confirmation); not final. */
   'waiting',
   'completed',
+  /** Completed, but the final answer followed a refused call nobody checked it against (issue 10). */
+  'unverified',
   'failed',
   'blocked',
   'escalated',
@@ -40,6 +42,7 @@ export const RUN_STATUS_LABELS = {
   running: 'Running',
   waiting: 'Waiting for you',
   completed: 'Completed',
+  unverified: 'Completed — unverified',
   failed: 'Failed',
   blocked: 'Blocked',
   escalated: 'Escalated',

@@ -30,6 +30,8 @@ interface Case {
   rules: ReviewRules;
   sampled: boolean;
   confidence?: number;
+  /** A final answer after a refused decision (the boundary decides which answers are final). */
+  afterRefusal: boolean;
 }
 
 /** The policy restated independently, rule by rule, in the documented order. */
@@ -38,6 +40,7 @@ function expected(c: Case): ReviewRule {
   if (!c.enabled) return 'supervision_off';
   if (!c.valid) return c.rules.validation_failed ? 'validation_failed' : 'invalid_not_reviewed';
   if (c.phase <= 2) return 'review_all';
+  if (c.afterRefusal) return 'after_refusal';
   const { effect } = decisionFor(c.kind);
   if (effect && EFFECT_PROTECTED[effect]) return 'protected_effect';
   if (c.phase === 3) {
@@ -55,6 +58,7 @@ const REQUIRED = {
   validation_failed: true,
   listed_tool: true,
   finish: true,
+  after_refusal: true,
   low_confidence: true,
   sampled: true,
   teacher_proposed: false,
@@ -79,7 +83,9 @@ describe('the review policy (every phase × decision × proposer × switch × ru
         [true, false].flatMap((enabled) =>
           [true, false].flatMap((valid) =>
             RULE_SETS.flatMap((rules) =>
-              [true, false].flatMap((sampled) => [undefined, 0.5, 0.9].map((confidence) => ({ phase, kind, proposer, enabled, valid, rules, sampled, confidence }))),
+              [true, false].flatMap((sampled) =>
+                [undefined, 0.5, 0.9].flatMap((confidence) => [false, true].map((afterRefusal) => ({ phase, kind, proposer, enabled, valid, rules, sampled, confidence, afterRefusal }))),
+              ),
             ),
           ),
         ),
@@ -97,6 +103,7 @@ describe('the review policy (every phase × decision × proposer × switch × ru
         effect: row.valid ? effect : undefined,
         proposer: row.proposer,
         sampled: row.sampled,
+        afterRefusal: row.afterRefusal,
       });
       const rule = expected(row);
       expect(got, JSON.stringify(row)).toEqual({ required: REQUIRED[rule], rule });

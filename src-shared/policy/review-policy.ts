@@ -11,6 +11,7 @@ export const REVIEW_RULES = [
   'validation_failed',
   'listed_tool',
   'finish',
+  'after_refusal',
   'low_confidence',
   'sampled',
   'teacher_proposed',
@@ -31,6 +32,7 @@ export const REVIEW_RULE_LABELS = {
   validation_failed: 'validation failed: teacher may repair',
   listed_tool: 'this tool is always reviewed',
   finish: 'finish: completions are reviewed',
+  after_refusal: 'final answer after a blocked or rejected decision: checked against what ran',
   low_confidence: 'low self-reported confidence',
   sampled: 'sampled for audit',
   teacher_proposed: 'proposed by the teacher itself',
@@ -50,6 +52,8 @@ export interface ReviewContext {
   proposer: 'student' | 'teacher';
   /** The seeded sampler drew this round for audit (see sampler.ts). */
   sampled: boolean;
+  /** A final answer given after a decision was blocked or rejected (boundary/final-answer-check.ts). */
+  afterRefusal?: boolean;
 }
 
 /**
@@ -68,6 +72,8 @@ export function decideReview(ctx: ReviewContext): ReviewDecision {
       : { required: false, rule: 'invalid_not_reviewed' };
   }
   if (supervision.phase <= 2) return { required: true, rule: 'review_all' };
+  // In every phase: a final answer may claim what was refused never happened.
+  if (ctx.afterRefusal === true) return { required: true, rule: 'after_refusal' };
   if (ctx.effect !== undefined && isProtectedEffect(ctx.effect)) return { required: true, rule: 'protected_effect' };
   if (supervision.phase === 3 && decision) {
     const { rules } = supervision;

@@ -160,6 +160,22 @@ export function checkRoundInvariants(trace: ReplayTrace): string[] {
     }
   }
 
+  // ── I7: a final answer after a refusal is never delivered unreviewed, and its reviewer sees the facts ─
+  const refusedBefore = (input.claims?.refused ?? []).some((r) => r.how !== 'approved_by_person');
+  if (refusedBefore) {
+    for (const d of delivers) {
+      const type = (d.input.decision as Decision).decision_type;
+      if ((type === 'complete' || type === 'present_result') && selected?.source === 'student' && deciding?.verdict?.verdict !== 'accept') {
+        v.push(`I7: a student's ${type} after a refusal was delivered without a teacher accepting it`);
+      }
+    }
+    const finalCandidate = Decision.safeParse(studentCandidate);
+    const isFinal = finalCandidate.success && (finalCandidate.data.decision_type === 'complete' || finalCandidate.data.decision_type === 'present_result');
+    for (const r of callsOf(journal, 'review')) {
+      if (isFinal && output.validation?.ok === true && !same(r.input.claims, input.claims)) v.push('I7: the teacher reviewed a final answer after a refusal without the facts of what ran');
+    }
+  }
+
   // ── I5: one execution per round; a non-new ledger state never executes ─────────────────────────
   if (executes.length > 1) v.push(`I5: ${executes.length} executions in one round`);
   for (const x of executes) {
