@@ -27,6 +27,16 @@ describe('the Trace tab', () => {
     expect(count(html, 'tabindex="0"')).toBe(1);
   });
 
+  it("an opened event of a round says which round its stored `round` index is, in the number the tab's span shows", () => {
+    const log = agentRun();
+    const started = log.events.find((e) => e.type === 'round.started' && e.round === 1);
+    if (!started) throw new Error('no second round');
+    const html = renderToStaticMarkup(<TraceList events={log.events} focusSeq={started.seq} />);
+    expect(html).toContain('&quot;round&quot;: 1');
+    expect(html).toMatch(/data-testid="trace-round-note"[^>]*><code>&quot;round&quot;: 1<\/code> is the index from 0 of round 2\./);
+    expect(html).toMatch(/aria-label="Round 2, /);
+  });
+
   it('draws each span and event against the run’s time axis, and a model call shows its latency and tokens', () => {
     const log = agentRun();
     const events = log.events.map((e) => (e.type === 'verdict.received' && e.round === 1 ? { ...e, attempt: { ...e.attempt, reply: { ...e.attempt.reply!, latency_ms: 2_500, usage: { input_tokens: 1_234, output_tokens: 56 } } } } : e));
