@@ -1,6 +1,6 @@
 import type { RunEvent } from '@shared/contracts/events';
 import { roundNumber } from '@shared/contracts/round-number';
-import { EvidencePack, type MonitorTrigger, type PhasePlan, type RoundFact } from '@shared/scs/contracts';
+import { EvidencePack, type ChangedFile, type MonitorTrigger, type PhasePlan, type RoundFact } from '@shared/scs/contracts';
 
 export type RecentEvent = EvidencePack['recent'][number];
 
@@ -42,8 +42,21 @@ export class RecentEvents {
   }
 }
 
-/** The evidence pack (seed 001): the last 20 events, the plan, the failures, the criteria. */
-export function evidencePack(input: { trigger: MonitorTrigger; task: string; plan?: PhasePlan; recent: RecentEvent[]; facts: RoundFact[]; rounds_used: number; budget: number }): EvidencePack {
+/**
+ * The evidence pack (seed 001): the last 20 events, the plan, the failures, the criteria, the
+ * phase's changed files, and the decisions so far within the transcript budget.
+ */
+export function evidencePack(input: {
+  trigger: MonitorTrigger;
+  task: string;
+  plan?: PhasePlan;
+  recent: RecentEvent[];
+  facts: RoundFact[];
+  changed?: ChangedFile[];
+  transcript?: string;
+  rounds_used: number;
+  budget: number;
+}): EvidencePack {
   return EvidencePack.parse({
     trigger: input.trigger,
     task: input.task,
@@ -51,6 +64,8 @@ export function evidencePack(input: { trigger: MonitorTrigger; task: string; pla
     recent: input.recent.slice(-20),
     failures: input.facts.filter((f) => f.failed).slice(-20),
     acceptance_criteria: input.plan?.acceptance_criteria ?? [],
+    changed_files: (input.changed ?? []).slice(-20),
+    transcript: input.transcript ?? '',
     rounds_used: input.rounds_used,
     budget: input.budget,
   });

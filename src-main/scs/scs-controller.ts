@@ -5,10 +5,13 @@ import type { ChatMessage, ModelRole, ModelUsage } from '@shared/contracts/model
 import type { ModelCallInfo } from '@shared/contracts/model-call';
 import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
 import type { PhasePlan, RoundFact, ScsRecord, ScsSettings } from '@shared/scs/contracts';
-import { scsMachine, type CommitteeInput, type MonitorInput } from '@shared/scs/machine';
+import { changedFiles, scsMachine, type CommitteeInput, type MonitorInput } from '@shared/scs/machine';
+import type { RequiredAction } from '@shared/scs/required-action';
+import { uncheckedConditions } from '@shared/scs/stop-conditions';
+import { budgetTranscript, transcriptText, type TranscriptEntry } from '@shared/scs/transcript-budget';
 import type { ModelProvider } from '../providers/provider';
 import type { RecentEvent } from './evidence';
-import { buildCommitteePrompt, buildMonitorPrompt, monitorDecisionJsonSchema, phasePlanJsonSchema } from './scs-prompts';
+import { buildCommitteePrompt, buildMonitorPrompt, monitorDecisionJsonSchema, phasePlanJsonSchema, type PromptContext } from './scs-prompts';
 
 export interface ScsControllerDeps {
   settings: ScsSettings;
@@ -20,6 +23,8 @@ export interface ScsControllerDeps {
   monitor: ModelProvider;
   context: () => { task: string; instructions: string; snapshot: ToolSnapshot; recent: RecentEvent[] };
   emit: (payload: RunEventPayload) => void;
+  /** Masks secrets and sensitive arguments in what goes to the committee and the monitor (the run's redaction). */
+  mask?: <T>(value: T) => T;
   /** A persisted machine snapshot (a run resumed after waiting for a person). */
   restore?: unknown;
   signal?: AbortSignal;
@@ -43,6 +48,18 @@ async function askJson(
   return parsed.ok ? parsed.value : reply.text;
 }
 
+/** One executor round as a transcript line. */
+function factEntry(fact: RoundFact): TranscriptEntry {
+  return { who: 'executor', kind: fact.tool ?? fact.outcome, text: `round ${fact.round + 1}: ${fact.summary}${fact.failed ? ' — FAILED' : ''}`, failed: fact.failed };
+}
+
+/** Which stop conditions the runtime checks after every round (stop-conditions.ts), so the executor knows it is stopped on them. */
+function stopNote(plan: PhasePlan): string {
+  if (plan.stop_conditions.length === 0) return '';
+  const checked = plan.stop_conditions.length - uncheckedConditions(plan.stop_conditions).length;
+  return checked > 0 ? `The runtime stops this phase for the monitor's review when a round's result matches a stop condition (${checked} of ${plan.stop_conditions.length} are checked).` : '';
+}
+
 /**
  * The host side of SCS: runs the phase-controller machine with the node's model as committee and
  * monitor, and gives the run loop what it needs — the approved plan (allowed tools, the
@@ -50,18 +67,25 @@ async function askJson(
  */
 export class ScsController {
   private readonly actor: Actor<typeof scsMachine>;
+  /** The decisions so far, oldest first: the executor's rounds and the monitor's gates (the transcript). */
+  private readonly log: TranscriptEntry[] = [];
 
   constructor(private readonly deps: ScsControllerDeps) {
+    const mask = deps.mask ?? (<T>(value: T): T => value);
     const machine = scsMachine.provide({
       actors: {
         committee: fromPromise<unknown, CommitteeInput>(({ input, signal }) => {
-          const { messages, data } = buildCommitteePrompt(deps.context(), input);
+          const prompt = buildCommitteePrompt(this.promptContext(), input);
+          const messages = mask(prompt.messages);
+          const { data } = prompt;
           return askJson(deps.committee, deps.role, messages, phasePlanJsonSchema(), signal, { caller: 'committee', purpose: 'plan', data, phase: input.phase }, (said) =>
             deps.emit({ type: 'scs.transcript', role: 'committee', phase: input.phase, messages, ...said }),
           );
         }),
         monitor: fromPromise<unknown, MonitorInput>(({ input, signal }) => {
-          const { messages, data } = buildMonitorPrompt(deps.context(), input);
+          const prompt = buildMonitorPrompt(this.promptContext(), input);
+          const messages = mask(prompt.messages);
+          const { data } = prompt;
           return askJson(deps.monitor, deps.role, messages, monitorDecisionJsonSchema(), signal, { caller: 'monitor', purpose: 'gate', data, phase: input.phase }, (said) =>
             deps.emit({ type: 'scs.transcript', role: 'monitor', phase: input.phase, trigger: input.trigger, messages, ...said }),
           );
@@ -71,8 +95,21 @@ export class ScsController {
     this.actor = deps.restore
       ? createActor(machine, { snapshot: deps.restore as never, input: { settings: deps.settings, budget: deps.budget, writeWork: deps.writeWork } })
       : createActor(machine, { input: { settings: deps.settings, budget: deps.budget, writeWork: deps.writeWork } });
-    this.actor.on('*', (event) => deps.emit(event));
+    this.actor.on('*', (event) => {
+      if ('decision' in event && 'trigger' in event) {
+        this.log.push({ who: 'monitor', kind: event.decision.decision, text: `phase ${event.phase} ${event.trigger} review → ${event.decision.decision}: ${event.decision.reason}` });
+      }
+      deps.emit(event);
+    });
     this.actor.start();
+  }
+
+  /** What the prompts are built from: the run's context, the decisions within the transcript budget, the phase's changed files. */
+  private promptContext(): PromptContext {
+    const context = this.actor.getSnapshot().context;
+    // A resumed controller has no log of its own yet: the rounds it kept are the transcript.
+    const entries = this.log.length > 0 ? this.log : context.facts.map(factEntry);
+    return { ...this.deps.context(), transcript: transcriptText(budgetTranscript(entries, this.deps.settings.transcript_budget)), changed: changedFiles(context) };
   }
 
   /** Waits until the controller rests: the executor may run, the task is finished, or it is blocked. */
@@ -84,7 +121,10 @@ export class ScsController {
   }
 
   async roundDone(fact: RoundFact): Promise<ScsState> {
-    if (this.actor.getSnapshot().matches('executing')) this.actor.send({ type: 'ROUND_DONE', fact });
+    if (this.actor.getSnapshot().matches('executing')) {
+      this.log.push(factEntry(fact));
+      this.actor.send({ type: 'ROUND_DONE', fact });
+    }
     return this.settle();
   }
 
@@ -111,6 +151,11 @@ export class ScsController {
     return this.actor.getSnapshot().context.blockedReasons;
   }
 
+  /** What the executor's next decision must be (next_required_action), for the boundary to enforce. */
+  get required(): RequiredAction | undefined {
+    return this.actor.getSnapshot().context.required;
+  }
+
   /** The monitor's reason for refusing the last finish, for the executor's next prompt. */
   get finishRejection(): string | undefined {
     return this.actor.getSnapshot().context.finishRejection;
@@ -127,6 +172,8 @@ export class ScsController {
       `Acceptance criteria:\n${plan.acceptance_criteria.map((c) => `- ${c}`).join('\n')}`,
       `Allowed tools: ${plan.allowed_tools.join(', ') || '(none)'}`,
       plan.stop_conditions.length ? `Stop when: ${plan.stop_conditions.join('; ')}` : '',
+      stopNote(plan),
+      this.required ? `Next required action (enforced): ${this.required.kind === 'tool' ? `call ${this.required.tool}` : this.required.kind === 'finish' ? 'complete' : 'a step of the plan, not complete'} — ${this.required.why}.` : '',
     ]
       .filter(Boolean)
       .join('\n');

@@ -3,7 +3,7 @@ import type { ChatMessage } from '@shared/contracts/model';
 import { roundNumber } from '@shared/contracts/round-number';
 import { dataCategories, type DataCategory } from '@shared/contracts/model-call';
 import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
-import { DECISIONS_FOR_TRIGGER, MonitorDecision, PhasePlan, type RoundFact } from '@shared/scs/contracts';
+import { DECISIONS_FOR_TRIGGER, MonitorDecision, PhasePlan, type ChangedFile, type RoundFact } from '@shared/scs/contracts';
 import type { CommitteeInput, MonitorInput } from '@shared/scs/machine';
 import { evidencePack, type RecentEvent } from './evidence';
 
@@ -18,13 +18,18 @@ export function monitorDecisionJsonSchema(): Record<string, unknown> {
   return (decisionSchema ??= Object.freeze(z.toJSONSchema(MonitorDecision, { io: 'input' })) as Record<string, unknown>);
 }
 
-interface Context {
+export interface PromptContext {
   task: string;
   instructions: string;
   snapshot: ToolSnapshot;
   /** The run's last events (the evidence pack's first part). */
   recent: RecentEvent[];
+  /** The decisions so far within the transcript budget (newest verbatim, older summarised). */
+  transcript?: string;
+  /** The current phase's write-effect calls. */
+  changed?: ChangedFile[];
 }
+type Context = PromptContext;
 
 function toolList(snapshot: ToolSnapshot): string {
   return snapshot.tools.map((t) => `- ${t.name} (${t.effect.effect}): ${t.description.split('\n')[0] ?? ''}`).join('\n') || '- (no tools)';
@@ -33,6 +38,11 @@ function toolList(snapshot: ToolSnapshot): string {
 function factList(facts: readonly RoundFact[]): string {
   if (facts.length === 0) return '(nothing has run yet)';
   return facts.map((f) => `- round ${roundNumber(f.round)} [${f.event_ids.at(-1) ?? '-'}]: ${f.summary}${f.failed ? ' — FAILED' : ''}`).join('\n');
+}
+
+function changeList(changed: readonly ChangedFile[]): string {
+  if (changed.length === 0) return '(none)';
+  return changed.map((c) => `- round ${c.round + 1}: ${c.tool} ${c.target} → ${c.result}`).join('\n');
 }
 
 /** A prompt and the categories of data it holds (the privacy log). */
@@ -57,14 +67,16 @@ export function buildCommitteeMessages(ctx: Context, input: CommitteeInput): Cha
       role: 'system',
       content: [
         'You are the committee of a Student-Committee-Supervisor workflow. You draft the plan for the NEXT PHASE of the task only: one concrete milestone with 3 to 6 concrete steps.',
-        'You cannot approve your own plan and you never call tools. Return exactly one JSON object with: phase_goal, plan (3-6 steps), acceptance_criteria (observable evidence), allowed_tools (only from the list), stop_conditions.',
+        'You cannot approve your own plan and you never call tools. Return exactly one JSON object with: phase_goal, plan (3-6 steps), acceptance_criteria (observable evidence), allowed_tools (only from the list), stop_conditions, and optionally next_required_action (the one allowed tool the executor must call first).',
+        'Write stop conditions the runtime can check after every round: quote the text of a tool result that means stop (e.g. the notes are missing ("ENOENT")), or say "same failure twice" or "any failure". Other wording is advice only.',
+        'When earlier phases were accepted, draft the next milestone toward the task, not the same one again.',
         `Agent instructions:\n${ctx.instructions}`,
         `Tools the executor may be allowed:\n${toolList(ctx.snapshot)}`,
       ].join('\n\n'),
     },
     {
       role: 'user',
-      content: `Task: ${ctx.task}\n\nPhase ${input.phase}, draft ${input.attempt}.\n\nWhat has happened so far:\n${factList(input.facts)}${feedback}`,
+      content: `Task: ${ctx.task}\n\nPhase ${input.phase}, draft ${input.attempt}.\n\nWhat has happened so far:\n${ctx.transcript || factList(input.facts)}${feedback}`,
     },
   ];
 }
@@ -75,7 +87,17 @@ export function buildMonitorMessages(ctx: Context, input: MonitorInput): ChatMes
 }
 
 export function buildMonitorPrompt(ctx: Context, input: MonitorInput): ScsPrompt {
-  const pack = evidencePack({ trigger: input.trigger, task: ctx.task, plan: input.plan, recent: ctx.recent, facts: input.facts, rounds_used: input.rounds_used, budget: input.budget });
+  const pack = evidencePack({
+    trigger: input.trigger,
+    task: ctx.task,
+    plan: input.plan,
+    recent: ctx.recent,
+    facts: input.facts,
+    changed: ctx.changed ?? [],
+    transcript: ctx.transcript ?? '',
+    rounds_used: input.rounds_used,
+    budget: input.budget,
+  });
   const found: DataCategory[] = ['task'];
   if (pack.plan) found.push('phase_plan');
   if (pack.failures.length > 0) found.push('round_facts');
@@ -107,6 +129,8 @@ function monitorMessages(input: MonitorInput, pack: ReturnType<typeof evidencePa
         `Acceptance criteria:\n${criteria}`,
         `Rounds used: ${pack.rounds_used} of ${pack.budget}.`,
         `Failures so far:\n${factList(pack.failures)}`,
+        `Changed files in this phase (write-effect calls):\n${changeList(pack.changed_files)}`,
+        ...(pack.transcript ? [`Decisions so far (older ones summarised):\n${pack.transcript}`] : []),
         `Latest events (last 20, oldest first):\n${recent}`,
       ].join('\n\n'),
     },

@@ -89,7 +89,7 @@ describe('SCS in a run (real filesystem server, replay models)', () => {
     const s = setup({ mode: 'on', monitor_every: 10 }, { supervision: { phase: 4, max_repair_rounds: 0, rules: { validation_failed: false } } });
     const { result } = await run(s, {
       committee: [plan(['read_text_file'])],
-      monitor: [monitor('approve_plan', 'Read-only phase.'), monitor('accept_phase', 'Go on.'), monitor('finish_allowed', 'Done.')],
+      monitor: [monitor('approve_plan', 'Read-only phase.'), monitor('accept_phase', 'Go on.', { next_required_action: 'supervisor_continue' }), monitor('finish_allowed', 'Done.')],
       student: [write(s.ws), read(s.ws), complete],
     });
     expect(result.rounds[0]?.validation?.issues[0]).toMatchObject({ code: 'phase_constraint' });
@@ -104,7 +104,7 @@ describe('SCS in a run (real filesystem server, replay models)', () => {
       committee: [plan(['read_text_file', 'write_file'])],
       monitor: [
         monitor('approve_plan', 'OK.'),
-        monitor('accept_phase', 'A missing file is recoverable; continue.'),
+        monitor('accept_phase', 'A missing file is recoverable; continue.', { next_required_action: 'supervisor_continue' }),
         monitor('finish_rejected', 'The read failed and summary.md does not exist: no evidence for the criterion.'),
         monitor('finish_allowed', 'summary.md exists now.'),
       ],

@@ -6,6 +6,7 @@ import { isProtectedEffect } from '@shared/contracts/tool-effect';
 import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
 import { decideActivation } from '@shared/scs/activation';
 import type { ScsRecord, ScsSettings } from '@shared/scs/contracts';
+import type { RequiredAction } from '@shared/scs/required-action';
 import type { RunCheckpoint } from '../engine/checkpoint';
 import type { ModelProvider } from '../providers/provider';
 import { createScriptProvider } from '../providers/script-provider';
@@ -27,6 +28,8 @@ export interface ScsSessionDeps {
   script?: ModelScript;
   context: () => { task: string; instructions: string; snapshot: ToolSnapshot; recent: RecentEvent[] };
   emit: (payload: RunEventPayload) => void;
+  /** The run's redaction (credential values, sensitive arguments): applied to every SCS prompt and round fact. */
+  mask?: <T>(value: T) => T;
   signal?: AbortSignal;
   resumed?: RunCheckpoint['scs'];
 }
@@ -70,17 +73,19 @@ export class ScsSession {
   /** After a round (except the delivered finish): the monitor may review, replan, extend or block. */
   async afterRound(record: RoundRecord, eventIds: string[]): Promise<'go' | 'blocked'> {
     if (!this.controller || (record.outcome === 'delivered' && record.selected?.decision.decision_type === 'complete')) return 'go';
-    return (await this.controller.roundDone(roundFact(record, eventIds))) === 'blocked' ? 'blocked' : 'go';
+    const fact = roundFact(record, eventIds, this.deps.context().snapshot);
+    return (await this.controller.roundDone(this.deps.mask ? this.deps.mask(fact) : fact)) === 'blocked' ? 'blocked' : 'go';
   }
 
   finishGate(round: number): Promise<{ allowed: boolean }> {
     return this.controller ? this.controller.requestFinish(round) : Promise.resolve({ allowed: true });
   }
 
-  /** The approved phase's tools: the boundary's validation constraint for the round. */
-  get constraints(): { allowed_tools: string[] } | undefined {
+  /** The approved phase's tools and what the executor must do next: the boundary's validation constraints for the round. */
+  get constraints(): { allowed_tools: string[]; required_action?: RequiredAction } | undefined {
     const plan = this.controller?.plan;
-    return plan ? { allowed_tools: plan.allowed_tools } : undefined;
+    const required = this.controller?.required;
+    return plan ? { allowed_tools: plan.allowed_tools, ...(required ? { required_action: required } : {}) } : undefined;
   }
 
   withBrief(instructions: string): string {
@@ -140,6 +145,7 @@ export class ScsSession {
       monitor: this.roles.monitor,
       context: this.deps.context,
       emit: this.deps.emit,
+      mask: this.deps.mask,
       restore,
       signal: this.deps.signal,
     });

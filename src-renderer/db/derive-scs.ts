@@ -1,6 +1,6 @@
 import type { RunEvent, RunEventOf, RunEventType } from '@shared/contracts/events';
 import type { ChatMessage } from '@shared/contracts/model';
-import type { MonitorDecision, MonitorDecisionKind, MonitorTrigger, PhasePlan, ScsMode } from '@shared/scs/contracts';
+import type { ChangedFile, MonitorDecision, MonitorDecisionKind, MonitorTrigger, PhasePlan, ScsMode } from '@shared/scs/contracts';
 
 /** The SCS events that become timeline entries (the transcript is attached to one, not an entry). */
 type ScsEntryEvent = Exclude<Extract<RunEventType, `scs.${string}`>, 'scs.transcript'>;
@@ -19,6 +19,7 @@ export const SCS_ENTRY_KINDS = {
   'scs.budget.denied': 'budget_denied',
   'scs.supervisor.phase_started': 'phase_started',
   'scs.supervisor.phase_blocked': 'phase_blocked',
+  'scs.supervisor.phase_stopped': 'phase_stopped',
   'scs.warning': 'warning',
 } as const satisfies Record<ScsEntryEvent, string>;
 export type ScsEntryKind = (typeof SCS_ENTRY_KINDS)[ScsEntryEvent];
@@ -61,6 +62,7 @@ export type ScsEntry =
   | (EntryBase & { kind: MonitorEntryKind; phase: number; trigger: MonitorTrigger; decision: MonitorDecision; budget: number })
   | (EntryBase & { kind: 'phase_started'; phase: number; plan: PhasePlan })
   | (EntryBase & { kind: 'phase_blocked'; phase: number; reasons: string[] })
+  | (EntryBase & { kind: 'phase_stopped'; phase: number; round: number; condition: string; matched: string; evidence: string[]; changed_files: ChangedFile[] })
   | (EntryBase & { kind: 'warning'; message: string });
 export type ScsEntryOf<K extends ScsEntryKind> = Extract<ScsEntry, { kind: K }>;
 export type FinishGateEntry = ScsEntryOf<MonitorEntryKind> & { kind: 'finish_allowed' | 'finish_rejected' };
@@ -105,6 +107,8 @@ function toEntry(e: RunEventOf<ScsEntryEvent>, placement: ScsPlacement): ScsEntr
       return { ...base, kind: 'phase_started', actor: 'executor', phase: e.phase, plan: e.plan };
     case 'scs.supervisor.phase_blocked':
       return { ...base, kind: 'phase_blocked', actor: 'executor', phase: e.phase, reasons: e.reasons };
+    case 'scs.supervisor.phase_stopped':
+      return { ...base, kind: 'phase_stopped', actor: 'executor', phase: e.phase, round: e.round, condition: e.condition, matched: e.matched, evidence: e.evidence, changed_files: e.changed_files };
     case 'scs.warning':
       return { ...base, kind: 'warning', actor: 'scs', message: e.message };
     default:
@@ -190,6 +194,9 @@ function awaitingAfter(last: RunEvent | undefined, failedLast: boolean): ScsTime
     case 'scs.student.rethink_requested':
     case 'scs.student.phase_rejected':
       return 'committee';
+    // A stopped phase waits for the monitor's review of its evidence.
+    case 'scs.supervisor.phase_stopped':
+      return 'monitor';
     case 'scs.committee.plan_drafted':
       return last.plan ? 'monitor' : 'committee';
     // A `complete` was selected: the finish gate asks the monitor before authorizing it.

@@ -24,6 +24,7 @@ export const SCS_TRIGGER_LABELS = {
   periodic: 'periodic review',
   finish: 'finish gate',
   budget: 'near the step budget',
+  stop_condition: 'a stop condition matched',
 } satisfies Record<MonitorTrigger, string>;
 
 export type EntryTone = 'good' | 'bad' | 'warn' | 'neutral';
@@ -36,6 +37,7 @@ export const SCS_ENTRY_TONES = {
   rethink_requested: 'warn',
   phase_started: 'good',
   phase_blocked: 'bad',
+  phase_stopped: 'warn',
   phase_accepted: 'good',
   phase_rejected: 'bad',
   finish_allowed: 'good',
@@ -63,8 +65,15 @@ export function scsEntryTitle(entry: ScsEntry): string {
       return `Started phase ${entry.phase}`;
     case 'phase_blocked':
       return `Phase ${entry.phase} blocked`;
+    case 'phase_stopped':
+      return `Stopped phase ${entry.phase} for review: a stop condition matched`;
     case 'phase_accepted':
-      return `Accepted phase ${entry.phase} so far`;
+      // accept_phase ends the phase (the committee drafts the next) unless it keeps it going or asks for the finish.
+      return entry.decision.next_required_action === 'supervisor_continue'
+        ? `Accepted phase ${entry.phase} so far`
+        : entry.decision.next_required_action === 'finish'
+          ? `Accepted phase ${entry.phase}: the task may finish`
+          : `Accepted phase ${entry.phase}: on to the next phase`;
     case 'phase_rejected':
       return `Rejected phase ${entry.phase}`;
     case 'finish_allowed':

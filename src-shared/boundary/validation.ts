@@ -1,15 +1,17 @@
 import { Decision } from '../contracts/decision';
 import type { OfferedTool, ToolSnapshot } from '../contracts/tool-snapshot';
 import { validateJsonSchema } from './json-schema';
+import { contradiction, type RequiredAction } from '../scs/required-action';
 import type { ValidationIssue, ValidationResult } from '../contracts/validation-result';
 
 export { VALIDATION_CODES, ValidationCode, ValidationIssue, ValidationResult } from '../contracts/validation-result';
 import type { ParsedCandidate } from './parse-candidate';
 
-/** Constraints from an outer layer (e.g. an SCS phase plan's allowed tools). */
+/** Constraints from an outer layer (e.g. an SCS phase plan's allowed tools, SCS's next_required_action). */
 export interface DecisionConstraints {
   allowed_tools?: readonly string[];
   allowed_decisions?: readonly Decision['decision_type'][];
+  required_action?: RequiredAction;
 }
 
 export interface ValidatedDecision {
@@ -59,6 +61,8 @@ export function validateCandidate(
   if (constraints.allowed_decisions && !constraints.allowed_decisions.includes(decision.decision_type)) {
     return fail([{ code: 'phase_constraint', message: `${decision.decision_type} is not allowed in this phase` }], decision);
   }
+  const contradicts = constraints.required_action ? contradiction(constraints.required_action, decision) : undefined;
+  if (contradicts !== undefined) return fail([{ code: 'phase_constraint', message: contradicts }], decision);
   if (decision.decision_type !== 'tool_call') return { result: { ok: true, issues: [] }, decision };
 
   const tool = snapshot.tools.find((t) => t.name === decision.tool_name);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Decision } from './decision';
 import { ChatMessage, ModelReply, ModelUsage } from './model';
 import { LearningContextRef, LearningKind } from './learning-export';
-import { MonitorDecision, MonitorTrigger, PhasePlan, ScsMode } from '../scs/contracts';
+import { ChangedFile, MonitorDecision, MonitorTrigger, PhasePlan, ScsMode } from '../scs/contracts';
 import { HumanAnswer, Intervention } from './intervention';
 import { ProfileVersionRef } from './profiles';
 import { EffectClass, EffectSource } from './tool-effect';
@@ -160,6 +160,15 @@ export const RunEvent = z.discriminatedUnion('type', [
   ...SCS_MONITOR_EVENTS.map((type) => event(type, { phase: z.number().int().nonnegative(), trigger: MonitorTrigger, decision: MonitorDecision, budget: z.number().int().nonnegative() })),
   event('scs.supervisor.phase_started', { phase: z.number().int().positive(), plan: PhasePlan }),
   event('scs.supervisor.phase_blocked', { phase: z.number().int().positive(), reasons: z.array(z.string()) }),
+  /** A stop condition of the phase plan matched a round (stop-conditions.ts): the phase stops for the monitor's review, with its evidence. */
+  event('scs.supervisor.phase_stopped', {
+    phase: z.number().int().positive(),
+    round,
+    condition: z.string(),
+    matched: z.string(),
+    evidence: z.array(z.string()),
+    changed_files: z.array(ChangedFile),
+  }),
   event('scs.warning', { message: z.string() }),
   /** What the committee or monitor was asked and answered: kept for inspection, not shown by default. */
   event('scs.transcript', {

@@ -38,6 +38,10 @@ export const ScsSettings = z
     loop_guard: z.number().int().min(2).max(10).default(2),
     /** auto: activate when the step budget is at least this long. */
     auto_long_budget: z.number().int().min(2).max(200).default(20),
+    /** Rolling phases: after an accepted phase the committee drafts the next, up to this many phases (replans included). */
+    max_phases: z.number().int().min(1).max(20).default(5),
+    /** Characters of decisions (executor rounds, monitor gates) an SCS prompt carries: newest verbatim, older summarised. */
+    transcript_budget: z.number().int().min(500).max(50_000).default(4000),
   })
   .strict();
 export type ScsSettings = z.infer<typeof ScsSettings>;
@@ -49,7 +53,13 @@ export const PhasePlan = z
     plan: z.array(z.string().min(1).max(400)).min(3).max(6),
     acceptance_criteria: z.array(z.string().min(1).max(400)).min(1).max(10),
     allowed_tools: z.array(z.string().min(1)).max(50),
+    /**
+     * When the runtime stops the phase for review: quoted result text (`"ENOENT"`), `same failure
+     * twice`, or `any failure` are checked after every round (stop-conditions.ts); other text is advice.
+     */
     stop_conditions: z.array(z.string().min(1).max(400)).max(10).default([]),
+    /** The phase brief's first step, enforced: the tool (one of allowed_tools) the executor must call first. */
+    next_required_action: z.string().min(1).max(100).optional(),
   })
   .strict();
 export type PhasePlan = z.infer<typeof PhasePlan>;
@@ -84,7 +94,7 @@ export const MonitorDecision = z
 export type MonitorDecision = z.infer<typeof MonitorDecision>;
 
 /** Why the monitor is asked now. */
-export const MONITOR_TRIGGERS = ['plan', 'tool_failure', 'loop_guard', 'periodic', 'finish', 'budget'] as const;
+export const MONITOR_TRIGGERS = ['plan', 'tool_failure', 'loop_guard', 'periodic', 'finish', 'budget', 'stop_condition'] as const;
 export const MonitorTrigger = z.enum(MONITOR_TRIGGERS);
 export type MonitorTrigger = z.infer<typeof MonitorTrigger>;
 
@@ -96,7 +106,20 @@ export const DECISIONS_FOR_TRIGGER = {
   periodic: ['accept_phase', 'reject_phase', 'rethink_plan'],
   finish: ['finish_allowed', 'finish_rejected'],
   budget: ['extend_steps', 'deny_extension'],
+  stop_condition: ['accept_phase', 'reject_phase', 'rethink_plan'],
 } as const satisfies Record<MonitorTrigger, readonly MonitorDecisionKind[]>;
+
+/** A write-effect tool call of the phase: its target (path or arguments summary, sensitive ones masked) and result. */
+export const ChangedFile = z
+  .object({
+    round: z.number().int().nonnegative(),
+    tool: z.string(),
+    target: z.string().max(300),
+    result: z.string().max(300),
+    ok: z.boolean(),
+  })
+  .strict();
+export type ChangedFile = z.infer<typeof ChangedFile>;
 
 /** What a round meant for SCS: the executor's round, reduced to the facts the monitor works from. */
 export const RoundFact = z
@@ -110,6 +133,10 @@ export const RoundFact = z
     failed: z.boolean(),
     summary: z.string(),
     event_ids: z.array(z.string()),
+    /** The tool's result text (masked, cut), for matching stop conditions; never put in a prompt whole. */
+    result: z.string().max(2000).optional(),
+    /** A call of a tool with a write effect: what it changed (the evidence pack's changed files). */
+    changed: ChangedFile.optional(),
   })
   .strict();
 export type RoundFact = z.infer<typeof RoundFact>;
@@ -123,6 +150,10 @@ export const EvidencePack = z
     recent: z.array(z.object({ id: z.string(), type: z.string(), summary: z.string() }).strict()).max(20),
     failures: z.array(RoundFact).max(20),
     acceptance_criteria: z.array(z.string()),
+    /** The phase's write-effect calls, newest last. */
+    changed_files: z.array(ChangedFile).max(20).default([]),
+    /** The decisions so far within the transcript budget (transcript-budget.ts). */
+    transcript: z.string().default(''),
     rounds_used: z.number().int().nonnegative(),
     budget: z.number().int().nonnegative(),
     note: z.string().optional(),

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { assign } from 'xstate';
 import type { ScsSettings } from './contracts';
 import { scsMachine, type ScsContext, type ScsInput } from './machine';
 import { scsInput } from './testing/fixtures';
@@ -22,6 +23,7 @@ const TIGHT: Partial<ScsSettings> = {
   monitor_every: 2,
   budget_warning: 1,
   loop_guard: 2,
+  max_phases: 2,
 };
 
 /**
@@ -29,8 +31,14 @@ const TIGHT: Partial<ScsSettings> = {
  * answer each review with its right kinds and one wrong kind, which takes the same transition.
  */
 const CASES: { name: string; input: ScsInput; alphabet: AlphabetOptions }[] = [
-  { name: 'write work · tight bounds · budget 2', input: scsInput({ writeWork: true, budget: 2, settings: TIGHT }), alphabet: { answers: 'every' } },
-  { name: 'read-only work · tight bounds · budget 2', input: scsInput({ writeWork: false, budget: 2, settings: TIGHT }), alphabet: { answers: 'representative' } },
+  // One phase (max_phases 1) except in the rolling-phases case, which keeps the suite fast.
+  { name: 'write work · tight bounds · one phase · budget 2', input: scsInput({ writeWork: true, budget: 2, settings: { ...TIGHT, max_phases: 1 } }), alphabet: { answers: 'every' } },
+  {
+    name: 'write work · rolling phases (max 2) · no retries or extensions · budget 2',
+    input: scsInput({ writeWork: true, budget: 2, settings: { ...TIGHT, max_committee_retries: 0, max_extensions: 0 } }),
+    alphabet: { answers: 'representative' },
+  },
+  { name: 'read-only work · tight bounds · one phase · budget 2', input: scsInput({ writeWork: false, budget: 2, settings: { ...TIGHT, max_phases: 1 } }), alphabet: { answers: 'representative' } },
   {
     name: 'write work · no retries, replans or extensions',
     input: scsInput({ writeWork: true, budget: 2, settings: { ...TIGHT, max_committee_retries: 0, max_replans: 0, max_extensions: 0 } }),
@@ -38,7 +46,7 @@ const CASES: { name: string; input: ScsInput; alphabet: AlphabetOptions }[] = [
   },
   {
     name: 'read-only work · a review every round · loop guard 3 · extensions of 2',
-    input: scsInput({ writeWork: false, budget: 2, settings: { ...TIGHT, monitor_every: 1, loop_guard: 3, extension_rounds: 2, max_replans: 0, max_committee_retries: 0 } }),
+    input: scsInput({ writeWork: false, budget: 2, settings: { ...TIGHT, monitor_every: 1, loop_guard: 3, extension_rounds: 2, max_replans: 0, max_committee_retries: 0, max_phases: 1 } }),
     alphabet: { answers: 'representative' },
   },
 ];
@@ -74,7 +82,7 @@ describe('every generated path through the SCS controller', () => {
       for (const path of replay) record(await replayScsPath(path, c.input), path, result);
       results.set(c.name, result);
     }
-  });
+  }, 180_000);
 
   for (const c of CASES) {
     it(`keeps S1–S8 and replays live as generated: ${c.name}`, () => {
@@ -96,6 +104,7 @@ describe('every generated path through the SCS controller', () => {
     const reached = (pred: (f: (typeof finalContexts)[number]) => boolean): boolean => finalContexts.some(pred);
     expect(reached((f) => f.value === 'blocked' && f.context.attempts === f.input.settings.max_committee_retries + 1 && f.context.blockedReasons.some((r) => r.startsWith('no plan was approved')))).toBe(true);
     expect(reached((f) => f.value === 'blocked' && f.context.blockedReasons.some((r) => r.startsWith('no replans left')))).toBe(true);
+    expect(reached((f) => f.value === 'blocked' && f.context.phase === f.input.settings.max_phases && f.context.blockedReasons.some((r) => r.startsWith('no phases left')))).toBe(true);
     expect(reached((f) => f.input.settings.max_extensions > 0 && f.context.extensions === f.input.settings.max_extensions)).toBe(true);
   });
 
@@ -146,7 +155,7 @@ describe('the invariant checks catch a broken controller', () => {
     return [...found];
   }
   const small = (over: { writeWork?: boolean; settings?: Partial<ScsSettings>; budget?: number } = {}): ScsInput =>
-    scsInput({ writeWork: over.writeWork ?? true, budget: over.budget ?? 1, settings: { ...TIGHT, max_replans: 0, max_extensions: 0, ...over.settings } });
+    scsInput({ writeWork: over.writeWork ?? true, budget: over.budget ?? 1, settings: { ...TIGHT, max_replans: 0, max_extensions: 0, max_phases: 1, ...over.settings } });
 
   it('a controller that approves a vetoed plan is caught by S1', async () => {
     const mutant = scsMachine.provide({ guards: { approved: ({ context }) => context.decision?.decision === 'approve_plan' || context.decision?.decision === 'veto_plan' } });
@@ -186,6 +195,23 @@ describe('the invariant checks catch a broken controller', () => {
     expect(found).toContain('S1: executing phase N under a plan the monitor never approved');
     expect(found).toContain('S4: write work finished although the monitor could not decide');
     expect(found).toContain('S5: write work did not block when the monitor failed');
+  });
+
+  it('a controller that keeps an accepted phase going instead of drafting the next is caught by S9', async () => {
+    const mutant = scsMachine.provide({ guards: { acceptContinues: ({ context }) => context.decision?.decision === 'accept_phase' } });
+    expect(await violationsOf(mutant, small({ settings: { max_committee_retries: 0, max_phases: 2 } }))).toContain('S9: an accepted phase did not send the committee to draft the next one');
+  });
+
+  it('a controller that ignores the stop conditions is caught by S10', async () => {
+    const mutant = scsMachine.provide({ guards: { stopMatched: () => false } });
+    const found = await violationsOf(mutant, small({ settings: { max_committee_retries: 0 } }));
+    expect(found).toContain('S10: a matched stop condition did not ask the monitor (trigger stop_condition)');
+    expect(found).toContain('S10: N phase_stopped events for N matched rounds');
+  });
+
+  it('a controller that forgets next_required_action after a refused finish is caught by S11', async () => {
+    const mutant = scsMachine.provide({ actions: { requireFromDecision: assign({ required: undefined }) } });
+    expect(await violationsOf(mutant, small({ settings: { max_committee_retries: 0 } }))).toContain('S11: a refused finish does not require more work first');
   });
 
   it('a controller that acts on an unusable answer (the previous decision) is caught by S5 and S6', async () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ScsSettings } from './contracts';
-import { FAILING_CALL, MALFORMED_DECISION, MALFORMED_PLAN, PLANS, failedFact, monitorAnswer, okFact, scsInput } from './testing/fixtures';
+import { FAILING_CALL, MALFORMED_DECISION, MALFORMED_PLAN, PLANS, failedFact, monitorAnswer, okFact, scsInput, stoppingFact } from './testing/fixtures';
 import { eventContractProblems } from './testing/invariants';
 import { ScsHarness } from './testing/scripted-roles';
 
@@ -25,6 +25,9 @@ async function start(opts: { settings?: Partial<ScsSettings>; budget?: number; w
   live.push(h);
   return h;
 }
+
+/** accept_phase that keeps the phase going (a progress check, not the phase's end). */
+const CONTINUE = { next_required_action: 'supervisor_continue' } as const;
 
 /** Committee drafts `plan`, the monitor approves it: the phase is running. */
 async function approved(h: ScsHarness, plan: unknown = PLANS.summarise): Promise<void> {
@@ -150,7 +153,7 @@ describe('the plan gate', () => {
 });
 
 describe('the execution monitor', () => {
-  it('a failed tool makes the monitor review the phase with the failure as evidence; accept_phase lets the executor continue', async () => {
+  it('a failed tool makes the monitor review the phase with the failure as evidence; accept_phase with supervisor_continue lets the executor continue', async () => {
     const h = await start();
     await approved(h);
     await h.round(okFact(1));
@@ -161,7 +164,7 @@ describe('the execution monitor', () => {
     expect(h.value).toBe('monitoring');
     expect(h.calls('monitor')[1]).toEqual({ trigger: 'tool_failure', phase: 1, plan: PLANS.summarise, facts: [okFact(1), failedFact(2)], rounds_used: 2, budget: 12 });
 
-    await h.answer('monitor', monitorAnswer('accept_phase'));
+    await h.answer('monitor', monitorAnswer('accept_phase', CONTINUE));
     expect(h.value).toBe('executing');
     expect(h.eventsOf('scs.student.phase_accepted')[0]).toMatchObject({ phase: 1, trigger: 'tool_failure' });
   });
@@ -204,7 +207,7 @@ describe('the execution monitor', () => {
     const h = await start();
     await approved(h);
     await h.round(failedFact(1));
-    await h.answer('monitor', monitorAnswer('accept_phase', { reason: 'one failure, the plan still holds' }));
+    await h.answer('monitor', monitorAnswer('accept_phase', { ...CONTINUE, reason: 'one failure, the plan still holds' }));
     await h.finish(2);
 
     expect(h.value).toBe('monitoring');
@@ -254,7 +257,7 @@ describe('the execution monitor', () => {
     await approved(h);
     await h.round(failedFact(1));
     expect(h.calls('monitor').at(-1)?.trigger).toBe('tool_failure');
-    await h.answer('monitor', monitorAnswer('accept_phase'));
+    await h.answer('monitor', monitorAnswer('accept_phase', CONTINUE));
 
     await h.round(failedFact(2));
     expect(h.calls('monitor').at(-1)?.trigger).toBe('loop_guard');
@@ -267,7 +270,7 @@ describe('the execution monitor', () => {
     const h = await start();
     await approved(h);
     await h.round(failedFact(1, 'write_file {"path":"a.md"}'));
-    await h.answer('monitor', monitorAnswer('accept_phase'));
+    await h.answer('monitor', monitorAnswer('accept_phase', CONTINUE));
     await h.round(failedFact(2, 'write_file {"path":"b.md"}'));
     expect(h.calls('monitor').at(-1)?.trigger).toBe('tool_failure');
   });
@@ -280,7 +283,7 @@ describe('the execution monitor', () => {
       const before = h.calls('monitor').length;
       await h.round(okFact(r));
       triggersAfter.push(h.calls('monitor').length > before ? h.calls('monitor').at(-1)?.trigger : undefined);
-      if (h.value === 'monitoring') await h.answer('monitor', monitorAnswer('accept_phase'));
+      if (h.value === 'monitoring') await h.answer('monitor', monitorAnswer('accept_phase', CONTINUE));
     }
     expect(triggersAfter).toEqual([undefined, undefined, 'periodic', undefined, undefined, 'periodic']);
   });
@@ -348,7 +351,7 @@ describe('the step budget', () => {
       await h.round(okFact(r));
       triggers.push(h.calls('monitor').at(-1)?.trigger ?? 'none');
       const trigger = h.calls('monitor').at(-1)?.trigger;
-      await h.answer('monitor', trigger === 'budget' ? monitorAnswer('extend_steps') : monitorAnswer('accept_phase'));
+      await h.answer('monitor', trigger === 'budget' ? monitorAnswer('extend_steps') : monitorAnswer('accept_phase', CONTINUE));
     }
     expect(triggers).toContain('budget');
     expect(h.context.extensions).toBe(1);
@@ -454,5 +457,103 @@ describe('monitor failures: closed for write work, open for read-only work', () 
     await h.answer('monitor', MALFORMED_DECISION);
     expect(h.value).toBe('finished');
     expect(h.eventsOf('scs.warning')).toHaveLength(2);
+  });
+});
+
+describe('rolling phases', () => {
+  it('a run moves to phase 2 after accept_phase: the committee drafts the next milestone, which runs once approved', async () => {
+    const h = await start({ settings: { monitor_every: 2 } });
+    await approved(h);
+    await h.round(okFact(0));
+    await h.round(okFact(1));
+    expect(h.calls('monitor').at(-1)).toMatchObject({ trigger: 'periodic', phase: 1 });
+    await h.answer('monitor', monitorAnswer('accept_phase', { reason: 'summary.md exists; the first milestone is met' }));
+
+    expect(h.value).toBe('planning');
+    expect(h.calls('committee').at(-1)).toMatchObject({ phase: 2, attempt: 1, feedback: [] });
+    await approved(h, PLANS.inspect);
+    expect(h.context.phase).toBe(2);
+    expect(h.context.plan).toEqual(PLANS.inspect);
+    // The phase's own rounds start here: the evidence of phase 2 is not phase 1's.
+    expect(h.context.phaseStart).toBe(2);
+    expect(h.eventsOf('scs.supervisor.phase_started').map((e) => [e.phase, e.plan.phase_goal])).toEqual([
+      [1, PLANS.summarise.phase_goal],
+      [2, PLANS.inspect.phase_goal],
+    ]);
+    expect(h.eventTypes().slice(-4)).toEqual(['scs.student.phase_accepted', 'scs.committee.plan_drafted', 'scs.student.plan_approved', 'scs.supervisor.phase_started']);
+  });
+
+  it('accept_phase with supervisor_continue keeps the phase; with finish it requires the finish next', async () => {
+    const h = await start({ settings: { monitor_every: 1 } });
+    await approved(h);
+    await h.round(okFact(0));
+    await h.answer('monitor', monitorAnswer('accept_phase', { next_required_action: 'supervisor_continue' }));
+    expect(h.value).toBe('executing');
+    expect(h.context.phase).toBe(1);
+    expect(h.context.required).toBeUndefined();
+    await h.round(okFact(1));
+    await h.answer('monitor', monitorAnswer('accept_phase', { next_required_action: 'finish' }));
+    expect(h.value).toBe('executing');
+    expect(h.context.required).toMatchObject({ kind: 'finish' });
+    expect(h.calls('committee')).toHaveLength(1);
+  });
+
+  it('the phases are bounded: an accepted last phase blocks with "no phases left", never a silent accept', async () => {
+    const h = await start({ settings: { monitor_every: 1, max_phases: 2 } });
+    await approved(h);
+    await h.round(okFact(0));
+    await h.answer('monitor', monitorAnswer('accept_phase'));
+    await approved(h, PLANS.inspect);
+    await h.round(okFact(1));
+    await h.answer('monitor', monitorAnswer('accept_phase'));
+    expect(h.value).toBe('blocked');
+    expect(h.context.blockedReasons).toEqual([monitorAnswer('accept_phase').reason, 'no phases left (max_phases 2)']);
+    expect(h.eventTypes().at(-1)).toBe('scs.supervisor.phase_blocked');
+  });
+});
+
+describe('stop conditions', () => {
+  it('a result that matches a stop condition stops the phase with its evidence and the changed files, and the monitor reviews it', async () => {
+    const h = await start({ settings: { monitor_every: 10, loop_guard: 5 } });
+    await approved(h);
+    await h.round(failedFact(0, 'write_file {"path":"/etc/summary.md"}', { failed: false, outcome: 'executed', result: 'ok' }));
+    await h.round(stoppingFact(1));
+
+    expect(h.value).toBe('monitoring');
+    expect(h.calls('monitor').at(-1)).toMatchObject({ trigger: 'stop_condition', phase: 1 });
+    const [stopped] = h.eventsOf('scs.supervisor.phase_stopped');
+    expect(stopped).toEqual({
+      type: 'scs.supervisor.phase_stopped',
+      phase: 1,
+      round: 1,
+      condition: 'notes.md is missing ("ENOENT")',
+      matched: 'the result of round 2 contains "ENOENT"',
+      evidence: ['run-test-1:000010'],
+      changed_files: [{ round: 0, tool: 'write_file', target: '/etc/summary.md', result: 'error: EACCES', ok: false }],
+    });
+    // The stop is the evidence for a replan.
+    await h.answer('monitor', monitorAnswer('rethink_plan', { reason: 'the notes are missing: plan around it' }));
+    expect(h.calls('committee').at(-1)).toMatchObject({ phase: 2, feedback: ['the notes are missing: plan around it'] });
+  });
+
+  it('a round that matches no stop condition does not stop the phase', async () => {
+    const h = await start({ settings: { monitor_every: 10, loop_guard: 5 } });
+    await approved(h);
+    await h.round(failedFact(0));
+    expect(h.calls('monitor').at(-1)?.trigger).toBe('tool_failure');
+    expect(h.eventsOf('scs.supervisor.phase_stopped')).toEqual([]);
+  });
+});
+
+describe('next_required_action', () => {
+  it('a phase brief that names a first tool requires it; a refused finish requires more work', async () => {
+    const h = await start({ settings: { monitor_every: 10 } });
+    await approved(h, { ...PLANS.summarise, next_required_action: 'read_file' });
+    expect(h.context.required).toEqual({ kind: 'tool', tool: 'read_file', why: "the phase 1 brief's next_required_action is to call read_file first" });
+    await h.round(okFact(0));
+    expect(h.context.required).toBeUndefined();
+    await h.finish(1);
+    await h.answer('monitor', monitorAnswer('finish_rejected'));
+    expect(h.context.required).toMatchObject({ kind: 'execute' });
   });
 });

@@ -4,10 +4,13 @@ import {
   DECISIONS_FOR_TRIGGER,
   MonitorDecision,
   PhasePlan,
+  type ChangedFile,
   type MonitorTrigger,
   type RoundFact,
   type ScsSettings,
 } from './contracts';
+import { requiredByDecision, requiredByPlan, usesUp, type RequiredAction } from './required-action';
+import { matchStopCondition, type StopMatch } from './stop-conditions';
 
 /**
  * SCS as a gated phase controller (seed 001): the committee drafts a phase plan, the student
@@ -15,6 +18,12 @@ import {
  * asked again on failures, loops, every N rounds, near the step budget and before the finish.
  * The run loop drives it with ROUND_DONE / FINISH_REQUESTED; the models are host-provided actors.
  * Every bound ends in a clear state: a bound that runs out blocks, it never approves silently.
+ *
+ * Rolling phases: an accepted phase (accept_phase, unless its next_required_action keeps the phase
+ * going — supervisor_continue — or asks for the finish) sends the committee to draft the next
+ * milestone, up to `max_phases`. A round that matches a stop condition (stop-conditions.ts) stops
+ * the phase with its evidence (`scs.supervisor.phase_stopped`) for the monitor's review. What the
+ * executor must do next (required-action.ts) is kept in `required`, for the boundary to enforce.
  */
 
 export interface ScsInput {
@@ -62,6 +71,12 @@ export interface ScsContext extends ScsInput {
   problem?: string;
   finishRejection?: string;
   blockedReasons: string[];
+  /** Index in `facts` of the current phase's first round. */
+  phaseStart: number;
+  /** What the executor's next decision must be (the boundary refuses a contradiction). */
+  required?: RequiredAction;
+  /** The stop condition the phase stopped on, while the monitor reviews it. */
+  stop?: StopMatch;
 }
 
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
@@ -91,6 +106,12 @@ function repeatedFailure(facts: readonly RoundFact[], n: number): boolean {
 }
 
 const decisionIs = (ctx: ScsContext, ...kinds: MonitorDecision['decision'][]) => ctx.decision !== undefined && kinds.includes(ctx.decision.decision);
+const acceptWith = (ctx: ScsContext, next: MonitorDecision['next_required_action']) => decisionIs(ctx, 'accept_phase') && ctx.decision?.next_required_action === next;
+
+/** The current phase's rounds. */
+export const phaseFacts = (ctx: Pick<ScsContext, 'facts' | 'phaseStart'>): RoundFact[] => ctx.facts.slice(ctx.phaseStart);
+/** The current phase's write-effect calls (the evidence pack's changed files), newest last. */
+export const changedFiles = (ctx: Pick<ScsContext, 'facts' | 'phaseStart'>): ChangedFile[] => phaseFacts(ctx).flatMap((f) => (f.changed ? [f.changed] : [])).slice(-20);
 
 export const scsMachine = setup({
   types: {
@@ -117,8 +138,14 @@ export const scsMachine = setup({
     finishRejected: ({ context }) => decisionIs(context, 'finish_rejected'),
     extend: ({ context }) => decisionIs(context, 'extend_steps'),
     deny: ({ context }) => decisionIs(context, 'deny_extension'),
-    acceptPhase: ({ context }) => decisionIs(context, 'accept_phase'),
-    replansLeft: ({ context }) => context.replans < context.settings.max_replans,
+    /** accept_phase whose next_required_action keeps the phase going: a progress check, not the phase's end. */
+    acceptContinues: ({ context }) => acceptWith(context, 'supervisor_continue'),
+    /** accept_phase whose next_required_action is finish: the goal is met, the executor must finish now. */
+    acceptFinishes: ({ context }) => acceptWith(context, 'finish'),
+    /** accept_phase (any other next_required_action) with phases left: the committee drafts the next milestone. */
+    acceptNextPhase: ({ context }) => decisionIs(context, 'accept_phase') && context.phase < context.settings.max_phases,
+    replansLeft: ({ context }) => context.replans < context.settings.max_replans && context.phase < context.settings.max_phases,
+    stopMatched: ({ context }) => context.plan !== undefined && matchStopCondition(context.plan.stop_conditions, phaseFacts(context)) !== undefined,
     triggeredByPlan: ({ context }) => context.trigger === 'plan',
     triggeredByFinish: ({ context }) => context.trigger === 'finish',
     loopDetected: ({ context }) => repeatedFailure(context.facts, context.settings.loop_guard),
@@ -160,11 +187,32 @@ export const scsMachine = setup({
       plan: context.plan ?? { phase_goal: '', plan: ['', '', ''], acceptance_criteria: [''], allowed_tools: [], stop_conditions: [] },
     })),
     emitBlocked: emit(({ context }) => ({ type: 'scs.supervisor.phase_blocked' as const, phase: Math.max(context.phase, 1), reasons: context.blockedReasons })),
+    emitStopped: emit(({ context }) => ({
+      type: 'scs.supervisor.phase_stopped' as const,
+      phase: Math.max(context.phase, 1),
+      round: context.stop?.round ?? 0,
+      condition: context.stop?.condition ?? '',
+      matched: context.stop?.matched ?? '',
+      evidence: context.stop?.evidence ?? [],
+      changed_files: changedFiles(context),
+    })),
+    requireFromDecision: assign(({ context }) => ({ required: context.decision ? requiredByDecision(context.decision) : undefined })),
     emitWarning: emit(({ context }) => ({
       type: 'scs.warning' as const,
       message: `the monitor could not decide (${context.problem ?? 'unknown'}); read-only work continues without its gate`,
     })),
-    startPhase: assign(({ context }) => ({ plan: context.draft, phase: context.phase + 1, sinceMonitor: 0, attempts: 0, feedback: [], finishRejection: undefined })),
+    startPhase: assign(({ context }) => ({
+      plan: context.draft,
+      phase: context.phase + 1,
+      phaseStart: context.facts.length,
+      sinceMonitor: 0,
+      attempts: 0,
+      feedback: [],
+      finishRejection: undefined,
+      stop: undefined,
+      // The brief's first tool, else what the approval asks for (nothing on a read-only fail-open).
+      required: (context.draft ? requiredByPlan(context.draft, context.phase + 1) : undefined) ?? (context.decision ? requiredByDecision(context.decision) : undefined),
+    })),
   },
 }).createMachine({
   id: 'scs',
@@ -178,6 +226,7 @@ export const scsMachine = setup({
     facts: [],
     sinceMonitor: 0,
     blockedReasons: [],
+    phaseStart: 0,
   }),
   initial: 'planning',
   states: {
@@ -243,13 +292,27 @@ export const scsMachine = setup({
       on: {
         ROUND_DONE: {
           target: 'checkingTriggers',
-          actions: assign(({ context, event }) => ({ facts: [...context.facts, event.fact], sinceMonitor: context.sinceMonitor + 1 })),
+          actions: assign(({ context, event }) => ({
+            facts: [...context.facts, event.fact],
+            sinceMonitor: context.sinceMonitor + 1,
+            // A decision that crossed the boundary (which enforced the requirement) uses it up.
+            required: usesUp(event.fact) ? undefined : context.required,
+          })),
         },
-        FINISH_REQUESTED: { target: 'monitoring', actions: assign({ trigger: 'finish' as const }) },
+        FINISH_REQUESTED: { target: 'monitoring', actions: assign({ trigger: 'finish' as const, required: undefined }) },
       },
     },
     checkingTriggers: {
       always: [
+        // The plan's own stop conditions first: the phase stops with its evidence for review.
+        {
+          guard: 'stopMatched',
+          target: 'monitoring',
+          actions: [
+            assign(({ context }) => ({ trigger: 'stop_condition' as const, stop: context.plan ? matchStopCondition(context.plan.stop_conditions, phaseFacts(context)) : undefined })),
+            'emitStopped',
+          ],
+        },
         { guard: 'loopDetected', target: 'monitoring', actions: assign({ trigger: 'loop_guard' as const }) },
         { guard: 'lastRoundFailed', target: 'monitoring', actions: assign({ trigger: 'tool_failure' as const }) },
         // The budget before the periodic review: with monitor_every 1 a periodic review is due every
@@ -279,7 +342,7 @@ export const scsMachine = setup({
       always: [
         { guard: 'monitorUnusable', target: 'monitorFailed' },
         { guard: 'finishAllowed', target: 'finished', actions: 'emitMonitor' },
-        { guard: 'finishRejected', target: 'executing', actions: ['emitMonitor', assign(({ context }) => ({ finishRejection: context.decision?.reason }))] },
+        { guard: 'finishRejected', target: 'executing', actions: ['emitMonitor', 'requireFromDecision', assign(({ context }) => ({ finishRejection: context.decision?.reason }))] },
         {
           guard: 'extend',
           target: 'executing',
@@ -289,19 +352,35 @@ export const scsMachine = setup({
               extensions: context.extensions + 1,
             })),
             'emitMonitor',
+            'requireFromDecision',
           ],
         },
-        { guard: 'deny', target: 'executing', actions: 'emitMonitor' },
-        { guard: 'acceptPhase', target: 'executing', actions: ['emitMonitor', assign({ sinceMonitor: 0 })] },
+        { guard: 'deny', target: 'executing', actions: ['emitMonitor', 'requireFromDecision'] },
+        { guard: 'acceptContinues', target: 'executing', actions: ['emitMonitor', 'requireFromDecision', assign({ sinceMonitor: 0, stop: undefined })] },
+        { guard: 'acceptFinishes', target: 'executing', actions: ['emitMonitor', 'requireFromDecision', assign({ sinceMonitor: 0, stop: undefined })] },
         {
-          // reject_phase or rethink_plan: the committee replans from the evidence (bounded).
+          // Rolling phases: the phase is accepted, the committee drafts the next milestone.
+          guard: 'acceptNextPhase',
+          target: 'planning',
+          actions: ['emitMonitor', assign({ attempts: 0, feedback: [], required: undefined })],
+        },
+        {
+          // reject_phase or rethink_plan: the committee replans from the evidence (bounded, like the phases).
           guard: 'replansLeft',
           target: 'planning',
-          actions: ['emitMonitor', assign(({ context }) => ({ replans: context.replans + 1, attempts: 0, feedback: [context.decision?.reason ?? 'rethink'] }))],
+          actions: ['emitMonitor', assign(({ context }) => ({ replans: context.replans + 1, attempts: 0, feedback: [context.decision?.reason ?? 'rethink'], required: undefined }))],
         },
         {
           target: 'blocked',
-          actions: ['emitMonitor', assign(({ context }) => ({ blockedReasons: [context.decision?.reason ?? 'rejected', `no replans left (${context.settings.max_replans})`] }))],
+          actions: [
+            'emitMonitor',
+            assign(({ context }) => ({
+              blockedReasons: [
+                context.decision?.reason ?? 'rejected',
+                context.phase >= context.settings.max_phases ? `no phases left (max_phases ${context.settings.max_phases})` : `no replans left (${context.settings.max_replans})`,
+              ],
+            })),
+          ],
         },
       ],
     },

@@ -1,5 +1,13 @@
 import type { RunEvent } from '@shared/contracts/events';
-import type { ScsRecord } from '@shared/scs/contracts';
+import type { MonitorDecision, ScsRecord } from '@shared/scs/contracts';
+
+/** What an accepted phase leads to (rolling phases: by default, the next milestone). */
+const ACCEPT_NEXT = {
+  supervisor_continue: ' (phase continues)',
+  finish: ' → finish',
+  supervisor_execute: ' → next phase',
+  committee_rethink: ' → next phase',
+} as const satisfies Record<NonNullable<MonitorDecision['next_required_action']>, string>;
 
 /** Compact SCS lines for the terminal (seed 001: state, not the internal debate). */
 export function formatScsEvent(event: RunEvent): string | undefined {
@@ -15,7 +23,7 @@ export function formatScsEvent(event: RunEvent): string | undefined {
     case 'scs.student.rethink_requested':
       return `scs student requested rethink: ${event.decision.reason}`;
     case 'scs.student.phase_accepted':
-      return `scs student accepted phase ${event.phase} confidence=${event.decision.confidence.toFixed(2)}`;
+      return `scs student accepted phase ${event.phase} confidence=${event.decision.confidence.toFixed(2)}${ACCEPT_NEXT[event.decision.next_required_action ?? 'supervisor_execute']}`;
     case 'scs.student.phase_rejected':
       return `scs student rejected phase ${event.phase}: ${event.decision.reason}`;
     case 'scs.student.finish_allowed':
@@ -30,6 +38,8 @@ export function formatScsEvent(event: RunEvent): string | undefined {
       return `scs supervisor started phase ${event.phase}: ${event.plan.phase_goal}`;
     case 'scs.supervisor.phase_blocked':
       return `scs supervisor blocked: ${event.reasons.join('; ')}`;
+    case 'scs.supervisor.phase_stopped':
+      return `scs supervisor stopped phase ${event.phase}: stop condition "${event.condition}" (${event.matched})${event.changed_files.length ? `, ${event.changed_files.length} changed file(s)` : ''}`;
     case 'scs.warning':
       return `scs warning: ${event.message}`;
     default:

@@ -208,6 +208,29 @@ function EntryDetails({ entry, nav }: { entry: ScsEntry; nav: ScsNavigation }) {
           ))}
         </ul>
       );
+    case 'phase_stopped':
+      return (
+        <>
+          <p className="scs-entry__reason">
+            “{entry.condition}”: {entry.matched}
+          </p>
+          <div className="scs-entry__evidence">
+            <span className="scs-entry__label">Evidence</span>
+            {entry.evidence.map((id) => (
+              <EvidenceLink key={id} id={id} nav={nav} />
+            ))}
+          </div>
+          {entry.changed_files.length > 0 && (
+            <ul className="scs-entry__reasons" data-testid="scs-changed-files">
+              {entry.changed_files.map((f, i) => (
+                <li key={i}>
+                  <code>{f.tool}</code> {f.target} <span className="muted">· {f.ok ? 'ok' : f.result}</span>
+                </li>
+              ))}
+            </ul>
+          )}
+        </>
+      );
     case 'warning':
       return <p className="scs-entry__reason">{entry.message}</p>;
     default:

@@ -23,7 +23,8 @@ export const PLANS = {
     plan: ['Read notes.md', 'Draft a five-line summary', 'Write summary.md', 'Read summary.md back'],
     acceptance_criteria: ['summary.md exists', 'summary.md has at most five lines'],
     allowed_tools: ['read_file', 'write_file'],
-    stop_conditions: ['notes.md is missing', 'same failure twice'],
+    // Checked by the runtime: a result quoting "ENOENT" stops the phase (stop-conditions.ts).
+    stop_conditions: ['notes.md is missing ("ENOENT")', 'same failure three times'],
   },
   /** A replan after the first write failed: a different target. */
   replanned: {
@@ -86,6 +87,7 @@ export function okFact(round: number, over: Partial<RoundFact> = {}): RoundFact 
     failed: false,
     summary: `read notes-${round}.md`,
     event_ids: [`run-test-1:${String(round * 10).padStart(6, '0')}`],
+    result: `# Notes ${round}`,
     ...over,
   };
 }
@@ -100,6 +102,23 @@ export function failedFact(round: number, callKey: string = FAILING_CALL, over: 
     failed: true,
     summary: `${callKey} failed: EACCES`,
     event_ids: [`run-test-1:${String(round * 10).padStart(6, '0')}`],
+    result: 'Error: EACCES: permission denied',
+    changed: { round, tool: callKey.split(' ')[0] ?? 'write_file', target: '/etc/summary.md', result: 'error: EACCES', ok: false },
+    ...over,
+  };
+}
+
+/** A round whose result matches the summarise plan's stop condition ("ENOENT"): the notes are missing. */
+export function stoppingFact(round: number, over: Partial<RoundFact> = {}): RoundFact {
+  return {
+    round,
+    outcome: 'executed',
+    tool: 'read_file',
+    call_key: 'read_file {"path":"notes.md"}',
+    failed: true,
+    summary: 'read_file → executed: error: ENOENT',
+    event_ids: [`run-test-1:${String(round * 10).padStart(6, '0')}`],
+    result: "Error: ENOENT: no such file or directory, open 'notes.md'",
     ...over,
   };
 }

@@ -2,6 +2,8 @@ import { RunEvent } from '../../contracts/events';
 import { canonicalJson } from '../../util/canonical-json';
 import { DECISIONS_FOR_TRIGGER, MonitorDecision, PhasePlan, type MonitorDecisionKind, type MonitorTrigger } from '../contracts';
 import type { ScsEmitted } from '../machine';
+import { usesUp } from '../required-action';
+import { matchStopCondition } from '../stop-conditions';
 import type { ScsTrace } from './replay';
 import type { RoleCall, ScsJournalEntry, StepEntry } from './scripted-roles';
 
@@ -19,6 +21,9 @@ import type { RoleCall, ScsJournalEntry, StepEntry } from './scripted-roles';
  * S6 every event is a valid RunEvent once stamped; every usable decision is announced exactly once
  * S7 (coverage of every state and transition) is a property of all traces together: see machine.paths.test.ts
  * S8 what the monitor said reaches the committee's next draft
+ * S9 rolling phases: an accepted phase (not kept going, not finishing) leads to the next phase's draft; phases count 1, 2, 3…
+ * S10 a round that matches a stop condition stops the phase with its evidence and asks the monitor; no other round does
+ * S11 next_required_action: a refused finish requires more work, an accept with `finish` requires the finish, a crossed decision uses it up
  */
 
 const same = (a: unknown, b: unknown): boolean => canonicalJson(a) === canonicalJson(b);
@@ -82,7 +87,10 @@ const malformedDraft = (call: RoleCall): boolean => call.role === 'committee' &&
 /** The monitor was asked and could not decide: it failed, or its answer was malformed or of the wrong kind. */
 const monitorFailed = (call: RoleCall): boolean => call.role === 'monitor' && call.settled !== undefined && usableAnswer(call) === undefined;
 
-const PROGRESS_TRIGGERS: readonly MonitorTrigger[] = ['tool_failure', 'loop_guard', 'periodic'];
+const PROGRESS_TRIGGERS: readonly MonitorTrigger[] = ['tool_failure', 'loop_guard', 'periodic', 'stop_condition'];
+
+/** accept_phase that ends the phase: neither kept going (supervisor_continue) nor finishing. */
+const endsPhase = (d: MonitorDecision): boolean => d.decision === 'accept_phase' && d.next_required_action !== 'supervisor_continue' && d.next_required_action !== 'finish';
 
 /** States the machine rests in (not transient): where a step's consequence shows. */
 const RESTING = new Set(['planning', 'reviewingPlan', 'executing', 'monitoring', 'finished', 'blocked']);
@@ -144,7 +152,12 @@ export function checkScsInvariants(trace: ScsTrace): string[] {
     if (attempts.length > settings.max_committee_retries + 1) v.push(`S2: ${attempts.length} committee drafts for phase ${phase} (max ${settings.max_committee_retries + 1})`);
     if (!same(attempts, attempts.map((_, i) => i + 1))) v.push(`S2: committee attempts for phase ${phase} are ${attempts.join(',')}, not 1..n`);
   }
-  if (draftsByPhase.size > settings.max_replans + 1) v.push(`S2: ${draftsByPhase.size - 1} replans (max ${settings.max_replans})`);
+  if (draftsByPhase.size > settings.max_phases) v.push(`S2: ${draftsByPhase.size} phases (max ${settings.max_phases})`);
+  const replansAsked = monitor.filter(({ call, at }) => {
+    const d = usableAnswer(call);
+    return call.role === 'monitor' && PROGRESS_TRIGGERS.includes(call.input.trigger) && (d?.decision === 'reject_phase' || d?.decision === 'rethink_plan') && committee.some((c) => c.at > at);
+  }).length;
+  if (replansAsked > settings.max_replans) v.push(`S2: ${replansAsked} replans (max ${settings.max_replans})`);
   const extended = events.filter((e) => e.type === 'scs.budget.extended');
   if (extended.length > settings.max_extensions) v.push(`S2: ${extended.length} extensions (max ${settings.max_extensions})`);
   let budget = input.budget;
@@ -184,9 +197,10 @@ export function checkScsInvariants(trace: ScsTrace): string[] {
         if ((draftsSoFar.get(call.input.phase) ?? 0) === settings.max_committee_retries + 1) exhaustedAt ??= at;
       }
       if (PROGRESS_TRIGGERS.includes(call.input.trigger) && (d?.decision === 'reject_phase' || d?.decision === 'rethink_plan')) {
+        if (replans >= settings.max_replans || call.input.phase >= settings.max_phases) exhaustedAt ??= at;
         replans++;
-        if (replans > settings.max_replans) exhaustedAt ??= at;
       }
+      if (PROGRESS_TRIGGERS.includes(call.input.trigger) && d && endsPhase(d) && call.input.phase >= settings.max_phases) exhaustedAt ??= at;
     }
   }
   if (exhaustedAt !== undefined) {
@@ -275,6 +289,46 @@ export function checkScsInvariants(trace: ScsTrace): string[] {
       v.push(`S8: the committee's next draft was not given the monitor's ${d.decision} reason`);
     }
   }
+
+  // ── S9: rolling phases ───────────────────────────────────────────────────────────────────────
+  for (const { call, at } of monitor) {
+    const d = usableAnswer(call);
+    if (!d || call.role !== 'monitor' || !PROGRESS_TRIGGERS.includes(call.input.trigger) || !endsPhase(d) || call.input.phase >= settings.max_phases) continue;
+    if (restingAfter(at)?.value !== 'planning') v.push('S9: an accepted phase did not send the committee to draft the next one');
+    const next = committee.find((c) => c.at > at)?.call;
+    if (next?.role === 'committee' && (next.input.phase !== call.input.phase + 1 || next.input.attempt !== 1)) v.push('S9: the next milestone was not drafted as the next phase, first attempt');
+  }
+  if (!same(started.map((e) => e.phase), started.map((_, i) => i + 1))) v.push(`S9: phases started as ${started.map((e) => e.phase).join(',')}, not 1, 2, 3…`);
+
+  // ── S10: stop conditions ─────────────────────────────────────────────────────────────────────
+  const stopped = events.filter((e) => e.type === 'scs.supervisor.phase_stopped');
+  let expectedStops = 0;
+  journal.forEach((entry, i) => {
+    if (entry.kind !== 'sent' || entry.event.type !== 'ROUND_DONE') return;
+    const after = stepsAfter(i)[0];
+    if (!after?.context.plan) return;
+    const match = matchStopCondition(after.context.plan.stop_conditions, after.context.facts.slice(after.context.phaseStart));
+    const nextCall = calls.find((c) => c.at > i)?.call;
+    if (match) {
+      expectedStops++;
+      if (nextCall?.role !== 'monitor' || nextCall.input.trigger !== 'stop_condition') v.push('S10: a matched stop condition did not ask the monitor (trigger stop_condition)');
+      if (!stopped.some((e) => e.condition === match.condition && same(e.evidence, match.evidence) && e.round === match.round)) v.push('S10: a matched stop condition was not announced with its evidence');
+    } else if (restingAfter(i)?.value === 'monitoring' && restingAfter(i)?.context.trigger === 'stop_condition') {
+      v.push('S10: the phase stopped on a round that matches no stop condition');
+    }
+  });
+  if (stopped.length !== expectedStops) v.push(`S10: ${stopped.length} phase_stopped events for ${expectedStops} matched rounds`);
+
+  // ── S11: next_required_action ────────────────────────────────────────────────────────────────
+  for (const { call, at } of monitor) {
+    const d = usableAnswer(call);
+    const next = restingAfter(at);
+    if (d?.decision === 'finish_rejected' && next?.value === 'executing' && next.context.required?.kind !== 'execute') v.push('S11: a refused finish does not require more work first');
+    if (d?.decision === 'accept_phase' && d.next_required_action === 'finish' && next?.value === 'executing' && next.context.required?.kind !== 'finish') v.push('S11: an accept with next_required_action finish does not require the finish');
+  }
+  journal.forEach((entry, i) => {
+    if (entry.kind === 'sent' && entry.event.type === 'ROUND_DONE' && usesUp(entry.event.fact) && stepsAfter(i)[0]?.context.required !== undefined) v.push('S11: a decision that crossed the boundary did not use the requirement up');
+  });
 
   return v;
 }

@@ -2,7 +2,7 @@ import type { SnapshotFrom } from 'xstate';
 import { adjacencyMapToArray, getAdjacencyMap, getShortestPaths, type StatePath } from 'xstate/graph';
 import { DECISIONS_FOR_TRIGGER, type MonitorDecisionKind } from '../contracts';
 import { scsMachine, type ScsEvent, type ScsInput } from '../machine';
-import { ALL_ANSWERS, MALFORMED_DECISION, MALFORMED_PLAN, PLANS, failedFact, monitorAnswer, okFact } from './fixtures';
+import { ALL_ANSWERS, MALFORMED_DECISION, MALFORMED_PLAN, PLANS, failedFact, monitorAnswer, okFact, stoppingFact } from './fixtures';
 import type { RoleName } from './scripted-roles';
 
 /**
@@ -40,10 +40,16 @@ function monitorEvents(snapshot: ScsSnapshot, options: AlphabetOptions): PathEve
     options.answers === 'representative'
       ? [...ALL_ANSWERS.filter((a) => right(a.decision)), monitorAnswer(trigger === 'plan' ? 'finish_allowed' : 'approve_plan')]
       : [...ALL_ANSWERS];
+  // accept_phase ends the phase (the next milestone), unless its next_required_action keeps it going or asks for the finish.
+  // (representative: the one that keeps the phase going; every: both.)
+  if (right('accept_phase')) answers.push(...(options.answers === 'representative' ? [ACCEPT_CONTINUE] : [ACCEPT_CONTINUE, ACCEPT_FINISH]));
   // An oversized extension only matters when the budget is the question; elsewhere it is one more wrong kind.
   if (trigger === 'budget') answers.push(monitorAnswer('extend_steps', { extend_by: 20 }));
   return answers.map((a) => done('monitor', a)).concat(done('monitor', MALFORMED_DECISION), error('monitor', 'monitor timed out'));
 }
+
+const ACCEPT_CONTINUE = monitorAnswer('accept_phase', { next_required_action: 'supervisor_continue' });
+const ACCEPT_FINISH = monitorAnswer('accept_phase', { next_required_action: 'finish' });
 
 /** Every event the controller could receive in this snapshot. */
 export function pathEvents(snapshot: ScsSnapshot, options: AlphabetOptions = {}): PathEvent[] {
@@ -64,6 +70,8 @@ export function pathEvents(snapshot: ScsSnapshot, options: AlphabetOptions = {})
         { type: 'ROUND_DONE', fact: okFact(round) },
         // Always the same call, so a second failure in a row is the loop guard's case.
         { type: 'ROUND_DONE', fact: failedFact(round) },
+        // A result that matches a stop condition, offered only where the plan has one.
+        ...(c.plan && c.plan.stop_conditions.length > 0 ? [{ type: 'ROUND_DONE' as const, fact: stoppingFact(round) }] : []),
         { type: 'FINISH_REQUESTED', round },
       ];
     }
@@ -85,7 +93,7 @@ export function scsEdges(input: ScsInput, alphabet: AlphabetOptions = {}): { sta
 export function eventKey(event: PathEvent): string {
   if ('error' in event) return `${event.type}:${event.error.message}`;
   if ('output' in event) return `${event.type}:${JSON.stringify(event.output)}`;
-  return event.type === 'ROUND_DONE' ? `ROUND_DONE:${event.fact.failed ? 'failed' : 'ok'}` : 'FINISH_REQUESTED';
+  return event.type === 'ROUND_DONE' ? `ROUND_DONE:${event.fact.result?.includes('ENOENT') ? 'stopping' : event.fact.failed ? 'failed' : 'ok'}` : 'FINISH_REQUESTED';
 }
 
 /**
@@ -107,7 +115,8 @@ export function abstractState(snapshot: ScsSnapshot): string {
     extensions: c.extensions,
     budget: c.budget,
     budgetAskedAt: c.budgetAskedAt ?? null,
-    facts: c.facts.map((f) => (f.failed ? 'x' : 'o')).join(''),
+    facts: c.facts.map((f) => (f.result?.includes('ENOENT') ? 's' : f.failed ? 'x' : 'o')).join(''),
+    phaseStart: c.phaseStart,
     sinceMonitor: c.sinceMonitor,
     trigger: c.trigger ?? null,
     decision: c.decision?.decision ?? null,
@@ -129,8 +138,8 @@ type GraphOptions = NonNullable<Parameters<typeof getShortestPaths<typeof scsMac
  * there (its bounds hold); a mutant that ignores a bound would otherwise have an infinite graph.
  */
 export function beyondBounds(snapshot: ScsSnapshot): boolean {
-  const { settings, replans, extensions, attempts } = snapshot.context;
-  return replans > settings.max_replans + 1 || extensions > settings.max_extensions + 1 || attempts > settings.max_committee_retries + 2;
+  const { settings, replans, extensions, attempts, phase } = snapshot.context;
+  return replans > settings.max_replans + 1 || extensions > settings.max_extensions + 1 || attempts > settings.max_committee_retries + 2 || phase > settings.max_phases + 1;
 }
 
 export function pathOptions(input: ScsInput, alphabet: AlphabetOptions = {}): GraphOptions {
