@@ -59,7 +59,7 @@ export function LearningExampleDetail({ example }: { example: LearningExampleRow
   const { db } = useHost();
   // Stored by reference to an earlier example's prompt (db.ts, v6): rebuilt when opened; an old trace's whole prompt is shown as stored.
   const stored = storedPrompt(example);
-  const rebuilt = useLiveQuery(() => (stored ? undefined : examplePrompt(db, example)), [db, example, stored]);
+  const rebuilt = useLiveQuery(() => (example.context_ref === undefined ? undefined : examplePrompt(db, example)), [db, example]);
   const prompt = stored ?? rebuilt;
   const verdict = example.verdict;
   return (
