@@ -28,6 +28,7 @@ import { ExportOtlpButton } from './run/ExportOtlpButton';
 import { SendOtlpButton } from './run/SendOtlpButton';
 import { ReplayButton } from './run/ReplayButton';
 import { DifferencesPanel } from './run/DifferencesPanel';
+import { NodeDifferencesPanel } from './run/NodeDifferencesPanel';
 import { PrivacyPanel } from './privacy/PrivacyPanel';
 
 const NO_EVENTS: RunEvent[] = [];
@@ -73,7 +74,7 @@ export function RunHeader({ run, facts, scs, usage }: { run: RunRow; facts: RunF
         )}
         <ExportOtlpButton runId={run.run_id} />
         <SendOtlpButton runId={run.run_id} />
-        {!run.workflow && run.status !== 'running' && run.status !== 'waiting' && <ReplayButton runId={run.run_id} workflowId={run.workflow_id} />}
+        {run.status !== 'running' && run.status !== 'waiting' && <ReplayButton runId={run.run_id} workflowId={run.workflow_id} graph={run.workflow !== undefined} />}
         {(run.status === 'running' || run.status === 'waiting') && (
           <ConfirmButton
             label={cancelling ? 'Cancelling…' : 'Cancel run'}
@@ -363,6 +364,7 @@ function WorkflowRunBody({ runId, run, events, focusNode }: { runId: string; run
   const finished = useMemo(() => events.find((e) => e.type === 'run.finished'), [events]);
   return (
     <div className="rounds">
+      {started?.replay_of && <NodeDifferencesPanel runId={runId} replayOf={started.replay_of} events={events} live={!run || run.status === 'running' || run.status === 'waiting'} />}
       {started && Object.keys(started.inputs).length > 0 && (
         <details className="run-setup" data-testid="run-inputs">
           <summary>

@@ -64,6 +64,19 @@ export function ReplayGaps({ gaps }: { gaps: readonly string[] }) {
   );
 }
 
+/** While the recorded run is read, or when it is not stored here: what a Differences panel says instead. */
+export function RecordedRunMissing({ recorded }: { recorded: readonly RunEvent[] | undefined }) {
+  return recorded === undefined ? (
+    <p className="muted">
+      <Spinner /> Reading the recorded run…
+    </p>
+  ) : (
+    <p className="muted" data-testid="differences-unknown">
+      The recorded run is not stored here (deleted, or from another data folder): nothing to compare with.
+    </p>
+  );
+}
+
 /** "Differences" on a replay's page: its decisions against the recorded run's, as both are stored here. */
 export function DifferencesPanel({ replayOf, events, live }: { replayOf: string; events: readonly RunEvent[]; live: boolean }) {
   const { db } = useHost();
@@ -76,14 +89,8 @@ export function DifferencesPanel({ replayOf, events, live }: { replayOf: string;
       <h2 className="run-setup__heading">
         Differences from the recorded run {differences && differences.length > 0 && <span className="muted">· {plural(differences.length, 'round')}</span>}
       </h2>
-      {rounds === undefined ? (
-        <p className="muted">
-          <Spinner /> Reading the recorded run…
-        </p>
-      ) : recorded?.length === 0 ? (
-        <p className="muted" data-testid="differences-unknown">
-          The recorded run is not stored here (deleted, or from another data folder): nothing to compare with.
-        </p>
+      {rounds === undefined || recorded?.length === 0 ? (
+        <RecordedRunMissing recorded={recorded} />
       ) : (
         <>
           <DifferencesList differences={differences ?? []} rounds={rounds.length} recordedRunId={replayOf} live={live} />

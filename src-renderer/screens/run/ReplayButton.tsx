@@ -16,9 +16,9 @@ export function replayParams(runId: string, tools: NonNullable<ReplayTools>, row
   return { run_id: runId, tools, ...(row ? { workflow: { ...row.doc, scs: scsSettingsOf(row.doc) } } : {}) };
 }
 
-/** Starts the replay and says where the new run is. */
-export async function startReplay(client: Pick<HostClient, 'request'>, db: Pick<StewardDb, 'workflows'>, runId: string, workflowId: string, tools: NonNullable<ReplayTools>): Promise<string> {
-  const row = await db.workflows.get(workflowId);
+/** Starts the replay and says where the new run is. A workflow (graph) run's workflow is the one the host keeps. */
+export async function startReplay(client: Pick<HostClient, 'request'>, db: Pick<StewardDb, 'workflows'>, runId: string, workflowId: string, tools: NonNullable<ReplayTools>, graph = false): Promise<string> {
+  const row = graph ? undefined : await db.workflows.get(workflowId);
   const { run_id } = await client.request('runs.replay', replayParams(runId, tools, row));
   return run_id;
 }
@@ -28,7 +28,7 @@ export async function startReplay(client: Pick<HostClient, 'request'>, db: Pick<
  * executes); live tools go through the boundary and authorization again, and are confirmed here
  * first. The new run opens; its page lists where its decisions differ.
  */
-export function ReplayButton({ runId, workflowId }: { runId: string; workflowId: string }) {
+export function ReplayButton({ runId, workflowId, graph = false }: { runId: string; workflowId: string; graph?: boolean }) {
   const { client, db, connection } = useHost();
   const formId = useId();
   const [open, setOpen] = useState(false);
@@ -45,9 +45,9 @@ export function ReplayButton({ runId, workflowId }: { runId: string; workflowId:
     setBusy(true);
     setError(undefined);
     try {
-      const next = await startReplay(client, db, runId, workflowId, tools);
+      const next = await startReplay(client, db, runId, workflowId, tools, graph);
       setOpen(false);
-      window.location.hash = routeHref({ name: 'run', runId: next, tab: 'rounds' });
+      window.location.hash = routeHref({ name: 'run', runId: next, tab: graph ? 'nodes' : 'rounds' });
     } catch (err) {
       setError(`Could not replay the run: ${err instanceof Error ? err.message : String(err)}`);
     } finally {
@@ -81,7 +81,7 @@ export function ReplayButton({ runId, workflowId }: { runId: string; workflowId:
                 setTools('dry_run');
                 setConfirming(false);
               }} />
-            a dry run: no tool executes
+            {graph ? 'a dry run: no tool executes (tool nodes give back their recorded results)' : 'a dry run: no tool executes'}
           </label>{' '}
           <label className="confirm">
             <input type="radio" name={`${formId}-tools`} value="live" checked={tools === 'live'} onChange={() => setTools('live')} data-testid="replay-live" />
