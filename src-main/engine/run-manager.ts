@@ -240,6 +240,11 @@ export class RunManager {
     return true;
   }
 
+  /** Resolves once the run going on here has ended or waits again (at once when none is). */
+  async settled(runId: string): Promise<void> {
+    await this.active.get(runId)?.done;
+  }
+
   activeIds(): string[] {
     return [...this.active.keys()];
   }

@@ -10,6 +10,7 @@ import { AgentSpec, type AgentSpecInput } from '@shared/contracts/spec';
 import { createMemoryLedger } from '../mcp/idempotency-ledger';
 import { createScriptProvider } from '../providers/script-provider';
 import type { ModelProvider } from '../providers/provider';
+import { askingSpecInput } from '../../test-support/asking-spec';
 import { tempNotesWorkspace } from '../../test-support/workspace';
 import { CheckpointStore, RunCheckpoint } from './checkpoint';
 import { runAgent } from './run-agent';
@@ -25,17 +26,7 @@ afterEach(() => {
 function setup(supervision: AgentSpecInput['supervision'] = { enabled: false }) {
   const ws = tempNotesWorkspace();
   cleanups.push(ws.cleanup);
-  const spec = AgentSpec.parse({
-    format: 'steward/v1',
-    kind: 'agent',
-    id: 'asks-the-user',
-    name: 'Asks the user',
-    instructions: 'Work in ${workspace}.',
-    task: 'Summarise a note.',
-    workspace: 'notes-sandbox',
-    servers: [{ id: 'fs', package: '@modelcontextprotocol/server-filesystem', args: ['${workspace}'], tools: ['read_text_file', 'write_file'] }],
-    supervision,
-  });
+  const spec = AgentSpec.parse(askingSpecInput(supervision));
   return { ws, spec };
 }
 

@@ -58,7 +58,8 @@ const studentAnswer: fc.Arbitrary<ScriptEntry> = fc.oneof<fc.Arbitrary<ScriptEnt
   fc.constant({ text: 'not json at all' }),
   fc.constant({ error: 'the model server fell over' }),
   fc.constant({ json: { decision_type: 'complete', output: 'done', confidence: 0.4 } }),
-  fc.constant({ json: { decision_type: 'ask_user', question: 'Which file?' } }),
+  // (ask_user now waits for a person: a run that has not ended is not replayed; present_result is delivered instead.)
+  fc.constant({ json: { decision_type: 'present_result', content: 'Half of it.' } }),
 );
 const teacherAnswer: fc.Arbitrary<ScriptEntry> = fc.oneof<fc.Arbitrary<ScriptEntry>[]>(
   fc.constant({ json: { verdict: 'accept', reason_codes: [], explanation: 'Fine.' } }),

@@ -27,9 +27,6 @@ export function agentRunPrinter(io: Pick<CliIo, 'stdout'>, json: boolean, trace?
     io.stdout(`${RUN_STATUS_LABELS[result.status].toLowerCase()} · ${result.rounds.length} round(s) · ${tools} tool call(s)${result.message && result.message !== lastRoundMessage ? ` · ${result.message}` : ''}\n`);
     if (result.scs) io.stdout(`${formatScsStatus(result.scs)}\n`);
     if (result.output) io.stdout(`${result.output}\n`);
-    if (result.status === 'waiting') {
-      io.stdout('the run waits for a person; the command line cannot resume it: run it in the app, or set supervision.on_escalate to teacher_takeover\n');
-    }
   };
   return { onEvent, summary };
 }

@@ -1,5 +1,5 @@
 import { runCli } from './cli';
-import { readStdin, terminalAsk } from './terminal';
+import { readStdin, terminalAsk, terminalLine } from './terminal';
 
 const controller = new AbortController();
 let interrupted = false;
@@ -17,5 +17,6 @@ const code = await runCli(process.argv.slice(2), {
   signal: controller.signal,
   stdin: () => readStdin('Value (not shown): '),
   ask: terminalAsk(),
+  line: terminalLine(),
 });
 process.exitCode = code;

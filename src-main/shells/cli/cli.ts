@@ -14,6 +14,10 @@ import { replayCommand } from './replay-command';
 import { learningCommand } from './learning-command';
 import { traceCommand } from './otlp-command';
 import { runsCommand } from './runs-command';
+import { answerCommand } from './answer-command';
+import type { ReadLine } from './ask-at-terminal';
+import { answerAtTerminal, parkInDataFolder, waitingHint } from './park-run';
+import type { RunEvent } from '@shared/contracts/events';
 import { openFileLedger } from '../../mcp/idempotency-ledger';
 import { loadDocumentFile } from '../../workflow/load-workflow';
 import { SpecError } from '../../spec/spec-errors';
@@ -36,11 +40,13 @@ export interface CliIo {
   stdin?: () => Promise<string>;
   /** Asks the person at the terminal a yes/no question; absent when nobody can answer. */
   ask?: (question: string) => Promise<boolean>;
+  /** Reads a line the person types at the terminal (an answer to a waiting run); absent when nobody can answer. */
+  line?: ReadLine;
   /** The OS keychain (or a stand-in the caller chooses). */
   credentials?: () => CredentialStore;
 }
 
-export const EXIT = { ok: 0, runNotCompleted: 1, badInput: 2 } as const;
+export const EXIT = { ok: 0, runNotCompleted: 1, badInput: 2, waiting: 3 } as const;
 
 const USAGE = `Usage:
   steward run FILE|NAME [--json] [--trace OUT.jsonl] [--phase 0-4] [--yes | --no-confirm]
@@ -50,7 +56,8 @@ const USAGE = `Usage:
   steward replay TRACE.jsonl|RUN_ID [--live] [--json] [--spec FILE] [--data-dir DIR]
   steward workflows list [--json] | import FILE [--as ID] [--replace] | export ID [FILE] | delete ID
                    [--data-dir DIR]
-  steward runs delete RUN_ID... | import FILE.jsonl... [--data-dir DIR]
+  steward answer RUN_ID approve|reject|stop|takeover|yes|no [--note TEXT] | reply TEXT [--data-dir DIR]
+  steward runs delete RUN_ID... | import FILE.jsonl... | waiting [--json] [--data-dir DIR]
   steward credentials set NAME | list | delete NAME
   steward learning export TRACE.jsonl [TRACE.jsonl …] --format sft|preference -o OUT.jsonl
   steward trace otlp TRACE.jsonl [-o OUT.json] [--endpoint URL] [--allow-host HOST]...
@@ -68,6 +75,9 @@ const USAGE = `Usage:
                              2 fully gated, 3 risk-gated, 4 autonomous)
                --yes         approve tools that need the user's confirmation
                --no-confirm  decline them (without either, a terminal asks; otherwise declined)
+               A run that waits for a person (the agent asks you, the teacher escalates) asks at
+               the terminal and goes on; without a terminal it waits in the data folder: the run
+               id and the steward answer command are printed, and the exit code is 3
                --allow-host  let a model on this host see the run (default: local models only;
                              a stored workflow NAME also gets the data folder's privacy policy)
                --scs         Student·Committee·Supervisor gates: a committee plans each phase,
@@ -79,13 +89,15 @@ const USAGE = `Usage:
                import a file the app exported (--as ID stores it under another id, --replace
                overwrites), export one (stdout without FILE), delete one
   credentials  keychain credentials: the value is read from standard input, never an argument
-  runs         the runs in the data folder's history (the app's Runs list): delete them, or
-               import JSONL traces (steward runs --help)
+  answer       answer a run waiting for a person and resume it here (steward answer --help)
+  runs         the runs in the data folder's history (the app's Runs list): list those waiting
+               for a person, delete them, or import JSONL traces (steward runs --help)
   learning     turn traces into fine-tuning data: sft (chat JSONL) or preference (DPO pairs)
   trace        a trace as OpenTelemetry OTLP/JSON (GenAI conventions), to a file or an OTLP/HTTP
                collector the privacy policy allows (steward trace --help)
 
-Exit codes: 0 completed · 1 the run ended otherwise (blocked, failed, …) · 2 bad input`;
+Exit codes: 0 completed · 1 the run ended otherwise (blocked, failed, …) · 2 bad input
+            · 3 the run waits for a person (answer it with steward answer RUN_ID …)`;
 
 /** The `steward` command, in-process (the bin wraps it). Returns the exit code; never throws. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
@@ -106,6 +118,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return await workflowsCommand(rest, io);
       case 'runs':
         return await runsCommand(rest, io);
+      case 'answer':
+        return await answerCommand(rest, io);
       case 'credentials':
         return await credentialsCommand(rest, { ...io, stdin: io.stdin ?? (async () => '') }, (io.credentials ?? (() => createKeychainStore()))());
       case '--version':
@@ -189,8 +203,13 @@ async function runCommand(args: string[], io: CliIo): Promise<number> {
     io.stdout(`steward · ${spec.name} · student=${modelLabel(spec.models.student)} teacher=${modelLabel(spec.models.teacher)} · ${supervision}\n`);
   }
   const printer = agentRunPrinter(io, json, trace);
-  const onEvent = printer.onEvent;
-  const result = await runAgent({
+  // Kept for a run that ends up waiting: its events go into the data folder with its checkpoint.
+  const events: RunEvent[] = [];
+  const onEvent = (event: RunEvent) => {
+    events.push(event);
+    printer.onEvent(event);
+  };
+  const runOptions = {
     spec,
     specDir: loaded.specDir,
     workspace: loaded.workspace,
@@ -203,8 +222,11 @@ async function runCommand(args: string[], io: CliIo): Promise<number> {
     privacy: { allowed_hosts: values['allow-host'] ?? [] },
     credentials: io.credentials ? io.credentials() : createKeychainStore(),
     // On stderr, so --json output stays one JSON object.
-    onProgress: (line) => io.stderr(`${line}\n`),
-  });
+    onProgress: (line: string) => io.stderr(`${line}\n`),
+  };
+  const first = await runAgent(runOptions);
+  // A person at the terminal answers a waiting run here; it resumes in this process.
+  const result = json ? first : await answerAtTerminal(first, io, (checkpoint, answer) => runAgent({ ...runOptions, resume: { checkpoint, answer } }));
 
   if (result.setup_error !== undefined) {
     io.stderr(`steward: ${result.setup_error}\n`);
@@ -215,6 +237,17 @@ async function runCommand(args: string[], io: CliIo): Promise<number> {
     io.stdout(`${JSON.stringify(stripSetup(result), null, 2)}\n`);
   } else {
     printer.summary(result);
+  }
+  if (result.status === 'waiting' && result.checkpoint && result.intervention) {
+    // Nobody answered here: the run waits in the data folder, for `steward answer` or the app.
+    const parked = parkInDataFolder(dataDir, result.checkpoint, events, (line) => io.stderr(`steward: ${line}\n`));
+    if (!parked.ok) {
+      io.stderr(`steward: the run cannot wait for your answer: ${parked.message}\n`);
+      return EXIT.runNotCompleted;
+    }
+    // On stderr with --json, so the output stays one JSON object.
+    (json ? io.stderr : io.stdout)(`${waitingHint(result.run_id, result.intervention, values['data-dir'])}\n`);
+    return EXIT.waiting;
   }
   return result.status === 'completed' ? EXIT.ok : EXIT.runNotCompleted;
 }

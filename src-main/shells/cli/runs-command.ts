@@ -11,11 +11,13 @@ import { defaultDataDir } from '../../util/data-dir';
 import { acquireDataFolderLock, DataFolderInUseError } from '../../util/data-folder-lock';
 import { WorkflowCheckpointStore } from '../../workflow/workflow-checkpoint';
 import type { CliIo, EXIT } from './cli';
+import { waitingCommand } from './waiting-command';
 
 // Type-only link to cli.ts (which imports this file): the codes are checked equal to EXIT at compile time.
 const CODE = { ok: 0, notAll: 1, badInput: 2 } as const satisfies { ok: (typeof EXIT)['ok']; notAll: (typeof EXIT)['runNotCompleted']; badInput: (typeof EXIT)['badInput'] };
 
 export const RUNS_USAGE = `Usage:
+  steward runs waiting [--json] [--data-dir DIR]       list the runs waiting for a person (answer: steward answer)
   steward runs delete RUN_ID... [--data-dir DIR]       delete runs from the data folder's history
   steward runs import FILE.jsonl... [--data-dir DIR]   add the runs of JSONL traces to it
   (--data-dir: default STEWARD_DATA_DIR, else the platform's usual place)
@@ -38,6 +40,7 @@ export async function runsCommand(args: string[], io: CliIo): Promise<number> {
     io.stdout(`${RUNS_USAGE}\n`);
     return CODE.ok;
   }
+  if (sub === 'waiting') return waitingCommand(rest, io, RUNS_USAGE);
   if (sub !== 'delete' && sub !== 'import') return fail(sub === undefined ? 'which subcommand?' : `unknown subcommand "${sub}"`, true);
   let parsed;
   try {
@@ -85,7 +88,7 @@ function deleteRuns(history: RunHistory, journal: EventJournal, runIds: string[]
   const blocked = runIds.filter((id) => waiting.has(id));
   const wanted = runIds.filter((id) => journal.hasRun(id) && !waiting.has(id));
   for (const id of missing) io.stderr(`steward runs: no run "${id}" in this data folder's history\n`);
-  for (const id of blocked) io.stderr(`steward runs: run "${id}" is waiting for a person: answer or stop it in the app first (not deleted)\n`);
+  for (const id of blocked) io.stderr(`steward runs: run "${id}" is waiting for a person: answer or stop it first, with steward answer or in the app (not deleted)\n`);
   let deleted = 0;
   try {
     deleted = wanted.length > 0 ? history.delete(wanted) : 0;

@@ -44,3 +44,25 @@ export function terminalAsk(): ((question: string) => Promise<boolean>) | undefi
       });
     });
 }
+
+/**
+ * One line typed at the terminal (a reply to the agent); only offered when both ends are a terminal.
+ * Undefined when the person ends input (Ctrl+D) or presses Ctrl+C: the run then waits, persisted.
+ */
+export function terminalLine(): ((question: string) => Promise<string | undefined>) | undefined {
+  if (!process.stdin.isTTY || !process.stderr.isTTY) return undefined;
+  return (question) =>
+    new Promise((resolve) => {
+      const rl = createInterface({ input: process.stdin, output: process.stderr });
+      let answered = false;
+      rl.on('SIGINT', () => rl.close());
+      rl.on('close', () => {
+        if (!answered) resolve(undefined);
+      });
+      rl.question(question, (answer) => {
+        answered = true;
+        rl.close();
+        resolve(answer);
+      });
+    });
+}

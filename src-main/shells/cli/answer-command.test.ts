@@ -1,0 +1,143 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunEvent } from '@shared/contracts/events';
+import { hostPage, openTestHost } from '../../../test-support/host-session';
+import { askingSpecInput } from '../../../test-support/asking-spec';
+import { tempNotesWorkspace } from '../../../test-support/workspace';
+import { EventJournal } from '../../events/event-journal';
+import { EXIT, runCli, type CliIo } from './cli';
+
+/** Issue 10: a person can always answer, at the terminal too; a run nobody answers there waits in the data folder. */
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()?.();
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'steward-answer-cli-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** An agent spec whose (replay) student asks the person which note to summarise, then completes. */
+function askingSpec(): string {
+  const ws = tempNotesWorkspace();
+  cleanups.push(ws.cleanup);
+  const file = join(ws.dir, 'asks.json');
+  writeFileSync(
+    file,
+    JSON.stringify({
+      ...askingSpecInput(),
+      script: {
+        latency_ms: 0,
+        student: [
+          { json: { decision_type: 'ask_user', question: 'Which note should I summarise?' } },
+          { json: { decision_type: 'complete', output: 'Summarised the Monday notes.' } },
+        ],
+        teacher: [],
+      },
+    }),
+  );
+  return file;
+}
+
+async function cli(argv: string[], extra: Partial<CliIo> = {}) {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env: {}, ...extra });
+  return { code, stdout, stderr };
+}
+
+/** TEST DOUBLE for the person at the terminal: types these lines, in order. */
+function typing(...lines: string[]): NonNullable<CliIo['line']> {
+  return async () => lines.shift();
+}
+
+function journalEvents(dataDir: string): RunEvent[] {
+  const journal = EventJournal.open(join(dataDir, 'outbox.jsonl'), { log: () => undefined });
+  const events = journal.read(0, 10_000).events;
+  journal.close();
+  return events;
+}
+
+describe('a run that waits for a person, from the command line', () => {
+  it('without a terminal it waits in the data folder: the run id and the exact answer command are printed, exit code 3; runs waiting lists it', async () => {
+    const dataDir = tempDir();
+    const run = await cli(['run', askingSpec(), '--data-dir', dataDir]);
+    expect(run.code).toBe(EXIT.waiting);
+    const runId = /the run (\S+) waits for you: Which note should I summarise\?/.exec(run.stdout)?.[1];
+    expect(runId).toBeDefined();
+    expect(run.stdout).toContain(`steward answer ${runId} reply 'YOUR REPLY' --data-dir '${dataDir}'`);
+    expect(run.stdout).toContain(`steward answer ${runId} stop --data-dir '${dataDir}'`);
+    expect(run.stdout).not.toContain('cannot resume');
+    // Its events are in the history the app shows, up to the question.
+    expect(journalEvents(dataDir).filter((e) => e.run_id === runId).at(-1)?.type).toBe('intervention.requested');
+
+    const listed = await cli(['runs', 'waiting', '--data-dir', dataDir]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain(`${runId} · Asks the user · round 1 · the agent asks you`);
+    expect(listed.stdout).toContain('Which note should I summarise?');
+    const json = JSON.parse((await cli(['runs', 'waiting', '--json', '--data-dir', dataDir])).stdout) as unknown[];
+    expect(json).toEqual([expect.objectContaining({ run_id: runId, name: 'Asks the user', round: 1, kind: 'ask_user', asks: 'Which note should I summarise?' })]);
+  });
+
+  it('steward answer resumes it with the reply, printing its rounds; the history records the answer and the end; nothing waits any more', async () => {
+    const dataDir = tempDir();
+    const run = await cli(['run', askingSpec(), '--data-dir', dataDir]);
+    const runId = /the run (\S+) waits/.exec(run.stdout)?.[1] ?? '';
+    const answered = await cli(['answer', runId, 'reply', 'The', 'Monday', 'notes.', '--data-dir', dataDir]);
+    expect(answered.stderr).toBe('');
+    expect(answered.code).toBe(EXIT.ok);
+    expect(answered.stdout).toContain(`steward · answering ${runId} · reply "The Monday notes."`);
+    expect(answered.stdout).toMatch(/complete/);
+    expect(answered.stdout).toContain('Summarised the Monday notes.');
+    const events = journalEvents(dataDir).filter((e) => e.run_id === runId);
+    expect(events.find((e) => e.type === 'intervention.answered')).toMatchObject({ answer: { action: 'reply', text: 'The Monday notes.' } });
+    expect(events.at(-1)).toMatchObject({ type: 'run.finished', status: 'completed' });
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
+    expect((await cli(['runs', 'waiting', '--data-dir', dataDir])).stdout).toBe('nothing waits for you\n');
+    // Answered once: a second answer is refused.
+    const again = await cli(['answer', runId, 'stop', '--data-dir', dataDir]);
+    expect(again.code).toBe(EXIT.badInput);
+    expect(again.stderr).toContain(`no run "${runId}" waits for a person`);
+  });
+
+  it('the app lists a run the command line left waiting, and refuses the CLI answer while it holds the folder, saying to answer in the app', async () => {
+    const dataDir = tempDir();
+    const run = await cli(['run', askingSpec(), '--data-dir', dataDir]);
+    const runId = /the run (\S+) waits/.exec(run.stdout)?.[1] ?? '';
+    const host = await openTestHost(dataDir, cleanups);
+    const { interventions } = await hostPage(host).ok('interventions.pending', {});
+    expect(interventions).toEqual([expect.objectContaining({ run_id: runId, kind: 'ask_user', options: ['reply', 'stop'] })]);
+    const refused = await cli(['answer', runId, 'stop', '--data-dir', dataDir]);
+    expect(refused.code).toBe(EXIT.badInput);
+    expect(refused.stderr).toMatch(/the Steward app holds the data folder .*answer in the app/);
+  });
+
+  it('at a terminal the person is asked and the run goes on in the same process; nothing is left waiting', async () => {
+    const dataDir = tempDir();
+    let prompts = '';
+    const run = await cli(['run', askingSpec(), '--data-dir', dataDir], { line: typing('', 'The Monday notes.'), stderr: (t) => (prompts += t) });
+    expect(run.code).toBe(EXIT.ok);
+    expect(prompts).toContain('waiting for you · the agent asks you · round 1');
+    expect(run.stdout).toContain('Summarised the Monday notes.');
+    expect((await cli(['runs', 'waiting', '--data-dir', dataDir])).stdout).toBe('nothing waits for you\n');
+  });
+
+  it('a person who leaves the prompt (Ctrl+D) leaves the run waiting, with the answer command', async () => {
+    const dataDir = tempDir();
+    const run = await cli(['run', askingSpec(), '--data-dir', dataDir], { line: typing() });
+    expect(run.code).toBe(EXIT.waiting);
+    expect(run.stdout).toMatch(/steward answer \S+ reply 'YOUR REPLY'/);
+  });
+
+  it('refuses an answer it cannot use, before touching the data folder', async () => {
+    expect((await cli(['answer', 'some-run-0001', 'reply'])).stderr).toMatch(/a reply needs its text/);
+    expect((await cli(['answer', 'some-run-0001', 'maybe'])).stderr).toMatch(/the answer is one of approve, reject, takeover, stop, reply, yes, no/);
+    expect((await cli(['answer', 'some-run-0001', 'approve', 'now'])).code).toBe(EXIT.badInput);
+    expect((await cli(['answer', '--help'])).stdout).toMatch(/steward answer RUN_ID reply TEXT/);
+  });
+});

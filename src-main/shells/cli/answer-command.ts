@@ -1,0 +1,139 @@
+import { parseArgs } from 'node:util';
+import { RUN_STATUS_LABELS, type RunEvent, type RunEventOf } from '@shared/contracts/events';
+import type { HumanAnswer, Intervention } from '@shared/contracts/intervention';
+import { createKeychainStore } from '../../credentials/keychain-store';
+import { CheckpointStore } from '../../engine/checkpoint';
+import { RunManager } from '../../engine/run-manager';
+import { EventJournal } from '../../events/event-journal';
+import { createJournalWriter } from '../../events/journal-writer';
+import { openFileLedger } from '../../mcp/idempotency-ledger';
+import { SpecError } from '../../spec/spec-errors';
+import { defaultDataDir } from '../../util/data-dir';
+import { WorkflowCheckpointStore } from '../../workflow/workflow-checkpoint';
+import { agentRunPrinter } from './agent-run-output';
+import { answerFromWords } from './answer-words';
+import { askAtTerminal } from './ask-at-terminal';
+import type { CliIo, EXIT } from './cli';
+import { formatInvocation } from './format-workflow';
+import { journalPath, lockDataFolder, waitingHint, waitingRunsDir, waitingWorkflowsDir } from './park-run';
+import { join } from 'node:path';
+
+// Type-only link to cli.ts (which imports this file): the codes are checked equal to EXIT at compile time.
+const CODE = { ok: 0, notCompleted: 1, badInput: 2, waiting: 3 } as const satisfies {
+  ok: (typeof EXIT)['ok'];
+  notCompleted: (typeof EXIT)['runNotCompleted'];
+  badInput: (typeof EXIT)['badInput'];
+  waiting: (typeof EXIT)['waiting'];
+};
+
+export const ANSWER_USAGE = `Usage:
+  steward answer RUN_ID approve|reject|stop|takeover|yes|no [--note TEXT] [--data-dir DIR]
+  steward answer RUN_ID reply TEXT… [--data-dir DIR]
+                 [--intervention ID]   (a workflow run with several nodes waiting: which one)
+
+Answers a run waiting for a person in the data folder (steward runs waiting lists them; the app
+shows the same ones under Waiting for you) and resumes it here, printing its rounds as steward run
+does. reply answers the agent's question (the rest of the words are the reply); yes and no answer
+its request for confirmation; approve, reject, takeover and stop answer an escalation or a tool's
+confirmation, as the question offers. --note tells the agent why (reject, yes, no). The run may
+wait again: at a terminal you are asked there, otherwise the next command is printed. Needs the
+data folder to itself: while the app runs, answer in the app.
+Exit codes: 0 completed · 1 ended otherwise · 2 bad input · 3 waits for a person again`;
+
+/** `steward answer RUN_ID ACTION …`. Returns the exit code; a refusal is a message on stderr. */
+export async function answerCommand(args: string[], io: CliIo): Promise<number> {
+  const fail = (message: string, usage = false) => {
+    io.stderr(`steward answer: ${message}\n${usage ? `\n${ANSWER_USAGE}\n` : ''}`);
+    return CODE.badInput;
+  };
+  if (args[0] === '--help' || args[0] === '-h' || args[0] === 'help') {
+    io.stdout(`${ANSWER_USAGE}\n`);
+    return CODE.ok;
+  }
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: { note: { type: 'string' }, 'data-dir': { type: 'string' }, intervention: { type: 'string' } }, allowPositionals: true, strict: true });
+  } catch (err) {
+    return fail((err as Error).message, true);
+  }
+  const { values, positionals } = parsed;
+  const [runId, ...words] = positionals;
+  if (!runId || words.length === 0) return fail('which run, and what answer?', true);
+  let answer: HumanAnswer;
+  try {
+    answer = answerFromWords(words, values.note);
+  } catch (err) {
+    if (err instanceof SpecError) return fail(err.message);
+    throw err;
+  }
+  const dataDir = values['data-dir'] ?? defaultDataDir(io.env);
+  const locked = lockDataFolder(dataDir);
+  if (!locked.ok) return fail(locked.message);
+
+  const log = (line: string) => io.stderr(`steward: ${line}\n`);
+  const journal = EventJournal.open(journalPath(dataDir), { log });
+  const writer = createJournalWriter(journal, { log });
+  const checkpoints = new CheckpointStore(waitingRunsDir(dataDir), log);
+  const workflowCheckpoints = new WorkflowCheckpointStore(waitingWorkflowsDir(dataDir), log);
+  const printer = agentRunPrinter(io, false);
+  let finished: RunEventOf<'run.finished'> | undefined;
+  const onEvent = (event: RunEvent) => {
+    writer.onEvent(event);
+    printer.onEvent(event);
+    if (event.type === 'node.invocation' && event.status !== 'pending') io.stdout(`${formatInvocation(event)}\n`);
+    if (event.type === 'run.finished' && event.run_id === runId) finished = event;
+  };
+  // As the app's host resumes it: the same ledger (a tool call is never run twice), keychain and stores.
+  const manager = new RunManager({
+    ledger: openFileLedger(join(dataDir, 'idempotency-ledger.jsonl')),
+    onEvent,
+    baseDir: dataDir,
+    checkpoints,
+    workflowCheckpoints,
+    journalNextSeq: (id) => journal.openRuns().find((r) => r.run_id === id)?.next_seq,
+    ollamaHost: io.env.OLLAMA_HOST,
+    credentials: io.credentials ? io.credentials() : createKeychainStore(),
+    flushEvents: writer.flush,
+    // Its "run … completed" lines are the app's log; here the summary below says it.
+  });
+  const waitingFor = (): Intervention[] => [checkpoints.get(runId)?.intervention, ...Object.values(workflowCheckpoints.get(runId)?.waiting ?? {}).map((w) => w.intervention)].filter((i) => i !== undefined);
+  try {
+    let next: HumanAnswer | undefined = answer;
+    let chosen = values.intervention;
+    while (next) {
+      const open = waitingFor();
+      if (open.length === 0) return fail(`no run "${runId}" waits for a person in ${dataDir} (steward runs waiting lists those that do)`);
+      const intervention = chosen === undefined && open.length === 1 ? open[0] : open.find((i) => i.id === chosen);
+      if (!intervention) return fail(`run "${runId}" waits at ${open.length} nodes: name one with --intervention (${open.map((i) => i.id).join(', ')})`);
+      io.stdout(`steward · answering ${runId} · ${next.action}${next.text !== undefined ? ` "${next.text}"` : ''}\n`);
+      try {
+        if (!manager.answer(runId, intervention.id, next)) return fail(`run "${runId}" no longer waits for this answer (answered elsewhere, or stopped)`);
+      } catch (err) {
+        return fail(err instanceof Error ? err.message : String(err));
+      }
+      await manager.settled(runId);
+      writer.flush();
+      chosen = undefined;
+      next = undefined;
+      const again = waitingFor();
+      if (again.length === 0) break;
+      // Waits again: a person at the terminal answers now; otherwise the next command is printed.
+      const [first] = again;
+      if (again.length === 1 && first && io.line) {
+        next = await askAtTerminal(first, { stderr: io.stderr, line: io.line });
+        if (next) continue;
+      }
+      for (const i of again) io.stdout(`${waitingHint(runId, i, values['data-dir'], again.length > 1)}\n`);
+      return CODE.waiting;
+    }
+    if (!finished) return fail('the resumed run ended without recording its end');
+    io.stdout(`${RUN_STATUS_LABELS[finished.status].toLowerCase()} · ${finished.rounds} round(s)${finished.message ? ` · ${finished.message}` : ''}\n`);
+    if (finished.output) io.stdout(`${finished.output}\n`);
+    return finished.status === 'completed' ? CODE.ok : CODE.notCompleted;
+  } finally {
+    await manager.closeAll();
+    writer.flush();
+    journal.close();
+    locked.lock.release();
+  }
+}

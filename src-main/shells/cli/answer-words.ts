@@ -1,0 +1,27 @@
+import { HUMAN_ACTIONS, HumanAction, HumanAnswer, type Intervention } from '@shared/contracts/intervention';
+import { SpecError } from '../../spec/spec-errors';
+
+/**
+ * A person's answer as words on the command line or at the prompt: `approve`, `reject`, `stop`,
+ * `takeover`, `yes`, `no`, or `reply TEXT…` (the rest of the words are the reply). Checked by the
+ * same contract the app's answers are (a reply is bounded; only a reply has text).
+ */
+export function answerFromWords(words: readonly string[], note?: string): HumanAnswer {
+  const [first, ...rest] = words;
+  const action = HumanAction.safeParse(first);
+  if (!action.success) throw new SpecError(`the answer is one of ${HUMAN_ACTIONS.join(', ')} (got ${first === undefined ? 'nothing' : `"${first}"`})`);
+  if (action.data !== 'reply' && rest.length > 0) throw new SpecError(`"${action.data}" takes no text (a note goes in --note)`);
+  if (action.data === 'reply' && rest.join('').trim() === '') throw new SpecError('a reply needs its text: reply TEXT');
+  if (action.data === 'reply' && note !== undefined) throw new SpecError('a reply is its own text: leave out --note');
+  const parsed = HumanAnswer.safeParse({ action: action.data, ...(action.data === 'reply' ? { text: rest.join(' ') } : {}), ...(note !== undefined ? { note } : {}) });
+  if (!parsed.success) throw new SpecError(`that answer is not valid: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
+  return parsed.data;
+}
+
+const quoteForShell = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
+
+/** The exact commands that answer this intervention, one per answer it offers. */
+export function answerCommands(runId: string, intervention: Intervention, dataDir?: string, named = false): string[] {
+  const where = `${named ? ` --intervention ${intervention.id}` : ''}${dataDir !== undefined ? ` --data-dir ${quoteForShell(dataDir)}` : ''}`;
+  return intervention.options.map((action) => `steward answer ${runId} ${action === 'reply' ? "reply 'YOUR REPLY'" : action}${where}`);
+}

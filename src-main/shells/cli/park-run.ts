@@ -1,0 +1,76 @@
+import { join } from 'node:path';
+import type { RunEvent } from '@shared/contracts/events';
+import type { HumanAnswer, Intervention } from '@shared/contracts/intervention';
+import { CheckpointStore, type RunCheckpoint } from '../../engine/checkpoint';
+import type { AgentRun } from '../../engine/run-agent';
+import { EventJournal } from '../../events/event-journal';
+import { acquireDataFolderLock, DataFolderInUseError, type DataFolderLock } from '../../util/data-folder-lock';
+import { answerCommands } from './answer-words';
+import { askAtTerminal, type ReadLine } from './ask-at-terminal';
+
+/** The data folder's stores for waiting runs: the same ones the app's host reads. */
+export const waitingRunsDir = (dataDir: string) => join(dataDir, 'waiting-runs');
+export const waitingWorkflowsDir = (dataDir: string) => join(dataDir, 'waiting-workflows');
+export const journalPath = (dataDir: string) => join(dataDir, 'outbox.jsonl');
+
+/** The folder for this process, or why not: the app's host (or another CLI) holds it. */
+export function lockDataFolder(dataDir: string): { ok: true; lock: DataFolderLock } | { ok: false; message: string } {
+  try {
+    return { ok: true, lock: acquireDataFolderLock(dataDir, { shell: 'cli' }) };
+  } catch (err) {
+    if (!(err instanceof DataFolderInUseError)) throw err;
+    const app = err.holder?.shell === 'electron' || err.holder?.shell === 'browser';
+    return { ok: false, message: app ? `the Steward app holds the data folder ${dataDir}: answer in the app (Waiting for you), or quit it first` : err.message };
+  }
+}
+
+/**
+ * Makes a waiting run durable in the data folder, as the app's host does: its events so far into
+ * the journal (the app's history shows the run), then its checkpoint into waiting-runs. Either the
+ * app or `steward answer` resumes it from there.
+ */
+export function parkInDataFolder(dataDir: string, checkpoint: RunCheckpoint, events: readonly RunEvent[], log: (line: string) => void): { ok: true } | { ok: false; message: string } {
+  const locked = lockDataFolder(dataDir);
+  if (!locked.ok) return locked;
+  try {
+    const journal = EventJournal.open(journalPath(dataDir), { log });
+    try {
+      // The trace first, then the checkpoint: a run is never resumed past a missing event.
+      journal.append(events, { made: true });
+      new CheckpointStore(waitingRunsDir(dataDir), log).save(checkpoint);
+    } finally {
+      journal.close();
+    }
+    return { ok: true };
+  } finally {
+    locked.lock.release();
+  }
+}
+
+/** What to print when a run is left waiting: its id and the exact commands that answer it. */
+export function waitingHint(runId: string, intervention: Intervention, dataDir: string | undefined, named = false): string {
+  return [`the run ${runId} waits for you: ${intervention.reason}`, 'answer it with one of:', ...answerCommands(runId, intervention, dataDir, named).map((c) => `  ${c}`), '(or in the app: Waiting for you)'].join('\n');
+}
+
+export interface PersonAtTerminal {
+  stderr: (text: string) => void;
+  /** Present only when a person can type at the terminal. */
+  line?: ReadLine;
+}
+
+/**
+ * A run that waits for a person, with a person at the terminal: asked there and resumed in this
+ * process, as often as it waits. Returns the last result (still waiting when the person left), with
+ * the rounds and tool calls of every part.
+ */
+export async function answerAtTerminal(first: AgentRun, io: PersonAtTerminal, resume: (checkpoint: RunCheckpoint, answer: HumanAnswer) => Promise<AgentRun>): Promise<AgentRun> {
+  let result = first;
+  while (result.status === 'waiting' && result.checkpoint && result.intervention && io.line) {
+    // The masked copy is shown; the checkpoint keeps the raw decision that runs on approve.
+    const answer = await askAtTerminal(result.intervention, { stderr: io.stderr, line: io.line });
+    if (!answer) return result;
+    const next = await resume(result.checkpoint, answer);
+    result = { ...next, rounds: [...result.rounds, ...next.rounds], executions: [...result.executions, ...next.executions] };
+  }
+  return result;
+}

@@ -1,0 +1,65 @@
+import { parseArgs } from 'node:util';
+import { INTERVENTION_KIND_LABELS, type InterventionKind } from '@shared/contracts/intervention';
+import { CheckpointStore } from '../../engine/checkpoint';
+import { defaultDataDir } from '../../util/data-dir';
+import { WorkflowCheckpointStore } from '../../workflow/workflow-checkpoint';
+import type { CliIo } from './cli';
+import { waitingRunsDir, waitingWorkflowsDir } from './park-run';
+
+/** One question waiting for a person, as `steward runs waiting --json` prints it. */
+export interface WaitingRow {
+  run_id: string;
+  /** The agent spec's or the workflow's name. */
+  name: string;
+  /** A workflow run's waiting node. */
+  node?: string;
+  /** Numbered from 1, as everywhere a person reads it. */
+  round: number;
+  kind: InterventionKind;
+  intervention_id: string;
+  /** The question, or why the person is asked. */
+  asks: string;
+  since: string;
+}
+
+/** Every question waiting in the data folder, oldest first: agent runs and workflow runs (the app lists the same). */
+export function waitingRows(dataDir: string, log: (line: string) => void): WaitingRow[] {
+  const agents = new CheckpointStore(waitingRunsDir(dataDir), log)
+    .list(log)
+    .map((c): WaitingRow => ({ run_id: c.run_id, name: c.spec.name, round: c.intervention.round + 1, kind: c.intervention.kind, intervention_id: c.intervention.id, asks: c.intervention.reason, since: c.intervention.requested_at }));
+  const workflows = new WorkflowCheckpointStore(waitingWorkflowsDir(dataDir), log)
+    .list(log)
+    .flatMap((c) =>
+      Object.entries(c.waiting).map(([invocation, { intervention }]): WaitingRow => {
+        const node = c.invocations.find((i) => i.id === invocation)?.node;
+        return { run_id: c.run_id, name: c.graph.name, ...(node !== undefined ? { node } : {}), round: intervention.round + 1, kind: intervention.kind, intervention_id: intervention.id, asks: intervention.reason, since: intervention.requested_at };
+      }),
+    );
+  return [...agents, ...workflows].sort((a, b) => a.since.localeCompare(b.since) || a.intervention_id.localeCompare(b.intervention_id));
+}
+
+/** `steward runs waiting [--json]`: what waits for a person, and how to answer it. */
+export function waitingCommand(args: string[], io: CliIo, usage: string): number {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: { json: { type: 'boolean', default: false }, 'data-dir': { type: 'string' } }, allowPositionals: false, strict: true });
+  } catch (err) {
+    io.stderr(`steward runs: ${(err as Error).message}\n\n${usage}\n`);
+    return 2;
+  }
+  const dataDir = parsed.values['data-dir'] ?? defaultDataDir(io.env);
+  const rows = waitingRows(dataDir, (line) => io.stderr(`steward: ${line}\n`));
+  if (parsed.values.json) {
+    io.stdout(`${JSON.stringify(rows, null, 2)}\n`);
+    return 0;
+  }
+  if (rows.length === 0) {
+    io.stdout('nothing waits for you\n');
+    return 0;
+  }
+  for (const row of rows) {
+    io.stdout(`${row.run_id} · ${row.name}${row.node !== undefined ? ` · node ${row.node}` : ''} · round ${row.round} · ${INTERVENTION_KIND_LABELS[row.kind].toLowerCase()} · since ${row.since}\n  ${row.asks}\n`);
+  }
+  io.stdout(`${rows.length} waiting for you · answer with: steward answer RUN_ID ANSWER (steward answer --help)\n`);
+  return 0;
+}
