@@ -1,5 +1,6 @@
 import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
+import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RunEvent, RunEventOf } from '@shared/contracts/events';
 import { roundNumber } from '@shared/contracts/round-number';
@@ -7,6 +8,8 @@ import { agentRunPrinter } from '../src-main/shells/cli/agent-run-output';
 import { runSpans } from '../src-main/otlp/trace-to-spans';
 import { deriveRounds } from '../src-renderer/db/derive-rounds';
 import { RoundCard } from '../src-renderer/screens/RoundCard';
+import { buildTraceTree, type TraceNode } from '../src-renderer/screens/trace/trace-tree';
+import { blockedRound, eventLog, finishRun, invalidCandidateRound, readExecutedRound, startRun, writeReplacedRound } from '../src-renderer/testing/event-fixtures';
 import { recordLearningRun, type LearningRun } from './learning-run';
 
 // A real run (scripted student and teacher on the real filesystem MCP server), read by every surface.
@@ -39,5 +42,28 @@ describe('one round number on every screen', () => {
     expect(views.map((v) => v.number)).toEqual(fromTrace);
     expect(cards.map(Number)).toEqual(fromTrace);
     expect(spanRounds).toEqual(fromTrace);
+  });
+
+  const ROUNDS = [readExecutedRound, writeReplacedRound, blockedRound, invalidCandidateRound] as const;
+  const roundSpanNumbers = (nodes: readonly TraceNode[]): number[] =>
+    nodes.flatMap((n) => (n.kind !== 'span' ? [] : [...(n.layer === 'round' ? [Number(/^Round (\d+)$/.exec(n.label)?.[1])] : []), ...roundSpanNumbers(n.children)]));
+
+  it('for any run of rounds, the CLI, the view model, the Trace tab and OTLP number its k-th round k (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: ROUNDS.length - 1 }), { minLength: 1, maxLength: 12 }), (kinds) => {
+        const log = eventLog('round-number-prop-01');
+        startRun(log, { supervision: true });
+        kinds.forEach((k, i) => ROUNDS[k]!(log, i));
+        finishRun(log, 'completed', kinds.length);
+        const expected = kinds.map((_, i) => i + 1);
+        expect(cliRoundNumbers(log.events)).toEqual(expected);
+        expect(deriveRounds(log.events).map((v) => v.number)).toEqual(expected);
+        expect(roundSpanNumbers(buildTraceTree(log.events).children)).toEqual(expected);
+        const otlp = new Set(runSpans(log.events).flatMap((sp) => (typeof sp.attributes['steward.round'] === 'number' ? [sp.attributes['steward.round']] : [])));
+        expect(otlp.size).toBeGreaterThan(0);
+        for (const n of otlp) expect(expected).toContain(n);
+      }),
+      { numRuns: 60 },
+    );
   });
 });
