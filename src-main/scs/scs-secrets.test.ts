@@ -82,15 +82,8 @@ async function plantedRun(opts: { servers: McpServerSpec[]; extraTool?: string; 
     const sent: ModelRequest[] = [];
     const events: RunEvent[] = [];
     const replay = recordingReplay(ModelScript.parse(script), sent);
-    const result = await runAgent({
-      spec,
-      specDir: ws.dir,
-      workspace: ws.workspace,
-      ledger: createMemoryLedger(),
-      onEvent: (e) => events.push(e),
-      credentials: opts.credentials,
-      providers: { student: replay, teacher: replay },
-    });
+    const providers = { student: replay, teacher: replay };
+    const result = await runAgent({ spec, specDir: ws.dir, workspace: ws.workspace, ledger: createMemoryLedger(), onEvent: (e) => events.push(e), credentials: opts.credentials, providers });
     return { result, events, sent, written: readFileSync(path('summary.md'), 'utf8') };
   } finally {
     ws.cleanup();
