@@ -10,10 +10,13 @@ import { WorkflowGraph } from '@shared/workflow/document';
 import { EXAMPLES } from '../../test-support/workspace';
 import { createMemoryLedger } from '../mcp/idempotency-ledger';
 import { runWorkflow } from '../workflow/run-workflow';
+import { WorkflowCheckpoint } from '../workflow/workflow-checkpoint';
+import { escalatingWithSlowBranch } from '../../test-support/escalating-workflow';
 
 /** The folder-triage run recorded for the renderer (src-main/workflow/recorded-runs.test.ts keeps it current). */
 const RECORDED = fileURLToPath(new URL('../../src-renderer/testing/recorded/folder-triage.events.json', import.meta.url));
-const recordedRun = (): RunEvent[] => RunEvent.array().parse(JSON.parse(readFileSync(RECORDED, 'utf8')));
+const fixture = (file: string): RunEvent[] => RunEvent.array().parse(JSON.parse(readFileSync(join(RECORDED, '..', file), 'utf8')));
+const recordedRun = (): RunEvent[] => fixture('folder-triage.events.json');
 const graph = WorkflowGraph.parse(JSON.parse(readFileSync(join(EXAMPLES, 'folder-triage.workflow.json'), 'utf8')));
 
 const temps: string[] = [];
@@ -46,6 +49,40 @@ describe('replaying a recorded workflow run', () => {
     expect(existsSync(join(workspace, 'triage-report.md'))).toBe(false);
     const end = (run: RunEvent[]) => run.find((e) => e.type === 'run.finished');
     expect(end(events)).toMatchObject({ status: 'completed', outputs: (end(recorded) as Extract<RunEvent, { type: 'run.finished' }>).outputs });
+  }, 60_000);
+
+  it('replayed with live tools, the tool nodes execute again through the boundary (the reviewed write with its recorded verdict) and the decisions are the same', async () => {
+    const recorded = recordedRun();
+    const { events, result, workspace } = await replay(recorded, true);
+    expect(result.status).toBe('completed');
+    expect(workflowDifferences(recorded, events)).toEqual([]);
+    expect(events.find((e) => e.type === 'workflow.started')).toMatchObject({ dry_run: false });
+    expect(readFileSync(join(workspace, 'triage-report.md'), 'utf8')).toContain('# Folder triage');
+  }, 60_000);
+
+  it('a recorded run that waited for a person replays to the same wait, and the answer resumes the replay from its checkpoint on its recorded answers', async () => {
+    const recorded = [...fixture('share-waiting.events.json'), ...fixture('share-resumed.events.json')];
+    const started = replayableWorkflowStart(recorded, recorded[0]?.run_id ?? '');
+    if (!started) throw new Error('not a workflow run');
+    const { plan } = planWorkflowReplay(recorded, started, { live: false });
+    const dir = mkdtempSync(join(tmpdir(), 'steward-wf-replay-'));
+    temps.push(dir);
+    const workspace = join(dir, 'notes-sandbox');
+    cpSync(join(EXAMPLES, 'notes-sandbox'), workspace, { recursive: true });
+    const graph = escalatingWithSlowBranch(workspace, 50);
+    const events: RunEvent[] = [];
+    const kept: WorkflowCheckpoint[] = [];
+    const common = { graph, specDir: dir, workspace, ledger: createMemoryLedger(), onEvent: (e: RunEvent) => events.push(e) };
+    const first = await runWorkflow({ ...common, inputs: started.inputs, replay: plan, persistWaiting: (c) => kept.push(structuredClone(c)) });
+    expect(first.status).toBe('waiting');
+    // From disk, as after a host stop: the replay's answers and results are in the checkpoint.
+    const checkpoint = WorkflowCheckpoint.parse(JSON.parse(JSON.stringify(first.checkpoint)));
+    expect(checkpoint.replay?.replay_of).toBe(recorded[0]?.run_id);
+    const second = await runWorkflow({ ...common, inputs: {}, resume: { checkpoint, answer: { action: 'approve' } } });
+    expect(second.status).toBe('completed');
+    expect(workflowDifferences(recorded, events)).toEqual([]);
+    // Dry: the approved write did not execute.
+    expect(existsSync(join(workspace, 'shared.md'))).toBe(false);
   }, 60_000);
 
   it('one recorded answer changed: the replay differs in that invocation’s round and in what follows from it, nowhere else', async () => {
