@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ProviderStatus } from '@shared/contracts/host-api';
 import { ModelRef } from '@shared/contracts/model';
 import type { ProfileRow } from '../db/db';
-import { choiceOf, modelOptions } from './model-options';
+import { choiceOf, modelOptions, openAIServersOf } from './model-options';
 
 const providers = (reachable: boolean): ProviderStatus => ({
   script: { available: true, label: 'replay' },
@@ -71,5 +71,18 @@ describe('model picker options', () => {
     expect(choiceOf(lone.groups, lone.selected)?.ref).toEqual(openaiAs('other'));
     const gone = modelOptions({ role: 'student', value: ModelRef.parse({ provider: 'ollama', model: 'llama9' }), providers: providers(false), profiles: [] });
     expect(gone.groups.flatMap((g) => g.options).find((o) => o.value === gone.selected)?.label).toBe('ollama:llama9 (not available)');
+  });
+
+  it('an OpenAI-compatible server the profiles use lists its models like Ollama’s (the profile’s key and mode carry over); one that cannot be reached says why, unselectable', () => {
+    const servers = openAIServersOf(PROFILES);
+    expect(servers).toEqual([openaiAs('gpt-y')]);
+    const listed = modelOptions({ role: 'student', value: { provider: 'script' }, providers: providers(false), profiles: PROFILES, openai: [{ template: servers[0]!, status: { base_url: 'https://api.example.com/v1', reachable: true, allowed: true, models: [{ id: 'gpt-y' }, { id: 'gpt-z' }] } }] });
+    const group = listed.groups.find((g) => g.label === 'api.example.com (OpenAI-compatible)');
+    expect(group?.options.map((o) => o.label)).toEqual(['gpt-y', 'gpt-z']);
+    expect(choiceOf(listed.groups, group!.options[1]!.value)).toEqual({ ref: openaiAs('gpt-z') });
+
+    const down = modelOptions({ role: 'student', value: { provider: 'script' }, profiles: PROFILES, openai: [{ template: servers[0]!, status: { base_url: 'https://api.example.com/v1', reachable: false, allowed: true, models: [], error: 'Nothing answers at https://api.example.com/v1 (ECONNREFUSED) — start the server, or check the base URL and its port' } }] });
+    const line = down.groups.find((g) => g.label === 'api.example.com (OpenAI-compatible)')?.options;
+    expect(line).toEqual([expect.objectContaining({ label: expect.stringContaining('Nothing answers at https://api.example.com/v1'), disabled: true })]);
   });
 });

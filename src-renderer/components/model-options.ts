@@ -1,5 +1,6 @@
-import type { ProviderStatus } from '@shared/contracts/host-api';
-import { ModelRef, modelLabel } from '@shared/contracts/model';
+import type { OpenAIStatus, ProviderStatus } from '@shared/contracts/host-api';
+import { hostOf, ModelRef, modelLabel } from '@shared/contracts/model';
+import { latestOfEach } from '../db/profiles';
 import type { ProfileChoice, ProfileRow } from '../db/db';
 import { profileOptions } from '../screens/workflow/ProfileSelect';
 
@@ -28,10 +29,32 @@ const CURRENT = 'current';
 
 const sameModel = (a: ModelRef, b: ModelRef): boolean => a.provider === b.provider && modelLabel(a) === modelLabel(b);
 
+type OpenAIRef = Extract<ModelRef, { provider: 'openai_compatible' }>;
+
+/** What the host said of one OpenAI-compatible server the user's profiles use (absent: not asked yet). */
+export interface OpenAIServerOptions {
+  /** The first profile's model at that server: its key and mode carry over to the models listed there. */
+  template: OpenAIRef;
+  status?: OpenAIStatus | { error: string };
+}
+
+/** The distinct OpenAI-compatible servers (address and key) the user's model profiles use, newest versions only. */
+export function openAIServersOf(profiles: readonly ProfileRow[]): OpenAIRef[] {
+  const seen = new Map<string, OpenAIRef>();
+  for (const row of latestOfEach(profiles.filter((r) => r.origin !== 'builtin' && (r.kind === 'student' || r.kind === 'teacher')))) {
+    if ((row.kind !== 'student' && row.kind !== 'teacher') || row.model.provider !== 'openai_compatible') continue;
+    const key = `${row.model.base_url}\u0000${row.model.api_key ?? ''}`;
+    if (!seen.has(key)) seen.set(key, row.model);
+  }
+  return [...seen.values()];
+}
+
 export function modelOptions(input: {
   role: 'student' | 'teacher';
   value: ModelRef;
   providers?: ProviderStatus;
+  /** OpenAI-compatible servers and what each lists: offered like Ollama's models. */
+  openai?: readonly OpenAIServerOptions[];
   /** Profile rows (any kinds, any versions): only model profiles the user made or imported are offered. */
   profiles: readonly ProfileRow[];
   /** The profile the caller has chosen, when it keeps one: selected over a same-model option. */
@@ -56,8 +79,25 @@ export function modelOptions(input: {
     ),
   );
 
+  // Each server's listed models, as Ollama's are; one that cannot be asked says why, as a disabled line.
+  const servers: ModelOptionGroup[] = (input.openai ?? []).map(({ template, status }) => {
+    const where = hostOf(template.base_url);
+    const label = `${where} (OpenAI-compatible)`;
+    if (status === undefined) return { label, options: [{ value: `openai-wait:${template.base_url}`, label: 'asking the server for its models…', ref: template, disabled: true }] };
+    if ('error' in status && status.error !== undefined) return { label, options: [{ value: `openai-error:${template.base_url}`, label: status.error, ref: template, disabled: true }] };
+    const models = 'models' in status ? status.models : [];
+    return {
+      label,
+      options: models.map((m) => {
+        const ref: OpenAIRef = { ...template, model: m.id };
+        return { value: `openai:${modelLabel(ref)}|${template.api_key ?? ''}`, label: m.id, ref };
+      }),
+    };
+  });
+  const listed = servers.flatMap((g) => g.options.filter((o) => !o.disabled));
+
   const top: ModelOption[] = [{ value: REPLAY, label: 'replay (scripted)', ref: { provider: 'script' } }];
-  const all = [...top, ...ollama, ...mine];
+  const all = [...top, ...ollama, ...mine, ...listed];
   const chosen = profile && mine.find((o) => o.profile?.id === profile.id && o.profile.version === profile.version);
   let selected =
     chosen?.value ??
@@ -73,6 +113,7 @@ export function modelOptions(input: {
   const groups: ModelOptionGroup[] = [{ options: top }];
   if (ollama.length > 0) groups.push({ label: 'Ollama', options: ollama });
   if (mine.length > 0) groups.push({ label: PROFILES_GROUP, options: mine });
+  groups.push(...servers.filter((g) => g.options.length > 0));
   return { groups, selected };
 }
 

@@ -2,6 +2,8 @@ import { ModelRef, type ModelRole } from '@shared/contracts/model';
 import type { ProviderStatus } from '@shared/contracts/host-api';
 import { routeHref } from '../../app/routing';
 import { CheckField, FieldRow, NumberField, SelectField, TextField, fieldDomId } from '../Form';
+import { useHost } from '../../app/HostProvider';
+import { useOpenAIStatus } from '../use-openai-status';
 
 type Provider = ModelRef['provider'];
 const PROVIDER_OPTIONS: readonly { value: Provider; label: string }[] = [
@@ -83,7 +85,7 @@ export function ModelEditor({
       {value.provider === 'openai_compatible' && (
         <>
           <TextField id={id('base_url')} label="Base URL" value={value.base_url} onChange={(base_url) => onChange({ ...value, base_url })} hint="A cloud host must be allowed in Settings › Privacy before a run may use it." />
-          <TextField id={id('model')} label="Model" value={value.model} onChange={(model) => onChange({ ...value, model })} placeholder="e.g. gpt-4.1-mini" />
+          <OpenAIModelField id={id('model')} role={role} value={value} onChange={onChange} />
           <FieldRow
             label="API key"
             htmlFor={id('api_key')}
@@ -141,4 +143,40 @@ export function ModelEditor({
       )}
     </div>
   );
+}
+
+type OpenAIRef = Extract<ModelRef, { provider: 'openai_compatible' }>;
+
+/**
+ * The model of an OpenAI-compatible server: picked from the models it lists (GET /models, asked by
+ * the host with the profile's key), typed when it lists none or cannot be reached — and then the
+ * reason, with what to do, is right under the field.
+ */
+function OpenAIModelField({ id, role, value, onChange }: { id: string; role: ModelRole; value: OpenAIRef; onChange: (ref: ModelRef) => void }) {
+  const { client } = useHost();
+  const found = useOpenAIStatus(client, { base_url: value.base_url, ...(value.api_key ? { api_key: value.api_key } : {}) });
+  const models = found.state === 'done' ? found.status.models.map((m) => m.id) : [];
+  const line =
+    found.state === 'checking'
+      ? { tone: 'unknown', text: `Asking ${value.base_url} for its models…` }
+      : found.state === 'failed'
+        ? { tone: 'bad', text: `Could not ask the host: ${found.message}` }
+        : found.state === 'done'
+          ? found.status.error !== undefined
+            ? { tone: found.status.reachable ? 'bad' : 'off', text: found.status.error }
+            : { tone: 'ok', text: `${found.status.base_url} lists ${models.length} model${models.length === 1 ? '' : 's'}` }
+          : undefined;
+  const status = line && (
+    <span className="model-list-status" data-testid={`openai-models-status-${role}`} data-health={line.tone}>
+      <span className={`dot dot--${line.tone}`} aria-hidden="true" /> {line.text}{' '}
+      <button type="button" className="link-button" onClick={found.refresh}>
+        Check again
+      </button>
+    </span>
+  );
+  if (models.length > 0) {
+    const options = [...(value.model === '' ? [{ value: '', label: 'Choose a model…' }] : []), ...[...new Set([...models, ...(value.model ? [value.model] : [])])].map((m) => ({ value: m, label: models.includes(m) ? m : `${m} (not listed by the server)` }))];
+    return <SelectField id={id} label="Model" value={value.model} options={options} onChange={(model) => onChange({ ...value, model })} hint={status} testId={`openai-model-${role}`} />;
+  }
+  return <TextField id={id} label="Model" value={value.model} onChange={(model) => onChange({ ...value, model })} placeholder="e.g. gpt-4.1-mini" hint={status} testId={`openai-model-${role}`} />;
 }
