@@ -12,6 +12,7 @@ import { budgetTranscript, transcriptText, type TranscriptEntry } from '@shared/
 import type { ModelProvider } from '../providers/provider';
 import type { RecentEvent } from './evidence';
 import { buildCommitteePrompt, buildMonitorPrompt, monitorDecisionJsonSchema, phasePlanJsonSchema, type PromptContext } from './scs-prompts';
+import { roundNumber } from '@shared/contracts/round-number';
 
 export interface ScsControllerDeps {
   settings: ScsSettings;
@@ -50,7 +51,7 @@ async function askJson(
 
 /** One executor round as a transcript line. */
 function factEntry(fact: RoundFact): TranscriptEntry {
-  return { who: 'executor', kind: fact.tool ?? fact.outcome, text: `round ${fact.round + 1}: ${fact.summary}${fact.failed ? ' — FAILED' : ''}`, failed: fact.failed };
+  return { who: 'executor', kind: fact.tool ?? fact.outcome, text: `round ${roundNumber(fact.round)}: ${fact.summary}${fact.failed ? ' — FAILED' : ''}`, failed: fact.failed };
 }
 
 /** Which stop conditions the runtime checks after every round (stop-conditions.ts), so the executor knows it is stopped on them. */

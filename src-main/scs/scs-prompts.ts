@@ -42,7 +42,7 @@ function factList(facts: readonly RoundFact[]): string {
 
 function changeList(changed: readonly ChangedFile[]): string {
   if (changed.length === 0) return '(none)';
-  return changed.map((c) => `- round ${c.round + 1}: ${c.tool} ${c.target} → ${c.result}`).join('\n');
+  return changed.map((c) => `- round ${roundNumber(c.round)}: ${c.tool} ${c.target} → ${c.result}`).join('\n');
 }
 
 /** A prompt and the categories of data it holds (the privacy log). */

@@ -1,4 +1,5 @@
 import type { RoundFact } from './contracts';
+import { roundNumber } from '../contracts/round-number';
 
 /**
  * When a phase plan's stop condition "matches" (seed 001: "if tool results invalidate the plan,
@@ -18,7 +19,7 @@ import type { RoundFact } from './contracts';
 
 export interface StopMatch {
   condition: string;
-  /** The round whose result matched (as the run counts it, from 0; texts say round + 1). */
+  /** The round whose result matched (as the run counts it, from 0; texts say roundNumber(round)). */
   round: number;
   /** Which rule matched, and on what: a short, quotable fact. */
   matched: string;
@@ -59,7 +60,7 @@ export function matchStopCondition(conditions: readonly string[], facts: readonl
   const result = (last.result ?? '').toLowerCase();
   for (const condition of conditions) {
     const quoted = quotedTexts(condition).find((q) => result.includes(q.toLowerCase()));
-    if (quoted !== undefined) return { condition, round: last.round, matched: `the result of round ${last.round + 1} contains "${quoted}"`, evidence: last.event_ids.slice(-1) };
+    if (quoted !== undefined) return { condition, round: last.round, matched: `the result of round ${roundNumber(last.round)} contains "${quoted}"`, evidence: last.event_ids.slice(-1) };
     const n = sameFailureCount(condition);
     if (n !== undefined) {
       const tail = facts.slice(-n);
@@ -67,7 +68,7 @@ export function matchStopCondition(conditions: readonly string[], facts: readonl
         return { condition, round: last.round, matched: `${last.tool ?? 'the same call'} failed ${n} times in a row`, evidence: tail.flatMap((f) => f.event_ids.slice(-1)) };
       }
     }
-    if (ANY_FAILURE.test(condition) && last.failed) return { condition, round: last.round, matched: `round ${last.round + 1} failed`, evidence: last.event_ids.slice(-1) };
+    if (ANY_FAILURE.test(condition) && last.failed) return { condition, round: last.round, matched: `round ${roundNumber(last.round)} failed`, evidence: last.event_ids.slice(-1) };
   }
   return undefined;
 }

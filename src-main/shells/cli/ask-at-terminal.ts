@@ -2,6 +2,7 @@ import { HUMAN_ACTION_LABELS, INTERVENTION_KIND_LABELS, type HumanAnswer, type I
 import { SpecError } from '../../spec/spec-errors';
 import { answerFromWords } from './answer-words';
 import { formatDecision } from './format-round';
+import { roundNumber } from '@shared/contracts/round-number';
 
 export type ReadLine = (question: string) => Promise<string | undefined>;
 
@@ -10,7 +11,7 @@ const MAX_TRIES = 5;
 
 /** The question a waiting run asks, as lines for the terminal (and for `steward answer` before it resumes). */
 export function describeIntervention(intervention: Intervention): string[] {
-  const lines = [`waiting for you · ${INTERVENTION_KIND_LABELS[intervention.kind].toLowerCase()} · round ${intervention.round + 1}`, `  ${intervention.reason}`];
+  const lines = [`waiting for you · ${INTERVENTION_KIND_LABELS[intervention.kind].toLowerCase()} · round ${roundNumber(intervention.round)}`, `  ${intervention.reason}`];
   const asked = intervention.kind === 'ask_user' || intervention.kind === 'request_confirmation';
   if (intervention.decision && !asked) lines.push(`  decision: ${formatDecision(intervention.decision)}`);
   lines.push(`  answers: ${intervention.options.map((a) => `${a === 'reply' ? 'reply TEXT' : a} (${HUMAN_ACTION_LABELS[a]})`).join(' · ')}`);

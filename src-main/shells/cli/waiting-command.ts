@@ -5,6 +5,7 @@ import { defaultDataDir } from '../../util/data-dir';
 import { WorkflowCheckpointStore } from '../../workflow/workflow-checkpoint';
 import type { CliIo } from './cli';
 import { waitingRunsDir, waitingWorkflowsDir } from './park-run';
+import { roundNumber } from '@shared/contracts/round-number';
 
 /** One question waiting for a person, as `steward runs waiting --json` prints it. */
 export interface WaitingRow {
@@ -26,13 +27,13 @@ export interface WaitingRow {
 export function waitingRows(dataDir: string, log: (line: string) => void): WaitingRow[] {
   const agents = new CheckpointStore(waitingRunsDir(dataDir), log)
     .list(log)
-    .map((c): WaitingRow => ({ run_id: c.run_id, name: c.spec.name, round: c.intervention.round + 1, kind: c.intervention.kind, intervention_id: c.intervention.id, asks: c.intervention.reason, since: c.intervention.requested_at }));
+    .map((c): WaitingRow => ({ run_id: c.run_id, name: c.spec.name, round: roundNumber(c.intervention.round), kind: c.intervention.kind, intervention_id: c.intervention.id, asks: c.intervention.reason, since: c.intervention.requested_at }));
   const workflows = new WorkflowCheckpointStore(waitingWorkflowsDir(dataDir), log)
     .list(log)
     .flatMap((c) =>
       Object.entries(c.waiting).map(([invocation, { intervention }]): WaitingRow => {
         const node = c.invocations.find((i) => i.id === invocation)?.node;
-        return { run_id: c.run_id, name: c.graph.name, ...(node !== undefined ? { node } : {}), round: intervention.round + 1, kind: intervention.kind, intervention_id: intervention.id, asks: intervention.reason, since: intervention.requested_at };
+        return { run_id: c.run_id, name: c.graph.name, ...(node !== undefined ? { node } : {}), round: roundNumber(intervention.round), kind: intervention.kind, intervention_id: intervention.id, asks: intervention.reason, since: intervention.requested_at };
       }),
     );
   return [...agents, ...workflows].sort((a, b) => a.since.localeCompare(b.since) || a.intervention_id.localeCompare(b.intervention_id));
