@@ -1,9 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { ensureBuilt } from '../test-support/ensure-built';
 import { startHostProcess, type HostProcess } from '../test-support/host-process';
+import { askingSpecInput } from '../test-support/asking-spec';
 import { runIdFromUrl, shot } from './helpers';
 
 // Real host, MCP server and IndexedDB; the demo's models are the replay provider (the model boundary).
@@ -104,4 +106,56 @@ test('Cancel run and Stop the run ask first, by keyboard: focus goes to the conf
   await page.keyboard.press('Enter');
   await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'cancelled', { timeout: 30_000 });
   await expect(escalated).toHaveAttribute('data-pending', 'false');
+});
+
+test('a student\'s question the command line left waiting is answered in the app with a typed reply (kept across a reload), and the run goes on', async () => {
+  // The CLI, with no terminal to ask at, leaves the run waiting in the data folder (the host is stopped: one owner at a time).
+  await host.stop();
+  const specDir = mkdtempSync(join(tmpdir(), 'steward-e2e-asks-'));
+  mkdirSync(join(specDir, 'notes-sandbox'));
+  writeFileSync(join(specDir, 'notes-sandbox', 'monday.md'), '# Monday\n- ship the editor\n');
+  const spec = join(specDir, 'asks.json');
+  const script = {
+    latency_ms: 0,
+    student: [
+      { json: { decision_type: 'ask_user', question: 'Which note should I summarise?' } },
+      { json: { decision_type: 'complete', output: 'Summarised monday.md.' } },
+    ],
+    teacher: [],
+  };
+  writeFileSync(spec, JSON.stringify({ ...askingSpecInput(), script }));
+  const cli = spawnSync(process.execPath, [join(process.cwd(), 'bin', 'steward.mjs'), 'run', spec, '--data-dir', dataDir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  expect(cli.status).toBe(3);
+  const runId = /the run (\S+) waits for you/.exec(cli.stdout)?.[1] ?? '';
+  expect(cli.stdout).toContain(`steward answer ${runId} reply`);
+
+  host = await startHostProcess(dataDir);
+  await page.goto(host.url);
+  await page.evaluate(() => (window.location.hash = '#/interventions'));
+  const row = page.getByTestId('interventions-view').getByTestId('intervention-row').filter({ hasText: 'Which note should I summarise?' });
+  await expect(row).toHaveAttribute('data-kind', 'ask_user', { timeout: 30_000 });
+  await expect(row).toHaveAttribute('data-run-id', runId);
+  await row.getByTestId('intervention-answer-here').click();
+  await expect(row.getByTestId('intervention-question')).toHaveText('“Which note should I summarise?”');
+  const reply = row.getByLabel('Your reply to the agent');
+  await expect(row.getByTestId('intervention-reply')).toBeDisabled();
+  await reply.fill('The Monday notes, please.');
+
+  // A reload loses nothing: the question is still there (the run waits persisted), and so is the typed reply.
+  await page.reload();
+  await row.getByTestId('intervention-answer-here').click();
+  await expect(reply).toHaveValue('The Monday notes, please.');
+  await shot(page, '43-student-question');
+
+  // By keyboard: Ctrl+Enter in the text box sends the reply.
+  await reply.focus();
+  await page.keyboard.press('Control+Enter');
+  await expect(page.getByTestId('interventions-view').getByTestId('interventions-empty')).toHaveText('Nothing waits for you.', { timeout: 30_000 });
+
+  await page.evaluate((id) => (window.location.hash = `#/runs/${id}`), runId);
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed', { timeout: 30_000 });
+  await expect(page.getByTestId('round-intervention').first()).toHaveAttribute('data-answered', 'reply');
+  await expect(page.getByTestId('round-intervention').first()).toContainText('The Monday notes, please.');
+  await shot(page, '44-student-question-answered');
+  rmSync(specDir, { recursive: true, force: true });
 });

@@ -30,7 +30,7 @@ export const HUMAN_ACTION_LABELS = {
   reject: 'Reject; let the agent try again',
   takeover: 'Let the teacher take over',
   stop: 'Stop the run',
-  reply: 'Send your reply',
+  reply: 'Reply to the agent',
   yes: 'Yes',
   no: 'No',
 } satisfies Record<HumanAction, string>;
