@@ -69,6 +69,7 @@ test('a finished workflow run replays dry from its page: the replay lists its no
   await expect(page).not.toHaveURL(new RegExp(recorded));
   await expect(page).toHaveURL(/\/nodes/);
   await expect(page.getByTestId('replay-of')).toHaveAttribute('href', `#/runs/${recorded}/nodes`);
+  await expect(page.locator('.run-head').getByText('Dry run', { exact: true })).toBeVisible();
   await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed', { timeout: 60_000 });
   await expect(page.getByTestId('differences-none')).toContainText(/No differences: every node invocation \(\d+\) made the recorded decisions and ended as recorded\./);
   await shot(page, 'replay-workflow-no-differences');

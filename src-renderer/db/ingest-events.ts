@@ -168,6 +168,8 @@ function foldWorkflowEvent(row: RunRow, e: RunEvent): RunRow {
         started_at: e.ts,
         models: placeholder ? { student: NO_MODEL, teacher: NO_MODEL } : row.models,
         workflow: { ...wf, nodes: e.nodes.length },
+        // A dry replay of a workflow run is a dry run like an agent's.
+        ...(e.dry_run ? { dry_run: true } : {}),
       };
     }
     case 'node.invocation': {
