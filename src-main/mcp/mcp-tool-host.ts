@@ -5,7 +5,7 @@ import { ToolAnnotationHints, type ToolEffect } from '@shared/contracts/tool-eff
 import { ToolSnapshot, type JsonSchemaObject, type OfferedTool } from '@shared/contracts/tool-snapshot';
 import { maskArguments } from '@shared/util/mask';
 import { hashJson } from '../util/hash';
-import { resolveToolEffect } from './effect-registry';
+import { resolveToolEffect } from '@shared/policy/effect-registry';
 import { McpCallError, McpStartError, McpToolConfigError, McpLaunchError, errorMessage } from './errors';
 import { resolveLaunch, type ServerLaunch } from './server-launch';
 import { ServerConnection } from './server-connection';

@@ -10,7 +10,7 @@ import {
 } from '@shared/contracts/host-registry';
 import { LOCAL_ONLY, type PrivacyPolicy } from '@shared/policy/privacy';
 import type { ToolEffect } from '@shared/contracts/tool-effect';
-import { resolveToolEffect } from '../mcp/effect-registry';
+import { registeredToolEffect } from '@shared/policy/effect-registry';
 import { readJsonFile, writeJsonAtomic } from './json-store';
 import { SHIPPED_SERVERS } from './shipped-servers';
 
@@ -85,7 +85,6 @@ export class HostRegistry {
   /** The effect a run would use for this tool: the user's override, else the shipped default, else missing (protected). */
   effectiveEffect(serverId: string, tool: string, overrides: readonly EffectOverride[] = this.effects()): ToolEffect {
     const server = this.server(serverId);
-    const own = overrides.filter((o) => o.server === serverId).map((o) => [`${serverId}/${o.tool}`, o.effect] as const);
-    return resolveToolEffect({ serverId, packageName: server?.package, tool, overrides: Object.fromEntries(own) }).effect;
+    return registeredToolEffect({ servers: server ? [server] : [], overrides }, serverId, tool).effect;
   }
 }

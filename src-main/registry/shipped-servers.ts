@@ -1,5 +1,5 @@
 import type { RegisteredServer } from '@shared/contracts/host-registry';
-import { EVERYTHING_PACKAGE, FILESYSTEM_PACKAGE, MEMORY_PACKAGE } from '../mcp/shipped-effects';
+import { EVERYTHING_PACKAGE, FILESYSTEM_PACKAGE, MEMORY_PACKAGE } from '@shared/policy/shipped-effects';
 
 /**
  * The MCP servers Steward ships (package.json), registered from the start so the demo and a fresh

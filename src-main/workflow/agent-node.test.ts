@@ -3,7 +3,7 @@ import { RunEvent, type RunEventPayload } from '@shared/contracts/events';
 import { WorkflowGraph, type NodeOf } from '@shared/workflow/document';
 import { createEventStamper } from '../engine/event-stamper';
 import { createMemoryLedger } from '../mcp/idempotency-ledger';
-import { FILESYSTEM_PACKAGE } from '../mcp/shipped-effects';
+import { FILESYSTEM_PACKAGE } from '@shared/policy/shipped-effects';
 import { closedPort } from '../../test-support/closed-port';
 import { tempNotesWorkspace } from '../../test-support/workspace';
 import { runAgentNode } from './agent-node';

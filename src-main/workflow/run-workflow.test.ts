@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RunEvent } from '@shared/contracts/events';
 import { WorkflowGraph, type WorkflowGraphInput } from '@shared/workflow/document';
 import { createMemoryLedger } from '../mcp/idempotency-ledger';
-import { FILESYSTEM_PACKAGE } from '../mcp/shipped-effects';
+import { FILESYSTEM_PACKAGE } from '@shared/policy/shipped-effects';
 import { escalatingWithSlowBranch, escalatingWorkflow } from '../../test-support/escalating-workflow';
 import { tempNotesWorkspace } from '../../test-support/workspace';
 import { runWorkflow, type RunWorkflowOptions } from './run-workflow';

@@ -5,7 +5,7 @@ import type { RunEventPayload } from '@shared/contracts/events';
 import { WorkflowGraph, type NodeOf } from '@shared/workflow/document';
 import { SecretRegistry } from '../credentials/secret-registry';
 import { createMemoryLedger } from '../mcp/idempotency-ledger';
-import { FILESYSTEM_PACKAGE } from '../mcp/shipped-effects';
+import { FILESYSTEM_PACKAGE } from '@shared/policy/shipped-effects';
 import { tempNotesWorkspace } from '../../test-support/workspace';
 import type { NodeRun } from './node-outcome';
 import { runToolNode, type ToolNodeDeps } from './tool-node';

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RunEvent } from '@shared/contracts/events';
-import { FILESYSTEM_PACKAGE } from '../../mcp/shipped-effects';
+import { FILESYSTEM_PACKAGE } from '@shared/policy/shipped-effects';
 import { EXAMPLES } from '../../../test-support/workspace';
 import { ensureBuilt } from '../../../test-support/ensure-built';
 import { EXIT, runCli } from './cli';

@@ -1,6 +1,8 @@
 import { describeExposure, EXPOSED_DATA, type PrivacyPolicy } from '@shared/policy/privacy';
 import type { ModelRef } from '@shared/contracts/model';
-import { EFFECT_LABELS, isProtectedEffect } from '@shared/contracts/tool-effect';
+import { EFFECT_LABELS, isProtectedEffect, type EffectSource } from '@shared/contracts/tool-effect';
+import { registeredToolEffect, type EffectRegistryView } from '@shared/policy/effect-registry';
+import { SHIPPED_EFFECTS } from '@shared/policy/shipped-effects';
 import type { HostedWorkflow } from '@shared/contracts/hosted-workflow';
 import { routeHref } from '../../app/routing';
 import type { RegistryRow } from '../../db/db';
@@ -8,8 +10,19 @@ import { serverIdentity } from '../../db/registry';
 import { fieldDomId } from '../../components/Form';
 import { Chip } from '../../components/Chip';
 
-/** Tool safety: what each tool of the workflow's servers is, where that came from, and where to change it. */
-export function ToolSafetyGroup({ doc, registry }: { doc: HostedWorkflow; registry: readonly RegistryRow[] }) {
+/** Where a tool's effect came from, as the panel says it. */
+export const EFFECT_SOURCE_LABELS = {
+  user: 'yours',
+  shipped: 'Steward’s shipped default',
+  missing: 'nobody described it: protected',
+} satisfies Record<EffectSource, string>;
+
+/**
+ * Tool safety: each tool of the workflow's servers with the effect runs give it (your setting, else
+ * Steward's shipped default, else protected), whether or not the server was inspected, where that
+ * came from, and where to change it.
+ */
+export function ToolSafetyGroup({ doc, registry, host }: { doc: HostedWorkflow; registry: readonly RegistryRow[]; host: EffectRegistryView }) {
   return (
     <div className="form-grid" id={fieldDomId('tool_effects')} tabIndex={-1}>
       <p className="form-note">
@@ -19,8 +32,7 @@ export function ToolSafetyGroup({ doc, registry }: { doc: HostedWorkflow; regist
       {doc.servers.length === 0 && <p className="muted">This workflow uses no MCP servers.</p>}
       {doc.servers.map((server) => {
         const identity = serverIdentity(server);
-        const rows = registry.filter((r) => r.server === identity && (!server.tools || server.tools.includes(r.tool)));
-        const names = server.tools ?? rows.map((r) => r.tool);
+        const names = toolNamesOf(server, registry, host);
         return (
           <div key={server.id} className="tool-summary" data-testid="tool-safety-server">
             <div className="tool-summary__head">
@@ -29,7 +41,7 @@ export function ToolSafetyGroup({ doc, registry }: { doc: HostedWorkflow; regist
             </div>
             {names.length === 0 ? (
               <p className="muted">
-                Not inspected yet: open the <a href={routeHref({ name: 'registry' })}>MCP registry</a> and inspect this server to see its tools.
+                Not inspected yet: open the <a href={routeHref({ name: 'registry' })}>MCP registry</a> and inspect this server to see its tools. Until then each of its tools is protected.
               </p>
             ) : (
               <table className="table table--compact">
@@ -42,25 +54,19 @@ export function ToolSafetyGroup({ doc, registry }: { doc: HostedWorkflow; regist
                 </thead>
                 <tbody>
                   {names.map((name) => {
-                    const row = rows.find((r) => r.tool === name);
-                    const effect = row?.user ?? row?.inspected?.effect;
-                    const source = row?.user ? 'yours' : row?.inspected ? (row.inspected.effect_source === 'missing' ? 'nobody described it' : row.inspected.effect_source) : 'not inspected';
+                    const { effect, source } = registeredToolEffect(host, identity, name);
                     return (
-                      <tr key={name}>
+                      <tr key={name} data-testid="tool-safety-tool" data-tool={name} data-effect={effect.effect} data-source={source}>
                         <td>
                           <code>{name}</code>
                         </td>
                         <td>
-                          {effect ? (
-                            <span className={isProtectedEffect(effect.effect) ? 'effect effect--protected' : 'effect'}>
-                              {EFFECT_LABELS[effect.effect]}
-                              {effect.requires_user_confirmation ? ' · asks you' : ''}
-                            </span>
-                          ) : (
-                            <span className="muted">unknown until inspected (protected)</span>
-                          )}
+                          <span className={isProtectedEffect(effect.effect) ? 'effect effect--protected' : 'effect'}>
+                            {EFFECT_LABELS[effect.effect]}
+                            {effect.requires_user_confirmation ? ' · asks you' : ''}
+                          </span>
                         </td>
-                        <td className="muted">{source}</td>
+                        <td className="muted">{EFFECT_SOURCE_LABELS[source]}</td>
                       </tr>
                     );
                   })}
@@ -72,6 +78,16 @@ export function ToolSafetyGroup({ doc, registry }: { doc: HostedWorkflow; regist
       })}
     </div>
   );
+}
+
+/** The tools to list: those the workflow names, else those an inspection found, else those Steward ships metadata for. */
+function toolNamesOf(server: HostedWorkflow['servers'][number], registry: readonly RegistryRow[], host: EffectRegistryView): string[] {
+  if (server.tools) return server.tools;
+  const identity = serverIdentity(server);
+  const inspected = registry.filter((r) => r.server === identity).map((r) => r.tool);
+  if (inspected.length > 0) return inspected;
+  const pkg = host.servers.find((s) => s.id === identity)?.package;
+  return pkg !== undefined && Object.hasOwn(SHIPPED_EFFECTS, pkg) ? Object.keys(SHIPPED_EFFECTS[pkg]?.tools ?? {}) : [];
 }
 
 /** What the models of this configuration will be shown, and where they run. */

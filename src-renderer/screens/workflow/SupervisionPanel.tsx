@@ -343,7 +343,7 @@ export function SupervisionPanel({ row, config }: { row: WorkflowRow; config: Wo
           {supervision && <HandoverEditor idPrefix="cfg" value={supervision.supervision} onChange={(s) => setDraft('supervision', { ...supervision, supervision: s })} />}
         </Accordion>
         <Accordion title={ADVANCED_GROUP_LABELS.tools} summary="from the MCP registry" open={open.has('tools')} onToggle={() => toggle('tools')} testId="group-tools">
-          <ToolSafetyGroup doc={row.doc} registry={config.registry} />
+          <ToolSafetyGroup doc={row.doc} registry={config.registry} host={config.host} />
         </Accordion>
         <Accordion title={ADVANCED_GROUP_LABELS.trace} summary={editsLabel('trace')} open={open.has('trace')} onToggle={() => toggle('trace')} testId="group-trace" badge={modified(['trace', 'learning_data'])}>
           {trace && <TraceEditor idPrefix="cfg" value={trace.trace} onChange={(t) => setDraft('trace', { ...trace, trace: t })} />}

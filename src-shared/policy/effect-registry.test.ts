@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ToolEffect } from '@shared/contracts/tool-effect';
+import type { ToolEffect } from '../contracts/tool-effect';
 import { resolveToolEffect } from './effect-registry';
 import { FILESYSTEM_PACKAGE, MEMORY_PACKAGE, SHIPPED_EFFECTS } from './shipped-effects';
 

@@ -1,4 +1,5 @@
-import { MISSING_EFFECT, type EffectSource, type ToolEffect } from '@shared/contracts/tool-effect';
+import { MISSING_EFFECT, type EffectSource, type ToolEffect } from '../contracts/tool-effect';
+import type { EffectOverride, RegisteredServer } from '../contracts/host-registry';
 import { SHIPPED_EFFECTS } from './shipped-effects';
 
 export interface ResolveToolEffectInput {
@@ -44,4 +45,20 @@ function lookup<T>(table: Readonly<Record<string, T>>, key: string): T | undefin
 // Callers get their own copy: the shipped table is shared by every run.
 function copy(effect: ToolEffect): ToolEffect {
   return { ...effect, sensitive_arguments: [...effect.sensitive_arguments] };
+}
+
+/** The host's registry as far as effects go: its servers (for their packages) and the user's overrides. */
+export interface EffectRegistryView {
+  servers: readonly Pick<RegisteredServer, 'id' | 'package'>[];
+  overrides: readonly EffectOverride[];
+}
+
+/**
+ * The effect a run gives a tool of a registered server, and where it came from: exactly what the
+ * host resolves when it starts the server for a run (the page shows the same, inspected or not).
+ */
+export function registeredToolEffect(registry: EffectRegistryView, serverId: string, tool: string): ResolvedEffect {
+  const server = registry.servers.find((s) => s.id === serverId);
+  const own = registry.overrides.filter((o) => o.server === serverId).map((o) => [`${serverId}/${o.tool}`, o.effect] as const);
+  return resolveToolEffect({ serverId, packageName: server?.package, tool, overrides: Object.fromEntries(own) });
 }

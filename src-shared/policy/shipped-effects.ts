@@ -1,4 +1,4 @@
-import type { EffectClass, ToolEffect } from '@shared/contracts/tool-effect';
+import type { EffectClass, ToolEffect } from '../contracts/tool-effect';
 
 /**
  * Shipped effect metadata for the reference MCP servers, keyed by npm package. Classified by reading
