@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { deriveScsTimeline, evidenceIndex, scsStatusLine, type ScsEntry } from './derive-scs';
 import { deriveRounds } from './derive-rounds';
 import { eventLog, finishRun, readExecutedRound, startRun } from '../testing/event-fixtures';
-import { FINISH_REFUSED, committeeDrafts, failedReadRound, finishRound, monitorDecides, snapshot, summaryRegressionRun } from '../testing/scs-fixtures';
+import { FINISH_REFUSED, SUMMARY_PLAN, committeeDrafts, failedReadRound, finishRound, monitorDecides, scsStart, snapshot, summaryRegressionRun } from '../testing/scs-fixtures';
 
 const kinds = (entries: readonly ScsEntry[]) => entries.map((e) => e.kind);
 
@@ -84,7 +84,7 @@ describe('deriveScsTimeline', () => {
 
     failedReadRound(log, 0, { snapshot: false });
     expect(deriveScsTimeline(log.events).awaiting).toBe('monitor');
-    monitorDecides(log, 1, 'tool_failure', { decision: 'accept_phase', confidence: 0.7, evidence: [], reason: 'Continue.' });
+    monitorDecides(log, 1, 'tool_failure', { decision: 'accept_phase', confidence: 0.7, evidence: [], reason: 'Continue.', next_required_action: 'supervisor_continue' });
     expect(deriveScsTimeline(log.events).awaiting).toBeUndefined();
     finishRound(log, 1, 'stop_before_ruling');
     expect(deriveScsTimeline(log.events).awaiting).toBe('monitor');
@@ -155,3 +155,33 @@ function committeePlan(log: ReturnType<typeof eventLog>) {
   if (drafted?.type !== 'scs.committee.plan_drafted' || !drafted.plan) throw new Error('no plan drafted');
   return drafted.plan;
 }
+
+describe('rolling phases and stopped phases in the timeline', () => {
+  it('a stopped phase is an executor entry with its condition, evidence and changed files, awaiting the monitor; the next phase moves the SCS phase to 2', () => {
+    const log = eventLog('run-scs-0002');
+    scsStart(log);
+    failedReadRound(log, 0);
+    const evidence = log.events.at(-1)?.id ?? '';
+    log.add({
+      type: 'scs.supervisor.phase_stopped',
+      phase: 1,
+      round: 0,
+      condition: 'the notes are missing ("ENOENT")',
+      matched: 'the result of round 1 contains "ENOENT"',
+      evidence: [evidence],
+      changed_files: [],
+    });
+    const stopped = deriveScsTimeline(log.events);
+    expect(stopped.entries.at(-1)).toMatchObject({ kind: 'phase_stopped', actor: 'executor', phase: 1, condition: 'the notes are missing ("ENOENT")', evidence: [evidence], placement: { at: 'after', round: 0 } });
+    expect(stopped.awaiting).toBe('monitor');
+
+    monitorDecides(log, 1, 'stop_condition', { decision: 'accept_phase', confidence: 0.8, evidence: [evidence], reason: 'The notes are elsewhere; next milestone.' });
+    expect(deriveScsTimeline(log.events).awaiting).toBe('committee');
+    committeeDrafts(log, 2, 1);
+    monitorDecides(log, 2, 'plan', { decision: 'approve_plan', confidence: 0.8, evidence: [], reason: 'OK.' });
+    log.add({ type: 'scs.supervisor.phase_started', phase: 2, plan: SUMMARY_PLAN });
+    const next = deriveScsTimeline(log.events);
+    expect(next.phase).toBe(2);
+    expect(kinds(next.entries).slice(-5)).toEqual(['phase_stopped', 'phase_accepted', 'plan_drafted', 'plan_approved', 'phase_started']);
+  });
+});

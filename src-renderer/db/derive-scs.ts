@@ -194,6 +194,9 @@ function awaitingAfter(last: RunEvent | undefined, failedLast: boolean): ScsTime
     case 'scs.student.rethink_requested':
     case 'scs.student.phase_rejected':
       return 'committee';
+    // Rolling phases: an accepted phase that neither goes on nor finishes waits for the next milestone's draft.
+    case 'scs.student.phase_accepted':
+      return last.decision.next_required_action === 'supervisor_continue' || last.decision.next_required_action === 'finish' ? undefined : 'committee';
     // A stopped phase waits for the monitor's review of its evidence.
     case 'scs.supervisor.phase_stopped':
       return 'monitor';
