@@ -1,5 +1,8 @@
 import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RunEvent, RunEventOf } from '@shared/contracts/events';
@@ -65,5 +68,22 @@ describe('one round number on every screen', () => {
       }),
       { numRuns: 60 },
     );
+  });
+
+  it('no screen numbers a round by itself: every shown "round N" goes through roundNumber', () => {
+    const sources = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
+        d.isDirectory() ? sources(join(dir, d.name)) : /\.tsx?$/.test(d.name) && !/\.test\.tsx?$/.test(d.name) ? [join(dir, d.name)] : [],
+      );
+    // "round ${x.round + 1}", "Round {x.round + 1}": a number shown next to the word round, computed in place.
+    const inPlace = /round\s*\$?\{[^}]*round\s*\+\s*1\s*\}/i;
+    const files = ['src-main', 'src-shared', 'src-renderer'].flatMap((root) => sources(fileURLToPath(new URL(`../${root}`, import.meta.url))));
+    expect(files.length).toBeGreaterThan(100);
+    const offenders = files.flatMap((file) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (inPlace.test(line) ? [`${file}:${i + 1}`] : [])),
+    );
+    expect(offenders).toEqual([]);
   });
 });
