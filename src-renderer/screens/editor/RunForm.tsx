@@ -4,6 +4,7 @@ import type { ProfileVersionRef, TraceSettings } from '@shared/contracts/profile
 import type { InputField } from '@shared/workflow/document';
 import { useHost } from '../../app/HostProvider';
 import { Spinner } from '../../components/Icons';
+import type { ProfileRow } from '../../db/db';
 import { latestOfEach, profileLabel, refOf } from '../../db/profiles';
 import { runInputs, type RawInput } from './run-inputs';
 
@@ -16,6 +17,13 @@ export interface RunTrace {
 const retentionText = (t: TraceSettings) =>
   [t.retention_days !== undefined ? `deleted ${t.retention_days} days after it ends` : '', t.retention_runs !== undefined ? `newest ${t.retention_runs} runs kept` : ''].filter(Boolean).join(', ') || 'kept forever';
 
+/** The Run form's trace profile choices: each trace profile at its newest version, saying what it keeps and for how long. */
+export function traceChoices(rows: readonly ProfileRow[]): Array<{ key: string; label: string; chosen: RunTrace }> {
+  return latestOfEach(rows).flatMap((p) =>
+    p.kind === 'trace' ? [{ key: `${p.id}@${p.version}`, label: `${profileLabel(p)} — ${retentionText(p.trace)}`, chosen: { trace: p.trace, trace_profile: refOf(p) } }] : [],
+  );
+}
+
 const initial = (f: InputField): RawInput => (f.type === 'boolean' ? f.default === true : f.default === undefined ? '' : typeof f.default === 'string' && f.type === 'text' ? f.default : JSON.stringify(f.default));
 
 /**
@@ -25,7 +33,7 @@ const initial = (f: InputField): RawInput => (f.type === 'boolean' ? f.default =
 export function RunForm({ fields, start, close }: { fields: readonly InputField[]; start: (inputs: Record<string, unknown>, trace?: RunTrace) => Promise<string | undefined>; close: () => void }) {
   const id = useId();
   const { db } = useHost();
-  const traceProfiles = latestOfEach(useLiveQuery(() => db.profiles.where('kind').equals('trace').toArray(), [db]) ?? []);
+  const traceProfiles = traceChoices(useLiveQuery(() => db.profiles.where('kind').equals('trace').toArray(), [db]) ?? []);
   const [traceKey, setTraceKey] = useState('');
   const [raw, setRaw] = useState<Record<string, RawInput>>(() => Object.fromEntries(fields.map((f) => [f.name, initial(f)])));
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -41,8 +49,7 @@ export function RunForm({ fields, start, close }: { fields: readonly InputField[
     }
     setErrors({});
     setBusy(true);
-    const chosen = traceProfiles.find((p) => `${p.id}@${p.version}` === traceKey);
-    setError(await start(out.inputs, chosen?.kind === 'trace' ? { trace: chosen.trace, trace_profile: refOf(chosen) } : undefined));
+    setError(await start(out.inputs, traceProfiles.find((p) => p.key === traceKey)?.chosen));
     setBusy(false);
   };
 
@@ -84,9 +91,8 @@ export function RunForm({ fields, start, close }: { fields: readonly InputField[
             <select id={`${id}-trace`} className="select" value={traceKey} onChange={(e) => setTraceKey(e.target.value)} data-testid="run-trace-profile">
               <option value="">The workflow’s own choice</option>
               {traceProfiles.map((p) => (
-                <option key={`${p.id}@${p.version}`} value={`${p.id}@${p.version}`}>
-                  {profileLabel(p)}
-                  {p.kind === 'trace' ? ` — ${retentionText(p.trace)}` : ''}
+                <option key={p.key} value={p.key}>
+                  {p.label}
                 </option>
               ))}
             </select>
