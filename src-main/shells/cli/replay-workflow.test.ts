@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RunEvent } from '@shared/contracts/events';
 import { cliOn } from '../../../test-support/cli-capture';
+import { finishedTriageRun } from '../../../test-support/hosted-workflows';
+import { hostPage, openTestHost } from '../../../test-support/host-session';
 import { tempFolder } from '../../../test-support/temp-folder';
 import { EXAMPLES } from '../../../test-support/workspace';
 import { EXIT } from './cli';
@@ -49,5 +51,20 @@ describe('steward replay of a workflow run', () => {
 
     const json = await cli(['replay', trace, '--spec', file, '--json'], dataDir);
     expect(JSON.parse(json.stdout)).toMatchObject({ status: 'completed', replay_of: recorded[0]?.run_id, dry_run: true, differences: [], gaps: [] });
+  }, 120_000);
+
+  it('replays an app run by its id from the data folder, on the workflow the host keeps there: per-node lines, no differences', async () => {
+    const dataDir = tempFolder('steward-cli-wf-replay-host-', cleanups);
+    const host = await openTestHost(dataDir, cleanups);
+    const page = hostPage(host);
+    await page.ok('events.subscribe', {});
+    const { run_id } = await finishedTriageRun(page, dataDir);
+    await host.close();
+    const replay = await cli(['replay', run_id], dataDir);
+    expect(replay.stderr).toBe('');
+    expect(replay.code).toBe(EXIT.ok);
+    expect(replay.stdout).toContain(`steward · replay of ${run_id} · dry run`);
+    expect(replay.stdout).toContain('✓ write done');
+    expect(replay.stdout).toMatch(/differences from the recorded run: none/);
   }, 120_000);
 });
