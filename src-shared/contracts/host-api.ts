@@ -226,11 +226,13 @@ export const HOST_METHODS = {
   /** The OTLP endpoint this app last sent to (its data folder remembers it); absent before the first. */
   'otlp.endpoint': { params: empty, result: z.object({ endpoint: z.string().optional() }).strict() },
   /**
-   * Runs a recorded agent run again on its recorded model answers (src-shared/replay/): tools
+   * Runs a recorded run again on its recorded model answers (src-shared/replay/): tools
    * `dry_run` (nothing executes) or `live` (through the boundary and authorization as any run; a
-   * person confirms what needs it). `workflow`: the workflow it ran, when the page keeps it (the
-   * host knows the demos). not_found without its events; invalid_params, saying why, when it cannot
-   * be rebuilt as it ran or is a workflow run. `gaps`: where the answers are not exactly the recorded ones.
+   * person confirms what needs it). `workflow`: the agent workflow it ran, when the page keeps it (the
+   * host knows the demos). A workflow (graph) run replays on the workflow the host keeps, each agent
+   * invocation on its own answers; dry, its tool nodes give back their recorded results. not_found
+   * without its events; invalid_params, saying why, when it cannot be rebuilt as it ran. `gaps`:
+   * where the answers are not exactly the recorded ones.
    */
   'runs.replay': {
     params: z.object({ run_id: z.string().min(1).max(200), tools: z.enum(['dry_run', 'live']).default('dry_run'), workflow: HostedWorkflow.optional() }).strict(),
