@@ -45,6 +45,9 @@ describe('replaying a recorded workflow run', () => {
     expect(result.status).toBe('completed');
     expect(workflowDifferences(recorded, events)).toEqual([]);
     expect(events.find((e) => e.type === 'workflow.started')).toMatchObject({ replay_of: recorded[0]?.run_id, dry_run: true });
+    // A replay of this replay is of the recorded run.
+    const again = replayableWorkflowStart(events, events[0]?.run_id ?? '');
+    expect(again && planWorkflowReplay(events, again, { live: false }).plan.replay_of).toBe(recorded[0]?.run_id);
     // The reviewed write gave back its recorded result: the report was not written.
     expect(existsSync(join(workspace, 'triage-report.md'))).toBe(false);
     const end = (run: RunEvent[]) => run.find((e) => e.type === 'run.finished');
