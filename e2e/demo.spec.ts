@@ -58,6 +58,10 @@ test('the demo runs live: a read passes unreviewed, the teacher replaces the uns
   await expect(reviewed.getByTestId('selected-decision')).toContainText('summary.md');
   await expect(reviewed).toHaveAttribute('data-outcome', 'executed');
   await expect(page.getByTestId('run-output')).toContainText('Wrote summary.md');
+  // Round 4: the answer follows the replaced write, so the teacher checked it against what ran (issue 10).
+  const answer = page.locator('[data-testid=round-card][data-round="3"]');
+  await expect(answer.getByTestId('review')).toContainText('final answer after a blocked or rejected decision');
+  await expect(answer).toHaveAttribute('data-outcome', 'delivered');
   await shot(page, '03-run-completed');
   await reviewed.scrollIntoViewIfNeeded();
   await shot(page, '03b-replacement', false);

@@ -6,6 +6,8 @@ import { PreferenceLine, SftLine } from '../src-shared/contracts/learning-export
 import { ProfileBundle } from '../src-shared/contracts/profiles';
 import { ensureBuilt } from '../test-support/ensure-built';
 import { startFakeOllama } from '../test-support/fake-ollama';
+import { startFakeOpenAI } from '../test-support/fake-openai';
+import { closedPort } from '../test-support/closed-port';
 import { startHostProcess, type HostProcess } from '../test-support/host-process';
 import { ARTIFACTS, runIdFromUrl, shot, storedEvents, terminalCode } from './helpers';
 import { startHostOnPort } from './host-on-port';
@@ -61,12 +63,15 @@ test('the panel configures the demo node: phase 2 saved as a new deployment vers
   await panel.getByTestId('group-handover').getByRole('button', { name: /Handover/ }).click();
   await panel.getByTestId('safe-message').fill('Stopped before writing anything.');
   await expect(panel.getByTestId('version-bump')).toHaveCount(2);
+  // Risk-gated (default) is built in, so read-only: its edit is saved as a copy the workflow then uses.
+  await expect(panel.getByTestId('version-bump').filter({ hasText: 'Supervision' })).toContainText('Risk-gated (default) · v1 → a copy (built-in profiles are read-only)');
+  await expect(panel.getByTestId('profile-pending-supervision')).toHaveText('edited · saves as a copy');
   await expect(panel.getByTestId('dry-run-button')).toBeDisabled();
   await shot(page, '11-panel-unsaved', false);
   await panel.getByTestId('save-profiles').click();
   await expect(panel.getByTestId('save-bar')).toHaveCount(0);
   await expect(panel.getByTestId('profile-select-deployment')).toContainText('Notes assistant · deployment · v2');
-  await expect(panel.getByTestId('profile-select-supervision')).toContainText('Risk-gated (default) · v2');
+  await expect(panel.getByTestId('profile-select-supervision')).toContainText('Risk-gated (default) (copy) · v1');
 
   // Versions are immutable: v1 is still there, unchanged, beside v2.
   const versions = await page.evaluate(
@@ -181,6 +186,13 @@ test('a run waiting for a person survives a host restart: the question comes bac
   await expect(page.getByTestId('run-status')).not.toHaveAttribute('data-status', 'waiting', { timeout: 30_000 });
   await expect(page.getByTestId('run-final')).toBeVisible({ timeout: 30_000 });
   await expect(page.getByTestId('round-intervention').first()).toHaveAttribute('data-answered', 'reject');
+  // The student then says it posted the items: that follows the rejected write, so the teacher
+  // checked the claim against what ran and blocked it. Never a green Completed (issue 10).
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'blocked');
+  await expect(page.getByTestId('run-final')).toContainText('Nothing was posted');
+  const answer = page.getByTestId('round-card').last();
+  await expect(answer.getByTestId('review')).toContainText('final answer after a blocked or rejected decision');
+  await expect(answer).toHaveAttribute('data-outcome', 'blocked');
   await shot(page, '15b-rejected-after-restart');
   const events = await storedEvents(page, runId);
   expect(events.find((e) => e.type === 'intervention.answered')).toMatchObject({ answer: { action: 'reject', note: 'Do not post to shared.md; finish without writing.' } });
@@ -205,7 +217,8 @@ test('learning data exports from the Learning page as SFT and preference JSONL, 
   await shot(page, '16b-learning-example-open');
   // Promotion: of Ask a human's two escalations, the one a person approved is no protected-effect error; the dry run of Notes assistant never counts.
   const askAHuman = page.locator('[data-testid=promotion-card][data-workflow-id=ask-a-human]');
-  await expect(askAHuman.getByTestId('metric-examples')).toHaveText('2');
+  // Three reviews: the two escalations, and the teacher's check of the claim after the rejected one.
+  await expect(askAHuman.getByTestId('metric-examples')).toHaveText('3');
   await expect(askAHuman.getByTestId('metric-errors')).toHaveText('1');
   await expect(page.locator('[data-testid=promotion-card][data-workflow-id=notes-assistant]').getByTestId('metric-examples')).toHaveText('0');
 
@@ -304,10 +317,12 @@ test('allowing a host waits for the code printed on the host terminal; a wrong c
 test('profiles export to a file and a bad file is refused with its reasons', async () => {
   await openApp('#/settings');
   const section = page.getByTestId('profiles-section');
-  await expect(section.locator('[data-testid=profile-item][data-profile-id=risk-gated]')).toHaveAttribute('data-version', '2');
+  // The built-in stayed as shipped; the panel's edit is a copy of the person's own.
+  await expect(section.locator('[data-testid=profile-item][data-profile-id=risk-gated]')).toHaveAttribute('data-version', '1');
   const [download] = await Promise.all([page.waitForEvent('download'), section.getByTestId('profiles-export').click()]);
   const bundle = ProfileBundle.parse(JSON.parse(readFileSync((await download.path()) ?? '', 'utf8')));
-  expect(bundle.profiles.filter((p) => p.id === 'risk-gated').map((p) => p.version).sort()).toEqual([1, 2]);
+  expect(bundle.profiles.filter((p) => p.id === 'risk-gated')).toEqual([]);
+  expect(bundle.profiles.filter((p) => p.name === 'Risk-gated (default) (copy)').map((p) => p.version)).toEqual([1]);
 
   await section.getByTestId('profiles-import-file').setInputFiles({
     name: 'broken-profiles.json',
@@ -401,6 +416,98 @@ test('model roles show the model id, provider health and capabilities, with a wa
     await other.close();
     await ollamaHost.stop();
     await ollama.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('profiles as a new user meets them: built-ins offer Duplicate, not Edit; a taken name is refused with the reason; demo deployments say demo; the Deployment picker lists the workflow’s own; an OpenAI-compatible server’s models are listed (fake OpenAI server) and an unreachable one says what to do', async ({ browser }) => {
+  // The model server is the fake OpenAI-compatible server (TEST DOUBLE at the model boundary).
+  const openai = await startFakeOpenAI({ models: ['local-7b-instruct', 'local-1b'], chat: () => ({ message: { content: '{"ok": true}' } }) });
+  const dir = mkdtempSync(join(tmpdir(), 'steward-e2e-profiles-'));
+  const own = await startHostProcess(dir);
+  const p = await browser.newPage();
+  try {
+    await p.goto(own.url);
+    await expect(p.getByTestId('workflow-card').first()).toBeVisible();
+    await p.evaluate(() => (window.location.hash = '#/settings'));
+    const section = p.getByTestId('profiles-section');
+    const builtin = section.locator('[data-testid=profile-item][data-profile-id=risk-gated]');
+    await expect(builtin).toContainText('built-in');
+    await expect(builtin).toContainText('read-only');
+    await expect(builtin.getByTestId('profile-edit')).toHaveCount(0);
+    await expect(builtin.getByTestId('profile-duplicate')).toBeVisible();
+    const deployments = section.locator('[data-testid=profile-kind][data-kind=deployment] [data-testid=profile-item]');
+    await expect(deployments.filter({ hasText: 'Notes assistant · deployment' })).toHaveAttribute('data-origin', 'demo');
+    await expect(deployments.filter({ hasText: 'Phase 3 · risk-gated' })).toHaveAttribute('data-origin', 'built-in');
+
+    // Duplicate, then try a name another supervision profile has (case aside): refused, with the reason.
+    await builtin.getByTestId('profile-duplicate').click();
+    const editor = p.getByTestId('profile-editor');
+    await expect(editor.getByTestId('profile-name')).toHaveValue('Risk-gated (default) (copy)');
+    await editor.getByTestId('profile-name').fill('fully gated');
+    await expect(editor.getByTestId('profile-name-error')).toHaveText('Name: another supervision profile is already called “Fully gated” — names are unique per kind, choose another');
+    await expect(editor.getByTestId('profile-save')).toBeDisabled();
+    await editor.scrollIntoViewIfNeeded();
+    await shot(p, '21-profile-name-taken', false);
+    await editor.getByTestId('profile-name').fill('Risk-gated, stricter');
+    await editor.getByTestId('profile-save').click();
+    const mine = section.locator('[data-testid=profile-item]').filter({ hasText: 'Risk-gated, stricter' });
+    await expect(mine).toHaveAttribute('data-origin', 'yours');
+    await expect(mine.getByTestId('profile-edit')).toBeVisible();
+
+    // An OpenAI-compatible teacher: the Model field lists what the server offers.
+    await section.getByTestId('profile-new-teacher').click();
+    await editor.getByTestId('profile-name').fill('Local server teacher');
+    await editor.getByTestId('model-provider-teacher').selectOption('openai_compatible');
+    await editor.getByLabel('Base URL').fill(openai.baseUrl);
+    await expect(editor.getByTestId('openai-models-status-teacher')).toHaveAttribute('data-health', 'ok');
+    await expect(editor.getByTestId('openai-models-status-teacher')).toContainText('lists 2 models');
+    const modelField = editor.getByTestId('openai-model-teacher');
+    await expect(modelField.locator('option')).toHaveText(['Choose a model…', 'local-7b-instruct', 'local-1b']);
+    await modelField.selectOption('local-7b-instruct');
+    await editor.scrollIntoViewIfNeeded();
+    await shot(p, '22-openai-models-listed', false);
+    await editor.getByTestId('profile-save').click();
+    await expect(section.locator('[data-testid=profile-item]').filter({ hasText: 'Local server teacher' })).toBeVisible();
+
+    // Nobody listening: the field says so, and what to do.
+    const port = await closedPort();
+    await section.getByTestId('profile-new-student').click();
+    await editor.getByTestId('model-provider-student').selectOption('openai_compatible');
+    await editor.getByLabel('Base URL').fill(`http://127.0.0.1:${port}/v1`);
+    const down = editor.getByTestId('openai-models-status-student');
+    await expect(down).toHaveAttribute('data-health', 'off');
+    await expect(down).toContainText(`Nothing answers at http://127.0.0.1:${port}/v1 (ECONNREFUSED) — start the server, or check the base URL and its port`);
+    await editor.scrollIntoViewIfNeeded();
+    await shot(p, '23-openai-unreachable', false);
+    await editor.getByRole('button', { name: 'Cancel' }).click();
+
+    // The card's picker lists the server's models, as Ollama's.
+    await p.evaluate(() => (window.location.hash = '#/workflows'));
+    const notes = p.getByTestId('workflow-card').filter({ hasText: 'Notes assistant' });
+    const picker = notes.getByTestId('model-select-teacher');
+    const group = picker.locator(`optgroup[label="127.0.0.1:${new URL(openai.baseUrl).port} (OpenAI-compatible)"]`);
+    await expect(group.locator('option')).toHaveText(['local-7b-instruct', 'local-1b']);
+    await picker.selectOption({ label: 'local-1b' });
+    await notes.getByTestId('configure-button').click();
+
+    // The panel: the model listed at a reachable server, a probe call that answers; only Notes' own deployments.
+    const panel = p.getByTestId('supervision-panel');
+    const health = panel.getByTestId('model-health-teacher');
+    await expect(health).toHaveAttribute('data-health', 'ok');
+    await expect(health).toContainText('reachable · model listed');
+    await health.getByRole('button', { name: 'Test model' }).click();
+    await expect(health.getByTestId('model-probe')).toHaveAttribute('data-probe', 'ok');
+    await expect(health.getByTestId('model-probe')).toContainText('local-1b answered in');
+    const offered = await panel.getByTestId('profile-select-deployment').locator('option').allTextContents();
+    expect(offered.some((o) => o.startsWith('Notes assistant · deployment'))).toBe(true);
+    expect(offered.some((o) => o.includes('Guarded writes') || o.includes('Ask a human'))).toBe(false);
+    await health.scrollIntoViewIfNeeded();
+    await shot(p, '24-panel-openai-health', false);
+  } finally {
+    await p.close();
+    await own.stop();
+    await openai.close();
     rmSync(dir, { recursive: true, force: true });
   }
 });
