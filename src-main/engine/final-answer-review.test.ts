@@ -118,6 +118,15 @@ describe('a final answer after a person rejected a write', () => {
     expect(result.rounds.map((r) => r.review?.rule)).toEqual(['human_decided', 'not_required']);
   });
 
+  it('when the teacher cannot review it (no answer), the claim is never delivered and the run is not green', async () => {
+    const s = setup({ phase: 3, max_verdict_attempts: 1 }, CONFIRM_WRITES);
+    const { result } = await rejectedThenResumed(s, { student: [writeShared(s.ws.workspace), complete(FALSE_CLAIM)], teacher: [accept] }, { action: 'reject' });
+
+    expect(['blocked', 'failed']).toContain(result.status);
+    expect(result.history.some((h) => h.decision.decision_type === 'complete')).toBe(false);
+    expect(result.output ?? '').not.toContain('Posted');
+  });
+
   it('with nobody to review it (unsupervised), the run ends "Completed — unverified" and lists the call that never ran', async () => {
     // A read the person wants to confirm: the only kind of call an unsupervised run may make.
     const s = setup({ enabled: false }, { 'fs/read_text_file': { effect: 'read', requires_user_confirmation: true } });
