@@ -99,7 +99,7 @@ export function ModelHealth({
           ))}
         </div>
       )}
-      {model.provider === 'openai_compatible' && openai.state === 'done' && openai.status.reachable && <ProbeLine model={model} onChecked={openai.refresh} />}
+      {model.provider === 'openai_compatible' && openai.state === 'done' && openai.status.reachable && <ProbeLine key={`${modelLabel(model)}:${model.mode}`} model={model} />}
       {warnings.map((w) => (
         <p key={w} className="model-health__warning" role="note">
           ⚠ {w}
@@ -113,7 +113,7 @@ export function ModelHealth({
  * "Test model": one tiny call in the model's answer mode, made by the host (issue 10's probe):
  * proves the key, the model id and the mode before a run depends on them.
  */
-function ProbeLine({ model, onChecked }: { model: Extract<ModelRef, { provider: 'openai_compatible' }>; onChecked: () => void }) {
+function ProbeLine({ model }: { model: Extract<ModelRef, { provider: 'openai_compatible' }> }) {
   const { client } = useHost();
   const [probe, setProbe] = useState<{ running: boolean; result?: NonNullable<OpenAIStatus['probe']>; error?: string }>({ running: false });
   const run = async () => {
@@ -121,7 +121,6 @@ function ProbeLine({ model, onChecked }: { model: Extract<ModelRef, { provider: 
     try {
       const status = await client.request('providers.openai_status', { base_url: model.base_url, ...(model.api_key ? { api_key: model.api_key } : {}), probe: { model: model.model, mode: model.mode } });
       setProbe({ running: false, ...(status.probe ? { result: status.probe } : { error: status.error ?? 'the server did not answer the check' }) });
-      onChecked();
     } catch (err) {
       setProbe({ running: false, error: err instanceof Error ? err.message : String(err) });
     }
