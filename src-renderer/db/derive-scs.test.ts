@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { deriveScsTimeline, evidenceIndex, scsStatusLine, type ScsEntry } from './derive-scs';
 import { deriveRounds } from './derive-rounds';
 import { eventLog, finishRun, readExecutedRound, startRun } from '../testing/event-fixtures';
-import { FINISH_REFUSED, SUMMARY_PLAN, committeeDrafts, failedReadRound, finishRound, monitorDecides, scsStart, snapshot, summaryRegressionRun } from '../testing/scs-fixtures';
+import { FINISH_REFUSED, SUMMARY_PLAN, committeeDrafts, failedReadRound, finishRound, monitorDecides, phaseStops, scsStart, snapshot, summaryRegressionRun } from '../testing/scs-fixtures';
 
 const kinds = (entries: readonly ScsEntry[]) => entries.map((e) => e.kind);
 
@@ -161,16 +161,7 @@ describe('rolling phases and stopped phases in the timeline', () => {
     const log = eventLog('run-scs-0002');
     scsStart(log);
     failedReadRound(log, 0);
-    const evidence = log.events.at(-1)?.id ?? '';
-    log.add({
-      type: 'scs.supervisor.phase_stopped',
-      phase: 1,
-      round: 0,
-      condition: 'the notes are missing ("ENOENT")',
-      matched: 'the result of round 1 contains "ENOENT"',
-      evidence: [evidence],
-      changed_files: [],
-    });
+    const evidence = phaseStops(log, 1, 0);
     const stopped = deriveScsTimeline(log.events);
     expect(stopped.entries.at(-1)).toMatchObject({ kind: 'phase_stopped', actor: 'executor', phase: 1, condition: 'the notes are missing ("ENOENT")', evidence: [evidence], placement: { at: 'after', round: 0 } });
     expect(stopped.awaiting).toBe('monitor');

@@ -1,6 +1,6 @@
 import type { Decision } from '@shared/contracts/decision';
 import type { RoundRecord } from '@shared/contracts/round';
-import type { MonitorDecision, MonitorTrigger, PhasePlan } from '@shared/scs/contracts';
+import type { ChangedFile, MonitorDecision, MonitorTrigger, PhasePlan } from '@shared/scs/contracts';
 import { eventLog, finishRun, readExecutedRound, startRun, type EventLog } from './event-fixtures';
 
 /**
@@ -53,6 +53,21 @@ const MONITOR_EVENT = {
 export function monitorDecides(log: EventLog, phase: number, trigger: MonitorTrigger, decision: MonitorDecision, budget = 8): void {
   log.add({ type: 'scs.transcript', role: 'monitor', phase, trigger, messages: [{ role: 'system', content: `You are the student (monitor)… asked because of: ${trigger}` }, { role: 'user', content: 'Evidence (latest last): …' }], reply: JSON.stringify(decision) });
   log.add({ type: MONITOR_EVENT[decision.decision], phase, trigger, decision, budget });
+}
+
+/** The runtime stopped `phase` because round `round`'s result matched its stop condition; the evidence is the last event (returned). */
+export function phaseStops(log: EventLog, phase: number, round: number, changed_files: ChangedFile[] = []): string {
+  const evidence = log.events.at(-1)?.id ?? '';
+  log.add({
+    type: 'scs.supervisor.phase_stopped',
+    phase,
+    round,
+    condition: 'the notes are missing ("ENOENT")',
+    matched: `the result of round ${round + 1} contains "ENOENT"`,
+    evidence: [evidence],
+    changed_files,
+  });
+  return evidence;
 }
 
 /** SCS on, the committee's plan approved, phase 1 started — all before round 0 starts. */

@@ -6,7 +6,7 @@ import { StewardDb } from '../../db/db';
 import { FakeTransport } from '../../testing/fake-transport';
 import { deriveScsTimeline, evidenceIndex } from '../../db/derive-scs';
 import { eventLog } from '../../testing/event-fixtures';
-import { SUMMARY_PLAN, committeeDrafts, failedReadRound, monitorDecides, scsStart } from '../../testing/scs-fixtures';
+import { SUMMARY_PLAN, committeeDrafts, failedReadRound, monitorDecides, phaseStops, scsStart } from '../../testing/scs-fixtures';
 import { ScsTimelineView } from './ScsTimeline';
 
 /** A run whose phase 1 stopped on a stop condition after a write, was accepted, and moved on to phase 2. */
@@ -14,16 +14,7 @@ function rollingRun() {
   const log = eventLog('run-scs-0003');
   scsStart(log);
   failedReadRound(log, 0);
-  const evidence = log.events.at(-1)?.id ?? '';
-  log.add({
-    type: 'scs.supervisor.phase_stopped',
-    phase: 1,
-    round: 0,
-    condition: 'the notes are missing ("ENOENT")',
-    matched: 'the result of round 1 contains "ENOENT"',
-    evidence: [evidence],
-    changed_files: [{ round: 0, tool: 'write_file', target: '/notes/draft.md', result: 'ok (12 chars)', ok: true }],
-  });
+  const evidence = phaseStops(log, 1, 0, [{ round: 0, tool: 'write_file', target: '/notes/draft.md', result: 'ok (12 chars)', ok: true }]);
   monitorDecides(log, 1, 'stop_condition', { decision: 'accept_phase', confidence: 0.8, evidence: [evidence], reason: 'The draft is written; next milestone.' });
   committeeDrafts(log, 2, 1, { ...SUMMARY_PLAN, phase_goal: 'Write summary.md from the draft' });
   monitorDecides(log, 2, 'plan', { decision: 'approve_plan', confidence: 0.8, evidence: [], reason: 'OK.' });
