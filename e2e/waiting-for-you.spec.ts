@@ -6,7 +6,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { ensureBuilt } from '../test-support/ensure-built';
 import { startHostProcess, type HostProcess } from '../test-support/host-process';
 import { askingSpecInput } from '../test-support/asking-spec';
-import { runIdFromUrl, shot } from './helpers';
+import { runIdFromUrl, shot, storedEvents } from './helpers';
 
 // Real host, MCP server and IndexedDB; the demo's models are the replay provider (the model boundary).
 test.describe.configure({ mode: 'serial' });
@@ -158,4 +158,32 @@ test('a student\'s question the command line left waiting is answered in the app
   await expect(page.getByTestId('round-intervention').first()).toContainText('The Monday notes, please.');
   await shot(page, '44-student-question-answered');
   rmSync(specDir, { recursive: true, force: true });
+});
+
+test('approve with edits: a person edits the escalated write\'s arguments in the answer card; an edit that fails validation is refused with the reason, a valid one runs', async () => {
+  await page.goto(host.url);
+  await card('Ask a human').getByTestId('run-button').click();
+  const runId = runIdFromUrl(page.url());
+  const answerCard = page.getByTestId('intervention-card');
+  await expect(answerCard).toBeVisible({ timeout: 30_000 });
+  await answerCard.getByTestId('intervention-edit-arguments').click();
+  const editor = answerCard.getByTestId('intervention-arguments');
+  const proposed = JSON.parse(await editor.inputValue()) as { path: string; content: string };
+  expect(proposed.path).toMatch(/shared\.md$/);
+
+  // Without the content the write cannot pass validation: refused, and the run keeps waiting.
+  await editor.fill(JSON.stringify({ path: proposed.path }, null, 2));
+  await answerCard.getByTestId('intervention-approve').click();
+  await expect(answerCard.getByRole('alert')).toContainText('your edited arguments do not pass validation');
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'waiting');
+  await shot(page, '45-approve-with-edits-refused');
+
+  await editor.fill(JSON.stringify({ ...proposed, content: '# Action items (draft, not yet for the team)\n' }, null, 2));
+  await expect(answerCard.getByTestId('intervention-approve')).toHaveText('Approve and run it with your arguments');
+  await answerCard.getByTestId('intervention-approve').click();
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed', { timeout: 30_000 });
+  await expect(page.getByTestId('round-intervention').first()).toContainText('with your edited arguments');
+  const events = await storedEvents(page, runId);
+  const executed = events.find((e) => e.type === 'tool.executed' && e.execution.tool === 'write_file');
+  expect(executed?.type === 'tool.executed' && executed.execution.arguments).toMatchObject({ content: '# Action items (draft, not yet for the team)\n' });
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { HistoryEntry } from '@shared/contracts/history';
 import { Intervention } from '@shared/contracts/intervention';
+import { ToolSnapshot } from '@shared/contracts/tool-snapshot';
 import { LearningDataSettings, ProfileKind, ProfileVersionRef, TraceSettings } from '@shared/contracts/profiles';
 import { ModelScript } from '@shared/contracts/script';
 import { AgentSpec } from '@shared/contracts/spec';
@@ -43,6 +44,8 @@ export const RunCheckpoint = z
     takeover_left: z.number().int().nonnegative(),
     delivered: z.array(z.string()),
     intervention: Intervention,
+    /** The waiting round's tools: a person's edited arguments are validated against them before the run resumes. */
+    tool_snapshot: ToolSnapshot.optional(),
     /** SCS state when it was decided for the run: the machine's persisted snapshot and the replay positions. */
     scs: z
       .object({

@@ -1,4 +1,8 @@
+import { candidateFromValue } from '@shared/boundary/parse-candidate';
+import { describeIssues, validateCandidate } from '@shared/boundary/validation';
 import { Decision } from '@shared/contracts/decision';
+import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
+import { SpecError } from '../spec/spec-errors';
 import type { HumanAction, HumanAnswer, Intervention, InterventionKind } from '@shared/contracts/intervention';
 import type { RoundRecord } from '@shared/contracts/round';
 
@@ -80,6 +84,27 @@ export function rawDecisionOf(record: RoundRecord, kind: InterventionKind): Deci
   }
 }
 
+/** The decision a person approved: the one they were shown, or it with the arguments they edited. */
+export function approvedDecision(intervention: Intervention, answer: HumanAnswer): Decision {
+  const decision = intervention.decision;
+  if (!decision) throw new SpecError('there is no decision to approve');
+  if (answer.arguments === undefined) return decision;
+  if (decision.decision_type !== 'tool_call') throw new SpecError(`only a tool call's arguments can be edited (this is ${decision.decision_type})`);
+  return { ...decision, arguments: answer.arguments };
+}
+
+/**
+ * Approve with edits: the edited decision passes the same validation a student's candidate passes
+ * against the waiting round's tools (I3), or the answer is refused and the run keeps waiting.
+ */
+export function checkEditedApproval(intervention: Intervention, answer: HumanAnswer, snapshot: ToolSnapshot | undefined): void {
+  if (answer.arguments === undefined) return;
+  const edited = approvedDecision(intervention, answer);
+  if (!snapshot) throw new SpecError('this question cannot take edited arguments: approve the decision as it is, or reject it with a note');
+  const validated = validateCandidate(candidateFromValue(edited), snapshot);
+  if (!validated.result.ok) throw new SpecError(`your edited arguments do not pass validation: ${describeIssues(validated.result.issues)}`);
+}
+
 /** What a person's answer does to the resumed run. */
 export type ResumeStep =
   | { kind: 'approve'; preselected: { decision: Decision; intervention_id: string; confirmed: true } }
@@ -95,8 +120,8 @@ export function resumeStep(intervention: Intervention, answer: HumanAnswer): Res
   switch (answer.action) {
     case 'approve':
       if (!intervention.decision) throw new Error('there is no decision to approve');
-      // The person saw this exact decision: their approval is its review and its confirmation.
-      return { kind: 'approve', preselected: { decision: intervention.decision, intervention_id: intervention.id, confirmed: true } };
+      // The person saw this exact decision (or wrote its arguments): their approval is its review and its confirmation.
+      return { kind: 'approve', preselected: { decision: approvedDecision(intervention, answer), intervention_id: intervention.id, confirmed: true } };
     case 'reject':
       return { kind: 'reject', feedback: `The user rejected your proposed decision${answer.note ? `: ${answer.note}` : ''}. Propose something else.` };
     case 'reply': {

@@ -98,6 +98,12 @@ export interface AgentRun extends RunResult {
 
 const noConfirmation: ConfirmTool = async () => 'unavailable';
 
+/** A person's edited arguments as the trace records them: sensitive ones masked, as in the decision they edit. */
+function withMaskedEdit(answer: HumanAnswer, decision: Intervention['decision'], snapshot: ToolSnapshot, found: (value: string) => void): HumanAnswer {
+  if (answer.arguments === undefined || decision?.decision_type !== 'tool_call') return answer;
+  return { ...answer, arguments: redactToolArguments({ ...decision, arguments: answer.arguments }, snapshot, found).arguments };
+}
+
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -250,11 +256,28 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
 
     if (options.resume) {
       const { checkpoint: cp, answer } = options.resume;
-      emit({ type: 'intervention.answered', round: cp.intervention.round, intervention_id: cp.intervention.id, answer });
+      // The waiting round's tools say which arguments are sensitive, also in a person's edited ones.
+      if (cp.tool_snapshot) snapshot = cp.tool_snapshot;
+      emit({ type: 'intervention.answered', round: cp.intervention.round, intervention_id: cp.intervention.id, answer: withMaskedEdit(answer, cp.intervention.decision, snapshot, sensitiveFound) });
       const step = resumeStep(cp.intervention, answer);
       switch (step.kind) {
         case 'approve':
           preselected = step.preselected;
+          // Approve with edits: the person's decision replaces the proposed one, and teaches as a review would.
+          if (answer.arguments !== undefined && learningKinds.has('review')) {
+            emit({
+              type: 'learning.example',
+              kind: 'review',
+              round: cp.intervention.round,
+              context: [],
+              rule: 'human_decided',
+              student_candidate: cp.intervention.decision,
+              final_decision: step.preselected.decision,
+              reason_codes: [],
+              agreement: false,
+              models,
+            });
+          }
           break;
         case 'reject':
           feedback = step.feedback;
@@ -417,6 +440,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
             takeover_left: handover.remaining,
             delivered,
             intervention: { ...intervention, decision: rawDecisionOf(record, verdict.kind) },
+            tool_snapshot: snapshot,
             scs: scs.checkpoint(),
             claims,
           };

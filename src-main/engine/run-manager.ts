@@ -9,6 +9,7 @@ import type { IdempotencyLedger } from '../mcp/idempotency-ledger';
 import { resolveSpec } from '../spec/load-spec';
 import type { ConfirmTool } from './boundary-actors';
 import { CheckpointStore, type JsonCheckpointStore } from './checkpoint';
+import { checkEditedApproval } from './intervention';
 import { runAgent, type RunAgentOptions } from './run-agent';
 import { formatGraphProblem, validateGraph } from '@shared/workflow/validate-graph';
 import { SpecError } from '../spec/spec-errors';
@@ -119,6 +120,10 @@ export class RunManager {
    * continues from its checkpoint. False when nothing waits for that.
    */
   answer(runId: string, interventionId: string, answer: HumanAnswer): boolean {
+    // Approve with edits is for agent runs (validated against their waiting round's tools); a workflow node runs what it asked.
+    if (answer.arguments !== undefined && (this.live.has(runId) || this.active.get(runId)?.workflow || this.deps.workflowCheckpoints?.get(runId))) {
+      throw new SpecError('a workflow node cannot take edited arguments yet: approve it as it is, or reject it with a note');
+    }
     const live = this.live.get(runId);
     if (live) return live(interventionId, answer);
     const active = this.active.get(runId);
@@ -135,6 +140,7 @@ export class RunManager {
     }
     try {
       checkOffered(checkpoint.intervention, answer);
+      checkEditedApproval(checkpoint.intervention, answer, checkpoint.tool_snapshot);
     } catch (error) {
       claimed.restore();
       throw error;

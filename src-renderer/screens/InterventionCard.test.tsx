@@ -66,3 +66,12 @@ describe('InterventionCard for a question the agent asks', () => {
     expect(html).not.toContain('data-testid="intervention-decision"');
   });
 });
+
+describe('InterventionCard: approve with edits', () => {
+  it('an escalated tool call offers Edit arguments (a toggle, closed at first); a question has none', () => {
+    const toggle = /<button [^>]*data-testid="intervention-edit-arguments"[^>]*>([^<]*)</.exec(paint());
+    expect(toggle?.[0]).toContain('aria-expanded="false"');
+    expect(toggle?.[1]).toBe('Edit arguments');
+    expect(paint({ ...intervention, kind: 'ask_user', decision: { decision_type: 'ask_user', question: 'Which?' }, options: ['reply', 'stop'] })).not.toContain('intervention-edit-arguments');
+  });
+});

@@ -5,6 +5,7 @@ import { DecisionView } from '../components/DecisionView';
 import { Chip } from '../components/Chip';
 import { Spinner } from '../components/Icons';
 import { ConfirmButton } from '../components/ConfirmButton';
+import { JsonField } from './editor/JsonField';
 import type { SnapshotTool } from '../db/derive-rounds';
 import { roundNumber } from '@shared/contracts/round-number';
 
@@ -48,8 +49,10 @@ function writeDraft(id: string, text: string): void {
 }
 
 /** What is sent for the pressed button: a reply carries its text; reject, yes and no may carry a note. */
-function answerOf(action: HumanAction, reply: string, note: string): HumanAnswer {
+function answerOf(action: HumanAction, reply: string, note: string, edited: Record<string, unknown> | undefined): HumanAnswer {
   if (action === 'reply') return { action, text: reply.trim() };
+  // Approve with edits: the host validates the arguments against the round's tools, or refuses them.
+  if (action === 'approve' && edited !== undefined) return { action, arguments: edited };
   const trimmed = note.trim();
   return (action === 'reject' || action === 'yes' || action === 'no') && trimmed ? { action, note: trimmed } : { action };
 }
@@ -71,6 +74,9 @@ export function InterventionCard({ intervention, tools }: { intervention: Interv
   const canReply = intervention.options.includes('reply');
   const takesNote = intervention.options.some((a) => a === 'reject' || a === 'yes' || a === 'no');
   const askedByStudent = ASKED_BY_STUDENT.has(intervention.kind);
+  const decisionToEdit = intervention.options.includes('approve') && intervention.decision?.decision_type === 'tool_call' ? intervention.decision : undefined;
+  const [editing, setEditing] = useState(false);
+  const [edited, setEdited] = useState<Record<string, unknown> | undefined>(decisionToEdit?.arguments);
   const [sending, setSending] = useState<HumanAction>();
   const [sent, setSent] = useState<HumanAction>();
   const [error, setError] = useState<string>();
@@ -84,7 +90,7 @@ export function InterventionCard({ intervention, tools }: { intervention: Interv
       const { resumed } = await client.request('interventions.answer', {
         run_id: intervention.run_id,
         intervention_id: intervention.id,
-        answer: answerOf(action, reply, note),
+        answer: answerOf(action, reply, note, editing ? edited : undefined),
       });
       if (resumed) {
         setSent(action);
@@ -146,6 +152,23 @@ export function InterventionCard({ intervention, tools }: { intervention: Interv
         </p>
       ) : (
         <>
+          {decisionToEdit && (
+            <div className="intervention__note">
+              <button type="button" className="button button--small" aria-expanded={editing} onClick={() => setEditing(!editing)} data-testid="intervention-edit-arguments">
+                {editing ? 'Keep the arguments as proposed' : 'Edit arguments'}
+              </button>
+              {editing && (
+                <JsonField
+                  label={`Arguments for ${decisionToEdit.tool_name}`}
+                  hint="Approve runs these instead of the proposed ones; they are checked like any decision."
+                  value={edited}
+                  onChange={(v) => setEdited(v as Record<string, unknown>)}
+                  check={(v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? undefined : 'the arguments are a JSON object')}
+                  testId="intervention-arguments"
+                />
+              )}
+            </div>
+          )}
           {canReply && (
             <div className="intervention__note">
               <label htmlFor={replyId} className="field__label">
@@ -207,7 +230,7 @@ export function InterventionCard({ intervention, tools }: { intervention: Interv
                   data-testid={`intervention-${action}`}
                 >
                   {sending === action && <Spinner />}
-                  {HUMAN_ACTION_LABELS[action]}
+                  {action === 'approve' && editing ? 'Approve and run it with your arguments' : HUMAN_ACTION_LABELS[action]}
                 </button>
               ),
             )}

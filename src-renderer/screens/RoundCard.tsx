@@ -244,6 +244,7 @@ export function RoundCard({ view, dryRun = false, gate, onShowGate }: { view: Ro
                 <>
                   <Chip tone="accent">{HUMAN_ACTION_LABELS[view.intervention.answer.action]}</Chip>
                   {(view.intervention.answer.text ?? view.intervention.answer.note) && <span className="muted"> “{view.intervention.answer.text ?? view.intervention.answer.note}”</span>}
+                  {view.intervention.answer.arguments && <span className="muted"> with your edited arguments</span>}
                 </>
               ) : (
                 <Chip tone="escalated">Waiting for your answer</Chip>

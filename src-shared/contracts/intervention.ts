@@ -63,7 +63,13 @@ export const HumanAnswer = z
     note: z.string().max(2000).optional(),
     /** The person's reply to a question (`reply` only): the agent's next round sees it. */
     text: z.string().trim().min(1).max(REPLY_MAX_LENGTH).optional(),
+    /**
+     * Approve with edits (`approve` of a tool call only): the arguments the person wants instead. They
+     * pass the same validation against the round's tools, or the answer is refused.
+     */
+    arguments: z.record(z.string(), z.unknown()).optional(),
   })
   .strict()
-  .refine((a) => (a.action === 'reply') === (a.text !== undefined), { message: 'a reply needs its text, and only a reply has text', path: ['text'] });
+  .refine((a) => (a.action === 'reply') === (a.text !== undefined), { message: 'a reply needs its text, and only a reply has text', path: ['text'] })
+  .refine((a) => a.arguments === undefined || a.action === 'approve', { message: 'only an approval may carry edited arguments', path: ['arguments'] });
 export type HumanAnswer = z.infer<typeof HumanAnswer>;

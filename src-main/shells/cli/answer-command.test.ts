@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -132,6 +132,32 @@ describe('a run that waits for a person, from the command line', () => {
     const run = await cli(['run', askingSpec(), '--data-dir', dataDir], { line: typing() });
     expect(run.code).toBe(EXIT.waiting);
     expect(run.stdout).toMatch(/steward answer \S+ reply 'YOUR REPLY'/);
+  });
+
+  it('approve --arguments runs the tool call with the person\'s arguments; an edit that fails validation is refused and the run keeps waiting', async () => {
+    const ws = tempNotesWorkspace();
+    cleanups.push(ws.cleanup);
+    const file = join(ws.dir, 'escalates.json');
+    const write = { json: { decision_type: 'tool_call', tool_name: 'write_file', arguments: { path: join(ws.workspace, 'shared.md'), content: 'for everyone' } } };
+    const escalate = { json: { verdict: 'escalate', reason_codes: ['policy_violation'], explanation: 'A person should approve what gets shared.' } };
+    const script = { latency_ms: 0, student: [write, { json: { decision_type: 'complete', output: 'done' } }], teacher: [escalate, { json: { verdict: 'accept', reason_codes: [], explanation: 'Fine.' } }] };
+    writeFileSync(file, JSON.stringify({ ...askingSpecInput({ phase: 3, on_escalate: 'human' }), script }));
+    const dataDir = tempDir();
+    const run = await cli(['run', file, '--data-dir', dataDir]);
+    expect(run.code).toBe(EXIT.waiting);
+    const runId = /the run (\S+) waits/.exec(run.stdout)?.[1] ?? '';
+
+    const refused = await cli(['answer', runId, 'approve', '--arguments', JSON.stringify({ path: join(ws.workspace, 'draft.md') }), '--data-dir', dataDir]);
+    expect(refused.code).toBe(EXIT.badInput);
+    expect(refused.stderr).toMatch(/your edited arguments do not pass validation: arguments_invalid/);
+    expect((await cli(['runs', 'waiting', '--json', '--data-dir', dataDir])).stdout).toContain(runId);
+    expect((await cli(['answer', runId, 'approve', '--arguments', '{"path":', '--data-dir', dataDir])).stderr).toMatch(/--arguments is not JSON/);
+
+    const edited = { path: join(ws.workspace, 'draft.md'), content: 'for me first' };
+    const approved = await cli(['answer', runId, 'approve', '--arguments', JSON.stringify(edited), '--data-dir', dataDir]);
+    expect(approved.code).toBe(EXIT.ok);
+    expect(readFileSync(edited.path, 'utf8')).toBe('for me first');
+    expect(existsSync(join(ws.workspace, 'shared.md'))).toBe(false);
   });
 
   it('refuses an answer it cannot use, before touching the data folder', async () => {

@@ -29,13 +29,16 @@ const CODE = { ok: 0, notCompleted: 1, badInput: 2, waiting: 3 } as const satisf
 export const ANSWER_USAGE = `Usage:
   steward answer RUN_ID approve|reject|stop|takeover|yes|no [--note TEXT] [--data-dir DIR]
   steward answer RUN_ID reply TEXT… [--data-dir DIR]
+  steward answer RUN_ID approve --arguments JSON [--data-dir DIR]
                  [--intervention ID]   (a workflow run with several nodes waiting: which one)
 
 Answers a run waiting for a person in the data folder (steward runs waiting lists them; the app
 shows the same ones under Waiting for you) and resumes it here, printing its rounds as steward run
 does. reply answers the agent's question (the rest of the words are the reply); yes and no answer
 its request for confirmation; approve, reject, takeover and stop answer an escalation or a tool's
-confirmation, as the question offers. --note tells the agent why (reject, yes, no). The run may
+confirmation, as the question offers. --note tells the agent why (reject, yes, no). approve
+--arguments '{"path": "…"}' approves the tool call with your arguments instead (an agent run's
+question only): they are validated against the round's tools like any decision, or refused. The run may
 wait again: at a terminal you are asked there, otherwise the next command is printed. Needs the
 data folder to itself: while the app runs, answer in the app.
 Exit codes: 0 completed · 1 ended otherwise · 2 bad input · 3 waits for a person again`;
@@ -52,7 +55,7 @@ export async function answerCommand(args: string[], io: CliIo): Promise<number> 
   }
   let parsed;
   try {
-    parsed = parseArgs({ args, options: { note: { type: 'string' }, 'data-dir': { type: 'string' }, intervention: { type: 'string' } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args, options: { note: { type: 'string' }, arguments: { type: 'string' }, 'data-dir': { type: 'string' }, intervention: { type: 'string' } }, allowPositionals: true, strict: true });
   } catch (err) {
     return fail((err as Error).message, true);
   }
@@ -61,7 +64,7 @@ export async function answerCommand(args: string[], io: CliIo): Promise<number> 
   if (!runId || words.length === 0) return fail('which run, and what answer?', true);
   let answer: HumanAnswer;
   try {
-    answer = answerFromWords(words, values.note);
+    answer = answerFromWords(words, values.note, values.arguments);
   } catch (err) {
     if (err instanceof SpecError) return fail(err.message);
     throw err;

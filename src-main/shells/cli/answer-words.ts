@@ -6,16 +6,34 @@ import { SpecError } from '../../spec/spec-errors';
  * `takeover`, `yes`, `no`, or `reply TEXT…` (the rest of the words are the reply). Checked by the
  * same contract the app's answers are (a reply is bounded; only a reply has text).
  */
-export function answerFromWords(words: readonly string[], note?: string): HumanAnswer {
+export function answerFromWords(words: readonly string[], note?: string, argumentsJson?: string): HumanAnswer {
   const [first, ...rest] = words;
   const action = HumanAction.safeParse(first);
   if (!action.success) throw new SpecError(`the answer is one of ${HUMAN_ACTIONS.join(', ')} (got ${first === undefined ? 'nothing' : `"${first}"`})`);
   if (action.data !== 'reply' && rest.length > 0) throw new SpecError(`"${action.data}" takes no text (a note goes in --note)`);
   if (action.data === 'reply' && rest.join('').trim() === '') throw new SpecError('a reply needs its text: reply TEXT');
   if (action.data === 'reply' && note !== undefined) throw new SpecError('a reply is its own text: leave out --note');
-  const parsed = HumanAnswer.safeParse({ action: action.data, ...(action.data === 'reply' ? { text: rest.join(' ') } : {}), ...(note !== undefined ? { note } : {}) });
+  const edited = argumentsJson !== undefined ? argumentsObject(argumentsJson) : undefined;
+  const parsed = HumanAnswer.safeParse({
+    action: action.data,
+    ...(action.data === 'reply' ? { text: rest.join(' ') } : {}),
+    ...(note !== undefined ? { note } : {}),
+    ...(edited !== undefined ? { arguments: edited } : {}),
+  });
   if (!parsed.success) throw new SpecError(`that answer is not valid: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
   return parsed.data;
+}
+
+/** `--arguments JSON`: the edited arguments of an approved tool call, a JSON object. */
+function argumentsObject(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new SpecError(`--arguments is not JSON: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new SpecError('--arguments takes a JSON object (the tool call\'s arguments)');
+  return value as Record<string, unknown>;
 }
 
 const quoteForShell = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;

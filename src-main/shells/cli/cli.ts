@@ -56,7 +56,8 @@ const USAGE = `Usage:
   steward replay TRACE.jsonl|RUN_ID [--live] [--json] [--spec FILE] [--data-dir DIR]
   steward workflows list [--json] | import FILE [--as ID] [--replace] | export ID [FILE] | delete ID
                    [--data-dir DIR]
-  steward answer RUN_ID approve|reject|stop|takeover|yes|no [--note TEXT] | reply TEXT [--data-dir DIR]
+  steward answer RUN_ID approve|reject|stop|takeover|yes|no [--note TEXT] | reply TEXT
+                   | approve --arguments JSON [--data-dir DIR]
   steward runs delete RUN_ID... | import FILE.jsonl... | waiting [--json] [--data-dir DIR]
   steward credentials set NAME | list | delete NAME
   steward learning export TRACE.jsonl [TRACE.jsonl …] --format sft|preference -o OUT.jsonl
