@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CredentialRef } from './credentials';
+import { checkServerTransport, ServerHeaders, ServerUrl } from './remote-server';
 import { ToolEffect } from './tool-effect';
 import { PrivacyPolicy } from '../policy/privacy';
 
@@ -21,12 +22,16 @@ export const ServerRegistration = z
     label: z.string().min(1).max(120),
     package: z.string().min(1).max(214).optional(),
     command: z.string().min(1).max(4096).optional(),
+    /** A remote server: Streamable HTTP (HTTP+SSE as fallback); runs reach it only where the privacy policy allows. */
+    url: ServerUrl.optional(),
     args: z.array(z.string().max(4096)).max(64).default([]),
     /** Only `keychain:NAME` references: the value stays in the OS keychain. */
     env: z.record(EnvKey, CredentialRef).default({}),
+    /** A remote server's request headers, `keychain:NAME` only. */
+    headers: ServerHeaders.optional(),
   })
   .strict()
-  .refine((s) => (s.package === undefined) !== (s.command === undefined), { message: 'a server needs exactly one of package or command' });
+  .superRefine(checkServerTransport);
 export type ServerRegistration = z.infer<typeof ServerRegistration>;
 
 export const ServerSource = z.enum(['shipped', 'user']);
@@ -38,8 +43,10 @@ export const RegisteredServer = z
     label: z.string().min(1).max(120),
     package: z.string().min(1).optional(),
     command: z.string().min(1).optional(),
+    url: ServerUrl.optional(),
     args: z.array(z.string()).default([]),
     env: z.record(EnvKey, CredentialRef).default({}),
+    headers: ServerHeaders.optional(),
     source: ServerSource,
   })
   .strict();

@@ -3,6 +3,7 @@ import { ModelRef } from './model';
 import { ModelScript } from './script';
 import { ToolEffect } from './tool-effect';
 import { isCredentialRef } from './credentials';
+import { checkServerTransport, ServerHeaders, ServerUrl } from './remote-server';
 import { containsRawSecret, RAW_SECRET_MESSAGE, TEXT_SECRET_MESSAGE } from '../policy/secrets';
 import { ScsSettings } from '../scs/contracts';
 
@@ -19,6 +20,10 @@ export const McpServerSpec = z
     id: slug,
     package: z.string().min(1).optional(),
     command: z.string().min(1).optional(),
+    /** A remote server (Streamable HTTP, HTTP+SSE as fallback): reached only where the privacy policy allows. */
+    url: ServerUrl.optional(),
+    /** Request headers of a remote server: values are `keychain:NAME` only, resolved on the host. */
+    headers: ServerHeaders.optional(),
     args: z
       .array(
         noRawSecret.refine((v): boolean => !isCredentialRef(v), {
@@ -32,9 +37,7 @@ export const McpServerSpec = z
     tools: z.array(z.string().min(1)).optional(),
   })
   .strict()
-  .refine((s) => (s.package === undefined) !== (s.command === undefined), {
-    message: 'a server needs exactly one of package or command',
-  });
+  .superRefine(checkServerTransport);
 export type McpServerSpec = z.infer<typeof McpServerSpec>;
 
 /**

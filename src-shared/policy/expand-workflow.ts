@@ -36,13 +36,19 @@ function expandServers(refs: readonly HostedServerRef[], registry: RegistryView)
     for (const o of registry.overrides) if (o.server === server.id) tool_effects[`${ref.id}/${o.tool}`] = o.effect;
     servers.push({
       id: ref.id,
-      ...(server.package !== undefined ? { package: server.package } : { command: server.command }),
+      ...serverTransport(server),
       args: server.args,
       ...(Object.keys(server.env).length ? { env: server.env } : {}),
       ...(ref.tools ? { tools: ref.tools } : {}),
     });
   }
   return { ok: true, value: { servers, tool_effects } };
+}
+
+/** How a registered server is reached, as a spec entry writes it: package, command, or url with its headers. */
+export function serverTransport(server: Pick<RegisteredServer, 'package' | 'command' | 'url' | 'headers'>): Pick<McpServerSpec, 'package' | 'command' | 'url' | 'headers'> {
+  if (server.url !== undefined) return { url: server.url, ...(server.headers && Object.keys(server.headers).length ? { headers: server.headers } : {}) };
+  return server.package !== undefined ? { package: server.package } : { command: server.command };
 }
 
 function expandWorkspace(id: string | undefined, registry: RegistryView): Expanded<string | undefined> {

@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { isCredentialRef } from './credentials';
+import { checkModelUrl } from './model-url';
+import { KEYCHAIN_HINT } from '../policy/secrets';
+
+/**
+ * A remote MCP server (issue 13): an entry gives `url` instead of `command`/`package`, and its
+ * request headers only as keychain references, so no secret sits in a spec, a registry file or a
+ * trace. The address is read by the same strict pattern as a model's (model-url.ts): anything two
+ * URL parsers could read differently is refused here, before the host parses it once.
+ */
+
+/** An HTTP header name (RFC 9110 token). */
+const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$/;
+
+/** Headers the transport itself sets: a spec that set them would break (or steer) the protocol. */
+const TRANSPORT_HEADERS = new Set(['host', 'content-length', 'content-type', 'accept', 'connection', 'transfer-encoding', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id']);
+
+/** `headers` of a remote server: name → `keychain:NAME`; a pasted value is refused, naming the header. */
+export const ServerHeaders = z.record(z.string(), z.string()).superRefine((headers, ctx) => {
+  for (const [name, value] of Object.entries(headers)) {
+    if (!HEADER_NAME.test(name)) {
+      ctx.addIssue({ code: 'custom', path: [name], message: `"${name}" is not an HTTP header name` });
+    } else if (TRANSPORT_HEADERS.has(name.toLowerCase())) {
+      ctx.addIssue({ code: 'custom', path: [name], message: `headers.${name} is set by the MCP transport itself and cannot be given` });
+    } else if (!isCredentialRef(value)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [name],
+        message: `headers.${name} must be a keychain reference (keychain:NAME), never the value itself: ${KEYCHAIN_HINT}, storing the whole header value (e.g. "Bearer …")`,
+      });
+    }
+  }
+});
+export type ServerHeaders = z.infer<typeof ServerHeaders>;
+
+/** A remote server's address: plain http(s), no user info, fragment or secret in it. */
+export const ServerUrl = z
+  .string()
+  .min(1)
+  .max(2048)
+  .superRefine((url, ctx) => {
+    const check = checkModelUrl(url);
+    if (!check.ok) ctx.addIssue({ code: 'custom', message: `the server's url ${check.problem.replace("the model's api_key to keychain:NAME", 'a header to keychain:NAME')}` });
+  });
+
+/** The fields that say how a server is reached, as both a spec entry and a registration carry them. */
+interface ServerTransportFields {
+  package?: string;
+  command?: string;
+  url?: string;
+  args?: readonly string[];
+  env?: Readonly<Record<string, string>>;
+  headers?: Readonly<Record<string, string>>;
+}
+
+export const ONE_TRANSPORT_MESSAGE = 'a server needs exactly one of package, command (stdio) or url (remote)';
+
+/**
+ * Exactly one of package, command or url; a remote server has no args or env (nothing is started)
+ * and only a remote server has headers. Adds its issues to `ctx`.
+ */
+export function checkServerTransport(server: ServerTransportFields, ctx: z.RefinementCtx): void {
+  const given = [server.package, server.command, server.url].filter((v) => v !== undefined).length;
+  if (given !== 1) {
+    ctx.addIssue({ code: 'custom', message: ONE_TRANSPORT_MESSAGE });
+    return;
+  }
+  if (server.url !== undefined) {
+    if ((server.args?.length ?? 0) > 0) ctx.addIssue({ code: 'custom', path: ['args'], message: 'a remote (url) server takes no args: nothing is started' });
+    if (Object.keys(server.env ?? {}).length > 0) ctx.addIssue({ code: 'custom', path: ['env'], message: 'a remote (url) server takes no env: send credentials as headers (Name: keychain:NAME)' });
+  } else if (Object.keys(server.headers ?? {}).length > 0) {
+    ctx.addIssue({ code: 'custom', path: ['headers'], message: 'headers are for a remote (url) server; a stdio server gets credentials through env' });
+  }
+}
