@@ -1,0 +1,36 @@
+import type { SupervisorSettings } from './contracts';
+
+/**
+ * The cost cap (seed 004 design §6): before every supervisor turn the worst case of that turn is
+ * reserved from the pricing table, and the turn is refused when the reservation would cross the
+ * cap. Local models and people cost 0; a cloud model with no price is refused while a cap is set
+ * (its cost cannot be bounded), and allowed without one.
+ */
+
+/** Who would answer the turn: the host resolves the profile and its locality (policy/privacy.ts). */
+export type SupervisorIdentity = { kind: 'person' } | { kind: 'model'; label: string; local: boolean };
+
+export type Reservation = { ok: true; usd: number } | { ok: false; reason: string };
+
+/** Prompt tokens of a turn, estimated from its text (4 characters a token, rounded up, plus the fixed instructions). */
+export function estimatePromptTokens(promptChars: number): number {
+  return PROMPT_OVERHEAD_TOKENS + Math.ceil(promptChars / 4);
+}
+/** The supervisor's instructions and the verdict schema. */
+export const PROMPT_OVERHEAD_TOKENS = 1500;
+
+export function reserveTurn(settings: Pick<SupervisorSettings, 'who' | 'cost_cap_usd' | 'pricing'>, who: SupervisorIdentity, spentUsd: number, promptTokens: number): Reservation {
+  const cap = settings.cost_cap_usd;
+  if (who.kind === 'person' || who.local) return { ok: true, usd: 0 };
+  const price = Object.hasOwn(settings.pricing, who.label) ? settings.pricing[who.label] : undefined;
+  if (price === undefined) {
+    if (cap === undefined) return { ok: true, usd: 0 };
+    return { ok: false, reason: `the supervisor model ${who.label} has no price, so a cost cap of $${cap} cannot be kept` };
+  }
+  const outputTokens = settings.who.kind === 'model' ? settings.who.max_output_tokens : 0;
+  const usd = (promptTokens * price.input_per_mtok_usd + outputTokens * price.output_per_mtok_usd) / 1_000_000;
+  if (cap !== undefined && spentUsd + usd > cap) {
+    return { ok: false, reason: `a supervisor turn may cost $${usd.toFixed(4)}; with $${spentUsd.toFixed(4)} spent that would cross the cap of $${cap}` };
+  }
+  return { ok: true, usd };
+}

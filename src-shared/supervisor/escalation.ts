@@ -1,0 +1,61 @@
+import type { Lineage } from '../workflow/invocation';
+import { invocationId } from '../workflow/invocation';
+import { computeAllowedActions, type InvocationFacts } from './allowed-actions';
+import { Escalation, type FailureSignature } from './contracts';
+import { redactForEscalation } from './redaction';
+
+/**
+ * The only way an Escalation comes to exist: redaction first, then the record (seed 004 design
+ * §6.1: no unredacted instance is ever constructed, because the record is public).
+ */
+
+const DETAIL_LIMIT = 4000;
+
+export interface EscalationFacts extends InvocationFacts {
+  node: string;
+  lineage: Lineage;
+  /** The failure's message (may quote inputs, credentials, item data). */
+  detail: string;
+  failure_signature: FailureSignature;
+  candidate_output?: unknown;
+  attempt: number;
+  /** ISO time; the caller's clock (the kernel has none). */
+  now: string;
+}
+
+function truncate(text: string): string {
+  return text.length <= DETAIL_LIMIT ? text : `${text.slice(0, DETAIL_LIMIT - 1)}…`;
+}
+
+/** `secrets`: every value the run's secret registry handed out so far. */
+export function buildEscalation(facts: EscalationFacts, secrets: readonly string[]): Escalation {
+  const key = invocationId(facts.node, facts.lineage);
+  const allowed = computeAllowedActions(facts);
+  const redacted = redactForEscalation(
+    { detail: facts.detail, candidate: facts.candidate_output, assets: [...facts.created_assets] },
+    secrets,
+  );
+  return Escalation.parse({
+    id: `${key}#${facts.attempt}`,
+    node: facts.node,
+    invocation_key: key,
+    correlation_lineage: facts.lineage,
+    // Truncated after redaction: a cut can never leave half a secret unmasked.
+    detail: truncate(redacted.detail),
+    failure_signature: facts.failure_signature,
+    ...(facts.candidate_output !== undefined ? { candidate_output: redacted.candidate } : {}),
+    attempt: facts.attempt,
+    spent_usd: facts.spent_usd,
+    created_assets: redacted.assets.slice(0, 100).map((a) => a.slice(0, 500)),
+    retry_safe: facts.retry_safe,
+    streaming: facts.streaming,
+    allowed_actions: allowed.actions,
+    created_at: facts.now,
+  });
+}
+
+/** The sticky key: structured fields only; undefined when the failure has no signature. */
+export function signatureKey(node: string, s: FailureSignature): string | undefined {
+  if (s.code === undefined && s.http_status === undefined && s.errno === undefined) return undefined;
+  return `${node}|code=${s.code ?? ''}|http=${s.http_status ?? ''}|errno=${s.errno ?? ''}`;
+}
