@@ -54,6 +54,7 @@ export function evidencePack(input: {
   facts: RoundFact[];
   changed?: ChangedFile[];
   transcript?: string;
+  note?: string;
   rounds_used: number;
   budget: number;
 }): EvidencePack {
@@ -66,6 +67,7 @@ export function evidencePack(input: {
     acceptance_criteria: input.plan?.acceptance_criteria ?? [],
     changed_files: (input.changed ?? []).slice(-20),
     transcript: input.transcript ?? '',
+    note: input.note,
     rounds_used: input.rounds_used,
     budget: input.budget,
   });

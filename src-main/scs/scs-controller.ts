@@ -110,7 +110,13 @@ export class ScsController {
     const context = this.actor.getSnapshot().context;
     // A resumed controller has no log of its own yet: the rounds it kept are the transcript.
     const entries = this.log.length > 0 ? this.log : context.facts.map(factEntry);
-    return { ...this.deps.context(), transcript: transcriptText(budgetTranscript(entries, this.deps.settings.transcript_budget)), changed: changedFiles(context) };
+    const { stop } = context;
+    return {
+      ...this.deps.context(),
+      transcript: transcriptText(budgetTranscript(entries, this.deps.settings.transcript_budget)),
+      changed: changedFiles(context),
+      ...(stop ? { note: `The phase stopped: its stop condition "${stop.condition}" matched — ${stop.matched} (evidence: ${stop.evidence.join(', ')}).` } : {}),
+    };
   }
 
   /** Waits until the controller rests: the executor may run, the task is finished, or it is blocked. */

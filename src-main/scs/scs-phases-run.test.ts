@@ -147,6 +147,10 @@ describe('stop conditions, enforced', () => {
     const ids = new Set(events.map((e) => e.id));
     expect(stopped?.type === 'scs.supervisor.phase_stopped' && stopped.evidence.length === 1 && stopped.evidence.every((id) => ids.has(id))).toBe(true);
     expect(types.slice(4, 7)).toEqual(['scs.supervisor.phase_stopped', 'scs.student.rethink_requested', 'scs.committee.plan_drafted']);
-    expect(events.find((e) => e.type === 'scs.transcript' && e.role === 'monitor' && e.trigger === 'stop_condition')).toBeDefined();
+    // The monitor is told why the phase stopped, with the evidence to cite.
+    const review = events.find((e) => e.type === 'scs.transcript' && e.role === 'monitor' && e.trigger === 'stop_condition');
+    expect(review?.type === 'scs.transcript' && review.messages.at(-1)?.content).toContain(
+      `The phase stopped: its stop condition "the notes are missing ("ENOENT")" matched — the result of round 1 contains "ENOENT" (evidence: ${stopped?.type === 'scs.supervisor.phase_stopped' ? stopped.evidence[0] : ''}).`,
+    );
   });
 });

@@ -28,6 +28,8 @@ export interface PromptContext {
   transcript?: string;
   /** The current phase's write-effect calls. */
   changed?: ChangedFile[];
+  /** Why the phase stopped, when a stop condition matched (the monitor's review of it). */
+  note?: string;
 }
 type Context = PromptContext;
 
@@ -95,6 +97,7 @@ export function buildMonitorPrompt(ctx: Context, input: MonitorInput): ScsPrompt
     facts: input.facts,
     changed: ctx.changed ?? [],
     transcript: ctx.transcript ?? '',
+    note: input.trigger === 'stop_condition' ? ctx.note : undefined,
     rounds_used: input.rounds_used,
     budget: input.budget,
   });
@@ -125,6 +128,7 @@ function monitorMessages(input: MonitorInput, pack: ReturnType<typeof evidencePa
       role: 'user',
       content: [
         `Task: ${pack.task}`,
+        ...(pack.note ? [pack.note] : []),
         plan,
         `Acceptance criteria:\n${criteria}`,
         `Rounds used: ${pack.rounds_used} of ${pack.budget}.`,
