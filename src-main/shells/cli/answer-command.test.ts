@@ -160,6 +160,41 @@ describe('a run that waits for a person, from the command line', () => {
     expect(existsSync(join(ws.workspace, 'shared.md'))).toBe(false);
   });
 
+  it('a workflow whose agent node asks waits in the data folder too; runs waiting names the node, and steward answer finishes the workflow', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'asks.workflow.json');
+    const asks = { json: { decision_type: 'ask_user', question: 'Which topic?' } };
+    writeFileSync(
+      file,
+      JSON.stringify({
+        format: 'steward/v1',
+        kind: 'workflow',
+        id: 'asks-wf',
+        name: 'Asks in a workflow',
+        nodes: [
+          { id: 'in', kind: 'input', fields: [{ name: 'topic', type: 'text' }] },
+          { id: 'think', kind: 'agent', instructions: 'Think.', task: 'Think about {{topic}}.', inputs: [{ name: 'topic', type: 'text' }], servers: [], script: { student: [asks, { json: { decision_type: 'complete', output: 'thought it through' } }] } },
+          { id: 'out', kind: 'output', fields: [{ name: 'said', type: 'text' }] },
+        ],
+        edges: [
+          { from: { node: 'in', port: 'topic' }, to: { node: 'think', port: 'topic' } },
+          { from: { node: 'think', port: 'output' }, to: { node: 'out', port: 'said' } },
+        ],
+      }),
+    );
+    const dataDir = join(dir, 'data');
+    const run = await cli(['run', file, '--input', 'topic=tea', '--data-dir', dataDir]);
+    expect(run.code).toBe(EXIT.waiting);
+    const runId = /the run (\S+) waits for you: Which topic\?/.exec(run.stdout)?.[1] ?? '';
+    expect(runId).not.toBe('');
+    const listed = await cli(['runs', 'waiting', '--data-dir', dataDir]);
+    expect(listed.stdout).toContain(`${runId} · Asks in a workflow · node think · round 1 · the agent asks you`);
+    const answered = await cli(['answer', runId, 'reply', 'Green tea.', '--data-dir', dataDir]);
+    expect(answered.code).toBe(EXIT.ok);
+    expect(answered.stdout).toContain('completed');
+    expect(journalEvents(dataDir).filter((e) => e.run_id === runId).at(-1)).toMatchObject({ type: 'run.finished', status: 'completed', outputs: { said: 'thought it through' } });
+  });
+
   it('refuses an answer it cannot use, before touching the data folder', async () => {
     expect((await cli(['answer', 'some-run-0001', 'reply'])).stderr).toMatch(/a reply needs its text/);
     expect((await cli(['answer', 'some-run-0001', 'maybe'])).stderr).toMatch(/the answer is one of approve, reject, takeover, stop, reply, yes, no/);

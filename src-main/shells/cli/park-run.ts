@@ -4,6 +4,7 @@ import type { HumanAnswer, Intervention } from '@shared/contracts/intervention';
 import { CheckpointStore, type RunCheckpoint } from '../../engine/checkpoint';
 import type { AgentRun } from '../../engine/run-agent';
 import { EventJournal } from '../../events/event-journal';
+import { WorkflowCheckpointStore, type WorkflowCheckpoint } from '../../workflow/workflow-checkpoint';
 import { acquireDataFolderLock, DataFolderInUseError, type DataFolderLock } from '../../util/data-folder-lock';
 import { answerCommands } from './answer-words';
 import { askAtTerminal, type ReadLine } from './ask-at-terminal';
@@ -29,7 +30,12 @@ export function lockDataFolder(dataDir: string): { ok: true; lock: DataFolderLoc
  * the journal (the app's history shows the run), then its checkpoint into waiting-runs. Either the
  * app or `steward answer` resumes it from there.
  */
-export function parkInDataFolder(dataDir: string, checkpoint: RunCheckpoint, events: readonly RunEvent[], log: (line: string) => void): { ok: true } | { ok: false; message: string } {
+export function parkInDataFolder(
+  dataDir: string,
+  checkpoint: RunCheckpoint | WorkflowCheckpoint,
+  events: readonly RunEvent[],
+  log: (line: string) => void,
+): { ok: true } | { ok: false; message: string } {
   const locked = lockDataFolder(dataDir);
   if (!locked.ok) return locked;
   try {
@@ -37,7 +43,8 @@ export function parkInDataFolder(dataDir: string, checkpoint: RunCheckpoint, eve
     try {
       // The trace first, then the checkpoint: a run is never resumed past a missing event.
       journal.append(events, { made: true });
-      new CheckpointStore(waitingRunsDir(dataDir), log).save(checkpoint);
+      if ('kind' in checkpoint) new WorkflowCheckpointStore(waitingWorkflowsDir(dataDir), log).save(checkpoint);
+      else new CheckpointStore(waitingRunsDir(dataDir), log).save(checkpoint);
     } finally {
       journal.close();
     }

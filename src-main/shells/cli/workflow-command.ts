@@ -8,6 +8,7 @@ import { runWorkflow, type WorkflowRun } from '../../workflow/run-workflow';
 import { formatInvocation, formatOutputs } from './format-workflow';
 import { formatModelRetry } from './format-round';
 import { workflowInputs } from './workflow-inputs';
+import { parkInDataFolder, waitingHint } from './park-run';
 
 export interface WorkflowCommandOptions {
   loaded: LoadedWorkflow;
@@ -20,6 +21,9 @@ export interface WorkflowCommandOptions {
   allowedHosts: string[];
   credentials: CredentialStore;
   io: { stdout: (text: string) => void; stderr: (text: string) => void; env: NodeJS.ProcessEnv; signal?: AbortSignal };
+  /** Where a run that waits for a person is kept (`dataDirGiven`: named in the printed commands). */
+  dataDir: string;
+  dataDirGiven?: string;
 }
 
 /** What `--json` prints: the run, without the host-side checkpoint (it holds raw arguments). */
@@ -33,7 +37,10 @@ export async function workflowCommand(options: WorkflowCommandOptions): Promise<
   const { loaded, io, json } = options;
   const inputs = workflowInputs(loaded.graph, options.inputPairs, options.inputsFile);
   if (!json) io.stdout(`steward · workflow ${loaded.graph.name} · ${loaded.graph.nodes.length} node(s)\n`);
+  // Kept for a run that ends up waiting: its events go into the data folder with its checkpoint.
+  const events: RunEvent[] = [];
   const onEvent = (event: RunEvent) => {
+    events.push(event);
     options.trace?.(event);
     if (json) return;
     if (event.type === 'node.invocation' && event.status !== 'pending') io.stdout(`${formatInvocation(event)}\n`);
@@ -63,7 +70,17 @@ export async function workflowCommand(options: WorkflowCommandOptions): Promise<
     const label = run.status === 'waiting' ? RUN_STATUS_LABELS.waiting : RUN_STATUS_LABELS[run.status];
     io.stdout(`${label.toLowerCase()} · ${run.invocations.length} node invocation(s)${run.message ? ` · ${run.message}` : ''}\n`);
     for (const line of formatOutputs(run.outputs)) io.stdout(`${line}\n`);
-    if (run.status === 'waiting') io.stdout('a node waits for a person; the command line cannot resume it: run the workflow in the app\n');
+  }
+  if (run.status === 'waiting' && run.checkpoint) {
+    // The run waits in the data folder, for `steward answer` or the app.
+    const parked = parkInDataFolder(options.dataDir, run.checkpoint, events, (line) => io.stderr(`steward: ${line}\n`));
+    if (!parked.ok) {
+      io.stderr(`steward: the run cannot wait for your answer: ${parked.message}\n`);
+      return 1;
+    }
+    const waiting = run.interventions ?? [];
+    for (const { intervention } of waiting) (json ? io.stderr : io.stdout)(`${waitingHint(run.run_id, intervention, options.dataDirGiven, waiting.length > 1)}\n`);
+    return 3;
   }
   return run.status === 'completed' ? 0 : 1;
 }
