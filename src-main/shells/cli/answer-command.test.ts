@@ -117,6 +117,14 @@ describe('a run that waits for a person, from the command line', () => {
     expect(refused.stderr).toMatch(/the Steward app holds the data folder .*answer in the app/);
   });
 
+  it('without a terminal, while the app holds the data folder, the run cannot wait there: it says so and exits 1', async () => {
+    const dataDir = tempDir();
+    await openTestHost(dataDir, cleanups);
+    const run = await cli(['run', askingSpec(), '--data-dir', dataDir]);
+    expect(run.code).toBe(EXIT.runNotCompleted);
+    expect(run.stderr).toMatch(/the run cannot wait for your answer: the Steward app holds the data folder/);
+  });
+
   it('at a terminal the person is asked and the run goes on in the same process; nothing is left waiting', async () => {
     const dataDir = tempDir();
     let prompts = '';

@@ -15,13 +15,13 @@ export const waitingWorkflowsDir = (dataDir: string) => join(dataDir, 'waiting-w
 export const journalPath = (dataDir: string) => join(dataDir, 'outbox.jsonl');
 
 /** The folder for this process, or why not: the app's host (or another CLI) holds it. */
-export function lockDataFolder(dataDir: string): { ok: true; lock: DataFolderLock } | { ok: false; message: string } {
+export function lockDataFolder(dataDir: string, whileTheAppRuns = 'answer in the app (Waiting for you), or quit it first'): { ok: true; lock: DataFolderLock } | { ok: false; message: string } {
   try {
     return { ok: true, lock: acquireDataFolderLock(dataDir, { shell: 'cli' }) };
   } catch (err) {
     if (!(err instanceof DataFolderInUseError)) throw err;
     const app = err.holder?.shell === 'electron' || err.holder?.shell === 'browser';
-    return { ok: false, message: app ? `the Steward app holds the data folder ${dataDir}: answer in the app (Waiting for you), or quit it first` : err.message };
+    return { ok: false, message: app ? `the Steward app holds the data folder ${dataDir}: ${whileTheAppRuns}` : err.message };
   }
 }
 
@@ -36,7 +36,7 @@ export function parkInDataFolder(
   events: readonly RunEvent[],
   log: (line: string) => void,
 ): { ok: true } | { ok: false; message: string } {
-  const locked = lockDataFolder(dataDir);
+  const locked = lockDataFolder(dataDir, 'run it in the app, at a terminal (you are asked there), or with the app quit');
   if (!locked.ok) return locked;
   try {
     const journal = EventJournal.open(journalPath(dataDir), { log });
