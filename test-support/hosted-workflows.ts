@@ -5,6 +5,8 @@ import { HostedWorkflowGraph } from '../src-shared/workflow/hosted-graph';
 import { EXAMPLES } from './workspace';
 import type { hostPage } from './host-session';
 
+export { hostedEcho } from './echo-workflow';
+
 /**
  * The shipped folder-triage example as the app keeps it: its filesystem server a reference to the
  * shipped `filesystem` entry, its workspace the registered id `triage`. The sandbox is copied into
@@ -31,24 +33,4 @@ export async function finishedTriageRun(page: ReturnType<typeof hostPage>, dataD
   const { run_id } = await page.ok('workflows.run', { id: 'folder-triage' });
   await expect.poll(() => page.events.some((e) => e.type === 'run.finished' && e.run_id === run_id), { timeout: 60_000 }).toBe(true);
   return { run_id, workflow };
-}
-
-/** A workflow of one required text input, said back through a template (no server, no model). */
-export function hostedEcho(id = 'echo', extra: Record<string, unknown> = {}): HostedWorkflowGraph {
-  return HostedWorkflowGraph.parse({
-    format: 'steward/v1',
-    kind: 'workflow',
-    id,
-    name: `Echo ${id}`,
-    nodes: [
-      { id: 'in', kind: 'input', fields: [{ name: 'name', type: 'text' }] },
-      { id: 'say', kind: 'template', template: 'hello {{name}}', inputs: [{ name: 'name', type: 'text' }] },
-      { id: 'out', kind: 'output', fields: [{ name: 'said', type: 'text' }] },
-    ],
-    edges: [
-      { from: { node: 'in', port: 'name' }, to: { node: 'say', port: 'name' } },
-      { from: { node: 'say', port: 'output' }, to: { node: 'out', port: 'said' } },
-    ],
-    ...extra,
-  });
 }

@@ -4,6 +4,7 @@ import { routeHref } from '../../app/routing';
 import { FieldRow, TextField } from '../../components/Form';
 import { uniqueId, type Draft } from './graph-edit';
 import { ProblemLines } from './ProblemsList';
+import { WorkflowTraceChoice } from './WorkflowTraceChoice';
 
 /** With no node selected: the workflow's own settings — name, id, workspace and the servers its nodes name. */
 export function WorkflowPanel({
@@ -84,6 +85,7 @@ export function WorkflowPanel({
           </div>
         )}
       </fieldset>
+      <WorkflowTraceChoice workflowId={draft.id} />
     </aside>
   );
 }
