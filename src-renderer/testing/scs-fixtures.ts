@@ -1,5 +1,6 @@
 import type { Decision } from '@shared/contracts/decision';
 import type { RoundRecord } from '@shared/contracts/round';
+import { roundNumber } from '@shared/contracts/round-number';
 import type { ChangedFile, MonitorDecision, MonitorTrigger, PhasePlan } from '@shared/scs/contracts';
 import { eventLog, finishRun, readExecutedRound, startRun, type EventLog } from './event-fixtures';
 
@@ -63,7 +64,7 @@ export function phaseStops(log: EventLog, phase: number, round: number, changed_
     phase,
     round,
     condition: 'the notes are missing ("ENOENT")',
-    matched: `the result of round ${round + 1} contains "ENOENT"`,
+    matched: `the result of round ${roundNumber(round)} contains "ENOENT"`,
     evidence: [evidence],
     changed_files,
   });
