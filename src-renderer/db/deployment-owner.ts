@@ -29,7 +29,7 @@ export function deploymentRowsFor(rows: readonly ProfileRow[], workflow: Pick<Wo
   });
 }
 
-const ORIGIN_LABELS = { builtin: 'built-in', user: 'yours', imported: 'imported' } satisfies Record<ProfileRow['origin'], string>;
+const ORIGIN_LABELS = { builtin: 'built-in', user: 'yours', imported: 'imported' } as const satisfies Record<ProfileRow['origin'], string>;
 
 /** Where a profile came from, as Settings labels it: a demo workflow's own deployment is the demo's, not the person's. */
 export function profileOriginLabel(row: ProfileRow, workflows: readonly Pick<WorkflowRow, 'id' | 'profiles' | 'source'>[]): 'built-in' | 'yours' | 'imported' | 'demo' {

@@ -45,7 +45,7 @@ describe('profile versions', () => {
     await seedBuiltinProfiles(db);
     const builtin = await getProfile(db, { id: 'risk-gated', version: 1 });
     if (builtin?.kind !== 'supervision') throw new Error('missing');
-    const edited = { ...settingsOf(builtin), name: builtin.name, description: builtin.description, supervision: { ...builtin.supervision, takeover_rounds: 5 } } as ProfileInput;
+    const edited: ProfileInput = { kind: 'supervision', name: builtin.name, description: builtin.description, supervision: { ...builtin.supervision, takeover_rounds: 5 } };
     await expect(saveNewVersion(db, builtin, edited)).rejects.toThrow('Risk-gated (default) is a built-in profile and read-only — duplicate it to change it');
     // A version an older page saved under a built-in's id is read-only too.
     await db.profiles.add({ ...builtin, version: 2, origin: 'user' });
@@ -63,14 +63,14 @@ describe('profile versions', () => {
 
   it('names are unique per kind (case and spaces aside): a second profile of the kind with a taken name is refused, another kind may use it, a renamed profile frees its old name', async () => {
     await seedBuiltinProfiles(db);
-    const trace = (name: string): ProfileInput => ({ kind: 'trace', name, description: '', trace: { include_tool_results: true } });
+    const trace = (name: string, include_tool_results = true): ProfileInput => ({ kind: 'trace', name, description: '', trace: { include_tool_results } });
     const mine = await createProfile(db, trace('Mine'));
     await expect(createProfile(db, trace(' mine  '))).rejects.toThrow('Name: another trace profile is already called “Mine” — names are unique per kind, choose another');
     await expect(createProfile(db, trace('Keep Everything'))).rejects.toThrow(/already called “Keep everything”/);
     await expect(createProfile(db, { kind: 'learning_data', name: 'Mine', description: '', learning: { record: true, kinds: ['review'] } })).resolves.toMatchObject({ name: 'Mine' });
     // A version of the same profile keeps its own name; taking another's is refused.
     const other = await createProfile(db, trace('Other'));
-    await expect(saveNewVersion(db, mine, { ...trace('Mine'), trace: { include_tool_results: false } })).resolves.toMatchObject({ version: 2 });
+    await expect(saveNewVersion(db, mine, trace('Mine', false))).resolves.toMatchObject({ version: 2 });
     await expect(saveNewVersion(db, other, trace('MINE'))).rejects.toThrow(/already called “Mine”/);
     await saveNewVersion(db, mine, trace('Renamed'));
     await expect(saveNewVersion(db, other, trace('Mine'))).resolves.toMatchObject({ name: 'Mine', version: 2 });
