@@ -207,7 +207,7 @@ async function openHost(options: HostOptions): Promise<Host> {
       if (!entry) throw new RequestError('not_found', `no registered server "${server}"`);
       const folder = workspace === undefined ? undefined : registry.workspace(workspace);
       if (workspace !== undefined && !folder) throw new RequestError('not_found', `no registered workspace "${workspace}"`);
-      return inspectServer(entry, { workspace: folder?.path, cwd: options.dataDir, credentials });
+      return inspectServer(entry, { workspace: folder?.path, cwd: options.dataDir, credentials, privacy: registry.privacy() });
     },
     'servers.list': async () => ({ servers: registry.servers() }),
     'servers.register': async ({ server, replace }) => actions.run(plans.registerServerPlan(registry, server, replace)),

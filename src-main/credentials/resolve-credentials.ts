@@ -6,7 +6,7 @@ import { MIN_MASKABLE_LENGTH, type SecretRegistry } from './secret-registry';
 
 /**
  * Every credential a spec needs, in first-seen order without duplicates: the models' `api_key`
- * and the servers' `env` values that are `keychain:NAME` references.
+ * and the servers' `env` and `headers` values that are `keychain:NAME` references.
  */
 export function collectCredentialRefs(spec: Pick<AgentSpec, 'models' | 'servers'>): CredentialRef[] {
   const refs = new Set<CredentialRef>();
@@ -15,7 +15,7 @@ export function collectCredentialRefs(spec: Pick<AgentSpec, 'models' | 'servers'
     if (key !== undefined) refs.add(key);
   }
   for (const server of spec.servers) {
-    for (const value of Object.values(server.env ?? {})) if (isCredentialRef(value)) refs.add(value);
+    for (const value of [...Object.values(server.env ?? {}), ...Object.values(server.headers ?? {})]) if (isCredentialRef(value)) refs.add(value);
   }
   return [...refs];
 }

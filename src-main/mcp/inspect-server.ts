@@ -2,6 +2,8 @@ import { isCredentialRef } from '@shared/contracts/credentials';
 import type { InspectedTool } from '@shared/contracts/host-api';
 import type { McpServerSpec } from '@shared/contracts/spec';
 import type { RegisteredServer } from '@shared/contracts/host-registry';
+import { serverTransport } from '@shared/policy/expand-workflow';
+import type { PrivacyPolicy } from '@shared/policy/privacy';
 import type { CredentialStore } from '../credentials/credential-store';
 import { resolveCredentials } from '../credentials/resolve-credentials';
 import { SecretRegistry } from '../credentials/secret-registry';
@@ -14,22 +16,23 @@ import { startToolHost } from './mcp-tool-host';
  */
 export async function inspectServer(
   registered: RegisteredServer,
-  options: { workspace?: string; cwd: string; credentials?: CredentialStore },
+  options: { workspace?: string; cwd: string; credentials?: CredentialStore; privacy?: PrivacyPolicy },
 ): Promise<{ server_name?: string; tools: InspectedTool[] }> {
   const secrets = new SecretRegistry();
   const server: McpServerSpec = {
     id: registered.id,
-    ...(registered.package !== undefined ? { package: registered.package } : { command: registered.command }),
+    ...serverTransport(registered),
     args: registered.args,
-    env: registered.env,
+    ...(registered.url === undefined ? { env: registered.env } : {}),
   };
   try {
-    const refs = Object.values(server.env ?? {}).filter(isCredentialRef);
+    const refs = [...Object.values(server.env ?? {}), ...Object.values(server.headers ?? {})].filter(isCredentialRef);
     if (refs.length > 0 && !options.credentials) throw new Error('this server needs keychain credentials and no credential store is available');
     const credentials = refs.length > 0 && options.credentials ? await resolveCredentials(refs, options.credentials, secrets) : new Map<string, string>();
     const vars: Record<string, string> = { specDir: options.cwd };
     if (options.workspace !== undefined) vars.workspace = options.workspace;
-    const host = await startToolHost([server], { vars, overrides: {}, cwd: options.cwd, credentials });
+    // A remote server is reached only where the privacy policy allows, as in a run.
+    const host = await startToolHost([server], { vars, overrides: {}, cwd: options.cwd, credentials, privacy: options.privacy });
     try {
       const snapshot = await host.snapshot(0);
       return {

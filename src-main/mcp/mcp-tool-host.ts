@@ -4,11 +4,13 @@ import { ToolExecution } from '@shared/contracts/round';
 import { ToolAnnotationHints, type ToolEffect } from '@shared/contracts/tool-effect';
 import { ToolSnapshot, type JsonSchemaObject, type OfferedTool } from '@shared/contracts/tool-snapshot';
 import { maskArguments } from '@shared/util/mask';
+import { maskedArgumentNames, type McpCalled } from '@shared/contracts/server-call';
+import { LOCAL_ONLY, type PrivacyPolicy } from '@shared/policy/privacy';
 import { hashJson } from '../util/hash';
 import { resolveToolEffect } from '@shared/policy/effect-registry';
 import { McpCallError, McpStartError, McpToolConfigError, McpLaunchError, errorMessage } from './errors';
-import { resolveLaunch, type ServerLaunch } from './server-launch';
-import { ServerConnection } from './server-connection';
+import type { ServerConnection } from './server-connection';
+import { connectTarget, resolveTarget, type ServerTarget } from './server-target';
 import type { ExecuteRequest, ToolHost } from './tool-host';
 import { toolResultText } from './tool-result';
 
@@ -31,6 +33,10 @@ export interface ToolHostOptions {
   onProgress?: (line: string) => void;
   /** How often that line comes (default 10 s). */
   progressIntervalMs?: number;
+  /** Which hosts a remote (`url`) server may be on; local only when absent. */
+  privacy?: PrivacyPolicy;
+  /** The privacy log: every tool call sent to a remote server, before it is sent. */
+  onSent?: (call: McpCalled) => void;
 }
 
 /** One server as the UI or a test sees it. */
@@ -41,6 +47,8 @@ export interface McpServerStatus {
   /** `serverInfo.name` from the handshake. */
   server_name?: string;
   package?: string;
+  /** A remote server's address (no query). */
+  url?: string;
   /** Last stderr lines (at most 20). */
   stderr: string[];
 }
@@ -70,10 +78,12 @@ export async function startToolHost(servers: McpServerSpec[], options: ToolHostO
     if (seen.has(spec.id)) throw new McpToolConfigError(`two MCP servers share the id "${spec.id}"`);
     seen.add(spec.id);
   }
-  // Resolve every launch before spawning anything: a typo in one spec should not start the others.
-  const launches: ServerLaunch[] = servers.map((spec) => {
+  // Resolve every launch (and check every remote host) before spawning or sending anything: a typo
+  // in one spec, or a host the privacy policy does not allow, should not start the others.
+  const privacy = options.privacy ?? LOCAL_ONLY;
+  const targets: ServerTarget[] = servers.map((spec) => {
     try {
-      return resolveLaunch(spec, { vars: options.vars, cwd: options.cwd, credentials: options.credentials });
+      return resolveTarget(spec, { vars: options.vars, cwd: options.cwd, credentials: options.credentials, privacy });
     } catch (error) {
       throw new McpStartError(spec.id, error instanceof McpLaunchError ? error.message : errorMessage(error));
     }
@@ -86,7 +96,7 @@ export async function startToolHost(servers: McpServerSpec[], options: ToolHostO
     progressIntervalMs: options.progressIntervalMs,
   };
   const settled = await Promise.allSettled(
-    servers.map((spec, i) => ServerConnection.connect(spec.id, launches[i] as ServerLaunch, connectOptions)),
+    servers.map((spec, i) => connectTarget(spec.id, targets[i] as ServerTarget, connectOptions)),
   );
   const started = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
@@ -94,21 +104,23 @@ export async function startToolHost(servers: McpServerSpec[], options: ToolHostO
     await Promise.all(started.map((c) => c.close()));
     throw failed.reason instanceof McpStartError ? failed.reason : new McpStartError('?', errorMessage(failed.reason));
   }
-  return new McpToolHostImpl(servers, started, options.overrides);
+  return new McpToolHostImpl(servers, started, options.overrides, targets, options.onSent);
 }
 
 class McpToolHostImpl implements McpToolHost {
-  private readonly byId = new Map<string, { spec: McpServerSpec; conn: ServerConnection }>();
+  private readonly byId = new Map<string, { spec: McpServerSpec; conn: ServerConnection; target?: ServerTarget }>();
   private closing: Promise<void> | undefined;
 
   constructor(
     private readonly specs: McpServerSpec[],
     private readonly conns: ServerConnection[],
     private readonly overrides: Record<string, ToolEffect>,
+    private readonly targets: readonly ServerTarget[] = [],
+    private readonly onSent?: (call: McpCalled) => void,
   ) {
     specs.forEach((spec, i) => {
       const conn = conns[i];
-      if (conn) this.byId.set(spec.id, { spec, conn });
+      if (conn) this.byId.set(spec.id, { spec, conn, target: targets[i] });
     });
   }
 
@@ -153,8 +165,10 @@ class McpToolHostImpl implements McpToolHost {
     }
     const entry = this.byId.get(tool.server);
     if (!entry) throw new McpCallError(tool.server, `no MCP server "${tool.server}" in this run`);
+    const args = structuredClone(decision.arguments);
+    if (entry.target?.kind === 'remote') this.recordSent(tool.server, tool.name, entry.target, args);
     const started = performance.now();
-    const outcome = await entry.conn.callTool(tool.name, structuredClone(decision.arguments), signal);
+    const outcome = await entry.conn.callTool(tool.name, args, signal);
     const duration_ms = Math.max(0, performance.now() - started);
     const { content, is_error } =
       outcome.kind === 'result' ? toolResultText(outcome.result) : { content: outcome.message, is_error: true };
@@ -170,6 +184,12 @@ class McpToolHostImpl implements McpToolHost {
     });
   }
 
+  /** The privacy log's line for a call about to go to a remote server: names and size, no values. */
+  private recordSent(server: string, name: string, target: Extract<ServerTarget, { kind: 'remote' }>, args: Record<string, unknown>): void {
+    const bytes = Buffer.byteLength(JSON.stringify({ name, arguments: args }), 'utf8');
+    this.onSent?.({ server, tool: name, host: target.endpoint.host, local: target.endpoint.local, arguments: maskedArgumentNames(args), bytes });
+  }
+
   status(): McpServerStatus[] {
     return this.specs.map((spec) => {
       const conn = this.server(spec.id).conn;
@@ -180,6 +200,7 @@ class McpToolHostImpl implements McpToolHost {
         alive: conn.alive,
         ...(name === undefined ? {} : { server_name: name }),
         ...(spec.package === undefined ? {} : { package: spec.package }),
+        ...(conn.remote === undefined ? {} : { url: conn.remote }),
         stderr: conn.tail.all(),
       };
     });

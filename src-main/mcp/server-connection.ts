@@ -1,13 +1,14 @@
 import { existsSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, ListToolsResultSchema, McpError, ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { McpCallError, McpStartError, errorMessage } from './errors';
 import type { ServerLaunch } from './server-launch';
 import { StderrTail } from './stderr-tail';
 import type { RawToolResult } from './tool-result';
 
-const CLIENT_INFO = { name: 'steward', version: '0.1.0' };
+export const CLIENT_INFO = { name: 'steward', version: '0.1.0' };
 /** How long a failed start waits for the last stderr output before reporting. */
 const STDERR_GRACE_MS = 500;
 /** A server that lists more pages than this is misbehaving. */
@@ -28,7 +29,10 @@ const DEFAULT_PROGRESS_INTERVAL_MS = 10_000;
 /** A tool call that reached the server: its result, or the server's protocol-level refusal. */
 export type CallOutcome = { kind: 'result'; result: RawToolResult } | { kind: 'protocol_error'; message: string };
 
-/** One running stdio server: its client, its stderr tail, and whether it is still alive. */
+/** What a connection talks through: a stdio process (it has a pid) or an HTTP transport. */
+export type ConnectionTransport = Transport & { readonly pid?: number | null };
+
+/** One running server (stdio, or remote over HTTP): its client, its stderr tail, and whether it is still alive. */
 export class ServerConnection {
   private exited = false;
   private closing: Promise<void> | undefined;
@@ -40,12 +44,25 @@ export class ServerConnection {
 
   private constructor(
     readonly id: string,
-    readonly launch: ServerLaunch,
+    readonly launch: ServerLaunch | undefined,
     private readonly client: Client,
-    private readonly transport: StdioClientTransport,
+    private readonly transport: ConnectionTransport,
     readonly tail: StderrTail,
     private readonly options: ConnectOptions,
+    /** A remote server's address (for messages), absent for stdio. */
+    readonly remote?: string,
   ) {}
+
+  /**
+   * A connection over a transport the caller connects (http-connection.ts): wired for close and
+   * tool-list changes before the handshake, as `connect` does for stdio.
+   */
+  static over(id: string, client: Client, transport: ConnectionTransport, options: ConnectOptions, remote: string): ServerConnection {
+    const conn = new ServerConnection(id, undefined, client, transport, new StderrTail(20), options, remote);
+    client.onclose = () => conn.onClosed();
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => conn.invalidateTools());
+    return conn;
+  }
 
   /** Spawns the server and completes the MCP handshake, or throws McpStartError saying why not. */
   static async connect(id: string, launch: ServerLaunch, options: ConnectOptions): Promise<ServerConnection> {
@@ -116,7 +133,7 @@ export class ServerConnection {
   }
 
   get pid(): number | null {
-    return this.transport.pid;
+    return this.transport.pid ?? null;
   }
 
   get alive(): boolean {
@@ -225,6 +242,9 @@ export class ServerConnection {
 
   /** Explains a dead server: which one, and the last thing it wrote to stderr. */
   exitedError(): McpCallError {
+    if (this.remote !== undefined) {
+      return new McpCallError(this.id, `the connection to MCP server "${this.id}" (${this.remote}) was lost; its tools are unavailable for the rest of this run`, true);
+    }
     const last = this.tail.lastLine();
     return new McpCallError(
       this.id,
@@ -245,7 +265,7 @@ export class ServerConnection {
 
   private kill(): void {
     const pid = this.transport.pid;
-    if (pid === null) return;
+    if (pid === null || pid === undefined) return;
     try {
       process.kill(pid, 'SIGKILL');
     } catch {

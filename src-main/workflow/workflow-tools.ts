@@ -1,4 +1,6 @@
 import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
+import type { McpCalled } from '@shared/contracts/server-call';
+import type { PrivacyPolicy } from '@shared/policy/privacy';
 import type { WorkflowGraph } from '@shared/workflow/document';
 import type { CredentialStore } from '../credentials/credential-store';
 import { collectCredentialRefs, resolveCredentials } from '../credentials/resolve-credentials';
@@ -14,6 +16,9 @@ export interface WorkflowToolsOptions {
   secrets: SecretRegistry;
   credentials?: CredentialStore;
   onProgress?: (line: string) => void;
+  /** Which hosts a remote server may be on, and the privacy log of what each was sent. */
+  privacy?: PrivacyPolicy;
+  onSent?: (call: McpCalled) => void;
   /** Injected for tests and benchmarks. */
   toolHost?: ToolHost;
 }
@@ -44,7 +49,7 @@ export class WorkflowTools {
         if (!this.options.credentials) throw new Error('this workflow uses keychain credentials, but no credential store is available');
         credentials = await resolveCredentials(refs, this.options.credentials, secrets);
       }
-      host = await startToolHost(graph.servers, { vars, overrides: graph.tool_effects, cwd, credentials, onProgress: this.options.onProgress });
+      host = await startToolHost(graph.servers, { vars, overrides: graph.tool_effects, cwd, credentials, onProgress: this.options.onProgress, privacy: this.options.privacy, onSent: this.options.onSent });
     }
     this.host = host;
     return { host, snapshot: await host.snapshot(0) };

@@ -14,6 +14,7 @@ import { ValidationResult } from './validation-result';
 import { ReviewDecision, ReviewRule } from '../policy/review-policy';
 import { DataExposure } from '../policy/privacy';
 import { ModelCalled } from './model-call';
+import { McpCalled } from './server-call';
 import { Authorization } from '../boundary/authorization';
 import { InvocationStatus, Lineage, NodeFailure } from '../workflow/invocation';
 
@@ -195,6 +196,8 @@ export const RunEvent = z.discriminatedUnion('type', [
    * Which provider and host saw which categories of data, and how many bytes; never the content.
    */
   event('model.called', ModelCalled.shape),
+  /** A tool call was sent to a remote MCP server: the privacy log's record of what it was sent (argument names, bytes), never the values. */
+  event('mcp.called', McpCalled.shape),
   /** Something slow is still under way (an MCP server listing its tools…): shown live, never silent. */
   event('run.notice', { message: z.string().max(500) }),
   /** Who proposes changed: the teacher takes over after an escalation, or hands back. */

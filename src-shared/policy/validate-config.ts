@@ -235,6 +235,7 @@ function checkCredentials(ctx: Ctx): void {
   }
   ctx.spec.servers.forEach((server, i) => {
     for (const [key, value] of Object.entries(server.env ?? {})) check(['servers', i, 'env', key], value);
+    for (const [key, value] of Object.entries(server.headers ?? {})) check(['servers', i, 'headers', key], value);
   });
 }
 
@@ -262,6 +263,7 @@ function checkVariables(ctx: Ctx): void {
   spec.servers.forEach((server, i) => {
     server.args.forEach((arg, j) => check(['servers', i, 'args', j], arg));
     for (const [key, value] of Object.entries(server.env ?? {})) check(['servers', i, 'env', key], value);
+    for (const [key, value] of Object.entries(server.headers ?? {})) check(['servers', i, 'headers', key], value);
   });
   if (spec.script) check(['script'], spec.script);
 }

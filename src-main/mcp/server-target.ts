@@ -1,0 +1,38 @@
+import { isCredentialRef } from '@shared/contracts/credentials';
+import type { McpServerSpec } from '@shared/contracts/spec';
+import type { PrivacyPolicy } from '@shared/policy/privacy';
+import { McpLaunchError } from './errors';
+import { connectRemote } from './http-connection';
+import { allowedRemoteEndpoint, type RemoteEndpoint } from './remote-endpoint';
+import { resolveLaunch, type LaunchOptions, type ServerLaunch } from './server-launch';
+import { ServerConnection, type ConnectOptions } from './server-connection';
+
+/** How one server is reached: a process to spawn, or a remote address already allowed. */
+export type ServerTarget = { kind: 'stdio'; launch: ServerLaunch } | { kind: 'remote'; endpoint: RemoteEndpoint; headers: Record<string, string> };
+
+/**
+ * Resolves a spec before anything is started or sent: a stdio launch, or a remote endpoint that
+ * passed the privacy check with its headers taken from the resolved keychain values.
+ */
+export function resolveTarget(spec: McpServerSpec, options: LaunchOptions & { privacy: PrivacyPolicy }): ServerTarget {
+  if (spec.url === undefined) return { kind: 'stdio', launch: resolveLaunch(spec, options) };
+  const allowed = allowedRemoteEndpoint(spec.id, spec.url, options.privacy);
+  if (!allowed.ok) throw new McpLaunchError(spec.id, allowed.message);
+  const headers: Record<string, string> = {};
+  for (const [name, ref] of Object.entries(spec.headers ?? {})) {
+    // The contract already refuses a literal; a hand-built spec fails closed here too.
+    const secret = isCredentialRef(ref) ? options.credentials?.get(ref) : undefined;
+    if (secret === undefined) throw new McpLaunchError(spec.id, `MCP server "${spec.id}" needs credential ${isCredentialRef(ref) ? ref : '(not a keychain reference)'} in headers.${name}, and it was not resolved`);
+    headers[name] = secret;
+  }
+  return { kind: 'remote', endpoint: allowed.endpoint, headers };
+}
+
+export function connectTarget(id: string, target: ServerTarget, options: ConnectOptions): Promise<ServerConnection> {
+  switch (target.kind) {
+    case 'stdio':
+      return ServerConnection.connect(id, target.launch, options);
+    case 'remote':
+      return connectRemote(id, target.endpoint, target.headers, options);
+  }
+}
