@@ -1,5 +1,7 @@
-import { createActor, fromPromise, SimulatedClock, type AnyTransitionDefinition, type InspectionEvent, type SnapshotFrom } from 'xstate';
+import { createActor, fromPromise, SimulatedClock, type InspectionEvent, type SnapshotFrom } from 'xstate';
 import { getSimplePaths, type StatePath } from 'xstate/graph';
+// The same stable transition names the boundary's path tests use.
+import { transitionKey } from '../../boundary/testing/replay';
 import { MAX_REPAIR_ROUNDS, SUPERVISOR_ACTIONS } from '../contracts';
 import type { Reservation } from '../cost';
 import { supervisorMachine, type DecideInput, type DecideOutput, type SubstituteCheck, type SupervisorInput, type SupervisorOutput, type ValidateInput } from '../machine';
@@ -63,11 +65,6 @@ export interface Trace {
   statesVisited: Set<string>;
   transitionsTaken: Set<string>;
   mismatches: string[];
-}
-
-export function transitionKey(t: AnyTransitionDefinition): string {
-  const guard = t.guard === undefined ? 'else' : typeof t.guard === 'string' ? t.guard : ((t.guard as { type?: string }).type ?? 'inline');
-  return `${t.source.key}|${t.eventType === '' ? 'always' : t.eventType}|${guard}`;
 }
 
 interface Pending<T> {
