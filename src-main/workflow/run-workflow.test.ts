@@ -306,13 +306,15 @@ describe('a node waiting while others still run', () => {
   it('is kept on disk at once; after a host stop there, the answer resumes it and the cut-off branch runs again', async () => {
     const ws = workspace();
     const kept: WorkflowCheckpoint[] = [];
-    const first = await run(escalatingWithSlowBranch(ws.workspace), ws, { inputs: { name: 'shared.md' }, persistWaiting: (c) => kept.push(structuredClone(c)) });
+    // The slow branch must outlast the share branch's server start and teacher call even on a loaded machine (400 ms did not).
+    const graph = escalatingWithSlowBranch(ws.workspace, 4_000);
+    const first = await run(graph, ws, { inputs: { name: 'shared.md' }, persistWaiting: (c) => kept.push(structuredClone(c)) });
     expect(first.result.status).toBe('waiting');
     // The first write came while `slow` still ran: the host stops right there.
     const atStop = WorkflowCheckpoint.parse(JSON.parse(JSON.stringify(kept[0])));
     expect(atStop.running.map((i) => i.id)).toEqual(['slow']);
     const journal = first.events.filter((e) => e.seq < atStop.next_seq);
-    const second = await run(escalatingWithSlowBranch(ws.workspace), ws, { resume: { checkpoint: atStop, answer: { action: 'approve' } } });
+    const second = await run(graph, ws, { resume: { checkpoint: atStop, answer: { action: 'approve' } } });
     expect(second.result.message).toBeUndefined();
     expect(second.result.outputs).toEqual({ said: 'shared it', thought: 'thought' });
     expect(readFileSync(join(ws.workspace, 'shared.md'), 'utf8')).toBe('shared');
