@@ -25,8 +25,9 @@ export function registerServerPlan(registry: HostRegistry, reg: ServerRegistrati
     throw new RequestError('invalid_params', `only packages shipped with Steward can be registered by name (${[...SHIPPED_PACKAGES].join(', ')}); register any other server by its command`);
   }
   // The launch rules of a spec file apply too: no raw secret in args or env, credentials only in env.
-  const asSpec = McpServerSpec.safeParse({ id: reg.id, package: reg.package, command: reg.command, args: reg.args, env: reg.env });
+  const asSpec = McpServerSpec.safeParse({ id: reg.id, package: reg.package, command: reg.command, url: reg.url, args: reg.args, env: reg.env, headers: reg.headers });
   if (!asSpec.success) throw new RequestError('invalid_params', `server ${reg.id}: ${formatZodIssues(asSpec.error)}`);
+  if (reg.url !== undefined) return registerRemotePlan(registry, reg, reg.url);
   const what = reg.command !== undefined ? `command ${reg.command}` : `package ${reg.package}`;
   const env = Object.entries(reg.env).map(([k, v]) => `${k}=${v}`);
   return {
@@ -40,11 +41,27 @@ export function registerServerPlan(registry: HostRegistry, reg: ServerRegistrati
   };
 }
 
+/**
+ * A remote server starts nothing here, but a run sends it data: a person confirms, and the privacy
+ * policy still decides at run time whether its host may be reached.
+ */
+function registerRemotePlan(registry: HostRegistry, reg: ServerRegistration, url: string): ActionPlan {
+  const headers = Object.entries(reg.headers ?? {}).map(([k, v]) => `${k}: ${v}`);
+  return {
+    action: 'servers.register',
+    subject: reg.id,
+    title: `register the remote MCP server "${reg.id}" (${reg.label}), which runs may send data to`,
+    detail: [`url ${url}`, headers.length ? `headers: ${headers.join(', ')}` : '', 'runs reach it only when the privacy policy allows its host (loopback always)'].filter(Boolean).join('\n'),
+    needsConfirmation: true,
+    apply: () => registry.putUserServer({ ...reg, source: 'user' }),
+  };
+}
+
 export function removeServerPlan(registry: HostRegistry, id: string): ActionPlan {
   const server = registry.server(id);
   if (!server) throw new RequestError('not_found', `no registered server "${id}"`);
   if (server.source === 'shipped') throw new RequestError('invalid_params', `"${id}" ships with Steward and cannot be removed`);
-  return { action: 'servers.remove', subject: id, title: `remove the MCP server "${id}"`, detail: server.command ?? server.package ?? '', needsConfirmation: false, apply: () => registry.removeUserServer(id) };
+  return { action: 'servers.remove', subject: id, title: `remove the MCP server "${id}"`, detail: server.command ?? server.package ?? server.url ?? '', needsConfirmation: false, apply: () => registry.removeUserServer(id) };
 }
 
 export function registerWorkspacePlan(registry: HostRegistry, dataDir: string, reg: WorkspaceRegistration, replace = false): ActionPlan {
