@@ -439,6 +439,7 @@ test('profiles as a new user meets them: built-ins offer Duplicate, not Edit; a 
     const deployments = section.locator('[data-testid=profile-kind][data-kind=deployment] [data-testid=profile-item]');
     await expect(deployments.filter({ hasText: 'Notes assistant · deployment' })).toHaveAttribute('data-origin', 'demo');
     await expect(deployments.filter({ hasText: 'Phase 3 · risk-gated' })).toHaveAttribute('data-origin', 'built-in');
+    await section.screenshot({ path: `${ARTIFACTS}/20b-profiles-built-in-read-only.png` });
 
     // Duplicate, then try a name another supervision profile has (case aside): refused, with the reason.
     await builtin.getByTestId('profile-duplicate').click();

@@ -32,9 +32,11 @@ export function deploymentRowsFor(rows: readonly ProfileRow[], workflow: Pick<Wo
 const ORIGIN_LABELS = { builtin: 'built-in', user: 'yours', imported: 'imported' } as const satisfies Record<ProfileRow['origin'], string>;
 
 /** Where a profile came from, as Settings labels it: a demo workflow's own deployment is the demo's, not the person's. */
-export function profileOriginLabel(row: ProfileRow, workflows: readonly Pick<WorkflowRow, 'id' | 'profiles' | 'source'>[]): 'built-in' | 'yours' | 'imported' | 'demo' {
+export function profileOriginLabel(row: ProfileRow, workflows: readonly Pick<WorkflowRow, 'id' | 'name' | 'profiles' | 'source'>[]): 'built-in' | 'yours' | 'imported' | 'demo' {
   if (isReadOnlyProfile(row)) return ORIGIN_LABELS.builtin;
   const owner = deploymentOwner(row, workflows);
   if (owner !== undefined && workflows.find((w) => w.id === owner)?.source === 'demo') return 'demo';
+  // The supervision a demo's file implies (workflow-profiles.ts names it so), as made: nobody edited it yet.
+  if (row.kind === 'supervision' && row.version === 1 && workflows.some((w) => w.source === 'demo' && row.name === `${w.name} (from its file)` && w.profiles?.supervision?.id === row.id)) return 'demo';
   return ORIGIN_LABELS[row.origin];
 }

@@ -197,6 +197,12 @@ describe('deployments belong to their workflow', () => {
     const workflows = await db.workflows.toArray();
     const labels = Object.fromEntries((await db.profiles.where('kind').equals('deployment').toArray()).map((r) => [r.name, profileOriginLabel(r, workflows)]));
     expect(labels).toMatchObject({ 'Notes · deployment': 'demo', 'Mine · deployment': 'yours', 'Phase 3 · risk-gated': 'built-in' });
+    // The supervision a demo's file implies is the demo's too, until someone edits it.
+    await db.workflows.add(workflowRow(HostedWorkflow.parse({ ...docOf('polite', 'Polite'), supervision: { phase: 2, on_block: 'safe_message' } }), 'demo'));
+    await ensureWorkflowProfiles(db);
+    const polite = (await db.profiles.where('kind').equals('supervision').toArray()).find((r) => r.name === 'Polite (from its file)');
+    if (!polite) throw new Error('no supervision from the file');
+    expect(profileOriginLabel(polite, await db.workflows.toArray())).toBe('demo');
   });
 
   it('promoting a workflow that chose a built-in phase gives it a deployment of its own; the built-in stays as shipped', async () => {
