@@ -44,6 +44,31 @@ function askingSpec(): string {
   return file;
 }
 
+/** A workflow whose agent node (on the replay student) asks the person which topic, then completes. */
+function askingWorkflow(dir: string): string {
+const file = join(dir, 'asks.workflow.json');
+  const asks = { json: { decision_type: 'ask_user', question: 'Which topic?' } };
+  writeFileSync(
+    file,
+    JSON.stringify({
+      format: 'steward/v1',
+      kind: 'workflow',
+      id: 'asks-wf',
+      name: 'Asks in a workflow',
+      nodes: [
+        { id: 'in', kind: 'input', fields: [{ name: 'topic', type: 'text' }] },
+        { id: 'think', kind: 'agent', instructions: 'Think.', task: 'Think about {{topic}}.', inputs: [{ name: 'topic', type: 'text' }], servers: [], script: { student: [asks, { json: { decision_type: 'complete', output: 'thought it through' } }] } },
+        { id: 'out', kind: 'output', fields: [{ name: 'said', type: 'text' }] },
+      ],
+      edges: [
+        { from: { node: 'in', port: 'topic' }, to: { node: 'think', port: 'topic' } },
+        { from: { node: 'think', port: 'output' }, to: { node: 'out', port: 'said' } },
+      ],
+    }),
+  );
+  return file;
+}
+
 async function cli(argv: string[], extra: Partial<CliIo> = {}) {
   let stdout = '';
   let stderr = '';
@@ -170,26 +195,7 @@ describe('a run that waits for a person, from the command line', () => {
 
   it('a workflow whose agent node asks waits in the data folder too; runs waiting names the node, and steward answer finishes the workflow', async () => {
     const dir = tempDir();
-    const file = join(dir, 'asks.workflow.json');
-    const asks = { json: { decision_type: 'ask_user', question: 'Which topic?' } };
-    writeFileSync(
-      file,
-      JSON.stringify({
-        format: 'steward/v1',
-        kind: 'workflow',
-        id: 'asks-wf',
-        name: 'Asks in a workflow',
-        nodes: [
-          { id: 'in', kind: 'input', fields: [{ name: 'topic', type: 'text' }] },
-          { id: 'think', kind: 'agent', instructions: 'Think.', task: 'Think about {{topic}}.', inputs: [{ name: 'topic', type: 'text' }], servers: [], script: { student: [asks, { json: { decision_type: 'complete', output: 'thought it through' } }] } },
-          { id: 'out', kind: 'output', fields: [{ name: 'said', type: 'text' }] },
-        ],
-        edges: [
-          { from: { node: 'in', port: 'topic' }, to: { node: 'think', port: 'topic' } },
-          { from: { node: 'think', port: 'output' }, to: { node: 'out', port: 'said' } },
-        ],
-      }),
-    );
+    const file = askingWorkflow(dir);
     const dataDir = join(dir, 'data');
     const run = await cli(['run', file, '--input', 'topic=tea', '--data-dir', dataDir]);
     expect(run.code).toBe(EXIT.waiting);
@@ -201,6 +207,17 @@ describe('a run that waits for a person, from the command line', () => {
     expect(answered.code).toBe(EXIT.ok);
     expect(answered.stdout).toContain('completed');
     expect(journalEvents(dataDir).filter((e) => e.run_id === runId).at(-1)).toMatchObject({ type: 'run.finished', status: 'completed', outputs: { said: 'thought it through' } });
+  });
+
+  it('a workflow at a terminal: the person is asked there and the workflow finishes in the same process, one contiguous trace', async () => {
+    const dir = tempDir();
+    const trace = join(dir, 'trace.jsonl');
+    const run = await cli(['run', askingWorkflow(dir), '--input', 'topic=tea', '--trace', trace, '--data-dir', join(dir, 'data')], { line: typing('Green tea.') });
+    expect(run.code).toBe(EXIT.ok);
+    const events = readFileSync(trace, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as RunEvent);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
+    expect(events.find((e) => e.type === 'intervention.answered')).toMatchObject({ answer: { action: 'reply', text: 'Green tea.' } });
+    expect(events.at(-1)).toMatchObject({ type: 'run.finished', status: 'completed' });
   });
 
   it('refuses an answer it cannot use, before touching the data folder', async () => {

@@ -76,9 +76,9 @@ const USAGE = `Usage:
                              2 fully gated, 3 risk-gated, 4 autonomous)
                --yes         approve tools that need the user's confirmation
                --no-confirm  decline them (without either, a terminal asks; otherwise declined)
-               An agent run that waits for a person (the agent asks you, the teacher escalates)
-               asks at the terminal and goes on; without a terminal (and for a workflow) it waits
-               in the data folder: the run id and the steward answer commands are printed, exit 3
+               A run that waits for a person (the agent asks you, the teacher escalates) asks at
+               the terminal and goes on; without a terminal it waits in the data folder: the run
+               id and the steward answer commands are printed, and the exit code is 3
                --allow-host  let a model on this host see the run (default: local models only;
                              a stored workflow NAME also gets the data folder's privacy policy)
                --scs         Student·Committee·Supervisor gates: a committee plans each phase,

@@ -9,6 +9,7 @@ import { formatInvocation, formatOutputs } from './format-workflow';
 import { formatModelRetry } from './format-round';
 import { workflowInputs } from './workflow-inputs';
 import { parkInDataFolder, waitingHint } from './park-run';
+import { askAtTerminal, type ReadLine } from './ask-at-terminal';
 
 export interface WorkflowCommandOptions {
   loaded: LoadedWorkflow;
@@ -20,7 +21,7 @@ export interface WorkflowCommandOptions {
   confirm: ConfirmTool;
   allowedHosts: string[];
   credentials: CredentialStore;
-  io: { stdout: (text: string) => void; stderr: (text: string) => void; env: NodeJS.ProcessEnv; signal?: AbortSignal };
+  io: { stdout: (text: string) => void; stderr: (text: string) => void; env: NodeJS.ProcessEnv; signal?: AbortSignal; line?: ReadLine };
   /** Where a run that waits for a person is kept (`dataDirGiven`: named in the printed commands). */
   dataDir: string;
   dataDirGiven?: string;
@@ -46,7 +47,7 @@ export async function workflowCommand(options: WorkflowCommandOptions): Promise<
     if (event.type === 'node.invocation' && event.status !== 'pending') io.stdout(`${formatInvocation(event)}\n`);
     if (event.type === 'model.retry') io.stdout(`    ${formatModelRetry(event)}\n`);
   };
-  const run = await runWorkflow({
+  const runOptions = {
     graph: loaded.graph,
     specDir: loaded.specDir,
     workspace: loaded.workspace,
@@ -58,8 +59,17 @@ export async function workflowCommand(options: WorkflowCommandOptions): Promise<
     ollamaHost: io.env.OLLAMA_HOST,
     privacy: { allowed_hosts: options.allowedHosts },
     credentials: options.credentials,
-    onProgress: (line) => io.stderr(`${line}\n`),
-  });
+    onProgress: (line: string) => io.stderr(`${line}\n`),
+  };
+  let run = await runWorkflow(runOptions);
+  // A person at the terminal answers a waiting node here; the workflow resumes in this process.
+  while (!json && io.line && run.status === 'waiting' && run.checkpoint && run.interventions?.[0]) {
+    const [{ invocation_id, intervention }] = run.interventions;
+    const answer = await askAtTerminal(intervention, { stderr: io.stderr, line: io.line });
+    if (!answer) break;
+    const next_seq = Math.max(run.checkpoint.next_seq, ...events.filter((e) => e.run_id === run.run_id).map((e) => e.seq + 1));
+    run = await runWorkflow({ ...runOptions, resume: { checkpoint: run.checkpoint, answer, invocation: invocation_id, next_seq } });
+  }
   if (run.setup_error !== undefined) {
     io.stderr(`steward: ${run.setup_error}\n`);
     return 2;
