@@ -1,0 +1,183 @@
+import { createActor, fromPromise, toPromise } from 'xstate';
+import type { Escalation, FailureSignature, SupervisorSettings, SupervisorVerdict } from '@shared/supervisor/contracts';
+import type { SupervisorIdentity } from '@shared/supervisor/cost';
+import { buildEscalation } from '@shared/supervisor/escalation';
+import { emptyLedger, recordVerdict, retriesExhausted, type SupervisorLedger } from '@shared/supervisor/ledger';
+import { supervisorMachine, type DecideInput, type DecideOutput, type SubstituteCheck, type ValidateInput } from '@shared/supervisor/machine';
+import type { Invocation, NodeFailure } from '@shared/workflow/invocation';
+import type { SecretRegistry } from '../../credentials/secret-registry';
+
+/**
+ * The host side of the workflow supervisor (issue 11): a failed node invocation becomes a redacted
+ * Escalation, the decision machine runs with the run's supervisor as its `decide` actor, and the
+ * verdict comes back as what the run does next. One `RunSupervision` per run; it keeps the ledger
+ * (persist `ledger` with the run's checkpoint) and decides one escalation at a time, so concurrent
+ * failures never race the bounds and a sticky verdict reaches the items queued behind it.
+ *
+ * Where run-workflow.ts calls it: in `start()`, where an executor's outcome is `failed` and before
+ * that failure is fed to the scheduler — `supervision.superviseFailure(...)`, then by `next.kind`:
+ * `run_again` → `start(invocation)` again (same inputs); `done` → feed `done` with the outputs;
+ * `skip` → feed a skip (the scheduler needs a `skipped` event for hosted nodes that settles the
+ * invocation `skipped` with no value and without failing the run; until it has one, `done` with
+ * `{}` prunes the same nodes, see skip-pruning.ts); `end_stream` → feed `done` with what streamed;
+ * `failed` → feed `failed` as today. A run without supervision never constructs this.
+ */
+
+/** The run's supervisor: a model behind the boundary's provider, or a person's queue in the app. */
+export interface WorkflowSupervisor {
+  identity: SupervisorIdentity;
+  /** Must stop (and reject) when `signal` aborts: that is how a timeout cancels a model call. */
+  decide(input: DecideInput, signal: AbortSignal): Promise<DecideOutput>;
+}
+
+/** What the executor knows about the failed invocation, beyond the scheduler's NodeFailure. */
+export interface FailedInvocation {
+  invocation: Invocation;
+  failure: NodeFailure;
+  /** Structured fields of the error, when the executor has them (never parsed from the message). */
+  http_status?: number;
+  errno?: string;
+  attempt: number;
+  retry_safe: boolean;
+  spent_usd: number;
+  created_assets: string[];
+  candidate_output?: Record<string, unknown>;
+  validator_covers_output: boolean;
+  streaming: boolean;
+  emitted: boolean;
+}
+
+export type NodeNext =
+  | { kind: 'run_again' }
+  | { kind: 'done'; outputs: Record<string, unknown> }
+  | { kind: 'skip'; reason: string }
+  | { kind: 'end_stream'; reason: string }
+  | { kind: 'failed'; failure: NodeFailure };
+
+export interface SupervisionResult {
+  escalation: Escalation;
+  verdict: SupervisorVerdict;
+  next: NodeNext;
+}
+
+export interface SupervisionDeps {
+  settings: SupervisorSettings;
+  supervisor: WorkflowSupervisor;
+  /** Checks a substitute against the node's whole declared output (types, refs that resolve). */
+  validate: (input: ValidateInput) => Promise<SubstituteCheck>;
+  secrets: Pick<SecretRegistry, 'mask' | 'maskText'>;
+  now?: () => Date;
+}
+
+/**
+ * Failure codes every failure of a kind of node carries: they say nothing about which failure it
+ * was, so they make no signature (two unrelated tool errors must not share a sticky verdict).
+ */
+export const GENERIC_FAILURE_CODES: ReadonlySet<string> = new Set(['tool_error', 'agent_failed', 'internal_error']);
+
+export function failureSignature(f: Pick<FailedInvocation, 'failure' | 'http_status' | 'errno'>): FailureSignature {
+  return {
+    ...(GENERIC_FAILURE_CODES.has(f.failure.code) ? {} : { code: f.failure.code }),
+    ...(f.http_status !== undefined ? { http_status: f.http_status } : {}),
+    ...(f.errno !== undefined ? { errno: f.errno } : {}),
+  };
+}
+
+function nextOf(verdict: SupervisorVerdict, failure: NodeFailure): NodeNext {
+  const v = verdict.verdict;
+  switch (v.action) {
+    case 'retry':
+      return { kind: 'run_again' };
+    case 'substitute':
+      return { kind: 'done', outputs: v.value };
+    case 'skip':
+      return { kind: 'skip', reason: v.reason };
+    case 'end_stream':
+      return { kind: 'end_stream', reason: v.reason };
+    case 'fail':
+      // The node's own failure stays the failure; the verdict's reason says why it was not recovered.
+      return { kind: 'failed', failure: { code: failure.code, message: `${failure.message} (supervisor: ${v.reason})`.slice(0, 4000) } };
+  }
+}
+
+export class RunSupervision {
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly machine: typeof supervisorMachine;
+
+  constructor(
+    private readonly deps: SupervisionDeps,
+    public ledger: SupervisorLedger = emptyLedger(),
+  ) {
+    this.machine = supervisorMachine.provide({
+      actors: {
+        decide: fromPromise<DecideOutput, DecideInput>(({ input, signal }) => deps.supervisor.decide(input, signal)),
+        validateSubstitute: fromPromise<SubstituteCheck, ValidateInput>(({ input }) => deps.validate(input)),
+      },
+    });
+  }
+
+  /** Decides one failure; waits for the decisions queued before it. `signal`: the run's own. */
+  superviseFailure(failed: FailedInvocation, signal: AbortSignal): Promise<SupervisionResult> {
+    const turn = this.queue.then(() => this.decide(failed, signal));
+    this.queue = turn.catch(() => undefined);
+    return turn;
+  }
+
+  private async decide(failed: FailedInvocation, signal: AbortSignal): Promise<SupervisionResult> {
+    const { invocation } = failed;
+    // The host's registry masks every resolved secret (in all its encodings) first; the kernel then masks credential-named fields.
+    const escalation = buildEscalation(
+      {
+        node: invocation.node,
+        lineage: invocation.lineage,
+        detail: this.deps.secrets.maskText(failed.failure.message),
+        failure_signature: failureSignature(failed),
+        ...(failed.candidate_output !== undefined ? { candidate_output: this.deps.secrets.mask(failed.candidate_output) } : {}),
+        attempt: failed.attempt,
+        retry_safe: failed.retry_safe,
+        spent_usd: failed.spent_usd,
+        created_assets: this.deps.secrets.mask(failed.created_assets),
+        has_candidate: failed.candidate_output !== undefined,
+        validator_covers_output: failed.validator_covers_output,
+        streaming: failed.streaming,
+        emitted: failed.emitted,
+        retries_exhausted: retriesExhausted(this.ledger, this.deps.settings, invocation.id),
+        now: (this.deps.now?.() ?? new Date()).toISOString(),
+      },
+      [],
+    );
+    if (signal.aborted) return this.stopped(escalation, failed.failure);
+    const actor = createActor(this.machine, { input: { escalation, settings: this.deps.settings, ledger: this.ledger, who: this.deps.supervisor.identity } });
+    const done = toPromise(actor);
+    // Stopping the actor stops the supervisor's call (its signal aborts).
+    const onAbort = () => actor.stop();
+    signal.addEventListener('abort', onAbort, { once: true });
+    actor.start();
+    try {
+      const out = await Promise.race([done, new Promise<undefined>((resolve) => signal.addEventListener('abort', () => resolve(undefined), { once: true }))]);
+      if (!out) return this.stopped(escalation, failed.failure);
+      this.ledger = out.ledger;
+      return { escalation, verdict: out.verdict, next: nextOf(out.verdict, failed.failure) };
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** The run was stopped while deciding: the node fails as it would have, nothing is recorded as decided. */
+  private stopped(escalation: Escalation, failure: NodeFailure): SupervisionResult {
+    const verdict: SupervisorVerdict = { escalation_id: escalation.id, verdict: { action: 'fail', reason: 'the run was stopped' }, decided_by: 'default', turns: 0, cost_usd: 0 };
+    this.ledger = recordVerdict(this.ledger, escalation, verdict);
+    return { escalation, verdict, next: { kind: 'failed', failure } };
+  }
+}
+
+export type SupervisionSetup = { ok: true; supervision: RunSupervision } | { ok: false; notice: string };
+
+/**
+ * A run that asks for supervision it cannot get (no supervisor model resolved, the privacy policy
+ * refused it) still runs, unsupervised, and says so with this notice.
+ */
+export function setUpSupervision(settings: SupervisorSettings, supervisor: WorkflowSupervisor | { unavailable: string }, rest: Omit<SupervisionDeps, 'settings' | 'supervisor'>, ledger?: SupervisorLedger): SupervisionSetup {
+  if ('unavailable' in supervisor) return { ok: false, notice: `this run is not supervised: ${supervisor.unavailable}` };
+  return { ok: true, supervision: new RunSupervision({ settings, supervisor, ...rest }, ledger) };
+}
