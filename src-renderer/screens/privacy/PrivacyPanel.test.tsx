@@ -64,3 +64,29 @@ describe('the Privacy tab: the run\'s model calls, by where the data went', () =
     expect(html).toContain('instructions, task');
   });
 });
+
+describe('the Privacy tab: what each remote MCP server was sent', () => {
+  it('lists each remote server by host, its tools with argument names and bytes, never a value', () => {
+    const log = eventLog('privacy-mcp');
+    startRun(log);
+    call(log, local);
+    log.add({ type: 'mcp.called', server: 'search', tool: 'query', host: 'mcp.example.com', local: false, arguments: { q: '••••••', limit: '••••••' }, bytes: 120 });
+    log.add({ type: 'mcp.called', server: 'search', tool: 'query', host: 'mcp.example.com', local: false, arguments: { q: '••••••' }, bytes: 80 });
+    log.add({ type: 'mcp.called', server: 'notes', tool: 'read', host: '127.0.0.1:9000', local: true, arguments: {}, bytes: 30 });
+    const html = renderToString(<PrivacyPanel events={log.events} />);
+    expect(count(html, 'data-testid="privacy-server"')).toBe(2);
+    expect(html).toContain('☁ Remote · mcp.example.com');
+    expect(html.indexOf('mcp.example.com')).toBeLessThan(html.indexOf('127.0.0.1:9000'));
+    expect(html).toContain('arguments limit, q (values not logged)');
+    expect(html).toContain('200 B');
+  });
+
+  it('a run with no model call still shows what its remote servers were sent', () => {
+    const log = eventLog('privacy-mcp-only');
+    startRun(log);
+    log.add({ type: 'mcp.called', server: 'search', tool: 'query', host: 'mcp.example.com', local: false, arguments: { q: '••••••' }, bytes: 50 });
+    const html = renderToString(<PrivacyPanel events={log.events} />);
+    expect(html).toContain('data-testid="privacy-empty"');
+    expect(html).toContain('data-testid="privacy-servers"');
+  });
+});

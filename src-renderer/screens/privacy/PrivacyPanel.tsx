@@ -5,6 +5,8 @@ import { plural } from '../../view/format';
 import { SpacerRow, useWindowRows } from '../runs/virtual-rows';
 import { CALLER_LABELS, PURPOSE_LABELS, dataLabels, formatBytes, placeLabel, privacyLog, type ModelCall, type PrivacyGroup, type PrivacyRow } from './privacy-log';
 import { roundNumber } from '@shared/contracts/round-number';
+import { serverCalls } from './server-calls';
+import { ServerCallsSection } from './ServerCallsSection';
 
 const COLUMNS = 5;
 
@@ -14,6 +16,7 @@ const COLUMNS = 5;
  */
 export function PrivacyPanel({ events }: { events: readonly RunEvent[] }) {
   const log = useMemo(() => privacyLog(events), [events]);
+  const servers = useMemo(() => serverCalls(events), [events]);
   if (log.calls === 0) {
     return (
       <div className="empty" data-testid="privacy-empty">
@@ -32,6 +35,7 @@ export function PrivacyPanel({ events }: { events: readonly RunEvent[] }) {
         ) : (
           <h2>No model has been called yet</h2>
         )}
+        <ServerCallsSection servers={servers} />
       </div>
     );
   }
@@ -42,6 +46,7 @@ export function PrivacyPanel({ events }: { events: readonly RunEvent[] }) {
         prompt carried and its size, never the data.
       </p>
       <PrivacyTable rows={log.rows} />
+      <ServerCallsSection servers={servers} />
     </section>
   );
 }

@@ -220,7 +220,8 @@ function ServerCard({ group, rows, servers, onStatus }: ServerCardProps) {
             <code>{group.identity}</code> <span className="muted">{group.server.label}</span>
           </h2>
           <p className="muted">
-            <code>{group.server.package ?? group.server.command}</code>
+            <code>{group.server.package ?? group.server.command ?? group.server.url}</code>
+            {group.server.url !== undefined && ' (remote)'}
             {group.server.args.length > 0 && <code> {group.server.args.join(' ')}</code>} · {group.server.source === 'shipped' ? 'ships with Steward' : 'registered by you'}
             {group.workflows.length > 0 && ' · used by '}
             {group.workflows.map((w, i) => (
@@ -353,7 +354,7 @@ export function RegistryScreen() {
       ) : groups.length === 0 ? (
         <div className="empty">
           <h2>No servers yet</h2>
-          <p>Add a server: a package shipped with Steward or any command. Steward’s shipped servers appear here once the host lists them.</p>
+          <p>Add a server: a package shipped with Steward, any command, or a remote server by its URL. Steward’s shipped servers appear here once the host lists them.</p>
         </div>
       ) : (
         <div className="registry">

@@ -7,6 +7,8 @@ import { emptyServerForm, formFromServer, serverRegistrationFromForm, shippedPac
 import { FieldProblem, FormFooter, problemProps, TextField } from './FormParts';
 import { useRegistryAction } from './use-registry-action';
 
+const REMOTE_HINT = 'Streamable HTTP (older HTTP+SSE servers work too). Runs reach it only if the privacy policy allows its host; this machine always is.';
+
 /** The choice that switches to typing a name (never a credential: their names start with a letter or digit). */
 const TYPE_A_NAME = '__type-a-name';
 
@@ -27,6 +29,7 @@ export function ServerForm({ servers, editing, onDone, onCancel }: { servers: re
   const fid = (field: string) => `${uid}-${field.replace('.', '-')}`;
   const problem = (field: string) => problems.find((p) => p.field === field)?.message;
   const set = (patch: Partial<FormState>) => setForm((f) => ({ ...f, ...patch }));
+  const remote = form.kind === 'url';
   const setEnv = (index: number, patch: Partial<FormState['env'][number]>) => setForm((f) => ({ ...f, env: f.env.map((r, i) => (i === index ? { ...r, ...patch } : r)) }));
 
   const submit = async (e: FormEvent) => {
@@ -75,6 +78,9 @@ export function ServerForm({ servers, editing, onDone, onCancel }: { servers: re
         <label className="inline-check">
           <input type="radio" name={`${uid}-kind`} checked={form.kind === 'command'} onChange={() => set({ kind: 'command' })} data-testid="server-kind-command" />A command
         </label>
+        <label className="inline-check">
+          <input type="radio" name={`${uid}-kind`} checked={form.kind === 'url'} onChange={() => set({ kind: 'url' })} data-testid="server-kind-url" />Remote (URL)
+        </label>
       </fieldset>
 
       {form.kind === 'package' ? (
@@ -105,28 +111,32 @@ export function ServerForm({ servers, editing, onDone, onCancel }: { servers: re
           </select>
           <FieldProblem id={fid('package')} message={problem('package')} hint="Steward runs its own copy with Node; any other package is registered by its command (e.g. npx -y NAME)." />
         </div>
+      ) : form.kind === 'url' ? (
+        <TextField id={fid('url')} label="URL" value={form.url} onChange={(url) => set({ url })} placeholder="https://mcp.example.com/mcp" testId="server-url" problem={problem('url')} hint={REMOTE_HINT} />
       ) : (
         <TextField id={fid('command')} label="Command" value={form.command} onChange={(command) => set({ command })} placeholder="npx" testId="server-command" problem={problem('command')} hint="The program, on the host’s PATH or a full path. It runs as you." />
       )}
 
-      <div className="field">
-        <label className="field__label" htmlFor={fid('args')}>
-          Arguments
-        </label>
-        <textarea id={fid('args')} className="input input--area" rows={3} value={form.args} onChange={(e) => set({ args: e.target.value })} spellCheck={false} placeholder={'-y\n@scope/server\n${workspace}'} data-testid="server-args" {...problemProps(fid('args'), problem('args'))} />
-        <FieldProblem id={fid('args')} message={problem('args')} hint={<>One per line. <code>{'${workspace}'}</code> is the run’s registered workspace folder. Keys never go here: use the environment below.</>} />
-      </div>
+      {form.kind !== 'url' && (
+        <div className="field">
+          <label className="field__label" htmlFor={fid('args')}>
+            Arguments
+          </label>
+          <textarea id={fid('args')} className="input input--area" rows={3} value={form.args} onChange={(e) => set({ args: e.target.value })} spellCheck={false} placeholder={'-y\n@scope/server\n${workspace}'} data-testid="server-args" {...problemProps(fid('args'), problem('args'))} />
+          <FieldProblem id={fid('args')} message={problem('args')} hint={<>One per line. <code>{'${workspace}'}</code> is the run’s registered workspace folder. Keys never go here: use the environment below.</>} />
+        </div>
+      )}
 
       <fieldset className="server-form__env">
-        <legend className="field__label">Environment (credentials from the keychain)</legend>
-        {form.env.length === 0 && <p className="muted">No variables. A server that needs a key gets it here, as a keychain reference.</p>}
+        <legend className="field__label">{remote ? 'Headers (credentials from the keychain)' : 'Environment (credentials from the keychain)'}</legend>
+        {form.env.length === 0 && <p className="muted">{remote ? 'No headers. A server that needs a token gets it here, as a keychain reference holding the whole value (e.g. “Bearer …”).' : 'No variables. A server that needs a key gets it here, as a keychain reference.'}</p>}
         {form.env.map((row, i) => {
           const field = `env.${i}`;
           const typed = typing[i] || names === undefined;
           return (
-            <div key={i} className="env-row" role="group" aria-label={`Variable ${i + 1}`}>
-              <input className="input env-row__key" aria-label="Variable name" value={row.key} onChange={(e) => setEnv(i, { key: e.target.value })} placeholder="API_KEY" spellCheck={false} data-testid={`server-env-key-${i}`} />
-              <span aria-hidden="true">=</span>
+            <div key={i} className="env-row" role="group" aria-label={`${remote ? 'Header' : 'Variable'} ${i + 1}`}>
+              <input className="input env-row__key" aria-label={remote ? 'Header name' : 'Variable name'} value={row.key} onChange={(e) => setEnv(i, { key: e.target.value })} placeholder={remote ? 'Authorization' : 'API_KEY'} spellCheck={false} data-testid={`server-env-key-${i}`} />
+              <span aria-hidden="true">{remote ? ':' : '='}</span>
               <code className="env-row__prefix">keychain:</code>
               {typed ? (
                 <input className="input" aria-label="Credential name" value={row.credential} onChange={(e) => setEnv(i, { credential: e.target.value })} placeholder="credential name" spellCheck={false} autoComplete="off" data-testid={`server-env-name-${i}`} {...problemProps(fid(field), problem(field))} id={fid(field)} />
@@ -179,7 +189,7 @@ export function ServerForm({ servers, editing, onDone, onCancel }: { servers: re
             }}
             data-testid="server-env-add"
           >
-            Add variable
+            {remote ? 'Add header' : 'Add variable'}
           </button>
           <span className="muted">
             {namesError ? `Could not list the keychain’s credentials (${namesError}); type a name. ` : names?.length === 0 ? 'No credentials stored yet. ' : ''}

@@ -106,3 +106,30 @@ describe('a host error as the page shows it', () => {
     expect(hostErrorText('plain')).toBe('plain');
   });
 });
+
+describe('the add-server form for a remote (URL) server', () => {
+  const remoteForm = (over: Partial<ServerForm> = {}): ServerForm => ({ ...emptyServerForm(), id: 'remote', label: 'Remote', kind: 'url', url: 'https://mcp.example.com/mcp', args: 'ignored', ...over });
+
+  it('becomes a registration with its url and headers as keychain references, and no args or env', () => {
+    const result = serverRegistrationFromForm(remoteForm({ env: [{ key: 'Authorization', credential: 'remote-token' }] }), { servers: SERVERS });
+    expect(result).toEqual({ ok: true, registration: { id: 'remote', label: 'Remote', url: 'https://mcp.example.com/mcp', args: [], env: {}, headers: { Authorization: 'keychain:remote-token' } } });
+  });
+
+  it('a pasted header value, a bad header name and a bad address are each named on their field', () => {
+    const result = serverRegistrationFromForm(
+      remoteForm({ url: 'http://127.0.0.1@evil.example/', env: [{ key: 'X-Key', credential: 'sk-proj-AbCdEf0123456789AbCdEf0123456789' }, { key: 'bad header', credential: 'k' }] }),
+      { servers: SERVERS },
+    );
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.problems.map((p) => p.field)).toEqual(['url', 'env.0', 'env.1']);
+    expect(result.problems[0]?.message).toMatch(/user name or password/);
+    expect(result.problems[1]?.message).toMatch(/looks like a key itself/);
+    expect(JSON.stringify(result)).not.toContain('sk-proj-AbCdEf');
+  });
+
+  it('editing a remote server shows its url and its headers in the rows', () => {
+    const form = formFromServer({ id: 'r', label: 'R', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'keychain:tok' }, args: [], env: {}, source: 'user' });
+    expect(form).toMatchObject({ kind: 'url', url: 'https://mcp.example.com/mcp', env: [{ key: 'Authorization', credential: 'tok' }] });
+  });
+});

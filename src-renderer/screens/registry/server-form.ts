@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { CREDENTIAL_PREFIX, CredentialName, credentialNameOf } from '@shared/contracts/credentials';
 import { RegistryId, ServerRegistration, WorkspaceRegistration, type RegisteredServer, type Workspace } from '@shared/contracts/host-registry';
 import { McpServerSpec } from '@shared/contracts/spec';
+import { ServerUrl } from '@shared/contracts/remote-server';
 import { looksLikeRawSecret } from '@shared/policy/secrets';
 import { HostRequestError } from '../../host/host-client';
 
@@ -13,6 +14,7 @@ import { HostRequestError } from '../../host/host-client';
  */
 
 export interface EnvRow {
+  /** An environment variable's name; for a remote server, a header's name. */
   key: string;
   /** A credential's name in the host's keychain (a typed `keychain:NAME` is read as NAME). */
   credential: string;
@@ -21,11 +23,14 @@ export interface EnvRow {
 export interface ServerForm {
   id: string;
   label: string;
-  kind: 'package' | 'command';
+  kind: 'package' | 'command' | 'url';
   package: string;
   command: string;
+  /** A remote server's address (Streamable HTTP, or HTTP+SSE). */
+  url: string;
   /** One argument per line; blank lines are dropped. */
   args: string;
+  /** Environment variables; for a remote (`url`) server, its request headers. */
   env: EnvRow[];
 }
 
@@ -38,18 +43,19 @@ export interface FormProblem {
 export type FormResult<T> = { ok: true; registration: T } | { ok: false; problems: FormProblem[] };
 
 export function emptyServerForm(): ServerForm {
-  return { id: '', label: '', kind: 'package', package: '', command: '', args: '', env: [] };
+  return { id: '', label: '', kind: 'package', package: '', command: '', url: '', args: '', env: [] };
 }
 
 export function formFromServer(server: RegisteredServer): ServerForm {
   return {
     id: server.id,
     label: server.label,
-    kind: server.package !== undefined ? 'package' : 'command',
+    kind: server.url !== undefined ? 'url' : server.package !== undefined ? 'package' : 'command',
     package: server.package ?? '',
     command: server.command ?? '',
+    url: server.url ?? '',
     args: server.args.join('\n'),
-    env: Object.entries(server.env).map(([key, ref]) => ({ key, credential: credentialNameOf(ref) })),
+    env: Object.entries(server.url !== undefined ? (server.headers ?? {}) : server.env).map(([key, ref]) => ({ key, credential: credentialNameOf(ref) })),
   };
 }
 
@@ -92,6 +98,7 @@ export function serverRegistrationFromForm(form: ServerForm, context: { servers:
   if (idIssue) problems.push({ field: 'id', message: idIssue });
   const label = form.label.trim() || id;
 
+  if (form.kind === 'url') return remoteRegistrationFromForm(form, id, label, problems);
   const launch: { package: string } | { command: string } = form.kind === 'package' ? { package: form.package.trim() } : { command: form.command.trim() };
   if ('package' in launch && launch.package === '') problems.push({ field: 'package', message: 'Pick a package shipped with Steward, or register the server by its command.' });
   else if ('package' in launch && !shippedPackages(context.servers).some((p) => p.package === launch.package)) {
@@ -124,6 +131,30 @@ export function serverRegistrationFromForm(form: ServerForm, context: { servers:
   if (problems.length > 0) return { ok: false, problems };
   const checked = ServerRegistration.safeParse({ id, label, ...launch, args, env });
   if (!checked.success) return { ok: false, problems: checked.error.issues.map((i) => ({ field: String(i.path[0] ?? 'id'), message: i.message })) };
+  return { ok: true, registration: checked.data };
+}
+
+const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$/;
+
+/** A remote server: its address, and headers whose values are credentials' names (never a value). */
+function remoteRegistrationFromForm(form: ServerForm, id: string, label: string, problems: FormProblem[]): FormResult<ServerRegistration> {
+  const url = form.url.trim();
+  const urlCheck = ServerUrl.safeParse(url);
+  if (url === '') problems.push({ field: 'url', message: 'Give the server’s address, e.g. https://mcp.example.com/mcp.' });
+  else if (!urlCheck.success) problems.push({ field: 'url', message: `${firstIssue(urlCheck.error)}.` });
+  const headers: Record<string, string> = {};
+  form.env.forEach((row, index) => {
+    const field = `env.${index}`;
+    const name = row.key.trim();
+    const credential = credentialProblem(row.credential);
+    if (!HEADER_NAME.test(name)) problems.push({ field, message: name === '' ? 'Name the header (e.g. Authorization).' : `“${name}” is not an HTTP header name.` });
+    else if (Object.keys(headers).some((h) => h.toLowerCase() === name.toLowerCase())) problems.push({ field, message: `${name} is set twice: keep one.` });
+    else if ('problem' in credential) problems.push({ field, message: credential.problem });
+    else headers[name] = `${CREDENTIAL_PREFIX}${credential.name}`;
+  });
+  if (problems.length > 0) return { ok: false, problems };
+  const checked = ServerRegistration.safeParse({ id, label, url, headers });
+  if (!checked.success) return { ok: false, problems: checked.error.issues.map((i) => ({ field: i.path[0] === 'headers' ? 'env.0' : String(i.path[0] ?? 'id'), message: i.message })) };
   return { ok: true, registration: checked.data };
 }
 
