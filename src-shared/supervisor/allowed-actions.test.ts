@@ -91,6 +91,16 @@ describe('building an escalation', () => {
     expect(e.detail.length).toBeLessThanOrEqual(4000);
   });
 
+  it('a candidate output is bounded: long text cut, long lists and deep nesting trimmed', () => {
+    let deep: unknown = 'bottom';
+    for (let d = 0; d < 20; d++) deep = { d: deep };
+    const e = buildEscalation({ ...facts, has_candidate: true, candidate_output: { text: 'y'.repeat(10_000), list: Array.from({ length: 1000 }, (_, i) => i), deep } }, []);
+    const c = e.candidate_output as { text: string; list: number[]; deep: unknown };
+    expect(c.text.length).toBe(2000);
+    expect(c.list).toHaveLength(100);
+    expect(JSON.stringify(c.deep)).not.toContain('bottom');
+  });
+
   it('the sticky key uses code, http status and errno, never the message, and a plain error has none', () => {
     expect(signatureKey('extract', { http_status: 429 })).toBe('extract|code=|http=429|errno=');
     expect(signatureKey('extract', {})).toBeUndefined();

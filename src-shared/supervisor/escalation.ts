@@ -23,8 +23,19 @@ export interface EscalationFacts extends InvocationFacts {
   now: string;
 }
 
-function truncate(text: string): string {
-  return text.length <= DETAIL_LIMIT ? text : `${text.slice(0, DETAIL_LIMIT - 1)}…`;
+function truncate(text: string, limit = DETAIL_LIMIT): string {
+  return text.length <= limit ? text : `${text.slice(0, limit - 1)}…`;
+}
+
+/** A candidate output is kept to a size a record, an event and a prompt can carry. */
+const CANDIDATE_LIMITS = { text: 2000, items: 100, depth: 8 } as const;
+
+function bounded(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return truncate(value, CANDIDATE_LIMITS.text);
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= CANDIDATE_LIMITS.depth) return '…';
+  if (Array.isArray(value)) return value.slice(0, CANDIDATE_LIMITS.items).map((v) => bounded(v, depth + 1));
+  return Object.fromEntries(Object.entries(value).slice(0, CANDIDATE_LIMITS.items).map(([k, v]) => [k, bounded(v, depth + 1)]));
 }
 
 /** `secrets`: every value the run's secret registry handed out so far. */
@@ -43,7 +54,8 @@ export function buildEscalation(facts: EscalationFacts, secrets: readonly string
     // Truncated after redaction: a cut can never leave half a secret unmasked.
     detail: truncate(redacted.detail),
     failure_signature: facts.failure_signature,
-    ...(facts.candidate_output !== undefined ? { candidate_output: redacted.candidate } : {}),
+    // Bounded after redaction too: a cut never leaves half a secret.
+    ...(facts.candidate_output !== undefined ? { candidate_output: bounded(redacted.candidate) } : {}),
     attempt: facts.attempt,
     spent_usd: facts.spent_usd,
     created_assets: redacted.assets.slice(0, 100).map((a) => a.slice(0, 500)),
