@@ -40,10 +40,14 @@ async function connect(host: Host, db: StewardDb, id: string) {
   const problems: Array<string | undefined> = [];
   const transport = inProcessTransport(host, id);
   const session = startHostSession(createHostClient(transport), db, { connection: () => undefined, info: () => undefined, providers: () => undefined, problem: (p) => problems.push(p) }, { providerPollMs: 60_000 });
-  await vi.waitFor(async () => {
-    await session.done();
-    expect(problems.length).toBeGreaterThan(0);
-  });
+  // The whole start-up (demo workflows, profile exchange, derived profiles): more than a second on a busy machine.
+  await vi.waitFor(
+    async () => {
+      await session.done();
+      expect(problems.length).toBeGreaterThan(0);
+    },
+    { timeout: 10_000 },
+  );
   await session.done();
   const stop = () => {
     session.stop();

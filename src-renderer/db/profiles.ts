@@ -136,8 +136,12 @@ async function refuseTakenName(db: StewardDb, kind: ProfileKind, name: string, e
 /** A new profile (version 1). Its name must be free within its kind (built-ins ship with theirs). */
 export async function createProfile(db: StewardDb, input: ProfileInput, options: { id?: string; origin?: ProfileOrigin; now?: Date } = {}): Promise<ProfileRow> {
   const row = checked({ ...input, id: options.id ?? newProfileId(input.name), version: 1, created_at: (options.now ?? new Date()).toISOString() }, options.origin ?? 'user');
+  if (row.origin === 'builtin') {
+    await db.profiles.add(row);
+    return row;
+  }
   return db.transaction('rw', db.profiles, async () => {
-    if (row.origin !== 'builtin') await refuseTakenName(db, row.kind, row.name);
+    await refuseTakenName(db, row.kind, row.name);
     await db.profiles.add(row);
     return row;
   });
@@ -147,7 +151,10 @@ export async function createProfile(db: StewardDb, input: ProfileInput, options:
 export async function createProfileNamedFreely(db: StewardDb, input: ProfileInput): Promise<ProfileRow> {
   return db.transaction('rw', db.profiles, async () => {
     const name = uniqueProfileName(await db.profiles.where('kind').equals(input.kind).toArray(), input.kind, input.name);
-    return createProfile(db, { ...input, name } as ProfileInput);
+    // Free by construction, inside this transaction: no second look needed.
+    const row = checked({ ...input, name, id: newProfileId(name), version: 1, created_at: new Date().toISOString() }, 'user');
+    await db.profiles.add(row);
+    return row;
   });
 }
 
