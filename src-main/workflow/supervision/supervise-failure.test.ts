@@ -3,6 +3,7 @@ import type { SupervisorSettingsInput } from '@shared/supervisor/contracts';
 import { LOCAL, settings, VERDICTS } from '@shared/supervisor/testing/fixtures';
 import { HANG, ScriptedSupervisorDouble, type ScriptedAnswer } from '@shared/supervisor/testing/scripted-supervisor';
 import type { SubstituteCheck } from '@shared/supervisor/machine';
+import { SupervisorLedger } from '@shared/supervisor/ledger';
 import { SecretRegistry } from '../../credentials/secret-registry';
 import { failureSignature, RunSupervision, setUpSupervision, type FailedInvocation, type SupervisionDeps } from './supervise-failure';
 
@@ -121,6 +122,34 @@ describe('supervising a failed invocation on the host', () => {
     const result = await run.superviseFailure(failed(1), live());
     expect(double.calls[0]?.aborted).toBe(true);
     expect(result.verdict).toMatchObject({ decided_by: 'default', verdict: { action: 'fail' } });
+  });
+
+  it('after a restart the ledger read back from disk keeps the bounds and the sticky verdicts, and a person’s stored answer decides the waiting escalation', async () => {
+    const before = supervision([{ verdict: VERDICTS.skip }], { settings: { who: { kind: 'person' }, max_decisions: 2 } });
+    await before.run.superviseFailure(failed(1), live());
+    const persisted = JSON.stringify(before.run.ledger);
+
+    // A new host process: the same settings, the ledger from the checkpoint, the person's answer from the app's store.
+    const person = new ScriptedSupervisorDouble([{ verdict: VERDICTS.fail }]);
+    const restored = new RunSupervision(
+      {
+        settings: settings({ who: { kind: 'person' }, max_decisions: 2 }),
+        supervisor: { identity: { kind: 'person' }, decide: (input, signal) => person.decide(input, signal) },
+        validate: (input) => person.validate(input),
+        secrets: new SecretRegistry(),
+      },
+      SupervisorLedger.parse(JSON.parse(persisted)),
+    );
+    const sticky = await restored.superviseFailure(failed(2), live());
+    expect(sticky.verdict.decided_by).toBe('sticky');
+    const waiting = await restored.superviseFailure(failed(3, { failure: { code: 'template_error', message: 'unknown variable' } }), live());
+    expect(waiting.verdict).toMatchObject({ decided_by: 'agent', verdict: { action: 'fail' } });
+    expect(person.calls).toHaveLength(1);
+    expect(restored.ledger.decisions).toBe(2);
+    // The bound carried over the restart: a third decision is refused without asking.
+    const over = await restored.superviseFailure(failed(4, { failure: { code: 'invalid_input', message: 'bad' } }), live());
+    expect(over.verdict.decided_by).toBe('bounds');
+    expect(person.calls).toHaveLength(1);
   });
 
   it('a run that asks for supervision it cannot get still runs, and says why', () => {
