@@ -123,8 +123,10 @@ async function openHost(options: HostOptions): Promise<Host> {
   closeInterruptedRuns(outbox, runs.waitingRunIds(), log);
   // Deleting, importing and retention (issue 9): pages learn of deleted runs through the feed.
   const history = new RunHistory(outbox, runs, log);
+  // Imported runs left unfinished get their own honest end, not "interrupted by a host stop".
+  history.closeUnfinishedImports();
   try {
-    history.applyRetention();
+    await history.applyRetention();
   } catch (error) {
     log(`retention at start-up failed (nothing was deleted): ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -168,7 +170,7 @@ async function openHost(options: HostOptions): Promise<Host> {
       runs.startWorkflow(storeCall(() => loadStoredWorkflow(workflowStore, id, registry, options.dataDir)), inputs, registry.privacy(), workflowTrace(trace, id, profileStore.list())),
     'run.cancel': async ({ run_id }) => ({ cancelled: runs.cancel(run_id) }),
     'runs.active': async () => ({ run_ids: runs.activeIds() }),
-    'runs.delete': async ({ run_ids }) => ({ deleted: history.delete(run_ids) }),
+    'runs.delete': async ({ run_ids }) => ({ deleted: await history.delete(run_ids) }),
     'runs.import': async ({ import_id, events }) => history.import(import_id, events),
     'runs.otlp': async ({ run_id }) => {
       const events = journalRunEvents(outbox, run_id);
@@ -258,6 +260,7 @@ async function openHost(options: HostOptions): Promise<Host> {
     },
     async close() {
       stopRetention();
+      history.dispose();
       feed.close();
       await runs.closeAll();
       flush();

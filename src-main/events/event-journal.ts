@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import fsp, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -17,6 +18,8 @@ import { RunEvent } from '@shared/contracts/events';
  *   {"k":"ack","ids"}                 legacy (the outbox's acks): read and ignored, nothing is dropped any more
  *   {"k":"deleted","run_ids","at"}    tombstones: these runs were removed (by a person or retention) when the head was `at`;
  *                                     a page whose cursor is at or before `at` may still hold them and is told to delete them
+ *   {"k":"imported","run_ids"}        these runs came from an imported trace: they never ran on this host, so one left
+ *                                     unfinished is not this host's interrupted run (openRuns leaves them out)
  *
  * Positions survive restarts. A crash can only tear the last line: it is skipped on load and cut
  * off before the next append. Lines that are not valid JSON or fail the schema are skipped, counted
@@ -24,6 +27,9 @@ import { RunEvent } from '@shared/contracts/events';
  * remove damage, to upgrade an outbox written before positions existed, or to remove runs (`remove`:
  * deleted by a person or by retention). Removed positions are never handed out again: the remaining
  * events keep theirs and the head stays where it was, so every page cursor stays meaningful.
+ * `remove` copies the file asynchronously (appends go on meanwhile and follow into the new file) and
+ * changes what the journal holds in memory only once the new file is in place: a failed rewrite
+ * (disk full, no permission) leaves file and memory as they were (`JournalRewriteError`).
  */
 
 const HeaderLine = z.object({ k: z.literal('journal'), id: z.string().min(1).max(100) }).strict();
@@ -33,7 +39,8 @@ const RunLine = z
   .object({ k: z.literal('run'), run_id: z.string(), next_seq: z.number().int().nonnegative(), rounds: z.number().int().nonnegative() })
   .strict();
 const DeletedLine = z.object({ k: z.literal('deleted'), run_ids: z.array(z.string().min(1)), at: z.number().int().nonnegative() }).strict();
-const JournalLine = z.discriminatedUnion('k', [HeaderLine, EventLine, AckLine, RunLine, DeletedLine]);
+const ImportedLine = z.object({ k: z.literal('imported'), run_ids: z.array(z.string().min(1)) }).strict();
+const JournalLine = z.discriminatedUnion('k', [HeaderLine, EventLine, AckLine, RunLine, DeletedLine, ImportedLine]);
 type JournalLine = z.infer<typeof JournalLine>;
 
 export interface EventJournalOptions {
@@ -86,6 +93,21 @@ export interface JournalRunFacts {
   retention?: { days?: number | undefined; runs?: number | undefined };
 }
 
+/** Removing runs could not rewrite the journal: nothing was removed, on disk or in memory. */
+export class JournalRewriteError extends Error {
+  readonly code = 'rewrite_failed' as const;
+  constructor(
+    readonly journalPath: string,
+    readonly reason: string,
+  ) {
+    super(
+      `Could not rewrite the event journal ${journalPath} (${reason}), so nothing was deleted. ` +
+        'Check that the data folder is writable and its disk has free space, then try again.',
+    );
+    this.name = 'JournalRewriteError';
+  }
+}
+
 /** Where an event's line sits in the file, to read it back without holding every event in memory. */
 interface Entry {
   pos: number;
@@ -105,6 +127,10 @@ export class EventJournal {
   /** Removed runs → the head when they were removed (lifted when the run's events come back, e.g. an import). */
   private readonly tombstones = new Map<string, number>();
   private readonly runFacts = new Map<string, JournalRunFacts>();
+  /** Runs that came from an imported trace (never ran on this host). */
+  private readonly importedRuns = new Set<string>();
+  /** Removals run one at a time, in the order asked. */
+  private removing: Promise<unknown> = Promise.resolve();
   /** The highest position handed out before a removal: the head never goes back below it. */
   private floor = 0;
   private readonly log: (line: string) => void;
@@ -148,7 +174,7 @@ export class EventJournal {
    * Returns how many were appended. `made` = the host's engine made these events (typed, never read
    * from outside): they are not validated again.
    */
-  append(events: readonly RunEvent[], options: { made?: boolean } = {}): number {
+  append(events: readonly RunEvent[], options: { made?: boolean; imported?: boolean } = {}): number {
     const fd = this.requireOpen();
     const fresh: RunEvent[] = [];
     const seen = new Set<string>();
@@ -162,8 +188,13 @@ export class EventJournal {
     if (fresh.length === 0) return 0;
     const after = this.head;
     const lines = fresh.map((event, i) => JSON.stringify({ k: 'event', pos: after + i + 1, event } satisfies JournalLine) + '\n');
-    writeAllSync(fd, lines.join(''));
+    // Imported runs are marked in the same write as their first events: a restart knows them too.
+    const newlyImported = options.imported ? [...new Set(fresh.map((e) => e.run_id))].filter((id) => !this.importedRuns.has(id)) : [];
+    const mark = newlyImported.length > 0 ? JSON.stringify({ k: 'imported', run_ids: newlyImported } satisfies JournalLine) + '\n' : '';
+    writeAllSync(fd, mark + lines.join(''));
     fs.fdatasyncSync(fd);
+    this.size += Buffer.byteLength(mark, 'utf8');
+    for (const id of newlyImported) this.importedRuns.add(id);
     lines.forEach((line, i) => {
       const length = Buffer.byteLength(line, 'utf8');
       this.entries.push({ pos: after + i + 1, offset: this.size, length });
@@ -202,9 +233,19 @@ export class EventJournal {
     return { events, after, position: last.pos };
   }
 
-  /** Runs with events but no `run.finished`. */
+  /** This host's runs with events but no `run.finished` (imported runs are not this host's: see importedOpenRuns). */
   openRuns(): OpenRun[] {
-    return [...this.openRunsById.values()].map((r) => ({ ...r }));
+    return [...this.openRunsById.values()].filter((r) => !this.importedRuns.has(r.run_id)).map((r) => ({ ...r }));
+  }
+
+  /** Imported runs whose trace has no `run.finished` (they were exported unfinished). */
+  importedOpenRuns(): OpenRun[] {
+    return [...this.openRunsById.values()].filter((r) => this.importedRuns.has(r.run_id)).map((r) => ({ ...r }));
+  }
+
+  /** Whether this run came from an imported trace. */
+  isImported(runId: string): boolean {
+    return this.importedRuns.has(runId);
   }
 
   /** Whether the journal holds events of this run. */
@@ -233,24 +274,24 @@ export class EventJournal {
   }
 
   /**
-   * Removes every event of these runs: the journal is rewritten without them (temp file, fsync,
-   * rename), the other events keep their positions, and a tombstone records which runs went and
-   * where the head stood, so pages that hold them delete them too. Runs it does not hold are
-   * ignored. Whether a run may go (not running, not waiting) is the caller's judgement.
+   * Removes every event of these runs: the journal is rewritten without them, the other events keep
+   * their positions, and a tombstone records which runs went and where the head stood, so pages that
+   * hold them delete them too. Runs it does not hold are ignored. Whether a run may go (not running,
+   * not waiting) is the caller's judgement. The copy is made without holding the event loop; events
+   * appended meanwhile follow into the new file. Only once it is renamed into place does the journal
+   * forget the runs: a failed rewrite rejects with JournalRewriteError and changes nothing.
    */
-  remove(runIds: readonly string[]): JournalRemoval {
+  remove(runIds: readonly string[]): Promise<JournalRemoval> {
+    const removal = this.removing.then(() => this.removeNow(runIds));
+    this.removing = removal.catch(() => undefined);
+    return removal;
+  }
+
+  private async removeNow(runIds: readonly string[]): Promise<JournalRemoval> {
     this.requireOpen();
     const gone = new Set(runIds.filter((id) => this.runFacts.has(id)));
-    const at = this.head;
-    if (gone.size === 0) return { run_ids: [], at };
-    this.floor = at;
-    for (const id of gone) {
-      this.tombstones.delete(id); // re-inserted: newest last, in the order deletedSince reports
-      this.tombstones.set(id, at);
-      this.runFacts.delete(id);
-      this.openRunsById.delete(id);
-    }
-    this.rewriteWithout(gone);
+    if (gone.size === 0) return { run_ids: [], at: this.head };
+    const at = await this.rewriteWithout(gone);
     const removal = { run_ids: [...gone], at };
     for (const listener of [...this.removalListeners]) {
       try {
@@ -271,6 +312,7 @@ export class EventJournal {
   }
 
   close(): void {
+    // A removal under way sees the journal closed and gives up, leaving the file as it was.
     if (this.fd !== null) fs.closeSync(this.fd);
     if (this.readFd !== null) fs.closeSync(this.readFd);
     this.fd = null;
@@ -315,64 +357,125 @@ export class EventJournal {
     } else if (event.type === 'run.finished') facts.finished_at = event.ts;
   }
 
-  /** The lines before the events: identity, where open runs stand, the tombstones (by the head they were made at). */
-  private headText(): string {
+  /**
+   * The lines before the events: identity, where open runs stand, which runs were imported, the
+   * tombstones (by the head they were made at). `without`: runs being removed.
+   */
+  private headText(without: ReadonlySet<string> = new Set()): string {
     const byAt = new Map<number, string[]>();
     for (const [runId, at] of this.tombstones) byAt.set(at, [...(byAt.get(at) ?? []), runId]);
+    const imported = [...this.importedRuns].filter((id) => !without.has(id) && this.runFacts.has(id));
     return [
       JSON.stringify({ k: 'journal', id: this.journalId } satisfies JournalLine) + '\n',
-      ...this.openRuns().map((run) => JSON.stringify({ k: 'run', ...run } satisfies JournalLine) + '\n'),
+      ...[...this.openRunsById.values()].filter((run) => !without.has(run.run_id)).map((run) => JSON.stringify({ k: 'run', ...run } satisfies JournalLine) + '\n'),
+      ...(imported.length > 0 ? [JSON.stringify({ k: 'imported', run_ids: imported } satisfies JournalLine) + '\n'] : []),
       ...[...byAt].map(([at, run_ids]) => JSON.stringify({ k: 'deleted', run_ids, at } satisfies JournalLine) + '\n'),
     ].join('');
   }
 
   /**
-   * `remove`'s rewrite: the kept lines are copied byte for byte (their positions unchanged), read
-   * in slices so memory stays bounded; then the file is swapped in and reopened.
+   * `remove`'s rewrite. The kept lines are copied byte for byte (their positions unchanged), read in
+   * slices so memory stays bounded, awaiting between slices so the host keeps serving; appends made
+   * meanwhile land in the old file and are copied too. The last few lines, the tombstone, the rename
+   * and the switch of what the journal holds are done in one synchronous step, so no append falls in
+   * between. Any failure before the rename removes the temp file and changes nothing.
+   * Returns the head the tombstone records.
    */
-  private rewriteWithout(gone: ReadonlySet<string>): void {
-    const readFd = this.readFd;
-    if (readFd === null) throw new Error(`The event journal ${this.path} is closed`);
+  private async rewriteWithout(gone: ReadonlySet<string>): Promise<number> {
     const temp = `${this.path}.${process.pid}.tmp`;
-    const tempFd = fs.openSync(temp, 'w');
     const kept: Entry[] = [];
+    const goneIds: string[] = [];
     let size = 0;
+    let copied = 0;
+    let created = false;
+    let src: FileHandle | undefined;
+    let out: FileHandle | undefined;
+    const copy = (slice: readonly Entry[], buffer: Buffer): Buffer => {
+      const first = slice[0]!;
+      const parts: Buffer[] = [];
+      for (const entry of slice) {
+        const line = buffer.subarray(entry.offset - first.offset, entry.offset - first.offset + entry.length);
+        const event = lineIds(line.toString('utf8'));
+        if (gone.has(event.run_id)) {
+          goneIds.push(event.id);
+          continue;
+        }
+        kept.push({ pos: entry.pos, offset: size, length: entry.length });
+        size += entry.length;
+        parts.push(line);
+      }
+      return Buffer.concat(parts);
+    };
+    let at: number;
     try {
-      const head = Buffer.from(this.headText(), 'utf8');
-      writeAllSync(tempFd, head);
+      src = await fsp.open(this.path, 'r');
+      out = await fsp.open(temp, 'w');
+      created = true;
+      const head = Buffer.from(this.headText(gone), 'utf8');
+      await writeAllAsync(out, head);
       size = head.length;
-      for (let i = 0; i < this.entries.length; i += REWRITE_SLICE) {
-        const slice = this.entries.slice(i, i + REWRITE_SLICE);
+      while (this.entries.length - copied > REWRITE_TAIL_SYNC) {
+        const slice = this.entries.slice(copied, copied + REWRITE_SLICE);
         const first = slice[0]!;
         const last = slice.at(-1)!;
-        const buffer = readRange(readFd, first.offset, last.offset + last.length - first.offset, this.path);
-        const out: Buffer[] = [];
-        for (const entry of slice) {
-          const line = buffer.subarray(entry.offset - first.offset, entry.offset - first.offset + entry.length);
-          const event = lineIds(line.toString('utf8'));
-          if (gone.has(event.run_id)) {
-            this.ids.delete(event.id);
-            continue;
-          }
-          kept.push({ pos: entry.pos, offset: size, length: entry.length });
-          size += entry.length;
-          out.push(line);
-        }
-        writeAllSync(tempFd, Buffer.concat(out));
+        const buffer = await readRangeAsync(src, first.offset, last.offset + last.length - first.offset, this.path);
+        await writeAllAsync(out, copy(slice, buffer));
+        copied += slice.length;
       }
-      fs.fsyncSync(tempFd);
-    } finally {
-      fs.closeSync(tempFd);
+      // Most of the file is on disk before the synchronous step, whose fsync then has little to write.
+      await out.sync();
+      await out.close();
+      out = undefined;
+      await src.close();
+      src = undefined;
+
+      // From here to the end: synchronous, so no append comes between the last copy and the switch.
+      const readFd = this.readFd;
+      if (this.fd === null || readFd === null) throw new Error('the journal was closed during the removal');
+      const tail = this.entries.slice(copied);
+      at = this.head;
+      const tempFd = fs.openSync(temp, 'a');
+      try {
+        if (tail.length > 0) {
+          const first = tail[0]!;
+          const last = tail.at(-1)!;
+          writeAllSync(tempFd, copy(tail, readRange(readFd, first.offset, last.offset + last.length - first.offset, this.path)));
+        }
+        const tombstone = Buffer.from(JSON.stringify({ k: 'deleted', run_ids: [...gone], at } satisfies JournalLine) + '\n', 'utf8');
+        writeAllSync(tempFd, tombstone);
+        size += tombstone.length;
+        fs.fsyncSync(tempFd);
+      } finally {
+        fs.closeSync(tempFd);
+      }
+      fs.renameSync(temp, this.path);
+    } catch (error) {
+      await out?.close().catch(() => undefined);
+      await src?.close().catch(() => undefined);
+      if (created) fs.rmSync(temp, { force: true });
+      throw new JournalRewriteError(this.path, errorReason(error));
     }
-    fs.renameSync(temp, this.path);
     fsyncDirectory(path.dirname(this.path));
-    // The old descriptors point at the replaced file.
-    if (this.fd !== null) fs.closeSync(this.fd);
-    fs.closeSync(readFd);
-    this.fd = fs.openSync(this.path, 'a');
-    this.readFd = fs.openSync(this.path, 'r');
+    // The new file is in place: only now does the journal forget the runs.
+    this.floor = at;
+    for (const id of gone) {
+      this.tombstones.delete(id); // re-inserted: newest last, in the order deletedSince reports
+      this.tombstones.set(id, at);
+      this.runFacts.delete(id);
+      this.openRunsById.delete(id);
+      this.importedRuns.delete(id);
+    }
+    for (const id of goneIds) this.ids.delete(id);
     this.entries.splice(0, this.entries.length, ...kept);
     this.size = size;
+    // The old descriptors point at the replaced file.
+    if (this.fd !== null) fs.closeSync(this.fd);
+    if (this.readFd !== null) fs.closeSync(this.readFd);
+    this.fd = null;
+    this.readFd = null;
+    this.fd = fs.openSync(this.path, 'a');
+    this.readFd = fs.openSync(this.path, 'r');
+    return at;
   }
 
   private notify(slice: JournalSlice): void {
@@ -441,6 +544,9 @@ export class EventJournal {
           break;
         case 'run':
           this.openRunsById.set(entry.run_id, { run_id: entry.run_id, next_seq: entry.next_seq, rounds: entry.rounds });
+          break;
+        case 'imported':
+          for (const runId of entry.run_ids) this.importedRuns.add(runId);
           break;
         case 'deleted':
           this.floor = Math.max(this.floor, entry.at);
@@ -536,6 +642,31 @@ function lineIds(line: string): { id: string; run_id: string } {
 
 /** Events copied per read while `remove` rewrites the journal. */
 const REWRITE_SLICE = 2_000;
+/** Events left for `remove`'s synchronous last step (appends made while it copied). */
+const REWRITE_TAIL_SYNC = 500;
+
+async function readRangeAsync(handle: FileHandle, offset: number, length: number, file: string): Promise<Buffer> {
+  const buffer = Buffer.alloc(length);
+  let done = 0;
+  while (done < length) {
+    const { bytesRead } = await handle.read(buffer, done, length - done, offset + done);
+    if (bytesRead === 0) throw new Error(`The event journal ${file} is shorter than its index (changed by someone else?)`);
+    done += bytesRead;
+  }
+  return buffer;
+}
+
+async function writeAllAsync(handle: FileHandle, buffer: Buffer): Promise<void> {
+  let offset = 0;
+  while (offset < buffer.length) offset += (await handle.write(buffer, offset, buffer.length - offset)).bytesWritten;
+}
+
+/** An error's errno code and message, for a person to act on. */
+function errorReason(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as NodeJS.ErrnoException).code;
+  return code && !error.message.startsWith(code) ? `${code}: ${error.message}` : error.message;
+}
 
 function readRange(fd: number, offset: number, length: number, file: string): Buffer {
   const buffer = Buffer.alloc(length);

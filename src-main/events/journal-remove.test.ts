@@ -35,9 +35,9 @@ describe('EventJournal.remove', () => {
     return j;
   }
 
-  it('removes a run\'s events while the others keep their positions, also after a reopen', () => {
+  it('removes a run\'s events while the others keep their positions, also after a reopen', async () => {
     const j = journalOfThreeRuns();
-    expect(j.remove(['run-aaaaaaa'])).toEqual({ run_ids: ['run-aaaaaaa'], at: 7 });
+    expect(await j.remove(['run-aaaaaaa'])).toEqual({ run_ids: ['run-aaaaaaa'], at: 7 });
     const kept: Array<[number, string]> = [
       [2, eventId('run-bbbbbbb', 0)],
       [5, eventId('run-ccccccc', 0)],
@@ -55,9 +55,9 @@ describe('EventJournal.remove', () => {
     again.close();
   });
 
-  it('never hands out a removed position again: the head stays, also after a reopen', () => {
+  it('never hands out a removed position again: the head stays, also after a reopen', async () => {
     const j = journalOfThreeRuns();
-    j.remove(['run-ccccccc']);
+    await j.remove(['run-ccccccc']);
     expect(j.head).toBe(7);
     j.close();
     const again = EventJournal.open(file, { log: () => undefined });
@@ -67,9 +67,9 @@ describe('EventJournal.remove', () => {
     again.close();
   });
 
-  it('a removed run\'s ids can come back (an import), which lifts its tombstone', () => {
+  it('a removed run\'s ids can come back (an import), which lifts its tombstone', async () => {
     const j = journalOfThreeRuns();
-    j.remove(['run-bbbbbbb', 'run-unknown']);
+    await j.remove(['run-bbbbbbb', 'run-unknown']);
     expect(j.deletedSince(7)).toEqual(['run-bbbbbbb']);
     expect(j.hasRun('run-bbbbbbb')).toBe(false);
     expect(j.append([started('run-bbbbbbb', 0), finished('run-bbbbbbb', 1)])).toBe(2);
@@ -81,31 +81,31 @@ describe('EventJournal.remove', () => {
     again.close();
   });
 
-  it('tells its removal listeners which runs went and where the journal stood', () => {
+  it('tells its removal listeners which runs went and where the journal stood', async () => {
     const j = journalOfThreeRuns();
     const heard: Array<{ run_ids: string[]; at: number }> = [];
     j.onRemoved((removal) => heard.push(removal));
-    j.remove(['run-ccccccc']);
-    j.remove(['run-nothere']);
+    await j.remove(['run-ccccccc']);
+    await j.remove(['run-nothere']);
     expect(heard).toEqual([{ run_ids: ['run-ccccccc'], at: 7 }]);
     j.close();
   });
 
-  it('a tombstone older than a cursor is not reported to it', () => {
+  it('a tombstone older than a cursor is not reported to it', async () => {
     const j = journalOfThreeRuns();
-    j.remove(['run-aaaaaaa']);
+    await j.remove(['run-aaaaaaa']);
     j.append([started('run-eeeeeee', 0)]);
-    j.remove(['run-eeeeeee']);
+    await j.remove(['run-eeeeeee']);
     expect(j.deletedSince(7)).toEqual(['run-aaaaaaa', 'run-eeeeeee']);
     expect(j.deletedSince(8)).toEqual(['run-eeeeeee']);
     j.close();
   });
 
-  it('removes a run whose id needs escaping in JSON, and no other', () => {
+  it('removes a run whose id needs escaping in JSON, and no other', async () => {
     const odd = 'run-"odd"\\id';
     const j = EventJournal.open(file, { log: () => undefined });
     j.append([started(odd, 0), started('run-plain-1', 0), finished(odd, 1)]);
-    expect(j.remove([odd]).run_ids).toEqual([odd]);
+    expect((await j.remove([odd])).run_ids).toEqual([odd]);
     expect(positions(j).map(([, id]) => id)).toEqual([eventId('run-plain-1', 0)]);
     expect(j.append([started(odd, 0)])).toBe(1);
     j.close();

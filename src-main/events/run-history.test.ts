@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -7,7 +7,9 @@ import type { HostedWorkflow } from '@shared/contracts/hosted-workflow';
 import { hostedEcho } from '../../test-support/hosted-workflows';
 import { hostPage, openTestHost } from '../../test-support/host-session';
 import type { Host } from '../composition/host-types';
+import { runCli } from '../shells/cli/cli';
 import { EventJournal } from './event-journal';
+import { IMPORTED_UNFINISHED_MESSAGE } from './run-history';
 
 /** Issue 9: runs are deleted from the host's journal (and so from every page), imported, and kept only as long as their trace profile says. */
 
@@ -112,6 +114,27 @@ describe('deleting runs', () => {
     expect(p.deleted).toEqual([]);
   });
 
+  it('a failed rewrite deletes nothing: runs.delete answers what to fix, and every page still has the run', async () => {
+    const dataDir = dataFolder();
+    const host = await open(dataDir);
+    const p = hostPage(host, 'p');
+    await p.ok('events.subscribe', {});
+    const run = await runEcho(p, 'stays');
+    // A real failure: the journal's temp file cannot be created (a folder has its name; the host runs in this process).
+    const temp = join(dataDir, `outbox.jsonl.${process.pid}.tmp`);
+    mkdirSync(temp);
+    const refused = await p.call('runs.delete', { run_ids: [run] });
+    expect(refused).toMatchObject({ ok: false, error: { code: 'host_error' } });
+    expect(refused.ok ? '' : refused.error.message).toMatch(/nothing was deleted.*writable.*free space/);
+    expect(p.deleted).toEqual([]);
+    const fresh = hostPage(host, 'fresh');
+    await fresh.ok('events.subscribe', {});
+    await expect.poll(() => fresh.events.some((e) => e.run_id === run && e.type === 'run.finished')).toBe(true);
+    rmdirSync(temp);
+    expect(await p.ok('runs.delete', { run_ids: [run] })).toEqual({ deleted: 1 });
+    expect(p.deleted).toEqual([run]);
+  });
+
   it('a running run is refused with a conflict that says why', async () => {
     const host = await open(dataFolder());
     const p = hostPage(host, 'p');
@@ -152,6 +175,50 @@ describe('importing runs', () => {
     const q = hostPage(host, 'q');
     expect(await q.ok('events.subscribe', { journal: (await p.ok('events.subscribe', {})).journal, after: 1 })).not.toHaveProperty('deleted');
     expect(q.deleted).toEqual([]);
+  });
+});
+
+describe('imported runs that never finished', () => {
+  const unfinished = (runId: string) => recordedRun(runId, 'imported', 0).slice(0, 1);
+  const finishedOf = (events: readonly RunEvent[], runId: string) => events.filter((e) => e.run_id === runId && e.type === 'run.finished');
+
+  it('an imported unfinished run is never called interrupted by a host stop: after a restart it is closed as imported unfinished', async () => {
+    const dataDir = dataFolder();
+    const host = await open(dataDir);
+    const p = hostPage(host, 'p');
+    await p.ok('events.subscribe', {});
+    expect(await p.ok('runs.import', { import_id: 'half', events: unfinished('imported-open-1') })).toEqual({ imported: 1, skipped: 0 });
+    await host.close();
+
+    const again = await open(dataDir);
+    const q = hostPage(again, 'q');
+    await q.ok('events.subscribe', {});
+    await expect.poll(() => finishedOf(q.events, 'imported-open-1').length).toBe(1);
+    const [end] = finishedOf(q.events, 'imported-open-1');
+    expect(end).toMatchObject({ status: 'interrupted', message: IMPORTED_UNFINISHED_MESSAGE, seq: 1, event_count: 2 });
+    expect(q.events.some((e) => e.type === 'run.finished' && /host stopped/i.test(e.message ?? ''))).toBe(false);
+    await again.close();
+    // Closed once: a third start adds nothing.
+    const third = await open(dataDir);
+    const r = hostPage(third, 'r');
+    await r.ok('events.subscribe', {});
+    await expect.poll(() => r.events.length).toBe(2);
+    expect(finishedOf(r.events, 'imported-open-1')).toHaveLength(1);
+  });
+
+  it('steward runs import closes an unfinished run as imported unfinished, and leaves a finished one as it was', async () => {
+    const dataDir = dataFolder();
+    const file = join(dataFolder(), 'trace.jsonl');
+    writeFileSync(file, [...unfinished('cli-open-0001'), ...recordedRun('cli-done-0001', 'cli', 0)].map((e) => JSON.stringify(e)).join('\n') + '\n');
+    let stdout = '';
+    const code = await runCli(['runs', 'import', file, '--data-dir', dataDir], { stdout: (t) => (stdout += t), stderr: () => undefined, env: {} });
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/1 run ended unfinished in the trace: closed as imported unfinished/);
+    const journal = EventJournal.open(join(dataDir, 'outbox.jsonl'), { log: () => undefined });
+    const events = journal.read(0, 100).events;
+    journal.close();
+    expect(finishedOf(events, 'cli-open-0001')).toEqual([expect.objectContaining({ status: 'interrupted', message: IMPORTED_UNFINISHED_MESSAGE })]);
+    expect(finishedOf(events, 'cli-done-0001')).toEqual([expect.objectContaining({ status: 'completed' })]);
   });
 });
 

@@ -1,4 +1,4 @@
-import type { RunEvent } from '@shared/contracts/events';
+import { eventId, type RunEvent } from '@shared/contracts/events';
 import { RequestError } from '../registry/request-error';
 import type { EventJournal } from './event-journal';
 import { runsPastRetention } from './retention';
@@ -12,6 +12,15 @@ export interface LiveRuns {
 /** Imports remembered at once (each: the runs it brought in, so its later chunks continue them). */
 const IMPORTS_REMEMBERED = 32;
 
+/** How an imported run whose trace ends before its run did is closed: it never ran (nor stopped) on this host. */
+export const IMPORTED_UNFINISHED_MESSAGE =
+  'Imported unfinished: the trace ends before its run did. It never ran on this host, so nothing of it was interrupted here.';
+
+export interface RunHistoryOptions {
+  /** After this long without a chunk, an import is over: its unfinished runs are closed. Default 30 s. */
+  importIdleMs?: number;
+}
+
 /**
  * Deleting, importing and retention over the host's journal (issue 9). Deletions go through
  * `EventJournal.remove`, which records tombstones and tells the journal's feed, so every page
@@ -19,22 +28,31 @@ const IMPORTS_REMEMBERED = 32;
  */
 export class RunHistory {
   private readonly imports = new Map<string, Set<string>>();
+  private readonly importTimers = new Map<string, ReturnType<typeof setTimeout>>();
+  private readonly importIdleMs: number;
 
   constructor(
     private readonly journal: EventJournal,
     private readonly live: LiveRuns,
     private readonly log: (line: string) => void = () => undefined,
-  ) {}
+    options: RunHistoryOptions = {},
+  ) {
+    this.importIdleMs = options.importIdleMs ?? 30_000;
+  }
 
-  /** Deletes runs; refuses (conflict, by name and why) when any is running or waiting for a person. Returns how many went. */
-  delete(runIds: readonly string[]): number {
+  /**
+   * Deletes runs; refuses (conflict, by name and why) when any is running or waiting for a person.
+   * A journal that cannot be rewritten (disk full, no permission) deletes nothing and rejects with
+   * JournalRewriteError, whose message says what to fix (the host answers it as a host_error). Returns how many went.
+   */
+  async delete(runIds: readonly string[]): Promise<number> {
     const active = new Set(this.live.activeIds());
     const waiting = this.live.waitingRunIds();
     for (const id of runIds) {
       if (waiting.has(id)) throw new RequestError('conflict', `run "${id}" is waiting for a person: answer or stop it first (nothing was deleted)`);
       if (active.has(id)) throw new RequestError('conflict', `run "${id}" is running: cancel it or let it end first (nothing was deleted)`);
     }
-    return this.journal.remove(runIds).run_ids.length;
+    return (await this.journal.remove(runIds)).run_ids.length;
   }
 
   /**
@@ -56,38 +74,103 @@ export class RunHistory {
       }
       accepted.push(event);
     }
-    const imported = accepted.length > 0 ? this.journal.append(accepted) : 0;
+    const imported = accepted.length > 0 ? this.journal.append(accepted, { imported: true }) : 0;
+    this.closeImportWhenIdle(importId);
     return { imported, skipped: events.length - imported };
   }
 
-  /** Deletes every run past the retention recorded on it (never a running or waiting one). Returns the ids that went. */
-  applyRetention(now = Date.now()): string[] {
+  /**
+   * Closes imported runs whose trace has no `run.finished` (`importId`: only that import's), with
+   * an honest end: status `interrupted`, saying it was imported unfinished. Called when an import is
+   * over and at start-up; never confused with this host's interrupted runs. Returns the ids closed.
+   */
+  closeUnfinishedImports(importId?: string): string[] {
+    const only = importId === undefined ? undefined : this.imports.get(importId);
+    const open = this.journal.importedOpenRuns().filter((run) => !only || only.has(run.run_id));
+    if (open.length === 0) return [];
+    const ts = new Date().toISOString();
+    this.journal.append(
+      open.map((run) => ({
+        type: 'run.finished',
+        id: eventId(run.run_id, run.next_seq),
+        run_id: run.run_id,
+        seq: run.next_seq,
+        ts,
+        status: 'interrupted',
+        message: IMPORTED_UNFINISHED_MESSAGE,
+        rounds: run.rounds,
+        event_count: run.next_seq + 1,
+      })),
+    );
+    this.log(`closed ${open.length} imported run(s) whose trace ends unfinished`);
+    return open.map((run) => run.run_id);
+  }
+
+  /** Stops waiting for imports to go idle (the host is closing). */
+  dispose(): void {
+    for (const timer of this.importTimers.values()) clearTimeout(timer);
+    this.importTimers.clear();
+  }
+
+  /** A page sends an import in chunks and no "done": a pause this long ends it. */
+  private closeImportWhenIdle(importId: string): void {
+    clearTimeout(this.importTimers.get(importId));
+    const timer = setTimeout(() => {
+      this.importTimers.delete(importId);
+      try {
+        this.closeUnfinishedImports(importId);
+      } catch (error) {
+        this.log(`closing an import's unfinished runs failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }, this.importIdleMs);
+    timer.unref();
+    this.importTimers.set(importId, timer);
+  }
+
+  /**
+   * Deletes every run past the retention recorded on it (never a running or waiting one). Returns the
+   * ids that went. Nothing due: the journal is not touched (no rewrite).
+   */
+  async applyRetention(now = Date.now()): Promise<string[]> {
     const keep = new Set([...this.live.activeIds(), ...this.live.waitingRunIds()]);
     const due = runsPastRetention(this.journal.runs(), now, keep);
     if (due.length === 0) return [];
-    const { run_ids } = this.journal.remove(due);
+    const { run_ids } = await this.journal.remove(due);
     this.log(`retention: deleted ${run_ids.length} run(s) past their trace profile's retention`);
     return run_ids;
   }
 }
 
 /**
- * Applies retention after each run finishes (a `run.finished` reaching the journal): a newer run may
- * push an older one past "keep N runs". Deferred out of the append's notification, and fail-closed:
- * a failure is logged and the runs stay. Returns the unsubscribe function.
+ * Applies retention after runs finish (a `run.finished` reaching the journal): a newer run may push
+ * an older one past "keep N runs". Batched: one pass at a time, and the runs that finish while it
+ * runs are covered by one more pass after it, not one each; a pass with nothing due rewrites nothing.
+ * Fail-closed: a failure is logged and the runs stay. Returns the unsubscribe function.
  */
 export function retainAfterRunsFinish(journal: EventJournal, history: RunHistory, log: (line: string) => void): () => void {
-  let scheduled = false;
-  return journal.subscribe((slice) => {
-    if (scheduled || !slice.events.some((event) => event.type === 'run.finished')) return;
-    scheduled = true;
-    setImmediate(() => {
-      scheduled = false;
+  let pending = false;
+  let running = false;
+  let stopped = false;
+  const pass = async () => {
+    running = true;
+    while (pending && !stopped) {
+      pending = false;
       try {
-        history.applyRetention();
+        await history.applyRetention();
       } catch (error) {
         log(`retention failed (nothing was deleted): ${error instanceof Error ? error.message : String(error)}`);
       }
-    });
+    }
+    running = false;
+  };
+  const unsubscribe = journal.subscribe((slice) => {
+    if (!slice.events.some((event) => event.type === 'run.finished')) return;
+    pending = true;
+    // Deferred out of the append's notification.
+    if (!running) setImmediate(() => void (running ? undefined : pass()));
   });
+  return () => {
+    stopped = true;
+    unsubscribe();
+  };
 }

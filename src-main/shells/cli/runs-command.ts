@@ -3,7 +3,7 @@ import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { RunEvent } from '@shared/contracts/events';
 import { CheckpointStore } from '../../engine/checkpoint';
-import { EventJournal } from '../../events/event-journal';
+import { EventJournal, JournalRewriteError } from '../../events/event-journal';
 import { RunHistory } from '../../events/run-history';
 import { traceFileProblem, traceLineEvent } from '../../events/trace-line';
 import { RequestError } from '../../registry/request-error';
@@ -76,14 +76,14 @@ export async function runsCommand(args: string[], io: CliIo): Promise<number> {
       ...new WorkflowCheckpointStore(join(dataDir, 'waiting-workflows'), log).list(log).map((c) => c.run_id),
     ]);
     const history = new RunHistory(journal, { activeIds: () => [], waitingRunIds: () => waiting }, log);
-    return sub === 'delete' ? deleteRuns(history, journal, positionals, waiting, io) : importRuns(history, events, io);
+    return sub === 'delete' ? await deleteRuns(history, journal, positionals, waiting, io) : importRuns(history, events, io);
   } finally {
     journal.close();
     lock.release();
   }
 }
 
-function deleteRuns(history: RunHistory, journal: EventJournal, runIds: string[], waiting: ReadonlySet<string>, io: CliIo): number {
+async function deleteRuns(history: RunHistory, journal: EventJournal, runIds: string[], waiting: ReadonlySet<string>, io: CliIo): Promise<number> {
   const missing = runIds.filter((id) => !journal.hasRun(id));
   const blocked = runIds.filter((id) => waiting.has(id));
   const wanted = runIds.filter((id) => journal.hasRun(id) && !waiting.has(id));
@@ -91,9 +91,9 @@ function deleteRuns(history: RunHistory, journal: EventJournal, runIds: string[]
   for (const id of blocked) io.stderr(`steward runs: run "${id}" is waiting for a person: answer or stop it first, with steward answer or in the app (not deleted)\n`);
   let deleted = 0;
   try {
-    deleted = wanted.length > 0 ? history.delete(wanted) : 0;
+    deleted = wanted.length > 0 ? await history.delete(wanted) : 0;
   } catch (err) {
-    if (!(err instanceof RequestError)) throw err;
+    if (!(err instanceof RequestError) && !(err instanceof JournalRewriteError)) throw err;
     io.stderr(`steward runs: ${err.message}\n`);
     return CODE.notAll;
   }
@@ -110,8 +110,11 @@ function importRuns(history: RunHistory, events: RunEvent[], io: CliIo): number 
     imported += result.imported;
     skipped += result.skipped;
   }
+  // The import is over: a run its trace left unfinished is closed as imported unfinished.
+  const unfinished = history.closeUnfinishedImports(importId).length;
   const runs = new Set(events.map((e) => e.run_id)).size;
   io.stdout(`imported ${imported} event${imported === 1 ? '' : 's'} of ${runs} run${runs === 1 ? '' : 's'}${skipped > 0 ? ` (${skipped} already there, skipped)` : ''}\n`);
+  if (unfinished > 0) io.stdout(`${unfinished} run${unfinished === 1 ? '' : 's'} ended unfinished in the trace: closed as imported unfinished\n`);
   return CODE.ok;
 }
 
