@@ -171,7 +171,7 @@ export function ServerForm({ servers, editing, onDone, onCancel }: { servers: re
                   setTyping((t) => t.filter((_, j) => j !== i));
                   setProblems([]);
                 }}
-                aria-label={`Remove variable ${row.key || i + 1}`}
+                aria-label={`Remove ${remote ? 'header' : 'variable'} ${row.key || i + 1}`}
               >
                 Remove
               </button>

@@ -1,0 +1,74 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { ensureBuilt } from '../test-support/ensure-built';
+import type { HostProcess } from '../test-support/host-process';
+import { startRemoteMcpServer, type RemoteMcpServer } from '../test-support/remote-mcp-server';
+import { shot, terminalCode } from './helpers';
+import { startHostOnPort } from './host-on-port';
+
+/**
+ * A remote MCP server (issue 13) registered from the app: the Add server form's "Remote (URL)",
+ * a header refused when a key is pasted instead of a credential's name, the person at the host
+ * confirming, and Inspect listing the tools of a real SDK server over Streamable HTTP on loopback.
+ */
+
+let remote: RemoteMcpServer;
+let host: HostProcess;
+let dataDir: string;
+let page: Page;
+
+test.beforeAll(async ({ browser }) => {
+  ensureBuilt();
+  remote = await startRemoteMcpServer('streamable');
+  dataDir = mkdtempSync(join(tmpdir(), 'steward-e2e-remote-'));
+  host = await startHostOnPort(dataDir, 0);
+  page = await browser.newPage();
+});
+
+test.afterAll(async () => {
+  await page?.close();
+  await host?.stop();
+  await remote?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+test('a person registers a remote MCP server by its URL and inspects its tools', async () => {
+  await page.goto(host.url);
+  await expect(page.getByTestId('connection-banner')).toHaveCount(0, { timeout: 20_000 });
+  await page.evaluate(() => (window.location.hash = '#/registry'));
+  await page.getByTestId('add-server').click();
+  const form = page.getByTestId('server-form');
+  await form.getByTestId('server-id').fill('remote');
+  await form.getByTestId('server-label').fill('Remote test server');
+  await form.getByTestId('server-kind-url').check();
+  await expect(form.getByTestId('server-args')).toHaveCount(0);
+  await form.getByTestId('server-url').fill(remote.url());
+
+  // A key pasted where a credential's name goes is refused in the page: nothing is sent.
+  await form.getByTestId('server-env-add').click();
+  await form.getByTestId('server-env-key-0').fill('Authorization');
+  const credential = form.getByTestId('server-env-credential-0');
+  if (await credential.count()) await credential.selectOption('__type-a-name');
+  await form.getByTestId('server-env-name-0').fill('sk-proj-AbCdEf0123456789AbCdEf0123456789');
+  await form.getByTestId('save-server').click();
+  await expect(form.getByText(/looks like a key itself/)).toBeVisible();
+  await shot(page, '60-remote-server-form');
+  await form.getByRole('button', { name: 'Remove header Authorization' }).click();
+
+  const printed = host.stderr?.().length ?? 0;
+  await form.getByTestId('save-server').click();
+  const panel = page.getByTestId('confirm-code-panel');
+  await expect(panel).toBeVisible();
+  await panel.getByTestId('confirm-code').fill(await terminalCode(() => host.stderr?.() ?? '', printed));
+  await panel.getByTestId('confirm-approve').click();
+
+  const server = page.getByTestId('registry-server').filter({ hasText: 'Remote test server' });
+  await expect(server).toContainText(remote.url());
+  await server.getByTestId('inspect-server-remote').click();
+  await expect(server.locator('[data-testid=registry-tool][data-tool=echo]')).toBeVisible();
+  await expect(server.locator('[data-testid=registry-tool][data-tool=die]')).toBeVisible();
+  await shot(page, '61-remote-server-inspected');
+  expect(remote.requests.length).toBeGreaterThan(0);
+});
