@@ -113,6 +113,18 @@ describe('profiles and workflows\' choices follow to every browser of the same h
     expect(await mine(second)).toEqual(await mine(first));
   });
 
+  it('two browsers meeting the demos at once derive the same profiles: the host refuses none and neither page shows a problem', async () => {
+    const host = await openTestHost(dataDir(), cleanups);
+    const [a, b] = await Promise.all([connect(host, freshDb(), 'first'), connect(host, freshDb(), 'second')]);
+    expect(a.problems.filter(Boolean)).toEqual([]);
+    expect(b.problems.filter(Boolean)).toEqual([]);
+    // And a third, later: it takes what the host keeps, again without a problem.
+    const c = await connect(host, freshDb(), 'third');
+    expect(c.problems.filter(Boolean)).toEqual([]);
+    const ids = await hostProfiles(host);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
   it('a version saved elsewhere under the same id and number stays out: each side keeps its own and the page says so', async () => {
     const host = await openTestHost(dataDir(), cleanups);
     const first = freshDb();

@@ -159,6 +159,33 @@ export async function createProfileNamedFreely(db: StewardDb, input: ProfileInpu
 }
 
 /**
+ * A profile the app derives from what a workflow file says (its models, supervision, phase). Its id
+ * comes from `key` rather than chance, so two browsers deriving it at once make the same profile and
+ * the host keeps one; when the id is here already (from the host, or derived before), that is it.
+ */
+export async function deriveProfileOnce(db: StewardDb, key: string, input: ProfileInput): Promise<ProfileRow> {
+  const id = `${slug(input.name)}-${fnv1a(key)}`;
+  return db.transaction('rw', db.profiles, async () => {
+    const kept = await latestVersion(db, id);
+    if (kept) return kept;
+    const name = uniqueProfileName(await db.profiles.where('kind').equals(input.kind).toArray(), input.kind, input.name);
+    const row = checked({ ...input, name, id, version: 1, created_at: new Date().toISOString() }, 'user');
+    await db.profiles.add(row);
+    return row;
+  });
+}
+
+/** 32-bit FNV-1a as 8 hex digits: a short, stable id suffix (not a secret, not a checksum). */
+function fnv1a(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i += 1) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, '0');
+}
+
+/**
  * Saves an edit as the next version of `base`'s profile. The version number is taken inside the
  * transaction, so two saves never claim the same one; `base` itself is left exactly as it was.
  */

@@ -4,7 +4,7 @@ import type { HostedWorkflow } from '@shared/contracts/hosted-workflow';
 import { modelLabel, type ModelRef } from '@shared/contracts/model';
 import { canonicalJson } from '@shared/util/canonical-json';
 import type { ProfileChoice, ProfileRow, StewardDb, WorkflowProfiles, WorkflowRow } from './db';
-import { createProfileNamedFreely, getProfile, isReadOnlyProfile, latestOfEach, saveNewVersion, uniqueProfileName, type ProfileInput, type ProfileOf } from './profiles';
+import { createProfileNamedFreely, deriveProfileOnce, getProfile, isReadOnlyProfile, latestOfEach, saveNewVersion, uniqueProfileName, type ProfileInput, type ProfileOf } from './profiles';
 
 /** A workflow's profiles, each the exact version it chose. */
 export type ResolvedProfiles = { [K in ProfileKind]?: ProfileOf<K> & { origin: ProfileRow['origin'] } };
@@ -35,7 +35,7 @@ export async function findOrCreateModelProfile(db: StewardDb, role: 'student' | 
   const match = candidates.find((p) => (p.kind === 'student' || p.kind === 'teacher') && sameModel(p.model, ref));
   if (match) return match;
   const name = `${modelLabel(ref)} ${role}`;
-  return createProfileNamedFreely(db, { kind: role, name, description: `Made when ${modelLabel(ref)} was picked as the ${role}.`, model: ref });
+  return deriveProfileOnce(db, `${role}:${canonicalJson(ref)}`, { kind: role, name, description: `Made when ${modelLabel(ref)} was picked as the ${role}.`, model: ref });
 }
 
 async function findOrCreate(db: StewardDb, kind: ProfileKind, settingsJson: string, compare: (p: ProfileRow) => string, create: () => Promise<ProfileRow>): Promise<ProfileRow> {
@@ -60,14 +60,20 @@ export async function deriveChoices(db: StewardDb, row: WorkflowRow): Promise<Wo
       'supervision',
       canonicalJson(own),
       (p) => (p.kind === 'supervision' ? canonicalJson({ ...p.supervision, enabled: true }) : ''),
-      () => createProfileNamedFreely(db, { kind: 'supervision', name: `${doc.name} (from its file)`, description: `The supervision settings written in the ${doc.name} workflow file.`, supervision: own }),
+      () =>
+        deriveProfileOnce(db, `supervision:${row.id}:${canonicalJson(own)}`, {
+          kind: 'supervision',
+          name: `${doc.name} (from its file)`,
+          description: `The supervision settings written in the ${doc.name} workflow file.`,
+          supervision: own,
+        }),
     );
     choices.supervision = pick(p);
   }
   if (!choices.deployment) {
     // The phase is earned per workflow (Learning suggests, the user applies), so each workflow
     // gets a deployment profile of its own: promoting one never moves another.
-    const p = await createProfileNamedFreely(db, {
+    const p = await deriveProfileOnce(db, `deployment:${row.id}:${doc.supervision.phase}`, {
       kind: 'deployment',
       name: `${doc.name} · deployment`,
       description: `The lifecycle phase of ${doc.name}, and when Learning suggests changing it. Its file starts it at phase ${doc.supervision.phase}.`,
