@@ -123,6 +123,18 @@ describe('a remote MCP server (url)', () => {
     expect(h.status()[0]?.alive).toBe(false);
   });
 
+  it('an HTTP+SSE server that dies mid-call fails the call the same way', async () => {
+    const server = await remote('sse');
+    const h = await host({ id: 'old', url: server.url(), args: [] }, { callTimeoutMs: 30_000 });
+    const snapshot = await h.snapshot(0);
+    const started = Date.now();
+    const failure = await h
+      .execute({ decision: { decision_type: 'tool_call', tool_name: 'die', arguments: {} }, tool: offered(snapshot, 'die'), idempotency_key: 'e'.repeat(64) })
+      .catch((e: unknown) => e);
+    expect(failure).toMatchObject({ name: 'McpCallError', server: 'old', serverExited: true, message: expect.stringMatching(/connection to MCP server "old" .* was lost/) });
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
   it('an unreachable server fails the start, saying where', async () => {
     const server = await remote('streamable');
     const url = server.url();
