@@ -10,9 +10,10 @@
  *     baselines, in the same browser, fresh databases:
  *       raw event puts   the same events put with plain `indexedDB` into a store with db.ts's key
  *                        and indexes, one transaction per BATCH (the feed's frame size)
- *       raw stored rows  every row the page stored (events, run rows, learning examples, promotion
- *                        rows…) copied into a database with the same stores and indexes, BATCH rows
- *                        per transaction: what the page writes, without Dexie or the derivations
+ *       raw stored rows  every row the page stored (events, run rows, learning examples — their
+ *                        prompts by reference since database v6 —, promotion rows…) copied into a
+ *                        database with the same stores and indexes, BATCH rows per transaction: what
+ *                        the page writes, without Dexie or the derivations; its bytes per store
  *     live: LIVE_RUNS one-round supervised runs (replay provider, no servers, ~16 events each)
  *     started back to back through the host's API while the page is subscribed: when the host had
  *     appended the last event, and how long after that the page had stored it.
@@ -141,7 +142,7 @@ async function rawPuts(page: Page, batch: number): Promise<number> {
 }
 
 /** Every row of the page's database put again, raw, into a fresh one with the same stores and indexes: ms, and what was written. */
-async function rawPutsOfStored(page: Page, batch: number): Promise<{ ms: number; rows: number; stores: number; bytes: number; eventBytes: number }> {
+async function rawPutsOfStored(page: Page, batch: number): Promise<{ ms: number; rows: number; stores: number; bytes: number; byStore: Record<string, number> }> {
   // tsx names the helpers below with its own __name(): the page has none.
   await page.evaluate('globalThis.__name = (f) => f');
   return page.evaluate(async (size) => {
@@ -171,14 +172,14 @@ async function rawPutsOfStored(page: Page, batch: number): Promise<{ ms: number;
     });
     const rows: Array<[string, unknown]> = [];
     let bytes = 0;
-    let eventBytes = 0;
+    const byStore: Record<string, number> = {};
     for (const name of names) {
       const all = tx.objectStore(name).getAll();
       await done(all);
       for (const row of all.result as unknown[]) {
         const length = JSON.stringify(row).length;
         bytes += length;
-        if (name === 'events') eventBytes += length;
+        byStore[name] = (byStore[name] ?? 0) + length;
         rows.push([name, row]);
       }
     }
@@ -199,7 +200,7 @@ async function rawPutsOfStored(page: Page, batch: number): Promise<{ ms: number;
     const ms = performance.now() - t;
     db.close();
     indexedDB.deleteDatabase(copy);
-    return { ms, rows: rows.length, stores: names.length, bytes, eventBytes };
+    return { ms, rows: rows.length, stores: names.length, bytes, byStore };
   }, batch);
 }
 
@@ -249,19 +250,21 @@ async function livePath(template: RunEvent[][]): Promise<void> {
     const { port, token } = JSON.parse(stdout.split('\n')[0] ?? '{}') as { port: number; token: string };
     console.log(`(1) live path host → page → Dexie, ${backfill.length} events (${BATCH} per frame), real Chromium`);
     console.log(`  backfill  page: ${(backfillMs / 1000).toFixed(1)} s (${perSecond(backfill.length, backfillMs)})`);
-    // The page's own rows, copied before the live runs add theirs: the baseline of what it writes.
+    // The page's own rows, copied before the live runs add theirs: the baseline of what it writes. Printed as measured (a browser lost later keeps them).
     const stored = await rawPutsOfStored(page, BATCH);
-    const { ms: liveMs, appendedMs, events: liveEvents } = await liveRuns(page, { port, token });
     await giveToPage(page, backfill);
     const rawMs = await rawPuts(page, BATCH);
-    await giveToPage(page, live.slice(0, liveEvents));
-    const rawLiveMs = await rawPuts(page, ROUND_EVENTS);
-    const mb = (bytes: number) => `${(bytes / 1e6).toFixed(0)} MB`;
+    await page.evaluate(() => ((window as unknown as { __bench: unknown[] }).__bench = []));
+    const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
+    const largest = Object.entries(stored.byStore).sort((a, b) => b[1] - a[1]);
     console.log(`  raw IndexedDB puts of the same events (${BATCH} per transaction, db.ts's indexes): ${(rawMs / 1000).toFixed(1)} s (${perSecond(backfill.length, rawMs)})`);
     console.log(`  → backfill ${ratio(rawMs / backfillMs)} raw event puts`);
     console.log(
-      `  raw IndexedDB puts of every row the page stored (${stored.rows} rows in ${stored.stores} stores, ${mb(stored.bytes)} as JSON, the events ${mb(stored.eventBytes)}; ${BATCH} rows per transaction): ${(stored.ms / 1000).toFixed(1)} s  → backfill ${ratio(stored.ms / backfillMs)} of that`,
+      `  raw IndexedDB puts of every row the page stored (${stored.rows} rows in ${stored.stores} stores, ${mb(stored.bytes)} as JSON: ${largest.map(([name, bytes]) => `${name} ${mb(bytes)}`).join(', ')}; ${BATCH} rows per transaction): ${(stored.ms / 1000).toFixed(1)} s  → backfill ${ratio(stored.ms / backfillMs)} of that`,
     );
+    const { ms: liveMs, appendedMs, events: liveEvents } = await liveRuns(page, { port, token });
+    await giveToPage(page, live.slice(0, liveEvents));
+    const rawLiveMs = await rawPuts(page, ROUND_EVENTS);
     console.log(
       `  live: ${liveEvents} events of ${LIVE_RUNS} one-round runs started back to back; the host appended them in ${(appendedMs / 1000).toFixed(1)} s (${perSecond(liveEvents, appendedMs)}), the page had stored them ${Math.max(0, liveMs - appendedMs).toFixed(0)} ms after the last (${perSecond(liveEvents, liveMs)}); raw puts per ${ROUND_EVENTS}: ${perSecond(liveEvents, rawLiveMs)}`,
     );
