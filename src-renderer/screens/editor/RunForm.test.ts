@@ -29,7 +29,7 @@ describe("a workflow's own trace profile", () => {
       profiles: [],
       workflow_choices: [{ workflow_id: 'triage', profiles: { student: { id: 's', version: 2 }, trace: { id: 'keep-3', version: 2 } }, supervision_enabled: false, updated_at: at }],
     });
-    expect(traceChoiceParams('triage', undefined, held, now).workflow_choices[0]?.profiles).toEqual({ student: { id: 's', version: 2 } });
-    expect(traceChoiceParams('new', undefined, undefined, now).workflow_choices[0]).toMatchObject({ profiles: {}, supervision_enabled: true });
+    expect(traceChoiceParams('triage', undefined, held, now).workflow_choices?.[0]?.profiles).toEqual({ student: { id: 's', version: 2 } });
+    expect(traceChoiceParams('new', undefined, undefined, now).workflow_choices?.[0]).toMatchObject({ profiles: {}, supervision_enabled: true });
   });
 });
