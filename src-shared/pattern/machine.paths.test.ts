@@ -32,6 +32,7 @@ const CASES: { name: string; input: PatternInput }[] = [
   },
 ];
 
+const TOTAL_AT_LEAST = 500;
 const results = new Map<string, { replayed: number; failures: string[]; ends: Set<string> }>();
 const statesVisited = new Set<string>();
 const transitionsTaken = new Set<string>();
@@ -61,6 +62,10 @@ describe('every generated path through the pattern driver', () => {
       expect(r?.failures.slice(0, 3)).toEqual([]);
     });
   }
+
+  it('replays hundreds of paths', () => {
+    expect([...results.values()].reduce((n, r) => n + r.replayed, 0)).toBeGreaterThan(TOTAL_AT_LEAST);
+  });
 
   it('every ending occurs: approved, accepted, unapproved, escalated, failed', () => {
     // A path may also end before a final state: every way on from there is another path's.
