@@ -155,6 +155,13 @@ describe('supervising a failed invocation on the host', () => {
   it('a run that asks for supervision it cannot get still runs, and says why', () => {
     const secrets = new SecretRegistry();
     const setup = setUpSupervision(settings(), { unavailable: 'the privacy policy does not allow api.example.com' }, { validate: async () => ({ ok: true }), secrets });
-    expect(setup).toEqual({ ok: false, notice: 'this run is not supervised: the privacy policy does not allow api.example.com' });
+    expect(setup).toEqual({ kind: 'unavailable', notice: 'this run is not supervised: the privacy policy does not allow api.example.com' });
+  });
+
+  it('a run that does not ask for supervision gets none constructed, even with a supervisor at hand', () => {
+    const double = new ScriptedSupervisorDouble();
+    const deps = { validate: async () => ({ ok: true as const }), secrets: new SecretRegistry() };
+    expect(setUpSupervision(settings({ enabled: false }), { identity: LOCAL, decide: (i, s) => double.decide(i, s) }, deps)).toEqual({ kind: 'off' });
+    expect(setUpSupervision(settings(), { identity: LOCAL, decide: (i, s) => double.decide(i, s) }, deps).kind).toBe('on');
   });
 });

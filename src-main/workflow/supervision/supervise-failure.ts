@@ -171,13 +171,19 @@ export class RunSupervision {
   }
 }
 
-export type SupervisionSetup = { ok: true; supervision: RunSupervision } | { ok: false; notice: string };
+export type SupervisionSetup =
+  | { kind: 'on'; supervision: RunSupervision }
+  /** Asked for and not available: the run goes on unsupervised and shows the notice. */
+  | { kind: 'unavailable'; notice: string }
+  /** Not asked for: nothing is constructed, so the run's events are exactly an unsupervised run's. */
+  | { kind: 'off' };
 
 /**
  * A run that asks for supervision it cannot get (no supervisor model resolved, the privacy policy
- * refused it) still runs, unsupervised, and says so with this notice.
+ * refused it) still runs, unsupervised, and says so with the notice.
  */
 export function setUpSupervision(settings: SupervisorSettings, supervisor: WorkflowSupervisor | { unavailable: string }, rest: Omit<SupervisionDeps, 'settings' | 'supervisor'>, ledger?: SupervisorLedger): SupervisionSetup {
-  if ('unavailable' in supervisor) return { ok: false, notice: `this run is not supervised: ${supervisor.unavailable}` };
-  return { ok: true, supervision: new RunSupervision({ settings, supervisor, ...rest }, ledger) };
+  if (!settings.enabled) return { kind: 'off' };
+  if ('unavailable' in supervisor) return { kind: 'unavailable', notice: `this run is not supervised: ${supervisor.unavailable}` };
+  return { kind: 'on', supervision: new RunSupervision({ settings, supervisor, ...rest }, ledger) };
 }
