@@ -135,6 +135,21 @@ describe('deleting runs', () => {
     expect(p.deleted).toEqual([run]);
   });
 
+  it('steward runs delete whose rewrite fails deletes nothing and says what to fix (exit 1)', async () => {
+    const dataDir = dataFolder();
+    const journal = EventJournal.open(join(dataDir, 'outbox.jsonl'), { log: () => undefined });
+    journal.append(recordedRun('cli-stay-0001', 'cli', 0));
+    journal.close();
+    mkdirSync(join(dataDir, `outbox.jsonl.${process.pid}.tmp`));
+    let stderr = '';
+    const code = await runCli(['runs', 'delete', 'cli-stay-0001', '--data-dir', dataDir], { stdout: () => undefined, stderr: (t) => (stderr += t), env: {} });
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/nothing was deleted.*writable/);
+    const again = EventJournal.open(join(dataDir, 'outbox.jsonl'), { log: () => undefined });
+    expect(again.hasRun('cli-stay-0001')).toBe(true);
+    again.close();
+  });
+
   it('a running run is refused with a conflict that says why', async () => {
     const host = await open(dataFolder());
     const p = hostPage(host, 'p');
