@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise, toPromise, waitFor } from 'xstate';
 import { patternMachine, type DispatchInput, type JudgeAnswer, type JudgeInput, type PatternEmitted, type PatternInput } from './machine';
+import { PATTERN_PRESETS } from './presets';
 import { AT, PIPELINE_MEMBERS, membersAnswer, patternInput } from './testing/fixtures';
 
 /**
@@ -151,5 +152,16 @@ describe('the pattern driver', () => {
       throw new Error('model server unreachable');
     });
     expect(down.outcome).toMatchObject({ status: 'failed', reason: expect.stringContaining('unreachable') });
+  });
+
+  it('the DEBATE preset: the judge does not argue, judges as its member, and must cite both sides before its verdict counts', async () => {
+    const input: PatternInput = { settings: PATTERN_PRESETS.DEBATE.settings, task: 'Should we ship on Friday?', id_prefix: 'debate' };
+    const { outcome, dispatches, judges } = await run(input, (i) =>
+      i.attempt === 1 ? { verdict: 'approved', evidence: [i.outputs[0]?.id ?? ''] } : { verdict: 'approved', evidence: cite(i) },
+    );
+    expect(dispatches[0]?.members.map((m) => m.id)).toEqual(['proponent', 'opponent']);
+    expect(judges[0]?.caller).toEqual({ kind: 'llm', profile: 'default', as_member: 'judge' });
+    expect(judges[1]?.problem).toContain('at least 2 member output(s)');
+    expect(outcome).toMatchObject({ status: 'approved', judgments: [{ verification: { ok: false } }, { evidence: ['o0.1.proponent', 'o0.1.opponent'] }] });
   });
 });
