@@ -71,9 +71,9 @@ describe('learning examples reference their round context instead of copying it'
     const read = await readTraceExamples(trace);
     expect(read.examples).toEqual([]);
     expect(read.problems.map((p) => p.message)).toEqual([
-      "a learning example whose prompt cannot be rebuilt: its prompt repeats round 0's review example, which is not here (read the run's whole trace)",
       "a learning example whose prompt cannot be rebuilt: its prompt repeats round 1's review example, which is not here (read the run's whole trace)",
       "a learning example whose prompt cannot be rebuilt: its prompt repeats round 2's review example, which is not here (read the run's whole trace)",
+      "a learning example whose prompt cannot be rebuilt: its prompt repeats round 3's review example, which is not here (read the run's whole trace)",
     ]);
   }, 30_000);
 
