@@ -70,22 +70,28 @@ describe('steward learning export on a trace from a real run', () => {
   beforeAll(async () => {
     ensureBuilt();
     run = await demoTrace();
-    // The demo's one reviewed round: the student overwrites the notes; the teacher writes summary.md instead.
+    // The demo's two reviewed rounds: the student overwrites the notes and the teacher writes
+    // summary.md instead; then, after that refusal, the teacher checks the student's final answer.
     const events = learningEvents(run.trace);
-    expect(events).toHaveLength(1);
-    const [only] = events;
-    if (!only) throw new Error('the demo run recorded no learning example');
-    example = only;
+    expect(events.map((e) => [e.kind, e.rule, e.verdict?.verdict])).toEqual([
+      ['review', expect.any(String), 'replace'],
+      ['review', 'after_refusal', 'accept'],
+    ]);
+    const [replaced] = events;
+    if (!replaced) throw new Error('the demo run recorded no learning example');
+    example = replaced;
   }, 120_000);
   afterAll(() => run.cleanup());
 
-  it('SFT: the reviewed round is one valid line — the student’s prompt, then the teacher’s replacement as the trained turn', async () => {
+  it('SFT: each reviewed round is one valid line — the student’s prompt, then the teacher’s replacement (or the accepted answer) as the trained turn', async () => {
     const out = join(run.dir, 'sft.jsonl');
     const { code, stdout, stderr } = await learning(['export', run.trace, '--format', 'sft', '-o', out]);
-    expect({ code, stdout, stderr }).toEqual({ code: 0, stdout: `wrote 1 SFT example to ${out}\n`, stderr: '' });
+    expect({ code, stdout, stderr }).toEqual({ code: 0, stdout: `wrote 2 SFT examples to ${out}\n`, stderr: '' });
 
-    const [line, ...more] = lines(out).map((l) => SftLine.parse(l));
+    const [line, answer, ...more] = lines(out).map((l) => SftLine.parse(l));
     expect(more).toEqual([]);
+    // The final answer the teacher checked after its replacement, accepted as the student gave it.
+    expect(JSON.parse(answer?.messages.at(-1)?.content ?? '')).toMatchObject({ decision_type: 'complete' });
     const target = line?.messages.at(-1);
     expect(target?.role).toBe('assistant');
     expect(JSON.parse(target?.content ?? '')).toEqual({
@@ -103,7 +109,7 @@ describe('steward learning export on a trace from a real run', () => {
   it('preference: the teacher’s replacement is preferred over the student’s overwrite of the notes', async () => {
     const out = join(run.dir, 'pairs.jsonl');
     const { code, stdout, stderr } = await learning(['export', run.trace, '--format', 'preference', '-o', out]);
-    expect({ code, stdout, stderr }).toEqual({ code: 0, stdout: `wrote 1 preference pair to ${out}\n`, stderr: '' });
+    expect({ code, stdout, stderr }).toEqual({ code: 0, stdout: `wrote 1 preference pair to ${out} (1 skipped: student and teacher agreed)\n`, stderr: '' });
     const [pair, ...more] = lines(out).map((l) => PreferenceLine.parse(l));
     expect(more).toEqual([]);
     expect(JSON.parse(pair?.preferred_output[0]?.content ?? '')).toMatchObject({ arguments: { path: join(run.workspace, 'summary.md') } });
@@ -117,14 +123,14 @@ describe('steward learning export on a trace from a real run', () => {
     const { code, stdout, stderr } = await learning(['export', run.trace, '--format=sft', '-o', '-']);
     expect(code).toBe(0);
     expect(stdout).toBe(readFileSync(file, 'utf8'));
-    expect(stderr).toBe('wrote 1 SFT example to standard output\n');
+    expect(stderr).toBe('wrote 2 SFT examples to standard output\n');
   });
 
-  it('the same trace given twice exports its example once and says so', async () => {
+  it('the same trace given twice exports its examples once and says so', async () => {
     const out = join(run.dir, 'twice.jsonl');
     const { code, stdout } = await learning(['export', run.trace, run.trace, '--format', 'sft', '-o', out]);
     expect(code).toBe(0);
-    expect(stdout).toBe(`wrote 1 SFT example to ${out} (1 skipped: same example read twice)\n`);
+    expect(stdout).toBe(`wrote 2 SFT examples to ${out} (2 skipped: same example read twice)\n`);
   });
 });
 
