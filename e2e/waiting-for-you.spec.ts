@@ -163,6 +163,7 @@ test('a student\'s question the command line left waiting is answered in the app
 test('approve with edits: a person edits the escalated write\'s arguments in the answer card; an edit that fails validation is refused with the reason, a valid one runs', async () => {
   await page.goto(host.url);
   await card('Ask a human').getByTestId('run-button').click();
+  await expect(page).toHaveURL(/#\/runs\//);
   const runId = runIdFromUrl(page.url());
   const answerCard = page.getByTestId('intervention-card');
   await expect(answerCard).toBeVisible({ timeout: 30_000 });
