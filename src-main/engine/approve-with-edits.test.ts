@@ -53,6 +53,10 @@ describe('approve with edits', () => {
     expect(selected).toMatchObject({ source: 'human', decision: { tool_name: 'write_file', arguments: edited } });
     const example = events.find((e) => e.type === 'learning.example' && e.rule === 'human_decided');
     expect(example).toMatchObject({ kind: 'review', agreement: false, student_candidate: { arguments: { path: join(ws.workspace, 'shared.md') } }, final_decision: { arguments: edited } });
+    // It teaches with the prompt the student saw in the waiting round, kept across the wait.
+    const context = example?.type === 'learning.example' ? example.context : [];
+    expect(context.map((m) => m.role).slice(0, 2)).toEqual(['system', 'user']);
+    expect(context).toEqual(checkpoint.prompt);
   });
 
   it('an edit that does not pass validation against the round\'s tools is refused with the reason, and the run keeps waiting', async () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { HistoryEntry } from '@shared/contracts/history';
 import { Intervention } from '@shared/contracts/intervention';
+import { ChatMessage } from '@shared/contracts/model';
 import { ToolSnapshot } from '@shared/contracts/tool-snapshot';
 import { LearningDataSettings, ProfileKind, ProfileVersionRef, TraceSettings } from '@shared/contracts/profiles';
 import { ModelScript } from '@shared/contracts/script';
@@ -46,6 +47,8 @@ export const RunCheckpoint = z
     intervention: Intervention,
     /** The waiting round's tools: a person's edited arguments are validated against them before the run resumes. */
     tool_snapshot: ToolSnapshot.optional(),
+    /** The student's prompt of the waiting round: a person's approval with edits teaches with it. */
+    prompt: z.array(ChatMessage).optional(),
     /** SCS state when it was decided for the run: the machine's persisted snapshot and the replay positions. */
     scs: z
       .object({

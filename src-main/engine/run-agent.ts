@@ -269,7 +269,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
               type: 'learning.example',
               kind: 'review',
               round: cp.intervention.round,
-              context: [],
+              context: cp.prompt ?? [],
               rule: 'human_decided',
               student_candidate: cp.intervention.decision,
               final_decision: step.preselected.decision,
@@ -441,6 +441,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
             delivered,
             intervention: { ...intervention, decision: rawDecisionOf(record, verdict.kind) },
             tool_snapshot: snapshot,
+            ...(prompts.has(round) ? { prompt: prompts.get(round) } : {}),
             scs: scs.checkpoint(),
             claims,
           };
