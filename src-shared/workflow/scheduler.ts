@@ -42,6 +42,8 @@ export type SchedulerEvent =
   | { type: 'emit'; id: string; port: string; value: unknown }
   | { type: 'done'; id: string; outputs: Record<string, unknown> }
   | { type: 'failed'; id: string; failure: NodeFailure }
+  /** A supervisor skipped a failed hosted invocation: it settles `skipped` (downstream pruned as for any skip) and the run does not fail. */
+  | { type: 'skipped'; id: string; reason: string }
   | { type: 'cancel' };
 
 export type SchedulerCommand =
@@ -652,6 +654,9 @@ export function schedule(state: SchedulerState, event: SchedulerEvent): { state:
         break;
       case 'failed':
         if (hosted && (inv.status === 'running' || inv.status === 'waiting')) step.settle(event.id, 'failed', { failure: event.failure });
+        break;
+      case 'skipped':
+        if (hosted && (inv.status === 'running' || inv.status === 'waiting')) step.settle(event.id, 'skipped', { failure: { code: 'supervisor_skipped', message: event.reason.slice(0, 4000) } });
         break;
     }
   }
