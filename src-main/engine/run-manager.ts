@@ -15,6 +15,7 @@ import { formatGraphProblem, validateGraph } from '@shared/workflow/validate-gra
 import { SpecError } from '../spec/spec-errors';
 import type { LoadedWorkflow } from '../workflow/load-workflow';
 import { checkInputs } from '../workflow/run-inputs';
+import { checkEditedNodeApproval } from '../workflow/agent-node';
 import { checkOffered, runWorkflow, type LiveAnswer, type RunWorkflowOptions } from '../workflow/run-workflow';
 import type { WorkflowCheckpoint } from '../workflow/workflow-checkpoint';
 
@@ -120,10 +121,6 @@ export class RunManager {
    * continues from its checkpoint. False when nothing waits for that.
    */
   answer(runId: string, interventionId: string, answer: HumanAnswer): boolean {
-    // Approve with edits is for agent runs (validated against their waiting round's tools); a workflow node runs what it asked.
-    if (answer.arguments !== undefined && (this.live.has(runId) || this.active.get(runId)?.workflow || this.deps.workflowCheckpoints?.get(runId))) {
-      throw new SpecError('a workflow node cannot take edited arguments yet: approve it as it is, or reject it with a note');
-    }
     const live = this.live.get(runId);
     if (live) return live(interventionId, answer);
     const active = this.active.get(runId);
@@ -178,9 +175,11 @@ export class RunManager {
       claimed.restore();
       return false;
     }
-    const [invocation, { intervention }] = found;
+    const [invocation, waiting] = found;
+    const { intervention } = waiting;
     try {
       checkOffered(intervention, answer);
+      checkEditedNodeApproval(waiting, answer);
       const next_seq = this.deps.journalNextSeq?.(runId);
       const resume = { checkpoint, answer, invocation, ...(next_seq !== undefined ? { next_seq } : {}) };
       this.launchWorkflow(runId, { graph: checkpoint.graph, specDir: checkpoint.spec_dir, workspace: checkpoint.workspace, inputs: {}, privacy: checkpoint.privacy, resume });

@@ -1,5 +1,5 @@
 import type { RunEvent, RunEventPayload } from '@shared/contracts/events';
-import type { HumanAnswer } from '@shared/contracts/intervention';
+import type { HumanAnswer, Intervention } from '@shared/contracts/intervention';
 import { AgentSpec } from '@shared/contracts/spec';
 import type { PrivacyPolicy } from '@shared/policy/privacy';
 import type { InvocationReplay } from '@shared/replay/workflow-replay';
@@ -9,6 +9,7 @@ import { substituteVars } from '@shared/util/substitute';
 import type { CredentialStore } from '../credentials/credential-store';
 import type { ConfirmTool } from '../engine/boundary-actors';
 import type { RunCheckpoint } from '../engine/checkpoint';
+import { checkEditedApproval } from '../engine/intervention';
 import { runAgent } from '../engine/run-agent';
 import type { IdempotencyLedger } from '../mcp/idempotency-ledger';
 import type { ToolHost } from '../mcp/tool-host';
@@ -110,6 +111,15 @@ export function nestedPayload(event: RunEvent): RunEventPayload {
     return { ...rest, type: 'agent.finished' };
   }
   return payload;
+}
+
+/**
+ * Approve with edits on a waiting node: the edit passes the validation of its agent's waiting round
+ * (the tools kept in the node's own checkpoint), or it is refused and the node keeps waiting. A node
+ * without an agent checkpoint cannot take edited arguments.
+ */
+export function checkEditedNodeApproval(waiting: { checkpoint?: RunCheckpoint; intervention: Intervention }, answer: HumanAnswer): void {
+  checkEditedApproval(waiting.intervention, answer, waiting.checkpoint?.tool_snapshot);
 }
 
 /**

@@ -16,7 +16,7 @@ import { createEventStamper } from '../engine/event-stamper';
 import { boundEvent } from '../engine/stored-text';
 import { applyTraceSettings, traceRetention } from '../engine/trace-settings';
 import type { ModelProvider } from '../providers/provider';
-import { runAgentNode } from './agent-node';
+import { checkEditedNodeApproval, runAgentNode } from './agent-node';
 import { checkInputs } from './run-inputs';
 import { errorText, failed, type NodeOutcome, type NodeRun } from './node-outcome';
 import { runAssertNode, runTemplateNode } from './template-node';
@@ -324,6 +324,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     if (!found) return false;
     const [id, parked] = found;
     checkOffered(parked.intervention, answer);
+    checkEditedNodeApproval(parked, answer);
     // Claimed here (one thread): a second answer to the same question finds nothing waiting.
     waiting.delete(id);
     resumeNode(id, { parked, answer });
