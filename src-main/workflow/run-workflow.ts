@@ -21,6 +21,8 @@ import { checkInputs } from './run-inputs';
 import { errorText, failed, type NodeOutcome, type NodeRun } from './node-outcome';
 import { runAssertNode, runTemplateNode } from './template-node';
 import { runToolNode } from './tool-node';
+import { setUpSupervision, type RunSupervision } from './supervision/supervise-failure';
+import { failedInvocation, portValidator, settlementOf, supervisionEvents, type WorkflowSupervisionOptions } from './supervision/workflow-supervision';
 import type { InvocationRecord, WorkflowCheckpoint } from './workflow-checkpoint';
 import { WorkflowTools } from './workflow-tools';
 
@@ -62,6 +64,8 @@ export interface RunWorkflowOptions extends SharedRunOptions {
   traceProfile?: ProfileVersionRef;
   /** Runs a recorded run again on its recorded answers and, unless live, its recorded tool results (workflow-replay.ts). */
   replay?: WorkflowReplayPlan;
+  /** A supervisor decides what a node that still fails does instead of failing the run (issue 11); absent or not enabled, nothing changes. */
+  supervision?: WorkflowSupervisionOptions;
 }
 
 export type WorkflowStatus = 'completed' | 'failed' | 'cancelled' | 'waiting';
@@ -166,6 +170,9 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     }
   }
 
+  const setup = options.supervision
+    ? setUpSupervision(options.supervision.settings, options.supervision.supervisor, { validate: options.supervision.validate ?? portValidator(nodes), secrets })
+    : { kind: 'off' as const };
   const tools = new WorkflowTools({ graph, vars, cwd: specDir, secrets, credentials: options.credentials, onProgress: options.onProgress, toolHost: options.toolHost, privacy, onSent: (call) => emit({ type: 'mcp.called', ...call }) });
   const log: SchedulerEvent[] = resumed ? (resumed.scheduler_events as SchedulerEvent[]) : [];
   let state: SchedulerState = createScheduler(graph);
@@ -273,7 +280,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     }
   }
 
-  function start(invocation: Invocation, resumeWith?: Resumed): void {
+  function start(invocation: Invocation, resumeWith?: Resumed, attempt = 1): void {
     const controller = new AbortController();
     running.set(invocation.id, controller);
     runningInvocations.set(invocation.id, invocation);
@@ -287,9 +294,12 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
           case 'done':
             feed({ type: 'done', id: invocation.id, outputs: outcome.outputs });
             return;
-          case 'failed':
-            feed({ type: 'failed', id: invocation.id, failure: { ...outcome.failure, message: secrets.maskText(outcome.failure.message) } });
+          case 'failed': {
+            const failure = { ...outcome.failure, message: secrets.maskText(outcome.failure.message) };
+            if (setup.kind === 'on' && !controller.signal.aborted) return superviseFailed(setup.supervision, invocation, failure, controller, attempt);
+            feed({ type: 'failed', id: invocation.id, failure });
             return;
+          }
           case 'waiting':
             // Answered through the workflow run: an agent node's intervention names the workflow's run.
             waiting.set(invocation.id, { checkpoint: outcome.checkpoint, intervention: { ...outcome.intervention, run_id: runId } });
@@ -304,6 +314,22 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
         for (const controller of running.values()) controller.abort();
         wake();
       });
+  }
+
+  /** A supervised run's failed invocation: it counts as running while the supervisor decides, so the run waits and a cancel aborts the decision. */
+  async function superviseFailed(supervision: RunSupervision, invocation: Invocation, failure: NodeFailure, controller: AbortController, attempt: number): Promise<void> {
+    running.set(invocation.id, controller);
+    runningInvocations.set(invocation.id, invocation);
+    let result;
+    try {
+      result = await supervision.superviseFailure(failedInvocation(nodes.get(invocation.node), invocation, failure, attempt), controller.signal);
+    } finally {
+      running.delete(invocation.id);
+      runningInvocations.delete(invocation.id);
+    }
+    for (const payload of supervisionEvents(invocation, result)) emit(payload);
+    if (result.next.kind === 'run_again') start(invocation, undefined, attempt + 1);
+    else feed(settlementOf(invocation.id, result.next));
   }
 
   /** A waiting invocation runs again with the person's answer (its own inputs kept, should it start again after a host stop). */

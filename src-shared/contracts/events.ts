@@ -17,6 +17,7 @@ import { ModelCalled } from './model-call';
 import { McpCalled } from './server-call';
 import { Authorization } from '../boundary/authorization';
 import { InvocationStatus, Lineage, NodeFailure } from '../workflow/invocation';
+import { Escalation, SupervisorVerdict } from '../supervisor/contracts';
 
 export const RUN_STATUSES = [
   'running',
@@ -254,6 +255,14 @@ export const RunEvent = z.discriminatedUnion('type', [
     inputs: z.record(z.string(), z.unknown()).optional(),
     outputs: z.record(z.string(), z.unknown()).optional(),
     failure: NodeFailure.optional(),
+  }),
+  /** A supervised workflow run: a node invocation still failed, and the supervisor is asked (issue 11). Only a supervised run emits it. */
+  event('supervisor.escalated', { escalation: Escalation }),
+  /** The verdict on that escalation, with who decided it, and what the run does next with the node. */
+  event('supervisor.verdict', {
+    node: z.string(),
+    verdict: SupervisorVerdict,
+    next: z.enum(['run_again', 'done', 'skip', 'end_stream', 'failed']),
   }),
   event('run.finished', {
     status: RunStatus.exclude(['running', 'waiting']),

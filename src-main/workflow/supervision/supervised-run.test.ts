@@ -1,0 +1,143 @@
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RunEvent, type RunEventOf } from '@shared/contracts/events';
+import { FILESYSTEM_PACKAGE } from '@shared/policy/shipped-effects';
+import { LOCAL, settings, VERDICTS } from '@shared/supervisor/testing/fixtures';
+import { ScriptedSupervisorDouble, type ScriptedAnswer } from '@shared/supervisor/testing/scripted-supervisor';
+import { WorkflowGraph, type WorkflowGraphInput } from '@shared/workflow/document';
+import { tempNotesWorkspace } from '../../../test-support/workspace';
+import { createMemoryLedger } from '../../mcp/idempotency-ledger';
+import { runWorkflow } from '../run-workflow';
+import type { WorkflowSupervisionOptions } from './workflow-supervision';
+
+/** Supervised workflow runs end to end (issue 11): real scheduler, real MCP filesystem server; the scripted supervisor double stands at the model boundary. */
+
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  while (cleanups.length) cleanups.pop()?.();
+});
+
+function supervisedBy(answers: ScriptedAnswer[]): { double: ScriptedSupervisorDouble; supervision: WorkflowSupervisionOptions } {
+  const double = new ScriptedSupervisorDouble(answers);
+  return { double, supervision: { settings: settings(), supervisor: { identity: LOCAL, decide: (input, signal) => double.decide(input, signal) } } };
+}
+
+const edge = (from: string, to: string) => {
+  const [fn = '', fp = ''] = from.split('.');
+  const [tn = '', tp = ''] = to.split('.');
+  return { from: { node: fn, port: fp }, to: { node: tn, port: tp } };
+};
+
+/** items → iterate → a node per item → collect → output (a failed item is left out of the list, as a skipped one is). */
+function fanOut(id: string, work: WorkflowGraphInput['nodes'][number], port: string, extra: Partial<WorkflowGraphInput> = {}): WorkflowGraph {
+  return WorkflowGraph.parse({
+    format: 'steward/v1',
+    kind: 'workflow',
+    id,
+    name: id,
+    nodes: [
+      { id: 'in', kind: 'input', fields: [{ name: 'items', type: 'list' }] },
+      { id: 'each', kind: 'iterate', concurrency: 2 },
+      work,
+      { id: 'all', kind: 'collect' },
+      { id: 'out', kind: 'output', fields: [{ name: 'list', type: 'list' }] },
+    ],
+    edges: [edge('in.items', 'each.list'), edge('each.item', `work.${port}`), edge(`work.${port === 'value' ? 'value' : 'text'}`, 'all.item'), edge('all.list', 'out.list')],
+    ...extra,
+  });
+}
+
+/** `items`: the list to iterate; file names are read in the run's workspace. */
+async function run(graph: WorkflowGraph, items: unknown[] | { files: string[] }, supervision?: WorkflowSupervisionOptions) {
+  const ws = tempNotesWorkspace();
+  cleanups.push(ws.cleanup);
+  const events: RunEvent[] = [];
+  const result = await runWorkflow({ graph, specDir: ws.dir, workspace: ws.workspace, inputs: { items: Array.isArray(items) ? items : items.files.map((f) => join(ws.workspace, f)) }, ledger: createMemoryLedger(), onEvent: (e) => events.push(e), ...(supervision ? { supervision } : {}) });
+  for (const e of events) expect(RunEvent.safeParse(e).success).toBe(true);
+  return { result, events };
+}
+
+const collected = (events: RunEvent[]) => ofType(events, 'node.invocation').find((e) => e.node === 'all' && e.status === 'done')?.outputs;
+
+const ofType = <T extends RunEvent['type']>(events: RunEvent[], type: T) => events.filter((e): e is RunEventOf<T> => e.type === type);
+
+const readEach = fanOut('read-each', { id: 'work', kind: 'tool', server: 'fs', tool: 'read_text_file', inputs: [{ name: 'path', type: 'text' }], arguments: { path: '{{path}}' } }, 'path', {
+  servers: [{ id: 'fs', package: FILESYSTEM_PACKAGE, args: ['${workspace}'] }],
+});
+
+const mustSayOk = fanOut('must-say-ok', { id: 'work', kind: 'assert', checks: [{ check: 'contains', text: 'ok' }] }, 'value');
+
+describe('a supervised workflow run', () => {
+  it('a tool node failing for one item of an iterate is skipped by the supervisor: the collect closes with the other items and the run completes, the skip in the trace', async () => {
+    const { double, supervision } = supervisedBy([{ verdict: VERDICTS.skip }]);
+    const { result, events } = await run(readEach, { files: ['ideas.md', 'missing.md', 'meeting-notes.md'] }, supervision);
+
+    expect(result.status).toBe('completed');
+    expect(double.calls).toHaveLength(1);
+    expect(double.calls[0]?.input.escalation).toMatchObject({ node: 'work', correlation_lineage: [{ iterate: 'each', index: 1 }], allowed_actions: ['skip', 'fail'] });
+    expect((collected(events)?.list as string[]).map((t) => t.length > 0)).toEqual([true, true]);
+    expect(result.invocations.find((i) => i.id === 'work[each=1]')).toMatchObject({ status: 'skipped', failure: { code: 'supervisor_skipped' } });
+    expect(collected(events)).toMatchObject({ left_out: 1 });
+
+    const [escalated] = ofType(events, 'supervisor.escalated');
+    const [verdict] = ofType(events, 'supervisor.verdict');
+    expect(escalated).toMatchObject({ invocation_id: 'work[each=1]', escalation: { node: 'work' } });
+    expect(verdict).toMatchObject({ invocation_id: 'work[each=1]', node: 'work', next: 'skip', verdict: { decided_by: 'agent', verdict: { action: 'skip' } } });
+    // In order: the escalation, its verdict, then the node settles skipped.
+    const at = (e: RunEvent | undefined) => events.indexOf(e as RunEvent);
+    const settled = events.find((e) => e.type === 'node.invocation' && e.invocation_id === 'work[each=1]' && e.status === 'skipped');
+    expect(at(escalated)).toBeLessThan(at(verdict));
+    expect(at(verdict)).toBeLessThan(at(settled));
+  }, 60_000);
+
+  it('a poisoned item repeated 5 times costs one decision: the supervisor skip sticks to the same failure of the same node', async () => {
+    const { double, supervision } = supervisedBy([{ verdict: VERDICTS.skip }]);
+    const { result, events } = await run(mustSayOk, ['ok 1', 'poison', 'poison', 'ok 2', 'poison', 'poison', 'poison', 'ok 3'], supervision);
+
+    expect(result.status).toBe('completed');
+    expect(collected(events)).toEqual({ list: ['ok 1', 'ok 2', 'ok 3'], left_out: 5 });
+    expect(double.calls).toHaveLength(1);
+    const verdicts = ofType(events, 'supervisor.verdict');
+    expect(verdicts.map((v) => v.verdict.decided_by)).toEqual(['agent', 'sticky', 'sticky', 'sticky', 'sticky']);
+    expect(verdicts.every((v) => v.next === 'skip')).toBe(true);
+  });
+
+  it('a verdict outside the allowed set becomes fail, decided by the kernel: the node ends failed with its own failure', async () => {
+    // A tool node is not retry-safe: retry is not offered.
+    const { double, supervision } = supervisedBy([{ verdict: VERDICTS.retry }]);
+    const { result, events } = await run(readEach, { files: ['missing.md'] }, supervision);
+
+    expect(double.calls).toHaveLength(1);
+    expect(double.calls[0]?.input.escalation.allowed_actions).not.toContain('retry');
+    const [verdict] = ofType(events, 'supervisor.verdict');
+    expect(verdict).toMatchObject({ next: 'failed', verdict: { decided_by: 'kernel', verdict: { action: 'fail' } } });
+    expect(result.invocations.find((i) => i.id === 'work[each=0]')).toMatchObject({ status: 'failed', failure: { code: 'tool_error' } });
+  }, 60_000);
+
+  it('a retry of a pure node runs the same invocation again with the same inputs', async () => {
+    const { double, supervision } = supervisedBy([{ verdict: VERDICTS.retry }, { verdict: VERDICTS.fail }]);
+    const { result, events } = await run(mustSayOk, ['poison'], supervision);
+    // The retry fails the same way; with max_retries 1 used up, retry is no longer offered.
+    expect(double.calls.map((c) => c.input.escalation.allowed_actions.includes('retry'))).toEqual([true, false]);
+    expect(double.calls.map((c) => c.input.escalation.attempt)).toEqual([1, 2]);
+    expect(double.calls[1]?.input.escalation.invocation_key).toBe('work[each=0]');
+    expect(ofType(events, 'supervisor.verdict').map((v) => [v.verdict.decided_by, v.next])).toEqual([
+      ['agent', 'run_again'],
+      ['agent', 'failed'],
+    ]);
+    expect(result.invocations.find((i) => i.id === 'work[each=0]')).toMatchObject({ status: 'failed', failure: { code: 'assert_failed' } });
+  });
+
+  it('an unsupervised run (no option, or supervision not enabled) asks no one and emits no supervisor event: the item fails as before', async () => {
+    const off = await run(mustSayOk, ['ok', 'poison']);
+    const { double, supervision } = supervisedBy([]);
+    const disabled = await run(mustSayOk, ['ok', 'poison'], { ...supervision, settings: { ...supervision.settings, enabled: false } });
+    for (const { result, events } of [off, disabled]) {
+      expect(result.invocations.find((i) => i.id === 'work[each=1]')).toMatchObject({ status: 'failed', failure: { code: 'assert_failed' } });
+      expect(events.some((e) => e.type.startsWith('supervisor.'))).toBe(false);
+    }
+    expect(double.calls).toHaveLength(0);
+    const shape = (events: RunEvent[]) => events.map((e) => `${e.type}:${e.type === 'node.invocation' ? `${e.invocation_id}:${e.status}` : ''}`);
+    expect(shape(disabled.events)).toEqual(shape(off.events));
+  });
+});

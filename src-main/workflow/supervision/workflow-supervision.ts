@@ -1,0 +1,73 @@
+import type { RunEventPayload } from '@shared/contracts/events';
+import type { SupervisorSettings } from '@shared/supervisor/contracts';
+import type { SubstituteCheck, ValidateInput } from '@shared/supervisor/machine';
+import { checkSubstitute, validatorCoversOutput } from '@shared/supervisor/substitute-check';
+import type { WorkflowNode } from '@shared/workflow/document';
+import type { Invocation, NodeFailure } from '@shared/workflow/invocation';
+import type { SchedulerEvent } from '@shared/workflow/scheduler';
+import type { FailedInvocation, NodeNext, SupervisionResult, WorkflowSupervisor } from './supervise-failure';
+
+/**
+ * What run-workflow.ts needs around RunSupervision (issue 11): the run's supervision option, the
+ * facts of a failed invocation, the trace events of a decision, and the scheduler event a verdict
+ * becomes. An unsupervised run touches none of it.
+ */
+
+/** A workflow run's supervision: the settings (off unless `enabled`) and who supervises. */
+export interface WorkflowSupervisionOptions {
+  settings: SupervisorSettings;
+  /** The run's supervisor, or why it could not be had (the run then goes on unsupervised). */
+  supervisor: WorkflowSupervisor | { unavailable: string };
+  /** Checks a substitute against the node's whole output; absent, the kernel's port check (substitute-check.ts). */
+  validate?: (input: ValidateInput) => Promise<SubstituteCheck>;
+}
+
+/** The kernel's check of a substitute against the failed node's declared output ports. */
+export function portValidator(nodes: ReadonlyMap<string, WorkflowNode>): (input: ValidateInput) => Promise<SubstituteCheck> {
+  return ({ escalation, value }) => {
+    const node = nodes.get(escalation.node);
+    return Promise.resolve(node ? checkSubstitute(node, value) : { ok: false, problems: `no node ${escalation.node} in the graph` });
+  };
+}
+
+/** Templates and asserts are pure: running one again repeats nothing. A tool or an agent may have had an effect: unknown means unsafe. */
+const PURE_KINDS: ReadonlySet<WorkflowNode['kind']> = new Set(['template', 'assert']);
+
+/** The host's facts about a failed invocation. Nothing is known spent or created by a pure node; no node streams on the host yet. */
+export function failedInvocation(node: WorkflowNode | undefined, invocation: Invocation, failure: NodeFailure, attempt: number): FailedInvocation {
+  return {
+    invocation,
+    failure,
+    attempt,
+    retry_safe: node !== undefined && PURE_KINDS.has(node.kind),
+    spent_usd: 0,
+    created_assets: [],
+    // No executor hands over a candidate output yet, so `substitute` is not offered whatever this says.
+    validator_covers_output: node !== undefined && validatorCoversOutput(node),
+    streaming: false,
+    emitted: false,
+  };
+}
+
+/** The trace of one decision: the escalation, then the verdict with who decided it. */
+export function supervisionEvents(invocation: Invocation, result: SupervisionResult): RunEventPayload[] {
+  return [
+    { type: 'supervisor.escalated', invocation_id: invocation.id, escalation: result.escalation },
+    { type: 'supervisor.verdict', invocation_id: invocation.id, node: invocation.node, verdict: result.verdict, next: result.next.kind },
+  ];
+}
+
+/** What the scheduler hears for a verdict other than `run_again` (which starts the invocation again). */
+export function settlementOf(id: string, next: Exclude<NodeNext, { kind: 'run_again' }>): SchedulerEvent {
+  switch (next.kind) {
+    case 'done':
+      return { type: 'done', id, outputs: next.outputs };
+    case 'skip':
+      return { type: 'skipped', id, reason: next.reason };
+    case 'end_stream':
+      // Nothing streams on the host yet: what streamed is nothing, so the node ends done without outputs.
+      return { type: 'done', id, outputs: {} };
+    case 'failed':
+      return { type: 'failed', id, failure: next.failure };
+  }
+}
