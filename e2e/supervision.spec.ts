@@ -470,6 +470,11 @@ test('profiles as a new user meets them: built-ins offer Duplicate, not Edit; a 
     await shot(p, '22-openai-models-listed', false);
     await editor.getByTestId('profile-save').click();
     await expect(section.locator('[data-testid=profile-item]').filter({ hasText: 'Local server teacher' })).toBeVisible();
+    // The sidebar's Model providers lists the server the profile uses: reachable, with its models, never its key.
+    const listed = p.getByTestId('provider-panel').locator(`[data-testid=openai-status][data-base-url="${openai.baseUrl}"]`);
+    await expect(listed).toHaveAttribute('data-reachable', 'true');
+    await expect(listed).toContainText('reachable · 2 models');
+    await p.getByTestId('provider-panel').screenshot({ path: `${ARTIFACTS}/22b-sidebar-openai-provider.png` });
 
     // Nobody listening: the field says so, and what to do.
     const port = await closedPort();

@@ -1,13 +1,11 @@
-import { useEffect, useId, useMemo, useState } from 'react';
+import { useId } from 'react';
 import { useLiveQuery } from 'dexie-react-hooks';
 import type { ModelRef } from '@shared/contracts/model';
 import type { ProviderStatus } from '@shared/contracts/host-api';
 import type { ProfileChoice } from '../db/db';
 import { useHost } from '../app/HostProvider';
-import { choiceOf, modelOptions, openAIServersOf, type OpenAIServerOptions } from './model-options';
-import type { ProfileRow } from '../db/db';
-import type { HostClient } from '../host/host-client';
-import { openAIStatus } from './use-openai-status';
+import { choiceOf, modelOptions } from './model-options';
+import { useOpenAIServers } from './use-openai-servers';
 
 /**
  * Replay is always offered; Ollama models when Ollama is reachable (and the current one even if
@@ -76,27 +74,4 @@ export function ModelSelect({
       </select>
     </div>
   );
-}
-
-/** The OpenAI-compatible servers the user's profiles use, each with what the host found there (shared answers). */
-function useOpenAIServers(client: Pick<HostClient, 'request'>, profiles: readonly ProfileRow[] | undefined): OpenAIServerOptions[] {
-  const servers = useMemo(() => openAIServersOf(profiles ?? []), [profiles]);
-  const serversKey = servers.map((t) => `${t.base_url}|${t.api_key ?? ''}`).join(',');
-  const [found, setFound] = useState<Record<string, OpenAIServerOptions['status']>>({});
-  useEffect(() => {
-    let live = true;
-    for (const t of servers) {
-      const key = `${t.base_url}|${t.api_key ?? ''}`;
-      openAIStatus(client, { base_url: t.base_url, ...(t.api_key ? { api_key: t.api_key } : {}) }).then(
-        (status) => live && setFound((f) => ({ ...f, [key]: status })),
-        (err: unknown) => live && setFound((f) => ({ ...f, [key]: { error: `could not ask the host: ${err instanceof Error ? err.message : String(err)}` } })),
-      );
-    }
-    return () => {
-      live = false;
-    };
-    // The servers' identity, not the array's: a live query hands a new array on every change.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [client, serversKey]);
-  return servers.map((template) => ({ template, status: found[`${template.base_url}|${template.api_key ?? ''}`] }));
 }

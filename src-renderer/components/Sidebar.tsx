@@ -1,6 +1,10 @@
+import { useState } from 'react';
+import { useLiveQuery } from 'dexie-react-hooks';
 import { useHost } from '../app/HostProvider';
 import { routeHref, type Route } from '../app/routing';
 import { ShieldIcon } from './Icons';
+import { OpenAIProviderItem, ProviderModels } from './OpenAIProviderItem';
+import { useOpenAIServers } from './use-openai-servers';
 import { useWaiting } from '../screens/interventions/use-waiting';
 import { WaitingNavLink } from '../screens/interventions/WaitingNavLink';
 
@@ -13,15 +17,28 @@ function NavLink({ to, active, children }: { to: Route; active: boolean; childre
 }
 
 function ProviderPanel() {
-  const { providers, connection, refreshProviders } = useHost();
+  const { providers, connection, refreshProviders, db, client } = useHost();
   const ollama = providers?.ollama;
+  // The OpenAI-compatible servers the user's model profiles use; Refresh asks them again too.
+  const [round, setRound] = useState(0);
+  const profiles = useLiveQuery(() => db.profiles.where('kind').anyOf('student', 'teacher').toArray(), [db]);
+  const openai = useOpenAIServers(client, profiles, round);
   return (
     <section className="providers" aria-labelledby="providers-title" data-testid="provider-panel">
       <div className="providers__head">
         <h2 id="providers-title" className="sidebar__heading">
           Model providers
         </h2>
-        <button type="button" className="link-button" onClick={refreshProviders} disabled={connection !== 'open'} aria-label="Refresh provider status">
+        <button
+          type="button"
+          className="link-button"
+          onClick={() => {
+            refreshProviders();
+            setRound((r) => r + 1);
+          }}
+          disabled={connection !== 'open'}
+          aria-label="Refresh provider status"
+        >
           Refresh
         </button>
       </div>
@@ -51,19 +68,14 @@ function ProviderPanel() {
                 <span className="provider__detail">
                   {ollama.models.length === 0 ? 'no models pulled yet' : `${ollama.models.length} model${ollama.models.length === 1 ? '' : 's'}`}
                 </span>
-                {ollama.models.length > 0 && (
-                  <ul className="provider__models">
-                    {ollama.models.slice(0, 8).map((m) => (
-                      <li key={m.name}>
-                        <code>{m.name}</code>
-                      </li>
-                    ))}
-                  </ul>
-                )}
+                <ProviderModels names={ollama.models.map((m) => m.name)} />
               </>
             )}
           </span>
         </li>
+        {openai.map((server) => (
+          <OpenAIProviderItem key={`${server.template.base_url}|${server.template.api_key ?? ''}`} server={server} />
+        ))}
       </ul>
     </section>
   );
