@@ -171,7 +171,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   }
 
   const setup = options.supervision
-    ? setUpSupervision(options.supervision.settings, options.supervision.supervisor, { validate: options.supervision.validate ?? portValidator(nodes), secrets })
+    ? setUpSupervision(options.supervision.settings, options.supervision.supervisor, { validate: options.supervision.validate ?? portValidator(nodes), secrets }, resumed?.supervisor_ledger)
     : { kind: 'off' as const };
   const tools = new WorkflowTools({ graph, vars, cwd: specDir, secrets, credentials: options.credentials, onProgress: options.onProgress, toolHost: options.toolHost, privacy, onSent: (call) => emit({ type: 'mcp.called', ...call }) });
   const log: SchedulerEvent[] = resumed ? (resumed.scheduler_events as SchedulerEvent[]) : [];
@@ -244,6 +244,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
       invocations: secrets.mask([...records.values()]),
       running: [...runningInvocations.values()],
       waiting: Object.fromEntries(waiting),
+      ...(setup.kind === 'on' ? { supervisor_ledger: setup.supervision.ledger } : {}),
     };
   }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SupervisorLedger } from '@shared/supervisor/ledger';
 import { Intervention } from '@shared/contracts/intervention';
 import { TraceSettings } from '@shared/contracts/profiles';
 import { PrivacyPolicy } from '@shared/policy/privacy';
@@ -53,6 +54,8 @@ export const WorkflowCheckpoint = z
     running: z.array(Invocation).default([]),
     /** Each waiting invocation: what it asks, and for an agent node its own checkpoint. */
     waiting: z.record(z.string(), z.object({ checkpoint: RunCheckpoint.optional(), intervention: Intervention }).strict()),
+    /** A supervised run's decisions so far (bounds, sticky verdicts): they hold across the wait. */
+    supervisor_ledger: SupervisorLedger.optional(),
   })
   .strict();
 export type WorkflowCheckpoint = z.infer<typeof WorkflowCheckpoint>;

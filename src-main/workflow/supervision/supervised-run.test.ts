@@ -8,6 +8,7 @@ import { WorkflowGraph, type WorkflowGraphInput } from '@shared/workflow/documen
 import { tempNotesWorkspace } from '../../../test-support/workspace';
 import { createMemoryLedger } from '../../mcp/idempotency-ledger';
 import { runWorkflow } from '../run-workflow';
+import { WorkflowCheckpoint } from '../workflow-checkpoint';
 import type { WorkflowSupervisionOptions } from './workflow-supervision';
 
 /** Supervised workflow runs end to end (issue 11): real scheduler, real MCP filesystem server; the scripted supervisor double stands at the model boundary. */
@@ -28,13 +29,11 @@ const edge = (from: string, to: string) => {
   return { from: { node: fn, port: fp }, to: { node: tn, port: tp } };
 };
 
+const graphWith = (id: string, body: Partial<WorkflowGraphInput>): WorkflowGraph => WorkflowGraph.parse({ format: 'steward/v1', kind: 'workflow', id, name: id, ...body });
+
 /** items → iterate → a node per item → collect → output (a failed item is left out of the list, as a skipped one is). */
 function fanOut(id: string, work: WorkflowGraphInput['nodes'][number], port: string, extra: Partial<WorkflowGraphInput> = {}): WorkflowGraph {
-  return WorkflowGraph.parse({
-    format: 'steward/v1',
-    kind: 'workflow',
-    id,
-    name: id,
+  return graphWith(id, {
     nodes: [
       { id: 'in', kind: 'input', fields: [{ name: 'items', type: 'list' }] },
       { id: 'each', kind: 'iterate', concurrency: 2 },
@@ -140,4 +139,29 @@ describe('a supervised workflow run', () => {
     const shape = (events: RunEvent[]) => events.map((e) => `${e.type}:${e.type === 'node.invocation' ? `${e.invocation_id}:${e.status}` : ''}`);
     expect(shape(disabled.events)).toEqual(shape(off.events));
   });
+
+  it('a supervised run parked for a person keeps its supervision ledger (sticky verdicts, decisions) in the checkpoint', async () => {
+    const ws = tempNotesWorkspace();
+    cleanups.push(ws.cleanup);
+    const graph = graphWith('check-and-save', {
+      servers: [{ id: 'fs', package: FILESYSTEM_PACKAGE, args: ['${workspace}'] }],
+      nodes: [
+        { id: 'in', kind: 'input', fields: [{ name: 'items', type: 'list' }, { name: 'text', type: 'text' }] },
+        { id: 'each', kind: 'iterate' },
+        { id: 'work', kind: 'assert', checks: [{ check: 'contains', text: 'ok' }] },
+        { id: 'all', kind: 'collect' },
+        { id: 'save', kind: 'tool', server: 'fs', tool: 'write_file', inputs: [{ name: 'text', type: 'text' }], arguments: { path: join(ws.workspace, 'saved.md'), content: '{{text}}' } },
+        { id: 'out', kind: 'output', fields: [{ name: 'list', type: 'list' }, { name: 'said', type: 'text' }] },
+      ],
+      edges: [edge('in.items', 'each.list'), edge('each.item', 'work.value'), edge('work.value', 'all.item'), edge('all.list', 'out.list'), edge('in.text', 'save.text'), edge('save.text', 'out.said')],
+    });
+    const { double, supervision } = supervisedBy([{ verdict: VERDICTS.skip }]);
+    const result = await runWorkflow({ graph, specDir: ws.dir, workspace: ws.workspace, inputs: { items: ['ok', 'poison', 'poison'], text: 'hello' }, ledger: createMemoryLedger(), confirm: async () => 'pending', onEvent: () => undefined, supervision });
+    expect(result.status).toBe('waiting');
+    expect(double.calls).toHaveLength(1);
+    const checkpoint = WorkflowCheckpoint.parse(JSON.parse(JSON.stringify(result.checkpoint)));
+    // The second poisoned item was decided by the sticky skip: one decision, one remembered verdict.
+    expect(checkpoint.supervisor_ledger?.decisions).toBe(1);
+    expect(Object.values(checkpoint.supervisor_ledger?.sticky ?? {})).toEqual(['skip']);
+  }, 60_000);
 });
