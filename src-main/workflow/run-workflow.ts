@@ -458,6 +458,8 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
         ...(replay ? { replay_of: replay.replay_of, dry_run: !replay.live } : {}),
         ...(options.traceProfile !== undefined ? { trace_profile: options.traceProfile } : {}),
       });
+      // Asked for and not to be had: the run goes on unsupervised, and says so.
+      if (setup.kind === 'unavailable') emit({ type: 'run.notice', message: setup.notice.slice(0, 500) });
       feed({ type: 'start', inputs });
     }
     options.signal?.addEventListener('abort', onAbort, { once: true });
