@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RunEvent, type RunEventOf } from '@shared/contracts/events';
 import { FILESYSTEM_PACKAGE } from '@shared/policy/shipped-effects';
 import { LOCAL, settings, VERDICTS } from '@shared/supervisor/testing/fixtures';
-import { ScriptedSupervisorDouble, type ScriptedAnswer } from '@shared/supervisor/testing/scripted-supervisor';
+import { HANG, ScriptedSupervisorDouble, type ScriptedAnswer } from '@shared/supervisor/testing/scripted-supervisor';
 import { WorkflowGraph, type WorkflowGraphInput } from '@shared/workflow/document';
 import { tempNotesWorkspace } from '../../../test-support/workspace';
 import { createMemoryLedger } from '../../mcp/idempotency-ledger';
@@ -172,5 +172,28 @@ describe('a supervised workflow run', () => {
     expect(result.invocations.find((i) => i.id === 'work[each=1]')).toMatchObject({ status: 'failed', failure: { code: 'assert_failed' } });
     expect(ofType(events, 'run.notice').map((e) => e.message)).toEqual(['this run is not supervised: no supervisor model is set up']);
     expect(events.some((e) => e.type.startsWith('supervisor.'))).toBe(false);
+  });
+
+  it('cancelling the run while the supervisor decides aborts the decision and the run ends cancelled', async () => {
+    const { double, supervision } = supervisedBy([HANG]);
+    const ws = tempNotesWorkspace();
+    cleanups.push(ws.cleanup);
+    const stop = new AbortController();
+    const result = await runWorkflow({
+      graph: mustSayOk,
+      specDir: ws.dir,
+      workspace: ws.workspace,
+      inputs: { items: ['poison'] },
+      ledger: createMemoryLedger(),
+      signal: stop.signal,
+      // The assert fails at once and the hanging supervisor is asked: cancel a moment later.
+      onEvent: (e) => {
+        if (e.type === 'node.invocation' && e.status === 'running' && e.node === 'work') setTimeout(() => stop.abort(), 50);
+      },
+      supervision,
+    });
+    expect(result.status).toBe('cancelled');
+    expect(double.calls).toHaveLength(1);
+    expect(double.calls[0]?.aborted).toBe(true);
   });
 });
