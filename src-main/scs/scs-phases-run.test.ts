@@ -1,12 +1,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RunEvent } from '@shared/contracts/events';
-import type { ModelScriptInput, ScriptEntry } from '@shared/contracts/script';
-import { AgentSpec, type AgentSpecInput } from '@shared/contracts/spec';
-import { createMemoryLedger } from '../mcp/idempotency-ledger';
-import { runAgent } from '../engine/run-agent';
-import { tempNotesWorkspace } from '../../test-support/workspace';
+import type { ScriptEntry } from '@shared/contracts/script';
+import type { AgentSpecInput } from '@shared/contracts/spec';
+import { acceptVerdict, complete, monitor, read, runScsNotes, scsNotesSetup, write } from '../../test-support/scs-notes-run';
 
 /**
  * SCS as seed 001 describes it, in a run: rolling phases, next_required_action and stop conditions
@@ -20,42 +17,19 @@ afterEach(() => {
 });
 
 function setup(scs: AgentSpecInput['scs'], extra: Partial<AgentSpecInput> = {}) {
-  const ws = tempNotesWorkspace();
-  cleanups.push(ws.cleanup);
-  const spec = AgentSpec.parse({
-    format: 'steward/v1',
-    kind: 'agent',
-    id: 'scs-phases',
-    name: 'SCS phases',
-    instructions: 'Work in ${workspace}.',
-    task: 'Read the meeting notes, then write a summary to summary.md.',
-    workspace: 'notes-sandbox',
-    servers: [{ id: 'fs', package: '@modelcontextprotocol/server-filesystem', args: ['${workspace}'], tools: ['read_text_file', 'write_file', 'list_directory'] }],
-    supervision: { phase: 4, max_repair_rounds: 0, rules: { validation_failed: false } },
+  return scsNotesSetup(
+    cleanups,
+    { id: 'scs-phases', name: 'SCS phases', task: 'Read the meeting notes, then write a summary to summary.md.', supervision: { phase: 4, max_repair_rounds: 0, rules: { validation_failed: false } } },
     scs,
-    ...extra,
-  });
-  return { ws, spec };
+    extra,
+  );
 }
 
-async function run(s: ReturnType<typeof setup>, script: ModelScriptInput) {
-  const events: RunEvent[] = [];
-  const result = await runAgent({ spec: s.spec, specDir: s.ws.dir, workspace: s.ws.workspace, script: { latency_ms: 0, ...script }, ledger: createMemoryLedger(), onEvent: (e) => events.push(e) });
-  for (const e of events) expect(RunEvent.safeParse(e).success, e.type).toBe(true);
-  return { result, events, types: events.map((e) => e.type).filter((t) => t.startsWith('scs.') && t !== 'scs.transcript') };
-}
+const run = runScsNotes;
 
 const plan = (goal: string, allowed: string[], extra: Record<string, unknown> = {}): ScriptEntry => ({
   json: { phase_goal: goal, plan: ['Look', 'Do', 'Check'], acceptance_criteria: [`${goal}: done`], allowed_tools: allowed, stop_conditions: [], ...extra },
 });
-const monitor = (decision: string, reason: string, extra: Record<string, unknown> = {}): ScriptEntry => ({
-  json: { decision, confidence: 0.8, evidence: decision === 'finish_allowed' ? ['summary.md was written'] : [], reason, ...extra },
-});
-const read = (ws: { workspace: string }, file = 'meeting-notes.md'): ScriptEntry => ({ json: { decision_type: 'tool_call', tool_name: 'read_text_file', arguments: { path: join(ws.workspace, file) } } });
-const write = (ws: { workspace: string }, content = '# Summary\n- Bo: guide'): ScriptEntry => ({ json: { decision_type: 'tool_call', tool_name: 'write_file', arguments: { path: join(ws.workspace, 'summary.md'), content } } });
-const complete: ScriptEntry = { json: { decision_type: 'complete', output: 'summary written' } };
-const acceptVerdict: ScriptEntry = { json: { verdict: 'accept', reason_codes: [], explanation: 'Fine.' } };
-
 describe('SCS rolling phases in a run', () => {
   it('a run moves to phase 2 after accept_phase: each phase runs under its own plan, and the monitor sees the phase\'s changed files', async () => {
     const s = setup({ mode: 'on', monitor_every: 1 });

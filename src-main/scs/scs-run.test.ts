@@ -1,12 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RunEvent } from '@shared/contracts/events';
 import type { ModelScriptInput, ScriptEntry } from '@shared/contracts/script';
-import { AgentSpec, type AgentSpecInput } from '@shared/contracts/spec';
-import { createMemoryLedger } from '../mcp/idempotency-ledger';
-import { runAgent } from '../engine/run-agent';
-import { tempNotesWorkspace } from '../../test-support/workspace';
+import type { AgentSpecInput } from '@shared/contracts/spec';
+import { acceptVerdict, complete, monitor, read, runScsNotes, scsNotesSetup, write } from '../../test-support/scs-notes-run';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -14,30 +11,13 @@ afterEach(() => {
 });
 
 function setup(scs: AgentSpecInput['scs'], extra: Partial<AgentSpecInput> = {}) {
-  const ws = tempNotesWorkspace();
-  cleanups.push(ws.cleanup);
-  const spec = AgentSpec.parse({
-    format: 'steward/v1',
-    kind: 'agent',
-    id: 'scs-run',
-    name: 'SCS run',
-    instructions: 'Work in ${workspace}.',
-    task: 'Write a summary of the notes to summary.md.',
-    workspace: 'notes-sandbox',
-    servers: [{ id: 'fs', package: '@modelcontextprotocol/server-filesystem', args: ['${workspace}'], tools: ['read_text_file', 'write_file', 'list_directory'] }],
-    supervision: { phase: 4 },
-    scs,
-    ...extra,
-  });
-  return { ws, spec };
+  return scsNotesSetup(cleanups, { id: 'scs-run', name: 'SCS run', task: 'Write a summary of the notes to summary.md.', supervision: { phase: 4 } }, scs, extra);
 }
 
 async function run(s: ReturnType<typeof setup>, script: ModelScriptInput) {
-  const events: RunEvent[] = [];
-  const result = await runAgent({ spec: s.spec, specDir: s.ws.dir, workspace: s.ws.workspace, script: { latency_ms: 0, ...script }, ledger: createMemoryLedger(), onEvent: (e) => events.push(e) });
-  for (const e of events) expect(RunEvent.safeParse(e).success, e.type).toBe(true);
-  expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
-  return { result, events, types: events.map((e) => e.type).filter((t) => t.startsWith('scs.') && t !== 'scs.transcript') };
+  const ran = await runScsNotes(s, script);
+  expect(ran.events.map((e) => e.seq)).toEqual(ran.events.map((_, i) => i));
+  return ran;
 }
 
 const plan = (allowed: string[], goal = 'Summarise the meeting notes'): ScriptEntry => ({
@@ -49,14 +29,6 @@ const plan = (allowed: string[], goal = 'Summarise the meeting notes'): ScriptEn
     stop_conditions: ['the notes are missing'],
   },
 });
-const monitor = (decision: string, reason: string, extra: Record<string, unknown> = {}): ScriptEntry => ({
-  json: { decision, confidence: 0.8, evidence: decision === 'finish_allowed' ? ['summary.md was written'] : [], reason, ...extra },
-});
-const read = (ws: { workspace: string }, file = 'meeting-notes.md'): ScriptEntry => ({ json: { decision_type: 'tool_call', tool_name: 'read_text_file', arguments: { path: join(ws.workspace, file) } } });
-const write = (ws: { workspace: string }): ScriptEntry => ({ json: { decision_type: 'tool_call', tool_name: 'write_file', arguments: { path: join(ws.workspace, 'summary.md'), content: '# Summary\n- Bo: guide' } } });
-const complete: ScriptEntry = { json: { decision_type: 'complete', output: 'summary written' } };
-const acceptVerdict: ScriptEntry = { json: { verdict: 'accept', reason_codes: [], explanation: 'Fine.' } };
-
 describe('SCS in a run (real filesystem server, replay models)', () => {
   it('approve: the supervisor runs only the approved phase, and the finish passes the monitor\'s gate', async () => {
     const s = setup({ mode: 'on', monitor_every: 10 });

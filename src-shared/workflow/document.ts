@@ -169,7 +169,7 @@ export const GRAPH_FIELDS = {
   edges: z.array(Edge).default([]),
 };
 
-/** Node ids and server ids are unique within a document. */
+/** The ids of nodes, and of servers, are unique within a document. */
 export function refineUniqueIds(w: { nodes: readonly { id: string }[]; servers: readonly { id: string }[] }, ctx: z.RefinementCtx): void {
   const seen = new Set<string>();
   w.nodes.forEach((n, i) => {
