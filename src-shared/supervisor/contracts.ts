@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { ModelRef } from '../contracts/model';
+import { ModelScript } from '../contracts/script';
 import { Lineage } from '../workflow/invocation';
 
 /**
@@ -106,8 +108,10 @@ export const SupervisorWho = z.discriminatedUnion('kind', [
   z
     .object({
       kind: z.literal('model'),
-      /** The model profile that supervises (local by default; the privacy policy applies). */
-      profile: z.string().min(1),
+      /** The model that supervises (a local one by default; the privacy policy applies to what it is sent). */
+      model: ModelRef.default({ provider: 'script' }),
+      /** Replay responses when `model` is the script provider (demos, tests, evals). */
+      script: ModelScript.optional(),
       /** Output tokens one turn may use: the worst case the cost cap reserves. Never unset. */
       max_output_tokens: z.number().int().min(64).max(32_768).default(2048),
       /** A model that does not answer in time is aborted; the verdict is the default (fail). */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AgentSpec, McpServerSpec, ToolEffectOverrides } from '../contracts/spec';
 import { ModelScript } from '../contracts/script';
 import { ModelRef } from '../contracts/model';
+import { SupervisorSettings } from '../supervisor/contracts';
 
 /**
  * The workflow document (`steward/v1`, `kind: "workflow"`): typed nodes and the edges between
@@ -167,6 +168,11 @@ export const GRAPH_FIELDS = {
   description: z.string().default(''),
   nodes: z.array(WorkflowNode).min(1),
   edges: z.array(Edge).default([]),
+  /**
+   * The workflow supervisor (issue 11, seed 004): who decides what happens to a node that still
+   * fails after its own retries, and its bounds. Absent or `enabled: false` = unsupervised.
+   */
+  supervisor: SupervisorSettings.optional(),
 };
 
 /** The ids of nodes, and of servers, are unique within a document. */

@@ -19,7 +19,7 @@ function supervision(answers: ScriptedAnswer[], opts: { checks?: SubstituteCheck
   const secrets = new SecretRegistry();
   secrets.register('openai', API_KEY);
   const deps: SupervisionDeps = {
-    settings: settings({ who: { kind: 'model', profile: 'local-supervisor', decision_timeout_ms: 1000 }, ...opts.settings }),
+    settings: settings({ who: { kind: 'model', model: { provider: 'script' }, decision_timeout_ms: 1000 }, ...opts.settings }),
     supervisor: { identity: LOCAL, decide: (input, signal) => double.decide(input, signal) },
     validate: (input) => double.validate(input),
     secrets,

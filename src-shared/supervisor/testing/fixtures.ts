@@ -43,7 +43,7 @@ export const PRICING = { 'openai:gpt-test': { input_per_mtok_usd: 1, output_per_
 export function settings(overrides: SupervisorSettingsInput = {}): SupervisorSettings {
   return SupervisorSettings.parse({
     enabled: true,
-    who: { kind: 'model', profile: 'supervisor', decision_timeout_ms: 30_000 },
+    who: { kind: 'model', model: { provider: 'script' }, decision_timeout_ms: 30_000 },
     max_decisions: 5,
     max_retries: 1,
     pricing: PRICING,
