@@ -81,6 +81,8 @@ export function rawDecisionOf(record: RoundRecord, kind: InterventionKind): Deci
     case 'escalation':
     case 'blocked':
       return validCandidate(record);
+    case 'pattern_judgment':
+      return undefined;
   }
 }
 
@@ -140,5 +142,9 @@ export function resumeStep(intervention: Intervention, answer: HumanAnswer): Res
       return { kind: 'takeover' };
     case 'stop':
       return { kind: 'stop' };
+    // A pattern judgment's answers (src-main/workflow/pattern/human-judgment.ts); an agent never offers them.
+    case 'escalate':
+    case 'expired':
+      throw new SpecError(`"${answer.action}" answers a pattern's judgment, not an agent's question`);
   }
 }

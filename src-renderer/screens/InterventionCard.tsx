@@ -4,8 +4,10 @@ import { useHost } from '../app/HostProvider';
 import { DecisionView } from '../components/DecisionView';
 import { Chip } from '../components/Chip';
 import { Spinner } from '../components/Icons';
+import { AnswerError, ReconnectNote } from './interventions/answer-notes';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { JsonField } from './editor/JsonField';
+import { PatternJudgmentCard } from './PatternJudgmentCard';
 import type { SnapshotTool } from '../db/derive-rounds';
 import { roundNumber } from '@shared/contracts/round-number';
 
@@ -17,6 +19,8 @@ const ACTION_HINTS = {
   reply: 'The agent gets your reply and goes on.',
   yes: 'The agent is told yes and goes on.',
   no: 'The agent is told no and goes on.',
+  escalate: 'The pattern stops here and reports the escalation.',
+  expired: 'The judgment expired; its fallback takes it.',
 } satisfies Record<HumanAction, string>;
 
 const WHY = {
@@ -25,6 +29,7 @@ const WHY = {
   ask_user: 'The agent asks you a question before it goes on.',
   request_confirmation: 'The agent asks you to confirm before it goes on.',
   blocked: 'A decision was blocked; the agent waits for your word on how to go on.',
+  pattern_judgment: 'A pattern node waits for your judgment of its output.',
 } satisfies Record<InterventionKind, string>;
 
 /** A question the student asked itself: its words are the question, not a decision to approve. */
@@ -62,6 +67,12 @@ function answerOf(action: HumanAction, reply: string, note: string, edited: Reco
  * state (also across restarts) until one of the offered answers is sent; then it continues live.
  */
 export function InterventionCard({ intervention, tools }: { intervention: Intervention; tools?: SnapshotTool[] }) {
+  // Each kind with its own answers has its own card.
+  if (intervention.kind === 'pattern_judgment' && intervention.judgment) return <PatternJudgmentCard intervention={intervention} ask={intervention.judgment} />;
+  return <DecisionInterventionCard intervention={intervention} tools={tools} />;
+}
+
+function DecisionInterventionCard({ intervention, tools }: { intervention: Intervention; tools?: SnapshotTool[] }) {
   const { client, connection } = useHost();
   const noteId = useId();
   const replyId = useId();
@@ -235,14 +246,10 @@ export function InterventionCard({ intervention, tools }: { intervention: Interv
               ),
             )}
           </div>
-          {connection !== 'open' && <p className="muted">Reconnect to the Steward host to answer.</p>}
+          <ReconnectNote connection={connection} />
         </>
       )}
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <AnswerError error={error} />
     </section>
   );
 }

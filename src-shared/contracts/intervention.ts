@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Decision } from './decision';
 import { ReasonCode } from './verdict';
+import { PatternJudgmentAsk } from '../pattern/human-ask';
 
 /**
  * A run waiting for a person (DESIGN.md §3): the teacher escalated to human handling, a tool that
@@ -9,7 +10,7 @@ import { ReasonCode } from './verdict';
  * to ask the person how to go on (on_block `ask_user`). The run is persisted in this state and
  * resumes when the person answers — also after the app restarts, in the app or the CLI.
  */
-export const INTERVENTION_KINDS = ['escalation', 'confirmation', 'ask_user', 'request_confirmation', 'blocked'] as const;
+export const INTERVENTION_KINDS = ['escalation', 'confirmation', 'ask_user', 'request_confirmation', 'blocked', 'pattern_judgment'] as const;
 export const InterventionKind = z.enum(INTERVENTION_KINDS);
 export type InterventionKind = z.infer<typeof InterventionKind>;
 
@@ -19,9 +20,14 @@ export const INTERVENTION_KIND_LABELS = {
   ask_user: 'The agent asks you',
   request_confirmation: 'The agent asks yes or no',
   blocked: 'Blocked: how to go on?',
+  pattern_judgment: 'Judge the pattern’s output',
 } satisfies Record<InterventionKind, string>;
 
-export const HUMAN_ACTIONS = ['approve', 'reject', 'takeover', 'stop', 'reply', 'yes', 'no'] as const;
+/**
+ * `escalate`: a person's judgment of a pattern ends its loop for someone to look at. `expired`: never
+ * offered; the host's timer gives it once a judgment's expiry has passed (its fallback judges).
+ */
+export const HUMAN_ACTIONS = ['approve', 'reject', 'takeover', 'stop', 'reply', 'yes', 'no', 'escalate', 'expired'] as const;
 export const HumanAction = z.enum(HUMAN_ACTIONS);
 export type HumanAction = z.infer<typeof HumanAction>;
 
@@ -33,6 +39,8 @@ export const HUMAN_ACTION_LABELS = {
   reply: 'Reply to the agent',
   yes: 'Yes',
   no: 'No',
+  escalate: 'Escalate; the pattern stops',
+  expired: 'Expired unanswered',
 } satisfies Record<HumanAction, string>;
 
 /** How long a person's reply may be: it goes into the next prompt, the trace and the history. */
@@ -52,6 +60,8 @@ export const Intervention = z
     /** The answers the person may give, in the order to show them. */
     options: z.array(HumanAction).min(1),
     requested_at: z.string(),
+    /** A pattern node's judgment (`pattern_judgment`): the outputs to judge and what a verdict cites. */
+    judgment: PatternJudgmentAsk.optional(),
   })
   .strict();
 export type Intervention = z.infer<typeof Intervention>;
@@ -68,8 +78,11 @@ export const HumanAnswer = z
      * pass the same validation against the round's tools, or the answer is refused.
      */
     arguments: z.record(z.string(), z.unknown()).optional(),
+    /** A pattern judgment's evidence: the member outputs (by id) the approval or rejection cites. */
+    evidence: z.array(z.string().min(1).max(200)).max(50).optional(),
   })
   .strict()
   .refine((a) => (a.action === 'reply') === (a.text !== undefined), { message: 'a reply needs its text, and only a reply has text', path: ['text'] })
-  .refine((a) => a.arguments === undefined || a.action === 'approve', { message: 'only an approval may carry edited arguments', path: ['arguments'] });
+  .refine((a) => a.arguments === undefined || a.action === 'approve', { message: 'only an approval may carry edited arguments', path: ['arguments'] })
+  .refine((a) => a.evidence === undefined || a.action === 'approve' || a.action === 'reject', { message: 'only an approval or a rejection cites evidence', path: ['evidence'] });
 export type HumanAnswer = z.infer<typeof HumanAnswer>;
