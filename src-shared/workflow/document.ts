@@ -3,6 +3,7 @@ import { AgentSpec, McpServerSpec, ToolEffectOverrides } from '../contracts/spec
 import { ModelScript } from '../contracts/script';
 import { ModelRef } from '../contracts/model';
 import { SupervisorSettings } from '../supervisor/contracts';
+import { ExhaustionPolicy, JudgmentSettings, PatternMember, PatternSettings, PatternType } from '../pattern/contracts';
 
 /**
  * The workflow document (`steward/v1`, `kind: "workflow"`): typed nodes and the edges between
@@ -101,6 +102,61 @@ export const ToolNode = z
   })
   .strict();
 
+/**
+ * A pattern member: an agent definition (issue 12). Its proposals cross its own decision boundary,
+ * with its own models, review rules, limits and replay script, like any agent node's.
+ */
+export const PatternMemberAgent = PatternMember.extend({
+  models: agent.models,
+  supervision: agent.supervision,
+  limits: agent.limits,
+  script: ModelScript.optional(),
+}).strict();
+export type PatternMemberAgent = z.infer<typeof PatternMemberAgent>;
+
+/**
+ * A pattern node (issue 12, seed 002): a SUPERVISOR, DEBATE or PIPELINE of member agents whose
+ * output is judged before it leaves (docs/patterns.md). `task` may use the node's inputs as
+ * `{{name}}`. A judge caller's `profile` is a key of `judge_models` (its model); a replay judge
+ * answers from `judge_script`. Outputs: `output` (text), `approved` (boolean: a judgment
+ * approved it), `iterations` (number).
+ */
+export const PatternNode = z
+  .object({
+    ...nodeBase,
+    kind: z.literal('pattern'),
+    type: PatternType,
+    name: z.string().min(1).max(120).optional(),
+    task: agent.task,
+    inputs: z.array(PortDecl).default([]),
+    servers: z.array(slug).optional(),
+    members: z.array(PatternMemberAgent).min(1).max(12),
+    max_iterations: z.number().int().min(1).max(20).default(3),
+    on_exhaustion: ExhaustionPolicy.default('fail'),
+    judgment: JudgmentSettings,
+    judge_models: z.record(z.string().min(1).max(120), ModelRef).default({}),
+    /** Replay answers for the judges whose model is the script, in the order they are asked (`teacher`). */
+    judge_script: ModelScript.optional(),
+  })
+  .strict()
+  // The pattern's own rules (unique members, citations of members that exist, …), by the same paths.
+  .superRefine((node, ctx) => {
+    const checked = PatternSettings.safeParse(patternSettingsOf(node));
+    if (!checked.success) for (const issue of checked.error.issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+  });
+export type PatternNode = z.infer<typeof PatternNode>;
+
+/** The pattern's settings as the shared loop machine takes them (members by id, role and instructions). */
+export function patternSettingsOf(node: Pick<PatternNode, 'type' | 'members' | 'max_iterations' | 'on_exhaustion' | 'judgment'>): PatternSettings {
+  return {
+    type: node.type,
+    members: node.members.map((m) => ({ id: m.id, role: m.role, instructions: m.instructions })),
+    max_iterations: node.max_iterations,
+    on_exhaustion: node.on_exhaustion,
+    judgment: node.judgment,
+  };
+}
+
 /** A deterministic template over its inputs: text, or JSON whose strings are templated. Output `output`. */
 export const TemplateNode = z
   .object({
@@ -146,12 +202,12 @@ export const OutputNode = z
   .object({ ...nodeBase, kind: z.literal('output'), fields: z.array(PortDecl).min(1) })
   .strict();
 
-export const WorkflowNode = z.discriminatedUnion('kind', [InputNode, AgentNode, ToolNode, TemplateNode, AssertNode, IterateNode, CollectNode, OutputNode]);
+export const WorkflowNode = z.discriminatedUnion('kind', [InputNode, AgentNode, PatternNode, ToolNode, TemplateNode, AssertNode, IterateNode, CollectNode, OutputNode]);
 export type WorkflowNode = z.infer<typeof WorkflowNode>;
 export type WorkflowNodeInput = z.input<typeof WorkflowNode>;
 export type NodeKind = WorkflowNode['kind'];
 export type NodeOf<K extends NodeKind> = Extract<WorkflowNode, { kind: K }>;
-export const NODE_KINDS = ['input', 'agent', 'tool', 'template', 'assert', 'iterate', 'collect', 'output'] as const satisfies readonly NodeKind[];
+export const NODE_KINDS = ['input', 'agent', 'pattern', 'tool', 'template', 'assert', 'iterate', 'collect', 'output'] as const satisfies readonly NodeKind[];
 
 export const PortRef = z.object({ node: slug, port: PortName }).strict();
 export type PortRef = z.infer<typeof PortRef>;

@@ -21,6 +21,8 @@ export function portsOf(node: WorkflowNode): NodePorts {
       return { inputs: [], outputs: node.fields.map((f) => ({ name: f.name, type: f.type })) };
     case 'agent':
       return { inputs: node.inputs, outputs: [{ name: 'output', type: 'text' }] };
+    case 'pattern':
+      return { inputs: node.inputs, outputs: [{ name: 'output', type: 'text' }, { name: 'approved', type: 'boolean' }, { name: 'iterations', type: 'number' }] };
     case 'tool':
       return { inputs: node.inputs, outputs: [{ name: 'result', type: 'any' }, { name: 'text', type: 'text' }] };
     case 'template':
@@ -45,6 +47,7 @@ export function typesConnect(from: PortType, to: PortType): boolean {
 export const NODE_KIND_LABELS = {
   input: 'Input',
   agent: 'Agent',
+  pattern: 'Pattern',
   tool: 'MCP tool',
   template: 'Template',
   assert: 'Assert',

@@ -1,5 +1,5 @@
 import { checkProblem } from './assert-checks';
-import type { WorkflowGraph, WorkflowNode } from './document';
+import type { NodeOf, WorkflowGraph, WorkflowNode } from './document';
 import { edgesInto, indexGraph, sentScope, type GraphIndex } from './graph-index';
 import { MAX_LINEAGE_DEPTH } from './invocation';
 import { typesConnect } from './ports';
@@ -89,7 +89,8 @@ function nodeProblems(index: GraphIndex, node: WorkflowNode, servers: Set<string
     }
   }
   const serverProblem = (server: string): GraphProblem => ({ node: node.id, code: 'unknown_server', message: `uses a server ${quoted(server)} the workflow does not have` });
-  if (node.kind === 'agent') problems.push(...(node.servers ?? []).filter((s) => !servers.has(s)).map(serverProblem));
+  if (node.kind === 'agent' || node.kind === 'pattern') problems.push(...(node.servers ?? []).filter((s) => !servers.has(s)).map(serverProblem));
+  if (node.kind === 'pattern') problems.push(...judgeProblems(node));
   if (node.kind === 'tool') {
     const known = context.tools?.[node.server];
     if (!servers.has(node.server)) problems.push(serverProblem(node.server));
@@ -115,6 +116,8 @@ function templatedParts(node: WorkflowNode): unknown {
   switch (node.kind) {
     case 'agent':
       return [node.instructions, node.task];
+    case 'pattern':
+      return [node.task, ...node.members.map((m) => m.instructions)];
     case 'tool':
       return node.arguments;
     case 'template':
@@ -122,6 +125,14 @@ function templatedParts(node: WorkflowNode): unknown {
     default:
       return [];
   }
+}
+
+/** Every model judge of a pattern names its model: its profile is a key of `judge_models`. */
+function judgeProblems(node: NodeOf<'pattern'>): GraphProblem[] {
+  const profiles = node.judgment.callers.flatMap((c) => (c.kind === 'llm' ? [c.profile] : c.fallback.kind === 'llm' ? [c.fallback.profile] : []));
+  return [...new Set(profiles)]
+    .filter((p) => !Object.hasOwn(node.judge_models, p))
+    .map((p) => ({ node: node.id, code: 'unknown_judge_model', message: `a judge uses the profile ${quoted(p)}, which names no model in judge_models` }));
 }
 
 function scopeProblems(index: GraphIndex): GraphProblem[] {

@@ -7,6 +7,7 @@ export const DRAG_TYPE = 'application/x-steward-node-kind';
 const HINTS: Record<NodeKind, string> = {
   input: 'Typed run inputs: the run form',
   agent: 'A supervised agent: student proposes, teacher reviews',
+  pattern: 'A team of agents whose output is judged before it leaves',
   tool: 'One MCP tool call through the boundary',
   template: 'Text or JSON from its inputs',
   assert: 'Checks a value; fails the node when one does not hold',

@@ -1,5 +1,6 @@
 import { AgentNode, type Edge, type NodeKind, type WorkflowNode } from '@shared/workflow/document';
 import type { HostedWorkflowGraph } from '@shared/workflow/hosted-graph';
+import { presetPatternNode } from '@shared/workflow/pattern-preset-node';
 import { portsOf } from '@shared/workflow/ports';
 
 /**
@@ -25,6 +26,8 @@ export function newNode(kind: NodeKind, id: string, position: XY, draft: Draft):
       return { ...base, kind, fields: [{ name: 'text', type: 'text', required: true }] };
     case 'agent':
       return AgentNode.parse({ ...base, kind, instructions: 'You are a careful assistant. Finish with complete and your answer as its output.', task: 'Say what this agent should do. Add input args and use them here by name in double braces.' });
+    case 'pattern':
+      return { ...presetPatternNode(id, 'PIPELINE'), position };
     case 'tool':
       // Left empty on purpose when the workflow has no server yet: the node shows what to fill in.
       return { ...base, kind, server: draft.servers[0]?.id ?? '', tool: '', arguments: {}, inputs: [] };
