@@ -40,6 +40,13 @@ describe('the node inspector', () => {
     expect(html.indexOf('Settings')).toBeLessThan(html.indexOf('Supervision &amp; Learning'));
   });
 
+  it('a pattern node is configured like any node: type with its preset, members, iterations, exhaustion, then the judgment and its callers', () => {
+    const html = inspect('pattern');
+    const order = ['inspector-pattern-type', 'inspector-pattern-max-iterations', 'inspector-pattern-exhaustion', 'inspector-task', 'inspector-pattern-members', 'inspector-judgment-placement', 'inspector-judgment-mode', 'inspector-judgment-trigger', 'inspector-judgment-callers', 'inspector-judgment-must-cite', 'inspector-judge-model'].map((id) => html.indexOf(`data-testid="${id}"`));
+    expect(order.every((at) => at >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+  });
+
   it("a tool node offers the inspected tools of its workflow server's registered server", () => {
     const html = inspect('tool');
     expect(html).toMatch(/data-testid="inspector-tool-select".*read_text_file.*write_file/s);

@@ -6,6 +6,7 @@ import { AgentSection } from './AgentSection';
 import { AssertSection } from './AssertSection';
 import type { Draft } from './graph-edit';
 import { JsonField } from './JsonField';
+import { PatternSection } from './PatternSection';
 import { PortListEditor } from './PortListEditor';
 import { ToolSection } from './ToolSection';
 import type { ServerTools } from './use-server-tools';
@@ -62,6 +63,8 @@ function KindSection({ node, draft, tools, onChange }: { node: WorkflowNode; dra
       return <PortListEditor title="Fields" min={1} ports={node.fields} onChange={(fields, group) => onChange({ ...node, fields }, group)} testId="inspector-fields" />;
     case 'agent':
       return <AgentSection node={node} serverIds={draft.servers.map((s) => s.id)} onChange={onChange} />;
+    case 'pattern':
+      return <PatternSection node={node} onChange={onChange} />;
     case 'tool':
       return <ToolSection node={node} servers={draft.servers} tools={tools} onChange={onChange} />;
     case 'assert':
