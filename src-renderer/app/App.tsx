@@ -24,7 +24,7 @@ export function App() {
           {route.name === 'workflows' && <WorkflowsScreen />}
           {route.name === 'workflow' && <WorkflowScreen key={route.workflowId} workflowId={route.workflowId} />}
           {/* One key for both: a new workflow saved (or one renamed) stays in the same editor as its address changes. */}
-          {(route.name === 'workflow-new' || route.name === 'workflow-edit') && <EditorScreen key="editor" workflowId={route.name === 'workflow-edit' ? route.workflowId : undefined} openRun={route.name === 'workflow-edit' && route.run} />}
+          {(route.name === 'workflow-new' || route.name === 'workflow-edit') && <EditorScreen key="editor" workflowId={route.name === 'workflow-edit' ? route.workflowId : undefined} openRun={route.name === 'workflow-edit' && route.run} showRun={route.name === 'workflow-edit' ? route.showRun : undefined} />}
           {route.name === 'runs' && <RunsScreen />}
           {route.name === 'run' && <RunScreen key={route.runId} runId={route.runId} tab={route.tab} focusEvent={route.event} />}
           {route.name === 'learning' && <LearningScreen />}

@@ -6,8 +6,8 @@ export type Route =
   | { name: 'workflow'; workflowId: string }
   /** The graph editor for a new workflow of the user's own. */
   | { name: 'workflow-new' }
-  /** The graph editor for a stored workflow; `run`: with its run form open. */
-  | { name: 'workflow-edit'; workflowId: string; run: boolean }
+  /** The graph editor for a stored workflow; `run`: with its run form open; `showRun`: that run's states on the graph (`#/workflows/ID/edit/RUN`). */
+  | { name: 'workflow-edit'; workflowId: string; run: boolean; showRun?: string }
   | { name: 'runs' }
   /**
    * `event`: on the trace tab, the event (by sequence number) to open and scroll to. `node`: on a
@@ -29,6 +29,7 @@ export function parseRoute(hash: string): Route {
   if (section === 'runs' && id) return { name: 'run', runId: id, tab: tab === 'trace' ? 'trace' : 'rounds' };
   if (section === 'runs') return { name: 'runs' };
   if (section === 'workflows' && id === 'new' && tab === undefined) return { name: 'workflow-new' };
+  if (section === 'workflows' && id && tab === 'edit' && event !== undefined) return { name: 'workflow-edit', workflowId: id, run: false, showRun: event };
   if (section === 'workflows' && id && (tab === 'edit' || tab === 'run')) return { name: 'workflow-edit', workflowId: id, run: tab === 'run' };
   if (section === 'workflows' && id) return { name: 'workflow', workflowId: id };
   if (section === 'learning') return { name: 'learning' };
@@ -47,6 +48,7 @@ export function routeHref(route: Route): string {
     case 'workflow-new':
       return '#/workflows/new';
     case 'workflow-edit':
+      if (route.showRun !== undefined && !route.run) return `#/workflows/${encodeURIComponent(route.workflowId)}/edit/${encodeURIComponent(route.showRun)}`;
       return `#/workflows/${encodeURIComponent(route.workflowId)}/${route.run ? 'run' : 'edit'}`;
     case 'runs':
       return '#/runs';

@@ -1,4 +1,4 @@
-import { RUN_STATUS_LABELS, type RunStatus } from '@shared/contracts/events';
+import { runStatusLabel, type RunStatus } from '@shared/contracts/events';
 import { OUTCOME_LABELS, type RoundOutcome } from '@shared/contracts/round';
 import { VERDICT_LABELS, type Verdict } from '@shared/contracts/verdict';
 import type { ReactNode } from 'react';
@@ -29,11 +29,12 @@ const STATUS_TONES = {
   interrupted: 'failed',
 } satisfies Record<RunStatus, Tone>;
 
-export function StatusBadge({ status, testId }: { status: RunStatus; testId?: string }) {
+/** `supervised`: a workflow supervisor's verdicts were applied in the run ("Completed — supervised"). */
+export function StatusBadge({ status, testId, supervised = false }: { status: RunStatus; testId?: string; supervised?: boolean }) {
   return (
-    <span className={`chip chip--${STATUS_TONES[status]} chip--status`} data-testid={testId} data-status={status}>
+    <span className={`chip chip--${STATUS_TONES[status]} chip--status`} data-testid={testId} data-status={status} data-supervised={supervised || undefined}>
       {(status === 'running' || status === 'waiting') && <span className="pulse" aria-hidden="true" />}
-      {RUN_STATUS_LABELS[status]}
+      {runStatusLabel(status, supervised)}
     </span>
   );
 }

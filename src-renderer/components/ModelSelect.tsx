@@ -21,8 +21,13 @@ export function ModelSelect({
   onProfile,
   profile,
   disabled,
+  label,
+  testId,
 }: {
   role: 'Student' | 'Teacher';
+  /** The field's label when it is not the role's (the workflow supervisor's model picks like a teacher's). */
+  label?: string;
+  testId?: string;
   value: ModelRef;
   providers?: ProviderStatus;
   onChange: (ref: ModelRef) => void;
@@ -41,14 +46,14 @@ export function ModelSelect({
   return (
     <div className="field">
       <label htmlFor={id} className="field__label">
-        {role}
+        {label ?? role}
       </label>
       <select
         id={id}
         className="select"
         value={selected}
         disabled={disabled}
-        data-testid={`model-select-${role.toLowerCase()}`}
+        data-testid={testId ?? `model-select-${role.toLowerCase()}`}
         onChange={(e) => {
           const choice = choiceOf(groups, e.target.value);
           if (!choice) return;

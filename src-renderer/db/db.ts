@@ -83,6 +83,8 @@ export interface WorkflowRunFacts {
   invocations: Record<string, [InvocationStatus, number]>;
   /** Per invocation id: its completed rounds (an agent node's, a tool node's one call), each counting from 0. */
   invocation_rounds: Record<string, number>;
+  /** A workflow supervisor's verdict was applied in this run (its status reads "Completed — supervised"). */
+  supervised?: true;
 }
 
 /** Where a stored profile came from: shipped with the app, made here, or imported from a file. */

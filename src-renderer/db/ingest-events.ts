@@ -177,6 +177,8 @@ function foldWorkflowEvent(row: RunRow, e: RunEvent): RunRow {
       if (id === undefined || (seen && seen[1] >= e.seq)) return { ...row, workflow: wf };
       return { ...row, workflow: { ...wf, invocations: { ...wf.invocations, [id]: [e.status, e.seq] } } };
     }
+    case 'supervisor.verdict':
+      return { ...row, workflow: { ...wf, supervised: true } };
     case 'agent.started':
       return {
         ...row,

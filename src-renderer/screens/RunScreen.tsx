@@ -30,6 +30,9 @@ import { ReplayButton } from './run/ReplayButton';
 import { DifferencesPanel } from './run/DifferencesPanel';
 import { NodeDifferencesPanel } from './run/NodeDifferencesPanel';
 import { PrivacyPanel } from './privacy/PrivacyPanel';
+import { deriveSupervision } from '../workflow-supervisor/derive-supervision';
+import { InterventionFeed } from '../workflow-supervisor/InterventionFeed';
+import { SupervisionReport } from '../workflow-supervisor/SupervisionReport';
 
 const NO_EVENTS: RunEvent[] = [];
 
@@ -55,7 +58,7 @@ export function RunHeader({ run, facts, scs, usage }: { run: RunRow; facts: RunF
           Runs
         </a>
         <h1 className="page__title">{run.spec_name}</h1>
-        <StatusBadge status={run.status} testId="run-status" />
+        <StatusBadge status={run.status} testId="run-status" supervised={run.workflow?.supervised} />
         {run.dry_run && (
           <Chip tone="accent" title="Models were called; no tool was executed">
             Dry run
@@ -63,7 +66,7 @@ export function RunHeader({ run, facts, scs, usage }: { run: RunRow; facts: RunF
         )}
         <span className="round__spacer" />
         {run.workflow_id && run.workflow && (
-          <a className="button" href={routeHref({ name: 'workflow-edit', workflowId: run.workflow_id, run: false })}>
+          <a className="button" href={routeHref({ name: 'workflow-edit', workflowId: run.workflow_id, run: false, showRun: run.run_id })} data-testid="open-in-editor" title="The workflow's graph with this run's node states and supervisor verdicts">
             Open in editor
           </a>
         )}
@@ -214,7 +217,7 @@ function FinalPanel({ run, outputs }: { run: RunRow; outputs?: Record<string, un
     <section className={`card final final--${run.status}`} data-testid="run-final" aria-label="Run result">
       <header className="final__head">
         <h2 className="final__title">Result</h2>
-        <StatusBadge status={run.status} />
+        <StatusBadge status={run.status} supervised={run.workflow?.supervised} />
         <span className="round__spacer" />
         <span className="muted" title="Events stored in this browser / events the run emitted">
           {complete ? `trace complete · ${plural(run.stored_events, 'event')}` : `${run.stored_events} of ${run.event_count ?? '?'} events stored`}
@@ -362,6 +365,7 @@ function WorkflowRunBody({ runId, run, events, focusNode }: { runId: string; run
   const hostPending = useHostPending(runId, run?.status);
   const started = useMemo(() => workflowStartOf(events), [events]);
   const finished = useMemo(() => events.find((e) => e.type === 'run.finished'), [events]);
+  const supervision = useMemo(() => deriveSupervision(events), [events]);
   return (
     <div className="rounds">
       {started?.replay_of && <NodeDifferencesPanel runId={runId} replayOf={started.replay_of} events={events} live={!run || run.status === 'running' || run.status === 'waiting'} />}
@@ -375,9 +379,11 @@ function WorkflowRunBody({ runId, run, events, focusNode }: { runId: string; run
           </div>
         </details>
       )}
+      <InterventionFeed view={supervision} />
       <NodesPanel runId={runId} run={run} events={events} hostPending={hostPending} focusNode={focusNode} />
       {(!run || run.status === 'running') && <LiveNotice events={events} />}
       {run && <FinalPanel run={run} outputs={finished?.type === 'run.finished' ? finished.outputs : undefined} />}
+      {finished && <SupervisionReport view={supervision} />}
     </div>
   );
 }

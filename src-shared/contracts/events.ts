@@ -55,6 +55,15 @@ export const RUN_STATUS_LABELS = {
   interrupted: 'Interrupted',
 } satisfies Record<RunStatus, string>;
 
+/**
+ * A run's status in words, on every screen and in the CLI. A workflow run that completed after its
+ * supervisor's verdicts were applied reads "Completed — supervised": seed 004's derived display
+ * state, from the run's `supervisor.verdict` events, not a status the host sets.
+ */
+export function runStatusLabel(status: RunStatus, supervised = false): string {
+  return supervised && status === 'completed' ? 'Completed — supervised' : RUN_STATUS_LABELS[status];
+}
+
 const round = z.number().int().nonnegative();
 
 const SCS_MONITOR_EVENTS = [

@@ -23,7 +23,8 @@ import { errorText, useStoredWorkflow, type Opened, type SaveOutcome } from './u
 import { WorkflowPanel } from './WorkflowPanel';
 
 /** The graph editor for one of the user's workflows (`workflowId`), or a new one. */
-export function EditorScreen({ workflowId, openRun = false }: { workflowId?: string; openRun?: boolean }) {
+/** `showRun`: a run of this workflow whose node states (and supervisor verdicts) the graph shows. */
+export function EditorScreen({ workflowId, openRun = false, showRun }: { workflowId?: string; openRun?: boolean; showRun?: string }) {
   const { state, save, adopt } = useStoredWorkflow(workflowId);
   if (state.status !== 'ready')
     return (
@@ -38,7 +39,7 @@ export function EditorScreen({ workflowId, openRun = false }: { workflowId?: str
     );
   return (
     <ReactFlowProvider key={state.generation}>
-      <Editor initial={state.opened} save={save} adopt={adopt} openRun={openRun} />
+      <Editor initial={state.opened} save={save} adopt={adopt} openRun={openRun} showRun={showRun} />
     </ReactFlowProvider>
   );
 }
@@ -46,7 +47,7 @@ export function EditorScreen({ workflowId, openRun = false }: { workflowId?: str
 const NONE = { servers: [], workspaces: [] };
 const isTyping = (t: EventTarget | null) => t instanceof HTMLElement && (t.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName));
 
-function Editor({ initial, save, adopt, openRun }: { initial: Opened; save: (doc: HostedWorkflowGraph, from: Opened, force?: boolean) => Promise<SaveOutcome>; adopt: (id: string) => void; openRun: boolean }) {
+function Editor({ initial, save, adopt, openRun, showRun }: { initial: Opened; save: (doc: HostedWorkflowGraph, from: Opened, force?: boolean) => Promise<SaveOutcome>; adopt: (id: string) => void; openRun: boolean; showRun?: string }) {
   const { client, connection } = useHost();
   const registry = useHostRegistry();
   const flow = useReactFlow();
@@ -64,7 +65,13 @@ function Editor({ initial, save, adopt, openRun }: { initial: Opened; save: (doc
   }, [draft, registry.state, tools.byServer]);
   const index = useMemo(() => indexProblems(problems), [problems]);
 
-  const [runId, setRunId] = useState<string>();
+  const [runId, setRunId] = useState<string | undefined>(showRun);
+  // Opened on another run of this workflow (the run view's "Open in editor"): show that one.
+  const [shownRun, setShownRun] = useState(showRun);
+  if (showRun !== shownRun) {
+    setShownRun(showRun);
+    if (showRun !== undefined) setRunId(showRun);
+  }
   const [runOpen, setRunOpen] = useState(openRun);
   const run = useRunStates(runId);
 
@@ -79,11 +86,12 @@ function Editor({ initial, save, adopt, openRun }: { initial: Opened; save: (doc
       return toFlowNodes(draft, index, runId ? run.states : {}).map((n) => {
         const old = byId.get(n.id) ?? (rename && rename[1] === n.id ? byId.get(rename[0]) : undefined);
         const selected = select !== undefined ? n.id === select : (old?.selected ?? false);
-        const data = runId && n.data.run ? { ...n.data, runHref: routeHref({ name: 'run', runId, tab: 'nodes', node: n.id }) } : n.data;
+        const sv = run.supervision.byNode[n.id];
+        const data = runId && n.data.run ? { ...n.data, runHref: routeHref({ name: 'run', runId, tab: 'nodes', node: n.id }), ...(sv ? { supervision: sv } : {}) } : n.data;
         return { ...n, data, selected, ...(old ? { measured: old.measured } : {}) };
       });
     });
-  }, [draft, index, runId, run.states]);
+  }, [draft, index, runId, run.states, run.supervision]);
   const selected = nodes.filter((n) => n.selected);
   const selectedNode = selected.length === 1 ? draft.nodes.find((n) => n.id === selected[0]?.id) : undefined;
 

@@ -2,6 +2,7 @@ import { memo, useEffect } from 'react';
 import { Handle, Position, useUpdateNodeInternals, type NodeProps } from '@xyflow/react';
 import { NODE_KIND_LABELS, portsOf } from '@shared/workflow/ports';
 import { runStateText, type StepNode as StepNodeType } from './flow-convert';
+import { SupervisorBadges } from '../../workflow-supervisor/SupervisorBadges';
 
 /** What a node says about itself under its kind: an agent's task, a tool's call, an assert's checks. */
 function summary(node: StepNodeType['data']['node']): string | undefined {
@@ -42,7 +43,7 @@ export const StepNode = memo(function StepNode({ id, data, selected }: NodeProps
   const text = summary(node);
   return (
     <div
-      className={`wf-node wf-node--${node.kind} ${selected ? 'wf-node--selected' : ''} ${broken ? 'wf-node--problem' : ''} ${run ? `wf-node--run wf-node--${run.status}` : ''}`}
+      className={`wf-node wf-node--${node.kind} ${selected ? 'wf-node--selected' : ''} ${broken ? 'wf-node--problem' : ''} ${run ? `wf-node--run wf-node--${run.status}` : ''} ${data.supervision?.deciding ? 'wf-node--deciding' : ''}`}
       data-testid={`node-${node.id}`}
       data-kind={node.kind}
       data-status={run?.status}
@@ -63,6 +64,7 @@ export const StepNode = memo(function StepNode({ id, data, selected }: NodeProps
           )}
         </p>
       )}
+      {run && <SupervisorBadges nodeId={node.id} supervision={data.supervision} />}
       <div className="wf-node__ports">
         <ul className="wf-node__inputs" aria-label="inputs">
           {ports.inputs.map((p) => (

@@ -4,6 +4,7 @@ import { INVOCATION_STATUS_LABELS, type InvocationStatus } from '@shared/workflo
 import { portsOf, typesConnect } from '@shared/workflow/ports';
 import type { Draft } from './graph-edit';
 import type { ProblemIndex } from './problems';
+import type { NodeSupervision } from '../../workflow-supervisor/derive-supervision';
 
 /** A node's state in a run, as the graph shows it (from the run's node.invocation events). */
 export interface NodeRunState {
@@ -21,6 +22,8 @@ export interface StepData extends Record<string, unknown> {
   run?: NodeRunState;
   /** The run view on this node (its invocations and rounds), while a run is shown. */
   runHref?: string;
+  /** The workflow supervisor's verdicts on this node in the run shown, and whether it is deciding. */
+  supervision?: NodeSupervision;
 }
 export type StepNode = FlowNode<StepData, 'step'>;
 

@@ -5,9 +5,12 @@ import { useHost } from '../../app/HostProvider';
 import { runEvents } from '../../db/db';
 import { deriveInvocations, nodeStates } from '../../db/derive-invocations';
 import type { NodeRunState } from './flow-convert';
+import { deriveSupervision, type SupervisionView } from '../../workflow-supervisor/derive-supervision';
 
 export interface RunView {
   states: Record<string, NodeRunState>;
+  /** The workflow supervisor's escalations and verdicts in the run (badges, "deciding…"). */
+  supervision: SupervisionView;
   /** The run's end, once run.finished is in. */
   finished?: Extract<RunEvent, { type: 'run.finished' }>;
 }
@@ -19,7 +22,7 @@ export function useRunStates(runId: string | undefined): RunView {
   return useMemo(() => {
     const list = events ?? [];
     const finished = list.find((e): e is Extract<RunEvent, { type: 'run.finished' }> => e.type === 'run.finished');
-    return { states: nodeStates(deriveInvocations(list)), ...(finished ? { finished } : {}) };
+    return { states: nodeStates(deriveInvocations(list)), supervision: deriveSupervision(list), ...(finished ? { finished } : {}) };
   }, [events]);
 }
 

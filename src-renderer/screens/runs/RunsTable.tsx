@@ -101,7 +101,7 @@ function RunCells({ run }: { run: RunRow }) {
   return (
     <>
       <td>
-        <StatusBadge status={run.status} />
+        <StatusBadge status={run.status} supervised={run.workflow?.supervised} />
       </td>
       <td>
         <a href={routeHref(runRoute(run))} onClick={(e) => e.stopPropagation()}>
