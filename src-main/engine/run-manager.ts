@@ -18,6 +18,8 @@ import { checkInputs } from '../workflow/run-inputs';
 import { checkEditedNodeApproval } from '../workflow/agent-node';
 import { checkOffered, runWorkflow, type LiveAnswer, type RunWorkflowOptions } from '../workflow/run-workflow';
 import type { WorkflowCheckpoint } from '../workflow/workflow-checkpoint';
+import { resolveSupervision, supervisionAsked } from '../workflow/supervision/resolve-supervision';
+import type { WorkflowSupervisionOptions } from '../workflow/supervision/workflow-supervision';
 
 export interface RunManagerDeps {
   ledger: IdempotencyLedger;
@@ -194,8 +196,9 @@ export class RunManager {
   private launchWorkflow(runId: string, options: Omit<RunWorkflowOptions, 'ledger' | 'onEvent' | 'runId' | 'signal'>): void {
     const controller = new AbortController();
     let live: LiveAnswer | undefined;
-    const run = runWorkflow({
+    const start = (supervision?: WorkflowSupervisionOptions) => runWorkflow({
       ...options,
+      ...(supervision ? { supervision } : {}),
       ...this.shared(runId, controller),
       // The person answers in the run view: an escalated tool call waits for them.
       parkEscalations: true,
@@ -211,6 +214,11 @@ export class RunManager {
         live = answerLive;
       },
     });
+    // The workflow's supervisor settings (a resumed run: those it started with); a run that asks for none starts at once, as before.
+    const source = { graph: options.graph, ...(options.resume ? { checkpoint: options.resume.checkpoint } : {}) };
+    const run = supervisionAsked(source)
+      ? resolveSupervision(source, { privacy: options.privacy, ollamaHost: this.deps.ollamaHost, credentials: this.deps.credentials }).then(start)
+      : start();
     this.track(runId, controller, run, 'workflow run', true);
   }
 

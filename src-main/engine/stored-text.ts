@@ -27,6 +27,8 @@ const MODEL_SAID: Partial<Record<RunEventType, readonly string[]>> = {
   'scs.transcript': ['reply'],
   'scs.committee.plan_drafted': ['plan', 'error'],
   'model.retry': ['reason'],
+  // A supervisor's substitute is what a model made up (an escalation's texts are bounded when it is built).
+  'supervisor.verdict': ['verdict.verdict.value'],
 };
 
 const RESULT_PATHS = [

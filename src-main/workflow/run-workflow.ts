@@ -22,7 +22,7 @@ import { errorText, failed, type NodeOutcome, type NodeRun } from './node-outcom
 import { runAssertNode, runTemplateNode } from './template-node';
 import { runToolNode } from './tool-node';
 import { setUpSupervision, type RunSupervision } from './supervision/supervise-failure';
-import { failedInvocation, portValidator, settlementOf, supervisionEvents, type WorkflowSupervisionOptions } from './supervision/workflow-supervision';
+import { failedInvocation, portValidator, settlementOf, supervisionEvents, supervisorCheckpoint, type WorkflowSupervisionOptions } from './supervision/workflow-supervision';
 import type { InvocationRecord, WorkflowCheckpoint } from './workflow-checkpoint';
 import { WorkflowTools } from './workflow-tools';
 
@@ -173,6 +173,10 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   const setup = options.supervision
     ? setUpSupervision(options.supervision.settings, options.supervision.supervisor, { validate: options.supervision.validate ?? portValidator(nodes), secrets }, resumed?.supervisor_ledger)
     : { kind: 'off' as const };
+  // A model supervisor's read-only tools read the run as it goes (masked with the run's registry).
+  if (setup.kind === 'on' && options.supervision && !('unavailable' in options.supervision.supervisor)) {
+    options.supervision.supervisor.attach?.({ invocations: () => [...records.values()], secrets });
+  }
   const tools = new WorkflowTools({ graph, vars, cwd: specDir, secrets, credentials: options.credentials, onProgress: options.onProgress, toolHost: options.toolHost, privacy, onSent: (call) => emit({ type: 'mcp.called', ...call }) });
   const log: SchedulerEvent[] = resumed ? (resumed.scheduler_events as SchedulerEvent[]) : [];
   let state: SchedulerState = createScheduler(graph);
@@ -245,6 +249,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
       running: [...runningInvocations.values()],
       waiting: Object.fromEntries(waiting),
       ...(setup.kind === 'on' ? { supervisor_ledger: setup.supervision.ledger } : {}),
+      ...(setup.kind !== 'off' && options.supervision ? supervisorCheckpoint(options.supervision) : {}),
     };
   }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SupervisorSettings } from '@shared/supervisor/contracts';
 import { SupervisorLedger } from '@shared/supervisor/ledger';
 import { Intervention } from '@shared/contracts/intervention';
 import { TraceSettings } from '@shared/contracts/profiles';
@@ -56,6 +57,10 @@ export const WorkflowCheckpoint = z
     waiting: z.record(z.string(), z.object({ checkpoint: RunCheckpoint.optional(), intervention: Intervention }).strict()),
     /** A supervised run's decisions so far (bounds, sticky verdicts): they hold across the wait. */
     supervisor_ledger: SupervisorLedger.optional(),
+    /** The supervision the run asked for (document and command-line overrides merged): a resumed run supervises the same way. */
+    supervisor_settings: SupervisorSettings.optional(),
+    /** A replay supervisor's place in its script, so a resumed run goes on with its next answer. */
+    supervisor_script_at: z.number().int().nonnegative().optional(),
   })
   .strict();
 export type WorkflowCheckpoint = z.infer<typeof WorkflowCheckpoint>;

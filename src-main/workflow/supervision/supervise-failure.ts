@@ -6,6 +6,7 @@ import { emptyLedger, recordVerdict, retriesExhausted, type SupervisorLedger } f
 import { supervisorMachine, type DecideInput, type DecideOutput, type SubstituteCheck, type ValidateInput } from '@shared/supervisor/machine';
 import type { Invocation, NodeFailure } from '@shared/workflow/invocation';
 import type { SecretRegistry } from '../../credentials/secret-registry';
+import type { InvocationRecord } from '../workflow-checkpoint';
 
 /**
  * The host side of the workflow supervisor (issue 11): a failed node invocation becomes a redacted
@@ -28,6 +29,16 @@ export interface WorkflowSupervisor {
   identity: SupervisorIdentity;
   /** Must stop (and reject) when `signal` aborts: that is how a timeout cancels a model call. */
   decide(input: DecideInput, signal: AbortSignal): Promise<DecideOutput>;
+  /** Handed the run's state once the run starts (a model supervisor's read-only tools read it). */
+  attach?(run: SupervisedRunView): void;
+  /** A replay supervisor's place in its script, kept in the checkpoint so a resumed run goes on there. */
+  position?(): number;
+}
+
+/** What a supervisor may read of its run: the invocations so far, and the run's secret registry to mask what it reads. */
+export interface SupervisedRunView {
+  invocations(): readonly InvocationRecord[];
+  secrets: Pick<SecretRegistry, 'mask' | 'maskText'>;
 }
 
 /** What the executor knows about the failed invocation, beyond the scheduler's NodeFailure. */

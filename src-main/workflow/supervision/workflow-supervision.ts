@@ -71,3 +71,9 @@ export function settlementOf(id: string, next: Exclude<NodeNext, { kind: 'run_ag
       return { type: 'failed', id, failure: next.failure };
   }
 }
+
+/** What a checkpoint keeps of the run's supervision besides its ledger: the settings, and a replay supervisor's place in its script. */
+export function supervisorCheckpoint(options: WorkflowSupervisionOptions): { supervisor_settings: SupervisorSettings; supervisor_script_at?: number } {
+  const position = 'unavailable' in options.supervisor ? undefined : options.supervisor.position?.();
+  return { supervisor_settings: options.settings, ...(position !== undefined ? { supervisor_script_at: position } : {}) };
+}
