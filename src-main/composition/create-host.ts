@@ -46,6 +46,7 @@ import { APP_VERSION } from '../version';
 import { acquireDataFolderLock } from '../util/data-folder-lock';
 import type { Host, HostOptions, HostSession } from './host-types';
 import { JsonTooDeepError, MAX_JSON_DEPTH, jsonDepthExceeds } from '@shared/util/json-depth';
+import { startJudgmentExpiry } from '../workflow/pattern/judgment-expiry';
 
 const PUSH_BATCH = 500;
 
@@ -131,6 +132,8 @@ async function openHost(options: HostOptions): Promise<Host> {
     log(`retention at start-up failed (nothing was deleted): ${error instanceof Error ? error.message : String(error)}`);
   }
   const stopRetention = retainAfterRunsFinish(outbox, history, log);
+  // A pattern judgment a person left past its expiry goes to its fallback (the expiry is on disk: it holds across restarts).
+  const stopExpiry = startJudgmentExpiry({ pending: () => runs.pending(), answer: (runId, id, answer) => runs.answer(runId, id, answer), log });
   // The host is the judge of what runs (issue 7): servers, workspaces, privacy and tool effects are
   // held here, changed only by explicit, audited actions; the risky ones need a person.
   const registry = new HostRegistry(options.dataDir);
@@ -260,6 +263,7 @@ async function openHost(options: HostOptions): Promise<Host> {
     },
     async close() {
       stopRetention();
+      stopExpiry();
       history.dispose();
       feed.close();
       await runs.closeAll();

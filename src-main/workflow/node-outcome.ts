@@ -2,13 +2,14 @@ import type { RunEventPayload } from '@shared/contracts/events';
 import type { Intervention } from '@shared/contracts/intervention';
 import type { Invocation, NodeFailure } from '@shared/workflow/invocation';
 import type { RunCheckpoint } from '../engine/checkpoint';
+import type { PatternPark } from './pattern/human-judgment';
 
 /** What one node invocation ended as: the scheduler hears `done`/`failed`; `waiting` parks it for a person. */
 export type NodeOutcome =
   | { status: 'done'; outputs: Record<string, unknown> }
   | { status: 'failed'; failure: NodeFailure }
   /** Parked for a person: an agent's (with its checkpoint to resume) or a tool call to confirm. */
-  | { status: 'waiting'; checkpoint?: RunCheckpoint; intervention: Intervention };
+  | { status: 'waiting'; checkpoint?: RunCheckpoint; intervention: Intervention; /** A pattern node's loop, parked at a person's judgment. */ pattern?: PatternPark };
 
 /** What every executor gets: its invocation, a way to record events on it, and the run's abort signal. */
 export interface NodeRun {

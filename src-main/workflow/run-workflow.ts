@@ -25,6 +25,7 @@ import { setUpSupervision, type RunSupervision } from './supervision/supervise-f
 import { failedInvocation, portValidator, settlementOf, supervisionEvents, supervisorCheckpoint, type WorkflowSupervisionOptions } from './supervision/workflow-supervision';
 import type { InvocationRecord, WorkflowCheckpoint } from './workflow-checkpoint';
 import { WorkflowTools } from './workflow-tools';
+import { checkJudgmentAnswer, type PatternPark } from './pattern/human-judgment';
 
 /** What a workflow run shares with an agent run: folders, ledger, journal, cancellation, people, models. */
 type SharedRunOptions = Pick<
@@ -79,6 +80,8 @@ export type LiveAnswer = (interventionId: string, answer: HumanAnswer) => boolea
 
 /** The same words wherever an answer is checked: live, or from a checkpoint. */
 export function checkOffered(intervention: Intervention, answer: HumanAnswer): void {
+  // A pattern's judgment: its own answers, checked as its loop will check them (and the expiry the host's timer gives).
+  if (intervention.judgment) return checkJudgmentAnswer(intervention.judgment, answer);
   if (!intervention.options.includes(answer.action)) {
     throw new Error(`"${answer.action}" is not one of the answers this intervention offers (${intervention.options.join(', ')})`);
   }
@@ -97,9 +100,12 @@ export interface WorkflowRun {
   checkpoint?: WorkflowCheckpoint;
 }
 
+/** What a waiting node keeps: its question, an agent node's own checkpoint, a pattern node's loop. */
+type ParkedNode = { checkpoint?: RunCheckpoint; intervention: Intervention; pattern?: PatternPark };
+
 /** A parked invocation and the person's answer to it. */
 interface Resumed {
-  parked: { checkpoint?: RunCheckpoint; intervention: Intervention };
+  parked: ParkedNode;
   answer: HumanAnswer;
 }
 
@@ -143,7 +149,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   };
   const nodes = new Map<string, WorkflowNode>(graph.nodes.map((n) => [n.id, n]));
   const records = new Map<string, InvocationRecord>((resumed?.invocations ?? []).map((r) => [r.id, r]));
-  const waiting = new Map<string, { checkpoint?: RunCheckpoint; intervention: Intervention }>(Object.entries(resumed?.waiting ?? {}));
+  const waiting = new Map<string, ParkedNode>(Object.entries(resumed?.waiting ?? {}));
   // A resumed run keeps the folders and privacy it started with.
   const specDir = resumed?.spec_dir ?? options.specDir;
   const workspace = resumed?.workspace ?? options.workspace;
@@ -308,7 +314,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
           }
           case 'waiting':
             // Answered through the workflow run: an agent node's intervention names the workflow's run.
-            waiting.set(invocation.id, { checkpoint: outcome.checkpoint, intervention: { ...outcome.intervention, run_id: runId } });
+            waiting.set(invocation.id, { checkpoint: outcome.checkpoint, intervention: { ...outcome.intervention, run_id: runId }, ...(outcome.pattern ? { pattern: outcome.pattern } : {}) });
             feed({ type: 'waiting', id: invocation.id });
             persistSoon(true);
             return;

@@ -8,6 +8,7 @@ import { WorkflowReplayPlan } from '@shared/replay/workflow-replay';
 import { WorkflowGraph } from '@shared/workflow/document';
 import { Invocation, InvocationStatus, Lineage, NodeFailure } from '@shared/workflow/invocation';
 import { JsonCheckpointStore, RunCheckpoint } from '../engine/checkpoint';
+import { PatternPark } from './pattern/human-judgment';
 
 /** One node invocation as the run reports it (`--json`, the app's run view). */
 export const InvocationRecord = z
@@ -53,8 +54,8 @@ export const WorkflowCheckpoint = z
      * after a host stop they start again on resume; their tool calls are never re-run (the ledger).
      */
     running: z.array(Invocation).default([]),
-    /** Each waiting invocation: what it asks, and for an agent node its own checkpoint. */
-    waiting: z.record(z.string(), z.object({ checkpoint: RunCheckpoint.optional(), intervention: Intervention }).strict()),
+    /** Each waiting invocation: what it asks, for an agent node its own checkpoint, for a pattern node its loop. */
+    waiting: z.record(z.string(), z.object({ checkpoint: RunCheckpoint.optional(), intervention: Intervention, pattern: PatternPark.optional() }).strict()),
     /** A supervised run's decisions so far (bounds, sticky verdicts): they hold across the wait. */
     supervisor_ledger: SupervisorLedger.optional(),
     /** The supervision the run asked for (document and command-line overrides merged): a resumed run supervises the same way. */

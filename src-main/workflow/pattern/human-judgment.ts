@@ -4,6 +4,7 @@ import { PatternJudgmentAsk } from '@shared/pattern/human-ask';
 import { humanJudgmentInput, JUDGMENT_ACTIONS, judgmentAnswerProblem } from '@shared/pattern/human-answer';
 import type { PatternEvent, WaitingFor } from '@shared/pattern/machine';
 import type { NodeOf } from '@shared/workflow/document';
+import type { NodeOutcome, NodeRun } from '../node-outcome';
 
 /**
  * The `human` caller of a pattern node (issue 12): the loop yields mid-iteration. The machine rests
@@ -19,6 +20,8 @@ export const PatternPark = z
   .object({
     /** The pattern machine's persisted snapshot, resting in `waiting` (XState's getPersistedSnapshot). */
     snapshot: z.record(z.string(), z.unknown()),
+    /** The iterations so far as the host saw them (for the preference pairs the node records at its end). */
+    iterations: z.array(z.object({ step: z.number().int().min(0), iteration: z.number().int().min(1), prompt: z.string(), output: z.string() }).strict()).default([]),
   })
   .strict();
 export type PatternPark = z.infer<typeof PatternPark>;
@@ -84,4 +87,27 @@ export function resumeEvent(intervention: Intervention, answer: HumanAnswer, now
   const input = humanJudgmentInput(ask, answer);
   if (input.kind === 'expired') return { type: 'JUDGMENT_EXPIRED', at: now.toISOString() };
   return { type: 'HUMAN_ANSWERED', answer: input.verdict, started_at: intervention.requested_at, ended_at: now.toISOString(), ...(who !== undefined ? { who } : {}) };
+}
+
+/** The node parks for a person: the question goes into the journal, the loop's snapshot into the outcome the checkpoint keeps. */
+export function parkForJudgment(run: Pick<NodeRun, 'emit'>, ask: JudgmentAskInput, snapshot: unknown, iterations: PatternPark['iterations'] = []): NodeOutcome {
+  const intervention = judgmentIntervention(ask);
+  run.emit({ type: 'intervention.requested', round: 0, intervention });
+  // Through JSON as the checkpoint will hold it: what is parked is what resumes.
+  return { status: 'waiting', intervention, pattern: PatternPark.parse(JSON.parse(JSON.stringify({ snapshot, iterations }))) };
+}
+
+/**
+ * A parked judgment answered: the answer goes into the journal, and the loop resumes from its
+ * snapshot with the person's verdict or the expiry. Fails closed when the checkpoint kept no loop.
+ */
+export function answerJudgment(
+  run: Pick<NodeRun, 'emit'>,
+  parked: { intervention: Intervention; pattern?: PatternPark },
+  answer: HumanAnswer,
+  now: Date,
+): { snapshot: PatternPark['snapshot']; event: PatternEvent } {
+  if (!parked.pattern) throw new Error(`the waiting pattern node has no loop state to resume (${parked.intervention.id})`);
+  run.emit({ type: 'intervention.answered', round: 0, intervention_id: parked.intervention.id, answer });
+  return { snapshot: parked.pattern.snapshot, event: resumeEvent(parked.intervention, answer, now) };
 }
