@@ -10,6 +10,7 @@ import { openFileLedger } from '../../mcp/idempotency-ledger';
 import { SpecError } from '../../spec/spec-errors';
 import { defaultDataDir } from '../../util/data-dir';
 import { WorkflowCheckpointStore } from '../../workflow/workflow-checkpoint';
+import { describeFallback, judgmentExpired } from '@shared/pattern/human-ask';
 import { agentRunPrinter } from './agent-run-output';
 import { answerFromWords } from './answer-words';
 import { askAtTerminal } from './ask-at-terminal';
@@ -30,6 +31,8 @@ export const ANSWER_USAGE = `Usage:
   steward answer RUN_ID approve|reject|stop|takeover|yes|no [--note TEXT] [--data-dir DIR]
   steward answer RUN_ID reply TEXT… [--data-dir DIR]
   steward answer RUN_ID approve --arguments JSON [--data-dir DIR]
+  steward answer RUN_ID approve|escalate [--note TEXT] [--cite OUTPUT_ID]…   (a pattern's judgment)
+  steward answer RUN_ID reject --feedback TEXT [--cite OUTPUT_ID]…
                  [--intervention ID]   (a workflow run with several nodes waiting: which one)
 
 Answers a run waiting for a person in the data folder (steward runs waiting lists them; the app
@@ -38,7 +41,9 @@ does. reply answers the agent's question (the rest of the words are the reply); 
 its request for confirmation; approve, reject, takeover and stop answer an escalation or a tool's
 confirmation, as the question offers. --note tells the agent why (reject, yes, no). approve
 --arguments '{"path": "…"}' approves the tool call with your arguments instead (an agent run's
-question only): they are validated against the round's tools like any decision, or refused. The run may
+question only): they are validated against the round's tools like any decision, or refused. A pattern
+node's judgment is answered approve, reject --feedback TEXT (the next iteration addresses it) or
+escalate (--note is the reason); --cite names the member outputs it rests on (all shown, if none). The run may
 wait again: at a terminal you are asked there, otherwise the next command is printed. Needs the
 data folder to itself: while the app runs, answer in the app.
 Exit codes: 0 completed · 1 ended otherwise · 2 bad input · 3 waits for a person again`;
@@ -55,7 +60,7 @@ export async function answerCommand(args: string[], io: CliIo): Promise<number> 
   }
   let parsed;
   try {
-    parsed = parseArgs({ args, options: { note: { type: 'string' }, arguments: { type: 'string' }, 'data-dir': { type: 'string' }, intervention: { type: 'string' } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args, options: { note: { type: 'string' }, feedback: { type: 'string' }, cite: { type: 'string', multiple: true }, arguments: { type: 'string' }, 'data-dir': { type: 'string' }, intervention: { type: 'string' } }, allowPositionals: true, strict: true });
   } catch (err) {
     return fail((err as Error).message, true);
   }
@@ -64,7 +69,8 @@ export async function answerCommand(args: string[], io: CliIo): Promise<number> 
   if (!runId || words.length === 0) return fail('which run, and what answer?', true);
   let answer: HumanAnswer;
   try {
-    answer = answerFromWords(words, values.note, values.arguments);
+    if (values.feedback !== undefined && values.note !== undefined) return fail('give the feedback once: --feedback (a judgment) or --note');
+    answer = answerFromWords(words, values.feedback ?? values.note, values.arguments, values.cite);
   } catch (err) {
     if (err instanceof SpecError) return fail(err.message);
     throw err;
@@ -108,6 +114,11 @@ export async function answerCommand(args: string[], io: CliIo): Promise<number> 
       if (open.length === 0) return fail(`no run "${runId}" waits for a person in ${dataDir} (steward runs waiting lists those that do)`);
       const intervention = chosen === undefined && open.length === 1 ? open[0] : open.find((i) => i.id === chosen);
       if (!intervention) return fail(`run "${runId}" waits at ${open.length} nodes: name one with --intervention (${open.map((i) => i.id).join(', ')})`);
+      // No timer runs here: a judgment found past its expiry goes to its fallback now, as the app's host would have sent it.
+      if (judgmentExpired(intervention.judgment, Date.now()) && next.action !== 'expired') {
+        io.stderr(`steward: this judgment expired at ${intervention.judgment?.expires_at ?? ''}; ${describeFallback(intervention.judgment?.fallback)}\n`);
+        next = { action: 'expired' };
+      }
       io.stdout(`steward · answering ${runId} · ${next.action}${next.text !== undefined ? ` "${next.text}"` : ''}\n`);
       try {
         if (!manager.answer(runId, intervention.id, next)) return fail(`run "${runId}" no longer waits for this answer (answered elsewhere, or stopped)`);

@@ -6,7 +6,7 @@ import { SpecError } from '../../spec/spec-errors';
  * `takeover`, `yes`, `no`, or `reply TEXT…` (the rest of the words are the reply). Checked by the
  * same contract the app's answers are (a reply is bounded; only a reply has text).
  */
-export function answerFromWords(words: readonly string[], note?: string, argumentsJson?: string): HumanAnswer {
+export function answerFromWords(words: readonly string[], note?: string, argumentsJson?: string, evidence?: readonly string[]): HumanAnswer {
   const [first, ...rest] = words;
   const action = HumanAction.safeParse(first);
   if (!action.success) throw new SpecError(`the answer is one of ${HUMAN_ACTIONS.join(', ')} (got ${first === undefined ? 'nothing' : `"${first}"`})`);
@@ -19,6 +19,8 @@ export function answerFromWords(words: readonly string[], note?: string, argumen
     ...(action.data === 'reply' ? { text: rest.join(' ') } : {}),
     ...(note !== undefined ? { note } : {}),
     ...(edited !== undefined ? { arguments: edited } : {}),
+    // A pattern judgment's evidence (--cite): the member outputs an approval or rejection rests on.
+    ...(evidence !== undefined && evidence.length > 0 ? { evidence: [...evidence] } : {}),
   });
   if (!parsed.success) throw new SpecError(`that answer is not valid: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
   return parsed.data;
@@ -41,5 +43,5 @@ const quoteForShell = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
 /** The exact commands that answer this intervention, one per answer it offers. */
 export function answerCommands(runId: string, intervention: Intervention, dataDir?: string, named = false): string[] {
   const where = `${named ? ` --intervention ${intervention.id}` : ''}${dataDir !== undefined ? ` --data-dir ${quoteForShell(dataDir)}` : ''}`;
-  return intervention.options.map((action) => `steward answer ${runId} ${action === 'reply' ? "reply 'YOUR REPLY'" : action}${where}`);
+  return intervention.options.map((action) => `steward answer ${runId} ${action === 'reply' ? "reply 'YOUR REPLY'" : action === 'reject' && intervention.judgment ? "reject --feedback 'WHAT TO FIX'" : action}${where}`);
 }

@@ -1,5 +1,7 @@
 import { HUMAN_ACTION_LABELS, INTERVENTION_KIND_LABELS, type HumanAnswer, type Intervention } from '@shared/contracts/intervention';
+import { describeFallback, type PatternJudgmentAsk } from '@shared/pattern/human-ask';
 import { SpecError } from '../../spec/spec-errors';
+import { checkJudgmentAnswer } from '../../workflow/pattern/human-judgment';
 import { answerFromWords } from './answer-words';
 import { formatDecision } from './format-round';
 import { roundNumber } from '@shared/contracts/round-number';
@@ -14,6 +16,7 @@ export function describeIntervention(intervention: Intervention): string[] {
   const lines = [`waiting for you · ${INTERVENTION_KIND_LABELS[intervention.kind].toLowerCase()} · round ${roundNumber(intervention.round)}`, `  ${intervention.reason}`];
   const asked = intervention.kind === 'ask_user' || intervention.kind === 'request_confirmation';
   if (intervention.decision && !asked) lines.push(`  decision: ${formatDecision(intervention.decision)}`);
+  if (intervention.judgment) lines.push(...describeJudgment(intervention.judgment));
   lines.push(`  answers: ${intervention.options.map((a) => `${a === 'reply' ? 'reply TEXT' : a} (${HUMAN_ACTION_LABELS[a]})`).join(' · ')}`);
   return lines;
 }
@@ -25,6 +28,7 @@ export function describeIntervention(intervention: Intervention): string[] {
  */
 export async function askAtTerminal(intervention: Intervention, io: { stderr: (text: string) => void; line: ReadLine }): Promise<HumanAnswer | undefined> {
   io.stderr(`${describeIntervention(intervention).join('\n')}\n`);
+  if (intervention.judgment) return askJudgment(intervention, io);
   const replies = intervention.options.includes('reply');
   const question = replies ? 'Your reply (or "stop"): ' : `Your answer (${intervention.options.join(' / ')}): `;
   for (let tries = 0; tries < MAX_TRIES; tries += 1) {
@@ -47,6 +51,54 @@ export async function askAtTerminal(intervention: Intervention, io: { stderr: (t
       return answer;
     } catch (err) {
       if (!(err instanceof SpecError)) throw err;
+      io.stderr(`${err.message}\n`);
+    }
+  }
+  return undefined;
+}
+
+/** A pattern's judgment at the terminal: the output, each member output by the id a verdict cites, the feedback it addresses, the expiry. */
+function describeJudgment(ask: PatternJudgmentAsk): string[] {
+  const lines = [`  ${ask.pattern_type} ${ask.node}${ask.steps > 1 ? ` · step ${ask.step + 1} of ${ask.steps}` : ''} · iteration ${ask.iteration} of ${ask.max_iterations}`];
+  if (ask.previous_feedback !== undefined) lines.push(`  it addresses: ${ask.previous_feedback}`);
+  if (ask.problem !== undefined) lines.push(`  asked again: ${ask.problem}`);
+  lines.push('  output:', ...indent(ask.output));
+  for (const o of ask.outputs) lines.push(`  [${o.id}] ${o.member_id}:`, ...indent(o.text));
+  const cites = [ask.min_citations > 0 ? `at least ${ask.min_citations} output(s)` : '', ask.must_cite.length > 0 ? `one of ${ask.must_cite.join(', ')}` : ''].filter(Boolean).join(', ');
+  if (cites) lines.push(`  a verdict cites ${cites} (all shown, unless you name them)`);
+  if (ask.expires_at !== undefined) lines.push(`  expires ${ask.expires_at}: then ${describeFallback(ask.fallback)}`);
+  return lines;
+}
+
+const indent = (text: string): string[] => text.split('\n').map((l) => `    ${l}`);
+
+/** approve / reject (then its feedback, required) / escalate (then its reason, optional); optionally the outputs cited. */
+async function askJudgment(intervention: Intervention, io: { stderr: (text: string) => void; line: ReadLine }): Promise<HumanAnswer | undefined> {
+  const ask = intervention.judgment;
+  if (!ask) return undefined;
+  for (let tries = 0; tries < MAX_TRIES; tries += 1) {
+    const typed = await io.line('Your judgment (approve / reject / escalate), optionally followed by the output ids it cites: ');
+    if (typed === undefined) return undefined;
+    const [action, ...cited] = typed.trim().split(/\s+/);
+    if (action === '' || action === undefined) continue;
+    if (action !== 'approve' && action !== 'reject' && action !== 'escalate') {
+      io.stderr('answer one of: approve, reject, escalate\n');
+      continue;
+    }
+    let note: string | undefined;
+    if (action === 'reject') {
+      note = (await io.line('Feedback for the next iteration: '))?.trim();
+      if (note === undefined) return undefined;
+    } else if (action === 'escalate') {
+      note = (await io.line('Why (optional, Enter to skip): '))?.trim();
+    }
+    try {
+      const answer = answerFromWords([action], note ? note.slice(0, 2000) : undefined, undefined, action === 'escalate' ? undefined : cited);
+      checkJudgmentAnswer(ask, answer);
+      return answer;
+    } catch (err) {
+      // A refused answer (its words, its evidence, its feedback) is said, and the person asked again.
+      if (!(err instanceof Error)) throw err;
       io.stderr(`${err.message}\n`);
     }
   }
