@@ -1,9 +1,9 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpStartError, errorMessage } from './errors';
 import { pinnedMcpFetch, type RemoteEndpoint } from './remote-endpoint';
-import { CLIENT_INFO, ServerConnection, type ConnectionTransport, type ConnectOptions } from './server-connection';
+import { newMcpClient } from './client-capabilities';
+import { ServerConnection, type ConnectionTransport, type ConnectOptions } from './server-connection';
 
 /**
  * A remote MCP server (issue 13): Streamable HTTP first; a server that answers the initialize POST
@@ -37,7 +37,7 @@ type Handshake = { ok: true; conn: ServerConnection } | { ok: false; error: unkn
 class HandshakeTimeout extends Error {}
 
 async function handshake(id: string, endpoint: RemoteEndpoint, transport: ConnectionTransport, options: ConnectOptions, deadline: number): Promise<Handshake> {
-  const client = new Client(CLIENT_INFO, { capabilities: {} });
+  const client = newMcpClient(options);
   const conn = ServerConnection.over(id, client, transport, options, endpoint.display);
   let connected = false;
   client.onerror = (error) => {

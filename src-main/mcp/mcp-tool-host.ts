@@ -1,4 +1,4 @@
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Progress, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { McpServerSpec } from '@shared/contracts/spec';
 import { ToolExecution } from '@shared/contracts/round';
 import { ToolAnnotationHints, type ToolEffect } from '@shared/contracts/tool-effect';
@@ -9,7 +9,7 @@ import { LOCAL_ONLY, type PrivacyPolicy } from '@shared/policy/privacy';
 import { hashJson } from '../util/hash';
 import { resolveToolEffect } from '@shared/policy/effect-registry';
 import { McpCallError, McpStartError, McpToolConfigError, McpLaunchError, errorMessage } from './errors';
-import type { ServerConnection } from './server-connection';
+import type { CallOutcome, ServerConnection } from './server-connection';
 import { connectTarget, resolveTarget, type ServerTarget } from './server-target';
 import type { ExecuteRequest, ToolHost } from './tool-host';
 import { toolResultText } from './tool-result';
@@ -37,7 +37,26 @@ export interface ToolHostOptions {
   privacy?: PrivacyPolicy;
   /** The privacy log: every tool call sent to a remote server, before it is sent. */
   onSent?: (call: McpCalled) => void;
+  /** The folders a server is told are its roots (roots/list); default: the `workspace` variable. */
+  roots?: readonly string[];
+  /** A tool call's progress as its server reports it: the first report, then at most one per `progressThrottleMs`. */
+  onToolProgress?: (progress: ToolProgress) => void;
+  /** Default 1 s. */
+  progressThrottleMs?: number;
 }
+
+/** One progress report of a call in flight (MCP `notifications/progress`). */
+export interface ToolProgress {
+  server: string;
+  tool: string;
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** What the model is told of a reply that is not a valid tool result (the detail goes to the log only). */
+export const MALFORMED_REPLY = "the server's reply was malformed; the call may have run";
+const DEFAULT_PROGRESS_THROTTLE_MS = 1_000;
 
 /** One server as the UI or a test sees it. */
 export interface McpServerStatus {
@@ -88,15 +107,18 @@ export async function startToolHost(servers: McpServerSpec[], options: ToolHostO
       throw new McpStartError(spec.id, error instanceof McpLaunchError ? error.message : errorMessage(error));
     }
   });
-  const connectOptions = {
-    startTimeoutMs: options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS,
-    callTimeoutMs: options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+  const roots = options.roots ?? (options.vars.workspace === undefined ? [] : [options.vars.workspace]);
+  // Each server's own deadlines (spec `timeouts`) win over the run's.
+  const connectOptions = (spec: McpServerSpec) => ({
+    startTimeoutMs: spec.timeouts?.start_ms ?? options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS,
+    callTimeoutMs: spec.timeouts?.call_ms ?? options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
     onLog: options.onLog,
     onProgress: options.onProgress,
     progressIntervalMs: options.progressIntervalMs,
-  };
+    roots,
+  });
   const settled = await Promise.allSettled(
-    servers.map((spec, i) => connectTarget(spec.id, targets[i] as ServerTarget, connectOptions)),
+    servers.map((spec, i) => connectTarget(spec.id, targets[i] as ServerTarget, connectOptions(spec))),
   );
   const started = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
@@ -104,7 +126,7 @@ export async function startToolHost(servers: McpServerSpec[], options: ToolHostO
     await Promise.all(started.map((c) => c.close()));
     throw failed.reason instanceof McpStartError ? failed.reason : new McpStartError('?', errorMessage(failed.reason));
   }
-  return new McpToolHostImpl(servers, started, options.overrides, targets, options.onSent);
+  return new McpToolHostImpl(servers, started, options.overrides, targets, options);
 }
 
 class McpToolHostImpl implements McpToolHost {
@@ -116,7 +138,7 @@ class McpToolHostImpl implements McpToolHost {
     private readonly conns: ServerConnection[],
     private readonly overrides: Record<string, ToolEffect>,
     private readonly targets: readonly ServerTarget[] = [],
-    private readonly onSent?: (call: McpCalled) => void,
+    private readonly options: Pick<ToolHostOptions, 'onSent' | 'onLog' | 'onToolProgress' | 'progressThrottleMs'> = {},
   ) {
     specs.forEach((spec, i) => {
       const conn = conns[i];
@@ -141,6 +163,11 @@ class McpToolHostImpl implements McpToolHost {
     this.specs.forEach((spec, i) => {
       const conn = this.server(spec.id).conn;
       for (const tool of allowlisted(spec, listed[i] ?? [])) {
+        // A tool the server made for its own UI only is never offered to a model.
+        if (appOnly(tool)) {
+          if (spec.tools === undefined) continue;
+          throw new McpToolConfigError(`MCP server "${spec.id}" marks tool "${tool.name}" for its app only (_meta.ui.visibility): a model is never offered it; remove it from "tools"`);
+        }
         const other = owner.get(tool.name);
         if (other !== undefined) {
           throw new McpToolConfigError(
@@ -168,18 +195,16 @@ class McpToolHostImpl implements McpToolHost {
     const args = structuredClone(decision.arguments);
     if (entry.target?.kind === 'remote') this.recordSent(tool.server, tool.name, entry.target, args);
     const started = performance.now();
-    const outcome = await entry.conn.callTool(tool.name, args, signal);
+    const timeoutMs = lookupOwn(entry.spec.timeouts?.tools, tool.name);
+    const outcome = await entry.conn.callTool(tool.name, args, { signal, timeoutMs, onProgress: this.progressReporter(tool.server, tool.name) });
     const duration_ms = Math.max(0, performance.now() - started);
-    const { content, is_error } =
-      outcome.kind === 'result' ? toolResultText(outcome.result) : { content: outcome.message, is_error: true };
+    if (outcome.kind === 'malformed') this.options.onLog?.(`[mcp ${tool.server}] ${tool.name}: malformed reply: ${outcome.detail.slice(0, 300)}`);
     return ToolExecution.parse({
       server: tool.server,
       tool: tool.name,
       arguments: maskArguments(structuredClone(decision.arguments), tool.effect.sensitive_arguments),
       idempotency_key,
-      ok: true,
-      is_error,
-      content,
+      ...executionOutcome(outcome),
       duration_ms,
     });
   }
@@ -187,7 +212,21 @@ class McpToolHostImpl implements McpToolHost {
   /** The privacy log's line for a call about to go to a remote server: names and size, no values. */
   private recordSent(server: string, name: string, target: Extract<ServerTarget, { kind: 'remote' }>, args: Record<string, unknown>): void {
     const bytes = Buffer.byteLength(JSON.stringify({ name, arguments: args }), 'utf8');
-    this.onSent?.({ server, tool: name, host: target.endpoint.host, local: target.endpoint.local, arguments: maskedArgumentNames(args), bytes });
+    this.options.onSent?.({ server, tool: name, host: target.endpoint.host, local: target.endpoint.local, arguments: maskedArgumentNames(args), bytes });
+  }
+
+  /** Progress of one call, thinned out: the first report, then at most one per throttle interval. */
+  private progressReporter(server: string, tool: string): ((progress: Progress) => void) | undefined {
+    const report = this.options.onToolProgress;
+    if (!report) return undefined;
+    const every = this.options.progressThrottleMs ?? DEFAULT_PROGRESS_THROTTLE_MS;
+    let last = -Infinity;
+    return ({ progress, total, message }) => {
+      const now = performance.now();
+      if (now - last < every) return;
+      last = now;
+      report({ server, tool, progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message: message.slice(0, 200) }) });
+    };
   }
 
   status(): McpServerStatus[] {
@@ -244,6 +283,32 @@ class McpToolHostImpl implements McpToolHost {
   private assertOpen(): void {
     if (this.closing) throw new Error('the MCP tool host is closed');
   }
+}
+
+/**
+ * What a call's outcome tells the model and the ledger. A malformed reply is `ok: false` (the call
+ * may have run: its key is spent) with one short message, never the validator's dump.
+ */
+function executionOutcome(outcome: CallOutcome): Pick<ToolExecution, 'ok' | 'is_error' | 'content' | 'error'> {
+  switch (outcome.kind) {
+    case 'result':
+      return { ok: true, ...toolResultText(outcome.result) };
+    case 'protocol_error':
+      return { ok: true, is_error: true, content: outcome.message };
+    case 'malformed':
+      return { ok: false, is_error: true, content: MALFORMED_REPLY, error: MALFORMED_REPLY };
+  }
+}
+
+/** `_meta.ui.visibility` (MCP Apps) that leaves out the model: the tool is for the server's app view only. */
+export function appOnly(tool: Pick<Tool, '_meta'>): boolean {
+  const ui = tool._meta?.ui;
+  const visibility = ui !== null && typeof ui === 'object' ? (ui as { visibility?: unknown }).visibility : undefined;
+  return Array.isArray(visibility) && !visibility.includes('model');
+}
+
+function lookupOwn(table: Readonly<Record<string, number>> | undefined, key: string): number | undefined {
+  return table !== undefined && Object.hasOwn(table, key) ? table[key] : undefined;
 }
 
 /** Applies the spec's `tools` allowlist; naming a tool the server lacks is a configuration error. */

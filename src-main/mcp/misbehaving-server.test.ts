@@ -1,28 +1,11 @@
-import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ToolCallDecision } from '@shared/contracts/decision';
 import { McpStartError } from './errors';
-import { startToolHost, type McpToolHost } from './mcp-tool-host';
+import { scriptServerHosts } from '../../test-support/script-server-host';
 
 /** A real stdio MCP server (SDK-built) that misbehaves on request: see the script's header. */
-const SCRIPT = fileURLToPath(new URL('../../test-support/misbehaving-mcp-server.mjs', import.meta.url));
-const hosts: McpToolHost[] = [];
-afterEach(async () => {
-  await Promise.all(hosts.splice(0).map((h) => h.close()));
-});
-
-async function start(args: string[], options: { onProgress?: (line: string) => void; progressIntervalMs?: number } = {}) {
-  const host = await startToolHost([{ id: 'noisy', command: process.execPath, args: [SCRIPT, ...args] }], {
-    vars: {},
-    overrides: {},
-    cwd: process.cwd(),
-    // Longer than the test's own timeout: a timeout can only be the wrong answer.
-    startTimeoutMs: 60_000,
-    ...options,
-  });
-  hosts.push(host);
-  return host;
-}
+const startNoisy = scriptServerHosts('./misbehaving-mcp-server.mjs', 'noisy');
+const start = (args: string[], options: { onProgress?: (line: string) => void; progressIntervalMs?: number } = {}) => startNoisy(args, {}, options);
 
 describe('an MCP server that misbehaves on stdio (real server process)', () => {
   it('a banner printed on stdout before the handshake is reported as non-protocol output, not a handshake timeout', async () => {

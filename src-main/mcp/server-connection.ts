@@ -1,20 +1,21 @@
 import { existsSync } from 'node:fs';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, ListToolsResultSchema, McpError, ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, ListToolsResultSchema, McpError, ToolListChangedNotificationSchema, type Progress, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { newMcpClient, type ClientCapabilityOptions } from './client-capabilities';
 import { McpCallError, McpStartError, errorMessage } from './errors';
 import type { ServerLaunch } from './server-launch';
 import { StderrTail } from './stderr-tail';
 import type { RawToolResult } from './tool-result';
 
-export const CLIENT_INFO = { name: 'steward', version: '0.1.0' };
+export { CLIENT_INFO } from './client-capabilities';
 /** How long a failed start waits for the last stderr output before reporting. */
 const STDERR_GRACE_MS = 500;
 /** A server that lists more pages than this is misbehaving. */
 const MAX_TOOL_PAGES = 50;
 
-export interface ConnectOptions {
+export interface ConnectOptions extends ClientCapabilityOptions {
   startTimeoutMs: number;
   callTimeoutMs: number;
   onLog?: (line: string) => void;
@@ -26,8 +27,18 @@ export interface ConnectOptions {
 
 const DEFAULT_PROGRESS_INTERVAL_MS = 10_000;
 
-/** A tool call that reached the server: its result, or the server's protocol-level refusal. */
-export type CallOutcome = { kind: 'result'; result: RawToolResult } | { kind: 'protocol_error'; message: string };
+/**
+ * A tool call that reached the server: its result, the server's protocol-level refusal (the tool did
+ * not run), or a reply that is not a valid result (it may have run; `detail` is for the log only).
+ */
+export type CallOutcome = { kind: 'result'; result: RawToolResult } | { kind: 'protocol_error'; message: string } | { kind: 'malformed'; detail: string };
+
+/** How one call runs: its deadline (restarted by each progress report) and where progress goes. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  onProgress?: (progress: Progress) => void;
+}
 
 /** What a connection talks through: a stdio process (it has a pid) or an HTTP transport. */
 export type ConnectionTransport = Transport & { readonly pid?: number | null };
@@ -77,7 +88,7 @@ export class ServerConnection {
     });
     // Available before start, so nothing the server says while failing is lost.
     if (transport.stderr) tail.attach(transport.stderr);
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    const client = newMcpClient(options);
     const conn = new ServerConnection(id, launch, client, transport, tail, options);
     client.onclose = () => conn.onClosed();
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => conn.invalidateTools());
@@ -215,19 +226,32 @@ export class ServerConnection {
     this.cachedToolsFingerprint = fingerprint;
   }
 
-  /** Calls one tool. Throws McpCallError when the call could not be made or its outcome is unknown. */
-  async callTool(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallOutcome> {
+  /**
+   * Calls one tool with a progress token; its deadline restarts whenever the server reports progress.
+   * Aborting `signal` sends the server `notifications/cancelled` (the SDK does). Throws McpCallError
+   * when the call could not be made or its outcome is unknown.
+   */
+  async callTool(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<CallOutcome> {
+    const { signal, onProgress } = options;
+    const timeout = options.timeoutMs ?? this.options.callTimeoutMs;
     this.assertAlive();
     if (signal?.aborted) throw new McpCallError(this.id, `call to "${this.id}/${name}" was aborted before it was sent`);
     try {
       const result = await this.request(
         `run "${name}"`,
-        () => this.client.callTool({ name, arguments: args }, undefined, { timeout: this.options.callTimeoutMs, signal }),
+        () =>
+          this.client
+            .callTool({ name, arguments: args }, undefined, { timeout, resetTimeoutOnProgress: true, signal, onprogress: (p) => onProgress?.(p) })
+            .catch((error: unknown) => {
+              throw isMalformedReply(error) ? new MalformedReply(errorMessage(error)) : error;
+            }),
         signal,
+        timeout,
       );
       return { kind: 'result', result };
     } catch (error) {
       if (error instanceof ProtocolRefusal) return { kind: 'protocol_error', message: error.message };
+      if (error instanceof MalformedReply) return { kind: 'malformed', detail: error.message };
       throw error;
     }
   }
@@ -277,18 +301,19 @@ export class ServerConnection {
    * Runs one request and sorts its failures: a dead server, a timeout and an abort are call errors
    * (outcome unknown); any other JSON-RPC error is the server's answer, so the tool did not run.
    */
-  private async request<T>(what: string, run: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  private async request<T>(what: string, run: () => Promise<T>, signal?: AbortSignal, timeoutMs = this.options.callTimeoutMs): Promise<T> {
     try {
       return await run();
     } catch (error) {
       if (signal?.aborted) throw new McpCallError(this.id, `call to MCP server "${this.id}" was aborted while asked to ${what}`);
+      if (error instanceof MalformedReply) throw error;
       if (error instanceof McpError) {
         if (error.code === ErrorCode.ConnectionClosed) {
           if (this.closing) throw new McpCallError(this.id, `MCP server "${this.id}" was closed while asked to ${what}`);
           throw this.exitedError();
         }
         if (error.code === ErrorCode.RequestTimeout) {
-          throw new McpCallError(this.id, `MCP server "${this.id}" did not answer within ${this.options.callTimeoutMs} ms when asked to ${what}`);
+          throw new McpCallError(this.id, `MCP server "${this.id}" did not answer within ${timeoutMs} ms when asked to ${what}`);
         }
         throw new ProtocolRefusal(error.message);
       }
@@ -329,6 +354,18 @@ function nonProtocolOutput(error: Error): string | undefined {
 
 /** A JSON-RPC error answer (bad params, unknown tool...): the server is fine and said no. */
 class ProtocolRefusal extends Error {}
+
+/** A reply to tools/call that is not a valid result: the tool may well have run. */
+class MalformedReply extends Error {}
+
+/**
+ * The SDK's own verdicts on a reply, as opposed to an error the server sent: the result failed the
+ * CallToolResult schema (a ZodError), or its structured content failed the tool's output schema.
+ */
+function isMalformedReply(error: unknown): boolean {
+  if (error instanceof Error && (error.name === 'ZodError' || error.name === '$ZodError')) return true;
+  return error instanceof McpError && /output schema but did not return structured content|Structured content does not match the tool's output schema|Failed to validate structured content/.test(error.message);
+}
 
 function startReason(error: unknown, launch: ServerLaunch): string {
   const code = (error as { code?: unknown } | null)?.code;

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { McpServerSpec } from '@shared/contracts/spec';
 import { McpLaunchError } from './errors';
 import { resolveLaunch, substituteVars } from './server-launch';
 
@@ -64,5 +65,22 @@ describe('resolveLaunch', () => {
 
   it('refuses a package without a bin', () => {
     expect(() => resolveLaunch({ id: 'x', package: 'zod', args: [] }, { vars: {}, cwd: dir })).toThrow(/package "zod" has no bin/);
+  });
+});
+
+describe('inherit_env', () => {
+  it('passes on exactly the host variables it names (no substitution); env given in the spec wins', () => {
+    const hostEnv = { KEEP: '${workspace}', SECRET_THING: 'no', FN: '() { evil; }', OVERRIDDEN: 'host' };
+    const launch = resolveLaunch(
+      { id: 'tool', command: 'my-mcp', args: [], inherit_env: ['KEEP', 'FN', 'MISSING', 'OVERRIDDEN'], env: { OVERRIDDEN: 'spec' } },
+      { vars: { workspace: '/w' }, cwd: dir, hostEnv },
+    );
+    expect(launch.env).toEqual({ KEEP: '${workspace}', OVERRIDDEN: 'spec' });
+  });
+
+  it('is refused on a remote (url) server and for a name that is not an environment variable', () => {
+    expect(McpServerSpec.safeParse({ id: 'r', url: 'http://127.0.0.1:9/mcp', inherit_env: ['HOME'] }).error?.issues[0]?.message).toMatch(/remote \(url\) server inherits no environment/);
+    expect(McpServerSpec.safeParse({ id: 's', command: 'x', inherit_env: ['NOT-A-NAME'] }).success).toBe(false);
+    expect(McpServerSpec.safeParse({ id: 's', command: 'x', inherit_env: ['PGHOST'], timeouts: { call_ms: 120_000, tools: { query: 600_000 } } }).success).toBe(true);
   });
 });

@@ -23,6 +23,8 @@ export interface LaunchOptions {
   cwd: string;
   /** Resolved `keychain:NAME` values: env values that are references get them, at launch only. */
   credentials?: ReadonlyMap<string, string>;
+  /** The host environment `inherit_env` reads from (default: this process's). */
+  hostEnv?: Readonly<Record<string, string | undefined>>;
 }
 
 /**
@@ -31,7 +33,7 @@ export interface LaunchOptions {
  */
 export function resolveLaunch(spec: McpServerSpec, options: LaunchOptions): ServerLaunch {
   const args = spec.args.map((arg, i) => substituteVars(arg, options.vars, spec.id, `args[${i}]`));
-  const env: Record<string, string> = {};
+  const env: Record<string, string> = inheritedEnv(spec.inherit_env ?? [], options.hostEnv ?? process.env);
   for (const [key, value] of Object.entries(spec.env ?? {})) {
     if (isCredentialRef(value)) {
       const secret = options.credentials?.get(value);
@@ -51,6 +53,20 @@ export function resolveLaunch(spec: McpServerSpec, options: LaunchOptions): Serv
   if (spec.command !== undefined) return { command: spec.command, args, env, cwd: options.cwd };
   // The spec schema already refuses this; kept so a hand-built spec fails clearly too.
   throw new McpLaunchError(spec.id, `MCP server "${spec.id}" needs a package or a command`);
+}
+
+/**
+ * The host variables a spec's `inherit_env` names, taken as they are (no `${}` substitution). The
+ * SDK adds only its minimal set (PATH, HOME…) by itself, so a server sees nothing else of the host;
+ * unset names are skipped, and so is a shell function exported as a variable, as the SDK does.
+ */
+export function inheritedEnv(names: readonly string[], hostEnv: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of names) {
+    const value = Object.hasOwn(hostEnv, name) ? hostEnv[name] : undefined;
+    if (value !== undefined && !value.startsWith('()')) env[name] = value;
+  }
+  return env;
 }
 
 /** Substitutes `${name}` in one launch field; an unknown name fails the launch, saying where. */

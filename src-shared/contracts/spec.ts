@@ -9,6 +9,13 @@ import { ScsSettings } from '../scs/contracts';
 
 const slug = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'use lowercase letters, digits, - and _');
 
+const timeoutMs = z.number().int().min(100).max(24 * 60 * 60 * 1000);
+/** A server's deadlines: its handshake, each call, and calls to particular tools (by tool name). */
+export const McpTimeouts = z
+  .object({ start_ms: timeoutMs.optional(), call_ms: timeoutMs.optional(), tools: z.record(z.string().min(1), timeoutMs).optional() })
+  .strict();
+export type McpTimeouts = z.infer<typeof McpTimeouts>;
+
 /** An MCP server started over stdio: an npm package's bin (run with Node) or a command. */
 /** A config string that must not hold a raw secret (a `keychain:NAME` reference is fine). */
 const noRawSecret = z.string().refine((v): boolean => isCredentialRef(v) || !containsRawSecret(v), { message: RAW_SECRET_MESSAGE });
@@ -35,6 +42,14 @@ export const McpServerSpec = z
     env: z.record(z.string(), noRawSecret).optional(),
     /** Offer only these tools to the model (all when absent). */
     tools: z.array(z.string().min(1)).optional(),
+    /**
+     * Host environment variables a stdio server inherits, by name, on top of the minimal set every
+     * server gets (PATH, HOME, USER, LOGNAME, SHELL, TERM; Windows: its system folders and PATH).
+     * Nothing else of the host's environment reaches the server.
+     */
+    inherit_env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name: letters, digits and _')).optional(),
+    /** Deadlines of this server's requests (milliseconds); a call's deadline restarts whenever the server reports progress. */
+    timeouts: McpTimeouts.optional(),
   })
   .strict()
   .superRefine(checkServerTransport);

@@ -62,3 +62,16 @@ export function registeredToolEffect(registry: EffectRegistryView, serverId: str
   const own = registry.overrides.filter((o) => o.server === serverId).map((o) => [`${serverId}/${o.tool}`, o.effect] as const);
   return resolveToolEffect({ serverId, packageName: server?.package, tool, overrides: Object.fromEntries(own) });
 }
+
+/**
+ * Marking `read` a tool Steward ships no read metadata for trusts the server's own implementation:
+ * a "read-only" SQL tool can still be made to write. True when a user setting does that.
+ */
+export function trustsServerForRead(resolved: ResolvedEffect, shipped: ResolvedEffect): boolean {
+  return resolved.source === 'user' && resolved.effect.effect === 'read' && !(shipped.source === 'shipped' && shipped.effect.effect === 'read');
+}
+
+/** The warning for it, where effects are set (spec validation, the Tool safety panel). */
+export function readTrustWarning(tool: string): string {
+  return `${tool} is marked read, but Steward does not know it to be: this trusts the server's own implementation (a "read-only" SQL tool can still be made to write), and its calls are not reviewed as writes.`;
+}

@@ -308,6 +308,23 @@ describe('warnings', () => {
     expect(validate({ spec: spec({ supervision: { safe_message: 'Nothing changed.', on_block: 'safe_message' } }) }).warnings).toEqual([]);
   });
 
+  it('marking read a tool Steward knows nothing about warns that it trusts the server; a shipped read tool marked read does not', () => {
+    const s = spec({
+      servers: [
+        { id: 'fs', package: '@modelcontextprotocol/server-filesystem', args: ['${workspace}'] },
+        { id: 'db', command: 'postgres-mcp', args: [] },
+      ],
+      tool_effects: { 'db/query': { effect: 'read' }, 'fs/read_text_file': { effect: 'read' } },
+    });
+    const report = validate({ spec: s });
+    expect(report.warnings).toEqual([
+      {
+        field: 'tool_effects.db/query',
+        message: expect.stringContaining('this trusts the server\'s own implementation (a "read-only" SQL tool can still be made to write)') as unknown as string,
+      },
+    ]);
+  });
+
   it('a server whose tool list is empty offers nothing, and a script no model uses is ignored: both warned', () => {
     const s = spec({
       servers: [{ id: 'fs', package: '@modelcontextprotocol/server-filesystem', args: ['${workspace}'], tools: [] }],

@@ -6,6 +6,7 @@ import { ModelScript } from '../contracts/script';
 import { AgentSpec, McpServerSpec, PHASE_LABELS, ReviewRules, SupervisionSpec } from '../contracts/spec';
 import { EffectClass, EffectSource, isProtectedEffect } from '../contracts/tool-effect';
 import { capabilityWarnings } from './model-capabilities';
+import { readTrustWarning, resolveToolEffect, trustsServerForRead } from './effect-registry';
 import { checkProviderAllowed, describeExposure, LOCAL_ONLY, type PrivacyPolicy } from './privacy';
 
 /**
@@ -342,6 +343,14 @@ function checkTools(ctx: Ctx): void {
   spec.servers.forEach((server, i) => {
     if (server.tools?.length === 0) ctx.warn(['servers', i, 'tools'], `Server ${server.id} offers no tools (tools is empty): remove the list to offer all of them, or name some.`);
   });
+  for (const [key, effect] of Object.entries(spec.tool_effects)) {
+    const slash = key.indexOf('/');
+    const serverId = key.slice(0, slash);
+    const tool = key.slice(slash + 1);
+    const packageName = spec.servers.find((s) => s.id === serverId)?.package;
+    const shipped = resolveToolEffect({ serverId, packageName, tool, overrides: {} });
+    if (trustsServerForRead({ effect, source: 'user' }, shipped)) ctx.warn(['tool_effects', key], readTrustWarning(key));
+  }
   if (!offeredTools) return;
   const offered = new Set(offeredTools.map((t) => t.name));
   const offeredText = offered.size ? [...offered].join(', ') : 'none';

@@ -1,7 +1,7 @@
 import { describeExposure, EXPOSED_DATA, type PrivacyPolicy } from '@shared/policy/privacy';
 import type { ModelRef } from '@shared/contracts/model';
 import { EFFECT_LABELS, isProtectedEffect, type EffectSource } from '@shared/contracts/tool-effect';
-import { registeredToolEffect, type EffectRegistryView } from '@shared/policy/effect-registry';
+import { readTrustWarning, registeredToolEffect, trustsServerForRead, type EffectRegistryView } from '@shared/policy/effect-registry';
 import { SHIPPED_EFFECTS } from '@shared/policy/shipped-effects';
 import type { HostedWorkflow } from '@shared/contracts/hosted-workflow';
 import { routeHref } from '../../app/routing';
@@ -54,7 +54,9 @@ export function ToolSafetyGroup({ doc, registry, host }: { doc: HostedWorkflow; 
                 </thead>
                 <tbody>
                   {names.map((name) => {
-                    const { effect, source } = registeredToolEffect(host, identity, name);
+                    const resolved = registeredToolEffect(host, identity, name);
+                    const { effect, source } = resolved;
+                    const trusting = trustsServerForRead(resolved, registeredToolEffect({ ...host, overrides: [] }, identity, name));
                     return (
                       <tr key={name} data-testid="tool-safety-tool" data-tool={name} data-effect={effect.effect} data-source={source}>
                         <td>
@@ -65,6 +67,11 @@ export function ToolSafetyGroup({ doc, registry, host }: { doc: HostedWorkflow; 
                             {EFFECT_LABELS[effect.effect]}
                             {effect.requires_user_confirmation ? ' · asks you' : ''}
                           </span>
+                          {trusting && (
+                            <p className="form-note is-warning" role="note" data-testid="read-trust-warning">
+                              {readTrustWarning(name)}
+                            </p>
+                          )}
                         </td>
                         <td className="muted">{EFFECT_SOURCE_LABELS[source]}</td>
                       </tr>

@@ -71,3 +71,19 @@ describe('the panel’s Tool safety', () => {
     expect(rows(html)).toEqual(byRun);
   });
 });
+
+describe('marking a tool read that Steward knows nothing about', () => {
+  const asRead = (server: string, tool: string) => ({ server, tool, effect: { effect: 'read' as const, requires_user_confirmation: false, idempotency_supported: false, sensitive_arguments: [] } });
+
+  it('warns that this trusts the server’s own implementation', () => {
+    const html = renderToStaticMarkup(<ToolSafetyGroup doc={workflow([{ id: 'mine', server: 'mytool', tools: ['query'] }])} registry={[]} host={host([asRead('mytool', 'query')])} />);
+    expect(rows(html)).toEqual([['query', 'read', 'user']]);
+    expect(html).toContain('data-testid="read-trust-warning"');
+    expect(html).toContain('trusts the server&#x27;s own implementation');
+  });
+
+  it('says nothing when the shipped default already calls it read', () => {
+    const html = renderToStaticMarkup(<ToolSafetyGroup doc={workflow([{ id: 'fs', server: 'filesystem', tools: ['read_text_file'] }])} registry={[]} host={host([asRead('filesystem', 'read_text_file')])} />);
+    expect(html).not.toContain('read-trust-warning');
+  });
+});

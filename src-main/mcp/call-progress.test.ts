@@ -1,0 +1,107 @@
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ToolCallDecision } from '@shared/contracts/decision';
+import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
+import { scriptServerHosts } from '../../test-support/script-server-host';
+import { McpCallError } from './errors';
+import { startToolHost, type McpToolHost, type ToolProgress } from './mcp-tool-host';
+
+/** A real SDK-built stdio server (test-support/capabilities-mcp-server.mjs): ticking, wait_for_cancel… */
+const start = scriptServerHosts('./capabilities-mcp-server.mjs', 'caps');
+const require = createRequire(import.meta.url);
+const everythingBin = path.join(path.dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')), 'dist/index.js');
+
+let dir: string;
+let marker: string;
+const hosts: McpToolHost[] = [];
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'steward-mcp-progress-'));
+  marker = path.join(dir, 'cancelled.log');
+});
+afterEach(async () => {
+  await Promise.all(hosts.splice(0).map((h) => h.close()));
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function offered(snapshot: ToolSnapshot, name: string) {
+  const tool = snapshot.tools.find((t) => t.name === name);
+  if (!tool) throw new Error(`no ${name} in ${snapshot.tools.map((t) => t.name).join(', ')}`);
+  return tool;
+}
+const call = (name: string, args: Record<string, unknown> = {}): ToolCallDecision => ({ decision_type: 'tool_call', tool_name: name, arguments: args });
+
+async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
+  for (const end = Date.now() + ms; Date.now() < end; ) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`gave up waiting: ${what}`);
+}
+const cancellations = () => (fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : '');
+
+describe('progress and deadlines of a tool call (real servers)', () => {
+  it('a call carries a progress token, and its progress reaches the host thinned out to one report per interval', async () => {
+    const reports: ToolProgress[] = [];
+    const host = await start([], {}, { onToolProgress: (p) => reports.push(p), progressThrottleMs: 350 });
+    const tool = offered(await host.snapshot(0), 'ticking');
+    const execution = await host.execute({ decision: call('ticking', { ticks: 8, every_ms: 100 }), tool, idempotency_key: 'k-tick' });
+    expect(execution.content).toBe('ticked 8');
+    expect(reports[0]).toEqual({ server: 'caps', tool: 'ticking', progress: 1, total: 8, message: 'step 1 of 8' });
+    expect(reports.length).toBeGreaterThanOrEqual(2);
+    expect(reports.length).toBeLessThan(8);
+  });
+
+  it("a call's deadline restarts whenever the server reports progress", async () => {
+    const host = await start([], { timeouts: { call_ms: 600 } });
+    const tool = offered(await host.snapshot(0), 'ticking');
+    // 10 ticks of 200 ms: 2 s in all, more than three times the deadline, never 600 ms silent.
+    const execution = await host.execute({ decision: call('ticking', { ticks: 10, every_ms: 200 }), tool, idempotency_key: 'k-long' });
+    expect(execution.content).toBe('ticked 10');
+  });
+
+  it("a tool's own deadline in the spec wins over the server's, and a call past it is cancelled on the server", async () => {
+    const host = await start(['--marker', marker], { timeouts: { call_ms: 60_000, tools: { wait_for_cancel: 400 } } });
+    const tool = offered(await host.snapshot(0), 'wait_for_cancel');
+    const error = await host.execute({ decision: call('wait_for_cancel', { ms: 20_000 }), tool, idempotency_key: 'k-slow' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpCallError);
+    expect((error as Error).message).toMatch(/did not answer within 400 ms when asked to run "wait_for_cancel"/);
+    await until(() => cancellations().includes('cancelled'), 'the server to see the cancellation');
+  });
+
+  it('server-everything reports the progress of its long-running operation, every step', async () => {
+    const reports: ToolProgress[] = [];
+    const host = await startToolHost([{ id: 'everything', command: process.execPath, args: [everythingBin] }], {
+      vars: {},
+      overrides: {},
+      cwd: process.cwd(),
+      startTimeoutMs: 60_000,
+      onToolProgress: (p) => reports.push(p),
+      progressThrottleMs: 0,
+    });
+    hosts.push(host);
+    const tool = offered(await host.snapshot(0), 'trigger-long-running-operation');
+    const execution = await host.execute({ decision: call('trigger-long-running-operation', { duration: 1, steps: 4 }), tool, idempotency_key: 'k-everything' });
+    expect(execution.content).toMatch(/Long running operation completed/);
+    // The last report may come after the result, when nobody listens any more.
+    expect(reports.map((r) => `${r.progress}/${r.total}`).slice(0, 3)).toEqual(['1/4', '2/4', '3/4']);
+  });
+});
+
+describe('cancelling a call (real server)', () => {
+  it('aborting the signal sends notifications/cancelled, which the server observes, and the call fails as aborted', async () => {
+    const host = await start(['--marker', marker]);
+    const tool = offered(await host.snapshot(0), 'wait_for_cancel');
+    const abort = new AbortController();
+    const running = host.execute({ decision: call('wait_for_cancel'), tool, idempotency_key: 'k-cancel', signal: abort.signal }).catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 500));
+    abort.abort(new Error('the run was cancelled'));
+    const error = await running;
+    expect(error).toBeInstanceOf(McpCallError);
+    expect((error as Error).message).toMatch(/aborted while asked to run "wait_for_cancel"/);
+    await until(() => cancellations().includes('cancelled'), 'the server to see the cancellation');
+    expect(cancellations()).toMatch(/^cancelled \d+ .*the run was cancelled/m);
+  });
+});
