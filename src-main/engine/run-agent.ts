@@ -224,7 +224,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       options.onProgress?.(line);
     };
     try {
-      toolHost = options.toolHost ?? (await startToolHost(spec.servers, { vars, overrides: spec.tool_effects, cwd: options.specDir, credentials: prepared.credentials, onProgress: notice, progressIntervalMs: options.progressIntervalMs, privacy: options.privacy, onSent: (call) => emit({ type: 'mcp.called', ...call }) }));
+      toolHost = options.toolHost ?? (await startToolHost(spec.servers, { vars, overrides: spec.tool_effects, cwd: options.specDir, credentials: prepared.credentials, onProgress: notice, progressIntervalMs: options.progressIntervalMs, privacy: options.privacy, oauthStore: options.credentials, onSent: (call) => emit({ type: 'mcp.called', ...call }) }));
     } catch (err) {
       setupError = secrets.maskText(errorText(err));
       throw err;

@@ -2,6 +2,8 @@ import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/s
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpStartError, errorMessage } from './errors';
 import { pinnedMcpFetch, type RemoteEndpoint } from './remote-endpoint';
+import type { RemoteAuth } from './oauth/oauth-fetch';
+import { SignInRequiredError } from './oauth/keychain-oauth-provider';
 import { newMcpClient } from './client-capabilities';
 import { ServerConnection, type ConnectionTransport, type ConnectOptions } from './server-connection';
 
@@ -12,8 +14,9 @@ import { ServerConnection, type ConnectionTransport, type ConnectOptions } from 
  * privacy policy; every request goes to its origin only. `headers` are resolved secrets: they go on
  * the wire and nowhere else (never into a message).
  */
-export async function connectRemote(id: string, endpoint: RemoteEndpoint, headers: Readonly<Record<string, string>>, options: ConnectOptions): Promise<ServerConnection> {
-  const fetch = pinnedMcpFetch(endpoint);
+export async function connectRemote(id: string, endpoint: RemoteEndpoint, headers: Readonly<Record<string, string>>, options: ConnectOptions, auth?: RemoteAuth): Promise<ServerConnection> {
+  // OAuth (oauth/oauth-fetch.ts) wraps the pinned fetch: tokens go on the server's own requests only.
+  const fetch = auth ? auth(pinnedMcpFetch(endpoint)) : pinnedMcpFetch(endpoint);
   const requestInit = { headers: { ...headers } };
   const deadline = Date.now() + options.startTimeoutMs;
   const log = options.onLog;
@@ -74,6 +77,7 @@ function isDroppedStream(error: Error): boolean {
 
 function startReason(error: unknown, endpoint: RemoteEndpoint, timeoutMs: number): string {
   if (error instanceof HandshakeTimeout) return `no answer to the MCP handshake from ${endpoint.display} within ${timeoutMs} ms`;
+  if (error instanceof SignInRequiredError) return error.message;
   if (error instanceof StreamableHTTPError && error.code !== undefined) {
     const auth = error.code === 401 || error.code === 403 ? ' (check its headers: the keychain value must be the whole header, e.g. "Bearer …")' : '';
     return `${endpoint.display} answered HTTP ${error.code}${auth}`;

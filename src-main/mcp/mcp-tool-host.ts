@@ -10,6 +10,7 @@ import { hashJson } from '../util/hash';
 import { resolveToolEffect } from '@shared/policy/effect-registry';
 import { McpCallError, McpStartError, McpToolConfigError, McpLaunchError, errorMessage } from './errors';
 import type { CallOutcome, ServerConnection } from './server-connection';
+import type { CredentialStore } from '../credentials/credential-store';
 import { connectTarget, resolveTarget, type ServerTarget } from './server-target';
 import type { ExecuteRequest, ToolHost } from './tool-host';
 import { toolResultText } from './tool-result';
@@ -37,9 +38,14 @@ export interface ToolHostOptions {
   privacy?: PrivacyPolicy;
   /** The privacy log: every tool call sent to a remote server, before it is sent. */
   onSent?: (call: McpCalled) => void;
+  /** The OS keychain: a remote server without its own Authorization header uses its OAuth sign-in from here. */
+  oauthStore?: CredentialStore;
   /** The folders a server is told are its roots (roots/list); default: the `workspace` variable. */
   roots?: readonly string[];
-  /** A tool call's progress as its server reports it: the first report, then at most one per `progressThrottleMs`. */
+  /**
+   * A tool call's progress as its server reports it: the first report, then at most one per
+   * `progressThrottleMs`. When absent, it goes to `onProgress` as a line (a run's live notice).
+   */
   onToolProgress?: (progress: ToolProgress) => void;
   /** Default 1 s. */
   progressThrottleMs?: number;
@@ -102,7 +108,7 @@ export async function startToolHost(servers: McpServerSpec[], options: ToolHostO
   const privacy = options.privacy ?? LOCAL_ONLY;
   const targets: ServerTarget[] = servers.map((spec) => {
     try {
-      return resolveTarget(spec, { vars: options.vars, cwd: options.cwd, credentials: options.credentials, privacy });
+      return resolveTarget(spec, { vars: options.vars, cwd: options.cwd, credentials: options.credentials, privacy, oauthStore: options.oauthStore });
     } catch (error) {
       throw new McpStartError(spec.id, error instanceof McpLaunchError ? error.message : errorMessage(error));
     }
@@ -138,7 +144,7 @@ class McpToolHostImpl implements McpToolHost {
     private readonly conns: ServerConnection[],
     private readonly overrides: Record<string, ToolEffect>,
     private readonly targets: readonly ServerTarget[] = [],
-    private readonly options: Pick<ToolHostOptions, 'onSent' | 'onLog' | 'onToolProgress' | 'progressThrottleMs'> = {},
+    private readonly options: Pick<ToolHostOptions, 'onSent' | 'onLog' | 'onProgress' | 'onToolProgress' | 'progressThrottleMs'> = {},
   ) {
     specs.forEach((spec, i) => {
       const conn = conns[i];
@@ -217,7 +223,7 @@ class McpToolHostImpl implements McpToolHost {
 
   /** Progress of one call, thinned out: the first report, then at most one per throttle interval. */
   private progressReporter(server: string, tool: string): ((progress: Progress) => void) | undefined {
-    const report = this.options.onToolProgress;
+    const report = this.options.onToolProgress ?? progressLine(this.options.onProgress);
     if (!report) return undefined;
     const every = this.options.progressThrottleMs ?? DEFAULT_PROGRESS_THROTTLE_MS;
     let last = -Infinity;
@@ -283,6 +289,15 @@ class McpToolHostImpl implements McpToolHost {
   private assertOpen(): void {
     if (this.closing) throw new Error('the MCP tool host is closed');
   }
+}
+
+/** `[mcp db] query: 3 of 8 (37%) — scanning table 3`: a progress report as a notice line. */
+function progressLine(onProgress: ((line: string) => void) | undefined): ((progress: ToolProgress) => void) | undefined {
+  if (!onProgress) return undefined;
+  return ({ server, tool, progress, total, message }) => {
+    const share = total !== undefined && total > 0 ? ` of ${total} (${Math.floor((progress / total) * 100)}%)` : '';
+    onProgress(`[mcp ${server}] ${tool}: ${progress}${share}${message ? ` — ${message}` : ''}`);
+  };
 }
 
 /**

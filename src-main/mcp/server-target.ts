@@ -6,15 +6,18 @@ import { connectRemote } from './http-connection';
 import { allowedRemoteEndpoint, type RemoteEndpoint } from './remote-endpoint';
 import { resolveLaunch, type LaunchOptions, type ServerLaunch } from './server-launch';
 import { ServerConnection, type ConnectOptions } from './server-connection';
+import type { CredentialStore } from '../credentials/credential-store';
+import type { RemoteAuth } from './oauth/oauth-fetch';
+import { runAuth } from './oauth/sign-in';
 
 /** How one server is reached: a process to spawn, or a remote address already allowed. */
-export type ServerTarget = { kind: 'stdio'; launch: ServerLaunch } | { kind: 'remote'; endpoint: RemoteEndpoint; headers: Record<string, string> };
+export type ServerTarget = { kind: 'stdio'; launch: ServerLaunch } | { kind: 'remote'; endpoint: RemoteEndpoint; headers: Record<string, string>; auth?: RemoteAuth };
 
 /**
  * Resolves a spec before anything is started or sent: a stdio launch, or a remote endpoint that
  * passed the privacy check with its headers taken from the resolved keychain values.
  */
-export function resolveTarget(spec: McpServerSpec, options: LaunchOptions & { privacy: PrivacyPolicy }): ServerTarget {
+export function resolveTarget(spec: McpServerSpec, options: LaunchOptions & { privacy: PrivacyPolicy; oauthStore?: CredentialStore }): ServerTarget {
   if (spec.url === undefined) return { kind: 'stdio', launch: resolveLaunch(spec, options) };
   const allowed = allowedRemoteEndpoint(spec.id, spec.url, options.privacy);
   if (!allowed.ok) throw new McpLaunchError(spec.id, allowed.message);
@@ -25,7 +28,9 @@ export function resolveTarget(spec: McpServerSpec, options: LaunchOptions & { pr
     if (secret === undefined) throw new McpLaunchError(spec.id, `MCP server "${spec.id}" needs credential ${isCredentialRef(ref) ? ref : '(not a keychain reference)'} in headers.${name}, and it was not resolved`);
     headers[name] = secret;
   }
-  return { kind: 'remote', endpoint: allowed.endpoint, headers };
+  // With the keychain at hand, a server without its own Authorization header may use an OAuth sign-in.
+  const auth = options.oauthStore ? runAuth(spec, allowed.endpoint, options.oauthStore, options.privacy) : undefined;
+  return { kind: 'remote', endpoint: allowed.endpoint, headers, auth };
 }
 
 export function connectTarget(id: string, target: ServerTarget, options: ConnectOptions): Promise<ServerConnection> {
@@ -33,6 +38,6 @@ export function connectTarget(id: string, target: ServerTarget, options: Connect
     case 'stdio':
       return ServerConnection.connect(id, target.launch, options);
     case 'remote':
-      return connectRemote(id, target.endpoint, target.headers, options);
+      return connectRemote(id, target.endpoint, target.headers, options, target.auth);
   }
 }

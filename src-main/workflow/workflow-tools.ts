@@ -49,7 +49,7 @@ export class WorkflowTools {
         if (!this.options.credentials) throw new Error('this workflow uses keychain credentials, but no credential store is available');
         credentials = await resolveCredentials(refs, this.options.credentials, secrets);
       }
-      host = await startToolHost(graph.servers, { vars, overrides: graph.tool_effects, cwd, credentials, onProgress: this.options.onProgress, privacy: this.options.privacy, onSent: this.options.onSent });
+      host = await startToolHost(graph.servers, { vars, overrides: graph.tool_effects, cwd, credentials, onProgress: this.options.onProgress, privacy: this.options.privacy, oauthStore: this.options.credentials, onSent: this.options.onSent });
     }
     this.host = host;
     return { host, snapshot: await host.snapshot(0) };

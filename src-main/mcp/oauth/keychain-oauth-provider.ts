@@ -1,0 +1,147 @@
+import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthRecord, OAuthRecordStore } from './oauth-record';
+
+/** A sign-in in progress: where the browser comes back to, and how the host shows the page. */
+export interface SignInInteraction {
+  /** The loopback address the authorization server redirects to (loopback-redirect.ts). */
+  readonly redirectUrl: string;
+  /** The CSRF value the redirect must carry back. */
+  readonly state: string;
+  /** Shows the authorization page: the system browser, a printed link, or (tests) a headless visit. */
+  open(authorizationUrl: URL): Promise<void>;
+}
+
+/** A run met a server whose sign-in is missing or no longer valid: only a person can fix that. */
+export class SignInRequiredError extends Error {
+  override readonly name = 'SignInRequiredError';
+}
+
+/** Tokens this close to their expiry are refreshed before use, not after a refusal. */
+const EXPIRY_MARGIN_MS = 30_000;
+
+/**
+ * The SDK's OAuthClientProvider (`@modelcontextprotocol/sdk/client/auth.js` runs the protocol:
+ * discovery, registration, PKCE, resource indicators, refresh) over Steward's keychain record.
+ * Tokens and client information go to the OS keychain and nowhere else; the PKCE verifier and the
+ * discovery state live in memory for this one flow.
+ *
+ * Without an interaction (a run), it can use and refresh what a sign-in stored, but never starts a
+ * sign-in: registering a client or opening an authorization page fails with SignInRequiredError.
+ */
+export class KeychainOAuthProvider implements OAuthClientProvider {
+  private verifier: string | undefined;
+  private discovery: OAuthDiscoveryState | undefined;
+
+  private constructor(
+    private readonly records: OAuthRecordStore,
+    private record: OAuthRecord,
+    private readonly serverLabel: string,
+    private readonly interaction: SignInInteraction | undefined,
+    private readonly now: () => number,
+  ) {}
+
+  static async load(records: OAuthRecordStore, serverLabel: string, interaction?: SignInInteraction, now: () => number = Date.now): Promise<KeychainOAuthProvider> {
+    return new KeychainOAuthProvider(records, await records.read(), serverLabel, interaction, now);
+  }
+
+  get redirectUrl(): string {
+    // A run never redirects; a registered client's own address keeps the SDK on the code flow.
+    return this.interaction?.redirectUrl ?? registeredRedirect(this.record.client) ?? 'http://127.0.0.1/callback';
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: 'Steward',
+      redirect_uris: [this.redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+
+  state(): string {
+    return this.interaction?.state ?? '';
+  }
+
+  clientInformation(): OAuthClientInformationMixed | undefined {
+    const client = this.record.client;
+    // A client registered for another loopback port cannot receive this sign-in's redirect: register anew.
+    if (client && this.interaction && !redirectAllowed(client, this.interaction.redirectUrl)) return undefined;
+    return client;
+  }
+
+  async saveClientInformation(client: OAuthClientInformationMixed): Promise<void> {
+    if (!this.interaction) throw this.signInRequired('it has no registered client');
+    await this.write((r) => ({ ...r, client }));
+  }
+
+  tokens(): OAuthTokens | undefined {
+    return this.record.tokens;
+  }
+
+  /** Whether the access token is (about to be) expired and a refresh token could renew it. */
+  needsRefresh(): boolean {
+    const { tokens, expires_at } = this.record;
+    return Boolean(tokens?.refresh_token) && expires_at !== undefined && expires_at - EXPIRY_MARGIN_MS <= this.now();
+  }
+
+  async saveTokens(tokens: OAuthTokens): Promise<void> {
+    const expires_at = tokens.expires_in !== undefined ? this.now() + tokens.expires_in * 1000 : undefined;
+    // A refresh that returns no new refresh token keeps the old one (RFC 6749 §6).
+    const refresh_token = tokens.refresh_token ?? this.record.tokens?.refresh_token;
+    await this.write((r) => ({ ...r, tokens: refresh_token === undefined ? tokens : { ...tokens, refresh_token }, expires_at }));
+  }
+
+  async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
+    if (!this.interaction) throw this.signInRequired('its sign-in is missing or has expired');
+    await this.interaction.open(authorizationUrl);
+  }
+
+  saveCodeVerifier(codeVerifier: string): void {
+    this.verifier = codeVerifier;
+  }
+
+  codeVerifier(): string {
+    if (this.verifier === undefined) throw new Error('no sign-in is in progress (no PKCE verifier)');
+    return this.verifier;
+  }
+
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    this.discovery = state;
+  }
+
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.discovery;
+  }
+
+  async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
+    if (scope === 'verifier' || scope === 'all') this.verifier = undefined;
+    if (scope === 'discovery' || scope === 'all') this.discovery = undefined;
+    if (scope === 'all') await this.write(() => ({}));
+    else if (scope === 'client') await this.write((r) => ({ ...r, client: undefined }));
+    else if (scope === 'tokens') await this.write((r) => ({ ...r, tokens: undefined, expires_at: undefined }));
+  }
+
+  private async write(change: (record: OAuthRecord) => OAuthRecord): Promise<void> {
+    this.record = change(this.record);
+    await this.records.update(() => this.record);
+  }
+
+  private signInRequired(why: string): SignInRequiredError {
+    return new SignInRequiredError(
+      `MCP server "${this.serverLabel}" needs you to sign in (${why}): press "Sign in" on the server in the app, or run \`steward mcp sign-in <spec> ${this.serverLabel}\``,
+    );
+  }
+}
+
+function registeredRedirect(client: OAuthClientInformationMixed | undefined): string | undefined {
+  const uris = (client as { redirect_uris?: unknown } | undefined)?.redirect_uris;
+  return Array.isArray(uris) && typeof uris[0] === 'string' ? uris[0] : undefined;
+}
+
+function redirectAllowed(client: OAuthClientInformationMixed, redirectUrl: string): boolean {
+  const uris = (client as { redirect_uris?: unknown }).redirect_uris;
+  // Pre-registered clients carry no list: trust them with any loopback redirect.
+  return !Array.isArray(uris) || uris.includes(redirectUrl);
+}

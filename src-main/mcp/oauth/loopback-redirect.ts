@@ -1,0 +1,87 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** Where the authorization server sends the browser back to: a one-shot listener on 127.0.0.1. */
+export interface LoopbackRedirect {
+  readonly redirectUrl: string;
+  readonly state: string;
+  /** The authorization code, once the browser arrives with it (and the right state). */
+  code(timeoutMs: number): Promise<string>;
+  close(): Promise<void>;
+}
+
+export class SignInFailedError extends Error {
+  override readonly name = 'SignInFailedError';
+}
+
+const PAGE = (text: string) =>
+  `<!doctype html><meta charset="utf-8"><title>Steward</title><body style="font:16px system-ui;margin:3em">${text}</body>`;
+
+/**
+ * Listens on 127.0.0.1 (RFC 8252 §7.3: a loopback redirect, never a name a resolver could change)
+ * for `/callback?code=…&state=…`. Only the request carrying this sign-in's state counts; the page
+ * shown never repeats the code. `preferredPort` reuses the port a registered client knows.
+ */
+export async function startLoopbackRedirect(preferredPort?: number): Promise<LoopbackRedirect> {
+  const state = randomBytes(16).toString('hex');
+  let settle: { resolve: (code: string) => void; reject: (error: Error) => void } | undefined;
+  const arrived = new Promise<string>((resolve, reject) => {
+    settle = { resolve, reject };
+  });
+  arrived.catch(() => undefined);
+
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (url.pathname !== '/callback') {
+      res.writeHead(404).end();
+      return;
+    }
+    if (url.searchParams.get('state') !== state) {
+      res.writeHead(400, { 'content-type': 'text/html' }).end(PAGE('This sign-in link is not the one Steward is waiting for.'));
+      return;
+    }
+    const error = url.searchParams.get('error');
+    const code = url.searchParams.get('code');
+    if (error !== null || code === null) {
+      const why = (url.searchParams.get('error_description') ?? error ?? 'no code').slice(0, 200);
+      res.writeHead(400, { 'content-type': 'text/html' }).end(PAGE('Sign-in was not completed. You can close this tab.'));
+      settle?.reject(new SignInFailedError(`the authorization server did not sign you in (${why})`));
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE('Signed in. You can close this tab and return to Steward.'));
+    settle?.resolve(code);
+  });
+  const port = await listen(server, preferredPort).catch(() => listen(server, 0));
+  const redirectUrl = `http://127.0.0.1:${port}/callback`;
+
+  return {
+    redirectUrl,
+    state,
+    code(timeoutMs) {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new SignInFailedError(`no answer from the browser within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
+      });
+      return Promise.race([arrived, timeout]).finally(() => clearTimeout(timer));
+    },
+    close() {
+      settle?.reject(new SignInFailedError('the sign-in was closed'));
+      return new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
+
+function listen(server: Server, port: number | undefined): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: Error) => reject(error);
+    server.once('error', onError);
+    server.listen(port ?? 0, '127.0.0.1', () => {
+      server.off('error', onError);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}

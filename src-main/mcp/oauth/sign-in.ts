@@ -1,0 +1,132 @@
+import { credentialNameOf, isCredentialRef } from '@shared/contracts/credentials';
+import type { McpServerSpec } from '@shared/contracts/spec';
+import type { PrivacyPolicy } from '@shared/policy/privacy';
+import type { CredentialStore } from '../../credentials/credential-store';
+import { errorMessage } from '../errors';
+import { connectRemote } from '../http-connection';
+import { allowedRemoteEndpoint, type RemoteEndpoint } from '../remote-endpoint';
+import type { ServerConnection } from '../server-connection';
+import { KeychainOAuthProvider } from './keychain-oauth-provider';
+import { startLoopbackRedirect } from './loopback-redirect';
+import { OAuthRecordStore } from './oauth-record';
+import { oauthFetch, signInFetch, type RemoteAuth } from './oauth-fetch';
+
+/** A server whose spec sets its own Authorization header is not signed in with OAuth. */
+export function usesOAuth(spec: McpServerSpec): boolean {
+  return spec.url !== undefined && !Object.keys(spec.headers ?? {}).some((name) => name.toLowerCase() === 'authorization');
+}
+
+/** The run's side: stored tokens are used and refreshed, and a missing sign-in fails the start, saying how to sign in. */
+export function runAuth(spec: McpServerSpec, endpoint: RemoteEndpoint, store: CredentialStore, privacy: PrivacyPolicy): RemoteAuth | undefined {
+  if (!usesOAuth(spec)) return undefined;
+  const records = new OAuthRecordStore(store, endpoint.url);
+  return oauthFetch({ provider: () => KeychainOAuthProvider.load(records, spec.id), endpoint, authFetch: signInFetch(endpoint, privacy) });
+}
+
+export interface SignInOptions {
+  store: CredentialStore;
+  privacy: PrivacyPolicy;
+  /** Shows the authorization page: the app opens the system browser; the CLI prints the link too. */
+  open: (authorizationUrl: URL) => Promise<void>;
+  /** How long the person has to finish in the browser (default 5 min). */
+  timeoutMs?: number;
+  onLog?: (line: string) => void;
+}
+
+export type SignInOutcome = { ok: true; server_name?: string; tools: number } | { ok: false; message: string };
+
+const DEFAULT_SIGN_IN_TIMEOUT_MS = 5 * 60_000;
+
+/**
+ * Signs in to a remote server: connects as a run would, and when the server asks for authorization
+ * the SDK's flow runs with a loopback redirect (127.0.0.1) and the page shown through `open`. Ends
+ * with the server's tools listed under the new token, which is then in the keychain only. Already
+ * signed in (or a server that needs no sign-in): it just connects.
+ */
+export async function signInRemoteServer(spec: McpServerSpec, options: SignInOptions): Promise<SignInOutcome> {
+  let session: SignedInConnection | undefined;
+  try {
+    session = await connectSignedIn(spec, options);
+    const tools = await session.conn.listTools();
+    return { ok: true, server_name: session.conn.serverName, tools: tools.length };
+  } catch (error) {
+    return { ok: false, message: `signing in to MCP server "${spec.id}" failed: ${errorMessage(error)}` };
+  } finally {
+    await session?.close();
+  }
+}
+
+export interface SignedInConnection {
+  conn: ServerConnection;
+  close(): Promise<void>;
+}
+
+/**
+ * A connection that may sign in at any point (at the handshake, or when a call needs more scope):
+ * what `signInRemoteServer` uses, and the conformance client, which plays a person at the app.
+ */
+export async function connectSignedIn(spec: McpServerSpec, options: SignInOptions): Promise<SignedInConnection> {
+  if (spec.url === undefined) throw new Error(`MCP server "${spec.id}" is not a remote (url) server: there is nothing to sign in to`);
+  if (!usesOAuth(spec)) throw new Error(`MCP server "${spec.id}" sends its own Authorization header; remove it to sign in with OAuth`);
+  const allowed = allowedRemoteEndpoint(spec.id, spec.url, options.privacy);
+  if (!allowed.ok) throw new Error(allowed.message);
+  const endpoint = allowed.endpoint;
+  const records = new OAuthRecordStore(options.store, endpoint.url);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_SIGN_IN_TIMEOUT_MS;
+  const headers = await resolveHeaders(spec, options.store);
+  const known = await records.read();
+  const redirect = await startLoopbackRedirect(portOf(known.client));
+  try {
+    const interaction = { redirectUrl: redirect.redirectUrl, state: redirect.state, open: options.open };
+    const auth = oauthFetch({
+      provider: () => KeychainOAuthProvider.load(records, spec.id, interaction),
+      endpoint,
+      authFetch: signInFetch(endpoint, options.privacy),
+      awaitCode: () => redirect.code(timeoutMs),
+    });
+    const conn = await connectRemote(spec.id, endpoint, headers, { startTimeoutMs: timeoutMs + 30_000, callTimeoutMs: 60_000, onLog: options.onLog }, auth);
+    return {
+      conn,
+      async close() {
+        await conn.close();
+        await redirect.close();
+      },
+    };
+  } catch (error) {
+    await redirect.close();
+    throw error;
+  }
+}
+
+/** Signs out: the server's tokens and client registration leave the keychain. */
+export async function signOutRemoteServer(spec: McpServerSpec, store: CredentialStore): Promise<boolean> {
+  if (spec.url === undefined) return false;
+  return new OAuthRecordStore(store, spec.url).forget();
+}
+
+/** Whether the keychain holds a sign-in for this server (the app shows "Signed in" or "Sign in"). */
+export async function isSignedIn(spec: McpServerSpec, store: CredentialStore): Promise<boolean> {
+  if (spec.url === undefined) return false;
+  return (await new OAuthRecordStore(store, spec.url).read()).tokens !== undefined;
+}
+
+async function resolveHeaders(spec: McpServerSpec, store: CredentialStore): Promise<Record<string, string>> {
+  const headers: Record<string, string> = {};
+  for (const [name, ref] of Object.entries(spec.headers ?? {})) {
+    const value = isCredentialRef(ref) ? await store.get(credentialNameOf(ref)) : undefined;
+    if (value === undefined) throw new Error(`credential ${ref} for headers.${name} is not in the keychain`);
+    headers[name] = value;
+  }
+  return headers;
+}
+
+function portOf(client: unknown): number | undefined {
+  const uri = (client as { redirect_uris?: unknown } | undefined)?.redirect_uris;
+  if (!Array.isArray(uri) || typeof uri[0] !== 'string') return undefined;
+  try {
+    const port = Number(new URL(uri[0]).port);
+    return port > 0 ? port : undefined;
+  } catch {
+    return undefined;
+  }
+}
