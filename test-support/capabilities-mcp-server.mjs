@@ -5,7 +5,8 @@
 //   malformed        answers with a result that is not a CallToolResult (50 text blocks with numbers)
 //   ticking          reports progress every `every_ms` for `ticks` ticks, then answers "ticked N"
 //   wait_for_cancel  waits until the client cancels it (or `ms` passes); with --marker PATH it
-//                    appends "cancelled <requestId> <reason>" to PATH when the cancellation arrives
+//                    appends "started <requestId>" to PATH, then "cancelled <requestId> <reason>" when
+//                    the cancellation arrives
 //   roots            asks the client for its roots (roots/list) and answers them as JSON
 //   echo_env         answers the environment variables it was started with, as JSON
 import { appendFileSync } from 'node:fs';
@@ -60,6 +61,7 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       return text(`ticked ${ticks}${token === undefined ? ' (no progress token)' : ''}`);
     }
     case 'wait_for_cancel': {
+      if (marker) appendFileSync(marker, `started ${String(extra.requestId)}\n`);
       extra.signal.addEventListener('abort', () => {
         if (marker) appendFileSync(marker, `cancelled ${String(extra.requestId)} ${String(extra.signal.reason ?? '')}\n`);
       });

@@ -53,6 +53,11 @@ export interface BoundaryActorDeps {
   dryRun?: boolean;
   /** Phase 1: while the teacher proposes, the student proposes the same round in the shadow. */
   shadow?: (round: number, outcome: { reply: ModelReply } | { error: string }) => void;
+  /**
+   * The run's own cancellation. The round waits for a tool call's answer (it is not cancelled while
+   * executing), so the call itself is aborted: the server is told (`notifications/cancelled`).
+   */
+  runSignal?: AbortSignal;
 }
 
 const MAX_RESULT_CHARS = 100_000;
@@ -179,7 +184,8 @@ export function createBoundaryActors(deps: BoundaryActorDeps) {
       deps.ledger.begin(idempotency_key, { run_id: deps.runId, round: input.round, server: tool.server, tool: tool.name });
       const index = deps.history.length - 1;
       try {
-        const raw = await deps.toolHost.execute({ decision, tool, idempotency_key, signal });
+        const callSignal = deps.runSignal ? AbortSignal.any([signal, deps.runSignal]) : signal;
+        const raw = await deps.toolHost.execute({ decision, tool, idempotency_key, signal: callSignal });
         const execution = capContent({ ...raw, content: deps.maskText ? deps.maskText(raw.content) : raw.content });
         deps.ledger.finish(idempotency_key, { ok: execution.ok, is_error: execution.is_error });
         deps.history.settle(index, execution.content, execution.is_error);

@@ -318,6 +318,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       dryRun: options.dryRun === true,
       onPrompt: (round, messages) => prompts.set(round, messages),
       shadow: supervision.enabled && supervision.phase === 1 ? (round, outcome) => shadows.set(round, outcome) : undefined,
+      runSignal: options.signal,
     });
     const machine = boundaryMachine.provide({ actors });
     const budget = () => scs.budget(spec.limits.max_rounds);

@@ -105,3 +105,13 @@ describe('cancelling a call (real server)', () => {
     expect(cancellations()).toMatch(/^cancelled \d+ .*the run was cancelled/m);
   });
 });
+
+describe('progress as a live notice', () => {
+  it('without a progress listener, a call’s progress goes out as notice lines (the run view and the CLI show them)', async () => {
+    const lines: string[] = [];
+    const host = await start([], {}, { onProgress: (line) => lines.push(line), progressThrottleMs: 0 });
+    const tool = offered(await host.snapshot(0), 'ticking');
+    await host.execute({ decision: call('ticking', { ticks: 3, every_ms: 50 }), tool, idempotency_key: 'k-lines' });
+    expect(lines).toContain('[mcp caps] ticking: 1 of 3 (33%) — step 1 of 3');
+  });
+});

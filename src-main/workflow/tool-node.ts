@@ -203,6 +203,7 @@ export async function runToolNode(node: NodeOf<'tool'>, run: NodeRun, deps: Tool
     maskText: (text) => deps.secrets.maskText(text),
     sensitiveFound: (value) => void deps.secrets.registerSensitive(value),
     onExecution: () => undefined,
+    runSignal: run.signal,
   });
   const actor = createActor(boundaryMachine.provide({ actors }), {
     input: { round: 0, proposer: 'student', snapshot, supervision: node.review ? REVIEWED : UNREVIEWED, sampled: false, preselected },
