@@ -10,6 +10,7 @@ import { hashJson } from '../util/hash';
 import { resolveToolEffect } from '@shared/policy/effect-registry';
 import { McpCallError, McpStartError, McpToolConfigError, McpLaunchError, errorMessage } from './errors';
 import type { CallOutcome, ServerConnection } from './server-connection';
+import type { CredentialStore } from '../credentials/credential-store';
 import { connectTarget, resolveTarget, type ServerTarget } from './server-target';
 import type { ExecuteRequest, ToolHost } from './tool-host';
 import { toolResultText } from './tool-result';
@@ -37,6 +38,8 @@ export interface ToolHostOptions {
   privacy?: PrivacyPolicy;
   /** The privacy log: every tool call sent to a remote server, before it is sent. */
   onSent?: (call: McpCalled) => void;
+  /** The OS keychain: a remote server without its own Authorization header uses its OAuth sign-in from here. */
+  oauthStore?: CredentialStore;
   /** The folders a server is told are its roots (roots/list); default: the `workspace` variable. */
   roots?: readonly string[];
   /**
@@ -105,7 +108,7 @@ export async function startToolHost(servers: McpServerSpec[], options: ToolHostO
   const privacy = options.privacy ?? LOCAL_ONLY;
   const targets: ServerTarget[] = servers.map((spec) => {
     try {
-      return resolveTarget(spec, { vars: options.vars, cwd: options.cwd, credentials: options.credentials, privacy });
+      return resolveTarget(spec, { vars: options.vars, cwd: options.cwd, credentials: options.credentials, privacy, oauthStore: options.oauthStore });
     } catch (error) {
       throw new McpStartError(spec.id, error instanceof McpLaunchError ? error.message : errorMessage(error));
     }
