@@ -146,5 +146,8 @@ export function resumeStep(intervention: Intervention, answer: HumanAnswer): Res
     case 'escalate':
     case 'expired':
       throw new SpecError(`"${answer.action}" answers a pattern's judgment, not an agent's question`);
+    // A person supervising a workflow (src-main/workflow/supervision/person-supervisor.ts); an agent never offers it.
+    case 'verdict':
+      throw new SpecError('a verdict answers a workflow supervisor escalation, not an agent\'s question');
   }
 }

@@ -26,6 +26,9 @@ import { failedInvocation, portValidator, settlementOf, supervisionEvents, super
 import type { InvocationRecord, WorkflowCheckpoint } from './workflow-checkpoint';
 import { WorkflowTools } from './workflow-tools';
 import { checkJudgmentAnswer, type PatternPark } from './pattern/human-judgment';
+import { answerPerson, escalateToPerson, escalationIntervention, expirePerson, isPersonSupervisor, personSupervisionOf } from './supervision/person-supervisor';
+import { checkPersonVerdict } from '@shared/supervisor/person-escalation';
+import { stickyVerdictFor } from '@shared/supervisor/ledger';
 
 /** What a workflow run shares with an agent run: folders, ledger, journal, cancellation, people, models. */
 type SharedRunOptions = Pick<
@@ -85,6 +88,8 @@ export function checkOffered(intervention: Intervention, answer: HumanAnswer): v
   if (!intervention.options.includes(answer.action)) {
     throw new Error(`"${answer.action}" is not one of the answers this intervention offers (${intervention.options.join(', ')})`);
   }
+  // A person supervising: only a verdict the escalation allows (the kernel enforces it again).
+  if (intervention.supervision) checkPersonVerdict(intervention.supervision, answer.verdict);
 }
 
 export interface WorkflowRun {
@@ -176,12 +181,14 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     }
   }
 
-  const setup = options.supervision
-    ? setUpSupervision(options.supervision.settings, options.supervision.supervisor, { validate: options.supervision.validate ?? portValidator(nodes), secrets }, resumed?.supervisor_ledger)
+  // A run a person supervises resumes supervised by them even when the caller did not say so again.
+  const supervisionAsked = options.supervision ?? personSupervisionOf(resumed?.supervisor_settings);
+  const setup = supervisionAsked
+    ? setUpSupervision(supervisionAsked.settings, supervisionAsked.supervisor, { validate: supervisionAsked.validate ?? portValidator(nodes), secrets }, resumed?.supervisor_ledger)
     : { kind: 'off' as const };
   // A model supervisor's read-only tools read the run as it goes (masked with the run's registry).
-  if (setup.kind === 'on' && options.supervision && !('unavailable' in options.supervision.supervisor)) {
-    options.supervision.supervisor.attach?.({ invocations: () => [...records.values()], secrets });
+  if (setup.kind === 'on' && supervisionAsked && !('unavailable' in supervisionAsked.supervisor)) {
+    supervisionAsked.supervisor.attach?.({ invocations: () => [...records.values()], secrets });
   }
   const tools = new WorkflowTools({ graph, vars, cwd: specDir, secrets, credentials: options.credentials, onProgress: options.onProgress, toolHost: options.toolHost, privacy, onSent: (call) => emit({ type: 'mcp.called', ...call }) });
   const log: SchedulerEvent[] = resumed ? (resumed.scheduler_events as SchedulerEvent[]) : [];
@@ -255,7 +262,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
       running: [...runningInvocations.values()],
       waiting: Object.fromEntries(waiting),
       ...(setup.kind === 'on' ? { supervisor_ledger: setup.supervision.ledger } : {}),
-      ...(setup.kind !== 'off' && options.supervision ? supervisorCheckpoint(options.supervision) : {}),
+      ...(setup.kind !== 'off' && supervisionAsked ? supervisorCheckpoint(supervisionAsked) : {}),
     };
   }
 
@@ -332,6 +339,19 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   async function superviseFailed(supervision: RunSupervision, invocation: Invocation, failure: NodeFailure, controller: AbortController, attempt: number): Promise<void> {
     running.set(invocation.id, controller);
     runningInvocations.set(invocation.id, invocation);
+    const supervisor = supervision.deps.supervisor;
+    if (isPersonSupervisor(supervisor)) {
+      let step;
+      try {
+        step = await escalateToPerson(supervision, supervisor, failedInvocation(nodes.get(invocation.node), invocation, failure, attempt), waitingForPerson().length);
+      } finally {
+        running.delete(invocation.id);
+        runningInvocations.delete(invocation.id);
+      }
+      if (step.kind === 'decided') for (const payload of supervisionEvents(invocation, step.result)) emit(payload);
+      else emit({ type: 'supervisor.escalated', invocation_id: invocation.id, escalation: step.wait.escalation });
+      return personStep(supervision, invocation, step, attempt);
+    }
     let result;
     try {
       result = await supervision.superviseFailure(failedInvocation(nodes.get(invocation.node), invocation, failure, attempt), controller.signal);
@@ -346,12 +366,98 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
 
   /** A waiting invocation runs again with the person's answer (its own inputs kept, should it start again after a host stop). */
   function resumeNode(id: string, resumeWith: Resumed): void {
-    const held = Object.hasOwn(state.invocations, id) ? state.invocations[id] : undefined;
-    const record = records.get(id);
-    const source = held ?? record;
-    if (!source) return;
+    const invocation = heldInvocation(id);
+    if (!invocation) return;
     feed({ type: 'resumed', id });
-    start({ id, node: source.node, lineage: source.lineage, ...(source.parent !== undefined ? { parent: source.parent } : {}), inputs: held ? { ...held.inputs } : {} }, resumeWith);
+    if (resumeWith.parked.intervention.supervision) personAnswered(invocation, resumeWith.parked.intervention, resumeWith.answer);
+    else start(invocation, resumeWith);
+  }
+  function heldInvocation(id: string): Invocation | undefined {
+    const held = Object.hasOwn(state.invocations, id) ? state.invocations[id] : undefined;
+    const source = held ?? records.get(id);
+    return source && { id, node: source.node, lineage: source.lineage, ...(source.parent !== undefined ? { parent: source.parent } : {}), inputs: held ? { ...held.inputs } : {} };
+  }
+  /** A waiting escalation decided without the person's answer (a sticky verdict now applies, or time ran out). */
+  function settleWaitingEscalation(id: string, how: undefined | 'expired'): void {
+    const w = waiting.get(id);
+    const invocation = heldInvocation(id);
+    if (!w || !invocation) return;
+    waiting.delete(id);
+    feed({ type: 'resumed', id });
+    personAnswered(invocation, w.intervention, how);
+  }
+
+  /** Escalations of this run waiting for a person (they count against max_decisions while they wait). */
+  function waitingForPerson(): Array<[string, Intervention]> {
+    return [...waiting.entries()].flatMap(([id, w]) => (w.intervention.supervision ? [[id, w.intervention] as [string, Intervention]] : []));
+  }
+  const expiries = new Map<string, ReturnType<typeof setTimeout>>();
+
+  /** The person's verdict (undefined: what applies without asking, e.g. a sticky verdict; 'expired': the default) settles a waiting escalation. */
+  function personAnswered(invocation: Invocation, intervention: Intervention, given: HumanAnswer | undefined | 'expired'): void {
+    const wait = intervention.supervision;
+    if (!wait || setup.kind !== 'on' || !isPersonSupervisor(setup.supervision.deps.supervisor)) {
+      feed({ type: 'failed', id: invocation.id, failure: wait?.failure ?? { code: 'internal_error', message: `${invocation.id} waits for a supervisor verdict and this run has no person supervising it` } });
+      return;
+    }
+    const supervision = setup.supervision;
+    const timeout = setup.supervision.deps.supervisor.person.decision_timeout_ms;
+    clearTimeout(expiries.get(invocation.id));
+    expiries.delete(invocation.id);
+    // An answer that comes after the time set (the run was parked meanwhile) finds the default applied.
+    const answer = given !== 'expired' && wait.expires_at !== undefined && Date.parse(wait.expires_at) <= Date.now() ? 'expired' : given;
+    if (answer !== undefined && answer !== 'expired') emit({ type: 'intervention.answered', invocation_id: invocation.id, round: 0, intervention_id: intervention.id, answer });
+    // Decided in a moment (the kernel replays the answer); running meanwhile, so the run waits for it. Not
+    // persisted as running: a stop in that moment must never run the failed node again.
+    const controller = new AbortController();
+    running.set(invocation.id, controller);
+    const others = waitingForPerson().length;
+    const decided = answer === 'expired' ? Promise.resolve({ kind: 'decided' as const, result: expirePerson(supervision, wait, timeout) }) : answerPerson(supervision, wait, answer?.verdict, others);
+    void decided
+      .then((step) => {
+        running.delete(invocation.id);
+        if (step.kind === 'decided') emit({ type: 'supervisor.verdict', invocation_id: invocation.id, node: invocation.node, verdict: step.result.verdict, next: step.result.next.kind });
+        personStep(supervision, invocation, step, wait.attempt);
+      })
+      .catch((err: unknown) => {
+        running.delete(invocation.id);
+        crashed ??= errorText(err);
+        for (const c of running.values()) c.abort();
+        wake();
+      });
+  }
+
+  /** A person's decision goes on: the verdict applies, or the escalation waits (again) for them, persisted at once. */
+  function personStep(supervision: RunSupervision, invocation: Invocation, step: Awaited<ReturnType<typeof escalateToPerson>>, attempt: number): void {
+    if (step.kind === 'ask') {
+      const intervention = escalationIntervention(runId, step.wait);
+      emit({ type: 'intervention.requested', invocation_id: invocation.id, round: 0, intervention });
+      waiting.set(invocation.id, { intervention });
+      feed({ type: 'waiting', id: invocation.id });
+      persistSoon(true);
+      armExpiry(invocation.id, intervention);
+      return;
+    }
+    const { next } = step.result;
+    if (next.kind === 'run_again') start(invocation, undefined, attempt + 1);
+    else feed(settlementOf(invocation.id, next));
+    // A skip or fail of the person's sticks: escalations of the same failure waiting for them are decided by it now.
+    for (const [id, intervention] of waitingForPerson()) {
+      if (intervention.supervision && stickyVerdictFor(supervision.ledger, intervention.supervision.escalation) !== undefined) settleWaitingEscalation(id, undefined);
+    }
+    if (waiting.size > 0) persistSoon(true);
+  }
+
+  /** A waiting escalation with a decision time: its default applies when the time is up (at once when it passed while parked). */
+  function armExpiry(id: string, intervention: Intervention): void {
+    const expiresAt = intervention.supervision?.expires_at;
+    if (expiresAt === undefined) return;
+    const timer = setTimeout(() => {
+      if (waiting.get(id)?.intervention.id !== intervention.id || settled || finished) return;
+      settleWaitingEscalation(id, 'expired');
+    }, Math.max(0, Date.parse(expiresAt) - Date.now()));
+    timer.unref?.();
+    expiries.set(id, timer);
   }
 
   // Until the run settles, a person's answer goes to the waiting node here, in the live run.
@@ -458,6 +564,8 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
       if (parked) resumeNode(resumeTarget, { parked, answer: options.resume.answer });
       // Cut off by a host stop while they ran: they start again (a tool call they made is never re-run).
       for (const invocation of resumed.running) if (invocation.id !== resumeTarget) start(invocation);
+      // Escalations still waiting for a person keep their decision time (past already: the default now).
+      for (const [id, intervention] of waitingForPerson()) armExpiry(id, intervention);
     } else {
       emit({
         type: 'workflow.started',
@@ -487,6 +595,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     // Settled: an answer from now on goes to the checkpoint (kept or dropped just below, before any await).
     settled = true;
     options.liveAnswers?.(undefined);
+    for (const timer of expiries.values()) clearTimeout(timer);
   }
 
   if (persistTimer !== undefined) clearTimeout(persistTimer);

@@ -1,13 +1,14 @@
 import { useId, useState } from 'react';
-import { HUMAN_ACTION_LABELS, INTERVENTION_KIND_LABELS, REPLY_MAX_LENGTH, type HumanAction, type HumanAnswer, type Intervention, type InterventionKind } from '@shared/contracts/intervention';
+import { HUMAN_ACTION_LABELS, REPLY_MAX_LENGTH, type HumanAction, type HumanAnswer, type Intervention, type InterventionKind } from '@shared/contracts/intervention';
 import { useHost } from '../app/HostProvider';
 import { DecisionView } from '../components/DecisionView';
-import { Chip } from '../components/Chip';
 import { Spinner } from '../components/Icons';
 import { AnswerError, ReconnectNote } from './interventions/answer-notes';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { JsonField } from './editor/JsonField';
 import { PatternJudgmentCard } from './PatternJudgmentCard';
+import { EscalationAnswer } from '../supervision/EscalationAnswer';
+import { AnswerCardHead } from './interventions/answer-card';
 import type { SnapshotTool } from '../db/derive-rounds';
 import { roundNumber } from '@shared/contracts/round-number';
 
@@ -21,6 +22,7 @@ const ACTION_HINTS = {
   no: 'The agent is told no and goes on.',
   escalate: 'The pattern stops here and reports the escalation.',
   expired: 'The judgment expired; its fallback takes it.',
+  verdict: 'The supervised node goes on as you decided.',
 } satisfies Record<HumanAction, string>;
 
 const WHY = {
@@ -30,6 +32,7 @@ const WHY = {
   request_confirmation: 'The agent asks you to confirm before it goes on.',
   blocked: 'A decision was blocked; the agent waits for your word on how to go on.',
   pattern_judgment: 'A pattern node waits for your judgment of its output.',
+  supervisor_escalation: 'A supervised node failed; you decide what happens to it.',
 } satisfies Record<InterventionKind, string>;
 
 /** A question the student asked itself: its words are the question, not a decision to approve. */
@@ -69,6 +72,7 @@ function answerOf(action: HumanAction, reply: string, note: string, edited: Reco
 export function InterventionCard({ intervention, tools }: { intervention: Intervention; tools?: SnapshotTool[] }) {
   // Each kind with its own answers has its own card.
   if (intervention.kind === 'pattern_judgment' && intervention.judgment) return <PatternJudgmentCard intervention={intervention} ask={intervention.judgment} />;
+  if (intervention.kind === 'supervisor_escalation' && intervention.supervision) return <EscalationAnswer intervention={intervention} wait={intervention.supervision} />;
   return <DecisionInterventionCard intervention={intervention} tools={tools} />;
 }
 
@@ -116,15 +120,9 @@ function DecisionInterventionCard({ intervention, tools }: { intervention: Inter
 
   return (
     <section className="card intervention" aria-labelledby={`${noteId}-title`} data-testid="intervention-card" data-intervention-id={intervention.id} data-kind={intervention.kind}>
-      <header className="intervention__head">
-        <span className="pulse intervention__pulse" aria-hidden="true" />
-        <h2 id={`${noteId}-title`} className="intervention__title">
-          Waiting for you
-        </h2>
-        <Chip tone="escalated">{INTERVENTION_KIND_LABELS[intervention.kind]}</Chip>
-        <span className="round__spacer" />
+      <AnswerCardHead titleId={`${noteId}-title`} intervention={intervention}>
         <span className="muted">Round {roundNumber(intervention.round)}</span>
-      </header>
+      </AnswerCardHead>
 
       <div className="steps">
         <div className="step">

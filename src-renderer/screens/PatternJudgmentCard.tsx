@@ -6,6 +6,7 @@ import { useHost } from '../app/HostProvider';
 import { Chip } from '../components/Chip';
 import { Spinner } from '../components/Icons';
 import { AnswerError, ReconnectNote } from './interventions/answer-notes';
+import { useSendAnswer } from './interventions/answer-card';
 import { formatDateTime } from '../view/format';
 
 type JudgmentAction = 'approve' | 'reject' | 'escalate';
@@ -33,13 +34,11 @@ export function judgmentAnswer(action: JudgmentAction, text: string, cited: read
  * ends the pattern. The run waits persisted (across restarts) until one is sent, or its expiry.
  */
 export function PatternJudgmentCard({ intervention, ask }: { intervention: Intervention; ask: PatternJudgmentAsk }) {
-  const { client, connection } = useHost();
+  const { connection } = useHost();
   const id = useId();
   const [feedback, setFeedback] = useState('');
   const [cited, setCited] = useState<ReadonlySet<string>>(() => new Set(ask.outputs.map((o) => o.id)));
-  const [sending, setSending] = useState<JudgmentAction>();
-  const [sent, setSent] = useState<JudgmentAction>();
-  const [error, setError] = useState<string>();
+  const { sending, sent, error, send } = useSendAnswer<JudgmentAction>(intervention, 'The run is no longer waiting for this judgment (answered elsewhere, expired, or stopped).');
   const citedIds = useMemo(() => ask.outputs.map((o) => o.id).filter((o) => cited.has(o)), [ask.outputs, cited]);
   // Checked here as the host checks it, so a citation problem is said before anything is sent
   // (the expiry is the host's to judge: time 0 never counts as expired here).
@@ -47,19 +46,7 @@ export function PatternJudgmentCard({ intervention, ask }: { intervention: Inter
   const citationProblem = problemOf('approve');
   const busy = sending !== undefined || connection !== 'open';
 
-  const answer = async (action: JudgmentAction) => {
-    setSending(action);
-    setError(undefined);
-    try {
-      const { resumed } = await client.request('interventions.answer', { run_id: intervention.run_id, intervention_id: intervention.id, answer: judgmentAnswer(action, feedback, citedIds) });
-      if (resumed) setSent(action);
-      else setError('The run is no longer waiting for this judgment (answered elsewhere, expired, or stopped).');
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-    } finally {
-      setSending(undefined);
-    }
-  };
+  const answer = (action: JudgmentAction) => send(action, judgmentAnswer(action, feedback, citedIds));
   const toggle = (output: string, on: boolean) =>
     setCited((prev) => {
       const next = new Set(prev);

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { Decision } from './decision';
 import { ReasonCode } from './verdict';
 import { PatternJudgmentAsk } from '../pattern/human-ask';
+import { Verdict } from '../supervisor/contracts';
+import { PersonEscalation } from '../supervisor/person-escalation';
 
 /**
  * A run waiting for a person (DESIGN.md §3): the teacher escalated to human handling, a tool that
@@ -10,7 +12,7 @@ import { PatternJudgmentAsk } from '../pattern/human-ask';
  * to ask the person how to go on (on_block `ask_user`). The run is persisted in this state and
  * resumes when the person answers — also after the app restarts, in the app or the CLI.
  */
-export const INTERVENTION_KINDS = ['escalation', 'confirmation', 'ask_user', 'request_confirmation', 'blocked', 'pattern_judgment'] as const;
+export const INTERVENTION_KINDS = ['escalation', 'confirmation', 'ask_user', 'request_confirmation', 'blocked', 'pattern_judgment', 'supervisor_escalation'] as const;
 export const InterventionKind = z.enum(INTERVENTION_KINDS);
 export type InterventionKind = z.infer<typeof InterventionKind>;
 
@@ -21,13 +23,14 @@ export const INTERVENTION_KIND_LABELS = {
   request_confirmation: 'The agent asks yes or no',
   blocked: 'Blocked: how to go on?',
   pattern_judgment: 'Judge the pattern’s output',
+  supervisor_escalation: 'A node failed: your verdict',
 } satisfies Record<InterventionKind, string>;
 
 /**
  * `escalate`: a person's judgment of a pattern ends its loop for someone to look at. `expired`: never
  * offered; the host's timer gives it once a judgment's expiry has passed (its fallback judges).
  */
-export const HUMAN_ACTIONS = ['approve', 'reject', 'takeover', 'stop', 'reply', 'yes', 'no', 'escalate', 'expired'] as const;
+export const HUMAN_ACTIONS = ['approve', 'reject', 'takeover', 'stop', 'reply', 'yes', 'no', 'escalate', 'expired', 'verdict'] as const;
 export const HumanAction = z.enum(HUMAN_ACTIONS);
 export type HumanAction = z.infer<typeof HumanAction>;
 
@@ -41,6 +44,7 @@ export const HUMAN_ACTION_LABELS = {
   no: 'No',
   escalate: 'Escalate; the pattern stops',
   expired: 'Expired unanswered',
+  verdict: 'Your verdict',
 } satisfies Record<HumanAction, string>;
 
 /** How long a person's reply may be: it goes into the next prompt, the trace and the history. */
@@ -62,6 +66,8 @@ export const Intervention = z
     requested_at: z.string(),
     /** A pattern node's judgment (`pattern_judgment`): the outputs to judge and what a verdict cites. */
     judgment: PatternJudgmentAsk.optional(),
+    /** A supervised workflow node that failed (`supervisor_escalation`): the escalation and what the run needs to go on. */
+    supervision: PersonEscalation.optional(),
   })
   .strict();
 export type Intervention = z.infer<typeof Intervention>;
@@ -80,9 +86,12 @@ export const HumanAnswer = z
     arguments: z.record(z.string(), z.unknown()).optional(),
     /** A pattern judgment's evidence: the member outputs (by id) the approval or rejection cites. */
     evidence: z.array(z.string().min(1).max(200)).max(50).optional(),
+    /** A person supervising a workflow (`verdict` only): retry, skip, substitute a value, end_stream or fail, with a reason. */
+    verdict: Verdict.optional(),
   })
   .strict()
   .refine((a) => (a.action === 'reply') === (a.text !== undefined), { message: 'a reply needs its text, and only a reply has text', path: ['text'] })
   .refine((a) => a.arguments === undefined || a.action === 'approve', { message: 'only an approval may carry edited arguments', path: ['arguments'] })
-  .refine((a) => a.evidence === undefined || a.action === 'approve' || a.action === 'reject', { message: 'only an approval or a rejection cites evidence', path: ['evidence'] });
+  .refine((a) => a.evidence === undefined || a.action === 'approve' || a.action === 'reject', { message: 'only an approval or a rejection cites evidence', path: ['evidence'] })
+  .refine((a) => (a.action === 'verdict') === (a.verdict !== undefined), { message: 'a verdict answer needs its verdict, and only it has one', path: ['verdict'] });
 export type HumanAnswer = z.infer<typeof HumanAnswer>;

@@ -94,7 +94,7 @@ export function failureSignature(f: Pick<FailedInvocation, 'failure' | 'http_sta
   };
 }
 
-function nextOf(verdict: SupervisorVerdict, failure: NodeFailure): NodeNext {
+export function nextOf(verdict: SupervisorVerdict, failure: NodeFailure): NodeNext {
   const v = verdict.verdict;
   switch (v.action) {
     case 'retry':
@@ -116,7 +116,7 @@ export class RunSupervision {
   private readonly machine: typeof supervisorMachine;
 
   constructor(
-    private readonly deps: SupervisionDeps,
+    readonly deps: SupervisionDeps,
     public ledger: SupervisorLedger = emptyLedger(),
   ) {
     this.machine = supervisorMachine.provide({
@@ -129,15 +129,21 @@ export class RunSupervision {
 
   /** Decides one failure; waits for the decisions queued before it. `signal`: the run's own. */
   superviseFailure(failed: FailedInvocation, signal: AbortSignal): Promise<SupervisionResult> {
-    const turn = this.queue.then(() => this.decide(failed, signal));
+    return this.serial(() => this.decide(failed, signal));
+  }
+
+  /** One decision at a time (a person's too): each sees the ledger the one before it left. */
+  serial<T>(decide: () => Promise<T>): Promise<T> {
+    const turn = this.queue.then(decide);
     this.queue = turn.catch(() => undefined);
     return turn;
   }
 
-  private async decide(failed: FailedInvocation, signal: AbortSignal): Promise<SupervisionResult> {
+  /** The redacted escalation of a failed invocation, with the allowed set as the ledger stands now. */
+  escalationOf(failed: FailedInvocation): Escalation {
     const { invocation } = failed;
     // The host's registry masks every resolved secret (in all its encodings) first; the kernel then masks credential-named fields.
-    const escalation = buildEscalation(
+    return buildEscalation(
       {
         node: invocation.node,
         lineage: invocation.lineage,
@@ -157,6 +163,10 @@ export class RunSupervision {
       },
       [],
     );
+  }
+
+  private async decide(failed: FailedInvocation, signal: AbortSignal): Promise<SupervisionResult> {
+    const escalation = this.escalationOf(failed);
     if (signal.aborted) return this.stopped(escalation, failed.failure);
     const actor = createActor(this.machine, { input: { escalation, settings: this.deps.settings, ledger: this.ledger, who: this.deps.supervisor.identity } });
     const done = toPromise(actor);

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { renderToStaticMarkup } from 'react-dom/server';
+import { HumanAnswer, type Intervention } from '@shared/contracts/intervention';
+import type { SupervisorAction } from '@shared/supervisor/contracts';
+import { escalation } from '@shared/supervisor/testing/fixtures';
+import { HostProvider } from '../app/HostProvider';
+import { createHostClient } from '../host/host-client';
+import { StewardDb } from '../db/db';
+import { FakeTransport } from '../testing/fake-transport';
+import { InterventionCard } from '../screens/InterventionCard';
+import { verdictAnswer } from './EscalationAnswer';
+
+function waiting(allowed: SupervisorAction[], candidate?: unknown): Intervention {
+  const e = escalation({ detail: 'ENOENT: no such file or directory, open /notes/missing.md', failure_signature: { errno: 'ENOENT' }, candidate_output: candidate });
+  return {
+    id: 'supervise-0001',
+    run_id: 'run-sup-0001',
+    round: 0,
+    kind: 'supervisor_escalation',
+    reason: 'extract failed',
+    reason_codes: [],
+    options: ['verdict'],
+    requested_at: '2026-12-01T10:00:00.000Z',
+    supervision: { escalation: { ...e, allowed_actions: allowed }, failure: { code: 'tool_error', message: 'x' }, attempt: 1, refused: [], expires_at: '2026-12-02T10:00:00.000Z' },
+  };
+}
+
+function paint(shown: Intervention): string {
+  const client = createHostClient(new FakeTransport());
+  const db = new StewardDb(`steward-escalation-card-${Math.random().toString(36).slice(2)}`);
+  return renderToStaticMarkup(
+    <HostProvider client={client} db={db} tokenMissing={false}>
+      <InterventionCard intervention={shown} />
+    </HostProvider>,
+  );
+}
+
+describe('a supervised node’s escalation in “waiting for you”', () => {
+  it('shows the node, the redacted detail, the signature, the decision time, a labelled reason box and a button for exactly the allowed verdicts', () => {
+    const html = paint(waiting(['skip', 'fail']));
+    expect(html).toContain('data-kind="supervisor_escalation"');
+    expect(html).toContain('<code>extract</code>');
+    expect(html).toContain('ENOENT: no such file or directory');
+    expect(html).toContain('errno ENOENT');
+    expect(html).toContain('then the node fails (the default verdict)');
+    expect(html).toMatch(/<label for="([^"]*-reason)"[^>]*>Your reason/);
+    expect(html).toMatch(/data-testid="escalation-skip">Skip/);
+    expect(html).toMatch(/data-testid="escalation-fail">Fail the node/);
+    expect(html).not.toContain('escalation-retry');
+    expect(html).not.toContain('escalation-substitute');
+  });
+
+  it('offers a JSON field for a substitute, filled with the candidate output, only when substitute is allowed', () => {
+    const html = paint(waiting(['retry', 'skip', 'substitute', 'fail'], { output: '{"name": "Ada"' }));
+    expect(html).toContain('data-testid="escalation-substitute"');
+    expect(html).toContain('Substitute output (JSON object');
+    expect(html).toContain('data-testid="escalation-retry"');
+  });
+
+  it('sends a verdict answer the host contract accepts, with the reason said (or a plain one)', () => {
+    expect(HumanAnswer.parse(verdictAnswer('skip', '  not needed ', undefined))).toEqual({ action: 'verdict', verdict: { action: 'skip', reason: 'not needed' } });
+    expect(HumanAnswer.parse(verdictAnswer('substitute', '', { output: 'Ada' }))).toEqual({ action: 'verdict', verdict: { action: 'substitute', value: { output: 'Ada' }, reason: 'decided by a person' } });
+  });
+});
