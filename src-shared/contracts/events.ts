@@ -18,6 +18,7 @@ import { McpCalled } from './server-call';
 import { Authorization } from '../boundary/authorization';
 import { InvocationStatus, Lineage, NodeFailure } from '../workflow/invocation';
 import { Escalation, SupervisorVerdict } from '../supervisor/contracts';
+import { JudgmentRecord, PATTERN_STATUSES } from '../pattern/contracts';
 
 export const RUN_STATUSES = [
   'running',
@@ -99,6 +100,8 @@ function event<T extends string, S extends z.ZodRawShape>(type: T, shape: S) {
       trimmed: z.array(TrimmedText).optional(),
       /** In a workflow run: the node invocation this event belongs to (src-shared/workflow/invocation.ts). */
       invocation_id: z.string().optional(),
+      /** In a pattern node: the member agent run this event belongs to (`<member>#<step>.<iteration>`). */
+      pattern_member: z.string().optional(),
     })
     .strict();
 }
@@ -272,6 +275,31 @@ export const RunEvent = z.discriminatedUnion('type', [
     node: z.string(),
     verdict: SupervisorVerdict,
     next: z.enum(['run_again', 'done', 'skip', 'end_stream', 'failed']),
+  }),
+  // Pattern nodes (issue 12): under the node's invocation_id, like its members' agent events.
+  /** An iteration's members are done: their output refs (ids a verdict cites) and the pattern's output. */
+  event('pattern.iteration', {
+    step: z.number().int().nonnegative(),
+    iteration: z.number().int().positive(),
+    outputs: z.array(z.object({ id: z.string(), member_id: z.string() }).strict()),
+    output: z.string(),
+  }),
+  /** One judgment call: who judged (human / llm / system), the verdict, feedback, evidence, verification and timing. */
+  event('pattern.judgment', { judgment: JudgmentRecord }),
+  /** A rejected output with its feedback and the approved output that followed: a preference pair for learning. */
+  event('pattern.preference', {
+    step: z.number().int().nonnegative(),
+    prompt: z.string(),
+    rejected: z.string(),
+    feedback: z.string(),
+    chosen: z.string(),
+    judgments: z.object({ rejected: z.string(), approved: z.string() }).strict(),
+  }),
+  event('pattern.ended', {
+    status: z.enum(PATTERN_STATUSES),
+    approved: z.boolean(),
+    iterations: z.number().int().nonnegative(),
+    reason: z.string().optional(),
   }),
   event('run.finished', {
     status: RunStatus.exclude(['running', 'waiting']),

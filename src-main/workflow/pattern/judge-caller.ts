@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import { parseJsonText } from '@shared/boundary/parse-candidate';
+import type { RunEventPayload } from '@shared/contracts/events';
+import type { ChatMessage } from '@shared/contracts/model';
+import { JudgeVerdict } from '@shared/pattern/contracts';
+import type { JudgeAnswer, JudgeInput } from '@shared/pattern/machine';
+import { FEEDBACK_HEADING } from '@shared/pattern/prompt';
+import type { PrivacyPolicy } from '@shared/policy/privacy';
+import type { NodeOf } from '@shared/workflow/document';
+import type { CredentialStore } from '../../credentials/credential-store';
+import { resolveCredentials } from '../../credentials/resolve-credentials';
+import { SecretRegistry } from '../../credentials/secret-registry';
+import type { FetchFn } from '../../providers/http-call';
+import type { ModelProvider } from '../../providers/provider';
+import { modelPlace, recordCalls } from '../../providers/record-calls';
+import { createScriptProvider } from '../../providers/script-provider';
+import { credentialRefsOf, resolveProvider } from '../../providers/resolve-provider';
+
+/**
+ * The `llm` judge of a pattern node: the caller's model profile (a key of the node's judge_models)
+ * answers in structured mode, bound to the JudgeVerdict schema. Its reply is handed to the loop
+ * as parsed JSON, or as the bare text when it is not JSON — which the verifier refuses: a verdict
+ * is never read out of free text. Every call is in the privacy log (model.called).
+ */
+export interface JudgeDeps {
+  privacy?: PrivacyPolicy;
+  ollamaHost?: string;
+  credentials?: CredentialStore;
+  fetch?: FetchFn;
+  emit: (payload: RunEventPayload) => void;
+}
+
+let verdictSchema: Record<string, unknown> | undefined;
+const verdictJsonSchema = (): Record<string, unknown> => (verdictSchema ??= Object.freeze(z.toJSONSchema(JudgeVerdict, { io: 'input' })) as Record<string, unknown>);
+
+/** What the judge is told: its part, the verdict's shape, what it must cite; then the seed's judgment prompt and the outputs by id. */
+export function judgeMessages(node: NodeOf<'pattern'>, task: string, input: JudgeInput): ChatMessage[] {
+  const member = input.caller.as_member === undefined ? undefined : node.members.find((m) => m.id === input.caller.as_member);
+  const { min_citations, must_cite } = node.judgment.verifier;
+  const system = [
+    member ? `You are the ${member.role} of a ${node.type} pattern, and your review is its judgment. ${member.instructions}` : `You judge the output of a ${node.type} pattern before it may leave.`,
+    'Answer with one JSON object and nothing else:',
+    '{"verdict":"approved","evidence":[output ids]} when the output does the task;',
+    '{"verdict":"rejected","feedback":"what the next iteration must fix","evidence":[output ids]} when it does not;',
+    '{"verdict":"escalated","reason":"why a person must decide"} when you cannot judge it.',
+    `Evidence is the ids of the member outputs your verdict rests on: at least ${min_citations}${must_cite.length > 0 ? `, including an output of ${must_cite.join(', ')}` : ''}.`,
+  ].join('\n');
+  const outputs = input.outputs.map((o) => `[${o.id}] (${o.member_id}):\n${o.text}`).join('\n\n');
+  const user = [`Task:\n${task}`, input.prompt, `Member outputs (cite by id):\n${outputs}`];
+  if (input.problem !== undefined) user.push(`Your previous answer could not be used: ${input.problem}\nAnswer again with the structured verdict.`);
+  return [
+    { role: 'system', content: system },
+    { role: 'user', content: user.join('\n\n') },
+  ];
+}
+
+/** The judges of one node invocation: a provider per profile, made once (a replay keeps its place in judge_script across callers). */
+export function createJudge(node: NodeOf<'pattern'>, task: string, deps: JudgeDeps): (input: JudgeInput, signal: AbortSignal) => Promise<JudgeAnswer> {
+  const providers = new Map<string, Promise<ModelProvider>>();
+  let replay: ModelProvider | undefined;
+  const providerOf = (profile: string): Promise<ModelProvider> => {
+    const ref = Object.hasOwn(node.judge_models, profile) ? node.judge_models[profile] : undefined;
+    if (!ref) return Promise.reject(new Error(`the judge profile "${profile}" names no model in judge_models`));
+    if (ref.provider === 'script') {
+      if (!node.judge_script) return Promise.reject(new Error('a replay judge needs the node’s judge_script'));
+      replay ??= createScriptProvider(node.judge_script, 'teacher');
+      return Promise.resolve(recordCalls(replay, modelPlace(ref, deps.ollamaHost), (call) => deps.emit({ type: 'model.called', ...call })));
+    }
+    let made = providers.get(profile);
+    if (!made) {
+      made = (async () => {
+        const refs = credentialRefsOf(ref);
+        if (refs.length > 0 && !deps.credentials) throw new Error('the judge’s API key is a keychain credential, and no credential store is available');
+        const apiKeys = refs.length > 0 && deps.credentials ? await resolveCredentials(refs, deps.credentials, new SecretRegistry()) : undefined;
+        // The privacy policy decides here, on the URL the judge's prompts go to.
+        const provider = resolveProvider(ref, 'teacher', { ollamaHost: deps.ollamaHost, privacy: deps.privacy, apiKeys, ...(deps.fetch ? { fetch: deps.fetch } : {}) });
+        return recordCalls(provider, modelPlace(ref, deps.ollamaHost), (call) => deps.emit({ type: 'model.called', ...call }));
+      })();
+      providers.set(profile, made);
+    }
+    return made;
+  };
+  return async (input, signal) => {
+    const started_at = new Date().toISOString();
+    const provider = await providerOf(input.caller.profile);
+    const data = input.problem !== undefined || input.prompt.includes(FEEDBACK_HEADING) ? (['candidate', 'feedback', 'instructions', 'task'] as const) : (['candidate', 'instructions', 'task'] as const);
+    const reply = await provider.complete({
+      role: 'teacher',
+      messages: judgeMessages(node, task, input),
+      format: verdictJsonSchema(),
+      signal,
+      call: { caller: 'teacher', purpose: 'review', data: [...data] },
+    });
+    const parsed = parseJsonText(reply.text);
+    return { answer: parsed.ok ? parsed.value : reply.text, started_at, ended_at: new Date().toISOString() };
+  };
+}

@@ -1,0 +1,124 @@
+import { AgentSpec } from '@shared/contracts/spec';
+import type { MemberOutput, PatternMember } from '@shared/pattern/contracts';
+import type { DispatchInput } from '@shared/pattern/machine';
+import type { PrivacyPolicy } from '@shared/policy/privacy';
+import type { NodeOf, PatternMemberAgent, WorkflowGraph } from '@shared/workflow/document';
+import type { CredentialStore } from '../../credentials/credential-store';
+import type { ConfirmTool } from '../../engine/boundary-actors';
+import { runAgent } from '../../engine/run-agent';
+import type { IdempotencyLedger } from '../../mcp/idempotency-ledger';
+import type { ToolHost } from '../../mcp/tool-host';
+import type { ModelProvider } from '../../providers/provider';
+import { createScriptProvider } from '../../providers/script-provider';
+import { agentRunId, nestedPayload } from '../agent-node';
+import type { NodeRun } from '../node-outcome';
+
+/**
+ * Dispatch for a pattern node: each member of the iteration runs as an agent through the same
+ * loop as an agent node — its proposals cross its own decision boundary (validation, its review
+ * rules, authorization), with its own models, limits and replay script. Members run in order; each
+ * later member sees the earlier outputs of this iteration (the opponent answers the proponent, the
+ * editor works on the draft).
+ */
+export interface MemberDeps {
+  runId: string;
+  graph: WorkflowGraph;
+  specDir: string;
+  workspace?: string;
+  ledger: IdempotencyLedger;
+  confirm?: ConfirmTool;
+  privacy?: PrivacyPolicy;
+  ollamaHost?: string;
+  credentials?: CredentialStore;
+  onProgress?: (line: string) => void;
+  toolHost?: ToolHost;
+  /** Call the models, execute no tool (a dry replay). */
+  dryRun?: boolean;
+}
+
+export interface DispatchResultOut {
+  outputs: MemberOutput[];
+  output: string;
+}
+
+/** `draft#1` (`review#2.1` in a PIPELINE's later steps): what a verdict cites. */
+export const memberOutputId = (memberId: string, step: number, iteration: number): string => (step === 0 ? `${memberId}#${iteration}` : `${memberId}#${step + 1}.${iteration}`);
+
+/** The pattern's own result: one member's output as it is; several, each under its member's heading. */
+export function aggregateOutput(outputs: readonly MemberOutput[], members: readonly PatternMember[]): string {
+  if (outputs.length === 1) return outputs[0]?.text ?? '';
+  const roleOf = (id: string) => members.find((m) => m.id === id)?.role ?? id;
+  return outputs.map((o) => `## ${roleOf(o.member_id)} (${o.id})\n${o.text}`).join('\n\n');
+}
+
+/** The member as an agent spec: its instructions and part, the iteration's prompt as its task, the node's servers. */
+function memberSpec(node: NodeOf<'pattern'>, member: PatternMemberAgent, graph: WorkflowGraph, task: string): AgentSpec {
+  const servers = node.servers === undefined ? graph.servers : graph.servers.filter((s) => node.servers?.includes(s.id));
+  const ids = new Set(servers.map((s) => s.id));
+  const parsed = AgentSpec.safeParse({
+    format: 'steward/v1',
+    kind: 'agent',
+    id: `${node.id}-${member.id}`.replace(/\./g, '-').slice(0, 64),
+    name: `${node.name ?? node.label ?? node.id} · ${member.role}`,
+    instructions: [`You are the ${member.role} in a ${node.type} pattern.`, member.instructions].filter((t) => t !== '').join('\n'),
+    task,
+    servers,
+    models: member.models,
+    supervision: member.supervision,
+    limits: member.limits,
+    tool_effects: Object.fromEntries(Object.entries(graph.tool_effects).filter(([key]) => ids.has(key.split('/')[0] ?? ''))),
+    ...(member.script !== undefined ? { script: member.script } : {}),
+  });
+  if (!parsed.success) throw new Error(`member ${member.id}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  return parsed.data;
+}
+
+/**
+ * The dispatch actor's work for one node invocation. A member on replay models keeps its place in
+ * its script across iterations (its providers are made once), so iteration 2 gets the next answer.
+ */
+export function createDispatch(node: NodeOf<'pattern'>, run: NodeRun, deps: MemberDeps): (input: DispatchInput, signal: AbortSignal) => Promise<DispatchResultOut> {
+  const replays = new Map<string, { student: ModelProvider; teacher: ModelProvider }>();
+  const replayOf = (member: PatternMemberAgent) => {
+    if (member.models.student.provider !== 'script' || member.models.teacher.provider !== 'script' || !member.script) return undefined;
+    let made = replays.get(member.id);
+    if (!made) {
+      made = { student: createScriptProvider(member.script, 'student'), teacher: createScriptProvider(member.script, 'teacher') };
+      replays.set(member.id, made);
+    }
+    return made;
+  };
+  return async (input, signal) => {
+    const outputs: MemberOutput[] = [];
+    for (const m of input.members) {
+      const member = node.members.find((x) => x.id === m.id);
+      if (!member) throw new Error(`no member "${m.id}"`);
+      const earlier = outputs.map((o) => `[${o.id}] (${o.member_id}):\n${o.text}`).join('\n\n');
+      const task = earlier === '' ? input.prompt : `${input.prompt}\n\nOutputs so far in this iteration:\n${earlier}`;
+      const id = memberOutputId(member.id, input.step, input.iteration);
+      const result = await runAgent({
+        spec: memberSpec(node, member, deps.graph, task),
+        specDir: deps.specDir,
+        workspace: deps.workspace,
+        script: member.script,
+        ledger: deps.ledger,
+        onEvent: (event) => run.emit({ ...nestedPayload(event), pattern_member: id }),
+        runId: agentRunId(deps.runId, `${run.invocation.id}/${id}`),
+        signal,
+        confirm: deps.confirm,
+        ollamaHost: deps.ollamaHost,
+        privacy: deps.privacy,
+        credentials: deps.credentials,
+        onProgress: deps.onProgress,
+        providers: replayOf(member),
+        toolHost: node.servers === undefined ? deps.toolHost : undefined,
+        textsFinal: true,
+        ...(deps.dryRun ? { dryRun: true } : {}),
+      });
+      if (result.status === 'waiting') throw new Error(`member ${member.id} waits for a person (${result.intervention?.reason ?? 'a question'}); a pattern member cannot park the node — give it a teacher or confirm its tools up front`);
+      if (result.status !== 'completed') throw new Error(`member ${member.id} ended ${result.status}: ${result.message ?? result.setup_error ?? ''}`);
+      outputs.push({ id, member_id: member.id, text: result.output ?? '' });
+    }
+    return { outputs, output: aggregateOutput(outputs, input.members) };
+  };
+}

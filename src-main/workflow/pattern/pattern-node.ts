@@ -1,0 +1,164 @@
+import { createActor, fromPromise, type SnapshotFrom } from 'xstate';
+import type { HumanAnswer, Intervention } from '@shared/contracts/intervention';
+import type { JudgmentRecord, PatternOutcome } from '@shared/pattern/contracts';
+import { patternMachine, type JudgeAnswer, type JudgeInput, type DispatchInput, type WaitingFor } from '@shared/pattern/machine';
+import { preferencePairs, type JudgedIteration } from '@shared/pattern/preference';
+import { substituteVars } from '@shared/util/substitute';
+import { patternSettingsOf, type NodeOf } from '@shared/workflow/document';
+import { renderTemplate } from '@shared/workflow/template';
+import type { FetchFn } from '../../providers/http-call';
+import { errorText, failed, type NodeOutcome, type NodeRun } from '../node-outcome';
+import { answerJudgment, parkForJudgment, type PatternPark } from './human-judgment';
+import { createJudge } from './judge-caller';
+import { createDispatch, type MemberDeps } from './member-dispatch';
+
+/**
+ * Runs a pattern node (issue 12): the shared loop machine (src-shared/pattern/machine.ts) with the
+ * host's effects — members run as agents through their own decision boundary (member-dispatch.ts),
+ * `llm` judges answer schema-bound through the provider layer (judge-caller.ts), and a `human`
+ * judge goes to `judgeHuman`. Everything is journalled under the node's invocation: each
+ * iteration, each judgment, the end, and a preference pair for each rejection an approval fixed.
+ */
+
+/** A person's judgment as the host got it: an answer (the loop verifies it), or the expiry. */
+export type HumanJudgment = ({ kind: 'answered'; who?: string } & JudgeAnswer) | { kind: 'expired'; at: string };
+
+/**
+ * Where a human caller's judgment comes from. Absent (no person can answer in this host), the
+ * judgment escalates as the system with "no person can answer here".
+ */
+export type JudgeHuman = (waiting: WaitingFor, signal: AbortSignal) => Promise<HumanJudgment>;
+
+export interface PatternNodeDeps extends MemberDeps {
+  judgeHuman?: JudgeHuman;
+  /**
+   * A person answers later (the app, `steward answer`, a terminal): at a human judgment the loop
+   * parks with its snapshot and the node waits persisted (human-judgment.ts), instead of judgeHuman.
+   */
+  parkHuman?: boolean;
+  /** For the judges' remote models (tests: a fake server). */
+  fetch?: FetchFn;
+}
+
+export const NO_PERSON = 'no person can answer here';
+
+/** The node's task: its own `${…}` variables first, then its inputs (text from an input stays text). */
+function taskOf(node: NodeOf<'pattern'>, inputs: Record<string, unknown>, deps: MemberDeps): { ok: true; task: string } | { ok: false; message: string } {
+  const vars: Record<string, string> = { specDir: deps.specDir, ...(deps.workspace !== undefined ? { workspace: deps.workspace } : {}) };
+  let own: string;
+  try {
+    own = substituteVars(node.task, vars, `pattern node ${node.id}`);
+  } catch (err) {
+    return { ok: false, message: errorText(err) };
+  }
+  const task = renderTemplate(own, inputs);
+  return task.ok ? { ok: true, task: String(task.value) } : { ok: false, message: `task: ${task.message}` };
+}
+
+/** A human judgment that cannot be had here: the system escalates in the person's place, recorded like any judgment. */
+function noPersonRecord(waiting: WaitingFor): JudgmentRecord {
+  const at = new Date().toISOString();
+  return {
+    id: waiting.judgment_id,
+    step: waiting.step,
+    iteration: waiting.iteration,
+    attempt: 1,
+    caller: { kind: 'system' },
+    verdict: { verdict: 'escalated', reason: NO_PERSON, caller: { kind: 'system' } },
+    evidence: [],
+    verification: { ok: true },
+    started_at: at,
+    ended_at: at,
+  };
+}
+
+/** A parked judgment and the person's answer (or the expiry): the loop resumes at the judgment. */
+export interface PatternResume {
+  parked: { intervention: Intervention; pattern?: PatternPark };
+  answer: HumanAnswer;
+}
+
+export async function runPatternNode(node: NodeOf<'pattern'>, run: NodeRun, deps: PatternNodeDeps, resume?: PatternResume): Promise<NodeOutcome> {
+  const built = taskOf(node, run.invocation.inputs, deps);
+  if (!built.ok) return failed('invalid_input', built.message);
+  const task = built.task;
+  let resumed;
+  try {
+    resumed = resume ? answerJudgment(run, resume.parked, resume.answer, new Date()) : undefined;
+  } catch (err) {
+    return failed('internal_error', errorText(err));
+  }
+  const iterations: JudgedIteration[] = [...(resume?.parked.pattern?.iterations ?? [])];
+  const dispatch = createDispatch(node, run, deps);
+  const judge = createJudge(node, task, { privacy: deps.privacy, ollamaHost: deps.ollamaHost, credentials: deps.credentials, fetch: deps.fetch, emit: run.emit });
+  const machine = patternMachine.provide({
+    actors: {
+      dispatch: fromPromise<unknown, DispatchInput>(async ({ input, signal }) => {
+        const result = await dispatch(input, signal);
+        iterations.push({ step: input.step, iteration: input.iteration, prompt: input.prompt, output: result.output });
+        run.emit({ type: 'pattern.iteration', step: input.step, iteration: input.iteration, outputs: result.outputs.map(({ id, member_id }) => ({ id, member_id })), output: result.output });
+        return result;
+      }),
+      judge: fromPromise<JudgeAnswer, JudgeInput>(({ input, signal }) => judge(input, signal)),
+    },
+  });
+  const input = { settings: patternSettingsOf(node), task, id_prefix: run.invocation.id };
+  // Resumed: the loop goes on from its parked snapshot (at the judgment), not from scratch.
+  const actor = createActor(machine, resumed ? { snapshot: resumed.snapshot as unknown as SnapshotFrom<typeof machine>, input } : { input });
+  const human = new AbortController();
+  const onAbort = () => actor.send({ type: 'CANCEL', reason: 'the run was cancelled' });
+  let parked: NodeOutcome | undefined;
+  const outcome = await new Promise<PatternOutcome | undefined>((resolve, reject) => {
+    actor.on('pattern.judgment_recorded', ({ record }) => run.emit({ type: 'pattern.judgment', judgment: record }));
+    actor.on('pattern.ended', ({ outcome: ended }) => resolve(ended));
+    actor.on('pattern.waiting', ({ waiting }) => {
+      if (deps.parkHuman) {
+        // The loop yields: once the machine rests in `waiting` (nothing runs), its snapshot is parked.
+        queueMicrotask(() => {
+          const { context } = actor.getSnapshot();
+          const snapshot = actor.getPersistedSnapshot();
+          actor.stop();
+          parked = parkForJudgment(run, { runId: deps.runId, invocationId: run.invocation.id, node, waiting, steps: context.steps.length, previousFeedback: context.feedback, now: new Date() }, snapshot, iterations);
+          resolve(undefined);
+        });
+        return;
+      }
+      if (!deps.judgeHuman) {
+        // The switch point for a person's judgment: without one, the loop ends escalated, recorded.
+        const record = noPersonRecord(waiting);
+        const { context } = actor.getSnapshot();
+        actor.stop();
+        run.emit({ type: 'pattern.judgment', judgment: record });
+        resolve({ status: 'escalated', approved: false, iterations: context.iterations, judgments: [...context.judgments, record], reason: NO_PERSON });
+        return;
+      }
+      deps.judgeHuman(waiting, human.signal).then(
+        (answer) => actor.send(answer.kind === 'expired' ? { type: 'JUDGMENT_EXPIRED', at: answer.at } : { type: 'HUMAN_ANSWERED', answer: answer.answer, started_at: answer.started_at, ended_at: answer.ended_at, ...(answer.who !== undefined ? { who: answer.who } : {}) }),
+        (err: unknown) => actor.send({ type: 'CANCEL', reason: `the human judgment failed: ${errorText(err)}` }),
+      );
+    });
+    actor.subscribe({ error: reject });
+    run.signal.addEventListener('abort', onAbort, { once: true });
+    actor.start();
+    if (resumed) actor.send(resumed.event);
+    if (run.signal.aborted) onAbort();
+  }).finally(() => {
+    run.signal.removeEventListener('abort', onAbort);
+    human.abort();
+    actor.stop();
+  });
+
+  if (!outcome) return parked ?? failed('internal_error', 'the pattern stopped without an end');
+  for (const pair of preferencePairs(iterations, outcome.judgments, node.judgment.agreement)) run.emit({ type: 'pattern.preference', ...pair });
+  run.emit({ type: 'pattern.ended', status: outcome.status, approved: outcome.approved, iterations: outcome.iterations, ...(outcome.reason !== undefined ? { reason: outcome.reason } : {}) });
+  switch (outcome.status) {
+    case 'approved':
+    case 'accepted':
+    case 'unapproved':
+      return { status: 'done', outputs: { output: outcome.result ?? '', approved: outcome.approved, iterations: outcome.iterations } };
+    case 'escalated':
+      return failed('pattern_escalated', outcome.reason ?? 'the judgment escalated');
+    case 'failed':
+      return failed(run.signal.aborted ? 'cancelled' : 'pattern_failed', outcome.reason ?? 'the pattern failed');
+  }
+}
