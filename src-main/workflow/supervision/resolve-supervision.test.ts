@@ -106,10 +106,10 @@ describe('resolving a workflow run’s supervision', () => {
     expect(called).toBe(0);
   });
 
-  it('a person supervisor resolves through the one switch point (unavailable until the person supervisor lands)', async () => {
-    const supervision = await resolveSupervision({ graph: mustSayOk({ enabled: true, who: { kind: 'person' } }) }, {});
+  it('a person supervisor resolves to the person (their escalations wait in the app), with the decision time the document sets', async () => {
+    const supervision = await resolveSupervision({ graph: mustSayOk({ enabled: true, who: { kind: 'person', decision_timeout_ms: 120_000 } }) }, {});
     expect(supervision?.settings.who.kind).toBe('person');
-    expect(supervision?.supervisor).toBeDefined();
+    expect(supervision?.supervisor).toMatchObject({ identity: { kind: 'person' }, person: { decision_timeout_ms: 120_000 } });
   });
 
   it('a resumed run supervises as it started: the settings (command-line overrides included) and the replay position come from its checkpoint', async () => {

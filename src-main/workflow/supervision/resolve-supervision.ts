@@ -10,6 +10,8 @@ import { credentialRefsOf, resolveProvider } from '../../providers/resolve-provi
 import { createScriptProvider } from '../../providers/script-provider';
 import type { WorkflowCheckpoint } from '../workflow-checkpoint';
 import { createModelSupervisor } from './model-supervisor';
+// A person's escalations wait in the app (and `steward answer`), persisted with the run.
+import { personSupervisor } from './person-supervisor';
 import type { WorkflowSupervisor } from './supervise-failure';
 import type { WorkflowSupervisionOptions } from './workflow-supervision';
 
@@ -95,18 +97,10 @@ async function supervisorFor(settings: SupervisorSettings, host: SupervisionHost
   const { who } = settings;
   switch (who.kind) {
     case 'person':
-      return personSupervisor();
+      return personSupervisor(who);
     case 'model':
       return modelSupervisor(settings, who, host, resumed);
   }
-}
-
-/**
- * THE switch point for a person supervisor (helper H2's person-supervisor.ts): until it lands, a
- * run asking for a person runs unsupervised and says why.
- */
-function personSupervisor(): Unavailable {
-  return { unavailable: 'a person supervisor is not available in this version yet; choose a model supervisor' };
 }
 
 async function modelSupervisor(
