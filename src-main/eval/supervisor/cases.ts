@@ -1,0 +1,174 @@
+import type { EvalShape, SupervisorFault } from '@shared/eval/report';
+import type { SupervisorSettingsInput } from '@shared/supervisor/contracts';
+import type { SupervisorIdentity } from '@shared/supervisor/cost';
+import type { ScriptEntry } from '@shared/contracts/script';
+import type { WorkflowGraph } from '@shared/workflow/document';
+import type { EvalWorld } from '../eval-world';
+import { HOSTILE, type DoublePolicy } from './doubles';
+import { chainGraph, fanoutGraph, streamGraph, type Chunk, type Ticket } from './shapes';
+
+/**
+ * The supervisor suite's cases: a reference shape, one injected fault, and the case's ground truth
+ * (which invocations may rightly be skipped, what the run must have produced). Items are known bad
+ * or good by construction, so a skip or a repair is judged against the truth, not the supervisor.
+ */
+
+export interface RunCase {
+  kind: 'run';
+  id: string;
+  shape: EvalShape;
+  fault: SupervisorFault;
+  injects: string;
+  recoverable: boolean;
+  /** The case's own supervisor (hostile cases); else the suite's. */
+  supervisor?: () => DoublePolicy;
+  identity?: SupervisorIdentity;
+  settings?: SupervisorSettingsInput;
+  build(world: EvalWorld, dir: string): { graph: WorkflowGraph; inputs: Record<string, unknown> };
+  /** A skip of this invocation is right (the item is bad by construction). */
+  mayBeSkipped(node: string, index: number | undefined): boolean;
+  /** Invocations that are bad by construction: a contained case must end them failed. */
+  bad: Array<{ node: string; index?: number }>;
+  expect: Expectation;
+  /** Notes the report carries about what this host can and cannot exercise here. */
+  notes?: string[];
+}
+
+/** What a good end looks like, checked against the run and the real servers' state. */
+export type Expectation =
+  | { shape: 'fanout'; good: Ticket[]; bad: Ticket[]; maxCalls?: number }
+  | { shape: 'chain'; completes: boolean }
+  | { shape: 'stream'; good: Chunk[]; bad: Chunk[] };
+
+/** A substitute case, at the host's supervision object (no executor hands over a candidate yet). */
+export interface SubstituteCase {
+  kind: 'substitute';
+  id: string;
+  shape: EvalShape;
+  fault: SupervisorFault;
+  injects: string;
+  recoverable: true;
+  /** The malformed output the node left, and what the repaired one must say (the semantic check). */
+  candidate: Record<string, unknown>;
+  truth: string;
+  notes: string[];
+}
+
+export type SupervisorCase = RunCase | SubstituteCase;
+
+export function tickets(n: number, opts: { poisoned?: number[]; escaping?: number[] } = {}): { all: Ticket[]; good: Ticket[]; bad: Ticket[] } {
+  const all: Ticket[] = Array.from({ length: n }, (_, i) => {
+    const id = `t-${String(i).padStart(3, '0')}`;
+    if (opts.escaping?.includes(i)) return { id: `../../escape-${id}`, title: `Ticket ${i}`, body: 'Climbs out of the folder.' };
+    if (opts.poisoned?.includes(i)) return { id, title: `Ticket ${i}` };
+    return { id, title: `Ticket ${i}`, body: `Something about item ${i} does not work.` };
+  });
+  const isBad = (i: number) => opts.poisoned?.includes(i) === true || opts.escaping?.includes(i) === true;
+  return { all, good: all.filter((_, i) => !isBad(i)), bad: all.filter((_, i) => isBad(i)) };
+}
+
+export function chunks(n: number, escaping: number[] = []): { all: Chunk[]; good: Chunk[]; bad: Chunk[] } {
+  const all = Array.from({ length: n }, (_, i) => ({ id: escaping.includes(i) ? `../../escape-chunk-${i}` : `chunk-${i + 1}`, text: `Chunk ${i + 1} of the document.` }));
+  return { all, good: all.filter((_, i) => !escaping.includes(i)), bad: all.filter((_, i) => escaping.includes(i)) };
+}
+
+const atIndex = (indices: number[], node: string) => (n: string, index: number | undefined) => n === node && index !== undefined && indices.includes(index);
+const never = () => false;
+
+function fanoutCase(c: Omit<RunCase, 'kind' | 'shape' | 'build' | 'mayBeSkipped' | 'bad' | 'expect'> & { n: number; poisoned?: number[]; escaping?: number[]; maxCalls?: number }): RunCase {
+  const t = tickets(c.n, { poisoned: c.poisoned, escaping: c.escaping });
+  const poisoned = c.poisoned ?? [];
+  const escaping = c.escaping ?? [];
+  return {
+    kind: 'run',
+    shape: 'batch_fanout',
+    ...c,
+    build: (world, dir) => ({ graph: fanoutGraph(world.servers, dir, c.id), inputs: { tickets: t.all } }),
+    mayBeSkipped: (node, index) => atIndex(poisoned, 'extract')(node, index) || atIndex(escaping, 'probe')(node, index),
+    bad: [...poisoned.map((index) => ({ node: 'extract', index })), ...escaping.map((index) => ({ node: 'probe', index }))],
+    expect: { shape: 'fanout', good: t.good, bad: t.bad, ...(c.maxCalls !== undefined ? { maxCalls: c.maxCalls } : {}) },
+  };
+}
+
+const OVERLOADED: ScriptEntry[] = [{ error: 'HTTP 503: the model server is overloaded, try again' }];
+/** Not a decision at all, every time: the draft agent cannot deliver. */
+const MALFORMED: ScriptEntry[] = Array.from({ length: 6 }, () => ({ text: 'Sure! Here is the announcement you asked for, more or less.' }));
+
+function chainCase(c: Omit<RunCase, 'kind' | 'shape' | 'build' | 'mayBeSkipped' | 'bad' | 'expect'> & { draft?: ScriptEntry[] }): RunCase {
+  return {
+    kind: 'run',
+    shape: 'paid_chain',
+    ...c,
+    build: (world, dir) => ({ graph: chainGraph(world.servers, `announcement-${c.id}`, c.id, c.draft), inputs: { topic: `the offsite (${dir.length})` } }),
+    // A chain has no item to drop: skipping a step loses the run's product.
+    mayBeSkipped: never,
+    bad: c.draft ? [{ node: 'draft' }] : [],
+    expect: { shape: 'chain', completes: c.draft === undefined },
+  };
+}
+
+function streamCase(c: Omit<RunCase, 'kind' | 'shape' | 'build' | 'mayBeSkipped' | 'bad' | 'expect'> & { n: number; escaping?: number[] }): RunCase {
+  const k = chunks(c.n, c.escaping);
+  const escaping = c.escaping ?? [];
+  return {
+    kind: 'run',
+    shape: 'streaming_chain',
+    ...c,
+    build: (world, dir) => ({ graph: streamGraph(world.servers, dir, c.id, c.n), inputs: { chunks: k.all } }),
+    mayBeSkipped: atIndex(escaping, 'upsert'),
+    bad: escaping.map((index) => ({ node: 'upsert', index })),
+    expect: { shape: 'stream', good: k.good, bad: k.bad },
+  };
+}
+
+const NO_STREAMING_NODE = 'no host node streams yet (the host reports streaming: false), so end_stream is never offered by a run; the kernel\'s streaming rule is covered by its own tests';
+const NO_RETRY_FOR_EFFECTS = 'retry is offered only to template and assert nodes (pure, so never transiently failing); a tool or agent node is not retry-safe, so a transient failure there is contained (failed loudly), not recovered';
+const NO_CANDIDATE = 'no executor hands a candidate output to the supervisor yet, so substitute is not offered in a run';
+
+/** The suite, in report order. Seconds in all: one set of MCP servers, replay models, tiny timeouts. */
+export const SUPERVISOR_CASES: SupervisorCase[] = [
+  fanoutCase({ id: 'fanout.clean', fault: 'none', injects: 'nothing: 12 good tickets', recoverable: true, n: 12 }),
+  chainCase({ id: 'chain.clean', fault: 'none', injects: 'nothing', recoverable: true }),
+  streamCase({ id: 'stream.clean', fault: 'none', injects: 'nothing: 6 good chunks', recoverable: true, n: 6 }),
+  fanoutCase({
+    id: 'fanout.poisoned',
+    fault: 'poisoned_item',
+    injects: '7 poisoned tickets (no body: extract fails with template_error) among 200',
+    recoverable: true,
+    n: 200,
+    poisoned: [3, 31, 64, 90, 121, 150, 199],
+    maxCalls: 1,
+  }),
+  fanoutCase({ id: 'fanout.bad-item', fault: 'poisoned_item', injects: 'one ticket whose id points outside the folder: the filesystem server refuses the probe\'s write (tool_error: no signature, so asked)', recoverable: true, n: 12, escaping: [5] }),
+  {
+    kind: 'substitute',
+    id: 'fanout.malformed-repair',
+    shape: 'batch_fanout',
+    fault: 'malformed_output',
+    injects: 'summarize leaves {output: {summary: …}} (an object where its port is text); a substitute must repair it',
+    recoverable: true,
+    candidate: { output: { summary: 'Exporting a run stops at 2 MB with no message.' } },
+    truth: 'Exporting a run stops at 2 MB with no message.',
+    notes: [`decided at the host's RunSupervision with the node's real port validator: ${NO_CANDIDATE}`],
+  },
+  streamCase({ id: 'stream.mid-stream', fault: 'mid_stream_failure', injects: 'chunk 4 of 6 fails at upsert while earlier chunks are already stored', recoverable: true, n: 6, escaping: [3], notes: [NO_STREAMING_NODE] }),
+  chainCase({ id: 'chain.transient', fault: 'transient_error', injects: 'draft\'s model answers HTTP 503 (overloaded)', recoverable: false, draft: OVERLOADED, notes: [NO_RETRY_FOR_EFFECTS] }),
+  chainCase({ id: 'chain.malformed', fault: 'malformed_output', injects: 'draft\'s model never answers with a decision', recoverable: false, draft: MALFORMED, notes: [NO_CANDIDATE] }),
+  fanoutCase({ id: 'fanout.budget-decisions', fault: 'budget_exhaustion', injects: '3 unrelated bad items, max_decisions 1', recoverable: false, n: 12, escaping: [2, 6, 10], settings: { max_decisions: 1 }, maxCalls: 1 }),
+  fanoutCase({
+    id: 'fanout.budget-cost',
+    fault: 'budget_exhaustion',
+    injects: '3 unrelated bad items, a priced cloud supervisor, a cost cap of one turn',
+    recoverable: false,
+    n: 12,
+    escaping: [1, 5, 9],
+    identity: { kind: 'model', label: 'eval:priced', local: false },
+    settings: { cost_cap_usd: 0.015, pricing: { 'eval:priced': { input_per_mtok_usd: 1, output_per_mtok_usd: 4 } } },
+    maxCalls: 1,
+  }),
+  fanoutCase({ id: 'fanout.hostile-outside', fault: 'hostile_supervisor', injects: 'the supervisor answers retry for tool nodes (outside the allowed set)', recoverable: false, n: 8, escaping: [1, 4], supervisor: HOSTILE.outside }),
+  fanoutCase({ id: 'fanout.hostile-garbage', fault: 'hostile_supervisor', injects: 'the supervisor answers garbage: unknown actions, a string, a substitute nobody offered, a verdict with no reason', recoverable: false, n: 8, escaping: [0, 3, 6, 7], supervisor: HOSTILE.garbage }),
+  fanoutCase({ id: 'fanout.hostile-retry-storm', fault: 'hostile_supervisor', injects: 'the supervisor retries a poisoned item forever', recoverable: false, n: 6, poisoned: [2], supervisor: HOSTILE.retryStorm }),
+  chainCase({ id: 'chain.hostile-timeout', fault: 'hostile_supervisor', injects: 'the supervisor never answers (1 s decision timeout)', recoverable: false, draft: MALFORMED, supervisor: HOSTILE.hang, settings: { who: { kind: 'model', decision_timeout_ms: 1000 } } }),
+  chainCase({ id: 'chain.hostile-error', fault: 'hostile_supervisor', injects: 'the supervisor fails (its model server went away)', recoverable: false, draft: MALFORMED, supervisor: HOSTILE.error }),
+];
