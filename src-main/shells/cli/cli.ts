@@ -10,6 +10,7 @@ import { createKeychainStore } from '../../credentials/keychain-store';
 import type { ConfirmTool } from '../../engine/boundary-actors';
 import { runAgent } from '../../engine/run-agent';
 import { credentialsCommand } from './credentials-command';
+import { evalCommand } from '../../eval/eval-command';
 import { replayCommand } from './replay-command';
 import { learningCommand } from './learning-command';
 import { traceCommand } from './otlp-command';
@@ -62,6 +63,7 @@ const USAGE = `Usage:
   steward credentials set NAME | list | delete NAME
   steward learning export TRACE.jsonl [TRACE.jsonl …] --format sft|preference -o OUT.jsonl
   steward trace otlp TRACE.jsonl [-o OUT.json] [--endpoint URL] [--allow-host HOST]...
+  steward eval supervisor|boundary [--json FILE] [--min-success GATE=VALUE]... [--data-dir DIR]
   steward --version
 
   run          run an agent spec or a workflow (kind "workflow") through the decision boundary;
@@ -94,6 +96,8 @@ const USAGE = `Usage:
   runs         the runs in the data folder's history (the app's Runs list): list those waiting
                for a person, delete them, or import JSONL traces (steward runs --help)
   learning     turn traces into fine-tuning data: sft (chat JSONL) or preference (DPO pairs)
+  eval         measure supervision: fault-injection cases for the workflow supervisor, known student
+               mistakes for the decision boundary; exit 1 when a gate fails (steward eval --help)
   trace        a trace as OpenTelemetry OTLP/JSON (GenAI conventions), to a file or an OTLP/HTTP
                collector the privacy policy allows (steward trace --help)
 
@@ -121,6 +125,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return await runsCommand(rest, io);
       case 'answer':
         return await answerCommand(rest, io);
+      case 'eval':
+        return await evalCommand(rest, io);
       case 'credentials':
         return await credentialsCommand(rest, { ...io, stdin: io.stdin ?? (async () => '') }, (io.credentials ?? (() => createKeychainStore()))());
       case '--version':
