@@ -1,0 +1,29 @@
+import { HostedWorkflowGraph } from '../src-shared/workflow/hosted-graph';
+
+const edge = (from: string, to: string) => {
+  const [fn = '', fp = ''] = from.split('.');
+  const [tn = '', tp = ''] = to.split('.');
+  return { from: { node: fn, port: fp }, to: { node: tn, port: tp } };
+};
+
+/** Reads each file with the shipped filesystem server, shouts it, collects the list; a person supervises. */
+export function personSupervisedReads(): HostedWorkflowGraph {
+  return HostedWorkflowGraph.parse({
+    format: 'steward/v1',
+    kind: 'workflow',
+    id: 'read-notes',
+    name: 'Read notes',
+    workspace: 'notes',
+    supervisor: { enabled: true, who: { kind: 'person' } },
+    servers: [{ id: 'fs', server: 'filesystem' }],
+    nodes: [
+      { id: 'in', kind: 'input', fields: [{ name: 'items', type: 'list' }] },
+      { id: 'each', kind: 'iterate' },
+      { id: 'read', kind: 'tool', server: 'fs', tool: 'read_text_file', inputs: [{ name: 'path', type: 'text' }], arguments: { path: '{{path}}' } },
+      { id: 'shout', kind: 'template', inputs: [{ name: 'text', type: 'text' }], template: '{{text}}!' },
+      { id: 'all', kind: 'collect' },
+      { id: 'out', kind: 'output', fields: [{ name: 'list', type: 'list' }] },
+    ],
+    edges: [edge('in.items', 'each.list'), edge('each.item', 'read.path'), edge('read.text', 'shout.text'), edge('shout.output', 'all.item'), edge('all.list', 'out.list')],
+  });
+}
