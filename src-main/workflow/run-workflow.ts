@@ -21,6 +21,7 @@ import { checkInputs } from './run-inputs';
 import { errorText, failed, type NodeOutcome, type NodeRun } from './node-outcome';
 import { runAssertNode, runTemplateNode } from './template-node';
 import { runToolNode } from './tool-node';
+import { runPatternNode } from './pattern/pattern-node';
 import { setUpSupervision, type RunSupervision } from './supervision/supervise-failure';
 import { failedInvocation, portValidator, settlementOf, supervisionEvents, supervisorCheckpoint, type WorkflowSupervisionOptions } from './supervision/workflow-supervision';
 import type { InvocationRecord, WorkflowCheckpoint } from './workflow-checkpoint';
@@ -550,8 +551,27 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
           agentCheckpoint && resumeWith ? { checkpoint: agentCheckpoint, answer: resumeWith.answer } : undefined,
         );
       }
+      case 'pattern': {
+        const shared = node.servers === undefined && graph.servers.length > 0 ? (await tools.get()).host : options.toolHost;
+        // A person's judgment parks the loop (the run waits persisted); an answer resumes it at the judgment.
+        return runPatternNode(node, run, {
+          runId,
+          graph,
+          specDir,
+          workspace,
+          ledger: options.ledger,
+          confirm: options.confirm,
+          privacy,
+          ollamaHost: options.ollamaHost,
+          credentials: options.credentials,
+          onProgress: options.onProgress,
+          toolHost: shared,
+          ...(replay && !replay.live ? { dryRun: true } : {}),
+          parkHuman: true,
+        }, resumeWith);
+      }
       default:
-        return failed('internal_error', `the scheduler asked to run ${invocation.node}, which is not an agent, tool, template or assert node`);
+        return failed('internal_error', `the scheduler asked to run ${invocation.node}, which is not an agent, pattern, tool, template or assert node`);
     }
   }
 

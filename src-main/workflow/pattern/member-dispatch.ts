@@ -1,16 +1,11 @@
 import { AgentSpec } from '@shared/contracts/spec';
 import type { MemberOutput, PatternMember } from '@shared/pattern/contracts';
 import type { DispatchInput } from '@shared/pattern/machine';
-import type { PrivacyPolicy } from '@shared/policy/privacy';
 import type { NodeOf, PatternMemberAgent, WorkflowGraph } from '@shared/workflow/document';
-import type { CredentialStore } from '../../credentials/credential-store';
-import type { ConfirmTool } from '../../engine/boundary-actors';
 import { runAgent } from '../../engine/run-agent';
-import type { IdempotencyLedger } from '../../mcp/idempotency-ledger';
-import type { ToolHost } from '../../mcp/tool-host';
 import type { ModelProvider } from '../../providers/provider';
 import { createScriptProvider } from '../../providers/script-provider';
-import { agentRunId, nestedPayload } from '../agent-node';
+import { agentRunId, nestedPayload, type AgentNodeDeps } from '../agent-node';
 import type { NodeRun } from '../node-outcome';
 
 /**
@@ -20,21 +15,13 @@ import type { NodeRun } from '../node-outcome';
  * later member sees the earlier outputs of this iteration (the opponent answers the proponent, the
  * editor works on the draft).
  */
-export interface MemberDeps {
-  runId: string;
-  graph: WorkflowGraph;
-  specDir: string;
-  workspace?: string;
-  ledger: IdempotencyLedger;
-  confirm?: ConfirmTool;
-  privacy?: PrivacyPolicy;
-  ollamaHost?: string;
-  credentials?: CredentialStore;
-  onProgress?: (line: string) => void;
-  toolHost?: ToolHost;
+export type MemberDeps = Pick<
+  AgentNodeDeps,
+  'runId' | 'graph' | 'specDir' | 'workspace' | 'ledger' | 'confirm' | 'privacy' | 'ollamaHost' | 'credentials' | 'onProgress' | 'toolHost'
+> & {
   /** Call the models, execute no tool (a dry replay). */
   dryRun?: boolean;
-}
+};
 
 export interface DispatchResultOut {
   outputs: MemberOutput[];
