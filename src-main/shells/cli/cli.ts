@@ -29,6 +29,7 @@ import { ScsMode } from '@shared/scs/contracts';
 import { openTraceWriter } from './trace-writer';
 import { validateSpecFile } from './validate-spec';
 import { workflowCommand } from './workflow-command';
+import { anySupervisionFlag, SUPERVISION_FLAGS, supervisionOverrides } from './supervision-flags';
 import { storedDocument, storedRunHosts, workflowsCommand } from './workflows-command';
 
 export interface CliIo {
@@ -53,6 +54,8 @@ const USAGE = `Usage:
   steward run FILE|NAME [--json] [--trace OUT.jsonl] [--phase 0-4] [--yes | --no-confirm]
                    [--scs on|off|auto] [--allow-host HOST]... [--data-dir DIR]
                    [--input KEY=VALUE]... [--inputs FILE.json]
+                   [--supervise] [--max-decisions N] [--max-retries N]
+                   [--supervisor-cost-cap USD] [--supervisor-model MODEL]
   steward validate FILE
   steward replay TRACE.jsonl|RUN_ID [--live] [--json] [--spec FILE] [--data-dir DIR]
   steward workflows list [--json] | import FILE [--as ID] [--replace] | export ID [FILE] | delete ID
@@ -85,6 +88,12 @@ const USAGE = `Usage:
                              a stored workflow NAME also gets the data folder's privacy policy)
                --scs         Student·Committee·Supervisor gates: a committee plans each phase,
                              the student monitors, the supervisor executes (auto: risky work only)
+               --supervise   a workflow: a node that still fails after its own retries is decided
+                             by a supervisor model (retry, skip, substitute, end_stream or fail);
+                             ⛨ lines on stderr, a summary at the end, interventions in --json.
+                             Over the workflow's own supervisor settings: --max-decisions (per run),
+                             --max-retries (per invocation), --supervisor-cost-cap (US dollars),
+                             --supervisor-model replay | ollama:MODEL | URL#MODEL | a model ref as JSON
   validate     check a spec: schema, script, servers start, allowlisted tools exist
   replay       run a recorded run again on its recorded model answers (a dry run unless --live)
                and list the rounds whose decisions differ (steward replay --help)
@@ -169,6 +178,7 @@ async function runCommand(args: string[], io: CliIo): Promise<number> {
     scs: { type: 'string' },
     input: { type: 'string', multiple: true },
     inputs: { type: 'string' },
+    ...SUPERVISION_FLAGS,
   });
   if (values.yes && values['no-confirm']) throw new SpecError('--yes and --no-confirm contradict each other');
   const file = positionals[0];
@@ -199,9 +209,11 @@ async function runCommand(args: string[], io: CliIo): Promise<number> {
       io,
       dataDir,
       dataDirGiven: values['data-dir'],
+      supervision: supervisionOverrides(values),
     });
   }
   if (values.input !== undefined || values.inputs !== undefined) throw new SpecError('--input and --inputs apply to workflows (kind "workflow"); an agent spec has no inputs');
+  if (anySupervisionFlag(values)) throw new SpecError('--supervise and the supervisor flags apply to workflows (kind "workflow"); an agent spec is supervised by its teacher');
   const loaded = document.spec;
   const spec = withScs(withPhase(loaded.spec, values.phase), values.scs);
 

@@ -7,9 +7,16 @@ import type { LoadedWorkflow } from '../../workflow/load-workflow';
 import { runWorkflow, type WorkflowRun } from '../../workflow/run-workflow';
 import { formatInvocation, formatOutputs } from './format-workflow';
 import { formatModelRetry } from './format-round';
+import { formatPatternEvent, patternsOf } from './format-pattern';
 import { workflowInputs } from './workflow-inputs';
 import { parkInDataFolder, waitingHint } from './park-run';
 import { askAtTerminal, type ReadLine } from './ask-at-terminal';
+import { ZodError } from 'zod';
+import { supervisorConsentText } from '@shared/supervisor/consent';
+import { SpecError } from '../../spec/spec-errors';
+import { resolveSupervision, supervisionAsked, type SupervisionOverrides } from '../../workflow/supervision/resolve-supervision';
+import type { WorkflowSupervisionOptions } from '../../workflow/supervision/workflow-supervision';
+import { formatEscalated, formatSummary, formatVerdict, SHIELD, summarizeSupervision, type SupervisionSummary } from './format-supervision';
 
 export interface WorkflowCommandOptions {
   loaded: LoadedWorkflow;
@@ -25,12 +32,14 @@ export interface WorkflowCommandOptions {
   /** Where a run that waits for a person is kept (`dataDirGiven`: named in the printed commands). */
   dataDir: string;
   dataDirGiven?: string;
+  /** The supervision flags, over the workflow's own `supervisor` settings. */
+  supervision?: SupervisionOverrides;
 }
 
-/** What `--json` prints: the run, without the host-side checkpoint (it holds raw arguments). */
-function printable(run: WorkflowRun): Omit<WorkflowRun, 'checkpoint' | 'setup_error'> {
+/** What `--json` prints: the run, without the host-side checkpoint (it holds raw arguments); a supervised run's interventions too. */
+function printable(run: WorkflowRun, supervision?: SupervisionSummary): Omit<WorkflowRun, 'checkpoint' | 'setup_error'> & { supervision?: SupervisionSummary } {
   const { checkpoint: _checkpoint, setup_error: _setup, ...rest } = run;
-  return rest;
+  return supervision ? { ...rest, supervision } : rest;
 }
 
 /** `steward run WORKFLOW`: a line per node invocation status change, then the outputs. Returns the exit code (0, 1, 2). */
@@ -40,11 +49,17 @@ export async function workflowCommand(options: WorkflowCommandOptions): Promise<
   if (!json) io.stdout(`steward · workflow ${loaded.graph.name} · ${loaded.graph.nodes.length} node(s)\n`);
   // Kept for a run that ends up waiting: its events go into the data folder with its checkpoint.
   const events: RunEvent[] = [];
+  const privacy = { allowed_hosts: options.allowedHosts };
+  const supervision = await workflowSupervision(options, privacy);
   const onEvent = (event: RunEvent) => {
     events.push(event);
     options.trace?.(event);
+    // ⛨ lines go to stderr, so --json output stays one JSON object.
+    if (supervision) printSupervisionEvent(event, io.stderr);
     if (json) return;
     if (event.type === 'node.invocation' && event.status !== 'pending') io.stdout(`${formatInvocation(event)}\n`);
+    const patternLine = formatPatternEvent(event);
+    if (patternLine !== undefined) io.stdout(`${patternLine}\n`);
     if (event.type === 'model.retry') io.stdout(`    ${formatModelRetry(event)}\n`);
   };
   const runOptions = {
@@ -57,9 +72,10 @@ export async function workflowCommand(options: WorkflowCommandOptions): Promise<
     signal: io.signal,
     confirm: options.confirm,
     ollamaHost: io.env.OLLAMA_HOST,
-    privacy: { allowed_hosts: options.allowedHosts },
+    privacy,
     credentials: options.credentials,
     onProgress: (line: string) => io.stderr(`${line}\n`),
+    ...(supervision ? { supervision } : {}),
   };
   let run = await runWorkflow(runOptions);
   // A person at the terminal answers a waiting node here; the workflow resumes in this process.
@@ -74,8 +90,10 @@ export async function workflowCommand(options: WorkflowCommandOptions): Promise<
     io.stderr(`steward: ${run.setup_error}\n`);
     return 2;
   }
+  const summary = supervision && !('unavailable' in supervision.supervisor) ? summarizeSupervision(events) : undefined;
+  if (summary) io.stderr(`${formatSummary(summary)}\n`);
   if (json) {
-    io.stdout(`${JSON.stringify(printable(run), null, 2)}\n`);
+    io.stdout(`${JSON.stringify({ ...printable(run, summary), ...patternsOf(events) }, null, 2)}\n`);
   } else {
     const label = run.status === 'waiting' ? RUN_STATUS_LABELS.waiting : RUN_STATUS_LABELS[run.status];
     io.stdout(`${label.toLowerCase()} · ${run.invocations.length} node invocation(s)${run.message ? ` · ${run.message}` : ''}\n`);
@@ -93,4 +111,35 @@ export async function workflowCommand(options: WorkflowCommandOptions): Promise<
     return 3;
   }
   return run.status === 'completed' ? 0 : 1;
+}
+
+/**
+ * The run's supervision from the workflow's settings and the flags (resolve-supervision.ts, as the
+ * app resolves it). A model that is not on this machine is told apart by its consent text, printed
+ * once before the run.
+ */
+async function workflowSupervision(options: WorkflowCommandOptions, privacy: { allowed_hosts: string[] }): Promise<WorkflowSupervisionOptions | undefined> {
+  const source = { graph: options.loaded.graph, ...(options.supervision ? { overrides: options.supervision } : {}) };
+  if (!supervisionAsked(source)) {
+    if (options.supervision && Object.keys(options.supervision).length > 0) {
+      throw new SpecError('the supervisor flags need --supervise (or a workflow whose supervisor settings are enabled)');
+    }
+    return undefined;
+  }
+  let supervision: WorkflowSupervisionOptions | undefined;
+  try {
+    supervision = await resolveSupervision(source, { privacy, ollamaHost: options.io.env.OLLAMA_HOST, credentials: options.credentials });
+  } catch (error) {
+    if (error instanceof ZodError) throw new SpecError(`the supervisor settings: ${error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    throw error;
+  }
+  const identity = supervision && !('unavailable' in supervision.supervisor) ? supervision.supervisor.identity : undefined;
+  if (identity?.kind === 'model' && !identity.local) options.io.stderr(`${SHIELD} ${supervisorConsentText(identity.label, false)}\n`);
+  return supervision;
+}
+
+function printSupervisionEvent(event: RunEvent, stderr: (text: string) => void): void {
+  if (event.type === 'supervisor.escalated') stderr(`${formatEscalated(event)}\n`);
+  if (event.type === 'supervisor.verdict') stderr(`${formatVerdict(event)}\n`);
+  if (event.type === 'run.notice') stderr(`${SHIELD} ${event.message}\n`);
 }
