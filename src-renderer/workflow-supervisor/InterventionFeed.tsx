@@ -1,5 +1,5 @@
 import { SUPERVISOR_ACTION_LABELS } from '@shared/supervisor/contracts';
-import { Spinner } from '../components/Icons';
+import { ShieldIcon, Spinner } from '../components/Icons';
 import { plural } from '../view/format';
 import type { InterventionEntry, SupervisionView } from './derive-supervision';
 import { ACTION_TONES } from './SupervisorBadges';
@@ -16,7 +16,7 @@ export function InterventionFeed({ view }: { view: SupervisionView }) {
     <section className="card sv-feed" data-testid="intervention-feed" aria-label="Supervisor interventions">
       <header className="sv-feed__head">
         <h2 className="sv-feed__title">
-          <span aria-hidden="true">⛨</span> Supervisor interventions
+          <ShieldIcon size={16} /> Supervisor interventions
         </h2>
         <span className="muted">{plural(view.entries.length, 'escalation')}</span>
       </header>

@@ -1,6 +1,7 @@
 import { plural } from '../view/format';
 import type { SupervisionView } from './derive-supervision';
 import { DECIDED_BY_LABELS, formatUsd, invocationText } from './supervision-text';
+import { ShieldIcon } from '../components/Icons';
 import './supervision.css';
 
 /**
@@ -14,7 +15,7 @@ export function SupervisionReport({ view }: { view: SupervisionView }) {
     <section className="card sv-report" data-testid="supervision-report" aria-label="Supervision report">
       <header className="sv-report__head">
         <h2 className="sv-report__title">
-          <span aria-hidden="true">⛨</span> Supervision
+          <ShieldIcon size={16} /> Supervision
         </h2>
       </header>
       <dl className="sv-report__facts">

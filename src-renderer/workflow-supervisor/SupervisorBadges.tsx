@@ -1,6 +1,7 @@
 import type { SupervisorAction } from '@shared/supervisor/contracts';
 import type { NodeSupervision } from './derive-supervision';
 import { nodeBadges } from './supervision-text';
+import { ShieldIcon } from '../components/Icons';
 import './supervision.css';
 
 /** Verdict colours: a recovery (retry, substitute) is calm, a skip or an ended stream a warning, a fail a failure. */
@@ -23,12 +24,12 @@ export function SupervisorBadges({ nodeId, supervision }: { nodeId: string; supe
     <ul className="sv-badges" aria-label="Supervisor" data-testid={`supervisor-badges-${nodeId}`}>
       {deciding && (
         <li className="sv-badge sv-badge--deciding" data-testid={`supervisor-deciding-${nodeId}`} title="The supervisor is deciding what happens to this node" aria-label="Supervisor deciding">
-          <span aria-hidden="true">⛨</span> deciding…
+          <ShieldIcon size={12} /> deciding…
         </li>
       )}
       {badges.map((b) => (
         <li key={b.action} className={`sv-badge chip--${ACTION_TONES[b.action]}`} data-testid={`supervisor-badge-${nodeId}`} data-action={b.action} title={b.label} aria-label={b.label}>
-          <span aria-hidden="true">⛨</span> {b.text}
+          <ShieldIcon size={12} /> {b.text}
         </li>
       ))}
     </ul>

@@ -44,7 +44,7 @@ describe('the supervisor on the run view, from the run’s events', () => {
     const html = unescape(renderToStaticMarkup(<SupervisionReport view={deriveSupervision(supervisedTrace({ cost: 0.5 }))} />));
     expect(html).toMatch(/data-testid="supervision-decisions">1</);
     expect(html).toMatch(/data-testid="supervision-cost">\$0.5</);
-    expect(html).toMatch(/data-testid="supervision-skip" data-node="work">.*work · item 2.*decided by the supervisor.*item 1 is not an ok line/s);
+    expect(html).toMatch(/data-testid="supervision-skip" data-node="work">.*work · item 2.*decided by the supervisor.*the second item is not an ok line/s);
   });
 
   it('"Completed — supervised" is the status of a completed run the supervisor carried, on the badge and in the shared label; other statuses keep their words', () => {

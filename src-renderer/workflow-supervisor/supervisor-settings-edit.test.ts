@@ -1,13 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { ProviderStatus } from '@shared/contracts/host-api';
+import { ModelRef } from '@shared/contracts/model';
 import { SupervisorSettings } from '@shared/supervisor/contracts';
 import { HostedWorkflowGraph } from '@shared/workflow/hosted-graph';
 import { costCapProblem, defaultSupervisorModel, isRemoteSupervisor, setBound, setCostCap, setEnabled, setModel, setPrice, setWhoKind } from './supervisor-settings-edit';
 import { supervisedWorkflowDocument } from './testing/supervised-trace';
 
 const ollama = (reachable: boolean): ProviderStatus => ({ ollama: { reachable, models: reachable ? [{ name: 'qwen3:4b' }] : [] } }) as unknown as ProviderStatus;
-const CLOUD = { provider: 'openai_compatible', base_url: 'https://api.example.com/v1', model: 'gpt-x' } as const;
+const CLOUD = ModelRef.parse({ provider: 'openai_compatible', base_url: 'https://api.example.com/v1', model: 'gpt-x' });
+const QWEN = ModelRef.parse({ provider: 'ollama', model: 'qwen3:4b' });
 
 describe('editing a workflow’s supervisor settings', () => {
   it('turning supervision on picks a local model: Ollama’s first when it answers, else the replay model', () => {
@@ -32,7 +34,7 @@ describe('editing a workflow’s supervisor settings', () => {
 
   it('a replay script stays with the replay model only', () => {
     const scripted = SupervisorSettings.parse({ enabled: true, who: { kind: 'model', model: { provider: 'script' }, script: { student: [], teacher: [] } } });
-    expect(setModel(scripted, { provider: 'ollama', model: 'qwen3:4b' }).who).not.toHaveProperty('script');
+    expect(setModel(scripted, QWEN).who).not.toHaveProperty('script');
     expect(setModel(scripted, { provider: 'script' }).who).toHaveProperty('script');
   });
 
@@ -64,7 +66,7 @@ describe('editing a workflow’s supervisor settings', () => {
     const capped = setCostCap(cloud, '1');
     expect(costCapProblem(capped)).toMatch(/no price.*refused.*unsupervised/);
     expect(costCapProblem(setPrice(capped, CLOUD, { input_per_mtok_usd: 1, output_per_mtok_usd: 4 }))).toBeUndefined();
-    expect(costCapProblem(setModel(capped, { provider: 'ollama', model: 'qwen3:4b' }))).toBeUndefined();
+    expect(costCapProblem(setModel(capped, QWEN))).toBeUndefined();
     expect(setPrice(setPrice(capped, CLOUD, { input_per_mtok_usd: 1, output_per_mtok_usd: 4 }), CLOUD, undefined).pricing).toEqual({});
   });
 

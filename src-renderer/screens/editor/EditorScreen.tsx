@@ -74,6 +74,11 @@ function Editor({ initial, save, adopt, openRun, showRun }: { initial: Opened; s
   }
   const [runOpen, setRunOpen] = useState(openRun);
   const run = useRunStates(runId);
+  // A run opened from the run view: every node in view once its states are drawn.
+  const hasStates = Object.keys(run.states).length > 0;
+  useEffect(() => {
+    if (shownRun !== undefined && hasStates) requestAnimationFrame(() => void flow.fitView({ padding: 0.15, maxZoom: 1, duration: 200 }));
+  }, [shownRun, hasStates, flow]);
 
   // React Flow's nodes: rebuilt from the draft; selection and measured sizes carried over.
   const [nodes, setNodes] = useState<StepNode[]>(() => toFlowNodes(initial.doc, index));

@@ -5,6 +5,7 @@ import { FieldRow, TextField } from '../../components/Form';
 import { uniqueId, type Draft } from './graph-edit';
 import { ProblemLines } from './ProblemsList';
 import { WorkflowTraceChoice } from './WorkflowTraceChoice';
+import { SupervisorSettingsSection } from '../../workflow-supervisor/SupervisorSettingsSection';
 
 /** With no node selected: the workflow's own settings — name, id, workspace and the servers its nodes name. */
 export function WorkflowPanel({
@@ -85,6 +86,7 @@ export function WorkflowPanel({
           </div>
         )}
       </fieldset>
+      <SupervisorSettingsSection value={draft.supervisor} onChange={(supervisor, group) => onChange({ ...draft, supervisor }, group)} />
       <WorkflowTraceChoice workflowId={draft.id} />
     </aside>
   );

@@ -1,7 +1,7 @@
-import { RunEvent, eventId, type RunEventPayload } from '@shared/contracts/events';
-import type { SupervisorVerdict, Verdict } from '@shared/supervisor/contracts';
-import { escalation as buildEscalationOf } from '@shared/supervisor/testing/fixtures';
-import { invocationId, type Lineage } from '@shared/workflow/invocation';
+import { RunEvent, eventId, type RunEventPayload } from '../../../src-shared/contracts/events';
+import type { SupervisorVerdict, Verdict } from '../../../src-shared/supervisor/contracts';
+import { escalation as buildEscalationOf } from '../../../src-shared/supervisor/testing/fixtures';
+import { invocationId, type Lineage } from '../../../src-shared/workflow/invocation';
 
 /**
  * A supervised workflow run's trace as the host writes it (issue 11), for the app's tests and the
@@ -11,7 +11,7 @@ import { invocationId, type Lineage } from '@shared/workflow/invocation';
  */
 
 export const SUPERVISED_WORKFLOW_ID = 'must-say-ok';
-export const SKIP_REASON = 'item 1 is not an ok line; the list goes on without it';
+export const SKIP_REASON = 'the second item is not an ok line; the list goes on without it';
 
 /** The workflow document the trace is a run of (a graph the editor can open). */
 export function supervisedWorkflowDocument(): Record<string, unknown> {
