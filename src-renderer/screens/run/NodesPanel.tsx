@@ -14,6 +14,7 @@ import { formatDuration, plural } from '../../view/format';
 import { InterventionCard } from '../InterventionCard';
 import { RoundCard } from '../RoundCard';
 import { InvocationStatusChip } from './InvocationStatusChip';
+import { PatternTimeline } from './PatternTimeline';
 import { ValuesList } from './ValueView';
 import { focusTarget, workflowPending, type PendingQuestion } from './run-nodes';
 
@@ -201,7 +202,8 @@ function InvocationRow({ view, open, focused, onToggle, events, usage }: { view:
 export function InvocationDetails({ view, events }: { view: InvocationView; events: RunEvent[] }) {
   // A tool node's call went through the boundary as one round (validation, review, execution).
   const isAgent = view.kind === 'agent';
-  const hasRounds = isAgent || view.rounds > 0;
+  // A pattern node shows its iterations and judgments instead (its answered judgments are not a round's).
+  const hasRounds = view.kind !== 'pattern' && (isAgent || view.rounds > 0);
   const rounds = useMemo(() => (hasRounds ? deriveRounds(events, view.id) : []), [hasRounds, events, view.id]);
   const dryRun = useMemo(() => events.some((e) => e.type === 'agent.started' && e.invocation_id === view.id && e.dry_run), [events, view.id]);
   return (
@@ -242,6 +244,14 @@ export function InvocationDetails({ view, events }: { view: InvocationView; even
           <div className="step__label">Outputs</div>
           <div className="step__body">
             <ValuesList values={view.outputs ?? {}} testId="node-outputs" />
+          </div>
+        </div>
+      )}
+      {view.kind === 'pattern' && (
+        <div className="step">
+          <div className="step__label">Iterations</div>
+          <div className="step__body">
+            <PatternTimeline events={events} invocationId={view.id} />
           </div>
         </div>
       )}

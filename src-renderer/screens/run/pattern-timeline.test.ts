@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import type { JudgmentRecord } from '@shared/pattern/contracts';
+import { eventLog } from '../../testing/event-fixtures';
+import { judgmentTook, patternTimeline } from './pattern-timeline';
+
+const INV = 'review#0';
+const at = (s: number) => `2026-12-01T10:00:${String(s).padStart(2, '0')}.000Z`;
+
+function judgment(over: Partial<JudgmentRecord> & Pick<JudgmentRecord, 'iteration'>): JudgmentRecord {
+  return { id: `review:j0.${over.iteration}.0.1`, step: 0, attempt: 1, caller: { kind: 'human' }, evidence: [`o${over.iteration}`], verification: { ok: true }, started_at: at(0), ended_at: at(3), ...over };
+}
+
+/** A SUPERVISOR judged by a person: rejected with feedback, then approved; another node's events beside it. */
+function judgedRun() {
+  const log = eventLog('run-pattern-timeline-1');
+  const iteration = (n: number, output: string, invocation = INV) => log.add({ type: 'pattern.iteration', invocation_id: invocation, step: 0, iteration: n, outputs: [{ id: `o${n}`, member_id: 'worker' }], output });
+  iteration(1, 'Report v1');
+  iteration(1, 'Something else', 'other#0');
+  log.add({
+    type: 'pattern.judgment',
+    invocation_id: INV,
+    judgment: judgment({ iteration: 1, verdict: { verdict: 'rejected', feedback: 'Add a timeline.', evidence: ['o1'], caller: { kind: 'human' } } }),
+  });
+  iteration(2, 'Report v2 with a timeline');
+  return { log, iteration };
+}
+
+describe('the run view’s timeline of a pattern node', () => {
+  it('shows each iteration with its output, its judgment (caller, verdict, feedback, evidence, timing) and the feedback the next one addresses', () => {
+    const { log } = judgedRun();
+    log.add({ type: 'pattern.judgment', invocation_id: INV, judgment: judgment({ iteration: 2, verdict: { verdict: 'approved', result: 'Report v2 with a timeline', evidence: ['o2'], caller: { kind: 'human', who: 'ana' } }, caller: { kind: 'human', who: 'ana' } }) });
+    log.add({ type: 'pattern.ended', invocation_id: INV, status: 'approved', approved: true, iterations: 2 });
+    const t = patternTimeline(log.events, INV);
+    expect(t.iterations.map((i) => [i.iteration, i.output, i.outcome, i.addresses])).toEqual([
+      [1, 'Report v1', 'rejected', undefined],
+      [2, 'Report v2 with a timeline', 'approved', 'Add a timeline.'],
+    ]);
+    expect(t.iterations[0]?.judgments).toEqual([
+      { id: 'review:j0.1.0.1', caller: 'a person', caller_kind: 'human', attempt: 1, verdict: 'rejected', feedback: 'Add a timeline.', evidence: ['o1'], started_at: at(0), ended_at: at(3) },
+    ]);
+    expect(t.iterations[1]?.judgments[0]).toMatchObject({ caller: 'a person (ana)', verdict: 'approved' });
+    expect(t.ended).toEqual({ status: 'approved', approved: true, iterations: 2 });
+    expect(judgmentTook(t.iterations[0]!.judgments[0]!)).toBe('3.0 s');
+  });
+
+  it('marks the iteration a person’s judgment waits on until it is answered', () => {
+    const { log } = judgedRun();
+    const asked = log.add({
+      type: 'intervention.requested',
+      invocation_id: INV,
+      round: 0,
+      intervention: {
+        id: 'run-pattern-timeline-1:review#0:j0.2.0.1',
+        run_id: 'run-pattern-timeline-1',
+        round: 0,
+        kind: 'pattern_judgment',
+        reason: 'Judge iteration 2',
+        reason_codes: [],
+        options: ['approve', 'reject', 'escalate'],
+        requested_at: at(5),
+        judgment: { judgment_id: 'review:j0.2.0.1', node: 'review', pattern_type: 'SUPERVISOR', step: 0, steps: 1, iteration: 2, max_iterations: 3, output: 'Report v2 with a timeline', outputs: [{ id: 'o2', member_id: 'worker', text: 'Report v2 with a timeline' }], min_citations: 1, must_cite: [] },
+      },
+    });
+    expect(patternTimeline(log.events, INV).iterations.map((i) => [i.iteration, i.waiting, i.outcome])).toEqual([
+      [1, false, 'rejected'],
+      [2, true, 'unjudged'],
+    ]);
+    log.add({ type: 'intervention.answered', invocation_id: INV, round: 0, intervention_id: asked.type === 'intervention.requested' ? asked.intervention.id : '', answer: { action: 'approve' } });
+    expect(patternTimeline(log.events, INV).iterations[1]?.waiting).toBe(false);
+  });
+
+  it('a judgment that could not be used shows its problem and no verdict; an escalation ends as escalated', () => {
+    const { log } = judgedRun();
+    log.add({ type: 'pattern.judgment', invocation_id: INV, judgment: judgment({ iteration: 2, caller: { kind: 'llm', profile: 'default' }, evidence: [], verification: { ok: false, problem: 'the verdict was free text' } }) });
+    log.add({ type: 'pattern.judgment', invocation_id: INV, judgment: judgment({ id: 'review:j0.2.0.2', iteration: 2, attempt: 2, caller: { kind: 'system' }, evidence: [], verdict: { verdict: 'escalated', reason: 'the human judgment expired unanswered', caller: { kind: 'system' } } }) });
+    log.add({ type: 'pattern.ended', invocation_id: INV, status: 'escalated', approved: false, iterations: 2, reason: 'the human judgment expired unanswered' });
+    const t = patternTimeline(log.events, INV);
+    expect(t.iterations[1]?.judgments.map((j) => [j.caller, j.verdict, j.problem, j.reason])).toEqual([
+      ['model “default”', undefined, 'the verdict was free text', undefined],
+      ['the system', 'escalated', undefined, 'the human judgment expired unanswered'],
+    ]);
+    expect(t.iterations[1]?.outcome).toBe('escalated');
+    expect(t.ended?.status).toBe('escalated');
+  });
+});
