@@ -13,6 +13,7 @@ import { WorkflowCheckpointStore } from '../../workflow/workflow-checkpoint';
 import { describeFallback, judgmentExpired } from '@shared/pattern/human-ask';
 import { agentRunPrinter } from './agent-run-output';
 import { answerFromWords } from './answer-words';
+import { verdictFromFlags } from './person-verdict';
 import { askAtTerminal } from './ask-at-terminal';
 import type { CliIo, EXIT } from './cli';
 import { formatInvocation } from './format-workflow';
@@ -33,6 +34,8 @@ export const ANSWER_USAGE = `Usage:
   steward answer RUN_ID approve --arguments JSON [--data-dir DIR]
   steward answer RUN_ID approve|escalate [--note TEXT] [--cite OUTPUT_ID]…   (a pattern's judgment)
   steward answer RUN_ID reject --feedback TEXT [--cite OUTPUT_ID]…
+  steward answer RUN_ID --verdict retry|skip|end_stream|fail [--reason TEXT]   (a supervised node that failed)
+  steward answer RUN_ID --verdict substitute --value JSON [--reason TEXT]
                  [--intervention ID]   (a workflow run with several nodes waiting: which one)
 
 Answers a run waiting for a person in the data folder (steward runs waiting lists them; the app
@@ -43,7 +46,10 @@ confirmation, as the question offers. --note tells the agent why (reject, yes, n
 --arguments '{"path": "…"}' approves the tool call with your arguments instead (an agent run's
 question only): they are validated against the round's tools like any decision, or refused. A pattern
 node's judgment is answered approve, reject --feedback TEXT (the next iteration addresses it) or
-escalate (--note is the reason); --cite names the member outputs it rests on (all shown, if none). The run may
+escalate (--note is the reason); --cite names the member outputs it rests on (all shown, if none). A
+workflow node that failed under a person's supervision is answered --verdict, one of the verdicts
+it allows (retry, skip, substitute --value '{"port": …}', end_stream, fail), --reason saying why;
+a verdict it does not allow is refused, a substitute that fails the node's output check is asked again. The run may
 wait again: at a terminal you are asked there, otherwise the next command is printed. Needs the
 data folder to itself: while the app runs, answer in the app.
 Exit codes: 0 completed · 1 ended otherwise · 2 bad input · 3 waits for a person again`;
@@ -60,17 +66,19 @@ export async function answerCommand(args: string[], io: CliIo): Promise<number> 
   }
   let parsed;
   try {
-    parsed = parseArgs({ args, options: { note: { type: 'string' }, feedback: { type: 'string' }, cite: { type: 'string', multiple: true }, arguments: { type: 'string' }, 'data-dir': { type: 'string' }, intervention: { type: 'string' } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args, options: { note: { type: 'string' }, feedback: { type: 'string' }, cite: { type: 'string', multiple: true }, arguments: { type: 'string' }, verdict: { type: 'string' }, reason: { type: 'string' }, value: { type: 'string' }, 'data-dir': { type: 'string' }, intervention: { type: 'string' } }, allowPositionals: true, strict: true });
   } catch (err) {
     return fail((err as Error).message, true);
   }
   const { values, positionals } = parsed;
   const [runId, ...words] = positionals;
-  if (!runId || words.length === 0) return fail('which run, and what answer?', true);
+  if (!runId || (words.length === 0 && values.verdict === undefined)) return fail('which run, and what answer?', true);
   let answer: HumanAnswer;
   try {
+    if (values.verdict !== undefined && words.length > 0) return fail(`a verdict is the whole answer: leave out "${words.join(' ')}"`);
+    if (values.verdict === undefined && (values.reason !== undefined || values.value !== undefined)) return fail('--reason and --value go with --verdict');
     if (values.feedback !== undefined && values.note !== undefined) return fail('give the feedback once: --feedback (a judgment) or --note');
-    answer = answerFromWords(words, values.feedback ?? values.note, values.arguments, values.cite);
+    answer = values.verdict !== undefined ? verdictFromFlags(values.verdict, values.reason, values.value) : answerFromWords(words, values.feedback ?? values.note, values.arguments, values.cite);
   } catch (err) {
     if (err instanceof SpecError) return fail(err.message);
     throw err;
@@ -119,7 +127,7 @@ export async function answerCommand(args: string[], io: CliIo): Promise<number> 
         io.stderr(`steward: this judgment expired at ${intervention.judgment?.expires_at ?? ''}; ${describeFallback(intervention.judgment?.fallback)}\n`);
         next = { action: 'expired' };
       }
-      io.stdout(`steward · answering ${runId} · ${next.action}${next.text !== undefined ? ` "${next.text}"` : ''}\n`);
+      io.stdout(`steward · answering ${runId} · ${next.verdict ? `verdict ${next.verdict.action}` : next.action}${next.text !== undefined ? ` "${next.text}"` : ''}\n`);
       try {
         if (!manager.answer(runId, intervention.id, next)) return fail(`run "${runId}" no longer waits for this answer (answered elsewhere, or stopped)`);
       } catch (err) {

@@ -1,5 +1,6 @@
 import { HUMAN_ACTIONS, HumanAction, HumanAnswer, type Intervention } from '@shared/contracts/intervention';
 import { SpecError } from '../../spec/spec-errors';
+import { verdictCommands } from './person-verdict';
 
 /**
  * A person's answer as words on the command line or at the prompt: `approve`, `reject`, `stop`,
@@ -43,5 +44,6 @@ const quoteForShell = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
 /** The exact commands that answer this intervention, one per answer it offers. */
 export function answerCommands(runId: string, intervention: Intervention, dataDir?: string, named = false): string[] {
   const where = `${named ? ` --intervention ${intervention.id}` : ''}${dataDir !== undefined ? ` --data-dir ${quoteForShell(dataDir)}` : ''}`;
+  if (intervention.supervision) return verdictCommands(runId, intervention.supervision, where);
   return intervention.options.map((action) => `steward answer ${runId} ${action === 'reply' ? "reply 'YOUR REPLY'" : action === 'reject' && intervention.judgment ? "reject --feedback 'WHAT TO FIX'" : action}${where}`);
 }

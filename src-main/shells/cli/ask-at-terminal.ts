@@ -3,6 +3,7 @@ import { describeFallback, type PatternJudgmentAsk } from '@shared/pattern/human
 import { SpecError } from '../../spec/spec-errors';
 import { checkJudgmentAnswer } from '../../workflow/pattern/human-judgment';
 import { answerFromWords } from './answer-words';
+import { askVerdict, describeEscalation } from './person-verdict';
 import { formatDecision } from './format-round';
 import { roundNumber } from '@shared/contracts/round-number';
 
@@ -17,6 +18,8 @@ export function describeIntervention(intervention: Intervention): string[] {
   const asked = intervention.kind === 'ask_user' || intervention.kind === 'request_confirmation';
   if (intervention.decision && !asked) lines.push(`  decision: ${formatDecision(intervention.decision)}`);
   if (intervention.judgment) lines.push(...describeJudgment(intervention.judgment));
+  // A supervised node's escalation: its verdicts are the answers (--verdict), not the intervention's options.
+  if (intervention.supervision) return [...lines, ...describeEscalation(intervention.supervision)];
   lines.push(`  answers: ${intervention.options.map((a) => `${a === 'reply' ? 'reply TEXT' : a} (${HUMAN_ACTION_LABELS[a]})`).join(' · ')}`);
   return lines;
 }
@@ -29,6 +32,7 @@ export function describeIntervention(intervention: Intervention): string[] {
 export async function askAtTerminal(intervention: Intervention, io: { stderr: (text: string) => void; line: ReadLine }): Promise<HumanAnswer | undefined> {
   io.stderr(`${describeIntervention(intervention).join('\n')}\n`);
   if (intervention.judgment) return askJudgment(intervention, io);
+  if (intervention.supervision) return askVerdict(intervention.supervision, io, MAX_TRIES);
   const replies = intervention.options.includes('reply');
   const question = replies ? 'Your reply (or "stop"): ' : `Your answer (${intervention.options.join(' / ')}): `;
   for (let tries = 0; tries < MAX_TRIES; tries += 1) {
