@@ -106,10 +106,13 @@ describe('resolving a workflow run’s supervision', () => {
     expect(called).toBe(0);
   });
 
-  it('a person supervisor resolves to the person (their escalations wait in the app), with the decision time the document sets', async () => {
-    const supervision = await resolveSupervision({ graph: mustSayOk({ enabled: true, who: { kind: 'person', decision_timeout_ms: 120_000 } }) }, {});
-    expect(supervision?.settings.who.kind).toBe('person');
-    expect(supervision?.supervisor).toMatchObject({ identity: { kind: 'person' }, person: { decision_timeout_ms: 120_000 } });
+  it('a person supervisor resolves to the person’s queue: a failed item waits for their verdict', async () => {
+    const graph = mustSayOk({ enabled: true, who: { kind: 'person' } });
+    const supervision = await resolveSupervision({ graph }, {});
+    expect(supervision?.supervisor).toMatchObject({ identity: { kind: 'person' } });
+    const { result, events } = await run(graph, ['ok', 'poison'], supervision);
+    expect(result.status).toBe('waiting');
+    expect(ofType(events, 'supervisor.escalated').map((e) => e.escalation.node)).toEqual(['work']);
   });
 
   it('a resumed run supervises as it started: the settings (command-line overrides included) and the replay position come from its checkpoint', async () => {
