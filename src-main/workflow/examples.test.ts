@@ -20,8 +20,17 @@ const workflowFiles = readdirSync(EXAMPLES).filter((f) => f.endsWith('.workflow.
 const load = (file: string): WorkflowGraph => WorkflowGraph.parse(JSON.parse(readFileSync(join(EXAMPLES, file), 'utf8')));
 
 describe('the shipped example workflows', () => {
-  it('are the two examples and the three reference shapes of seed 004', () => {
-    expect(workflowFiles.sort()).toEqual(['batch-fanout.workflow.json', 'folder-triage.workflow.json', 'memory-notes.workflow.json', 'paid-chain.workflow.json', 'streaming-chain.workflow.json']);
+  it('are the two examples, the three reference shapes of seed 004 and one pattern node of each type (issue 12)', () => {
+    expect(workflowFiles.sort()).toEqual([
+      'batch-fanout.workflow.json',
+      'folder-triage.workflow.json',
+      'memory-notes.workflow.json',
+      'paid-chain.workflow.json',
+      'pattern-debate.workflow.json',
+      'pattern-pipeline.workflow.json',
+      'pattern-supervisor.workflow.json',
+      'streaming-chain.workflow.json',
+    ]);
   });
 
   it.each(workflowFiles)('%s parses and validates with no problem', (file) => {
@@ -157,6 +166,35 @@ describe('the example workflows run end to end', () => {
     // No barrier between the stages: item 0 reaches the sink before item 5 is embedded.
     expect(statusOrder(events, 'upsert[chunk=0]', 'done')).toBeGreaterThanOrEqual(0);
     expect(statusOrder(events, 'upsert[chunk=0]', 'done')).toBeLessThan(statusOrder(events, 'embed[chunk=5]', 'running'));
+  });
+
+  it('the PIPELINE pattern: the judge rejects the first draft for its missing Risks section, the second adds it, and every step is approved in turn', async () => {
+    const { run, events } = await runExample('pattern-pipeline.workflow.json');
+    expect(run.status).toBe('completed');
+    expect(run.outputs.approved).toBe(true);
+    expect(run.outputs.iterations).toBe(4);
+    expect(String(run.outputs.notes)).toMatch(/^# Release 0\.9\n[\s\S]*## Risks\n/);
+    const verdicts = events.flatMap((e) => (e.type === 'pattern.judgment' ? [`${e.judgment.id}:${e.judgment.verdict?.verdict ?? 'unusable'}`] : []));
+    expect(verdicts).toEqual(['notes:j0.1.0.1:rejected', 'notes:j0.2.0.1:approved', 'notes:j1.1.0.1:approved', 'notes:j2.1.0.1:approved']);
+    const second = events.find((e) => e.type === 'agent.started' && e.pattern_member === 'draft#2');
+    expect(second?.type === 'agent.started' && second.task).toContain('Previous feedback (address this):\nMissing a Risks section');
+    expect(events.filter((e) => e.type === 'pattern.preference')).toHaveLength(1);
+  });
+
+  it('the SUPERVISOR pattern: the supervisor’s review is the judgment; its feedback gets the root cause into the second summary', async () => {
+    const { run, events } = await runExample('pattern-supervisor.workflow.json');
+    expect(run.outputs).toMatchObject({ approved: true, iterations: 2 });
+    expect(String(run.outputs.summary)).toContain('Root cause');
+    // The supervisor judges; it is never dispatched as a member.
+    expect(events.filter((e) => e.type === 'agent.started').map((e) => e.pattern_member)).toEqual(['worker#1', 'worker#2']);
+  });
+
+  it('the DEBATE pattern: the judge cites both sides, sends the first round back, and approves the second', async () => {
+    const { run, events } = await runExample('pattern-debate.workflow.json');
+    expect(run.outputs).toMatchObject({ approved: true, iterations: 2 });
+    expect(String(run.outputs.decision)).toContain('## proponent (proponent#2)');
+    const approved = events.flatMap((e) => (e.type === 'pattern.judgment' && e.judgment.verdict?.verdict === 'approved' ? [e.judgment.evidence] : []));
+    expect(approved).toEqual([['proponent#2', 'opponent#2']]);
   });
 
   it('a run never changes the shipped sandboxes (it works on a copy)', () => {

@@ -73,6 +73,15 @@ describe('workflow runs recorded for the renderer', () => {
     keepOrCompare('folder-triage.events.json', normalised(events, dir));
   });
 
+  it.each(['pattern-pipeline', 'pattern-supervisor', 'pattern-debate'])('the %s example (a pattern node: iterations, judgments, a preference pair) as the host emits it', async (name) => {
+    const graph = WorkflowGraph.parse(JSON.parse(readFileSync(join(EXAMPLES, `${name}.workflow.json`), 'utf8')));
+    const dir = mkdtempSync(join(tmpdir(), 'steward-recorded-'));
+    temps.push(dir);
+    const { events, result } = await record({ graph, specDir: dir, inputs: {} });
+    expect(result.status).toBe('completed');
+    keepOrCompare(`${name}.events.json`, normalised(events, dir));
+  });
+
   it('a workflow whose agent node waits for a person beside a running branch, then resumes with the answer', async () => {
     const { dir, workspace } = tempCopy('notes-sandbox');
     const graph = escalatingWithSlowBranch(workspace, 50);
