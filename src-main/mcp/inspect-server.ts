@@ -1,5 +1,5 @@
 import { isCredentialRef } from '@shared/contracts/credentials';
-import type { InspectedTool } from '@shared/contracts/host-api';
+import type { InspectedPrompt, InspectedResource, InspectedTool } from '@shared/contracts/host-api';
 import type { McpServerSpec } from '@shared/contracts/spec';
 import type { RegisteredServer } from '@shared/contracts/host-registry';
 import { serverTransport } from '@shared/policy/expand-workflow';
@@ -17,7 +17,7 @@ import { startToolHost } from './mcp-tool-host';
 export async function inspectServer(
   registered: RegisteredServer,
   options: { workspace?: string; cwd: string; credentials?: CredentialStore; privacy?: PrivacyPolicy },
-): Promise<{ server_name?: string; tools: InspectedTool[] }> {
+): Promise<{ server_name?: string; tools: InspectedTool[]; resources: InspectedResource[]; prompts: InspectedPrompt[] }> {
   const secrets = new SecretRegistry();
   const server: McpServerSpec = {
     id: registered.id,
@@ -35,6 +35,7 @@ export async function inspectServer(
     const host = await startToolHost([server], { vars, overrides: {}, cwd: options.cwd, credentials, privacy: options.privacy });
     try {
       const snapshot = await host.snapshot(0);
+      const [catalog] = await host.catalog();
       return {
         server_name: host.status()[0]?.server_name,
         tools: snapshot.tools.map((t) => ({
@@ -45,6 +46,8 @@ export async function inspectServer(
           effect_source: t.effect_source,
           hints: t.hints,
         })),
+        resources: (catalog?.resources ?? []).map((r) => ({ uri: r.uri, name: r.name, ...(r.description ? { description: r.description } : {}), ...(r.mimeType ? { mime_type: r.mimeType } : {}) })),
+        prompts: (catalog?.prompts ?? []).map((p) => ({ name: p.name, ...(p.description ? { description: p.description } : {}), arguments: (p.arguments ?? []).map((a) => ({ name: a.name, required: a.required === true })) })),
       };
     } finally {
       await host.close();

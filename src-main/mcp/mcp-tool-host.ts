@@ -1,4 +1,4 @@
-import type { Progress, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Progress, Prompt, Resource, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { McpServerSpec } from '@shared/contracts/spec';
 import { ToolExecution } from '@shared/contracts/round';
 import { ToolAnnotationHints, type ToolEffect } from '@shared/contracts/tool-effect';
@@ -9,7 +9,8 @@ import { LOCAL_ONLY, type PrivacyPolicy } from '@shared/policy/privacy';
 import { hashJson } from '../util/hash';
 import { resolveToolEffect } from '@shared/policy/effect-registry';
 import { McpCallError, McpStartError, McpToolConfigError, McpLaunchError, errorMessage } from './errors';
-import type { CallOutcome, ServerConnection } from './server-connection';
+import type { CallOptions, CallOutcome, ServerConnection } from './server-connection';
+import { offerResourceTool, readResourceToolName, resourceText } from './resource-tool';
 import type { CredentialStore } from '../credentials/credential-store';
 import { connectTarget, resolveTarget, type ServerTarget } from './server-target';
 import type { ExecuteRequest, ToolHost } from './tool-host';
@@ -80,6 +81,7 @@ export interface McpServerStatus {
 
 export interface McpToolHost extends ToolHost {
   status(): McpServerStatus[];
+  catalog(): Promise<{ server: string; resources: Resource[]; prompts: Prompt[] }[]>;
 }
 
 const DEFAULT_START_TIMEOUT_MS = 20_000;
@@ -155,15 +157,29 @@ class McpToolHostImpl implements McpToolHost {
   async snapshot(round: number): Promise<ToolSnapshot> {
     this.assertOpen();
     const listed = await Promise.all(this.specs.map((spec) => this.server(spec.id).conn.listTools()));
+    // Resources offered through Steward's read tool are listed once per run.
+    this.resources ??= await Promise.all(this.specs.map((spec) => (spec.offer_resources === true ? this.server(spec.id).conn.listResources() : [])));
     // Offered tools are rebuilt (cloned, hashed, classified) only when some server's list changed.
     const versions = this.specs.map((spec) => this.server(spec.id).conn.toolsVersion).join(',');
-    if (this.offered?.versions !== versions) this.offered = { versions, ...this.buildOffered(listed) };
+    if (this.offered?.versions !== versions) this.offered = { versions, ...this.buildOffered(listed, this.resources) };
     return { round, tools: this.offered.tools, hash: this.offered.hash };
   }
 
   private offered: { versions: string; tools: OfferedTool[]; hash: string } | undefined;
+  private resources: Resource[][] | undefined;
 
-  private buildOffered(listed: Tool[][]): { tools: OfferedTool[]; hash: string } {
+  /** Each server's resources and prompts, as the registry's inspection lists them. */
+  async catalog(): Promise<{ server: string; resources: Resource[]; prompts: Prompt[] }[]> {
+    this.assertOpen();
+    return Promise.all(
+      this.specs.map(async (spec) => {
+        const conn = this.server(spec.id).conn;
+        return { server: spec.id, resources: await conn.listResources(), prompts: await conn.listPrompts() };
+      }),
+    );
+  }
+
+  private buildOffered(listed: Tool[][], resources: Resource[][]): { tools: OfferedTool[]; hash: string } {
     const tools: OfferedTool[] = [];
     const owner = new Map<string, string>();
     this.specs.forEach((spec, i) => {
@@ -182,6 +198,12 @@ class McpToolHostImpl implements McpToolHost {
         }
         owner.set(tool.name, spec.id);
         tools.push(this.offer(spec, conn, tool));
+      }
+      if (spec.offer_resources === true) {
+        const reader = offerResourceTool(spec.id, resources[i] ?? [], this.overrides);
+        if (owner.has(reader.name)) throw new McpToolConfigError(`MCP server "${owner.get(reader.name)}" offers a tool "${reader.name}", the name of Steward's resource tool for "${spec.id}"`);
+        owner.set(reader.name, spec.id);
+        tools.push(reader);
       }
     });
     const hash = hashJson(tools.map((t) => ({ name: t.name, server: t.server, schema_hash: t.schema_hash })));
@@ -202,7 +224,11 @@ class McpToolHostImpl implements McpToolHost {
     if (entry.target?.kind === 'remote') this.recordSent(tool.server, tool.name, entry.target, args);
     const started = performance.now();
     const timeoutMs = lookupOwn(entry.spec.timeouts?.tools, tool.name);
-    const outcome = await entry.conn.callTool(tool.name, args, { signal, timeoutMs, onProgress: this.progressReporter(tool.server, tool.name) });
+    const options = { signal, timeoutMs, onProgress: this.progressReporter(tool.server, tool.name) };
+    const outcome: CallOutcome =
+      entry.spec.offer_resources === true && tool.name === readResourceToolName(tool.server)
+        ? await this.readResource(entry.conn, args, options)
+        : await entry.conn.callTool(tool.name, args, options);
     const duration_ms = Math.max(0, performance.now() - started);
     if (outcome.kind === 'malformed') this.options.onLog?.(`[mcp ${tool.server}] ${tool.name}: malformed reply: ${outcome.detail.slice(0, 300)}`);
     return ToolExecution.parse({
@@ -219,6 +245,13 @@ class McpToolHostImpl implements McpToolHost {
   private recordSent(server: string, name: string, target: Extract<ServerTarget, { kind: 'remote' }>, args: Record<string, unknown>): void {
     const bytes = Buffer.byteLength(JSON.stringify({ name, arguments: args }), 'utf8');
     this.options.onSent?.({ server, tool: name, host: target.endpoint.host, local: target.endpoint.local, arguments: maskedArgumentNames(args), bytes });
+  }
+
+  /** Steward's resource tool: `resources/read` of the URI asked for, its contents as the tool's text. */
+  private async readResource(conn: ServerConnection, args: Record<string, unknown>, options: CallOptions): Promise<CallOutcome> {
+    if (typeof args.uri !== 'string') return { kind: 'protocol_error', message: 'uri must be a string' };
+    const read = await conn.readResource(args.uri, options);
+    return read.kind === 'result' ? { kind: 'result', result: { content: [{ type: 'text', text: resourceText(read.result) }] } } : read;
   }
 
   /** Progress of one call, thinned out: the first report, then at most one per throttle interval. */

@@ -2,7 +2,20 @@ import { existsSync } from 'node:fs';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, ListToolsResultSchema, McpError, ToolListChangedNotificationSchema, type Progress, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  ListPromptsResultSchema,
+  ListResourcesResultSchema,
+  ListToolsResultSchema,
+  McpError,
+  ReadResourceResultSchema,
+  ToolListChangedNotificationSchema,
+  type Progress,
+  type Prompt,
+  type ReadResourceResult,
+  type Resource,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { newMcpClient, type ClientCapabilityOptions } from './client-capabilities';
 import { McpCallError, McpStartError, errorMessage } from './errors';
 import type { ServerLaunch } from './server-launch';
@@ -254,6 +267,55 @@ export class ServerConnection {
       if (error instanceof MalformedReply) return { kind: 'malformed', detail: error.message };
       throw error;
     }
+  }
+
+  /** The server's resources (all pages; none unless it declares the capability). */
+  async listResources(): Promise<Resource[]> {
+    this.assertAlive();
+    if (!this.client.getServerCapabilities()?.resources) return [];
+    return this.listPages('list its resources', async (params) => {
+      const page = await this.client.request({ method: 'resources/list', params }, ListResourcesResultSchema, { timeout: this.options.callTimeoutMs });
+      return { items: page.resources, nextCursor: page.nextCursor };
+    });
+  }
+
+  /** The server's prompts (all pages; none unless it declares the capability). */
+  async listPrompts(): Promise<Prompt[]> {
+    this.assertAlive();
+    if (!this.client.getServerCapabilities()?.prompts) return [];
+    return this.listPages('list its prompts', async (params) => {
+      const page = await this.client.request({ method: 'prompts/list', params }, ListPromptsResultSchema, { timeout: this.options.callTimeoutMs });
+      return { items: page.prompts, nextCursor: page.nextCursor };
+    });
+  }
+
+  /** Reads one resource; a refusal (unknown URI) is the server's answer, as for a tool call. */
+  async readResource(uri: string, options: CallOptions = {}): Promise<{ kind: 'result'; result: ReadResourceResult } | { kind: 'protocol_error'; message: string }> {
+    const { signal } = options;
+    const timeout = options.timeoutMs ?? this.options.callTimeoutMs;
+    this.assertAlive();
+    try {
+      const result = await this.request(`read ${uri}`, () => this.client.request({ method: 'resources/read', params: { uri } }, ReadResourceResultSchema, { timeout, signal }), signal, timeout);
+      return { kind: 'result', result };
+    } catch (error) {
+      if (error instanceof ProtocolRefusal) return { kind: 'protocol_error', message: error.message };
+      throw error;
+    }
+  }
+
+  private async listPages<T>(what: string, page: (params: { cursor: string } | undefined) => Promise<{ items: T[]; nextCursor?: string }>): Promise<T[]> {
+    const items: T[] = [];
+    let cursor: string | undefined;
+    for (let n = 0; n < MAX_TOOL_PAGES; n++) {
+      const result = await this.request(what, () => page(cursor === undefined ? undefined : { cursor })).catch((error: unknown) => {
+        if (error instanceof ProtocolRefusal) throw new McpCallError(this.id, `MCP server "${this.id}" refused to ${what}: ${error.message}`);
+        throw error;
+      });
+      items.push(...result.items);
+      cursor = result.nextCursor;
+      if (cursor === undefined) return items;
+    }
+    throw new McpCallError(this.id, `MCP server "${this.id}" kept paginating when asked to ${what} (more than ${MAX_TOOL_PAGES} pages)`);
   }
 
   /** Idempotent; waits for the process to go (the SDK ends stdin, then SIGTERM, then SIGKILL). */

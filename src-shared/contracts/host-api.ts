@@ -123,6 +123,16 @@ export const InspectedTool = z
   })
   .strict();
 export type InspectedTool = z.infer<typeof InspectedTool>;
+
+/** A resource an MCP server lists (resources/list), as the registry shows it. */
+export const InspectedResource = z.object({ uri: z.string(), name: z.string(), description: z.string().optional(), mime_type: z.string().optional() }).strict();
+export type InspectedResource = z.infer<typeof InspectedResource>;
+
+/** A prompt an MCP server lists (prompts/list), with its arguments' names. */
+export const InspectedPrompt = z
+  .object({ name: z.string(), description: z.string().optional(), arguments: z.array(z.object({ name: z.string(), required: z.boolean() }).strict()) })
+  .strict();
+export type InspectedPrompt = z.infer<typeof InspectedPrompt>;
 export type RunOverrides = z.infer<typeof RunOverrides>;
 
 const empty = z.object({}).strict();
@@ -263,7 +273,9 @@ export const HOST_METHODS = {
    */
   'mcp.inspect': {
     params: z.object({ server: RegistryId, workspace: RegistryId.optional() }).strict(),
-    result: z.object({ server_name: z.string().optional(), tools: z.array(InspectedTool) }).strict(),
+    result: z
+      .object({ server_name: z.string().optional(), tools: z.array(InspectedTool), resources: z.array(InspectedResource).optional(), prompts: z.array(InspectedPrompt).optional() })
+      .strict(),
   },
   'servers.list': { params: empty, result: z.object({ servers: z.array(RegisteredServer) }).strict() },
   /** A command server (or a shipped package with other arguments) runs as the user: a person confirms. */

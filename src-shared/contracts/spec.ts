@@ -50,6 +50,8 @@ export const McpServerSpec = z
     inherit_env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name: letters, digits and _')).optional(),
     /** Deadlines of this server's requests (milliseconds); a call's deadline restarts whenever the server reports progress. */
     timeouts: McpTimeouts.optional(),
+    /** Offer the server's resources to the agent through one read tool, `read_resource_<id>` (a read). */
+    offer_resources: z.boolean().optional(),
   })
   .strict()
   .superRefine(checkServerTransport);

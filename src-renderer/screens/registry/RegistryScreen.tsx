@@ -7,6 +7,8 @@ import { useHost } from '../../app/HostProvider';
 import { routeHref } from '../../app/routing';
 import type { RegistryRow } from '../../db/db';
 import { serverIdentity, storeInspection, withHostEffects } from '../../db/registry';
+import type { InspectedPrompt, InspectedResource } from '@shared/contracts/host-api';
+import { ServerCatalog } from './ServerCatalog';
 import { useHostRegistry } from '../../host/use-host-registry';
 import { useExplicitAction } from '../../components/ExplicitAction';
 import { describeHints, suggestionFromHints } from '../../supervision/annotation-suggestion';
@@ -182,6 +184,7 @@ function ServerCard({ group, rows, servers, onStatus }: ServerCardProps) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   const [editing, setEditing] = useState(false);
+  const [catalog, setCatalog] = useState<{ resources: InspectedResource[]; prompts: InspectedPrompt[] }>();
   const id = group.server.id;
   const mine = group.server.source === 'user';
   const needsWorkspace = group.server.args.some((a) => a.includes('${workspace}'));
@@ -195,6 +198,7 @@ function ServerCard({ group, rows, servers, onStatus }: ServerCardProps) {
       // answers with Steward's own metadata: shipped or missing; yours comes from effects.list.
       const result = await client.request('mcp.inspect', { server: group.server.id, ...(group.workspace ? { workspace: group.workspace } : {}) });
       await storeInspection(db, group.identity, result.tools);
+      setCatalog({ resources: result.resources ?? [], prompts: result.prompts ?? [] });
     } catch (err) {
       setError(hostErrorText(err));
     } finally {
@@ -285,6 +289,7 @@ function ServerCard({ group, rows, servers, onStatus }: ServerCardProps) {
           ))}
         </ul>
       )}
+      {catalog && <ServerCatalog resources={catalog.resources} prompts={catalog.prompts} />}
     </section>
   );
 }
