@@ -1,6 +1,6 @@
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { LearningExample, LearningExportFormat, LearningExportSummary, TraceProblem } from '@shared/contracts/learning-export';
+import type { LearningExample, LearningExportFormat, LearningExportSummary, PreferenceLine, TraceProblem } from '@shared/contracts/learning-export';
 import { toExportLines, toJsonl } from '@shared/learning/export-formats';
 import { LearningExportError } from './learning-errors';
 import { readTraceExamples } from './read-trace';
@@ -27,14 +27,19 @@ export async function exportLearning(options: ExportLearningOptions): Promise<Le
   }
 
   const examples: LearningExample[] = [];
+  const pairs: PreferenceLine[] = [];
   const problems: TraceProblem[] = [];
   for (const trace of traces) {
     const read = await readTraceExamples(trace);
     examples.push(...read.examples);
+    pairs.push(...read.pairs);
     problems.push(...read.problems);
   }
 
-  const { lines, skipped } = toExportLines(options.format, examples);
+  const converted = toExportLines(options.format, examples);
+  const { skipped } = converted;
+  // A pattern's judged pairs are preference data as they stand (issue 12); SFT takes none of them.
+  const lines = options.format === 'preference' ? [...converted.lines, ...pairs] : converted.lines;
   const text = toJsonl(lines);
   if (typeof options.out === 'string') writeWhole(options.out, text);
   else options.out(text);

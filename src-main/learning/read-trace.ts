@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import type { LearningExample, TraceProblem } from '@shared/contracts/learning-export';
+import type { LearningExample, PreferenceLine, TraceProblem } from '@shared/contracts/learning-export';
+import { preferenceLineOf } from '@shared/pattern/preference';
 import { learningExampleFromEvent } from '@shared/learning/export-formats';
 import { PromptBook } from '@shared/learning/learning-context';
 import { traceFileProblem, traceLineEvent } from '../events/trace-line';
@@ -8,6 +9,8 @@ import { LearningExportError } from './learning-errors';
 
 export interface TraceExamples {
   examples: LearningExample[];
+  /** Pattern nodes' preference pairs (a rejected output, then the approved one that fixed it). */
+  pairs: PreferenceLine[];
   /** Valid Steward events read. */
   events: number;
   /** Lines skipped because they are not JSON or not a Steward event (e.g. the torn last line of a killed run). */
@@ -22,6 +25,7 @@ export interface TraceExamples {
  */
 export async function readTraceExamples(path: string): Promise<TraceExamples> {
   const examples: LearningExample[] = [];
+  const pairs: PreferenceLine[] = [];
   const problems: TraceProblem[] = [];
   const specIds = new Map<string, string>();
   const dryRuns = new Set<string>();
@@ -44,6 +48,11 @@ export async function readTraceExamples(path: string): Promise<TraceExamples> {
       if (event.type === 'run.started') specIds.set(event.run_id, event.spec_id);
       // A dry run executed nothing; traces written before dry runs stopped recording examples still hold some.
       if (event.type === 'run.started' && event.dry_run) dryRuns.add(event.run_id);
+      if (event.type === 'workflow.started' && event.dry_run) dryRuns.add(event.run_id);
+      if (event.type === 'pattern.preference' && !dryRuns.has(event.run_id)) {
+        const line = preferenceLineOf(event);
+        if (line) pairs.push(line);
+      }
       if (event.type === 'learning.example' && !dryRuns.has(event.run_id)) {
         // A prompt stored as a reference to an earlier example's is rebuilt whole, as the export always wrote it.
         const prompt = prompts.resolve(event);
@@ -58,5 +67,5 @@ export async function readTraceExamples(path: string): Promise<TraceExamples> {
   if (events === 0 && first !== undefined) {
     throw new LearningExportError(`${path} is not a Steward trace (line ${first.line}: ${first.message})`);
   }
-  return { examples, events, problems };
+  return { examples, pairs, events, problems };
 }

@@ -1,3 +1,4 @@
+import { PreferenceLine } from '../contracts/learning-export';
 import { agree } from './agreement';
 import type { AgreementRule, JudgmentRecord, JudgmentVerdict } from './contracts';
 
@@ -51,4 +52,14 @@ export function preferencePairs(iterations: readonly JudgedIteration[], judgment
     pairs.push({ step: it.step, prompt: it.prompt, rejected: it.output, feedback: before.decision.feedback, chosen: next.output, judgments: { rejected: before.last, approved: after.last } });
   });
   return pairs;
+}
+
+/** A pattern's pair as a DPO line (the learning export's preference format): the same prompt, the approved output preferred. */
+export function preferenceLineOf(pair: Pick<PreferencePair, 'prompt' | 'rejected' | 'chosen'>): PreferenceLine | undefined {
+  const line = PreferenceLine.safeParse({
+    input: { messages: [{ role: 'user', content: pair.prompt }] },
+    preferred_output: [{ role: 'assistant', content: pair.chosen }],
+    non_preferred_output: [{ role: 'assistant', content: pair.rejected }],
+  });
+  return line.success ? line.data : undefined;
 }
