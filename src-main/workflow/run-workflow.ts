@@ -189,7 +189,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     : { kind: 'off' as const };
   // A model supervisor's read-only tools read the run as it goes (masked with the run's registry).
   if (setup.kind === 'on' && supervisionAsked && !('unavailable' in supervisionAsked.supervisor)) {
-    supervisionAsked.supervisor.attach?.({ invocations: () => [...records.values()], secrets });
+    supervisionAsked.supervisor.attach?.({ invocations: () => [...records.values()], secrets, onModelCall: (call) => emit({ type: 'model.called', ...call }) });
   }
   const tools = new WorkflowTools({ graph, vars, cwd: specDir, secrets, credentials: options.credentials, onProgress: options.onProgress, toolHost: options.toolHost, privacy, onSent: (call) => emit({ type: 'mcp.called', ...call }) });
   const log: SchedulerEvent[] = resumed ? (resumed.scheduler_events as SchedulerEvent[]) : [];

@@ -17,6 +17,8 @@ export const DATA_CATEGORIES = [
   'phase_plan',
   'round_facts',
   'recent_events',
+  /** A workflow supervisor's escalation: the failed node, its redacted failure, the allowed actions. */
+  'escalation',
   /** A prompt its caller did not itemise. */
   'prompt',
 ] as const;
@@ -36,11 +38,12 @@ export const DATA_CATEGORY_LABELS = {
   phase_plan: 'the phase plan',
   round_facts: 'round summaries',
   recent_events: 'recent events (summarised)',
+  escalation: "a failed node's escalation (redacted)",
   prompt: 'a prompt (not itemised)',
 } satisfies Record<DataCategory, string>;
 
-/** Who in the run made the call: the boundary's roles, or SCS's committee and monitor. */
-export const ModelCaller = z.enum(['student', 'teacher', 'committee', 'monitor']);
+/** Who in the run made the call: the boundary's roles, SCS's committee and monitor, or a workflow's supervisor. */
+export const ModelCaller = z.enum(['student', 'teacher', 'committee', 'monitor', 'supervisor']);
 export type ModelCaller = z.infer<typeof ModelCaller>;
 
 /** What the call was for: a proposal, the student's shadow proposal (phase 1), a review, an SCS plan or gate. */

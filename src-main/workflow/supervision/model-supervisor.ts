@@ -3,6 +3,8 @@ import type { SupervisorSettings } from '@shared/supervisor/contracts';
 import { estimatePromptTokens, reserveTurn, type SupervisorIdentity } from '@shared/supervisor/cost';
 import type { DecideInput, DecideOutput } from '@shared/supervisor/machine';
 import type { ModelProvider } from '../../providers/provider';
+import { recordCalls, type ModelPlace } from '../../providers/record-calls';
+import { dataCategories, type DataCategory } from '@shared/contracts/model-call';
 import { firstMessages, readStep, stepJsonSchema, type SupervisorStep } from './model-supervisor-prompt';
 import { getRunState, readNodeOutput } from './model-supervisor-tools';
 import type { SupervisedRunView, WorkflowSupervisor } from './supervise-failure';
@@ -31,6 +33,8 @@ export interface ModelSupervisorOptions {
   settings: Pick<SupervisorSettings, 'who' | 'cost_cap_usd' | 'pricing'>;
   /** What the run's supervisor already spent (a resumed run's ledger), for the loop's own reservations. */
   spentUsd?: number;
+  /** Where its prompts go, for the run's privacy log (every call a `model.called`). */
+  place?: ModelPlace;
 }
 
 /** The tokens × price of one call; the worst case when the server said nothing. Local models cost 0. */
@@ -55,6 +59,11 @@ export function createModelSupervisor(options: ModelSupervisorOptions): Workflow
   let run: SupervisedRunView | undefined;
   let spent = options.spentUsd ?? 0;
 
+  /** The provider, its calls recorded in the run's privacy log once the run is attached. */
+  function logged(): ModelProvider {
+    return run?.onModelCall && options.place ? recordCalls(provider, options.place, run.onModelCall) : provider;
+  }
+
   function toolResult(step: Extract<SupervisorStep, { kind: 'tool' }>, input: DecideInput): string {
     return step.tool === 'get_run_state' ? getRunState(run) : readNodeOutput(run, input.escalation, step.node);
   }
@@ -76,7 +85,8 @@ export function createModelSupervisor(options: ModelSupervisorOptions): Workflow
             if (!reservation.ok) throw new Error(reservation.reason);
           }
           const chars = promptChars(messages);
-          const reply = await provider.complete({ role: 'teacher', messages: [...messages], format, signal });
+          const data: DataCategory[] = ['instructions', 'escalation', ...(input.feedback !== undefined ? ['feedback' as const] : []), ...(call > 1 ? ['tool_results' as const] : [])];
+          const reply = await logged().complete({ role: 'teacher', messages: [...messages], format, signal, call: { caller: 'supervisor', purpose: 'review', data: dataCategories(data) } });
           cost += callCost(options, chars, reply);
           const step = readStep(reply);
           if (step.kind === 'verdict') return { verdict: step.verdict, cost_usd: cost };

@@ -80,6 +80,8 @@ describe('resolving a workflow run’s supervision', () => {
     const { result, events } = await run(graph, ['ok 1', 'poison', 'ok 2'], supervision);
     expect(result.status).toBe('completed');
     expect(ofType(events, 'supervisor.verdict').map((v) => [v.verdict.decided_by, v.verdict.verdict.action])).toEqual([['agent', 'skip']]);
+    // The supervisor's call is in the run's privacy log: who, what kinds of data, where it went.
+    expect(ofType(events, 'model.called')).toEqual([expect.objectContaining({ caller: 'supervisor', purpose: 'review', data: ['instructions', 'escalation'], model: 'replay', local: true, attempt: 1 })]);
   });
 
   it('a cloud supervisor model the privacy policy does not allow is refused: the run goes on unsupervised and says why', async () => {

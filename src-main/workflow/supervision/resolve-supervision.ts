@@ -6,6 +6,7 @@ import { resolveCredentials } from '../../credentials/resolve-credentials';
 import { SecretRegistry } from '../../credentials/secret-registry';
 import type { FetchFn } from '../../providers/http-call';
 import type { ModelProvider } from '../../providers/provider';
+import { modelPlace } from '../../providers/record-calls';
 import { credentialRefsOf, resolveProvider } from '../../providers/resolve-provider';
 import { createScriptProvider } from '../../providers/script-provider';
 import type { WorkflowCheckpoint } from '../workflow-checkpoint';
@@ -132,7 +133,7 @@ async function modelSupervisor(
   } catch (error) {
     return { unavailable: `the supervisor model ${label} cannot be used: ${error instanceof Error ? error.message : String(error)}` };
   }
-  return createModelSupervisor({ provider, identity, settings, spentUsd: resumed.spentUsd });
+  return createModelSupervisor({ provider, identity, settings, spentUsd: resumed.spentUsd, place: modelPlace(ref, host.ollamaHost) });
 }
 
 async function providerFor(ref: ModelRef, script: Extract<SupervisorSettings['who'], { kind: 'model' }>['script'], host: SupervisionHost, scriptAt: number): Promise<ModelProvider> {
