@@ -83,7 +83,10 @@ export class KeychainOAuthProvider implements OAuthClientProvider {
   /** Whether the access token is (about to be) expired and a refresh token could renew it. */
   needsRefresh(): boolean {
     const { tokens, expires_at } = this.record;
-    return Boolean(tokens?.refresh_token) && expires_at !== undefined && expires_at - EXPIRY_MARGIN_MS <= this.now();
+    if (!tokens?.refresh_token || expires_at === undefined) return false;
+    // A short-lived token gets a tenth of its life as margin, so it is not renewed on every request.
+    const margin = Math.min(EXPIRY_MARGIN_MS, ((tokens.expires_in ?? 0) * 1000) / 10);
+    return expires_at - margin <= this.now();
   }
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
@@ -128,7 +131,7 @@ export class KeychainOAuthProvider implements OAuthClientProvider {
     await this.records.update(() => this.record);
   }
 
-  private signInRequired(why: string): SignInRequiredError {
+  signInRequired(why: string): SignInRequiredError {
     return new SignInRequiredError(
       `MCP server "${this.serverLabel}" needs you to sign in (${why}): press "Sign in" on the server in the app, or run \`steward mcp sign-in <spec> ${this.serverLabel}\``,
     );

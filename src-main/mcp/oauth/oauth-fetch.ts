@@ -34,6 +34,8 @@ export function oauthFetch(options: OAuthFetchOptions): RemoteAuth {
 
   const authorize = async (p: KeychainOAuthProvider, hint: { resourceMetadataUrl?: URL; scope?: string }): Promise<void> => {
     const base = { serverUrl, resourceMetadataUrl: hint.resourceMetadataUrl, scope: hint.scope, fetchFn: options.authFetch };
+    // A run with no sign-in stored has nothing to refresh: it stops before registering a client.
+    if (!options.awaitCode && p.clientInformation() === undefined) throw p.signInRequired('nobody has signed in to it yet');
     const first = await auth(p, base);
     if (first === 'AUTHORIZED') return;
     if (!options.awaitCode) throw new SignInRequiredError('sign-in needed');
