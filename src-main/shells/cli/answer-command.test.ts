@@ -6,8 +6,8 @@ import type { RunEvent } from '@shared/contracts/events';
 import { hostPage, openTestHost } from '../../../test-support/host-session';
 import { askingSpecInput } from '../../../test-support/asking-spec';
 import { tempNotesWorkspace } from '../../../test-support/workspace';
-import { EventJournal } from '../../events/event-journal';
-import { EXIT, runCli, type CliIo } from './cli';
+import { cliWith, journalEvents } from '../../../test-support/cli-capture';
+import { EXIT, type CliIo } from './cli';
 
 /** Issue 10: a person can always answer, at the terminal too; a run nobody answers there waits in the data folder. */
 
@@ -69,24 +69,13 @@ const file = join(dir, 'asks.workflow.json');
   return file;
 }
 
-async function cli(argv: string[], extra: Partial<CliIo> = {}) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env: {}, ...extra });
-  return { code, stdout, stderr };
-}
+const cli = cliWith;
 
 /** TEST DOUBLE for the person at the terminal: types these lines, in order. */
 function typing(...lines: string[]): NonNullable<CliIo['line']> {
   return async () => lines.shift();
 }
 
-function journalEvents(dataDir: string): RunEvent[] {
-  const journal = EventJournal.open(join(dataDir, 'outbox.jsonl'), { log: () => undefined });
-  const events = journal.read(0, 10_000).events;
-  journal.close();
-  return events;
-}
 
 describe('a run that waits for a person, from the command line', () => {
   it('without a terminal it waits in the data folder: the run id and the exact answer command are printed, exit code 3; runs waiting lists it', async () => {

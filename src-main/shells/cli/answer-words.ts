@@ -1,6 +1,7 @@
 import { HUMAN_ACTIONS, HumanAction, HumanAnswer, type Intervention } from '@shared/contracts/intervention';
 import { SpecError } from '../../spec/spec-errors';
 import { verdictCommands } from './person-verdict';
+import { jsonObjectFlag } from './json-flag';
 
 /**
  * A person's answer as words on the command line or at the prompt: `approve`, `reject`, `stop`,
@@ -14,7 +15,7 @@ export function answerFromWords(words: readonly string[], note?: string, argumen
   if (action.data !== 'reply' && rest.length > 0) throw new SpecError(`"${action.data}" takes no text (a note goes in --note)`);
   if (action.data === 'reply' && rest.join('').trim() === '') throw new SpecError('a reply needs its text: reply TEXT');
   if (action.data === 'reply' && note !== undefined) throw new SpecError('a reply is its own text: leave out --note');
-  const edited = argumentsJson !== undefined ? argumentsObject(argumentsJson) : undefined;
+  const edited = argumentsJson !== undefined ? jsonObjectFlag('--arguments', argumentsJson, "the tool call's arguments") : undefined;
   const parsed = HumanAnswer.safeParse({
     action: action.data,
     ...(action.data === 'reply' ? { text: rest.join(' ') } : {}),
@@ -25,18 +26,6 @@ export function answerFromWords(words: readonly string[], note?: string, argumen
   });
   if (!parsed.success) throw new SpecError(`that answer is not valid: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
   return parsed.data;
-}
-
-/** `--arguments JSON`: the edited arguments of an approved tool call, a JSON object. */
-function argumentsObject(text: string): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    throw new SpecError(`--arguments is not JSON: ${err instanceof Error ? err.message : String(err)}`);
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new SpecError('--arguments takes a JSON object (the tool call\'s arguments)');
-  return value as Record<string, unknown>;
 }
 
 const quoteForShell = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;

@@ -2,9 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RunEvent } from '@shared/contracts/events';
-import { EventJournal } from '../../events/event-journal';
-import { EXIT, runCli, type CliIo } from './cli';
+import { cliWith, journalEvents } from '../../../test-support/cli-capture';
+import { EXIT, type CliIo } from './cli';
 import { verdictFromFlags } from './person-verdict';
 
 /** A person supervising a workflow from the command line (issue 11): steward run parks, runs waiting lists it, steward answer --verdict goes on. */
@@ -48,24 +47,12 @@ function checkingWorkflow(dir: string): string {
   return file;
 }
 
-async function cli(argv: string[], extra: Partial<CliIo> = {}) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env: {}, ...extra });
-  return { code, stdout, stderr };
-}
+const cli = cliWith;
 
 /** TEST DOUBLE for the person at the terminal: types these lines, in order. */
 function typing(...lines: string[]): { line: NonNullable<CliIo['line']>; asked: string[] } {
   const asked: string[] = [];
   return { line: async (q) => (asked.push(q), lines.shift()), asked };
-}
-
-function journalEvents(dataDir: string): RunEvent[] {
-  const journal = EventJournal.open(join(dataDir, 'outbox.jsonl'), { log: () => undefined });
-  const events = journal.read(0, 10_000).events;
-  journal.close();
-  return events;
 }
 
 describe('a workflow a person supervises, at the command line', () => {

@@ -2,6 +2,7 @@ import { HumanAnswer } from '@shared/contracts/intervention';
 import { SUPERVISOR_ACTION_LABELS, SupervisorAction, SUPERVISOR_ACTIONS } from '@shared/supervisor/contracts';
 import { checkPersonVerdict, type PersonEscalation } from '@shared/supervisor/person-escalation';
 import { SpecError } from '../../spec/spec-errors';
+import { jsonObjectFlag } from './json-flag';
 
 /**
  * A person supervising a workflow at the command line (issue 11): `steward answer RUN --verdict
@@ -16,20 +17,9 @@ export function verdictFromFlags(verdict: string, reason: string | undefined, va
   if (!action.success) throw new SpecError(`--verdict is one of ${SUPERVISOR_ACTIONS.join(', ')} (got "${verdict}")`);
   if ((action.data === 'substitute') !== (valueJson !== undefined)) throw new SpecError(action.data === 'substitute' ? 'a substitute needs its value: --value \'{"port": …}\'' : '--value goes with --verdict substitute only');
   const said = reason?.trim() || 'decided by a person';
-  const parsed = HumanAnswer.safeParse({ action: 'verdict', verdict: { action: action.data, reason: said, ...(valueJson !== undefined ? { value: jsonObject(valueJson) } : {}) } });
+  const parsed = HumanAnswer.safeParse({ action: 'verdict', verdict: { action: action.data, reason: said, ...(valueJson !== undefined ? { value: jsonObjectFlag('--value', valueJson, 'a value per output port of the node') } : {}) } });
   if (!parsed.success) throw new SpecError(`that verdict is not valid: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
   return parsed.data;
-}
-
-function jsonObject(text: string): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    throw new SpecError(`--value is not JSON: ${err instanceof Error ? err.message : String(err)}`);
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new SpecError('--value takes a JSON object (a value per output port of the node)');
-  return value as Record<string, unknown>;
 }
 
 const signature = (s: PersonEscalation['escalation']['failure_signature']) =>
