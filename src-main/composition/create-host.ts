@@ -36,6 +36,7 @@ import { RequestError } from '../registry/request-error';
 import { exportEvents } from '../otlp/export-otlp';
 import { journalRunEvents } from '../otlp/journal-run-events';
 import { otlpSendHandlers } from '../otlp/host-otlp-send';
+import { readLatestReports } from '../eval/latest-report';
 import { OtlpEndpointStore } from '../otlp/otlp-endpoint-store';
 import { ProfileStore } from '../profiles/profile-store';
 import { replayHostRun } from '../replay/host-replay';
@@ -193,6 +194,7 @@ async function openHost(options: HostOptions): Promise<Host> {
         startWorkflow: (loaded, inputs, privacy, extra) => runs.startWorkflow(loaded, inputs, privacy, extra),
       }),
     ...otlpSend,
+    'eval.latest': async () => readLatestReports(options.dataDir),
     'events.subscribe': async ({ journal, after, window }, session) =>
       feed.attach(session.id, (frame) => session.push({ kind: 'events', ...frame }), { journal, after, window }, (run_ids) => session.push({ kind: 'runs.deleted', journal: outbox.id, run_ids })),
     // Nothing is dropped on an ack any more: another page may still need the event.

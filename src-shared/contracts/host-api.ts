@@ -12,6 +12,7 @@ import { CredentialInfo, CredentialName, CredentialRef } from './credentials';
 import { MAX_SYNCED_RECORDS, ProfileConflict, SyncedProfile, WorkflowChoices } from './profile-store';
 import { PrivacyPolicy } from '../policy/privacy';
 import { HostedWorkflowGraph, WorkflowInputs, WorkflowSummary } from '../workflow/hosted-graph';
+import { LatestEvalReports } from '../eval/report';
 
 /**
  * The host API: one contract for both transports (Electron IPC and the browser-run WebSocket).
@@ -233,6 +234,8 @@ export const HOST_METHODS = {
       z.object({ sent: z.literal(false), message: z.string() }).strict(),
     ]),
   },
+  /** The latest report of each eval suite (`steward eval supervisor|boundary`) kept in the data folder; absent: never run. Read-only. */
+  'eval.latest': { params: empty, result: LatestEvalReports },
   /** The OTLP endpoint this app last sent to (its data folder remembers it); absent before the first. */
   'otlp.endpoint': { params: empty, result: z.object({ endpoint: z.string().optional() }).strict() },
   /**

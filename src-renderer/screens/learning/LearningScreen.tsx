@@ -7,6 +7,7 @@ import { useHost } from '../../app/HostProvider';
 import { routeHref } from '../../app/routing';
 import { downloadText } from '../../view/download';
 import { plural } from '../../view/format';
+import { EvalEvidence } from './EvalEvidence';
 import { PromotionCard } from './PromotionCard';
 import { ALL_EXAMPLES, EXAMPLE_PAGE, examplesForExport, queryExamples, type Choice as Filter, type LearningFilter } from './learning-query';
 import { KIND_LABELS, LearningTable } from './LearningTable';
@@ -163,6 +164,9 @@ export function LearningScreen() {
         {(workflows ?? []).map((w) => (
           <PromotionCard key={w.id} row={w} />
         ))}
+        <h3 className="section-head__title">Supervision evals</h3>
+        <p className="muted section-intro">The latest runs of the eval suites on this data folder: whether supervision held its gates under injected faults and known mistakes.</p>
+        <EvalEvidence />
       </section>
     </div>
   );
