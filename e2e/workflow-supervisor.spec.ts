@@ -90,6 +90,18 @@ test('supervision turned on in the editor (a cloud model: its consent text, the 
   await expect(again.getByTestId('supervisor-cost-cap')).toHaveValue('0.5');
   await expect(again.getByTestId('supervisor-price-output')).toHaveValue('4');
   await expect(again.getByTestId('supervisor-consent')).toBeVisible();
+  await expect(again.getByTestId('supervisor-timeout')).toHaveValue('60');
+  // A person instead: no model, no consent; the run waits for them unless a timeout is set.
+  await again.getByTestId('supervisor-who').selectOption('person');
+  await expect(again.getByTestId('supervisor-person')).toContainText('Waiting for you');
+  await expect(again.getByTestId('supervisor-consent')).toHaveCount(0);
+  await expect(again.getByTestId('supervisor-timeout')).toHaveValue('');
+  // Undone: the cloud model and its timeout are back, and nothing is left to save.
+  await page.getByTestId('undo').click();
+  await expect(again.getByTestId('supervisor-model')).toHaveValue(/.+/);
+  await expect(again.getByTestId('supervisor-consent')).toContainText('gpt-x');
+  await expect(again.getByTestId('supervisor-timeout')).toHaveValue('60');
+  await expect(page.getByTestId('saved-indicator')).toHaveText('Saved');
 
   await page.evaluate(() => (window.location.hash = '#/workflows'));
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId(`export-workflow-${SUPERVISED_WORKFLOW_ID}`).click()]);

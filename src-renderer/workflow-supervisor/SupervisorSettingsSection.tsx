@@ -5,7 +5,7 @@ import { supervisorConsentText } from '@shared/supervisor/consent';
 import { useHost } from '../app/HostProvider';
 import { CheckField, FieldRow, NumberField, SelectField } from '../components/Form';
 import { ModelSelect } from '../components/ModelSelect';
-import { costCapProblem, isRemoteSupervisor, priceOf, setBound, setCostCap, setEnabled, setModel, setPrice, setWhoKind } from './supervisor-settings-edit';
+import { costCapProblem, isRemoteSupervisor, priceOf, setBound, setCostCap, setDecisionTimeout, setEnabled, setModel, setPrice, setWhoKind } from './supervisor-settings-edit';
 import { ShieldIcon } from '../components/Icons';
 import './supervision.css';
 
@@ -67,7 +67,29 @@ function Settings({ value, onChange }: { value: SupervisorSettings; onChange: (n
       )}
       <NumberField id={`${id}-dec`} label="Max decisions" value={value.max_decisions} min={1} max={1000} onChange={(n) => onChange(setBound(value, 'max_decisions', n), 'sv-dec')} hint="Escalations per run the supervisor may decide; after that a failing node fails." testId="supervisor-max-decisions" />
       <NumberField id={`${id}-ret`} label="Max retries" value={value.max_retries} min={0} max={10} onChange={(n) => onChange(setBound(value, 'max_retries', n), 'sv-ret')} hint="Retries per node invocation the supervisor may order." testId="supervisor-max-retries" />
-      <CostCapField value={value} onChange={onChange} problem={problem} />
+      <TypedSetting
+        value={value}
+        onChange={onChange}
+        read={timeoutText}
+        apply={setDecisionTimeout}
+        label="Decision timeout (seconds)"
+        hint={who.kind === 'model' ? 'A model that has not decided by then is stopped, and the node fails (1 to 600).' : 'Empty: the run waits for you until you answer or stop it. Otherwise at least 60; then the node fails.'}
+        placeholder={who.kind === 'model' ? '60' : 'no limit'}
+        group="sv-timeout"
+        testId="supervisor-timeout"
+      />
+      <TypedSetting
+        value={value}
+        onChange={onChange}
+        read={capText}
+        apply={setCostCap}
+        label="Cost cap (US$ per run)"
+        hint="What the supervisor’s own model turns may cost per run; each turn’s worst case is reserved first. Local models and people cost nothing. A cloud model with no price is refused while a cap is set."
+        issue={problem}
+        placeholder="no cap"
+        group="sv-cap"
+        testId="supervisor-cost-cap"
+      />
       {who.kind === 'model' && isRemoteSupervisor(value) && <PriceFields value={value} onChange={onChange} />}
     </>
   );
@@ -90,39 +112,64 @@ function ConsentNote({ text }: { text: string }) {
   );
 }
 
-/** Typed as text: empty is no cap; a half-typed number ("0.") is kept in the field until it reads. */
-function CostCapField({ value, onChange, problem }: { value: SupervisorSettings; onChange: (next: SupervisorSettings, group?: string) => void; problem?: string }) {
+/**
+ * A number typed as text (`read` shows the saved one, `apply` takes the text; empty may mean none):
+ * a half-typed number ("0.") stays in the field while it reads the same; undo, redo or a reload
+ * changing it underneath shows what is saved.
+ */
+function TypedSetting({
+  value,
+  onChange,
+  read,
+  apply,
+  label,
+  hint,
+  issue,
+  placeholder,
+  group,
+  testId,
+}: {
+  value: SupervisorSettings;
+  onChange: (next: SupervisorSettings, group?: string) => void;
+  read: (s: SupervisorSettings) => string;
+  apply: (s: SupervisorSettings, text: string) => SupervisorSettings;
+  label: string;
+  hint: string;
+  issue?: string;
+  placeholder: string;
+  group: string;
+  testId: string;
+}) {
   const id = useId();
-  const saved = value.cost_cap_usd === undefined ? '' : String(value.cost_cap_usd);
+  const saved = read(value);
   const [text, setText] = useState(saved);
   const [seen, setSeen] = useState(saved);
-  // Undo, redo or a reload changed it underneath: show what is saved (a half-typed "0." that reads the same stays).
   if (saved !== seen) {
     setSeen(saved);
-    if (setCostCap(value, text).cost_cap_usd !== value.cost_cap_usd) setText(saved);
+    if (!readsAs(text, saved)) setText(saved);
   }
   return (
-    <FieldRow
-      label="Cost cap (US$ per run)"
-      htmlFor={id}
-      hint="What the supervisor’s own model turns may cost per run; each turn’s worst case is reserved first. Local models and people cost nothing. A cloud model with no price is refused while a cap is set."
-      issue={problem}
-    >
+    <FieldRow label={label} htmlFor={id} hint={hint} issue={issue}>
       <input
         id={id}
         className="input input--number"
         inputMode="decimal"
-        placeholder="no cap"
+        placeholder={placeholder}
         value={text}
-        data-testid="supervisor-cost-cap"
+        data-testid={testId}
         onChange={(e) => {
           setText(e.target.value);
-          onChange(setCostCap(value, e.target.value), 'sv-cap');
+          onChange(apply(value, e.target.value), group);
         }}
       />
     </FieldRow>
   );
 }
+
+/** A half-typed number that says the same ("0." for 0, " 5" for 5); empty says empty. */
+const readsAs = (text: string, saved: string): boolean => (text.trim() === '' || saved === '' ? text.trim() === saved : Number(text) === Number(saved));
+const capText = (s: SupervisorSettings) => (s.cost_cap_usd === undefined ? '' : String(s.cost_cap_usd));
+const timeoutText = (s: SupervisorSettings) => (s.who.decision_timeout_ms === undefined ? '' : String(s.who.decision_timeout_ms / 1000));
 
 /** A cloud model's price per million tokens: what the cap reserves against. */
 function PriceFields({ value, onChange }: { value: SupervisorSettings; onChange: (next: SupervisorSettings, group?: string) => void }) {

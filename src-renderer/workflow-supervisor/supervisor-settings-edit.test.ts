@@ -4,7 +4,7 @@ import type { ProviderStatus } from '@shared/contracts/host-api';
 import { ModelRef } from '@shared/contracts/model';
 import { SupervisorSettings } from '@shared/supervisor/contracts';
 import { HostedWorkflowGraph } from '@shared/workflow/hosted-graph';
-import { costCapProblem, defaultSupervisorModel, isRemoteSupervisor, setBound, setCostCap, setEnabled, setModel, setPrice, setWhoKind } from './supervisor-settings-edit';
+import { costCapProblem, defaultSupervisorModel, isRemoteSupervisor, setBound, setCostCap, setDecisionTimeout, setEnabled, setModel, setPrice, setWhoKind } from './supervisor-settings-edit';
 import { supervisedWorkflowDocument } from './testing/supervised-trace';
 
 const ollama = (reachable: boolean): ProviderStatus => ({ ollama: { reachable, models: reachable ? [{ name: 'qwen3:4b' }] : [] } }) as unknown as ProviderStatus;
@@ -57,6 +57,17 @@ describe('editing a workflow’s supervisor settings', () => {
     expect(setBound(s, 'max_decisions', 0)).toBe(s);
     expect(setBound(s, 'max_retries', 11)).toBe(s);
     expect(setBound(s, 'max_retries', 0).max_retries).toBe(0);
+  });
+
+  it('the decision timeout: a model’s 1 s to 10 min; a person’s at least a minute, or none (they have until the run is stopped)', () => {
+    const model = setEnabled(undefined, true, undefined);
+    expect(setDecisionTimeout(model, '90').who).toMatchObject({ decision_timeout_ms: 90_000 });
+    for (const bad of ['', '0.5', '601', 'x']) expect(setDecisionTimeout(model, bad)).toBe(model);
+    const person = setWhoKind(model, 'person', undefined);
+    expect(setDecisionTimeout(person, '30')).toBe(person);
+    const hour = setDecisionTimeout(person, '3600');
+    expect(hour.who).toEqual({ kind: 'person', decision_timeout_ms: 3_600_000 });
+    expect(setDecisionTimeout(hour, ' ').who).toEqual({ kind: 'person' });
   });
 
   it('an unpriced cloud model with a cap set is said to be refused; a price, no cap, or a local model clears it', () => {

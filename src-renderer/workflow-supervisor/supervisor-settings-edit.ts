@@ -74,3 +74,18 @@ export function costCapProblem(settings: SupervisorSettings): string | undefined
   if (priceOf(settings, settings.who.model)) return undefined;
   return `${modelLabel(settings.who.model)} has no price here, so with a cost cap of $${settings.cost_cap_usd} it is refused and the run goes unsupervised: add its price below, or remove the cap.`;
 }
+
+/**
+ * How long the supervisor may take, in seconds as typed. A model: 1 s to 10 min (its default verdict,
+ * fail, after that). A person: at least a minute; empty = they have until the run is stopped.
+ * Anything else leaves the settings as they were.
+ */
+export function setDecisionTimeout(current: SupervisorSettings, seconds: string): SupervisorSettings {
+  const trimmed = seconds.trim();
+  const who = current.who;
+  if (who.kind === 'person' && trimmed === '') return SupervisorSettings.parse({ ...current, who: { kind: 'person' } });
+  const n = Number(trimmed);
+  if (trimmed === '' || !Number.isFinite(n)) return current;
+  const parsed = SupervisorWho.safeParse({ ...who, decision_timeout_ms: Math.round(n * 1000) });
+  return parsed.success ? SupervisorSettings.parse({ ...current, who: parsed.data }) : current;
+}
