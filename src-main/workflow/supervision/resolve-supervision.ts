@@ -83,7 +83,12 @@ export async function resolveSupervision(
   const settings = checkpoint ? checkpoint.supervisor_settings : asked(source.graph.supervisor, source.overrides);
   if (!settings?.enabled) return undefined;
   const resumed = { spentUsd: checkpoint?.supervisor_ledger?.spent_usd ?? 0, scriptAt: checkpoint?.supervisor_script_at ?? 0 };
-  return { settings, supervisor: await supervisorFor(settings, host, resumed) };
+  try {
+    return { settings, supervisor: await supervisorFor(settings, host, resumed) };
+  } catch (error) {
+    // Whatever went wrong setting the supervisor up, the run still runs, unsupervised, and says why.
+    return { settings, supervisor: { unavailable: `the supervisor could not be set up: ${error instanceof Error ? error.message : String(error)}` } };
+  }
 }
 
 function asked(saved: SupervisorSettings | undefined, overrides: SupervisionOverrides | undefined): SupervisorSettings | undefined {
