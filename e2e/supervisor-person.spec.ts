@@ -1,0 +1,82 @@
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { ensureBuilt } from '../test-support/ensure-built';
+import { connectHost, startHostProcess, waitFor, type HostProcess } from '../test-support/host-process';
+import { personSupervisedReads } from '../test-support/person-supervised-workflow';
+import { NOTES_SANDBOX } from '../test-support/workspace';
+import { shot } from './helpers';
+
+// Real host processes (stopped and started again on the same data folder), renderer and IndexedDB,
+// the shipped filesystem MCP server; no test double: the person is the supervisor (issue 11).
+test.describe.configure({ mode: 'serial' });
+
+let host: HostProcess;
+let dataDir: string;
+let page: Page;
+
+test.beforeAll(async ({ browser }) => {
+  ensureBuilt();
+  dataDir = mkdtempSync(join(tmpdir(), 'steward-e2e-person-sup-'));
+  page = await browser.newPage();
+});
+
+test.afterAll(async () => {
+  await page?.close();
+  await host?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+test('a supervised node that failed waits for the person across a host restart; their skip, given by keyboard in Waiting for you, completes the run', async () => {
+  test.setTimeout(240_000);
+  const sandbox = join(dataDir, 'workspaces', 'notes');
+  mkdirSync(join(dataDir, 'workspaces'), { recursive: true });
+  cpSync(NOTES_SANDBOX, sandbox, { recursive: true });
+
+  host = await startHostProcess(dataDir);
+  const api = await connectHost(host);
+  await api.request('events.subscribe', {});
+  await api.request('workspaces.register', { workspace: { id: 'notes', path: sandbox } });
+  await api.request('workflows.save', { workflow: personSupervisedReads() });
+  const { run_id } = (await api.request('workflows.run', { id: 'read-notes', inputs: { items: [join(sandbox, 'ideas.md'), join(sandbox, 'missing.md')] } })) as { run_id: string };
+  await waitFor(() => api.events.some((e) => e.run_id === run_id && e.type === 'intervention.requested'), 60_000, 'the escalation to wait for the person');
+  api.close();
+
+  // The host stops while the escalation waits; a new one on the same data folder still has it.
+  await host.stop();
+  host = await startHostProcess(dataDir);
+
+  await page.goto(host.url);
+  await expect(page.getByTestId('workflow-card').first()).toBeVisible({ timeout: 30_000 });
+  await page.evaluate(() => (window.location.hash = '#/interventions'));
+  const rows = page.getByTestId('intervention-row');
+  await expect(rows).toHaveCount(1, { timeout: 30_000 });
+  await expect(rows.first()).toHaveAttribute('data-kind', 'supervisor_escalation');
+  await expect(rows.first()).toContainText('read failed');
+  await rows.first().getByTestId('intervention-answer-here').click();
+
+  const card = page.getByTestId('intervention-card');
+  await expect(card).toHaveAttribute('data-kind', 'supervisor_escalation');
+  await expect(card.getByTestId('escalation-node')).toContainText('read');
+  await expect(card.getByTestId('escalation-detail')).toContainText('missing.md');
+  await expect(card.getByTestId('escalation-signature')).toBeVisible();
+  // Exactly the verdicts the kernel allows a tool node: no retry (it may have had an effect), no substitute.
+  await expect(card.getByTestId('escalation-skip')).toBeVisible();
+  await expect(card.getByTestId('escalation-fail')).toBeVisible();
+  await expect(card.getByTestId('escalation-retry')).toHaveCount(0);
+  await expect(card.getByTestId('escalation-substitute')).toHaveCount(0);
+  await shot(page, 'supervisor-person-escalation');
+
+  // By keyboard: the reason, then Tab to Skip and Enter.
+  await card.getByTestId('escalation-reason').focus();
+  await page.keyboard.type('That note was never written.');
+  await page.keyboard.press('Tab');
+  await expect(card.getByTestId('escalation-skip')).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('interventions-empty')).toBeVisible({ timeout: 30_000 });
+
+  await page.evaluate((id) => (window.location.hash = `#/runs/${id}/nodes`), run_id);
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed', { timeout: 60_000 });
+  await shot(page, 'supervisor-person-run-completed');
+});
