@@ -22,6 +22,8 @@ export const PatternPark = z
     snapshot: z.record(z.string(), z.unknown()),
     /** The iterations so far as the host saw them (for the preference pairs the node records at its end). */
     iterations: z.array(z.object({ step: z.number().int().min(0), iteration: z.number().int().min(1), prompt: z.string(), output: z.string() }).strict()).default([]),
+    /** Where each replay script stood (replay-cursor.ts): a resumed loop takes the next answers. */
+    replay: z.record(z.string(), z.number().int().min(0)).default({}),
   })
   .strict();
 export type PatternPark = z.infer<typeof PatternPark>;
@@ -90,11 +92,11 @@ export function resumeEvent(intervention: Intervention, answer: HumanAnswer, now
 }
 
 /** The node parks for a person: the question goes into the journal, the loop's snapshot into the outcome the checkpoint keeps. */
-export function parkForJudgment(run: Pick<NodeRun, 'emit'>, ask: JudgmentAskInput, snapshot: unknown, iterations: PatternPark['iterations'] = []): NodeOutcome {
+export function parkForJudgment(run: Pick<NodeRun, 'emit'>, ask: JudgmentAskInput, snapshot: unknown, iterations: PatternPark['iterations'] = [], replay: PatternPark['replay'] = {}): NodeOutcome {
   const intervention = judgmentIntervention(ask);
   run.emit({ type: 'intervention.requested', round: 0, intervention });
   // Through JSON as the checkpoint will hold it: what is parked is what resumes.
-  return { status: 'waiting', intervention, pattern: PatternPark.parse(JSON.parse(JSON.stringify({ snapshot, iterations }))) };
+  return { status: 'waiting', intervention, pattern: PatternPark.parse(JSON.parse(JSON.stringify({ snapshot, iterations, replay }))) };
 }
 
 /**

@@ -13,7 +13,7 @@ import { SecretRegistry } from '../../credentials/secret-registry';
 import type { FetchFn } from '../../providers/http-call';
 import type { ModelProvider } from '../../providers/provider';
 import { modelPlace, recordCalls } from '../../providers/record-calls';
-import { createScriptProvider } from '../../providers/script-provider';
+import { ReplayCursor } from './replay-cursor';
 import { credentialRefsOf, resolveProvider } from '../../providers/resolve-provider';
 
 /**
@@ -55,15 +55,14 @@ export function judgeMessages(node: NodeOf<'pattern'>, task: string, input: Judg
 }
 
 /** The judges of one node invocation: a provider per profile, made once (a replay keeps its place in judge_script across callers). */
-export function createJudge(node: NodeOf<'pattern'>, task: string, deps: JudgeDeps): (input: JudgeInput, signal: AbortSignal) => Promise<JudgeAnswer> {
+export function createJudge(node: NodeOf<'pattern'>, task: string, deps: JudgeDeps, replays = new ReplayCursor()): (input: JudgeInput, signal: AbortSignal) => Promise<JudgeAnswer> {
   const providers = new Map<string, Promise<ModelProvider>>();
-  let replay: ModelProvider | undefined;
   const providerOf = (profile: string): Promise<ModelProvider> => {
     const ref = Object.hasOwn(node.judge_models, profile) ? node.judge_models[profile] : undefined;
     if (!ref) return Promise.reject(new Error(`the judge profile "${profile}" names no model in judge_models`));
     if (ref.provider === 'script') {
       if (!node.judge_script) return Promise.reject(new Error('a replay judge needs the node’s judge_script'));
-      replay ??= createScriptProvider(node.judge_script, 'teacher');
+      const replay = replays.provider('judge', node.judge_script, 'teacher');
       return Promise.resolve(recordCalls(replay, modelPlace(ref, deps.ollamaHost), (call) => deps.emit({ type: 'model.called', ...call })));
     }
     let made = providers.get(profile);

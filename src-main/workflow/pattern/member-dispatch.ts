@@ -4,7 +4,7 @@ import type { DispatchInput } from '@shared/pattern/machine';
 import type { NodeOf, PatternMemberAgent, WorkflowGraph } from '@shared/workflow/document';
 import { runAgent } from '../../engine/run-agent';
 import type { ModelProvider } from '../../providers/provider';
-import { createScriptProvider } from '../../providers/script-provider';
+import { ReplayCursor } from './replay-cursor';
 import { agentRunId, nestedPayload, type AgentNodeDeps } from '../agent-node';
 import type { NodeRun } from '../node-outcome';
 
@@ -62,18 +62,13 @@ function memberSpec(node: NodeOf<'pattern'>, member: PatternMemberAgent, graph: 
 
 /**
  * The dispatch actor's work for one node invocation. A member on replay models keeps its place in
- * its script across iterations (its providers are made once), so iteration 2 gets the next answer.
+ * its script across iterations (its providers are made once), so iteration 2 gets the next answer —
+ * and across a park at a person's judgment (`replays` starts where the parked loop stood).
  */
-export function createDispatch(node: NodeOf<'pattern'>, run: NodeRun, deps: MemberDeps): (input: DispatchInput, signal: AbortSignal) => Promise<DispatchResultOut> {
-  const replays = new Map<string, { student: ModelProvider; teacher: ModelProvider }>();
-  const replayOf = (member: PatternMemberAgent) => {
+export function createDispatch(node: NodeOf<'pattern'>, run: NodeRun, deps: MemberDeps, replays = new ReplayCursor()): (input: DispatchInput, signal: AbortSignal) => Promise<DispatchResultOut> {
+  const replayOf = (member: PatternMemberAgent): { student: ModelProvider; teacher: ModelProvider } | undefined => {
     if (member.models.student.provider !== 'script' || member.models.teacher.provider !== 'script' || !member.script) return undefined;
-    let made = replays.get(member.id);
-    if (!made) {
-      made = { student: createScriptProvider(member.script, 'student'), teacher: createScriptProvider(member.script, 'teacher') };
-      replays.set(member.id, made);
-    }
-    return made;
+    return { student: replays.provider(`member:${member.id}:student`, member.script, 'student'), teacher: replays.provider(`member:${member.id}:teacher`, member.script, 'teacher') };
   };
   return async (input, signal) => {
     const outputs: MemberOutput[] = [];

@@ -10,6 +10,7 @@ import type { FetchFn } from '../../providers/http-call';
 import { errorText, failed, type NodeOutcome, type NodeRun } from '../node-outcome';
 import { answerJudgment, parkForJudgment, type PatternPark } from './human-judgment';
 import { createJudge } from './judge-caller';
+import { ReplayCursor } from './replay-cursor';
 import { createDispatch, type MemberDeps } from './member-dispatch';
 
 /**
@@ -89,8 +90,10 @@ export async function runPatternNode(node: NodeOf<'pattern'>, run: NodeRun, deps
     return failed('internal_error', errorText(err));
   }
   const iterations: JudgedIteration[] = [...(resume?.parked.pattern?.iterations ?? [])];
-  const dispatch = createDispatch(node, run, deps);
-  const judge = createJudge(node, task, { privacy: deps.privacy, ollamaHost: deps.ollamaHost, credentials: deps.credentials, fetch: deps.fetch, emit: run.emit });
+  // Replay scripts go on where they stood when the loop parked (members' and judges').
+  const replays = new ReplayCursor(resume?.parked.pattern?.replay);
+  const dispatch = createDispatch(node, run, deps, replays);
+  const judge = createJudge(node, task, { privacy: deps.privacy, ollamaHost: deps.ollamaHost, credentials: deps.credentials, fetch: deps.fetch, emit: run.emit }, replays);
   const machine = patternMachine.provide({
     actors: {
       dispatch: fromPromise<unknown, DispatchInput>(async ({ input, signal }) => {
@@ -118,7 +121,7 @@ export async function runPatternNode(node: NodeOf<'pattern'>, run: NodeRun, deps
           const { context } = actor.getSnapshot();
           const snapshot = actor.getPersistedSnapshot();
           actor.stop();
-          parked = parkForJudgment(run, { runId: deps.runId, invocationId: run.invocation.id, node, waiting, steps: context.steps.length, previousFeedback: context.feedback, now: new Date() }, snapshot, iterations);
+          parked = parkForJudgment(run, { runId: deps.runId, invocationId: run.invocation.id, node, waiting, steps: context.steps.length, previousFeedback: context.feedback, now: new Date() }, snapshot, iterations, replays.positions());
           resolve(undefined);
         });
         return;

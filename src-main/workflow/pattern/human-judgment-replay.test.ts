@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import type { RunEvent, RunEventOf } from '@shared/contracts/events';
+import { WorkflowGraph } from '@shared/workflow/document';
+import { createMemoryLedger } from '../../mcp/idempotency-ledger';
+import { runWorkflow } from '../run-workflow';
+import { WorkflowCheckpoint } from '../workflow-checkpoint';
+
+/**
+ * A workflow run parked at a person's judgment and resumed from its checkpoint (as `steward answer`
+ * and the app do): the member and the second (model) judge are on replay scripts — the scripted
+ * provider is the only double, at the model boundary — and go on with their next answers, not
+ * their first ones again.
+ */
+
+const complete = (output: string) => ({ json: { decision_type: 'complete', output } });
+
+function judgedGraph(): WorkflowGraph {
+  return WorkflowGraph.parse({
+    format: 'steward/v1',
+    kind: 'workflow',
+    id: 'judged-replay',
+    name: 'Judged on replay',
+    nodes: [
+      { id: 'in', kind: 'input', fields: [{ name: 'topic', type: 'text' }] },
+      {
+        id: 'p',
+        kind: 'pattern',
+        type: 'SUPERVISOR',
+        task: 'Write a short design note about {{topic}}.',
+        inputs: [{ name: 'topic', type: 'text' }],
+        members: [{ id: 'draft', role: 'writer', instructions: 'Write the note.', script: { student: [complete('Draft 1'), complete('Draft 2, with the risks')] } }],
+        max_iterations: 3,
+        judgment: { mode: 'post_step', callers: [{ kind: 'human' }, { kind: 'llm', profile: 'judge' }], agreement: 'all', verifier: { must_cite: ['draft'] } },
+        judge_models: { judge: { provider: 'script' } },
+        judge_script: { teacher: [{ json: { verdict: 'rejected', feedback: 'The risks are missing.', evidence: ['draft#1'] } }, { json: { verdict: 'approved', evidence: ['draft#2'] } }] },
+      },
+      { id: 'out', kind: 'output', fields: [{ name: 'note', type: 'text' }, { name: 'approved', type: 'boolean' }] },
+    ],
+    edges: [
+      { from: { node: 'in', port: 'topic' }, to: { node: 'p', port: 'topic' } },
+      { from: { node: 'p', port: 'output' }, to: { node: 'out', port: 'note' } },
+      { from: { node: 'p', port: 'approved' }, to: { node: 'out', port: 'approved' } },
+    ],
+  });
+}
+
+describe('a workflow run parked at a person’s judgment, resumed from its checkpoint', () => {
+  it('goes on at the judgment; the replay member and judge take their next answers; every judgment is verified and recorded with its caller', async () => {
+    const ledger = createMemoryLedger();
+    const events: RunEvent[] = [];
+    const base = { graph: judgedGraph(), specDir: process.cwd(), ledger, onEvent: (e: RunEvent) => void events.push(e) };
+    const first = await runWorkflow({ ...base, inputs: { topic: 'caching' } });
+    expect(first.status).toBe('waiting');
+    expect(first.interventions?.[0]?.intervention).toMatchObject({ kind: 'pattern_judgment', judgment: { iteration: 1, output: 'Draft 1' } });
+    // What the data folder keeps, read back as a later process would.
+    const parked = WorkflowCheckpoint.parse(JSON.parse(JSON.stringify(first.checkpoint)));
+    const q1 = first.interventions?.[0]?.intervention;
+    if (!q1) throw new Error('no question');
+
+    const second = await runWorkflow({ ...base, inputs: {}, resume: { checkpoint: parked, answer: { action: 'reject', note: 'Add the risks.' } } });
+    expect(second.status).toBe('waiting');
+    const q2 = second.interventions?.[0]?.intervention;
+    // Both rejections reach iteration 2; the replay member gives its second answer.
+    expect(q2?.judgment).toMatchObject({ iteration: 2, output: 'Draft 2, with the risks' });
+    expect(q2?.judgment?.previous_feedback).toContain('Add the risks.');
+    expect(q2?.judgment?.previous_feedback).toContain('The risks are missing.');
+    expect(q2?.id).not.toBe(q1.id);
+
+    const third = await runWorkflow({ ...base, inputs: {}, resume: { checkpoint: WorkflowCheckpoint.parse(JSON.parse(JSON.stringify(second.checkpoint))), answer: { action: 'approve' } } });
+    expect(third).toMatchObject({ status: 'completed', outputs: { note: 'Draft 2, with the risks', approved: true } });
+    const records = events.filter((e): e is RunEventOf<'pattern.judgment'> => e.type === 'pattern.judgment').map((e) => e.judgment);
+    expect(records.map((r) => [r.iteration, r.caller.kind, r.verdict?.verdict, r.verification.ok, r.attempt])).toEqual([
+      [1, 'human', 'rejected', true, 1],
+      [1, 'llm', 'rejected', true, 1],
+      [2, 'human', 'approved', true, 1],
+      [2, 'llm', 'approved', true, 1],
+    ]);
+    // The member ran twice in all: iteration 1 was not run again on resume.
+    expect(events.filter((e) => e.type === 'pattern.iteration').map((e) => (e.type === 'pattern.iteration' ? e.iteration : 0))).toEqual([1, 2]);
+    expect(events.filter((e) => e.type === 'intervention.answered').map((e) => (e.type === 'intervention.answered' ? e.answer.action : ''))).toEqual(['reject', 'approve']);
+  }, 60_000);
+});
