@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RunEvent, type RunEventOf } from '@shared/contracts/events';
-import type { HumanAnswer } from '@shared/contracts/intervention';
+import type { HumanAnswer, Intervention } from '@shared/contracts/intervention';
+import { escalation, NOW } from '@shared/supervisor/testing/fixtures';
 import { FILESYSTEM_PACKAGE } from '@shared/policy/shipped-effects';
 import { SupervisorSettings, type SupervisorSettingsInput, type Verdict } from '@shared/supervisor/contracts';
 import { WorkflowGraph, type WorkflowGraphInput } from '@shared/workflow/document';
@@ -13,6 +14,7 @@ import { WorkflowCheckpoint } from '../workflow-checkpoint';
 import { answerPerson, escalateToPerson, personSupervisionOf, personSupervisor } from './person-supervisor';
 import { RunSupervision } from './supervise-failure';
 import { portValidator } from './workflow-supervision';
+import { expireJudgments } from '../pattern/judgment-expiry';
 
 /**
  * A person supervises a workflow run (issue 11): real scheduler, real MCP filesystem server, no
@@ -259,5 +261,20 @@ describe("a person's substitute", () => {
     const failed = { invocation: { id: 'r', node: 'r', lineage: [], inputs: {} }, failure: { code: 'tool_error', message: 'x' }, attempt: 1, retry_safe: false, spent_usd: 0, created_assets: [], validator_covers_output: false, streaming: false, emitted: false };
     expect((await escalateToPerson(supervision, personSupervisor(), failed, 1)).kind).toBe('ask');
     expect(await escalateToPerson(supervision, personSupervisor(), failed, 2)).toMatchObject({ kind: 'decided', result: { verdict: { decided_by: 'bounds' } } });
+  });
+});
+
+describe("the host's sweep of a person's decision time", () => {
+  it('answers an escalation past its decision time (the run then applies the default fail), and leaves one still in time', () => {
+    const wait = (expires_at: string) => ({ escalation: escalation({ node: 'read' }), failure: { code: 'tool_error', message: 'x' }, attempt: 1, refused: [], expires_at });
+    const asked = (id: string, expires_at: string): Intervention => ({ id, run_id: 'run-sweep-0001', round: 0, kind: 'supervisor_escalation', reason: 'read failed', reason_codes: [], options: ['verdict'], requested_at: NOW, supervision: wait(expires_at) });
+    const answered: Array<[string, HumanAnswer]> = [];
+    const expired = expireJudgments({
+      pending: () => [asked('supervise-late', '2026-12-01T10:00:00.000Z'), asked('supervise-in-time', '2026-12-01T12:00:00.000Z')],
+      answer: (_run, id, answer) => (answered.push([id, answer]), true),
+      now: () => Date.parse('2026-12-01T11:00:00.000Z'),
+    });
+    expect(expired).toEqual(['supervise-late']);
+    expect(answered).toEqual([['supervise-late', { action: 'verdict', verdict: { action: 'fail', reason: 'the decision time ran out' } }]]);
   });
 });
