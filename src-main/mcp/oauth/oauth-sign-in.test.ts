@@ -13,6 +13,9 @@ import { headlessBrowser } from '../conformance/headless-browser';
 import { oauthCredentialName } from './oauth-record';
 import { isSignedIn, signInRemoteServer, signOutRemoteServer } from './sign-in';
 import { startOAuthTestServer, type OAuthTestServer } from './oauth-test-server';
+import { runCli } from '../../shells/cli/cli';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 /**
  * OAuth sign-in end to end, with no person: an authorization server built from the SDK's server
@@ -145,5 +148,39 @@ describe.skipIf(!hasSessionBus)('signing in to a remote MCP server with OAuth (n
     expect(result.setup_error).toMatch(/MCP server "remote" needs you to sign in .*steward mcp sign-in/);
     expect(server.log.registrations).toEqual([]);
     expect(server.log.authorizations).toEqual([]);
+  });
+
+  it('steward mcp sign-in prints the link, finishes when the browser comes back, and status/sign-out follow the keychain', async () => {
+    server = await startOAuthTestServer();
+    const ws = tempNotesWorkspace();
+    try {
+      const file = join(ws.dir, 'remote.json');
+      writeFileSync(file, JSON.stringify({ format: 'steward/v1', kind: 'agent', id: 'remote-agent', name: 'Remote', instructions: 'x', task: 'y', servers: [{ id: 'remote', url: server.mcpUrl }] }));
+      let out = '';
+      let err = '';
+      const visits: Promise<void>[] = [];
+      const io = {
+        stdout: (text: string) => {
+          out += text;
+          // The person opens the printed link: a headless visit here.
+          const link = /^\s+(http:\/\/\S+)$/m.exec(text)?.[1];
+          if (link) visits.push(headlessBrowser(new URL(link)));
+        },
+        stderr: (text: string) => (err += text),
+        env: { CI: '1' },
+        credentials: () => store,
+      };
+      expect(await runCli(['mcp', 'status', file, 'remote'], io)).toBe(1);
+      expect(await runCli(['mcp', 'sign-in', file, 'remote'], io), err).toBe(0);
+      await Promise.all(visits);
+      expect(out).toContain(`Open this link to sign in to "remote"`);
+      expect(out).toContain('signed in to "remote" (oauth-test-server, 1 tool(s)); the tokens are in the OS keychain');
+      expect(await runCli(['mcp', 'status', file, 'remote'], io)).toBe(0);
+      expect(await runCli(['mcp', 'sign-out', file, 'remote'], io)).toBe(0);
+      expect(await runCli(['mcp', 'status', file, 'remote'], io)).toBe(1);
+      for (const secret of server.issued) expect(out + err).not.toContain(secret);
+    } finally {
+      ws.cleanup();
+    }
   });
 });

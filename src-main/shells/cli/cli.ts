@@ -10,6 +10,8 @@ import { createKeychainStore } from '../../credentials/keychain-store';
 import type { ConfirmTool } from '../../engine/boundary-actors';
 import { runAgent } from '../../engine/run-agent';
 import { credentialsCommand } from './credentials-command';
+import { mcpCommand } from '../../mcp/oauth/sign-in-command';
+import { openBrowser, shouldOpenBrowser } from '../open-browser';
 import { evalCommand } from '../../eval/eval-command';
 import { replayCommand } from './replay-command';
 import { learningCommand } from './learning-command';
@@ -64,6 +66,7 @@ const USAGE = `Usage:
                    | approve --arguments JSON [--data-dir DIR]
   steward runs delete RUN_ID... | import FILE.jsonl... | waiting [--json] [--data-dir DIR]
   steward credentials set NAME | list | delete NAME
+  steward mcp sign-in|sign-out|status FILE SERVER [--allow-host HOST]...
   steward learning export TRACE.jsonl [TRACE.jsonl …] --format sft|preference -o OUT.jsonl
   steward trace otlp TRACE.jsonl [-o OUT.json] [--endpoint URL] [--allow-host HOST]...
   steward eval supervisor|boundary [--json FILE] [--min-success GATE=VALUE]... [--data-dir DIR]
@@ -101,6 +104,8 @@ const USAGE = `Usage:
                import a file the app exported (--as ID stores it under another id, --replace
                overwrites), export one (stdout without FILE), delete one
   credentials  keychain credentials: the value is read from standard input, never an argument
+  mcp          sign in to a remote MCP server with OAuth (link printed, browser opened), sign out,
+               status (steward mcp sign-in FILE SERVER)
   answer       answer a run waiting for a person and resume it here (steward answer --help)
   runs         the runs in the data folder's history (the app's Runs list): list those waiting
                for a person, delete them, or import JSONL traces (steward runs --help)
@@ -138,6 +143,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return await evalCommand(rest, io);
       case 'credentials':
         return await credentialsCommand(rest, { ...io, stdin: io.stdin ?? (async () => '') }, (io.credentials ?? (() => createKeychainStore()))());
+      case 'mcp':
+        return await mcpCommand(rest, { ...io, openBrowser: (url) => shouldOpenBrowser(io.env, process.platform) && openBrowser(url) }, (io.credentials ?? (() => createKeychainStore()))());
       case '--version':
       case '-v':
         io.stdout(`${APP_VERSION}\n`);

@@ -44,7 +44,7 @@ export async function validateSpecFile(file: string, credentials: () => Credenti
     const resolved = refs.length > 0 ? await resolveCredentials(refs, credentials(), secrets) : new Map<string, string>();
     if (refs.length > 0) lines.push(`  credentials: ${refs.join(', ')} (in the keychain)`);
 
-    const host = await startToolHost(spec.servers, { vars, overrides: spec.tool_effects, cwd: loaded.specDir, credentials: resolved });
+    const host = await startToolHost(spec.servers, { vars, overrides: spec.tool_effects, cwd: loaded.specDir, credentials: resolved, oauthStore: credentials() });
     try {
       const snapshot = await host.snapshot(0);
       for (const tool of snapshot.tools) {
