@@ -29,6 +29,10 @@ const MODEL_SAID: Partial<Record<RunEventType, readonly string[]>> = {
   'model.retry': ['reason'],
   // A supervisor's substitute is what a model made up (an escalation's texts are bounded when it is built).
   'supervisor.verdict': ['verdict.verdict.value'],
+  // A pattern's outputs are what its members said; an approval's verdict carries the output too.
+  'pattern.iteration': ['output'],
+  'pattern.judgment': ['judgment.verdict'],
+  'pattern.preference': ['rejected', 'chosen', 'feedback'],
 };
 
 const RESULT_PATHS = [

@@ -201,6 +201,28 @@ describe('pattern node: the judgment loop through the real executor', () => {
     expect(events).toContainEqual(expect.objectContaining({ type: 'pattern.judgment', judgment: expect.objectContaining({ caller: { kind: 'human', who: 'ana' } }) }));
   });
 
+  it('a long output is stored trimmed in the pattern events, as any model text is', async () => {
+    const long = `${'x'.repeat(40_000)} end`;
+    const { result, of } = await run(graph({}, [long], [approve('draft#1')]));
+    expect(result.status).toBe('completed');
+    const iteration = of('pattern.iteration')[0];
+    expect(iteration?.output.length).toBeLessThan(20_000);
+    expect(iteration?.trimmed).toEqual([expect.objectContaining({ path: 'output' })]);
+    expect(of('pattern.judgment')[0]?.trimmed?.length).toBeGreaterThan(0);
+  });
+
+  it('a cancel while a member works ends the node cancelled, without another iteration or judgment', async () => {
+    const slow = { id: 'draft', role: 'writer', instructions: 'Write.', script: { latency_ms: 10_000, student: [complete('late')] } };
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 300);
+    const started = Date.now();
+    const { result, of } = await run(graph({ members: [slow] }, [], [approve('draft#1')]), { signal: controller.signal });
+    expect(result.status).toBe('cancelled');
+    expect(Date.now() - started).toBeLessThan(8_000);
+    expect(of('pattern.judgment')).toEqual([]);
+    expect(of('pattern.ended')).toEqual([expect.objectContaining({ status: 'failed', reason: 'the run was cancelled' })]);
+  }, 30_000);
+
   it('a member’s unsafe tool call is blocked by its own boundary: its teacher blocks the write, nothing is written, the node fails closed', async () => {
     const ws = tempNotesWorkspace();
     cleanups.push(ws.cleanup);
