@@ -1,3 +1,4 @@
+import { WorkflowGraph } from '../src-shared/workflow/document';
 import { HostedWorkflowGraph } from '../src-shared/workflow/hosted-graph';
 import { startFakeOllama, type FakeChatRequest, type FakeOllama } from './fake-ollama';
 
@@ -27,10 +28,11 @@ export function humanJudgedWorkflow(o: JudgedOptions = {}): HostedWorkflowGraph 
     id,
     name: 'Judged report',
     nodes: [
-      { id: 'in', kind: 'input', fields: [{ name: 'task', type: 'text' }] },
+      { id: 'in', kind: 'input', position: { x: 0, y: 0 }, fields: [{ name: 'task', type: 'text' }] },
       {
         id: 'report',
         kind: 'pattern',
+        position: { x: 260, y: 0 },
         type: 'SUPERVISOR',
         task: '{{task}}',
         inputs: [{ name: 'task', type: 'text' }],
@@ -47,6 +49,7 @@ export function humanJudgedWorkflow(o: JudgedOptions = {}): HostedWorkflowGraph 
       {
         id: 'out',
         kind: 'output',
+        position: { x: 520, y: 0 },
         fields: [
           { name: 'report', type: 'text' },
           { name: 'approved', type: 'boolean' },
@@ -91,5 +94,42 @@ export function startJudgedModels(): Promise<FakeOllama> {
       }
       return { message: { content: JSON.stringify({ decision_type: 'complete', output: workerReport(text) }) } };
     },
+  });
+}
+
+const complete = (output: string) => ({ json: { decision_type: 'complete', output } });
+
+/**
+ * The same judgment on replay models (the scripted provider is the double at the model boundary):
+ * a person judges first, then a model judge (agreement `all`); the writer's second draft adds the
+ * risks, the model judge rejects the first and approves the second.
+ */
+export function replayJudgedWorkflow(): WorkflowGraph {
+  return WorkflowGraph.parse({
+    format: 'steward/v1',
+    kind: 'workflow',
+    id: 'judged-replay',
+    name: 'Judged on replay',
+    nodes: [
+      { id: 'in', kind: 'input', fields: [{ name: 'topic', type: 'text' }] },
+      {
+        id: 'p',
+        kind: 'pattern',
+        type: 'SUPERVISOR',
+        task: 'Write a short design note about {{topic}}.',
+        inputs: [{ name: 'topic', type: 'text' }],
+        members: [{ id: 'draft', role: 'writer', instructions: 'Write the note.', script: { student: [complete('Draft 1'), complete('Draft 2, with the risks')] } }],
+        max_iterations: 3,
+        judgment: { mode: 'post_step', callers: [{ kind: 'human' }, { kind: 'llm', profile: 'judge' }], agreement: 'all', verifier: { must_cite: ['draft'] } },
+        judge_models: { judge: { provider: 'script' } },
+        judge_script: { teacher: [{ json: { verdict: 'rejected', feedback: 'The risks are missing.', evidence: ['draft#1'] } }, { json: { verdict: 'approved', evidence: ['draft#2'] } }] },
+      },
+      { id: 'out', kind: 'output', fields: [{ name: 'note', type: 'text' }, { name: 'approved', type: 'boolean' }] },
+    ],
+    edges: [
+      { from: { node: 'in', port: 'topic' }, to: { node: 'p', port: 'topic' } },
+      { from: { node: 'p', port: 'output' }, to: { node: 'out', port: 'note' } },
+      { from: { node: 'p', port: 'approved' }, to: { node: 'out', port: 'approved' } },
+    ],
   });
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunEvent, RunEventOf } from '@shared/contracts/events';
-import { WorkflowGraph } from '@shared/workflow/document';
+import { replayJudgedWorkflow } from '../../../test-support/human-judged-pattern';
 import { createMemoryLedger } from '../../mcp/idempotency-ledger';
 import { runWorkflow } from '../run-workflow';
 import { WorkflowCheckpoint } from '../workflow-checkpoint';
@@ -12,43 +12,11 @@ import { WorkflowCheckpoint } from '../workflow-checkpoint';
  * their first ones again.
  */
 
-const complete = (output: string) => ({ json: { decision_type: 'complete', output } });
-
-function judgedGraph(): WorkflowGraph {
-  return WorkflowGraph.parse({
-    format: 'steward/v1',
-    kind: 'workflow',
-    id: 'judged-replay',
-    name: 'Judged on replay',
-    nodes: [
-      { id: 'in', kind: 'input', fields: [{ name: 'topic', type: 'text' }] },
-      {
-        id: 'p',
-        kind: 'pattern',
-        type: 'SUPERVISOR',
-        task: 'Write a short design note about {{topic}}.',
-        inputs: [{ name: 'topic', type: 'text' }],
-        members: [{ id: 'draft', role: 'writer', instructions: 'Write the note.', script: { student: [complete('Draft 1'), complete('Draft 2, with the risks')] } }],
-        max_iterations: 3,
-        judgment: { mode: 'post_step', callers: [{ kind: 'human' }, { kind: 'llm', profile: 'judge' }], agreement: 'all', verifier: { must_cite: ['draft'] } },
-        judge_models: { judge: { provider: 'script' } },
-        judge_script: { teacher: [{ json: { verdict: 'rejected', feedback: 'The risks are missing.', evidence: ['draft#1'] } }, { json: { verdict: 'approved', evidence: ['draft#2'] } }] },
-      },
-      { id: 'out', kind: 'output', fields: [{ name: 'note', type: 'text' }, { name: 'approved', type: 'boolean' }] },
-    ],
-    edges: [
-      { from: { node: 'in', port: 'topic' }, to: { node: 'p', port: 'topic' } },
-      { from: { node: 'p', port: 'output' }, to: { node: 'out', port: 'note' } },
-      { from: { node: 'p', port: 'approved' }, to: { node: 'out', port: 'approved' } },
-    ],
-  });
-}
-
 describe('a workflow run parked at a person’s judgment, resumed from its checkpoint', () => {
   it('goes on at the judgment; the replay member and judge take their next answers; every judgment is verified and recorded with its caller', async () => {
     const ledger = createMemoryLedger();
     const events: RunEvent[] = [];
-    const base = { graph: judgedGraph(), specDir: process.cwd(), ledger, onEvent: (e: RunEvent) => void events.push(e) };
+    const base = { graph: replayJudgedWorkflow(), specDir: process.cwd(), ledger, onEvent: (e: RunEvent) => void events.push(e) };
     const first = await runWorkflow({ ...base, inputs: { topic: 'caching' } });
     expect(first.status).toBe('waiting');
     expect(first.interventions?.[0]?.intervention).toMatchObject({ kind: 'pattern_judgment', judgment: { iteration: 1, output: 'Draft 1' } });
