@@ -37,8 +37,8 @@ export function PatternSection({ node, onChange }: { node: Pattern; onChange: (n
           hint={`${PATTERN_PRESETS[node.type].summary} Another type starts from its preset members and judgment.`}
           testId="inspector-pattern-type"
         />
-        <button type="button" className="button button--small" onClick={() => onChange(withPreset(node, node.type))} data-testid="inspector-pattern-preset">
-          Reset members and judgment to the {node.type} preset
+        <button type="button" className="button button--small" onClick={() => onChange(withPreset(node, node.type))} title="Members and judgment as the preset has them" data-testid="inspector-pattern-preset">
+          Reset to the {node.type} preset
         </button>
         <NumberField id={`${id}-iters`} label="Max iterations" value={node.max_iterations} min={1} max={20} onChange={(n) => set({ max_iterations: n }, `${node.id}-iters`)} hint="Dispatches per judged unit (the pattern, or each PIPELINE step)." testId="inspector-pattern-max-iterations" />
         <SelectField<ExhaustionPolicy>
