@@ -110,4 +110,12 @@ describe('sensitive field names', () => {
   it('a bearer token in an error message is masked', () => {
     expect(redactForEscalation('401 with header Bearer eyJhbGciOiJIUzI1NiJ9.payload.sig', [])).toBe(`401 with header Bearer ${MASK}`);
   });
+
+  it('a long run of name characters (a base64 blob in a model output) is redacted in linear time, and a name after it still masks its value', () => {
+    const blob = 'QUJD'.repeat(50_000);
+    const started = Date.now();
+    const out = redactForEscalation(`${blob} password=hunter2x`, []);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(out).toBe(`${blob} password=${MASK}`);
+  });
 });

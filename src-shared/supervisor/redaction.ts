@@ -41,8 +41,12 @@ export function isSensitiveFieldName(name: string): boolean {
   return words.some((w, i) => w === 'key' && i > 0 && KEY_QUALIFIERS.has(words[i - 1] ?? ''));
 }
 
-/** `name=`, `name: `, `"name": "` in free text (an error message, a log line): a name and what assigns to it. */
-const ASSIGNED_NAME = /([A-Za-z][A-Za-z0-9_.-]*)(["']?\s*[:=]\s*["']?)/g;
+/**
+ * `name=`, `name: `, `"name": "` in free text (an error message, a log line): a name and what
+ * assigns to it. The name is bounded (128 characters): unbounded, a long run of name characters
+ * with no `=` after it (a base64 blob in a model's output) made every start scan to its end — quadratic.
+ */
+const ASSIGNED_NAME = /([A-Za-z][A-Za-z0-9_.-]{0,127})(["']?\s*[:=]\s*["']?)/g;
 /** The value after it: up to a space, a quote or a separator. */
 const ASSIGNED_VALUE = /^[^\s"',;}&]+/;
 
