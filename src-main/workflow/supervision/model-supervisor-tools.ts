@@ -19,9 +19,20 @@ export const TOOL_RESULT_LIMIT = 4000;
 
 const truncate = (text: string): string => (text.length <= TOOL_RESULT_LIMIT ? text : `${text.slice(0, TOOL_RESULT_LIMIT - 1)}…`);
 
-/** Registry values first (every encoded form), then credential-named fields; then cut, so a cut never leaves half a secret. */
+/**
+ * Registry values first (every encoded form), then credential-named fields; then cut, so a cut
+ * never leaves half a registry secret. Texts are shortened between the two (only a text's tail
+ * goes, and a name cut off its value has nothing left to mask), so a large output is not walked whole.
+ */
 function masked(run: SupervisedRunView, value: unknown): string {
-  return truncate(JSON.stringify(redactForEscalation(run.secrets.mask(value), [])) ?? 'null');
+  return truncate(JSON.stringify(redactForEscalation(shortened(run.secrets.mask(value)), [])) ?? 'null');
+}
+
+function shortened(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return truncate(value);
+  if (value === null || typeof value !== 'object' || depth > 16) return value;
+  if (Array.isArray(value)) return value.slice(0, 200).map((v) => shortened(v, depth + 1));
+  return Object.fromEntries(Object.entries(value).slice(0, 200).map(([k, v]) => [k, shortened(v, depth + 1)]));
 }
 
 /** `inner` lies on `outer`'s item path: each of its fan-out steps is one of `outer`'s, in order (top-level nodes are on every path). */
