@@ -1,5 +1,6 @@
 import { SUPERVISOR_ACTION_LABELS } from '@shared/supervisor/contracts';
 import { ShieldIcon, Spinner } from '../components/Icons';
+import { routeHref } from '../app/routing';
 import { plural } from '../view/format';
 import type { InterventionEntry, SupervisionView } from './derive-supervision';
 import { ACTION_TONES } from './SupervisorBadges';
@@ -61,6 +62,10 @@ function FeedEntry({ entry }: { entry: InterventionEntry }) {
           </div>
           {v.verdict.reason && <p className="sv-entry__detail">“{v.verdict.reason}”</p>}
         </>
+      ) : entry.asks_person ? (
+        <div className="sv-entry__line" role="status" data-testid="intervention-waiting">
+          <Spinner /> Waiting for your verdict: <a href={routeHref({ name: 'interventions' })}>answer it under Waiting for you</a>
+        </div>
       ) : (
         <div className="sv-entry__line" role="status">
           <Spinner /> The supervisor is deciding…

@@ -18,13 +18,19 @@ export const ACTION_TONES = {
  * shield badge per verdict action, who decided it in the tooltip and the accessible name.
  */
 export function SupervisorBadges({ nodeId, supervision }: { nodeId: string; supervision?: NodeSupervision }) {
-  const { deciding, badges } = nodeBadges(supervision);
+  const { deciding, person, badges } = nodeBadges(supervision);
   if (!deciding && badges.length === 0) return null;
   return (
     <ul className="sv-badges" aria-label="Supervisor" data-testid={`supervisor-badges-${nodeId}`}>
       {deciding && (
-        <li className="sv-badge sv-badge--deciding" data-testid={`supervisor-deciding-${nodeId}`} title="The supervisor is deciding what happens to this node" aria-label="Supervisor deciding">
-          <ShieldIcon size={12} /> deciding…
+        <li
+          className="sv-badge sv-badge--deciding"
+          data-testid={`supervisor-deciding-${nodeId}`}
+          data-person={person || undefined}
+          title={person ? 'This node failed: it waits for your verdict (Waiting for you)' : 'The supervisor is deciding what happens to this node'}
+          aria-label={person ? 'Waiting for your verdict' : 'Supervisor deciding'}
+        >
+          <ShieldIcon size={12} /> {person ? 'your verdict…' : 'deciding…'}
         </li>
       )}
       {badges.map((b) => (

@@ -16,14 +16,14 @@ describe('deriveSupervision', () => {
     const view = deriveSupervision(supervisedTrace({ cost: 0.0125 }));
     expect(view.entries).toHaveLength(1);
     expect(view.entries[0]).toMatchObject({ node: 'work', invocation_id: 'work[each=1]', lineage: [{ iterate: 'each', index: 1 }], next: 'skip', verdict: { decided_by: 'agent', verdict: { action: 'skip' } } });
-    expect(view.byNode.work).toEqual({ deciding: 0, verdicts: { skip: { count: 1, decided_by: ['agent'] } } });
+    expect(view.byNode.work).toEqual({ deciding: 0, waiting_for_person: 0, verdicts: { skip: { count: 1, decided_by: ['agent'] } } });
     expect(view.skips).toEqual([{ node: 'work', lineage: [{ iterate: 'each', index: 1 }], reason: SKIP_REASON, decided_by: 'agent' }]);
     expect(view).toMatchObject({ decisions: 1, cost_usd: 0.0125, supervised: true });
   });
 
   it('an escalation with no verdict yet is the node deciding, and the run is not yet supervised', () => {
     const view = deriveSupervision(supervisedTrace({ verdict: null }));
-    expect(view.byNode.work).toEqual({ deciding: 1, verdicts: {} });
+    expect(view.byNode.work).toEqual({ deciding: 1, waiting_for_person: 0, verdicts: {} });
     expect(view.entries[0]?.verdict).toBeUndefined();
     expect(view).toMatchObject({ supervised: false, decisions: 0 });
   });

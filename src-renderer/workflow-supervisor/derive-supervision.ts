@@ -23,11 +23,15 @@ export interface InterventionEntry {
   verdict?: SupervisorVerdict;
   next?: VerdictNext;
   verdict_seq?: number;
+  /** A person is asked (a `supervisor_escalation` intervention): the verdict waits for them. */
+  asks_person?: true;
 }
 
 /** A node's badges: per action, how many verdicts and who decided them; `deciding`: escalations still open. */
 export interface NodeSupervision {
   deciding: number;
+  /** Of those, escalations waiting for a person's verdict. */
+  waiting_for_person: number;
   verdicts: Partial<Record<SupervisorAction, { count: number; decided_by: DecidedBy[] }>>;
 }
 
@@ -50,8 +54,9 @@ export interface SupervisionView {
   supervised: boolean;
 }
 
-type SupervisorEvent = RunEventOf<'supervisor.escalated'> | RunEventOf<'supervisor.verdict'>;
-const isSupervisorEvent = (e: RunEvent): e is SupervisorEvent => e.type === 'supervisor.escalated' || e.type === 'supervisor.verdict';
+type SupervisorEvent = RunEventOf<'supervisor.escalated'> | RunEventOf<'supervisor.verdict'> | RunEventOf<'intervention.requested'>;
+const isSupervisorEvent = (e: RunEvent): e is SupervisorEvent =>
+  e.type === 'supervisor.escalated' || e.type === 'supervisor.verdict' || (e.type === 'intervention.requested' && e.intervention.supervision !== undefined);
 
 export function deriveSupervision(events: readonly RunEvent[]): SupervisionView {
   const ordered = [...new Map(events.filter(isSupervisorEvent).map((e) => [e.id, e])).values()].sort((a, b) => a.seq - b.seq);
@@ -61,23 +66,30 @@ export function deriveSupervision(events: readonly RunEvent[]): SupervisionView 
       const x = e.escalation;
       const entry = byId.get(x.id) ?? { escalation_id: x.id, node: x.node, lineage: x.correlation_lineage };
       byId.set(x.id, { ...entry, node: x.node, lineage: x.correlation_lineage, escalation: x, escalated_seq: e.seq, ...(e.invocation_id !== undefined ? { invocation_id: e.invocation_id } : {}) });
+    } else if (e.type === 'intervention.requested') {
+      const x = e.intervention.supervision?.escalation;
+      if (!x) continue;
+      const entry = byId.get(x.id) ?? { escalation_id: x.id, node: x.node, lineage: x.correlation_lineage };
+      byId.set(x.id, { ...entry, asks_person: true });
     } else {
       const id = e.verdict.escalation_id;
       const entry = byId.get(id) ?? { escalation_id: id, node: e.node, lineage: [] };
       byId.set(id, { ...entry, verdict: e.verdict, next: e.next, verdict_seq: e.seq, ...(entry.invocation_id === undefined && e.invocation_id !== undefined ? { invocation_id: e.invocation_id } : {}) });
     }
   }
-  const entries = [...byId.values()].sort((a, b) => firstSeq(a) - firstSeq(b));
+  // An intervention alone (its escalation event not in yet) is no entry: the escalation is what the feed lists.
+  const entries = [...byId.values()].filter((e) => e.escalated_seq !== undefined || e.verdict_seq !== undefined).sort((a, b) => firstSeq(a) - firstSeq(b));
 
   const byNode: Record<string, NodeSupervision> = {};
   const skips: SkipItem[] = [];
   let decisions = 0;
   let cost = 0;
   for (const entry of entries) {
-    const node = (byNode[entry.node] ??= { deciding: 0, verdicts: {} });
+    const node = (byNode[entry.node] ??= { deciding: 0, waiting_for_person: 0, verdicts: {} });
     const v = entry.verdict;
     if (!v) {
       node.deciding += 1;
+      if (entry.asks_person) node.waiting_for_person += 1;
       continue;
     }
     const badge = (node.verdicts[v.verdict.action] ??= { count: 0, decided_by: [] });

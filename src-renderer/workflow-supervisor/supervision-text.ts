@@ -55,14 +55,14 @@ export interface BadgeView {
   label: string;
 }
 
-/** A node's shield badges, in the actions' order; the "deciding…" state separately. */
-export function nodeBadges(node: NodeSupervision | undefined): { deciding: boolean; badges: BadgeView[] } {
-  if (!node) return { deciding: false, badges: [] };
+/** A node's shield badges, in the actions' order; the "deciding…" state separately (`person`: the verdict is yours to give). */
+export function nodeBadges(node: NodeSupervision | undefined): { deciding: boolean; person: boolean; badges: BadgeView[] } {
+  if (!node) return { deciding: false, person: false, badges: [] };
   const badges = SUPERVISOR_ACTIONS.flatMap((action) => {
     const v = node.verdicts[action];
     if (!v) return [];
     const times = v.count > 1 ? ` ×${v.count}` : '';
     return [{ action, text: `${BADGE_LABELS[action]}${times}`, label: `Supervisor verdict: ${SUPERVISOR_ACTION_LABELS[action]}${times}, decided by ${v.decided_by.map((d) => DECIDED_BY_LABELS[d]).join(' and ')}` }];
   });
-  return { deciding: node.deciding > 0, badges };
+  return { deciding: node.deciding > 0, person: node.waiting_for_person > 0, badges };
 }

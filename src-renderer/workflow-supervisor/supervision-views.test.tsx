@@ -29,6 +29,18 @@ describe('the supervisor on the run view, from the run’s events', () => {
     expect(feed).toContain('The supervisor is deciding');
   });
 
+  it('a person’s escalation waiting for them: the node says "your verdict…", the feed links to Waiting for you', () => {
+    const view = deriveSupervision(supervisedTrace({ verdict: null, askPerson: true }));
+    expect(view.byNode.work).toMatchObject({ deciding: 1, waiting_for_person: 1 });
+    const badge = renderToStaticMarkup(<SupervisorBadges nodeId="work" supervision={view.byNode.work} />);
+    expect(badge).toContain('aria-label="Waiting for your verdict"');
+    expect(badge).toContain('your verdict…');
+    const feed = renderToStaticMarkup(<InterventionFeed view={view} />);
+    expect(feed).toContain('data-testid="intervention-waiting"');
+    expect(feed).toContain('href="#/interventions"');
+    expect(view.entries).toHaveLength(1);
+  });
+
   it('the feed lists the escalation and verdict: node and item, failure, allowed actions, action, reason, who decided, cost, what the run did', () => {
     const feed = unescape(renderToStaticMarkup(<InterventionFeed view={deriveSupervision(supervisedTrace({ cost: 0.0125 }))} />));
     for (const text of ['work · item 2', 'assert_failed', 'allowed: retry, skip, fail', 'assert failed: the value does not contain "ok"', '>Skip<', 'decided by the supervisor', 'the run went on without it', 'cost $0.0125', SKIP_REASON]) expect(feed).toContain(text);
@@ -56,7 +68,7 @@ describe('the supervisor on the run view, from the run’s events', () => {
   });
 
   it('badge words and amounts read as a person says them', () => {
-    expect(nodeBadges({ deciding: 0, verdicts: { retry: { count: 3, decided_by: ['agent', 'bounds'] } } }).badges).toEqual([
+    expect(nodeBadges({ deciding: 0, waiting_for_person: 0, verdicts: { retry: { count: 3, decided_by: ['agent', 'bounds'] } } }).badges).toEqual([
       { action: 'retry', text: 'retried ×3', label: 'Supervisor verdict: Retry ×3, decided by the supervisor and a bound (decisions, retries or cost cap used up)' },
     ]);
     expect([0, 0.004, 0.0125, 0.5, 1.2].map(formatUsd)).toEqual(['$0', '$0.0040', '$0.0125', '$0.5', '$1.20']);

@@ -38,6 +38,8 @@ export interface TraceOptions {
   verdict?: Verdict | null;
   decidedBy?: SupervisorVerdict['decided_by'];
   cost?: number;
+  /** A person supervises: the escalation is also an intervention waiting in the app. */
+  askPerson?: boolean;
 }
 
 export function supervisedTrace(opts: TraceOptions = {}): RunEvent[] {
@@ -77,6 +79,15 @@ export function supervisedTrace(opts: TraceOptions = {}): RunEvent[] {
     has_candidate: false,
     validator_covers_output: false,
   });
+  if (opts.askPerson) {
+    const supervision = { escalation, failure: { code: 'assert_failed', message: escalation.detail }, attempt: 1, refused: [] };
+    payloads.push({
+      type: 'intervention.requested',
+      invocation_id: escalation.invocation_key,
+      round: 0,
+      intervention: { id: `${runId}:sv-1`, run_id: runId, round: 0, kind: 'supervisor_escalation', reason: 'A node failed: your verdict', reason_codes: [], options: ['verdict'], requested_at: escalation.created_at, supervision },
+    });
+  }
   payloads.push({ type: 'supervisor.escalated', invocation_id: escalation.invocation_key, escalation });
   if (verdict !== null) {
     const applied: SupervisorVerdict = { escalation_id: escalation.id, verdict, decided_by: opts.decidedBy ?? 'agent', turns: 1, cost_usd: opts.cost ?? 0 };
