@@ -1,0 +1,107 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { ensureBuilt } from '../test-support/ensure-built';
+import type { FakeOllama } from '../test-support/fake-ollama';
+import { connectHost, startHostProcess, waitFor, type HostProcess } from '../test-support/host-process';
+import { FIRST_REPORT, humanJudgedWorkflow, startJudgedModels } from '../test-support/human-judged-pattern';
+import { shot } from './helpers';
+
+// Real host, renderer and IndexedDB; the pattern's worker is a local model on the fake Ollama
+// server (the model boundary's test double) whose answer depends on the feedback in its prompt.
+test.describe.configure({ mode: 'serial' });
+
+let ollama: FakeOllama;
+let host: HostProcess;
+let dataDir: string;
+let page: Page;
+
+test.beforeAll(async ({ browser }) => {
+  ensureBuilt();
+  dataDir = mkdtempSync(join(tmpdir(), 'steward-e2e-judgment-'));
+  ollama = await startJudgedModels();
+  host = await startHostProcess(dataDir, { OLLAMA_HOST: ollama.url });
+  page = await browser.newPage();
+});
+
+test.afterAll(async () => {
+  await page?.close();
+  await host?.stop();
+  await ollama?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+test('a person judges a pattern node in Waiting for you: the feedback changes the next iteration, the approval ends it, the run view shows the iterations with each judgment', async () => {
+  // Two model-backed iterations, two answers, the run view and the editor: more than the default time under load.
+  test.setTimeout(240_000);
+  const api = await connectHost(host);
+  await api.request('events.subscribe', {});
+  await api.request('workflows.save', { workflow: humanJudgedWorkflow() });
+  const { run_id } = (await api.request('workflows.run', { id: 'judged-report', inputs: { task: 'Write the incident report.' } })) as { run_id: string };
+  await waitFor(() => api.events.some((e) => e.run_id === run_id && e.type === 'intervention.requested'), 30_000, 'the judgment to be asked');
+  api.close();
+
+  await page.goto(host.url);
+  await expect(page.getByTestId('workflow-card').first()).toBeVisible({ timeout: 30_000 });
+  await page.evaluate(() => (window.location.hash = '#/interventions'));
+  const rows = page.getByTestId('intervention-row');
+  await expect(rows).toHaveCount(1, { timeout: 30_000 });
+  await expect(rows.first()).toHaveAttribute('data-kind', 'pattern_judgment');
+  await expect(rows.first()).toContainText('Judge the output of the SUPERVISOR pattern report (iteration 1 of 3)');
+  await rows.first().getByTestId('intervention-answer-here').click();
+
+  const card = page.getByTestId('intervention-card');
+  await expect(card).toHaveAttribute('data-kind', 'pattern_judgment');
+  await expect(card.getByTestId('judgment-output')).toHaveText(FIRST_REPORT);
+  await expect(card.getByTestId('judgment-member-output')).toHaveCount(1);
+  await expect(card.getByTestId('judgment-cite')).toBeChecked();
+  await expect(card.getByTestId('judgment-reject')).toBeDisabled();
+  await shot(page, 'pattern-judgment-iteration-1');
+
+  // By keyboard: the feedback, then Ctrl+Enter rejects with it.
+  await card.getByTestId('judgment-feedback').focus();
+  await page.keyboard.type('Add a timeline.');
+  await expect(card.getByTestId('judgment-reject')).toBeEnabled();
+  await page.keyboard.press('Control+Enter');
+
+  // Iteration 2 addresses the feedback and is asked in turn.
+  await expect(rows).toHaveCount(1, { timeout: 30_000 });
+  await expect(rows.first()).toContainText('iteration 2 of 3', { timeout: 30_000 });
+  await rows.first().getByTestId('intervention-answer-here').click();
+  const second = page.getByTestId('intervention-card');
+  await expect(second.getByTestId('judgment-iteration')).toContainText('iteration 2 of 3');
+  await expect(second.getByTestId('judgment-previous-feedback')).toContainText('Add a timeline.');
+  await expect(second.getByTestId('judgment-output')).toContainText('Revised to address: Add a timeline.');
+  await shot(page, 'pattern-judgment-iteration-2');
+  await second.getByTestId('judgment-approve').focus();
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('interventions-empty')).toBeVisible({ timeout: 30_000 });
+
+  // The run view: completed, and the pattern node's iterations as a timeline with each judgment.
+  await page.evaluate((id) => (window.location.hash = `#/runs/${id}/nodes`), run_id);
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed', { timeout: 30_000 });
+  const node = page.locator('[data-testid="node-invocation"][data-node="report"]');
+  await node.locator('.node-inv__toggle').click();
+  const timeline = node.getByTestId('pattern-timeline');
+  const iterations = timeline.getByTestId('pattern-iteration');
+  await expect(iterations).toHaveCount(2);
+  await expect(iterations.nth(0)).toHaveAttribute('data-outcome', 'rejected');
+  await expect(iterations.nth(0).getByTestId('pattern-judgment')).toHaveAttribute('data-caller', 'human');
+  await expect(iterations.nth(0).getByTestId('pattern-judgment-feedback')).toContainText('Add a timeline.');
+  await expect(iterations.nth(0).getByTestId('pattern-judgment-evidence')).toContainText('worker');
+  await expect(iterations.nth(1)).toHaveAttribute('data-outcome', 'approved');
+  await expect(iterations.nth(1).getByTestId('pattern-iteration-addresses')).toContainText('Add a timeline.');
+  await expect(timeline.getByTestId('pattern-ended')).toHaveAttribute('data-status', 'approved');
+  await node.scrollIntoViewIfNeeded();
+  await shot(page, 'pattern-judgment-timeline');
+
+  // The editor configures the node like any node: its pattern, members and judgment.
+  await page.evaluate(() => (window.location.hash = '#/workflows/judged-report/edit'));
+  await page.locator('.react-flow__controls-fitview').click();
+  await page.getByTestId('node-report').click();
+  const inspector = page.getByTestId('inspector');
+  await expect(inspector.getByTestId('inspector-pattern-type')).toHaveValue('SUPERVISOR');
+  await expect(inspector.getByTestId('inspector-judgment-caller')).toHaveAttribute('data-caller-kind', 'human');
+  await shot(page, 'pattern-judgment-editor');
+});
