@@ -191,7 +191,12 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   if (setup.kind === 'on' && supervisionAsked && !('unavailable' in supervisionAsked.supervisor)) {
     supervisionAsked.supervisor.attach?.({ invocations: () => [...records.values()], secrets, onModelCall: (call) => emit({ type: 'model.called', ...call }) });
   }
-  const tools = new WorkflowTools({ graph, vars, cwd: specDir, secrets, credentials: options.credentials, onProgress: options.onProgress, toolHost: options.toolHost, privacy, onSent: (call) => emit({ type: 'mcp.called', ...call }) });
+  // A slow server start or a tool's progress is shown live in the app (run.notice) as well as on the CLI.
+  const notice = (line: string): void => {
+    emit({ type: 'run.notice', message: secrets.maskText(line).slice(0, 500) });
+    options.onProgress?.(line);
+  };
+  const tools = new WorkflowTools({ graph, vars, cwd: specDir, secrets, credentials: options.credentials, onProgress: notice, toolHost: options.toolHost, privacy, onSent: (call) => emit({ type: 'mcp.called', ...call }) });
   const log: SchedulerEvent[] = resumed ? (resumed.scheduler_events as SchedulerEvent[]) : [];
   let state: SchedulerState = createScheduler(graph);
   let finished: Extract<SchedulerCommand, { type: 'finished' }> | undefined;
