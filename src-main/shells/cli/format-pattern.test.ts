@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -77,5 +77,29 @@ describe('CLI lines for pattern nodes', () => {
     expect(out.patterns.notes).toMatchObject({ status: 'approved', preference_pairs: 1 });
     expect(out.patterns.notes?.iterations).toHaveLength(4);
     expect(out.patterns.notes?.judgments.map((j) => j.id)).toEqual(['notes:j0.1.0.1', 'notes:j0.2.0.1', 'notes:j1.1.0.1', 'notes:j2.1.0.1']);
+  }, 60_000);
+});
+
+async function validate(file: string, dataDir: string) {
+  let out = '';
+  const code = await runCli(['validate', file], { stdout: (t) => (out += t), stderr: (t) => (out += t), env: { STEWARD_DATA_DIR: dataDir } });
+  return { code, out };
+}
+
+describe('steward validate with a pattern node', () => {
+  it('the shipped pattern examples validate; a judge profile with no model is named by node', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'steward-pattern-validate-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const ok = await validate(join(EXAMPLES, 'pattern-debate.workflow.json'), join(dir, 'data'));
+    expect(ok.code).toBe(0);
+    expect(ok.out).toMatch(/valid: /);
+    const doc = JSON.parse(readFileSync(join(EXAMPLES, 'pattern-debate.workflow.json'), 'utf8')) as { nodes: Array<Record<string, unknown>> };
+    const node = doc.nodes.find((n) => n.kind === 'pattern');
+    if (node) node.judge_models = {};
+    const file = join(dir, 'broken.workflow.json');
+    writeFileSync(file, JSON.stringify(doc));
+    const bad = await validate(file, join(dir, 'data'));
+    expect(bad.code).not.toBe(0);
+    expect(bad.out).toContain('node decision: a judge uses the profile "judge", which names no model in judge_models');
   }, 60_000);
 });

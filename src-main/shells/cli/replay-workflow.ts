@@ -14,6 +14,7 @@ import { WorkflowStore } from '../../workflow/workflow-store';
 import { planWorkflowRun } from '../../replay/workflow-replay-plan';
 import { EXIT } from './cli';
 import { formatInvocation, formatOutputs } from './format-workflow';
+import { formatPatternEvent } from './format-pattern';
 
 /** The differences block a workflow replay ends with: one line per node invocation round or end that differs. */
 export function formatNodeDifferences(differences: readonly NodeDifference[], invocations: number): string {
@@ -64,6 +65,8 @@ export async function replayWorkflowCommand(options: ReplayWorkflowOptions): Pro
       replayed.push(event);
       options.trace?.(event);
       if (!json && event.type === 'node.invocation' && event.status !== 'pending') io.stdout(`${formatInvocation(event)}\n`);
+      const patternLine = json ? undefined : formatPatternEvent(event);
+      if (patternLine !== undefined) io.stdout(`${patternLine}\n`);
     },
     signal: io.signal,
     confirm: options.confirm,

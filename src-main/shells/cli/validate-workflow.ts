@@ -19,6 +19,7 @@ export async function validateWorkflow(loaded: LoadedWorkflow, credentials: () =
   if (loaded.workspace !== undefined) vars.workspace = loaded.workspace;
   for (const node of graph.nodes) {
     if (node.kind === 'agent') substituteVars([node.instructions, node.task], vars, `node ${node.id}`);
+    if (node.kind === 'pattern') substituteVars(node.task, vars, `node ${node.id}`);
   }
   let problems = validateGraph(graph);
   if (problems.length === 0 && graph.servers.length > 0) {
