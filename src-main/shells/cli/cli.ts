@@ -63,7 +63,7 @@ const USAGE = `Usage:
   steward workflows list [--json] | import FILE [--as ID] [--replace] | export ID [FILE] | delete ID
                    [--data-dir DIR]
   steward answer RUN_ID approve|reject|stop|takeover|yes|no [--note TEXT] | reply TEXT
-                   | approve --arguments JSON [--data-dir DIR]
+                   | approve --arguments JSON | reject --feedback TEXT | escalate [--data-dir DIR]
   steward runs delete RUN_ID... | import FILE.jsonl... | waiting [--json] [--data-dir DIR]
   steward credentials set NAME | list | delete NAME
   steward mcp sign-in|sign-out|status FILE SERVER [--allow-host HOST]...
