@@ -72,6 +72,12 @@ function boundaryLines(r: BoundaryEvalReport): string[] {
   ];
 }
 
+/** What each case noted (what the host could not exercise, what went wrong), one line each. */
+function noteLines(r: EvalReport): string[] {
+  const lines = r.cases.flatMap((c) => c.notes.map((n) => `  ${c.id}: ${n}`));
+  return lines.length === 0 ? [] : ['notes', ...lines, ''];
+}
+
 export function formatReport(r: EvalReport): string {
   const failed = r.gates.filter((g) => !g.passed);
   return [
@@ -79,6 +85,7 @@ export function formatReport(r: EvalReport): string {
     '',
     ...(r.suite === 'supervisor' ? supervisorLines(r) : boundaryLines(r)),
     '',
+    ...noteLines(r),
     ...gateLines(r.gates),
     '',
     failed.length === 0 ? `PASSED: all ${r.gates.length} gates hold` : `FAILED: ${failed.map((g) => g.label).join(', ')}`,
