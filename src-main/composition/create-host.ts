@@ -18,6 +18,8 @@ import { WorkflowCheckpointStore } from '../workflow/workflow-checkpoint';
 import { WorkflowStore, WorkflowStoreError } from '../workflow/workflow-store';
 import { loadStoredWorkflow } from '../workflow/stored-workflow';
 import { inspectServer } from '../mcp/inspect-server';
+import { canSignIn, signedInRegistered, signInRegistered, signOutRegistered } from '../mcp/oauth/registry-sign-in';
+import { openBrowser } from '../shells/open-browser';
 import { createKeychainStore } from '../credentials/keychain-store';
 import { EventJournal } from '../events/event-journal';
 import { JournalFeed } from '../events/journal-feed';
@@ -31,6 +33,7 @@ import { formatZodIssues } from '../spec/load-spec';
 import { AuditLog } from '../registry/audit-log';
 import { ExplicitActions } from '../registry/explicit-actions';
 import { HostRegistry } from '../registry/host-registry';
+import type { RegisteredServer } from '@shared/contracts/host-registry';
 import { expandWorkflow } from '../registry/expand-workflow';
 import { RequestError } from '../registry/request-error';
 import { exportEvents } from '../otlp/export-otlp';
@@ -216,6 +219,18 @@ async function openHost(options: HostOptions): Promise<Host> {
       if (workspace !== undefined && !folder) throw new RequestError('not_found', `no registered workspace "${workspace}"`);
       return inspectServer(entry, { workspace: folder?.path, cwd: options.dataDir, credentials, privacy: registry.privacy() });
     },
+    'mcp.sign_in': async ({ server }) => {
+      const outcome = await signInRegistered(remoteServer(server), { store: credentials, privacy: registry.privacy(), openUrl: options.openUrl ?? openBrowser });
+      if (!outcome.ok) throw new Error(outcome.message);
+      return { server_name: outcome.server_name, tools: outcome.tools };
+    },
+    'mcp.sign_out': async ({ server }) => ({ signed_out: await signOutRegistered(remoteServer(server), credentials) }),
+    'mcp.auth_status': async ({ server }) => {
+      const entry = registry.server(server);
+      if (!entry) throw new RequestError('not_found', `no registered server "${server}"`);
+      const can = canSignIn(entry);
+      return { can_sign_in: can, signed_in: can && (await signedInRegistered(entry, credentials)) };
+    },
     'servers.list': async () => ({ servers: registry.servers() }),
     'servers.register': async ({ server, replace }) => actions.run(plans.registerServerPlan(registry, server, replace)),
     'servers.remove': async ({ id }) => actions.run(plans.removeServerPlan(registry, id)),
@@ -232,6 +247,14 @@ async function openHost(options: HostOptions): Promise<Host> {
     'interventions.pending': async () => ({ interventions: runs.pending() }),
     'interventions.answer': async ({ run_id, intervention_id, answer }) => ({ resumed: runs.answer(run_id, intervention_id, answer) }),
   };
+
+  /** A registered server that can sign in with OAuth, or the request fails saying why not. */
+  function remoteServer(id: string): RegisteredServer {
+    const entry = registry.server(id);
+    if (!entry) throw new RequestError('not_found', `no registered server "${id}"`);
+    if (!canSignIn(entry)) throw new RequestError('invalid_params', `server "${id}" is not a remote (url) server without its own Authorization header: there is nothing to sign in to`);
+    return entry;
+  }
 
   const fail = (id: number, code: HostErrorCode, message: string): ResponseFrame => ({ kind: 'response', id, ok: false, error: { code, message } });
 

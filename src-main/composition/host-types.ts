@@ -38,4 +38,6 @@ export interface HostOptions {
    * printed through `log` (the browser shell's terminal) that the person types into the page.
    */
   confirm?: ConfirmAction;
+  /** Opens a link in the system browser (an MCP sign-in page); open-browser.ts when absent. */
+  openUrl?: (url: string) => void;
 }

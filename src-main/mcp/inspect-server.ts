@@ -32,7 +32,7 @@ export async function inspectServer(
     const vars: Record<string, string> = { specDir: options.cwd };
     if (options.workspace !== undefined) vars.workspace = options.workspace;
     // A remote server is reached only where the privacy policy allows, as in a run.
-    const host = await startToolHost([server], { vars, overrides: {}, cwd: options.cwd, credentials, privacy: options.privacy });
+    const host = await startToolHost([server], { vars, overrides: {}, cwd: options.cwd, credentials, privacy: options.privacy, oauthStore: options.credentials });
     try {
       const snapshot = await host.snapshot(0);
       const [catalog] = await host.catalog();

@@ -280,6 +280,19 @@ export const HOST_METHODS = {
       .object({ server_name: z.string().optional(), tools: z.array(InspectedTool), resources: z.array(InspectedResource).optional(), prompts: z.array(InspectedPrompt).optional() })
       .strict(),
   },
+  /**
+   * OAuth sign-in to a registered remote (url) server: the host opens the authorization page in the
+   * system browser and waits (up to 5 minutes) for its loopback redirect; the tokens go to the OS
+   * keychain and never to the page.
+   */
+  'mcp.sign_in': {
+    params: z.object({ server: RegistryId }).strict(),
+    result: z.object({ server_name: z.string().optional(), tools: z.number().int().nonnegative() }).strict(),
+  },
+  /** Forgets a server's sign-in (its keychain entry). */
+  'mcp.sign_out': { params: z.object({ server: RegistryId }).strict(), result: z.object({ signed_out: z.boolean() }).strict() },
+  /** Whether a server can sign in (a url server without its own Authorization header) and whether it has. */
+  'mcp.auth_status': { params: z.object({ server: RegistryId }).strict(), result: z.object({ can_sign_in: z.boolean(), signed_in: z.boolean() }).strict() },
   'servers.list': { params: empty, result: z.object({ servers: z.array(RegisteredServer) }).strict() },
   /** A command server (or a shipped package with other arguments) runs as the user: a person confirms. */
   /** `replace`: an edit of a server of yours; without it an id already registered is a conflict (nothing is overwritten). */

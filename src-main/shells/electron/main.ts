@@ -141,7 +141,7 @@ async function start(): Promise<void> {
   // and every check (what a page may use without asking) is refused.
   electronSession.defaultSession.setPermissionRequestHandler((_contents, permission, callback) => callback(grantsPermission(permission)));
   electronSession.defaultSession.setPermissionCheckHandler((_contents, permission) => grantsPermission(permission));
-  const activeHost = await createHost({ dataDir: app.getPath('userData'), shell: 'electron', log, confirm: confirmInDialog });
+  const activeHost = await createHost({ dataDir: app.getPath('userData'), shell: 'electron', log, confirm: confirmInDialog, openUrl: (url) => void shell.openExternal(url).catch((error: unknown) => log(`cannot open ${url}: ${messageOf(error)}`)) });
   host = activeHost;
   ipcMain.handle(IPC_REQUEST, handleRequest);
   mainWindow = createWindow(activeHost);

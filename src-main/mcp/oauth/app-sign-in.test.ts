@@ -1,0 +1,88 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { HostMethod, HostParams, ResponseFrame } from '@shared/contracts/host-api';
+import { createHost } from '../../composition/create-host';
+import type { HostSession } from '../../composition/host-types';
+import { createKeychainStore } from '../../credentials/keychain-store';
+import { headlessBrowser } from '../conformance/headless-browser';
+import { startOAuthTestServer } from './oauth-test-server';
+
+/**
+ * The app's "Sign in" through the host API: mcp.sign_in opens the authorization page with the
+ * host's opener (the system browser; a headless visit here) and answers once the loopback redirect
+ * came back; the page is told the server name and tool count, never a token. Real keychain under D-Bus.
+ */
+const hasSessionBus = Boolean(process.env.DBUS_SESSION_BUS_ADDRESS);
+const store = createKeychainStore({ service: `steward-test-${randomBytes(6).toString('hex')}` });
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+afterAll(async () => {
+  if (hasSessionBus) for (const name of await store.list()) await store.delete(name);
+});
+
+describe.skipIf(!hasSessionBus)('signing in from the app (needs a D-Bus session with a Secret Service; skipped without one)', () => {
+  it('mcp.sign_in opens the page in the browser, keeps the tokens on the host, and Inspect then lists the tools', async () => {
+    const server = await startOAuthTestServer();
+    cleanups.push(() => server.close());
+    const dataDir = mkdtempSync(join(tmpdir(), 'steward-sign-in-'));
+    const opened: string[] = [];
+    const host = await createHost({
+      dataDir,
+      shell: 'electron',
+      log: () => undefined,
+      credentials: store,
+      confirm: { kind: 'dialog', ask: async () => true },
+      openUrl: (url) => {
+        opened.push(url);
+        void headlessBrowser(new URL(url));
+      },
+    });
+    cleanups.push(async () => {
+      await host.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    });
+    const session: HostSession = { id: 'page', push: () => undefined };
+    let id = 1;
+    const frames: ResponseFrame[] = [];
+    const ok = async <M extends HostMethod>(method: M, params: HostParams<M>): Promise<unknown> => {
+      const frame = await host.handle({ kind: 'request', id: id++, method, params }, session);
+      frames.push(frame);
+      if (!frame.ok) throw new Error(`${frame.error.code}: ${frame.error.message}`);
+      return frame.result;
+    };
+    await ok('servers.register', { server: { id: 'remote', label: 'Remote with sign-in', url: server.mcpUrl } });
+    expect(await ok('mcp.auth_status', { server: 'remote' })).toEqual({ can_sign_in: true, signed_in: false });
+    await expect(ok('mcp.inspect', { server: 'remote' })).rejects.toThrow(/needs you to sign in/);
+
+    expect(await ok('mcp.sign_in', { server: 'remote' })).toEqual({ server_name: 'oauth-test-server', tools: 1 });
+    expect(opened).toHaveLength(1);
+    expect(new URL(opened[0] ?? '').origin).toBe(new URL(server.issuer).origin);
+    expect(await ok('mcp.auth_status', { server: 'remote' })).toEqual({ can_sign_in: true, signed_in: true });
+    const inspected = (await ok('mcp.inspect', { server: 'remote' })) as { tools: { name: string }[] };
+    expect(inspected.tools.map((t) => t.name)).toEqual(['echo']);
+    const listed = JSON.stringify(await ok('credentials.list', {}));
+    for (const secret of server.issued) {
+      expect(JSON.stringify(frames)).not.toContain(secret);
+      expect(listed).not.toContain(secret);
+    }
+
+    expect(await ok('mcp.sign_out', { server: 'remote' })).toEqual({ signed_out: true });
+    expect(await ok('mcp.auth_status', { server: 'remote' })).toEqual({ can_sign_in: true, signed_in: false });
+  });
+
+  it('a server that is not a url server has nothing to sign in to', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'steward-sign-in-'));
+    const host = await createHost({ dataDir, shell: 'electron', log: () => undefined, credentials: store, openUrl: () => undefined });
+    cleanups.push(async () => {
+      await host.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    });
+    const frame = await host.handle({ kind: 'request', id: 1, method: 'mcp.sign_in', params: { server: 'memory' } }, { id: 'page', push: () => undefined });
+    expect(frame).toMatchObject({ ok: false, error: { code: 'invalid_params', message: expect.stringContaining('nothing to sign in to') } });
+  });
+});
