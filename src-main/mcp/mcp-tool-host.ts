@@ -11,6 +11,7 @@ import { resolveToolEffect } from '@shared/policy/effect-registry';
 import { McpCallError, McpStartError, McpToolConfigError, McpLaunchError, errorMessage } from './errors';
 import type { CallOptions, CallOutcome, ServerConnection } from './server-connection';
 import { offerResourceTool, readResourceToolName, resourceText } from './resource-tool';
+import type { ElicitationAsk, ElicitationReply } from './client-capabilities';
 import type { CredentialStore } from '../credentials/credential-store';
 import { connectTarget, resolveTarget, type ServerTarget } from './server-target';
 import type { ExecuteRequest, ToolHost } from './tool-host';
@@ -43,6 +44,8 @@ export interface ToolHostOptions {
   oauthStore?: CredentialStore;
   /** The folders a server is told are its roots (roots/list); default: the `workspace` variable. */
   roots?: readonly string[];
+  /** A person answers a server's elicitation (never a model); without it servers are told Steward does not support it. */
+  onElicit?: (ask: ElicitationAsk) => Promise<ElicitationReply>;
   /**
    * A tool call's progress as its server reports it: the first report, then at most one per
    * `progressThrottleMs`. When absent, it goes to `onProgress` as a line (a run's live notice).
@@ -124,6 +127,8 @@ export async function startToolHost(servers: McpServerSpec[], options: ToolHostO
     onProgress: options.onProgress,
     progressIntervalMs: options.progressIntervalMs,
     roots,
+    // Bound to the server here, so a remote connection knows who asks too.
+    ...(options.onElicit ? { onElicit: bindServer(options.onElicit, spec.id) } : {}),
   });
   const settled = await Promise.allSettled(
     servers.map((spec, i) => connectTarget(spec.id, targets[i] as ServerTarget, connectOptions(spec))),
@@ -322,6 +327,10 @@ class McpToolHostImpl implements McpToolHost {
   private assertOpen(): void {
     if (this.closing) throw new Error('the MCP tool host is closed');
   }
+}
+
+function bindServer(onElicit: (ask: ElicitationAsk) => Promise<ElicitationReply>, server: string): (ask: ElicitationAsk) => Promise<ElicitationReply> {
+  return (ask) => onElicit({ ...ask, server });
 }
 
 /** `[mcp db] query: 3 of 8 (37%) — scanning table 3`: a progress report as a notice line. */
