@@ -69,7 +69,13 @@ export function deriveInvocations(events: readonly RunEvent[]): InvocationView[]
   const ordered = [...new Map(events.map((e) => [e.id, e])).values()].sort((a, b) => a.seq - b.seq);
   const nodes = new Map((workflowStartOf(ordered)?.nodes ?? []).map((n) => [n.id, n]));
   const views = new Map<string, InvocationView>();
-  const rounds = new Map<string, Set<number>>();
+  // The last round per invocation and, in a pattern node, per member run (each counts its own rounds).
+  const rounds = new Map<string, Map<string, number>>();
+  const addRound = (id: string, member: string | undefined, round: number) => {
+    const runs = rounds.get(id) ?? new Map<string, number>();
+    runs.set(member ?? '', Math.max(runs.get(member ?? '') ?? -1, round));
+    rounds.set(id, runs);
+  };
   const asked = new Map<string, Intervention>();
   const answered = new Set<string>();
   let finished = false;
@@ -106,12 +112,12 @@ export function deriveInvocations(events: readonly RunEvent[]): InvocationView[]
         break;
       }
       case 'round.completed':
-        rounds.set(id, (rounds.get(id) ?? new Set()).add(e.round));
+        addRound(id, e.pattern_member, e.round);
         break;
       case 'agent.finished': {
         const view = views.get(id);
         if (view) view.agent = { status: e.status, ...(e.message !== undefined ? { message: e.message } : {}) };
-        rounds.set(id, (rounds.get(id) ?? new Set()).add(e.rounds - 1));
+        addRound(id, e.pattern_member, e.rounds - 1);
         break;
       }
       case 'intervention.requested':
@@ -127,8 +133,7 @@ export function deriveInvocations(events: readonly RunEvent[]): InvocationView[]
   }
 
   for (const view of views.values()) {
-    const done = rounds.get(view.id);
-    view.rounds = done ? [...done].filter((r) => r >= 0).reduce((n, r) => Math.max(n, r + 1), 0) : 0;
+    view.rounds = [...(rounds.get(view.id)?.values() ?? [])].reduce((n, last) => n + Math.max(last + 1, 0), 0);
     if (finished && !FINAL.has(view.status)) view.cut_off = true;
     const question = asked.get(view.id);
     if (question && !answered.has(question.id) && !finished && !FINAL.has(view.status)) view.intervention = question;

@@ -10,11 +10,13 @@ import { workflowPending, workflowRunSummary } from '../screens/run/run-nodes';
 import triageJson from '../testing/recorded/folder-triage.events.json';
 import waitingJson from '../testing/recorded/share-waiting.events.json';
 import resumedJson from '../testing/recorded/share-resumed.events.json';
+import pipelineJson from '../testing/recorded/pattern-pipeline.events.json';
 
 /** Runs the host really emitted (recorded by src-main/workflow/recorded-runs.test.ts), validated as pushed events are. */
 const triage = RunEvent.array().parse(triageJson);
 const waiting = RunEvent.array().parse(waitingJson);
 const resumed = RunEvent.array().parse(resumedJson);
+const pipeline = RunEvent.array().parse(pipelineJson);
 
 let db: StewardDb;
 beforeEach(async () => {
@@ -110,5 +112,18 @@ describe('a recorded workflow whose agent node waits for a person', () => {
     const rounds = deriveRounds(all, 'sharer');
     expect(rounds.some((r) => r.intervention?.answer?.action === 'approve')).toBe(true);
     expect(rounds.some((r) => r.execution?.tool === 'write_file')).toBe(true);
+  });
+});
+
+describe('a recorded pattern run (PIPELINE, a rejected draft, then approved steps) in the app', () => {
+  it('gets a completed runs-list row with the approved notes, and the pattern invocation done with its members’ rounds', async () => {
+    await ingestEvents(db, pipeline);
+    const run = await db.runs.get(pipeline[0]?.run_id ?? '');
+    expect(run).toMatchObject({ workflow_id: 'pattern-pipeline', status: 'completed', stored_events: pipeline.length });
+    expect(run?.output).toContain('## Risks');
+    const notes = deriveInvocations(pipeline).find((v) => v.id === 'notes');
+    expect(notes).toMatchObject({ kind: 'pattern', status: 'done' });
+    // Four member runs (draft twice, review, final), one round each, all under the pattern's invocation.
+    expect(notes?.rounds).toBe(4);
   });
 });
