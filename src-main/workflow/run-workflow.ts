@@ -266,7 +266,8 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
       scheduler_events: log as unknown as Array<Record<string, unknown>>,
       invocations: secrets.mask([...records.values()]),
       running: [...runningInvocations.values()],
-      waiting: Object.fromEntries(waiting),
+      // An escalation being decided on its answer is still waiting on disk: a stop then asks again, never reruns the node.
+      waiting: { ...Object.fromEntries(deciding), ...Object.fromEntries(waiting) },
       ...(setup.kind === 'on' ? { supervisor_ledger: setup.supervision.ledger } : {}),
       ...(setup.kind !== 'off' && supervisionAsked ? supervisorCheckpoint(supervisionAsked) : {}),
     };
@@ -398,6 +399,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     return [...waiting.entries()].flatMap(([id, w]) => (w.intervention.supervision ? [[id, w.intervention] as [string, Intervention]] : []));
   }
   const expiries = new Map<string, ReturnType<typeof setTimeout>>();
+  const deciding = new Map<string, ParkedNode>();
 
   /** The person's verdict (undefined: what applies without asking, e.g. a sticky verdict; 'expired': the default) settles a waiting escalation. */
   function personAnswered(invocation: Invocation, intervention: Intervention, given: HumanAnswer | undefined | 'expired'): void {
@@ -414,19 +416,22 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     const answer = given !== 'expired' && wait.expires_at !== undefined && Date.parse(wait.expires_at) <= Date.now() ? 'expired' : given;
     if (answer !== undefined && answer !== 'expired') emit({ type: 'intervention.answered', invocation_id: invocation.id, round: 0, intervention_id: intervention.id, answer });
     // Decided in a moment (the kernel replays the answer); running meanwhile, so the run waits for it. Not
-    // persisted as running: a stop in that moment must never run the failed node again.
+    // persisted as running: a stop in that moment must never run the failed node again (it stays waiting on disk).
     const controller = new AbortController();
     running.set(invocation.id, controller);
+    deciding.set(invocation.id, { intervention });
     const others = waitingForPerson().length;
     const decided = answer === 'expired' ? Promise.resolve({ kind: 'decided' as const, result: expirePerson(supervision, wait, timeout) }) : answerPerson(supervision, wait, answer?.verdict, others);
     void decided
       .then((step) => {
         running.delete(invocation.id);
+        deciding.delete(invocation.id);
         if (step.kind === 'decided') emit({ type: 'supervisor.verdict', invocation_id: invocation.id, node: invocation.node, verdict: step.result.verdict, next: step.result.next.kind });
         personStep(supervision, invocation, step, wait.attempt);
       })
       .catch((err: unknown) => {
         running.delete(invocation.id);
+        deciding.delete(invocation.id);
         crashed ??= errorText(err);
         for (const c of running.values()) c.abort();
         wake();
