@@ -16,6 +16,7 @@ import { Chip } from '../../components/Chip';
 import { Spinner } from '../../components/Icons';
 import { formatDateTime, plural } from '../../view/format';
 import { RemoveButton } from './RemoveButton';
+import { SignInButton } from './SignInButton';
 import { ServerForm } from './ServerForm';
 import { hostErrorText } from './server-form';
 import { WorkspacesSection } from './WorkspacesSection';
@@ -245,6 +246,7 @@ function ServerCard({ group, rows, servers, onStatus }: ServerCardProps) {
             </button>
           )}
           {mine && <RemoveButton what={`the server ${id}`} consequence="Workflows using it cannot run until they name another." testId={`remove-server-${id}`} disabled={connection !== 'open'} onRemove={remove} />}
+          {group.server.url !== undefined && <SignInButton server={id} onStatus={onStatus} />}
           <button
             type="button"
             className="button"
