@@ -34,7 +34,8 @@ function recordingReplay(script: ModelScript, sent: ModelRequest[]): ModelProvid
     label: 'replay',
     complete: (request) => {
       sent.push(request);
-      return queue(request.call?.caller ?? request.role).complete(request);
+      const caller = request.call?.caller;
+      return queue(caller === undefined || caller === 'supervisor' ? request.role : caller).complete(request);
     },
   };
 }

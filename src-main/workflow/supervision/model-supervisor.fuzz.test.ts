@@ -13,7 +13,7 @@ import { onLineage, readNodeOutput, TOOL_RESULT_LIMIT } from './model-supervisor
 const SECRET = 'sk-live-9f8e7d6c5b4a3210';
 
 const lineageArb: fc.Arbitrary<Lineage> = fc.oneof(
-  fc.constant([]),
+  fc.constant<Lineage>([]),
   fc.integer({ min: 0, max: 3 }).map((i) => [{ iterate: 'a', index: i }]),
   fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 2 })).map(([i, j]) => [{ iterate: 'a', index: i }, { iterate: 'b', index: j }]),
 );
