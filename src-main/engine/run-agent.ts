@@ -20,6 +20,7 @@ import type { CredentialStore } from '../credentials/credential-store';
 import { SecretRegistry } from '../credentials/secret-registry';
 import type { IdempotencyLedger } from '../mcp/idempotency-ledger';
 import { startToolHost } from '../mcp/mcp-tool-host';
+import type { ElicitationAsk, ElicitationReply } from '../mcp/client-capabilities';
 import type { ToolHost } from '../mcp/tool-host';
 import type { ModelProvider } from '../providers/provider';
 import { modelPlace, recordCalls } from '../providers/record-calls';
@@ -82,6 +83,8 @@ export interface RunAgentOptions {
   onProgress?: (line: string) => void;
   /** How often that progress is reported (10 s by default); tests make it short. */
   progressIntervalMs?: number;
+  /** A person answers an MCP server's elicitation (never a model); absent: servers are told Steward cannot ask. */
+  onElicit?: (ask: ElicitationAsk) => Promise<ElicitationReply>;
   /**
    * The spec's task and instructions are final: `${…}` in them is text, not a variable (a workflow's
    * agent node substitutes its own variables before its inputs, which may hold `${…}`, go in).
@@ -224,7 +227,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       options.onProgress?.(line);
     };
     try {
-      toolHost = options.toolHost ?? (await startToolHost(spec.servers, { vars, overrides: spec.tool_effects, cwd: options.specDir, credentials: prepared.credentials, onProgress: notice, progressIntervalMs: options.progressIntervalMs, privacy: options.privacy, oauthStore: options.credentials, onSent: (call) => emit({ type: 'mcp.called', ...call }) }));
+      toolHost = options.toolHost ?? (await startToolHost(spec.servers, { vars, overrides: spec.tool_effects, cwd: options.specDir, credentials: prepared.credentials, onProgress: notice, progressIntervalMs: options.progressIntervalMs, privacy: options.privacy, oauthStore: options.credentials, onElicit: options.onElicit, onSent: (call) => emit({ type: 'mcp.called', ...call }) }));
     } catch (err) {
       setupError = secrets.maskText(errorText(err));
       throw err;

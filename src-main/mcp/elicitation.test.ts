@@ -5,6 +5,7 @@ import type { ToolCallDecision } from '@shared/contracts/decision';
 import { elicitationContent, type ElicitEntry } from '@shared/policy/elicitation-form';
 import type { ElicitationAsk, ElicitationReply } from './client-capabilities';
 import { startToolHost, type McpToolHost } from './mcp-tool-host';
+import { elicitAtTerminal } from '../shells/cli/elicit-at-terminal';
 
 const require = createRequire(import.meta.url);
 const everythingBin = path.join(path.dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')), 'dist/index.js');
@@ -66,5 +67,47 @@ describe('elicitation (real server-everything; the person is a test stand-in ans
     expect(await elicitOnce(host)).toMatch(/declin/i);
     reply = { action: 'cancel' };
     expect(await elicitOnce(host)).toMatch(/cancel/i);
+  });
+});
+
+describe('elicitation at the terminal (real server-everything; typed lines are the test stand-in for the person)', () => {
+  function typed(lines: string[]) {
+    const shown: string[] = [];
+    const line = async (question: string) => {
+      shown.push(question);
+      return lines.shift();
+    };
+    return { shown, io: { stderr: (t: string) => void shown.push(t), line } };
+  }
+
+  it('asks field by field, re-asks what does not fit, and sends the checked answers', async () => {
+    // name, check, firstLine (default), email (bad, then fixed below), homepage, birthdate, integer, number, then the choices…
+    const person = typed(['Ada', 'yes', '', 'not-an-email', '', '', '7', '', '', 'Piano, Drums', '', '', '', 'ada@example.com']);
+    const host = await everything((ask) => elicitAtTerminal(ask, person.io));
+    const content = await elicitOnce(host);
+    expect(person.shown.join('\n')).toContain('MCP server "everything" asks you: Please provide inputs');
+    expect(person.shown.join('\n')).toMatch(/String with email format: expected an email address/);
+    expect(content).toContain('ada@example.com');
+    expect(content).toContain('Drums');
+  });
+
+  it('"decline" at a prompt declines the form; leaving the terminal cancels it', async () => {
+    const sessions = [typed(['decline']), typed([])];
+    const host = await everything((ask) => elicitAtTerminal(ask, (sessions.shift() ?? typed([])).io));
+    expect(await elicitOnce(host)).toMatch(/declin/i);
+    expect(await elicitOnce(host)).toMatch(/cancel/i);
+  });
+
+  it('a link is opened only after the person says yes', async () => {
+    const opened: string[] = [];
+    const answers = ['no', 'yes'];
+    const host = await everything((ask) => elicitAtTerminal(ask, { ...typed([answers.shift() ?? '']).io, openUrl: (url) => void opened.push(url) }));
+    const tool = (await host.snapshot(0)).tools.find((t) => t.name === 'trigger-url-elicitation');
+    if (!tool) throw new Error('server-everything did not register its URL elicitation tool');
+    const ask = (key: string) => host.execute({ decision: { decision_type: 'tool_call', tool_name: tool.name, arguments: { url: 'https://example.com/verify', message: 'Verify your account' } }, tool, idempotency_key: key });
+    expect((await ask('k-url-1')).content).toMatch(/declin/i);
+    expect(opened).toEqual([]);
+    await ask('k-url-2');
+    expect(opened).toEqual(['https://example.com/verify']);
   });
 });

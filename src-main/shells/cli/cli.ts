@@ -19,6 +19,8 @@ import { traceCommand } from './otlp-command';
 import { runsCommand } from './runs-command';
 import { answerCommand } from './answer-command';
 import type { ReadLine } from './ask-at-terminal';
+import { elicitAtTerminal } from './elicit-at-terminal';
+import type { ElicitationAsk, ElicitationReply } from '../../mcp/client-capabilities';
 import { answerAtTerminal, parkInDataFolder, waitingHint } from './park-run';
 import type { RunEvent } from '@shared/contracts/events';
 import { openFileLedger } from '../../mcp/idempotency-ledger';
@@ -251,6 +253,8 @@ async function runCommand(args: string[], io: CliIo): Promise<number> {
     credentials: io.credentials ? io.credentials() : createKeychainStore(),
     // On stderr, so --json output stays one JSON object.
     onProgress: (line: string) => io.stderr(`${line}\n`),
+    // A server's question for the person is asked here only when a person can type.
+    ...(io.line && !json ? { onElicit: elicitAt(io.stderr, io.line, shouldOpenBrowser(io.env, process.platform)) } : {}),
   };
   const first = await runAgent(runOptions);
   // A person at the terminal answers a waiting run here; it resumes in this process.
@@ -278,6 +282,11 @@ async function runCommand(args: string[], io: CliIo): Promise<number> {
     return EXIT.waiting;
   }
   return result.status === 'completed' ? EXIT.ok : EXIT.runNotCompleted;
+}
+
+/** A server's elicitation asked at the terminal; a link it wants opened goes to the browser once the person says yes. */
+function elicitAt(stderr: (text: string) => void, line: ReadLine, browser: boolean): (ask: ElicitationAsk) => Promise<ElicitationReply> {
+  return (ask) => elicitAtTerminal(ask, { stderr, line, ...(browser ? { openUrl: (url: string) => openBrowser(url) } : {}) });
 }
 
 /** `--phase N` overrides the spec's lifecycle phase for this run (the trace records the phase used). */
