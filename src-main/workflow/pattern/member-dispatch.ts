@@ -1,6 +1,7 @@
 import { AgentSpec } from '@shared/contracts/spec';
 import type { MemberOutput, PatternMember } from '@shared/pattern/contracts';
 import type { DispatchInput } from '@shared/pattern/machine';
+import { PATTERN_PRESETS, type PatternPreset } from '@shared/pattern/presets';
 import type { NodeOf, PatternMemberAgent, WorkflowGraph } from '@shared/workflow/document';
 import { runAgent } from '../../engine/run-agent';
 import type { ModelProvider } from '../../providers/provider';
@@ -38,6 +39,14 @@ export function aggregateOutput(outputs: readonly MemberOutput[], members: reado
   return outputs.map((o) => `## ${roleOf(o.member_id)} (${o.id})\n${o.text}`).join('\n\n');
 }
 
+/** The pattern's own reviewer (SUPERVISOR's supervisor, DEBATE's judge), when it works as a member (post_step), goes last: it reviews the others' outputs. */
+export function reviewerLast<M extends PatternMember>(node: NodeOf<'pattern'>, members: readonly M[]): M[] {
+  const preset: PatternPreset = PATTERN_PRESETS[node.type];
+  const { reviewer } = preset;
+  const isReviewer = (m: M) => reviewer !== undefined && (m.id === reviewer || m.role === reviewer);
+  return [...members.filter((m) => !isReviewer(m)), ...members.filter(isReviewer)];
+}
+
 /** The member as an agent spec: its instructions and part, the iteration's prompt as its task, the node's servers. */
 function memberSpec(node: NodeOf<'pattern'>, member: PatternMemberAgent, graph: WorkflowGraph, task: string): AgentSpec {
   const servers = node.servers === undefined ? graph.servers : graph.servers.filter((s) => node.servers?.includes(s.id));
@@ -72,7 +81,7 @@ export function createDispatch(node: NodeOf<'pattern'>, run: NodeRun, deps: Memb
   };
   return async (input, signal) => {
     const outputs: MemberOutput[] = [];
-    for (const m of input.members) {
+    for (const m of reviewerLast(node, input.members)) {
       const member = node.members.find((x) => x.id === m.id);
       if (!member) throw new Error(`no member "${m.id}"`);
       const earlier = outputs.map((o) => `[${o.id}] (${o.member_id}):\n${o.text}`).join('\n\n');

@@ -201,6 +201,21 @@ describe('pattern node: the judgment loop through the real executor', () => {
     expect(events).toContainEqual(expect.objectContaining({ type: 'pattern.judgment', judgment: expect.objectContaining({ caller: { kind: 'human', who: 'ana' } }) }));
   });
 
+  it('post_step: the supervisor reviews as a member (after the worker, seeing its output) and a separate judge judges both — two levels', async () => {
+    const members = [
+      { id: 'supervisor', role: 'supervisor', instructions: 'Review the worker.', script: { student: [complete('Review: the worker covered reads and writes.')] } },
+      { id: 'worker', role: 'worker', instructions: 'Write the note.', script: { student: [complete('Cache reads; invalidate on write.')] } },
+    ];
+    const judgment = { mode: 'post_step', callers: [{ kind: 'llm', profile: 'judge' }], verifier: { min_citations: 2, must_cite: ['worker', 'supervisor'] } };
+    const { result, of } = await run(graph({ members, judgment }, [], [approve('worker#1', 'supervisor#1')]));
+    expect(result.status).toBe('completed');
+    // The supervisor is listed first, yet reviews last: it sees the worker's output of this iteration.
+    expect(of('agent.started').map((e) => e.pattern_member)).toEqual(['worker#1', 'supervisor#1']);
+    expect(of('agent.started')[1]?.task).toContain('Outputs so far in this iteration:\n[worker#1] (worker):\nCache reads; invalidate on write.');
+    expect(String(result.outputs.note)).toMatch(/^## worker \(worker#1\)[\s\S]*## supervisor \(supervisor#1\)/);
+    expect(of('pattern.judgment')[0]?.judgment.evidence).toEqual(['worker#1', 'supervisor#1']);
+  });
+
   it('a long output is stored trimmed in the pattern events, as any model text is', async () => {
     const long = `${'x'.repeat(40_000)} end`;
     const { result, of } = await run(graph({}, [long], [approve('draft#1')]));
