@@ -82,7 +82,7 @@ describe('a person judging a pattern node in the app’s host', () => {
     expect(await second.ok('interventions.answer', { run_id, intervention_id: q2.id, answer: { action: 'approve', evidence: q2.judgment?.outputs.map((o) => o.id) } })).toEqual({ resumed: true });
     await expect.poll(() => finished(second.events, run_id), { timeout: 30_000 }).toBeDefined();
     expect(finished(second.events, run_id)).toMatchObject({ status: 'completed', outputs: { approved: true, iterations: 2 } });
-    expect(String(finished(second.events, run_id)?.outputs.report)).toContain('Revised to address: Add a timeline.');
+    expect(String(finished(second.events, run_id)?.outputs?.report)).toContain('Revised to address: Add a timeline.');
 
     // Every judgment is recorded: the person as caller, the verdict, the evidence, verification and timing.
     const records = judgments(second.events, run_id);
