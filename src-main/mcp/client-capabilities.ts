@@ -1,7 +1,19 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ElicitRequestSchema, ListRootsRequestSchema, type ElicitRequest, type ElicitResult, type Root } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ErrorCode,
+  ListRootsRequestSchema,
+  McpError,
+  type CreateMessageRequest,
+  type CreateMessageResult,
+  type ElicitRequest,
+  type ElicitResult,
+  type Root,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { ChatMessage } from '@shared/contracts/model';
 import { elicitationFields, type ElicitContent, type ElicitField } from '@shared/policy/elicitation-form';
 
 export const CLIENT_INFO = { name: 'steward', version: '0.1.0' };
@@ -15,6 +27,23 @@ export interface ClientCapabilityOptions {
    * not declare elicitation, so a server does not ask.
    */
   onElicit?: (ask: ElicitationAsk) => Promise<ElicitationReply>;
+  /**
+   * The run's model answers a server's sampling request (only for a server the workflow lets
+   * sample). Without it the client does not declare sampling.
+   */
+  onSample?: (ask: SamplingAsk) => Promise<SamplingReply>;
+}
+
+/** A server asks the run's model: its conversation (text only) and how long an answer it wants. */
+export interface SamplingAsk {
+  server: string;
+  messages: ChatMessage[];
+  max_tokens: number;
+}
+
+export interface SamplingReply {
+  text: string;
+  model: string;
 }
 
 /** A server asks the person: to fill in a form, or to open a link (only once they agree). */
@@ -30,12 +59,29 @@ export type ElicitationReply = { action: 'accept'; content?: ElicitContent } | {
  * the requests it answers. Roots: the run's workspace folders, fixed for the run (no listChanged).
  */
 export function newMcpClient(options: ClientCapabilityOptions): Client {
-  const { onElicit } = options;
-  const client = new Client(CLIENT_INFO, { capabilities: { roots: { listChanged: false }, ...(onElicit ? { elicitation: { form: {}, url: {} } } : {}) } });
+  const { onElicit, onSample } = options;
+  const client = new Client(CLIENT_INFO, {
+    capabilities: { roots: { listChanged: false }, ...(onElicit ? { elicitation: { form: {}, url: {} } } : {}), ...(onSample ? { sampling: {} } : {}) },
+  });
   const roots = workspaceRoots(options.roots ?? []);
   client.setRequestHandler(ListRootsRequestSchema, () => ({ roots }));
   if (onElicit) client.setRequestHandler(ElicitRequestSchema, (request) => elicit(request, onElicit));
+  if (onSample) client.setRequestHandler(CreateMessageRequestSchema, (request) => sample(request, onSample));
   return client;
+}
+
+/** Text conversations only: an image, audio or tool block is refused as a request Steward cannot take. */
+async function sample(request: CreateMessageRequest, onSample: (ask: SamplingAsk) => Promise<SamplingReply>): Promise<CreateMessageResult> {
+  const { params } = request;
+  const messages: ChatMessage[] = params.systemPrompt ? [{ role: 'system', content: params.systemPrompt }] : [];
+  for (const message of params.messages) {
+    const blocks = Array.isArray(message.content) ? message.content : [message.content];
+    const texts = blocks.map((b) => (b.type === 'text' ? b.text : undefined));
+    if (texts.some((t) => t === undefined)) throw new McpError(ErrorCode.InvalidRequest, 'Steward samples text conversations only');
+    messages.push({ role: message.role, content: texts.join('\n') });
+  }
+  const reply = await onSample({ server: '', messages, max_tokens: params.maxTokens });
+  return { role: 'assistant', content: { type: 'text', text: reply.text }, model: reply.model, stopReason: 'endTurn' };
 }
 
 /** A form the person cannot be shown (a field of another kind) is declined without asking. The host fills in `server`. */

@@ -11,7 +11,7 @@ import { resolveToolEffect } from '@shared/policy/effect-registry';
 import { McpCallError, McpStartError, McpToolConfigError, McpLaunchError, errorMessage } from './errors';
 import type { CallOptions, CallOutcome, ServerConnection } from './server-connection';
 import { offerResourceTool, readResourceToolName, resourceText } from './resource-tool';
-import type { ElicitationAsk, ElicitationReply } from './client-capabilities';
+import type { ElicitationAsk, ElicitationReply, SamplingAsk, SamplingReply } from './client-capabilities';
 import type { CredentialStore } from '../credentials/credential-store';
 import { connectTarget, resolveTarget, type ServerTarget } from './server-target';
 import type { ExecuteRequest, ToolHost } from './tool-host';
@@ -46,6 +46,8 @@ export interface ToolHostOptions {
   roots?: readonly string[];
   /** A person answers a server's elicitation (never a model); without it servers are told Steward does not support it. */
   onElicit?: (ask: ElicitationAsk) => Promise<ElicitationReply>;
+  /** The run's model answers a sampling request, for servers whose spec sets `sampling: true` only. */
+  onSample?: (ask: SamplingAsk) => Promise<SamplingReply>;
   /**
    * A tool call's progress as its server reports it: the first report, then at most one per
    * `progressThrottleMs`. When absent, it goes to `onProgress` as a line (a run's live notice).
@@ -129,6 +131,7 @@ export async function startToolHost(servers: McpServerSpec[], options: ToolHostO
     roots,
     // Bound to the server here, so a remote connection knows who asks too.
     ...(options.onElicit ? { onElicit: bindServer(options.onElicit, spec.id) } : {}),
+    ...(options.onSample && spec.sampling === true ? { onSample: bindServer(options.onSample, spec.id) } : {}),
   });
   const settled = await Promise.allSettled(
     servers.map((spec, i) => connectTarget(spec.id, targets[i] as ServerTarget, connectOptions(spec))),
@@ -329,8 +332,8 @@ class McpToolHostImpl implements McpToolHost {
   }
 }
 
-function bindServer(onElicit: (ask: ElicitationAsk) => Promise<ElicitationReply>, server: string): (ask: ElicitationAsk) => Promise<ElicitationReply> {
-  return (ask) => onElicit({ ...ask, server });
+function bindServer<A extends { server: string }, R>(answer: (ask: A) => Promise<R>, server: string): (ask: A) => Promise<R> {
+  return (ask) => answer({ ...ask, server });
 }
 
 /** `[mcp db] query: 3 of 8 (37%) — scanning table 3`: a progress report as a notice line. */

@@ -52,6 +52,8 @@ export const McpServerSpec = z
     timeouts: McpTimeouts.optional(),
     /** Offer the server's resources to the agent through one read tool, `read_resource_<id>` (a read). */
     offer_resources: z.boolean().optional(),
+    /** Let this server ask the run's student model (MCP sampling); off unless set. Recorded as model calls. */
+    sampling: z.boolean().optional(),
   })
   .strict()
   .superRefine(checkServerTransport);
