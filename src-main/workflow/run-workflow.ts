@@ -21,7 +21,7 @@ import { checkInputs } from './run-inputs';
 import { errorText, failed, type NodeOutcome, type NodeRun } from './node-outcome';
 import { runAssertNode, runTemplateNode } from './template-node';
 import { runToolNode } from './tool-node';
-import { runPatternNode } from './pattern/pattern-node';
+import { liveModelsOf, runPatternNode } from './pattern/pattern-node';
 import { setUpSupervision, type RunSupervision } from './supervision/supervise-failure';
 import { failedInvocation, portValidator, settlementOf, supervisionEvents, supervisorCheckpoint, type WorkflowSupervisionOptions } from './supervision/workflow-supervision';
 import type { InvocationRecord, WorkflowCheckpoint } from './workflow-checkpoint';
@@ -562,6 +562,9 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
         );
       }
       case 'pattern': {
+        // A pattern's recorded answers are not replayed yet: on replay models it runs its scripts again; live ones it refuses.
+        const live = replay ? liveModelsOf(node) : [];
+        if (live.length > 0) return failed('replay_mismatch', `the pattern node ${node.id} replays only on replay models (it uses ${live.join(', ')})`);
         const shared = node.servers === undefined && graph.servers.length > 0 ? (await tools.get()).host : options.toolHost;
         // A person's judgment parks the loop (the run waits persisted); an answer resumes it at the judgment.
         return runPatternNode(node, run, {

@@ -216,6 +216,14 @@ describe('pattern node: the judgment loop through the real executor', () => {
     expect(of('pattern.judgment')[0]?.judgment.evidence).toEqual(['worker#1', 'supervisor#1']);
   });
 
+  it('a replay runs a pattern on replay models again, and refuses one that would call a live model', async () => {
+    const replay = { replay_of: 'earlier', live: false, invocations: {} };
+    const scripted = await run(graph({}, ['a'], [approve('draft#1')]), { replay });
+    expect(scripted.result.outputs).toEqual({ note: 'a', approved: true, iterations: 1 });
+    const liveJudge = await run(graph({ judge_models: { judge: { provider: 'ollama', model: 'qwen3:8b' } } }, ['a'], []), { replay });
+    expect(liveJudge.result.invocations.find((i) => i.id === 'p')?.failure).toEqual({ code: 'replay_mismatch', message: 'the pattern node p replays only on replay models (it uses judge judge)' });
+  });
+
   it('a long output is stored trimmed in the pattern events, as any model text is', async () => {
     const long = `${'x'.repeat(40_000)} end`;
     const { result, of } = await run(graph({}, [long], [approve('draft#1')]));

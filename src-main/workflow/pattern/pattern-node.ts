@@ -43,6 +43,13 @@ export interface PatternNodeDeps extends MemberDeps {
 
 export const NO_PERSON = 'no person can answer here';
 
+/** The models of a pattern node that are not replay scripts: a replay of its recorded run would call them live. */
+export function liveModelsOf(node: NodeOf<'pattern'>): string[] {
+  const members = node.members.flatMap((m) => (['student', 'teacher'] as const).filter((r) => m.models[r].provider !== 'script').map((r) => `${m.id}.${r}`));
+  const judges = Object.entries(node.judge_models).flatMap(([profile, ref]) => (ref.provider !== 'script' ? [`judge ${profile}`] : []));
+  return [...members, ...judges];
+}
+
 /** The node's task: its own `${…}` variables first, then its inputs (text from an input stays text). */
 function taskOf(node: NodeOf<'pattern'>, inputs: Record<string, unknown>, deps: MemberDeps): { ok: true; task: string } | { ok: false; message: string } {
   const vars: Record<string, string> = { specDir: deps.specDir, ...(deps.workspace !== undefined ? { workspace: deps.workspace } : {}) };
