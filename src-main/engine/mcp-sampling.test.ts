@@ -15,7 +15,10 @@ afterEach(() => {
 });
 
 /** A run whose student (the replay provider: the model boundary's test double) calls server-everything's sampling tool. */
-async function run(server: Partial<AgentSpecInput['servers'][number]>, student: AgentSpecInput['script']['student']) {
+type ServerInput = NonNullable<AgentSpecInput['servers']>[number];
+type Scripted = NonNullable<NonNullable<AgentSpecInput['script']>['student']>;
+
+async function run(server: Partial<ServerInput>, student: Scripted) {
   const ws = tempNotesWorkspace();
   cleanups.push(ws.cleanup);
   const spec = AgentSpec.parse({
