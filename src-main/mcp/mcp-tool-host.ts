@@ -1,3 +1,5 @@
+import { statSync } from 'node:fs';
+import path from 'node:path';
 import type { Progress, Prompt, Resource, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { McpServerSpec } from '@shared/contracts/spec';
 import { ToolExecution } from '@shared/contracts/round';
@@ -128,7 +130,7 @@ export async function startToolHost(servers: McpServerSpec[], options: ToolHostO
     onLog: options.onLog,
     onProgress: options.onProgress,
     progressIntervalMs: options.progressIntervalMs,
-    roots,
+    roots: rootsOf(targets[servers.indexOf(spec)], roots),
     // Bound to the server here, so a remote connection knows who asks too.
     ...(options.onElicit ? { onElicit: bindServer(options.onElicit, spec.id) } : {}),
     ...(options.onSample && spec.sampling === true ? { onSample: bindServer(options.onSample, spec.id) } : {}),
@@ -329,6 +331,25 @@ class McpToolHostImpl implements McpToolHost {
 
   private assertOpen(): void {
     if (this.closing) throw new Error('the MCP tool host is closed');
+  }
+}
+
+/**
+ * A server's roots: the run's workspace, except for a stdio server started with folders of its own
+ * (the filesystem server's `${workspace}/notes`): those stay its roots. A server such as the
+ * filesystem server replaces its folders with the client's roots, which must never widen them.
+ */
+function rootsOf(target: ServerTarget | undefined, workspace: readonly string[]): readonly string[] {
+  if (target?.kind !== 'stdio') return workspace;
+  const folders = target.launch.args.filter((arg) => path.isAbsolute(arg) && isFolder(arg));
+  return folders.length > 0 ? folders : workspace;
+}
+
+function isFolder(candidate: string): boolean {
+  try {
+    return statSync(candidate).isDirectory();
+  } catch {
+    return false;
   }
 }
 

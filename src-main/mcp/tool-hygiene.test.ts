@@ -1,4 +1,6 @@
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ToolCallDecision } from '@shared/contracts/decision';
@@ -101,5 +103,31 @@ describe('roots (real servers)', () => {
     const tool = offered(await host.snapshot(0), 'get-roots-list');
     const execution = await host.execute({ decision: call('get-roots-list'), tool, idempotency_key: 'k-roots-everything' });
     expect(execution.content).toContain(`file://${workspace}`);
+  });
+});
+
+describe('roots never widen what a server was started with', () => {
+  it('the filesystem server started on a subfolder keeps to it, though the run’s workspace is its parent', async () => {
+    const workspace = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'steward-roots-')));
+    try {
+      fs.mkdirSync(path.join(workspace, 'notes'));
+      fs.writeFileSync(path.join(workspace, 'notes', 'a.md'), 'inside\n');
+      fs.writeFileSync(path.join(workspace, 'private.md'), 'outside the subfolder\n');
+      const host = await startToolHost([{ id: 'fs', package: '@modelcontextprotocol/server-filesystem', args: ['${workspace}/notes'] }], {
+        vars: { workspace },
+        overrides: {},
+        cwd: workspace,
+        startTimeoutMs: 60_000,
+      });
+      hosts.push(host);
+      const tool = offered(await host.snapshot(0), 'read_text_file');
+      const inside = await host.execute({ decision: call('read_text_file', { path: path.join(workspace, 'notes', 'a.md') }), tool, idempotency_key: 'k-in' });
+      expect(inside.content).toContain('inside');
+      const outside = await host.execute({ decision: call('read_text_file', { path: path.join(workspace, 'private.md') }), tool, idempotency_key: 'k-out' });
+      expect(outside.is_error).toBe(true);
+      expect(outside.content).not.toContain('outside the subfolder');
+    } finally {
+      fs.rmSync(workspace, { recursive: true, force: true });
+    }
   });
 });
