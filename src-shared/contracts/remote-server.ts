@@ -17,6 +17,18 @@ const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$/;
 const TRANSPORT_HEADERS = new Set(['host', 'content-length', 'content-type', 'accept', 'connection', 'transfer-encoding', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id']);
 
 /** `headers` of a remote server: name → `keychain:NAME`; a pasted value is refused, naming the header. */
+/**
+ * A client registered with the server's authorization server beforehand (no dynamic registration):
+ * its id, and its secret as a keychain reference only. Used by the OAuth sign-in of a url server.
+ */
+export const ServerOAuthClient = z
+  .object({
+    client_id: z.string().min(1).max(500),
+    client_secret: z.string().refine(isCredentialRef, { message: 'oauth.client_secret must be a keychain reference (keychain:NAME), never the secret itself' }).optional(),
+  })
+  .strict();
+export type ServerOAuthClient = z.infer<typeof ServerOAuthClient>;
+
 export const ServerHeaders = z.record(z.string(), z.string()).superRefine((headers, ctx) => {
   for (const [name, value] of Object.entries(headers)) {
     if (!HEADER_NAME.test(name)) {

@@ -3,7 +3,7 @@ import { ModelRef } from './model';
 import { ModelScript } from './script';
 import { ToolEffect } from './tool-effect';
 import { isCredentialRef } from './credentials';
-import { checkServerTransport, ServerHeaders, ServerUrl } from './remote-server';
+import { checkServerTransport, ServerHeaders, ServerOAuthClient, ServerUrl } from './remote-server';
 import { containsRawSecret, RAW_SECRET_MESSAGE, TEXT_SECRET_MESSAGE } from '../policy/secrets';
 import { ScsSettings } from '../scs/contracts';
 
@@ -31,6 +31,8 @@ export const McpServerSpec = z
     url: ServerUrl.optional(),
     /** Request headers of a remote server: values are `keychain:NAME` only, resolved on the host. */
     headers: ServerHeaders.optional(),
+    /** A url server's OAuth client registered beforehand (else Steward registers itself when signing in). */
+    oauth: ServerOAuthClient.optional(),
     args: z
       .array(
         noRawSecret.refine((v): boolean => !isCredentialRef(v), {

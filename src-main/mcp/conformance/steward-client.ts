@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { McpServerSpec } from '@shared/contracts/spec';
 import { LOCAL_ONLY } from '@shared/policy/privacy';
 import type { CredentialStore } from '../../credentials/credential-store';
@@ -26,8 +27,8 @@ async function main(): Promise<void> {
   const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
   const url = process.argv[2];
   if (!url) throw new Error('usage: steward-client <server-url> (MCP_CONFORMANCE_SCENARIO names the scenario)');
-  const spec = McpServerSpec.parse({ id: 'conformance', url });
   const store = conformanceStore();
+  const spec = McpServerSpec.parse({ id: 'conformance', url, ...(await preRegistration(store)) });
   const log = (line: string) => process.stderr.write(`${line}\n`);
   let conn: ServerConnection | undefined;
   let close: () => Promise<void> = async () => undefined;
@@ -52,6 +53,22 @@ async function main(): Promise<void> {
     await wipe(store);
   }
 }
+
+/**
+ * A scenario that gives a client registered beforehand (MCP_CONFORMANCE_CONTEXT: client_id and
+ * client_secret): the secret goes to the keychain and the spec refers to it, as a user's would.
+ */
+async function preRegistration(store: CredentialStore): Promise<{ oauth?: { client_id: string; client_secret?: string } }> {
+  const context = z
+    .object({ client_id: z.string(), client_secret: z.string().optional() })
+    .safeParse(JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? 'null'));
+  if (process.env.MCP_CONFORMANCE_SCENARIO !== 'auth/pre-registration' || !context.success) return {};
+  if (context.data.client_secret === undefined) return { oauth: { client_id: context.data.client_id } };
+  await store.set(CLIENT_SECRET, context.data.client_secret);
+  return { oauth: { client_id: context.data.client_id, client_secret: `keychain:${CLIENT_SECRET}` } };
+}
+
+const CLIENT_SECRET = 'conformance-client-secret';
 
 /** Arguments a tool's schema accepts: a number for each numeric property, text for text, etc. */
 function sampleArguments(tool: Tool): Record<string, unknown> {
@@ -80,7 +97,7 @@ function conformanceStore(): CredentialStore {
 }
 
 async function wipe(store: CredentialStore): Promise<void> {
-  for (const name of await store.list().catch(() => [])) if (name.startsWith('mcp-oauth.')) await store.delete(name).catch(() => false);
+  for (const name of await store.list().catch(() => [])) if (name.startsWith('mcp-oauth.') || name === CLIENT_SECRET) await store.delete(name).catch(() => false);
 }
 
 main().then(

@@ -39,10 +39,17 @@ export class KeychainOAuthProvider implements OAuthClientProvider {
     private readonly serverLabel: string,
     private readonly interaction: SignInInteraction | undefined,
     private readonly now: () => number,
+    /** A client registered beforehand (spec `oauth`): always used, never replaced by a registration. */
+    private readonly preRegistered: OAuthClientInformationMixed | undefined,
   ) {}
 
-  static async load(records: OAuthRecordStore, serverLabel: string, interaction?: SignInInteraction, now: () => number = Date.now): Promise<KeychainOAuthProvider> {
-    return new KeychainOAuthProvider(records, await records.read(), serverLabel, interaction, now);
+  static async load(
+    records: OAuthRecordStore,
+    serverLabel: string,
+    options: { interaction?: SignInInteraction; preRegistered?: () => Promise<OAuthClientInformationMixed | undefined>; now?: () => number } = {},
+  ): Promise<KeychainOAuthProvider> {
+    const preRegistered = await options.preRegistered?.();
+    return new KeychainOAuthProvider(records, await records.read(), serverLabel, options.interaction, options.now ?? Date.now, preRegistered);
   }
 
   get redirectUrl(): string {
@@ -65,6 +72,7 @@ export class KeychainOAuthProvider implements OAuthClientProvider {
   }
 
   clientInformation(): OAuthClientInformationMixed | undefined {
+    if (this.preRegistered) return this.preRegistered;
     const client = this.record.client;
     // A client registered for another loopback port cannot receive this sign-in's redirect: register anew.
     if (client && this.interaction && !redirectAllowed(client, this.interaction.redirectUrl)) return undefined;
@@ -72,6 +80,8 @@ export class KeychainOAuthProvider implements OAuthClientProvider {
   }
 
   async saveClientInformation(client: OAuthClientInformationMixed): Promise<void> {
+    // The SDK stamps a pre-registered client with its issuer: nothing to keep, the spec has it.
+    if (this.preRegistered) return;
     if (!this.interaction) throw this.signInRequired('it has no registered client');
     await this.write((r) => ({ ...r, client }));
   }

@@ -6,6 +6,7 @@ import { errorMessage } from '../errors';
 import { connectRemote } from '../http-connection';
 import { allowedRemoteEndpoint, type RemoteEndpoint } from '../remote-endpoint';
 import type { ServerConnection } from '../server-connection';
+import type { OAuthClientInformationMixed } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { KeychainOAuthProvider } from './keychain-oauth-provider';
 import { startLoopbackRedirect } from './loopback-redirect';
 import { OAuthRecordStore } from './oauth-record';
@@ -20,7 +21,8 @@ export function usesOAuth(spec: McpServerSpec): boolean {
 export function runAuth(spec: McpServerSpec, endpoint: RemoteEndpoint, store: CredentialStore, privacy: PrivacyPolicy): RemoteAuth | undefined {
   if (!usesOAuth(spec)) return undefined;
   const records = new OAuthRecordStore(store, endpoint.url);
-  return oauthFetch({ provider: () => KeychainOAuthProvider.load(records, spec.id), endpoint, authFetch: signInFetch(endpoint, privacy) });
+  const preRegistered = () => preRegisteredClient(spec, store);
+  return oauthFetch({ provider: () => KeychainOAuthProvider.load(records, spec.id, { preRegistered }), endpoint, authFetch: signInFetch(endpoint, privacy) });
 }
 
 export interface SignInOptions {
@@ -79,7 +81,7 @@ export async function connectSignedIn(spec: McpServerSpec, options: SignInOption
   try {
     const interaction = { redirectUrl: redirect.redirectUrl, state: redirect.state, open: options.open };
     const auth = oauthFetch({
-      provider: () => KeychainOAuthProvider.load(records, spec.id, interaction),
+      provider: () => KeychainOAuthProvider.load(records, spec.id, { interaction, preRegistered: () => preRegisteredClient(spec, options.store) }),
       endpoint,
       authFetch: signInFetch(endpoint, options.privacy),
       awaitCode: () => redirect.code(timeoutMs),
@@ -118,6 +120,16 @@ async function resolveHeaders(spec: McpServerSpec, store: CredentialStore): Prom
     headers[name] = value;
   }
   return headers;
+}
+
+/** The spec's client registered beforehand, its secret read from the keychain (it goes to the token endpoint only). */
+async function preRegisteredClient(spec: McpServerSpec, store: CredentialStore): Promise<OAuthClientInformationMixed | undefined> {
+  if (spec.oauth === undefined) return undefined;
+  const ref = spec.oauth.client_secret;
+  if (ref === undefined) return { client_id: spec.oauth.client_id };
+  const secret = isCredentialRef(ref) ? await store.get(credentialNameOf(ref)) : undefined;
+  if (secret === undefined) throw new Error(`MCP server "${spec.id}" needs credential ${ref} in oauth.client_secret, and it is not in the keychain`);
+  return { client_id: spec.oauth.client_id, client_secret: secret };
 }
 
 function portOf(client: unknown): number | undefined {
