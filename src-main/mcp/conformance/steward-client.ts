@@ -9,6 +9,8 @@ import { errorMessage } from '../errors';
 import { connectTarget, resolveTarget } from '../server-target';
 import type { ServerConnection } from '../server-connection';
 import { connectSignedIn } from '../oauth/sign-in';
+import type { ElicitationAsk, ElicitationReply } from '../client-capabilities';
+import type { ElicitContent } from '@shared/policy/elicitation-form';
 import { headlessBrowser } from './headless-browser';
 
 /**
@@ -17,7 +19,7 @@ import { headlessBrowser } from './headless-browser';
  * scenario's own URL in a Steward server spec (no relay), reached through Steward's connection code:
  * `resolveTarget` + `connectTarget` (privacy check, pinned fetch, the client's capabilities), and
  * for `auth/*` scenarios the app's sign-in (keychain-backed OAuth provider, loopback redirect), with
- * a headless visit standing in for the person at the browser. It lists the tools and calls each one,
+ * a headless visit standing in for the person at the browser (and at a form: acceptDefaults). It lists the tools and calls each one,
  * which is what every scenario asks of a client.
  *
  * Tokens go to the OS keychain under a service of their own (STEWARD_CONFORMANCE_KEYCHAIN_SERVICE),
@@ -39,7 +41,7 @@ async function main(): Promise<void> {
       close = () => session.close();
     } else {
       const target = resolveTarget(spec, { vars: {}, cwd: process.cwd(), privacy: LOCAL_ONLY });
-      conn = await connectTarget(spec.id, target, { startTimeoutMs: 20_000, callTimeoutMs: 20_000, onLog: log });
+      conn = await connectTarget(spec.id, target, { startTimeoutMs: 20_000, callTimeoutMs: 20_000, onLog: log, onElicit: acceptDefaults });
       close = () => (conn ? conn.close() : Promise.resolve());
     }
     const tools = await conn.listTools();
@@ -69,6 +71,17 @@ async function preRegistration(store: CredentialStore): Promise<{ oauth?: { clie
 }
 
 const CLIENT_SECRET = 'conformance-client-secret';
+
+/**
+ * The person at the form (test double): a form is shown filled with the server's defaults and they
+ * press Accept; a link they decline. Steward's own code turns the request into fields and back.
+ */
+async function acceptDefaults(ask: ElicitationAsk): Promise<ElicitationReply> {
+  if (ask.mode !== 'form') return { action: 'decline' };
+  const content: ElicitContent = {};
+  for (const field of ask.fields) if (field.default !== undefined) content[field.name] = field.default;
+  return { action: 'accept', content };
+}
 
 /** Arguments a tool's schema accepts: a number for each numeric property, text for text, etc. */
 function sampleArguments(tool: Tool): Record<string, unknown> {
