@@ -23,7 +23,7 @@ import { runAssertNode, runTemplateNode } from './template-node';
 import { runToolNode } from './tool-node';
 import { liveModelsOf, runPatternNode } from './pattern/pattern-node';
 import { setUpSupervision, type RunSupervision } from './supervision/supervise-failure';
-import { failedInvocation, portValidator, settlementOf, supervisionEvents, supervisorCheckpoint, type WorkflowSupervisionOptions } from './supervision/workflow-supervision';
+import { escalatedEvent, failedInvocation, portValidator, settlementOf, supervisionEvents, supervisorCheckpoint, verdictEvent, type WorkflowSupervisionOptions } from './supervision/workflow-supervision';
 import type { InvocationRecord, WorkflowCheckpoint } from './workflow-checkpoint';
 import { WorkflowTools } from './workflow-tools';
 import { checkJudgmentAnswer, type PatternPark } from './pattern/human-judgment';
@@ -356,17 +356,18 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
         runningInvocations.delete(invocation.id);
       }
       if (step.kind === 'decided') for (const payload of supervisionEvents(invocation, step.result)) emit(payload);
-      else emit({ type: 'supervisor.escalated', invocation_id: invocation.id, escalation: step.wait.escalation });
+      else emit(escalatedEvent(invocation, step.wait.escalation));
       return personStep(supervision, invocation, step, attempt);
     }
     let result;
     try {
-      result = await supervision.superviseFailure(failedInvocation(nodes.get(invocation.node), invocation, failure, attempt), controller.signal);
+      // The escalation goes in the trace before the model decides (the app shows "deciding…"); the verdict when decided.
+      result = await supervision.superviseFailure(failedInvocation(nodes.get(invocation.node), invocation, failure, attempt), controller.signal, (escalation) => emit(escalatedEvent(invocation, escalation)));
     } finally {
       running.delete(invocation.id);
       runningInvocations.delete(invocation.id);
     }
-    for (const payload of supervisionEvents(invocation, result)) emit(payload);
+    emit(verdictEvent(invocation, result));
     if (result.next.kind === 'run_again') start(invocation, undefined, attempt + 1);
     else feed(settlementOf(invocation.id, result.next));
   }
@@ -426,7 +427,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
       .then((step) => {
         running.delete(invocation.id);
         deciding.delete(invocation.id);
-        if (step.kind === 'decided') emit({ type: 'supervisor.verdict', invocation_id: invocation.id, node: invocation.node, verdict: step.result.verdict, next: step.result.next.kind });
+        if (step.kind === 'decided') emit(verdictEvent(invocation, step.result));
         personStep(supervision, invocation, step, wait.attempt);
       })
       .catch((err: unknown) => {

@@ -130,9 +130,13 @@ export class RunSupervision {
     });
   }
 
-  /** Decides one failure; waits for the decisions queued before it. `signal`: the run's own. */
-  superviseFailure(failed: FailedInvocation, signal: AbortSignal): Promise<SupervisionResult> {
-    return this.serial(() => this.decide(failed, signal));
+  /**
+   * Decides one failure; waits for the decisions queued before it. `signal`: the run's own.
+   * `onEscalated` hears the escalation as soon as it is built, before the supervisor decides, so the
+   * host can put it in the trace while a model thinks (the app shows "deciding…" until the verdict).
+   */
+  superviseFailure(failed: FailedInvocation, signal: AbortSignal, onEscalated?: (escalation: Escalation) => void): Promise<SupervisionResult> {
+    return this.serial(() => this.decide(failed, signal, onEscalated));
   }
 
   /** One decision at a time (a person's too): each sees the ledger the one before it left. */
@@ -168,8 +172,9 @@ export class RunSupervision {
     );
   }
 
-  private async decide(failed: FailedInvocation, signal: AbortSignal): Promise<SupervisionResult> {
+  private async decide(failed: FailedInvocation, signal: AbortSignal, onEscalated?: (escalation: Escalation) => void): Promise<SupervisionResult> {
     const escalation = this.escalationOf(failed);
+    onEscalated?.(escalation);
     if (signal.aborted) return this.stopped(escalation, failed.failure);
     const actor = createActor(this.machine, { input: { escalation, settings: this.deps.settings, ledger: this.ledger, who: this.deps.supervisor.identity } });
     const done = toPromise(actor);

@@ -89,6 +89,50 @@ describe('a supervised workflow run', () => {
     expect(at(verdict)).toBeLessThan(at(settled));
   }, 60_000);
 
+  it('a model supervisor\'s escalation is in the trace while it decides: supervisor.escalated is emitted before its verdict exists, so the app can show "deciding…"', async () => {
+    const ws = tempNotesWorkspace();
+    cleanups.push(ws.cleanup);
+    const events: RunEvent[] = [];
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const traceWhenAsked: string[][] = [];
+    // A model supervisor double that blocks until the test releases it, once the escalation is in the trace.
+    const supervision: WorkflowSupervisionOptions = {
+      settings: settings(),
+      supervisor: {
+        identity: LOCAL,
+        decide: async () => {
+          const seen = events.filter((e) => e.type.startsWith('supervisor.')).map((e) => e.type);
+          traceWhenAsked.push(seen);
+          // Not in the trace yet (the escalation would only come with the verdict): answer at once rather than hang.
+          if (seen.includes('supervisor.escalated')) await released;
+          return { verdict: VERDICTS.skip, cost_usd: 0 };
+        },
+      },
+    };
+    const verdictsWhenEscalated: number[] = [];
+    const result = await runWorkflow({
+      graph: mustSayOk,
+      specDir: ws.dir,
+      workspace: ws.workspace,
+      inputs: { items: ['ok', 'poison'] },
+      ledger: createMemoryLedger(),
+      onEvent: (e) => {
+        events.push(e);
+        if (e.type !== 'supervisor.escalated') return;
+        verdictsWhenEscalated.push(ofType(events, 'supervisor.verdict').length);
+        release();
+      },
+      supervision,
+    });
+
+    expect(result.status).toBe('completed');
+    expect(traceWhenAsked).toEqual([['supervisor.escalated']]);
+    expect(verdictsWhenEscalated).toEqual([0]);
+    expect(ofType(events, 'supervisor.verdict')).toMatchObject([{ invocation_id: 'work[each=1]', next: 'skip', verdict: { decided_by: 'agent' } }]);
+    expect(ofType(events, 'supervisor.escalated')).toHaveLength(1);
+  });
+
   it('a poisoned item repeated 5 times costs one decision: the supervisor skip sticks to the same failure of the same node', async () => {
     const { double, supervision } = supervisedBy([{ verdict: VERDICTS.skip }]);
     const { result, events } = await run(mustSayOk, ['ok 1', 'poison', 'poison', 'ok 2', 'poison', 'poison', 'poison', 'ok 3'], supervision);

@@ -1,5 +1,5 @@
 import type { RunEventPayload } from '@shared/contracts/events';
-import type { SupervisorSettings } from '@shared/supervisor/contracts';
+import type { Escalation, SupervisorSettings } from '@shared/supervisor/contracts';
 import type { SubstituteCheck, ValidateInput } from '@shared/supervisor/machine';
 import { checkSubstitute, validatorCoversOutput } from '@shared/supervisor/substitute-check';
 import type { WorkflowNode } from '@shared/workflow/document';
@@ -51,10 +51,16 @@ export function failedInvocation(node: WorkflowNode | undefined, invocation: Inv
 
 /** The trace of one decision: the escalation, then the verdict with who decided it. */
 export function supervisionEvents(invocation: Invocation, result: SupervisionResult): RunEventPayload[] {
-  return [
-    { type: 'supervisor.escalated', invocation_id: invocation.id, escalation: result.escalation },
-    { type: 'supervisor.verdict', invocation_id: invocation.id, node: invocation.node, verdict: result.verdict, next: result.next.kind },
-  ];
+  return [escalatedEvent(invocation, result.escalation), verdictEvent(invocation, result)];
+}
+
+/** The escalation in the trace: emitted before a model decides, so the node shows "deciding…" meanwhile. */
+export function escalatedEvent(invocation: Invocation, escalation: Escalation): RunEventPayload {
+  return { type: 'supervisor.escalated', invocation_id: invocation.id, escalation };
+}
+
+export function verdictEvent(invocation: Invocation, result: Pick<SupervisionResult, 'verdict' | 'next'>): RunEventPayload {
+  return { type: 'supervisor.verdict', invocation_id: invocation.id, node: invocation.node, verdict: result.verdict, next: result.next.kind };
 }
 
 /** What the scheduler hears for a verdict other than `run_again` (which starts the invocation again). */
