@@ -65,6 +65,7 @@ interface ServerTransportFields {
   env?: Readonly<Record<string, string>>;
   headers?: Readonly<Record<string, string>>;
   inherit_env?: readonly string[];
+  oauth?: unknown;
 }
 
 export const ONE_TRANSPORT_MESSAGE = 'a server needs exactly one of package, command (stdio) or url (remote)';
@@ -83,7 +84,8 @@ export function checkServerTransport(server: ServerTransportFields, ctx: z.Refin
     if ((server.args?.length ?? 0) > 0) ctx.addIssue({ code: 'custom', path: ['args'], message: 'a remote (url) server takes no args: nothing is started' });
     if (Object.keys(server.env ?? {}).length > 0) ctx.addIssue({ code: 'custom', path: ['env'], message: 'a remote (url) server takes no env: send credentials as headers (Name: keychain:NAME)' });
     if ((server.inherit_env?.length ?? 0) > 0) ctx.addIssue({ code: 'custom', path: ['inherit_env'], message: 'a remote (url) server inherits no environment: nothing is started' });
-  } else if (Object.keys(server.headers ?? {}).length > 0) {
-    ctx.addIssue({ code: 'custom', path: ['headers'], message: 'headers are for a remote (url) server; a stdio server gets credentials through env' });
+  } else {
+    if (Object.keys(server.headers ?? {}).length > 0) ctx.addIssue({ code: 'custom', path: ['headers'], message: 'headers are for a remote (url) server; a stdio server gets credentials through env' });
+    if (server.oauth !== undefined) ctx.addIssue({ code: 'custom', path: ['oauth'], message: 'oauth is for a remote (url) server: a stdio server signs in to nothing' });
   }
 }

@@ -14,4 +14,10 @@ describe('a url server’s pre-registered OAuth client in a spec', () => {
     expect(message).toContain('oauth.client_secret must be a keychain reference');
     expect(message).not.toContain('sk-live-0123456789abcdef');
   });
+
+  it('is refused on a stdio server', () => {
+    const result = McpServerSpec.safeParse({ id: 'fs', command: 'mcp-fs', oauth: { client_id: 'x' } });
+    expect(result.success).toBe(false);
+    expect(JSON.stringify(result.error?.issues)).toContain('oauth is for a remote (url) server');
+  });
 });
