@@ -84,9 +84,10 @@ function withBearer(init: RequestInit | undefined, token: string | undefined): R
 }
 
 /**
- * The fetch of the OAuth flow itself. The server's own origin, loopback, and hosts the privacy
- * policy allows (the authorization server is external communication too); https anywhere else; no
- * redirect followed, so metadata cannot send the flow somewhere unchecked.
+ * The fetch of the OAuth flow itself. The server's own origin, loopback (only for a server on this
+ * machine: a remote server's metadata must not aim the flow at a local port), and hosts the privacy
+ * policy allows over https (the authorization server is external communication too); no redirect
+ * followed, so metadata cannot send the flow somewhere unchecked.
  */
 export function signInFetch(endpoint: RemoteEndpoint, privacy: PrivacyPolicy, fetchImpl: FetchLike = fetch): FetchLike {
   return (input, init) => {
@@ -97,6 +98,9 @@ export function signInFetch(endpoint: RemoteEndpoint, privacy: PrivacyPolicy, fe
       return Promise.reject(new Error('a sign-in request to an invalid address was refused'));
     }
     const local = isLoopbackHostname(url.hostname);
+    if (local && !endpoint.local && url.origin !== endpoint.origin) {
+      return Promise.reject(new Error(`signing in to ${endpoint.display} was refused: its sign-in pointed at ${url.host} on this machine, which a remote server may not reach`));
+    }
     const allowed = url.origin === endpoint.origin || local || (url.protocol === 'https:' && isHostAllowed(privacy, url.host));
     if (!allowed) {
       return Promise.reject(new Error(`signing in to ${endpoint.display} needs ${url.host}, which the workspace privacy policy does not allow; allow that host in the workspace settings`));
