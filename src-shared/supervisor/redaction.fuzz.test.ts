@@ -111,11 +111,10 @@ describe('sensitive field names', () => {
     expect(redactForEscalation('401 with header Bearer eyJhbGciOiJIUzI1NiJ9.payload.sig', [])).toBe(`401 with header Bearer ${MASK}`);
   });
 
-  it('a long run of name characters (a base64 blob in a model output) is redacted in linear time, and a name after it still masks its value', () => {
+  it('a long run of name characters (a base64 blob in a model output) is redacted, and a name after it still masks its value', () => {
+    // Not timed (bench/shared-scale.ts times it at 200,000 and 400,000 characters) and not counted (the work is the native
+    // regex engine's): the unbounded name scan this replaced took some 2·10^10 steps here, far past the test timeout.
     const blob = 'QUJD'.repeat(50_000);
-    const started = Date.now();
-    const out = redactForEscalation(`${blob} password=hunter2x`, []);
-    expect(Date.now() - started).toBeLessThan(2000);
-    expect(out).toBe(`${blob} password=${MASK}`);
+    expect(redactForEscalation(`${blob} password=hunter2x`, [])).toBe(`${blob} password=${MASK}`);
   });
 });

@@ -8,8 +8,11 @@
  * Backreferences and lookarounds cannot run in linear time and are refused.
  */
 
-/** `maxLength`: the longest value this pattern checks within the work bound (states × characters). */
-export type LinearRegex = { ok: true; test: (text: string) => boolean; maxLength: number } | { ok: false; message: string };
+/**
+ * `states`: the compiled pattern's size; a match visits at most `states` × (characters + 1) states.
+ * `maxLength`: the longest value this pattern checks within the work bound (states × characters).
+ */
+export type LinearRegex = { ok: true; test: (text: string) => boolean; states: number; maxLength: number } | { ok: false; message: string };
 
 /** Counted repeats copy their group; past this many states a pattern is refused. */
 const MAX_STATES = 5_000;
@@ -32,6 +35,10 @@ type State =
 
 class Refused extends Error {}
 
+/** States visited by every match so far: the work, counted so tests bound it without a clock (one add per match). */
+let visitedStates = 0;
+export const linearRegexWork = (): number => visitedStates;
+
 export function compileLinearRegex(pattern: string, flags = ''): LinearRegex {
   try {
     new RegExp(pattern, flags);
@@ -45,7 +52,7 @@ export function compileLinearRegex(pattern: string, flags = ''): LinearRegex {
     const atomFlags = flags.replace(/[gmy]/g, '');
     const start = compile(ast, 0, states, atomFlags);
     const multiline = flags.includes('m');
-    return { ok: true, test: (text) => run(states, start, unicode ? Array.from(text) : text.split(''), multiline), maxLength: Math.floor(MAX_WORK / states.length) };
+    return { ok: true, test: (text) => run(states, start, unicode ? Array.from(text) : text.split(''), multiline), states: states.length, maxLength: Math.floor(MAX_WORK / states.length) };
   } catch (err) {
     if (err instanceof Refused) return { ok: false, message: err.message };
     throw err;
@@ -206,6 +213,7 @@ const WORD = /[A-Za-z0-9_]/;
 function run(states: State[], start: number, text: string[], multiline: boolean): boolean {
   const mark = new Int32Array(states.length).fill(-1);
   let generation = 0;
+  let visits = 0;
   let matched = false;
   const holds = (kind: '^' | '$' | 'b' | 'B', pos: number): boolean => {
     const before = text[pos - 1];
@@ -221,6 +229,7 @@ function run(states: State[], start: number, text: string[], multiline: boolean)
     for (let s = stack.pop(); s !== undefined; s = stack.pop()) {
       if (mark[s] === generation) continue;
       mark[s] = generation;
+      visits++;
       const state = states[s] as State;
       if (state.t === 'match') matched = true;
       else if (state.t === 'atom') list.push(s);
@@ -241,5 +250,6 @@ function run(states: State[], start: number, text: string[], multiline: boolean)
     addThread(next, start, pos + 1); // unanchored: a match may start at any position
     current = next;
   }
+  visitedStates += visits;
   return matched;
 }
