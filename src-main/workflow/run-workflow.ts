@@ -23,7 +23,7 @@ import { runAssertNode, runTemplateNode } from './template-node';
 import { runToolNode } from './tool-node';
 import { liveModelsOf, runPatternNode } from './pattern/pattern-node';
 import { setUpSupervision, type RunSupervision } from './supervision/supervise-failure';
-import { escalatedEvent, failedInvocation, portValidator, settlementOf, supervisionEvents, supervisorCheckpoint, verdictEvent, type WorkflowSupervisionOptions } from './supervision/workflow-supervision';
+import { escalatedEvent, failedInvocation, portValidator, settlementOf, supervisionEvents, supervisorCheckpoint, supervisorNamed, verdictEvent, type WorkflowSupervisionOptions } from './supervision/workflow-supervision';
 import type { InvocationRecord, WorkflowCheckpoint } from './workflow-checkpoint';
 import { WorkflowTools } from './workflow-tools';
 import { checkJudgmentAnswer, type PatternPark } from './pattern/human-judgment';
@@ -610,6 +610,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
         ...traceRetention(trace),
         ...(replay ? { replay_of: replay.replay_of, dry_run: !replay.live } : {}),
         ...(options.traceProfile !== undefined ? { trace_profile: options.traceProfile } : {}),
+        ...(setup.kind === 'on' ? { supervisor: supervisorNamed(setup.supervision.deps.supervisor.identity) } : {}),
       });
       // Asked for and not to be had: the run goes on unsupervised, and says so.
       if (setup.kind === 'unavailable') emit({ type: 'run.notice', message: setup.notice.slice(0, 500) });

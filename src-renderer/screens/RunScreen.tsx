@@ -33,10 +33,11 @@ import { PrivacyPanel } from './privacy/PrivacyPanel';
 import { deriveSupervision } from '../workflow-supervisor/derive-supervision';
 import { InterventionFeed } from '../workflow-supervisor/InterventionFeed';
 import { SupervisionReport } from '../workflow-supervisor/SupervisionReport';
+import { supervisionFact } from '../workflow-supervisor/supervisor-fact';
 
 const NO_EVENTS: RunEvent[] = [];
 
-export function RunHeader({ run, facts, scs, usage }: { run: RunRow; facts: RunFacts; scs: ScsTimeline; usage?: string }) {
+export function RunHeader({ run, facts, scs, usage, events = NO_EVENTS }: { run: RunRow; facts: RunFacts; scs: ScsTimeline; usage?: string; events?: readonly RunEvent[] }) {
   const { client, connection } = useHost();
   const [cancelling, setCancelling] = useState(false);
   const [error, setError] = useState<string>();
@@ -51,6 +52,7 @@ export function RunHeader({ run, facts, scs, usage }: { run: RunRow; facts: RunF
     }
   };
   const duration = formatDuration(run.started_at, run.finished_at);
+  const supervision = supervisionFact(run, events);
   return (
     <header className="run-head">
       <div className="run-head__title">
@@ -115,8 +117,8 @@ export function RunHeader({ run, facts, scs, usage }: { run: RunRow; facts: RunF
           </div>
         )}
         <div>
-          <dt>Supervision</dt>
-          <dd data-testid="run-supervision">{run.supervision_enabled ? 'On' : 'Off'}</dd>
+          <dt>{supervision.term}</dt>
+          <dd data-testid="run-supervision">{supervision.value}</dd>
         </div>
         {facts.started && (
           <div>
@@ -408,7 +410,7 @@ export function RunScreen({ runId, tab, focusEvent }: { runId: string; tab: 'rou
   return (
     <div className={`page page--run ${scs.active ? 'page--run-scs' : ''}`}>
       {run ? (
-        <RunHeader run={run} facts={facts} scs={scs} usage={usage} />
+        <RunHeader run={run} facts={facts} scs={scs} usage={usage} events={events} />
       ) : (
         <header className="run-head">
           <div className="run-head__title">

@@ -257,6 +257,10 @@ export const RunEvent = z.discriminatedUnion('type', [
     retention: RunRetention.optional(),
     /** The trace profile version the run used, when it came from one. */
     trace_profile: ProfileVersionRef.optional(),
+    /** Who supervises the run (issue 11): only a supervised run says, so an unsupervised run's event is as before. */
+    supervisor: z
+      .discriminatedUnion('kind', [z.object({ kind: z.literal('person') }).strict(), z.object({ kind: z.literal('model'), label: z.string(), local: z.boolean() }).strict()])
+      .optional(),
   }),
   /** A node invocation changed status (pending → running → waiting → done | failed | skipped | cancelled). */
   event('node.invocation', {

@@ -127,6 +127,7 @@ describe('a supervised workflow run', () => {
     });
 
     expect(result.status).toBe('completed');
+    expect(ofType(events, 'workflow.started')[0]?.supervisor).toEqual(LOCAL);
     expect(traceWhenAsked).toEqual([['supervisor.escalated']]);
     expect(verdictsWhenEscalated).toEqual([0]);
     expect(ofType(events, 'supervisor.verdict')).toMatchObject([{ invocation_id: 'work[each=1]', next: 'skip', verdict: { decided_by: 'agent' } }]);
@@ -178,6 +179,7 @@ describe('a supervised workflow run', () => {
     for (const { result, events } of [off, disabled]) {
       expect(result.invocations.find((i) => i.id === 'work[each=1]')).toMatchObject({ status: 'failed', failure: { code: 'assert_failed' } });
       expect(events.some((e) => e.type.startsWith('supervisor.'))).toBe(false);
+      expect(ofType(events, 'workflow.started')[0]).not.toHaveProperty('supervisor');
     }
     expect(double.calls).toHaveLength(0);
     const shape = (events: RunEvent[]) => events.map((e) => `${e.type}:${e.type === 'node.invocation' ? `${e.invocation_id}:${e.status}` : ''}`);

@@ -1,5 +1,6 @@
 import type { RunEventPayload } from '@shared/contracts/events';
 import type { Escalation, SupervisorSettings } from '@shared/supervisor/contracts';
+import type { SupervisorIdentity } from '@shared/supervisor/cost';
 import type { SubstituteCheck, ValidateInput } from '@shared/supervisor/machine';
 import { checkSubstitute, validatorCoversOutput } from '@shared/supervisor/substitute-check';
 import type { WorkflowNode } from '@shared/workflow/document';
@@ -76,6 +77,11 @@ export function settlementOf(id: string, next: Exclude<NodeNext, { kind: 'run_ag
     case 'failed':
       return { type: 'failed', id, failure: next.failure };
   }
+}
+
+/** Who supervises, as `workflow.started` names it (just these fields: the event is strict). */
+export function supervisorNamed(who: SupervisorIdentity): SupervisorIdentity {
+  return who.kind === 'person' ? { kind: 'person' } : { kind: 'model', label: who.label, local: who.local };
 }
 
 /** What a checkpoint keeps of the run's supervision besides its ledger: the settings, and a replay supervisor's place in its script. */

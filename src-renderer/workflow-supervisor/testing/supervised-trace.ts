@@ -62,6 +62,7 @@ export function supervisedTrace(opts: TraceOptions = {}): RunEvent[] {
       { id: 'out', kind: 'output' },
     ],
     inputs: { items: ['ok one', 'not this', 'ok three'] },
+    supervisor: opts.askPerson ? { kind: 'person' } : { kind: 'model', label: 'replay', local: true },
   });
   payloads.push(inv('in', [], 'done', { outputs: { items: ['ok one', 'not this', 'ok three'] } }));
   payloads.push(inv('each', [], 'done'));
