@@ -235,13 +235,12 @@ describe('pattern node: the judgment loop through the real executor', () => {
   });
 
   it('a cancel while a member works ends the node cancelled, without another iteration or judgment', async () => {
-    const slow = { id: 'draft', role: 'writer', instructions: 'Write.', script: { latency_ms: 10_000, student: [complete('late')] } };
+    const slow = { id: 'draft', role: 'writer', instructions: 'Write.', script: { latency_ms: 60_000, student: [complete('late')] } };
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 300);
-    const started = Date.now();
+    // The member would answer after a minute: the test's own timeout (30 s) fails it if the cancel waited for that.
     const { result, of } = await run(graph({ members: [slow] }, [], [approve('draft#1')]), { signal: controller.signal });
     expect(result.status).toBe('cancelled');
-    expect(Date.now() - started).toBeLessThan(8_000);
     expect(of('pattern.judgment')).toEqual([]);
     expect(of('pattern.ended')).toEqual([expect.objectContaining({ status: 'failed', reason: 'the run was cancelled' })]);
   }, 30_000);

@@ -61,10 +61,9 @@ describe('a model supervisor on Ollama (fake Ollama server)', () => {
   });
 
   it('a supervisor that does not answer in time: the HTTP request is aborted and the node fails (decided_by default)', async () => {
-    const { server, run, signals } = await ollamaSupervised(() => ({ message: { content: '{}' }, delay_ms: 3000 }));
-    const started = Date.now();
+    const { server, run, signals } = await ollamaSupervised(() => ({ message: { content: '{}' }, delay_ms: 60_000 }));
+    // The fake would answer after a minute: the test's own timeout (20 s) fails it if the decision waited for that.
     const result = await run.superviseFailure(failed, new AbortController().signal);
-    expect(Date.now() - started).toBeLessThan(2800);
     expect(result.verdict).toMatchObject({ decided_by: 'default', verdict: { action: 'fail' } });
     // The request reached the server, and its signal was aborted before the fake answered.
     expect(server.chatRequests()).toHaveLength(1);
