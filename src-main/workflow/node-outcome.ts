@@ -17,6 +17,8 @@ export interface NodeRun {
   /** Emits into the workflow's journal with this invocation's id. */
   emit: (payload: RunEventPayload) => void;
   signal: AbortSignal;
+  /** Which run of this invocation: 1, then 2… when a supervisor's `retry` runs it again (issue 11). */
+  attempt?: number;
 }
 
 export const failed = (code: string, message: string): NodeOutcome => ({ status: 'failed', failure: { code, message: message.slice(0, 4000) } });

@@ -310,7 +310,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     const controller = new AbortController();
     running.set(invocation.id, controller);
     runningInvocations.set(invocation.id, invocation);
-    const run: NodeRun = { invocation, emit: (payload) => emit({ ...payload, invocation_id: invocation.id }), signal: controller.signal };
+    const run: NodeRun = { invocation, emit: (payload) => emit({ ...payload, invocation_id: invocation.id }), signal: controller.signal, ...(attempt > 1 ? { attempt } : {}) };
     void execute(invocation, run, resumeWith)
       .catch((err: unknown): NodeOutcome => failed('internal_error', errorText(err)))
       .then((outcome) => {
@@ -350,7 +350,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     if (isPersonSupervisor(supervisor)) {
       let step;
       try {
-        step = await escalateToPerson(supervision, supervisor, failedInvocation(nodes.get(invocation.node), invocation, failure, attempt), waitingForPerson().length);
+        step = await escalateToPerson(supervision, supervisor, failedInvocation(nodes.get(invocation.node), graph, invocation, failure, attempt), waitingForPerson().length);
       } finally {
         running.delete(invocation.id);
         runningInvocations.delete(invocation.id);
@@ -362,7 +362,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     let result;
     try {
       // The escalation goes in the trace before the model decides (the app shows "deciding…"); the verdict when decided.
-      result = await supervision.superviseFailure(failedInvocation(nodes.get(invocation.node), invocation, failure, attempt), controller.signal, (escalation) => emit(escalatedEvent(invocation, escalation)));
+      result = await supervision.superviseFailure(failedInvocation(nodes.get(invocation.node), graph, invocation, failure, attempt), controller.signal, (escalation) => emit(escalatedEvent(invocation, escalation)));
     } finally {
       running.delete(invocation.id);
       runningInvocations.delete(invocation.id);

@@ -141,7 +141,11 @@ export async function runToolNode(node: NodeOf<'tool'>, run: NodeRun, deps: Tool
   const tool = snapshot.tools.find((t) => t.name === node.tool);
   if (!tool) return failed('unknown_tool', `server ${node.server} offers no tool ${node.tool} (it offers: ${snapshot.tools.map((t) => t.name).join(', ') || 'none'})`);
 
-  const runLabel = `${deps.runId}:${run.invocation.id}`;
+  // I5 holds: a key never executes twice. Only a read is ever retried by a supervisor (retry-safe,
+  // workflow-supervision.ts), and each retry of it is a new call with its own key (the attempt in it);
+  // every other call keeps one key per invocation, so it runs at most once whatever happens.
+  const retriedRead = (run.attempt ?? 1) > 1 && tool.effect.effect === 'read';
+  const runLabel = `${deps.runId}:${run.invocation.id}${retriedRead ? `#${run.attempt}` : ''}`;
   const confirm = deps.confirm ?? (async () => 'unavailable' as const);
   let teacher: ModelProvider = deps.teacher ?? noTeacher;
   // A replay's reviewer says what the recorded one said, for this invocation only.

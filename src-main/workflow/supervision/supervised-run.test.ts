@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RunEvent, type RunEventOf } from '@shared/contracts/events';
@@ -64,6 +65,10 @@ const readEach = fanOut('read-each', { id: 'work', kind: 'tool', server: 'fs', t
   servers: [{ id: 'fs', package: FILESYSTEM_PACKAGE, args: ['${workspace}'] }],
 });
 
+const writeEach = fanOut('write-each', { id: 'work', kind: 'tool', server: 'fs', tool: 'write_file', inputs: [{ name: 'path', type: 'text' }], arguments: { path: '{{path}}', content: 'x' } }, 'path', {
+  servers: [{ id: 'fs', package: FILESYSTEM_PACKAGE, args: ['${workspace}'] }],
+});
+
 const mustSayOk = fanOut('must-say-ok', { id: 'work', kind: 'assert', checks: [{ check: 'contains', text: 'ok' }] }, 'value');
 
 describe('a supervised workflow run', () => {
@@ -73,7 +78,7 @@ describe('a supervised workflow run', () => {
 
     expect(result.status).toBe('completed');
     expect(double.calls).toHaveLength(1);
-    expect(double.calls[0]?.input.escalation).toMatchObject({ node: 'work', correlation_lineage: [{ iterate: 'each', index: 1 }], allowed_actions: ['skip', 'fail'] });
+    expect(double.calls[0]?.input.escalation).toMatchObject({ node: 'work', correlation_lineage: [{ iterate: 'each', index: 1 }], allowed_actions: ['retry', 'skip', 'fail'] });
     expect((collected(events)?.list as string[]).map((t) => t.length > 0)).toEqual([true, true]);
     expect(result.invocations.find((i) => i.id === 'work[each=1]')).toMatchObject({ status: 'skipped', failure: { code: 'supervisor_skipped' } });
     expect(collected(events)).toMatchObject({ left_out: 1 });
@@ -147,15 +152,16 @@ describe('a supervised workflow run', () => {
   });
 
   it('a verdict outside the allowed set becomes fail, decided by the kernel: the node ends failed with its own failure', async () => {
-    // A tool node is not retry-safe: retry is not offered.
+    // A write tool node is not retry-safe: retry is not offered.
     const { double, supervision } = supervisedBy([{ verdict: VERDICTS.retry }]);
-    const { result, events } = await run(readEach, { files: ['missing.md'] }, supervision);
+    const { result, events } = await run(writeEach, ['/outside-the-workspace/x.md'], supervision);
 
     expect(double.calls).toHaveLength(1);
     expect(double.calls[0]?.input.escalation.allowed_actions).not.toContain('retry');
     const [verdict] = ofType(events, 'supervisor.verdict');
     expect(verdict).toMatchObject({ next: 'failed', verdict: { decided_by: 'kernel', verdict: { action: 'fail' } } });
-    expect(result.invocations.find((i) => i.id === 'work[each=0]')).toMatchObject({ status: 'failed', failure: { code: 'tool_error' } });
+    // No one confirms the write here, so it fails unconfirmed; the supervisor cannot retry it.
+    expect(result.invocations.find((i) => i.id === 'work[each=0]')).toMatchObject({ status: 'failed', failure: { code: 'not_confirmed' } });
   }, 60_000);
 
   it('a retry of a pure node runs the same invocation again with the same inputs', async () => {
@@ -171,6 +177,27 @@ describe('a supervised workflow run', () => {
     ]);
     expect(result.invocations.find((i) => i.id === 'work[each=0]')).toMatchObject({ status: 'failed', failure: { code: 'assert_failed' } });
   });
+
+  it('a read tool node that failed (its file not there yet) is retry-safe: the supervisor\'s retry runs it again and it succeeds', async () => {
+    const ws = tempNotesWorkspace();
+    cleanups.push(ws.cleanup);
+    const late = join(ws.workspace, 'late.md');
+    const double = new ScriptedSupervisorDouble([{ verdict: VERDICTS.retry }]);
+    const supervision: WorkflowSupervisionOptions = {
+      settings: settings(),
+      // The transient cause goes away while the supervisor decides: the file appears.
+      supervisor: { identity: LOCAL, decide: (input, signal) => (writeFileSync(late, 'arrived late'), double.decide(input, signal)) },
+    };
+    const events: RunEvent[] = [];
+    const result = await runWorkflow({ graph: readEach, specDir: ws.dir, workspace: ws.workspace, inputs: { items: [late] }, ledger: createMemoryLedger(), onEvent: (e) => events.push(e), supervision });
+
+    expect(double.calls).toHaveLength(1);
+    expect(double.calls[0]?.input.escalation).toMatchObject({ node: 'work', retry_safe: true, allowed_actions: expect.arrayContaining(['retry']) as unknown });
+    expect(ofType(events, 'supervisor.verdict').map((v) => [v.verdict.decided_by, v.next])).toEqual([['agent', 'run_again']]);
+    expect(result.status).toBe('completed');
+    expect(result.invocations.find((i) => i.id === 'work[each=0]')).toMatchObject({ status: 'done' });
+    expect(collected(events)).toMatchObject({ list: ['arrived late'] });
+  }, 60_000);
 
   it('an unsupervised run (no option, or supervision not enabled) asks no one and emits no supervisor event: the item fails as before', async () => {
     const off = await run(mustSayOk, ['ok', 'poison']);

@@ -3,7 +3,8 @@ import type { Escalation, SupervisorSettings } from '@shared/supervisor/contract
 import type { SupervisorIdentity } from '@shared/supervisor/cost';
 import type { SubstituteCheck, ValidateInput } from '@shared/supervisor/machine';
 import { checkSubstitute, validatorCoversOutput } from '@shared/supervisor/substitute-check';
-import type { WorkflowNode } from '@shared/workflow/document';
+import type { WorkflowGraph, WorkflowNode } from '@shared/workflow/document';
+import { resolveToolEffect } from '@shared/policy/effect-registry';
 import type { Invocation, NodeFailure } from '@shared/workflow/invocation';
 import type { SchedulerEvent } from '@shared/workflow/scheduler';
 import type { FailedInvocation, NodeNext, SupervisionResult, WorkflowSupervisor } from './supervise-failure';
@@ -34,13 +35,30 @@ export function portValidator(nodes: ReadonlyMap<string, WorkflowNode>): (input:
 /** Templates and asserts are pure: running one again repeats nothing. A tool or an agent may have had an effect: unknown means unsafe. */
 const PURE_KINDS: ReadonlySet<WorkflowNode['kind']> = new Set(['template', 'assert']);
 
-/** The host's facts about a failed invocation. Nothing is known spent or created by a pure node; no node streams on the host yet. */
-export function failedInvocation(node: WorkflowNode | undefined, invocation: Invocation, failure: NodeFailure, attempt: number): FailedInvocation {
+/**
+ * Running a node again repeats nothing: a pure node, or a tool node whose tool's effective effect
+ * (the effect registry: the workflow's own setting, else Steward's shipped metadata) is `read` —
+ * a read that failed changed nothing and created nothing, so a transient failure (a file not there
+ * yet, a server restarting) can be retried. A write of any kind, or a tool with no known effect,
+ * may have had its effect before failing, so running it again could do it twice: never retry-safe.
+ * An agent node may have called any tool: never retry-safe.
+ */
+function retrySafe(node: WorkflowNode | undefined, graph: Pick<WorkflowGraph, 'servers' | 'tool_effects'>): boolean {
+  if (node === undefined) return false;
+  if (PURE_KINDS.has(node.kind)) return true;
+  if (node.kind !== 'tool') return false;
+  const server = graph.servers.find((s) => s.id === node.server);
+  const packageName = server && 'package' in server ? server.package : undefined;
+  return resolveToolEffect({ serverId: node.server, ...(packageName !== undefined ? { packageName } : {}), tool: node.tool, overrides: graph.tool_effects }).effect.effect === 'read';
+}
+
+/** The host's facts about a failed invocation. Nothing is known spent or created by a pure node or a read; no node streams on the host yet. */
+export function failedInvocation(node: WorkflowNode | undefined, graph: Pick<WorkflowGraph, 'servers' | 'tool_effects'>, invocation: Invocation, failure: NodeFailure, attempt: number): FailedInvocation {
   return {
     invocation,
     failure,
     attempt,
-    retry_safe: node !== undefined && PURE_KINDS.has(node.kind),
+    retry_safe: retrySafe(node, graph),
     spent_usd: 0,
     created_assets: [],
     // No executor hands over a candidate output yet, so `substitute` is not offered whatever this says.
