@@ -20,7 +20,9 @@ describe('steward eval supervisor', () => {
     for (const id of ['fanout.clean', 'chain.clean', 'stream.clean']) expect(byId.get(id)).toMatchObject({ outcome: 'clean', supervisor_calls: 0 });
     expect(byId.get('stream.mid-stream')).toMatchObject({ outcome: 'recovered', skips: 1 });
     expect(byId.get('fanout.malformed-repair')).toMatchObject({ outcome: 'recovered', substitutes: 1, poisoned_repairs: 0 });
-    // Not recoverable on this host, and contained: failed loudly, no skip of a good step.
+    // A read that failed for a passing cause (its file not there yet) is retried and the chain completes, the read's two executions no duplicate effect.
+    expect(byId.get('chain.transient-read')).toMatchObject({ outcome: 'recovered', status: 'completed', supervisor_calls: 1, skips: 0, duplicate_effects: 0 });
+    // An agent step is not retry-safe: contained, failed loudly, no skip of a good step.
     expect(byId.get('chain.transient')).toMatchObject({ outcome: 'contained', status: 'failed', skips: 0 });
     expect(byId.get('fanout.budget-decisions')).toMatchObject({ outcome: 'contained', decisions: 1, verdicts: { bounds: 2 } });
     expect(byId.get('fanout.budget-cost')).toMatchObject({ outcome: 'contained', cost_overrun: false, verdicts: { bounds: 2 } });

@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { EvalShape, SupervisorFault } from '@shared/eval/report';
 import type { SupervisorSettingsInput } from '@shared/supervisor/contracts';
 import type { SupervisorIdentity } from '@shared/supervisor/cost';
@@ -32,6 +34,8 @@ export interface RunCase {
   expect: Expectation;
   /** Notes the report carries about what this host can and cannot exercise here. */
   notes?: string[];
+  /** The fault passes while the supervisor decides (called on each escalation): a transient fault. */
+  onEscalated?: (node: string, dir: string) => void;
 }
 
 /** What a good end looks like, checked against the run and the real servers' state. */
@@ -94,12 +98,12 @@ const OVERLOADED: ScriptEntry[] = [{ error: 'HTTP 503: the model server is overl
 /** Not a decision at all, every time: the draft agent cannot deliver. */
 const MALFORMED: ScriptEntry[] = Array.from({ length: 6 }, () => ({ text: 'Sure! Here is the announcement you asked for, more or less.' }));
 
-function chainCase(c: Omit<RunCase, 'kind' | 'shape' | 'build' | 'mayBeSkipped' | 'bad' | 'expect'> & { draft?: ScriptEntry[] }): RunCase {
+function chainCase(c: Omit<RunCase, 'kind' | 'shape' | 'build' | 'mayBeSkipped' | 'bad' | 'expect'> & { draft?: ScriptEntry[]; brief?: string }): RunCase {
   return {
     kind: 'run',
     shape: 'paid_chain',
     ...c,
-    build: (world, dir) => ({ graph: chainGraph(world.servers, `announcement-${c.id}`, c.id, c.draft), inputs: { topic: `the offsite (${dir.length})` } }),
+    build: (world, dir) => ({ graph: chainGraph(world.servers, `announcement-${c.id}`, c.id, c.draft, c.brief === undefined ? undefined : join(dir, c.brief)), inputs: { topic: `the offsite (${dir.length})` } }),
     // A chain has no item to drop: skipping a step loses the run's product.
     mayBeSkipped: never,
     bad: c.draft ? [{ node: 'draft' }] : [],
@@ -122,7 +126,7 @@ function streamCase(c: Omit<RunCase, 'kind' | 'shape' | 'build' | 'mayBeSkipped'
 }
 
 const NO_STREAMING_NODE = 'no host node streams yet (the host reports streaming: false), so end_stream is never offered by a run; the kernel\'s streaming rule is covered by its own tests';
-const NO_RETRY_FOR_EFFECTS = 'retry is offered only to template and assert nodes (pure, so never transiently failing); a tool or agent node is not retry-safe, so a transient failure there is contained (failed loudly), not recovered';
+const NO_RETRY_FOR_EFFECTS = 'retry is offered to template and assert nodes and to tool nodes whose tool is a read (see chain.transient-read); an agent node or a writing tool is not retry-safe, so a transient failure there is contained (failed loudly), not recovered';
 const NO_CANDIDATE = 'no executor hands a candidate output to the supervisor yet, so substitute is not offered in a run';
 
 /** The suite, in report order. Seconds in all: one set of MCP servers, replay models, tiny timeouts. */
@@ -153,6 +157,17 @@ export const SUPERVISOR_CASES: SupervisorCase[] = [
   },
   streamCase({ id: 'stream.mid-stream', fault: 'mid_stream_failure', injects: 'chunk 4 of 6 fails at upsert while earlier chunks are already stored', recoverable: true, n: 6, escaping: [3], notes: [NO_STREAMING_NODE] }),
   chainCase({ id: 'chain.transient', fault: 'transient_error', injects: 'draft\'s model answers HTTP 503 (overloaded)', recoverable: false, draft: OVERLOADED, notes: [NO_RETRY_FOR_EFFECTS] }),
+  chainCase({
+    id: 'chain.transient-read',
+    fault: 'transient_error',
+    injects: 'the chain\'s first step reads brief.md (filesystem read_text_file), which arrives only after that read failed (ENOENT)',
+    recoverable: true,
+    brief: 'brief.md',
+    // The file lands while the supervisor decides: a retry of the read finds it.
+    onEscalated: (node, dir) => {
+      if (node === 'brief') writeFileSync(join(dir, 'brief.md'), 'The offsite is on Friday.');
+    },
+  }),
   chainCase({ id: 'chain.malformed', fault: 'malformed_output', injects: 'draft\'s model never answers with a decision', recoverable: false, draft: MALFORMED, notes: [NO_CANDIDATE] }),
   fanoutCase({ id: 'fanout.budget-decisions', fault: 'budget_exhaustion', injects: '3 unrelated bad items, max_decisions 1', recoverable: false, n: 12, escaping: [2, 6, 10], settings: { max_decisions: 1 }, maxCalls: 1 }),
   fanoutCase({

@@ -51,8 +51,8 @@ export function supervisorDouble(name: string, policy: DoublePolicy, identity: S
 
 const verdict = (v: Verdict, cost_usd?: number): DoubleAnswer => ({ verdict: v, ...(cost_usd !== undefined ? { cost_usd } : {}) });
 
-/** Words of a passing condition: a retry (where allowed) or a loud failure, never a dropped item. */
-const TRANSIENT = /\b(5\d\d|429|timed? ?out|ETIMEDOUT|ECONNRESET|ECONNREFUSED|overloaded|unavailable|try again|rate.?limit)/i;
+/** Words of a passing condition (a file not there yet included): a retry (where allowed) or a loud failure, never a dropped item. */
+const TRANSIENT = /\b(5\d\d|429|timed? ?out|ETIMEDOUT|ECONNRESET|ECONNREFUSED|ENOENT|overloaded|unavailable|try again|rate.?limit)/i;
 
 /** Repairs a malformed candidate of a text `output` port: a summary object, or JSON cut short. */
 export function repairCandidate(candidate: unknown): Record<string, unknown> | undefined {

@@ -1,3 +1,4 @@
+import { resolveToolEffect } from '@shared/policy/effect-registry';
 import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunEvent, RunEventOf } from '@shared/contracts/events';
@@ -64,7 +65,10 @@ export async function runSupervisorCase(c: RunCase, world: EvalWorld, policy: Do
     toolHost: world.host,
     // The probes write: a person at the terminal would be asked; the eval grants it (the review teacher still reviews where one is set).
     confirm: async () => 'granted',
-    onEvent: (e) => events.push(e),
+    onEvent: (e) => {
+      events.push(e);
+      if (e.type === 'supervisor.escalated') c.onEscalated?.(e.escalation.node, dir);
+    },
     supervision: { settings, supervisor: double },
   });
 
@@ -91,7 +95,9 @@ export async function runSupervisorCase(c: RunCase, world: EvalWorld, policy: Do
   }
   // Probes: every execution of a tool node is recorded per invocation; a second one is a repeated effect.
   const executions = new Map<string, number>();
-  for (const e of ofType(events, 'tool.executed')) if (e.invocation_id !== undefined) executions.set(e.invocation_id, (executions.get(e.invocation_id) ?? 0) + 1);
+  // A read repeats no effect (a supervisor may retry one): only the other tools' executions count.
+  const isRead = (server: string, tool: string) => resolveToolEffect({ serverId: server, packageName: graph.servers.find((s) => s.id === server)?.package, tool, overrides: graph.tool_effects }).effect.effect === 'read';
+  for (const e of ofType(events, 'tool.executed')) if (e.invocation_id !== undefined && !isRead(e.execution.server, e.execution.tool)) executions.set(e.invocation_id, (executions.get(e.invocation_id) ?? 0) + 1);
   const duplicates = [...executions.values()].reduce((n, k) => n + Math.max(0, k - 1), 0);
   const overrun = (settings.cost_cap_usd !== undefined && spent > settings.cost_cap_usd + 1e-12) || decisions > settings.max_decisions;
 

@@ -91,15 +91,18 @@ export function fanoutGraph(servers: McpServerSpec[], dir: string, id: string): 
  * Paid chain: outline → draft → polish (agents on replay models) → publish (memory
  * create_entities: the paid effect, once). `draft`'s student answers from `draft` when given.
  */
-export function chainGraph(servers: McpServerSpec[], entity: string, id: string, draft?: ScriptEntry[]): WorkflowGraph {
+export function chainGraph(servers: McpServerSpec[], entity: string, id: string, draft?: ScriptEntry[], brief?: string): WorkflowGraph {
   const doc = readExample('paid-chain.workflow.json');
   const draftNode = node(doc, 'draft');
   if (draft) draftNode.script = { student: draft };
+  // `brief`: the chain first reads this file (filesystem read_text_file, a read) and hands it to the output.
+  const reads = brief !== undefined;
   return fromExample(
     doc,
     id,
     servers,
     [
+      ...(reads ? [{ id: 'brief', kind: 'tool' as const, server: 'fs', tool: 'read_text_file', arguments: { path: brief } }] : []),
       node(doc, 'input'),
       node(doc, 'outline'),
       draftNode,
@@ -112,9 +115,10 @@ export function chainGraph(servers: McpServerSpec[], entity: string, id: string,
         inputs: [{ name: 'text', type: 'text' }],
         arguments: { entities: [{ name: entity, entityType: 'announcement', observations: ['{{text}}'] }] },
       },
-      { ...node(doc, 'output'), fields: [{ name: 'announcement', type: 'text' }, { name: 'published', type: 'text' }] },
+      { ...node(doc, 'output'), fields: [{ name: 'announcement', type: 'text' }, { name: 'published', type: 'text' }, ...(reads ? [{ name: 'brief', type: 'text' }] : [])] },
     ],
     [
+      ...(reads ? [edge('brief.text', 'output.brief')] : []),
       edge('input.topic', 'outline.topic'),
       edge('outline.output', 'draft.outline'),
       edge('draft.output', 'polish.draft'),
