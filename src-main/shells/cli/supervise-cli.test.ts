@@ -81,7 +81,7 @@ describe('steward run WORKFLOW --supervise', () => {
     expect(printed.outputs.texts).toHaveLength(2);
     expect(printed.supervision).toMatchObject({ decisions: 1, skipped: ['read[each=1]'], cost_usd: 0 });
     expect(printed.supervision.interventions).toEqual([
-      expect.objectContaining({ invocation_id: 'read[each=1]', node: 'read', next: 'skip', escalation: expect.objectContaining({ node: 'read', allowed_actions: ['skip', 'fail'] }), verdict: expect.objectContaining({ decided_by: 'agent' }) }),
+      expect.objectContaining({ invocation_id: 'read[each=1]', node: 'read', next: 'skip', escalation: expect.objectContaining({ node: 'read', allowed_actions: ['retry', 'skip', 'fail'] }), verdict: expect.objectContaining({ decided_by: 'agent' }) }),
     ]);
   }, 120_000);
 

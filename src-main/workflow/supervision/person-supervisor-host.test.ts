@@ -34,7 +34,7 @@ describe('the host with a workflow run a person supervises', () => {
     const { run_id } = await page.ok('workflows.run', { id: 'read-notes', inputs: { items: [join(sandbox, 'ideas.md'), join(sandbox, 'missing.md')] } });
     await expect.poll(async () => (await page.ok('interventions.pending', {})).interventions.length, { timeout: 60_000 }).toBe(1);
     const [asked] = (await page.ok('interventions.pending', {})).interventions;
-    expect(asked).toMatchObject({ run_id, kind: 'supervisor_escalation', supervision: { escalation: { node: 'read', allowed_actions: ['skip', 'fail'] } } });
+    expect(asked).toMatchObject({ run_id, kind: 'supervisor_escalation', supervision: { escalation: { node: 'read', allowed_actions: ['retry', 'skip', 'fail'] } } });
     // The run parks (nothing else runs): it has not finished.
     await expect.poll(() => page.events.some((e) => e.type === 'supervisor.escalated' && e.run_id === run_id), { timeout: 10_000 }).toBe(true);
     expect(page.events.some((e) => e.type === 'run.finished' && e.run_id === run_id)).toBe(false);
@@ -46,9 +46,9 @@ describe('the host with a workflow run a person supervises', () => {
     const { interventions } = await again.ok('interventions.pending', {});
     expect(interventions.map((i) => [i.run_id, i.id, i.kind])).toEqual([[run_id, asked?.id, 'supervisor_escalation']]);
 
-    const refused = await again.call('interventions.answer', { run_id, intervention_id: asked?.id, answer: { action: 'verdict', verdict: { action: 'retry', reason: 'again' } } });
+    const refused = await again.call('interventions.answer', { run_id, intervention_id: asked?.id, answer: { action: 'verdict', verdict: { action: 'substitute', value: { text: 'made up' }, reason: 'something to go on with' } } });
     expect(refused.ok).toBe(false);
-    if (!refused.ok) expect(refused.error.message).toMatch(/"retry" is not allowed/);
+    if (!refused.ok) expect(refused.error.message).toMatch(/"substitute" is not allowed/);
     expect((await again.ok('interventions.pending', {})).interventions).toHaveLength(1);
 
     const { resumed } = await again.ok('interventions.answer', { run_id, intervention_id: asked?.id, answer: { action: 'verdict', verdict: { action: 'skip', reason: 'that note was never written' } } });

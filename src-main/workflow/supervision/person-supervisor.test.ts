@@ -95,7 +95,7 @@ describe('a workflow run a person supervises', () => {
     expect(first.interventions).toHaveLength(1);
     const [{ invocation_id, intervention } = { invocation_id: '', intervention: undefined }] = first.interventions ?? [];
     expect(invocation_id).toBe('read[each=1]');
-    expect(intervention).toMatchObject({ kind: 'supervisor_escalation', options: ['verdict'], supervision: { escalation: { node: 'read', allowed_actions: ['skip', 'fail'] }, attempt: 1, refused: [] } });
+    expect(intervention).toMatchObject({ kind: 'supervisor_escalation', options: ['verdict'], supervision: { escalation: { node: 'read', allowed_actions: ['retry', 'skip', 'fail'] }, attempt: 1, refused: [] } });
     expect(intervention?.supervision?.escalation.detail).toMatch(/ENOENT|no such file|not found/i);
     // The other item went on while this one waited.
     expect(first.invocations.find((i) => i.id === 'shout[each=0]')?.status).toBe('done');
@@ -116,11 +116,11 @@ describe('a workflow run a person supervises', () => {
   it('a verdict outside the allowed set (or not a verdict) is refused before anything changes; the same wait then takes an allowed one', async () => {
     const { first, answer } = await runParked(readAndShout, { files: ['missing.md'] });
     expect(first.status).toBe('waiting');
-    // A tool node may have had an effect: retry is not offered, and not taken.
+    // No candidate output: substitute is not offered, and not taken (a read is retry-safe, so retry is).
     const intervention = first.interventions?.[0]?.intervention;
     if (!intervention) throw new Error('expected a waiting escalation');
     // What the host checks on every answer, live or from the checkpoint, before anything changes.
-    expect(() => checkOffered(intervention, verdict({ action: 'retry', reason: 'try again' }))).toThrow(/"retry" is not allowed for this failure of read \(allowed: skip/);
+    expect(() => checkOffered(intervention, verdict({ action: 'substitute', value: { text: 'made up' }, reason: 'something to go on with' }))).toThrow(/"substitute" is not allowed for this failure of read \(allowed: retry .*skip/);
     expect(() => checkOffered(intervention, { action: 'approve' })).toThrow(/not one of the answers/);
     const end = await answer(first, verdict({ action: 'fail', reason: 'the file must exist' }));
     // An item's failure leaves it out of the list (the collect closes); the node's own failure stays, with the person's reason.
