@@ -61,16 +61,18 @@ test('a supervised node that failed waits for the person across a host restart; 
   await expect(card.getByTestId('escalation-node')).toContainText('read');
   await expect(card.getByTestId('escalation-detail')).toContainText('missing.md');
   await expect(card.getByTestId('escalation-signature')).toBeVisible();
-  // Exactly the verdicts the kernel allows a tool node: no retry (it may have had an effect), no substitute.
+  // Exactly the verdicts the kernel allows a failed read: retry (a read is retry-safe), skip, fail; no substitute.
   await expect(card.getByTestId('escalation-skip')).toBeVisible();
   await expect(card.getByTestId('escalation-fail')).toBeVisible();
-  await expect(card.getByTestId('escalation-retry')).toHaveCount(0);
+  await expect(card.getByTestId('escalation-retry')).toBeVisible();
   await expect(card.getByTestId('escalation-substitute')).toHaveCount(0);
   await shot(page, 'supervisor-person-escalation');
 
-  // By keyboard: the reason, then Tab to Skip and Enter.
+  // By keyboard: the reason, then Tab past Retry to Skip and Enter.
   await card.getByTestId('escalation-reason').focus();
   await page.keyboard.type('That note was never written.');
+  await page.keyboard.press('Tab');
+  await expect(card.getByTestId('escalation-retry')).toBeFocused();
   await page.keyboard.press('Tab');
   await expect(card.getByTestId('escalation-skip')).toBeFocused();
   await page.keyboard.press('Enter');
