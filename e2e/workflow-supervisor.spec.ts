@@ -192,6 +192,9 @@ test('a supervised run started in the app: the replay supervisor skips the faili
 
   await page.getByTestId('open-run').click();
   await expect(page.getByTestId('run-status')).toHaveText('Completed — supervised');
+  // The header names the workflow's supervisor, not the agent teacher's "Supervision: Off".
+  await expect(page.getByTestId('run-supervision')).toHaveText('model (replay)');
+  await page.locator('.run-head').screenshot({ path: `${ARTIFACTS}/workflow-supervisor-run-header.png` });
   const entry = page.getByTestId('intervention-feed').getByTestId('intervention-entry');
   await expect(entry).toHaveCount(1);
   await expect(entry).toHaveAttribute('data-decided-by', 'agent');
