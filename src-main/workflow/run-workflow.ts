@@ -5,7 +5,7 @@ import type { ProfileVersionRef, TraceSettings } from '@shared/contracts/profile
 import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
 import { redactToolArguments } from '@shared/util/redact';
 import type { InvocationReplay, WorkflowReplayPlan } from '@shared/replay/workflow-replay';
-import type { WorkflowGraph, WorkflowNode } from '@shared/workflow/document';
+import type { NodeOf, WorkflowGraph, WorkflowNode } from '@shared/workflow/document';
 import type { Invocation, NodeFailure } from '@shared/workflow/invocation';
 import { createScheduler, schedule, type SchedulerCommand, type SchedulerEvent, type SchedulerState } from '@shared/workflow/scheduler';
 import { validateGraph } from '@shared/workflow/validate-graph';
@@ -501,6 +501,12 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     return true;
   };
 
+  /** What an agent or pattern node runs its agents with; one that uses all of the workflow's servers shares the run's tool host. */
+  async function agentDeps(node: NodeOf<'agent'> | NodeOf<'pattern'>) {
+    const toolHost = node.servers === undefined && graph.servers.length > 0 ? (await tools.get()).host : options.toolHost;
+    return { runId, graph, specDir, workspace, ledger: options.ledger, confirm: options.confirm, privacy, ollamaHost: options.ollamaHost, credentials: options.credentials, onProgress: options.onProgress, toolHost };
+  }
+
   async function execute(invocation: Invocation, run: NodeRun, resumeWith?: Resumed): Promise<NodeOutcome> {
     const node = nodes.get(invocation.node);
     const inputsOf = invocation.inputs;
@@ -539,24 +545,12 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
       case 'agent': {
         const agentCheckpoint = resumeWith?.parked.checkpoint;
         if (resumeWith && !agentCheckpoint) return failed('internal_error', `the waiting agent node ${invocation.id} has no checkpoint to resume`);
-        // An agent that uses all of the workflow's servers shares the run's host.
-        const shared = node.servers === undefined && graph.servers.length > 0 ? (await tools.get()).host : options.toolHost;
         return runAgentNode(
           node,
           run,
           {
-            runId,
-            graph,
-            specDir,
-            workspace,
-            ledger: options.ledger,
-            confirm: options.confirm,
-            privacy,
-            ollamaHost: options.ollamaHost,
-            credentials: options.credentials,
-            onProgress: options.onProgress,
+            ...(await agentDeps(node)),
             providers: options.providers,
-            toolHost: shared,
             ...(replay ? { replay: { live: replay.live, replayOf: replay.replay_of, recorded: narrow(recordedOf(invocation.id), 'agent') } } : {}),
           },
           agentCheckpoint && resumeWith ? { checkpoint: agentCheckpoint, answer: resumeWith.answer } : undefined,
@@ -566,20 +560,9 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
         // A pattern's recorded answers are not replayed yet: on replay models it runs its scripts again; live ones it refuses.
         const live = replay ? liveModelsOf(node) : [];
         if (live.length > 0) return failed('replay_mismatch', `the pattern node ${node.id} replays only on replay models (it uses ${live.join(', ')})`);
-        const shared = node.servers === undefined && graph.servers.length > 0 ? (await tools.get()).host : options.toolHost;
         // A person's judgment parks the loop (the run waits persisted); an answer resumes it at the judgment.
         return runPatternNode(node, run, {
-          runId,
-          graph,
-          specDir,
-          workspace,
-          ledger: options.ledger,
-          confirm: options.confirm,
-          privacy,
-          ollamaHost: options.ollamaHost,
-          credentials: options.credentials,
-          onProgress: options.onProgress,
-          toolHost: shared,
+          ...(await agentDeps(node)),
           ...(replay && !replay.live ? { dryRun: true } : {}),
           parkHuman: true,
         }, resumeWith);
