@@ -8,7 +8,7 @@ import { ConfirmButton } from '../components/ConfirmButton';
 import { JsonField } from './editor/JsonField';
 import { PatternJudgmentCard } from './PatternJudgmentCard';
 import { EscalationAnswer } from '../supervision/EscalationAnswer';
-import { AnswerCardHead } from './interventions/answer-card';
+import { AnswerCardHead, AnswerSent } from './interventions/answer-card';
 import type { SnapshotTool } from '../db/derive-rounds';
 import { roundNumber } from '@shared/contracts/round-number';
 
@@ -156,9 +156,7 @@ function DecisionInterventionCard({ intervention, tools }: { intervention: Inter
       </div>
 
       {sent ? (
-        <p className="intervention__sent" role="status" data-testid="intervention-sent">
-          <Spinner /> “{HUMAN_ACTION_LABELS[sent]}” sent; the run continues…
-        </p>
+        <AnswerSent label={HUMAN_ACTION_LABELS[sent]} />
       ) : (
         <>
           {decisionToEdit && (

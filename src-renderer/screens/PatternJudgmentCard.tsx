@@ -6,7 +6,7 @@ import { useHost } from '../app/HostProvider';
 import { Chip } from '../components/Chip';
 import { Spinner } from '../components/Icons';
 import { AnswerError, ReconnectNote } from './interventions/answer-notes';
-import { useSendAnswer } from './interventions/answer-card';
+import { AnswerSent, useSendAnswer } from './interventions/answer-card';
 import { formatDateTime } from '../view/format';
 
 type JudgmentAction = 'approve' | 'reject' | 'escalate';
@@ -130,9 +130,7 @@ export function PatternJudgmentCard({ intervention, ask }: { intervention: Inter
       </div>
 
       {sent ? (
-        <p className="intervention__sent" role="status" data-testid="intervention-sent">
-          <Spinner /> “{HUMAN_ACTION_LABELS[sent]}” sent; the run continues…
-        </p>
+        <AnswerSent label={HUMAN_ACTION_LABELS[sent]} />
       ) : (
         <>
           <div className="intervention__note">

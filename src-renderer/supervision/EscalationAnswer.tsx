@@ -5,7 +5,7 @@ import type { PersonEscalation } from '@shared/supervisor/person-escalation';
 import { useHost } from '../app/HostProvider';
 import { Spinner } from '../components/Icons';
 import { AnswerError, ReconnectNote } from '../screens/interventions/answer-notes';
-import { AnswerCardHead, useSendAnswer } from '../screens/interventions/answer-card';
+import { AnswerCardHead, AnswerSent, useSendAnswer } from '../screens/interventions/answer-card';
 import { JsonField } from '../screens/editor/JsonField';
 import { formatDateTime } from '../view/format';
 
@@ -102,9 +102,7 @@ export function EscalationAnswer({ intervention, wait }: { intervention: Interve
       </div>
 
       {sent ? (
-        <p className="intervention__sent" role="status" data-testid="intervention-sent">
-          <Spinner /> “{SUPERVISOR_ACTION_LABELS[sent]}” sent; the run continues…
-        </p>
+        <AnswerSent label={SUPERVISOR_ACTION_LABELS[sent]} />
       ) : (
         <>
           <div className="intervention__note">

@@ -2,6 +2,7 @@ import { useState, type ReactNode } from 'react';
 import { INTERVENTION_KIND_LABELS, type HumanAnswer, type Intervention } from '@shared/contracts/intervention';
 import { useHost } from '../../app/HostProvider';
 import { Chip } from '../../components/Chip';
+import { Spinner } from '../../components/Icons';
 
 /**
  * What every "waiting for you" card shares: sending one answer to the host (which button is
@@ -42,5 +43,14 @@ export function AnswerCardHead({ titleId, intervention, children }: { titleId: s
       <span className="round__spacer" />
       {children}
     </header>
+  );
+}
+
+/** The card once its answer is sent: what was sent, and that the run goes on. */
+export function AnswerSent({ label }: { label: string }) {
+  return (
+    <p className="intervention__sent" role="status" data-testid="intervention-sent">
+      <Spinner /> “{label}” sent; the run continues…
+    </p>
   );
 }
