@@ -8,6 +8,9 @@ import { syntheticRuns } from '../src-renderer/screens/runs/synthetic-runs';
 import { runIdFromUrl, shot, storedEvents } from './helpers';
 
 test.describe.configure({ mode: 'serial' });
+// Seeding 10,000 rows and walking the list is IndexedDB-bound: on a slow disk (a 4 KB synced write at
+// 4.7 ms instead of 0.4 ms) it took longer than the default 90 s. Room, not a speed claim.
+test.setTimeout(240_000);
 
 let host: HostProcess;
 let dataDir: string;
