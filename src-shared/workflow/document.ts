@@ -231,7 +231,7 @@ export const GRAPH_FIELDS = {
   supervisor: SupervisorSettings.optional(),
 };
 
-/** The ids of nodes, and of servers, are unique within a document. */
+/** Within a document, every graph step has its own id, and every server too. */
 export function refineUniqueIds(w: { nodes: readonly { id: string }[]; servers: readonly { id: string }[] }, ctx: z.RefinementCtx): void {
   const seen = new Set<string>();
   w.nodes.forEach((n, i) => {

@@ -57,7 +57,7 @@ export function oauthFetch(options: OAuthFetchOptions): RemoteAuth {
       p = await provider();
     } catch (error) {
       // No keychain: requests go out unauthenticated; a refusal below says why sign-in cannot help.
-      loaded = undefined;
+      // The failed load is kept, so the connection does not ask the keychain again on every request.
       const response = await next(input, init);
       if (response.status === 401) throw error;
       return response;
