@@ -27,7 +27,7 @@ import { escalatedEvent, failedInvocation, portValidator, settlementOf, supervis
 import type { InvocationRecord, WorkflowCheckpoint } from './workflow-checkpoint';
 import { WorkflowTools } from './workflow-tools';
 import { checkJudgmentAnswer, type PatternPark } from './pattern/human-judgment';
-import { answerPerson, escalateToPerson, escalationIntervention, expirePerson, isPersonSupervisor, personSupervisionOf } from './supervision/person-supervisor';
+import { answerPerson, escalateToPerson, escalationIntervention, expirePerson, isPersonSupervisor, personSupervisionOf, settledWithoutPerson } from './supervision/person-supervisor';
 import { checkPersonVerdict } from '@shared/supervisor/person-escalation';
 import { stickyVerdictFor } from '@shared/supervisor/ledger';
 
@@ -415,7 +415,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     expiries.delete(invocation.id);
     // An answer that comes after the time set (the run was parked meanwhile) finds the default applied.
     const answer = given !== 'expired' && wait.expires_at !== undefined && Date.parse(wait.expires_at) <= Date.now() ? 'expired' : given;
-    if (answer !== undefined && answer !== 'expired') emit({ type: 'intervention.answered', invocation_id: invocation.id, round: 0, intervention_id: intervention.id, answer });
+    if (answer !== undefined && answer !== 'expired') emit({ type: 'intervention.answered', invocation_id: invocation.id, round: 0, intervention_id: intervention.id, answer, settled_by: 'person' });
     // Decided in a moment (the kernel replays the answer); running meanwhile, so the run waits for it. Not
     // persisted as running: a stop in that moment must never run the failed node again (it stays waiting on disk).
     const controller = new AbortController();
@@ -427,7 +427,11 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
       .then((step) => {
         running.delete(invocation.id);
         deciding.delete(invocation.id);
-        if (step.kind === 'decided') emit(verdictEvent(invocation, step.result));
+        if (step.kind === 'decided') {
+          // Not answered by the person: the trace still closes the question, saying what settled it.
+          if (answer === undefined || answer === 'expired') emit(settledWithoutPerson(invocation, intervention, answer, step.result));
+          emit(verdictEvent(invocation, step.result));
+        }
         personStep(supervision, invocation, step, wait.attempt);
       })
       .catch((err: unknown) => {

@@ -167,7 +167,12 @@ export const RunEvent = z.discriminatedUnion('type', [
   event('round.completed', { round, record: RoundRecord }),
   /** The run waits for a person; it is persisted and resumes when they answer. */
   event('intervention.requested', { round, intervention: Intervention }),
-  event('intervention.answered', { round, intervention_id: z.string(), answer: HumanAnswer }),
+  /**
+   * `settled_by`, on a workflow supervisor's escalation only: the person answered, an earlier
+   * answer's sticky skip/fail settled it (`answer` holds that verdict), or its decision time ran out
+   * (`answer` is `expired`; the default verdict follows in `supervisor.verdict`).
+   */
+  event('intervention.answered', { round, intervention_id: z.string(), answer: HumanAnswer, settled_by: z.enum(['person', 'sticky', 'expiry']).optional() }),
   // SCS (seed 001): committee · student (monitor) · supervisor (executor).
   event('scs.enabled', { mode: ScsMode, active: z.boolean(), reason: z.string(), model: z.string() }),
   event('scs.committee.plan_drafted', { phase: z.number().int().positive(), attempt: z.number().int().positive(), plan: PhasePlan.optional(), error: z.string().optional() }),

@@ -109,7 +109,7 @@ describe('a workflow run a person supervises', () => {
     expect(end.invocations.find((i) => i.id === 'shout[each=1]')?.status).toBe('skipped');
     const [decided] = ofType(events, 'supervisor.verdict');
     expect(decided).toMatchObject({ invocation_id: 'read[each=1]', next: 'skip', verdict: { decided_by: 'agent', verdict: { action: 'skip', reason: 'that file was never written' }, turns: 1 } });
-    expect(ofType(events, 'intervention.answered')).toHaveLength(1);
+    expect(ofType(events, 'intervention.answered')).toMatchObject([{ settled_by: 'person', answer: { action: 'verdict' } }]);
     assertAllValid(events);
   }, 60_000);
 
@@ -142,7 +142,7 @@ describe('a workflow run a person supervises', () => {
     ]);
   }, 60_000);
 
-  it("the person's skip sticks: another item waiting with the same failure is decided by it without asking", async () => {
+  it("the person's skip sticks: another item waiting with the same failure is decided by it without asking, and the trace closes that wait as settled by the sticky skip", async () => {
     const { first, events, answer } = await runParked(mustSayOk, ['ok 1', 'poison', 'poison']);
     expect(first.status).toBe('waiting');
     const waitingIds = (first.interventions ?? []).map((i) => i.invocation_id).sort();
@@ -151,6 +151,17 @@ describe('a workflow run a person supervises', () => {
     expect(end.status).toBe('completed');
     expect(end.outputs).toEqual({ list: ['ok 1'] });
     expect(ofType(events, 'supervisor.verdict').map((v) => v.verdict.decided_by)).toEqual(['agent', 'sticky']);
+    // Both questions are closed in the trace (the app's waiting list reads it), each saying what settled it.
+    const asked = new Map(ofType(events, 'intervention.requested').map((e) => [e.intervention.id, e.invocation_id]));
+    const closed = ofType(events, 'intervention.answered').map((e) => [asked.get(e.intervention_id), e.settled_by, e.answer]);
+    expect(closed).toEqual([
+      ['work[each=1]', 'person', verdict({ action: 'skip', reason: 'poisoned' })],
+      ['work[each=2]', 'sticky', verdict({ action: 'skip', reason: 'the supervisor already chose skip for this failure of work' })],
+    ]);
+    // Closed before its verdict, as a person's answer is.
+    const at = (e: RunEvent | undefined) => events.indexOf(e as RunEvent);
+    expect(at(ofType(events, 'intervention.answered')[1])).toBeLessThan(at(ofType(events, 'supervisor.verdict')[1]));
+    assertAllValid(events);
   }, 60_000);
 
   it('answered while the run is still going on, the verdict applies in the live run', async () => {
@@ -194,7 +205,7 @@ describe('a workflow run a person supervises', () => {
     expect(ofType(events, 'supervisor.verdict')).toMatchObject([{ next: 'skip', verdict: { decided_by: 'agent' } }]);
   }, 60_000);
 
-  it('a decision time that ran out while the run was parked applies the default (fail) instead of the late answer', async () => {
+  it('a decision time that ran out while the run was parked applies the default (fail) instead of the late answer, and the trace closes the wait as expired', async () => {
     const { first, events, answer } = await runParked(WorkflowGraph.parse({ ...readAndShout, supervisor: person({ who: { kind: 'person', decision_timeout_ms: 60_000 } }) }), { files: ['missing.md'] });
     const wait = first.interventions?.[0]?.intervention.supervision;
     expect(wait?.expires_at).toBeDefined();
@@ -204,6 +215,10 @@ describe('a workflow run a person supervises', () => {
     const end = await answer(first, verdict({ action: 'skip', reason: 'too late' }));
     expect(end.invocations.find((i) => i.id === 'read[each=0]')?.status).toBe('failed');
     expect(ofType(events, 'supervisor.verdict')).toMatchObject([{ next: 'failed', verdict: { decided_by: 'default', verdict: { action: 'fail', reason: expect.stringContaining('did not decide within 60 s') } } }]);
+    // The late answer is not recorded as the person's: the wait ended by its expiry, its default after it.
+    expect(ofType(events, 'intervention.answered')).toMatchObject([{ invocation_id: 'read[each=0]', settled_by: 'expiry', answer: { action: 'expired' } }]);
+    expect(events.findIndex((e) => e.type === 'intervention.answered')).toBeLessThan(events.findIndex((e) => e.type === 'supervisor.verdict'));
+    assertAllValid(events);
   }, 60_000);
 });
 

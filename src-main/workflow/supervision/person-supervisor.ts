@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createActor, fromPromise, toPromise } from 'xstate';
-import type { Intervention } from '@shared/contracts/intervention';
+import type { RunEventPayload } from '@shared/contracts/events';
+import type { HumanAnswer, Intervention } from '@shared/contracts/intervention';
+import type { Invocation } from '@shared/workflow/invocation';
 import type { SupervisorSettings, SupervisorVerdict, SupervisorWho, Verdict } from '@shared/supervisor/contracts';
 import { recordVerdict } from '@shared/supervisor/ledger';
 import { supervisorMachine, type DecideInput, type DecideOutput, type SubstituteCheck, type ValidateInput } from '@shared/supervisor/machine';
@@ -123,6 +125,16 @@ export function expirePerson(supervision: RunSupervision, wait: PersonEscalation
   };
   supervision.ledger = recordVerdict(supervision.ledger, wait.escalation, verdict);
   return { escalation: wait.escalation, verdict, next: nextOf(verdict, wait.failure) };
+}
+
+/**
+ * The answer that closes a waiting escalation nobody answered: a sticky skip/fail another answer
+ * left (the answer is that verdict), or the decision time running out (`expired`; the default
+ * verdict follows in `supervisor.verdict`). Without it the question would stay open in the trace.
+ */
+export function settledWithoutPerson(invocation: Pick<Invocation, 'id'>, intervention: Pick<Intervention, 'id'>, how: undefined | 'expired', result: SupervisionResult): RunEventPayload {
+  const answer: HumanAnswer = how === 'expired' ? { action: 'expired' } : { action: 'verdict', verdict: result.verdict.verdict };
+  return { type: 'intervention.answered', invocation_id: invocation.id, round: 0, intervention_id: intervention.id, answer, settled_by: how === 'expired' ? 'expiry' : 'sticky' };
 }
 
 /** The intervention a waiting escalation shows in "waiting for you" (and `steward runs waiting`). */
