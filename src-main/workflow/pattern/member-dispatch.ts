@@ -24,6 +24,22 @@ export type MemberDeps = Pick<
   dryRun?: boolean;
 };
 
+/**
+ * A member agent stopped to wait for a person (its ask_user, a confirmation, an escalation). The
+ * member's loop cannot park inside the pattern's, so the node fails closed with its own code
+ * (`pattern_member_waiting`) instead of leaving a question nobody's answer could resume.
+ */
+export class MemberWaitsError extends Error {
+  static readonly code = 'pattern_member_waiting';
+  constructor(
+    readonly memberId: string,
+    readonly outputId: string,
+    what: string,
+  ) {
+    super(`member ${memberId} (${outputId}) waits for a person: ${what}; a pattern member cannot wait for a person — give it a teacher to decide, let its tools run without confirmation, or make it an agent node of its own`);
+  }
+}
+
 export interface DispatchResultOut {
   outputs: MemberOutput[];
   output: string;
@@ -106,7 +122,7 @@ export function createDispatch(node: NodeOf<'pattern'>, run: NodeRun, deps: Memb
         textsFinal: true,
         ...(deps.dryRun ? { dryRun: true } : {}),
       });
-      if (result.status === 'waiting') throw new Error(`member ${member.id} waits for a person (${result.intervention?.reason ?? 'a question'}); a pattern member cannot park the node — give it a teacher or confirm its tools up front`);
+      if (result.status === 'waiting') throw new MemberWaitsError(member.id, id, result.intervention?.decision?.decision_type === 'ask_user' ? `it asked “${result.intervention.decision.question}”` : (result.intervention?.reason ?? 'a question'));
       if (result.status !== 'completed') throw new Error(`member ${member.id} ended ${result.status}: ${result.message ?? result.setup_error ?? ''}`);
       outputs.push({ id, member_id: member.id, text: result.output ?? '' });
     }

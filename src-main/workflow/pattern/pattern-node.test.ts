@@ -268,4 +268,19 @@ describe('pattern node: the judgment loop through the real executor', () => {
     // Nothing was judged: a member that failed never produced an output to judge.
     expect(of('pattern.judgment')).toEqual([]);
   }, 60_000);
+
+  it('a member that would wait for a person (its ask_user) fails the node closed as pattern_member_waiting, saying which member and what it asked; the run does not park, nothing is judged', async () => {
+    const asks = { id: 'draft', role: 'writer', instructions: 'Write.', script: { student: [{ json: { decision_type: 'ask_user', question: 'Which cache?' } }] } };
+    const { result, of } = await run(graph({ members: [asks] }, [], [approve('draft#1')]));
+    expect(result.status).toBe('failed');
+    expect(result.invocations.find((i) => i.id === 'p')?.failure).toEqual({
+      code: 'pattern_member_waiting',
+      message: expect.stringMatching(/^member draft \(draft#1\) waits for a person: .*Which cache\?.*a pattern member cannot wait for a person/),
+    });
+    // The trace keeps what the member asked, under its member run; the node does not park on it.
+    expect(of('intervention.requested')).toEqual([expect.objectContaining({ pattern_member: 'draft#1' })]);
+    expect(result.checkpoint).toBeUndefined();
+    expect(of('pattern.judgment')).toEqual([]);
+    expect(of('pattern.ended')).toEqual([expect.objectContaining({ status: 'failed' })]);
+  }, 60_000);
 });

@@ -11,7 +11,7 @@ import { errorText, failed, type NodeOutcome, type NodeRun } from '../node-outco
 import { answerJudgment, parkForJudgment, type PatternPark } from './human-judgment';
 import { createJudge } from './judge-caller';
 import { ReplayCursor } from './replay-cursor';
-import { createDispatch, type MemberDeps } from './member-dispatch';
+import { createDispatch, MemberWaitsError, type MemberDeps } from './member-dispatch';
 
 /**
  * Runs a pattern node (issue 12): the shared loop machine (src-shared/pattern/machine.ts) with the
@@ -97,6 +97,7 @@ export async function runPatternNode(node: NodeOf<'pattern'>, run: NodeRun, deps
     return failed('internal_error', errorText(err));
   }
   const iterations: JudgedIteration[] = [...(resume?.parked.pattern?.iterations ?? [])];
+  let memberWaits: MemberWaitsError | undefined;
   // Replay scripts go on where they stood when the loop parked (members' and judges').
   const replays = new ReplayCursor(resume?.parked.pattern?.replay);
   const dispatch = createDispatch(node, run, deps, replays);
@@ -104,7 +105,10 @@ export async function runPatternNode(node: NodeOf<'pattern'>, run: NodeRun, deps
   const machine = patternMachine.provide({
     actors: {
       dispatch: fromPromise<unknown, DispatchInput>(async ({ input, signal }) => {
-        const result = await dispatch(input, signal);
+        const result = await dispatch(input, signal).catch((err: unknown) => {
+          if (err instanceof MemberWaitsError) memberWaits = err;
+          throw err;
+        });
         iterations.push({ step: input.step, iteration: input.iteration, prompt: input.prompt, output: result.output });
         run.emit({ type: 'pattern.iteration', step: input.step, iteration: input.iteration, outputs: result.outputs.map(({ id, member_id }) => ({ id, member_id })), output: result.output });
         return result;
@@ -169,6 +173,7 @@ export async function runPatternNode(node: NodeOf<'pattern'>, run: NodeRun, deps
     case 'escalated':
       return failed('pattern_escalated', outcome.reason ?? 'the judgment escalated');
     case 'failed':
+      if (memberWaits && !run.signal.aborted) return failed(MemberWaitsError.code, memberWaits.message);
       return failed(run.signal.aborted ? 'cancelled' : 'pattern_failed', outcome.reason ?? 'the pattern failed');
   }
 }
