@@ -15,7 +15,7 @@ import { maskArguments } from '@shared/util/mask';
 import { redactToolArguments } from '@shared/util/redact';
 import type { IdempotencyLedger } from '../mcp/idempotency-ledger';
 import { idempotencyKey } from '../mcp/idempotency-ledger';
-import type { ToolHost } from '../mcp/tool-host';
+import type { ToolHost, ToolProgress } from '../mcp/tool-host';
 import type { ModelProvider } from '../providers/provider';
 import { buildStudentPrompt, buildTeacherPrompt, decisionJsonSchema, maskMessage, verdictJsonSchema } from '../providers/prompts';
 import type { CanonicalHistory } from './canonical-history';
@@ -45,6 +45,8 @@ export interface BoundaryActorDeps {
   /** Receives sensitive argument values found in candidates, so they are masked by value everywhere. */
   sensitiveFound?: (value: string) => void;
   onExecution: (execution: ToolExecution) => void;
+  /** A call in flight reported progress (already thinned out by the tool host). */
+  onToolProgress?: (round: number, idempotency_key: string, progress: ToolProgress) => void;
   /** The prompt each proposal was made from (the learning context of the round). */
   onPrompt?: (round: number, messages: ChatMessage[]) => void;
   /** SCS finish gate: asked before a `complete` is authorized; absent when SCS is not active. */
@@ -185,7 +187,8 @@ export function createBoundaryActors(deps: BoundaryActorDeps) {
       const index = deps.history.length - 1;
       try {
         const callSignal = deps.runSignal ? AbortSignal.any([signal, deps.runSignal]) : signal;
-        const raw = await deps.toolHost.execute({ decision, tool, idempotency_key, signal: callSignal });
+        const onProgress = deps.onToolProgress && ((progress: ToolProgress) => deps.onToolProgress?.(input.round, idempotency_key, progress));
+        const raw = await deps.toolHost.execute({ decision, tool, idempotency_key, signal: callSignal, ...(onProgress ? { onProgress } : {}) });
         const execution = capContent({ ...raw, content: deps.maskText ? deps.maskText(raw.content) : raw.content });
         deps.ledger.finish(idempotency_key, { ok: execution.ok, is_error: execution.is_error });
         deps.history.settle(index, execution.content, execution.is_error);

@@ -19,6 +19,7 @@ import { redactToolArguments } from '@shared/util/redact';
 import type { CredentialStore } from '../credentials/credential-store';
 import { SecretRegistry } from '../credentials/secret-registry';
 import type { IdempotencyLedger } from '../mcp/idempotency-ledger';
+import { toolProgressEvent } from '../mcp/progress-event';
 import { startToolHost } from '../mcp/mcp-tool-host';
 import type { ElicitationAsk, ElicitationReply } from '../mcp/client-capabilities';
 import { sampleWith } from '../mcp/sample-with-model';
@@ -319,6 +320,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       maskText: (text) => secrets.maskText(text),
       sensitiveFound,
       onExecution: (e) => executions.push(secrets.mask(e)),
+      onToolProgress: (round, key, report) => emit(toolProgressEvent(round, key, report, (text) => secrets.maskText(text))),
       dryRun: options.dryRun === true,
       onPrompt: (round, messages) => prompts.set(round, messages),
       shadow: supervision.enabled && supervision.phase === 1 ? (round, outcome) => shadows.set(round, outcome) : undefined,

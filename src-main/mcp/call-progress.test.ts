@@ -7,7 +7,8 @@ import type { ToolCallDecision } from '@shared/contracts/decision';
 import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
 import { scriptServerHosts } from '../../test-support/script-server-host';
 import { McpCallError } from './errors';
-import { startToolHost, type McpToolHost, type ToolProgress } from './mcp-tool-host';
+import { startToolHost, type McpToolHost } from './mcp-tool-host';
+import type { ToolProgress } from './tool-host';
 
 /** A real SDK-built stdio server (test-support/capabilities-mcp-server.mjs): ticking, wait_for_cancel… */
 const start = scriptServerHosts('./capabilities-mcp-server.mjs', 'caps');
@@ -54,6 +55,25 @@ describe('progress and deadlines of a tool call (real servers)', () => {
     expect(reports.length).toBeLessThan(8);
   });
 
+  it("a call's own progress listener gets the first report, at most one per interval, and the last, all before the result", async () => {
+    const hostWide: ToolProgress[] = [];
+    const host = await start([], {}, { onToolProgress: (p) => hostWide.push(p), progressThrottleMs: 200 });
+    const tool = offered(await host.snapshot(0), 'ticking');
+    const reports: ToolProgress[] = [];
+    const execution = await host.execute({ decision: call('ticking', { ticks: 30, every_ms: 10 }), tool, idempotency_key: 'k-own', onProgress: (p) => reports.push(p) });
+    const afterResult = reports.length;
+    await new Promise((r) => setTimeout(r, 400));
+    expect(execution.content).toBe('ticked 30');
+    expect(hostWide).toEqual([]);
+    // 30 reports in ~300 ms: the first, one or two per 200 ms, and the last (30 of 30), not thirty.
+    expect(reports[0]?.progress).toBe(1);
+    // The last one the host received: the SDK may drop a report that arrives with the result itself.
+    expect(reports.at(-1)?.progress).toBeGreaterThanOrEqual(28);
+    expect(reports.at(-1)?.total).toBe(30);
+    expect(reports.length).toBeLessThanOrEqual(6);
+    expect(reports.length).toBe(afterResult);
+  });
+
   it("a call's deadline restarts whenever the server reports progress", async () => {
     const host = await start([], { timeouts: { call_ms: 600 } });
     const tool = offered(await host.snapshot(0), 'ticking');
@@ -85,7 +105,7 @@ describe('progress and deadlines of a tool call (real servers)', () => {
     const tool = offered(await host.snapshot(0), 'trigger-long-running-operation');
     const execution = await host.execute({ decision: call('trigger-long-running-operation', { duration: 1, steps: 4 }), tool, idempotency_key: 'k-everything' });
     expect(execution.content).toMatch(/Long running operation completed/);
-    // The last report may come after the result, when nobody listens any more.
+    // The last report may come with the result, when the SDK no longer listens for it.
     expect(reports.map((r) => `${r.progress}/${r.total}`).slice(0, 3)).toEqual(['1/4', '2/4', '3/4']);
   });
 });

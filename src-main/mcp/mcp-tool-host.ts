@@ -16,7 +16,8 @@ import { offerResourceTool, readResourceToolName, resourceText } from './resourc
 import type { ElicitationAsk, ElicitationReply, SamplingAsk, SamplingReply } from './client-capabilities';
 import type { CredentialStore } from '../credentials/credential-store';
 import { connectTarget, resolveTarget, type ServerTarget } from './server-target';
-import type { ExecuteRequest, ToolHost } from './tool-host';
+import type { ExecuteRequest, ToolHost, ToolProgress } from './tool-host';
+import { throttleReports, type Throttled } from './progress-throttle';
 import { toolResultText } from './tool-result';
 
 export interface ToolHostOptions {
@@ -59,14 +60,7 @@ export interface ToolHostOptions {
   progressThrottleMs?: number;
 }
 
-/** One progress report of a call in flight (MCP `notifications/progress`). */
-export interface ToolProgress {
-  server: string;
-  tool: string;
-  progress: number;
-  total?: number;
-  message?: string;
-}
+export type { ToolProgress };
 
 /** What the model is told of a reply that is not a valid tool result (the detail goes to the log only). */
 export const MALFORMED_REPLY = "the server's reply was malformed; the call may have run";
@@ -234,11 +228,18 @@ class McpToolHostImpl implements McpToolHost {
     if (entry.target?.kind === 'remote') this.recordSent(tool.server, tool.name, entry.target, args);
     const started = performance.now();
     const timeoutMs = lookupOwn(entry.spec.timeouts?.tools, tool.name);
-    const options = { signal, timeoutMs, onProgress: this.progressReporter(tool.server, tool.name) };
-    const outcome: CallOutcome =
-      entry.spec.offer_resources === true && tool.name === readResourceToolName(tool.server)
-        ? await this.readResource(entry.conn, args, options)
-        : await entry.conn.callTool(tool.name, args, options);
+    const progress = this.progressReporter(tool.server, tool.name, request.onProgress);
+    const options = { signal, timeoutMs, onProgress: progress && ((p: Progress) => progress.push(p)) };
+    let outcome: CallOutcome;
+    try {
+      outcome =
+        entry.spec.offer_resources === true && tool.name === readResourceToolName(tool.server)
+          ? await this.readResource(entry.conn, args, options)
+          : await entry.conn.callTool(tool.name, args, options);
+    } finally {
+      // The last report the throttle kept comes before the call's result, never after it.
+      progress?.end();
+    }
     const duration_ms = Math.max(0, performance.now() - started);
     if (outcome.kind === 'malformed') this.options.onLog?.(`[mcp ${tool.server}] ${tool.name}: malformed reply: ${outcome.detail.slice(0, 300)}`);
     return ToolExecution.parse({
@@ -264,18 +265,14 @@ class McpToolHostImpl implements McpToolHost {
     return read.kind === 'result' ? { kind: 'result', result: { content: [{ type: 'text', text: resourceText(read.result) }] } } : read;
   }
 
-  /** Progress of one call, thinned out: the first report, then at most one per throttle interval. */
-  private progressReporter(server: string, tool: string): ((progress: Progress) => void) | undefined {
-    const report = this.options.onToolProgress ?? progressLine(this.options.onProgress);
+  /** Progress of one call, thinned out: the first report, then at most one per throttle interval, and the last. */
+  private progressReporter(server: string, tool: string, forCall: ((progress: ToolProgress) => void) | undefined): Throttled<Progress> | undefined {
+    const report = forCall ?? this.options.onToolProgress ?? progressLine(this.options.onProgress);
     if (!report) return undefined;
     const every = this.options.progressThrottleMs ?? DEFAULT_PROGRESS_THROTTLE_MS;
-    let last = -Infinity;
-    return ({ progress, total, message }) => {
-      const now = performance.now();
-      if (now - last < every) return;
-      last = now;
+    return throttleReports<Progress>(({ progress, total, message }) => {
       report({ server, tool, progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message: message.slice(0, 200) }) });
-    };
+    }, every);
   }
 
   status(): McpServerStatus[] {

@@ -7,6 +7,17 @@ export interface ExecuteRequest {
   tool: OfferedTool;
   idempotency_key: string;
   signal?: AbortSignal;
+  /** This call's progress as its server reports it, thinned out (progress-throttle.ts); the last report comes before execute returns. */
+  onProgress?: (progress: ToolProgress) => void;
+}
+
+/** One progress report of a call in flight (MCP `notifications/progress`). */
+export interface ToolProgress {
+  server: string;
+  tool: string;
+  progress: number;
+  total?: number;
+  message?: string;
 }
 
 /** The MCP servers of one run, as the boundary sees them. */

@@ -20,6 +20,7 @@ import type { IdempotencyLedger } from '../mcp/idempotency-ledger';
 import type { ModelProvider } from '../providers/provider';
 import { createScriptProvider } from '../providers/script-provider';
 import type { ToolHost } from '../mcp/tool-host';
+import { toolProgressEvent } from '../mcp/progress-event';
 import { modelPlace, recordCalls } from '../providers/record-calls';
 import { createBoundaryActors, type ConfirmTool } from '../engine/boundary-actors';
 import { CanonicalHistory } from '../engine/canonical-history';
@@ -207,6 +208,7 @@ export async function runToolNode(node: NodeOf<'tool'>, run: NodeRun, deps: Tool
     maskText: (text) => deps.secrets.maskText(text),
     sensitiveFound: (value) => void deps.secrets.registerSensitive(value),
     onExecution: () => undefined,
+    onToolProgress: (round, key, report) => run.emit(toolProgressEvent(round, key, report, (text) => deps.secrets.maskText(text))),
     runSignal: run.signal,
   });
   const actor = createActor(boundaryMachine.provide({ actors }), {

@@ -216,6 +216,20 @@ export const RunEvent = z.discriminatedUnion('type', [
   event('model.called', ModelCalled.shape),
   /** A tool call was sent to a remote MCP server: the privacy log's record of what it was sent (argument names, bytes), never the values. */
   event('mcp.called', McpCalled.shape),
+  /**
+   * A tool call in flight reported progress (MCP `notifications/progress`), thinned out by the tool
+   * host (at most one per call per second, plus the last). `round` is the agent's round (0 in a tool
+   * node); the call ends with its `tool.executed` (same `idempotency_key`). The message is masked.
+   */
+  event('tool.progress', {
+    round,
+    server: z.string(),
+    tool: z.string(),
+    idempotency_key: z.string(),
+    progress: z.number().nonnegative(),
+    total: z.number().positive().optional(),
+    message: z.string().max(200).optional(),
+  }),
   /** Something slow is still under way (an MCP server listing its tools…): shown live, never silent. */
   event('run.notice', { message: z.string().max(500) }),
   /** Who proposes changed: the teacher takes over after an escalation, or hands back. */
