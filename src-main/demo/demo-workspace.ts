@@ -1,15 +1,12 @@
-import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentSpec } from '@shared/contracts/spec';
 import type { HostedWorkflow } from '@shared/contracts/hosted-workflow';
 import { canonicalJson } from '@shared/util/canonical-json';
 import { loadSpecFile } from '../spec/load-spec';
-import { appRoot } from '../util/app-root';
 import type { HostRegistry } from '../registry/host-registry';
 import { SHIPPED_SERVERS } from '../registry/shipped-servers';
 import { placeWorkspace } from '../registry/workspace-place';
-
-export const examplesDir = (): string => join(appRoot(), 'resources', 'examples');
+import { examplesDir, exampleWorkspaceCopy } from './example-workspace';
 
 export const DEMO_SPECS = ['notes-assistant.json', 'guarded-writes.json', 'ask-a-human.json', 'scs-summary.json'] as const;
 
@@ -22,13 +19,7 @@ export function prepareDemoWorkspace(dataDir: string): AgentSpec[] {
     const loaded = loadSpecFile(join(examplesDir(), file));
     const spec = loaded.spec;
     let workspace = loaded.workspace;
-    if (spec.workspace !== undefined && loaded.workspace !== undefined) {
-      workspace = join(dataDir, 'demo', spec.id, spec.workspace.replace(/^(\.\/)+/, ''));
-      if (!existsSync(workspace)) {
-        mkdirSync(workspace, { recursive: true });
-        cpSync(loaded.workspace, workspace, { recursive: true, errorOnExist: false, force: false });
-      }
-    }
+    if (spec.workspace !== undefined && loaded.workspace !== undefined) workspace = exampleWorkspaceCopy(dataDir, spec.id, loaded.workspace).path;
     const { script_file: _scriptFile, ...rest } = spec;
     return { ...rest, workspace, script: loaded.script };
   });

@@ -31,8 +31,9 @@ import { APP_VERSION } from '../../version';
 import { agentRunPrinter, stripSetup } from './agent-run-output';
 import { ScsMode } from '@shared/scs/contracts';
 import { openTraceWriter } from './trace-writer';
-import { validateSpecFile } from './validate-spec';
+import { validateCommand } from './validate-command';
 import { workflowCommand } from './workflow-command';
+import { onExampleCopy } from '../../demo/example-workspace';
 import { anySupervisionFlag, SUPERVISION_FLAGS, supervisionOverrides } from './supervision-flags';
 import { storedDocument, storedRunHosts, workflowsCommand } from './workflows-command';
 
@@ -60,7 +61,7 @@ const USAGE = `Usage:
                    [--input KEY=VALUE]... [--inputs FILE.json]
                    [--supervise] [--max-decisions N] [--max-retries N]
                    [--supervisor-cost-cap USD] [--supervisor-model MODEL]
-  steward validate FILE
+  steward validate FILE [--allow-host HOST]...
   steward replay TRACE.jsonl|RUN_ID [--live] [--json] [--spec FILE] [--data-dir DIR]
   steward workflows list [--json] | import FILE [--as ID] [--replace] | export ID [FILE] | delete ID
                    [--data-dir DIR]
@@ -99,7 +100,8 @@ const USAGE = `Usage:
                              Over the workflow's own supervisor settings: --max-decisions (per run),
                              --max-retries (per invocation), --supervisor-cost-cap (US dollars),
                              --supervisor-model replay | ollama:MODEL | URL#MODEL | a model ref as JSON
-  validate     check a spec: schema, script, servers start, allowlisted tools exist
+  validate     check a spec: schema, script, servers start, allowlisted tools exist; a remote
+               server on another host only with --allow-host (steward validate --help)
   replay       run a recorded run again on its recorded model answers (a dry run unless --live)
                and list the rounds whose decisions differ (steward replay --help)
   workflows    the workflows stored in the data folder, the same ones the app shows: list them,
@@ -203,10 +205,12 @@ async function runCommand(args: string[], io: CliIo): Promise<number> {
   const trace = typeof values.trace === 'string' ? openTraceWriter(values.trace) : undefined;
   const json = values.json === true;
   const confirm = confirmPolicy(values.yes === true, values['no-confirm'] === true, io, json);
+  // A shipped example runs on its workspace's copy in the data folder (as the app's demo), never in the installation.
+  const notice = (line: string) => io.stderr(`steward: ${line}\n`);
   if (document.kind === 'workflow') {
     if (values.phase !== undefined || values.scs !== undefined) throw new SpecError('--phase and --scs apply to agent specs; a workflow sets them on its agent nodes');
     return workflowCommand({
-      loaded: document.workflow,
+      loaded: onExampleCopy(document.workflow, document.workflow.graph.id, file, dataDir, notice),
       inputPairs: values.input ?? [],
       inputsFile: values.inputs,
       json,
@@ -223,7 +227,7 @@ async function runCommand(args: string[], io: CliIo): Promise<number> {
   }
   if (values.input !== undefined || values.inputs !== undefined) throw new SpecError('--input and --inputs apply to workflows (kind "workflow"); an agent spec has no inputs');
   if (anySupervisionFlag(values)) throw new SpecError('--supervise and the supervisor flags apply to workflows (kind "workflow"); an agent spec is supervised by its teacher');
-  const loaded = document.spec;
+  const loaded = onExampleCopy(document.spec, document.spec.spec.id, file, dataDir, notice);
   const spec = withScs(withPhase(loaded.spec, values.phase), values.scs);
 
   if (!json) {
@@ -318,16 +322,3 @@ export function confirmPolicy(yes: boolean, no: boolean, io: CliIo, json: boolea
     (await ask(`Allow ${server}/${tool} ${JSON.stringify(args).slice(0, 200)}?`)) ? 'granted' : 'denied';
 }
 
-async function validateCommand(args: string[], io: CliIo): Promise<number> {
-  const { positionals } = parse(args, {});
-  const file = positionals[0];
-  if (!file || positionals.length > 1) throw new SpecError(`validate needs exactly one spec FILE\n\n${USAGE}`);
-  const report = await validateSpecFile(file, io.credentials ?? (() => createKeychainStore()));
-  for (const line of report.lines) io.stdout(`${line}\n`);
-  if (report.error) {
-    io.stderr(`steward: ${report.error}\n`);
-    return EXIT.badInput;
-  }
-  io.stdout(`valid: ${file}\n`);
-  return EXIT.ok;
-}

@@ -8,6 +8,7 @@ import { ReplayError } from '@shared/replay/replay-spec';
 import { replayableWorkflowStart } from '@shared/replay/workflow-replay';
 import { createKeychainStore } from '../../credentials/keychain-store';
 import { prepareDemoWorkspace } from '../../demo/demo-workspace';
+import { onExampleCopy } from '../../demo/example-workspace';
 import { runAgent } from '../../engine/run-agent';
 import { openFileLedger } from '../../mcp/idempotency-ledger';
 import { readTraceEvents } from '../../otlp/read-trace-events';
@@ -53,11 +54,13 @@ async function recordedEvents(source: string, dataDir: string): Promise<{ events
 }
 
 /** The workflow the run names: the --spec file, else the demo of that id (as the app runs it, in the data folder). */
-function workflowSource(specFile: string | undefined, specId: string | undefined, dataDir: string) {
+function workflowSource(specFile: string | undefined, specId: string | undefined, dataDir: string, notice: (line: string) => void) {
   if (specFile !== undefined) {
     const document = loadDocumentFile(specFile);
     if (document.kind !== 'agent') throw new ReplayError('unsupported', `${specFile} is a workflow (kind "workflow"): replay handles agent runs only for now`);
-    return { spec: document.spec.spec, specDir: document.spec.specDir };
+    // A shipped example: its data folder copy, where the CLI and the app run it.
+    const loaded = onExampleCopy(document.spec, document.spec.spec.id, specFile, dataDir, notice);
+    return { spec: loaded === document.spec ? loaded.spec : { ...loaded.spec, workspace: loaded.workspace }, specDir: loaded.specDir };
   }
   const demo = prepareDemoWorkspace(dataDir).find((s) => s.id === specId);
   return demo ? { spec: demo, specDir: dataDir } : undefined;
@@ -116,7 +119,7 @@ export async function replayCommand(args: string[], io: CliIo): Promise<number> 
       });
     }
     const specId = events.find((e) => e.type === 'run.started' || e.type === 'workflow.started');
-    plan = planReplay(events, runId, workflowSource(values.spec, specId?.type === 'run.started' ? specId.spec_id : undefined, dataDir), { live });
+    plan = planReplay(events, runId, workflowSource(values.spec, specId?.type === 'run.started' ? specId.spec_id : undefined, dataDir, (line) => io.stderr(`steward: ${line}\n`)), { live });
   } catch (err) {
     if (err instanceof ReplayError) {
       const hint = err.problem === 'not_rebuildable' && err.message.includes('changed since') && values.spec === undefined ? ' (give the spec file it ran with: --spec FILE)' : '';

@@ -8,6 +8,7 @@ import type { ConfirmTool } from '../../engine/boundary-actors';
 import { openFileLedger } from '../../mcp/idempotency-ledger';
 import { HostRegistry } from '../../registry/host-registry';
 import { loadDocumentFile, type LoadedWorkflow } from '../../workflow/load-workflow';
+import { onExampleCopy } from '../../demo/example-workspace';
 import { loadStoredWorkflow } from '../../workflow/stored-workflow';
 import { runWorkflow } from '../../workflow/run-workflow';
 import { WorkflowStore } from '../../workflow/workflow-store';
@@ -24,11 +25,12 @@ export function formatNodeDifferences(differences: readonly NodeDifference[], in
 }
 
 /** The workflow the run names: the --spec workflow file, else the one the data folder's host keeps by that id. */
-function workflowSource(specFile: string | undefined, workflowId: string, dataDir: string): LoadedWorkflow | undefined {
+function workflowSource(specFile: string | undefined, workflowId: string, dataDir: string, notice: (line: string) => void): LoadedWorkflow | undefined {
   if (specFile !== undefined) {
     const document = loadDocumentFile(specFile);
     if (document.kind !== 'workflow') throw new ReplayError('not_rebuildable', `${specFile} is an agent spec, and the run is of workflow "${workflowId}": give the workflow file`);
-    return document.workflow;
+    // A shipped example: its data folder copy, where `steward run` runs it.
+    return onExampleCopy(document.workflow, document.workflow.graph.id, specFile, dataDir, notice);
   }
   const store = new WorkflowStore(dataDir);
   return store.get(workflowId) ? loadStoredWorkflow(store, workflowId, new HostRegistry(dataDir), dataDir) : undefined;
@@ -50,7 +52,7 @@ export interface ReplayWorkflowOptions {
 /** `steward replay` of a workflow run: its nodes again on the recorded answers, a line per invocation, then the differences per node. */
 export async function replayWorkflowCommand(options: ReplayWorkflowOptions): Promise<number> {
   const { io, json, live } = options;
-  const plan = planWorkflowRun(options.events, options.started, workflowSource(options.specFile, options.started.workflow_id, options.dataDir), { live });
+  const plan = planWorkflowRun(options.events, options.started, workflowSource(options.specFile, options.started.workflow_id, options.dataDir, (line) => io.stderr(`steward: ${line}\n`)), { live });
   if (!json) io.stdout(`steward · replay of ${plan.replay.replay_of} · ${live ? 'live tools' : 'dry run (tool nodes give back their recorded results, agents execute nothing)'} · workflow ${plan.workflow.graph.name}\n`);
   for (const gap of plan.gaps) io.stderr(`note: ${gap}\n`);
   const replayed: RunEvent[] = [];
