@@ -34,6 +34,7 @@ import { deriveSupervision } from '../workflow-supervisor/derive-supervision';
 import { InterventionFeed } from '../workflow-supervisor/InterventionFeed';
 import { SupervisionReport } from '../workflow-supervisor/SupervisionReport';
 import { supervisionFact } from '../workflow-supervisor/supervisor-fact';
+import { ToolProgressBars } from './run/ToolProgressBars';
 
 const NO_EVENTS: RunEvent[] = [];
 
@@ -345,6 +346,7 @@ export function RunRounds({ runId, run, events }: { runId: string; run: RunRow |
           <Spinner /> {scs.awaiting ? 'The phase plan comes first: no round runs before it is approved…' : 'Waiting for the first round…'}
         </div>
       )}
+      {(!run || run.status === 'running') && <ToolProgressBars events={events} />}
       {(!run || run.status === 'running') && <LiveNotice events={events} />}
       {run && <FinalPanel run={run} />}
     </div>
@@ -383,6 +385,7 @@ function WorkflowRunBody({ runId, run, events, focusNode }: { runId: string; run
       )}
       <InterventionFeed view={supervision} />
       <NodesPanel runId={runId} run={run} events={events} hostPending={hostPending} focusNode={focusNode} />
+      {(!run || run.status === 'running') && <ToolProgressBars events={events} />}
       {(!run || run.status === 'running') && <LiveNotice events={events} />}
       {run && <FinalPanel run={run} outputs={finished?.type === 'run.finished' ? finished.outputs : undefined} />}
       {finished && <SupervisionReport view={supervision} />}
