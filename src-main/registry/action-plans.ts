@@ -25,7 +25,7 @@ export function registerServerPlan(registry: HostRegistry, reg: ServerRegistrati
     throw new RequestError('invalid_params', `only packages shipped with Steward can be registered by name (${[...SHIPPED_PACKAGES].join(', ')}); register any other server by its command`);
   }
   // The launch rules of a spec file apply too: no raw secret in args or env, credentials only in env.
-  const asSpec = McpServerSpec.safeParse({ id: reg.id, package: reg.package, command: reg.command, url: reg.url, args: reg.args, env: reg.env, headers: reg.headers });
+  const asSpec = McpServerSpec.safeParse({ id: reg.id, package: reg.package, command: reg.command, url: reg.url, args: reg.args, env: reg.env, headers: reg.headers, oauth: reg.oauth });
   if (!asSpec.success) throw new RequestError('invalid_params', `server ${reg.id}: ${formatZodIssues(asSpec.error)}`);
   if (reg.url !== undefined) return registerRemotePlan(registry, reg, reg.url);
   const what = reg.command !== undefined ? `command ${reg.command}` : `package ${reg.package}`;
@@ -51,10 +51,16 @@ function registerRemotePlan(registry: HostRegistry, reg: ServerRegistration, url
     action: 'servers.register',
     subject: reg.id,
     title: `register the remote MCP server "${reg.id}" (${reg.label}), which runs may send data to`,
-    detail: [`url ${url}`, headers.length ? `headers: ${headers.join(', ')}` : '', 'runs reach it only when the privacy policy allows its host (loopback always)'].filter(Boolean).join('\n'),
+    detail: [`url ${url}`, headers.length ? `headers: ${headers.join(', ')}` : '', oauthDetail(reg.oauth), 'runs reach it only when the privacy policy allows its host (loopback always)'].filter(Boolean).join('\n'),
     needsConfirmation: true,
     apply: () => registry.putUserServer({ ...reg, source: 'user' }),
   };
+}
+
+/** The sign-in client a person confirms: its id, and its secret by keychain reference (never a value). */
+function oauthDetail(oauth: ServerRegistration['oauth']): string {
+  if (oauth === undefined) return '';
+  return `sign-in client ${oauth.client_id}${oauth.client_secret ? ` (secret ${oauth.client_secret})` : ''}`;
 }
 
 export function removeServerPlan(registry: HostRegistry, id: string): ActionPlan {

@@ -62,6 +62,19 @@ describe('a remote (url) server in the host registry', () => {
     expect(h.asked).toEqual([]);
   });
 
+  it('a sign-in client registered beforehand is confirmed by id and secret reference, kept, and a pasted secret is refused unasked', async () => {
+    const h = await hostApproving();
+    const oauth = { client_id: 'steward-desktop', client_secret: 'keychain:idp-secret' };
+    await h.ok('servers.register', { server: { id: 'idp', label: 'IdP', url: 'https://mcp.example.com/mcp', oauth } });
+    expect(h.asked[0]?.detail).toContain('sign-in client steward-desktop (secret keychain:idp-secret)');
+    const listed = ((await h.ok('servers.list', {})) as { servers: RegisteredServer[] }).servers;
+    expect(listed).toContainEqual(expect.objectContaining({ id: 'idp', oauth }));
+    const pasted = await h.call('servers.register', { server: { id: 'idp2', label: 'IdP', url: 'https://mcp.example.com/mcp', oauth: { client_id: 'x', client_secret: 'cs-live-abcdef1234567890' } } });
+    expect(pasted).toMatchObject({ ok: false, error: { code: 'invalid_params', message: expect.stringContaining('oauth.client_secret must be a keychain reference') } });
+    expect(JSON.stringify(pasted)).not.toContain('cs-live-abcdef1234567890');
+    expect(h.asked).toHaveLength(1);
+  });
+
   it('Inspect of a remote server on a host the privacy policy does not allow sends nothing', async () => {
     const h = await hostApproving();
     await h.ok('servers.register', { server: { id: 'far', label: 'Far', url: 'https://mcp.example.com/mcp' } });

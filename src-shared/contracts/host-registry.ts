@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CredentialRef } from './credentials';
-import { checkServerTransport, ServerHeaders, ServerUrl } from './remote-server';
+import { checkServerTransport, ServerHeaders, ServerOAuthClient, ServerUrl } from './remote-server';
 import { ToolEffect } from './tool-effect';
 import { PrivacyPolicy } from '../policy/privacy';
 
@@ -29,6 +29,8 @@ export const ServerRegistration = z
     env: z.record(EnvKey, CredentialRef).default({}),
     /** A remote server's request headers, `keychain:NAME` only. */
     headers: ServerHeaders.optional(),
+    /** A remote server's OAuth client registered beforehand (its secret a `keychain:NAME` only); else Steward registers itself. */
+    oauth: ServerOAuthClient.optional(),
   })
   .strict()
   .superRefine(checkServerTransport);
@@ -47,6 +49,7 @@ export const RegisteredServer = z
     args: z.array(z.string()).default([]),
     env: z.record(EnvKey, CredentialRef).default({}),
     headers: ServerHeaders.optional(),
+    oauth: ServerOAuthClient.optional(),
     source: ServerSource,
   })
   .strict();

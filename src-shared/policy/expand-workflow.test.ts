@@ -3,7 +3,7 @@ import type { EffectOverride, RegisteredServer, Workspace } from '../contracts/h
 import type { ToolEffect } from '../contracts/tool-effect';
 import { HostedWorkflowGraph, type HostedWorkflowGraphInput } from '../workflow/hosted-graph';
 import { edge, output } from '../workflow/testing/graphs';
-import { expandHostedGraph, type RegistryView } from './expand-workflow';
+import { expandHostedGraph, serverTransport, type RegistryView } from './expand-workflow';
 
 const servers: RegisteredServer[] = [
   { id: 'filesystem', label: 'Filesystem', package: '@modelcontextprotocol/server-filesystem', args: ['${workspace}'], env: {}, source: 'shipped' },
@@ -56,5 +56,12 @@ describe('expandHostedGraph', () => {
     const result = expandHostedGraph(hosted({ workspace: undefined }), registry);
     expect(result).toMatchObject({ ok: true });
     expect(result.ok && 'workspace' in result).toBe(false);
+  });
+
+  it("a remote server's headers and sign-in client registered beforehand reach the run's entry; a stdio server's never carry them", () => {
+    const oauth = { client_id: 'steward-desktop', client_secret: 'keychain:idp-secret' };
+    expect(serverTransport({ url: 'https://mcp.example.com/mcp', headers: { 'X-Team': 'keychain:team' }, oauth })).toEqual({ url: 'https://mcp.example.com/mcp', headers: { 'X-Team': 'keychain:team' }, oauth });
+    expect(serverTransport({ url: 'https://mcp.example.com/mcp', headers: {} })).toEqual({ url: 'https://mcp.example.com/mcp' });
+    expect(serverTransport({ command: 'node', oauth })).toEqual({ command: 'node' });
   });
 });

@@ -45,9 +45,9 @@ function expandServers(refs: readonly HostedServerRef[], registry: RegistryView)
   return { ok: true, value: { servers, tool_effects } };
 }
 
-/** How a registered server is reached, as a spec entry writes it: package, command, or url with its headers. */
-export function serverTransport(server: Pick<RegisteredServer, 'package' | 'command' | 'url' | 'headers'>): Pick<McpServerSpec, 'package' | 'command' | 'url' | 'headers'> {
-  if (server.url !== undefined) return { url: server.url, ...(server.headers && Object.keys(server.headers).length ? { headers: server.headers } : {}) };
+/** How a registered server is reached, as a spec entry writes it: package, command, or url with its headers and OAuth client. */
+export function serverTransport(server: Pick<RegisteredServer, 'package' | 'command' | 'url' | 'headers' | 'oauth'>): Pick<McpServerSpec, 'package' | 'command' | 'url' | 'headers' | 'oauth'> {
+  if (server.url !== undefined) return { url: server.url, ...(server.headers && Object.keys(server.headers).length ? { headers: server.headers } : {}), ...(server.oauth ? { oauth: server.oauth } : {}) };
   return server.package !== undefined ? { package: server.package } : { command: server.command };
 }
 

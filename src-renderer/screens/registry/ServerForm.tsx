@@ -4,13 +4,13 @@ import { useHost } from '../../app/HostProvider';
 import { routeHref } from '../../app/routing';
 import { useCredentialNames } from '../../supervision/use-workflow-config';
 import { emptyServerForm, formFromServer, serverRegistrationFromForm, shippedPackages, type FormProblem, type ServerForm as FormState } from './server-form';
+import { CredentialPicker } from './CredentialPicker';
 import { FieldProblem, FormFooter, problemProps, TextField } from './FormParts';
 import { useRegistryAction } from './use-registry-action';
 
 const REMOTE_HINT = 'Streamable HTTP (older HTTP+SSE servers work too). Runs reach it only if the privacy policy allows its host; this machine always is.';
 
-/** The choice that switches to typing a name (never a credential: their names start with a letter or digit). */
-const TYPE_A_NAME = '__type-a-name';
+const OAUTH_HINT = 'Leave empty and Steward registers itself with the server’s sign-in provider when you click Sign in. Fill in only if the provider issued a client for Steward beforehand.';
 
 /**
  * Add or edit a server of the user's. Env values are picked from the keychain's credential names
@@ -25,6 +25,7 @@ export function ServerForm({ servers, editing, onDone, onCancel }: { servers: re
   const packages = shippedPackages(servers);
   const [form, setForm] = useState<FormState>(() => (editing ? formFromServer(editing) : { ...emptyServerForm(), package: packages[0]?.package ?? '', args: packages[0]?.args.join('\n') ?? '' }));
   const [typing, setTyping] = useState<boolean[]>(() => form.env.map(() => false));
+  const [typingSecret, setTypingSecret] = useState(false);
   const [problems, setProblems] = useState<FormProblem[]>([]);
   const fid = (field: string) => `${uid}-${field.replace('.', '-')}`;
   const problem = (field: string) => problems.find((p) => p.field === field)?.message;
@@ -132,37 +133,23 @@ export function ServerForm({ servers, editing, onDone, onCancel }: { servers: re
         {form.env.length === 0 && <p className="muted">{remote ? 'No headers. A server that needs a token gets it here, as a keychain reference holding the whole value (e.g. “Bearer …”).' : 'No variables. A server that needs a key gets it here, as a keychain reference.'}</p>}
         {form.env.map((row, i) => {
           const field = `env.${i}`;
-          const typed = typing[i] || names === undefined;
           return (
             <div key={i} className="env-row" role="group" aria-label={`${remote ? 'Header' : 'Variable'} ${i + 1}`}>
               <input className="input env-row__key" aria-label={remote ? 'Header name' : 'Variable name'} value={row.key} onChange={(e) => setEnv(i, { key: e.target.value })} placeholder={remote ? 'Authorization' : 'API_KEY'} spellCheck={false} data-testid={`server-env-key-${i}`} />
               <span aria-hidden="true">{remote ? ':' : '='}</span>
               <code className="env-row__prefix">keychain:</code>
-              {typed ? (
-                <input className="input" aria-label="Credential name" value={row.credential} onChange={(e) => setEnv(i, { credential: e.target.value })} placeholder="credential name" spellCheck={false} autoComplete="off" data-testid={`server-env-name-${i}`} {...problemProps(fid(field), problem(field))} id={fid(field)} />
-              ) : (
-                <select
-                  id={fid(field)}
-                  className="select"
-                  aria-label="Credential"
-                  value={row.credential}
-                  onChange={(e) => {
-                    if (e.target.value === TYPE_A_NAME) setTyping((t) => Object.assign([...t], { [i]: true }));
-                    else setEnv(i, { credential: e.target.value });
-                  }}
-                  data-testid={`server-env-credential-${i}`}
-                  {...problemProps(fid(field), problem(field))}
-                >
-                  <option value="">Pick a credential…</option>
-                  {row.credential !== '' && !names.includes(row.credential) && <option value={row.credential}>{row.credential} (not in the keychain)</option>}
-                  {names.map((n) => (
-                    <option key={n} value={n}>
-                      {n}
-                    </option>
-                  ))}
-                  <option value={TYPE_A_NAME}>Type a name…</option>
-                </select>
-              )}
+              <CredentialPicker
+                id={fid(field)}
+                value={row.credential}
+                onChange={(credential) => setEnv(i, { credential })}
+                names={names}
+                typing={typing[i] ?? false}
+                onTyping={() => setTyping((t) => Object.assign([...t], { [i]: true }))}
+                emptyLabel="Pick a credential…"
+                selectTestId={`server-env-credential-${i}`}
+                inputTestId={`server-env-name-${i}`}
+                problem={problem(field)}
+              />
               <button
                 type="button"
                 className="button button--small"
@@ -197,6 +184,33 @@ export function ServerForm({ servers, editing, onDone, onCancel }: { servers: re
           </span>
         </div>
       </fieldset>
+
+      {remote && (
+        <fieldset className="server-form__env" data-testid="server-oauth">
+          <legend className="field__label">Sign-in client (OAuth, optional)</legend>
+          <TextField id={fid('oauth.client_id')} label="Client id" value={form.oauthClientId} onChange={(oauthClientId) => set({ oauthClientId })} placeholder="issued by the sign-in provider" testId="server-oauth-client-id" problem={problem('oauth.client_id')} hint={OAUTH_HINT} />
+          <div className="env-row" role="group" aria-label="Client secret">
+            <label className="field__label" htmlFor={fid('oauth.client_secret')}>
+              Client secret
+            </label>
+            <code className="env-row__prefix">keychain:</code>
+            <CredentialPicker
+              id={fid('oauth.client_secret')}
+              value={form.oauthSecret}
+              onChange={(oauthSecret) => set({ oauthSecret })}
+              names={names}
+              typing={typingSecret}
+              onTyping={() => setTypingSecret(true)}
+              emptyLabel="No secret (a public client)"
+              ariaLabel="Client secret credential"
+              selectTestId="server-oauth-secret-credential"
+              inputTestId="server-oauth-secret-name"
+              problem={problem('oauth.client_secret')}
+            />
+            <FieldProblem id={fid('oauth.client_secret')} message={problem('oauth.client_secret')} hint="Only if the provider gave the client a secret: store it in Settings → Credentials and pick its name." />
+          </div>
+        </fieldset>
+      )}
 
       {problems.length > 0 && (
         <p className="error" role="alert">

@@ -133,3 +133,49 @@ describe('the add-server form for a remote (URL) server', () => {
     expect(form).toMatchObject({ kind: 'url', url: 'https://mcp.example.com/mcp', env: [{ key: 'Authorization', credential: 'tok' }] });
   });
 });
+
+describe('the add-server form’s sign-in client (OAuth) of a remote server', () => {
+  const remoteForm = (over: Partial<ServerForm> = {}): ServerForm => ({ ...emptyServerForm(), id: 'remote', label: 'Remote', kind: 'url', url: 'https://mcp.example.com/mcp', ...over });
+
+  it('a client id and a secret picked from the keychain become the registration’s oauth, the secret as a keychain reference', () => {
+    const result = serverRegistrationFromForm(remoteForm({ oauthClientId: ' steward-desktop ', oauthSecret: 'idp-secret' }), { servers: SERVERS });
+    expect(result).toEqual({ ok: true, registration: { id: 'remote', label: 'Remote', url: 'https://mcp.example.com/mcp', args: [], env: {}, headers: {}, oauth: { client_id: 'steward-desktop', client_secret: 'keychain:idp-secret' } } });
+  });
+
+  it('a client id alone is a public client; neither leaves Steward to register itself (no oauth)', () => {
+    expect(serverRegistrationFromForm(remoteForm({ oauthClientId: 'public-app' }), { servers: SERVERS })).toMatchObject({ ok: true, registration: { oauth: { client_id: 'public-app' } } });
+    const none = serverRegistrationFromForm(remoteForm(), { servers: SERVERS });
+    expect(none.ok && 'oauth' in none.registration).toBe(false);
+  });
+
+  it('a pasted client secret is refused on its field and appears nowhere in the result', () => {
+    const secret = 'sk-proj-AbCdEf0123456789AbCdEf0123456789';
+    const result = serverRegistrationFromForm(remoteForm({ oauthClientId: 'app', oauthSecret: secret }), { servers: SERVERS });
+    expect(result).toEqual({ ok: false, problems: [{ field: 'oauth.client_secret', message: expect.stringMatching(/looks like a key itself/) }] });
+    expect(JSON.stringify(result)).not.toContain('AbCdEf0123');
+  });
+
+  it('whatever is typed as the client secret, a registration only ever holds a keychain reference there', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 80 }), (typed) => {
+        const result = serverRegistrationFromForm(remoteForm({ oauthClientId: 'app', oauthSecret: typed }), { servers: SERVERS });
+        if (result.ok && result.registration.oauth?.client_secret !== undefined) expect(result.registration.oauth.client_secret).toMatch(/^keychain:[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/);
+      }),
+    );
+  });
+
+  it('a secret without a client id, a client id over the contract’s length, and an Authorization header beside a client are each named', () => {
+    expect(serverRegistrationFromForm(remoteForm({ oauthSecret: 'idp-secret' }), { servers: SERVERS })).toEqual({ ok: false, problems: [{ field: 'oauth.client_id', message: expect.stringContaining('client id') }] });
+    expect(serverRegistrationFromForm(remoteForm({ oauthClientId: 'x'.repeat(501) }), { servers: SERVERS })).toEqual({ ok: false, problems: [{ field: 'oauth.client_id', message: expect.stringContaining('500') }] });
+    const both = serverRegistrationFromForm(remoteForm({ oauthClientId: 'app', env: [{ key: 'authorization', credential: 'tok' }] }), { servers: SERVERS });
+    expect(both).toEqual({ ok: false, problems: [{ field: 'oauth.client_id', message: expect.stringContaining('Authorization header') }] });
+  });
+
+  it('editing shows the client id and the secret’s credential name, never a value; a command server has no oauth', () => {
+    const form = formFromServer({ id: 'r', label: 'R', url: 'https://mcp.example.com/mcp', oauth: { client_id: 'app', client_secret: 'keychain:idp-secret' }, args: [], env: {}, source: 'user' });
+    expect(form).toMatchObject({ oauthClientId: 'app', oauthSecret: 'idp-secret' });
+    expect(formFromServer(MINE)).toMatchObject({ oauthClientId: '', oauthSecret: '' });
+    const command = serverRegistrationFromForm(commandForm({ oauthClientId: 'ignored' }), { servers: SERVERS });
+    expect(command.ok && 'oauth' in command.registration).toBe(false);
+  });
+});

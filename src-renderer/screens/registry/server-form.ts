@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { CREDENTIAL_PREFIX, CredentialName, credentialNameOf } from '@shared/contracts/credentials';
 import { RegistryId, ServerRegistration, WorkspaceRegistration, type RegisteredServer, type Workspace } from '@shared/contracts/host-registry';
 import { McpServerSpec } from '@shared/contracts/spec';
-import { ServerUrl } from '@shared/contracts/remote-server';
+import { ServerOAuthClient, ServerUrl } from '@shared/contracts/remote-server';
 import { looksLikeRawSecret } from '@shared/policy/secrets';
 import { HostRequestError } from '../../host/host-client';
 
@@ -32,9 +32,13 @@ export interface ServerForm {
   args: string;
   /** Environment variables; for a remote (`url`) server, its request headers. */
   env: EnvRow[];
+  /** A remote server's OAuth client registered beforehand; empty: Steward registers itself when signing in. */
+  oauthClientId: string;
+  /** That client's secret: a credential's NAME in the keychain (empty: a public client). */
+  oauthSecret: string;
 }
 
-/** `id`, `label`, `package`, `command`, `args` or `env.N` (the N-th env row). */
+/** `id`, `label`, `package`, `command`, `url`, `args`, `env.N` (the N-th env row), `oauth.client_id` or `oauth.client_secret`. */
 export interface FormProblem {
   field: string;
   message: string;
@@ -43,7 +47,7 @@ export interface FormProblem {
 export type FormResult<T> = { ok: true; registration: T } | { ok: false; problems: FormProblem[] };
 
 export function emptyServerForm(): ServerForm {
-  return { id: '', label: '', kind: 'package', package: '', command: '', url: '', args: '', env: [] };
+  return { id: '', label: '', kind: 'package', package: '', command: '', url: '', args: '', env: [], oauthClientId: '', oauthSecret: '' };
 }
 
 export function formFromServer(server: RegisteredServer): ServerForm {
@@ -56,6 +60,8 @@ export function formFromServer(server: RegisteredServer): ServerForm {
     url: server.url ?? '',
     args: server.args.join('\n'),
     env: Object.entries(server.url !== undefined ? (server.headers ?? {}) : server.env).map(([key, ref]) => ({ key, credential: credentialNameOf(ref) })),
+    oauthClientId: server.oauth?.client_id ?? '',
+    oauthSecret: server.oauth?.client_secret === undefined ? '' : credentialNameOf(server.oauth.client_secret),
   };
 }
 
@@ -152,10 +158,43 @@ function remoteRegistrationFromForm(form: ServerForm, id: string, label: string,
     else if ('problem' in credential) problems.push({ field, message: credential.problem });
     else headers[name] = `${CREDENTIAL_PREFIX}${credential.name}`;
   });
+  const oauth = oauthFromForm(form, headers, problems);
   if (problems.length > 0) return { ok: false, problems };
-  const checked = ServerRegistration.safeParse({ id, label, url, headers });
-  if (!checked.success) return { ok: false, problems: checked.error.issues.map((i) => ({ field: i.path[0] === 'headers' ? 'env.0' : String(i.path[0] ?? 'id'), message: i.message })) };
+  const checked = ServerRegistration.safeParse({ id, label, url, headers, ...(oauth ? { oauth } : {}) });
+  if (!checked.success) return { ok: false, problems: checked.error.issues.map((i) => ({ field: remoteField(i.path), message: i.message })) };
   return { ok: true, registration: checked.data };
+}
+
+/** A contract issue's path as the form's field: headers on the first row, oauth on its own field. */
+function remoteField(path: readonly PropertyKey[]): string {
+  if (path[0] === 'headers') return 'env.0';
+  if (path[0] === 'oauth') return path[1] === 'client_secret' ? 'oauth.client_secret' : 'oauth.client_id';
+  return String(path[0] ?? 'id');
+}
+
+/**
+ * The sign-in client registered beforehand, checked by the registry's own contract: its id, and its
+ * secret only as a credential's name (a pasted secret is refused here, before it leaves the page).
+ * Neither given: undefined, and Steward registers itself with the server when signing in.
+ */
+function oauthFromForm(form: ServerForm, headers: Record<string, string>, problems: FormProblem[]): ServerOAuthClient | undefined {
+  const clientId = form.oauthClientId.trim();
+  const typedSecret = form.oauthSecret.trim();
+  if (clientId === '' && typedSecret === '') return undefined;
+  const secret = typedSecret === '' ? undefined : credentialProblem(typedSecret);
+  if (secret !== undefined && 'problem' in secret) problems.push({ field: 'oauth.client_secret', message: secret.problem });
+  if (clientId === '') {
+    problems.push({ field: 'oauth.client_id', message: 'Give the client id the server’s sign-in provider issued for this secret, or clear the secret.' });
+    return undefined;
+  }
+  const idCheck = ServerOAuthClient.shape.client_id.safeParse(clientId);
+  if (!idCheck.success) problems.push({ field: 'oauth.client_id', message: `Client id: ${firstIssue(idCheck.error)}.` });
+  // The run's sign-in is skipped for a server that sends its own Authorization header (usesOAuth).
+  else if (Object.keys(headers).some((h) => h.toLowerCase() === 'authorization')) {
+    problems.push({ field: 'oauth.client_id', message: 'This server sends its own Authorization header, so it never signs in with OAuth: remove the header or the client id.' });
+  }
+  if (!idCheck.success || (secret !== undefined && 'problem' in secret)) return undefined;
+  return { client_id: clientId, ...(secret !== undefined ? { client_secret: `${CREDENTIAL_PREFIX}${secret.name}` } : {}) };
 }
 
 export interface WorkspaceForm {
