@@ -8,8 +8,10 @@ export default defineConfig({
   outputDir: 'test-results',
   timeout: 90_000,
   expect: { timeout: 20_000 },
+  // Files run side by side (each test file owns its data folder, host process and ephemeral
+  // ports); the tests inside a file keep their order. Two workers: CI machines have two cores.
   fullyParallel: false,
-  workers: 1,
+  workers: Number(process.env.STEWARD_E2E_WORKERS ?? 2),
   retries: 0,
   reporter: jsonReport ? [['list'], ['json', { outputFile: jsonReport }]] : [['list']],
   use: {
