@@ -14,6 +14,7 @@ import type { SpanAttributes, SpanEventRecord, SpanRecord, SpanStatusRecord } fr
  *     ├ apply_guardrail teacher_review a review the policy required, until the decision was selected
  *     │ └ chat MODEL                  each teacher verdict call
  *     └ execute_tool TOOL             each tool the boundary executed
+ *       └ tools/call TOOL             its MCP request (client span, MCP semantic conventions)
  *
  * A tool node's steps are under its node span (its call is made by the graph, not a model: no chat).
  * Retries, interventions, handovers and SCS gates are span events on their agent span. Ids derive
@@ -43,6 +44,8 @@ interface AgentScope {
   /** When the last thing in this agent happened: the start of its next model call. */
   cursorMs: number;
   review?: SpanRecord;
+  /** Dry run: no tool was called, so a tool span has no MCP request under it. */
+  dryRun: boolean;
 }
 
 class RunMapper {
@@ -56,6 +59,13 @@ class RunMapper {
   /** The privacy log's record of the call a chat span is about to close (the last attempt), by agent, caller and purpose. */
   private readonly calls = new Map<string, RunEventOf<'model.called'>>();
   private readonly open = new Set<SpanRecord>();
+  /** The privacy log's record of a call to a remote MCP server (it comes before the call's result), by agent, server and tool. */
+  private readonly remoteCalls = new Map<string, RunEventOf<'mcp.called'>>();
+  /** A call's progress reports (tool.progress), by idempotency key, until its result comes. */
+  private readonly progress = new Map<string, SpanEventRecord[]>();
+  private workflowDry = false;
+  /** Which server offers each tool, by agent and tool name (tools.snapshot). */
+  private readonly toolServers = new Map<string, string>();
   private lastMs = 0;
 
   constructor(private readonly events: readonly RunEvent[]) {
@@ -81,6 +91,7 @@ class RunMapper {
     switch (event.type) {
       case 'workflow.started':
         for (const node of event.nodes) this.nodeKinds.set(node.id, node.kind);
+        this.workflowDry = event.dry_run === true;
         this.root = this.start(`invoke_workflow ${event.workflow_name}`, 'workflow', ms, undefined, {
           'gen_ai.operation.name': 'invoke_workflow',
           'gen_ai.workflow.name': event.workflow_name,
@@ -166,6 +177,25 @@ class RunMapper {
       case 'tool.executed':
         this.tool(event, ms);
         return;
+      case 'tools.snapshot':
+        for (const tool of event.tools) this.toolServers.set(`${agentKey(event)}|${tool.name}`, tool.server);
+        return;
+      case 'round.completed':
+        this.failedCall(event, ms);
+        this.touch(event, ms);
+        return;
+      case 'mcp.called':
+        this.remoteCalls.set(`${agentKey(event)}|${event.server}|${event.tool}`, event);
+        return;
+      case 'tool.progress': {
+        const reports = this.progress.get(event.idempotency_key) ?? [];
+        const attributes: SpanAttributes = { 'steward.progress': event.progress };
+        if (event.total !== undefined) attributes['steward.progress.total'] = event.total;
+        if (event.message !== undefined) attributes['steward.progress.message'] = event.message;
+        reports.push({ name: 'notifications/progress', timeMs: ms, attributes });
+        this.progress.set(event.idempotency_key, reports);
+        return;
+      }
       case 'model.called': {
         this.calls.set(`${agentKey(event)}|${event.caller}|${event.purpose}`, event);
         const agent = this.agentOf(event);
@@ -192,10 +222,41 @@ class RunMapper {
         return;
       default: {
         if (event.type.startsWith('scs.') && event.type !== 'scs.transcript') this.note(event, ms, `steward.${event.type}`, {});
-        const agent = this.agentOf(event);
-        if (agent) agent.cursorMs = ms;
+        this.touch(event, ms);
       }
     }
+  }
+
+  private touch(event: RunEvent, ms: number): void {
+    const agent = this.agentOf(event);
+    if (agent) agent.cursorMs = ms;
+  }
+
+  /**
+   * A call that failed outright (the server gone, a deadline) has no result of its own, only its
+   * round's record: it is exported as a failed tool call all the same, lasting from the step before.
+   */
+  private failedCall(event: RunEventOf<'round.completed'>, ms: number): void {
+    const { record } = event;
+    const decision = record.selected?.decision;
+    const key = record.authorization?.ok ? record.authorization.idempotency_key : undefined;
+    if (record.execution || record.reason !== 'tool_error' || decision?.decision_type !== 'tool_call' || key === undefined) return;
+    const server = this.toolServers.get(`${agentKey(event)}|${decision.tool_name}`) ?? 'unknown';
+    const since = this.agentOf(event)?.cursorMs ?? ms;
+    const message = record.message ?? 'the tool call failed';
+    this.tool(
+      {
+        type: 'tool.executed',
+        id: event.id,
+        run_id: event.run_id,
+        seq: event.seq,
+        ts: event.ts,
+        round: event.round,
+        ...(event.invocation_id === undefined ? {} : { invocation_id: event.invocation_id }),
+        execution: { server, tool: decision.tool_name, arguments: decision.arguments, idempotency_key: key, ok: false, is_error: true, content: '', error: message, duration_ms: Math.max(0, ms - since) },
+      },
+      ms,
+    );
   }
 
   private startAgent(event: RunEventOf<'run.started'> | RunEventOf<'agent.started'>, ms: number): void {
@@ -214,7 +275,7 @@ class RunMapper {
     });
     if (event.invocation_id !== undefined) span.attributes['steward.invocation.id'] = event.invocation_id;
     if (event.type === 'run.started') this.root = span;
-    this.agents.set(key, { kind: 'agent', span, proposer: 'student', models: event.models, round: 0, cursorMs: ms });
+    this.agents.set(key, { kind: 'agent', span, proposer: 'student', models: event.models, round: 0, cursorMs: ms, dryRun: event.dry_run });
   }
 
   private node(event: RunEventOf<'node.invocation'>, ms: number): void {
@@ -230,7 +291,7 @@ class RunMapper {
       });
       this.nodes.set(key, span);
       // A tool node's steps (its call, a review of it) belong to this span until an agent starts here.
-      if (!this.agents.has(key)) this.agents.set(key, { kind: 'node', span, proposer: 'student', models: { student: 'workflow', teacher: 'unknown' }, round: 0, cursorMs: ms });
+      if (!this.agents.has(key)) this.agents.set(key, { kind: 'node', span, proposer: 'student', models: { student: 'workflow', teacher: 'unknown' }, round: 0, cursorMs: ms, dryRun: this.workflowDry });
     }
     span.attributes['steward.node.status'] = event.status;
     if (event.status === 'running' || event.status === 'waiting') return;
@@ -300,8 +361,41 @@ class RunMapper {
       'steward.round': roundNumber(event.round),
     });
     if (failed) span.attributes['error.type'] = execution.ok ? 'tool_error' : 'tool_call_failed';
-    this.end(span, ms, failed ? { code: 'error', message: execution.error ?? 'the tool reported an error' } : { code: 'ok' });
+    const status: SpanStatusRecord = failed ? { code: 'error', message: execution.error ?? 'the tool reported an error' } : { code: 'ok' };
+    this.end(span, ms, status);
     if (agent) agent.cursorMs = ms;
+    const remote = this.remoteCalls.get(`${agentKey(event)}|${execution.server}|${execution.tool}`);
+    this.remoteCalls.delete(`${agentKey(event)}|${execution.server}|${execution.tool}`);
+    const progress = this.progress.get(execution.idempotency_key) ?? [];
+    this.progress.delete(execution.idempotency_key);
+    if (agent?.dryRun === true) return;
+    this.mcpRequest(span, event, remote, progress, status);
+  }
+
+  /**
+   * The tool's MCP request as a client span after the MCP semantic conventions: `tools/call TOOL`
+   * (`resources/read` for Steward's resource tool), how it went (stdio is a pipe; a remote server's
+   * address from the privacy log), and the progress the server reported as its events.
+   * `mcp.session.id` is not in the trace, so it is not exported.
+   */
+  private mcpRequest(tool: SpanRecord, event: RunEventOf<'tool.executed'>, remote: RunEventOf<'mcp.called'> | undefined, progress: SpanEventRecord[], status: SpanStatusRecord): void {
+    const { execution } = event;
+    const method = execution.tool === `read_resource_${execution.server}` ? 'resources/read' : 'tools/call';
+    const span = this.start(method === 'tools/call' ? `tools/call ${execution.tool}` : method, `mcp:${event.seq}`, tool.startMs, tool.spanId, {
+      // No gen_ai.operation.name: the execute_tool span above is the GenAI operation, counted once.
+      'mcp.method.name': method,
+      'gen_ai.tool.name': execution.tool,
+      'gen_ai.tool.call.id': execution.idempotency_key,
+      'network.transport': remote ? 'tcp' : 'pipe',
+      'steward.mcp.server': execution.server,
+    }, 'client');
+    if (remote) {
+      span.attributes['network.protocol.name'] = 'http';
+      setServerAddress(span, remote.host);
+    }
+    if (tool.attributes['error.type'] !== undefined) span.attributes['error.type'] = tool.attributes['error.type'];
+    span.events.push(...progress);
+    this.end(span, tool.endMs, status);
   }
 
   private note(event: RunEvent, ms: number, name: string, attributes: SpanAttributes): void {
@@ -321,11 +415,7 @@ class RunMapper {
     chat.attributes['steward.request.bytes'] = call.bytes;
     if (call.attempt > 1) chat.attributes['steward.request.attempts'] = call.attempt;
     // Where the prompt went, as the host sent it (the reply's label may not name the server).
-    if (call.host !== undefined) {
-      const port = /^(.*):(\d+)$/.exec(call.host);
-      chat.attributes['server.address'] = port ? port[1]! : call.host;
-      if (port) chat.attributes['server.port'] = Number(port[2]);
-    }
+    if (call.host !== undefined) setServerAddress(chat, call.host);
   }
 
   private agentOf(event: { invocation_id?: string }): AgentScope | undefined {
@@ -355,6 +445,13 @@ class RunMapper {
     span.status = status;
     this.open.delete(span);
   }
+}
+
+/** `server.address` and `server.port` of a `name[:port]` the host recorded. */
+function setServerAddress(span: SpanRecord, host: string): void {
+  const port = /^(.*):(\d+)$/.exec(host);
+  span.attributes['server.address'] = port ? port[1]! : host;
+  if (port) span.attributes['server.port'] = Number(port[2]);
 }
 
 /** The agent an event belongs to: its workflow node invocation, or the run's own agent. */
