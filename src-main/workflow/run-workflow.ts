@@ -141,6 +141,9 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   let crashed: string | undefined;
   const running = new Map<string, AbortController>();
   const runningInvocations = new Map<string, Invocation>();
+  // A supervisor's retry is attempt 2, 3…: kept with a running invocation, so a resumed run goes on with that attempt (and its key).
+  const attempts = new Map<string, number>();
+  const runningAttempts = (): Record<string, number> => Object.fromEntries([...attempts].filter(([id, n]) => n > 1 && runningInvocations.has(id)));
   const trace = resumed?.trace ?? options.trace;
   const replay = resumed?.replay ?? options.replay;
   const recordedOf = (id: string) => replay?.invocations[id];
@@ -237,7 +240,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     persistTimer = undefined;
     if (finished || crashed !== undefined || waiting.size === 0) return;
     // Nothing changed since the last write: nothing to write.
-    const version = `${log.length}:${[...runningInvocations.keys()].join(',')}`;
+    const version = `${log.length}:${[...runningInvocations.keys()].map((id) => `${id}#${attempts.get(id) ?? 1}`).join(',')}`;
     if (version === persistedVersion) return;
     try {
       options.persistWaiting?.(checkpointNow());
@@ -266,6 +269,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
       scheduler_events: log as unknown as Array<Record<string, unknown>>,
       invocations: secrets.mask([...records.values()]),
       running: [...runningInvocations.values()],
+      ...(Object.keys(runningAttempts()).length > 0 ? { running_attempts: runningAttempts() } : {}),
       // An escalation being decided on its answer is still waiting on disk: a stop then asks again, never reruns the node.
       waiting: { ...Object.fromEntries(deciding), ...Object.fromEntries(waiting) },
       ...(setup.kind === 'on' ? { supervisor_ledger: setup.supervision.ledger } : {}),
@@ -310,6 +314,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     const controller = new AbortController();
     running.set(invocation.id, controller);
     runningInvocations.set(invocation.id, invocation);
+    attempts.set(invocation.id, attempt);
     const run: NodeRun = { invocation, emit: (payload) => emit({ ...payload, invocation_id: invocation.id }), signal: controller.signal, ...(attempt > 1 ? { attempt } : {}) };
     void execute(invocation, run, resumeWith)
       .catch((err: unknown): NodeOutcome => failed('internal_error', errorText(err)))
@@ -368,8 +373,11 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
       runningInvocations.delete(invocation.id);
     }
     emit(verdictEvent(invocation, result));
-    if (result.next.kind === 'run_again') start(invocation, undefined, attempt + 1);
-    else feed(settlementOf(invocation.id, result.next));
+    if (result.next.kind === 'run_again') {
+      start(invocation, undefined, attempt + 1);
+      // Kept on disk at once: a host stop during the retry resumes this attempt, never the failed one.
+      if (waiting.size > 0) persistSoon(true);
+    } else feed(settlementOf(invocation.id, result.next));
   }
 
   /** A waiting invocation runs again with the person's answer (its own inputs kept, should it start again after a host stop). */
@@ -584,7 +592,8 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
       waiting.delete(resumeTarget);
       if (parked) resumeNode(resumeTarget, { parked, answer: options.resume.answer });
       // Cut off by a host stop while they ran: they start again (a tool call they made is never re-run).
-      for (const invocation of resumed.running) if (invocation.id !== resumeTarget) start(invocation);
+      // A supervisor's retry goes on as the attempt it was (a read's retry keeps its own key: I5 holds).
+      for (const invocation of resumed.running) if (invocation.id !== resumeTarget) start(invocation, undefined, resumed.running_attempts?.[invocation.id] ?? 1);
       // Escalations still waiting for a person keep their decision time (past already: the default now).
       for (const [id, intervention] of waitingForPerson()) armExpiry(id, intervention);
     } else {
