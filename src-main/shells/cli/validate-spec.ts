@@ -1,6 +1,7 @@
 import { EFFECT_LABELS } from '@shared/contracts/tool-effect';
 import { PHASE_LABELS } from '@shared/contracts/spec';
 import { substituteVars } from '@shared/util/substitute';
+import { LOCAL_ONLY, type PrivacyPolicy } from '@shared/policy/privacy';
 import type { CredentialStore } from '../../credentials/credential-store';
 import { collectCredentialRefs, resolveCredentials } from '../../credentials/resolve-credentials';
 import { SecretRegistry } from '../../credentials/secret-registry';
@@ -19,14 +20,15 @@ export interface ValidationReport {
  * `steward validate`: the checks a run would hit before its first round, without calling a model
  * (a workflow file: validate-workflow.ts):
  * schema, script, variables, credentials present in the keychain (by name: no value is read),
- * replay scripts, servers start, allowlisted tools exist.
+ * replay scripts, servers start, allowlisted tools exist. Remote servers are reached only on the
+ * hosts `privacy` allows (loopback always), as a run would.
  */
-export async function validateSpecFile(file: string, credentials: () => CredentialStore): Promise<ValidationReport> {
+export async function validateSpecFile(file: string, credentials: () => CredentialStore, privacy: PrivacyPolicy = LOCAL_ONLY): Promise<ValidationReport> {
   const lines: string[] = [];
   const secrets = new SecretRegistry();
   try {
     const document = loadDocumentFile(file);
-    if (document.kind === 'workflow') return await validateWorkflow(document.workflow, credentials, secrets);
+    if (document.kind === 'workflow') return await validateWorkflow(document.workflow, credentials, secrets, privacy);
     const loaded = document.spec;
     const { spec } = loaded;
     const vars: Record<string, string> = { specDir: loaded.specDir };
@@ -44,7 +46,7 @@ export async function validateSpecFile(file: string, credentials: () => Credenti
     const resolved = refs.length > 0 ? await resolveCredentials(refs, credentials(), secrets) : new Map<string, string>();
     if (refs.length > 0) lines.push(`  credentials: ${refs.join(', ')} (in the keychain)`);
 
-    const host = await startToolHost(spec.servers, { vars, overrides: spec.tool_effects, cwd: loaded.specDir, credentials: resolved, oauthStore: credentials() });
+    const host = await startToolHost(spec.servers, { vars, overrides: spec.tool_effects, cwd: loaded.specDir, credentials: resolved, oauthStore: credentials(), privacy });
     try {
       const snapshot = await host.snapshot(0);
       for (const tool of snapshot.tools) {

@@ -1,4 +1,5 @@
 import { EFFECT_LABELS } from '@shared/contracts/tool-effect';
+import { LOCAL_ONLY, type PrivacyPolicy } from '@shared/policy/privacy';
 import { substituteVars } from '@shared/util/substitute';
 import { formatGraphProblem, validateGraph, type GraphProblem } from '@shared/workflow/validate-graph';
 import type { CredentialStore } from '../../credentials/credential-store';
@@ -10,9 +11,10 @@ import type { ValidationReport } from './validate-spec';
 /**
  * `steward validate` on a workflow file (the schema was checked when it loaded): graph problems
  * by node and port, `${...}` variables in agent nodes, and, when the graph is sound, its servers
- * started as a run starts them, so a tool node naming a tool its server lacks is found too.
+ * started as a run starts them, so a tool node naming a tool its server lacks is found too. A
+ * remote server is reached only on a host `privacy` allows (loopback always).
  */
-export async function validateWorkflow(loaded: LoadedWorkflow, credentials: () => CredentialStore, secrets: SecretRegistry): Promise<ValidationReport> {
+export async function validateWorkflow(loaded: LoadedWorkflow, credentials: () => CredentialStore, secrets: SecretRegistry, privacy: PrivacyPolicy = LOCAL_ONLY): Promise<ValidationReport> {
   const { graph } = loaded;
   const lines = [`workflow: ${graph.name} (${graph.id}), ${graph.nodes.length} nodes, ${graph.servers.length} server(s)`];
   const vars: Record<string, string> = { specDir: loaded.specDir };
@@ -23,7 +25,7 @@ export async function validateWorkflow(loaded: LoadedWorkflow, credentials: () =
   }
   let problems = validateGraph(graph);
   if (problems.length === 0 && graph.servers.length > 0) {
-    const tools = new WorkflowTools({ graph, vars, cwd: loaded.specDir, secrets, credentials: credentials() });
+    const tools = new WorkflowTools({ graph, vars, cwd: loaded.specDir, secrets, credentials: credentials(), privacy });
     try {
       const { snapshot } = await tools.get();
       const byServer: Record<string, string[]> = Object.fromEntries(graph.servers.map((s) => [s.id, []]));
