@@ -96,6 +96,28 @@ test('a person judges a pattern node in Waiting for you: the feedback changes th
   await node.scrollIntoViewIfNeeded();
   await shot(page, 'pattern-judgment-timeline');
 
+  // What each member did in an iteration: opened by keyboard, its answer, then its rounds.
+  const toggle = iterations.nth(1).getByTestId('pattern-members-toggle');
+  await expect(toggle).toHaveAttribute('aria-expanded', 'false');
+  await toggle.focus();
+  await page.keyboard.press('Enter');
+  await expect(toggle).toHaveAttribute('aria-expanded', 'true');
+  const member = iterations.nth(1).getByTestId('pattern-member');
+  await expect(member).toHaveCount(1);
+  await expect(member).toHaveAttribute('data-member', 'worker#2');
+  await expect(member).toHaveAttribute('data-status', 'completed');
+  await expect(member.getByTestId('pattern-member-output')).toContainText('Revised to address: Add a timeline.');
+  const roundsToggle = member.getByTestId('pattern-member-rounds-toggle');
+  await roundsToggle.focus();
+  await page.keyboard.press('Space');
+  await expect(roundsToggle).toHaveAttribute('aria-expanded', 'true');
+  await expect(member.getByTestId('pattern-member-rounds').getByTestId('round-card')).not.toHaveCount(0);
+  // Iteration 1's member is its own run: its answer is the first report, not the revision.
+  await iterations.nth(0).getByTestId('pattern-members-toggle').click();
+  await expect(iterations.nth(0).getByTestId('pattern-member-output')).toHaveText(FIRST_REPORT);
+  await member.scrollIntoViewIfNeeded();
+  await shot(page, 'pattern-judgment-members');
+
   // The editor configures the node like any node: its pattern, members and judgment.
   await page.evaluate(() => (window.location.hash = '#/workflows/judged-report/edit'));
   await page.locator('.react-flow__controls-fitview').click();

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { RunEvent } from '@shared/contracts/events';
 import type { JudgmentRecord } from '@shared/pattern/contracts';
 import { eventLog } from '../../testing/event-fixtures';
-import { judgmentTook, patternTimeline } from './pattern-timeline';
+import supervisorJson from '../../testing/recorded/pattern-supervisor.events.json';
+import pipelineJson from '../../testing/recorded/pattern-pipeline.events.json';
+import { judgmentTook, memberRunPlace, patternTimeline } from './pattern-timeline';
+
+const supervisorRun = RunEvent.array().parse(supervisorJson);
+const pipelineRun = RunEvent.array().parse(pipelineJson);
 
 const INV = 'review#0';
 const at = (s: number) => `2026-12-01T10:00:${String(s).padStart(2, '0')}.000Z`;
@@ -81,5 +87,41 @@ describe('the run view’s timeline of a pattern node', () => {
     ]);
     expect(t.iterations[1]?.outcome).toBe('escalated');
     expect(t.ended?.status).toBe('escalated');
+  });
+
+  it('puts each member’s own run under the iteration it worked in: its output, its rounds, whether a teacher supervised it (a recorded SUPERVISOR run)', () => {
+    const t = patternTimeline(supervisorRun, 'summary');
+    expect(t.iterations.map((it) => it.members.map((m) => [m.id, m.member_id, m.status, m.rounds, m.supervised]))).toEqual([
+      [['worker#1', 'worker', 'completed', 1, true]],
+      [['worker#2', 'worker', 'completed', 1, true]],
+    ]);
+    expect(t.iterations[0]?.members[0]?.output).toBe('The sync service was down for 40 minutes on Tuesday.');
+    expect(t.iterations[1]?.members[0]?.output).toContain('Root cause: an expired TLS certificate');
+    expect(t.unrecorded).toBeUndefined();
+  });
+
+  it('a PIPELINE’s later steps: each step’s member runs go to that step’s iterations (a recorded run)', () => {
+    const invocation = pipelineRun.find((e) => e.type === 'pattern.iteration')?.invocation_id ?? '';
+    const t = patternTimeline(pipelineRun, invocation);
+    for (const it of t.iterations) {
+      expect(it.members.length).toBeGreaterThan(0);
+      // Every output the iteration names is a member run shown under it, with the text it answered.
+      expect(it.members.map((m) => m.id)).toEqual(expect.arrayContaining(it.outputs.map((o) => o.id)));
+      for (const m of it.members) expect(memberRunPlace(m.id)).toMatchObject({ step: it.step, iteration: it.iteration });
+    }
+  });
+
+  it('members still at work (no pattern.iteration yet) are shown as the unrecorded iteration, live', () => {
+    const cut = supervisorRun.filter((e) => e.seq < 30);
+    const t = patternTimeline(cut, 'summary');
+    expect(t.iterations.map((it) => it.iteration)).toEqual([1]);
+    expect(t.unrecorded).toMatchObject({ step: 0, iteration: 2, members: [{ id: 'worker#2', status: 'working', supervised: true }] });
+    expect(t.unrecorded?.members[0]?.rounds).toBeGreaterThan(0);
+  });
+
+  it('reads member run tags: draft#2 is step 0, iteration 2; review#2.1 is the second step, iteration 1', () => {
+    expect(memberRunPlace('draft#2')).toEqual({ member_id: 'draft', step: 0, iteration: 2 });
+    expect(memberRunPlace('review#2.1')).toEqual({ member_id: 'review', step: 1, iteration: 1 });
+    expect(memberRunPlace('no-tag')).toBeUndefined();
   });
 });

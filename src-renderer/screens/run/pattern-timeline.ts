@@ -5,7 +5,8 @@ import type { CallerIdentity, JudgmentRecord, PatternStatus, VerdictKind } from 
  * A pattern node's iterations as the run view shows them (issue 12): each iteration's output and
  * member outputs, every judgment of it (who judged, the verdict, its feedback, the evidence cited,
  * verification, timing), the feedback the iteration was asked to address, a judgment waiting for a
- * person, and how the node ended. Built from the node's `pattern.*` and intervention events only.
+ * person, and how the node ended; under each iteration, every member's own agent run (its output,
+ * its rounds, whether a teacher supervised it). Built from the node's events only.
  */
 
 export interface JudgmentView {
@@ -26,11 +27,31 @@ export interface JudgmentView {
 
 export type IterationOutcome = 'approved' | 'rejected' | 'escalated' | 'unjudged';
 
+/** How a member's agent run stands: still working, or how it ended (agent.finished). */
+export type MemberRunStatus = 'working' | RunEventOf<'agent.finished'>['status'];
+
+/**
+ * One member's agent run in one iteration (its events are tagged `pattern_member: <id>`): what it
+ * answered, how many rounds it took, whether a teacher supervised it (its rounds then carry verdicts).
+ */
+export interface MemberRunView {
+  /** The output id a verdict cites, and the member run's tag: `draft#2`, `review#2.1`. */
+  id: string;
+  member_id: string;
+  status: MemberRunStatus;
+  output?: string;
+  message?: string;
+  rounds: number;
+  supervised: boolean;
+}
+
 export interface IterationView {
   step: number;
   iteration: number;
   output: string;
   outputs: { id: string; member_id: string }[];
+  /** Each member's own run in this iteration, in the order they ran. */
+  members: MemberRunView[];
   /** The rejection feedback this iteration was asked to address (the previous iteration's of the same step). */
   addresses?: string;
   judgments: JudgmentView[];
@@ -42,6 +63,11 @@ export interface IterationView {
 
 export interface PatternTimeline {
   iterations: IterationView[];
+  /**
+   * An iteration with member runs but no pattern.iteration: its members are still at work or, once the
+   * node has ended, one of them failed it (blocked, waiting for a person). Who ran so far, and how.
+   */
+  unrecorded?: { step: number; iteration: number; members: MemberRunView[] };
   ended?: { status: PatternStatus; approved: boolean; iterations: number; reason?: string };
 }
 
@@ -90,6 +116,31 @@ function outcomeOf(it: Omit<IterationView, 'outcome'>, all: readonly Omit<Iterat
 
 const key = (step: number, iteration: number) => `${step}.${iteration}`;
 
+/** Where a member run tag points: `draft#2` is step 0, iteration 2; `review#2.1` step 1 (the second), iteration 1. */
+export function memberRunPlace(tag: string): { member_id: string; step: number; iteration: number } | undefined {
+  const m = /^(.+)#(\d+)(?:\.(\d+))?$/.exec(tag);
+  if (!m?.[1] || !m[2]) return undefined;
+  return m[3] === undefined ? { member_id: m[1], step: 0, iteration: Number(m[2]) } : { member_id: m[1], step: Number(m[2]) - 1, iteration: Number(m[3]) };
+}
+
+/** The member runs of one node invocation, by tag, in the order they started. */
+function memberRuns(events: readonly RunEvent[], invocationId: string): Map<string, MemberRunView> {
+  const runs = new Map<string, MemberRunView>();
+  for (const e of events) {
+    if (e.invocation_id !== invocationId || e.pattern_member === undefined) continue;
+    const tag = e.pattern_member;
+    let run = runs.get(tag);
+    if (!run) {
+      run = { id: tag, member_id: memberRunPlace(tag)?.member_id ?? tag, status: 'working', rounds: 0, supervised: false };
+      runs.set(tag, run);
+    }
+    if (e.type === 'agent.started') run.supervised = e.supervision.enabled;
+    else if (e.type === 'round.started') run.rounds += 1;
+    else if (e.type === 'agent.finished') Object.assign(run, { status: e.status, rounds: Math.max(run.rounds, e.rounds) }, e.output !== undefined ? { output: e.output } : {}, e.message !== undefined ? { message: e.message } : {});
+  }
+  return runs;
+}
+
 /** The timeline of one pattern node invocation, in the order its events came. */
 export function patternTimeline(events: readonly RunEvent[], invocationId: string): PatternTimeline {
   const iterations = new Map<string, Omit<IterationView, 'outcome'>>();
@@ -102,7 +153,7 @@ export function patternTimeline(events: readonly RunEvent[], invocationId: strin
       case 'pattern.iteration': {
         const previous = iterations.get(key(e.step, e.iteration - 1));
         const addresses = previous?.judgments.filter((j) => j.feedback !== undefined).map((j) => j.feedback).join('\n\n');
-        iterations.set(key(e.step, e.iteration), { step: e.step, iteration: e.iteration, output: e.output, outputs: e.outputs, ...(addresses ? { addresses } : {}), judgments: [], waiting: false });
+        iterations.set(key(e.step, e.iteration), { step: e.step, iteration: e.iteration, output: e.output, outputs: e.outputs, members: [], ...(addresses ? { addresses } : {}), judgments: [], waiting: false });
         break;
       }
       case 'pattern.judgment': {
@@ -128,8 +179,19 @@ export function patternTimeline(events: readonly RunEvent[], invocationId: strin
     const it = j ? iterations.get(key(j.step, j.iteration)) : undefined;
     if (it && !answered.has(id) && ended === undefined) it.waiting = true;
   }
+  // Members ran before their iteration was recorded: each run goes to the iteration its tag names.
+  let unrecorded: PatternTimeline['unrecorded'];
+  for (const run of memberRuns(events, invocationId).values()) {
+    const place = memberRunPlace(run.id);
+    if (!place) continue;
+    const it = iterations.get(key(place.step, place.iteration));
+    if (it) it.members.push(run);
+    else if (unrecorded === undefined || (unrecorded.step === place.step && unrecorded.iteration === place.iteration)) {
+      unrecorded = { step: place.step, iteration: place.iteration, members: [...(unrecorded?.members ?? []), run] };
+    }
+  }
   const all = [...iterations.values()];
-  return { iterations: all.map((it) => ({ ...it, outcome: outcomeOf(it, all, ended) })), ...(ended ? { ended } : {}) };
+  return { iterations: all.map((it) => ({ ...it, outcome: outcomeOf(it, all, ended) })), ...(unrecorded ? { unrecorded } : {}), ...(ended ? { ended } : {}) };
 }
 
 /** How long a judgment took, in words ("1.2 s", "3 min"), or nothing when its times are unknown. */
