@@ -22,6 +22,7 @@ import { canSignIn, signedInRegistered, signInRegistered, signOutRegistered } fr
 import { openBrowser } from '../shells/open-browser';
 import { createKeychainStore } from '../credentials/keychain-store';
 import { EventJournal } from '../events/event-journal';
+import { journalTombstoneBound } from '../events/tombstone-bound';
 import { JournalFeed } from '../events/journal-feed';
 import { RunHistory, retainAfterRunsFinish } from '../events/run-history';
 import { createJournalWriter } from '../events/journal-writer';
@@ -113,7 +114,7 @@ async function openHost(options: HostOptions): Promise<Host> {
   const log = options.log ?? (() => undefined);
   const ollamaHost = options.ollamaHost ?? process.env.OLLAMA_HOST ?? 'http://127.0.0.1:11434';
   // The journal keeps every event (issue 9); each page session reads it with its own cursor.
-  const outbox = EventJournal.open(join(options.dataDir, 'outbox.jsonl'), { log });
+  const outbox = EventJournal.open(join(options.dataDir, 'outbox.jsonl'), { log, ...journalTombstoneBound(process.env) });
   const feed = new JournalFeed(outbox, { batch: PUSH_BATCH, log });
   const checkpoints = new CheckpointStore(join(options.dataDir, 'waiting-runs'), log);
   const workflowCheckpoints = new WorkflowCheckpointStore(join(options.dataDir, 'waiting-workflows'), log);
@@ -198,8 +199,9 @@ async function openHost(options: HostOptions): Promise<Host> {
       }),
     ...otlpSend,
     'eval.latest': async () => readLatestReports(options.dataDir),
-    'events.subscribe': async ({ journal, after, window }, session) =>
-      feed.attach(session.id, (frame) => session.push({ kind: 'events', ...frame }), { journal, after, window }, (run_ids) => session.push({ kind: 'runs.deleted', journal: outbox.id, run_ids })),
+    'events.subscribe': async ({ journal, after, window, reconciled }, session) =>
+      feed.attach(session.id, (frame) => session.push({ kind: 'events', ...frame }), { journal, after, window, reconciled }, (run_ids) => session.push({ kind: 'runs.deleted', journal: outbox.id, run_ids })),
+    'runs.known': async ({ run_ids }) => ({ known: run_ids.filter((id) => outbox.hasRun(id)) }),
     // Nothing is dropped on an ack any more: another page may still need the event.
     'events.ack': async () => ({ acked: 0 }),
     'events.cursor': async ({ journal, position }, session) => ({ acknowledged: feed.acknowledge(session.id, { journal, position }) }),

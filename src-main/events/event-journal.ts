@@ -20,6 +20,13 @@ import { RunEvent } from '@shared/contracts/events';
  *                                     a page whose cursor is at or before `at` may still hold them and is told to delete them
  *   {"k":"imported","run_ids"}        these runs came from an imported trace: they never ran on this host, so one left
  *                                     unfinished is not this host's interrupted run (openRuns leaves them out)
+ *   {"k":"compacted","through"}       tombstones made at or before `through` were dropped (compaction, below)
+ *
+ * Tombstones are compacted: past `maxTombstones` run ids the oldest are dropped when the journal is next rewritten,
+ * and `through` (the highest head a dropped one was made at) is kept instead. A page whose cursor is at or before it
+ * may hold a run whose tombstone is gone, so the feed has it reconcile first (journal-feed.ts): it asks which of the
+ * runs it holds the journal still has, and deletes the others. So a deleted run never comes back, and the journal
+ * does not grow by a line per deletion for ever.
  *
  * Positions survive restarts. A crash can only tear the last line: it is skipped on load and cut
  * off before the next append. Lines that are not valid JSON or fail the schema are skipped, counted
@@ -40,13 +47,19 @@ const RunLine = z
   .strict();
 const DeletedLine = z.object({ k: z.literal('deleted'), run_ids: z.array(z.string().min(1)), at: z.number().int().nonnegative() }).strict();
 const ImportedLine = z.object({ k: z.literal('imported'), run_ids: z.array(z.string().min(1)) }).strict();
-const JournalLine = z.discriminatedUnion('k', [HeaderLine, EventLine, AckLine, RunLine, DeletedLine, ImportedLine]);
+const CompactedLine = z.object({ k: z.literal('compacted'), through: z.number().int().nonnegative() }).strict();
+const JournalLine = z.discriminatedUnion('k', [HeaderLine, EventLine, AckLine, RunLine, DeletedLine, ImportedLine, CompactedLine]);
 type JournalLine = z.infer<typeof JournalLine>;
 
 export interface EventJournalOptions {
   /** Where to report skipped lines and listener failures. Default: console.error. */
   log?: (line: string) => void;
+  /** Run ids kept as tombstones before the oldest are compacted (see above). Default MAX_TOMBSTONES. */
+  maxTombstones?: number;
 }
+
+/** Tombstones kept by default: a page offline through more deletions than this reconciles once (one request per 1,000 of its runs). */
+export const MAX_TOMBSTONES = 10_000;
 
 /** What loading the journal found; exposed so the host can surface damage instead of hiding it. */
 export interface JournalLoadReport {
@@ -133,6 +146,9 @@ export class EventJournal {
   private removing: Promise<unknown> = Promise.resolve();
   /** The highest position handed out before a removal: the head never goes back below it. */
   private floor = 0;
+  /** Tombstones made at or before this head were compacted away: a page at or before it reconciles. */
+  private compacted = 0;
+  private readonly maxTombstones: number;
   private readonly log: (line: string) => void;
   private fd: number | null = null;
   private readFd: number | null = null;
@@ -142,6 +158,7 @@ export class EventJournal {
   private constructor(journalPath: string, options: EventJournalOptions) {
     this.path = journalPath;
     this.log = options.log ?? ((line) => console.error(line));
+    this.maxTombstones = Math.max(0, options.maxTombstones ?? MAX_TOMBSTONES);
     fs.mkdirSync(path.dirname(journalPath), { recursive: true });
     const { report, clean, events } = this.load();
     this.loadReport = report;
@@ -258,6 +275,16 @@ export class EventJournal {
     return [...this.runFacts.values()].map((run) => ({ ...run }));
   }
 
+  /** Tombstones made at or before this were compacted away (0: none): a page whose cursor is in (0, compactedThrough] must reconcile. */
+  get compactedThrough(): number {
+    return this.compacted;
+  }
+
+  /** Tombstones kept (run ids). */
+  get tombstoneCount(): number {
+    return this.tombstones.size;
+  }
+
   /** Runs removed when the head was at or after `after`: a page whose cursor is `after` may still hold them. */
   deletedSince(after: number): string[] {
     const out: string[] = [];
@@ -361,16 +388,41 @@ export class EventJournal {
    * The lines before the events: identity, where open runs stand, which runs were imported, the
    * tombstones (by the head they were made at). `without`: runs being removed.
    */
-  private headText(without: ReadonlySet<string> = new Set()): string {
+  private headText(without: ReadonlySet<string> = new Set(), compaction: Compaction = { dropped: new Set(), through: this.compacted }): string {
     const byAt = new Map<number, string[]>();
-    for (const [runId, at] of this.tombstones) byAt.set(at, [...(byAt.get(at) ?? []), runId]);
+    for (const [runId, at] of this.tombstones) if (!compaction.dropped.has(runId)) byAt.set(at, [...(byAt.get(at) ?? []), runId]);
     const imported = [...this.importedRuns].filter((id) => !without.has(id) && this.runFacts.has(id));
     return [
       JSON.stringify({ k: 'journal', id: this.journalId } satisfies JournalLine) + '\n',
       ...[...this.openRunsById.values()].filter((run) => !without.has(run.run_id)).map((run) => JSON.stringify({ k: 'run', ...run } satisfies JournalLine) + '\n'),
       ...(imported.length > 0 ? [JSON.stringify({ k: 'imported', run_ids: imported } satisfies JournalLine) + '\n'] : []),
+      ...(compaction.through > 0 ? [JSON.stringify({ k: 'compacted', through: compaction.through } satisfies JournalLine) + '\n'] : []),
       ...[...byAt].map(([at, run_ids]) => JSON.stringify({ k: 'deleted', run_ids, at } satisfies JournalLine) + '\n'),
     ].join('');
+  }
+
+  /**
+   * Which tombstones to drop so that, with `adding` more, at most maxTombstones are kept: the oldest first (the map
+   * is in the order they were made). A removal's own tombstone is never dropped by it.
+   */
+  private compaction(adding: ReadonlySet<string> = new Set()): Compaction {
+    const kept = [...this.tombstones.keys()].filter((id) => !adding.has(id)).length;
+    let excess = kept + adding.size - this.maxTombstones;
+    const dropped = new Set<string>();
+    let through = this.compacted;
+    for (const [runId, at] of this.tombstones) {
+      if (excess <= 0) break;
+      if (adding.has(runId)) continue;
+      dropped.add(runId);
+      through = Math.max(through, at);
+      excess -= 1;
+    }
+    return { dropped, through };
+  }
+
+  private applyCompaction(compaction: Compaction): void {
+    for (const id of compaction.dropped) this.tombstones.delete(id);
+    this.compacted = compaction.through;
   }
 
   /**
@@ -406,11 +458,13 @@ export class EventJournal {
       return Buffer.concat(parts);
     };
     let at: number;
+    // Decided before the copy starts: the tombstones the new file's head leaves out are forgotten when it is in place.
+    const compaction = this.compaction(gone);
     try {
       src = await fsp.open(this.path, 'r');
       out = await fsp.open(temp, 'w');
       created = true;
-      const head = Buffer.from(this.headText(gone), 'utf8');
+      const head = Buffer.from(this.headText(gone, compaction), 'utf8');
       await writeAllAsync(out, head);
       size = head.length;
       while (this.entries.length - copied > REWRITE_TAIL_SYNC) {
@@ -457,6 +511,7 @@ export class EventJournal {
     fsyncDirectory(path.dirname(this.path));
     // The new file is in place: only now does the journal forget the runs.
     this.floor = at;
+    this.applyCompaction(compaction);
     for (const id of gone) {
       this.tombstones.delete(id); // re-inserted: newest last, in the order deletedSince reports
       this.tombstones.set(id, at);
@@ -551,7 +606,16 @@ export class EventJournal {
           this.floor = Math.max(this.floor, entry.at);
           for (const runId of entry.run_ids) this.tombstones.set(runId, Math.max(entry.at, this.tombstones.get(runId) ?? 0));
           break;
+        case 'compacted':
+          this.compacted = Math.max(this.compacted, entry.through);
+          this.floor = Math.max(this.floor, entry.through);
+          break;
       }
+    }
+    // More tombstones than the bound (a journal from before compaction, or a lower bound): compacted by rewriting now.
+    if (this.tombstones.size > this.maxTombstones) {
+      this.applyCompaction(this.compaction());
+      upgrade = true;
     }
     this.size = offset;
     if (this.journalId === '') {
@@ -599,6 +663,12 @@ export class EventJournal {
     this.entries = entries;
     this.size = size;
   }
+}
+
+/** Tombstones a rewrite leaves out, and the compaction mark it writes instead. */
+interface Compaction {
+  dropped: ReadonlySet<string>;
+  through: number;
 }
 
 /** Index of the first entry whose position is greater than `after` (entries are sorted by position). */

@@ -16,6 +16,8 @@ export interface FeedStart {
   journal?: string | undefined;
   after?: number | undefined;
   window?: number | undefined;
+  /** The compaction mark this session's page has reconciled its runs against (attach's `reconcile`). */
+  reconciled?: number | undefined;
 }
 
 export interface FeedOptions {
@@ -80,18 +82,23 @@ export class JournalFeed {
    * page, missing something is not. Returns where the feed starts and the journal's head.
    * A session resuming from a cursor is first told (`deleted`, before any event) which runs were
    * removed since that cursor: it may hold them. One starting from the beginning holds nothing of this journal.
+   * A cursor at or before the journal's compaction mark may hold runs whose tombstones were compacted away:
+   * nothing is sent (`reconcile`: the mark) until the session attaches again saying it reconciled its runs
+   * up to that mark (it asked which of them the journal still has and deleted the rest).
    */
   attach(
     sessionId: string,
     push: (frame: FeedFrame) => void,
     start: FeedStart,
     deleted?: (runIds: string[]) => void,
-  ): { journal: string; after: number; head: number; deleted?: number } {
+  ): { journal: string; after: number; head: number; deleted?: number; reconcile?: number } {
     this.detach(sessionId);
     const head = this.journal.head;
     const sameJournal = start.journal === undefined || start.journal === this.journal.id;
     const asked = start.after ?? 0;
     const after = sameJournal && asked <= head ? asked : 0;
+    const mark = this.journal.compactedThrough;
+    if (after > 0 && after <= mark && (start.reconciled ?? 0) < mark) return { journal: this.journal.id, after, head, reconcile: mark };
     const reader: Reader = { push, deleted, cursor: after, live: false, pumping: false, closed: false, window: start.window, inFlight: [] };
     this.readers.set(sessionId, reader);
     const gone = after > 0 ? this.journal.deletedSince(after) : [];

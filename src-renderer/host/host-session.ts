@@ -3,6 +3,7 @@ import type { RunEvent } from '@shared/contracts/events';
 import type { StewardDb } from '../db/db';
 import { readEventCursor, storeEventsAt, storeUnpositioned } from '../db/event-cursor';
 import { deleteRuns } from '../db/delete-runs';
+import { reconcileRuns } from '../db/reconcile-runs';
 import { seedDemoWorkflows } from '../db/seed-demo';
 import { seedBuiltinProfiles } from '../db/builtin-profiles';
 import { ensureWorkflowProfiles } from '../db/workflow-profiles';
@@ -81,7 +82,13 @@ export function startHostSession(client: HostClient, db: StewardDb, listener: Se
     expected = { journal: stored?.journal, position: stored?.position ?? 0 };
     const from = stored ? { journal: stored.journal, after: stored.position } : {};
     try {
-      await client.request('events.subscribe', { ...from, window: FEED_WINDOW });
+      let started = await client.request('events.subscribe', { ...from, window: FEED_WINDOW });
+      // Tombstones this page may need were compacted: its runs are checked first, then the feed starts (nothing came yet).
+      while (started.reconcile !== undefined) {
+        await reconcileRuns(db, async (run_ids) => (await client.request('runs.known', { run_ids })).known);
+        if (mine !== generation) return;
+        started = await client.request('events.subscribe', { ...from, window: FEED_WINDOW, reconciled: started.reconcile });
+      }
       windowed = true;
     } catch (err) {
       // A host from before windows refuses the parameter: it sends everything without waiting.

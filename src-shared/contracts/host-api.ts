@@ -208,6 +208,14 @@ export const HOST_METHODS = {
     result: z.object({ deleted: z.number().int().nonnegative() }).strict(),
   },
   /**
+   * Which of these runs the host's journal holds: a page whose cursor is at or before the journal's tombstone
+   * compaction (events.subscribe `reconcile`) deletes the runs it holds that the journal no longer has.
+   */
+  'runs.known': {
+    params: z.object({ run_ids: z.array(RunIdParam).max(MAX_DELETE_RUNS) }).strict(),
+    result: z.object({ known: z.array(z.string()) }).strict(),
+  },
+  /**
    * Appends a chunk of an imported trace (JSONL of RunEvents, a CLI --trace file included) to the
    * journal. `import_id` ties the chunks of one file together: a run the journal held before this
    * import keeps its events (its events here are skipped); an event id already there is skipped.
@@ -257,10 +265,19 @@ export const HOST_METHODS = {
    * in the result is where the feed starts; `head` the position of the journal's last event.
    */
   'events.subscribe': {
-    /** `window`: at most this many frames in flight; the page says what it stored with events.cursor (without: no limit). */
-    params: z.object({ journal: JournalId.optional(), after: JournalPosition.optional(), window: FeedWindow.optional() }).strict(),
-    /** `deleted`: runs removed since `after` that the page may hold; they are pushed first (`runs.deleted` frames). */
-    result: z.object({ journal: JournalId, after: JournalPosition, head: JournalPosition, deleted: z.number().int().nonnegative().optional() }).strict(),
+    /**
+     * `window`: at most this many frames in flight; the page says what it stored with events.cursor (without: no limit).
+     * `reconciled`: the compaction mark the page reconciled its runs against (a `reconcile` it was given).
+     */
+    params: z.object({ journal: JournalId.optional(), after: JournalPosition.optional(), window: FeedWindow.optional(), reconciled: JournalPosition.optional() }).strict(),
+    /**
+     * `deleted`: runs removed since `after` that the page may hold; they are pushed first (`runs.deleted` frames).
+     * `reconcile`: the cursor is at or before the journal's tombstone compaction mark, so nothing is sent yet: the page
+     * deletes the runs it holds that runs.known does not confirm, then subscribes again with `reconciled` set to it.
+     */
+    result: z
+      .object({ journal: JournalId, after: JournalPosition, head: JournalPosition, deleted: z.number().int().nonnegative().optional(), reconcile: JournalPosition.optional() })
+      .strict(),
   },
   /** Names of the credentials in the OS keychain (never values). */
   'credentials.list': { params: empty, result: z.object({ credentials: z.array(CredentialInfo) }).strict() },
