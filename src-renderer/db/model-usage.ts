@@ -18,8 +18,8 @@ export interface ModelUsageTotals {
 
 /** Sums every call of a run (a workflow's agent nodes included). */
 export function modelUsageTotals(events: readonly RunEvent[]): ModelUsageTotals {
-  const totals = emptyTotals();
-  for (const e of events) addCall(totals, e);
+  const totals = emptyModelUsage();
+  for (const e of events) addModelCall(totals, e);
   return totals;
 }
 
@@ -28,20 +28,32 @@ export function modelUsageByInvocation(events: readonly RunEvent[]): Map<string,
   const byInvocation = new Map<string, ModelUsageTotals>();
   for (const e of events) {
     if (e.invocation_id === undefined) continue;
-    const totals = byInvocation.get(e.invocation_id) ?? emptyTotals();
-    addCall(totals, e);
+    const totals = byInvocation.get(e.invocation_id) ?? emptyModelUsage();
+    addModelCall(totals, e);
     byInvocation.set(e.invocation_id, totals);
   }
   return byInvocation;
 }
 
-function emptyTotals(): ModelUsageTotals {
+/** Whether the event records a model call (what addModelCall counts). */
+export function isModelCall(e: RunEvent): boolean {
+  return callOf(e) !== undefined;
+}
+
+export function emptyModelUsage(): ModelUsageTotals {
   return { calls: 0, counted_calls: 0, timed_calls: 0, input_tokens: 0, output_tokens: 0, latency_ms: 0 };
 }
 
-/** Each call is counted from the event that records it; round.completed repeats the replies and is not read. */
-function addCall(totals: ModelUsageTotals, e: RunEvent): void {
-  const call = e.type === 'candidate.proposed' ? e.reply : e.type === 'verdict.received' ? e.attempt.reply : e.type === 'scs.transcript' ? e : undefined;
+/**
+ * Each call is counted from the event that records it; round.completed repeats the replies and is not read.
+ * Also adds to running totals (a trace tree's spans keep theirs as events arrive).
+ */
+function callOf(e: RunEvent) {
+  return e.type === 'candidate.proposed' ? e.reply : e.type === 'verdict.received' ? e.attempt.reply : e.type === 'scs.transcript' ? e : undefined;
+}
+
+export function addModelCall(totals: ModelUsageTotals, e: RunEvent): void {
+  const call = callOf(e);
   if (!call) return;
   const usage: ModelUsage | undefined = call.usage;
   totals.calls += 1;

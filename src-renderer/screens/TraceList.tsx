@@ -4,7 +4,8 @@ import type { RunEvent } from '@shared/contracts/events';
 import { formatMs, formatTime, plural } from '../view/format';
 import { describeModelUsage, modelUsageTotals } from '../db/model-usage';
 import { FIRST_FRAME_RECT, useDocumentOffset } from './runs/use-document-offset';
-import { buildTraceTree, type TraceNode, type TraceSpan, type TraceTree } from './trace/trace-tree';
+import { type TraceNode, type TraceSpan, type TraceTree } from './trace/trace-tree';
+import { useTraceTree } from './trace/use-trace-tree';
 import { ancestorsOf, allSpanIds, treeMove, visibleRows, type TraceFilter, type TraceRow } from './trace/trace-rows';
 import { TraceFilters } from './trace/TraceFilters';
 import { roundNumber } from '@shared/contracts/round-number';
@@ -22,12 +23,11 @@ const INDENT_PX = 16;
  * built only when it is opened. `focusSeq` opens one (a cited event), opens its spans and scrolls to it.
  */
 export function TraceList({ events, focusSeq }: { events: RunEvent[]; focusSeq?: number }) {
-  const tree = useMemo(() => buildTraceTree(events), [events]);
+  const tree = useTraceTree(events);
   const focusId = focusSeq === undefined ? undefined : events.find((e) => e.seq === focusSeq)?.id;
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
   const [filter, setFilter] = useState<TraceFilter>({ types: new Set(), layers: new Set() });
   const rows = useMemo(() => visibleRows(tree, collapsed, filter, focusId), [tree, collapsed, filter, focusId]);
-  const usage = useMemo(() => spanUsage(tree), [tree]);
 
   // A cited event's spans open, once per citation (the person may close them again): adjusted while rendering.
   const [cited, setCited] = useState(focusId);
@@ -50,7 +50,7 @@ export function TraceList({ events, focusSeq }: { events: RunEvent[]; focusSeq?:
         onCollapseAll={() => setCollapsed(new Set(allSpanIds(tree)))}
         onExpandAll={() => setCollapsed(new Set())}
       />
-      <TraceRows tree={tree} rows={rows} usage={usage} focusId={focusId} onCollapsed={setCollapsed} />
+      <TraceRows tree={tree} rows={rows} focusId={focusId} onCollapsed={setCollapsed} />
     </div>
   );
 }
@@ -58,13 +58,11 @@ export function TraceList({ events, focusSeq }: { events: RunEvent[]; focusSeq?:
 function TraceRows({
   tree,
   rows,
-  usage,
   focusId,
   onCollapsed,
 }: {
   tree: TraceTree;
   rows: TraceRow[];
-  usage: ReadonlyMap<string, string>;
   focusId: string | undefined;
   onCollapsed: (update: (c: ReadonlySet<string>) => ReadonlySet<string>) => void;
 }) {
@@ -142,7 +140,7 @@ function TraceRows({
               style={{ position: 'absolute', top: 0, left: 0, width: '100%', transform: `translateY(${item.start - scrollMargin}px)` }}
             >
               {node.kind === 'span' ? (
-                <SpanRow span={node} row={row} usage={usage.get(node.id)} tree={tree} span_ms={span} onToggle={() => onCollapsed((c) => (c.has(node.id) ? without(c, node.id) : new Set(c).add(node.id)))} />
+                <SpanRow span={node} row={row} usage={spanUsage(tree, node.id)} tree={tree} span_ms={span} onToggle={() => onCollapsed((c) => (c.has(node.id) ? without(c, node.id) : new Set(c).add(node.id)))} />
               ) : (
                 <EventRow row={row} node={node} open={isOpen(node.id)} focused={node.id === focusId} tree={tree} span_ms={span} onToggle={(now) => setToggled((m) => new Map(m).set(node.id, now))} />
               )}
@@ -237,17 +235,8 @@ function without(set: ReadonlySet<string>, id: string): ReadonlySet<string> {
   return next;
 }
 
-/** Each span's model calls, summed once per tree (a span row shows its own: tokens and model time). */
-function spanUsage(tree: TraceTree): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (nodes: readonly TraceNode[]): RunEvent[] =>
-    nodes.flatMap((n) => {
-      if (n.kind === 'event') return [n.event];
-      const events = walk(n.children);
-      const text = describeModelUsage(modelUsageTotals(events));
-      if (text) out.set(n.id, text);
-      return events;
-    });
-  walk(tree.children);
-  return out;
+/** A span's model calls (tokens and model time), kept by the tree as events arrive: only rendered rows ask. */
+function spanUsage(tree: TraceTree, spanId: string): string | undefined {
+  const totals = tree.usage.get(spanId);
+  return totals ? describeModelUsage(totals) : undefined;
 }

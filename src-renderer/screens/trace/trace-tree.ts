@@ -1,6 +1,7 @@
 import type { RunEvent, RunEventType } from '@shared/contracts/events';
 import { invocationId, type Lineage } from '@shared/workflow/invocation';
 import { roundNumber } from '@shared/contracts/round-number';
+import { addModelCall, emptyModelUsage, isModelCall, type ModelUsageTotals } from '../../db/model-usage';
 
 /**
  * A run's events as a tree of spans nested by layer, each span timed from its events: what the Trace tab draws as a
@@ -87,6 +88,8 @@ export interface TraceTree {
   types: RunEventType[];
   /** Layers present (the layer filter's choices), in EVENT_LAYERS order. */
   layers: EventLayer[];
+  /** Per span id, its model calls summed (spans with none are absent). */
+  usage: ReadonlyMap<string, ModelUsageTotals>;
 }
 
 interface Segment {
@@ -180,116 +183,225 @@ export function eventDuration(e: RunEvent): number {
   return ms !== undefined && Number.isFinite(ms) && ms > 0 ? ms : 0;
 }
 
-function context(events: readonly RunEvent[]): Context {
-  const ctx: Context = { lineage: new Map(), roundPhase: new Map(), retryRound: new Map() };
-  const phase = new Map<string, number>();
-  const open = new Map<string, number>();
-  const fromStart = new Set<string>();
-  for (const e of events) {
+/**
+ * The context pass, one event at a time in sequence order. `observe` says whether the event changed where an
+ * event already placed belongs (an invocation's lineage arriving after its first events, a round's phase settled by
+ * its round.started after its tool snapshot went under another): an incremental tree is then built again.
+ */
+class ContextTracker {
+  readonly ctx: Context = { lineage: new Map(), roundPhase: new Map(), retryRound: new Map() };
+  private readonly phase = new Map<string, number>();
+  private readonly open = new Map<string, number>();
+  private readonly fromStart = new Set<string>();
+  /** Invocations with an event placed: a lineage set later moves them. */
+  readonly placed = new Set<string>();
+
+  observe(e: RunEvent): boolean {
+    const { ctx } = this;
+    let moved = false;
     const scope = scopeOf(e);
-    if (e.type === 'node.invocation' && e.invocation_id !== undefined && !ctx.lineage.has(e.invocation_id)) ctx.lineage.set(e.invocation_id, e.lineage);
-    if (e.type === 'scs.supervisor.phase_started') phase.set(scope, e.phase);
+    if (e.type === 'node.invocation' && e.invocation_id !== undefined && !ctx.lineage.has(e.invocation_id)) {
+      ctx.lineage.set(e.invocation_id, e.lineage);
+      if (e.lineage.length > 0 && this.placed.has(e.invocation_id)) moved = true;
+    }
+    if (e.type === 'scs.supervisor.phase_started') this.phase.set(scope, e.phase);
     if ('round' in e) {
       const key = `${scope}#${e.round}`;
       // The phase under way when the round started; its tool snapshot may come before the phase did.
       if (e.type === 'round.started') {
-        ctx.roundPhase.set(key, phase.get(scope));
-        fromStart.add(key);
-        open.set(scope, e.round);
-      } else if (!fromStart.has(key) && !ctx.roundPhase.has(key)) ctx.roundPhase.set(key, phase.get(scope));
-      if (e.type === 'round.completed' && open.get(scope) === e.round) open.delete(scope);
+        const now = this.phase.get(scope);
+        if (ctx.roundPhase.has(key) && !this.fromStart.has(key) && ctx.roundPhase.get(key) !== now) moved = true;
+        ctx.roundPhase.set(key, now);
+        this.fromStart.add(key);
+        this.open.set(scope, e.round);
+      } else if (!this.fromStart.has(key) && !ctx.roundPhase.has(key)) ctx.roundPhase.set(key, this.phase.get(scope));
+      if (e.type === 'round.completed' && this.open.get(scope) === e.round) this.open.delete(scope);
     }
-    const current = open.get(scope);
+    const current = this.open.get(scope);
     if (e.type === 'model.retry' && current !== undefined) ctx.retryRound.set(e.id, current);
+    return moved;
   }
-  return ctx;
 }
 
+interface SpanState {
+  span: TraceSpan;
+  parent: SpanState | undefined;
+  /** A layer whose single-event spans are not drawn: while it holds one event, its parent's list holds that event. */
+  inline: boolean;
+  /** Its opening event is in: it sorts at that event's sequence number, else at its first child's. */
+  opened: boolean;
+  key: number;
+}
 
-/** Builds the tree of a run's events (any order in; sequence order out). */
-export function buildTraceTree(input: readonly RunEvent[]): TraceTree {
-  const events = [...input].sort((a, b) => a.seq - b.seq);
-  const ctx = context(events);
-  const root: TraceNode[] = [];
-  const spans = new Map<string, TraceSpan>();
-  const orderOf = new Map<TraceNode, number>();
-  // Spans whose opening event is in: they sort at its sequence number.
-  const opened = new Set<TraceSpan>();
-  const types: RunEventType[] = [];
-  const seenTypes = new Set<RunEventType>();
-  const layers = new Set<EventLayer>();
-  let lastTime = 0;
+/**
+ * The trace tree kept as events arrive (issue 9: a live run's trace is not rebuilt on every batch). Each event is
+ * placed once: its spans' times, counts, details and model usage are updated on the way down, and a list is
+ * re-ordered only when a span's opening event arrives after its first one. `work` counts what was done (events
+ * placed, list entries passed over to keep order) for the counting test; `tree()` is a new object each time
+ * (React's memos), over the same spans.
+ */
+export class TraceTreeBuilder {
+  private readonly tracker = new ContextTracker();
+  private readonly root: TraceNode[] = [];
+  private readonly spans = new Map<string, SpanState>();
+  private readonly usage = new Map<string, ModelUsageTotals>();
+  private readonly types: RunEventType[] = [];
+  private readonly seenTypes = new Set<RunEventType>();
+  private readonly layers = new Set<EventLayer>();
+  private start = Infinity;
+  private end = -Infinity;
+  private lastTime = 0;
+  private lastSeq = -Infinity;
+  /** Events placed so far. */
+  count = 0;
+  work = 0;
 
-  for (const e of events) {
-    if (!seenTypes.has(e.type)) {
-      seenTypes.add(e.type);
-      types.push(e.type);
+  /** A tree of these events (sorted by sequence): the context is read from all of them before any is placed. */
+  static of(events: readonly RunEvent[]): TraceTreeBuilder {
+    const builder = new TraceTreeBuilder();
+    for (const e of events) builder.tracker.observe(e);
+    for (const e of events) builder.place(e);
+    return builder;
+  }
+
+  /**
+   * Adds events that follow the ones placed (sorted, each after the last). False when they do not follow (nothing
+   * added), or when one of them changes where earlier events belong: this builder is then done with, and the tree
+   * built again from all the events (TraceTreeBuilder.of).
+   */
+  append(events: readonly RunEvent[]): boolean {
+    let seq = this.lastSeq;
+    for (const e of events) {
+      if (e.seq <= seq) return false;
+      seq = e.seq;
     }
+    for (const e of events) {
+      if (this.tracker.observe(e)) return false;
+      this.place(e);
+    }
+    return true;
+  }
+
+  tree(): TraceTree {
+    return {
+      children: this.root,
+      start: Number.isFinite(this.start) ? this.start : 0,
+      end: Number.isFinite(this.end) ? this.end : 0,
+      types: [...this.types],
+      layers: EVENT_LAYERS.filter((l) => this.layers.has(l)),
+      usage: this.usage,
+    };
+  }
+
+  private place(e: RunEvent): void {
+    this.work += 1;
+    this.count += 1;
+    this.lastSeq = e.seq;
+    if (e.invocation_id !== undefined) this.tracker.placed.add(e.invocation_id);
+    if (!this.seenTypes.has(e.type)) {
+      this.seenTypes.add(e.type);
+      this.types.push(e.type);
+    }
+    const ctx = this.tracker.ctx;
     const path = SPAN_RULES.flatMap((rule) => rule.segments(e, ctx));
-    let siblings = root;
+    let parent: SpanState | undefined;
     let id = '';
     for (const seg of path) {
       id = `${id}/${seg.layer}:${seg.key}`;
-      let span = spans.get(id);
-      if (!span) {
-        span = { kind: 'span', id, layer: seg.layer, label: seg.label, children: [], start: Infinity, end: -Infinity, events: 0 };
-        spans.set(id, span);
-        siblings.push(span);
-        orderOf.set(span, e.seq);
+      let state = this.spans.get(id);
+      if (!state) {
+        const span: TraceSpan = { kind: 'span', id, layer: seg.layer, label: seg.label, children: [], start: Infinity, end: -Infinity, events: 0 };
+        state = { span, parent, inline: RULE_OF.get(seg.layer)?.inlineSingle === true, opened: false, key: e.seq };
+        this.spans.set(id, state);
+        // Its key is the newest in its list, so it goes last; an inline span shows up with its first event (below).
+        if (!state.inline) this.listOf(parent).push(span);
       }
-      siblings = span.children;
+      parent = state;
     }
-    const innermost = spans.get(id);
+    const innermost = parent;
     if (innermost) {
-      const rule = RULE_OF.get(innermost.layer);
+      const rule = RULE_OF.get(innermost.span.layer);
       const detail = rule?.detail?.(e);
-      if (detail !== undefined) innermost.detail = detail;
-      if (!opened.has(innermost) && rule?.opens?.(e)) {
-        opened.add(innermost);
-        orderOf.set(innermost, e.seq);
+      if (detail !== undefined) innermost.span.detail = detail;
+      if (!innermost.opened && rule?.opens?.(e)) {
+        innermost.opened = true;
+        this.rekey(innermost, e.seq);
       }
     }
     // An unreadable timestamp takes the one before it: the event still shows, at a plausible place.
     const at = recordedAt(e);
-    const end = Number.isFinite(at) ? at : lastTime;
-    lastTime = end;
+    const end = Number.isFinite(at) ? at : this.lastTime;
+    this.lastTime = end;
     const last = path.at(-1);
     const layer: EventLayer = last === undefined ? 'run' : last.layer === 'step' ? (last.key as StepKind) : last.layer;
-    layers.add(layer);
+    this.layers.add(layer);
     const node: TraceEventNode = { kind: 'event', id: e.id, event: e, layer, start: end - eventDuration(e), end };
-    siblings.push(node);
-    orderOf.set(node, e.seq);
+    if (!innermost) this.root.push(node);
+    else {
+      const children = innermost.span.children;
+      children.push(node);
+      if (innermost.inline && children.length === 1) this.listOf(innermost.parent).push(node);
+      else if (innermost.inline && children.length === 2) this.replace(this.listOf(innermost.parent), children[0]!, innermost.span);
+    }
+    for (let s = innermost; s; s = s.parent) {
+      s.span.start = Math.min(s.span.start, node.start);
+      s.span.end = Math.max(s.span.end, node.end);
+      s.span.events += 1;
+      if (isModelCall(e)) {
+        const totals = this.usage.get(s.span.id) ?? emptyModelUsage();
+        addModelCall(totals, e);
+        this.usage.set(s.span.id, totals);
+      }
+    }
+    this.start = Math.min(this.start, node.start);
+    this.end = Math.max(this.end, node.end);
   }
 
-  const children = finish(root, orderOf, opened);
-  const start = Math.min(...children.map((c) => c.start));
-  const end = Math.max(...children.map((c) => c.end));
-  return {
-    children,
-    start: Number.isFinite(start) ? start : 0,
-    end: Number.isFinite(end) ? end : 0,
-    types,
-    layers: EVENT_LAYERS.filter((l) => layers.has(l)),
-  };
+  private listOf(state: SpanState | undefined): TraceNode[] {
+    return state ? state.span.children : this.root;
+  }
+
+  private keyOf(node: TraceNode): number {
+    return node.kind === 'event' ? node.event.seq : (this.spans.get(node.id)?.key ?? 0);
+  }
+
+  /** A span's key changed: it moves to its place in its list, and a parent ordered by its first child follows. */
+  private rekey(state: SpanState, key: number): void {
+    for (let s: SpanState | undefined = state, k = key; s; ) {
+      if (s.key === k) return;
+      s.key = k;
+      const list = this.listOf(s.parent);
+      this.move(list, s.span, k);
+      const parent: SpanState | undefined = s.parent;
+      if (!parent || parent.opened) return;
+      const first = parent.span.children[0];
+      s = parent;
+      k = first ? this.keyOf(first) : parent.key;
+    }
+  }
+
+  /** Moves `node` to where `key` sorts in `list`; both searches start from the end, where a newly keyed node is. */
+  private move(list: TraceNode[], node: TraceNode, key: number): void {
+    let from = list.length - 1;
+    while (from >= 0 && list[from] !== node) from -= 1;
+    this.work += list.length - from;
+    if (from < 0) return;
+    list.splice(from, 1);
+    let to = list.length;
+    while (to > 0 && this.keyOf(list[to - 1]!) > key) to -= 1;
+    this.work += list.length - to;
+    list.splice(to, 0, node);
+  }
+
+  private replace(list: TraceNode[], old: TraceNode, next: TraceNode): void {
+    let at = list.length - 1;
+    while (at >= 0 && list[at] !== old) at -= 1;
+    this.work += list.length - at;
+    if (at >= 0) list[at] = next;
+  }
 }
 
-/** Orders, times and counts each span from its children (post-order); unwraps single-event spans of an inline layer. */
-function finish(nodes: TraceNode[], orderOf: Map<TraceNode, number>, opened: ReadonlySet<TraceSpan>): TraceNode[] {
-  const key = (n: TraceNode): number => orderOf.get(n) ?? 0;
-  const out = nodes.map((n): TraceNode => {
-    if (n.kind === 'event') return n;
-    n.children = finish(n.children, orderOf, opened);
-    const only = n.children[0];
-    if (n.children.length === 1 && only?.kind === 'event' && RULE_OF.get(n.layer)?.inlineSingle) {
-      orderOf.set(only, key(n));
-      return only;
-    }
-    // A span sorts by its opening event (a round by round.started, not by the tool snapshot before it), else by its first child.
-    if (!opened.has(n)) orderOf.set(n, Math.min(...n.children.map(key)));
-    n.start = Math.min(...n.children.map((c) => c.start));
-    n.end = Math.max(...n.children.map((c) => c.end));
-    n.events = n.children.reduce((sum, c) => sum + (c.kind === 'event' ? 1 : c.events), 0);
-    return n;
-  });
-  return out.sort((a, b) => key(a) - key(b));
+/** Builds the tree of a run's events (any order in; sequence order out). */
+export function buildTraceTree(input: readonly RunEvent[]): TraceTree {
+  return TraceTreeBuilder.of([...input].sort((a, b) => a.seq - b.seq)).tree();
 }
