@@ -18,6 +18,7 @@ import type { CredentialStore } from '../credentials/credential-store';
 import { connectTarget, resolveTarget, type ServerTarget } from './server-target';
 import type { ExecuteRequest, ToolHost, ToolProgress } from './tool-host';
 import { throttleReports, type Throttled } from './progress-throttle';
+import { progressText } from './progress-event';
 import { toolResultText } from './tool-result';
 
 export interface ToolHostOptions {
@@ -357,10 +358,7 @@ function bindServer<A extends { server: string }, R>(answer: (ask: A) => Promise
 /** `[mcp db] query: 3 of 8 (37%) — scanning table 3`: a progress report as a notice line. */
 function progressLine(onProgress: ((line: string) => void) | undefined): ((progress: ToolProgress) => void) | undefined {
   if (!onProgress) return undefined;
-  return ({ server, tool, progress, total, message }) => {
-    const share = total !== undefined && total > 0 ? ` of ${total} (${Math.floor((progress / total) * 100)}%)` : '';
-    onProgress(`[mcp ${server}] ${tool}: ${progress}${share}${message ? ` — ${message}` : ''}`);
-  };
+  return (progress) => onProgress(progressText(progress));
 }
 
 /**

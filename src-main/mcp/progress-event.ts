@@ -23,3 +23,9 @@ export function toolProgressEvent(round: number, idempotency_key: string, report
     ...(message === undefined ? {} : { message }),
   };
 }
+
+/** `[mcp db] query: 3 of 8 (37%) — scanning table 3`: a progress report in words (CLI lines, notices). */
+export function progressText({ server, tool, progress, total, message }: ToolProgress): string {
+  const share = total !== undefined && total > 0 ? ` of ${total} (${Math.min(100, Math.floor((progress / total) * 100))}%)` : '';
+  return `[mcp ${server}] ${tool}: ${progress}${share}${message ? ` — ${message}` : ''}`;
+}

@@ -3,16 +3,20 @@ import type { AgentRun } from '../../engine/run-agent';
 import { formatModelRetry, formatRound } from './format-round';
 import { formatScsEvent, formatScsStatus } from './format-scs';
 import type { CliIo } from './cli';
+import { toolProgressOutput } from './tool-progress-output';
 
 /**
  * What `steward run` prints while an agent run goes (each round, retries, SCS steps) and once it
  * ended; `steward replay` prints its run the same way. Nothing while `json` (one object at the end).
  */
-export function agentRunPrinter(io: Pick<CliIo, 'stdout'>, json: boolean, trace?: (event: RunEvent) => void) {
+export function agentRunPrinter(io: Pick<CliIo, 'stdout'> & Partial<Pick<CliIo, 'stderr'>>, json: boolean, trace?: (event: RunEvent) => void) {
   // A run that ends with its last round's failure (a model that cannot be used) says it once.
   let lastRoundMessage: string | undefined;
+  // A tool call's progress, on stderr (tool-progress-output.ts says how much of it, where).
+  const progress = io.stderr ? toolProgressOutput({ write: io.stderr, json }) : undefined;
   const onEvent = (event: RunEvent) => {
     trace?.(event);
+    progress?.(event);
     if (json) return;
     if (event.type === 'round.completed') {
       io.stdout(`${formatRound(event.record)}\n`);

@@ -17,6 +17,7 @@ import { SpecError } from '../../spec/spec-errors';
 import { resolveSupervision, supervisionAsked, type SupervisionOverrides } from '../../workflow/supervision/resolve-supervision';
 import type { WorkflowSupervisionOptions } from '../../workflow/supervision/workflow-supervision';
 import { formatEscalated, formatSummary, formatVerdict, SHIELD, summarizeSupervision, type SupervisionSummary } from './format-supervision';
+import { toolProgressOutput } from './tool-progress-output';
 
 export interface WorkflowCommandOptions {
   loaded: LoadedWorkflow;
@@ -51,9 +52,11 @@ export async function workflowCommand(options: WorkflowCommandOptions): Promise<
   const events: RunEvent[] = [];
   const privacy = { allowed_hosts: options.allowedHosts };
   const supervision = await workflowSupervision(options, privacy);
+  const progress = toolProgressOutput({ write: io.stderr, json });
   const onEvent = (event: RunEvent) => {
     events.push(event);
     options.trace?.(event);
+    progress(event);
     // ⛨ lines go to stderr, so --json output stays one JSON object.
     if (supervision) printSupervisionEvent(event, io.stderr);
     if (json) return;
