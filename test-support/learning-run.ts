@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { RunEvent } from '@shared/contracts/events';
 import type { ScriptEntry } from '@shared/contracts/script';
+import { traceLine } from '@shared/contracts/trace-format';
 import { AgentSpec, type LifecyclePhase } from '@shared/contracts/spec';
 import { createMemoryLedger } from '../src-main/mcp/idempotency-ledger';
 import { runAgent } from '../src-main/engine/run-agent';
@@ -11,7 +12,7 @@ export const WORKSPACE_MARK = '<WORKSPACE>';
 
 export interface LearningRun {
   events: RunEvent[];
-  /** The trace as `--trace` writes it: one JSON event per line, the workspace path replaced by WORKSPACE_MARK. */
+  /** The trace as `--trace` writes it (trace format 2, rounds from 1), the workspace path replaced by WORKSPACE_MARK. */
   jsonl: string;
 }
 
@@ -68,7 +69,7 @@ export async function recordLearningRun(rounds: number, phase: LifecyclePhase = 
       },
     });
     if (result.status !== 'completed') throw new Error(`the learning run ended ${result.status}: ${result.message ?? ''}`);
-    const jsonl = events.map((e) => `${JSON.stringify(e).split(ws.workspace).join(WORKSPACE_MARK)}\n`).join('');
+    const jsonl = events.map((e) => `${traceLine(e).split(ws.workspace).join(WORKSPACE_MARK)}\n`).join('');
     return { events, jsonl };
   } finally {
     ws.cleanup();

@@ -6,7 +6,6 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RunEvent, RunEventOf } from '@shared/contracts/events';
-import { roundNumber } from '@shared/contracts/round-number';
 import { agentRunPrinter } from '../src-main/shells/cli/agent-run-output';
 import { runSpans } from '../src-main/otlp/trace-to-spans';
 import { deriveRounds } from '../src-renderer/db/derive-rounds';
@@ -30,12 +29,14 @@ function cliRoundNumbers(events: readonly RunEvent[]): number[] {
 
 describe('one round number on every screen', () => {
   it('the CLI line, the trace JSON event, the app view model, its round card and the OTLP spans say the same number for each round, from 1', () => {
+    // The trace file says the number itself (trace format 2), for people and other tools that read it.
     const traced = run.jsonl
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line) as RunEvent)
       .filter((e): e is RunEventOf<'round.completed'> => e.type === 'round.completed');
-    const fromTrace = traced.map((e) => roundNumber(e.round));
+    const fromTrace = traced.map((e) => e.round);
+    expect(traced.map((e) => e.record.round)).toEqual(fromTrace);
     const views = deriveRounds(run.events);
     const cards = views.map((view) => /<h3 class="round__title">Round (\d+)<\/h3>/.exec(renderToStaticMarkup(createElement(RoundCard, { view })))?.[1]);
     const spanRounds = [...new Set(runSpans(run.events).flatMap((s) => (typeof s.attributes['steward.round'] === 'number' ? [s.attributes['steward.round']] : [])))].sort((a, b) => a - b);

@@ -2,11 +2,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RunEvent } from '@shared/contracts/events';
 import { hostPage, openTestHost } from '../../../test-support/host-session';
 import { askingSpecInput } from '../../../test-support/asking-spec';
 import { tempNotesWorkspace } from '../../../test-support/workspace';
 import { cliWith, journalEvents } from '../../../test-support/cli-capture';
+import { readTraceFile } from '../../../test-support/trace-file';
 import { EXIT, type CliIo } from './cli';
 
 /** Issue 10: a person can always answer, at the terminal too; a run nobody answers there waits in the data folder. */
@@ -203,7 +203,7 @@ describe('a run that waits for a person, from the command line', () => {
     const trace = join(dir, 'trace.jsonl');
     const run = await cli(['run', askingWorkflow(dir), '--input', 'topic=tea', '--trace', trace, '--data-dir', join(dir, 'data')], { line: typing('Green tea.') });
     expect(run.code).toBe(EXIT.ok);
-    const events = readFileSync(trace, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as RunEvent);
+    const events = readTraceFile(trace);
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
     expect(events.find((e) => e.type === 'intervention.answered')).toMatchObject({ answer: { action: 'reply', text: 'Green tea.' } });
     expect(events.at(-1)).toMatchObject({ type: 'run.finished', status: 'completed' });

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { RunEvent } from '@shared/contracts/events';
 import { RunResult } from '@shared/contracts/run-result';
 import { runCli, EXIT } from './cli';
 import { EXAMPLES, tempNotesWorkspace } from '../../../test-support/workspace';
 import { ensureBuilt } from '../../../test-support/ensure-built';
+import { readTraceFile, writtenTraceEvents } from '../../../test-support/trace-file';
 
 const execFileP = promisify(execFile);
 const BIN = fileURLToPath(new URL('../../../bin/steward.mjs', import.meta.url));
@@ -85,7 +85,7 @@ describe('steward run', () => {
     expect(code).toBe(EXIT.ok);
     expect(stdout).toMatch(/round 3 .*write_file/);
     expect(stdout).toMatch(/teacher replace \[unsafe_effect, policy_violation\]/);
-    const events = readFileSync(trace, 'utf8').trim().split('\n').map((l) => RunEvent.parse(JSON.parse(l)));
+    const events = readTraceFile(trace);
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
     const last = events.at(-1);
     expect(last?.type === 'run.finished' && last.event_count).toBe(events.length);
@@ -214,7 +214,7 @@ describe('the installed command (bin/steward.mjs over the built bundle)', () => 
       await expect.poll(() => lines().some((l) => l.includes('"type":"round.completed"')), { timeout: 20_000 }).toBe(true);
       child.kill(signal);
       const code = await exited;
-      const events = lines().map((l) => RunEvent.parse(JSON.parse(l)));
+      const events = writtenTraceEvents(lines().join('\n'));
       expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
       if (signal === 'SIGKILL') {
         expect(events.some((e) => e.type === 'run.finished')).toBe(false);

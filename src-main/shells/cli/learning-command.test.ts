@@ -9,6 +9,7 @@ import { PreferenceLine, SftLine } from '@shared/contracts/learning-export';
 import { learningCommand } from './learning-command';
 import { EXAMPLES, tempNotesWorkspace } from '../../../test-support/workspace';
 import { ensureBuilt } from '../../../test-support/ensure-built';
+import { readTraceFile } from '../../../test-support/trace-file';
 
 const execFileP = promisify(execFile);
 const BIN = fileURLToPath(new URL('../../../bin/steward.mjs', import.meta.url));
@@ -52,11 +53,7 @@ async function demoTrace(): Promise<{ dir: string; workspace: string; trace: str
 }
 
 function learningEvents(trace: string): Array<RunEventOf<'learning.example'>> {
-  return readFileSync(trace, 'utf8')
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => RunEvent.parse(JSON.parse(line)))
-    .filter((e): e is RunEventOf<'learning.example'> => e.type === 'learning.example');
+  return readTraceFile(trace).filter((e): e is RunEventOf<'learning.example'> => e.type === 'learning.example');
 }
 
 function lines(path: string): unknown[] {

@@ -1,12 +1,12 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RunEvent } from '@shared/contracts/events';
 import { RunResult } from '@shared/contracts/run-result';
 import { startFakeOllama, type FakeChatResult, type FakeOllama } from '../../../test-support/fake-ollama';
 import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIResult } from '../../../test-support/fake-openai';
 import { closedPort } from '../../../test-support/closed-port';
 import { tempNotesWorkspace } from '../../../test-support/workspace';
+import { readTraceFile } from '../../../test-support/trace-file';
 import { runCli, EXIT } from './cli';
 
 /** `steward run` against model servers that misbehave: what the run, the terminal, --json and the trace show. */
@@ -115,7 +115,7 @@ describe('transient errors are retried, and every retry is shown', () => {
     expect(code).toBe(EXIT.ok);
     expect(server.chatRequests()).toHaveLength(2);
     expect(stdout).toMatch(/student model retry 1 in 0 ms: .*429/);
-    const events = readFileSync(trace, 'utf8').trim().split('\n').map((l) => RunEvent.parse(JSON.parse(l)));
+    const events = readTraceFile(trace);
     const retry = events.find((e) => e.type === 'model.retry');
     expect(retry).toMatchObject({ role: 'student', attempt: 1, delay_ms: 0 });
   });
@@ -149,7 +149,7 @@ describe('what a model said is stored bounded, with its original size', () => {
     expect(result.trimmed).toContainEqual({ path: 'output', original_bytes: output.length });
     expect(Buffer.byteLength(stdout)).toBeLessThan(200_000);
     expect(statSync(trace).size).toBeLessThan(300_000);
-    const events = readFileSync(trace, 'utf8').trim().split('\n').map((l) => RunEvent.parse(JSON.parse(l)));
+    const events = readTraceFile(trace);
     const proposed = events.find((e) => e.type === 'candidate.proposed');
     expect(proposed?.trimmed).toContainEqual({ path: 'reply.text', original_bytes: Buffer.byteLength(complete(output)) });
     const finished = events.find((e) => e.type === 'run.finished');
@@ -191,7 +191,7 @@ describe('token usage and latency of model calls', () => {
     const run = await cli(['run', spec, '--json', '--trace', trace]);
     expect(run.code, run.stderr).toBe(EXIT.ok);
 
-    const events = readFileSync(trace, 'utf8').trim().split('\n').map((l) => RunEvent.parse(JSON.parse(l)));
+    const events = readTraceFile(trace);
     const proposed = events.find((e) => e.type === 'candidate.proposed');
     const verdict = events.find((e) => e.type === 'verdict.received');
     if (proposed?.type !== 'candidate.proposed' || verdict?.type !== 'verdict.received') throw new Error('the run recorded no proposal or verdict');

@@ -2,9 +2,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RunEvent } from '@shared/contracts/events';
 import { hostPage } from '../../../test-support/host-session';
-import { EXAMPLES, tempNotesWorkspace } from '../../../test-support/workspace';
+import { tempNotesSpec } from '../../../test-support/workspace';
+import { readTraceFile } from '../../../test-support/trace-file';
 import { createHost } from '../../composition/create-host';
 import { EXIT, runCli } from './cli';
 
@@ -15,15 +15,9 @@ afterEach(async () => {
 
 /** The notes demo spec with its script inline, in a temp folder with its own sandbox. */
 function notesSpec(): { file: string; workspace: string; dataDir: string } {
-  const ws = tempNotesWorkspace();
-  cleanups.push(ws.cleanup);
-  const spec = JSON.parse(readFileSync(join(EXAMPLES, 'notes-assistant.json'), 'utf8')) as Record<string, unknown>;
-  const script = JSON.parse(readFileSync(join(EXAMPLES, String(spec.script_file)), 'utf8')) as Record<string, unknown>;
-  delete spec.script_file;
-  spec.script = { ...script, latency_ms: 0 };
-  const file = join(ws.dir, 'notes-assistant.json');
-  writeFileSync(file, JSON.stringify(spec));
-  return { file, workspace: ws.workspace, dataDir: join(ws.dir, 'data') };
+  const s = tempNotesSpec();
+  cleanups.push(s.cleanup);
+  return s;
 }
 
 async function cli(argv: string[], dataDir: string) {
@@ -33,7 +27,7 @@ async function cli(argv: string[], dataDir: string) {
   return { code, stdout, stderr };
 }
 
-const traceEvents = (path: string) => readFileSync(path, 'utf8').trim().split('\n').map((line) => RunEvent.parse(JSON.parse(line)));
+const traceEvents = (path: string) => readTraceFile(path);
 
 describe('steward replay', () => {
   it('replays a --trace file dry with its spec: prints the rounds like steward run, then "no differences"; --json gives the differences and the replayed run id', async () => {

@@ -1,12 +1,12 @@
-import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RunEvent } from '@shared/contracts/events';
 import { cliOn } from '../../../test-support/cli-capture';
 import { finishedTriageRun } from '../../../test-support/hosted-workflows';
 import { hostPage, openTestHost } from '../../../test-support/host-session';
 import { tempFolder } from '../../../test-support/temp-folder';
 import { EXAMPLES } from '../../../test-support/workspace';
+import { readTraceFile } from '../../../test-support/trace-file';
 import { EXIT } from './cli';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -27,7 +27,7 @@ describe('steward replay of a workflow run', () => {
     expect((await cli(['run', file, '--trace', trace], dataDir)).code).toBe(EXIT.ok);
     const report = join(dir, 'triage-sandbox', 'triage-report.md');
     rmSync(report);
-    const recorded = readFileSync(trace, 'utf8').trim().split('\n').map((line) => RunEvent.parse(JSON.parse(line)));
+    const recorded = readTraceFile(trace);
 
     const same = await cli(['replay', trace, '--spec', file], dataDir);
     expect(same.stderr).toBe('');

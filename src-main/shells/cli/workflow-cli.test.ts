@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { RunEvent } from '@shared/contracts/events';
 import { FILESYSTEM_PACKAGE } from '@shared/policy/shipped-effects';
 import { EXAMPLES } from '../../../test-support/workspace';
 import { ensureBuilt } from '../../../test-support/ensure-built';
+import { readTraceFile, writtenTraceEvents } from '../../../test-support/trace-file';
 import { EXIT, runCli } from './cli';
 
 const execFileP = promisify(execFile);
@@ -84,7 +84,7 @@ describe('steward run WORKFLOW', () => {
     expect(Object.keys(run.outputs).sort()).toEqual(['files', 'report', 'written']);
     expect(run.invocations.find((i) => i.id === 'read[each-file=3]')).toMatchObject({ lineage: [{ iterate: 'each-file', index: 3 }], status: 'done' });
     expect(run.checkpoint).toBeUndefined();
-    const events = readFileSync(trace, 'utf8').split('\n').filter(Boolean).map((l) => RunEvent.parse(JSON.parse(l)));
+    const events = readTraceFile(trace);
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
     expect(events[0]?.type).toBe('workflow.started');
     expect(events.at(-1)).toMatchObject({ type: 'run.finished', status: 'completed', event_count: events.length });
@@ -191,7 +191,7 @@ describe('the steward binary', () => {
     await expect.poll(() => lines().some((l) => l.includes('"type":"agent.started"')), { timeout: 20_000 }).toBe(true);
     child.kill('SIGINT');
     expect(await exited).toBe(EXIT.runNotCompleted);
-    const events = lines().map((l) => RunEvent.parse(JSON.parse(l)));
+    const events = writtenTraceEvents(lines().join('\n'));
     expect(events.at(-1)).toMatchObject({ type: 'run.finished', status: 'cancelled' });
     const last = new Map(events.flatMap((e) => (e.type === 'node.invocation' ? [[e.invocation_id, e.status] as const] : [])));
     expect([...last.values()].filter((s) => s === 'running' || s === 'pending')).toEqual([]);

@@ -2,11 +2,11 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RunEvent } from '@shared/contracts/events';
 import type { HostMethod, HostResult } from '@shared/contracts/host-api';
 import { HostedWorkflowGraph, type WorkflowSummary } from '@shared/workflow/hosted-graph';
 import { hostedEcho, hostedTriage } from '../../../test-support/hosted-workflows';
 import { EXAMPLES } from '../../../test-support/workspace';
+import { readTraceFile } from '../../../test-support/trace-file';
 import { createHost } from '../../composition/create-host';
 import { WorkflowStore } from '../../workflow/workflow-store';
 import { EXIT, runCli } from './cli';
@@ -88,7 +88,7 @@ describe('steward workflows and steward run NAME', () => {
     const { code, stdout } = await cli(['run', 'echo', '--input', 'name=Bo', '--json', '--trace', trace], dataDir);
     expect(code).toBe(EXIT.ok);
     expect(JSON.parse(stdout)).toMatchObject({ status: 'completed', outputs: { said: 'hello Bo' } });
-    const events = readFileSync(trace, 'utf8').split('\n').filter(Boolean).map((l) => RunEvent.parse(JSON.parse(l)));
+    const events = readTraceFile(trace);
     expect(events[0]?.type).toBe('workflow.started');
     expect(events.at(-1)).toMatchObject({ type: 'run.finished', status: 'completed' });
     expect((await cli(['run', 'echo'], dataDir)).stderr).toMatch(/input name is required/);

@@ -29,8 +29,14 @@ describe('runs as JSONL', () => {
     const b = run('run-jsonl-bbbb');
     await ingestEvents(db, [...b].reverse().concat([...a].reverse()));
     const text = await runsJsonl(db, ['run-jsonl-bbbb', 'run-jsonl-aaaa']);
-    const lines = text.trimEnd().split('\n').map((line) => JSON.parse(line) as { run_id: string; seq: number });
+    const lines = text.trimEnd().split('\n').map((line) => JSON.parse(line) as { run_id: string; seq: number; trace_format?: number; type: string; round?: number; record?: { round: number } });
     expect(lines.map((e) => [e.run_id, e.seq])).toEqual([...a, ...b].map((e) => [e.run_id, e.seq]));
+    // The file is read by people and other tools: trace format 2, the first round is round 1, as the app shows it.
+    expect(lines.every((e) => e.trace_format === 2)).toBe(true);
+    expect(lines.filter((e) => e.type === 'round.completed').map((e) => [e.round, e.record?.round])).toEqual([
+      [1, 1],
+      [1, 1],
+    ]);
     expect(parseTraceJsonl(text)).toEqual({ ok: true, events: [...a, ...b], lines: [...a, ...b].map((_, i) => i + 1), runs: 2 });
   });
 
@@ -59,8 +65,8 @@ describe('runs as JSONL', () => {
     expect(huge).toMatchObject({ ok: false, line: 1 });
   });
 
-  it('a CLI --trace file reads as it is written', () => {
+  it('a trace written before trace_format (rounds as indexes from 0) imports as the same events', () => {
     const events = run('run-jsonl-cli1');
-    expect(parseTraceJsonl(jsonl(events))).toMatchObject({ ok: true, runs: 1 });
+    expect(parseTraceJsonl(jsonl(events))).toEqual({ ok: true, events, lines: events.map((_, i) => i + 1), runs: 1 });
   });
 });

@@ -1,11 +1,13 @@
 import { MAX_IMPORT_EVENTS } from '@shared/contracts/host-api';
 import type { RunEvent } from '@shared/contracts/events';
+import { traceLine } from '@shared/contracts/trace-format';
 import { traceLineEvent } from '@shared/contracts/trace-line';
 import { runEvents, type StewardDb } from '../../db/db';
 
 /**
- * Runs as JSONL, the format of the CLI's `steward run --trace` file: one RunEvent a line, each run's
- * events together in sequence order. The page exports selected runs this way and imports such files.
+ * Runs as JSONL, the format of the CLI's `steward run --trace` file: one RunEvent a line (trace format
+ * 2, rounds from 1), each run's events together in sequence order. The page exports selected runs this
+ * way and imports such files, of either format.
  */
 
 /** The chosen runs' events, oldest run first, each run in sequence order. */
@@ -13,7 +15,7 @@ export async function runsJsonl(db: StewardDb, runIds: readonly string[]): Promi
   const rows = (await db.runs.bulkGet([...runIds])).filter((row) => row !== undefined);
   rows.sort((a, b) => (a.started_at === b.started_at ? a.run_id.localeCompare(b.run_id) : a.started_at < b.started_at ? -1 : 1));
   const parts: string[] = [];
-  for (const row of rows) for (const event of await runEvents(db, row.run_id)) parts.push(`${JSON.stringify(event)}\n`);
+  for (const row of rows) for (const event of await runEvents(db, row.run_id)) parts.push(`${traceLine(event)}\n`);
   return parts.join('');
 }
 
