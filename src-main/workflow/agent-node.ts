@@ -155,7 +155,8 @@ export async function runAgentNode(
       script: spec.script,
       ledger: deps.ledger,
       onEvent: (event) => run.emit(nestedPayload(event)),
-      runId: agentRunId(deps.runId, run.invocation.id),
+      // A supervisor's retry (retry-safe: only reads within reach) is a new run of the agent, with its own idempotency keys.
+      runId: `${agentRunId(deps.runId, run.invocation.id)}${(run.attempt ?? 1) > 1 ? `#${run.attempt}` : ''}`,
       signal: run.signal,
       confirm: deps.confirm,
       ollamaHost: deps.ollamaHost,

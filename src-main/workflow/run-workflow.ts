@@ -23,7 +23,7 @@ import { runAssertNode, runTemplateNode } from './template-node';
 import { runToolNode } from './tool-node';
 import { liveModelsOf, runPatternNode } from './pattern/pattern-node';
 import { setUpSupervision, type RunSupervision } from './supervision/supervise-failure';
-import { escalatedEvent, failedInvocation, portValidator, settlementOf, supervisionEvents, supervisorCheckpoint, supervisorNamed, verdictEvent, type WorkflowSupervisionOptions } from './supervision/workflow-supervision';
+import { AttemptTrail, escalatedEvent, failedInvocation, portValidator, settlementOf, supervisionEvents, supervisorCheckpoint, supervisorNamed, verdictEvent, type WorkflowSupervisionOptions } from './supervision/workflow-supervision';
 import type { InvocationRecord, WorkflowCheckpoint } from './workflow-checkpoint';
 import { WorkflowTools } from './workflow-tools';
 import { checkJudgmentAnswer, type PatternPark } from './pattern/human-judgment';
@@ -315,7 +315,9 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     running.set(invocation.id, controller);
     runningInvocations.set(invocation.id, invocation);
     attempts.set(invocation.id, attempt);
-    const run: NodeRun = { invocation, emit: (payload) => emit({ ...payload, invocation_id: invocation.id }), signal: controller.signal, ...(attempt > 1 ? { attempt } : {}) };
+    // A supervised run notes what the attempt showed (its tools, where its models ran): the facts of its retry-safety.
+    const trail = setup.kind === 'on' ? new AttemptTrail() : undefined;
+    const run: NodeRun = { invocation, emit: (payload) => (trail?.observe(payload), emit({ ...payload, invocation_id: invocation.id })), signal: controller.signal, ...(attempt > 1 ? { attempt } : {}) };
     void execute(invocation, run, resumeWith)
       .catch((err: unknown): NodeOutcome => failed('internal_error', errorText(err)))
       .then((outcome) => {
@@ -327,7 +329,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
             return;
           case 'failed': {
             const failure = { ...outcome.failure, message: secrets.maskText(outcome.failure.message) };
-            if (setup.kind === 'on' && !controller.signal.aborted) return superviseFailed(setup.supervision, invocation, failure, controller, attempt);
+            if (setup.kind === 'on' && !controller.signal.aborted) return superviseFailed(setup.supervision, invocation, failure, controller, attempt, trail);
             feed({ type: 'failed', id: invocation.id, failure });
             return;
           }
@@ -348,14 +350,14 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   }
 
   /** A supervised run's failed invocation: it counts as running while the supervisor decides, so the run waits and a cancel aborts the decision. */
-  async function superviseFailed(supervision: RunSupervision, invocation: Invocation, failure: NodeFailure, controller: AbortController, attempt: number): Promise<void> {
+  async function superviseFailed(supervision: RunSupervision, invocation: Invocation, failure: NodeFailure, controller: AbortController, attempt: number, trail?: AttemptTrail): Promise<void> {
     running.set(invocation.id, controller);
     runningInvocations.set(invocation.id, invocation);
     const supervisor = supervision.deps.supervisor;
     if (isPersonSupervisor(supervisor)) {
       let step;
       try {
-        step = await escalateToPerson(supervision, supervisor, failedInvocation(nodes.get(invocation.node), graph, invocation, failure, attempt), waitingForPerson().length);
+        step = await escalateToPerson(supervision, supervisor, failedInvocation(nodes.get(invocation.node), graph, invocation, failure, attempt, trail), waitingForPerson().length);
       } finally {
         running.delete(invocation.id);
         runningInvocations.delete(invocation.id);
@@ -367,7 +369,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     let result;
     try {
       // The escalation goes in the trace before the model decides (the app shows "deciding…"); the verdict when decided.
-      result = await supervision.superviseFailure(failedInvocation(nodes.get(invocation.node), graph, invocation, failure, attempt), controller.signal, (escalation) => emit(escalatedEvent(invocation, escalation)));
+      result = await supervision.superviseFailure(failedInvocation(nodes.get(invocation.node), graph, invocation, failure, attempt, trail), controller.signal, (escalation) => emit(escalatedEvent(invocation, escalation)));
     } finally {
       running.delete(invocation.id);
       runningInvocations.delete(invocation.id);

@@ -2,12 +2,12 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RunEvent, type RunEventOf } from '@shared/contracts/events';
-import { FILESYSTEM_PACKAGE } from '@shared/policy/shipped-effects';
+import { FILESYSTEM_PACKAGE, SHIPPED_EFFECTS } from '@shared/policy/shipped-effects';
 import { LOCAL, settings, VERDICTS } from '@shared/supervisor/testing/fixtures';
 import { HANG, ScriptedSupervisorDouble, type ScriptedAnswer } from '@shared/supervisor/testing/scripted-supervisor';
 import { WorkflowGraph, type WorkflowGraphInput } from '@shared/workflow/document';
 import { tempNotesWorkspace } from '../../../test-support/workspace';
-import { createMemoryLedger } from '../../mcp/idempotency-ledger';
+import { createMemoryLedger, type IdempotencyLedger } from '../../mcp/idempotency-ledger';
 import { runWorkflow } from '../run-workflow';
 import { WorkflowCheckpoint } from '../workflow-checkpoint';
 import type { WorkflowSupervisionOptions } from './workflow-supervision';
@@ -68,6 +68,45 @@ const readEach = fanOut('read-each', { id: 'work', kind: 'tool', server: 'fs', t
 const writeEach = fanOut('write-each', { id: 'work', kind: 'tool', server: 'fs', tool: 'write_file', inputs: [{ name: 'path', type: 'text' }], arguments: { path: '{{path}}', content: 'x' } }, 'path', {
   servers: [{ id: 'fs', package: FILESYSTEM_PACKAGE, args: ['${workspace}'] }],
 });
+
+/** An agent node that reads a note, then runs out of rounds without finishing: it fails the same way every attempt. */
+function readingAgent(toolEffects: Record<string, { effect: 'read' }> = {}): WorkflowGraph {
+  return graphWith('reading-agent', {
+    servers: [{ id: 'fs', package: FILESYSTEM_PACKAGE, args: ['${workspace}'] }],
+    tool_effects: toolEffects,
+    nodes: [
+      { id: 'in', kind: 'input', fields: [{ name: 'path', type: 'text' }] },
+      {
+        id: 'agent',
+        kind: 'agent',
+        instructions: 'Read the note.',
+        task: 'Read {{path}}.',
+        inputs: [{ name: 'path', type: 'text' }],
+        limits: { max_rounds: 1 },
+        script: { student: [{ json: { decision_type: 'tool_call', tool_name: 'read_text_file', arguments: { path: '{{path}}' } } }] },
+      },
+      { id: 'out', kind: 'output', fields: [{ name: 'said', type: 'text' }] },
+    ],
+    edges: [edge('in.path', 'agent.path'), edge('agent.output', 'out.said')],
+  });
+}
+
+/** Runs the reading agent on the workspace's ideas.md; `reads`: the agent run (and attempt) of each read claimed in the ledger. */
+async function runReadingAgent(graph: WorkflowGraph, supervision: WorkflowSupervisionOptions) {
+  const ws = tempNotesWorkspace();
+  cleanups.push(ws.cleanup);
+  const inner = createMemoryLedger();
+  const reads: string[] = [];
+  const ledger: IdempotencyLedger = {
+    state: (key) => inner.state(key),
+    begin: (key, meta) => (inner.begin(key, meta), meta.tool === 'read_text_file' && reads.push(meta.run_id.replace(/^[^:]*:/, '')), undefined),
+    finish: (key, outcome) => inner.finish(key, outcome),
+  };
+  const events: RunEvent[] = [];
+  const result = await runWorkflow({ graph, specDir: ws.dir, workspace: ws.workspace, inputs: { path: join(ws.workspace, 'ideas.md') }, ledger, onEvent: (e) => events.push(e), supervision });
+  for (const e of events) expect(RunEvent.safeParse(e).success).toBe(true);
+  return { result, events, reads };
+}
 
 const mustSayOk = fanOut('must-say-ok', { id: 'work', kind: 'assert', checks: [{ check: 'contains', text: 'ok' }] }, 'value');
 
@@ -198,6 +237,35 @@ describe('a supervised workflow run', () => {
     expect(result.invocations.find((i) => i.id === 'work[each=0]')).toMatchObject({ status: 'done' });
     expect(collected(events)).toMatchObject({ list: ['arrived late'] });
   }, 60_000);
+
+  it('an agent node with any write-effect tool in reach is never retried: the retry a supervisor asks for is a kernel fail, and the agent runs once', async () => {
+    const { double, supervision } = supervisedBy([{ verdict: VERDICTS.retry }]);
+    const { events, reads } = await runReadingAgent(readingAgent(), supervision);
+
+    expect(double.calls).toHaveLength(1);
+    expect(double.calls[0]?.input.escalation).toMatchObject({ node: 'agent', retry_safe: false });
+    expect(double.calls[0]?.input.escalation.allowed_actions).not.toContain('retry');
+    expect(ofType(events, 'supervisor.verdict')).toMatchObject([{ next: 'failed', verdict: { decided_by: 'kernel', verdict: { action: 'fail' } } }]);
+    expect(ofType(events, 'agent.started')).toHaveLength(1);
+    expect(reads).toEqual(['agent']);
+  }, 90_000);
+
+  it("an agent node offered only reads is retry-safe: the supervisor's retry is a new run of the agent whose read gets its own idempotency key", async () => {
+    // The workflow declares every filesystem tool a read: the agent has nothing but reads within reach.
+    const allReads = Object.fromEntries(Object.keys(SHIPPED_EFFECTS[FILESYSTEM_PACKAGE]?.tools ?? {}).map((t) => [`fs/${t}`, { effect: 'read' as const }]));
+    const { double, supervision } = supervisedBy([{ verdict: VERDICTS.retry }, { verdict: VERDICTS.fail }]);
+    const { events, reads } = await runReadingAgent(readingAgent(allReads), supervision);
+
+    expect(double.calls.map((c) => [c.input.escalation.attempt, c.input.escalation.retry_safe, c.input.escalation.allowed_actions.includes('retry')])).toEqual([
+      [1, true, true],
+      // Attempt 2 failed the same way; max_retries (1) is used up.
+      [2, true, false],
+    ]);
+    expect(ofType(events, 'agent.started')).toHaveLength(2);
+    // The retry read the file again under a new key: a key never executes twice (I5), and the read was not refused as a duplicate.
+    expect(reads).toEqual(['agent', 'agent#2']);
+    expect(ofType(events, 'tool.executed').filter((e) => e.invocation_id === 'agent').map((e) => e.execution.ok)).toEqual([true, true]);
+  }, 90_000);
 
   it('an unsupervised run (no option, or supervision not enabled) asks no one and emits no supervisor event: the item fails as before', async () => {
     const off = await run(mustSayOk, ['ok', 'poison']);

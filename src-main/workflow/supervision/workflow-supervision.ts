@@ -5,6 +5,8 @@ import type { SubstituteCheck, ValidateInput } from '@shared/supervisor/machine'
 import { checkSubstitute, validatorCoversOutput } from '@shared/supervisor/substitute-check';
 import type { WorkflowGraph, WorkflowNode } from '@shared/workflow/document';
 import { resolveToolEffect } from '@shared/policy/effect-registry';
+import type { EffectClass } from '@shared/contracts/tool-effect';
+import { retrySafe, type AttemptFacts } from '@shared/supervisor/retry-safety';
 import type { Invocation, NodeFailure } from '@shared/workflow/invocation';
 import type { SchedulerEvent } from '@shared/workflow/scheduler';
 import type { FailedInvocation, NodeNext, SupervisionResult, WorkflowSupervisor } from './supervise-failure';
@@ -32,33 +34,50 @@ export function portValidator(nodes: ReadonlyMap<string, WorkflowNode>): (input:
   };
 }
 
-/** Templates and asserts are pure: running one again repeats nothing. A tool or an agent may have had an effect: unknown means unsafe. */
-const PURE_KINDS: ReadonlySet<WorkflowNode['kind']> = new Set(['template', 'assert']);
-
 /**
- * Running a node again repeats nothing: a pure node, or a tool node whose tool's effective effect
- * (the effect registry: the workflow's own setting, else Steward's shipped metadata) is `read` —
- * a read that failed changed nothing and created nothing, so a transient failure (a file not there
- * yet, a server restarting) can be retried. A write of any kind, or a tool with no known effect,
- * may have had its effect before failing, so running it again could do it twice: never retry-safe.
- * An agent node may have called any tool: never retry-safe.
+ * What one attempt of a node showed in its own events: every tool it was offered (an agent lists its
+ * tools each round, with their effective effects) and whether a model call of it left this machine.
  */
-function retrySafe(node: WorkflowNode | undefined, graph: Pick<WorkflowGraph, 'servers' | 'tool_effects'>): boolean {
-  if (node === undefined) return false;
-  if (PURE_KINDS.has(node.kind)) return true;
-  if (node.kind !== 'tool') return false;
-  const server = graph.servers.find((s) => s.id === node.server);
-  const packageName = server && 'package' in server ? server.package : undefined;
-  return resolveToolEffect({ serverId: node.server, ...(packageName !== undefined ? { packageName } : {}), tool: node.tool, overrides: graph.tool_effects }).effect.effect === 'read';
+export class AttemptTrail {
+  private offered: EffectClass[] | undefined;
+  private modelsLocal = true;
+
+  observe(payload: RunEventPayload): void {
+    if (payload.type === 'tools.snapshot') this.offered = [...(this.offered ?? []), ...payload.tools.map((t) => t.effect)];
+    else if (payload.type === 'model.called' && !payload.local) this.modelsLocal = false;
+  }
+
+  /** The facts the kernel's retry-safety rule (retry-safety.ts) judges this attempt of `node` by. */
+  facts(node: WorkflowNode | undefined, graph: Pick<WorkflowGraph, 'servers' | 'tool_effects'>): AttemptFacts {
+    switch (node?.kind) {
+      case 'template':
+      case 'assert':
+        return { kind: 'pure' };
+      case 'tool': {
+        // The effect registry: the workflow's own setting, else Steward's shipped metadata.
+        const server = graph.servers.find((s) => s.id === node.server);
+        const packageName = server && 'package' in server ? server.package : undefined;
+        return { kind: 'tool', effect: resolveToolEffect({ serverId: node.server, ...(packageName !== undefined ? { packageName } : {}), tool: node.tool, overrides: graph.tool_effects }).effect.effect };
+      }
+      case 'agent':
+        return { kind: 'agent', offered: this.offered, models_local: this.modelsLocal };
+      default:
+        return { kind: 'other' };
+    }
+  }
 }
 
-/** The host's facts about a failed invocation. Nothing is known spent or created by a pure node or a read; no node streams on the host yet. */
-export function failedInvocation(node: WorkflowNode | undefined, graph: Pick<WorkflowGraph, 'servers' | 'tool_effects'>, invocation: Invocation, failure: NodeFailure, attempt: number): FailedInvocation {
+/**
+ * The host's facts about a failed invocation. Retry-safe by the kernel's rule: a pure node, a read,
+ * or an agent offered only reads (or no tools) on models of this machine. Nothing is known spent or
+ * created by those; no node streams on the host yet. `trail`: what the failed attempt showed.
+ */
+export function failedInvocation(node: WorkflowNode | undefined, graph: Pick<WorkflowGraph, 'servers' | 'tool_effects'>, invocation: Invocation, failure: NodeFailure, attempt: number, trail: AttemptTrail = new AttemptTrail()): FailedInvocation {
   return {
     invocation,
     failure,
     attempt,
-    retry_safe: retrySafe(node, graph),
+    retry_safe: retrySafe(trail.facts(node, graph)),
     spent_usd: 0,
     created_assets: [],
     // No executor hands over a candidate output yet, so `substitute` is not offered whatever this says.
