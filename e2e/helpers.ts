@@ -30,6 +30,26 @@ export async function storedEvents(page: Page, runId: string): Promise<RunEvent[
   );
 }
 
+/** Everything the page keeps, as text: every IndexedDB store, session and local storage (where a planted secret must not be). */
+export async function pageStorage(page: Page): Promise<string> {
+  return page.evaluate(async () => {
+    const dump: unknown[] = [];
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const open = indexedDB.open('steward');
+      open.onsuccess = () => resolve(open.result);
+      open.onerror = () => reject(open.error);
+    });
+    for (const store of Array.from(db.objectStoreNames)) {
+      dump.push(await new Promise((resolve) => {
+        const all = db.transaction(store, 'readonly').objectStore(store).getAll();
+        all.onsuccess = () => resolve(all.result);
+      }));
+    }
+    db.close();
+    return JSON.stringify(dump) + JSON.stringify(sessionStorage) + JSON.stringify(localStorage);
+  });
+}
+
 export function runIdFromUrl(url: string): string {
   const match = /#\/runs\/([^/?#]+)/.exec(url);
   if (!match?.[1]) throw new Error(`not a run URL: ${url}`);

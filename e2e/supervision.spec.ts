@@ -9,7 +9,7 @@ import { startFakeOllama } from '../test-support/fake-ollama';
 import { startFakeOpenAI } from '../test-support/fake-openai';
 import { closedPort } from '../test-support/closed-port';
 import { startHostProcess, type HostProcess } from '../test-support/host-process';
-import { ARTIFACTS, runIdFromUrl, shot, storedEvents, terminalCode } from './helpers';
+import { ARTIFACTS, pageStorage, runIdFromUrl, shot, storedEvents, terminalCode } from './helpers';
 import { startHostOnPort } from './host-on-port';
 
 // Everything is real here (host process, MCP filesystem server, IndexedDB, downloads) except the
@@ -359,22 +359,7 @@ test('a credential is write-only: stored in the keychain, listed by name, never 
   const item = section.locator(`[data-testid=credential][data-name="${name}"]`);
   await expect(item).toBeVisible();
   expect(await page.content()).not.toContain(secret);
-  const stored = await page.evaluate(async () => {
-    const dump: unknown[] = [];
-    const db = await new Promise<IDBDatabase>((resolve, reject) => {
-      const open = indexedDB.open('steward');
-      open.onsuccess = () => resolve(open.result);
-      open.onerror = () => reject(open.error);
-    });
-    for (const store of Array.from(db.objectStoreNames)) {
-      dump.push(await new Promise((resolve) => {
-        const all = db.transaction(store, 'readonly').objectStore(store).getAll();
-        all.onsuccess = () => resolve(all.result);
-      }));
-    }
-    db.close();
-    return JSON.stringify(dump) + JSON.stringify(sessionStorage) + JSON.stringify(localStorage);
-  });
+  const stored = await pageStorage(page);
   expect(stored).not.toContain(secret);
 
   await item.getByTestId('credential-delete').click();

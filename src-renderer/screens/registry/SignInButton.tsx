@@ -32,7 +32,7 @@ export function SignInButton({ server, onStatus }: { server: string; onStatus: (
     try {
       const result = await client.request('mcp.sign_in', { server });
       setStatus({ can_sign_in: true, signed_in: true });
-      onStatus({ tone: 'ok', text: `Signed in to “${server}” (${result.server_name ?? 'server'}, ${result.tools} tools). The tokens are in your OS keychain.` });
+      onStatus({ tone: 'ok', text: `Signed in to “${server}” (${result.server_name ?? 'server'}, ${result.tools} ${result.tools === 1 ? 'tool' : 'tools'}). The tokens are in your OS keychain.` });
     } catch (err) {
       onStatus({ tone: 'error', text: hostErrorText(err) });
     } finally {

@@ -1,0 +1,138 @@
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { AsyncEntry } from '@napi-rs/keyring';
+import { oauthCredentialName } from '../src-main/mcp/oauth/oauth-record';
+import { startOAuthTestServer, type OAuthTestServer } from '../src-main/mcp/oauth/oauth-test-server';
+import { ensureBuilt } from '../test-support/ensure-built';
+import { startHostProcess, type HostProcess } from '../test-support/host-process';
+import { pageStorage, shot, terminalCode } from './helpers';
+
+/**
+ * Sign in from the app (issue 13): a real Streamable HTTP MCP server on loopback that requires
+ * OAuth tokens, its authorization server built from the SDK's server auth helpers (a test double of
+ * the person's identity provider that approves at once), the browser-run host with the real OS
+ * keychain (Secret Service under D-Bus). The host's "open the system browser" is `xdg-open`; here
+ * a stand-in on the host's PATH only writes the link down, and this test opens it in Chromium, as
+ * the person would. The issued tokens are planted values searched for in the page and its storage.
+ */
+
+let oauth: OAuthTestServer;
+let host: HostProcess;
+let dataDir: string;
+let opened: string;
+let page: Page;
+/** The host's keychain entry for this server, read the way the host writes it (service "steward", Secret Service). */
+const keychainEntry = () => new AsyncEntry('steward', oauthCredentialName(oauth.mcpUrl), { linux: { store: 'secret-service' } });
+
+test.beforeAll(async ({ browser }) => {
+  test.skip(!process.env.DBUS_SESSION_BUS_ADDRESS, 'no D-Bus session bus: the OS keychain is not reachable here');
+  ensureBuilt();
+  oauth = await startOAuthTestServer();
+  dataDir = mkdtempSync(join(tmpdir(), 'steward-e2e-oauth-'));
+  // The system browser, played by a script: it records the link the host asks it to open.
+  const bin = join(dataDir, 'bin');
+  mkdirSync(bin);
+  opened = join(dataDir, 'opened.txt');
+  writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s\\n' "$1" >> '${opened}'\n`);
+  chmodSync(join(bin, 'xdg-open'), 0o755);
+  host = await startHostProcess(join(dataDir, 'data'), { PATH: `${bin}:${process.env.PATH ?? ''}` });
+  page = await browser.newPage();
+});
+
+test.afterAll(async () => {
+  await page?.close();
+  await host?.stop();
+  await oauth?.close();
+  if (oauth) await keychainEntry().deletePassword().catch(() => false);
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** The link the host handed to the system browser, once it has. */
+async function openedLink(): Promise<string> {
+  await expect.poll(() => existsSync(opened) && readFileSync(opened, 'utf8').trim() !== '', { timeout: 30_000 }).toBe(true);
+  return readFileSync(opened, 'utf8').trim().split('\n').at(-1) ?? '';
+}
+
+/** Every file the host wrote in its data folder, as text. */
+function dataFolderText(dir: string): string {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((f) => join(dir, f))
+    .filter((f) => statSync(f).isFile())
+    .map((f) => readFileSync(f, 'utf8'))
+    .join('\n');
+}
+
+test('a person adds a remote server that needs OAuth, signs in from the app through the browser, sees its tools, and signs out', async ({ browser }) => {
+  await page.goto(host.url);
+  await expect(page.getByTestId('connection-banner')).toHaveCount(0, { timeout: 20_000 });
+  await page.evaluate(() => (window.location.hash = '#/registry'));
+  await page.getByTestId('add-server').click();
+  const form = page.getByTestId('server-form');
+  await form.getByTestId('server-id').fill('signin');
+  await form.getByTestId('server-label').fill('OAuth test server');
+  await form.getByTestId('server-kind-url').check();
+  await form.getByTestId('server-url').fill(oauth.mcpUrl);
+
+  // The sign-in client section: a secret pasted where its credential's name goes is refused in the page.
+  const section = form.getByTestId('server-oauth');
+  await expect(section).toContainText('Steward registers itself');
+  await section.getByTestId('server-oauth-client-id').fill('pre-registered-app');
+  const picker = section.getByTestId('server-oauth-secret-credential');
+  if (await picker.count()) await picker.selectOption('__type-a-name');
+  await section.getByTestId('server-oauth-secret-name').fill('cs-AbCdEf0123456789AbCdEf0123456789xyz');
+  await form.getByTestId('save-server').click();
+  await expect(section.getByText(/looks like a key itself/)).toBeVisible();
+  await shot(page, '62-oauth-server-form');
+  // This provider registers clients itself: leave the section empty.
+  await section.getByTestId('server-oauth-client-id').fill('');
+  await section.getByTestId('server-oauth-secret-name').fill('');
+
+  const printed = host.stderr?.().length ?? 0;
+  await form.getByTestId('save-server').click();
+  const panel = page.getByTestId('confirm-code-panel');
+  await panel.getByTestId('confirm-code').fill(await terminalCode(() => host.stderr?.() ?? '', printed));
+  await panel.getByTestId('confirm-approve').click();
+
+  const server = page.getByTestId('registry-server').filter({ hasText: 'OAuth test server' });
+  await expect(server).toContainText(oauth.mcpUrl);
+  // Not signed in yet: Inspect is refused by the server, saying how to sign in.
+  await server.getByTestId('inspect-server-signin').click();
+  await expect(server.getByTestId('registry-error')).toContainText('sign in');
+
+  await server.getByTestId('sign-in-server-signin').click();
+  await expect(server.getByTestId('sign-in-server-signin')).toContainText('Waiting for the browser');
+  const link = new URL(await openedLink());
+  expect(link.origin).toBe(new URL(oauth.issuer).origin);
+  expect(link.searchParams.get('code_challenge_method')).toBe('S256');
+  // The person's browser: the provider approves and sends it back to Steward's loopback address.
+  const tab = await browser.newPage();
+  await tab.goto(link.href);
+  await expect(tab.locator('body')).toContainText('Signed in. You can close this tab');
+  expect(new URL(tab.url()).hostname).toBe('127.0.0.1');
+  await shot(tab, '63-oauth-browser-came-back', false);
+  await tab.close();
+
+  await expect(page.getByTestId('registry-status')).toContainText('Signed in to “signin” (oauth-test-server, 1 tool)', { timeout: 30_000 });
+  await expect(server.getByTestId('sign-out-server-signin')).toBeVisible();
+  await server.getByTestId('inspect-server-signin').click();
+  await expect(server.locator('[data-testid=registry-tool][data-tool=echo]')).toBeVisible();
+  await expect(server.getByTestId('registry-error')).toHaveCount(0);
+  await shot(page, '64-oauth-signed-in-tools');
+  expect(oauth.log.registrations).toHaveLength(1);
+  expect(oauth.log.accepted.length).toBeGreaterThan(0);
+
+  // The tokens are in the OS keychain, and nowhere the page or the data folder keeps anything.
+  const record = await keychainEntry().getPassword();
+  expect(record).toContain(oauth.log.accepted[0]);
+  const seen = (await page.content()) + (await pageStorage(page)) + dataFolderText(join(dataDir, 'data')) + (host.stderr?.() ?? '');
+  expect(oauth.issued.length).toBeGreaterThan(0);
+  for (const token of oauth.issued) expect(seen).not.toContain(token);
+
+  await server.getByTestId('sign-out-server-signin').click();
+  await expect(page.getByTestId('registry-status')).toContainText('Signed out of “signin”');
+  await expect(server.getByTestId('sign-in-server-signin')).toBeVisible();
+  expect(await keychainEntry().getPassword()).toBeNull();
+  await shot(page, '65-oauth-signed-out');
+});
