@@ -126,7 +126,7 @@ function streamCase(c: Omit<RunCase, 'kind' | 'shape' | 'build' | 'mayBeSkipped'
 }
 
 const NO_STREAMING_NODE = 'no host node streams yet (the host reports streaming: false), so end_stream is never offered by a run; the kernel\'s streaming rule is covered by its own tests';
-const NO_RETRY_FOR_EFFECTS = 'retry is offered to template and assert nodes and to tool nodes whose tool is a read (see chain.transient-read); an agent node or a writing tool is not retry-safe, so a transient failure there is contained (failed loudly), not recovered';
+const NO_RETRY_FOR_EFFECTS = 'retry is offered to template and assert nodes and to tool nodes whose tool is a read (see chain.transient-read); an agent node with a write within reach (the draft reaches the filesystem and memory servers) or a writing tool is not retry-safe, so a transient failure there is contained (failed loudly), not recovered';
 const NO_CANDIDATE = 'no executor hands a candidate output to the supervisor yet, so substitute is not offered in a run';
 
 /** The suite, in report order. Seconds in all: one set of MCP servers, replay models, tiny timeouts. */
