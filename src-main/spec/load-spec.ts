@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { z } from 'zod';
 import { WorkflowDocument, type AgentSpec } from '@shared/contracts/spec';
@@ -79,6 +79,21 @@ export function resolveSpec(spec: AgentSpec, specDir: string): LoadedSpec {
     script = parsed.data;
   }
   return { spec, specDir, workspace, script };
+}
+
+/**
+ * A file's workspace must be a folder that exists: said here, by path, before any server is
+ * started in it (the filesystem server would only say "none of the directories are accessible").
+ */
+export function requireWorkspaceFolder(workspace: string | undefined, file: string): void {
+  if (workspace === undefined) return;
+  let folder: boolean;
+  try {
+    folder = statSync(workspace).isDirectory();
+  } catch {
+    throw new SpecError(`the workspace folder ${workspace} (the "workspace" of ${file}) does not exist: create it, or point "workspace" at a folder that does`);
+  }
+  if (!folder) throw new SpecError(`the workspace ${workspace} (the "workspace" of ${file}) is a file, not a folder`);
 }
 
 export function loadSpecFile(path: string): LoadedSpec {

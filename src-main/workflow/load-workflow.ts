@@ -1,6 +1,6 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { WorkflowGraph } from '@shared/workflow/document';
-import { formatFileIssues, readJson, resolveSpec, parseWorkflow, type LoadedSpec } from '../spec/load-spec';
+import { formatFileIssues, readJson, requireWorkspaceFolder, resolveSpec, parseWorkflow, type LoadedSpec } from '../spec/load-spec';
 import { SpecError } from '../spec/spec-errors';
 
 /** A workflow ready to run: parsed, its workspace resolved against its file's folder. */
@@ -19,10 +19,15 @@ export function loadDocumentFile(path: string): LoadedDocument {
   const specDir = dirname(abs);
   const value = readJson(abs, 'spec file');
   const kind = value !== null && typeof value === 'object' ? (value as { kind?: unknown }).kind : undefined;
-  if (kind !== 'workflow') return { kind: 'agent', spec: resolveSpec(parseWorkflow(value, abs), specDir) };
+  if (kind !== 'workflow') {
+    const spec = resolveSpec(parseWorkflow(value, abs), specDir);
+    requireWorkspaceFolder(spec.workspace, abs);
+    return { kind: 'agent', spec };
+  }
   const parsed = WorkflowGraph.safeParse(value);
   if (!parsed.success) throw new SpecError(`${abs} is not a valid Steward workflow: ${formatFileIssues(parsed.error)}`);
   const graph = parsed.data;
   const workspace = graph.workspace === undefined ? undefined : isAbsolute(graph.workspace) ? graph.workspace : resolve(specDir, graph.workspace);
+  requireWorkspaceFolder(workspace, abs);
   return { kind: 'workflow', workflow: { graph, specDir, ...(workspace !== undefined ? { workspace } : {}) } };
 }

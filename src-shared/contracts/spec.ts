@@ -66,7 +66,10 @@ export type McpServerSpec = z.infer<typeof McpServerSpec>;
  * 0 Teacher only · 1 Shadow · 2 Student fully gated · 3 Risk-gated · 4 Autonomous.
  */
 export const LIFECYCLE_PHASES = [0, 1, 2, 3, 4] as const;
-export const LifecyclePhase = z.union([z.literal(0), z.literal(1), z.literal(2), z.literal(3), z.literal(4)]);
+// The message names the allowed range: a spec's author sees it, not zod's "Invalid input".
+export const LifecyclePhase = z.union([z.literal(0), z.literal(1), z.literal(2), z.literal(3), z.literal(4)], {
+  error: 'a phase is 0–4 (0 teacher only, 1 shadow, 2 student fully gated, 3 risk-gated, 4 autonomous)',
+});
 export type LifecyclePhase = z.infer<typeof LifecyclePhase>;
 
 export const PHASE_LABELS = {

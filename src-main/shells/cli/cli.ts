@@ -34,6 +34,7 @@ import { openTraceWriter } from './trace-writer';
 import { validateCommand } from './validate-command';
 import { workflowCommand } from './workflow-command';
 import { onExampleCopy } from '../../demo/example-workspace';
+import { commandUsage } from './command-usage';
 import { anySupervisionFlag, SUPERVISION_FLAGS, supervisionOverrides } from './supervision-flags';
 import { storedDocument, storedRunHosts, workflowsCommand } from './workflows-command';
 
@@ -61,6 +62,7 @@ const USAGE = `Usage:
                    [--input KEY=VALUE]... [--inputs FILE.json]
                    [--supervise] [--max-decisions N] [--max-retries N]
                    [--supervisor-cost-cap USD] [--supervisor-model MODEL]
+  steward dry-run FILE [the run options]
   steward validate FILE [--allow-host HOST]...
   steward replay TRACE.jsonl|RUN_ID [--live] [--json] [--spec FILE] [--data-dir DIR]
   steward workflows list [--json] | import FILE [--as ID] [--replace] | export ID [FILE] | delete ID
@@ -100,6 +102,9 @@ const USAGE = `Usage:
                              Over the workflow's own supervisor settings: --max-decisions (per run),
                              --max-retries (per invocation), --supervisor-cost-cap (US dollars),
                              --supervisor-model replay | ollama:MODEL | URL#MODEL | a model ref as JSON
+  dry-run      run an agent spec with no tool executing: each decision goes through the boundary
+               and review as in a run, each tool call is recorded as not executed; a dry run never
+               makes learning examples nor counts toward promotion
   validate     check a spec: schema, script, servers start, allowlisted tools exist; a remote
                server on another host only with --allow-host (steward validate --help)
   replay       run a recorded run again on its recorded model answers (a dry run unless --live)
@@ -129,6 +134,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     switch (command) {
       case 'run':
         return await runCommand(rest, io);
+      case 'dry-run':
+        return await runCommand(rest, io, true);
       case 'validate':
         return await validateCommand(rest, io);
       case 'replay':
@@ -177,7 +184,11 @@ function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[]
   }
 }
 
-async function runCommand(args: string[], io: CliIo): Promise<number> {
+async function runCommand(args: string[], io: CliIo, dryRun = false): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    io.stdout(`${commandUsage(USAGE, dryRun ? 'dry-run' : 'run')}\n`);
+    return EXIT.ok;
+  }
   const { values, positionals } = parse(args, {
     json: { type: 'boolean', default: false },
     trace: { type: 'string' },
@@ -209,6 +220,7 @@ async function runCommand(args: string[], io: CliIo): Promise<number> {
   const notice = (line: string) => io.stderr(`steward: ${line}\n`);
   if (document.kind === 'workflow') {
     if (values.phase !== undefined || values.scs !== undefined) throw new SpecError('--phase and --scs apply to agent specs; a workflow sets them on its agent nodes');
+    if (dryRun) throw new SpecError('dry-run takes an agent spec: a workflow\'s tool nodes have no dry run (steward replay RUN_ID runs a recorded workflow run again with no tool executing)');
     return workflowCommand({
       loaded: onExampleCopy(document.workflow, document.workflow.graph.id, file, dataDir, notice),
       inputPairs: values.input ?? [],
@@ -234,7 +246,7 @@ async function runCommand(args: string[], io: CliIo): Promise<number> {
     const supervision = spec.supervision.enabled
       ? `phase ${spec.supervision.phase} · ${PHASE_LABELS[spec.supervision.phase]}`
       : 'supervision off';
-    io.stdout(`steward · ${spec.name} · student=${modelLabel(spec.models.student)} teacher=${modelLabel(spec.models.teacher)} · ${supervision}\n`);
+    io.stdout(`steward · ${spec.name} · student=${modelLabel(spec.models.student)} teacher=${modelLabel(spec.models.teacher)} · ${supervision}${dryRun ? ' · dry run (no tool executes)' : ''}\n`);
   }
   const printer = agentRunPrinter(io, json, trace);
   // Kept for a run that ends up waiting: its events go into the data folder with its checkpoint.
@@ -250,6 +262,7 @@ async function runCommand(args: string[], io: CliIo): Promise<number> {
     script: loaded.script,
     ledger,
     onEvent,
+    ...(dryRun ? { dryRun: true } : {}),
     signal: io.signal,
     ollamaHost: io.env.OLLAMA_HOST,
     confirm,

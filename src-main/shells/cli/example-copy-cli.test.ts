@@ -1,20 +1,15 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EXAMPLES } from '../../../test-support/workspace';
+import { tempFolder } from '../../../test-support/temp-folder';
 import { EXIT, runCli } from './cli';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
   while (cleanups.length) cleanups.pop()?.();
 });
-
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'steward-example-copy-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const tempDir = () => tempFolder('steward-example-copy-', cleanups);
 
 /** Every file below `dir`, by relative path, with its bytes (base64) and modification time: equal snapshots are untouched folders. */
 function snapshot(dir: string): Record<string, string> {

@@ -1,0 +1,18 @@
+/**
+ * One command's part of the `steward` usage: its synopsis lines (`  steward NAME …` and their
+ * continuations) and its description block (`  NAME   …` up to the next command), then the exit
+ * codes. Cut from the one usage text, so `steward NAME --help` never drifts from `steward --help`.
+ */
+export function commandUsage(usage: string, name: string): string {
+  const lines = usage.split('\n');
+  const block = (starts: (line: string) => boolean, continues: (line: string) => boolean): string[] => {
+    const at = lines.findIndex(starts);
+    if (at < 0) return [];
+    const end = lines.findIndex((line, i) => i > at && !continues(line));
+    return lines.slice(at, end < 0 ? undefined : end);
+  };
+  const synopsis = block((l) => l.startsWith(`  steward ${name} `) || l === `  steward ${name}`, (l) => /^ {5,}\S/.test(l));
+  const description = block((l) => new RegExp(`^  ${name} {2,}\\S`).test(l), (l) => /^ {4,}\S/.test(l));
+  const exit = lines.findIndex((l) => l.startsWith('Exit codes:'));
+  return ['Usage:', ...synopsis, '', ...description, ...(exit < 0 ? [] : ['', ...lines.slice(exit)])].join('\n');
+}
