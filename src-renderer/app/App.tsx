@@ -9,6 +9,7 @@ import { EditorScreen } from '../screens/editor/EditorScreen';
 import { SettingsScreen } from '../screens/settings/SettingsScreen';
 import { RegistryScreen } from '../screens/registry/RegistryScreen';
 import { LearningScreen } from '../screens/learning/LearningScreen';
+import { LearningExamplePage } from '../screens/learning/LearningExamplePage';
 import { InterventionsScreen } from '../screens/interventions/InterventionsScreen';
 import { WaitingProvider } from '../screens/interventions/use-waiting';
 
@@ -27,7 +28,7 @@ export function App() {
           {(route.name === 'workflow-new' || route.name === 'workflow-edit') && <EditorScreen key="editor" workflowId={route.name === 'workflow-edit' ? route.workflowId : undefined} openRun={route.name === 'workflow-edit' && route.run} showRun={route.name === 'workflow-edit' ? route.showRun : undefined} />}
           {route.name === 'runs' && <RunsScreen />}
           {route.name === 'run' && <RunScreen key={route.runId} runId={route.runId} tab={route.tab} focusEvent={route.event} />}
-          {route.name === 'learning' && <LearningScreen />}
+          {route.name === 'learning' && (route.exampleId === undefined ? <LearningScreen /> : <LearningExamplePage exampleId={route.exampleId} />)}
           {route.name === 'registry' && <RegistryScreen />}
           {route.name === 'settings' && <SettingsScreen />}
           {route.name === 'interventions' && <InterventionsScreen />}

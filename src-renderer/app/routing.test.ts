@@ -33,6 +33,15 @@ describe('hash routes', () => {
     expect(routeHref({ name: 'run', runId: 'run-abc', tab: 'nodes', node: 'a b/c' })).toBe('#/runs/run-abc/nodes/a%20b%2Fc');
   });
 
+  it('opens one learning example by link at #/learning/ID (its id may hold any character)', () => {
+    for (const exampleId of ['run-abc:000012', 'a b/c', 'x%y']) {
+      const route: Route = { name: 'learning', exampleId };
+      expect(parseRoute(routeHref(route))).toEqual(route);
+    }
+    expect(routeHref({ name: 'learning', exampleId: 'run-abc:000012' })).toBe('#/learning/run-abc%3A000012');
+    expect(parseRoute('#/learning')).toEqual({ name: 'learning' });
+  });
+
   it("opens a run's privacy log at #/runs/RUN/privacy", () => {
     const route: Route = { name: 'run', runId: 'run abc', tab: 'privacy' };
     expect(routeHref(route)).toBe('#/runs/run%20abc/privacy');

@@ -14,7 +14,8 @@ export type Route =
    * workflow run's nodes tab, the node (by id) whose invocations to open (`#/runs/RUN/nodes/NODE`).
    */
   | { name: 'run'; runId: string; tab: 'rounds' | 'trace' | 'nodes' | 'privacy'; event?: number; node?: string }
-  | { name: 'learning' }
+  /** `exampleId`: one learning example on its own (`#/learning/ID`), a link that survives a reload. */
+  | { name: 'learning'; exampleId?: string }
   /** Every question waiting for a person, across all runs. */
   | { name: 'interventions' }
   | { name: 'registry' }
@@ -32,7 +33,7 @@ export function parseRoute(hash: string): Route {
   if (section === 'workflows' && id && tab === 'edit' && event !== undefined) return { name: 'workflow-edit', workflowId: id, run: false, showRun: event };
   if (section === 'workflows' && id && (tab === 'edit' || tab === 'run')) return { name: 'workflow-edit', workflowId: id, run: tab === 'run' };
   if (section === 'workflows' && id) return { name: 'workflow', workflowId: id };
-  if (section === 'learning') return { name: 'learning' };
+  if (section === 'learning') return id ? { name: 'learning', exampleId: id } : { name: 'learning' };
   if (section === 'interventions') return { name: 'interventions' };
   if (section === 'registry') return { name: 'registry' };
   if (section === 'settings') return { name: 'settings' };
@@ -57,7 +58,7 @@ export function routeHref(route: Route): string {
       if (route.tab === 'nodes') return `#/runs/${encodeURIComponent(route.runId)}/nodes${route.node !== undefined ? `/${encodeURIComponent(route.node)}` : ''}`;
       return `#/runs/${encodeURIComponent(route.runId)}${route.tab === 'trace' ? `/trace${route.event !== undefined ? `/${route.event}` : ''}` : ''}`;
     case 'learning':
-      return '#/learning';
+      return route.exampleId === undefined ? '#/learning' : `#/learning/${encodeURIComponent(route.exampleId)}`;
     case 'interventions':
       return '#/interventions';
     case 'registry':

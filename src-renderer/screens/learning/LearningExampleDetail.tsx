@@ -101,6 +101,10 @@ export function LearningExampleDetail({ example }: { example: LearningExampleRow
       </Step>
       <Step label="Run">
         <a href={routeHref({ name: 'run', runId: example.run_id, tab: 'rounds' })}>Open round {roundNumber(example.round)} in its run</a>
+        {' · '}
+        <a href={routeHref({ name: 'learning', exampleId: example.id })} data-testid="example-link">
+          Link to this example
+        </a>
       </Step>
     </div>
   );
