@@ -1,6 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
 import { ensureBuilt } from '../test-support/ensure-built';
 import { startHostProcess, type HostProcess } from '../test-support/host-process';
@@ -85,4 +86,34 @@ test('import a trace file, see the run; delete it after confirming; after a relo
   await a.evaluate(() => (window.location.hash = '#/runs'));
   await expect(a.getByTestId('runs-empty')).toBeVisible();
   await expect(row(a)).toHaveCount(0);
+});
+
+// Issue 10, "one truth on every screen": a trace written before trace_format (rounds from 0) still
+// imports; the run shows its rounds from 1, and Export JSONL writes them from 1 (trace format 2).
+const FORMAT_1 = fileURLToPath(new URL('../src-main/learning/fixtures/copied-context-phase1.trace.jsonl', import.meta.url));
+
+test('an old trace (rounds from 0) imports with its rounds numbered from 1, and Export JSONL writes the same numbers, trace format 2', async ({ browser }) => {
+  const old = readFileSync(FORMAT_1, 'utf8');
+  expect(old).not.toContain('trace_format');
+  const runId = (JSON.parse(old.slice(0, old.indexOf('\n'))) as { run_id: string }).run_id;
+  const page = await openRuns(browser);
+  await page.getByTestId('import-runs-file').setInputFiles(FORMAT_1);
+  await expect(page.getByTestId('runs-action-status')).toContainText('of 1 run');
+  const row = page.locator(`[data-testid=run-row][data-run-id="${runId}"]`);
+  await row.getByTestId('select-run').check();
+
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-runs').click()]);
+  type Line = { trace_format?: number; type: string; round?: number; record?: { round: number } };
+  const lines = readFileSync((await download.path()) ?? '', 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Line);
+  expect(lines).toHaveLength(74);
+  expect(lines.filter((l) => l.trace_format !== 2)).toEqual([]);
+  const completed = lines.filter((l) => l.type === 'round.completed').map((l) => [l.round, l.record?.round]);
+  expect(completed).toEqual([1, 2, 3, 4, 5, 6].map((n) => [n, n]));
+
+  await row.click();
+  await expect(page.locator('.round__title')).toHaveText(['Round 1', 'Round 2', 'Round 3', 'Round 4', 'Round 5', 'Round 6']);
+  await shot(page, '61-imported-old-trace-rounds');
 });
