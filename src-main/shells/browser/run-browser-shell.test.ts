@@ -62,11 +62,11 @@ describe('browser-run shell', () => {
     }
   });
 
-  it('tells the user where it runs with a one-time link (never the session token), plus how to get another and how to stop', async () => {
+  it('tells the user where it runs with a one-time link (never the session token), its data folder, plus how to get another and how to stop', async () => {
     const outcome = await runBrowserShell(['--no-open', '--data-dir', dataDir, '--port', '0'], { ...io(), interactive: true }, { staticDir, createHost, openBrowser });
     if (outcome.kind !== 'running') throw new Error(`expected the shell to run, stderr: ${err}`);
     try {
-      const link = new RegExp(`^Steward is running at http://127\\.0\\.0\\.1:${outcome.server.port}/#launch=[A-Za-z0-9_-]{43}\nThe link works once: press Enter here for a new one\\. Press Ctrl\\+C to stop\n$`);
+      const link = new RegExp(`^Steward is running at http://127\\.0\\.0\\.1:${outcome.server.port}/#launch=[A-Za-z0-9_-]{43}\nData folder: ${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(runs and their history, workflows, settings; --data-dir DIR or STEWARD_DATA_DIR for another\\)\nThe link works once: press Enter here for a new one\\. Press Ctrl\\+C to stop\n$`);
       expect(out).toMatch(link);
       expect(out + err).not.toContain(outcome.server.token);
       const fresh = outcome.newLink();

@@ -93,7 +93,8 @@ export async function runBrowserShell(argv: readonly string[], io: BrowserShellI
   } else {
     // A one-time link: the terminal's scrollback or a log of stdout never holds a reusable secret.
     const more = io.interactive ? 'press Enter here for a new one' : 'start Steward again for a new one';
-    io.stdout(`Steward is running at ${server.launchUrl()}\nThe link works once: ${more}. Press Ctrl+C to stop\n`);
+    // Where runs, history and settings are kept: a new user looks for them here first.
+    io.stdout(`Steward is running at ${server.launchUrl()}\nData folder: ${dataDir} (runs and their history, workflows, settings; --data-dir DIR or STEWARD_DATA_DIR for another)\nThe link works once: ${more}. Press Ctrl+C to stop\n`);
   }
   if (args.open && shouldOpenBrowser(io.env, io.platform)) deps.openBrowser(server.launchUrl());
 
