@@ -571,13 +571,16 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
         );
       }
       case 'pattern': {
-        // A pattern's recorded answers are not replayed yet: on replay models it runs its scripts again; live ones it refuses.
-        const live = replay ? liveModelsOf(node) : [];
+        // A replay gives the pattern its recorded member answers and judgments (a person's too). A plan
+        // without them (kept before they were recorded) runs replay scripts again, and refuses live models.
+        const recorded = narrow(recordedOf(invocation.id), 'pattern');
+        const live = replay && !recorded ? liveModelsOf(node) : [];
         if (live.length > 0) return failed('replay_mismatch', `the pattern node ${node.id} replays only on replay models (it uses ${live.join(', ')})`);
         // A person's judgment parks the loop (the run waits persisted); an answer resumes it at the judgment.
         return runPatternNode(node, run, {
           ...(await agentDeps(node)),
           ...(replay && !replay.live ? { dryRun: true } : {}),
+          ...(replay && recorded ? { replay: { recorded, replayOf: replay.replay_of } } : {}),
           parkHuman: true,
         }, resumeWith);
       }

@@ -42,6 +42,8 @@ export interface DispatchInput {
 }
 
 export interface JudgeInput {
+  /** The id the judgment is recorded under (what a replay finds its recorded answer by). */
+  judgment_id: string;
   step: number;
   iteration: number;
   caller: LlmCaller;
@@ -145,6 +147,7 @@ function judgeInput(ctx: PatternContext): JudgeInput {
   const c = ctx.candidate;
   if (!caller || !c) throw new Error('asking reached without a model caller or a candidate');
   return {
+    judgment_id: judgmentId(ctx),
     step: ctx.step,
     iteration: ctx.iteration,
     caller,

@@ -5,6 +5,7 @@ import { ModelScript, ScriptEntry } from '../contracts/script';
 import { SupervisionSpec } from '../contracts/spec';
 import { ScsMode } from '../scs/contracts';
 import { recordedScript, scriptEntryOf } from './replay-script';
+import { isPatternRecord, planPatternReplay, PatternReplay } from '../pattern/replay-plan';
 import { ReplayError } from './replay-spec';
 
 /**
@@ -16,6 +17,8 @@ import { ReplayError } from './replay-spec';
 export const InvocationReplay = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('agent'), script: ModelScript, supervision: SupervisionSpec, task: z.string(), scs_mode: ScsMode.optional() }).strict(),
   z.object({ kind: z.literal('tool'), execution: ToolExecution.optional(), review: z.array(ScriptEntry) }).strict(),
+  /** A pattern node: its member runs' answers and its judgments, a person's included (pattern/replay-plan.ts). */
+  PatternReplay,
 ]);
 export type InvocationReplay = z.infer<typeof InvocationReplay>;
 
@@ -67,6 +70,13 @@ export function planWorkflowReplay(events: readonly RunEvent[], started: RunEven
   const invocations: Record<string, InvocationReplay> = {};
   for (const id of invocationIds(events)) {
     const own = invocationEvents(events, id);
+    if (isPatternRecord(own)) {
+      const recorded = planPatternReplay(id, own);
+      gaps.push(...recorded.gaps);
+      liveProblems.push(...recorded.liveProblems);
+      invocations[id] = recorded.replay;
+      continue;
+    }
     const agent = own.find((e): e is RunEventOf<'run.started'> => e.type === 'run.started');
     if (agent) {
       const recorded = recordedScript(own);

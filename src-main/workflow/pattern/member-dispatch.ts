@@ -6,6 +6,7 @@ import type { NodeOf, PatternMemberAgent, WorkflowGraph } from '@shared/workflow
 import { runAgent } from '../../engine/run-agent';
 import type { ModelProvider } from '../../providers/provider';
 import { ReplayCursor } from './replay-cursor';
+import type { RecordedPattern } from './recorded-pattern';
 import { agentRunId, nestedPayload, type AgentNodeDeps } from '../agent-node';
 import type { NodeRun } from '../node-outcome';
 
@@ -22,6 +23,8 @@ export type MemberDeps = Pick<
 > & {
   /** Call the models, execute no tool (a dry replay). */
   dryRun?: boolean;
+  /** A replay of a recorded run: each member run answers as recorded (recorded-pattern.ts). */
+  recorded?: { pattern: RecordedPattern; replayOf: string };
 };
 
 /**
@@ -43,6 +46,8 @@ export class MemberWaitsError extends Error {
 export interface DispatchResultOut {
   outputs: MemberOutput[];
   output: string;
+  /** The least confident member's stated confidence in its answer; unknown when any member stated none. */
+  confidence?: number;
 }
 
 /** `draft#1` (`review#2.1` in a PIPELINE's later steps): what a verdict cites. */
@@ -97,19 +102,31 @@ export function createDispatch(node: NodeOf<'pattern'>, run: NodeRun, deps: Memb
   };
   return async (input, signal) => {
     const outputs: MemberOutput[] = [];
+    const confidences: (number | undefined)[] = [];
     for (const m of reviewerLast(node, input.members)) {
       const member = node.members.find((x) => x.id === m.id);
       if (!member) throw new Error(`no member "${m.id}"`);
       const earlier = outputs.map((o) => `[${o.id}] (${o.member_id}):\n${o.text}`).join('\n\n');
       const task = earlier === '' ? input.prompt : `${input.prompt}\n\nOutputs so far in this iteration:\n${earlier}`;
       const id = memberOutputId(member.id, input.step, input.iteration);
+      let confidence: number | undefined;
+      let spec = memberSpec(node, member, deps.graph, task);
+      if (deps.recorded) {
+        // A replay: the member run's recorded answers and supervision, not its scripts or models.
+        const recorded = deps.recorded.pattern.member(id, spec.task);
+        spec = { ...spec, supervision: recorded.supervision, models: { student: { provider: 'script' }, teacher: { provider: 'script' } }, script: recorded.script };
+      }
       const result = await runAgent({
-        spec: memberSpec(node, member, deps.graph, task),
+        spec,
         specDir: deps.specDir,
         workspace: deps.workspace,
-        script: member.script,
+        script: spec.script,
         ledger: deps.ledger,
-        onEvent: (event) => run.emit({ ...nestedPayload(event), pattern_member: id }),
+        onEvent: (event) => {
+          // What the member delivered last is its answer: its confidence feeds a below_confidence trigger.
+          if (event.type === 'response.delivered') confidence = event.decision.confidence;
+          run.emit({ ...nestedPayload(event), pattern_member: id });
+        },
         runId: agentRunId(deps.runId, `${run.invocation.id}/${id}`),
         signal,
         confirm: deps.confirm,
@@ -117,7 +134,8 @@ export function createDispatch(node: NodeOf<'pattern'>, run: NodeRun, deps: Memb
         privacy: deps.privacy,
         credentials: deps.credentials,
         onProgress: deps.onProgress,
-        providers: replayOf(member),
+        providers: deps.recorded ? undefined : replayOf(member),
+        ...(deps.recorded ? { replayOf: agentRunId(deps.recorded.replayOf, `${run.invocation.id}/${id}`) } : {}),
         toolHost: node.servers === undefined ? deps.toolHost : undefined,
         textsFinal: true,
         ...(deps.dryRun ? { dryRun: true } : {}),
@@ -125,7 +143,10 @@ export function createDispatch(node: NodeOf<'pattern'>, run: NodeRun, deps: Memb
       if (result.status === 'waiting') throw new MemberWaitsError(member.id, id, result.intervention?.decision?.decision_type === 'ask_user' ? `it asked “${result.intervention.decision.question}”` : (result.intervention?.reason ?? 'a question'));
       if (result.status !== 'completed') throw new Error(`member ${member.id} ended ${result.status}: ${result.message ?? result.setup_error ?? ''}`);
       outputs.push({ id, member_id: member.id, text: result.output ?? '' });
+      confidences.push(confidence);
     }
-    return { outputs, output: aggregateOutput(outputs, input.members) };
+    const known = confidences.filter((c): c is number => c !== undefined);
+    const confidence = known.length === confidences.length && known.length > 0 ? Math.min(...known) : undefined;
+    return { outputs, output: aggregateOutput(outputs, input.members), ...(confidence !== undefined ? { confidence } : {}) };
   };
 }

@@ -180,6 +180,20 @@ describe('pattern node: the judgment loop through the real executor', () => {
     expect(any.result.outputs).toEqual({ note: 'a', approved: true, iterations: 1 });
   });
 
+  it('below_confidence: a member answer stated above the threshold leaves unjudged (accepted, not approved); one below it is judged', async () => {
+    const sure = { id: 'draft', role: 'writer', instructions: 'Write.', script: { student: [{ json: { decision_type: 'complete', output: 'Sure note.', confidence: 0.95 } }] } };
+    const unsure = { id: 'draft', role: 'writer', instructions: 'Write.', script: { student: [{ json: { decision_type: 'complete', output: 'Unsure note.', confidence: 0.4 } }] } };
+    const trigger = { kind: 'below_confidence', threshold: 0.8 };
+    const judgment = { mode: 'post_step', trigger, callers: [{ kind: 'llm', profile: 'judge' }], verifier: { must_cite: ['draft'] } };
+    const confident = await run(graph({ members: [sure], judgment }, [], [approve('draft#1')]));
+    expect(confident.result.outputs).toEqual({ note: 'Sure note.', approved: false, iterations: 1 });
+    expect(confident.judgments).toEqual([]);
+    expect(confident.of('pattern.ended')).toEqual([expect.objectContaining({ status: 'accepted', approved: false })]);
+    const doubtful = await run(graph({ members: [unsure], judgment }, [], [approve('draft#1')]));
+    expect(doubtful.result.outputs).toEqual({ note: 'Unsure note.', approved: true, iterations: 1 });
+    expect(doubtful.judgments.map((j) => j.verdict?.verdict)).toEqual(['approved']);
+  });
+
   it('a human caller with no way to ask a person (no park, no judgeHuman) escalates as the system: "no person can answer here"', async () => {
     const { outcome, events } = await direct(graph({ judgment: { mode: 'post_step', callers: [{ kind: 'human' }] }, judge_models: {} }, ['a'], []), {});
     expect(outcome).toEqual({ status: 'failed', failure: { code: 'pattern_escalated', message: NO_PERSON } });

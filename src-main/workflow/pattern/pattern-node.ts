@@ -3,6 +3,7 @@ import type { HumanAnswer, Intervention } from '@shared/contracts/intervention';
 import type { JudgmentRecord, PatternOutcome } from '@shared/pattern/contracts';
 import { patternMachine, type JudgeAnswer, type JudgeInput, type DispatchInput, type WaitingFor } from '@shared/pattern/machine';
 import { preferencePairs, type JudgedIteration } from '@shared/pattern/preference';
+import type { PatternReplay } from '@shared/pattern/replay-plan';
 import { substituteVars } from '@shared/util/substitute';
 import { patternSettingsOf, type NodeOf } from '@shared/workflow/document';
 import { renderTemplate } from '@shared/workflow/template';
@@ -11,6 +12,7 @@ import { errorText, failed, type NodeOutcome, type NodeRun } from '../node-outco
 import { answerJudgment, parkForJudgment, type PatternPark } from './human-judgment';
 import { createJudge } from './judge-caller';
 import { ReplayCursor } from './replay-cursor';
+import { RecordedPattern } from './recorded-pattern';
 import { createDispatch, MemberWaitsError, type MemberDeps } from './member-dispatch';
 
 /**
@@ -39,6 +41,8 @@ export interface PatternNodeDeps extends MemberDeps {
   parkHuman?: boolean;
   /** For the judges' remote models (tests: a fake server). */
   fetch?: FetchFn;
+  /** A replay of a recorded run: members, judges and the person answer as recorded (recorded-pattern.ts); nobody is asked. */
+  replay?: { recorded: PatternReplay; replayOf: string };
 }
 
 export const NO_PERSON = 'no person can answer here';
@@ -100,8 +104,13 @@ export async function runPatternNode(node: NodeOf<'pattern'>, run: NodeRun, deps
   let memberWaits: MemberWaitsError | undefined;
   // Replay scripts go on where they stood when the loop parked (members' and judges').
   const replays = new ReplayCursor(resume?.parked.pattern?.replay);
-  const dispatch = createDispatch(node, run, deps, replays);
-  const judge = createJudge(node, task, { privacy: deps.privacy, ollamaHost: deps.ollamaHost, credentials: deps.credentials, fetch: deps.fetch, emit: run.emit }, replays);
+  const recorded = deps.replay ? new RecordedPattern(run.invocation.id, deps.replay.recorded) : undefined;
+  const dispatch = createDispatch(node, run, recorded && deps.replay ? { ...deps, recorded: { pattern: recorded, replayOf: deps.replay.replayOf } } : deps, replays);
+  const modelJudge = createJudge(node, task, { privacy: deps.privacy, ollamaHost: deps.ollamaHost, credentials: deps.credentials, fetch: deps.fetch, emit: run.emit }, replays);
+  const judge = recorded ? (input: JudgeInput) => Promise.resolve().then(() => recorded.judge(input)) : modelJudge;
+  // A replay's person answers as recorded, at once: the loop does not park.
+  const judgeHuman: JudgeHuman | undefined = recorded ? (waiting) => Promise.resolve().then(() => recorded.human(waiting)) : deps.judgeHuman;
+  const parkHuman = recorded ? false : deps.parkHuman;
   const machine = patternMachine.provide({
     actors: {
       dispatch: fromPromise<unknown, DispatchInput>(async ({ input, signal }) => {
@@ -126,7 +135,7 @@ export async function runPatternNode(node: NodeOf<'pattern'>, run: NodeRun, deps
     actor.on('pattern.judgment_recorded', ({ record }) => run.emit({ type: 'pattern.judgment', judgment: record }));
     actor.on('pattern.ended', ({ outcome: ended }) => resolve(ended));
     actor.on('pattern.waiting', ({ waiting }) => {
-      if (deps.parkHuman) {
+      if (parkHuman) {
         // The loop yields: once the machine rests in `waiting` (nothing runs), its snapshot is parked.
         queueMicrotask(() => {
           const { context } = actor.getSnapshot();
@@ -137,7 +146,7 @@ export async function runPatternNode(node: NodeOf<'pattern'>, run: NodeRun, deps
         });
         return;
       }
-      if (!deps.judgeHuman) {
+      if (!judgeHuman) {
         // The switch point for a person's judgment: without one, the loop ends escalated, recorded.
         const record = noPersonRecord(waiting);
         const { context } = actor.getSnapshot();
@@ -146,7 +155,7 @@ export async function runPatternNode(node: NodeOf<'pattern'>, run: NodeRun, deps
         resolve({ status: 'escalated', approved: false, iterations: context.iterations, judgments: [...context.judgments, record], reason: NO_PERSON });
         return;
       }
-      deps.judgeHuman(waiting, human.signal).then(
+      judgeHuman(waiting, human.signal).then(
         (answer) => actor.send(answer.kind === 'expired' ? { type: 'JUDGMENT_EXPIRED', at: answer.at } : { type: 'HUMAN_ANSWERED', answer: answer.answer, started_at: answer.started_at, ended_at: answer.ended_at, ...(answer.who !== undefined ? { who: answer.who } : {}) }),
         (err: unknown) => actor.send({ type: 'CANCEL', reason: `the human judgment failed: ${errorText(err)}` }),
       );
@@ -165,6 +174,8 @@ export async function runPatternNode(node: NodeOf<'pattern'>, run: NodeRun, deps
   if (!outcome) return parked ?? failed('internal_error', 'the pattern stopped without an end');
   for (const pair of preferencePairs(iterations, outcome.judgments, node.judgment.agreement)) run.emit({ type: 'pattern.preference', ...pair });
   run.emit({ type: 'pattern.ended', status: outcome.status, approved: outcome.approved, iterations: outcome.iterations, ...(outcome.reason !== undefined ? { reason: outcome.reason } : {}) });
+  // The replay left its record: what it came to is not the recorded run's, whatever it is.
+  if (recorded?.mismatch !== undefined) return failed('replay_mismatch', recorded.mismatch);
   switch (outcome.status) {
     case 'approved':
     case 'accepted':
