@@ -25,36 +25,42 @@ afterAll(async () => {
   if (hasSessionBus) for (const name of await store.list()) await store.delete(name);
 });
 
+/** A host whose person approves every confirmation and whose system browser is a headless visit; its requests as `ok`. */
+async function signInHost() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'steward-sign-in-'));
+  const opened: string[] = [];
+  const host = await createHost({
+    dataDir,
+    shell: 'electron',
+    log: () => undefined,
+    credentials: store,
+    confirm: { kind: 'dialog', ask: async () => true },
+    openUrl: (url) => {
+      opened.push(url);
+      void headlessBrowser(new URL(url));
+    },
+  });
+  cleanups.push(async () => {
+    await host.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  const session: HostSession = { id: 'page', push: () => undefined };
+  let id = 1;
+  const frames: ResponseFrame[] = [];
+  const ok = async <M extends HostMethod>(method: M, params: HostParams<M>): Promise<unknown> => {
+    const frame = await host.handle({ kind: 'request', id: id++, method, params }, session);
+    frames.push(frame);
+    if (!frame.ok) throw new Error(`${frame.error.code}: ${frame.error.message}`);
+    return frame.result;
+  };
+  return { opened, frames, ok };
+}
+
 describe.skipIf(!hasSessionBus)('signing in from the app (needs a D-Bus session with a Secret Service; skipped without one)', () => {
   it('mcp.sign_in opens the page in the browser, keeps the tokens on the host, and Inspect then lists the tools', async () => {
     const server = await startOAuthTestServer();
     cleanups.push(() => server.close());
-    const dataDir = mkdtempSync(join(tmpdir(), 'steward-sign-in-'));
-    const opened: string[] = [];
-    const host = await createHost({
-      dataDir,
-      shell: 'electron',
-      log: () => undefined,
-      credentials: store,
-      confirm: { kind: 'dialog', ask: async () => true },
-      openUrl: (url) => {
-        opened.push(url);
-        void headlessBrowser(new URL(url));
-      },
-    });
-    cleanups.push(async () => {
-      await host.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    });
-    const session: HostSession = { id: 'page', push: () => undefined };
-    let id = 1;
-    const frames: ResponseFrame[] = [];
-    const ok = async <M extends HostMethod>(method: M, params: HostParams<M>): Promise<unknown> => {
-      const frame = await host.handle({ kind: 'request', id: id++, method, params }, session);
-      frames.push(frame);
-      if (!frame.ok) throw new Error(`${frame.error.code}: ${frame.error.message}`);
-      return frame.result;
-    };
+    const { opened, frames, ok } = await signInHost();
     await ok('servers.register', { server: { id: 'remote', label: 'Remote with sign-in', url: server.mcpUrl } });
     expect(await ok('mcp.auth_status', { server: 'remote' })).toEqual({ can_sign_in: true, signed_in: false });
     await expect(ok('mcp.inspect', { server: 'remote' })).rejects.toThrow(/needs you to sign in/);
@@ -73,6 +79,22 @@ describe.skipIf(!hasSessionBus)('signing in from the app (needs a D-Bus session 
 
     expect(await ok('mcp.sign_out', { server: 'remote' })).toEqual({ signed_out: true });
     expect(await ok('mcp.auth_status', { server: 'remote' })).toEqual({ can_sign_in: true, signed_in: false });
+  });
+
+  it('a server registered with a sign-in client (the form’s OAuth fields) signs in as that client, its secret read from the keychain; nothing registers itself', async () => {
+    const secret = `cs-${randomBytes(12).toString('hex')}`;
+    const server = await startOAuthTestServer({
+      clients: [{ client_id: 'steward-by-admin', client_secret: secret, redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'client_secret_post', grant_types: ['authorization_code', 'refresh_token'] }],
+    });
+    cleanups.push(() => server.close());
+    await store.set('idp-client-secret', secret);
+    const { frames, ok } = await signInHost();
+    await ok('servers.register', { server: { id: 'admin', label: 'Pre-registered', url: server.mcpUrl, oauth: { client_id: 'steward-by-admin', client_secret: 'keychain:idp-client-secret' } } });
+    expect(await ok('mcp.sign_in', { server: 'admin' })).toEqual({ server_name: 'oauth-test-server', tools: 1 });
+    expect(server.log.registrations).toEqual([]);
+    expect(server.log.grants).toEqual([expect.objectContaining({ grant: 'authorization_code' })]);
+    for (const value of [secret, ...server.issued]) expect(JSON.stringify(frames)).not.toContain(value);
+    expect(await ok('mcp.sign_out', { server: 'admin' })).toEqual({ signed_out: true });
   });
 
   it('a server that is not a url server has nothing to sign in to', async () => {

@@ -40,12 +40,13 @@ export interface OAuthTestServer {
  * PKCE, token, refresh) that approves every authorization at once, and a real MCP server on
  * another loopback port that requires its tokens (`requireBearerAuth`, protected-resource
  * metadata). Access tokens live `tokenLifetimeS` seconds; tokens are planted-looking random values.
+ * `clients`: clients registered beforehand (a person's IdP admin did it), known from the start.
  */
-export async function startOAuthTestServer(options: { tokenLifetimeS?: number } = {}): Promise<OAuthTestServer> {
+export async function startOAuthTestServer(options: { tokenLifetimeS?: number; clients?: OAuthClientInformationFull[] } = {}): Promise<OAuthTestServer> {
   const lifetime = options.tokenLifetimeS ?? 3600;
   const log: AuthServerLog = { registrations: [], authorizations: [], grants: [], accepted: [], presented: [] };
   const issued: string[] = [];
-  const clients = new Map<string, OAuthClientInformationFull>();
+  const clients = new Map<string, OAuthClientInformationFull>((options.clients ?? []).map((c) => [c.client_id, c]));
   const codes = new Map<string, { clientId: string; params: AuthorizationParams }>();
   const access = new Map<string, { clientId: string; expiresAt: number; resource?: string }>();
   const refresh = new Map<string, { clientId: string; resource?: string }>();
