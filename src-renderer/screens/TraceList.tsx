@@ -8,7 +8,7 @@ import { type TraceNode, type TraceSpan, type TraceTree } from './trace/trace-tr
 import { useTraceTree } from './trace/use-trace-tree';
 import { ancestorsOf, allSpanIds, treeMove, visibleRows, type TraceFilter, type TraceRow } from './trace/trace-rows';
 import { TraceFilters } from './trace/TraceFilters';
-import { roundNumber } from '@shared/contracts/round-number';
+import { traceRecord } from '@shared/contracts/trace-format';
 
 /**
  * Rows rendered beyond the visible ones on each side. Generous on purpose: a trace of up to ~50 rows is whole in
@@ -203,13 +203,8 @@ function EventRow({ row, node, open, focused, tree, span_ms, onToggle }: { row: 
         </span>
         <Bar node={node} tree={tree} span_ms={span_ms} />
       </summary>
-      {open && <pre className="code">{JSON.stringify(e, null, 2)}</pre>}
-      {/* The JSON is the record (a round's index from 0); the note says the number every screen shows. */}
-      {open && 'round' in e && e.round !== undefined && (
-        <p className="muted trace__round-note" data-testid="trace-round-note">
-          <code>"round": {e.round}</code> is the index from 0 of round {roundNumber(e.round)}.
-        </p>
-      )}
+      {/* The event as an exported trace holds it: its rounds numbered from 1, as every screen shows them. */}
+      {open && <pre className="code">{JSON.stringify(traceRecord(e), null, 2)}</pre>}
     </details>
   );
 }

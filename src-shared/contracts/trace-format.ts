@@ -54,9 +54,14 @@ function mapRounds(value: unknown, type: unknown, f: (n: number) => number): unk
   return roundPaths(type).reduce((v, path) => mapAt(v, path, f), value);
 }
 
-/** One line of a trace file (without its newline): the event in the current format, rounds from 1. */
+/** The event as a trace file holds it (current format, rounds from 1): what the app's Trace tab shows of an event too. */
+export function traceRecord(event: RunEvent): Record<string, unknown> {
+  return { trace_format: TRACE_FORMAT, ...(mapRounds(event, event.type, roundNumber) as object) };
+}
+
+/** One line of a trace file (without its newline). */
 export function traceLine(event: RunEvent): string {
-  return JSON.stringify({ trace_format: TRACE_FORMAT, ...(mapRounds(event, event.type, roundNumber) as object) });
+  return JSON.stringify(traceRecord(event));
 }
 
 /**

@@ -27,13 +27,14 @@ describe('the Trace tab', () => {
     expect(count(html, 'tabindex="0"')).toBe(1);
   });
 
-  it("an opened event of a round says which round its stored `round` index is, in the number the tab's span shows", () => {
+  it("an opened event of a round shows its JSON as an exported trace holds it: its `round` is the number the tab's span shows", () => {
     const log = agentRun();
     const started = log.events.find((e) => e.type === 'round.started' && e.round === 1);
     if (!started) throw new Error('no second round');
     const html = renderToStaticMarkup(<TraceList events={log.events} focusSeq={started.seq} />);
-    expect(html).toContain('&quot;round&quot;: 1');
-    expect(html).toMatch(/data-testid="trace-round-note"[^>]*><code>&quot;round&quot;: 1<\/code> is the index from 0 of round 2\./);
+    expect(html).toContain('&quot;trace_format&quot;: 2');
+    expect(html).toContain('&quot;round&quot;: 2');
+    expect(html).not.toContain('&quot;round&quot;: 1');
     expect(html).toMatch(/aria-label="Round 2, /);
   });
 
