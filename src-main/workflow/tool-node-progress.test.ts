@@ -1,31 +1,14 @@
-import { createRequire } from 'node:module';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '@shared/contracts/events';
 import { WorkflowGraph } from '@shared/workflow/document';
 import { createMemoryLedger } from '../mcp/idempotency-ledger';
 import { runWorkflow } from './run-workflow';
-
-const require = createRequire(import.meta.url);
-const everythingBin = path.join(path.dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')), 'dist/index.js');
+import { slowToolWorkflow } from '../../test-support/slow-tool-workflow';
 
 describe("a workflow tool node's progress (real server-everything)", () => {
   it('is recorded as tool.progress events of its invocation, before its result, thinned out, and not as notices', async () => {
-    const graph = WorkflowGraph.parse({
-      format: 'steward/v1',
-      kind: 'workflow',
-      id: 'slow',
-      name: 'Slow',
-      servers: [{ id: 'ev', command: process.execPath, args: [everythingBin] }],
-      // The reference server's shipped effects do not apply to a command-started server: described here.
-      tool_effects: { 'ev/trigger-long-running-operation': { effect: 'read' } },
-      nodes: [
-        // 40 steps in 2 s: one report every 50 ms, thinned out to about one a second.
-        { id: 'op', kind: 'tool', server: 'ev', tool: 'trigger-long-running-operation', arguments: { duration: 2, steps: 40 } },
-        { id: 'out', kind: 'output', fields: [{ name: 'said', type: 'text' }] },
-      ],
-      edges: [{ from: { node: 'op', port: 'text' }, to: { node: 'out', port: 'said' } }],
-    });
+    // 40 steps in 2 s: one report every 50 ms, thinned out to about one a second.
+    const graph = WorkflowGraph.parse(slowToolWorkflow(2, 40));
     const events: RunEvent[] = [];
     const result = await runWorkflow({ graph, specDir: process.cwd(), inputs: {}, ledger: createMemoryLedger(), onEvent: (e) => events.push(e), onProgress: () => undefined });
     expect(result.status).toBe('completed');

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunEvent } from '@shared/contracts/events';
 import { runCli } from './cli';
 import { toolProgressOutput } from './tool-progress-output';
+import { slowToolWorkflow } from '../../../test-support/slow-tool-workflow';
 
 const RUN = 'run-cli-progress';
 let seq = 0;
@@ -66,27 +66,10 @@ describe('steward run shows tool progress', () => {
 });
 
 describe('steward run with a slow tool (real server-everything)', () => {
-  const require = createRequire(import.meta.url);
-  const everythingBin = path.join(path.dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')), 'dist/index.js');
   let dir: string;
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'steward-cli-progress-'));
-    fs.writeFileSync(
-      path.join(dir, 'slow.workflow.json'),
-      JSON.stringify({
-        format: 'steward/v1',
-        kind: 'workflow',
-        id: 'slow',
-        name: 'Slow',
-        servers: [{ id: 'ev', command: process.execPath, args: [everythingBin] }],
-        tool_effects: { 'ev/trigger-long-running-operation': { effect: 'read' } },
-        nodes: [
-          { id: 'op', kind: 'tool', server: 'ev', tool: 'trigger-long-running-operation', arguments: { duration: 3, steps: 8 } },
-          { id: 'out', kind: 'output', fields: [{ name: 'said', type: 'text' }] },
-        ],
-        edges: [{ from: { node: 'op', port: 'text' }, to: { node: 'out', port: 'said' } }],
-      }),
-    );
+    fs.writeFileSync(path.join(dir, 'slow.workflow.json'), JSON.stringify(slowToolWorkflow(3, 8)));
   });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
