@@ -5,11 +5,13 @@ import { eventLog, finishRun, readExecutedRound, startRun, writeReplacedRound, b
 import { summaryRegressionRun } from '../../testing/scs-fixtures';
 import { triageRun } from '../../testing/workflow-fixtures';
 import triageJson from '../../testing/recorded/folder-triage.events.json';
+import debateJson from '../../testing/recorded/pattern-debate.events.json';
 import { buildTraceTree, TraceTreeBuilder, type TraceNode, type TraceTree } from './trace-tree';
 import { nextTree } from './use-trace-tree';
 
 // Issue 9 leftover: a live run's trace tree is kept as batches arrive, not rebuilt from scratch on every one.
 const recordedTriage = RunEvent.array().parse(triageJson);
+const recordedDebate = RunEvent.array().parse(debateJson);
 
 /** Everything a person sees of a tree, in order (spans' ids, labels, details, times, counts; events; usage). */
 function shape(tree: TraceTree): unknown {
@@ -36,6 +38,7 @@ const traces: Record<string, () => RunEvent[]> = {
     return log.events;
   },
   recorded: () => recordedTriage,
+  pattern: () => recordedDebate,
 };
 
 describe('the trace tree kept as batches arrive', () => {
@@ -87,5 +90,25 @@ describe('the trace tree kept as batches arrive', () => {
     const shorter = nextTree(filled, events.slice(0, 20));
     expect(shorter.builder).not.toBe(filled.builder);
     expect(shape(shorter.builder.tree())).toEqual(shape(buildTraceTree(events.slice(0, 20))));
+  });
+});
+
+describe('a pattern node in the trace tree', () => {
+  it('nests each iteration, and in it each member’s run with its own rounds (members all count rounds from 1)', () => {
+    const tree = buildTraceTree(recordedDebate);
+    const node = tree.children.find((n) => n.kind === 'span' && n.label === 'decision');
+    expect(node?.kind).toBe('span');
+    const iterations = node?.kind === 'span' ? node.children.filter((n) => n.kind === 'span' && n.layer === 'pattern') : [];
+    expect(iterations.map((n) => (n.kind === 'span' ? n.label : ''))).toEqual(['Iteration 1', 'Iteration 2']);
+    const first = iterations[0];
+    const members = first?.kind === 'span' ? first.children.filter((n) => n.kind === 'span') : [];
+    expect(members.map((n) => (n.kind === 'span' ? `${n.label}: ${n.children.filter((c) => c.kind === 'span').map((c) => (c.kind === 'span' ? c.label : '')).join(', ')}` : ''))).toEqual([
+      'proponent: Round 1',
+      'opponent: Round 1',
+    ]);
+    // The iteration's own record and the judgment on it sit in the iteration, after its members.
+    const own = first?.kind === 'span' ? first.children.filter((n) => n.kind === 'event').map((n) => (n.kind === 'event' ? n.event.type : '')) : [];
+    expect(own).toEqual(expect.arrayContaining(['pattern.iteration', 'pattern.judgment']));
+    expect(tree.layers).toContain('pattern');
   });
 });

@@ -1,6 +1,7 @@
 import type { RunEvent, RunEventType } from '@shared/contracts/events';
 import { invocationId, type Lineage } from '@shared/workflow/invocation';
 import { roundNumber } from '@shared/contracts/round-number';
+import { memberRunPlace } from '../run/pattern-timeline';
 import { addModelCall, emptyModelUsage, isModelCall, type ModelUsageTotals } from '../../db/model-usage';
 
 /**
@@ -10,10 +11,10 @@ import { addModelCall, emptyModelUsage, isModelCall, type ModelUsageTotals } fro
  */
 
 /**
- * The span layers, outermost first. Each one places an event below the layers before it; a new layer (issue 12's
- * pattern iterations go between `node` and `phase`) is one more rule in SPAN_RULES and one more label here.
+ * The span layers, outermost first. Each one places an event below the layers before it; a new layer is one more
+ * rule in SPAN_RULES and one more label here. `pattern`: a pattern node's iteration, and in it each member's run.
  */
-export const SPAN_LAYERS = ['node', 'phase', 'round', 'step'] as const;
+export const SPAN_LAYERS = ['node', 'pattern', 'phase', 'round', 'step'] as const;
 export type SpanLayer = (typeof SPAN_LAYERS)[number];
 
 /** What a round does, in boundary order: the step layer's spans. */
@@ -21,12 +22,13 @@ export const STEP_KINDS = ['candidate', 'review', 'verdict', 'decision', 'author
 export type StepKind = (typeof STEP_KINDS)[number];
 
 /** Where an event sits (the layer filter): its innermost span's layer, a round's step by name, `run` at the top. */
-export const EVENT_LAYERS = ['run', 'node', 'phase', 'round', ...STEP_KINDS] as const;
+export const EVENT_LAYERS = ['run', 'node', 'pattern', 'phase', 'round', ...STEP_KINDS] as const;
 export type EventLayer = (typeof EVENT_LAYERS)[number];
 
 export const EVENT_LAYER_LABELS = {
   run: 'Run',
   node: 'Workflow node',
+  pattern: 'Pattern iteration',
   phase: 'SCS phase',
   round: 'Round',
   candidate: 'Candidate',
@@ -119,7 +121,13 @@ interface SpanRule {
   inlineSingle?: boolean;
 }
 
-const scopeOf = (e: RunEvent) => e.invocation_id ?? '';
+/** Whose rounds an event's are: a node invocation's, or one pattern member's run in it (members count rounds from 0 each). */
+const scopeOf = (e: RunEvent) => (e.pattern_member === undefined ? (e.invocation_id ?? '') : `${e.invocation_id ?? ''}|${e.pattern_member}`);
+
+/** A pattern iteration's span segment (step from 0, iteration from 1). */
+function iterationSegment(step: number, iteration: number): Segment {
+  return { layer: 'pattern', key: `${step}.${iteration}`, label: step > 0 ? `Step ${step + 1} · iteration ${iteration}` : `Iteration ${iteration}` };
+}
 const roundOf = (e: RunEvent, ctx: Context): number | undefined => ('round' in e ? e.round : ctx.retryRound.get(e.id));
 
 /**
@@ -140,6 +148,17 @@ const SPAN_RULES: readonly SpanRule[] = [
     layer: 'node',
     segments: (e, ctx) => (e.invocation_id === undefined ? [] : invocationPath(e.invocation_id, ctx)),
     detail: (e) => (e.type === 'node.invocation' ? e.status : undefined),
+  },
+  {
+    layer: 'pattern',
+    segments: (e) => {
+      if (e.type === 'pattern.iteration') return [iterationSegment(e.step, e.iteration)];
+      if (e.type === 'pattern.judgment') return [iterationSegment(e.judgment.step, e.judgment.iteration)];
+      const place = e.pattern_member === undefined ? undefined : memberRunPlace(e.pattern_member);
+      if (!place || e.pattern_member === undefined) return [];
+      return [iterationSegment(place.step, place.iteration), { layer: 'pattern', key: e.pattern_member, label: place.member_id }];
+    },
+    detail: (e) => (e.type === 'agent.finished' ? e.status : e.type === 'pattern.judgment' ? e.judgment.verdict?.verdict : undefined),
   },
   {
     layer: 'phase',
