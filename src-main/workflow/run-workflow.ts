@@ -141,9 +141,9 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   let crashed: string | undefined;
   const running = new Map<string, AbortController>();
   const runningInvocations = new Map<string, Invocation>();
-  // A supervisor's retry is attempt 2, 3…: kept with a running invocation, so a resumed run goes on with that attempt (and its key).
-  const attempts = new Map<string, number>();
-  const runningAttempts = (): Record<string, number> => Object.fromEntries([...attempts].filter(([id, n]) => n > 1 && runningInvocations.has(id)));
+  // A supervisor's retry is attempt 2, 3…: kept with a running or waiting invocation, so it goes on as that attempt (and its key).
+  const attempts = new Map<string, number>(Object.entries(resumed?.attempts ?? {}));
+  const keptAttempts = (): Record<string, number> => Object.fromEntries([...attempts].filter(([id, n]) => n > 1 && (runningInvocations.has(id) || waiting.has(id))));
   const trace = resumed?.trace ?? options.trace;
   const replay = resumed?.replay ?? options.replay;
   const recordedOf = (id: string) => replay?.invocations[id];
@@ -269,7 +269,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
       scheduler_events: log as unknown as Array<Record<string, unknown>>,
       invocations: secrets.mask([...records.values()]),
       running: [...runningInvocations.values()],
-      ...(Object.keys(runningAttempts()).length > 0 ? { running_attempts: runningAttempts() } : {}),
+      ...(Object.keys(keptAttempts()).length > 0 ? { attempts: keptAttempts() } : {}),
       // An escalation being decided on its answer is still waiting on disk: a stop then asks again, never reruns the node.
       waiting: { ...Object.fromEntries(deciding), ...Object.fromEntries(waiting) },
       ...(setup.kind === 'on' ? { supervisor_ledger: setup.supervision.ledger } : {}),
@@ -388,7 +388,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     if (!invocation) return;
     feed({ type: 'resumed', id });
     if (resumeWith.parked.intervention.supervision) personAnswered(invocation, resumeWith.parked.intervention, resumeWith.answer);
-    else start(invocation, resumeWith);
+    else start(invocation, resumeWith, attempts.get(id) ?? 1);
   }
   function heldInvocation(id: string): Invocation | undefined {
     const held = Object.hasOwn(state.invocations, id) ? state.invocations[id] : undefined;
@@ -598,7 +598,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
       if (parked) resumeNode(resumeTarget, { parked, answer: options.resume.answer });
       // Cut off by a host stop while they ran: they start again (a tool call they made is never re-run).
       // A supervisor's retry goes on as the attempt it was (a read's retry keeps its own key: I5 holds).
-      for (const invocation of resumed.running) if (invocation.id !== resumeTarget) start(invocation, undefined, resumed.running_attempts?.[invocation.id] ?? 1);
+      for (const invocation of resumed.running) if (invocation.id !== resumeTarget) start(invocation, undefined, attempts.get(invocation.id) ?? 1);
       // Escalations still waiting for a person keep their decision time (past already: the default now).
       for (const [id, intervention] of waitingForPerson()) armExpiry(id, intervention);
     } else {

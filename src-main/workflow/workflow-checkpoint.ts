@@ -54,8 +54,8 @@ export const WorkflowCheckpoint = z
      * after a host stop they start again on resume; their tool calls are never re-run (the ledger).
      */
     running: z.array(Invocation).default([]),
-    /** A running invocation that is a supervisor's retry: its attempt (2, 3…), so it resumes as that attempt with that attempt's key. */
-    running_attempts: z.record(z.string(), z.number().int().min(2)).optional(),
+    /** A running or waiting invocation that is a supervisor's retry: its attempt (2, 3…), so it goes on as that attempt with that attempt's key. */
+    attempts: z.record(z.string(), z.number().int().min(2)).optional(),
     /** Each waiting invocation: what it asks, for an agent node its own checkpoint, for a pattern node its loop. */
     waiting: z.record(z.string(), z.object({ checkpoint: RunCheckpoint.optional(), intervention: Intervention, pattern: PatternPark.optional() }).strict()),
     /** A supervised run's decisions so far (bounds, sticky verdicts): they hold across the wait. */

@@ -130,7 +130,7 @@ describe("a host stop during a supervisor's retry of a read tool node", () => {
     const { base, ledger, atStop } = await stopDuringRetry();
     // What was kept when the host stopped: the read running as the retry, attempt 2.
     expect(atStop.checkpoint.running.map((i) => i.id)).toEqual(['read']);
-    expect(atStop.checkpoint.running_attempts).toEqual({ read: 2 });
+    expect(atStop.checkpoint.attempts).toEqual({ read: 2 });
     expect(readLabels(ledger.calls.slice(0, atStop.ledgerRecords))).toEqual(['read']);
 
     const double = new ScriptedSupervisorDouble([]);
@@ -176,5 +176,44 @@ describe("a host stop during a supervisor's retry of a read tool node", () => {
     expect(readLabels(resumedLedger.calls)).toEqual(['read#3']);
     const claimed = [...ledger.calls, ...resumedLedger.calls].filter((c) => c.op === 'begin').map((c) => c.key);
     expect(new Set(claimed).size).toBe(claimed.length);
+  }, 90_000);
+
+  it("that then waits for the person's confirmation resumes as that attempt: approved after a restart, the read runs under attempt 2's key", async () => {
+    const ws = tempNotesWorkspace();
+    cleanups.push(ws.cleanup);
+    const late = join(ws.workspace, 'late.md');
+    // A read the workflow wants confirmed each time: the first is confirmed at once, the retry's waits for the person.
+    const graph = WorkflowGraph.parse({
+      format: 'steward/v1',
+      kind: 'workflow',
+      id: 'confirmed-read',
+      name: 'confirmed-read',
+      servers: [{ id: 'fs', package: FILESYSTEM_PACKAGE, args: ['${workspace}'] }],
+      tool_effects: { 'fs/read_text_file': { effect: 'read', requires_user_confirmation: true } },
+      nodes: [
+        { id: 'in', kind: 'input', fields: [{ name: 'path', type: 'text' }] },
+        { id: 'read', kind: 'tool', server: 'fs', tool: 'read_text_file', inputs: [{ name: 'path', type: 'text' }], arguments: { path: '{{path}}' } },
+        { id: 'out', kind: 'output', fields: [{ name: 'text', type: 'text' }] },
+      ],
+      edges: [edge('in.path', 'read.path'), edge('read.text', 'out.text')],
+    });
+    const answers: Array<'granted' | 'pending'> = ['granted', 'pending'];
+    const double = new ScriptedSupervisorDouble([{ verdict: VERDICTS.retry }]);
+    const supervision: WorkflowSupervisionOptions = {
+      settings: settings({ max_retries: 2 }),
+      supervisor: { identity: LOCAL, decide: (input, signal) => (writeFileSync(late, 'arrived late'), double.decide(input, signal)) },
+    };
+    const ledger = new RecordingLedger();
+    const base = { graph, specDir: ws.dir, workspace: ws.workspace, inputs: { path: late }, ledger };
+    const first = await runWorkflow({ ...base, supervision, confirm: async () => answers.shift() ?? 'pending', onEvent: () => undefined });
+    expect(first.status).toBe('waiting');
+    const checkpoint = WorkflowCheckpoint.parse(JSON.parse(JSON.stringify(first.checkpoint)));
+    expect(checkpoint.attempts).toEqual({ read: 2 });
+
+    const end = await runWorkflow({ ...base, supervision: { ...supervision, supervisor: { identity: LOCAL, decide: (input, signal) => double.decide(input, signal) } }, resume: { checkpoint, answer: { action: 'approve' } }, onEvent: () => undefined });
+    expect(end.status).toBe('completed');
+    expect(end.outputs).toEqual({ text: 'arrived late' });
+    expect(readLabels(ledger.calls)).toEqual(['read', 'read#2']);
+    expect(double.calls).toHaveLength(1);
   }, 90_000);
 });
