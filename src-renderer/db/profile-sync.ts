@@ -38,7 +38,7 @@ async function pull(db: StewardDb, host: { profiles: SyncedProfile[]; workflow_c
         await db.profiles.add({ ...profile, origin });
         outcome.pulled += 1;
       } else if (!sameProfileVersion(toProfile(here), profile)) {
-        outcome.conflicts.push(`${profileLabel(here)} differs from the version the Steward host keeps (saved in another browser); this browser keeps its own. Duplicate it to use it everywhere.`);
+        outcome.conflicts.push(`${profileLabel(here)} differs from the version the Steward host keeps (saved in another browser); this browser keeps its own until you choose in Settings → Profiles (keep yours or theirs).`);
       }
     }
     for (const choices of host.workflow_choices) {

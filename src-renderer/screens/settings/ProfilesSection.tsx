@@ -10,6 +10,7 @@ import { Chip } from '../../components/Chip';
 import { downloadText } from '../../view/download';
 import { formatDateTime, plural } from '../../view/format';
 import { ProfileEditor, newProfileInput } from './ProfileEditor';
+import { ProfileConflicts } from './ProfileConflicts';
 
 type Editing = { base?: ProfileRow; initial: ProfileInput };
 
@@ -125,6 +126,7 @@ export function ProfilesSection() {
         <input ref={fileRef} type="file" accept="application/json,.json" hidden onChange={(e) => void importFile(e)} data-testid="profiles-import-file" />
       </header>
       <p className="settings-section__intro">Named settings a workflow’s Supervision &amp; Learning panel picks from. A version never changes: editing saves the next version, and every run records the versions it used. Built-in profiles are read-only: duplicate one to change it. Names are unique within each kind.</p>
+      <ProfileConflicts />
       {notice && (
         <div className={notice.tone === 'error' ? 'notice notice--error' : 'notice'} role={notice.tone === 'error' ? 'alert' : 'status'} data-testid="profiles-notice">
           {notice.lines.map((l, i) => (
