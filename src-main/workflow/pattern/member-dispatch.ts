@@ -1,4 +1,6 @@
 import { AgentSpec } from '@shared/contracts/spec';
+import type { HumanAnswer, Intervention } from '@shared/contracts/intervention';
+import type { RunCheckpoint } from '../../engine/checkpoint';
 import type { MemberOutput, PatternMember } from '@shared/pattern/contracts';
 import type { DispatchInput } from '@shared/pattern/machine';
 import { PATTERN_PRESETS, type PatternPreset } from '@shared/pattern/presets';
@@ -25,7 +27,21 @@ export type MemberDeps = Pick<
   dryRun?: boolean;
   /** A replay of a recorded run: each member run answers as recorded (recorded-pattern.ts). */
   recorded?: { pattern: RecordedPattern; replayOf: string };
+  /** The node can wait persisted: a member that waits for a person parks the loop here (pattern-node.ts) instead of failing it. */
+  parkMember?: (park: MemberPark) => void;
 };
+
+/** A member agent waiting for a person mid-iteration: its checkpoint and question, and what the members before it gave. */
+export interface MemberPark {
+  tag: string;
+  checkpoint: RunCheckpoint;
+  intervention: Intervention;
+  outputs: MemberOutput[];
+  confidences: (number | null)[];
+}
+
+/** The parked member answered: it resumes from its checkpoint, the members before it are not run again. */
+export type MemberResume = Omit<MemberPark, 'intervention'> & { answer: HumanAnswer };
 
 /**
  * A member agent stopped to wait for a person (its ask_user, a confirmation, an escalation). The
@@ -95,7 +111,14 @@ function memberSpec(node: NodeOf<'pattern'>, member: PatternMemberAgent, graph: 
  * its script across iterations (its providers are made once), so iteration 2 gets the next answer —
  * and across a park at a person's judgment (`replays` starts where the parked loop stood).
  */
-export function createDispatch(node: NodeOf<'pattern'>, run: NodeRun, deps: MemberDeps, replays = new ReplayCursor()): (input: DispatchInput, signal: AbortSignal) => Promise<DispatchResultOut> {
+export function createDispatch(
+  node: NodeOf<'pattern'>,
+  run: NodeRun,
+  deps: MemberDeps,
+  replays = new ReplayCursor(),
+  resumeMember?: MemberResume,
+): (input: DispatchInput, signal: AbortSignal) => Promise<DispatchResultOut> {
+  let resuming = resumeMember;
   const replayOf = (member: PatternMemberAgent): { student: ModelProvider; teacher: ModelProvider } | undefined => {
     if (member.models.student.provider !== 'script' || member.models.teacher.provider !== 'script' || !member.script) return undefined;
     return { student: replays.provider(`member:${member.id}:student`, member.script, 'student'), teacher: replays.provider(`member:${member.id}:teacher`, member.script, 'teacher') };
@@ -103,12 +126,22 @@ export function createDispatch(node: NodeOf<'pattern'>, run: NodeRun, deps: Memb
   return async (input, signal) => {
     const outputs: MemberOutput[] = [];
     const confidences: (number | undefined)[] = [];
+    // Resumed mid-iteration (the machine re-runs this dispatch from its snapshot): the parked member's answer, once.
+    const resume = resuming;
+    resuming = undefined;
     for (const m of reviewerLast(node, input.members)) {
       const member = node.members.find((x) => x.id === m.id);
       if (!member) throw new Error(`no member "${m.id}"`);
       const earlier = outputs.map((o) => `[${o.id}] (${o.member_id}):\n${o.text}`).join('\n\n');
       const task = earlier === '' ? input.prompt : `${input.prompt}\n\nOutputs so far in this iteration:\n${earlier}`;
       const id = memberOutputId(member.id, input.step, input.iteration);
+      const done = resume?.outputs.findIndex((o) => o.id === id) ?? -1;
+      const prior = resume?.outputs[done];
+      if (prior) {
+        outputs.push(prior);
+        confidences.push(resume?.confidences[done] ?? undefined);
+        continue;
+      }
       let confidence: number | undefined;
       let spec = memberSpec(node, member, deps.graph, task);
       if (deps.recorded) {
@@ -139,7 +172,13 @@ export function createDispatch(node: NodeOf<'pattern'>, run: NodeRun, deps: Memb
         toolHost: node.servers === undefined ? deps.toolHost : undefined,
         textsFinal: true,
         ...(deps.dryRun ? { dryRun: true } : {}),
+        ...(resume?.tag === id ? { resume: { checkpoint: resume.checkpoint, answer: resume.answer } } : {}),
       });
+      if (result.status === 'waiting' && deps.parkMember && result.checkpoint && result.intervention) {
+        deps.parkMember({ tag: id, checkpoint: result.checkpoint, intervention: result.intervention, outputs: [...outputs], confidences: confidences.map((c) => c ?? null) });
+        // The loop is parked and stopped: this dispatch never settles (the resumed loop runs it again).
+        return new Promise<never>(() => undefined);
+      }
       if (result.status === 'waiting') throw new MemberWaitsError(member.id, id, result.intervention?.decision?.decision_type === 'ask_user' ? `it asked “${result.intervention.decision.question}”` : (result.intervention?.reason ?? 'a question'));
       if (result.status !== 'completed') throw new Error(`member ${member.id} ended ${result.status}: ${result.message ?? result.setup_error ?? ''}`);
       outputs.push({ id, member_id: member.id, text: result.output ?? '' });

@@ -9,6 +9,7 @@ import { WorkflowGraph } from '@shared/workflow/document';
 import { tempNotesWorkspace } from '../../../test-support/workspace';
 import { createMemoryLedger } from '../../mcp/idempotency-ledger';
 import { runWorkflow, type RunWorkflowOptions } from '../run-workflow';
+import { WorkflowCheckpoint } from '../workflow-checkpoint';
 import { NO_PERSON, runPatternNode, type JudgeHuman, type PatternNodeDeps } from './pattern-node';
 
 /**
@@ -283,18 +284,38 @@ describe('pattern node: the judgment loop through the real executor', () => {
     expect(of('pattern.judgment')).toEqual([]);
   }, 60_000);
 
-  it('a member that would wait for a person (its ask_user) fails the node closed as pattern_member_waiting, saying which member and what it asked; the run does not park, nothing is judged', async () => {
+  it('a member that waits for a person (its ask_user) parks the run with its question; answered from the checkpoint (as after a restart), it resumes where it stood and the loop goes on to the judgment', async () => {
+    const asks = { id: 'draft', role: 'writer', instructions: 'Write.', script: { student: [{ json: { decision_type: 'ask_user', question: 'Which cache?' } }, complete('A note about Redis.')] } };
+    const reviewer = { id: 'review', role: 'reviewer', instructions: 'Review.', script: { student: [complete('Reviewed: fine.')] } };
+    const g = graph({ members: [reviewer, asks], judgment: { mode: 'post_step', callers: [{ kind: 'llm', profile: 'judge' }], verifier: { must_cite: ['draft'] } } }, [], [approve('draft#1', 'review#1')]);
+    const first = await run(g);
+    expect(first.result.status).toBe('waiting');
+    const question = first.result.interventions?.[0]?.intervention;
+    expect(question?.decision).toEqual(expect.objectContaining({ decision_type: 'ask_user', question: 'Which cache?' }));
+    expect(first.of('intervention.requested')).toEqual([expect.objectContaining({ pattern_member: 'draft#1' })]);
+    // Parked mid-iteration: the member before it is done, nothing is judged yet.
+    expect(first.of('agent.finished').map((e) => e.pattern_member)).toEqual(['review#1']);
+    expect(first.of('pattern.iteration')).toEqual([]);
+
+    const checkpoint = WorkflowCheckpoint.parse(JSON.parse(JSON.stringify(first.result.checkpoint)));
+    const second = await run(g, { inputs: {}, resume: { checkpoint, answer: { action: 'reply', text: 'Redis.' } } });
+    expect(second.result.status).toBe('completed');
+    expect(second.result.outputs).toEqual({ note: expect.stringContaining('A note about Redis.'), approved: true, iterations: 1 });
+    // The member before the question was not run again; the asking member resumed from its checkpoint with the reply.
+    expect(second.of('agent.started').map((e) => e.pattern_member)).toEqual([]);
+    expect(second.of('intervention.answered')).toEqual([expect.objectContaining({ pattern_member: 'draft#1', answer: { action: 'reply', text: 'Redis.' } })]);
+    expect(second.of('pattern.iteration')).toEqual([expect.objectContaining({ iteration: 1, outputs: [{ id: 'review#1', member_id: 'review' }, { id: 'draft#1', member_id: 'draft' }] })]);
+    expect(second.judgments.map((j) => [j.verdict?.verdict, j.evidence])).toEqual([['approved', ['draft#1', 'review#1']]]);
+  }, 60_000);
+
+  it('where the node cannot wait persisted (a host with no park), a member that waits for a person fails it closed as pattern_member_waiting, saying which member and what it asked', async () => {
     const asks = { id: 'draft', role: 'writer', instructions: 'Write.', script: { student: [{ json: { decision_type: 'ask_user', question: 'Which cache?' } }] } };
-    const { result, of } = await run(graph({ members: [asks] }, [], [approve('draft#1')]));
-    expect(result.status).toBe('failed');
-    expect(result.invocations.find((i) => i.id === 'p')?.failure).toEqual({
-      code: 'pattern_member_waiting',
-      message: expect.stringMatching(/^member draft \(draft#1\) waits for a person: .*Which cache\?.*a pattern member cannot wait for a person/),
+    const { outcome, events } = await direct(graph({ members: [asks] }, [], [approve('draft#1')]), {});
+    expect(outcome).toEqual({
+      status: 'failed',
+      failure: { code: 'pattern_member_waiting', message: expect.stringMatching(/^member draft \(draft#1\) waits for a person: .*Which cache\?.*a pattern member cannot wait for a person/) },
     });
-    // The trace keeps what the member asked, under its member run; the node does not park on it.
-    expect(of('intervention.requested')).toEqual([expect.objectContaining({ pattern_member: 'draft#1' })]);
-    expect(result.checkpoint).toBeUndefined();
-    expect(of('pattern.judgment')).toEqual([]);
-    expect(of('pattern.ended')).toEqual([expect.objectContaining({ status: 'failed' })]);
+    expect(events).toContainEqual(expect.objectContaining({ type: 'intervention.requested', pattern_member: 'draft#1' }));
+    expect(events).not.toContainEqual(expect.objectContaining({ type: 'pattern.judgment' }));
   }, 60_000);
 });

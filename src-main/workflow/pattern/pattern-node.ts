@@ -1,19 +1,20 @@
 import { createActor, fromPromise, type SnapshotFrom } from 'xstate';
 import type { HumanAnswer, Intervention } from '@shared/contracts/intervention';
 import type { JudgmentRecord, PatternOutcome } from '@shared/pattern/contracts';
-import { patternMachine, type JudgeAnswer, type JudgeInput, type DispatchInput, type WaitingFor } from '@shared/pattern/machine';
+import { patternMachine, type JudgeAnswer, type JudgeInput, type DispatchInput, type PatternEvent, type WaitingFor } from '@shared/pattern/machine';
 import { preferencePairs, type JudgedIteration } from '@shared/pattern/preference';
 import type { PatternReplay } from '@shared/pattern/replay-plan';
 import { substituteVars } from '@shared/util/substitute';
 import { patternSettingsOf, type NodeOf } from '@shared/workflow/document';
 import { renderTemplate } from '@shared/workflow/template';
+import type { RunCheckpoint } from '../../engine/checkpoint';
 import type { FetchFn } from '../../providers/http-call';
 import { errorText, failed, type NodeOutcome, type NodeRun } from '../node-outcome';
-import { answerJudgment, parkForJudgment, type PatternPark } from './human-judgment';
+import { answerJudgment, parkForJudgment, PatternPark } from './human-judgment';
 import { createJudge } from './judge-caller';
 import { ReplayCursor } from './replay-cursor';
 import { RecordedPattern } from './recorded-pattern';
-import { createDispatch, MemberWaitsError, type MemberDeps } from './member-dispatch';
+import { createDispatch, MemberWaitsError, type MemberDeps, type MemberPark, type MemberResume } from './member-dispatch';
 
 /**
  * Runs a pattern node (issue 12): the shared loop machine (src-shared/pattern/machine.ts) with the
@@ -86,7 +87,8 @@ function noPersonRecord(waiting: WaitingFor): JudgmentRecord {
 
 /** A parked judgment and the person's answer (or the expiry): the loop resumes at the judgment. */
 export interface PatternResume {
-  parked: { intervention: Intervention; pattern?: PatternPark };
+  /** `checkpoint`: a parked member agent's own (when a member, not a judgment, waited for a person). */
+  parked: { intervention: Intervention; pattern?: PatternPark; checkpoint?: RunCheckpoint };
   answer: HumanAnswer;
 }
 
@@ -94,9 +96,18 @@ export async function runPatternNode(node: NodeOf<'pattern'>, run: NodeRun, deps
   const built = taskOf(node, run.invocation.inputs, deps);
   if (!built.ok) return failed('invalid_input', built.message);
   const task = built.task;
-  let resumed;
+  let resumed: { snapshot: PatternPark['snapshot']; event?: PatternEvent } | undefined;
+  let memberResume: MemberResume | undefined;
+  const parkedMember = resume?.parked.pattern?.member;
   try {
-    resumed = resume ? answerJudgment(run, resume.parked, resume.answer, new Date()) : undefined;
+    if (resume && parkedMember) {
+      // A member agent waited for a person: the loop resumes mid-dispatch, the member from its own checkpoint.
+      if (!resume.parked.checkpoint) throw new Error(`the waiting member ${parkedMember.tag} has no checkpoint to resume (${resume.parked.intervention.id})`);
+      memberResume = { ...parkedMember, checkpoint: resume.parked.checkpoint, answer: resume.answer };
+      resumed = { snapshot: resume.parked.pattern?.snapshot ?? {} };
+    } else {
+      resumed = resume ? answerJudgment(run, resume.parked, resume.answer, new Date()) : undefined;
+    }
   } catch (err) {
     return failed('internal_error', errorText(err));
   }
@@ -105,7 +116,19 @@ export async function runPatternNode(node: NodeOf<'pattern'>, run: NodeRun, deps
   // Replay scripts go on where they stood when the loop parked (members' and judges').
   const replays = new ReplayCursor(resume?.parked.pattern?.replay);
   const recorded = deps.replay ? new RecordedPattern(run.invocation.id, deps.replay.recorded) : undefined;
-  const dispatch = createDispatch(node, run, recorded && deps.replay ? { ...deps, recorded: { pattern: recorded, replayOf: deps.replay.replayOf } } : deps, replays);
+  // Set while the loop runs: parks it where a member waits for a person (only where the node can wait persisted).
+  let parkMember: ((park: MemberPark) => void) | undefined;
+  const dispatch = createDispatch(
+    node,
+    run,
+    {
+      ...deps,
+      ...(recorded && deps.replay ? { recorded: { pattern: recorded, replayOf: deps.replay.replayOf } } : {}),
+      ...(deps.parkHuman && !recorded ? { parkMember: (park: MemberPark) => parkMember?.(park) } : {}),
+    },
+    replays,
+    memberResume,
+  );
   const modelJudge = createJudge(node, task, { privacy: deps.privacy, ollamaHost: deps.ollamaHost, credentials: deps.credentials, fetch: deps.fetch, emit: run.emit }, replays);
   const judge = recorded ? (input: JudgeInput) => Promise.resolve().then(() => recorded.judge(input)) : modelJudge;
   // A replay's person answers as recorded, at once: the loop does not park.
@@ -132,6 +155,17 @@ export async function runPatternNode(node: NodeOf<'pattern'>, run: NodeRun, deps
   const onAbort = () => actor.send({ type: 'CANCEL', reason: 'the run was cancelled' });
   let parked: NodeOutcome | undefined;
   const outcome = await new Promise<PatternOutcome | undefined>((resolve, reject) => {
+    parkMember = (park) => {
+      // The machine rests in `dispatching` with the member's dispatch pending: its snapshot re-runs that dispatch on resume.
+      queueMicrotask(() => {
+        const snapshot = actor.getPersistedSnapshot();
+        actor.stop();
+        const member = { tag: park.tag, outputs: park.outputs, confidences: park.confidences };
+        const pattern = PatternPark.parse(JSON.parse(JSON.stringify({ snapshot, iterations, replay: replays.positions(), member })));
+        parked = { status: 'waiting', checkpoint: park.checkpoint, intervention: park.intervention, pattern };
+        resolve(undefined);
+      });
+    };
     actor.on('pattern.judgment_recorded', ({ record }) => run.emit({ type: 'pattern.judgment', judgment: record }));
     actor.on('pattern.ended', ({ outcome: ended }) => resolve(ended));
     actor.on('pattern.waiting', ({ waiting }) => {
@@ -163,7 +197,7 @@ export async function runPatternNode(node: NodeOf<'pattern'>, run: NodeRun, deps
     actor.subscribe({ error: reject });
     run.signal.addEventListener('abort', onAbort, { once: true });
     actor.start();
-    if (resumed) actor.send(resumed.event);
+    if (resumed?.event) actor.send(resumed.event);
     if (run.signal.aborted) onAbort();
   }).finally(() => {
     run.signal.removeEventListener('abort', onAbort);
