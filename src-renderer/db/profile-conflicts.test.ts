@@ -16,8 +16,8 @@ afterEach(async () => {
 });
 
 async function conflictOfV2() {
-  const v1 = await createProfile(db, { kind: 'student', name: 'Local student', description: '', model: { provider: 'ollama', model: 'qwen3:4b' } });
-  const mine = await saveNewVersion(db, v1, { kind: 'student', name: 'Local student', description: '', model: { provider: 'ollama', model: 'qwen3:8b' } });
+  const v1 = await createProfile(db, { kind: 'student', name: 'Local student', description: '', model: { provider: 'ollama', model: 'qwen3:4b', mode: 'structured', timeout_ms: 120_000 } });
+  const mine = await saveNewVersion(db, v1, { kind: 'student', name: 'Local student', description: '', model: { provider: 'ollama', model: 'qwen3:8b', mode: 'structured', timeout_ms: 120_000 } });
   // As the host sends it: parsed by the contract (its defaults filled in).
   const theirs: SyncedProfile = SyncedProfile.parse({ origin: 'user', profile: { ...toProfile(mine), model: { provider: 'ollama', model: 'llama3.2:3b' }, created_at: '2026-12-01T10:00:00.000Z' } });
   const host: SyncedProfile[] = [{ origin: 'user', profile: toProfile(v1) }, theirs];
@@ -50,7 +50,7 @@ describe('profile conflicts', () => {
     const hostV3 = { ...theirs.profile, version: 3 };
     const saved = await keepMine(db, pair!, [...host.map((p) => p.profile), hostV3], new Date('2026-12-01T11:00:00.000Z'));
     expect(saved.version).toBe(4);
-    expect(saved.model).toEqual(mine.model);
+    expect(toProfile(saved)).toEqual({ ...toProfile(mine), version: 4, created_at: '2026-12-01T11:00:00.000Z' });
     expect(toProfile((await db.profiles.get([v1.id, 2]))!)).toEqual(theirs.profile);
     const workflow = await db.workflows.get('notes');
     expect(workflow?.profiles?.student).toEqual({ id: v1.id, version: 4 });
