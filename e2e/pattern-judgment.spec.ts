@@ -5,6 +5,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { ensureBuilt } from '../test-support/ensure-built';
 import type { FakeOllama } from '../test-support/fake-ollama';
 import { connectHost, startHostProcess, waitFor, type HostProcess } from '../test-support/host-process';
+import { HostedWorkflowGraph } from '../src-shared/workflow/hosted-graph';
 import { FIRST_REPORT, humanJudgedWorkflow, startJudgedModels } from '../test-support/human-judged-pattern';
 import { shot } from './helpers';
 
@@ -126,4 +127,76 @@ test('a person judges a pattern node in Waiting for you: the feedback changes th
   await expect(inspector.getByTestId('inspector-pattern-type')).toHaveValue('SUPERVISOR');
   await expect(inspector.getByTestId('inspector-judgment-caller')).toHaveAttribute('data-caller-kind', 'human');
   await shot(page, 'pattern-judgment-editor');
+});
+
+/** A pattern whose member asks a person first (replay scripts: the scripted provider is the double at the model boundary). */
+function askingMemberWorkflow(): HostedWorkflowGraph {
+  const complete = (output: string) => ({ json: { decision_type: 'complete', output } });
+  return HostedWorkflowGraph.parse({
+    format: 'steward/v1',
+    kind: 'workflow',
+    id: 'asking-member',
+    name: 'Asking member',
+    nodes: [
+      { id: 'in', kind: 'input', position: { x: 0, y: 0 }, fields: [{ name: 'task', type: 'text' }] },
+      {
+        id: 'report',
+        kind: 'pattern',
+        position: { x: 260, y: 0 },
+        type: 'SUPERVISOR',
+        task: '{{task}}',
+        inputs: [{ name: 'task', type: 'text' }],
+        members: [{ id: 'worker', role: 'worker', instructions: 'Write the report.', script: { student: [{ json: { decision_type: 'ask_user', question: 'Which outage is this about?' } }, complete('Report on the Tuesday sync outage.')] } }],
+        max_iterations: 2,
+        judgment: { mode: 'post_step', callers: [{ kind: 'llm', profile: 'judge' }], verifier: { must_cite: ['worker'] } },
+        judge_models: { judge: { provider: 'script' } },
+        judge_script: { teacher: [{ json: { verdict: 'approved', evidence: ['worker#1'] } }] },
+      },
+      { id: 'out', kind: 'output', position: { x: 520, y: 0 }, fields: [{ name: 'report', type: 'text' }] },
+    ],
+    edges: [
+      { from: { node: 'in', port: 'task' }, to: { node: 'report', port: 'task' } },
+      { from: { node: 'report', port: 'output' }, to: { node: 'out', port: 'report' } },
+    ],
+  });
+}
+
+test('a pattern member that asks a person parks the run in Waiting for you; the reply resumes the member and the run completes, the member’s run shown under its iteration', async () => {
+  test.setTimeout(180_000);
+  const api = await connectHost(host);
+  await api.request('events.subscribe', {});
+  await api.request('workflows.save', { workflow: askingMemberWorkflow() });
+  const { run_id } = (await api.request('workflows.run', { id: 'asking-member', inputs: { task: 'Write the incident report.' } })) as { run_id: string };
+  await waitFor(() => api.events.some((e) => e.run_id === run_id && e.type === 'intervention.requested'), 30_000, 'the member to ask');
+  api.close();
+
+  await page.goto(host.url);
+  await page.evaluate(() => (window.location.hash = '#/interventions'));
+  const row = page.getByTestId('interventions-view').getByTestId('intervention-row').filter({ hasText: 'Which outage is this about?' });
+  await expect(row).toHaveAttribute('data-kind', 'ask_user', { timeout: 30_000 });
+  await row.getByTestId('intervention-answer-here').click();
+  const reply = row.getByLabel('Your reply to the agent');
+  await reply.fill('The Tuesday sync outage.');
+  await shot(page, 'pattern-member-question');
+  await reply.focus();
+  await page.keyboard.press('Control+Enter');
+  await expect(page.getByTestId('interventions-view').getByTestId('interventions-empty')).toBeVisible({ timeout: 30_000 });
+
+  await page.evaluate((id) => (window.location.hash = `#/runs/${id}/nodes`), run_id);
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed', { timeout: 30_000 });
+  const node = page.locator('[data-testid="node-invocation"][data-node="report"]');
+  await node.locator('.node-inv__toggle').click();
+  const iteration = node.getByTestId('pattern-iteration');
+  await expect(iteration).toHaveCount(1);
+  await expect(iteration).toHaveAttribute('data-outcome', 'approved');
+  await iteration.getByTestId('pattern-members-toggle').click();
+  const member = iteration.getByTestId('pattern-member');
+  await expect(member).toHaveAttribute('data-status', 'completed');
+  await expect(member.getByTestId('pattern-member-output')).toHaveText('Report on the Tuesday sync outage.');
+  await member.getByTestId('pattern-member-rounds-toggle').click();
+  // The member's rounds: its question with the person's reply, then its answer.
+  await expect(member.getByTestId('round-card')).toHaveCount(2);
+  await expect(member.getByTestId('round-intervention').first()).toContainText('The Tuesday sync outage.');
+  await member.scrollIntoViewIfNeeded();
+  await shot(page, 'pattern-member-answered');
 });

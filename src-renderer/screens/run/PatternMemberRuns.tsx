@@ -35,7 +35,7 @@ function MemberRun({ member: m, events, invocationId, ended }: { member: MemberR
     <li className="pattern-members__member" data-testid="pattern-member" data-member={m.id} data-status={m.status}>
       <p className="pattern-members__head">
         <strong>{m.member_id}</strong> <code className="tag">{m.id}</code>{' '}
-        {m.status === 'working' ? ended ? <Chip tone="neutral">Stopped</Chip> : <Chip tone="running">Working…</Chip> : <StatusBadge status={m.status} />}{' '}
+        {m.status === 'working' ? ended ? <Chip tone="neutral">Stopped</Chip> : <Chip tone="running">Working…</Chip> : m.status === 'waiting' ? <Chip tone="escalated">{ended ? 'Asked a person' : 'Waiting for your answer'}</Chip> : <StatusBadge status={m.status} />}{' '}
         <span className="muted">
           {plural(m.rounds, 'round')}
           {m.supervised ? ' · supervised by its teacher' : ''}

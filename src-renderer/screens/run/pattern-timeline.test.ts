@@ -124,4 +124,24 @@ describe('the run view’s timeline of a pattern node', () => {
     expect(memberRunPlace('review#2.1')).toEqual({ member_id: 'review', step: 1, iteration: 1 });
     expect(memberRunPlace('no-tag')).toBeUndefined();
   });
+
+  it('a member waiting for a person’s answer shows as waiting until the answer, then working again', () => {
+    const cut = supervisorRun.filter((e) => e.seq < 30);
+    const log = eventLog(cut[0]?.run_id ?? 'run-pattern-timeline-2');
+    for (const e of cut) log.add(e);
+    const question = {
+      id: 'question-1',
+      run_id: log.events[0]?.run_id ?? '',
+      round: 0,
+      kind: 'ask_user' as const,
+      reason: 'Which incident?',
+      reason_codes: [],
+      options: ['reply' as const],
+      requested_at: at(1),
+    };
+    log.add({ type: 'intervention.requested', invocation_id: 'summary', pattern_member: 'worker#2', round: 0, intervention: question });
+    expect(patternTimeline(log.events, 'summary').unrecorded?.members[0]?.status).toBe('waiting');
+    log.add({ type: 'intervention.answered', invocation_id: 'summary', pattern_member: 'worker#2', round: 0, intervention_id: 'question-1', answer: { action: 'reply', text: 'Tuesday’s.' } });
+    expect(patternTimeline(log.events, 'summary').unrecorded?.members[0]?.status).toBe('working');
+  });
 });

@@ -27,8 +27,8 @@ export interface JudgmentView {
 
 export type IterationOutcome = 'approved' | 'rejected' | 'escalated' | 'unjudged';
 
-/** How a member's agent run stands: still working, or how it ended (agent.finished). */
-export type MemberRunStatus = 'working' | RunEventOf<'agent.finished'>['status'];
+/** How a member's agent run stands: still working, waiting for a person's answer, or how it ended (agent.finished). */
+export type MemberRunStatus = 'working' | 'waiting' | RunEventOf<'agent.finished'>['status'];
 
 /**
  * One member's agent run in one iteration (its events are tagged `pattern_member: <id>`): what it
@@ -136,6 +136,9 @@ function memberRuns(events: readonly RunEvent[], invocationId: string): Map<stri
     }
     if (e.type === 'agent.started') run.supervised = e.supervision.enabled;
     else if (e.type === 'round.started') run.rounds += 1;
+    // A member's question parks the node until a person answers it (the answer resumes the member).
+    else if (e.type === 'intervention.requested') run.status = 'waiting';
+    else if (e.type === 'intervention.answered') run.status = 'working';
     else if (e.type === 'agent.finished') Object.assign(run, { status: e.status, rounds: Math.max(run.rounds, e.rounds) }, e.output !== undefined ? { output: e.output } : {}, e.message !== undefined ? { message: e.message } : {});
   }
   return runs;
