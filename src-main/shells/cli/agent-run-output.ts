@@ -1,4 +1,5 @@
 import { RUN_STATUS_LABELS, type RunEvent } from '@shared/contracts/events';
+import { resultJson } from '@shared/contracts/result-json';
 import type { AgentRun } from '../../engine/run-agent';
 import { formatModelRetry, formatRound } from './format-round';
 import { formatScsEvent, formatScsStatus } from './format-scs';
@@ -35,8 +36,11 @@ export function agentRunPrinter(io: Pick<CliIo, 'stdout'> & Partial<Pick<CliIo, 
   return { onEvent, summary };
 }
 
-/** The printed result: no setup flag and no checkpoint (it is host-side state, with raw arguments). */
-export function stripSetup<T extends { setup_error?: string; checkpoint?: unknown }>(result: T): Omit<T, 'setup_error' | 'checkpoint'> {
-  const { setup_error: _setup, checkpoint: _checkpoint, ...rest } = result;
+/**
+ * The `--json` result: no setup flag and no checkpoint (it is host-side state, with raw arguments),
+ * rounds numbered from 1 as the lines above it and trace files number them.
+ */
+export function jsonResult<T extends { setup_error?: string; checkpoint?: unknown } & Parameters<typeof resultJson>[0]>(result: T): Omit<T, 'setup_error' | 'checkpoint'> {
+  const { setup_error: _setup, checkpoint: _checkpoint, ...rest } = resultJson(result);
   return rest;
 }

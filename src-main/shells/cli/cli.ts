@@ -28,7 +28,7 @@ import { loadDocumentFile } from '../../workflow/load-workflow';
 import { SpecError } from '../../spec/spec-errors';
 import { defaultDataDir } from '../../util/data-dir';
 import { APP_VERSION } from '../../version';
-import { agentRunPrinter, stripSetup } from './agent-run-output';
+import { agentRunPrinter, jsonResult } from './agent-run-output';
 import { ScsMode } from '@shared/scs/contracts';
 import { openTraceWriter } from './trace-writer';
 import { validateCommand } from './validate-command';
@@ -279,11 +279,11 @@ async function runCommand(args: string[], io: CliIo, dryRun = false): Promise<nu
 
   if (result.setup_error !== undefined) {
     io.stderr(`steward: ${result.setup_error}\n`);
-    if (json) io.stdout(`${JSON.stringify(stripSetup(result), null, 2)}\n`);
+    if (json) io.stdout(`${JSON.stringify(jsonResult(result), null, 2)}\n`);
     return EXIT.badInput;
   }
   if (json) {
-    io.stdout(`${JSON.stringify(stripSetup(result), null, 2)}\n`);
+    io.stdout(`${JSON.stringify(jsonResult(result), null, 2)}\n`);
   } else {
     printer.summary(result);
   }

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { RunEvent } from '@shared/contracts/events';
+import { differencesJson } from '@shared/contracts/result-json';
 import { compareDecisions } from '@shared/replay/compare-runs';
 import { roundDecisions } from '@shared/replay/round-decisions';
 import { ReplayError } from '@shared/replay/replay-spec';
@@ -17,7 +18,7 @@ import { planReplay } from '../../replay/replay-plan';
 import { SpecError } from '../../spec/spec-errors';
 import { defaultDataDir } from '../../util/data-dir';
 import { loadDocumentFile } from '../../workflow/load-workflow';
-import { agentRunPrinter, stripSetup } from './agent-run-output';
+import { agentRunPrinter, jsonResult } from './agent-run-output';
 import { confirmPolicy, EXIT, type CliIo } from './cli';
 import { formatDifferences } from './format-differences';
 import { replayWorkflowCommand } from './replay-workflow';
@@ -160,7 +161,7 @@ export async function replayCommand(args: string[], io: CliIo): Promise<number> 
   const rounds = compareDecisions(roundDecisions(events), roundDecisions(replayed));
   const differences = rounds.filter((c) => c.kind !== 'same');
   if (json) {
-    io.stdout(`${JSON.stringify({ ...stripSetup(result), run_id: replayed[0]?.run_id, replay_of: plan.replayOf, dry_run: !live, gaps: plan.gaps, differences }, null, 2)}\n`);
+    io.stdout(`${JSON.stringify({ ...jsonResult(result), run_id: replayed[0]?.run_id, replay_of: plan.replayOf, dry_run: !live, gaps: plan.gaps, differences: differencesJson(differences) }, null, 2)}\n`);
   } else {
     printer.summary(result);
     io.stdout(`${formatDifferences(differences, rounds.length)}\n`);

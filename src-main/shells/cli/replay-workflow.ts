@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { nodeDifferencesJson } from '@shared/contracts/result-json';
 import type { RunEvent, RunEventOf } from '@shared/contracts/events';
 import { RUN_STATUS_LABELS } from '@shared/contracts/events';
 import { describeNodeDifference, invocationCount, nodeDifferencePlace, workflowDifferences, type NodeDifference } from '@shared/replay/compare-workflow-runs';
@@ -85,7 +86,7 @@ export async function replayWorkflowCommand(options: ReplayWorkflowOptions): Pro
   const invocations = invocationCount(options.events, replayed);
   if (json) {
     const { checkpoint: _checkpoint, setup_error: _setup, ...printable } = run;
-    io.stdout(`${JSON.stringify({ ...printable, replay_of: plan.replay.replay_of, dry_run: !live, gaps: plan.gaps, differences }, null, 2)}\n`);
+    io.stdout(`${JSON.stringify({ ...printable, replay_of: plan.replay.replay_of, dry_run: !live, gaps: plan.gaps, differences: nodeDifferencesJson(differences) }, null, 2)}\n`);
   } else {
     io.stdout(`${RUN_STATUS_LABELS[run.status].toLowerCase()} · ${run.invocations.length} node invocation(s)${run.message ? ` · ${run.message}` : ''}\n`);
     for (const line of formatOutputs(run.outputs)) io.stdout(`${line}\n`);

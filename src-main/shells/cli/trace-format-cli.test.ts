@@ -78,6 +78,19 @@ describe('trace files number rounds from 1', () => {
     expect(readTraceFile(trace).flatMap((e) => (e.type === 'round.completed' ? [e.round] : []))).toEqual([0, 1, 2, 3]);
   }, 60_000);
 
+  it('steward run --json numbers rounds from 1 too: rounds[].round and history[].round are the rounds its lines name', async () => {
+    const s = notesSpec();
+    const dataDir = join(s.dir, 'data');
+    const lines = await cli(['run', s.file], dataDir);
+    const printed = [...lines.stdout.matchAll(/^ {2}round (\d+) /gm)].map((m) => Number(m[1]));
+    const json = await cli(['run', s.file, '--json'], dataDir);
+    expect(json.code, json.stderr).toBe(EXIT.ok);
+    const result = JSON.parse(json.stdout) as { rounds: Array<{ round: number; outcome: string }>; history: Array<{ round: number }> };
+    expect(result.rounds.map((r) => r.round)).toEqual(printed);
+    expect(Math.min(...result.history.map((h) => h.round))).toBeGreaterThanOrEqual(1);
+    expect(result.history.every((h) => printed.includes(h.round))).toBe(true);
+  }, 60_000);
+
   it('a trace written before trace_format (rounds from 0) imports as the same events as its format-2 rewrite, and exports to OTLP with steward.round from 1', async () => {
     const dir = tempDir();
     const old = readFileSync(FORMAT_1, 'utf8');

@@ -1,4 +1,5 @@
 import type { RunEvent } from '@shared/contracts/events';
+import { interventionsJson } from '@shared/contracts/result-json';
 import { RUN_STATUS_LABELS } from '@shared/contracts/events';
 import type { CredentialStore } from '../../credentials/credential-store';
 import type { ConfirmTool } from '../../engine/boundary-actors';
@@ -37,10 +38,14 @@ export interface WorkflowCommandOptions {
   supervision?: SupervisionOverrides;
 }
 
-/** What `--json` prints: the run, without the host-side checkpoint (it holds raw arguments); a supervised run's interventions too. */
+/**
+ * What `--json` prints: the run, without the host-side checkpoint (it holds raw arguments); a
+ * supervised run's interventions too; a waiting agent node's round numbered from 1, as on screen.
+ */
 function printable(run: WorkflowRun, supervision?: SupervisionSummary): Omit<WorkflowRun, 'checkpoint' | 'setup_error'> & { supervision?: SupervisionSummary } {
-  const { checkpoint: _checkpoint, setup_error: _setup, ...rest } = run;
-  return supervision ? { ...rest, supervision } : rest;
+  const { checkpoint: _checkpoint, setup_error: _setup, interventions, ...rest } = run;
+  const shown = interventions ? { ...rest, interventions: interventionsJson(interventions) } : rest;
+  return supervision ? { ...shown, supervision } : shown;
 }
 
 /** `steward run WORKFLOW`: a line per node invocation status change, then the outputs. Returns the exit code (0, 1, 2). */
