@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { roundNumber } from '@shared/contracts/round-number';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -42,13 +43,17 @@ describe('steward run shows tool progress', () => {
     expect(cli.out()).not.toContain('\n');
   });
 
-  it('with --json as one JSON line per event', () => {
+  it('with --json as one JSON line per event, a trace line (format 2) whose round is numbered from 1', () => {
     const cli = capture(true, false);
     [progress(1, 8), progress(2, 8), executed].forEach(cli.onEvent);
-    const lines = cli.out().trimEnd().split('\n').map((l) => JSON.parse(l) as { type: string; progress: number });
+    const lines = cli.out().trimEnd().split('\n').map((l) => JSON.parse(l) as { type: string; progress: number; round: number; trace_format: number });
     expect(lines.map((l) => [l.type, l.progress])).toEqual([
       ['tool.progress', 1],
       ['tool.progress', 2],
+    ]);
+    expect(lines.map((l) => [l.trace_format, l.round])).toEqual([
+      [2, roundNumber(1)],
+      [2, roundNumber(1)],
     ]);
   });
 

@@ -1,4 +1,5 @@
 import type { RunEvent } from '@shared/contracts/events';
+import { traceLine } from '@shared/contracts/trace-format';
 import { progressText } from '../../mcp/progress-event';
 
 export interface ToolProgressOutputOptions {
@@ -34,7 +35,8 @@ export function toolProgressOutput(options: ToolProgressOutputOptions): (event: 
       return;
     }
     if (options.json) {
-      options.write(`${JSON.stringify(event)}\n`);
+      // As a trace line (format 2): its round is the one the run's lines and trace file name.
+      options.write(`${traceLine(event)}\n`);
       return;
     }
     if (tty) {
