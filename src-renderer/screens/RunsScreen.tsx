@@ -2,6 +2,7 @@ import { useCallback, useDeferredValue, useMemo, useState } from 'react';
 import { useLiveQuery } from 'dexie-react-hooks';
 import { useHost } from '../app/HostProvider';
 import { routeHref } from '../app/routing';
+import { plural } from '../view/format';
 import { RunFilters } from './runs/RunFilters';
 import { RunsTable, type RunSelection } from './runs/RunsTable';
 import { RunsActions } from './runs/RunsActions';
@@ -92,7 +93,7 @@ export function RunsScreen() {
           ) : (
             <>
               <p className="muted" data-testid="runs-count">
-                {isFiltered(filter) ? `${runs.length}${runs.length >= limit ? '+' : ''} matching of ${total} runs` : `${total} runs`}
+                {isFiltered(filter) ? `${runs.length}${runs.length >= limit ? '+' : ''} matching of ${plural(total, 'run')}` : plural(total, 'run')}
               </p>
               <RunsTable runs={runs} onNearEnd={more} selection={selection} />
             </>

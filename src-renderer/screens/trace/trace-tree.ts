@@ -49,6 +49,8 @@ const STEP_OF: Partial<Record<RunEventType, StepKind>> = {
   'decision.authorized': 'authorization',
   'decision.committed': 'authorization',
   'tool.executed': 'execution',
+  // A call's progress sits with the call it reports on.
+  'tool.progress': 'execution',
   'response.delivered': 'execution',
 };
 
