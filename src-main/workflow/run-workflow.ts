@@ -194,7 +194,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   if (setup.kind === 'on' && supervisionAsked && !('unavailable' in supervisionAsked.supervisor)) {
     supervisionAsked.supervisor.attach?.({ invocations: () => [...records.values()], secrets, onModelCall: (call) => emit({ type: 'model.called', ...call }) });
   }
-  // A slow server start or a tool's progress is shown live in the app (run.notice) as well as on the CLI.
+  // A slow server start or a tool listing is shown live in the app (run.notice) as well as on the CLI; a tool's progress is its own event (tool.progress).
   const notice = (line: string): void => {
     emit({ type: 'run.notice', message: secrets.maskText(line).slice(0, 500) });
     options.onProgress?.(line);
