@@ -124,7 +124,8 @@ export async function runPatternNode(node: NodeOf<'pattern'>, run: NodeRun, deps
     {
       ...deps,
       ...(recorded && deps.replay ? { recorded: { pattern: recorded, replayOf: deps.replay.replayOf } } : {}),
-      ...(deps.parkHuman && !recorded ? { parkMember: (park: MemberPark) => parkMember?.(park) } : {}),
+      // A replay waits again where its member waited (as an agent node's replay does); the answer resumes it on its record.
+      ...(deps.parkHuman ? { parkMember: (park: MemberPark) => parkMember?.(park) } : {}),
     },
     replays,
     memberResume,

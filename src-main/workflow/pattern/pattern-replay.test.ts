@@ -122,4 +122,33 @@ describe('replaying a recorded pattern run', () => {
     expect(failure?.message).toMatch(/worker#1 got another task than in the recorded run/);
     expect(of(events, 'pattern.judgment')).toEqual([]);
   }, 60_000);
+
+  it('a recorded run whose member asked a person replays to the same question; the answer resumes the replay on its record and it ends as recorded', async () => {
+    const complete = (output: string) => ({ json: { decision_type: 'complete', output } });
+    const graph = WorkflowGraph.parse({
+      ...replayJudgedWorkflow(),
+      nodes: replayJudgedWorkflow().nodes.map((n) =>
+        n.kind === 'pattern'
+          ? { ...n, members: [{ id: 'draft', role: 'writer', instructions: 'Write.', script: { student: [{ json: { decision_type: 'ask_user', question: 'Which cache?' } }, complete('A note about Redis.')] } }], judgment: { mode: 'post_step', callers: [{ kind: 'llm', profile: 'judge' }], verifier: { must_cite: ['draft'] } }, judge_script: { teacher: [{ json: { verdict: 'approved', evidence: ['draft#1'] } }] } }
+          : n,
+      ),
+    });
+    const recorded: RunEvent[] = [];
+    const first = await run({ graph, inputs: { topic: 'caching' } }, recorded);
+    expect(first.result.status).toBe('waiting');
+    const done = await run({ graph, inputs: {}, resume: { checkpoint: WorkflowCheckpoint.parse(JSON.parse(JSON.stringify(first.result.checkpoint))), answer: { action: 'reply', text: 'Redis.' } } }, recorded);
+    expect(done.result.status).toBe('completed');
+
+    const { plan } = planOf(recorded);
+    const replayed = await run({ graph: withOtherScripts(graph), inputs: { topic: 'caching' }, replay: plan });
+    expect(replayed.result.status).toBe('waiting');
+    expect(replayed.result.interventions?.[0]?.intervention.decision).toEqual(expect.objectContaining({ decision_type: 'ask_user', question: 'Which cache?' }));
+    const events: RunEvent[] = [...replayed.events];
+    const resumed = await run({ graph: withOtherScripts(graph), inputs: {}, resume: { checkpoint: WorkflowCheckpoint.parse(JSON.parse(JSON.stringify(replayed.result.checkpoint))), answer: { action: 'reply', text: 'Redis.' } } }, events);
+    expect(resumed.result.status).toBe('completed');
+    expect(resumed.result.outputs).toEqual(done.result.outputs);
+    expect(iterated(events)).toEqual(iterated(recorded));
+    expect(judged(events)).toEqual(judged(recorded));
+    expect(JSON.stringify(events)).not.toContain('NOT RECORDED');
+  }, 60_000);
 });
