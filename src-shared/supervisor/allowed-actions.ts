@@ -10,6 +10,8 @@ export interface InvocationFacts {
   /** The node declares that running it again has no effect beyond its output. Unknown = false. */
   retry_safe: boolean;
   spent_usd: number;
+  /** Remote models the attempt called whose cost is not known (cost.ts `attemptSpend`). */
+  unpriced_models?: readonly string[];
   created_assets: readonly string[];
   /** The node left a malformed output a substitute could repair. */
   has_candidate: boolean;
@@ -44,7 +46,9 @@ export function computeAllowedActions(f: InvocationFacts): AllowedSet {
   }
   const actions: SupervisorAction[] = [];
   if (!f.retry_safe) refused.retry = 'the node does not declare itself safe to run again';
-  else if (f.spent_usd > 0) refused.retry = 'the failed attempt already cost money';
+  else if (f.spent_usd > 0) refused.retry = `the failed attempt already cost $${f.spent_usd.toFixed(4)}`;
+  // An unknown cost is not a zero one: it may have been billed, and a retry would pay it again.
+  else if ((f.unpriced_models?.length ?? 0) > 0) refused.retry = `the failed attempt called ${(f.unpriced_models ?? []).join(', ')}, whose cost is not known (no price or no usage reported)`;
   else if (f.created_assets.length > 0) refused.retry = 'the failed attempt already created something';
   else if (f.retries_exhausted === true) refused.retry = 'this invocation used all its retries';
   else actions.push('retry');

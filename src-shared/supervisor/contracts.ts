@@ -60,6 +60,12 @@ export const Escalation = z
     attempt: z.number().int().min(1),
     /** What the failed invocation already cost (provider calls), in US dollars. */
     spent_usd: Usd,
+    /**
+     * Remote models the invocation called whose cost is not known (no price in the table, or a call
+     * that reported no token usage): `spent_usd` leaves them out, and a retry is refused for them.
+     * Absent when every call was priced (or local).
+     */
+    unpriced_models: z.array(z.string().max(200)).max(20).optional(),
     /** Assets, files or other effects the invocation created before failing. */
     created_assets: z.array(z.string().max(500)).max(100),
     retry_safe: z.boolean(),

@@ -1,4 +1,4 @@
-import type { SupervisorSettings } from './contracts';
+import type { PricingTable, SupervisorSettings } from './contracts';
 
 /**
  * The cost cap (seed 004 design §6): before every supervisor turn the worst case of that turn is
@@ -33,4 +33,48 @@ export function reserveTurn(settings: Pick<SupervisorSettings, 'who' | 'cost_cap
     return { ok: false, reason: `a supervisor turn may cost $${usd.toFixed(4)}; with $${spentUsd.toFixed(4)} spent that would cross the cap of $${cap}` };
   }
   return { ok: true, usd };
+}
+
+/**
+ * What a failed attempt's model calls cost (issue 11: the escalation's spent cost). The host tallies
+ * the attempt's calls per model label from its events: the privacy log (`model.called`: every call
+ * that reached a provider, and whether it stayed on this machine) and the replies that reported
+ * token usage. The table is the supervisor's own (`settings.pricing`, keyed by the same labels).
+ */
+export interface ModelCallTally {
+  label: string;
+  local: boolean;
+  /** Calls that reached the provider (each retry too). */
+  calls: number;
+  /** Replies that reported both input and output tokens. */
+  measured: number;
+  input_tokens: number;
+  output_tokens: number;
+}
+
+/**
+ * `usd`: the measured calls at the table's price; local models cost 0. `unpriced`: the remote
+ * models whose cost is not known — no price in the table, or a call that reported no usage (it may
+ * still have been billed). The kernel never reads an unknown cost as 0: it refuses a retry for it
+ * (allowed-actions.ts), as it does for a cost it knows.
+ */
+export interface AttemptSpend {
+  usd: number;
+  unpriced: string[];
+}
+
+export function attemptSpend(tallies: readonly ModelCallTally[], pricing: PricingTable): AttemptSpend {
+  let usd = 0;
+  const unpriced = new Set<string>();
+  for (const t of tallies) {
+    if (t.local || t.calls === 0) continue;
+    const price = Object.hasOwn(pricing, t.label) ? pricing[t.label] : undefined;
+    if (price === undefined) {
+      unpriced.add(t.label);
+      continue;
+    }
+    usd += (t.input_tokens * price.input_per_mtok_usd + t.output_tokens * price.output_per_mtok_usd) / 1_000_000;
+    if (t.measured < t.calls) unpriced.add(t.label);
+  }
+  return { usd, unpriced: [...unpriced].sort() };
 }

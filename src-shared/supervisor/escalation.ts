@@ -58,6 +58,7 @@ export function buildEscalation(facts: EscalationFacts, secrets: readonly string
     ...(facts.candidate_output !== undefined ? { candidate_output: bounded(redacted.candidate) } : {}),
     attempt: facts.attempt,
     spent_usd: facts.spent_usd,
+    ...(facts.unpriced_models !== undefined && facts.unpriced_models.length > 0 ? { unpriced_models: facts.unpriced_models.slice(0, 20).map((m) => m.slice(0, 200)) } : {}),
     created_assets: redacted.assets.slice(0, 100).map((a) => a.slice(0, 500)),
     retry_safe: facts.retry_safe,
     streaming: facts.streaming,

@@ -6,7 +6,7 @@ import { retrySafe, type AttemptFacts } from './retry-safety';
 
 const effect = fc.constantFrom<EffectClass>(...EFFECT_CLASSES);
 const offered = fc.option(fc.array(effect, { maxLength: 6 }), { nil: undefined });
-const agent = fc.record({ kind: fc.constant('agent' as const), offered, models_local: fc.boolean() });
+const agent = fc.record({ kind: fc.constant('agent' as const), offered });
 
 /** What the allowed set offers a failed attempt that spent and created nothing. */
 const offersRetry = (facts: AttemptFacts) =>
@@ -22,18 +22,23 @@ describe('which failed attempts may run again', () => {
     );
   });
 
-  it('an agent node is retried only when every tool it was offered is a read (or it had none) and every model call stayed on this machine (property)', () => {
+  it('an agent node is retried only when every tool it was offered is a read (or it had none) (property)', () => {
     fc.assert(
       fc.property(agent, (a) => {
-        expect(offersRetry(a)).toBe(a.models_local && a.offered !== undefined && a.offered.every((e) => e === 'read'));
+        expect(offersRetry(a)).toBe(a.offered !== undefined && a.offered.every((e) => e === 'read'));
       }),
       { numRuns: 500 },
     );
-    expect(offersRetry({ kind: 'agent', offered: [], models_local: true })).toBe(true);
+    expect(offersRetry({ kind: 'agent', offered: [] })).toBe(true);
     // Tools never listed: what it might have called is not known.
-    expect(offersRetry({ kind: 'agent', offered: undefined, models_local: true })).toBe(false);
-    // A cloud model: the attempt may have cost money nobody measured.
-    expect(offersRetry({ kind: 'agent', offered: ['read'], models_local: false })).toBe(false);
+    expect(offersRetry({ kind: 'agent', offered: undefined })).toBe(false);
+  });
+
+  it('a read-only agent attempt whose model calls cost money, or cost what nobody knows, is not retried', () => {
+    const facts = { retry_safe: retrySafe({ kind: 'agent', offered: ['read'] }), created_assets: [], has_candidate: false, validator_covers_output: false, streaming: false, emitted: false };
+    expect(computeAllowedActions({ ...facts, spent_usd: 0.0042 }).refused.retry).toBe('the failed attempt already cost $0.0042');
+    expect(computeAllowedActions({ ...facts, spent_usd: 0, unpriced_models: ['api.example.com:gpt-x'] }).refused.retry).toMatch(/called api\.example\.com:gpt-x, whose cost is not known/);
+    expect(computeAllowedActions({ ...facts, spent_usd: 0, unpriced_models: [] }).actions).toContain('retry');
   });
 
   it('a tool node is retried only for a read; pure nodes always, anything undescribed never', () => {

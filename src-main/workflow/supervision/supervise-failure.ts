@@ -1,6 +1,6 @@
 import { createActor, fromPromise, toPromise } from 'xstate';
 import type { Escalation, FailureSignature, SupervisorSettings, SupervisorVerdict } from '@shared/supervisor/contracts';
-import type { SupervisorIdentity } from '@shared/supervisor/cost';
+import { attemptSpend, type ModelCallTally, type SupervisorIdentity } from '@shared/supervisor/cost';
 import { buildEscalation } from '@shared/supervisor/escalation';
 import { emptyLedger, recordVerdict, retriesExhausted, type SupervisorLedger } from '@shared/supervisor/ledger';
 import { supervisorMachine, type DecideInput, type DecideOutput, type SubstituteCheck, type ValidateInput } from '@shared/supervisor/machine';
@@ -53,7 +53,10 @@ export interface FailedInvocation {
   errno?: string;
   attempt: number;
   retry_safe: boolean;
+  /** Spend known by other means (an eval's probe); the attempt's model calls are added to it. */
   spent_usd: number;
+  /** The attempt's model calls per label (AttemptTrail), priced with the run's pricing table. */
+  model_calls?: readonly ModelCallTally[];
   created_assets: string[];
   candidate_output?: Record<string, unknown>;
   validator_covers_output: boolean;
@@ -149,6 +152,7 @@ export class RunSupervision {
   /** The redacted escalation of a failed invocation, with the allowed set as the ledger stands now. */
   escalationOf(failed: FailedInvocation): Escalation {
     const { invocation } = failed;
+    const spend = attemptSpend(failed.model_calls ?? [], this.deps.settings.pricing);
     // The host's registry masks every resolved secret (in all its encodings) first; the kernel then masks credential-named fields.
     return buildEscalation(
       {
@@ -159,7 +163,8 @@ export class RunSupervision {
         ...(failed.candidate_output !== undefined ? { candidate_output: this.deps.secrets.mask(failed.candidate_output) } : {}),
         attempt: failed.attempt,
         retry_safe: failed.retry_safe,
-        spent_usd: failed.spent_usd,
+        spent_usd: failed.spent_usd + spend.usd,
+        unpriced_models: spend.unpriced,
         created_assets: this.deps.secrets.mask(failed.created_assets),
         has_candidate: failed.candidate_output !== undefined,
         validator_covers_output: failed.validator_covers_output,

@@ -1,6 +1,7 @@
 import type { RunEventPayload } from '@shared/contracts/events';
 import type { Escalation, SupervisorSettings } from '@shared/supervisor/contracts';
-import type { SupervisorIdentity } from '@shared/supervisor/cost';
+import type { ModelCallTally, SupervisorIdentity } from '@shared/supervisor/cost';
+import type { ModelUsage } from '@shared/contracts/model';
 import type { SubstituteCheck, ValidateInput } from '@shared/supervisor/machine';
 import { checkSubstitute, validatorCoversOutput } from '@shared/supervisor/substitute-check';
 import type { WorkflowGraph, WorkflowNode } from '@shared/workflow/document';
@@ -36,15 +37,62 @@ export function portValidator(nodes: ReadonlyMap<string, WorkflowNode>): (input:
 
 /**
  * What one attempt of a node showed in its own events: every tool it was offered (an agent lists its
- * tools each round, with their effective effects) and whether a model call of it left this machine.
+ * tools each round, with their effective effects) and its model calls per model label — from the
+ * privacy log (`model.called`, every call that reached a provider, and where it went) and from the
+ * replies that reported token usage (a proposal's, a teacher verdict's). A call whose reply carries
+ * no label (SCS committee, MCP sampling) stays unmeasured: on a remote model, its cost is unknown.
  */
 export class AttemptTrail {
   private offered: EffectClass[] | undefined;
-  private modelsLocal = true;
+  private readonly models = new Map<string, ModelCallTally>();
 
   observe(payload: RunEventPayload): void {
-    if (payload.type === 'tools.snapshot') this.offered = [...(this.offered ?? []), ...payload.tools.map((t) => t.effect)];
-    else if (payload.type === 'model.called' && !payload.local) this.modelsLocal = false;
+    switch (payload.type) {
+      case 'tools.snapshot':
+        this.offered = [...(this.offered ?? []), ...payload.tools.map((t) => t.effect)];
+        return;
+      case 'model.called': {
+        const t = this.tally(payload.model);
+        t.calls += 1;
+        // Any call of a label that left this machine makes the label remote (fail closed).
+        if (!payload.local) t.local = false;
+        return;
+      }
+      case 'candidate.proposed':
+        return this.replied(payload.reply.model, payload.reply.usage);
+      case 'verdict.received':
+        if (payload.attempt.reply) this.replied(payload.attempt.reply.model, payload.attempt.reply.usage);
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** The attempt's model calls, per label (what `attemptSpend` prices). */
+  modelCalls(): ModelCallTally[] {
+    return [...this.models.values()].map((t) => ({ ...t }));
+  }
+
+  private tally(label: string): ModelCallTally {
+    let t = this.models.get(label);
+    if (!t) {
+      t = { label, local: true, calls: 0, measured: 0, input_tokens: 0, output_tokens: 0 };
+      this.models.set(label, t);
+    }
+    return t;
+  }
+
+  /**
+   * A reply counts for its model's label only when the privacy log saw a call of that label (a
+   * reply under a label no call went to cannot be paired with where it went). A reply that did not
+   * report both token counts leaves its call unmeasured.
+   */
+  private replied(label: string, usage: ModelUsage | undefined): void {
+    const t = this.models.get(label);
+    if (!t || usage?.input_tokens === undefined || usage.output_tokens === undefined) return;
+    t.measured += 1;
+    t.input_tokens += usage.input_tokens;
+    t.output_tokens += usage.output_tokens;
   }
 
   /** The facts the kernel's retry-safety rule (retry-safety.ts) judges this attempt of `node` by. */
@@ -60,7 +108,7 @@ export class AttemptTrail {
         return { kind: 'tool', effect: resolveToolEffect({ serverId: node.server, ...(packageName !== undefined ? { packageName } : {}), tool: node.tool, overrides: graph.tool_effects }).effect.effect };
       }
       case 'agent':
-        return { kind: 'agent', offered: this.offered, models_local: this.modelsLocal };
+        return { kind: 'agent', offered: this.offered };
       default:
         return { kind: 'other' };
     }
@@ -69,8 +117,9 @@ export class AttemptTrail {
 
 /**
  * The host's facts about a failed invocation. Retry-safe by the kernel's rule: a pure node, a read,
- * or an agent offered only reads (or no tools) on models of this machine. Nothing is known spent or
- * created by those; no node streams on the host yet. `trail`: what the failed attempt showed.
+ * or an agent offered only reads (or no tools). What it spent is its model calls (`model_calls`,
+ * priced by RunSupervision with the run's pricing table); nothing is known created; no node streams
+ * on the host yet. `trail`: what the failed attempt showed.
  */
 export function failedInvocation(node: WorkflowNode | undefined, graph: Pick<WorkflowGraph, 'servers' | 'tool_effects'>, invocation: Invocation, failure: NodeFailure, attempt: number, trail: AttemptTrail = new AttemptTrail()): FailedInvocation {
   return {
@@ -79,6 +128,7 @@ export function failedInvocation(node: WorkflowNode | undefined, graph: Pick<Wor
     attempt,
     retry_safe: retrySafe(trail.facts(node, graph)),
     spent_usd: 0,
+    model_calls: trail.modelCalls(),
     created_assets: [],
     // No executor hands over a candidate output yet, so `substitute` is not offered whatever this says.
     validator_covers_output: node !== undefined && validatorCoversOutput(node),
