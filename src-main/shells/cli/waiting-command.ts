@@ -6,6 +6,7 @@ import { WorkflowCheckpointStore } from '../../workflow/workflow-checkpoint';
 import type { CliIo } from './cli';
 import { waitingRunsDir, waitingWorkflowsDir } from './park-run';
 import { roundNumber } from '@shared/contracts/round-number';
+import { memberOfOutputId, waitingAt } from '@shared/pattern/member-label';
 
 /** One question waiting for a person, as `steward runs waiting --json` prints it. */
 export interface WaitingRow {
@@ -14,6 +15,8 @@ export interface WaitingRow {
   name: string;
   /** A workflow run's waiting node. */
   node?: string;
+  /** A pattern node's member agent that asks (its member id), when the question is a member's. */
+  member?: string;
   /** Numbered from 1, as everywhere a person reads it. */
   round: number;
   kind: InterventionKind;
@@ -31,9 +34,11 @@ export function waitingRows(dataDir: string, log: (line: string) => void): Waiti
   const workflows = new WorkflowCheckpointStore(waitingWorkflowsDir(dataDir), log)
     .list(log)
     .flatMap((c) =>
-      Object.entries(c.waiting).map(([invocation, { intervention }]): WaitingRow => {
+      Object.entries(c.waiting).map(([invocation, { intervention, pattern }]): WaitingRow => {
         const node = c.invocations.find((i) => i.id === invocation)?.node;
-        return { run_id: c.run_id, name: c.graph.name, ...(node !== undefined ? { node } : {}), round: roundNumber(intervention.round), kind: intervention.kind, intervention_id: intervention.id, asks: intervention.reason, since: intervention.requested_at };
+        // A pattern node parked mid-iteration: the question is its member agent's own.
+        const member = pattern?.member !== undefined ? memberOfOutputId(pattern.member.tag) : undefined;
+        return { run_id: c.run_id, name: c.graph.name, ...(node !== undefined ? { node } : {}), ...(member !== undefined ? { member } : {}), round: roundNumber(intervention.round), kind: intervention.kind, intervention_id: intervention.id, asks: intervention.reason, since: intervention.requested_at };
       }),
     );
   return [...agents, ...workflows].sort((a, b) => a.since.localeCompare(b.since) || a.intervention_id.localeCompare(b.intervention_id));
@@ -59,7 +64,7 @@ export function waitingCommand(args: string[], io: CliIo, usage: string): number
     return 0;
   }
   for (const row of rows) {
-    io.stdout(`${row.run_id} · ${row.name}${row.node !== undefined ? ` · node ${row.node}` : ''} · round ${row.round} · ${INTERVENTION_KIND_LABELS[row.kind].toLowerCase()} · since ${row.since}\n  ${row.asks}\n`);
+    io.stdout(`${row.run_id} · ${row.name}${row.node !== undefined ? ` · node ${waitingAt(row.node, row.member)}` : ''} · round ${row.round} · ${INTERVENTION_KIND_LABELS[row.kind].toLowerCase()} · since ${row.since}\n  ${row.asks}\n`);
   }
   io.stdout(`${rows.length} waiting for you · answer with: steward answer RUN_ID ANSWER (steward answer --help)\n`);
   return 0;

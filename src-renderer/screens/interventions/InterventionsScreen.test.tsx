@@ -42,6 +42,13 @@ describe('the Interventions view', () => {
     expect(html).not.toContain('data-testid="intervention-card"');
   });
 
+  it("names the member of a pattern node whose question it is: node sharer › member critic asks", () => {
+    const html = paint(<InterventionsList items={items.map((i) => ({ ...i, member: 'critic' }))} />);
+    expect(html).toContain('data-member="critic"');
+    expect(html).toMatch(/node <code>sharer<\/code> › member <code>critic<\/code> asks/);
+    expect(paint(<InterventionsList items={items} />)).not.toContain('member');
+  });
+
   it('says "Nothing waits for you." when nothing does', () => {
     const html = paint(<InterventionsList items={[]} />);
     expect(html).toContain('data-testid="interventions-empty"');

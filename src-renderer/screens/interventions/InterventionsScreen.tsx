@@ -12,12 +12,17 @@ function InterventionRow({ item }: { item: WaitingItem }) {
   const [open, setOpen] = useState(false);
   const panelId = useId();
   return (
-    <li className="waiting-row" data-testid="intervention-row" data-run-id={item.run_id} data-kind={item.kind} data-node={item.node}>
+    <li className="waiting-row" data-testid="intervention-row" data-run-id={item.run_id} data-kind={item.kind} data-node={item.node} data-member={item.member}>
       <div className="waiting-row__head">
         <span className="waiting-row__workflow">{item.workflow_name}</span>
         {item.node !== undefined && (
           <span className="waiting-row__node">
             node <code>{item.node}</code>
+            {item.member !== undefined && (
+              <>
+                {' › '}member <code>{item.member}</code> asks
+              </>
+            )}
           </span>
         )}
         <Chip tone="escalated">{KIND_LABELS[item.kind]}</Chip>

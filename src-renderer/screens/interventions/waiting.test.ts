@@ -47,6 +47,15 @@ describe('what waits for you', () => {
     expect(open[0]).toMatchObject({ node: 'sharer', intervention: { id: `${shareRun}:sharer:iv:0`, run_id: shareRun, kind: 'escalation' } });
   });
 
+  it("a pattern member's question is named by its node and its member (the member's output id critic#2.1 → critic), from the host's list too", () => {
+    const asMember = waiting.map((e) => (e.type === 'intervention.requested' ? RunEvent.parse({ ...e, pattern_member: 'critic#2.1' }) : e));
+    expect(askedIn(asMember)).toEqual([expect.objectContaining({ node: 'sharer', member: 'critic' })]);
+    const [item] = mergeWaiting({ pending: askedIn(asMember).map((q) => q.intervention), runs: [], asked: new Map([[shareRun, askedIn(asMember)]]), workflowNames: new Map() });
+    expect(item).toMatchObject({ node: 'sharer', member: 'critic' });
+    // An agent node's own question names no member.
+    expect(askedIn(waiting)[0]).not.toHaveProperty('member');
+  });
+
   it('a question answered in the events is no longer open', () => {
     const asked = waiting.find((e) => e.type === 'intervention.requested')!;
     const id = asked.type === 'intervention.requested' ? asked.intervention.id : '';

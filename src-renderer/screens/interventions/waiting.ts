@@ -2,14 +2,16 @@ import type { RunEvent } from '@shared/contracts/events';
 import type { Intervention } from '@shared/contracts/intervention';
 import type { RunRow } from '../../db/db';
 import { routeHref } from '../../app/routing';
+import { memberOfOutputId } from '@shared/pattern/member-label';
 
 /** `question`: the run waits, but its question is not stored in this page and the host is not reachable. */
 export type WaitingKind = Intervention['kind'] | 'question';
 
-/** A question a run asked in its events: the node that asked it, for a workflow run. */
+/** A question a run asked in its events: the node that asked it, for a workflow run, and the pattern member, when a member agent asked. */
 export interface AskedQuestion {
   intervention: Intervention;
   node: string | undefined;
+  member?: string;
 }
 
 /** One question waiting for a person, wherever it is. */
@@ -19,6 +21,8 @@ export interface WaitingItem {
   workflow_id: string | undefined;
   workflow_name: string;
   node: string | undefined;
+  /** A pattern node's member agent that asks (its member id). */
+  member?: string;
   kind: WaitingKind;
   asks: string;
   /** When the question was asked (for a question not stored here: when its run started). */
@@ -34,13 +38,15 @@ export interface WaitingItem {
 export function askedIn(events: readonly RunEvent[]): AskedQuestion[] {
   const nodeOf = new Map<string, string>();
   const answered = new Set<string>();
-  const asked: Array<{ intervention: Intervention; invocation: string | undefined }> = [];
+  const asked: Array<{ intervention: Intervention; invocation: string | undefined; member: string | undefined }> = [];
   for (const e of events) {
     if (e.type === 'node.invocation' && e.invocation_id) nodeOf.set(e.invocation_id, e.node);
-    else if (e.type === 'intervention.requested') asked.push({ intervention: { ...e.intervention, run_id: e.run_id }, invocation: e.invocation_id });
+    else if (e.type === 'intervention.requested') asked.push({ intervention: { ...e.intervention, run_id: e.run_id }, invocation: e.invocation_id, member: e.pattern_member });
     else if (e.type === 'intervention.answered') answered.add(e.intervention_id);
   }
-  return asked.filter((a) => !answered.has(a.intervention.id)).map((a) => ({ intervention: a.intervention, node: a.invocation ? nodeOf.get(a.invocation) : undefined }));
+  return asked
+    .filter((a) => !answered.has(a.intervention.id))
+    .map((a) => ({ intervention: a.intervention, node: a.invocation ? nodeOf.get(a.invocation) : undefined, ...(a.member !== undefined ? { member: memberOfOutputId(a.member) } : {}) }));
 }
 
 export interface WaitingSources {
@@ -63,7 +69,7 @@ export interface WaitingSources {
 export function mergeWaiting({ pending, runs, asked, answered = new Set(), workflowNames }: WaitingSources): WaitingItem[] {
   const runOf = new Map(runs.map((r) => [r.run_id, r]));
   const nameOf = (run: RunRow | undefined) => (run ? (workflowNames.get(run.workflow_id) ?? run.spec_name) : 'Unknown workflow');
-  const item = (intervention: Intervention, node: string | undefined): WaitingItem => {
+  const item = (intervention: Intervention, node: string | undefined, member?: string): WaitingItem => {
     const run = runOf.get(intervention.run_id);
     return {
       key: intervention.id,
@@ -71,20 +77,20 @@ export function mergeWaiting({ pending, runs, asked, answered = new Set(), workf
       workflow_id: run?.workflow_id,
       workflow_name: nameOf(run),
       node,
+      ...(member !== undefined ? { member } : {}),
       kind: intervention.kind,
       asks: whatItAsks(intervention),
       since: intervention.requested_at,
       intervention,
     };
   };
-  const nodes = new Map([...asked.values()].flat().map((q) => [q.intervention.id, q.node]));
-  const nodeOf = (i: Intervention) => nodes.get(i.id);
+  const questions = new Map([...asked.values()].flat().map((q) => [q.intervention.id, q]));
   const items: WaitingItem[] =
     pending !== undefined
-      ? pending.filter((i) => !answered.has(i.id)).map((i) => item(i, nodeOf(i)))
+      ? pending.filter((i) => !answered.has(i.id)).map((i) => item(i, questions.get(i.id)?.node, questions.get(i.id)?.member))
       : runs.flatMap((run): WaitingItem[] => {
           const open = asked.get(run.run_id) ?? [];
-          if (open.length > 0) return open.map((q) => item(q.intervention, q.node));
+          if (open.length > 0) return open.map((q) => item(q.intervention, q.node, q.member));
           return [{ key: `run:${run.run_id}`, run_id: run.run_id, workflow_id: run.workflow_id, workflow_name: nameOf(run), node: undefined, kind: 'question', asks: run.task ?? 'The run waits for your answer.', since: run.started_at, intervention: undefined }];
         });
   return items.sort((a, b) => a.since.localeCompare(b.since) || a.key.localeCompare(b.key));
