@@ -1,4 +1,5 @@
 import type { RunEvent } from '../src-shared/contracts/events';
+import type { PendingAsk } from '../src-shared/contracts/person-ask';
 import type { ClientFrame, HostMethod, HostResult, ResponseFrame } from '../src-shared/contracts/host-api';
 import type { Host, HostSession } from '../src-main/composition/host-types';
 import { createHost } from '../src-main/composition/create-host';
@@ -9,7 +10,16 @@ export function hostPage(host: Host, id = 'page') {
   const events: RunEvent[] = [];
   /** Runs the host said were deleted (runs.deleted frames). */
   const deleted: string[] = [];
-  const session: HostSession = { id, push: (frame) => (frame.kind === 'events' ? events.push(...frame.events) : deleted.push(...frame.run_ids)) };
+  /** What MCP servers ask the person, as last pushed (asks frames). */
+  const asks: { current: PendingAsk[] } = { current: [] };
+  const session: HostSession = {
+    id,
+    push: (frame) => {
+      if (frame.kind === 'events') events.push(...frame.events);
+      else if (frame.kind === 'runs.deleted') deleted.push(...frame.run_ids);
+      else asks.current = frame.asks;
+    },
+  };
   let nextId = 1;
   const call = (method: HostMethod, params: unknown): Promise<ResponseFrame> => host.handle({ kind: 'request', id: nextId++, method, params }, session);
   const ok = async <M extends HostMethod>(method: M, params: unknown): Promise<HostResult<M>> => {
@@ -17,7 +27,7 @@ export function hostPage(host: Host, id = 'page') {
     if (!frame.ok) throw new Error(`${frame.error.code}: ${frame.error.message}`);
     return frame.result as HostResult<M>;
   };
-  return { events, deleted, call, ok };
+  return { events, deleted, asks, call, ok };
 }
 
 /**

@@ -52,6 +52,7 @@ import { acquireDataFolderLock } from '../util/data-folder-lock';
 import type { Host, HostOptions, HostSession } from './host-types';
 import { JsonTooDeepError, MAX_JSON_DEPTH, jsonDepthExceeds } from '@shared/util/json-depth';
 import { startJudgmentExpiry } from '../workflow/pattern/judgment-expiry';
+import { PersonAsks } from '../mcp/person-asks';
 
 const PUSH_BATCH = 500;
 
@@ -124,7 +125,10 @@ async function openHost(options: HostOptions): Promise<Host> {
   const { onEvent, flush } = createJournalWriter(outbox, { log });
   const credentials = options.credentials ?? createKeychainStore();
   const journalNextSeq = (runId: string) => outbox.openRuns().find((r) => r.run_id === runId)?.next_seq;
-  const runs = new RunManager({ ledger, onEvent, baseDir: options.dataDir, checkpoints, workflowCheckpoints, journalNextSeq, ollamaHost, credentials, flushEvents: flush, log });
+  // What MCP servers ask the person during a run: held here, pushed to every page that subscribed.
+  const askPages = new Map<string, HostSession>();
+  const asks = new PersonAsks({ onChange: (list) => askPages.forEach((page) => page.push({ kind: 'asks', asks: list })), ...(options.askTimeoutMs ? { timeoutMs: options.askTimeoutMs } : {}) });
+  const runs = new RunManager({ ledger, onEvent, baseDir: options.dataDir, checkpoints, workflowCheckpoints, journalNextSeq, ollamaHost, credentials, flushEvents: flush, log, elicit: (runId, signal) => asks.asker(runId, signal) });
   // Runs waiting for a person are not interrupted: they resume when answered.
   closeInterruptedRuns(outbox, runs.waitingRunIds(), log);
   // Deleting, importing and retention (issue 9): pages learn of deleted runs through the feed.
@@ -199,8 +203,12 @@ async function openHost(options: HostOptions): Promise<Host> {
       }),
     ...otlpSend,
     'eval.latest': async () => readLatestReports(options.dataDir),
-    'events.subscribe': async ({ journal, after, window, reconciled }, session) =>
-      feed.attach(session.id, (frame) => session.push({ kind: 'events', ...frame }), { journal, after, window, reconciled }, (run_ids) => session.push({ kind: 'runs.deleted', journal: outbox.id, run_ids })),
+    'events.subscribe': async ({ journal, after, window, reconciled }, session) => {
+      // A page that connects (or reloads) while a server waits for the person is shown the ask at once.
+      askPages.set(session.id, session);
+      session.push({ kind: 'asks', asks: asks.list() });
+      return feed.attach(session.id, (frame) => session.push({ kind: 'events', ...frame }), { journal, after, window, reconciled }, (run_ids) => session.push({ kind: 'runs.deleted', journal: outbox.id, run_ids }));
+    },
     'runs.known': async ({ run_ids }) => ({ known: run_ids.filter((id) => outbox.hasRun(id)) }),
     // Nothing is dropped on an ack any more: another page may still need the event.
     'events.ack': async () => ({ acked: 0 }),
@@ -248,6 +256,12 @@ async function openHost(options: HostOptions): Promise<Host> {
     'audit.list': async ({ limit }) => ({ records: audit.list(limit) }),
     'interventions.pending': async () => ({ interventions: runs.pending() }),
     'interventions.answer': async ({ run_id, intervention_id, answer }) => ({ resumed: runs.answer(run_id, intervention_id, answer) }),
+    'asks.pending': async () => ({ asks: asks.list() }),
+    'asks.answer': async (answer) => {
+      const outcome = asks.answer(answer);
+      if (!outcome.answered && outcome.reason === 'invalid') throw new RequestError('invalid_params', `the answer does not fit the form: ${Object.entries(outcome.issues).map(([field, problem]) => `${field}: ${problem}`).join('; ')}`);
+      return { answered: outcome.answered };
+    },
   };
 
   /** A registered server that can sign in with OAuth, or the request fails saying why not. */
@@ -286,11 +300,13 @@ async function openHost(options: HostOptions): Promise<Host> {
       }
     },
     detach(session) {
+      askPages.delete(session.id);
       feed.detach(session.id);
     },
     async close() {
       stopRetention();
       stopExpiry();
+      asks.close();
       history.dispose();
       feed.close();
       await runs.closeAll();

@@ -7,7 +7,7 @@ export type { ConfirmAction, ConfirmRequest } from '../registry/confirm-port';
 /** One connected page (a WebSocket, or the Electron window). Transport-specific push. */
 export interface HostSession {
   readonly id: string;
-  /** Events, or runs deleted from the journal. */
+  /** Events, runs deleted from the journal, or what MCP servers ask the person. */
   push(frame: PushFrame): void;
 }
 
@@ -40,4 +40,6 @@ export interface HostOptions {
   confirm?: ConfirmAction;
   /** Opens a link in the system browser (an MCP sign-in page); open-browser.ts when absent. */
   openUrl?: (url: string) => void;
+  /** How long an MCP server's ask waits for the person before it is cancelled; 10 minutes when absent (tests shorten it). */
+  askTimeoutMs?: number;
 }

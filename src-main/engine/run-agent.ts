@@ -23,6 +23,7 @@ import { toolProgressEvent } from '../mcp/progress-event';
 import { startToolHost } from '../mcp/mcp-tool-host';
 import type { ElicitationAsk, ElicitationReply } from '../mcp/client-capabilities';
 import { sampleWith } from '../mcp/sample-with-model';
+import { recordedElicitation } from '../mcp/recorded-elicitation';
 import type { ToolHost } from '../mcp/tool-host';
 import type { ModelProvider } from '../providers/provider';
 import { modelPlace, recordCalls } from '../providers/record-calls';
@@ -229,7 +230,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       options.onProgress?.(line);
     };
     try {
-      toolHost = options.toolHost ?? (await startToolHost(spec.servers, { vars, overrides: spec.tool_effects, cwd: options.specDir, credentials: prepared.credentials, onProgress: notice, progressIntervalMs: options.progressIntervalMs, privacy: options.privacy, oauthStore: options.credentials, onElicit: options.onElicit, onSample: sampleWith(providers.student, options.signal), onSent: (call) => emit({ type: 'mcp.called', ...call }) }));
+      toolHost = options.toolHost ?? (await startToolHost(spec.servers, { vars, overrides: spec.tool_effects, cwd: options.specDir, credentials: prepared.credentials, onProgress: notice, progressIntervalMs: options.progressIntervalMs, privacy: options.privacy, oauthStore: options.credentials, onElicit: options.onElicit && recordedElicitation(options.onElicit, { mask: (text) => secrets.maskText(text), emit }), onSample: sampleWith(providers.student, options.signal), onSent: (call) => emit({ type: 'mcp.called', ...call }) }));
     } catch (err) {
       setupError = secrets.maskText(errorText(err));
       throw err;

@@ -6,6 +6,7 @@ import type { AgentSpec } from '@shared/contracts/spec';
 import type { PrivacyPolicy } from '@shared/policy/privacy';
 import type { CredentialStore } from '../credentials/credential-store';
 import type { IdempotencyLedger } from '../mcp/idempotency-ledger';
+import type { ElicitationAsk, ElicitationReply } from '../mcp/client-capabilities';
 import { resolveSpec } from '../spec/load-spec';
 import type { ConfirmTool } from './boundary-actors';
 import { CheckpointStore, type JsonCheckpointStore } from './checkpoint';
@@ -38,6 +39,8 @@ export interface RunManagerDeps {
   /** Writes events still batched for the outbox, so a checkpoint is never ahead of the trace. */
   flushEvents?: () => void;
   log?: (line: string) => void;
+  /** How a run's MCP servers ask the person (elicitation), in the page; a run's stop cancels its asks. */
+  elicit?: (runId: string, signal: AbortSignal) => (ask: ElicitationAsk) => Promise<ElicitationReply>;
 }
 
 interface ActiveRun {
@@ -232,6 +235,7 @@ export class RunManager {
       confirm: askThePerson,
       ollamaHost: this.deps.ollamaHost,
       credentials: this.deps.credentials,
+      ...(this.deps.elicit ? { onElicit: this.deps.elicit(runId, controller.signal) } : {}),
     };
   }
 

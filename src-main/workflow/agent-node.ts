@@ -10,7 +10,7 @@ import type { CredentialStore } from '../credentials/credential-store';
 import type { ConfirmTool } from '../engine/boundary-actors';
 import type { RunCheckpoint } from '../engine/checkpoint';
 import { checkEditedApproval } from '../engine/intervention';
-import { runAgent } from '../engine/run-agent';
+import { runAgent, type RunAgentOptions } from '../engine/run-agent';
 import type { IdempotencyLedger } from '../mcp/idempotency-ledger';
 import type { ToolHost } from '../mcp/tool-host';
 import type { ModelProvider } from '../providers/provider';
@@ -30,6 +30,8 @@ export interface AgentNodeDeps {
   /** Injected for tests and benchmarks (every agent node shares them). */
   providers?: { student: ModelProvider; teacher: ModelProvider };
   toolHost?: ToolHost;
+  /** A person answers the node's servers' elicitation (the app's runs). */
+  onElicit?: RunAgentOptions['onElicit'];
   /**
    * A replay of a recorded run (`replayOf`): the agent answers with this invocation's recorded
    * answers (`recorded`; none: the recorded run never ran it, so it fails), and unless `live` it
@@ -163,6 +165,7 @@ export async function runAgentNode(
       privacy: deps.privacy,
       credentials: deps.credentials,
       onProgress: deps.onProgress,
+      onElicit: deps.onElicit,
       // A replay's models are its script: injected providers (tests, benchmarks) are not its answers.
       providers: deps.replay ? undefined : deps.providers,
       // Sampled for review as the recorded invocation was; its tools dry unless live.

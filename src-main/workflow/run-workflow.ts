@@ -26,6 +26,7 @@ import { setUpSupervision, type RunSupervision } from './supervision/supervise-f
 import { AttemptTrail, escalatedEvent, failedInvocation, portValidator, settlementOf, supervisionEvents, supervisorCheckpoint, supervisorNamed, verdictEvent, type WorkflowSupervisionOptions } from './supervision/workflow-supervision';
 import type { InvocationRecord, WorkflowCheckpoint } from './workflow-checkpoint';
 import { WorkflowTools } from './workflow-tools';
+import { recordedElicitation } from '../mcp/recorded-elicitation';
 import { checkJudgmentAnswer, type PatternPark } from './pattern/human-judgment';
 import { answerPerson, escalateToPerson, escalationIntervention, expirePerson, isPersonSupervisor, personSupervisionOf, settledWithoutPerson } from './supervision/person-supervisor';
 import { checkPersonVerdict } from '@shared/supervisor/person-escalation';
@@ -34,7 +35,7 @@ import { stickyVerdictFor } from '@shared/supervisor/ledger';
 /** What a workflow run shares with an agent run: folders, ledger, journal, cancellation, people, models. */
 type SharedRunOptions = Pick<
   RunAgentOptions,
-  'specDir' | 'workspace' | 'ledger' | 'onEvent' | 'runId' | 'signal' | 'confirm' | 'ollamaHost' | 'credentials' | 'privacy' | 'onProgress' | 'providers' | 'toolHost'
+  'specDir' | 'workspace' | 'ledger' | 'onEvent' | 'runId' | 'signal' | 'confirm' | 'ollamaHost' | 'credentials' | 'privacy' | 'onProgress' | 'providers' | 'toolHost' | 'onElicit'
 >;
 
 export interface RunWorkflowOptions extends SharedRunOptions {
@@ -199,7 +200,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     emit({ type: 'run.notice', message: secrets.maskText(line).slice(0, 500) });
     options.onProgress?.(line);
   };
-  const tools = new WorkflowTools({ graph, vars, cwd: specDir, secrets, credentials: options.credentials, onProgress: notice, toolHost: options.toolHost, privacy, onSent: (call) => emit({ type: 'mcp.called', ...call }) });
+  const tools = new WorkflowTools({ graph, vars, cwd: specDir, secrets, credentials: options.credentials, onProgress: notice, toolHost: options.toolHost, privacy, onSent: (call) => emit({ type: 'mcp.called', ...call }), onElicit: options.onElicit && recordedElicitation(options.onElicit, { mask: (text) => secrets.maskText(text), emit }) });
   const log: SchedulerEvent[] = resumed ? (resumed.scheduler_events as SchedulerEvent[]) : [];
   let state: SchedulerState = createScheduler(graph);
   let finished: Extract<SchedulerCommand, { type: 'finished' }> | undefined;
@@ -518,7 +519,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   /** What an agent or pattern node runs its agents with; one that uses all of the workflow's servers shares the run's tool host. */
   async function agentDeps(node: NodeOf<'agent'> | NodeOf<'pattern'>) {
     const toolHost = node.servers === undefined && graph.servers.length > 0 ? (await tools.get()).host : options.toolHost;
-    return { runId, graph, specDir, workspace, ledger: options.ledger, confirm: options.confirm, privacy, ollamaHost: options.ollamaHost, credentials: options.credentials, onProgress: options.onProgress, toolHost };
+    return { runId, graph, specDir, workspace, ledger: options.ledger, confirm: options.confirm, privacy, ollamaHost: options.ollamaHost, credentials: options.credentials, onProgress: options.onProgress, onElicit: options.onElicit, toolHost };
   }
 
   async function execute(invocation: Invocation, run: NodeRun, resumeWith?: Resumed): Promise<NodeOutcome> {

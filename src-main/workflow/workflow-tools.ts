@@ -7,6 +7,7 @@ import { collectCredentialRefs, resolveCredentials } from '../credentials/resolv
 import type { SecretRegistry } from '../credentials/secret-registry';
 import { startToolHost } from '../mcp/mcp-tool-host';
 import type { ToolHost } from '../mcp/tool-host';
+import type { ElicitationAsk, ElicitationReply } from '../mcp/client-capabilities';
 import type { ModelProvider } from '../providers/provider';
 
 export interface WorkflowToolsOptions {
@@ -19,6 +20,8 @@ export interface WorkflowToolsOptions {
   /** Which hosts a remote server may be on, and the privacy log of what each was sent. */
   privacy?: PrivacyPolicy;
   onSent?: (call: McpCalled) => void;
+  /** A person answers a server's elicitation (the app's runs); without it servers are told Steward cannot ask. */
+  onElicit?: (ask: ElicitationAsk) => Promise<ElicitationReply>;
   /** Injected for tests and benchmarks. */
   toolHost?: ToolHost;
 }
@@ -49,7 +52,7 @@ export class WorkflowTools {
         if (!this.options.credentials) throw new Error('this workflow uses keychain credentials, but no credential store is available');
         credentials = await resolveCredentials(refs, this.options.credentials, secrets);
       }
-      host = await startToolHost(graph.servers, { vars, overrides: graph.tool_effects, cwd, credentials, onProgress: this.options.onProgress, privacy: this.options.privacy, oauthStore: this.options.credentials, onSent: this.options.onSent });
+      host = await startToolHost(graph.servers, { vars, overrides: graph.tool_effects, cwd, credentials, onProgress: this.options.onProgress, privacy: this.options.privacy, oauthStore: this.options.credentials, onSent: this.options.onSent, onElicit: this.options.onElicit });
     }
     this.host = host;
     return { host, snapshot: await host.snapshot(0) };

@@ -11,6 +11,7 @@ import {
   type ResponseFrame,
 } from '@shared/contracts/host-api';
 import { RunEvent } from '@shared/contracts/events';
+import type { PendingAsk } from '@shared/contracts/person-ask';
 import type { ConnectionState, Transport } from './transport';
 
 /** Why a request failed: the host's own error code, or something the client detected. */
@@ -40,6 +41,8 @@ export interface HostClient {
   onEvents(cb: (events: RunEvent[], cursor: EventsCursor | undefined) => void): () => void;
   /** Runs deleted from the host's journal (by a person or retention): the page deletes what it holds of them. Returns an unsubscribe function. */
   onDeleted(cb: (runIds: string[], journal: string) => void): () => void;
+  /** What MCP servers ask the person right now (the whole list, on each change). Returns an unsubscribe function. */
+  onAsks(cb: (asks: PendingAsk[]) => void): () => void;
   /** Connection state; the listener is called at once with the current state. */
   onState(cb: (state: ConnectionState) => void): () => void;
   stats(): HostClientStats;
@@ -62,6 +65,7 @@ export function createHostClient(transport: Transport): HostClient {
   const eventListeners = new Set<(events: RunEvent[], cursor: EventsCursor | undefined) => void>();
   const stateListeners = new Set<(state: ConnectionState) => void>();
   const deletedListeners = new Set<(runIds: string[], journal: string) => void>();
+  const askListeners = new Set<(asks: PendingAsk[]) => void>();
   const counters: HostClientStats = { droppedFrames: 0, droppedEvents: 0 };
   let state: ConnectionState = 'connecting';
   let nextId = 1;
@@ -113,6 +117,10 @@ export function createHostClient(transport: Transport): HostClient {
     }
     if (frame.kind === 'runs.deleted') {
       for (const cb of deletedListeners) safeCall(() => cb(frame.run_ids, frame.journal));
+      return;
+    }
+    if (frame.kind === 'asks') {
+      for (const cb of askListeners) safeCall(() => cb(frame.asks));
       return;
     }
     const p = pending.get(frame.id);
@@ -170,6 +178,10 @@ export function createHostClient(transport: Transport): HostClient {
       deletedListeners.add(cb);
       return () => deletedListeners.delete(cb);
     },
+    onAsks(cb) {
+      askListeners.add(cb);
+      return () => askListeners.delete(cb);
+    },
     onState(cb) {
       stateListeners.add(cb);
       safeCall(() => cb(state));
@@ -183,6 +195,7 @@ export function createHostClient(transport: Transport): HostClient {
       closed = true;
       eventListeners.clear();
       deletedListeners.clear();
+      askListeners.clear();
       stateListeners.clear();
       transport.stop();
     },

@@ -217,6 +217,17 @@ export const RunEvent = z.discriminatedUnion('type', [
   /** A tool call was sent to a remote MCP server: the privacy log's record of what it was sent (argument names, bytes), never the values. */
   event('mcp.called', McpCalled.shape),
   /**
+   * An MCP server asked the person (elicitation: a form or a link) and how it ended. Field names
+   * only: what the person typed may be sensitive and is never recorded. The message is masked.
+   */
+  event('mcp.elicitation', {
+    server: z.string(),
+    mode: z.enum(['form', 'url']),
+    message: z.string().max(500),
+    fields: z.array(z.string()),
+    action: z.enum(['accept', 'decline', 'cancel']),
+  }),
+  /**
    * A tool call in flight reported progress (MCP `notifications/progress`), thinned out by the tool
    * host (at most one per call per second, plus the last). `round` is the agent's round (0 in a tool
    * node); the call ends with its `tool.executed` (same `idempotency_key`). The message is masked.

@@ -7,6 +7,7 @@ import { EffectOverride, RegisteredServer, RegistryId, ServerRegistration, ToolN
 import { ActionResult, AuditRecord, ConfirmationCode, ConfirmResult } from './audit';
 import { EffectSource, ToolAnnotationHints, ToolEffect } from './tool-effect';
 import { HumanAnswer, Intervention } from './intervention';
+import { AskAnswer, PendingAsk } from './person-ask';
 import { LearningDataSettings, ProfileKind, ProfileVersionRef, TraceSettings } from './profiles';
 import { CredentialInfo, CredentialName, CredentialRef } from './credentials';
 import { MAX_SYNCED_RECORDS, ProfileConflict, SyncedProfile, WorkflowChoices } from './profile-store';
@@ -338,6 +339,10 @@ export const HOST_METHODS = {
     params: z.object({ run_id: z.string(), intervention_id: z.string(), answer: HumanAnswer }).strict(),
     result: z.object({ resumed: z.boolean() }).strict(),
   },
+  /** What MCP servers ask the person right now (also pushed to every page as the `asks` frame). */
+  'asks.pending': { params: empty, result: z.object({ asks: z.array(PendingAsk) }).strict() },
+  /** The person's answer to a server's ask: the first answer wins; entries that do not fit the form are invalid_params, by field. */
+  'asks.answer': { params: AskAnswer, result: z.object({ answered: z.boolean() }).strict() },
   /** Kept for pages from before issue 9: the journal keeps every event, so an ack drops nothing (always 0). */
   'events.ack': { params: z.object({ ids: z.array(z.string()).max(10_000) }).strict(), result: z.object({ acked: z.number().int() }).strict() },
   /** The page stored everything up to `position` of `journal`: frames up to there are no longer in flight (events.subscribe `window`). */
@@ -396,15 +401,18 @@ export type EventsCursor = z.infer<typeof EventsCursor>;
 const EventsPush = z.object({ kind: z.literal('events'), events: z.array(RunEvent), cursor: EventsCursor.optional() }).strict();
 /** Runs removed from the journal (a person, retention): a page deletes what it holds of them. At most 1,000 per frame. */
 const RunsDeletedPush = z.object({ kind: z.literal('runs.deleted'), journal: JournalId, run_ids: z.array(RunIdParam).max(1_000) }).strict();
+/** Every ask of an MCP server still waiting for the person (the whole list, on each change and on subscribe). */
+const AsksPush = z.object({ kind: z.literal('asks'), asks: z.array(PendingAsk) }).strict();
 
 /** Host → renderer: a response to a request, or pushed events. */
-export const ServerFrame = z.discriminatedUnion('kind', [z.discriminatedUnion('ok', [ResponseOk, ResponseError]), EventsPush, RunsDeletedPush]);
+export const ServerFrame = z.discriminatedUnion('kind', [z.discriminatedUnion('ok', [ResponseOk, ResponseError]), EventsPush, RunsDeletedPush, AsksPush]);
 export type ServerFrame = z.infer<typeof ServerFrame>;
 export type ResponseFrame = Extract<ServerFrame, { kind: 'response' }>;
 export type EventsFrame = Extract<ServerFrame, { kind: 'events' }>;
 export type RunsDeletedFrame = Extract<ServerFrame, { kind: 'runs.deleted' }>;
+export type AsksFrame = Extract<ServerFrame, { kind: 'asks' }>;
 /** What the host pushes to a page unasked. */
-export type PushFrame = EventsFrame | RunsDeletedFrame;
+export type PushFrame = EventsFrame | RunsDeletedFrame | AsksFrame;
 
 export function isHostMethod(name: string): name is HostMethod {
   return Object.hasOwn(HOST_METHODS, name);
