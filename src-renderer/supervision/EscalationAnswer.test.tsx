@@ -10,8 +10,8 @@ import { FakeTransport } from '../testing/fake-transport';
 import { InterventionCard } from '../screens/InterventionCard';
 import { verdictAnswer } from './EscalationAnswer';
 
-function waiting(allowed: SupervisorAction[], candidate?: unknown): Intervention {
-  const e = escalation({ detail: 'ENOENT: no such file or directory, open /notes/missing.md', failure_signature: { errno: 'ENOENT' }, candidate_output: candidate });
+function waiting(allowed: SupervisorAction[], candidate?: unknown, spent: { spent_usd?: number; unpriced_models?: string[] } = {}): Intervention {
+  const e = escalation({ detail: 'ENOENT: no such file or directory, open /notes/missing.md', failure_signature: { errno: 'ENOENT' }, candidate_output: candidate, ...spent });
   return {
     id: 'supervise-0001',
     run_id: 'run-sup-0001',
@@ -48,6 +48,12 @@ describe('a supervised node’s escalation in “waiting for you”', () => {
     expect(html).toMatch(/data-testid="escalation-fail">Fail the node/);
     expect(html).not.toContain('escalation-retry');
     expect(html).not.toContain('escalation-substitute');
+  });
+
+  it('says what the failed attempt already spent on model calls, measured or unpriced, and nothing when it cost nothing', () => {
+    expect(paint(waiting(['skip', 'fail'], undefined, { spent_usd: 0.0042 }))).toMatch(/data-testid="escalation-spent">\$0\.0042 on model calls in the failed attempt: a retry would pay again/);
+    expect(paint(waiting(['skip', 'fail'], undefined, { unpriced_models: ['api.example.com:gpt-x'] }))).toContain('an unknown amount (api.example.com:gpt-x: unpriced)');
+    expect(paint(waiting(['skip', 'fail']))).not.toContain('escalation-spent');
   });
 
   it('offers a JSON field for a substitute, filled with the candidate output, only when substitute is allowed', () => {

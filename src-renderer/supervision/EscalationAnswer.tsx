@@ -2,6 +2,7 @@ import { useId, useState } from 'react';
 import type { HumanAnswer, Intervention } from '@shared/contracts/intervention';
 import { SUPERVISOR_ACTION_LABELS, type SupervisorAction, type Verdict } from '@shared/supervisor/contracts';
 import type { PersonEscalation } from '@shared/supervisor/person-escalation';
+import { spentText } from '@shared/supervisor/cost';
 import { useHost } from '../app/HostProvider';
 import { Spinner } from '../components/Icons';
 import { AnswerError, ReconnectNote } from '../screens/interventions/answer-notes';
@@ -41,6 +42,7 @@ export function EscalationAnswer({ intervention, wait }: { intervention: Interve
   const id = useId();
   const e = wait.escalation;
   const allowed = e.allowed_actions;
+  const spent = spentText(e);
   const [reason, setReason] = useState('');
   const candidate = e.candidate_output !== null && typeof e.candidate_output === 'object' && !Array.isArray(e.candidate_output) ? (e.candidate_output as Record<string, unknown>) : undefined;
   const [value, setValue] = useState<Record<string, unknown> | undefined>(candidate ?? {});
@@ -73,6 +75,14 @@ export function EscalationAnswer({ intervention, wait }: { intervention: Interve
             {signatureText(e.failure_signature)}
           </div>
         </div>
+        {spent !== undefined && (
+          <div className="step">
+            <div className="step__label">Already spent</div>
+            <div className="step__body" data-testid="escalation-spent">
+              {spent} on model calls in the failed attempt: a retry would pay again.
+            </div>
+          </div>
+        )}
         {e.candidate_output !== undefined && (
           <div className="step">
             <div className="step__label">Its output</div>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attemptSpend, type ModelCallTally } from './cost';
+import { attemptSpend, spentText, type ModelCallTally } from './cost';
 
 const pricing = { 'api.example.com:gpt-x': { input_per_mtok_usd: 2, output_per_mtok_usd: 8 } };
 const tally = (t: Partial<ModelCallTally>): ModelCallTally => ({ label: 'api.example.com:gpt-x', local: false, calls: 1, measured: 1, input_tokens: 0, output_tokens: 0, ...t });
@@ -20,5 +20,14 @@ describe("a failed attempt's spent cost", () => {
 
   it('names a priced remote model unpriced too when a call of it reported no usage, keeping what was measured', () => {
     expect(attemptSpend([tally({ calls: 2, measured: 1, input_tokens: 1000, output_tokens: 0 })], pricing)).toEqual({ usd: 0.002, unpriced: ['api.example.com:gpt-x'] });
+  });
+});
+
+describe('what a failed attempt spent, in words', () => {
+  it('says nothing when it cost nothing, the dollars when measured, and names what is unpriced', () => {
+    expect(spentText({ spent_usd: 0 })).toBeUndefined();
+    expect(spentText({ spent_usd: 0.0042 })).toBe('$0.0042');
+    expect(spentText({ spent_usd: 0, unpriced_models: ['api.other.net:big'] })).toBe('an unknown amount (api.other.net:big: unpriced)');
+    expect(spentText({ spent_usd: 0.002, unpriced_models: ['api.other.net:big'] })).toBe('$0.0020 + an unknown amount (api.other.net:big: unpriced)');
   });
 });

@@ -78,3 +78,12 @@ export function attemptSpend(tallies: readonly ModelCallTally[], pricing: Pricin
   }
   return { usd, unpriced: [...unpriced].sort() };
 }
+
+/** What the failed attempt spent, in a line a person reads; undefined when it cost nothing known or unknown. */
+export function spentText(e: { spent_usd: number; unpriced_models?: readonly string[] | undefined }): string | undefined {
+  const unpriced = e.unpriced_models ?? [];
+  if (e.spent_usd <= 0 && unpriced.length === 0) return undefined;
+  const known = e.spent_usd > 0 ? `$${e.spent_usd.toFixed(4)}` : undefined;
+  const unknown = unpriced.length > 0 ? `an unknown amount (${unpriced.join(', ')}: unpriced)` : undefined;
+  return [known, unknown].filter((p) => p !== undefined).join(' + ');
+}

@@ -1,5 +1,6 @@
 import type { RunEvent, RunEventOf } from '@shared/contracts/events';
 import type { SupervisorAction } from '@shared/supervisor/contracts';
+import { spentText } from '@shared/supervisor/cost';
 
 /**
  * What `steward run` prints of a supervised workflow run (issue 11): a ⛨ line on stderr per
@@ -16,7 +17,8 @@ const firstLine = (text: string, max = 160): string => (text.split('\n')[0] ?? '
 export function formatEscalated(event: RunEventOf<'supervisor.escalated'>): string {
   const e = event.escalation;
   const code = e.failure_signature.code ?? (e.failure_signature.http_status !== undefined ? `HTTP ${e.failure_signature.http_status}` : 'failed');
-  return `${SHIELD} ${e.invocation_key} escalated: ${code} — ${firstLine(e.detail)} (allowed: ${e.allowed_actions.join(', ')})`;
+  const spent = spentText(e);
+  return `${SHIELD} ${e.invocation_key} escalated: ${code} — ${firstLine(e.detail)}${spent !== undefined ? ` · spent ${spent}` : ''} (allowed: ${e.allowed_actions.join(', ')})`;
 }
 
 /** `⛨ work[each=1] → skip (decided by agent): a poisoned item` */
