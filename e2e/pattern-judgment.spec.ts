@@ -174,6 +174,9 @@ test('a pattern member that asks a person parks the run in Waiting for you; the 
   await page.evaluate(() => (window.location.hash = '#/interventions'));
   const row = page.getByTestId('interventions-view').getByTestId('intervention-row').filter({ hasText: 'Which outage is this about?' });
   await expect(row).toHaveAttribute('data-kind', 'ask_user', { timeout: 30_000 });
+  // The row names the member whose question it is, not only the node.
+  await expect(row).toHaveAttribute('data-member', 'worker');
+  await expect(row).toContainText('node report › member worker asks');
   await row.getByTestId('intervention-answer-here').click();
   const reply = row.getByLabel('Your reply to the agent');
   await reply.fill('The Tuesday sync outage.');
