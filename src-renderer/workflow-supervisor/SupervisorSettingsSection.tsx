@@ -1,11 +1,12 @@
 import { useId, useState } from 'react';
-import { modelLabel } from '@shared/contracts/model';
+import { modelLabel, type ModelRef } from '@shared/contracts/model';
+import type { WorkflowNode } from '@shared/workflow/document';
 import type { SupervisorSettings, SupervisorWho } from '@shared/supervisor/contracts';
 import { supervisorConsentText } from '@shared/supervisor/consent';
 import { useHost } from '../app/HostProvider';
 import { CheckField, FieldRow, NumberField, SelectField } from '../components/Form';
 import { ModelSelect } from '../components/ModelSelect';
-import { costCapProblem, isRemoteSupervisor, priceOf, setBound, setCostCap, setDecisionTimeout, setEnabled, setModel, setPrice, setWhoKind } from './supervisor-settings-edit';
+import { agentCloudModels, costCapProblem, isRemoteSupervisor, priceOf, setBound, setCostCap, setDecisionTimeout, setEnabled, setModel, setPrice, setWhoKind } from './supervisor-settings-edit';
 import { ShieldIcon } from '../components/Icons';
 import './supervision.css';
 
@@ -19,7 +20,7 @@ const WHO_OPTIONS = [
  * on, a model (local by default, from the same choices as an agent's) or a person decides what a
  * node that still fails does; bounds and a cost cap. Saved as the document's `supervisor`.
  */
-export function SupervisorSettingsSection({ value, onChange }: { value: SupervisorSettings | undefined; onChange: (next: SupervisorSettings, group?: string) => void }) {
+export function SupervisorSettingsSection({ value, onChange, nodes = [] }: { value: SupervisorSettings | undefined; onChange: (next: SupervisorSettings, group?: string) => void; nodes?: readonly WorkflowNode[] }) {
   const { providers } = useHost();
   const id = useId();
   const on = value?.enabled ?? false;
@@ -36,12 +37,12 @@ export function SupervisorSettingsSection({ value, onChange }: { value: Supervis
         onChange={(v) => onChange(setEnabled(value, v, providers))}
         testId="supervisor-enabled"
       />
-      {on && value && <Settings value={value} onChange={onChange} />}
+      {on && value && <Settings value={value} onChange={onChange} nodes={nodes} />}
     </section>
   );
 }
 
-function Settings({ value, onChange }: { value: SupervisorSettings; onChange: (next: SupervisorSettings, group?: string) => void }) {
+function Settings({ value, onChange, nodes }: { value: SupervisorSettings; onChange: (next: SupervisorSettings, group?: string) => void; nodes: readonly WorkflowNode[] }) {
   const { providers } = useHost();
   const id = useId();
   const who = value.who;
@@ -90,7 +91,17 @@ function Settings({ value, onChange }: { value: SupervisorSettings; onChange: (n
         group="sv-cap"
         testId="supervisor-cost-cap"
       />
-      {who.kind === 'model' && isRemoteSupervisor(value) && <PriceFields value={value} onChange={onChange} />}
+      {who.kind === 'model' && isRemoteSupervisor(value) && <PriceFields value={value} onChange={onChange} model={who.model} hint="Input, then output. Without a price this model cannot be held to a cost cap." testId="supervisor-price" />}
+      {agentCloudModels(nodes, value).map((model) => (
+        <PriceFields
+          key={modelLabel(model)}
+          value={value}
+          onChange={onChange}
+          model={model}
+          hint="An agent node’s cloud model: a node that fails has spent its calls at this price. Without a price its cost is unknown, and the supervisor never retries it."
+          testId="node-model-price"
+        />
+      ))}
     </>
   );
 }
@@ -171,11 +182,9 @@ const readsAs = (text: string, saved: string): boolean => (text.trim() === '' ||
 const capText = (s: SupervisorSettings) => (s.cost_cap_usd === undefined ? '' : String(s.cost_cap_usd));
 const timeoutText = (s: SupervisorSettings) => (s.who.decision_timeout_ms === undefined ? '' : String(s.who.decision_timeout_ms / 1000));
 
-/** A cloud model's price per million tokens: what the cap reserves against. */
-function PriceFields({ value, onChange }: { value: SupervisorSettings; onChange: (next: SupervisorSettings, group?: string) => void }) {
+/** A cloud model's price per million tokens: what the cap reserves against, and what a failed node's spend is counted at. */
+function PriceFields({ value, onChange, model, hint, testId }: { value: SupervisorSettings; onChange: (next: SupervisorSettings, group?: string) => void; model: ModelRef; hint: string; testId: string }) {
   const id = useId();
-  if (value.who.kind !== 'model') return null;
-  const model = value.who.model;
   const price = priceOf(value, model);
   const set = (field: 'input_per_mtok_usd' | 'output_per_mtok_usd', text: string) => {
     const empty = text.trim() === '';
@@ -184,13 +193,13 @@ function PriceFields({ value, onChange }: { value: SupervisorSettings; onChange:
     const next = { input_per_mtok_usd: 0, output_per_mtok_usd: 0, ...price, [field]: n };
     // Both emptied: no price (a price of 0 is typed as 0).
     const cleared = empty && next.input_per_mtok_usd === 0 && next.output_per_mtok_usd === 0;
-    onChange(setPrice(value, model, cleared ? undefined : next), 'sv-price');
+    onChange(setPrice(value, model, cleared ? undefined : next), `sv-price:${modelLabel(model)}`);
   };
   return (
-    <FieldRow label={`Price of ${modelLabel(model)} (US$ per million tokens)`} htmlFor={`${id}-in`} hint="Input, then output. Without a price this model cannot be held to a cost cap.">
+    <FieldRow label={`Price of ${modelLabel(model)} (US$ per million tokens)`} htmlFor={`${id}-in`} hint={hint}>
       <div className="wf-ports__row">
-        <input id={`${id}-in`} className="input input--number" type="number" min={0} step="any" aria-label="Input price per million tokens" placeholder="input" value={price?.input_per_mtok_usd ?? ''} onChange={(e) => set('input_per_mtok_usd', e.target.value)} data-testid="supervisor-price-input" />
-        <input className="input input--number" type="number" min={0} step="any" aria-label="Output price per million tokens" placeholder="output" value={price?.output_per_mtok_usd ?? ''} onChange={(e) => set('output_per_mtok_usd', e.target.value)} data-testid="supervisor-price-output" />
+        <input id={`${id}-in`} className="input input--number" type="number" min={0} step="any" aria-label="Input price per million tokens" placeholder="input" value={price?.input_per_mtok_usd ?? ''} onChange={(e) => set('input_per_mtok_usd', e.target.value)} data-testid={`${testId}-input`} />
+        <input className="input input--number" type="number" min={0} step="any" aria-label="Output price per million tokens" placeholder="output" value={price?.output_per_mtok_usd ?? ''} onChange={(e) => set('output_per_mtok_usd', e.target.value)} data-testid={`${testId}-output`} />
       </div>
     </FieldRow>
   );

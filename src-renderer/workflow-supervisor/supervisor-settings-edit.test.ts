@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { ProviderStatus } from '@shared/contracts/host-api';
-import { ModelRef } from '@shared/contracts/model';
+import { ModelRef, modelLabel } from '@shared/contracts/model';
 import { SupervisorSettings } from '@shared/supervisor/contracts';
 import { HostedWorkflowGraph } from '@shared/workflow/hosted-graph';
-import { costCapProblem, defaultSupervisorModel, isRemoteSupervisor, setBound, setCostCap, setDecisionTimeout, setEnabled, setModel, setPrice, setWhoKind } from './supervisor-settings-edit';
+import { agentCloudModels, costCapProblem, defaultSupervisorModel, isRemoteSupervisor, setBound, setCostCap, setDecisionTimeout, setEnabled, setModel, setPrice, setWhoKind } from './supervisor-settings-edit';
 import { supervisedWorkflowDocument } from './testing/supervised-trace';
 
 const ollama = (reachable: boolean): ProviderStatus => ({ ollama: { reachable, models: reachable ? [{ name: 'qwen3:4b' }] : [] } }) as unknown as ProviderStatus;
@@ -79,6 +79,17 @@ describe('editing a workflow’s supervisor settings', () => {
     expect(costCapProblem(setPrice(capped, CLOUD, { input_per_mtok_usd: 1, output_per_mtok_usd: 4 }))).toBeUndefined();
     expect(costCapProblem(setModel(capped, QWEN))).toBeUndefined();
     expect(setPrice(setPrice(capped, CLOUD, { input_per_mtok_usd: 1, output_per_mtok_usd: 4 }), CLOUD, undefined).pricing).toEqual({});
+  });
+
+  it("lists the agent nodes' cloud models to price, each once, without local models or the supervisor's own", () => {
+    const other = ModelRef.parse({ provider: 'openai_compatible', base_url: 'https://api.other.net/v1', model: 'big' });
+    const agent = (id: string, student: ModelRef, teacher: ModelRef) => ({ id, kind: 'agent', instructions: 'x', task: 'y', models: { student, teacher } });
+    const g = HostedWorkflowGraph.parse({ ...supervisedWorkflowDocument(), nodes: [agent('a', CLOUD, QWEN), agent('b', CLOUD, other), agent('c', { provider: 'script' }, QWEN)] });
+    const local = setEnabled(undefined, true, ollama(true));
+    expect(agentCloudModels(g.nodes, local).map(modelLabel)).toEqual(['api.example.com:gpt-x', 'api.other.net:big']);
+    expect(agentCloudModels(g.nodes, setModel(local, CLOUD)).map(modelLabel)).toEqual(['api.other.net:big']);
+    // Priced here, a failed node's calls of that model count at this price.
+    expect(setPrice(local, other, { input_per_mtok_usd: 2, output_per_mtok_usd: 8 }).pricing).toEqual({ 'api.other.net:big': { input_per_mtok_usd: 2, output_per_mtok_usd: 8 } });
   });
 
   it('the settings round-trip through the workflow document: what the editor saves is what loads back', () => {

@@ -2,6 +2,7 @@ import type { ProviderStatus } from '@shared/contracts/host-api';
 import { ModelRef, modelLabel } from '@shared/contracts/model';
 import { localityOf } from '@shared/policy/privacy';
 import { SupervisorSettings, SupervisorWho, type ModelPrice } from '@shared/supervisor/contracts';
+import type { WorkflowNode } from '@shared/workflow/document';
 
 /**
  * The editor's changes to a workflow's `supervisor` settings, as pure functions: every result is
@@ -88,4 +89,22 @@ export function setDecisionTimeout(current: SupervisorSettings, seconds: string)
   if (trimmed === '' || !Number.isFinite(n)) return current;
   const parsed = SupervisorWho.safeParse({ ...who, decision_timeout_ms: Math.round(n * 1000) });
   return parsed.success ? SupervisorSettings.parse({ ...current, who: parsed.data }) : current;
+}
+
+/**
+ * The cloud models the workflow's agent nodes call, each once, the supervisor's own model left out
+ * (it has its own price field). A failed agent node's spend is its calls at these prices; a model
+ * with no price is "unpriced", and the supervisor never retries that node (docs/workflow-supervisor.md).
+ */
+export function agentCloudModels(nodes: readonly WorkflowNode[], settings: SupervisorSettings): ModelRef[] {
+  const own = settings.who.kind === 'model' ? modelLabel(settings.who.model) : undefined;
+  const found = new Map<string, ModelRef>();
+  for (const node of nodes) {
+    if (node.kind !== 'agent') continue;
+    for (const ref of [node.models.student, node.models.teacher]) {
+      const label = modelLabel(ref);
+      if (label !== own && !found.has(label) && !localityOf(ref).local) found.set(label, ref);
+    }
+  }
+  return [...found.values()];
 }

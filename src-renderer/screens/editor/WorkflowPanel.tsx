@@ -86,7 +86,7 @@ export function WorkflowPanel({
           </div>
         )}
       </fieldset>
-      <SupervisorSettingsSection value={draft.supervisor} onChange={(supervisor, group) => onChange({ ...draft, supervisor }, group)} />
+      <SupervisorSettingsSection value={draft.supervisor} nodes={draft.nodes} onChange={(supervisor, group) => onChange({ ...draft, supervisor }, group)} />
       <WorkflowTraceChoice workflowId={draft.id} />
     </aside>
   );
