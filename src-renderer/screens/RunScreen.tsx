@@ -18,6 +18,7 @@ import { formatDateTime, formatDuration, plural } from '../view/format';
 import { RoundCard } from './RoundCard';
 import { TraceList } from './TraceList';
 import { InterventionCard } from './InterventionCard';
+import { ServerAsks } from './asks/ServerAskCard';
 import { ScsTimelineView, type ScsNavigation } from './scs/ScsTimeline';
 import { ScsStatus } from './scs/ScsStatus';
 import { useAlignTimeline } from './scs/align-timeline';
@@ -341,6 +342,7 @@ export function RunRounds({ runId, run, events }: { runId: string; run: RunRow |
       {pending.map((i) => (
         <InterventionCard key={i.id} intervention={i} tools={rounds.find((r) => r.round === i.round)?.snapshot?.tools ?? lastTools} />
       ))}
+      <ServerAsks runId={runId} />
       {rounds.length === 0 && (!run || run.status === 'running') && (
         <div className="empty empty--inline" data-testid="rounds-waiting">
           <Spinner /> {scs.awaiting ? 'The phase plan comes first: no round runs before it is approved…' : 'Waiting for the first round…'}
@@ -384,6 +386,7 @@ function WorkflowRunBody({ runId, run, events, focusNode }: { runId: string; run
         </details>
       )}
       <InterventionFeed view={supervision} />
+      <ServerAsks runId={runId} />
       <NodesPanel runId={runId} run={run} events={events} hostPending={hostPending} focusNode={focusNode} />
       {(!run || run.status === 'running') && <ToolProgressBars events={events} />}
       {(!run || run.status === 'running') && <LiveNotice events={events} />}

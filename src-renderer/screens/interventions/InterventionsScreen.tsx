@@ -2,6 +2,7 @@ import { useId, useState } from 'react';
 import { INTERVENTION_KIND_LABELS } from '@shared/contracts/intervention';
 import { Chip } from '../../components/Chip';
 import { InterventionCard } from '../InterventionCard';
+import { ServerAsks } from '../asks/ServerAskCard';
 import { formatDateTime } from '../../view/format';
 import { useWaiting } from './use-waiting';
 import { waitingHref, waitingLabel, type WaitingItem, type WaitingKind } from './waiting';
@@ -81,6 +82,7 @@ export function InterventionsScreen() {
           </p>
         </div>
       </header>
+      <ServerAsks />
       <InterventionsList items={items} />
     </div>
   );
