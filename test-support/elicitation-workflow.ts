@@ -6,12 +6,17 @@ import { HostedWorkflowGraph } from '../src-shared/workflow/hosted-graph';
  * person for a form (name, email, a number, choices…) while the call is in flight.
  */
 export function elicitingWorkflow(id = 'asks-person'): HostedWorkflowGraph {
+  return askingServerWorkflow(id, { tool: 'trigger-elicitation-request', arguments: {}, replies: [] });
+}
+
+/** The same with another of server-everything's tools that asks the client; `replies`: the student's answers in between (a sampled reply). */
+export function askingServerWorkflow(id: string, call: { tool: string; arguments: Record<string, unknown>; replies: Array<{ text: string }>; sampling?: 'ask' }): HostedWorkflowGraph {
   return HostedWorkflowGraph.parse({
     format: 'steward/v1',
     kind: 'workflow',
     id,
     name: 'Server asks the person',
-    servers: [{ id: 'ev', server: 'everything', tools: ['trigger-elicitation-request'] }],
+    servers: [{ id: 'ev', server: 'everything', tools: [call.tool], ...(call.sampling ? { sampling: call.sampling } : {}) }],
     nodes: [
       { id: 'in', kind: 'input', fields: [{ name: 'name', type: 'text', required: false, default: 'x' }] },
       {
@@ -23,7 +28,7 @@ export function elicitingWorkflow(id = 'asks-person'): HostedWorkflowGraph {
         servers: ['ev'],
         script: {
           latency_ms: 0,
-          student: [{ json: { decision_type: 'tool_call', tool_name: 'trigger-elicitation-request', arguments: {} } }, { json: { decision_type: 'complete', output: 'done' } }],
+          student: [{ json: { decision_type: 'tool_call', tool_name: call.tool, arguments: call.arguments } }, ...call.replies, { json: { decision_type: 'complete', output: 'done' } }],
           // The tool's effect is unknown: the teacher reviews the call and approves it.
           teacher: [{ json: { verdict: 'accept', reason_codes: [], explanation: 'Asking the person is fine.' } }],
         },

@@ -128,7 +128,7 @@ async function openHost(options: HostOptions): Promise<Host> {
   // What MCP servers ask the person during a run: held here, pushed to every page that subscribed.
   const askPages = new Map<string, HostSession>();
   const asks = new PersonAsks({ onChange: (list) => askPages.forEach((page) => page.push({ kind: 'asks', asks: list })), ...(options.askTimeoutMs ? { timeoutMs: options.askTimeoutMs } : {}) });
-  const runs = new RunManager({ ledger, onEvent, baseDir: options.dataDir, checkpoints, workflowCheckpoints, journalNextSeq, ollamaHost, credentials, flushEvents: flush, log, elicit: (runId, signal) => asks.asker(runId, signal) });
+  const runs = new RunManager({ ledger, onEvent, baseDir: options.dataDir, checkpoints, workflowCheckpoints, journalNextSeq, ollamaHost, credentials, flushEvents: flush, log, elicit: (runId, signal) => asks.asker(runId, signal), reviewSample: (runId, signal) => asks.reviewer(runId, signal) });
   // Runs waiting for a person are not interrupted: they resume when answered.
   closeInterruptedRuns(outbox, runs.waitingRunIds(), log);
   // Deleting, importing and retention (issue 9): pages learn of deleted runs through the feed.

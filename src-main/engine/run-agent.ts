@@ -24,6 +24,7 @@ import { startToolHost } from '../mcp/mcp-tool-host';
 import type { ElicitationAsk, ElicitationReply } from '../mcp/client-capabilities';
 import { sampleWith } from '../mcp/sample-with-model';
 import { recordedElicitation } from '../mcp/recorded-elicitation';
+import { maskedReview, type ReviewSample } from '../mcp/reviewed-sampling';
 import type { ToolHost } from '../mcp/tool-host';
 import type { ModelProvider } from '../providers/provider';
 import { modelPlace, recordCalls } from '../providers/record-calls';
@@ -88,6 +89,8 @@ export interface RunAgentOptions {
   progressIntervalMs?: number;
   /** A person answers an MCP server's elicitation (never a model); absent: servers are told Steward cannot ask. */
   onElicit?: (ask: ElicitationAsk) => Promise<ElicitationReply>;
+  /** A person allows or denies each sampling request of a server with `sampling: "ask"`; absent, those are denied. */
+  onReviewSample?: ReviewSample;
   /**
    * The spec's task and instructions are final: `${…}` in them is text, not a variable (a workflow's
    * agent node substitutes its own variables before its inputs, which may hold `${…}`, go in).
@@ -230,7 +233,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       options.onProgress?.(line);
     };
     try {
-      toolHost = options.toolHost ?? (await startToolHost(spec.servers, { vars, overrides: spec.tool_effects, cwd: options.specDir, credentials: prepared.credentials, onProgress: notice, progressIntervalMs: options.progressIntervalMs, privacy: options.privacy, oauthStore: options.credentials, onElicit: options.onElicit && recordedElicitation(options.onElicit, { mask: (text) => secrets.maskText(text), emit }), onSample: sampleWith(providers.student, options.signal), onSent: (call) => emit({ type: 'mcp.called', ...call }) }));
+      toolHost = options.toolHost ?? (await startToolHost(spec.servers, { vars, overrides: spec.tool_effects, cwd: options.specDir, credentials: prepared.credentials, onProgress: notice, progressIntervalMs: options.progressIntervalMs, privacy: options.privacy, oauthStore: options.credentials, onElicit: options.onElicit && recordedElicitation(options.onElicit, { mask: (text) => secrets.maskText(text), emit }), onSample: sampleWith(providers.student, options.signal), onReviewSample: maskedReview(options.onReviewSample, (text) => secrets.maskText(text)), sampleModel: modelLabel(spec.models.student), onSent: (call) => emit({ type: 'mcp.called', ...call }) }));
     } catch (err) {
       setupError = secrets.maskText(errorText(err));
       throw err;

@@ -7,6 +7,7 @@ import type { PrivacyPolicy } from '@shared/policy/privacy';
 import type { CredentialStore } from '../credentials/credential-store';
 import type { IdempotencyLedger } from '../mcp/idempotency-ledger';
 import type { ElicitationAsk, ElicitationReply } from '../mcp/client-capabilities';
+import type { ReviewSample } from '../mcp/reviewed-sampling';
 import { resolveSpec } from '../spec/load-spec';
 import type { ConfirmTool } from './boundary-actors';
 import { CheckpointStore, type JsonCheckpointStore } from './checkpoint';
@@ -41,6 +42,8 @@ export interface RunManagerDeps {
   log?: (line: string) => void;
   /** How a run's MCP servers ask the person (elicitation), in the page; a run's stop cancels its asks. */
   elicit?: (runId: string, signal: AbortSignal) => (ask: ElicitationAsk) => Promise<ElicitationReply>;
+  /** How a person reviews sampling of servers with `sampling: "ask"`, in the page. */
+  reviewSample?: (runId: string, signal: AbortSignal) => ReviewSample;
 }
 
 interface ActiveRun {
@@ -236,6 +239,7 @@ export class RunManager {
       ollamaHost: this.deps.ollamaHost,
       credentials: this.deps.credentials,
       ...(this.deps.elicit ? { onElicit: this.deps.elicit(runId, controller.signal) } : {}),
+      ...(this.deps.reviewSample ? { onReviewSample: this.deps.reviewSample(runId, controller.signal) } : {}),
     };
   }
 

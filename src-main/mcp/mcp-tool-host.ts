@@ -1,3 +1,4 @@
+import { reviewedSampling, type ReviewSample } from './reviewed-sampling';
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { Progress, Prompt, Resource, Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -52,6 +53,10 @@ export interface ToolHostOptions {
   onElicit?: (ask: ElicitationAsk) => Promise<ElicitationReply>;
   /** The run's model answers a sampling request, for servers whose spec sets `sampling: true` only. */
   onSample?: (ask: SamplingAsk) => Promise<SamplingReply>;
+  /** A person allows or denies each sampling request of a server with `sampling: "ask"` first; absent: those are denied. */
+  onReviewSample?: ReviewSample;
+  /** Which model answers sampling (shown to the person reviewing). */
+  sampleModel?: string;
   /**
    * A tool call's progress as its server reports it: the first report, then at most one per
    * `progressThrottleMs`. When absent, it goes to `onProgress` as a line (a run's live notice).
@@ -129,6 +134,7 @@ export async function startToolHost(servers: McpServerSpec[], options: ToolHostO
     // Bound to the server here, so a remote connection knows who asks too.
     ...(options.onElicit ? { onElicit: bindServer(options.onElicit, spec.id) } : {}),
     ...(options.onSample && spec.sampling === true ? { onSample: bindServer(options.onSample, spec.id) } : {}),
+    ...(options.onSample && spec.sampling === 'ask' ? { onSample: bindServer(reviewedSampling(options.onSample, options.onReviewSample, options.sampleModel ?? 'the run\'s student model'), spec.id) } : {}),
   });
   const settled = await Promise.allSettled(
     servers.map((spec, i) => connectTarget(spec.id, targets[i] as ServerTarget, connectOptions(spec))),

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AskAnswer, PendingAsk } from '@shared/contracts/person-ask';
 import { elicitationContent } from '@shared/policy/elicitation-form';
 import type { ElicitationAsk, ElicitationReply } from './client-capabilities';
+import type { ReviewSample } from './reviewed-sampling';
 
 /** An ask nobody answers is cancelled after this long (the server is told `cancel`). */
 export const DEFAULT_ASK_TIMEOUT_MS = 10 * 60_000;
@@ -36,12 +37,23 @@ export class PersonAsks {
     return (ask) => this.ask(runId, ask, signal);
   }
 
+  /** The sampling review of one run (servers with `sampling: "ask"`): allowed only when the person accepts. */
+  reviewer(runId: string, signal?: AbortSignal): ReviewSample {
+    return async (ask) => {
+      const reply = await this.hold(runId, signal, (base) => ({ ...base, server: ask.server, kind: 'sampling', message: `MCP server "${ask.server}" wants the run's model to answer`, messages: ask.messages, max_tokens: ask.max_tokens, model: ask.model }));
+      return reply.action === 'accept' ? 'allow' : 'deny';
+    };
+  }
+
   private ask(runId: string, ask: ElicitationAsk, signal?: AbortSignal): Promise<ElicitationReply> {
+    return this.hold(runId, signal, (base) => (ask.mode === 'form' ? { ...base, server: ask.server, message: ask.message, kind: 'form', fields: ask.fields } : { ...base, server: ask.server, message: ask.message, kind: 'url', url: ask.url }));
+  }
+
+  private hold(runId: string, signal: AbortSignal | undefined, make: (base: { id: string; run_id: string; server: string; message: string; asked_at: string; expires_at: string }) => PendingAsk): Promise<ElicitationReply> {
     if (signal?.aborted) return Promise.resolve({ action: 'cancel' });
     const id = randomUUID();
     const now = (this.options.now ?? (() => new Date()))();
-    const base = { id, run_id: runId, server: ask.server, message: ask.message, asked_at: now.toISOString(), expires_at: new Date(now.getTime() + this.timeoutMs).toISOString() };
-    const pending: PendingAsk = ask.mode === 'form' ? { ...base, kind: 'form', fields: ask.fields } : { ...base, kind: 'url', url: ask.url };
+    const pending = make({ id, run_id: runId, server: '', message: '', asked_at: now.toISOString(), expires_at: new Date(now.getTime() + this.timeoutMs).toISOString() });
     return new Promise<ElicitationReply>((resolve) => {
       const timer = setTimeout(() => settle({ action: 'cancel' }), this.timeoutMs);
       timer.unref?.();
@@ -68,7 +80,7 @@ export class PersonAsks {
       held.settle({ action: answer.action });
       return { answered: true };
     }
-    if (held.ask.kind === 'url') {
+    if (held.ask.kind !== 'form') {
       held.settle({ action: 'accept' });
       return { answered: true };
     }

@@ -32,6 +32,7 @@ export interface AgentNodeDeps {
   toolHost?: ToolHost;
   /** A person answers the node's servers' elicitation (the app's runs). */
   onElicit?: RunAgentOptions['onElicit'];
+  onReviewSample?: RunAgentOptions['onReviewSample'];
   /**
    * A replay of a recorded run (`replayOf`): the agent answers with this invocation's recorded
    * answers (`recorded`; none: the recorded run never ran it, so it fails), and unless `live` it
@@ -166,6 +167,7 @@ export async function runAgentNode(
       credentials: deps.credentials,
       onProgress: deps.onProgress,
       onElicit: deps.onElicit,
+      onReviewSample: deps.onReviewSample,
       // A replay's models are its script: injected providers (tests, benchmarks) are not its answers.
       providers: deps.replay ? undefined : deps.providers,
       // Sampled for review as the recorded invocation was; its tools dry unless live.

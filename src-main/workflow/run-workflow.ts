@@ -35,7 +35,7 @@ import { stickyVerdictFor } from '@shared/supervisor/ledger';
 /** What a workflow run shares with an agent run: folders, ledger, journal, cancellation, people, models. */
 type SharedRunOptions = Pick<
   RunAgentOptions,
-  'specDir' | 'workspace' | 'ledger' | 'onEvent' | 'runId' | 'signal' | 'confirm' | 'ollamaHost' | 'credentials' | 'privacy' | 'onProgress' | 'providers' | 'toolHost' | 'onElicit'
+  'specDir' | 'workspace' | 'ledger' | 'onEvent' | 'runId' | 'signal' | 'confirm' | 'ollamaHost' | 'credentials' | 'privacy' | 'onProgress' | 'providers' | 'toolHost' | 'onElicit' | 'onReviewSample'
 >;
 
 export interface RunWorkflowOptions extends SharedRunOptions {
@@ -519,7 +519,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   /** What an agent or pattern node runs its agents with; one that uses all of the workflow's servers shares the run's tool host. */
   async function agentDeps(node: NodeOf<'agent'> | NodeOf<'pattern'>) {
     const toolHost = node.servers === undefined && graph.servers.length > 0 ? (await tools.get()).host : options.toolHost;
-    return { runId, graph, specDir, workspace, ledger: options.ledger, confirm: options.confirm, privacy, ollamaHost: options.ollamaHost, credentials: options.credentials, onProgress: options.onProgress, onElicit: options.onElicit, toolHost };
+    return { runId, graph, specDir, workspace, ledger: options.ledger, confirm: options.confirm, privacy, ollamaHost: options.ollamaHost, credentials: options.credentials, onProgress: options.onProgress, onElicit: options.onElicit, onReviewSample: options.onReviewSample, toolHost };
   }
 
   async function execute(invocation: Invocation, run: NodeRun, resumeWith?: Resumed): Promise<NodeOutcome> {

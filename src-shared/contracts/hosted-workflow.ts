@@ -19,6 +19,11 @@ export const HostedServerRef = z
     server: RegistryId,
     /** Offer only these tools to the model (all when absent). */
     tools: z.array(z.string().min(1)).optional(),
+    /**
+     * Let the server ask the run's model (MCP sampling). In the app only with a person allowing each
+     * request first ("ask"): a page cannot hand a server the model unattended.
+     */
+    sampling: z.literal('ask').optional(),
   })
   .strict();
 export type HostedServerRef = z.infer<typeof HostedServerRef>;

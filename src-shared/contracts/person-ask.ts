@@ -34,6 +34,17 @@ const AskBase = {
 export const PendingAsk = z.discriminatedUnion('kind', [
   z.object({ ...AskBase, kind: z.literal('form'), fields: z.array(ElicitFieldSchema).max(100) }).strict(),
   z.object({ ...AskBase, kind: z.literal('url'), url: z.string().max(4_000) }).strict(),
+  /** A server with `sampling: "ask"` wants the run's model to answer this conversation: accept allows it, anything else denies it. */
+  z
+    .object({
+      ...AskBase,
+      kind: z.literal('sampling'),
+      messages: z.array(z.object({ role: z.enum(['system', 'user', 'assistant', 'tool']), content: z.string().max(20_000) }).strict()).max(100),
+      max_tokens: z.number().int().nonnegative(),
+      /** The model that would answer. */
+      model: z.string().max(200),
+    })
+    .strict(),
 ]);
 export type PendingAsk = z.infer<typeof PendingAsk>;
 

@@ -54,8 +54,12 @@ export const McpServerSpec = z
     timeouts: McpTimeouts.optional(),
     /** Offer the server's resources to the agent through one read tool, `read_resource_<id>` (a read). */
     offer_resources: z.boolean().optional(),
-    /** Let this server ask the run's student model (MCP sampling); off unless set. Recorded as model calls. */
-    sampling: z.boolean().optional(),
+    /**
+     * Let this server ask the run's student model (MCP sampling); off unless set. Recorded as model
+     * calls. `true`: answered without asking (as before); `"ask"`: a person allows or denies each
+     * request first (in the app's page, or at a terminal); with nobody to ask it is denied.
+     */
+    sampling: z.union([z.boolean(), z.literal('ask')]).optional(),
   })
   .strict()
   .superRefine(checkServerTransport);

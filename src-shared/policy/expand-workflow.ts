@@ -40,6 +40,7 @@ function expandServers(refs: readonly HostedServerRef[], registry: RegistryView)
       args: server.args,
       ...(Object.keys(server.env).length ? { env: server.env } : {}),
       ...(ref.tools ? { tools: ref.tools } : {}),
+      ...(ref.sampling ? { sampling: ref.sampling } : {}),
     });
   }
   return { ok: true, value: { servers, tool_effects } };

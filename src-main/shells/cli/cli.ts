@@ -1,3 +1,4 @@
+import { reviewSampleAt } from './review-sample-at-terminal';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
@@ -272,6 +273,8 @@ async function runCommand(args: string[], io: CliIo, dryRun = false): Promise<nu
     onProgress: (line: string) => io.stderr(`${line}\n`),
     // A server's question for the person is asked here only when a person can type.
     ...(io.line && !json ? { onElicit: elicitAt(io.stderr, io.line, shouldOpenBrowser(io.env, process.platform)) } : {}),
+    // A server with sampling "ask": the person allows each request here; with nobody to type, denied.
+    onReviewSample: reviewSampleAt(io, json),
   };
   const first = await runAgent(runOptions);
   // A person at the terminal answers a waiting run here; it resumes in this process.

@@ -8,6 +8,8 @@ import { usePersonAsks } from './use-person-asks';
 type Entries = Record<string, ElicitEntry>;
 type Action = 'accept' | 'decline' | 'cancel';
 
+const ACCEPT_LABEL = { form: 'Accept', url: 'Agree and open the link', sampling: 'Allow' } satisfies Record<PendingAsk['kind'], string>;
+
 const INPUT_TYPE = { email: 'email', uri: 'url', date: 'date', 'date-time': 'text' } as const;
 
 function initialEntries(fields: readonly ElicitField[]): Entries {
@@ -144,6 +146,20 @@ export function ServerAskCard({ ask }: { ask: PendingAsk }) {
             It asks you to open <code>{ask.url}</code>. It opens in a new tab only if you agree.
           </p>
         )}
+        {ask.kind === 'sampling' && (
+          <div data-testid="server-ask-sampling">
+            <p>
+              Allowed, <strong>{ask.model}</strong> answers this conversation (at most {ask.max_tokens} tokens) and the server gets the reply; denied, the server is told you declined.
+            </p>
+            <ol className="ask-card__messages">
+              {ask.messages.map((m, i) => (
+                <li key={i}>
+                  <span className="muted">{m.role}</span> <span className="ask-card__message">{m.content}</span>
+                </li>
+              ))}
+            </ol>
+          </div>
+        )}
         {problem && (
           <p className="form-row__issue" role="alert">
             {problem}
@@ -151,14 +167,16 @@ export function ServerAskCard({ ask }: { ask: PendingAsk }) {
         )}
         <div className="intervention__actions">
           <button type="submit" className="button button--primary" disabled={busy} data-testid="server-ask-accept">
-            {ask.kind === 'url' ? 'Agree and open the link' : 'Accept'}
+            {ACCEPT_LABEL[ask.kind]}
           </button>
           <button type="button" className="button" disabled={busy} onClick={() => void send('decline')} data-testid="server-ask-decline">
-            Decline
+            {ask.kind === 'sampling' ? 'Deny' : 'Decline'}
           </button>
-          <button type="button" className="button" disabled={busy} onClick={() => void send('cancel')} data-testid="server-ask-cancel">
-            Cancel
-          </button>
+          {ask.kind !== 'sampling' && (
+            <button type="button" className="button" disabled={busy} onClick={() => void send('cancel')} data-testid="server-ask-cancel">
+              Cancel
+            </button>
+          )}
         </div>
       </form>
     </section>

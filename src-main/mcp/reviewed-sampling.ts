@@ -1,0 +1,31 @@
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { SamplingAsk, SamplingReply } from './client-capabilities';
+
+/** A server's sampling request as the person reviews it: the conversation, how long, and which model would answer. */
+export interface SamplingReview extends SamplingAsk {
+  model: string;
+}
+
+export type SamplingVerdict = 'allow' | 'deny';
+export type ReviewSample = (ask: SamplingReview) => Promise<SamplingVerdict>;
+
+export const DECLINED = 'the person declined this sampling request';
+export const NOBODY_TO_ASK = 'this sampling request needs a person to allow it, and nobody could be asked here, so it was declined';
+
+/**
+ * For a server with `sampling: "ask"`: the person sees the request before any model does; denied
+ * (or nobody to ask), the server gets an error saying so and no model is called.
+ */
+export function reviewedSampling(onSample: (ask: SamplingAsk) => Promise<SamplingReply>, review: ReviewSample | undefined, model: string): (ask: SamplingAsk) => Promise<SamplingReply> {
+  return async (ask) => {
+    if (!review) throw new McpError(ErrorCode.InvalidRequest, NOBODY_TO_ASK);
+    const verdict = await review({ ...ask, model });
+    if (verdict !== 'allow') throw new McpError(ErrorCode.InvalidRequest, DECLINED);
+    return onSample(ask);
+  };
+}
+
+/** What the person reviews is masked like the rest of the run: a secret the run knows never reaches a page. */
+export function maskedReview(review: ReviewSample | undefined, mask: (text: string) => string): ReviewSample | undefined {
+  return review && ((ask) => review({ ...ask, messages: ask.messages.map((m) => ({ ...m, content: mask(m.content) })) }));
+}
