@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { connectHost } from '../test-support/host-process';
-import { elicitingWorkflow } from '../test-support/elicitation-workflow';
+import { askingServerWorkflow, elicitingWorkflow } from '../test-support/elicitation-workflow';
 import { shot, storedEvents } from './helpers';
 import { ownHostAndPage } from './own-host';
 
@@ -58,4 +58,25 @@ test('a person fills in the server’s form in the run view (also after a reload
   expect(events).toContain('ada@example.com');
   expect(events).toContain('"type":"mcp.elicitation"');
   await shot(page, 'mcp-elicitation-done');
+});
+
+test('with sampling "ask", the person sees the server’s model request in the page and allows it; the server gets the model’s reply', async () => {
+  test.setTimeout(150_000);
+  const { host, page } = own;
+  const api = await connectHost(host);
+  const workflow = askingServerWorkflow('samples', { tool: 'trigger-sampling-request', arguments: { prompt: 'Say hello', maxTokens: 50 }, replies: [{ text: 'Hello from the run model' }], sampling: 'ask' });
+  await api.request('workflows.save', { workflow });
+  const { run_id } = (await api.request('workflows.run', { id: 'samples', inputs: {} })) as { run_id: string };
+  api.close();
+  await page.evaluate((id) => (window.location.hash = `#/runs/${id}`), run_id);
+  const card = page.getByTestId('server-ask');
+  await expect(card).toHaveAttribute('data-kind', 'sampling', { timeout: 60_000 });
+  await expect(page.getByTestId('server-ask-sampling')).toContainText('Say hello');
+  await expect(page.getByTestId('server-ask-sampling')).toContainText('at most 50 tokens');
+  await shot(page, 'mcp-sampling-ask');
+  await page.getByTestId('server-ask-accept').focus();
+  await page.keyboard.press('Enter');
+  await expect(card).toHaveCount(0, { timeout: 30_000 });
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed', { timeout: 60_000 });
+  expect(JSON.stringify(await storedEvents(page, run_id))).toContain('Hello from the run model');
 });
