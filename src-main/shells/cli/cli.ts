@@ -236,6 +236,9 @@ async function runCommand(args: string[], io: CliIo, dryRun = false): Promise<nu
       dataDir,
       dataDirGiven: values['data-dir'],
       supervision: supervisionOverrides(values),
+      // As for an agent spec: a server's question is asked here only when a person can type.
+      ...(io.line && !json ? { onElicit: elicitAt(io.stderr, io.line, shouldOpenBrowser(io.env, process.platform)) } : {}),
+      onReviewSample: reviewSampleAt(io, json),
     });
   }
   if (values.input !== undefined || values.inputs !== undefined) throw new SpecError('--input and --inputs apply to workflows (kind "workflow"); an agent spec has no inputs');

@@ -5,7 +5,7 @@ import type { CredentialStore } from '../../credentials/credential-store';
 import type { ConfirmTool } from '../../engine/boundary-actors';
 import type { IdempotencyLedger } from '../../mcp/idempotency-ledger';
 import type { LoadedWorkflow } from '../../workflow/load-workflow';
-import { runWorkflow, type WorkflowRun } from '../../workflow/run-workflow';
+import { runWorkflow, type RunWorkflowOptions, type WorkflowRun } from '../../workflow/run-workflow';
 import { formatInvocation, formatOutputs } from './format-workflow';
 import { formatModelRetry } from './format-round';
 import { formatPatternEvent, patternsOf } from './format-pattern';
@@ -36,6 +36,10 @@ export interface WorkflowCommandOptions {
   dataDirGiven?: string;
   /** The supervision flags, over the workflow's own `supervisor` settings. */
   supervision?: SupervisionOverrides;
+  /** A server's question for the person, asked at this terminal (absent: servers are told nobody can answer). */
+  onElicit?: RunWorkflowOptions['onElicit'];
+  /** A server with sampling "ask": the person allows each request here. */
+  onReviewSample?: RunWorkflowOptions['onReviewSample'];
 }
 
 /**
@@ -84,6 +88,8 @@ export async function workflowCommand(options: WorkflowCommandOptions): Promise<
     credentials: options.credentials,
     onProgress: (line: string) => io.stderr(`${line}\n`),
     ...(supervision ? { supervision } : {}),
+    ...(options.onElicit ? { onElicit: options.onElicit } : {}),
+    ...(options.onReviewSample ? { onReviewSample: options.onReviewSample } : {}),
   };
   let run = await runWorkflow(runOptions);
   // A person at the terminal answers a waiting node here; the workflow resumes in this process.
