@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventId, type RunEvent } from '@shared/contracts/events';
-import type { EventsFrame, HostMethod, HostResult } from '@shared/contracts/host-api';
+import type { EventsFrame, HostMethod, HostResult, PushFrame } from '@shared/contracts/host-api';
 import { hostedEcho } from '../../test-support/hosted-workflows';
 import { createHost } from '../composition/create-host';
-import type { Host } from '../composition/host-types';
+import type { Host, HostSession } from '../composition/host-types';
 import { EventJournal } from './event-journal';
 
 /** Issue 9: the host's journal is the source of truth; every page session reads it with its own cursor. */
@@ -25,7 +25,8 @@ interface Page {
 let nextRequest = 1;
 function page(host: Host, id: string): Page {
   const frames: EventsFrame[] = [];
-  const session = { id, push: (frame: EventsFrame) => frames.push(frame) };
+  // Only the event frames: the host pushes other kinds too (runs.deleted, asks).
+  const session: HostSession = { id, push: (frame: PushFrame) => void (frame.kind === 'events' && frames.push(frame)) };
   return {
     frames,
     events: () => frames.flatMap((f) => f.events),
