@@ -29,20 +29,39 @@ test.afterAll(async () => {
 const RUNS = 10_000;
 const runs = syntheticRuns(RUNS, 11);
 
-/** Puts the rows straight into the page's IndexedDB (the app's database, already opened at its version). */
+/**
+ * Puts the rows straight into the page's IndexedDB (the app's database, once the app has opened it
+ * at its version). The workflow cards can show before the page's database code has opened it (it
+ * loads as its own chunk): opening 'steward' first would create an empty database the app must then
+ * upgrade past this connection, so wait until the app's stores are there, and fail loudly, not hang.
+ */
 async function seedRuns(page: Page) {
   await page.evaluate(
     (rows) =>
       new Promise<void>((resolve, reject) => {
-        const open = indexedDB.open('steward');
-        open.onerror = () => reject(open.error);
-        open.onsuccess = () => {
-          const db = open.result;
-          const tx = db.transaction('runs', 'readwrite');
-          for (const row of rows) tx.objectStore('runs').put(row);
-          tx.oncomplete = () => (db.close(), resolve());
-          tx.onerror = () => reject(tx.error);
+        const attempt = async (left: number): Promise<void> => {
+          const known = (await indexedDB.databases()).find((d) => d.name === 'steward');
+          if (!known || (known.version ?? 0) <= 1) {
+            if (left === 0) return reject(new Error("the app never opened its 'steward' database"));
+            setTimeout(() => void attempt(left - 1), 100);
+            return;
+          }
+          const open = indexedDB.open('steward');
+          open.onerror = () => reject(open.error);
+          open.onsuccess = () => {
+            const db = open.result;
+            try {
+              const tx = db.transaction('runs', 'readwrite');
+              for (const row of rows) tx.objectStore('runs').put(row);
+              tx.oncomplete = () => (db.close(), resolve());
+              tx.onerror = () => (db.close(), reject(tx.error));
+            } catch (err) {
+              db.close();
+              reject(err instanceof Error ? err : new Error(String(err)));
+            }
+          };
         };
+        void attempt(300);
       }),
     runs,
   );
