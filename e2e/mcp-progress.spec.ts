@@ -1,11 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { HostedWorkflowGraph } from '../src-shared/workflow/hosted-graph';
-import { ensureBuilt } from '../test-support/ensure-built';
-import { connectHost, startHostProcess, type HostProcess } from '../test-support/host-process';
+import { connectHost } from '../test-support/host-process';
 import { shot } from './helpers';
+import { ownHostAndPage } from './own-host';
 
 /**
  * A slow MCP tool reports progress (issue 13): the shipped server-everything's long-running
@@ -13,22 +10,7 @@ import { shot } from './helpers';
  * (role=progressbar, its value) in the run view while it runs, and none once the call ended.
  */
 
-let host: HostProcess;
-let dataDir: string;
-let page: Page;
-
-test.beforeAll(async ({ browser }) => {
-  ensureBuilt();
-  dataDir = mkdtempSync(join(tmpdir(), 'steward-e2e-progress-'));
-  host = await startHostProcess(dataDir);
-  page = await browser.newPage();
-});
-
-test.afterAll(async () => {
-  await page?.close();
-  await host?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+const own = ownHostAndPage('progress');
 
 /** input → an agent (scripted) that calls the long-running operation once, then completes → output. */
 const slowTool = HostedWorkflowGraph.parse({
@@ -65,6 +47,7 @@ const slowTool = HostedWorkflowGraph.parse({
 
 test('a slow tool’s progress shows as a bar with its value while it runs, gone when the call ends', async () => {
   test.setTimeout(120_000);
+  const { host, page } = own;
   const api = await connectHost(host);
   await api.request('workflows.save', { workflow: slowTool });
   await page.goto(host.url);

@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { elicitingWorkflow } from '../../../test-support/elicitation-workflow';
 import { cliWith } from '../../../test-support/cli-capture';
+import { everythingBin } from '../../../test-support/slow-tool-workflow';
 import { readTraceFile } from '../../../test-support/trace-file';
 import { EXIT } from './cli';
 
@@ -13,8 +13,6 @@ import { EXIT } from './cli';
  * does for an agent spec): the real server-everything asks during its tool call; the typed lines are
  * the test's stand-in for the person. Without a terminal the server is told nobody can answer.
  */
-const require = createRequire(import.meta.url);
-const EVERYTHING = join(require.resolve('@modelcontextprotocol/server-everything/package.json'), '..', 'dist/index.js');
 const dirs: string[] = [];
 afterEach(() => {
   while (dirs.length) rmSync(dirs.pop() ?? '', { recursive: true, force: true });
@@ -26,7 +24,7 @@ function workflowFile(): { file: string; dir: string } {
   dirs.push(dir);
   const { servers: _refs, ...graph } = elicitingWorkflow('cli-asks-person');
   const file = join(dir, 'asks.workflow.json');
-  writeFileSync(file, JSON.stringify({ ...graph, servers: [{ id: 'ev', command: process.execPath, args: [EVERYTHING], tools: ['trigger-elicitation-request'] }] }));
+  writeFileSync(file, JSON.stringify({ ...graph, servers: [{ id: 'ev', command: process.execPath, args: [everythingBin], tools: ['trigger-elicitation-request'] }] }));
   return { file, dir };
 }
 

@@ -125,6 +125,19 @@ async function stopDuringRetry() {
   return { base, ledger, atStop, events };
 }
 
+/** The kept run resumed after the stop: the save's wait approved, a supervisor double asked anything further. */
+async function resumeAfterStop({ base, atStop }: Pick<Awaited<ReturnType<typeof stopDuringRetry>>, 'base' | 'atStop'>, ledger: RecordingLedger, double: ScriptedSupervisorDouble) {
+  const events: RunEvent[] = [];
+  const end = await runWorkflow({
+    ...base,
+    ledger,
+    supervision: { settings: settings({ max_retries: 2 }), supervisor: { identity: LOCAL, decide: (input, signal) => double.decide(input, signal) } },
+    resume: { checkpoint: atStop.checkpoint, answer: { action: 'approve' } },
+    onEvent: (e) => events.push(e),
+  });
+  return { end, events };
+}
+
 describe("a host stop during a supervisor's retry of a read tool node", () => {
   it('resumes the retry as attempt 2 with its own key: the failed attempt is not run again and no one is asked again', async () => {
     const { base, ledger, atStop } = await stopDuringRetry();
@@ -135,14 +148,7 @@ describe("a host stop during a supervisor's retry of a read tool node", () => {
 
     const double = new ScriptedSupervisorDouble([]);
     const resumedLedger = RecordingLedger.upTo(ledger.calls, atStop.ledgerRecords);
-    const events: RunEvent[] = [];
-    const end = await runWorkflow({
-      ...base,
-      ledger: resumedLedger,
-      supervision: { settings: settings({ max_retries: 2 }), supervisor: { identity: LOCAL, decide: (input, signal) => double.decide(input, signal) } },
-      resume: { checkpoint: atStop.checkpoint, answer: { action: 'approve' } },
-      onEvent: (e) => events.push(e),
-    });
+    const { end, events } = await resumeAfterStop({ base, atStop }, resumedLedger, double);
 
     expect(end.status).toBe('completed');
     expect(end.outputs).toMatchObject({ text: 'arrived late', saved: expect.stringContaining('saved.md') as unknown });
@@ -158,14 +164,7 @@ describe("a host stop during a supervisor's retry of a read tool node", () => {
     // The disk held the retry's claim too (in flight or finished): that key must never run again.
     const resumedLedger = RecordingLedger.upTo(ledger.calls, ledger.calls.length);
     const double = new ScriptedSupervisorDouble([{ verdict: VERDICTS.retry }]);
-    const events: RunEvent[] = [];
-    const end = await runWorkflow({
-      ...base,
-      ledger: resumedLedger,
-      supervision: { settings: settings({ max_retries: 2 }), supervisor: { identity: LOCAL, decide: (input, signal) => double.decide(input, signal) } },
-      resume: { checkpoint: atStop.checkpoint, answer: { action: 'approve' } },
-      onEvent: (e) => events.push(e),
-    });
+    const { end } = await resumeAfterStop({ base, atStop }, resumedLedger, double);
 
     expect(end.status).toBe('completed');
     expect(end.outputs).toMatchObject({ text: 'arrived late' });
