@@ -154,17 +154,21 @@ describe('the example workflows run end to end', () => {
     ]);
   });
 
-  it('the streaming chain stores every chunk through the reviewed sink, the first stored before the last is embedded', async () => {
+  it('the streaming chain stores every chunk through the reviewed sink: the read streams, the first chunk is stored before the last is read', async () => {
     const { run, events, workspace } = await runExample('streaming-chain.workflow.json');
     expect(run.status).toBe('completed');
     const ids = ['chunk-1', 'chunk-2', 'chunk-3', 'chunk-4', 'chunk-5', 'chunk-6'];
     expect(run.outputs.upserted).toEqual(ids.map((id) => expect.stringContaining(`${id}.json`)));
-    const chunks = (load('streaming-chain.workflow.json').nodes[0] as { fields: Array<{ default?: unknown }> }).fields[0]?.default as Array<{ id: string; text: string }>;
-    for (const chunk of chunks) {
-      expect(JSON.parse(readFileSync(join(workspace as string, `${chunk.id}.json`), 'utf8'))).toEqual({ id: chunk.id, text: chunk.text, embedding: 'stand-in' });
+    for (const id of ids) {
+      const chunk = JSON.parse(readFileSync(join(EXAMPLES, 'streaming-sandbox', 'document', `${id}.json`), 'utf8')) as { id: string; text: string };
+      expect(JSON.parse(readFileSync(join(workspace as string, `${id}.json`), 'utf8'))).toEqual({ id, text: chunk.text, embedding: 'stand-in' });
     }
-    // No barrier between the stages: item 0 reaches the sink before item 5 is embedded.
+    // One read per chunk file, in order, each in its own round.
+    const reads = events.flatMap((e) => (e.type === 'tool.executed' && e.invocation_id === 'read' ? [e] : []));
+    expect(reads.map((e) => e.round)).toEqual([0, 1, 2, 3, 4, 5]);
+    // No barrier anywhere: chunk 1 is stored before chunk 6 is read, and before chunk 6 is embedded.
     expect(statusOrder(events, 'upsert[chunk=0]', 'done')).toBeGreaterThanOrEqual(0);
+    expect(statusOrder(events, 'upsert[chunk=0]', 'done')).toBeLessThan(events.indexOf(reads[5] as RunEvent));
     expect(statusOrder(events, 'upsert[chunk=0]', 'done')).toBeLessThan(statusOrder(events, 'embed[chunk=5]', 'running'));
   });
 

@@ -19,10 +19,19 @@ export interface NodeRun {
   signal: AbortSignal;
   /** Which run of this invocation: 1, then 2… when a supervisor's `retry` runs it again (issue 11). */
   attempt?: number;
+  /** A streaming node's results already sent downstream (before a host stop or a person's answer): it goes on after them. */
+  sent?: ReadonlyArray<Record<string, unknown>>;
+  /** A streaming node sends one result downstream as it arrives (an iterate fed by it takes it at once). */
+  send?: (outputs: Record<string, unknown>) => void;
 }
 
-export const failed = (code: string, message: string): NodeOutcome => ({ status: 'failed', failure: { code, message: message.slice(0, 4000) } });
+export const failed = (code: string, message: string): Extract<NodeOutcome, { status: 'failed' }> => ({ status: 'failed', failure: { code, message: message.slice(0, 4000) } });
 
 export function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/** What a streaming node delivered as a whole: every result it sent, and their texts one per line. */
+export function streamOutputs(sent: ReadonlyArray<Record<string, unknown>>): Record<string, unknown> {
+  return { result: sent.map((s) => s.result ?? null), text: sent.map((s) => (typeof s.text === 'string' ? s.text : '')).join('\n') };
 }

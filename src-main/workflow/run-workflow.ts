@@ -318,7 +318,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     attempts.set(invocation.id, attempt);
     // A supervised run notes what the attempt showed (its tools, where its models ran): the facts of its retry-safety.
     const trail = setup.kind === 'on' ? new AttemptTrail() : undefined;
-    const run: NodeRun = { invocation, emit: (payload) => (trail?.observe(payload), emit({ ...payload, invocation_id: invocation.id })), signal: controller.signal, ...(attempt > 1 ? { attempt } : {}) };
+    const run: NodeRun = { invocation, emit: (payload) => (trail?.observe(payload), emit({ ...payload, invocation_id: invocation.id })), signal: controller.signal, ...(attempt > 1 ? { attempt } : {}), ...streamOf(invocation) };
     void execute(invocation, run, resumeWith)
       .catch((err: unknown): NodeOutcome => failed('internal_error', errorText(err)))
       .then((outcome) => {
@@ -350,6 +350,29 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
       });
   }
 
+  /**
+   * A streaming node's way downstream: each result goes to the scheduler as `emit`s (an iterate fed by
+   * it takes them at once), and what it sent before this start is read back off the scheduler's log,
+   * which the checkpoint keeps, so after a host stop or a person's answer it goes on after them.
+   */
+  function streamOf(invocation: Invocation): Pick<NodeRun, 'sent' | 'send'> {
+    const node = nodes.get(invocation.node);
+    if (node?.kind !== 'tool' || !node.stream) return {};
+    return {
+      sent: sentBy(invocation.id),
+      send: (outputs) => {
+        feed({ type: 'emit', id: invocation.id, port: 'result', value: outputs.result });
+        feed({ type: 'emit', id: invocation.id, port: 'text', value: outputs.text });
+      },
+    };
+  }
+  function sentBy(id: string): Array<Record<string, unknown>> {
+    const results: unknown[] = [];
+    const texts: unknown[] = [];
+    for (const e of log) if (e.type === 'emit' && e.id === id) (e.port === 'result' ? results : texts).push(e.value);
+    return results.map((result, i) => ({ result, text: texts[i] }));
+  }
+
   /** A supervised run's failed invocation: it counts as running while the supervisor decides, so the run waits and a cancel aborts the decision. */
   async function superviseFailed(supervision: RunSupervision, invocation: Invocation, failure: NodeFailure, controller: AbortController, attempt: number, trail?: AttemptTrail): Promise<void> {
     running.set(invocation.id, controller);
@@ -358,7 +381,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     if (isPersonSupervisor(supervisor)) {
       let step;
       try {
-        step = await escalateToPerson(supervision, supervisor, failedInvocation(nodes.get(invocation.node), graph, invocation, failure, attempt, trail), waitingForPerson().length);
+        step = await escalateToPerson(supervision, supervisor, failedInvocation(nodes.get(invocation.node), graph, invocation, failure, attempt, trail, sentBy(invocation.id).length), waitingForPerson().length);
       } finally {
         running.delete(invocation.id);
         runningInvocations.delete(invocation.id);
@@ -370,7 +393,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     let result;
     try {
       // The escalation goes in the trace before the model decides (the app shows "deciding…"); the verdict when decided.
-      result = await supervision.superviseFailure(failedInvocation(nodes.get(invocation.node), graph, invocation, failure, attempt, trail), controller.signal, (escalation) => emit(escalatedEvent(invocation, escalation)));
+      result = await supervision.superviseFailure(failedInvocation(nodes.get(invocation.node), graph, invocation, failure, attempt, trail, sentBy(invocation.id).length), controller.signal, (escalation) => emit(escalatedEvent(invocation, escalation)));
     } finally {
       running.delete(invocation.id);
       runningInvocations.delete(invocation.id);
@@ -380,7 +403,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
       start(invocation, undefined, attempt + 1);
       // Kept on disk at once: a host stop during the retry resumes this attempt, never the failed one.
       if (waiting.size > 0) persistSoon(true);
-    } else feed(settlementOf(invocation.id, result.next));
+    } else feed(settlementOf(invocation.id, result.next, sentBy(invocation.id)));
   }
 
   /** A waiting invocation runs again with the person's answer (its own inputs kept, should it start again after a host stop). */
@@ -467,7 +490,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     }
     const { next } = step.result;
     if (next.kind === 'run_again') start(invocation, undefined, attempt + 1);
-    else feed(settlementOf(invocation.id, next));
+    else feed(settlementOf(invocation.id, next, sentBy(invocation.id)));
     // A skip or fail of the person's sticks: escalations of the same failure waiting for them are decided by it now.
     for (const [id, intervention] of waitingForPerson()) {
       if (intervention.supervision && stickyVerdictFor(supervision.ledger, intervention.supervision.escalation) !== undefined) settleWaitingEscalation(id, undefined);

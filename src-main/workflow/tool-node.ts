@@ -25,7 +25,7 @@ import { modelPlace, recordCalls } from '../providers/record-calls';
 import { createBoundaryActors, type ConfirmTool } from '../engine/boundary-actors';
 import { CanonicalHistory } from '../engine/canonical-history';
 import { prepareRun } from '../engine/run-setup';
-import { errorText, failed, type NodeOutcome, type NodeRun } from './node-outcome';
+import { errorText, failed, streamOutputs, type NodeOutcome, type NodeRun } from './node-outcome';
 import type { WorkflowTools } from './workflow-tools';
 
 export interface ToolNodeDeps {
@@ -103,36 +103,90 @@ function resultOf(text: string): unknown {
  * effect goes to the node's teacher), authorized (effect registry, idempotency key per run,
  * invocation, tool and arguments, confirmation), committed, executed. Without a teacher a
  * protected tool runs only as a decision a person confirmed (a preselected round).
+ * A streaming node (`stream`) makes one such call per element: see runToolStream.
  */
-export async function runToolNode(node: NodeOf<'tool'>, run: NodeRun, deps: ToolNodeDeps, resume?: { intervention: Intervention; answer: HumanAnswer }): Promise<NodeOutcome> {
-  let decision: ToolCallDecision;
-  if (resume) {
-    run.emit({ type: 'intervention.answered', round: 0, intervention_id: resume.intervention.id, answer: resume.answer });
-    const asked = resume.intervention.decision;
-    if (resume.answer.action !== 'approve' || asked?.decision_type !== 'tool_call') {
-      return failed('not_confirmed', `you did not confirm ${node.server}/${node.tool}${resume.answer.note ? `: ${resume.answer.note}` : ''}`);
-    }
-    decision = asked;
-  } else {
-    // The document's own `${workspace}` first, then the inputs: a value that holds `${…}` stays as it is.
-    let own: Record<string, unknown>;
-    try {
-      own = substituteVars(node.arguments, deps.vars, `the arguments of ${node.id}`);
-    } catch (err) {
-      return failed('template_error', errorText(err));
-    }
-    const rendered = renderJsonTemplate(own, run.invocation.inputs);
-    if (!rendered.ok) return failed('template_error', rendered.message);
-    const args = rendered.value;
-    if (args === null || typeof args !== 'object' || Array.isArray(args)) return failed('invalid_input', 'the tool arguments must be a JSON object');
-    decision = { decision_type: 'tool_call', tool_name: node.tool, arguments: args as Record<string, unknown> };
-  }
+export async function runToolNode(node: NodeOf<'tool'>, run: NodeRun, deps: ToolNodeDeps, resume?: Resume): Promise<NodeOutcome> {
+  if (node.stream) return runToolStream(node, node.stream.over, run, deps, resume);
+  const decision = resume ? confirmedDecision(node, run, resume, 0) : renderedDecision(node, deps, run.invocation.inputs);
+  if ('status' in decision) return decision;
+  const prepared = await prepareCalls(node, run, deps);
+  if ('status' in prepared) return prepared;
+  const call = await callOnce(prepared, { round: 0, decision, resume, execution: deps.replay?.recorded?.execution });
+  return call.status === 'executed' ? { status: 'done', outputs: call.outputs } : call;
+}
 
+type Resume = { intervention: Intervention; answer: HumanAnswer };
+
+/**
+ * A streaming producer (seed 004): one call per element of the list `stream.over`, in order, round
+ * N for element N (so each has its own idempotency key and its own place in the trace). Each result
+ * goes downstream as it arrives (`run.send`); what was sent before (a host stop, a person's
+ * confirmation) is not called or sent again: the run goes on at the next element. A failed call
+ * fails the node with what it sent so far already downstream, which is why a supervisor may only
+ * end the stream there or fail it.
+ */
+async function runToolStream(node: NodeOf<'tool'>, over: string, run: NodeRun, deps: ToolNodeDeps, resume?: Resume): Promise<NodeOutcome> {
+  const list = run.invocation.inputs[over];
+  if (!Array.isArray(list)) return failed('invalid_input', `${node.id} streams over ${over}, which is ${list === null ? 'null' : typeof list}, not a list`);
+  const sent = run.sent ?? [];
+  const all = [...sent];
+  const prepared = await prepareCalls(node, run, deps);
+  if ('status' in prepared) return prepared;
+  for (let round = sent.length; round < list.length; round += 1) {
+    if (run.signal.aborted) return failed('cancelled', 'the run was cancelled');
+    const answered = round === sent.length ? resume : undefined;
+    const decision = answered ? confirmedDecision(node, run, answered, round) : renderedDecision(node, deps, { ...run.invocation.inputs, item: list[round] });
+    if ('status' in decision) return decision;
+    const call = await callOnce(prepared, { round, decision, resume: answered, execution: deps.replay?.recorded?.executions?.[round] ?? (round === 0 ? deps.replay?.recorded?.execution : undefined) });
+    if (call.status === 'failed') return failed(call.failure.code, `${call.failure.message} (${round} of ${list.length} results were already sent on)`);
+    if (call.status !== 'executed') return call;
+    run.send?.(call.outputs);
+    all.push(call.outputs);
+  }
+  return { status: 'done', outputs: streamOutputs(all) };
+}
+
+function confirmedDecision(node: NodeOf<'tool'>, run: NodeRun, resume: Resume, round: number): ToolCallDecision | NodeOutcome {
+  run.emit({ type: 'intervention.answered', round, intervention_id: resume.intervention.id, answer: resume.answer });
+  const asked = resume.intervention.decision;
+  if (resume.answer.action !== 'approve' || asked?.decision_type !== 'tool_call') {
+    return failed('not_confirmed', `you did not confirm ${node.server}/${node.tool}${resume.answer.note ? `: ${resume.answer.note}` : ''}`);
+  }
+  return asked;
+}
+
+function renderedDecision(node: NodeOf<'tool'>, deps: ToolNodeDeps, inputs: Record<string, unknown>): ToolCallDecision | NodeOutcome {
+  // The document's own `${workspace}` first, then the inputs: a value that holds `${…}` stays as it is.
+  let own: Record<string, unknown>;
+  try {
+    own = substituteVars(node.arguments, deps.vars, `the arguments of ${node.id}`);
+  } catch (err) {
+    return failed('template_error', errorText(err));
+  }
+  const rendered = renderJsonTemplate(own, inputs);
+  if (!rendered.ok) return failed('template_error', rendered.message);
+  const args = rendered.value;
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) return failed('invalid_input', 'the tool arguments must be a JSON object');
+  return { decision_type: 'tool_call', tool_name: node.tool, arguments: args as Record<string, unknown> };
+}
+
+/** What every call of one node run shares: the tool host, the node's tool, its teacher. */
+interface PreparedCalls {
+  node: NodeOf<'tool'>;
+  run: NodeRun;
+  deps: ToolNodeDeps;
+  host: ToolHost;
+  snapshot: ToolSnapshot;
+  tool: ToolSnapshot['tools'][number];
+  runLabel: string;
+  teacher: ModelProvider;
+}
+
+async function prepareCalls(node: NodeOf<'tool'>, run: NodeRun, deps: ToolNodeDeps): Promise<PreparedCalls | NodeOutcome> {
   let host: ToolHost;
   let full: ToolSnapshot;
   try {
     ({ host, snapshot: full } = await deps.tools.get());
-    if (deps.replay && !deps.replay.live) host = recordedResults(host, deps.replay.recorded?.execution);
   } catch (err) {
     return failed('tool_unavailable', `the workflow's servers could not start: ${deps.secrets.maskText(errorText(err))}`);
   }
@@ -144,10 +198,9 @@ export async function runToolNode(node: NodeOf<'tool'>, run: NodeRun, deps: Tool
 
   // I5 holds: a key never executes twice. Only a read is ever retried by a supervisor (retry-safe,
   // workflow-supervision.ts), and each retry of it is a new call with its own key (the attempt in it);
-  // every other call keeps one key per invocation, so it runs at most once whatever happens.
+  // every other call keeps one key per invocation and round, so it runs at most once whatever happens.
   const retriedRead = (run.attempt ?? 1) > 1 && tool.effect.effect === 'read';
   const runLabel = `${deps.runId}:${run.invocation.id}${retriedRead ? `#${run.attempt}` : ''}`;
-  const confirm = deps.confirm ?? (async () => 'unavailable' as const);
   let teacher: ModelProvider = deps.teacher ?? noTeacher;
   // A replay's reviewer says what the recorded one said, for this invocation only.
   if (deps.replay) teacher = createScriptProvider(ModelScript.parse({ teacher: deps.replay.recorded?.review ?? [] }), 'teacher');
@@ -171,7 +224,22 @@ export async function runToolNode(node: NodeOf<'tool'>, run: NodeRun, deps: Tool
       return failed('review_unavailable', `the node's teacher could not be prepared: ${deps.secrets.maskText(errorText(err))}`);
     }
   }
+  // The privacy log: the node's reviews are model calls like an agent's (the workflow's own call is not one).
+  const reviewModel = deps.replay ? { provider: 'script' as const } : (node.review?.teacher ?? { provider: 'script' as const });
+  if (node.review) teacher = recordCalls(teacher, modelPlace(reviewModel, deps.ollamaHost), (call) => run.emit({ type: 'model.called', ...call }));
+  return { node, run, deps, host, snapshot, tool, runLabel, teacher };
+}
 
+type CallResult = { status: 'executed'; outputs: Record<string, unknown> } | Exclude<NodeOutcome, { status: 'done' }>;
+
+/** One call, round `round` of the node: through the boundary, or parked for a person. */
+async function callOnce(p: PreparedCalls, call: { round: number; decision: ToolCallDecision; resume?: Resume; execution?: ToolExecution }): Promise<CallResult> {
+  const { node, run, deps, tool, runLabel } = p;
+  const { round, decision, resume } = call;
+  const host = deps.replay && !deps.replay.live ? recordedResults(p.host, call.execution) : p.host;
+  const confirm = deps.confirm ?? (async () => 'unavailable' as const);
+  // A stream's person questions are one per element.
+  const askId = node.stream ? `#${round}` : '';
   let preselected: BoundaryInput['preselected'];
   const isProtected = isProtectedEffect(tool.effect.effect);
   if (resume) {
@@ -179,26 +247,23 @@ export async function runToolNode(node: NodeOf<'tool'>, run: NodeRun, deps: Tool
     preselected = { decision, intervention_id: resume.intervention.id, confirmed: true };
   } else if (isProtected && !node.review) {
     // No teacher: only a person's confirmation of this exact call lets a protected tool run.
-    const answer = await confirm({ run_id: runLabel, round: 0, server: node.server, tool: node.tool, arguments: decision.arguments });
+    const answer = await confirm({ run_id: runLabel, round, server: node.server, tool: node.tool, arguments: decision.arguments });
     // The app asks in the run view: the node waits for the answer (and survives a restart).
-    if (answer === 'pending') return waitForPerson(run, deps, decision, 'confirmation', `${node.server}/${node.tool} has a protected effect (${tool.effect.effect}) and no teacher reviews it: it runs only if you confirm it.`);
+    if (answer === 'pending') return waitForPerson(run, deps, decision, 'confirmation', `${node.server}/${node.tool} has a protected effect (${tool.effect.effect}) and no teacher reviews it: it runs only if you confirm it.`, round, askId);
     if (answer !== 'granted') {
       const why = answer === 'denied' ? 'you declined it' : 'no confirmation could be obtained (in the CLI, --yes confirms)';
       return failed('not_confirmed', `${node.server}/${node.tool} has a protected effect (${tool.effect.effect}) and no teacher reviews it; it needs your confirmation, and ${why}`);
     }
-    preselected = { decision, intervention_id: `confirm:${run.invocation.id}`, confirmed: true };
+    preselected = { decision, intervention_id: `confirm:${run.invocation.id}${askId}`, confirmed: true };
   }
 
-  // The privacy log: the node's reviews are model calls like an agent's (the workflow's own call is not one).
-  const reviewModel = deps.replay ? { provider: 'script' as const } : (node.review?.teacher ?? { provider: 'script' as const });
-  const reviewer = node.review ? recordCalls(teacher, modelPlace(reviewModel, deps.ollamaHost), (call) => run.emit({ type: 'model.called', ...call })) : teacher;
   const history = new CanonicalHistory();
   const actors = createBoundaryActors({
     runId: runLabel,
     instructions: () => `Workflow ${deps.graph.name}, step ${node.id}.`,
     task: `call ${node.server}/${node.tool}`,
     student: authorProvider(decision),
-    teacher: reviewer,
+    teacher: p.teacher,
     studentMode: 'structured',
     toolHost: host,
     ledger: deps.ledger,
@@ -208,11 +273,11 @@ export async function runToolNode(node: NodeOf<'tool'>, run: NodeRun, deps: Tool
     maskText: (text) => deps.secrets.maskText(text),
     sensitiveFound: (value) => void deps.secrets.registerSensitive(value),
     onExecution: () => undefined,
-    onToolProgress: (round, key, report) => run.emit(toolProgressEvent(round, key, report, (text) => deps.secrets.maskText(text))),
+    onToolProgress: (r, key, report) => run.emit(toolProgressEvent(r, key, report, (text) => deps.secrets.maskText(text))),
     runSignal: run.signal,
   });
   const actor = createActor(boundaryMachine.provide({ actors }), {
-    input: { round: 0, proposer: 'student', snapshot, supervision: node.review ? REVIEWED : UNREVIEWED, sampled: false, preselected },
+    input: { round, proposer: 'student', snapshot: p.snapshot, supervision: node.review ? REVIEWED : UNREVIEWED, sampled: false, preselected },
   });
   actor.on('*', (payload) => run.emit(payload));
   const onAbort = () => actor.send({ type: 'CANCEL' });
@@ -228,28 +293,29 @@ export async function runToolNode(node: NodeOf<'tool'>, run: NodeRun, deps: Tool
   }
   const execution = record.execution;
   if (record.authorization?.ok === false && record.authorization.reason === 'confirmation_pending' && record.selected?.decision.decision_type === 'tool_call') {
-    return waitForPerson(run, deps, record.selected.decision, 'confirmation', `${node.server}/${node.tool} needs your confirmation before it runs.`);
+    return waitForPerson(run, deps, record.selected.decision, 'confirmation', `${node.server}/${node.tool} needs your confirmation before it runs.`, round, askId);
   }
   if (record.outcome === 'escalated') {
     const why = deps.secrets.maskText(record.message ?? 'the teacher asked for a person to decide');
     // What the teacher escalated is the node's own call: that is what the person approves or rejects.
-    if (deps.parkEscalations) return waitForPerson(run, deps, decision, 'escalation', why);
+    if (deps.parkEscalations) return waitForPerson(run, deps, decision, 'escalation', why, round, askId);
     return failed('tool_escalated', `the teacher escalated ${node.server}/${node.tool} to a person: ${why} (a person decides in the app)`);
   }
   if (record.outcome !== 'executed' || !execution) {
     const code = record.reason === 'cancelled' ? 'cancelled' : record.outcome === 'blocked' ? 'tool_blocked' : 'tool_error';
     return failed(code, deps.secrets.maskText(record.message ?? record.reason ?? `the call ended ${record.outcome}`));
   }
-  if (execution.is_error || !execution.ok) return failed('tool_error', `${node.tool} reported an error: ${execution.error ?? execution.content}`.slice(0, 4000));
-  return { status: 'done', outputs: { result: resultOf(execution.content), text: execution.content } };
+  const element = node.stream ? ` (element ${round + 1} of its stream)` : '';
+  if (execution.is_error || !execution.ok) return failed('tool_error', `${node.tool} reported an error${element}: ${execution.error ?? execution.content}`.slice(0, 4000));
+  return { status: 'executed', outputs: { result: resultOf(execution.content), text: execution.content } };
 }
 
 /** The node parks for a person to approve or reject this exact call (an intervention in the journal). */
-function waitForPerson(run: NodeRun, deps: ToolNodeDeps, decision: ToolCallDecision, kind: Intervention['kind'], reason: string): NodeOutcome {
+function waitForPerson(run: NodeRun, deps: ToolNodeDeps, decision: ToolCallDecision, kind: Intervention['kind'], reason: string, round: number, askId: string): Extract<NodeOutcome, { status: 'waiting' }> {
   const intervention: Intervention = {
-    id: `${deps.runId}:${run.invocation.id}:${kind}`,
+    id: `${deps.runId}:${run.invocation.id}:${kind}${askId}`,
     run_id: deps.runId,
-    round: 0,
+    round,
     kind,
     decision,
     reason,
@@ -257,6 +323,6 @@ function waitForPerson(run: NodeRun, deps: ToolNodeDeps, decision: ToolCallDecis
     options: ['approve', 'reject'],
     requested_at: new Date().toISOString(),
   };
-  run.emit({ type: 'intervention.requested', round: 0, intervention });
+  run.emit({ type: 'intervention.requested', round, intervention });
   return { status: 'waiting', intervention };
 }

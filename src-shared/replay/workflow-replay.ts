@@ -16,7 +16,8 @@ import { ReplayError } from './replay-spec';
  */
 export const InvocationReplay = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('agent'), script: ModelScript, supervision: SupervisionSpec, task: z.string(), scs_mode: ScsMode.optional() }).strict(),
-  z.object({ kind: z.literal('tool'), execution: ToolExecution.optional(), review: z.array(ScriptEntry) }).strict(),
+  /** `executions`: a streaming node's, by round (element); `execution`: a single call's. */
+  z.object({ kind: z.literal('tool'), execution: ToolExecution.optional(), executions: z.array(ToolExecution.nullable()).optional(), review: z.array(ScriptEntry) }).strict(),
   /** A pattern node: its member runs' answers and its judgments, a person's included (pattern/replay-plan.ts). */
   PatternReplay,
 ]);
@@ -92,7 +93,10 @@ export function planWorkflowReplay(events: readonly RunEvent[], started: RunEven
     if (executed && !options.live && executed.execution.content.startsWith('(not kept by the trace profile')) {
       gaps.push(`${id}: its result was not kept by the trace profile; a dry replay gives back that note instead`);
     }
-    invocations[id] = { kind: 'tool', review, ...(executed ? { execution: executed.execution } : {}) };
+    // A stream executed once per element, each in its own round: a dry replay gives each back in turn.
+    const rounds = own.flatMap((e) => (e.type === 'tool.executed' ? [e] : []));
+    const executions = rounds.length > 1 ? Array.from({ length: Math.max(...rounds.map((e) => e.round)) + 1 }, (_, r) => rounds.find((e) => e.round === r)?.execution ?? null) : undefined;
+    invocations[id] = { kind: 'tool', review, ...(executed ? { execution: executed.execution } : {}), ...(executions ? { executions } : {}) };
   }
   if (options.live && liveProblems.length > 0) {
     const more = liveProblems.length > 1 ? ` and ${liveProblems.length - 1} more` : '';

@@ -85,6 +85,13 @@ export const AgentNode = z
  * agent's call: effect registry, validation against the round's frozen snapshot, authorization; a
  * protected tool never runs without a teacher's review or a person's confirmation.
  * Outputs: `result` (any: the tool's JSON result — a list too — or `{content}`) and `text` (text).
+ *
+ * With `stream` the node is a streaming producer (seed 004): it calls its tool once per element of
+ * the list input `stream.over`, in order (`{{item}}` in the arguments is the element), and sends
+ * each result downstream as it arrives: an iterate fed by `result` or `text` takes the results one
+ * by one before the node is done. When it ends, `result` is the list of every result and `text`
+ * their texts, one per line. A stream that fails part-way can only end (keeping what it sent) or
+ * fail: it cannot be retried or skipped, since its first results are already downstream.
  */
 export const ToolNode = z
   .object({
@@ -94,6 +101,8 @@ export const ToolNode = z
     tool: z.string().min(1),
     arguments: z.record(z.string(), z.unknown()).default({}),
     inputs: z.array(PortDecl).default([]),
+    /** Stream: one call per element of this list input, each result sent on as it arrives. */
+    stream: z.object({ over: PortName }).strict().optional(),
     /**
      * A teacher that reviews the call (the node's call is a proposal the boundary routes): without
      * one, a protected tool runs only when a person confirms it (the app's dialog, the CLI's --yes).

@@ -24,7 +24,8 @@ export function portsOf(node: WorkflowNode): NodePorts {
     case 'pattern':
       return { inputs: node.inputs, outputs: [{ name: 'output', type: 'text' }, { name: 'approved', type: 'boolean' }, { name: 'iterations', type: 'number' }] };
     case 'tool':
-      return { inputs: node.inputs, outputs: [{ name: 'result', type: 'any' }, { name: 'text', type: 'text' }] };
+      // A stream's `result` is the list of its results (an iterate takes them one by one as they come).
+      return { inputs: node.inputs, outputs: [{ name: 'result', type: node.stream ? 'list' : 'any' }, { name: 'text', type: 'text' }] };
     case 'template':
       return { inputs: node.inputs, outputs: [{ name: 'output', type: node.format === 'json' ? 'any' : 'text' }] };
     case 'assert':

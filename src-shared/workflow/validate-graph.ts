@@ -1,5 +1,5 @@
 import { checkProblem } from './assert-checks';
-import type { NodeOf, WorkflowGraph, WorkflowNode } from './document';
+import type { NodeOf, PortDecl, WorkflowGraph, WorkflowNode } from './document';
 import { edgesInto, indexGraph, sentScope, type GraphIndex } from './graph-index';
 import { MAX_LINEAGE_DEPTH } from './invocation';
 import { typesConnect } from './ports';
@@ -95,9 +95,12 @@ function nodeProblems(index: GraphIndex, node: WorkflowNode, servers: Set<string
     const known = context.tools?.[node.server];
     if (!servers.has(node.server)) problems.push(serverProblem(node.server));
     else if (known && !known.includes(node.tool)) problems.push({ node: node.id, code: 'unknown_tool', message: `server ${quoted(node.server)} offers no tool ${quoted(node.tool)} to this workflow` });
+    problems.push(...streamProblems(node, inputs));
   }
+  // A stream's arguments name the element as {{item}}.
+  const item = node.kind === 'tool' && node.stream !== undefined ? 'item' : undefined;
   for (const name of templateRefs(templatedParts(node))) {
-    if (!declared.has(name)) problems.push({ node: node.id, port: name, code: 'undeclared_input', message: `uses {{${name}}} but declares no input ${quoted(name)}` });
+    if (!declared.has(name) && name !== item) problems.push({ node: node.id, port: name, code: 'undeclared_input', message: `uses {{${name}}} but declares no input ${quoted(name)}` });
   }
   if (node.kind === 'assert') {
     node.checks.forEach((check, i) => {
@@ -108,6 +111,18 @@ function nodeProblems(index: GraphIndex, node: WorkflowNode, servers: Set<string
   if (node.kind === 'collect' && index.scope.has(node.id) && !index.closes.has(node.id)) {
     problems.push({ node: node.id, code: 'collect_without_iterate', message: 'collects items, but no iterate is upstream of it' });
   }
+  return problems;
+}
+
+/** A stream goes over one required list input, and `item` (the element) is not also an input. */
+function streamProblems(node: NodeOf<'tool'>, inputs: readonly PortDecl[]): GraphProblem[] {
+  if (!node.stream) return [];
+  const over = inputs.find((p) => p.name === node.stream?.over);
+  const problems: GraphProblem[] = [];
+  if (!over) problems.push({ node: node.id, port: node.stream.over, code: 'undeclared_input', message: `streams over ${quoted(node.stream.over)} but declares no input by that name` });
+  else if (over.type !== 'list' && over.type !== 'any') problems.push({ node: node.id, port: over.name, code: 'type_mismatch', message: `streams over ${quoted(over.name)}, a ${over.type} input: it must be a list` });
+  else if (!over.required) problems.push({ node: node.id, port: over.name, code: 'stream_input_optional', message: `streams over ${quoted(over.name)}, which is optional: a stream needs its list` });
+  if (inputs.some((p) => p.name === 'item')) problems.push({ node: node.id, port: 'item', code: 'duplicate_port', message: 'a streaming node names its element {{item}}: rename its input "item"' });
   return problems;
 }
 

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EvalShape, SupervisorFault } from '@shared/eval/report';
 import type { SupervisorSettingsInput } from '@shared/supervisor/contracts';
@@ -71,9 +71,8 @@ export function tickets(n: number, opts: { poisoned?: number[]; escaping?: numbe
   return { all, good: all.filter((_, i) => !isBad(i)), bad: all.filter((_, i) => isBad(i)) };
 }
 
-export function chunks(n: number, escaping: number[] = []): { all: Chunk[]; good: Chunk[]; bad: Chunk[] } {
-  const all = Array.from({ length: n }, (_, i) => ({ id: escaping.includes(i) ? `../../escape-chunk-${i}` : `chunk-${i + 1}`, text: `Chunk ${i + 1} of the document.` }));
-  return { all, good: all.filter((_, i) => !escaping.includes(i)), bad: all.filter((_, i) => escaping.includes(i)) };
+export function chunks(n: number): { all: Chunk[] } {
+  return { all: Array.from({ length: n }, (_, i) => ({ id: `chunk-${i + 1}`, text: `Chunk ${i + 1} of the document.` })) };
 }
 
 const atIndex = (indices: number[], node: string) => (n: string, index: number | undefined) => n === node && index !== undefined && indices.includes(index);
@@ -111,21 +110,29 @@ function chainCase(c: Omit<RunCase, 'kind' | 'shape' | 'build' | 'mayBeSkipped' 
   };
 }
 
-function streamCase(c: Omit<RunCase, 'kind' | 'shape' | 'build' | 'mayBeSkipped' | 'bad' | 'expect'> & { n: number; escaping?: number[] }): RunCase {
-  const k = chunks(c.n, c.escaping);
-  const escaping = c.escaping ?? [];
+function streamCase(c: Omit<RunCase, 'kind' | 'shape' | 'build' | 'mayBeSkipped' | 'bad' | 'expect'> & { n: number; missing?: number }): RunCase {
+  const k = chunks(c.n);
+  // A stream ended at its failure keeps what it sent: the chunks before the missing one.
+  const sent = c.missing ?? c.n;
   return {
     kind: 'run',
     shape: 'streaming_chain',
     ...c,
-    build: (world, dir) => ({ graph: streamGraph(world.servers, dir, c.id, c.n), inputs: { chunks: k.all } }),
-    mayBeSkipped: atIndex(escaping, 'upsert'),
-    bad: escaping.map((index) => ({ node: 'upsert', index })),
-    expect: { shape: 'stream', good: k.good, bad: k.bad },
+    build: (world, dir) => {
+      // The document's chunk files, beside the index folder (which must hold only what was stored).
+      const source = `${dir}.source`;
+      mkdirSync(source, { recursive: true });
+      k.all.forEach((chunk, i) => {
+        if (i !== c.missing) writeFileSync(join(source, `${chunk.id}.json`), JSON.stringify(chunk));
+      });
+      return { graph: streamGraph(world.servers, dir, c.id, c.n), inputs: { files: k.all.map((chunk) => join(source, `${chunk.id}.json`)) } };
+    },
+    mayBeSkipped: never,
+    bad: c.missing !== undefined ? [{ node: 'read' }] : [],
+    expect: { shape: 'stream', good: k.all.slice(0, sent), bad: k.all.slice(sent) },
   };
 }
 
-const NO_STREAMING_NODE = 'no host node streams yet (the host reports streaming: false), so end_stream is never offered by a run; the kernel\'s streaming rule is covered by its own tests';
 const NO_RETRY_FOR_EFFECTS = 'retry is offered to template and assert nodes and to tool nodes whose tool is a read (see chain.transient-read); an agent node with a write within reach (the draft reaches the filesystem and memory servers) or a writing tool is not retry-safe, so a transient failure there is contained (failed loudly), not recovered';
 const NO_CANDIDATE = 'no executor hands a candidate output to the supervisor yet, so substitute is not offered in a run';
 
@@ -155,7 +162,7 @@ export const SUPERVISOR_CASES: SupervisorCase[] = [
     truth: 'Exporting a run stops at 2 MB with no message.',
     notes: [`decided at the host's RunSupervision with the node's real port validator: ${NO_CANDIDATE}`],
   },
-  streamCase({ id: 'stream.mid-stream', fault: 'mid_stream_failure', injects: 'chunk 4 of 6 fails at upsert while earlier chunks are already stored', recoverable: true, n: 6, escaping: [3], notes: [NO_STREAMING_NODE] }),
+  streamCase({ id: 'stream.mid-stream', fault: 'mid_stream_failure', injects: 'the streaming read fails at chunk 4 of 6 (its file is missing, ENOENT) after chunks 1–3 were sent on and are being stored', recoverable: true, n: 6, missing: 3 }),
   chainCase({ id: 'chain.transient', fault: 'transient_error', injects: 'draft\'s model answers HTTP 503 (overloaded)', recoverable: false, draft: OVERLOADED, notes: [NO_RETRY_FOR_EFFECTS] }),
   chainCase({
     id: 'chain.transient-read',

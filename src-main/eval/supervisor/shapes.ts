@@ -135,15 +135,19 @@ export interface Chunk {
 }
 
 /**
- * Streaming chain: chunk → embed → upsert (filesystem write_file of `<dir>/<chunk id>.json`,
- * reviewed by the node's replay teacher) → stored, with no barrier between the stages.
+ * Streaming chain: read (a streaming tool node: filesystem read_text_file of each chunk file, in
+ * order, each chunk sent on as it is read) → chunk → embed → upsert (filesystem write_file of
+ * `<dir>/<chunk id>.json`, reviewed by the node's replay teacher) → stored, with no barrier between
+ * the stages. The chunk files are the case's to write (`files`: their paths).
  */
 export function streamGraph(servers: McpServerSpec[], dir: string, id: string, chunks: number): WorkflowGraph {
   const doc = readExample('streaming-chain.workflow.json');
+  const read = node(doc, 'read');
+  read.server = 'fs';
   const upsert = node(doc, 'upsert');
   upsert.server = 'fs';
   upsert.arguments = { path: `${dir}/{{record.id}}.json`, content: '{{record}}\n' };
   const accept = { json: { verdict: 'accept', reason_codes: [], explanation: 'Stores one chunk in its own file of the index folder.' } };
   upsert.review = { teacher: { provider: 'script' }, script: { teacher: Array.from({ length: chunks }, () => accept) } };
-  return fromExample(doc, id, servers, [{ ...node(doc, 'input'), fields: [{ name: 'chunks', type: 'list' }] }, node(doc, 'chunk'), node(doc, 'embed'), upsert, node(doc, 'stored'), node(doc, 'output')]);
+  return fromExample(doc, id, servers, [{ ...node(doc, 'input'), fields: [{ name: 'files', type: 'list' }] }, read, node(doc, 'chunk'), node(doc, 'embed'), upsert, node(doc, 'stored'), node(doc, 'output')]);
 }

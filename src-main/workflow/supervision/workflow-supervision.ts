@@ -11,6 +11,7 @@ import { retrySafe, type AttemptFacts } from '@shared/supervisor/retry-safety';
 import type { Invocation, NodeFailure } from '@shared/workflow/invocation';
 import type { SchedulerEvent } from '@shared/workflow/scheduler';
 import type { FailedInvocation, NodeNext, SupervisionResult, WorkflowSupervisor } from './supervise-failure';
+import { streamOutputs } from '../node-outcome';
 
 /**
  * What run-workflow.ts needs around RunSupervision (issue 11): the run's supervision option, the
@@ -118,10 +119,10 @@ export class AttemptTrail {
 /**
  * The host's facts about a failed invocation. Retry-safe by the kernel's rule: a pure node, a read,
  * or an agent offered only reads (or no tools). What it spent is its model calls (`model_calls`,
- * priced by RunSupervision with the run's pricing table); nothing is known created; no node streams
- * on the host yet. `trail`: what the failed attempt showed.
+ * priced by RunSupervision with the run's pricing table); nothing is known created. A streaming tool
+ * node is `streaming`; `sent`: how many results it sent downstream. `trail`: what the failed attempt showed.
  */
-export function failedInvocation(node: WorkflowNode | undefined, graph: Pick<WorkflowGraph, 'servers' | 'tool_effects'>, invocation: Invocation, failure: NodeFailure, attempt: number, trail: AttemptTrail = new AttemptTrail()): FailedInvocation {
+export function failedInvocation(node: WorkflowNode | undefined, graph: Pick<WorkflowGraph, 'servers' | 'tool_effects'>, invocation: Invocation, failure: NodeFailure, attempt: number, trail: AttemptTrail = new AttemptTrail(), sent = 0): FailedInvocation {
   return {
     invocation,
     failure,
@@ -132,8 +133,9 @@ export function failedInvocation(node: WorkflowNode | undefined, graph: Pick<Wor
     created_assets: [],
     // No executor hands over a candidate output yet, so `substitute` is not offered whatever this says.
     validator_covers_output: node !== undefined && validatorCoversOutput(node),
-    streaming: false,
-    emitted: false,
+    // A streaming tool node: what it sent is already downstream (the kernel offers end_stream or fail).
+    streaming: node?.kind === 'tool' && node.stream !== undefined,
+    emitted: sent > 0,
   };
 }
 
@@ -152,15 +154,15 @@ export function verdictEvent(invocation: Invocation, result: Pick<SupervisionRes
 }
 
 /** What the scheduler hears for a verdict other than `run_again` (which starts the invocation again). */
-export function settlementOf(id: string, next: Exclude<NodeNext, { kind: 'run_again' }>): SchedulerEvent {
+export function settlementOf(id: string, next: Exclude<NodeNext, { kind: 'run_again' }>, sent: ReadonlyArray<Record<string, unknown>> = []): SchedulerEvent {
   switch (next.kind) {
     case 'done':
       return { type: 'done', id, outputs: next.outputs };
     case 'skip':
       return { type: 'skipped', id, reason: next.reason };
     case 'end_stream':
-      // Nothing streams on the host yet: what streamed is nothing, so the node ends done without outputs.
-      return { type: 'done', id, outputs: {} };
+      // The stream ends where it broke: done with what it sent (the iterate it feeds closes, not broken).
+      return { type: 'done', id, outputs: streamOutputs(sent) };
     case 'failed':
       return { type: 'failed', id, failure: next.failure };
   }

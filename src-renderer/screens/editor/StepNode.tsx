@@ -10,7 +10,7 @@ function summary(node: StepNodeType['data']['node']): string | undefined {
     case 'agent':
       return node.name ?? node.task;
     case 'tool':
-      return node.tool ? `${node.server || '?'} · ${node.tool}` : undefined;
+      return node.tool ? `${node.server || '?'} · ${node.tool}${node.stream ? ` · streams each of ${node.stream.over}` : ''}` : undefined;
     case 'assert':
       return node.checks.map((c) => c.check.replace('_', ' ')).join(', ');
     case 'iterate':

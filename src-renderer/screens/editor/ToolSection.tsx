@@ -64,7 +64,24 @@ export function ToolSection({ node, servers, tools, onChange }: { node: Tool; se
       <JsonField label="Arguments" value={node.arguments} check={(v) => (isRecord(v) ? undefined : 'the arguments are a JSON object, {…}')}
         onChange={(v) => isRecord(v) && set({ arguments: v }, `${node.id}-args`)} hint='A string "{{name}}" takes that input as it is (typed); inside text it is substituted.' testId="inspector-tool-arguments" />
       <PortListEditor title="Inputs" ports={node.inputs} onChange={(inputs, group) => set({ inputs }, group)} testId="inspector-inputs" />
+      <SelectField
+        id={`${id}-stream`}
+        label="Stream"
+        value={node.stream?.over ?? ''}
+        options={[
+          { value: '', label: 'No: one call' },
+          ...node.inputs.filter((p) => p.type === 'list' || p.type === 'any' || p.name === node.stream?.over).map((p) => ({ value: p.name, label: `One call per element of ${p.name}` })),
+        ]}
+        onChange={(v) => onChange(v === '' ? withoutStream(node) : { ...node, stream: { over: v } })}
+        hint={node.stream ? '{{item}} in the arguments is the element. Each result goes on as it arrives; an iterate after this node takes them one by one.' : 'Declare a list input to call the tool once per element, streaming the results on.'}
+        testId="inspector-tool-stream"
+      />
     </>
   );
 }
 
+
+function withoutStream(node: Tool): Tool {
+  const { stream: _stream, ...rest } = node;
+  return rest;
+}
