@@ -21,14 +21,16 @@ function inside(outer: string, inner: string): boolean {
 
 /**
  * The data folder's copy of a shipped example's workspace: `demo/<id>/<folder>`, the same folder the
- * app's demo uses, made once and then reused (what earlier runs wrote stays, as in the app).
+ * app's demo uses, made once and then reused (what earlier runs wrote stays, as in the app). A shipped
+ * file the copy lacks is copied in each time, never over a file that is there: a copy made by an
+ * older version gets what a newer example needs (the streaming chain's `document/` chunks).
  */
 export function exampleWorkspaceCopy(dataDir: string, id: string, workspace: string): { path: string; made: boolean } {
   const path = join(dataDir, 'demo', id, relative(real(examplesDir()), real(workspace)));
-  if (existsSync(path)) return { path, made: false };
-  mkdirSync(path, { recursive: true });
+  const made = !existsSync(path);
+  if (made) mkdirSync(path, { recursive: true });
   cpSync(workspace, path, { recursive: true, errorOnExist: false, force: false });
-  return { path, made: true };
+  return { path, made };
 }
 
 /**

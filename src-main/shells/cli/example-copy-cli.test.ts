@@ -1,4 +1,4 @@
-import { cpSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EXAMPLES } from '../../../test-support/workspace';
@@ -30,6 +30,22 @@ async function cli(argv: string[], dataDir: string) {
 }
 
 describe('steward run of a shipped example', () => {
+  it('a copy made by an older version (the streaming chain without its document/ chunks) gets the shipped files it lacks, and what a run wrote there stays', async () => {
+    const data = join(tempDir(), 'data');
+    const copy = join(data, 'demo', 'streaming-chain', 'streaming-sandbox');
+    mkdirSync(copy, { recursive: true });
+    writeFileSync(join(copy, 'README.md'), 'an older README, edited');
+    writeFileSync(join(copy, 'chunk-9.json'), '{"kept": true}');
+
+    const run = await cli(['run', join(EXAMPLES, 'streaming-chain.workflow.json'), '--json'], data);
+    expect(run.code, run.stderr).toBe(EXIT.ok);
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'completed' });
+    expect(readdirSync(join(copy, 'document')).sort()).toEqual(readdirSync(join(EXAMPLES, 'streaming-sandbox', 'document')).sort());
+    // Nothing there was overwritten.
+    expect(readFileSync(join(copy, 'README.md'), 'utf8')).toBe('an older README, edited');
+    expect(readFileSync(join(copy, 'chunk-9.json'), 'utf8')).toBe('{"kept": true}');
+  }, 120_000);
+
   it('an agent spec (notes assistant) writes summary.md into its copy in the data folder, the repository sandbox stays byte-for-byte the same, and the next run reuses the copy', async () => {
     const sandbox = join(EXAMPLES, 'notes-sandbox');
     const before = snapshot(sandbox);
