@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { ensureBuilt } from '../test-support/ensure-built';
 import { connectHost, startHostProcess, waitFor, type HostProcess } from '../test-support/host-process';
-import { personSupervisedReads } from '../test-support/person-supervised-workflow';
+import { personSupervisedReads, personSupervisedStream } from '../test-support/person-supervised-workflow';
 import { NOTES_SANDBOX } from '../test-support/workspace';
 import { shot } from './helpers';
 
@@ -81,4 +81,39 @@ test('a supervised node that failed waits for the person across a host restart; 
   await page.evaluate((id) => (window.location.hash = `#/runs/${id}/nodes`), run_id);
   await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed', { timeout: 60_000 });
   await shot(page, 'supervisor-person-run-completed');
+});
+
+test('a streaming read that breaks part-way is offered only End stream or Fail; the person ends it there and the run completes with what it sent', async () => {
+  test.setTimeout(180_000);
+  const sandbox = join(dataDir, 'workspaces', 'notes');
+  const api = await connectHost(host);
+  await api.request('events.subscribe', {});
+  await api.request('workflows.save', { workflow: personSupervisedStream() });
+  const files = ['ideas.md', 'meeting-notes.md', 'missing.md', 'ideas.md'].map((f) => join(sandbox, f));
+  const { run_id } = (await api.request('workflows.run', { id: 'stream-notes', inputs: { files } })) as { run_id: string };
+  await waitFor(() => api.events.some((e) => e.run_id === run_id && e.type === 'intervention.requested'), 60_000, 'the stream escalation to wait for the person');
+
+  await page.evaluate(() => (window.location.hash = '#/interventions'));
+  const rows = page.getByTestId('intervention-row');
+  await expect(rows).toHaveCount(1, { timeout: 30_000 });
+  await rows.first().getByTestId('intervention-answer-here').click();
+  const card = page.getByTestId('intervention-card');
+  await expect(card.getByTestId('escalation-detail')).toContainText('2 of 4 results were already sent on');
+  // A stream's first results are already downstream: only ending it there or failing it is coherent.
+  await expect(card.getByTestId('escalation-end_stream')).toBeVisible();
+  await expect(card.getByTestId('escalation-fail')).toBeVisible();
+  for (const action of ['retry', 'skip', 'substitute']) await expect(card.getByTestId(`escalation-${action}`)).toHaveCount(0);
+  await shot(page, 'supervisor-person-stream-escalation');
+  await card.getByTestId('escalation-reason').fill('Two notes are enough for today.');
+  await card.getByTestId('escalation-end_stream').click();
+  await expect(page.getByTestId('interventions-empty')).toBeVisible({ timeout: 30_000 });
+
+  await waitFor(() => api.events.some((e) => e.run_id === run_id && e.type === 'run.finished'), 60_000, 'the stream run to finish');
+  const finished = api.events.find((e) => e.run_id === run_id && e.type === 'run.finished') as { status?: string; outputs?: { list?: unknown[] } } | undefined;
+  expect(finished?.status).toBe('completed');
+  expect(finished?.outputs?.list).toHaveLength(2);
+  api.close();
+  await page.evaluate((id) => (window.location.hash = `#/runs/${id}/nodes`), run_id);
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed', { timeout: 60_000 });
+  await shot(page, 'supervisor-person-stream-completed');
 });
