@@ -5,6 +5,7 @@ import type { PrivacyPolicy } from '@shared/policy/privacy';
 import type { InvocationReplay } from '@shared/replay/workflow-replay';
 import type { NodeOf, WorkflowGraph } from '@shared/workflow/document';
 import { renderTemplate } from '@shared/workflow/template';
+import { runChecks } from '@shared/workflow/assert-checks';
 import { substituteVars } from '@shared/util/substitute';
 import type { CredentialStore } from '../credentials/credential-store';
 import type { ConfirmTool } from '../engine/boundary-actors';
@@ -83,7 +84,7 @@ export function agentSpecOf(node: NodeOf<'agent'>, graph: WorkflowGraph, inputs:
     kind: 'agent',
     id: node.id,
     name: node.name ?? node.label ?? node.id,
-    instructions: String(instructions.value),
+    instructions: String(instructions.value) + schemaInstruction(node),
     task: String(task.value),
     servers,
     models: node.models,
@@ -180,9 +181,22 @@ export async function runAgentNode(
     if (result.status === 'waiting' && result.checkpoint && result.intervention) {
       return { status: 'waiting', checkpoint: result.checkpoint, intervention: result.intervention };
     }
-    if (result.status === 'completed') return { status: 'done', outputs: { output: result.output ?? '' } };
+    if (result.status === 'completed') return checkedOutput(node, result.output ?? '');
     return failed(result.status === 'cancelled' ? 'cancelled' : `agent_${result.status}`, result.message ?? result.setup_error ?? `the agent ended ${result.status}`);
   } catch (err) {
     return failed('agent_failed', errorText(err));
   }
+}
+
+/** The agent's answer is the node's output, once its output schema (if any) accepts it; else it is the candidate a supervisor may repair. */
+function checkedOutput(node: NodeOf<'agent'>, output: string): NodeOutcome {
+  if (node.output_schema === undefined) return { status: 'done', outputs: { output } };
+  const checked = runChecks([{ check: 'json_schema', schema: node.output_schema }], output);
+  if (checked.ok) return { status: 'done', outputs: { output } };
+  return { ...failed('output_invalid', `the answer does not meet the node's output schema: ${checked.reason.replace(/^check 1 \(json_schema\): /, '')}`), candidate: { output } };
+}
+
+/** A model is told the shape its answer must have; the check after it is what holds. */
+function schemaInstruction(node: NodeOf<'agent'>): string {
+  return node.output_schema === undefined ? '' : `\n\nFinish with complete, whose output is JSON that meets this JSON Schema (nothing else): ${JSON.stringify(node.output_schema)}`;
 }

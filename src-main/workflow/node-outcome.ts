@@ -7,7 +7,8 @@ import type { PatternPark } from './pattern/human-judgment';
 /** What one node invocation ended as: the scheduler hears `done`/`failed`; `waiting` parks it for a person. */
 export type NodeOutcome =
   | { status: 'done'; outputs: Record<string, unknown> }
-  | { status: 'failed'; failure: NodeFailure }
+  /** `candidate`: the malformed output it left (an answer its output schema refused): a supervisor may repair it. */
+  | { status: 'failed'; failure: NodeFailure; candidate?: Record<string, unknown> }
   /** Parked for a person: an agent's (with its checkpoint to resume) or a tool call to confirm. */
   | { status: 'waiting'; checkpoint?: RunCheckpoint; intervention: Intervention; /** A pattern node's loop, parked at a person's judgment. */ pattern?: PatternPark };
 

@@ -330,7 +330,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
             return;
           case 'failed': {
             const failure = { ...outcome.failure, message: secrets.maskText(outcome.failure.message) };
-            if (setup.kind === 'on' && !controller.signal.aborted) return superviseFailed(setup.supervision, invocation, failure, controller, attempt, trail);
+            if (setup.kind === 'on' && !controller.signal.aborted) return superviseFailed(setup.supervision, invocation, failure, controller, attempt, trail, outcome.candidate);
             feed({ type: 'failed', id: invocation.id, failure });
             return;
           }
@@ -374,14 +374,15 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   }
 
   /** A supervised run's failed invocation: it counts as running while the supervisor decides, so the run waits and a cancel aborts the decision. */
-  async function superviseFailed(supervision: RunSupervision, invocation: Invocation, failure: NodeFailure, controller: AbortController, attempt: number, trail?: AttemptTrail): Promise<void> {
+  async function superviseFailed(supervision: RunSupervision, invocation: Invocation, failure: NodeFailure, controller: AbortController, attempt: number, trail?: AttemptTrail, candidate?: Record<string, unknown>): Promise<void> {
+    const failedOne = () => failedInvocation(nodes.get(invocation.node), graph, invocation, failure, attempt, trail, { sent: sentBy(invocation.id).length, ...(candidate !== undefined ? { candidate } : {}) });
     running.set(invocation.id, controller);
     runningInvocations.set(invocation.id, invocation);
     const supervisor = supervision.deps.supervisor;
     if (isPersonSupervisor(supervisor)) {
       let step;
       try {
-        step = await escalateToPerson(supervision, supervisor, failedInvocation(nodes.get(invocation.node), graph, invocation, failure, attempt, trail, sentBy(invocation.id).length), waitingForPerson().length);
+        step = await escalateToPerson(supervision, supervisor, failedOne(), waitingForPerson().length);
       } finally {
         running.delete(invocation.id);
         runningInvocations.delete(invocation.id);
@@ -393,7 +394,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     let result;
     try {
       // The escalation goes in the trace before the model decides (the app shows "deciding…"); the verdict when decided.
-      result = await supervision.superviseFailure(failedInvocation(nodes.get(invocation.node), graph, invocation, failure, attempt, trail, sentBy(invocation.id).length), controller.signal, (escalation) => emit(escalatedEvent(invocation, escalation)));
+      result = await supervision.superviseFailure(failedOne(), controller.signal, (escalation) => emit(escalatedEvent(invocation, escalation)));
     } finally {
       running.delete(invocation.id);
       runningInvocations.delete(invocation.id);

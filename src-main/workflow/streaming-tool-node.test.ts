@@ -1,10 +1,10 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { supervisedBy } from '../../test-support/supervised-by';
 import { RunEvent, type RunEventOf } from '@shared/contracts/events';
 import { FILESYSTEM_PACKAGE } from '@shared/policy/shipped-effects';
-import { LOCAL, settings, VERDICTS } from '@shared/supervisor/testing/fixtures';
-import { ScriptedSupervisorDouble, type ScriptedAnswer } from '@shared/supervisor/testing/scripted-supervisor';
+import { VERDICTS } from '@shared/supervisor/testing/fixtures';
 import { workflowDifferences } from '@shared/replay/compare-workflow-runs';
 import { planWorkflowReplay, replayableWorkflowStart } from '@shared/replay/workflow-replay';
 import { WorkflowGraph } from '@shared/workflow/document';
@@ -14,7 +14,6 @@ import { tempNotesWorkspace } from '../../test-support/workspace';
 import { createMemoryLedger } from '../mcp/idempotency-ledger';
 import { runWorkflow, type RunWorkflowOptions } from './run-workflow';
 import { WorkflowCheckpoint } from './workflow-checkpoint';
-import type { WorkflowSupervisionOptions } from './supervision/workflow-supervision';
 
 /**
  * A streaming tool node (seed 004's streaming producer): one call per element of its list, each
@@ -61,11 +60,6 @@ async function run(graph: WorkflowGraph, ws: { dir: string; workspace: string },
   const result = await runWorkflow({ graph, specDir: ws.dir, workspace: ws.workspace, inputs: { files: files.map((f) => join(ws.workspace, f)) }, ledger: createMemoryLedger(), onEvent: (e) => events.push(e), ...extra });
   for (const e of events) expect(RunEvent.safeParse(e).success).toBe(true);
   return { result, events };
-}
-
-function supervisedBy(answers: ScriptedAnswer[]): { double: ScriptedSupervisorDouble; supervision: WorkflowSupervisionOptions } {
-  const double = new ScriptedSupervisorDouble(answers);
-  return { double, supervision: { settings: settings(), supervisor: { identity: LOCAL, decide: (input, signal) => double.decide(input, signal) } } };
 }
 
 const NOTES = ['ideas.md', 'meeting-notes.md', 'todo.md'];

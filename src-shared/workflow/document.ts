@@ -76,6 +76,12 @@ export const AgentNode = z
     scs: agent.scs,
     /** Replay responses for this node's models (the script provider). */
     script: ModelScript.optional(),
+    /**
+     * A JSON Schema the answer must meet: `output` stays the answer's text, which must hold JSON
+     * (fenced or not) that the schema accepts. An answer that does not fails the node
+     * (`output_invalid`) and is the malformed candidate a supervisor may repair (`substitute`).
+     */
+    output_schema: z.record(z.string(), z.unknown()).optional(),
   })
   .strict();
 

@@ -102,6 +102,10 @@ function nodeProblems(index: GraphIndex, node: WorkflowNode, servers: Set<string
   for (const name of templateRefs(templatedParts(node))) {
     if (!declared.has(name) && name !== item) problems.push({ node: node.id, port: name, code: 'undeclared_input', message: `uses {{${name}}} but declares no input ${quoted(name)}` });
   }
+  if (node.kind === 'agent' && node.output_schema !== undefined) {
+    const problem = checkProblem({ check: 'json_schema', schema: node.output_schema });
+    if (problem !== undefined) problems.push({ node: node.id, code: 'invalid_output_schema', message: `its output schema: ${problem}` });
+  }
   if (node.kind === 'assert') {
     node.checks.forEach((check, i) => {
       const problem = checkProblem(check);

@@ -44,7 +44,7 @@ export type Expectation =
   | { shape: 'chain'; completes: boolean }
   | { shape: 'stream'; good: Chunk[]; bad: Chunk[] };
 
-/** A substitute case, at the host's supervision object (no executor hands over a candidate yet). */
+/** A substitute case, at the host's supervision object: a made-up malformed candidate and the node's real validator. */
 export interface SubstituteCase {
   kind: 'substitute';
   id: string;
@@ -134,7 +134,7 @@ function streamCase(c: Omit<RunCase, 'kind' | 'shape' | 'build' | 'mayBeSkipped'
 }
 
 const NO_RETRY_FOR_EFFECTS = 'retry is offered to template and assert nodes and to tool nodes whose tool is a read (see chain.transient-read); an agent node with a write within reach (the draft reaches the filesystem and memory servers) or a writing tool is not retry-safe, so a transient failure there is contained (failed loudly), not recovered';
-const NO_CANDIDATE = 'no executor hands a candidate output to the supervisor yet, so substitute is not offered in a run';
+const NO_CANDIDATE = 'the draft agent never answers at all, so it leaves no candidate to repair: substitute is offered in a run only to an agent node with an output schema whose answer the schema refused (src-main/workflow/supervision/substitute-run.test.ts)';
 
 /** The suite, in report order. Seconds in all: one set of MCP servers, replay models, tiny timeouts. */
 export const SUPERVISOR_CASES: SupervisorCase[] = [
@@ -160,7 +160,7 @@ export const SUPERVISOR_CASES: SupervisorCase[] = [
     recoverable: true,
     candidate: { output: { summary: 'Exporting a run stops at 2 MB with no message.' } },
     truth: 'Exporting a run stops at 2 MB with no message.',
-    notes: [`decided at the host's RunSupervision with the node's real port validator: ${NO_CANDIDATE}`],
+    notes: ["decided at the host's RunSupervision with the node's real port validator, on a made-up candidate; a run offers substitute to an agent node with an output schema whose answer the schema refused (substitute-run.test.ts)"],
   },
   streamCase({ id: 'stream.mid-stream', fault: 'mid_stream_failure', injects: 'the streaming read fails at chunk 4 of 6 (its file is missing, ENOENT) after chunks 1–3 were sent on and are being stored', recoverable: true, n: 6, missing: 3 }),
   chainCase({ id: 'chain.transient', fault: 'transient_error', injects: 'draft\'s model answers HTTP 503 (overloaded)', recoverable: false, draft: OVERLOADED, notes: [NO_RETRY_FOR_EFFECTS] }),

@@ -1,10 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { supervisedBy } from '../../../test-support/supervised-by';
 import { RunEvent, type RunEventOf } from '@shared/contracts/events';
 import { FILESYSTEM_PACKAGE, SHIPPED_EFFECTS } from '@shared/policy/shipped-effects';
 import { LOCAL, settings, VERDICTS } from '@shared/supervisor/testing/fixtures';
-import { HANG, ScriptedSupervisorDouble, type ScriptedAnswer } from '@shared/supervisor/testing/scripted-supervisor';
+import { HANG, ScriptedSupervisorDouble } from '@shared/supervisor/testing/scripted-supervisor';
 import { WorkflowGraph, type WorkflowGraphInput } from '@shared/workflow/document';
 import { tempNotesWorkspace } from '../../../test-support/workspace';
 import { createMemoryLedger, type IdempotencyLedger } from '../../mcp/idempotency-ledger';
@@ -18,11 +19,6 @@ const cleanups: Array<() => void> = [];
 afterEach(() => {
   while (cleanups.length) cleanups.pop()?.();
 });
-
-function supervisedBy(answers: ScriptedAnswer[]): { double: ScriptedSupervisorDouble; supervision: WorkflowSupervisionOptions } {
-  const double = new ScriptedSupervisorDouble(answers);
-  return { double, supervision: { settings: settings(), supervisor: { identity: LOCAL, decide: (input, signal) => double.decide(input, signal) } } };
-}
 
 const edge = (from: string, to: string) => {
   const [fn = '', fp = ''] = from.split('.');

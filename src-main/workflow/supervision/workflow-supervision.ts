@@ -120,9 +120,10 @@ export class AttemptTrail {
  * The host's facts about a failed invocation. Retry-safe by the kernel's rule: a pure node, a read,
  * or an agent offered only reads (or no tools). What it spent is its model calls (`model_calls`,
  * priced by RunSupervision with the run's pricing table); nothing is known created. A streaming tool
- * node is `streaming`; `sent`: how many results it sent downstream. `trail`: what the failed attempt showed.
+ * node is `streaming`; `left.sent`: how many results it sent downstream; `left.candidate`: the malformed
+ * output it left. `trail`: what the failed attempt showed.
  */
-export function failedInvocation(node: WorkflowNode | undefined, graph: Pick<WorkflowGraph, 'servers' | 'tool_effects'>, invocation: Invocation, failure: NodeFailure, attempt: number, trail: AttemptTrail = new AttemptTrail(), sent = 0): FailedInvocation {
+export function failedInvocation(node: WorkflowNode | undefined, graph: Pick<WorkflowGraph, 'servers' | 'tool_effects'>, invocation: Invocation, failure: NodeFailure, attempt: number, trail: AttemptTrail = new AttemptTrail(), left: { sent?: number; candidate?: Record<string, unknown> } = {}): FailedInvocation {
   return {
     invocation,
     failure,
@@ -131,11 +132,12 @@ export function failedInvocation(node: WorkflowNode | undefined, graph: Pick<Wor
     spent_usd: 0,
     model_calls: trail.modelCalls(),
     created_assets: [],
-    // No executor hands over a candidate output yet, so `substitute` is not offered whatever this says.
+    // The malformed output the node left (an agent's answer its output schema refused): `substitute` may repair it.
+    ...(left.candidate !== undefined ? { candidate_output: left.candidate } : {}),
     validator_covers_output: node !== undefined && validatorCoversOutput(node),
     // A streaming tool node: what it sent is already downstream (the kernel offers end_stream or fail).
     streaming: node?.kind === 'tool' && node.stream !== undefined,
-    emitted: sent > 0,
+    emitted: (left.sent ?? 0) > 0,
   };
 }
 

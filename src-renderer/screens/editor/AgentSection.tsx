@@ -6,7 +6,7 @@ import { useHost } from '../../app/HostProvider';
 import { CheckField, NumberField, SelectField, TextField } from '../../components/Form';
 import { ModelSelect } from '../../components/ModelSelect';
 import { PortListEditor } from './PortListEditor';
-import { JsonField } from './JsonField';
+import { isRecord, JsonField } from './JsonField';
 
 const ESCALATION_LABELS = {
   teacher_takeover: 'The teacher takes over',
@@ -56,6 +56,17 @@ export function AgentSection({ node, serverIds, onChange }: { node: Agent; serve
       <PortListEditor title="Input Args" ports={node.inputs} onChange={(inputs, group) => set({ inputs }, group)} testId="inspector-inputs" />
       <TextField id={`${id}-task`} label="Task" multiline value={node.task} onChange={(v) => set({ task: v }, `${node.id}-task`)} hint="Use an input arg as {{name}}." testId="inspector-task" />
       <TextField id={`${id}-instructions`} label="Instructions" multiline value={node.instructions} onChange={(v) => set({ instructions: v }, `${node.id}-instructions`)} testId="inspector-instructions" />
+      <JsonField
+        label="Output schema"
+        value={node.output_schema ?? null}
+        check={(v) => (v === null || isRecord(v) ? undefined : 'a JSON Schema object, {…}, or null for any text')}
+        onChange={(v) => {
+          if (v === null) onChange(withoutSchema(node), `${node.id}-schema`);
+          else if (isRecord(v)) set({ output_schema: v }, `${node.id}-schema`);
+        }}
+        hint="null: any text. A JSON Schema: the answer must be JSON it accepts; one it refuses fails the node, and a workflow supervisor may repair it (substitute)."
+        testId="inspector-output-schema"
+      />
       {(node.models.student.provider === 'script' || node.models.teacher.provider === 'script') && (
         <JsonField
           label="Replay script"
@@ -88,4 +99,9 @@ export function AgentSection({ node, serverIds, onChange }: { node: Agent; serve
       )}
     </>
   );
+}
+
+function withoutSchema(node: Agent): Agent {
+  const { output_schema: _schema, ...rest } = node;
+  return rest;
 }
