@@ -21,6 +21,8 @@ describe('steward eval supervisor', () => {
     // The streaming read breaks at chunk 4: ended there, chunks 1–3 are stored once each and the run completes.
     expect(byId.get('stream.mid-stream')).toMatchObject({ outcome: 'recovered', status: 'completed', supervisor_calls: 1, skips: 0, duplicate_effects: 0, verdicts: { agent: 1 } });
     expect(byId.get('fanout.malformed-repair')).toMatchObject({ outcome: 'recovered', substitutes: 1, poisoned_repairs: 0 });
+    // In a run: summarize's answers, cut short, are refused by its output schema; each is closed by a substitute that meets it.
+    expect(byId.get('fanout.malformed-json')).toMatchObject({ outcome: 'recovered', status: 'completed', substitutes: 4, poisoned_repairs: 0, skips: 0, decisions: 4 });
     // A read that failed for a passing cause (its file not there yet) is retried and the chain completes, the read's two executions no duplicate effect.
     expect(byId.get('chain.transient-read')).toMatchObject({ outcome: 'recovered', status: 'completed', supervisor_calls: 1, skips: 0, duplicate_effects: 0 });
     // An agent step is not retry-safe: contained, failed loudly, no skip of a good step.
@@ -45,6 +47,12 @@ describe('steward eval supervisor', () => {
     const report = await runSupervisorSuite({ supervisor: 'sloppy-repair', only: (c) => c.id === 'fanout.malformed-repair' });
     expect(report.cases[0]).toMatchObject({ substitutes: 1, poisoned_repairs: 1, outcome: 'missed' });
     expect(failed(report)).toEqual(['recovery_rate', 'poisoned_repairs']);
+  }, 120_000);
+
+  it('in a run, a made-up substitute the output schema refuses never flows on: three repair turns, then the kernel fails the item, and no repair is counted as applied', async () => {
+    const report = await runSupervisorSuite({ supervisor: 'sloppy-repair', only: (c) => c.id === 'fanout.malformed-json' });
+    expect(report.cases[0]).toMatchObject({ substitutes: 0, poisoned_repairs: 0, outcome: 'missed', verdicts: { kernel: 4 } });
+    expect(failed(report)).toEqual(['recovery_rate']);
   }, 120_000);
 
   it('a supervisor whose turns cost more than their reservation fails the cost-overrun gate', async () => {

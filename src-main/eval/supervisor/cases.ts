@@ -7,7 +7,7 @@ import type { ScriptEntry } from '@shared/contracts/script';
 import type { WorkflowGraph } from '@shared/workflow/document';
 import type { EvalWorld } from '../eval-world';
 import { HOSTILE, type DoublePolicy } from './doubles';
-import { chainGraph, fanoutGraph, streamGraph, type Chunk, type Ticket } from './shapes';
+import { chainGraph, FANOUT_SUMMARY, fanoutGraph, streamGraph, type Chunk, type Ticket } from './shapes';
 
 /**
  * The supervisor suite's cases: a reference shape, one injected fault, and the case's ground truth
@@ -40,7 +40,8 @@ export interface RunCase {
 
 /** What a good end looks like, checked against the run and the real servers' state. */
 export type Expectation =
-  | { shape: 'fanout'; good: Ticket[]; bad: Ticket[]; maxCalls?: number }
+  /** `content`: what every probe file must hold (the summary, unless the case says otherwise). */
+  | { shape: 'fanout'; good: Ticket[]; bad: Ticket[]; maxCalls?: number; content?: string }
   | { shape: 'chain'; completes: boolean }
   | { shape: 'stream'; good: Chunk[]; bad: Chunk[] };
 
@@ -78,7 +79,7 @@ export function chunks(n: number): { all: Chunk[] } {
 const atIndex = (indices: number[], node: string) => (n: string, index: number | undefined) => n === node && index !== undefined && indices.includes(index);
 const never = () => false;
 
-function fanoutCase(c: Omit<RunCase, 'kind' | 'shape' | 'build' | 'mayBeSkipped' | 'bad' | 'expect'> & { n: number; poisoned?: number[]; escaping?: number[]; maxCalls?: number }): RunCase {
+function fanoutCase(c: Omit<RunCase, 'kind' | 'shape' | 'build' | 'mayBeSkipped' | 'bad' | 'expect'> & { n: number; poisoned?: number[]; escaping?: number[]; maxCalls?: number; cutShort?: boolean }): RunCase {
   const t = tickets(c.n, { poisoned: c.poisoned, escaping: c.escaping });
   const poisoned = c.poisoned ?? [];
   const escaping = c.escaping ?? [];
@@ -86,10 +87,10 @@ function fanoutCase(c: Omit<RunCase, 'kind' | 'shape' | 'build' | 'mayBeSkipped'
     kind: 'run',
     shape: 'batch_fanout',
     ...c,
-    build: (world, dir) => ({ graph: fanoutGraph(world.servers, dir, c.id), inputs: { tickets: t.all } }),
+    build: (world, dir) => ({ graph: fanoutGraph(world.servers, dir, c.id, { cutShort: c.cutShort }), inputs: { tickets: t.all } }),
     mayBeSkipped: (node, index) => atIndex(poisoned, 'extract')(node, index) || atIndex(escaping, 'probe')(node, index),
     bad: [...poisoned.map((index) => ({ node: 'extract', index })), ...escaping.map((index) => ({ node: 'probe', index }))],
-    expect: { shape: 'fanout', good: t.good, bad: t.bad, ...(c.maxCalls !== undefined ? { maxCalls: c.maxCalls } : {}) },
+    expect: { shape: 'fanout', good: t.good, bad: t.bad, ...(c.maxCalls !== undefined ? { maxCalls: c.maxCalls } : {}), ...(c.cutShort ? { content: JSON.stringify({ summary: FANOUT_SUMMARY }) } : {}) },
   };
 }
 
@@ -162,6 +163,14 @@ export const SUPERVISOR_CASES: SupervisorCase[] = [
     truth: 'Exporting a run stops at 2 MB with no message.',
     notes: ["decided at the host's RunSupervision with the node's real port validator, on a made-up candidate; a run offers substitute to an agent node with an output schema whose answer the schema refused (substitute-run.test.ts)"],
   },
+  fanoutCase({
+    id: 'fanout.malformed-json',
+    fault: 'malformed_output',
+    injects: 'summarize has an output schema ({summary}) and answers its JSON cut short for every ticket (output_invalid); a substitute must close it, and must meet the schema',
+    recoverable: true,
+    n: 4,
+    cutShort: true,
+  }),
   streamCase({ id: 'stream.mid-stream', fault: 'mid_stream_failure', injects: 'the streaming read fails at chunk 4 of 6 (its file is missing, ENOENT) after chunks 1–3 were sent on and are being stored', recoverable: true, n: 6, missing: 3 }),
   chainCase({ id: 'chain.transient', fault: 'transient_error', injects: 'draft\'s model answers HTTP 503 (overloaded)', recoverable: false, draft: OVERLOADED, notes: [NO_RETRY_FOR_EFFECTS] }),
   chainCase({

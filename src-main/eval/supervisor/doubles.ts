@@ -54,8 +54,11 @@ const verdict = (v: Verdict, cost_usd?: number): DoubleAnswer => ({ verdict: v, 
 /** Words of a passing condition (a file not there yet included): a retry (where allowed) or a loud failure, never a dropped item. */
 const TRANSIENT = /\b(5\d\d|429|timed? ?out|ETIMEDOUT|ECONNRESET|ECONNREFUSED|ENOENT|overloaded|unavailable|try again|rate.?limit)/i;
 
-/** Repairs a malformed candidate of a text `output` port: a summary object, or JSON cut short. */
-export function repairCandidate(candidate: unknown): Record<string, unknown> | undefined {
+/**
+ * Repairs a malformed candidate of a text `output` port: a summary object, or JSON cut short. `asJson`:
+ * the node has an output schema (its answer must be the JSON), so the repair is the closed JSON's text.
+ */
+export function repairCandidate(candidate: unknown, asJson = false): Record<string, unknown> | undefined {
   if (candidate === null || typeof candidate !== 'object') return undefined;
   const output = (candidate as Record<string, unknown>).output;
   const summaryOf = (v: unknown): string | undefined => (v !== null && typeof v === 'object' && typeof (v as Record<string, unknown>).summary === 'string' ? ((v as Record<string, unknown>).summary as string) : undefined);
@@ -64,8 +67,9 @@ export function repairCandidate(candidate: unknown): Record<string, unknown> | u
   if (typeof output !== 'string') return undefined;
   for (const tail of ['', '"}', '}']) {
     try {
-      const found = summaryOf(JSON.parse(output + tail));
-      if (found !== undefined) return { output: found };
+      const parsed: unknown = JSON.parse(output + tail);
+      const found = summaryOf(parsed);
+      if (found !== undefined) return { output: asJson ? JSON.stringify(parsed) : found };
     } catch {
       // not closed by this tail; try the next
     }
@@ -80,7 +84,7 @@ export function referencePolicy({ escalation: e, allowed }: DecideInput): Double
   if (TRANSIENT.test(e.detail)) {
     return can('retry') ? verdict({ action: 'retry', reason: 'a passing fault' }) : verdict({ action: 'fail', reason: 'a passing fault, and this node may not run again: failing loudly rather than dropping it' });
   }
-  const repaired = can('substitute') ? repairCandidate(e.candidate_output) : undefined;
+  const repaired = can('substitute') ? repairCandidate(e.candidate_output, e.failure_signature.code === 'output_invalid') : undefined;
   if (repaired) return verdict({ action: 'substitute', value: repaired, reason: 'repaired the malformed output' });
   if (isItem(e) && can('skip')) return verdict({ action: 'skip', reason: 'one bad item of a batch' });
   return verdict({ action: 'fail', reason: 'nothing safe to do' });

@@ -77,6 +77,7 @@ export async function runSupervisorCase(c: RunCase, world: EvalWorld, policy: Do
   for (const e of ofType(events, 'supervisor.escalated')) escalations.set(e.invocation_id ?? '', [...(escalations.get(e.invocation_id ?? '') ?? []), e.escalation]);
   const verdicts = emptyVerdicts();
   let skips = 0;
+  let substitutes = 0;
   let incorrectSkips = 0;
   let outside = 0;
   let decisions = 0;
@@ -88,6 +89,7 @@ export async function runSupervisorCase(c: RunCase, world: EvalWorld, policy: Do
     spent += v.verdict.cost_usd;
     const action = v.verdict.verdict.action;
     if (action !== 'fail' && escalation && !escalation.allowed_actions.includes(action)) outside += 1;
+    if (v.next === 'done' && action === 'substitute') substitutes += 1;
     if (v.next === 'skip') {
       skips += 1;
       if (!c.mayBeSkipped(v.node, itemIndex(escalation?.correlation_lineage))) incorrectSkips += 1;
@@ -109,12 +111,13 @@ export async function runSupervisorCase(c: RunCase, world: EvalWorld, policy: Do
     semantic_ok: observed.semantic_ok,
     supervisor_calls: double.calls,
     incorrect_skips: incorrectSkips,
-    poisoned_repairs: 0,
+    // A substitute applied (it validated) in a run whose product is then wrong is a poisoned repair.
+    poisoned_repairs: substitutes > 0 && !observed.semantic_ok ? substitutes : 0,
     duplicate_effects: duplicates,
     cost_overrun: overrun,
     outside_allowed_applied: outside,
   };
-  return caseResult(c, facts, { decisions, verdicts, skips, substitutes: 0, notes: [...(c.notes ?? []), ...observed.notes] }, started);
+  return caseResult(c, facts, { decisions, verdicts, skips, substitutes, notes: [...(c.notes ?? []), ...observed.notes] }, started);
 }
 
 /** The case's semantic check: what the run produced, and what the real servers hold, against the truth. */
@@ -139,7 +142,8 @@ function checkRun(c: RunCase, result: WorkflowRun, events: RunEvent[], dir: stri
     const good = e.good.map((t) => `${t.id}${ext}`).sort();
     ok = want(result.status === 'completed', `the run ended ${result.status}: ${result.message ?? ''}`) && ok;
     ok = want(JSON.stringify(files) === JSON.stringify(good), `the folder holds ${files.length} files, ${good.length} good items expected`) && ok;
-    if (e.shape === 'fanout') ok = want(good.every((f) => readFileSync(join(dir, f), 'utf8') === FANOUT_SUMMARY), 'a probe file does not hold its summary') && ok;
+    // A missing probe file is already a wrong folder (above); its content is checked where it exists.
+    if (e.shape === 'fanout') ok = want(good.every((f) => !existsSync(join(dir, f)) || readFileSync(join(dir, f), 'utf8') === (e.content ?? FANOUT_SUMMARY)), 'a probe file does not hold its summary') && ok;
     // Nothing landed outside the folder for a bad item.
     ok = want(e.bad.every((t) => !existsSync(join(dir, `${t.id}${ext}`))), 'a bad item\'s effect escaped the folder') && ok;
     const collect = ofType(events, 'node.invocation').find((i) => i.node === (e.shape === 'fanout' ? 'gather' : 'stored') && i.status === 'done');

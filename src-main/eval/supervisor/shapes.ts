@@ -40,17 +40,24 @@ export interface Ticket {
 /** The summary every summarize invocation replays (the example's script). */
 export const FANOUT_SUMMARY = 'A user-facing problem worth a look this week.';
 
+/** What summarize's answer must be when the case gives it an output schema: JSON with a summary. */
+export const SUMMARY_SCHEMA = { type: 'object', required: ['summary'], properties: { summary: { type: 'string' } }, additionalProperties: false };
+/** The answer summarize gives then: its JSON cut short (a model stopped mid-answer). */
+export const CUT_SHORT_SUMMARY = `{"summary": "${FANOUT_SUMMARY}`;
+
 /**
  * Batch fan-out: tickets → each → extract (template) → summarize (agent, replay model) → probe
  * (filesystem write_file of `<dir>/<ticket id>.txt`) → gather. A ticket without a body fails extract
  * (template_error: a poisoned item); an id that climbs out of the folder makes the probe's server refuse it.
+ * `cutShort`: summarize has an output schema (SUMMARY_SCHEMA) and answers its JSON cut short, every time.
  */
-export function fanoutGraph(servers: McpServerSpec[], dir: string, id: string): WorkflowGraph {
+export function fanoutGraph(servers: McpServerSpec[], dir: string, id: string, options: { cutShort?: boolean } = {}): WorkflowGraph {
   const doc = readExample('batch-fanout.workflow.json');
   const extract = node(doc, 'extract');
   extract.template = { id: '{{ticket.id}}', title: '{{ticket.title}}', text: '{{ticket.title}}. {{ticket.body}}' };
   const summarize = node(doc, 'summarize');
-  summarize.script = { student: [{ json: { decision_type: 'complete', output: FANOUT_SUMMARY } }] };
+  summarize.script = { student: [{ json: { decision_type: 'complete', output: options.cutShort ? CUT_SHORT_SUMMARY : FANOUT_SUMMARY } }] };
+  if (options.cutShort) summarize.output_schema = SUMMARY_SCHEMA;
   return fromExample(
     doc,
     id,
