@@ -9,6 +9,8 @@ import { tempNotesWorkspace } from '../../../test-support/workspace';
 import { createMemoryLedger } from '../../mcp/idempotency-ledger';
 import { agentSpecOf } from '../agent-node';
 import { runWorkflow } from '../run-workflow';
+import { WorkflowCheckpoint } from '../workflow-checkpoint';
+import { personSupervisionOf } from './person-supervisor';
 import type { WorkflowSupervisionOptions } from './workflow-supervision';
 
 /**
@@ -104,6 +106,28 @@ describe('an agent node with an output schema', () => {
     const { result, events } = await run(extracting(PROSE), supervisedBy([wrong, wrong, wrong, wrong]).supervision);
     expect(result.status).toBe('failed');
     expect(ofType(events, 'supervisor.verdict')[0]).toMatchObject({ next: 'failed', verdict: { decided_by: 'kernel' } });
+  }, 30_000);
+
+  it('a person supervising sees the refused answer and types the repair; one the schema refuses asks again with the problem, one it accepts completes the run, also after the run was parked', async () => {
+    const graph = WorkflowGraph.parse({ ...extracting(PROSE), supervisor: { enabled: true, who: { kind: 'person' } } });
+    const ws = tempNotesWorkspace();
+    cleanups.push(ws.cleanup);
+    const base = { graph, specDir: ws.dir, workspace: ws.workspace, inputs: { text: 'Ada wrote the first program.' }, ledger: createMemoryLedger(), onEvent: () => undefined };
+    const supervision = personSupervisionOf(graph.supervisor);
+    const first = await runWorkflow({ ...base, ...(supervision ? { supervision } : {}) });
+    expect(first.status).toBe('waiting');
+    const asked = first.interventions?.[0]?.intervention.supervision;
+    // An agent with no tools on a local model spent and changed nothing: retry is allowed too.
+    expect(asked?.escalation).toMatchObject({ candidate_output: { output: PROSE }, allowed_actions: ['retry', 'skip', 'substitute', 'fail'] });
+    // Parked on disk (through JSON), answered later: a value that does not meet the schema waits again, saying why.
+    const resume = (parked: typeof first, verdict: { action: 'substitute'; value: Record<string, unknown>; reason: string }) =>
+      runWorkflow({ ...base, resume: { checkpoint: WorkflowCheckpoint.parse(JSON.parse(JSON.stringify(parked.checkpoint))), answer: { action: 'verdict', verdict } } });
+    const again = await resume(first, { action: 'substitute', value: { output: 'Ada' }, reason: 'the name' });
+    expect(again.status).toBe('waiting');
+    expect(again.interventions?.[0]?.intervention.supervision).toMatchObject({ refused: [{ action: 'substitute', value: { output: 'Ada' } }], feedback: expect.stringMatching(/refused: output: the value does not match the schema/) });
+    const done = await resume(again, { action: 'substitute', value: { output: '{"name": "Ada"}' }, reason: 'as JSON' });
+    expect(done.status).toBe('completed');
+    expect(done.outputs.person).toBe('{"name": "Ada"}');
   }, 30_000);
 
   it('an output schema that cannot be used is a graph problem on the node', () => {
