@@ -44,8 +44,24 @@ describe('sampling: "ask" in the app — the person reviews the request in the p
     expect(ask).toMatchObject({ kind: 'sampling', server: 'ev', max_tokens: 50, model: 'replay' });
     expect(JSON.stringify(ask)).toContain('Say hello');
     expect(await page.ok('asks.answer', { ask_id: ask.id, action: 'accept' })).toEqual({ answered: true });
+    // The second question: the model's answer, shown before the server gets it.
+    await expect.poll(() => page.asks.current[0]?.id !== ask.id && page.asks.current.length === 1, { timeout: 60_000 }).toBe(true);
+    const second = page.asks.current[0]!;
+    expect(second).toMatchObject({ kind: 'sampling', server: 'ev', reply: 'Hello from the run model' });
+    expect(toolResults(page.events)).not.toContain('Hello from the run model');
+    expect(await page.ok('asks.answer', { ask_id: second.id, action: 'accept' })).toEqual({ answered: true });
     await expect.poll(() => finished(page.events, run_id), { timeout: 60_000 }).toMatchObject({ status: 'completed' });
     expect(toolResults(page.events)).toContain('Hello from the run model');
+  }, 120_000);
+
+  it('allowed, then the answer withheld: the server never gets it', async () => {
+    const { page, run_id, ask } = await sampleInTheApp();
+    await page.ok('asks.answer', { ask_id: ask.id, action: 'accept' });
+    await expect.poll(() => page.asks.current[0]?.id !== ask.id && page.asks.current.length === 1, { timeout: 60_000 }).toBe(true);
+    await page.ok('asks.answer', { ask_id: page.asks.current[0]!.id, action: 'decline' });
+    await expect.poll(() => finished(page.events, run_id), { timeout: 60_000 }).toBeDefined();
+    expect(toolResults(page.events)).toMatch(/did not let the model's answer go back/);
+    expect(toolResults(page.events)).not.toContain('Hello from the run model');
   }, 120_000);
 
   it('denied, the server is told the person declined', async () => {

@@ -63,7 +63,7 @@ describe('MCP sampling (real server-everything)', () => {
 const samplingCalls = (events: RunEvent[]) => events.filter((e) => e.type === 'model.called' && e.purpose === 'other');
 
 describe('sampling: "ask" — a person reviews a server\'s model request first (real server-everything)', () => {
-  it('allowed, the person saw the conversation, its length and the model; the run\'s model answers', async () => {
+  it('allowed, the person saw the conversation, its length and the model; the run\'s model answers, and the person sees that answer before the server gets it', async () => {
     const seen: SamplingReview[] = [];
     const { result, events } = await run({ sampling: 'ask' }, [askTheModel, { text: 'Hello from the run model' }, done], {
       onReviewSample: async (ask) => {
@@ -71,10 +71,20 @@ describe('sampling: "ask" — a person reviews a server\'s model request first (
         return 'allow';
       },
     });
-    expect(seen).toHaveLength(1);
+    expect(seen).toHaveLength(2);
     expect(seen[0]).toMatchObject({ server: 'ev', max_tokens: 50, model: 'replay' });
+    expect(seen[0]?.reply).toBeUndefined();
     expect(JSON.stringify(seen[0]?.messages)).toContain('Say hello');
+    expect(seen[1]).toMatchObject({ server: 'ev', model: 'replay', reply: 'Hello from the run model' });
     expect(result.executions[0]?.content).toContain('Hello from the run model');
+    expect(samplingCalls(events)).toHaveLength(1);
+  });
+
+  it('allowed, then the answer withheld: the model was called once, and the server gets an error instead of the answer', async () => {
+    const { result, events } = await run({ sampling: 'ask' }, [askTheModel, { text: 'Hello from the run model' }, done], { onReviewSample: async (ask) => (ask.reply === undefined ? 'allow' : 'deny') });
+    expect(result.status).toBe('completed');
+    expect(result.executions[0]?.content).toMatch(/did not let the model's answer go back to the server/);
+    expect(result.executions[0]?.content).not.toContain('Hello from the run model');
     expect(samplingCalls(events)).toHaveLength(1);
   });
 
@@ -103,6 +113,14 @@ describe('sampling: "ask" at the terminal (typed lines are the test stand-in for
     expect(shown.join('')).toContain('MCP server "ev" wants replay to answer this (at most 50 tokens)');
     expect(shown.join('')).toContain('user: Say hello');
     expect(await reviewSampleAt({ stderr: () => undefined, line: async () => 'no' }, false)(review)).toBe('deny');
+  });
+
+  it('then shows the model\'s answer and asks whether it goes back to the server', async () => {
+    const shown: string[] = [];
+    const verdict = await reviewSampleAt({ stderr: (t) => void shown.push(t), line: async (q) => (shown.push(q), 'n') }, false)({ ...review, reply: 'Hello there' });
+    expect(verdict).toBe('deny');
+    expect(shown.join('')).toContain('replay answered MCP server "ev":\n  Hello there');
+    expect(shown.join('')).toContain('Send this answer to the server? (yes / no)');
   });
 
   it('without a terminal the request is denied with a line saying why', async () => {

@@ -233,7 +233,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       options.onProgress?.(line);
     };
     try {
-      toolHost = options.toolHost ?? (await startToolHost(spec.servers, { vars, overrides: spec.tool_effects, cwd: options.specDir, credentials: prepared.credentials, onProgress: notice, progressIntervalMs: options.progressIntervalMs, privacy: options.privacy, oauthStore: options.credentials, onElicit: options.onElicit && recordedElicitation(options.onElicit, { mask: (text) => secrets.maskText(text), emit }), onSample: sampleWith(providers.student, options.signal), onReviewSample: maskedReview(options.onReviewSample, (text) => secrets.maskText(text)), sampleModel: modelLabel(spec.models.student), onSent: (call) => emit({ type: 'mcp.called', ...call }) }));
+      toolHost = options.toolHost ?? (await startToolHost(spec.servers, { vars, overrides: spec.tool_effects, cwd: options.specDir, credentials: prepared.credentials, onProgress: notice, progressIntervalMs: options.progressIntervalMs, privacy: options.privacy, oauthStore: options.credentials, onSecret: (name, value) => void secrets.register(name, value), onElicit: options.onElicit && recordedElicitation(options.onElicit, { mask: (text) => secrets.maskText(text), emit }), onSample: sampleWith(providers.student, options.signal), onReviewSample: maskedReview(options.onReviewSample, (text) => secrets.maskText(text)), sampleModel: modelLabel(spec.models.student), onSent: (call) => emit({ type: 'mcp.called', ...call }) }));
     } catch (err) {
       setupError = secrets.maskText(errorText(err));
       throw err;

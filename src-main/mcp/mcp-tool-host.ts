@@ -47,6 +47,8 @@ export interface ToolHostOptions {
   onSent?: (call: McpCalled) => void;
   /** The OS keychain: a remote server without its own Authorization header uses its OAuth sign-in from here. */
   oauthStore?: CredentialStore;
+  /** Each OAuth access token as it is first sent (name `oauth.<server id>`): the run masks it like a keychain value. */
+  onSecret?: (name: string, value: string) => void;
   /** The folders a server is told are its roots (roots/list); default: the `workspace` variable. */
   roots?: readonly string[];
   /** A person answers a server's elicitation (never a model); without it servers are told Steward does not support it. */
@@ -117,7 +119,7 @@ export async function startToolHost(servers: McpServerSpec[], options: ToolHostO
   const privacy = options.privacy ?? LOCAL_ONLY;
   const targets: ServerTarget[] = servers.map((spec) => {
     try {
-      return resolveTarget(spec, { vars: options.vars, cwd: options.cwd, credentials: options.credentials, privacy, oauthStore: options.oauthStore });
+      return resolveTarget(spec, { vars: options.vars, cwd: options.cwd, credentials: options.credentials, privacy, oauthStore: options.oauthStore, onSecret: options.onSecret });
     } catch (error) {
       throw new McpStartError(spec.id, error instanceof McpLaunchError ? error.message : errorMessage(error));
     }

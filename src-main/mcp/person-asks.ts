@@ -40,7 +40,8 @@ export class PersonAsks {
   /** The sampling review of one run (servers with `sampling: "ask"`): allowed only when the person accepts. */
   reviewer(runId: string, signal?: AbortSignal): ReviewSample {
     return async (ask) => {
-      const reply = await this.hold(runId, signal, (base) => ({ ...base, server: ask.server, kind: 'sampling', message: `MCP server "${ask.server}" wants the run's model to answer`, messages: ask.messages, max_tokens: ask.max_tokens, model: ask.model }));
+      const message = ask.reply === undefined ? `MCP server "${ask.server}" wants the run's model to answer` : `The run's model answered MCP server "${ask.server}": send the answer back?`;
+      const reply = await this.hold(runId, signal, (base) => ({ ...base, server: ask.server, kind: 'sampling', message, messages: ask.messages, max_tokens: ask.max_tokens, model: ask.model, ...(ask.reply !== undefined ? { reply: ask.reply.slice(0, 20_000) } : {}) }));
       return reply.action === 'accept' ? 'allow' : 'deny';
     };
   }

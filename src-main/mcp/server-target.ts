@@ -17,7 +17,7 @@ export type ServerTarget = { kind: 'stdio'; launch: ServerLaunch } | { kind: 're
  * Resolves a spec before anything is started or sent: a stdio launch, or a remote endpoint that
  * passed the privacy check with its headers taken from the resolved keychain values.
  */
-export function resolveTarget(spec: McpServerSpec, options: LaunchOptions & { privacy: PrivacyPolicy; oauthStore?: CredentialStore }): ServerTarget {
+export function resolveTarget(spec: McpServerSpec, options: LaunchOptions & { privacy: PrivacyPolicy; oauthStore?: CredentialStore; onSecret?: (name: string, value: string) => void }): ServerTarget {
   if (spec.url === undefined) return { kind: 'stdio', launch: resolveLaunch(spec, options) };
   const allowed = allowedRemoteEndpoint(spec.id, spec.url, options.privacy);
   if (!allowed.ok) throw new McpLaunchError(spec.id, allowed.message);
@@ -29,7 +29,10 @@ export function resolveTarget(spec: McpServerSpec, options: LaunchOptions & { pr
     headers[name] = secret;
   }
   // With the keychain at hand, a server without its own Authorization header may use an OAuth sign-in.
-  const auth = options.oauthStore ? runAuth(spec, allowed.endpoint, options.oauthStore, options.privacy) : undefined;
+  // A token the server echoes back (a debug tool, an error page) is masked in the run like any keychain value.
+  const onSecret = options.onSecret;
+  const onToken = onSecret && ((token: string) => onSecret(`oauth.${spec.id}`.slice(0, 64), token));
+  const auth = options.oauthStore ? runAuth(spec, allowed.endpoint, options.oauthStore, options.privacy, onToken) : undefined;
   return { kind: 'remote', endpoint: allowed.endpoint, headers, auth };
 }
 

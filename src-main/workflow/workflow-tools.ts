@@ -52,7 +52,7 @@ export class WorkflowTools {
         if (!this.options.credentials) throw new Error('this workflow uses keychain credentials, but no credential store is available');
         credentials = await resolveCredentials(refs, this.options.credentials, secrets);
       }
-      host = await startToolHost(graph.servers, { vars, overrides: graph.tool_effects, cwd, credentials, onProgress: this.options.onProgress, privacy: this.options.privacy, oauthStore: this.options.credentials, onSent: this.options.onSent, onElicit: this.options.onElicit });
+      host = await startToolHost(graph.servers, { vars, overrides: graph.tool_effects, cwd, credentials, onProgress: this.options.onProgress, privacy: this.options.privacy, oauthStore: this.options.credentials, onSecret: (name, value) => void secrets.register(name, value), onSent: this.options.onSent, onElicit: this.options.onElicit });
     }
     this.host = host;
     return { host, snapshot: await host.snapshot(0) };

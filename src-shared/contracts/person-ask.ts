@@ -43,6 +43,8 @@ export const PendingAsk = z.discriminatedUnion('kind', [
       max_tokens: z.number().int().nonnegative(),
       /** The model that would answer. */
       model: z.string().max(200),
+      /** The second question: the model's answer, which goes back to the server only if the person accepts. */
+      reply: z.string().max(20_000).optional(),
     })
     .strict(),
 ]);

@@ -16,6 +16,8 @@ export interface OAuthFetchOptions {
   authFetch: FetchLike;
   /** During a sign-in: the authorization code the browser brings back. Absent in a run. */
   awaitCode?: () => Promise<string>;
+  /** Each access token before it is first sent (a run registers it with its secret masking). */
+  onToken?: (token: string) => void;
 }
 
 /**
@@ -30,6 +32,7 @@ export function oauthFetch(options: OAuthFetchOptions): RemoteAuth {
   const serverUrl = options.endpoint.url;
   let loaded: Promise<KeychainOAuthProvider> | undefined;
   let flow: Promise<void> | undefined;
+  let lastToken: string | undefined;
   const provider = () => (loaded ??= options.provider());
 
   const authorize = async (p: KeychainOAuthProvider, hint: { resourceMetadataUrl?: URL; scope?: string }): Promise<void> => {
@@ -64,7 +67,14 @@ export function oauthFetch(options: OAuthFetchOptions): RemoteAuth {
     }
     const live = p;
     if (live.needsRefresh()) await once(() => authorize(live, {}));
-    const send = () => next(input, withBearer(init, live.tokens()?.access_token));
+    const send = () => {
+      const token = live.tokens()?.access_token;
+      if (token !== undefined && token !== lastToken) {
+        lastToken = token;
+        options.onToken?.(token);
+      }
+      return next(input, withBearer(init, token));
+    };
     const response = await send();
     const { resourceMetadataUrl, scope, error } = extractWWWAuthenticateParams(response);
     const refused = response.status === 401 || (response.status === 403 && error === 'insufficient_scope');

@@ -37,7 +37,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-function echoRun(url: string) {
+function echoRun(url: string, call: { tool: string; arguments: Record<string, unknown> } = { tool: 'echo', arguments: { text: 'hello' } }) {
   const spec = AgentSpec.parse({
     format: 'steward/v1',
     kind: 'agent',
@@ -45,13 +45,13 @@ function echoRun(url: string) {
     name: 'OAuth probe',
     instructions: 'Use the remote server.',
     task: 'Echo something.',
-    servers: [{ id: 'remote', url, tools: ['echo'] }],
-    tool_effects: { 'remote/echo': { effect: 'read' } },
+    servers: [{ id: 'remote', url, tools: [call.tool] }],
+    tool_effects: { [`remote/${call.tool}`]: { effect: 'read' } },
     supervision: { phase: 2 },
   });
   const script = ModelScript.parse({
     latency_ms: 0,
-    student: [{ json: { decision_type: 'tool_call', tool_name: 'echo', arguments: { text: 'hello' } } }, { json: { decision_type: 'complete', output: 'done' } }],
+    student: [{ json: { decision_type: 'tool_call', tool_name: call.tool, arguments: call.arguments } }, { json: { decision_type: 'complete', output: 'done' } }],
     teacher: [
       { json: { verdict: 'accept', reason_codes: [], explanation: 'Echo is harmless.' } },
       { json: { verdict: 'accept', reason_codes: [], explanation: 'Done.' } },
@@ -137,6 +137,18 @@ describe.skipIf(!hasSessionBus)('signing in to a remote MCP server with OAuth (n
     const stored = (await store.get(oauthCredentialName(server.mcpUrl))) ?? '';
     expect(stored).toContain(latest);
     expect(stored).not.toContain(first);
+    for (const secret of server.issued) expect(written).not.toContain(secret);
+    await signOutRemoteServer(spec, store);
+  });
+
+  it('a server that echoes the caller\'s token back: the run keeps its keychain label, never the token', async () => {
+    server = await startOAuthTestServer({ echoesToken: true });
+    const spec = { id: 'remote', url: server.mcpUrl, args: [] };
+    expect((await signInRemoteServer(spec, { store, privacy: LOCAL_ONLY, open: headlessBrowser })).ok).toBe(true);
+    const { result, written } = await echoRun(server.mcpUrl, { tool: 'whoami', arguments: {} })();
+    expect(result.status, `${result.message} ${result.setup_error}`).toBe('completed');
+    expect(server.log.accepted.length).toBeGreaterThan(0);
+    expect(result.executions[0]?.content).toBe('you called with Bearer ••••(keychain:oauth.remote)');
     for (const secret of server.issued) expect(written).not.toContain(secret);
     await signOutRemoteServer(spec, store);
   });

@@ -42,7 +42,7 @@ export interface OAuthTestServer {
  * metadata). Access tokens live `tokenLifetimeS` seconds; tokens are planted-looking random values.
  * `clients`: clients registered beforehand (a person's IdP admin did it), known from the start.
  */
-export async function startOAuthTestServer(options: { tokenLifetimeS?: number; clients?: OAuthClientInformationFull[] } = {}): Promise<OAuthTestServer> {
+export async function startOAuthTestServer(options: { tokenLifetimeS?: number; clients?: OAuthClientInformationFull[]; /** Also offer `whoami`, which echoes the caller's token. */ echoesToken?: boolean } = {}): Promise<OAuthTestServer> {
   const lifetime = options.tokenLifetimeS ?? 3600;
   const log: AuthServerLog = { registrations: [], authorizations: [], grants: [], accepted: [], presented: [] };
   const issued: string[] = [];
@@ -127,6 +127,8 @@ export async function startOAuthTestServer(options: { tokenLifetimeS?: number; c
     if (token) log.accepted.push(token);
     const server = new McpServer({ name: 'oauth-test-server', version: '1.0.0' });
     server.registerTool('echo', { description: 'Echoes the text back', inputSchema: { text: z.string() } }, ({ text }) => ({ content: [{ type: 'text', text: `echo: ${text}` }] }));
+    // A careless server (a debug tool) that shows the caller the token it came with: a run must not keep it.
+    if (options.echoesToken) server.registerTool('whoami', { description: 'Says which token the call came with', inputSchema: {} }, () => ({ content: [{ type: 'text', text: `you called with Bearer ${token ?? '(none)'}` }] }));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on('close', () => void transport.close().then(() => server.close()));
     await server.connect(transport);

@@ -18,11 +18,11 @@ export function usesOAuth(spec: McpServerSpec): boolean {
 }
 
 /** The run's side: stored tokens are used and refreshed, and a missing sign-in fails the start, saying how to sign in. */
-export function runAuth(spec: McpServerSpec, endpoint: RemoteEndpoint, store: CredentialStore, privacy: PrivacyPolicy): RemoteAuth | undefined {
+export function runAuth(spec: McpServerSpec, endpoint: RemoteEndpoint, store: CredentialStore, privacy: PrivacyPolicy, onToken?: (token: string) => void): RemoteAuth | undefined {
   if (!usesOAuth(spec)) return undefined;
   const records = new OAuthRecordStore(store, endpoint.url);
   const preRegistered = () => preRegisteredClient(spec, store);
-  return oauthFetch({ provider: () => KeychainOAuthProvider.load(records, spec.id, { preRegistered }), endpoint, authFetch: signInFetch(endpoint, privacy) });
+  return oauthFetch({ provider: () => KeychainOAuthProvider.load(records, spec.id, { preRegistered }), endpoint, authFetch: signInFetch(endpoint, privacy), ...(onToken ? { onToken } : {}) });
 }
 
 export interface SignInOptions {

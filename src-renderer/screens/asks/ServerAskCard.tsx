@@ -146,10 +146,20 @@ export function ServerAskCard({ ask }: { ask: PendingAsk }) {
             It asks you to open <code>{ask.url}</code>. It opens in a new tab only if you agree.
           </p>
         )}
-        {ask.kind === 'sampling' && (
+        {ask.kind === 'sampling' && ask.reply !== undefined && (
+          <div data-testid="server-ask-sampling-reply">
+            <p>
+              <strong>{ask.model}</strong> answered. Sent, the server gets this answer; withheld, it is told you did not let it through.
+            </p>
+            <pre className="judgment-card__text" tabIndex={0} aria-label="The model's answer">
+              {ask.reply}
+            </pre>
+          </div>
+        )}
+        {ask.kind === 'sampling' && ask.reply === undefined && (
           <div data-testid="server-ask-sampling">
             <p>
-              Allowed, <strong>{ask.model}</strong> answers this conversation (at most {ask.max_tokens} tokens) and the server gets the reply; denied, the server is told you declined.
+              Allowed, <strong>{ask.model}</strong> answers this conversation (at most {ask.max_tokens} tokens), and you see its answer before the server gets it; denied, the server is told you declined.
             </p>
             <ol className="ask-card__messages">
               {ask.messages.map((m, i) => (
@@ -167,10 +177,10 @@ export function ServerAskCard({ ask }: { ask: PendingAsk }) {
         )}
         <div className="intervention__actions">
           <button type="submit" className="button button--primary" disabled={busy} data-testid="server-ask-accept">
-            {ACCEPT_LABEL[ask.kind]}
+            {ask.kind === 'sampling' && ask.reply !== undefined ? 'Send the answer' : ACCEPT_LABEL[ask.kind]}
           </button>
           <button type="button" className="button" disabled={busy} onClick={() => void send('decline')} data-testid="server-ask-decline">
-            {ask.kind === 'sampling' ? 'Deny' : 'Decline'}
+            {ask.kind === 'sampling' ? (ask.reply !== undefined ? 'Withhold it' : 'Deny') : 'Decline'}
           </button>
           {ask.kind !== 'sampling' && (
             <button type="button" className="button" disabled={busy} onClick={() => void send('cancel')} data-testid="server-ask-cancel">
