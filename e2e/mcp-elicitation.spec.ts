@@ -32,6 +32,10 @@ test('a person fills in the server’s form in the run view (also after a reload
   // Waiting for you lists it too.
   await page.evaluate(() => (window.location.hash = '#/interventions'));
   await expect(page.getByTestId('interventions-view').getByTestId('server-ask')).toBeVisible({ timeout: 30_000 });
+  // …and counts it: the sidebar's badge, the page's own count, and not "Nothing waits for you".
+  await expect(page.getByTestId('waiting-count')).toHaveAttribute('data-count', '1');
+  await expect(page.getByTestId('interventions-view')).toContainText('1 waiting for you');
+  await expect(page.getByTestId('interventions-empty')).toHaveCount(0);
   await page.evaluate((id) => (window.location.hash = `#/runs/${id}`), run_id);
   await expect(card).toBeVisible({ timeout: 30_000 });
 
@@ -52,6 +56,7 @@ test('a person fills in the server’s form in the run view (also after a reload
   await page.getByTestId('ask-field-email').press('Enter');
 
   await expect(card).toHaveCount(0, { timeout: 30_000 });
+  await expect(page.getByTestId('waiting-count')).toHaveAttribute('data-count', '0');
   await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed', { timeout: 60_000 });
   // The server got the person's values: its tool result (in the Trace tab) echoes them.
   const events = JSON.stringify(await storedEvents(page, run_id));
@@ -60,7 +65,7 @@ test('a person fills in the server’s form in the run view (also after a reload
   await shot(page, 'mcp-elicitation-done');
 });
 
-test('with sampling "ask", the person sees the server’s model request in the page and allows it; the server gets the model’s reply', async () => {
+test('with sampling "ask", the person sees the server’s model request in the page and allows it, then sees the model’s answer and sends it on; the server gets it', async () => {
   test.setTimeout(150_000);
   const { host, page } = own;
   const api = await connectHost(host);
@@ -74,6 +79,12 @@ test('with sampling "ask", the person sees the server’s model request in the p
   await expect(page.getByTestId('server-ask-sampling')).toContainText('Say hello');
   await expect(page.getByTestId('server-ask-sampling')).toContainText('at most 50 tokens');
   await shot(page, 'mcp-sampling-ask');
+  await page.getByTestId('server-ask-accept').focus();
+  await page.keyboard.press('Enter');
+  // Then the model's answer, before the server gets it: the person sends it on.
+  await expect(page.getByTestId('server-ask-sampling-reply')).toContainText('Hello from the run model', { timeout: 30_000 });
+  await expect(page.getByTestId('server-ask-accept')).toHaveText('Send the answer');
+  await shot(page, 'mcp-sampling-reply');
   await page.getByTestId('server-ask-accept').focus();
   await page.keyboard.press('Enter');
   await expect(card).toHaveCount(0, { timeout: 30_000 });

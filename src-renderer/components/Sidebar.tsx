@@ -84,7 +84,7 @@ function ProviderPanel() {
 export function Sidebar({ route }: { route: Route }) {
   const { info, client, connection } = useHost();
   const dropped = client.stats();
-  const { items: waiting } = useWaiting();
+  const waiting = useWaiting();
   return (
     <aside className="sidebar">
       <div className="brand">
@@ -100,7 +100,7 @@ export function Sidebar({ route }: { route: Route }) {
         <NavLink to={{ name: 'runs' }} active={route.name === 'runs' || route.name === 'run'}>
           Runs
         </NavLink>
-        <WaitingNavLink count={waiting.length} active={route.name === 'interventions'} />
+        <WaitingNavLink count={waiting.count} active={route.name === 'interventions'} />
         <NavLink to={{ name: 'learning' }} active={route.name === 'learning'}>
           Learning
         </NavLink>

@@ -51,8 +51,9 @@ function InterventionRow({ item }: { item: WaitingItem }) {
   );
 }
 
-/** Every question waiting for a person, oldest first. */
-export function InterventionsList({ items }: { items: readonly WaitingItem[] }) {
+/** Every question waiting for a person, oldest first. `asks`: server questions shown above it (then it is not "nothing"). */
+export function InterventionsList({ items, asks = 0 }: { items: readonly WaitingItem[]; asks?: number }) {
+  if (items.length === 0 && asks > 0) return null;
   if (items.length === 0) {
     return (
       <div className="empty" data-testid="interventions-empty">
@@ -71,19 +72,19 @@ export function InterventionsList({ items }: { items: readonly WaitingItem[] }) 
 
 /** "Waiting for you" across all runs: answer here, or open the run (or the node) that asks. */
 export function InterventionsScreen() {
-  const { items } = useWaiting();
+  const { items, asks, count } = useWaiting();
   return (
     <div className="page" data-testid="interventions-view">
       <header className="page__head">
         <div>
           <h1 className="page__title">Waiting for you</h1>
           <p className="page__subtitle" role="status">
-            {waitingLabel(items.length)}. A run stays paused at its question, also across restarts, until you answer.
+            {waitingLabel(count)}. A run stays paused at its question, also across restarts, until you answer.
           </p>
         </div>
       </header>
       <ServerAsks />
-      <InterventionsList items={items} />
+      <InterventionsList items={items} asks={asks} />
     </div>
   );
 }

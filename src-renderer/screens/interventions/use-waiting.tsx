@@ -5,10 +5,15 @@ import type { RunEvent } from '@shared/contracts/events';
 import type { Intervention } from '@shared/contracts/intervention';
 import { useHost } from '../../app/HostProvider';
 import type { RunRow, StewardDb } from '../../db/db';
+import { usePersonAsks } from '../asks/use-person-asks';
 import { askedIn, mergeWaiting, titleWithCount, waitingByWorkflow, type AskedQuestion, type WaitingItem } from './waiting';
 
 export interface WaitingState {
   items: WaitingItem[];
+  /** MCP servers' questions to the person (elicitation, sampling to allow), held by the host while their call waits. */
+  asks: number;
+  /** Everything that waits for the person: the sidebar's badge and the page title. */
+  count: number;
   /** Per workflow id: how many of its questions wait. */
   byWorkflow: Map<string, number>;
 }
@@ -16,7 +21,7 @@ export interface WaitingState {
 /** Events after which what waits may have changed: the host's list is asked again. */
 const CHANGES_WAITING = new Set<RunEvent['type']>(['intervention.requested', 'intervention.answered', 'run.finished']);
 
-const EMPTY: WaitingState = { items: [], byWorkflow: new Map() };
+const EMPTY: WaitingState = { items: [], asks: 0, count: 0, byWorkflow: new Map() };
 const WaitingContext = createContext<WaitingState>(EMPTY);
 
 /** What the host holds waiting; undefined while it is not connected or has not answered. */
@@ -75,12 +80,13 @@ export function WaitingProvider({ children }: { children: ReactNode }) {
   const pending = useHostPending();
   const hostRunIds = useMemo(() => [...new Set((pending ?? []).map((i) => i.run_id))].sort(), [pending]);
   const stored = useLiveQuery(() => readStored(db, hostRunIds), [db, hostRunIds.join('\n')]);
+  const asks = usePersonAsks().length;
   const state = useMemo<WaitingState>(() => {
     const items = mergeWaiting({ pending, runs: stored?.runs ?? [], asked: stored?.asked ?? new Map(), answered: stored?.answered, workflowNames: stored?.workflowNames ?? new Map() });
-    return { items, byWorkflow: waitingByWorkflow(items) };
-  }, [pending, stored]);
+    return { items, asks, count: items.length + asks, byWorkflow: waitingByWorkflow(items) };
+  }, [pending, stored, asks]);
 
-  const count = state.items.length;
+  const count = state.count;
   useEffect(() => {
     document.title = titleWithCount(document.title, count);
   }, [count]);
