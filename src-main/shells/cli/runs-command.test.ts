@@ -98,6 +98,19 @@ describe('steward runs', () => {
     expect(result.stderr).toMatch(/in use by .*Runs screen/s);
   });
 
+  it('a data folder that is not there: import makes it (saying so) and imports; delete says there is none, with no raw error', async () => {
+    const dir = tempDir();
+    const dataDir = join(dir, 'not-yet', 'data');
+    const gone = await cli(['runs', 'delete', 'run-x'], join(dir, 'missing'));
+    expect(gone.code).not.toBe(0);
+    expect(gone.stderr).toContain(`there is no data folder at ${join(dir, 'missing')}`);
+    expect(gone.stderr).not.toMatch(/ENOENT/);
+    const made = await cli(['runs', 'import', traceFile(dir, run('run-new-folder'))], dataDir);
+    expect(made.code, made.stderr).toBe(0);
+    expect(made.stderr).toContain(`made the data folder ${dataDir}`);
+    expect(heldRuns(dataDir)).toEqual(['run-new-folder']);
+  });
+
   it('has help, and says what is missing', async () => {
     expect(await cli(['runs', '--help'])).toMatchObject({ code: 0, stdout: expect.stringMatching(/steward runs delete RUN_ID/) });
     expect(await cli(['runs', 'delete'], tempDir())).toMatchObject({ code: 2, stderr: expect.stringMatching(/which runs/) });

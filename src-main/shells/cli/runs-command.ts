@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { RunEvent } from '@shared/contracts/events';
@@ -60,6 +60,12 @@ export async function runsCommand(args: string[], io: CliIo): Promise<number> {
     events = read.events;
   }
 
+  // A folder that is not there: nothing to delete from; an import makes it, as the app's first start would.
+  if (!existsSync(dataDir)) {
+    if (sub === 'delete') return fail(`there is no data folder at ${dataDir}, so no run to delete (is --data-dir right?)`);
+    mkdirSync(dataDir, { recursive: true });
+    io.stderr(`steward: made the data folder ${dataDir}\n`);
+  }
   let lock;
   try {
     lock = acquireDataFolderLock(dataDir, { shell: 'cli' });
