@@ -93,6 +93,31 @@ describe('a deleted run leaves every page', () => {
     expect(await runIds(fresh)).toEqual([second]);
   });
 
+  it('a page that was on another data folder\'s host meanwhile (same origin) resumes its cursor in this journal when it comes back: told of the deletions made meanwhile, the other folder\'s run kept', async () => {
+    const hostA = await open(folder());
+    await call(hostA, 'workflows.save', { workflow: hostedEcho('echo') });
+    const first = ((await call(hostA, 'workflows.run', { id: 'echo', inputs: { name: 'one' } })) as { run_id: string }).run_id;
+    const second = ((await call(hostA, 'workflows.run', { id: 'echo', inputs: { name: 'two' } })) as { run_id: string }).run_id;
+    const page = pageDb();
+    const stopA = connect(hostA, page, 'on-a');
+    await expect.poll(async () => (await page.runs.toArray()).filter((r) => r.status === 'completed').length, { timeout: 20_000 }).toBe(2);
+    stopA();
+
+    // The same page (one origin, one database) on another data folder's host: its latest cursor is now that journal's.
+    const hostB = await open(folder());
+    await call(hostB, 'workflows.save', { workflow: hostedEcho('echo') });
+    const elsewhere = ((await call(hostB, 'workflows.run', { id: 'echo', inputs: { name: 'three' } })) as { run_id: string }).run_id;
+    const stopB = connect(hostB, page, 'on-b');
+    await expect.poll(() => runIds(page), { timeout: 20_000 }).toEqual([first, second, elsewhere].sort());
+    stopB();
+
+    // Meanwhile a run is deleted on A; back on A, the page hears of it (a fresh start from A's beginning would not say).
+    expect(await call(hostA, 'runs.delete', { run_ids: [first] })).toEqual({ deleted: 1 });
+    connect(hostA, page, 'back-on-a');
+    await expect.poll(() => runIds(page), { timeout: 20_000 }).toEqual([second, elsewhere].sort());
+    expect(await page.events.where('run_id').equals(first).count()).toBe(0);
+  });
+
   it('a run past its trace profile\'s retention is gone after a restart, from the host and from a page that held it', async () => {
     const dataDir = folder();
     const started = Date.now();

@@ -156,7 +156,7 @@ async function openHost(options: HostOptions): Promise<Host> {
 
 
   const handlers: Handlers = {
-    'host.info': async () => ({ app: 'steward', version: APP_VERSION, shell: options.shell, demo: true }),
+    'host.info': async () => ({ app: 'steward', version: APP_VERSION, shell: options.shell, demo: true, journal: outbox.id }),
     'workspace.demo': async () => ({
       workflows: demoHostedWorkflows(options.dataDir, registry, (id, path) =>
         audit.append({ action: 'workspaces.register', subject: id, detail: `${path} (demo copy, inside Steward's data folder)`, decided_by: 'automatic', outcome: 'approved' }),

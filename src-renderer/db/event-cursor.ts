@@ -9,6 +9,8 @@ const StoredCursor = z.object({ journal: JournalId, position: JournalPosition })
 export type StoredCursor = z.infer<typeof StoredCursor>;
 
 const KEY = 'event-cursor';
+/** The cursor in one journal: kept for each journal this database has stored from (another data folder's host on this origin). */
+const keyFor = (journal: string) => `${KEY}:${journal}`;
 /** The `settings` table read as plain rows: the cursor's own schema checks what comes back. */
 const settings = (db: StewardDb) => db.table<{ key: string; value: unknown }, string>('settings');
 
@@ -16,6 +18,19 @@ const settings = (db: StewardDb) => db.table<{ key: string; value: unknown }, st
 export async function readEventCursor(db: StewardDb): Promise<StoredCursor | undefined> {
   const parsed = StoredCursor.safeParse((await settings(db).get(KEY))?.value);
   return parsed.success ? parsed.data : undefined;
+}
+
+/**
+ * Where to resume `journal` (the connected host's): the latest cursor when it is that journal's,
+ * else the one this database kept for it when it last stored from it. So a page that was on another
+ * data folder's host meanwhile is told, when it comes back, which runs were deleted since: it resumes
+ * instead of starting over (which tells nothing of deletions). Without either, the latest cursor.
+ */
+export async function resumeCursor(db: StewardDb, journal: string | undefined): Promise<StoredCursor | undefined> {
+  const latest = await readEventCursor(db);
+  if (journal === undefined || latest?.journal === journal) return latest;
+  const kept = StoredCursor.safeParse((await settings(db).get(keyFor(journal)))?.value);
+  return kept.success && kept.data.journal === journal ? kept.data : latest;
 }
 
 /**
@@ -38,7 +53,11 @@ export async function storeEventsAt(db: StewardDb, events: readonly RunEvent[], 
     const covered = known ? Math.min(events.length, Math.max(0, before.position - cursor.after)) : 0;
     const result = await ingestEvents(db, covered > 0 ? events.slice(covered) : events, { fresh: known });
     if (!before || before.journal !== cursor.journal || before.position < cursor.position) {
-      await settings(db).put({ key: KEY, value: { journal: cursor.journal, position: cursor.position } });
+      const value = { journal: cursor.journal, position: cursor.position };
+      await settings(db).bulkPut([
+        { key: KEY, value },
+        { key: keyFor(cursor.journal), value },
+      ]);
     }
     return result;
   });

@@ -1,7 +1,7 @@
 import type { EventsCursor, HostInfo, ProviderStatus } from '@shared/contracts/host-api';
 import type { RunEvent } from '@shared/contracts/events';
 import type { StewardDb } from '../db/db';
-import { readEventCursor, storeEventsAt, storeUnpositioned } from '../db/event-cursor';
+import { resumeCursor, storeEventsAt, storeUnpositioned } from '../db/event-cursor';
 import { deleteRuns } from '../db/delete-runs';
 import { reconcileRuns } from '../db/reconcile-runs';
 import { seedDemoWorkflows } from '../db/seed-demo';
@@ -69,6 +69,8 @@ export function startHostSession(client: HostClient, db: StewardDb, listener: Se
   let waiting: Frame[] | undefined;
   /** The host keeps a window for this page: tell it what is stored (an older host keeps none). */
   let windowed = false;
+  /** The connected host's journal (host.info), to resume from this database's cursor in it. */
+  let hostJournal: string | undefined;
 
   const refreshProviders = () => {
     client.request('providers.status', {}).then(listener.providers, (err: unknown) => console.warn('[steward] providers.status', err));
@@ -77,7 +79,7 @@ export function startHostSession(client: HostClient, db: StewardDb, listener: Se
   /** From the cursor this database stored: another page of this origin may have moved it further. */
   const subscribe = async (mine: number) => {
     await chain;
-    const stored = await readEventCursor(db);
+    const stored = await resumeCursor(db, hostJournal);
     if (mine !== generation) return;
     expected = { journal: stored?.journal, position: stored?.position ?? 0 };
     const from = stored ? { journal: stored.journal, after: stored.position } : {};
@@ -187,6 +189,7 @@ export function startHostSession(client: HostClient, db: StewardDb, listener: Se
     try {
       const info = await client.request('host.info', {});
       if (mine !== generation) return;
+      hostJournal = info.journal;
       listener.info(info);
       await seedDemoWorkflows(db, () => client.request('workspace.demo', {}));
       // The profiles and choices made in other browsers come first: a workflow that has them derives none.

@@ -27,6 +27,8 @@ export const HostInfo = z
     shell: z.enum(['browser', 'electron']),
     /** The demo workspace is available (it always is; it needs no model server). */
     demo: z.boolean(),
+    /** The host's event journal (a page resumes from its own cursor in it, kept per journal); absent from older hosts. */
+    journal: z.string().min(1).max(100).optional(),
   })
   .strict();
 export type HostInfo = z.infer<typeof HostInfo>;
