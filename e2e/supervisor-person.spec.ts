@@ -115,5 +115,7 @@ test('a streaming read that breaks part-way is offered only End stream or Fail; 
   api.close();
   await page.evaluate((id) => (window.location.hash = `#/runs/${id}/nodes`), run_id);
   await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed', { timeout: 60_000 });
+  // The stream's row says how many calls it made: the two it sent and the one that broke.
+  await expect(page.getByTestId('node-tool-calls')).toHaveText('3 calls');
   await shot(page, 'supervisor-person-stream-completed');
 });

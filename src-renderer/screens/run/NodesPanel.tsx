@@ -183,6 +183,12 @@ function InvocationRow({ view, open, focused, onToggle, events, usage }: { view:
         )}
         <span className="round__spacer" />
         {view.kind === 'agent' && <span className="muted">{plural(view.rounds, 'round')}</span>}
+        {/* A streaming tool node calls its tool once per element, each call its own round. */}
+        {view.kind === 'tool' && view.rounds > 1 && (
+          <span className="muted" data-testid="node-tool-calls">
+            {plural(view.rounds, 'call')}
+          </span>
+        )}
         {modelUse && (
           <span className="muted nowrap" data-testid="node-model-usage" title="Tokens the model servers reported for this node, and the time spent waiting for their answers">
             {modelUse}
