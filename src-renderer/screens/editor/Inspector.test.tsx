@@ -1,7 +1,7 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { renderToStaticMarkup } from 'react-dom/server';
-import { NODE_KINDS } from '@shared/workflow/document';
+import { NODE_KINDS, type WorkflowNode } from '@shared/workflow/document';
 import { HostProvider } from '../../app/HostProvider';
 import { StewardDb } from '../../db/db';
 import { createHostClient } from '../../host/host-client';
@@ -12,10 +12,11 @@ import { newWorkflowDraft } from './workflow-file';
 
 const tools = { byServer: { filesystem: ['read_text_file', 'write_file'] }, inspect: () => undefined };
 
-function inspect(kind: (typeof NODE_KINDS)[number]): string {
+function inspect(kind: (typeof NODE_KINDS)[number], change: (node: WorkflowNode) => WorkflowNode = (n) => n): string {
   const added = addNode({ ...newWorkflowDraft([]), servers: [{ id: 'fs', server: 'filesystem' }] }, kind, { x: 0, y: 0 });
-  const node = added.draft.nodes.find((n) => n.id === added.id);
-  if (!node) throw new Error('the node was added');
+  const found = added.draft.nodes.find((n) => n.id === added.id);
+  if (!found) throw new Error('the node was added');
+  const node = change(found);
   return renderToStaticMarkup(
     <HostProvider client={createHostClient(new FakeTransport())} db={new StewardDb(`inspector-${kind}`)} tokenMissing={false}>
       <Inspector node={node} draft={added.draft} tools={tools} problems={['a problem of this node']} onChange={() => undefined} onRemove={() => undefined} />
@@ -50,5 +51,21 @@ describe('the node inspector', () => {
   it("a tool node offers the inspected tools of its workflow server's registered server", () => {
     const html = inspect('tool');
     expect(html).toMatch(/data-testid="inspector-tool-select".*read_text_file.*write_file/s);
+  });
+
+  it('a tool node with a list input offers to stream over it, and says what {{item}} is once it streams', () => {
+    const withList = (n: WorkflowNode): WorkflowNode => (n.kind === 'tool' ? { ...n, inputs: [{ name: 'files', type: 'list', required: true }, { name: 'note', type: 'text', required: true }] } : n);
+    const html = inspect('tool', withList);
+    expect(html).toMatch(/data-testid="inspector-tool-stream".*No: one call.*One call per element of files/s);
+    expect(html).not.toContain('One call per element of note');
+    const streaming = inspect('tool', (n) => {
+      const listed = withList(n);
+      return listed.kind === 'tool' ? { ...listed, stream: { over: 'files' } } : listed;
+    });
+    expect(streaming).toContain('{{item}} in the arguments is the element');
+  });
+
+  it('an agent node has an Output schema field (null: any text)', () => {
+    expect(inspect('agent')).toMatch(/Output schema.*data-testid="inspector-output-schema"/s);
   });
 });
