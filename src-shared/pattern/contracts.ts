@@ -201,6 +201,11 @@ export const JudgmentRecord = z
     verdict: JudgmentVerdict.optional(),
     evidence: z.array(z.string()),
     verification: Verification,
+    /**
+     * An answer that could not be used, as the judge gave it (its JSON up to 4,000 characters; a
+     * longer one cut, as text): a replay gives it back, so it fails verification the same way.
+     */
+    answer: z.unknown().optional(),
     started_at: z.string(),
     ended_at: z.string(),
   })

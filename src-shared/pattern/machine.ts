@@ -189,6 +189,8 @@ function verifyPending(ctx: PatternContext): Pick<PatternContext, 'judgments' | 
     verdict: result.ok ? result.verdict : undefined,
     evidence: result.ok && result.verdict.verdict !== 'escalated' ? result.verdict.evidence : [],
     verification: result.ok ? { ok: true } : { ok: false, problem: result.problem },
+    // What the judge said that could not be used is kept (bounded), so a replay says it again.
+    ...(!result.ok && p.error === undefined && p.answer !== undefined ? { answer: boundedAnswer(p.answer) } : {}),
     started_at: p.started_at,
     ended_at: p.ended_at,
   };
@@ -488,3 +490,10 @@ export const patternMachine = setup({
 });
 
 export type PatternMachine = typeof patternMachine;
+
+/** An unusable answer as kept in its record: as given up to 4,000 characters of JSON, else its text cut there. */
+const MAX_KEPT_ANSWER_CHARS = 4_000;
+function boundedAnswer(answer: unknown): unknown {
+  const text = typeof answer === 'string' ? answer : JSON.stringify(answer) ?? String(answer);
+  return text.length <= MAX_KEPT_ANSWER_CHARS ? answer : text.slice(0, MAX_KEPT_ANSWER_CHARS);
+}

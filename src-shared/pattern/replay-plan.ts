@@ -3,7 +3,7 @@ import type { RunEvent } from '../contracts/events';
 import { ModelScript } from '../contracts/script';
 import { SupervisionSpec } from '../contracts/spec';
 import { recordedScript } from '../replay/replay-script';
-import { JudgmentRecord, type JudgeVerdict } from './contracts';
+import { JudgmentRecord } from './contracts';
 
 /**
  * What a recorded pattern node invocation gives its replay (issue 12): every member run's recorded
@@ -44,7 +44,7 @@ export function planPatternReplay(id: string, own: readonly RunEvent[]): { repla
   for (const e of own) {
     if (e.type !== 'pattern.judgment') continue;
     judgments[e.judgment.id] = e.judgment;
-    if (!e.judgment.verdict && e.judgment.caller.kind !== 'system') {
+    if (!e.judgment.verdict && e.judgment.caller.kind !== 'system' && e.judgment.answer === undefined) {
       gaps.push(`${id} judgment ${e.judgment.id}: its answer could not be used and was not stored; the replay gives back an answer that cannot be used either`);
     }
   }
@@ -52,8 +52,10 @@ export function planPatternReplay(id: string, own: readonly RunEvent[]): { repla
 }
 
 /** A recorded judgment as the judge's answer again: the verdict it gave, citing what it cited; an unusable one stays unusable. */
-export function recordedAnswer(record: JudgmentRecord): JudgeVerdict | string {
+export function recordedAnswer(record: JudgmentRecord): unknown {
   const v = record.verdict;
+  // The unusable answer as the judge gave it: verified again, it fails the same way.
+  if (!v && record.answer !== undefined) return record.answer;
   if (!v) return `(the recorded answer could not be used: ${record.verification.ok ? 'it gave no verdict' : record.verification.problem})`;
   switch (v.verdict) {
     case 'approved':

@@ -85,6 +85,28 @@ describe('replaying a recorded pattern run', () => {
     expect(of(events, 'model.called').filter((e) => e.provider !== 'script')).toEqual([]);
   }, 60_000);
 
+  it('a judge answer that could not be used is kept with its judgment and given back: the replay fails it the same way, with no gap', async () => {
+    const example = WorkflowGraph.parse(JSON.parse(readFileSync(join(EXAMPLES, 'pattern-pipeline.workflow.json'), 'utf8')));
+    // The judge first answers with a verdict that does not exist; asked again, it answers as the example does.
+    const graph = WorkflowGraph.parse({
+      ...example,
+      nodes: example.nodes.map((n) => (n.kind === 'pattern' && n.judge_script ? { ...n, judge_script: { ...n.judge_script, teacher: [{ json: { verdict: 'perhaps', evidence: ['draft#1'] } }, ...(n.judge_script.teacher ?? [])] } } : n)),
+    });
+    const { result: first, events: recorded } = await run({ graph, inputs: {} });
+    expect(first.status).toBe('completed');
+    const unusable = of(recorded, 'pattern.judgment').find((e) => !e.judgment.verification.ok)?.judgment;
+    expect(unusable).toMatchObject({ verification: { ok: false }, answer: { verdict: 'perhaps', evidence: ['draft#1'] } });
+
+    const { plan, gaps } = planOf(recorded);
+    expect(gaps).toEqual([]);
+    const { result, events } = await run({ graph: withOtherScripts(graph), inputs: {}, replay: plan });
+    expect(result.status).toBe('completed');
+    expect(judged(events)).toEqual(judged(recorded));
+    const problems = (run: readonly RunEvent[]) => of(run, 'pattern.judgment').map((e) => (e.judgment.verification.ok ? 'ok' : e.judgment.verification.problem));
+    expect(problems(events)).toEqual(problems(recorded));
+    expect(JSON.stringify(events)).not.toContain('NOT RECORDED');
+  }, 60_000);
+
   it('a person’s recorded judgments are given back: the replay does not park, the person is the caller again, their feedback reaches the next iteration', async () => {
     // Recorded here: parked at each human judgment and answered from the checkpoint, as the app and `steward answer` do.
     const graph = replayJudgedWorkflow();
