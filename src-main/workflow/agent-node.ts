@@ -5,7 +5,7 @@ import type { PrivacyPolicy } from '@shared/policy/privacy';
 import type { InvocationReplay } from '@shared/replay/workflow-replay';
 import type { NodeOf, WorkflowGraph } from '@shared/workflow/document';
 import { renderTemplate } from '@shared/workflow/template';
-import { runChecks } from '@shared/workflow/assert-checks';
+import { outputSchemaProblem } from '@shared/workflow/output-schema';
 import { substituteVars } from '@shared/util/substitute';
 import type { CredentialStore } from '../credentials/credential-store';
 import type { ConfirmTool } from '../engine/boundary-actors';
@@ -191,9 +191,9 @@ export async function runAgentNode(
 /** The agent's answer is the node's output, once its output schema (if any) accepts it; else it is the candidate a supervisor may repair. */
 function checkedOutput(node: NodeOf<'agent'>, output: string): NodeOutcome {
   if (node.output_schema === undefined) return { status: 'done', outputs: { output } };
-  const checked = runChecks([{ check: 'json_schema', schema: node.output_schema }], output);
-  if (checked.ok) return { status: 'done', outputs: { output } };
-  return { ...failed('output_invalid', `the answer does not meet the node's output schema: ${checked.reason.replace(/^check 1 \(json_schema\): /, '')}`), candidate: { output } };
+  const problem = outputSchemaProblem(node.output_schema, output);
+  if (problem === undefined) return { status: 'done', outputs: { output } };
+  return { ...failed('output_invalid', `the answer does not meet the node's output schema: ${problem}`), candidate: { output } };
 }
 
 /** A model is told the shape its answer must have; the check after it is what holds. */

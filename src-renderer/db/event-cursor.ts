@@ -22,13 +22,16 @@ export async function readEventCursor(db: StewardDb): Promise<StoredCursor | und
 
 /**
  * Where to resume `journal` (the connected host's): the latest cursor when it is that journal's,
- * else the one this database kept for it when it last stored from it. So a page that was on another
- * data folder's host meanwhile is told, when it comes back, which runs were deleted since: it resumes
+ * else the one this database kept for it when it last left it. So a page that was on another data
+ * folder's host meanwhile is told, when it comes back, which runs were deleted since: it resumes
  * instead of starting over (which tells nothing of deletions). Without either, the latest cursor.
+ * Leaving a journal keeps its cursor aside here, once, rather than with every stored frame: two
+ * hosts cannot hold one port (one origin) at the same time, so the latest cursor is that journal's.
  */
 export async function resumeCursor(db: StewardDb, journal: string | undefined): Promise<StoredCursor | undefined> {
   const latest = await readEventCursor(db);
-  if (journal === undefined || latest?.journal === journal) return latest;
+  if (journal === undefined || latest === undefined || latest.journal === journal) return latest;
+  await settings(db).put({ key: keyFor(latest.journal), value: latest });
   const kept = StoredCursor.safeParse((await settings(db).get(keyFor(journal)))?.value);
   return kept.success && kept.data.journal === journal ? kept.data : latest;
 }
@@ -53,11 +56,7 @@ export async function storeEventsAt(db: StewardDb, events: readonly RunEvent[], 
     const covered = known ? Math.min(events.length, Math.max(0, before.position - cursor.after)) : 0;
     const result = await ingestEvents(db, covered > 0 ? events.slice(covered) : events, { fresh: known });
     if (!before || before.journal !== cursor.journal || before.position < cursor.position) {
-      const value = { journal: cursor.journal, position: cursor.position };
-      await settings(db).bulkPut([
-        { key: KEY, value },
-        { key: keyFor(cursor.journal), value },
-      ]);
+      await settings(db).put({ key: KEY, value: { journal: cursor.journal, position: cursor.position } });
     }
     return result;
   });

@@ -1,5 +1,5 @@
 import type { PortType, WorkflowNode } from '../workflow/document';
-import { runChecks } from '../workflow/assert-checks';
+import { outputSchemaProblem } from '../workflow/output-schema';
 import { portsOf, type OutputPort } from '../workflow/ports';
 import type { SubstituteCheck } from './machine';
 
@@ -36,8 +36,8 @@ export function checkSubstitute(node: WorkflowNode, value: Record<string, unknow
   for (const k of Object.keys(value)) if (!outputs.some((p) => p.name === k)) problems.push(`${k}: not an output of ${node.id}`);
   // An agent with an output schema: the substitute's answer must meet it, as the agent's own had to.
   if (node.kind === 'agent' && node.output_schema !== undefined && problems.length === 0) {
-    const checked = runChecks([{ check: 'json_schema', schema: node.output_schema }], value.output);
-    if (!checked.ok) problems.push(`output: ${checked.reason.replace(/^check 1 \(json_schema\): /, '')}`);
+    const problem = outputSchemaProblem(node.output_schema, value.output);
+    if (problem !== undefined) problems.push(`output: ${problem}`);
   }
   return problems.length === 0 ? { ok: true } : { ok: false, problems: problems.join('; ') };
 }
