@@ -134,11 +134,13 @@ async function runToolStream(node: NodeOf<'tool'>, over: string, run: NodeRun, d
   if ('status' in prepared) return prepared;
   for (let round = sent.length; round < list.length; round += 1) {
     if (run.signal.aborted) return failed('cancelled', 'the run was cancelled');
+    // Whatever fails at this element says how much of the stream is already downstream.
+    const partWay = (outcome: Extract<NodeOutcome, { status: 'failed' }>) => failed(outcome.failure.code, `${outcome.failure.message} (${round} of ${list.length} results were already sent on)`);
     const answered = round === sent.length ? resume : undefined;
     const decision = answered ? confirmedDecision(node, run, answered, round) : renderedDecision(node, deps, { ...run.invocation.inputs, item: list[round] });
-    if ('status' in decision) return decision;
+    if ('status' in decision) return decision.status === 'failed' ? partWay(decision) : decision;
     const call = await callOnce(prepared, { round, decision, resume: answered, execution: deps.replay?.recorded?.executions?.[round] ?? (round === 0 ? deps.replay?.recorded?.execution : undefined) });
-    if (call.status === 'failed') return failed(call.failure.code, `${call.failure.message} (${round} of ${list.length} results were already sent on)`);
+    if (call.status === 'failed') return partWay(call);
     if (call.status !== 'executed') return call;
     run.send?.(call.outputs);
     all.push(call.outputs);
