@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test, type Page } from '@playwright/test';
-import { HostedWorkflowGraph } from '../src-shared/workflow/hosted-graph';
+import { oneCallWorkflow } from '../test-support/elicitation-workflow';
 import { ensureBuilt } from '../test-support/ensure-built';
 import { connectHost, type HostProcess } from '../test-support/host-process';
 import { shot, terminalCode } from './helpers';
@@ -51,37 +51,7 @@ async function confirmed(api: Awaited<ReturnType<typeof connectHost>>, start: ()
 }
 
 /** input → an agent (scripted) whose one call waits until it is cancelled → output. */
-const waitsForCancel = HostedWorkflowGraph.parse({
-  format: 'steward/v1',
-  kind: 'workflow',
-  id: 'waits-for-cancel',
-  name: 'Waits for cancel',
-  servers: [{ id: 'caps', server: 'caps', tools: ['wait_for_cancel'] }],
-  nodes: [
-    { id: 'in', kind: 'input', fields: [{ name: 'why', type: 'text', required: false, default: 'x' }] },
-    {
-      id: 'waiter',
-      kind: 'agent',
-      instructions: 'Wait.',
-      task: 'Wait for the slow tool ({{why}}).',
-      inputs: [{ name: 'why', type: 'text' }],
-      servers: ['caps'],
-      script: {
-        latency_ms: 0,
-        student: [
-          { json: { decision_type: 'tool_call', tool_name: 'wait_for_cancel', arguments: { ms: 120_000 } } },
-          { json: { decision_type: 'complete', output: 'done' } },
-        ],
-        teacher: [],
-      },
-    },
-    { id: 'out', kind: 'output', fields: [{ name: 'said', type: 'text' }] },
-  ],
-  edges: [
-    { from: { node: 'in', port: 'why' }, to: { node: 'waiter', port: 'why' } },
-    { from: { node: 'waiter', port: 'output' }, to: { node: 'out', port: 'said' } },
-  ],
-});
+const waitsForCancel = oneCallWorkflow('waits-for-cancel', 'Waits for cancel', { server: { id: 'caps', server: 'caps' }, tool: 'wait_for_cancel', arguments: { ms: 120_000 } });
 
 test('cancelling a run in the app sends its MCP server notifications/cancelled for the call in flight, and the run ends cancelled', async () => {
   test.setTimeout(120_000);
@@ -92,7 +62,7 @@ test('cancelling a run in the app sends its MCP server notifications/cancelled f
   await api.request('workflows.save', { workflow: waitsForCancel });
   await page.goto(host.url);
   await expect(page.getByTestId('workflow-card').first()).toBeVisible({ timeout: 30_000 });
-  const { run_id } = (await api.request('workflows.run', { id: 'waits-for-cancel', inputs: { why: 'x' } })) as { run_id: string };
+  const { run_id } = (await api.request('workflows.run', { id: 'waits-for-cancel', inputs: { name: 'x' } })) as { run_id: string };
   api.close();
   await page.evaluate((id) => (window.location.hash = `#/runs/${id}`), run_id);
   await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'running', { timeout: 30_000 });

@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
-import { HostedWorkflowGraph } from '../src-shared/workflow/hosted-graph';
 import { connectHost } from '../test-support/host-process';
+import { oneCallWorkflow } from '../test-support/elicitation-workflow';
 import { shot } from './helpers';
 import { ownHostAndPage } from './own-host';
 
@@ -13,37 +13,7 @@ import { ownHostAndPage } from './own-host';
 const own = ownHostAndPage('progress');
 
 /** input → an agent (scripted) that calls the long-running operation once, then completes → output. */
-const slowTool = HostedWorkflowGraph.parse({
-  format: 'steward/v1',
-  kind: 'workflow',
-  id: 'slow-tool',
-  name: 'Slow tool',
-  servers: [{ id: 'ev', server: 'everything', tools: ['trigger-long-running-operation'] }],
-  nodes: [
-    { id: 'in', kind: 'input', fields: [{ name: 'name', type: 'text', required: false, default: 'x' }] },
-    {
-      id: 'runner',
-      kind: 'agent',
-      instructions: 'Run the long operation.',
-      task: 'Run the long operation for {{name}}, then say done.',
-      inputs: [{ name: 'name', type: 'text' }],
-      servers: ['ev'],
-      script: {
-        latency_ms: 0,
-        student: [
-          { json: { decision_type: 'tool_call', tool_name: 'trigger-long-running-operation', arguments: { duration: 12, steps: 12 } } },
-          { json: { decision_type: 'complete', output: 'done' } },
-        ],
-        teacher: [],
-      },
-    },
-    { id: 'out', kind: 'output', fields: [{ name: 'said', type: 'text' }] },
-  ],
-  edges: [
-    { from: { node: 'in', port: 'name' }, to: { node: 'runner', port: 'name' } },
-    { from: { node: 'runner', port: 'output' }, to: { node: 'out', port: 'said' } },
-  ],
-});
+const slowTool = oneCallWorkflow('slow-tool', 'Slow tool', { server: { id: 'ev', server: 'everything' }, tool: 'trigger-long-running-operation', arguments: { duration: 12, steps: 12 } });
 
 test('a slow tool’s progress shows as a bar with its value while it runs, gone when the call ends', async () => {
   test.setTimeout(120_000);

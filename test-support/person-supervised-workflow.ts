@@ -1,10 +1,6 @@
 import { HostedWorkflowGraph } from '../src-shared/workflow/hosted-graph';
+import { edge } from '../src-shared/workflow/testing/graphs';
 
-const edge = (from: string, to: string) => {
-  const [fn = '', fp = ''] = from.split('.');
-  const [tn = '', tp = ''] = to.split('.');
-  return { from: { node: fn, port: fp }, to: { node: tn, port: tp } };
-};
 
 /** Reads each file with the shipped filesystem server, shouts it, collects the list; a person supervises. */
 export function personSupervisedReads(): HostedWorkflowGraph {
@@ -24,7 +20,7 @@ export function personSupervisedReads(): HostedWorkflowGraph {
       { id: 'all', kind: 'collect' },
       { id: 'out', kind: 'output', fields: [{ name: 'list', type: 'list' }] },
     ],
-    edges: [edge('in.items', 'each.list'), edge('each.item', 'read.path'), edge('read.text', 'shout.text'), edge('shout.output', 'all.item'), edge('all.list', 'out.list')],
+    edges: [edge('in.items->each.list'), edge('each.item->read.path'), edge('read.text->shout.text'), edge('shout.output->all.item'), edge('all.list->out.list')],
   });
 }
 
@@ -46,6 +42,6 @@ export function personSupervisedStream(): HostedWorkflowGraph {
       { id: 'all', kind: 'collect' },
       { id: 'out', kind: 'output', fields: [{ name: 'list', type: 'list' }] },
     ],
-    edges: [edge('in.files', 'read.files'), edge('read.result', 'each.list'), edge('each.item', 'shout.note'), edge('shout.output', 'all.item'), edge('all.list', 'out.list')],
+    edges: [edge('in.files->read.files'), edge('read.result->each.list'), edge('each.item->shout.note'), edge('shout.output->all.item'), edge('all.list->out.list')],
   });
 }

@@ -5,7 +5,7 @@ import type { ElicitationAsk, ElicitationReply } from './client-capabilities';
 import type { ReviewSample } from './reviewed-sampling';
 
 /** An ask nobody answers is cancelled after this long (the server is told `cancel`). */
-export const DEFAULT_ASK_TIMEOUT_MS = 10 * 60_000;
+const DEFAULT_ASK_TIMEOUT_MS = 10 * 60_000;
 
 export type AnswerOutcome = { answered: true } | { answered: false; reason: 'unknown' } | { answered: false; reason: 'invalid'; issues: Record<string, string> };
 
@@ -18,7 +18,7 @@ interface Held {
  * The asks MCP servers put to the person during app runs, held in memory until answered: every
  * connected page is told of each change (`onChange`, the whole list), a page that connects later
  * reads `list()`. The first answer wins; an ask nobody answers within the bound, or whose run
- * stops, is cancelled.
+ * stops (its signal), is cancelled.
  */
 export class PersonAsks {
   private readonly held = new Map<string, Held>();
@@ -50,11 +50,11 @@ export class PersonAsks {
     return this.hold(runId, signal, (base) => (ask.mode === 'form' ? { ...base, server: ask.server, message: ask.message, kind: 'form', fields: ask.fields } : { ...base, server: ask.server, message: ask.message, kind: 'url', url: ask.url }));
   }
 
-  private hold(runId: string, signal: AbortSignal | undefined, make: (base: { id: string; run_id: string; server: string; message: string; asked_at: string; expires_at: string }) => PendingAsk): Promise<ElicitationReply> {
+  private hold(runId: string, signal: AbortSignal | undefined, make: (base: { id: string; run_id: string; asked_at: string; expires_at: string }) => PendingAsk): Promise<ElicitationReply> {
     if (signal?.aborted) return Promise.resolve({ action: 'cancel' });
     const id = randomUUID();
     const now = (this.options.now ?? (() => new Date()))();
-    const pending = make({ id, run_id: runId, server: '', message: '', asked_at: now.toISOString(), expires_at: new Date(now.getTime() + this.timeoutMs).toISOString() });
+    const pending = make({ id, run_id: runId, asked_at: now.toISOString(), expires_at: new Date(now.getTime() + this.timeoutMs).toISOString() });
     return new Promise<ElicitationReply>((resolve) => {
       const timer = setTimeout(() => settle({ action: 'cancel' }), this.timeoutMs);
       timer.unref?.();
@@ -89,11 +89,6 @@ export class PersonAsks {
     if (!checked.ok) return { answered: false, reason: 'invalid', issues: checked.issues };
     held.settle({ action: 'accept', content: checked.content });
     return { answered: true };
-  }
-
-  /** A run stopped: what it still asks is cancelled. */
-  cancelRun(runId: string): void {
-    for (const held of [...this.held.values()]) if (held.ask.run_id === runId) held.settle({ action: 'cancel' });
   }
 
   /** The host closes: every ask is cancelled. */

@@ -1,4 +1,3 @@
-import { reviewSampleAt } from './review-sample-at-terminal';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
@@ -21,6 +20,8 @@ import { runsCommand } from './runs-command';
 import { answerCommand } from './answer-command';
 import type { ReadLine } from './ask-at-terminal';
 import { elicitAtTerminal } from './elicit-at-terminal';
+import { reviewSampleAt } from './review-sample-at-terminal';
+import type { ReviewSample } from '../../mcp/reviewed-sampling';
 import type { ElicitationAsk, ElicitationReply } from '../../mcp/client-capabilities';
 import { answerAtTerminal, parkInDataFolder, waitingHint } from './park-run';
 import type { RunEvent } from '@shared/contracts/events';
@@ -237,8 +238,7 @@ async function runCommand(args: string[], io: CliIo, dryRun = false): Promise<nu
       dataDirGiven: values['data-dir'],
       supervision: supervisionOverrides(values),
       // As for an agent spec: a server's question is asked here only when a person can type.
-      ...(io.line && !json ? { onElicit: elicitAt(io.stderr, io.line, shouldOpenBrowser(io.env, process.platform)) } : {}),
-      onReviewSample: reviewSampleAt(io, json),
+      ...serversAskAt(io, json),
     });
   }
   if (values.input !== undefined || values.inputs !== undefined) throw new SpecError('--input and --inputs apply to workflows (kind "workflow"); an agent spec has no inputs');
@@ -274,10 +274,7 @@ async function runCommand(args: string[], io: CliIo, dryRun = false): Promise<nu
     credentials: io.credentials ? io.credentials() : createKeychainStore(),
     // On stderr, so --json output stays one JSON object.
     onProgress: (line: string) => io.stderr(`${line}\n`),
-    // A server's question for the person is asked here only when a person can type.
-    ...(io.line && !json ? { onElicit: elicitAt(io.stderr, io.line, shouldOpenBrowser(io.env, process.platform)) } : {}),
-    // A server with sampling "ask": the person allows each request here; with nobody to type, denied.
-    onReviewSample: reviewSampleAt(io, json),
+    ...serversAskAt(io, json),
   };
   const first = await runAgent(runOptions);
   // A person at the terminal answers a waiting run here; it resumes in this process.
@@ -310,6 +307,15 @@ async function runCommand(args: string[], io: CliIo, dryRun = false): Promise<nu
 /** A server's elicitation asked at the terminal; a link it wants opened goes to the browser once the person says yes. */
 function elicitAt(stderr: (text: string) => void, line: ReadLine, browser: boolean): (ask: ElicitationAsk) => Promise<ElicitationReply> {
   return (ask) => elicitAtTerminal(ask, { stderr, line, ...(browser ? { openUrl: (url: string) => openBrowser(url) } : {}) });
+}
+
+/**
+ * What an MCP server asks the person during `steward run` (an agent spec or a workflow): its
+ * question only when a person can type (not with --json); a sampling request with `sampling: "ask"`
+ * here too, denied when nobody can type.
+ */
+function serversAskAt(io: CliIo, json: boolean): { onElicit?: (ask: ElicitationAsk) => Promise<ElicitationReply>; onReviewSample: ReviewSample } {
+  return { ...(io.line && !json ? { onElicit: elicitAt(io.stderr, io.line, shouldOpenBrowser(io.env, process.platform)) } : {}), onReviewSample: reviewSampleAt(io, json) };
 }
 
 /** `--phase N` overrides the spec's lifecycle phase for this run (the trace records the phase used). */

@@ -3,7 +3,7 @@ import type { PendingAsk } from '@shared/contracts/person-ask';
 import { elicitationContent, type ElicitEntry, type ElicitField } from '@shared/policy/elicitation-form';
 import { useHost } from '../../app/HostProvider';
 import { formatDateTime } from '../../view/format';
-import { usePersonAsks } from './use-person-asks';
+import { useWaiting } from '../interventions/use-waiting';
 
 type Entries = Record<string, ElicitEntry>;
 type Action = 'accept' | 'decline' | 'cancel';
@@ -195,7 +195,8 @@ export function ServerAskCard({ ask }: { ask: PendingAsk }) {
 
 /** The asks of MCP servers still waiting for the person: one run's, or every run's. */
 export function ServerAsks({ runId }: { runId?: string }) {
-  const asks = usePersonAsks(runId);
+  const all = useWaiting().asks;
+  const asks = runId === undefined ? all : all.filter((a) => a.run_id === runId);
   if (asks.length === 0) return null;
   return (
     <div className="server-asks" aria-label="MCP servers asking you" role="region" data-testid="server-asks">

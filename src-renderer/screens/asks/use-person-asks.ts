@@ -3,10 +3,11 @@ import type { PendingAsk } from '@shared/contracts/person-ask';
 import { useHost } from '../../app/HostProvider';
 
 /**
- * What MCP servers ask the person right now (all runs, or one): the host's list on connect, then
- * each `asks` frame it pushes. Held by the host only, so a reload shows them again.
+ * What MCP servers ask the person right now, in every run: the host's list on connect, then each
+ * `asks` frame it pushes. Held by the host only, so a reload shows them again. The page holds it
+ * once (WaitingProvider); screens read it from there.
  */
-export function usePersonAsks(runId?: string): PendingAsk[] {
+export function usePersonAsks(): PendingAsk[] {
   const { client, connection } = useHost();
   const [asks, setAsks] = useState<PendingAsk[]>([]);
   useEffect(() => {
@@ -23,5 +24,5 @@ export function usePersonAsks(runId?: string): PendingAsk[] {
       off();
     };
   }, [client, connection]);
-  return runId === undefined ? asks : asks.filter((a) => a.run_id === runId);
+  return asks;
 }

@@ -84,7 +84,7 @@ export function InterventionsScreen() {
         </div>
       </header>
       <ServerAsks />
-      <InterventionsList items={items} asks={asks} />
+      <InterventionsList items={items} asks={asks.length} />
     </div>
   );
 }

@@ -3,6 +3,7 @@ import Dexie from 'dexie';
 import { useLiveQuery } from 'dexie-react-hooks';
 import type { RunEvent } from '@shared/contracts/events';
 import type { Intervention } from '@shared/contracts/intervention';
+import type { PendingAsk } from '@shared/contracts/person-ask';
 import { useHost } from '../../app/HostProvider';
 import type { RunRow, StewardDb } from '../../db/db';
 import { usePersonAsks } from '../asks/use-person-asks';
@@ -11,7 +12,7 @@ import { askedIn, mergeWaiting, titleWithCount, waitingByWorkflow, type AskedQue
 export interface WaitingState {
   items: WaitingItem[];
   /** MCP servers' questions to the person (elicitation, sampling to allow), held by the host while their call waits. */
-  asks: number;
+  asks: PendingAsk[];
   /** Everything that waits for the person: the sidebar's badge and the page title. */
   count: number;
   /** Per workflow id: how many of its questions wait. */
@@ -21,7 +22,7 @@ export interface WaitingState {
 /** Events after which what waits may have changed: the host's list is asked again. */
 const CHANGES_WAITING = new Set<RunEvent['type']>(['intervention.requested', 'intervention.answered', 'run.finished']);
 
-const EMPTY: WaitingState = { items: [], asks: 0, count: 0, byWorkflow: new Map() };
+const EMPTY: WaitingState = { items: [], asks: [], count: 0, byWorkflow: new Map() };
 const WaitingContext = createContext<WaitingState>(EMPTY);
 
 /** What the host holds waiting; undefined while it is not connected or has not answered. */
@@ -80,10 +81,10 @@ export function WaitingProvider({ children }: { children: ReactNode }) {
   const pending = useHostPending();
   const hostRunIds = useMemo(() => [...new Set((pending ?? []).map((i) => i.run_id))].sort(), [pending]);
   const stored = useLiveQuery(() => readStored(db, hostRunIds), [db, hostRunIds.join('\n')]);
-  const asks = usePersonAsks().length;
+  const asks = usePersonAsks();
   const state = useMemo<WaitingState>(() => {
     const items = mergeWaiting({ pending, runs: stored?.runs ?? [], asked: stored?.asked ?? new Map(), answered: stored?.answered, workflowNames: stored?.workflowNames ?? new Map() });
-    return { items, asks, count: items.length + asks, byWorkflow: waitingByWorkflow(items) };
+    return { items, asks, count: items.length + asks.length, byWorkflow: waitingByWorkflow(items) };
   }, [pending, stored, asks]);
 
   const count = state.count;
