@@ -47,6 +47,7 @@ describe('retention after runs finish', () => {
 
   it('runs finishing together are pruned in one rewrite, not one each, and the newest N stay', async () => {
     for (let i = 1; i <= 4; i++) journal.append(run(`keep-run-000${i}`, i));
+    await expect.poll(() => removals.length).toBeGreaterThan(0);
     await settle();
     expect(removals).toHaveLength(1);
     expect(removals[0]!.run_ids.sort()).toEqual(['keep-run-0001', 'keep-run-0002', 'keep-run-0003']);

@@ -48,11 +48,14 @@ describe('progress and deadlines of a tool call (real servers)', () => {
     const reports: ToolProgress[] = [];
     const host = await start([], {}, { onToolProgress: (p) => reports.push(p), progressThrottleMs: 350 });
     const tool = offered(await host.snapshot(0), 'ticking');
+    const started = Date.now();
     const execution = await host.execute({ decision: call('ticking', { ticks: 8, every_ms: 100 }), tool, idempotency_key: 'k-tick' });
+    const elapsed = Date.now() - started;
     expect(execution.content).toBe('ticked 8');
     expect(reports[0]).toEqual({ server: 'caps', tool: 'ticking', progress: 1, total: 8, message: 'step 1 of 8' });
     expect(reports.length).toBeGreaterThanOrEqual(2);
-    expect(reports.length).toBeLessThan(8);
+    // The first, one per interval of the time the call really took (a loaded machine stretches it), the last.
+    expect(reports.length).toBeLessThanOrEqual(Math.min(7, 2 + Math.ceil(elapsed / 350)));
   });
 
   it("a call's own progress listener gets the first report, at most one per interval, and the last, all before the result", async () => {
@@ -60,7 +63,9 @@ describe('progress and deadlines of a tool call (real servers)', () => {
     const host = await start([], {}, { onToolProgress: (p) => hostWide.push(p), progressThrottleMs: 200 });
     const tool = offered(await host.snapshot(0), 'ticking');
     const reports: ToolProgress[] = [];
+    const started = Date.now();
     const execution = await host.execute({ decision: call('ticking', { ticks: 30, every_ms: 10 }), tool, idempotency_key: 'k-own', onProgress: (p) => reports.push(p) });
+    const elapsed = Date.now() - started;
     const afterResult = reports.length;
     await new Promise((r) => setTimeout(r, 400));
     expect(execution.content).toBe('ticked 30');
@@ -70,16 +75,18 @@ describe('progress and deadlines of a tool call (real servers)', () => {
     // The last one the host received: the SDK may drop a report that arrives with the result itself.
     expect(reports.at(-1)?.progress).toBeGreaterThanOrEqual(28);
     expect(reports.at(-1)?.total).toBe(30);
-    expect(reports.length).toBeLessThanOrEqual(6);
+    // At most one per 200 ms of the time the call really took, besides the first and the last.
+    expect(reports.length).toBeLessThanOrEqual(2 + Math.ceil(elapsed / 200));
+    expect(reports.length).toBeLessThan(30);
     expect(reports.length).toBe(afterResult);
   });
 
   it("a call's deadline restarts whenever the server reports progress", async () => {
-    const host = await start([], { timeouts: { call_ms: 600 } });
+    const host = await start([], { timeouts: { call_ms: 1_000 } });
     const tool = offered(await host.snapshot(0), 'ticking');
-    // 10 ticks of 200 ms: 2 s in all, more than three times the deadline, never 600 ms silent.
-    const execution = await host.execute({ decision: call('ticking', { ticks: 10, every_ms: 200 }), tool, idempotency_key: 'k-long' });
-    expect(execution.content).toBe('ticked 10');
+    // 8 ticks of 300 ms: 2.4 s in all, more than twice the deadline, never a second silent.
+    const execution = await host.execute({ decision: call('ticking', { ticks: 8, every_ms: 300 }), tool, idempotency_key: 'k-long' });
+    expect(execution.content).toBe('ticked 8');
   });
 
   it("a tool's own deadline in the spec wins over the server's, and a call past it is cancelled on the server", async () => {
