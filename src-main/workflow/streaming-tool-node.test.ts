@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { supervisedBy } from '../../test-support/supervised-by';
 import { RunEvent, type RunEventOf } from '@shared/contracts/events';
@@ -161,6 +162,67 @@ describe('a streaming tool node', () => {
     // Every element went downstream exactly once, in order.
     expect((after.result.outputs.list as string[]).length).toBe(3);
     expect(after.result.invocations.filter((i) => i.node === 'first' && i.status === 'done')).toHaveLength(3);
+  }, 60_000);
+});
+
+const CRASHING_SERVER = fileURLToPath(new URL('../../test-support/crashing-mcp-server.mjs', import.meta.url));
+
+/** words → echo (streams the crashing server's echo over them) → iterate → a template per word → collect → output. */
+const streamingEcho = (): WorkflowGraph =>
+  WorkflowGraph.parse({
+    format: 'steward/v1',
+    kind: 'workflow',
+    id: 'stream-echo',
+    name: 'Stream echo',
+    servers: [{ id: 'flaky', command: process.execPath, args: [CRASHING_SERVER] }],
+    tool_effects: { 'flaky/echo': { effect: 'read' } },
+    nodes: [
+      { id: 'in', kind: 'input', fields: [{ name: 'words', type: 'list' }] },
+      { id: 'echo', kind: 'tool', server: 'flaky', tool: 'echo', inputs: [{ name: 'words', type: 'list' }], stream: { over: 'words' }, arguments: { text: '{{item}}' } },
+      { id: 'each', kind: 'iterate', concurrency: 1 },
+      { id: 'said', kind: 'template', inputs: [{ name: 'word' }], template: 'said {{word.content}}' },
+      { id: 'all', kind: 'collect' },
+      { id: 'out', kind: 'output', fields: [{ name: 'list', type: 'list' }] },
+    ],
+    edges: [edge('in.words->echo.words'), edge('echo.result->each.list'), edge('each.item->said.word'), edge('said.output->all.item'), edge('all.list->out.list')],
+  });
+
+describe('a server that dies part-way through a stream', () => {
+  const WORDS = ['one', 'two', 'crash', 'four'];
+  const echo = async (extra: Partial<RunWorkflowOptions> = {}) => {
+    const ws = workspace();
+    const events: RunEvent[] = [];
+    const result = await runWorkflow({ graph: streamingEcho(), specDir: ws.dir, workspace: ws.workspace, inputs: { words: WORDS }, ledger: createMemoryLedger(), onEvent: (e) => events.push(e), ...extra });
+    for (const e of events) expect(RunEvent.safeParse(e).success).toBe(true);
+    return { result, events };
+  };
+
+  it('unsupervised, the run fails with a message that names the server and what was already sent; the two results sent were processed, nothing after was called', async () => {
+    const { result, events } = await echo();
+    expect(result.status).toBe('failed');
+    expect(result.message).toMatch(/flaky/);
+    expect(result.message).toMatch(/2 of 4 results were already sent on/);
+    expect(result.invocations.filter((i) => i.node === 'said').map((i) => [i.status, i.outputs?.output])).toEqual([
+      ['done', 'said one'],
+      ['done', 'said two'],
+    ]);
+    // The third call died with the server, a failed round in the trace that says so; the fourth was never made.
+    expect(ofType(events, 'round.completed').map((e) => [e.round, e.record.outcome])).toEqual([
+      [0, 'executed'],
+      [1, 'executed'],
+      [2, 'failed'],
+    ]);
+    expect(ofType(events, 'round.completed')[2]?.record.message).toMatch(/"flaky" exited unexpectedly .*simulated crash/);
+    expect(ofType(events, 'run.finished')).toHaveLength(1);
+  }, 60_000);
+
+  it('supervised, the crash is offered end_stream or fail; ended there, the run completes with what was sent', async () => {
+    const { double, supervision } = supervisedBy([{ verdict: VERDICTS.end_stream }]);
+    const { result } = await echo({ supervision });
+    expect(result.message).toBeUndefined();
+    expect(result.status).toBe('completed');
+    expect(double.calls[0]?.input.escalation).toMatchObject({ node: 'echo', streaming: true, allowed_actions: ['end_stream', 'fail'] });
+    expect(result.outputs.list).toEqual(['said one', 'said two']);
   }, 60_000);
 });
 
