@@ -2,6 +2,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
+import type { HostedWorkflowGraph } from '../src-shared/workflow/hosted-graph';
 import { ensureBuilt } from '../test-support/ensure-built';
 import { connectHost, startHostProcess, waitFor, type HostProcess } from '../test-support/host-process';
 import { personSupervisedReads, personSupervisedStream } from '../test-support/person-supervised-workflow';
@@ -83,12 +84,29 @@ test('a supervised node that failed waits for the person across a host restart; 
   await shot(page, 'supervisor-person-run-completed');
 });
 
-test('a streaming read that breaks part-way is offered only End stream or Fail; the person ends it there and the run completes with what it sent', async () => {
+test('a read made a stream in the editor breaks part-way and is offered only End stream or Fail; the person ends it there and the run completes with what it sent', async () => {
   test.setTimeout(180_000);
   const sandbox = join(dataDir, 'workspaces', 'notes');
   const api = await connectHost(host);
   await api.request('events.subscribe', {});
-  await api.request('workflows.save', { workflow: personSupervisedStream() });
+  // Saved as a plain read of one file; the person makes it a stream in the editor.
+  const { stream: _stream, ...plainRead } = personSupervisedStream().nodes.find((n) => n.id === 'read') as Extract<HostedWorkflowGraph['nodes'][number], { kind: 'tool' }>;
+  const plain = { ...personSupervisedStream(), nodes: personSupervisedStream().nodes.map((n) => (n.id === 'read' ? { ...plainRead, arguments: { path: 'ideas.md' } } : n)) };
+  await api.request('workflows.save', { workflow: plain });
+  await page.evaluate(() => (window.location.hash = '#/workflows'));
+  await page.getByTestId('open-workflow-stream-notes').click();
+  await page.getByTestId('node-read').click();
+  const inspector = page.getByTestId('inspector');
+  await expect(inspector.getByTestId('inspector-tool-stream')).toHaveValue('');
+  await inspector.getByTestId('inspector-tool-stream').selectOption('files');
+  await inspector.getByTestId('inspector-tool-arguments').fill(JSON.stringify({ path: '{{item}}' }));
+  await expect(page.getByTestId('node-read')).toContainText('streams each of files');
+  await shot(page, 'supervisor-person-stream-editor');
+  await page.getByTestId('save-workflow').click();
+  await expect(page.getByTestId('saved-indicator')).toHaveText('Saved');
+  const saved = (await api.request('workflows.get', { id: 'stream-notes' })) as { workflow: HostedWorkflowGraph };
+  expect(saved.workflow.nodes.find((n) => n.id === 'read')).toMatchObject({ stream: { over: 'files' }, arguments: { path: '{{item}}' } });
+
   const files = ['ideas.md', 'meeting-notes.md', 'missing.md', 'ideas.md'].map((f) => join(sandbox, f));
   const { run_id } = (await api.request('workflows.run', { id: 'stream-notes', inputs: { files } })) as { run_id: string };
   await waitFor(() => api.events.some((e) => e.run_id === run_id && e.type === 'intervention.requested'), 60_000, 'the stream escalation to wait for the person');
