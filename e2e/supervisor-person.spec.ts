@@ -5,7 +5,7 @@ import { expect, test, type Page } from '@playwright/test';
 import type { HostedWorkflowGraph } from '../src-shared/workflow/hosted-graph';
 import { ensureBuilt } from '../test-support/ensure-built';
 import { connectHost, startHostProcess, waitFor, type HostProcess } from '../test-support/host-process';
-import { personSupervisedReads, personSupervisedStream } from '../test-support/person-supervised-workflow';
+import { EXTRACT_PROSE, personSupervisedExtract, personSupervisedReads, personSupervisedStream } from '../test-support/person-supervised-workflow';
 import { NOTES_SANDBOX } from '../test-support/workspace';
 import { shot } from './helpers';
 
@@ -136,4 +136,53 @@ test('a read made a stream in the editor breaks part-way and is offered only End
   // The stream's row says how many calls it made: the two it sent and the one that broke.
   await expect(page.getByTestId('node-tool-calls')).toHaveText('3 calls');
   await shot(page, 'supervisor-person-stream-completed');
+});
+
+test('an output schema set in the editor refuses the agent\'s prose; the person sees it and types the repair, one the schema refuses comes back with the problem, one it accepts completes the run', async () => {
+  test.setTimeout(180_000);
+  const api = await connectHost(host);
+  await api.request('events.subscribe', {});
+  await api.request('workflows.save', { workflow: personSupervisedExtract() });
+  await page.evaluate(() => (window.location.hash = '#/workflows'));
+  await page.getByTestId('open-workflow-extract-name').click();
+  await shot(page, 'supervisor-person-extract-opened');
+  await page.getByTestId('node-extract').click();
+  const schema = page.getByTestId('inspector').getByTestId('inspector-output-schema');
+  await expect(schema).toHaveValue('null');
+  await schema.fill(JSON.stringify({ type: 'object', required: ['name'], properties: { name: { type: 'string' } } }));
+  await page.getByTestId('save-workflow').click();
+  await expect(page.getByTestId('saved-indicator')).toHaveText('Saved');
+
+  const { run_id } = (await api.request('workflows.run', { id: 'extract-name', inputs: { text: 'Ada wrote the first program.' } })) as { run_id: string };
+  await waitFor(() => api.events.some((e) => e.run_id === run_id && e.type === 'intervention.requested'), 60_000, 'the refused answer to wait for the person');
+  await page.evaluate(() => (window.location.hash = '#/interventions'));
+  const rows = page.getByTestId('intervention-row');
+  await expect(rows).toHaveCount(1, { timeout: 30_000 });
+  await rows.first().getByTestId('intervention-answer-here').click();
+  const card = page.getByTestId('intervention-card');
+  // What the agent said, and why it cannot go on as it is.
+  await expect(card.getByTestId('escalation-candidate')).toContainText(EXTRACT_PROSE);
+  await expect(card.getByTestId('escalation-detail')).toContainText('schema');
+  await expect(card.getByTestId('escalation-substitute')).toBeVisible();
+  const value = card.getByTestId('escalation-substitute-value');
+  // Plain text is not what the schema asks for: the card comes back with the problem.
+  await value.fill(JSON.stringify({ output: 'Ada' }));
+  await card.getByTestId('escalation-reason').fill('The name, by hand.');
+  await card.getByTestId('escalation-substitute').click();
+  // The node asks again, saying why the value was refused.
+  await expect(rows.first()).toContainText('The substitute value was refused: output: the value does not match the schema', { timeout: 30_000 });
+  await rows.first().getByTestId('intervention-answer-here').click();
+  await expect(card.getByTestId('escalation-feedback')).toContainText('does not match the schema');
+  // The person goes on from the value they sent, not the node's prose.
+  await expect(card.getByTestId('escalation-substitute-value')).toHaveValue(/"output": "Ada"/);
+  await shot(page, 'supervisor-person-substitute-refused');
+  await card.getByTestId('escalation-substitute-value').fill(JSON.stringify({ output: '{"name": "Ada"}' }));
+  await card.getByTestId('escalation-substitute').click();
+  await expect(page.getByTestId('interventions-empty')).toBeVisible({ timeout: 30_000 });
+
+  await waitFor(() => api.events.some((e) => e.run_id === run_id && e.type === 'run.finished'), 60_000, 'the run to finish');
+  const finished = api.events.find((e) => e.run_id === run_id && e.type === 'run.finished') as { status?: string; outputs?: { person?: unknown } } | undefined;
+  expect(finished?.status).toBe('completed');
+  expect(finished?.outputs?.person).toBe('{"name": "Ada"}');
+  api.close();
 });

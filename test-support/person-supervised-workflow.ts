@@ -45,3 +45,39 @@ export function personSupervisedStream(): HostedWorkflowGraph {
     edges: [edge('in.files->read.files'), edge('read.result->each.list'), edge('each.item->shout.note'), edge('shout.output->all.item'), edge('all.list->out.list')],
   });
 }
+
+/** The prose a replay script's agent answers where JSON was asked for (issue 11's malformed candidate). */
+export const EXTRACT_PROSE = 'Sure! The person is Ada.';
+
+/** An agent node (a replay script: it answers `answer` in one round) that extracts the person named in its input `text`. */
+export function extractAgentNode(answer: string, outputSchema?: Record<string, unknown>) {
+  return {
+    id: 'extract',
+    kind: 'agent' as const,
+    instructions: 'Extract the person named in the text.',
+    task: 'Who is named here? {{text}}',
+    inputs: [{ name: 'text', type: 'text' as const }],
+    servers: [],
+    limits: { max_rounds: 1 },
+    ...(outputSchema !== undefined ? { output_schema: outputSchema } : {}),
+    script: { student: [{ json: { decision_type: 'complete', output: answer } }] },
+  };
+}
+
+/** text → the extracting agent (it answers prose) → output; a person supervises. No output schema yet. */
+export function personSupervisedExtract(): HostedWorkflowGraph {
+  return HostedWorkflowGraph.parse({
+    format: 'steward/v1',
+    kind: 'workflow',
+    id: 'extract-name',
+    name: 'Extract a name',
+    supervisor: { enabled: true, who: { kind: 'person' } },
+    servers: [],
+    nodes: [
+      { id: 'in', kind: 'input', fields: [{ name: 'text', type: 'text' }] },
+      extractAgentNode(EXTRACT_PROSE),
+      { id: 'out', kind: 'output', fields: [{ name: 'person', type: 'text' }] },
+    ],
+    edges: [edge('in.text->extract.text'), edge('extract.output->out.person')],
+  });
+}

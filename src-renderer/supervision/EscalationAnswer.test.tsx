@@ -58,9 +58,20 @@ describe('a supervised node’s escalation in “waiting for you”', () => {
 
   it('offers a JSON field for a substitute, filled with the candidate output, only when substitute is allowed', () => {
     const html = paint(waiting(['retry', 'skip', 'substitute', 'fail'], { output: '{"name": "Ada"' }));
-    expect(html).toContain('data-testid="escalation-substitute"');
+    expect(html).toContain('data-testid="escalation-substitute-value"');
+    expect(html).toContain('data-testid="escalation-substitute">');
     expect(html).toContain('Substitute output (JSON object');
     expect(html).toContain('data-testid="escalation-retry"');
+  });
+
+  it('asked again after a refused substitute, the field holds the person\'s own value to fix, with the reason it was refused', () => {
+    const asked = waiting(['skip', 'substitute', 'fail'], { output: 'Sure! Ada.' });
+    const supervision = asked.supervision!;
+    const html = paint({ ...asked, supervision: { ...supervision, refused: [{ action: 'substitute', value: { output: 'Ada' }, reason: 'by hand' }], feedback: 'refused: output: the value does not match the schema' } });
+    expect(html).toContain('does not match the schema');
+    const field = /<textarea[^>]*data-testid="escalation-substitute-value"[^>]*>([^<]*)</.exec(html)?.[1] ?? '';
+    expect(field.replaceAll('&quot;', '"')).toContain('"output": "Ada"');
+    expect(field).not.toContain('Sure!');
   });
 
   it('sends a verdict answer the host contract accepts, with the reason said (or a plain one)', () => {

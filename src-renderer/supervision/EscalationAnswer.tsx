@@ -45,7 +45,9 @@ export function EscalationAnswer({ intervention, wait }: { intervention: Interve
   const spent = spentText(e);
   const [reason, setReason] = useState('');
   const candidate = e.candidate_output !== null && typeof e.candidate_output === 'object' && !Array.isArray(e.candidate_output) ? (e.candidate_output as Record<string, unknown>) : undefined;
-  const [value, setValue] = useState<Record<string, unknown> | undefined>(candidate ?? {});
+  // Asked again after a refused substitute: the person goes on from their own value, not the node's.
+  const lastRefused = wait.refused.at(-1);
+  const [value, setValue] = useState<Record<string, unknown> | undefined>(lastRefused?.action === 'substitute' ? lastRefused.value : (candidate ?? {}));
   const { sending, sent, error, send } = useSendAnswer<SupervisorAction>(intervention, 'The run is no longer waiting for this verdict (answered elsewhere, its time ran out, or it was stopped).');
   const busy = sending !== undefined || connection !== 'open';
   const answer = (action: SupervisorAction) => send(action, verdictAnswer(action, reason, value));
@@ -138,7 +140,7 @@ export function EscalationAnswer({ intervention, wait }: { intervention: Interve
                 value={value}
                 onChange={(v) => setValue(v as Record<string, unknown>)}
                 check={(v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? undefined : 'the substitute is a JSON object')}
-                testId="escalation-substitute"
+                testId="escalation-substitute-value"
               />
             </div>
           )}

@@ -5,6 +5,7 @@ import { VERDICTS } from '@shared/supervisor/testing/fixtures';
 import { WorkflowGraph } from '@shared/workflow/document';
 import { edge } from '@shared/workflow/testing/graphs';
 import { validateGraph } from '@shared/workflow/validate-graph';
+import { extractAgentNode } from '../../../test-support/person-supervised-workflow';
 import { tempNotesWorkspace } from '../../../test-support/workspace';
 import { createMemoryLedger } from '../../mcp/idempotency-ledger';
 import { agentSpecOf } from '../agent-node';
@@ -34,17 +35,7 @@ function extracting(answer: string, schema: Record<string, unknown> = PERSON): W
     name: 'Extract a name',
     nodes: [
       { id: 'in', kind: 'input', fields: [{ name: 'text', type: 'text' }] },
-      {
-        id: 'extract',
-        kind: 'agent',
-        instructions: 'Extract the person named in the text.',
-        task: 'Who is named here? {{text}}',
-        inputs: [{ name: 'text', type: 'text' }],
-        servers: [],
-        limits: { max_rounds: 1 },
-        output_schema: schema,
-        script: { student: [{ json: { decision_type: 'complete', output: answer } }] },
-      },
+      extractAgentNode(answer, schema),
       { id: 'out', kind: 'output', fields: [{ name: 'person', type: 'text' }] },
     ],
     edges: [edge('in.text->extract.text'), edge('extract.output->out.person')],

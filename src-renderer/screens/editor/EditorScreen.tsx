@@ -17,6 +17,7 @@ import { ProblemsList } from './ProblemsList';
 import { RunBanner } from './RunBanner';
 import { RunForm, type RunTrace } from './RunForm';
 import { NODE_TYPES } from './StepNode';
+import { useFitUntilMoved } from './use-fit-until-moved';
 import { useRunStates } from './use-run-states';
 import { useServerTools } from './use-server-tools';
 import { errorText, useStoredWorkflow, type Opened, type SaveOutcome } from './use-stored-workflow';
@@ -52,6 +53,7 @@ function Editor({ initial, save, adopt, openRun, showRun }: { initial: Opened; s
   const registry = useHostRegistry();
   const flow = useReactFlow();
   const canvasRef = useRef<HTMLDivElement>(null);
+  const onMoveStart = useFitUntilMoved(canvasRef, flow);
   const [opened, setOpened] = useState(initial);
   const [history, setHistory] = useState<History<Draft>>(() => startHistory(initial.doc));
   const draft = history.present;
@@ -283,6 +285,9 @@ function Editor({ initial, save, adopt, openRun, showRun }: { initial: Opened; s
             deleteKeyCode={['Backspace', 'Delete']}
             fitView
             fitViewOptions={{ maxZoom: 1 }}
+            // Below React Flow's 0.5, so a workflow of a dozen steps still fits the canvas when opened.
+            minZoom={0.2}
+            onMoveStart={onMoveStart}
             proOptions={{ hideAttribution: true }}
           >
             <Background />

@@ -2,6 +2,7 @@ import type { Edge as FlowEdge, Node as FlowNode } from '@xyflow/react';
 import type { Edge, WorkflowNode } from '@shared/workflow/document';
 import { INVOCATION_STATUS_LABELS, type InvocationStatus } from '@shared/workflow/invocation';
 import { portsOf, typesConnect } from '@shared/workflow/ports';
+import { autoPlace } from './auto-place';
 import type { Draft } from './graph-edit';
 import type { ProblemIndex } from './problems';
 import type { NodeSupervision } from '../../workflow-supervisor/derive-supervision';
@@ -29,7 +30,8 @@ export type StepNode = FlowNode<StepData, 'step'>;
 
 /** React Flow's view of the draft: one `step` node per node, handles named by port. */
 export function toFlowNodes(draft: Draft, problems: ProblemIndex, runStates: Readonly<Record<string, NodeRunState>> = {}): StepNode[] {
-  return draft.nodes.map((node, i) => {
+  const placed = draft.nodes.every((n) => n.position) ? undefined : autoPlace(draft.nodes.map((n) => n.id), draft.edges);
+  return draft.nodes.map((node) => {
     const ports = portsOf(node);
     const shown = new Set([...ports.inputs.map((p) => p.name), ...ports.outputs.map((p) => p.name)]);
     const portProblems: Record<string, string[]> = {};
@@ -43,8 +45,8 @@ export function toFlowNodes(draft: Draft, problems: ProblemIndex, runStates: Rea
     return {
       id: node.id,
       type: 'step',
-      // A node placed before positions existed gets a spot in a row rather than all at 0,0.
-      position: node.position ?? { x: i * 260, y: 0 },
+      // A node written without a position gets one from the graph's shape rather than 0,0.
+      position: node.position ?? placed?.get(node.id) ?? { x: 0, y: 0 },
       data: { node, problems: [...(problems.node.get(node.id) ?? []), ...loose], portProblems, ...(runStates[node.id] ? { run: runStates[node.id] } : {}) },
     };
   });
