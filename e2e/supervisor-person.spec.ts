@@ -171,7 +171,8 @@ test('an output schema set in the editor refuses the agent\'s prose; the person 
   await card.getByTestId('escalation-substitute').click();
   // The node asks again, saying why the value was refused.
   await expect(rows.first()).toContainText('The substitute value was refused: output: the value does not match the schema', { timeout: 30_000 });
-  await rows.first().getByTestId('intervention-answer-here').click();
+  // Asked again where the person was answering: the card is open already.
+  await expect(rows.first().getByTestId('intervention-answer-here')).toHaveAttribute('aria-expanded', 'true');
   await expect(card.getByTestId('escalation-feedback')).toContainText('does not match the schema');
   // The person goes on from the value they sent, not the node's prose.
   await expect(card.getByTestId('escalation-substitute-value')).toHaveValue(/"output": "Ada"/);

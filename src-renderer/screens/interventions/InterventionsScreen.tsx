@@ -1,4 +1,4 @@
-import { useId, useState } from 'react';
+import { useCallback, useId, useState } from 'react';
 import { INTERVENTION_KIND_LABELS } from '@shared/contracts/intervention';
 import { Chip } from '../../components/Chip';
 import { InterventionCard } from '../InterventionCard';
@@ -9,8 +9,15 @@ import { waitingHref, waitingLabel, type WaitingItem, type WaitingKind } from '.
 
 const KIND_LABELS = { ...INTERVENTION_KIND_LABELS, question: 'Question' } satisfies Record<WaitingKind, string>;
 
-function InterventionRow({ item }: { item: WaitingItem }) {
-  const [open, setOpen] = useState(false);
+function InterventionRow({ item, openIn, onToggle }: { item: WaitingItem; openIn: ReadonlySet<string>; onToggle: (runId: string, open: boolean) => void }) {
+  // A question that comes after one the person had open in the same run (a refused substitute, a
+  // rejection's next question) opens where they left off, rather than as a closed row to find and
+  // open again. Decided when the row appears, by its run (always known; its node may come later).
+  const [open, setOpenState] = useState(() => openIn.has(item.run_id));
+  const setOpen = (next: boolean) => {
+    setOpenState(next);
+    onToggle(item.run_id, next);
+  };
   const panelId = useId();
   return (
     <li className="waiting-row" data-testid="intervention-row" data-run-id={item.run_id} data-kind={item.kind} data-node={item.node} data-member={item.member}>
@@ -53,6 +60,16 @@ function InterventionRow({ item }: { item: WaitingItem }) {
 
 /** Every question waiting for a person, oldest first. `asks`: server questions shown above it (then it is not "nothing"). */
 export function InterventionsList({ items, asks = 0 }: { items: readonly WaitingItem[]; asks?: number }) {
+  // The runs whose question the person last had open here.
+  const [openIn, setOpenIn] = useState<ReadonlySet<string>>(() => new Set());
+  const onToggle = useCallback((runId: string, open: boolean) => {
+    setOpenIn((was) => {
+      const next = new Set(was);
+      if (open) next.add(runId);
+      else next.delete(runId);
+      return next;
+    });
+  }, []);
   if (items.length === 0 && asks > 0) return null;
   if (items.length === 0) {
     return (
@@ -64,7 +81,7 @@ export function InterventionsList({ items, asks = 0 }: { items: readonly Waiting
   return (
     <ul className="waiting-list" aria-label="Questions waiting for you">
       {items.map((item) => (
-        <InterventionRow key={item.key} item={item} />
+        <InterventionRow key={item.key} item={item} openIn={openIn} onToggle={onToggle} />
       ))}
     </ul>
   );
