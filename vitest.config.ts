@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -11,6 +12,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // One fork per core (Vitest's default leaves one idle: on CI's two cores, a single fork). Most
+    // files wait on servers and subprocesses, not the CPU: 770 s -> 498 s for the suite there.
+    maxWorkers: availableParallelism(),
     reporters: jsonReport ? ['default', ['json', { outputFile: jsonReport }]] : ['default'],
   },
 });
