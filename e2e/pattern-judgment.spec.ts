@@ -69,7 +69,8 @@ test('a person judges a pattern node in Waiting for you: the feedback changes th
   // Iteration 2 addresses the feedback and is asked in turn.
   await expect(rows).toHaveCount(1, { timeout: 30_000 });
   await expect(rows.first()).toContainText('iteration 2 of 3', { timeout: 30_000 });
-  await rows.first().getByTestId('intervention-answer-here').click();
+  // Asked again in the run whose question the person had open: its card is open already.
+  await expect(rows.first().getByTestId('intervention-answer-here')).toHaveAttribute('aria-expanded', 'true');
   const second = page.getByTestId('intervention-card');
   await expect(second.getByTestId('judgment-iteration')).toContainText('iteration 2 of 3');
   await expect(second.getByTestId('judgment-previous-feedback')).toContainText('Add a timeline.');

@@ -9,7 +9,9 @@ import { createHostClient } from '../src-renderer/host/host-client';
 import { startHostSession } from '../src-renderer/host/host-session';
 import { StewardDb } from '../src-renderer/db/db';
 import { createProfile, saveNewVersion } from '../src-renderer/db/profiles';
-import { setProfileChoices, setSupervisionEnabled } from '../src-renderer/db/workflow-profiles';
+import { ensureWorkflowProfiles, setProfileChoices, setSupervisionEnabled } from '../src-renderer/db/workflow-profiles';
+import { seedBuiltinProfiles } from '../src-renderer/db/builtin-profiles';
+import { seedDemoWorkflows } from '../src-renderer/db/seed-demo';
 
 /**
  * Issue 9: what a person made in Settings follows to a new origin, browser profile or cleared site
@@ -111,6 +113,32 @@ describe('profiles and workflows\' choices follow to every browser of the same h
     await second.close();
     await second.open();
     expect(await mine(second)).toEqual(await mine(first));
+  });
+
+  it('a fresh browser that derived its own defaults before the host answered still takes the person\'s choices, and never sends its defaults over them', async () => {
+    const host = await openTestHost(dataDir(), cleanups);
+    const first = freshDb();
+    await connect(host, first, 'first');
+    const [workflow] = await first.workflows.toArray();
+    if (!workflow) throw new Error('the demo workflows were not seeded');
+    const student = await createProfile(first, { kind: 'student', name: 'Cloud student', description: '', model: cloudModel });
+    await setProfileChoices(first, workflow.id, { student: { id: student.id, version: 1 } });
+    await setSupervisionEnabled(first, workflow.id, false);
+    const chosen = async () => (await hostPage(host, 'probe').ok('profiles.list', {})).workflow_choices.find((c) => c.workflow_id === workflow.id);
+    await vi.waitFor(async () => expect(await chosen()).toMatchObject({ supervision_enabled: false, profiles: { student: { id: student.id, version: 1 } } }));
+    const persons = await chosen();
+
+    // The race a loaded machine runs into: the new page's own start-up (built-ins, then the demos'
+    // derived choices, stamped later than the person's) finishes before its first exchange with the host.
+    const second = freshDb();
+    await seedBuiltinProfiles(second);
+    await seedDemoWorkflows(second, () => hostPage(host, 'seed').ok('workspace.demo', {}));
+    await ensureWorkflowProfiles(second);
+    await connect(host, second, 'second');
+    const followed = await second.workflows.get(workflow.id);
+    expect(followed?.profiles?.student).toEqual({ id: student.id, version: 1 });
+    expect(followed?.supervision_enabled).toBe(false);
+    expect(await chosen()).toEqual(persons);
   });
 
   it('two browsers meeting the demos at once derive the same profiles: the host refuses none and neither page shows a problem', async () => {

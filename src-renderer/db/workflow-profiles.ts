@@ -93,6 +93,14 @@ export async function deriveChoices(db: StewardDb, row: WorkflowRow): Promise<Wo
   return choices;
 }
 
+/**
+ * When derived choices were made: never. A default a page derives from a workflow's file is older
+ * than any choice a person made, in whatever order a fresh page derives and hears from the host,
+ * so the exchange (profile-sync.ts) never sends a default over a person's choice, nor keeps one
+ * over theirs. Two pages' defaults are equally old: neither replaces the other.
+ */
+export const DERIVED_CHOICES_AT = new Date(0).toISOString();
+
 /** Gives every workflow without a full set of choices the profiles its own file implies. */
 export async function ensureWorkflowProfiles(db: StewardDb): Promise<number> {
   return db.transaction('rw', db.workflows, db.profiles, async () => {
@@ -100,7 +108,8 @@ export async function ensureWorkflowProfiles(db: StewardDb): Promise<number> {
     for (const row of await db.workflows.toArray()) {
       if (row.profiles && PROFILE_KINDS.every((k) => row.profiles?.[k])) continue;
       const profiles = await deriveChoices(db, row);
-      await db.workflows.update(row.id, { profiles, choices_at: new Date().toISOString() });
+      // Filling in kinds a person's choices lack keeps when they chose.
+      await db.workflows.update(row.id, { profiles, choices_at: row.choices_at ?? DERIVED_CHOICES_AT });
       changed += 1;
     }
     return changed;
