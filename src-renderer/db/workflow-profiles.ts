@@ -99,7 +99,7 @@ export async function deriveChoices(db: StewardDb, row: WorkflowRow): Promise<Wo
  * so the exchange (profile-sync.ts) never sends a default over a person's choice, nor keeps one
  * over theirs. Two pages' defaults are equally old: neither replaces the other.
  */
-export const DERIVED_CHOICES_AT = new Date(0).toISOString();
+const DERIVED_CHOICES_AT = new Date(0).toISOString();
 
 /** Gives every workflow without a full set of choices the profiles its own file implies. */
 export async function ensureWorkflowProfiles(db: StewardDb): Promise<number> {
