@@ -181,6 +181,8 @@ test('a run waiting for a person is listed after a restart on a new port with it
   await expectRunListed(page, runId, before, 'waiting');
   const waiting = page.getByTestId('intervention-card');
   await expect(waiting).toBeVisible();
+  // The decision keeps its effect label: it comes from the recorded round, not from the live run.
+  await expect(waiting.locator('.effect')).toHaveText('Irreversible write');
   await shot(page, '41-waiting-run-after-restart-new-port');
   await waiting.getByTestId('intervention-approve').click();
   await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed', { timeout: 30_000 });

@@ -172,6 +172,20 @@ test('a new user registers a server and a folder, builds a workflow in the edito
   await inspector.getByTestId('inspector-tool-name').fill('list_directory');
   // Relative to the workspace folder the server runs in: the workflow file names no path of this machine.
   await inspector.getByTestId('inspector-tool-arguments').fill(JSON.stringify({ path: '.' }));
+  // The Problems list is the host's check, steward validate's: an argument the tool's schema does not list is named.
+  await inspector.getByTestId('inspector-tool-arguments').fill(JSON.stringify({ path: '.', depth: 2 }));
+  await expect(page.getByTestId('problems-list')).toContainText('list_directory takes no argument "depth"', { timeout: 20_000 });
+  // Text that does not parse stays as typed (after looking at another node too), is a problem, and blocks saving.
+  await inspector.getByTestId('inspector-tool-arguments').fill('{ "path": ');
+  await page.getByTestId('node-input').click();
+  await page.getByTestId('node-tool').click();
+  await expect(inspector.getByTestId('inspector-tool-arguments')).toHaveValue('{ "path": ');
+  await expect(page.getByTestId('problems-list')).toContainText('Arguments: the text typed here is not saved');
+  await page.getByTestId('save-workflow').click();
+  await expect(page.getByTestId('editor-notice')).toContainText('not JSON yet');
+  await shot(page, '32a-own-editor-unparsed');
+  await inspector.getByTestId('inspector-tool-arguments').fill(JSON.stringify({ path: '.' }));
+  await page.getByTestId('editor-notice').getByRole('button', { name: 'Dismiss' }).click();
 
   // The agent node: the model from the user's profile, a person asked when the teacher escalates.
   await page.getByTestId('node-agent').click();
@@ -200,6 +214,8 @@ test('a new user registers a server and a folder, builds a workflow in the edito
   await expect(page.getByTestId('rf__edge-input.text->output.result')).toHaveCount(0);
   await expect(page.getByTestId('problem-agent')).toHaveCount(0);
   await expect(page.getByTestId('problems-list')).toHaveAttribute('data-count', '0');
+  // "No problems" once the host has checked this very draft.
+  await expect(page.getByTestId('problems-list')).toHaveAttribute('data-state', 'checked');
   await page.getByTestId('save-workflow').click();
   await expect(page.getByTestId('saved-indicator')).toBeVisible();
   await shot(page, '33-own-editor-built');
@@ -239,6 +255,9 @@ test('a new user registers a server and a folder, builds a workflow in the edito
   const doc = HostedWorkflowGraph.parse(JSON.parse(readFileSync(exported, 'utf8')));
   expect(doc.nodes.map((n) => n.id).sort()).toEqual(['agent', 'input', 'output', 'tool']);
   expect(JSON.stringify(doc)).not.toContain(folder);
+  // steward validate takes the file the app exported (it once refused its servers as unknown keys).
+  const validated = execFileSync(process.execPath, [CLI, 'validate', exported, '--data-dir', dataDir], { encoding: 'utf8' });
+  expect(validated).toContain(`valid: ${exported}`);
   await page.getByTestId('delete-workflow-folder-report').click();
   await page.getByTestId('confirm-delete').click();
   await expect(page.getByTestId('user-workflows-empty')).toBeVisible();
@@ -262,4 +281,126 @@ test('a new user registers a server and a folder, builds a workflow in the edito
   expect(run.stdout).toContain('  ✓ tool done');
   expect(run.stdout, run.stderr).toMatch(/agent.*waiting/);
   expect(existsSync(join(folder, 'report.md'))).toBe(false);
+});
+
+test('a workflow is built and laid out by keyboard alone: palette, ports picked from a list, auto-layout', async () => {
+  await openApp('#/workflows/new');
+  await expect(page.getByTestId('node-input')).toBeVisible();
+  // A node from the palette by key, placed clear of the two a new workflow starts with.
+  await page.getByTestId('palette-item-assert').focus();
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('node-assert')).toBeVisible();
+
+  // An output port is a button: Enter opens the list of inputs it may feed; arrows and Enter connect.
+  await page.getByTestId('connect-input-text').focus();
+  await page.keyboard.press('Enter');
+  const picker = page.getByRole('dialog', { name: 'Connect input · text to' });
+  await expect(picker.getByRole('option')).toHaveText([/output · result.*connected/, 'assert · value (any)']);
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('Enter');
+  await expect(picker).toHaveCount(0);
+  await expect(page.getByTestId('rf__edge-input.text->assert.value')).toHaveCount(1);
+  // The focus is back on the port; Escape closes the list and connects nothing.
+  await expect(page.getByTestId('connect-input-text')).toBeFocused();
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Escape');
+  await expect(picker).toHaveCount(0);
+
+  await page.getByTestId('connect-assert-value').focus();
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('option', { name: /output · result.*replaces input · text/ })).toHaveAttribute('aria-selected', 'true');
+  await shot(page, '37-own-keyboard-connect');
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('rf__edge-assert.value->output.result')).toHaveCount(1);
+  await expect(page.getByTestId('rf__edge-input.text->output.result')).toHaveCount(0);
+  await expect(page.getByTestId('problems-list')).toHaveAttribute('data-count', '0');
+
+  // Auto-layout by its shortcut: input, assert, output left to right, none on another; one undo step.
+  const boxes = async () => Promise.all(['input', 'assert', 'output'].map(async (id) => (await page.getByTestId(`node-${id}`).boundingBox())!));
+  const before = await boxes();
+  const flowPositions = () => page.locator('.react-flow__node').evaluateAll((els) => els.map((el) => `${el.getAttribute('data-id')} ${(el as HTMLElement).style.transform}`).sort());
+  const placed = await flowPositions();
+  await page.getByTestId('auto-layout').focus();
+  await page.keyboard.press('Shift+Alt+L');
+  await expect.poll(async () => (await boxes()).map((b) => Math.round(b.y))).not.toEqual(before.map((b) => Math.round(b.y)));
+  const [input, assert, output] = await boxes();
+  expect(input!.x + input!.width).toBeLessThan(assert!.x);
+  expect(assert!.x + assert!.width).toBeLessThan(output!.x);
+  await shot(page, '37-own-keyboard-laid-out');
+  // Undo puts every node back where it was on the canvas (its flow position; the view was fitted since).
+  const laidOut = await flowPositions();
+  await page.keyboard.press('Control+z');
+  await expect.poll(flowPositions).toEqual(placed);
+  expect(laidOut).not.toEqual(placed);
+
+  // An agent on the replay models: a starter script in one press, each decision type explained.
+  await page.getByTestId('palette-item-agent').focus();
+  await page.keyboard.press('Enter');
+  const inspector = page.getByTestId('inspector');
+  await inspector.getByTestId('starter-script').press('Enter');
+  await expect(inspector.getByTestId('inspector-script')).toHaveValue(/"decision_type": "complete"/);
+  await inspector.getByTestId('decision-help').locator('summary').press('Enter');
+  await expect(inspector.getByTestId('decision-help')).toContainText('Calls one of the tools the node may use');
+  await inspector.getByTestId('decision-help').scrollIntoViewIfNeeded();
+  await shot(page, '38-own-replay-starter');
+  // Saved by its shortcut: no unsaved work (nor a kept draft) is left for the next test's new workflow.
+  await page.keyboard.press('Control+s');
+  await expect(page.getByTestId('saved-indicator')).toBeVisible();
+});
+
+test('leaving the editor with unsaved changes asks first, and a reload offers the typing back from the host', async () => {
+  await openApp('#/workflows/new');
+  await expect(page.getByTestId('workflow-editor')).toBeVisible();
+  // The Id follows the Name while the person has not typed one.
+  await page.getByTestId('workflow-name').fill('Weekly notes digest');
+  await expect(page.getByTestId('workflow-id')).toHaveValue('weekly-notes-digest');
+  await expect(page.getByTestId('unsaved-indicator')).toHaveAttribute('data-kept', 'true');
+
+  // A sidebar link asks; Keep editing stays, with the address put back.
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Runs' }).click();
+  const dialog = page.getByTestId('leave-dialog');
+  await expect(dialog).toBeVisible();
+  await expect(page.getByTestId('leave-save')).toBeFocused();
+  await shot(page, '38-own-leave-dialog');
+  await page.keyboard.press('Escape');
+  await expect(dialog).toHaveCount(0);
+  await expect(page.getByTestId('workflow-name')).toHaveValue('Weekly notes digest');
+  expect(new URL(page.url()).hash).toBe('#/workflows/new');
+
+  // A reload asks the browser's question; once left, the host's draft is offered back and restores the text.
+  const asked: string[] = [];
+  page.once('dialog', (d) => {
+    asked.push(d.type());
+    void d.accept();
+  });
+  await page.reload();
+  expect(asked).toEqual(['beforeunload']);
+  await expect(page.getByTestId('draft-offer')).toContainText('You have unsaved changes from');
+  await shot(page, '39-own-draft-offered');
+  await page.getByTestId('draft-restore').click();
+  await expect(page.getByTestId('workflow-name')).toHaveValue('Weekly notes digest');
+  await expect(page.getByTestId('workflow-id')).toHaveValue('weekly-notes-digest');
+
+  // A field error in words, beside the field; the Id goes back to following the Name.
+  await page.getByTestId('workflow-name').fill('');
+  await expect(page.getByText('Name is required', { exact: true })).toBeVisible();
+  await expect(page.getByTestId('workflow-name')).toHaveAttribute('aria-invalid', 'true');
+  await shot(page, '40-own-name-required');
+  await page.getByTestId('workflow-name').fill('Weekly notes digest');
+  await expect(page.getByTestId('workflow-id')).toHaveValue('weekly-notes-digest');
+
+  // Save from the question: the new workflow is stored under its id, the draft is gone from the
+  // host's data folder, and the person lands where they were going.
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Runs' }).click();
+  await page.getByTestId('leave-save').click();
+  await expect(page).toHaveURL(/#\/runs$/);
+  await expect(page.getByTestId('leave-dialog')).toHaveCount(0);
+  await expect.poll(() => existsSync(join(dataDir, 'workflows', 'weekly-notes-digest.workflow.json'))).toBe(true);
+  await expect.poll(() => existsSync(join(dataDir, 'workflow-drafts', '_new.json'))).toBe(false);
+  // Nothing unsaved: leaving asks nothing.
+  await page.evaluate(() => (window.location.hash = '#/workflows/weekly-notes-digest/edit'));
+  await expect(page.getByTestId('saved-indicator')).toBeVisible();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Runs' }).click();
+  await expect(page).toHaveURL(/#\/runs$/);
+  await expect(page.getByTestId('leave-dialog')).toHaveCount(0);
 });

@@ -10,17 +10,20 @@ import {
   type HostResult,
   type ResponseFrame,
 } from '@shared/contracts/host-api';
-import { eventId } from '@shared/contracts/events';
 import { demoHostedWorkflows } from '../demo/demo-workspace';
 import { RunManager } from '../engine/run-manager';
 import { CheckpointStore } from '../engine/checkpoint';
 import { WorkflowCheckpointStore } from '../workflow/workflow-checkpoint';
 import { WorkflowStore, WorkflowStoreError } from '../workflow/workflow-store';
 import { loadStoredWorkflow } from '../workflow/stored-workflow';
+import { ToolListCache, validateDraft } from '../workflow/validate-draft';
+import { WorkflowDraftStore } from '../workflow/workflow-draft-store';
 import { inspectServer } from '../mcp/inspect-server';
 import { canSignIn, signedInRegistered, signInRegistered, signOutRegistered } from '../mcp/oauth/registry-sign-in';
 import { openBrowser } from '../shells/open-browser';
 import { createKeychainStore } from '../credentials/keychain-store';
+import { CredentialStoreError, credentialErrorText } from '../credentials/credential-store';
+import { createCredentialListing } from '../credentials/credential-listing';
 import { EventJournal } from '../events/event-journal';
 import { journalTombstoneBound } from '../events/tombstone-bound';
 import { JournalFeed } from '../events/journal-feed';
@@ -53,6 +56,12 @@ import type { Host, HostOptions, HostSession } from './host-types';
 import { JsonTooDeepError, MAX_JSON_DEPTH, jsonDepthExceeds } from '@shared/util/json-depth';
 import { startJudgmentExpiry } from '../workflow/pattern/judgment-expiry';
 import { PersonAsks } from '../mcp/person-asks';
+import type { RunEvent } from '@shared/contracts/events';
+import { foldOrphanSpools, foldSpool } from '../events/cli-run-spool';
+import { interruptedEnd } from '../events/interrupted-end';
+import { openCliChannel, type CliChannel } from '../shells/cli-channel/channel-server';
+import { runCli } from '../shells/cli/cli';
+import type { HostedFolder } from '../shells/cli/hosted-folder';
 
 const PUSH_BATCH = 500;
 
@@ -64,19 +73,7 @@ const PUSH_BATCH = 500;
 function closeInterruptedRuns(outbox: EventJournal, waiting: ReadonlySet<string>, log: (line: string) => void): void {
   for (const run of outbox.openRuns()) {
     if (waiting.has(run.run_id)) continue;
-    outbox.append([
-      {
-        type: 'run.finished',
-        id: eventId(run.run_id, run.next_seq),
-        run_id: run.run_id,
-        seq: run.next_seq,
-        ts: new Date().toISOString(),
-        status: 'interrupted',
-        message: 'The Steward host stopped while this run was in progress. Tool calls it had started are never re-run.',
-        rounds: run.rounds,
-        event_count: run.next_seq + 1,
-      },
-    ]);
+    outbox.append([interruptedEnd(run, 'The Steward host stopped while this run was in progress. Tool calls it had started are never re-run.')]);
     log(`run ${run.run_id} was interrupted by a host stop; closed its trace`);
   }
 }
@@ -122,13 +119,23 @@ async function openHost(options: HostOptions): Promise<Host> {
   const ledger = openFileLedger(join(options.dataDir, 'idempotency-ledger.jsonl'));
 
   // Runs write through one writer: their events reach the journal in batches, each durable before anyone sees it.
-  const { onEvent, flush } = createJournalWriter(outbox, { log });
+  const writer = createJournalWriter(outbox, { log });
+  const flush = writer.flush;
+  // A command attached to a run (steward run, answer) sees its events as the host records them.
+  const watchers = new Map<string, Set<(event: RunEvent) => void>>();
+  const onEvent = (event: RunEvent) => {
+    writer.onEvent(event);
+    watchers.get(event.run_id)?.forEach((listener) => listener(event));
+  };
   const credentials = options.credentials ?? createKeychainStore();
+  const listCredentials = createCredentialListing(credentials, log);
   const journalNextSeq = (runId: string) => outbox.openRuns().find((r) => r.run_id === runId)?.next_seq;
   // What MCP servers ask the person during a run: held here, pushed to every page that subscribed.
   const askPages = new Map<string, HostSession>();
   const asks = new PersonAsks({ onChange: (list) => askPages.forEach((page) => page.push({ kind: 'asks', asks: list })), ...(options.askTimeoutMs ? { timeoutMs: options.askTimeoutMs } : {}) });
   const runs = new RunManager({ ledger, onEvent, baseDir: options.dataDir, checkpoints, workflowCheckpoints, journalNextSeq, ollamaHost, credentials, flushEvents: flush, log, elicit: (runId, signal) => asks.asker(runId, signal), reviewSample: (runId, signal) => asks.reviewer(runId, signal) });
+  // Runs a steward command made alone and was killed in: into the history, closed as interrupted.
+  foldOrphanSpools(outbox, options.dataDir, runs.waitingRunIds(), log);
   // Runs waiting for a person are not interrupted: they resume when answered.
   closeInterruptedRuns(outbox, runs.waitingRunIds(), log);
   // Deleting, importing and retention (issue 9): pages learn of deleted runs through the feed.
@@ -147,6 +154,10 @@ async function openHost(options: HostOptions): Promise<Host> {
   // held here, changed only by explicit, audited actions; the risky ones need a person.
   const registry = new HostRegistry(options.dataDir);
   const workflowStore = new WorkflowStore(options.dataDir, log);
+  // The tools registered servers listed (an inspection, or a draft's check): the editor's problems are steward validate's.
+  const toolLists = new ToolListCache((server, workspace) => inspectServer(server, { workspace, cwd: options.dataDir, credentials, privacy: registry.privacy() }));
+  // What the person typed in the editor and has not saved: offered back after a reload or a restart.
+  const drafts = new WorkflowDraftStore(options.dataDir, log);
   // The settings people made in the app (profiles, workflows' choices) follow to any page (issue 9).
   const profileStore = new ProfileStore(options.dataDir);
   const audit = new AuditLog(join(options.dataDir, 'audit.jsonl'), log);
@@ -177,7 +188,19 @@ async function openHost(options: HostOptions): Promise<Host> {
     },
     'workflows.save': async ({ workflow, replaces, if_updated_at }) =>
       storeCall(() => workflowStore.save(workflow, { ...(replaces !== undefined ? { replaces } : {}), ...(if_updated_at !== undefined ? { ifUpdatedAt: if_updated_at } : {}) })),
-    'workflows.delete': async ({ id }) => ({ deleted: storeCall(() => workflowStore.delete(id)) }),
+    'workflows.delete': async ({ id }) => {
+      const deleted = storeCall(() => workflowStore.delete(id));
+      // Its unsaved draft goes with it: a later workflow under this id is not offered another's edits.
+      drafts.discard(id);
+      return { deleted };
+    },
+    'workflows.validate': async ({ workflow }) => validateDraft(workflow, registry, toolLists),
+    'drafts.get': async ({ workflow_id }) => {
+      const draft = drafts.get(workflow_id);
+      return draft ? { draft } : {};
+    },
+    'drafts.put': async ({ workflow_id, document, base_updated_at }) => ({ saved_at: drafts.put(workflow_id, document, base_updated_at).saved_at }),
+    'drafts.discard': async ({ workflow_id }) => ({ discarded: drafts.discard(workflow_id) }),
     'workflows.run': async ({ id, inputs, ...trace }) =>
       runs.startWorkflow(storeCall(() => loadStoredWorkflow(workflowStore, id, registry, options.dataDir)), inputs, registry.privacy(), workflowTrace(trace, id, profileStore.list())),
     'run.cancel': async ({ run_id }) => ({ cancelled: runs.cancel(run_id) }),
@@ -215,8 +238,12 @@ async function openHost(options: HostOptions): Promise<Host> {
     'events.cursor': async ({ journal, position }, session) => ({ acknowledged: feed.acknowledge(session.id, { journal, position }) }),
     'profiles.list': async () => profileStore.list(),
     'profiles.save': async ({ profiles, workflow_choices }) => profileStore.save(profiles, workflow_choices),
-    'credentials.list': async () => ({ credentials: (await credentials.list()).map((name) => ({ name })) }),
-    'credentials.set': async ({ name, value }) => actions.run(plans.setCredentialPlan(credentials, name, value)),
+    'credentials.list': listCredentials,
+    'credentials.set': async ({ name, value }) => {
+      // A keychain that cannot take the value says so before anyone is asked to approve the write.
+      await credentials.list();
+      return actions.run(plans.setCredentialPlan(credentials, name, value));
+    },
     'credentials.delete': async ({ name }) => {
       const deleted = { value: false };
       await actions.run(plans.deleteCredentialPlan(credentials, name, deleted));
@@ -227,7 +254,9 @@ async function openHost(options: HostOptions): Promise<Host> {
       if (!entry) throw new RequestError('not_found', `no registered server "${server}"`);
       const folder = workspace === undefined ? undefined : registry.workspace(workspace);
       if (workspace !== undefined && !folder) throw new RequestError('not_found', `no registered workspace "${workspace}"`);
-      return inspectServer(entry, { workspace: folder?.path, cwd: options.dataDir, credentials, privacy: registry.privacy() });
+      const inspected = await inspectServer(entry, { workspace: folder?.path, cwd: options.dataDir, credentials, privacy: registry.privacy() });
+      toolLists.remember(entry, folder?.path, inspected.tools);
+      return inspected;
     },
     'mcp.sign_in': async ({ server }) => {
       const outcome = await signInRegistered(remoteServer(server), { store: credentials, privacy: registry.privacy(), openUrl: options.openUrl ?? openBrowser });
@@ -274,6 +303,44 @@ async function openHost(options: HostOptions): Promise<Host> {
 
   const fail = (id: number, code: HostErrorCode, message: string): ResponseFrame => ({ kind: 'response', id, ok: false, error: { code, message } });
 
+  // A steward command typed while this host holds the folder runs here (issue 22): one history.
+  const hosted: HostedFolder = {
+    dataDir: options.dataDir,
+    ledger,
+    credentials,
+    onEvent,
+    flush,
+    checkpoints,
+    workflowCheckpoints,
+    runs,
+    journal: outbox,
+    history,
+    watch(runId, listener) {
+      const set = watchers.get(runId) ?? new Set();
+      set.add(listener);
+      watchers.set(runId, set);
+      return () => {
+        set.delete(listener);
+        if (set.size === 0 && watchers.get(runId) === set) watchers.delete(runId);
+      };
+    },
+  };
+  let channel: CliChannel | undefined;
+  if (options.cliChannel !== false) {
+    try {
+      channel = await openCliChannel({
+        dataDir: options.dataDir,
+        shell: options.shell,
+        log,
+        run: (argv, io) => runCli(argv, { ...io, hosted }),
+        fold: (spool) => foldSpool(outbox, options.dataDir, spool, log).added,
+      });
+    } catch (error) {
+      // The app works without it: a steward command then says the folder is in use.
+      log(`the command-line channel could not open (steward commands cannot reach this app): ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
   return {
     async handle(raw, session) {
       // Parsing, validating and logging all recurse: a frame too deep for them is refused by name.
@@ -295,6 +362,11 @@ async function openHost(options: HostOptions): Promise<Host> {
         if (err instanceof SpecError) return fail(id, 'invalid_params', err.message);
         if (err instanceof RequestError) return fail(id, err.code, err.message);
         if (err instanceof RegistryFileError) log(err.message);
+        if (err instanceof CredentialStoreError) {
+          // An expected condition of the machine, not a bug: one line here, the plain words to the page.
+          log(`${method}: ${err.message}`);
+          return fail(id, 'host_error', credentialErrorText(err));
+        }
         log(`host error in ${method}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
         return fail(id, 'host_error', err instanceof Error ? err.message : String(err));
       }
@@ -304,6 +376,8 @@ async function openHost(options: HostOptions): Promise<Host> {
       feed.detach(session.id);
     },
     async close() {
+      // Forwarded commands first: their runs are cancelled and record their end in the journal.
+      await channel?.close();
       stopRetention();
       stopExpiry();
       asks.close();

@@ -42,4 +42,6 @@ export interface HostOptions {
   openUrl?: (url: string) => void;
   /** How long an MCP server's ask waits for the person before it is cancelled; 10 minutes when absent (tests shorten it). */
   askTimeoutMs?: number;
+  /** Whether `steward` commands on this data folder are handed to this host (issue 22); default true. */
+  cliChannel?: boolean;
 }

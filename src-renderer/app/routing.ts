@@ -1,4 +1,5 @@
 import { useSyncExternalStore } from 'react';
+import { navigationGuard } from './navigation-guard';
 
 /** Hash routes. The `#token=` fragment is not a route: main.tsx stores and strips it before routing starts. */
 export type Route =
@@ -72,12 +73,8 @@ export function navigate(route: Route): void {
   window.location.hash = routeHref(route);
 }
 
-function subscribe(onChange: () => void): () => void {
-  window.addEventListener('hashchange', onChange);
-  return () => window.removeEventListener('hashchange', onChange);
-}
-
+/** The route the app shows: a change waits there while a guard (unsaved edits) asks the person. */
 export function useRoute(): Route {
-  const hash = useSyncExternalStore(subscribe, () => window.location.hash);
+  const hash = useSyncExternalStore(navigationGuard.subscribe, navigationGuard.shownHash);
   return parseRoute(hash);
 }

@@ -14,7 +14,11 @@ export function FieldRow({ label, htmlFor, hint, children, issue }: { label: str
       <div className="form-row__control">
         {children}
         {hint && <p className="form-row__hint">{hint}</p>}
-        {issue && <p className="form-row__issue">{issue}</p>}
+        {issue && (
+          <p className="form-row__issue" id={`${htmlFor}-issue`}>
+            {issue}
+          </p>
+        )}
       </div>
     </div>
   );
@@ -65,13 +69,15 @@ export function NumberField({
   );
 }
 
-export function TextField({ id, label, value, onChange, hint, placeholder, multiline, testId, disabled }: { id: string; label: string; value: string; onChange: (v: string) => void; hint?: ReactNode; placeholder?: string; multiline?: boolean; testId?: string; disabled?: boolean }) {
+/** `issue`: what is wrong with the value, in words, shown under it and announced with the field. */
+export function TextField({ id, label, value, onChange, hint, placeholder, multiline, testId, disabled, issue }: { id: string; label: string; value: string; onChange: (v: string) => void; hint?: ReactNode; placeholder?: string; multiline?: boolean; testId?: string; disabled?: boolean; issue?: string }) {
+  const invalid = issue ? { 'aria-invalid': true, 'aria-describedby': `${id}-issue` } : {};
   return (
-    <FieldRow label={label} htmlFor={id} hint={hint}>
+    <FieldRow label={label} htmlFor={id} hint={hint} issue={issue}>
       {multiline ? (
-        <textarea id={id} className="input input--area" value={value} placeholder={placeholder} data-testid={testId} disabled={disabled} onChange={(e) => onChange(e.target.value)} rows={2} />
+        <textarea id={id} className="input input--area" value={value} placeholder={placeholder} data-testid={testId} disabled={disabled} onChange={(e) => onChange(e.target.value)} rows={2} {...invalid} />
       ) : (
-        <input id={id} className="input" value={value} placeholder={placeholder} data-testid={testId} disabled={disabled} onChange={(e) => onChange(e.target.value)} />
+        <input id={id} className="input" value={value} placeholder={placeholder} data-testid={testId} disabled={disabled} onChange={(e) => onChange(e.target.value)} {...invalid} />
       )}
     </FieldRow>
   );

@@ -31,7 +31,7 @@ describe('profile sync', () => {
     const sync = createProfileSync(db, client, (p) => reports.push(p));
     expect(await sync.connect()).toBeUndefined();
     await createProfile(db, { kind: 'student', name: 'Replay student', description: '', model: { provider: 'script' } });
-    await vi.waitFor(() => expect(saved).toHaveLength(1));
+    await vi.waitFor(() => expect(saved).toHaveLength(1), { timeout: 10_000 });
     await sync.idle();
     expect(reports).toEqual([]);
     sync.stop();

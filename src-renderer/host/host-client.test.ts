@@ -36,14 +36,44 @@ describe('host client', () => {
     const error = await pending.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HostRequestError);
     expect(error).toMatchObject({ code: 'invalid_result', method: 'host.info' });
-    expect(String((error as Error).message)).toMatch(/failed validation/);
+    // Words for the person; the schema's text kept for a bug report.
+    expect(String((error as Error).message)).toMatch(/^The host answered in a form this page cannot read/);
+    expect((error as HostRequestError).detail).toMatch(/^host\.info \(invalid_result\): the host's result failed validation: app: /);
   });
 
-  it('passes the host’s own error through with its code', async () => {
+  it('passes the host’s own words through with its code, and never puts the method name in front of them', async () => {
     const { transport, client } = connected();
     const pending = client.request('run.cancel', { run_id: 'run-unknown1' });
     transport.push({ kind: 'response', id: transport.lastRequest().id, ok: false, error: { code: 'not_found', message: 'no such run' } });
-    await expect(pending).rejects.toMatchObject({ code: 'not_found', message: 'run.cancel: no such run' });
+    await expect(pending).rejects.toMatchObject({ code: 'not_found', method: 'run.cancel', message: 'no such run', detail: 'run.cancel (not_found): no such run' });
+  });
+
+  it('says a refusal by the host’s schema in words, not as schema text', async () => {
+    const { transport, client } = connected();
+    const pending = client.request('interventions.answer', { run_id: 'run-unknown1', intervention_id: 'iv-1', answer: { action: 'approve' } });
+    transport.push({
+      kind: 'response',
+      id: transport.lastRequest().id,
+      ok: false,
+      error: { code: 'invalid_params', message: 'invalid params for interventions.answer: answer.arguments: Invalid input: expected record, received string' },
+    });
+    const error = (await pending.catch((e: unknown) => e)) as HostRequestError;
+    expect(error.message).toBe('The host refused this request as not valid. Reload the page and try again.');
+    expect(error.message).not.toMatch(/interventions\.answer|expected record/);
+    expect(error.detail).toContain('answer.arguments: Invalid input');
+  });
+
+  it('refuses params that fail the method’s schema before sending, keeping a rule given in words and dropping schema text', async () => {
+    const { transport, client } = connected();
+    const sent = transport.sent.length;
+    const bad = client.request('credentials.delete', { name: 'no spaces allowed' });
+    await expect(bad).rejects.toMatchObject({ code: 'invalid_params', message: 'This could not be sent to the host: a credential name uses letters, digits, ".", "_" and "-" (at most 64).' });
+    // @ts-expect-error -- a number where the schema wants a string: only Zod's own text describes it.
+    const worse = client.request('credentials.delete', { name: 42 });
+    const error = (await worse.catch((e: unknown) => e)) as HostRequestError;
+    expect(error.message).toBe('This could not be sent to the host: something in it is not valid. Check what you entered and try again.');
+    expect(error.detail).toMatch(/^credentials\.delete \(invalid_params\): name: Invalid input/);
+    expect(transport.sent.length).toBe(sent);
   });
 
   it('ends a request whose response frame is malformed instead of leaving it waiting', async () => {

@@ -17,14 +17,55 @@ import type { ConnectionState, Transport } from './transport';
 /** Why a request failed: the host's own error code, or something the client detected. */
 export type HostRequestErrorCode = HostErrorCode | 'invalid_params' | 'invalid_result' | 'invalid_response' | 'disconnected';
 
+/**
+ * A request that failed. `message` is what a person reads (the UI shows it as it is): the host's
+ * own words, or ours for what only a program could act on. The method and the raw text stay in
+ * `detail`, for a "Details" disclosure or a bug report, never in front of the words.
+ */
 export class HostRequestError extends Error {
+  readonly detail: string;
   constructor(
     readonly method: string,
     readonly code: HostRequestErrorCode,
     message: string,
   ) {
-    super(`${method}: ${message}`);
+    super(requestErrorWords(code, message));
     this.name = 'HostRequestError';
+    this.detail = `${method} (${code}): ${message}`;
+  }
+}
+
+/** Set by the host when a request's params failed its schema: what follows is schema text. */
+const HOST_SCHEMA_PREFIX = /^(?:invalid params for [\w.]+|malformed request): /;
+
+function requestErrorWords(code: HostRequestErrorCode, message: string): string {
+  switch (code) {
+    case 'invalid_result':
+    case 'invalid_response':
+      return 'The host answered in a form this page cannot read. Reload the page; if it happens again, the page and the host may be from different versions of Steward.';
+    case 'bad_request':
+    case 'unknown_method':
+      return 'The host did not understand this request. Reload the page; if it happens again, the page and the host may be from different versions of Steward.';
+    case 'invalid_params':
+      // The schema's own text (paths, "expected string") reads as noise; the words before it are kept.
+      return HOST_SCHEMA_PREFIX.test(message) ? 'The host refused this request as not valid. Reload the page and try again.' : message;
+    default:
+      return message;
+  }
+}
+
+/** Zod's built-in messages ("Too small: expected string to have >=1 characters"): schema text, not words. */
+const ZOD_DEFAULT_MESSAGE = /^(?:Invalid|Too (?:small|big)|Expected|Unrecognized|Required|Input not)/;
+
+/**
+ * Params this page built failed the method's schema before anything was sent. A message the schema
+ * was given in words (a credential name's rule) is shown; the schema's own text stays in `detail`.
+ */
+class ClientParamsError extends HostRequestError {
+  constructor(method: string, issues: readonly { path: PropertyKey[]; message: string }[]) {
+    super(method, 'invalid_params', issues.map((i) => `${i.path.map(String).join('.') || 'params'}: ${i.message}`).join('; '));
+    const words = [...new Set(issues.map((i) => i.message).filter((m) => !ZOD_DEFAULT_MESSAGE.test(m)))];
+    this.message = words.length > 0 ? `This could not be sent to the host: ${words.join('; ')}.` : 'This could not be sent to the host: something in it is not valid. Check what you entered and try again.';
   }
 }
 
@@ -142,7 +183,8 @@ export function createHostClient(transport: Transport): HostClient {
       const spec = HOST_METHODS[method];
       const checked = (spec.params as z.ZodType).safeParse(params);
       if (!checked.success) {
-        return Promise.reject(new HostRequestError(method, 'invalid_params', checked.error.issues.map((i) => i.message).join('; ')));
+        // Our own schema refused what this page built: a person can only retry; the issues stay in `detail`.
+        return Promise.reject(new ClientParamsError(method, checked.error.issues));
       }
       // TS cannot narrow HOST_METHODS[M] per method; parsing with M's own schema yields HostResult<M>.
       const resultSchema = spec.result as z.ZodType;

@@ -34,7 +34,7 @@ describe('IPC transport', () => {
       throw new Error('No handler registered for steward:request');
     });
     const client = createHostClient(createIpcTransport(bridge));
-    await expect(client.request('host.info', {})).rejects.toMatchObject({ code: 'host_error', message: 'host.info: No handler registered for steward:request' });
+    await expect(client.request('host.info', {})).rejects.toMatchObject({ code: 'host_error', message: 'No handler registered for steward:request' });
     client.close();
   });
 

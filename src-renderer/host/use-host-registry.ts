@@ -63,7 +63,8 @@ export function useHostRegistry(): { state?: HostRegistryState; error?: string; 
     },
     [store],
   );
-  const snapshot = useSyncExternalStore(subscribe, () => store.state);
+  // The same snapshot on a server render (a static render of a screen in a test).
+  const snapshot = useSyncExternalStore(subscribe, () => store.state, () => store.state);
   useEffect(() => {
     if (connection === 'open' && !store.state && !store.loading) void load(client, store);
   }, [client, connection, store]);

@@ -1,4 +1,5 @@
 import { useId, useState } from 'react';
+import { useLiveQuery } from 'dexie-react-hooks';
 import { HUMAN_ACTION_LABELS, REPLY_MAX_LENGTH, type HumanAction, type HumanAnswer, type Intervention, type InterventionKind } from '@shared/contracts/intervention';
 import { useHost } from '../app/HostProvider';
 import { DecisionView } from '../components/DecisionView';
@@ -10,6 +11,7 @@ import { PatternJudgmentCard } from './PatternJudgmentCard';
 import { EscalationAnswer } from '../supervision/EscalationAnswer';
 import { AnswerCardHead, AnswerSent } from './interventions/answer-card';
 import type { SnapshotTool } from '../db/derive-rounds';
+import { storedEffect } from '../db/intervention-effect';
 import { roundNumber } from '@shared/contracts/round-number';
 
 const ACTION_HINTS = {
@@ -77,7 +79,7 @@ export function InterventionCard({ intervention, tools }: { intervention: Interv
 }
 
 function DecisionInterventionCard({ intervention, tools }: { intervention: Intervention; tools?: SnapshotTool[] }) {
-  const { client, connection } = useHost();
+  const { client, connection, db } = useHost();
   const noteId = useId();
   const replyId = useId();
   const [note, setNote] = useState('');
@@ -96,7 +98,9 @@ function DecisionInterventionCard({ intervention, tools }: { intervention: Inter
   const [sent, setSent] = useState<HumanAction>();
   const [error, setError] = useState<string>();
   const decision = intervention.decision;
-  const effect = decision?.decision_type === 'tool_call' ? tools?.find((t) => t.name === decision.tool_name)?.effect : undefined;
+  // As the run recorded it for this round and agent (any page, before or after a restart), else from the tools the caller has at hand.
+  const recorded = useLiveQuery(() => storedEffect(db, intervention), [db, intervention]);
+  const effect = decision?.decision_type === 'tool_call' ? (recorded ?? tools?.find((t) => t.name === decision.tool_name)?.effect) : undefined;
 
   const answer = async (action: HumanAction) => {
     setSending(action);

@@ -8,6 +8,7 @@ import { RunsTable, type RunSelection } from './runs/RunsTable';
 import { RunsActions } from './runs/RunsActions';
 import { NO_FILTER, isFiltered, type RunFilter } from './runs/run-filter';
 import { RUN_PAGE, queryRuns } from './runs/run-query';
+import { useFilterWorkflows } from './runs/filter-workflows';
 
 export function RunsScreen() {
   const { db } = useHost();
@@ -17,7 +18,7 @@ export function RunsScreen() {
   const { filter, limit } = useDeferredValue(view);
   const total = useLiveQuery(() => db.runs.count(), [db]);
   const runs = useLiveQuery(() => queryRuns(db, filter, limit), [db, filter, limit]);
-  const workflows = useLiveQuery(() => db.workflows.orderBy('name').toArray(), [db]);
+  const workflows = useFilterWorkflows();
   const loaded = runs?.length ?? 0;
   const more = useCallback(() => setView((v) => (loaded >= v.limit ? { ...v, limit: v.limit + RUN_PAGE } : v)), [loaded]);
   const setFilter = (f: RunFilter) => setView({ filter: f, limit: RUN_PAGE });
@@ -60,7 +61,7 @@ export function RunsScreen() {
       <header className="page__head">
         <div>
           <h1 className="page__title">Runs</h1>
-          <p className="page__subtitle">Every run’s trace is kept in this browser’s storage: what each model proposed, and what was actually done.</p>
+          <p className="page__subtitle" data-testid="runs-subtitle">Every run’s trace is kept in the host’s journal, in its data folder, whether it ran here or from the command line: what each model proposed, and what was actually done. This page keeps an index of it for browsing and search.</p>
         </div>
       </header>
       <RunsActions selected={selected} onDeleted={() => setChecked(new Set())} />
@@ -75,7 +76,7 @@ export function RunsScreen() {
         </div>
       ) : (
         <>
-          <RunFilters filter={view.filter} onChange={setFilter} workflows={workflows ?? []} />
+          <RunFilters filter={view.filter} onChange={setFilter} workflows={workflows} />
           {runs === undefined ? (
             <p className="muted" data-testid="runs-loading">
               Loading…

@@ -71,11 +71,15 @@ export function useRunAndOpen() {
   return { run, starting, error, setError };
 }
 
-/** Names of the credentials in the host's keychain (never values); undefined until known. */
-export function useCredentialNames(): { names?: string[]; error?: string; refresh(): void } {
+/**
+ * Names of the credentials in the host's keychain (never values); undefined until known, and while
+ * the keychain cannot be reached (`unavailable` then says why, in words: nothing can be stored).
+ */
+export function useCredentialNames(): { names?: string[]; error?: string; unavailable?: string; refresh(): void } {
   const { client, connection } = useHost();
   const [names, setNames] = useState<string[]>();
   const [error, setError] = useState<string>();
+  const [unavailable, setUnavailable] = useState<string>();
   const [tick, setTick] = useState(0);
   useEffect(() => {
     if (connection !== 'open') return;
@@ -83,7 +87,8 @@ export function useCredentialNames(): { names?: string[]; error?: string; refres
     client.request('credentials.list', {}).then(
       (r) => {
         if (!live) return;
-        setNames(r.credentials.map((c) => c.name).sort());
+        setNames(r.unavailable === undefined ? r.credentials.map((c) => c.name).sort() : undefined);
+        setUnavailable(r.unavailable);
         setError(undefined);
       },
       (err: unknown) => live && setError(err instanceof Error ? err.message : String(err)),
@@ -92,5 +97,5 @@ export function useCredentialNames(): { names?: string[]; error?: string; refres
       live = false;
     };
   }, [client, connection, tick]);
-  return { names, error, refresh: useCallback(() => setTick((t) => t + 1), []) };
+  return { names, error, unavailable, refresh: useCallback(() => setTick((t) => t + 1), []) };
 }

@@ -12,8 +12,9 @@ import { LearningDataSettings, ProfileKind, ProfileVersionRef, TraceSettings } f
 import { CredentialInfo, CredentialName, CredentialRef } from './credentials';
 import { MAX_SYNCED_RECORDS, ProfileConflict, SyncedProfile, WorkflowChoices } from './profile-store';
 import { PrivacyPolicy } from '../policy/privacy';
-import { HostedWorkflowGraph, WorkflowInputs, WorkflowSummary } from '../workflow/hosted-graph';
+import { GraphProblemRecord, HostedWorkflowGraph, WorkflowInputs, WorkflowSummary } from '../workflow/hosted-graph';
 import { LatestEvalReports } from '../eval/report';
+import { DRAFT_METHODS } from './workflow-draft';
 
 /**
  * The host API: one contract for both transports (Electron IPC and the browser-run WebSocket).
@@ -190,6 +191,18 @@ export const HOST_METHODS = {
     result: z.object({ id: RegistryId, updated_at: z.string() }).strict(),
   },
   'workflows.delete': { params: z.object({ id: RegistryId }).strict(), result: z.object({ deleted: z.boolean() }).strict() },
+  /**
+   * The host's check of a workflow document as it would be saved (the editor's draft, any shape):
+   * the checks `steward validate` makes — schema in words, graph, registry, tool arguments against
+   * the input schemas its servers list (the host lists a server it has not inspected), replay
+   * scripts' decisions. `saveable`: the schema holds; no problems: the CLI would call it valid.
+   */
+  'workflows.validate': {
+    params: z.object({ workflow: z.unknown() }).strict(),
+    result: z.object({ problems: z.array(GraphProblemRecord), saveable: z.boolean() }).strict(),
+  },
+  /** The editor's unsaved work, kept in the data folder until saved or discarded (workflow-draft.ts). */
+  ...DRAFT_METHODS,
   /** Runs the stored workflow with these inputs; refused (invalid_params) while the graph has problems. */
   'workflows.run': {
     /**
@@ -282,8 +295,11 @@ export const HOST_METHODS = {
       .object({ journal: JournalId, after: JournalPosition, head: JournalPosition, deleted: z.number().int().nonnegative().optional(), reconcile: JournalPosition.optional() })
       .strict(),
   },
-  /** Names of the credentials in the OS keychain (never values). */
-  'credentials.list': { params: empty, result: z.object({ credentials: z.array(CredentialInfo) }).strict() },
+  /**
+   * Names of the credentials in the OS keychain (never values). `unavailable`: the keychain cannot be
+   * reached (no Secret Service, a locked keyring), in words; nothing can be stored until it can.
+   */
+  'credentials.list': { params: empty, result: z.object({ credentials: z.array(CredentialInfo), unavailable: z.string().min(1).optional() }).strict() },
   /** Write-only: the value goes to the host's keychain and never comes back. Confirmed by a person, audited. */
   'credentials.set': {
     params: z.object({ name: CredentialName, value: z.string().min(4).max(16_384) }).strict(),

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -131,12 +131,16 @@ describe('a run that waits for a person, from the command line', () => {
     expect(refused.stderr).toMatch(/the Steward app holds the data folder .*answer in the app/);
   });
 
-  it('without a terminal, while the app holds the data folder, the run cannot wait there: it says so and exits 1', async () => {
+  it('without a terminal, a run started alone while the app holds the data folder still waits there: the app takes its events and lists it', async () => {
     const dataDir = tempDir();
-    await openTestHost(dataDir, cleanups);
+    const host = await openTestHost(dataDir, cleanups);
     const run = await cli(['run', askingSpec(), '--data-dir', dataDir]);
-    expect(run.code).toBe(EXIT.runNotCompleted);
-    expect(run.stderr).toMatch(/the run cannot wait for your answer: the Steward app holds the data folder/);
+    expect(run.code).toBe(EXIT.waiting);
+    const runId = /the run (\S+) waits/.exec(run.stdout)?.[1] ?? '';
+    const page = hostPage(host);
+    expect((await page.ok('interventions.pending', {})).interventions).toEqual([expect.objectContaining({ run_id: runId, kind: 'ask_user' })]);
+    expect((await page.ok('runs.known', { run_ids: [runId] })).known).toEqual([runId]);
+    expect(existsSync(join(dataDir, 'cli-runs')) ? readdirSync(join(dataDir, 'cli-runs')) : []).toEqual([]);
   });
 
   it('at a terminal the person is asked and the run goes on in the same process; nothing is left waiting', async () => {

@@ -16,6 +16,8 @@ import { answerFromWords } from './answer-words';
 import { verdictFromFlags } from './person-verdict';
 import { askAtTerminal } from './ask-at-terminal';
 import type { CliIo, EXIT } from './cli';
+import { typedPath } from './typed-path';
+import type { HostedFolder } from './hosted-folder';
 import { formatInvocation } from './format-workflow';
 import { journalPath, lockDataFolder, waitingHint, waitingRunsDir, waitingWorkflowsDir } from './park-run';
 import { join } from 'node:path';
@@ -50,8 +52,8 @@ escalate (--note is the reason); --cite names the member outputs it rests on (al
 workflow node that failed under a person's supervision is answered --verdict, one of the verdicts
 it allows (retry, skip, substitute --value '{"port": …}', end_stream, fail), --reason saying why;
 a verdict it does not allow is refused, a substitute that fails the node's output check is asked again. The run may
-wait again: at a terminal you are asked there, otherwise the next command is printed. Needs the
-data folder to itself: while the app runs, answer in the app.
+wait again: at a terminal you are asked there, otherwise the next command is printed. While the app
+runs, it resumes the run (and shows it live) and this command prints it as it goes.
 Exit codes: 0 completed · 1 ended otherwise · 2 bad input · 3 waits for a person again`;
 
 /** `steward answer RUN_ID ACTION …`. Returns the exit code; a refusal is a message on stderr. */
@@ -83,36 +85,17 @@ export async function answerCommand(args: string[], io: CliIo): Promise<number> 
     if (err instanceof SpecError) return fail(err.message);
     throw err;
   }
-  const dataDir = values['data-dir'] ?? defaultDataDir(io.env);
-  const locked = lockDataFolder(dataDir);
-  if (!locked.ok) return fail(locked.message);
-
-  const log = (line: string) => io.stderr(`steward: ${line}\n`);
-  const journal = EventJournal.open(journalPath(dataDir), { log });
-  const writer = createJournalWriter(journal, { log });
-  const checkpoints = new CheckpointStore(waitingRunsDir(dataDir), log);
-  const workflowCheckpoints = new WorkflowCheckpointStore(waitingWorkflowsDir(dataDir), log);
+  const dataDir = io.hosted ? io.hosted.dataDir : values['data-dir'] !== undefined ? typedPath(io, values['data-dir']) : defaultDataDir(io.env);
   const printer = agentRunPrinter(io, false);
   let finished: RunEventOf<'run.finished'> | undefined;
   const onEvent = (event: RunEvent) => {
-    writer.onEvent(event);
     printer.onEvent(event);
     if (event.type === 'node.invocation' && event.status !== 'pending') io.stdout(`${formatInvocation(event)}\n`);
     if (event.type === 'run.finished' && event.run_id === runId) finished = event;
   };
-  // As the app's host resumes it: the same ledger (a tool call is never run twice), keychain and stores.
-  const manager = new RunManager({
-    ledger: openFileLedger(join(dataDir, 'idempotency-ledger.jsonl')),
-    onEvent,
-    baseDir: dataDir,
-    checkpoints,
-    workflowCheckpoints,
-    journalNextSeq: (id) => journal.openRuns().find((r) => r.run_id === id)?.next_seq,
-    ollamaHost: io.env.OLLAMA_HOST,
-    credentials: io.credentials ? io.credentials() : createKeychainStore(),
-    flushEvents: writer.flush,
-    // Its "run … completed" lines are the app's log; here the summary below says it.
-  });
+  const resumer = io.hosted ? hostedResumer(io.hosted, runId, onEvent) : localResumer(dataDir, io, onEvent);
+  if (!resumer.ok) return fail(resumer.message);
+  const { manager, checkpoints, workflowCheckpoints } = resumer;
   const waitingFor = (): Intervention[] => [checkpoints.get(runId)?.intervention, ...Object.values(workflowCheckpoints.get(runId)?.waiting ?? {}).map((w) => w.intervention)].filter((i) => i !== undefined);
   try {
     let next: HumanAnswer | undefined = answer;
@@ -134,7 +117,7 @@ export async function answerCommand(args: string[], io: CliIo): Promise<number> 
         return fail(err instanceof Error ? err.message : String(err));
       }
       await manager.settled(runId);
-      writer.flush();
+      resumer.flush();
       chosen = undefined;
       next = undefined;
       const again = waitingFor();
@@ -153,9 +136,68 @@ export async function answerCommand(args: string[], io: CliIo): Promise<number> 
     if (finished.output) io.stdout(`${finished.output}\n`);
     return finished.status === 'completed' ? CODE.ok : CODE.notCompleted;
   } finally {
-    await manager.closeAll();
-    writer.flush();
-    journal.close();
-    locked.lock.release();
+    await resumer.close();
   }
+}
+
+interface Resumer {
+  ok: true;
+  manager: RunManager;
+  checkpoints: CheckpointStore;
+  workflowCheckpoints: WorkflowCheckpointStore;
+  flush(): void;
+  close(): Promise<void>;
+}
+
+/** The app runs this command: its own runs resume the run (the app shows it live), this command watches. */
+function hostedResumer(hosted: HostedFolder, runId: string, onEvent: (event: RunEvent) => void): Resumer {
+  const stop = hosted.watch(runId, onEvent);
+  return {
+    ok: true,
+    manager: hosted.runs,
+    checkpoints: hosted.checkpoints,
+    workflowCheckpoints: hosted.workflowCheckpoints,
+    flush: hosted.flush,
+    close: async () => stop(),
+  };
+}
+
+/** No app on the folder: this process takes it and resumes the run as the app's host would. */
+function localResumer(dataDir: string, io: CliIo, show: (event: RunEvent) => void): Resumer | { ok: false; message: string } {
+  const locked = lockDataFolder(dataDir);
+  if (!locked.ok) return locked;
+  const log = (line: string) => io.stderr(`steward: ${line}\n`);
+  const journal = EventJournal.open(journalPath(dataDir), { log });
+  const writer = createJournalWriter(journal, { log });
+  const checkpoints = new CheckpointStore(waitingRunsDir(dataDir), log);
+  const workflowCheckpoints = new WorkflowCheckpointStore(waitingWorkflowsDir(dataDir), log);
+  // As the app's host resumes it: the same ledger (a tool call is never run twice), keychain and stores.
+  const manager = new RunManager({
+    ledger: openFileLedger(join(dataDir, 'idempotency-ledger.jsonl')),
+    onEvent: (event) => {
+      writer.onEvent(event);
+      show(event);
+    },
+    baseDir: dataDir,
+    checkpoints,
+    workflowCheckpoints,
+    journalNextSeq: (id) => journal.openRuns().find((r) => r.run_id === id)?.next_seq,
+    ollamaHost: io.env.OLLAMA_HOST,
+    credentials: io.credentials ? io.credentials() : createKeychainStore(),
+    flushEvents: writer.flush,
+    // Its "run … completed" lines are the app's log; here the summary below says it.
+  });
+  return {
+    ok: true,
+    manager,
+    checkpoints,
+    workflowCheckpoints,
+    flush: writer.flush,
+    async close() {
+      await manager.closeAll();
+      writer.flush();
+      journal.close();
+      locked.lock.release();
+    },
+  };
 }

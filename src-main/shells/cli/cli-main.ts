@@ -1,4 +1,5 @@
-import { runCli } from './cli';
+import { forwardToHost } from '../cli-channel/channel-client';
+import { forwardedDataDir } from './forwarded-command';
 import { readStdin, terminalAsk, terminalLine } from './terminal';
 
 const controller = new AbortController();
@@ -10,13 +11,22 @@ process.on('SIGINT', () => {
   controller.abort();
 });
 
-const code = await runCli(process.argv.slice(2), {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
+const argv = process.argv.slice(2);
+const io = {
+  stdout: (text: string) => process.stdout.write(text),
+  stderr: (text: string) => process.stderr.write(text),
   env: process.env,
   signal: controller.signal,
-  stdin: () => readStdin('Value (not shown): '),
   ask: terminalAsk(),
   line: terminalLine(),
-});
+};
+
+// While the Steward app holds the data folder, it runs the command (one history); else it runs here.
+const dataDir = forwardedDataDir(argv, process.env, process.cwd());
+let code = dataDir === undefined ? undefined : await forwardToHost(argv, { ...io, cwd: process.cwd() }, dataDir);
+if (code === undefined) {
+  // Loaded only when needed: a forwarded command starts without the engine.
+  const { runCli } = await import('./cli');
+  code = await runCli(argv, { ...io, stdin: () => readStdin('Value (not shown): ') });
+}
 process.exitCode = code;

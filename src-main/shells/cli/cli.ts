@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { typedPath } from './typed-path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { RegistryId } from '@shared/contracts/host-registry';
 import { modelLabel } from '@shared/contracts/model';
@@ -8,7 +9,7 @@ import { LifecyclePhase, type AgentSpec } from '@shared/contracts/spec';
 import type { CredentialStore } from '../../credentials/credential-store';
 import { createKeychainStore } from '../../credentials/keychain-store';
 import type { ConfirmTool } from '../../engine/boundary-actors';
-import { runAgent } from '../../engine/run-agent';
+import { runAgent, type AgentRun } from '../../engine/run-agent';
 import { credentialsCommand } from './credentials-command';
 import { mcpCommand } from '../../mcp/oauth/sign-in-command';
 import { openBrowser, shouldOpenBrowser } from '../open-browser';
@@ -23,7 +24,10 @@ import { elicitAtTerminal } from './elicit-at-terminal';
 import { reviewSampleAt } from './review-sample-at-terminal';
 import type { ReviewSample } from '../../mcp/reviewed-sampling';
 import type { ElicitationAsk, ElicitationReply } from '../../mcp/client-capabilities';
-import { answerAtTerminal, parkInDataFolder, waitingHint } from './park-run';
+import { answerAtTerminal, waitingHint } from './park-run';
+import type { HostedFolder } from './hosted-folder';
+import { hostedRecorder, localRecorder, type RunRecorder } from './run-recorder';
+import { followToTheEnd } from './follow-run';
 import type { RunEvent } from '@shared/contracts/events';
 import { openFileLedger } from '../../mcp/idempotency-ledger';
 import { loadDocumentFile } from '../../workflow/load-workflow';
@@ -54,6 +58,10 @@ export interface CliIo {
   line?: ReadLine;
   /** The OS keychain (or a stand-in the caller chooses). */
   credentials?: () => CredentialStore;
+  /** The folder the command was typed in (a forwarded command runs elsewhere): relative paths are read against it. */
+  cwd?: string;
+  /** Set when a running host runs this command for the CLI (forwarded over its channel): its journal, stores and runs. */
+  hosted?: HostedFolder;
 }
 
 export const EXIT = { ok: 0, runNotCompleted: 1, badInput: 2, waiting: 3 } as const;
@@ -61,11 +69,11 @@ export const EXIT = { ok: 0, runNotCompleted: 1, badInput: 2, waiting: 3 } as co
 const USAGE = `Usage:
   steward run FILE|NAME [--json] [--trace OUT.jsonl] [--phase 0-4] [--yes | --no-confirm]
                    [--scs on|off|auto] [--allow-host HOST]... [--data-dir DIR]
-                   [--input KEY=VALUE]... [--inputs FILE.json]
+                   [--input KEY=VALUE]... [--inputs FILE.json] [--detach]
                    [--supervise] [--max-decisions N] [--max-retries N]
                    [--supervisor-cost-cap USD] [--supervisor-model MODEL]
   steward dry-run FILE [the run options]
-  steward validate FILE [--allow-host HOST]...
+  steward validate FILE|NAME [--data-dir DIR] [--allow-host HOST]...
   steward replay TRACE.jsonl|RUN_ID [--live] [--json] [--spec FILE] [--data-dir DIR]
   steward workflows list [--json] | import FILE [--as ID] [--replace] | export ID [FILE] | delete ID
                    [--data-dir DIR]
@@ -93,7 +101,11 @@ const USAGE = `Usage:
                --no-confirm  decline them (without either, a terminal asks; otherwise declined)
                A run that waits for a person (the agent asks you, the teacher escalates) asks at
                the terminal and goes on; without a terminal it waits in the data folder: the run
-               id and the steward answer commands are printed, and the exit code is 3
+               id and the steward answer commands are printed, and the exit code is 3.
+               Every run is in the data folder's history (the app's Runs). While the app runs,
+               the command hands the run to it and prints it as here; a run that waits then
+               stays attached until it is answered (in the app or with steward answer) and
+               prints the rest (Ctrl+C lets go; --detach or --json: exit 3 at once)
                --allow-host  let a model on this host see the run (default: local models only;
                              a stored workflow NAME also gets the data folder's privacy policy)
                --scs         Student·Committee·Supervisor gates: a committee plans each phase,
@@ -202,22 +214,29 @@ async function runCommand(args: string[], io: CliIo, dryRun = false): Promise<nu
     scs: { type: 'string' },
     input: { type: 'string', multiple: true },
     inputs: { type: 'string' },
+    detach: { type: 'boolean', default: false },
     ...SUPERVISION_FLAGS,
   });
   if (values.yes && values['no-confirm']) throw new SpecError('--yes and --no-confirm contradict each other');
-  const file = positionals[0];
-  if (!file || positionals.length > 1) throw new SpecError(`run needs exactly one spec FILE or stored workflow NAME\n\n${USAGE}`);
-  const dataDir = typeof values['data-dir'] === 'string' ? values['data-dir'] : defaultDataDir(io.env);
+  const typed = positionals[0];
+  if (!typed || positionals.length > 1) throw new SpecError(`run needs exactly one spec FILE or stored workflow NAME\n\n${USAGE}`);
+  const file = typedPath(io, typed);
+  const hosted = io.hosted;
+  const dataDir = hosted ? hosted.dataDir : typeof values['data-dir'] === 'string' ? typedPath(io, values['data-dir']) : defaultDataDir(io.env);
   // A name that is no file is a workflow stored in the data folder (the app's).
-  const stored = !existsSync(file) && RegistryId.safeParse(file).success;
-  const document = stored ? storedDocument(file, dataDir) : loadDocumentFile(file);
+  const stored = !existsSync(file) && RegistryId.safeParse(typed).success;
+  const document = stored ? storedDocument(typed, dataDir) : loadDocumentFile(file, { dataDir });
   // The app's workflow runs as the app runs it: under the data folder's privacy policy (plus --allow-host).
   const allowedHosts = stored ? storedRunHosts(dataDir, values['allow-host'] ?? []) : (values['allow-host'] ?? []);
   mkdirSync(dataDir, { recursive: true });
-  const ledger = openFileLedger(join(dataDir, 'idempotency-ledger.jsonl'));
-  const trace = typeof values.trace === 'string' ? openTraceWriter(values.trace) : undefined;
+  // With the app running, its ledger: a tool call is never run twice, whichever shell runs it.
+  const ledger = hosted ? hosted.ledger : openFileLedger(join(dataDir, 'idempotency-ledger.jsonl'));
+  const trace = typeof values.trace === 'string' ? openTraceWriter(typedPath(io, values.trace)) : undefined;
   const json = values.json === true;
   const confirm = confirmPolicy(values.yes === true, values['no-confirm'] === true, io, json);
+  const credentials = hosted ? hosted.credentials : io.credentials ? io.credentials() : createKeychainStore();
+  // A run that waits stays attached while the app can answer it (not --json: one JSON object).
+  const attach = hosted !== undefined && !json && values.detach !== true;
   // A shipped example runs on its workspace's copy in the data folder (as the app's demo), never in the installation.
   const notice = (line: string) => io.stderr(`steward: ${line}\n`);
   if (document.kind === 'workflow') {
@@ -226,13 +245,15 @@ async function runCommand(args: string[], io: CliIo, dryRun = false): Promise<nu
     return workflowCommand({
       loaded: onExampleCopy(document.workflow, document.workflow.graph.id, file, dataDir, notice),
       inputPairs: values.input ?? [],
-      inputsFile: values.inputs,
+      inputsFile: values.inputs === undefined ? undefined : typedPath(io, values.inputs),
       json,
       trace,
       ledger,
       confirm,
       allowedHosts,
-      credentials: io.credentials ? io.credentials() : createKeychainStore(),
+      credentials,
+      recorder: recorderFor(io, dataDir),
+      ...(attach && hosted ? { follow: hosted } : {}),
       io,
       dataDir,
       dataDirGiven: values['data-dir'],
@@ -253,10 +274,10 @@ async function runCommand(args: string[], io: CliIo, dryRun = false): Promise<nu
     io.stdout(`steward · ${spec.name} · student=${modelLabel(spec.models.student)} teacher=${modelLabel(spec.models.teacher)} · ${supervision}${dryRun ? ' · dry run (no tool executes)' : ''}\n`);
   }
   const printer = agentRunPrinter(io, json, trace);
-  // Kept for a run that ends up waiting: its events go into the data folder with its checkpoint.
-  const events: RunEvent[] = [];
+  // Every event into the data folder's journal (the app's Runs), as the run goes.
+  const recorder = recorderFor(io, dataDir);
   const onEvent = (event: RunEvent) => {
-    events.push(event);
+    recorder.onEvent(event);
     printer.onEvent(event);
   };
   const runOptions = {
@@ -271,14 +292,26 @@ async function runCommand(args: string[], io: CliIo, dryRun = false): Promise<nu
     ollamaHost: io.env.OLLAMA_HOST,
     confirm,
     privacy: { allowed_hosts: values['allow-host'] ?? [] },
-    credentials: io.credentials ? io.credentials() : createKeychainStore(),
+    credentials,
     // On stderr, so --json output stays one JSON object.
     onProgress: (line: string) => io.stderr(`${line}\n`),
     ...serversAskAt(io, json),
+    // Nobody answers here: with the app running, the run waits there from the moment it waits.
+    ...(recorder.persistWaiting && (json || !io.line) ? { persistWaiting: recorder.persistWaiting.agent } : {}),
   };
-  const first = await runAgent(runOptions);
-  // A person at the terminal answers a waiting run here; it resumes in this process.
-  const result = json ? first : await answerAtTerminal(first, io, (checkpoint, answer) => runAgent({ ...runOptions, resume: { checkpoint, answer } }));
+  let result: AgentRun;
+  try {
+    const first = await runAgent(runOptions);
+    // A person at the terminal answers a waiting run here; it resumes in this process.
+    result = json ? first : await answerAtTerminal(first, io, (checkpoint, answer) => runAgent({ ...runOptions, resume: { checkpoint, answer } }));
+  } catch (error) {
+    await recorder.finish();
+    throw error;
+  }
+  const waiting = result.status === 'waiting' && result.checkpoint && result.intervention ? { checkpoint: result.checkpoint, intervention: result.intervention } : undefined;
+  // The trace first, then the checkpoint: the run is in the history before anyone can answer it.
+  const recorded = await recorder.finish(waiting?.checkpoint);
+  if (!recorded.ok && !waiting) io.stderr(`steward: the run is not in the data folder's history yet: ${recorded.message}\n`);
 
   if (result.setup_error !== undefined) {
     io.stderr(`steward: ${result.setup_error}\n`);
@@ -290,19 +323,25 @@ async function runCommand(args: string[], io: CliIo, dryRun = false): Promise<nu
   } else {
     printer.summary(result);
   }
-  if (result.status === 'waiting' && result.checkpoint && result.intervention) {
+  if (waiting) {
     // Nobody answered here: the run waits in the data folder, for `steward answer` or the app.
-    const parked = parkInDataFolder(dataDir, result.checkpoint, events, (line) => io.stderr(`steward: ${line}\n`));
-    if (!parked.ok) {
-      io.stderr(`steward: the run cannot wait for your answer: ${parked.message}\n`);
+    if (!recorded.ok) {
+      io.stderr(`steward: the run cannot wait for your answer: ${recorded.message}\n`);
       return EXIT.runNotCompleted;
     }
     // On stderr with --json, so the output stays one JSON object.
-    (json ? io.stderr : io.stdout)(`${waitingHint(result.run_id, result.intervention, values['data-dir'])}\n`);
+    (json ? io.stderr : io.stdout)(`${waitingHint(result.run_id, waiting.intervention, values['data-dir'])}\n`);
+    if (attach && hosted) return followToTheEnd(hosted, result.run_id, io, (event) => printer.onEvent(event));
     return EXIT.waiting;
   }
   return result.status === 'completed' ? EXIT.ok : EXIT.runNotCompleted;
 }
+
+/** Where a run's events go: the host's journal when a host runs this command, else this process's spool. */
+function recorderFor(io: CliIo, dataDir: string): RunRecorder {
+  return io.hosted ? hostedRecorder(io.hosted) : localRecorder(dataDir, (line) => io.stderr(`steward: ${line}\n`));
+}
+
 
 /** A server's elicitation asked at the terminal; a link it wants opened goes to the browser once the person says yes. */
 function elicitAt(stderr: (text: string) => void, line: ReadLine, browser: boolean): (ask: ElicitationAsk) => Promise<ElicitationReply> {
@@ -336,13 +375,15 @@ function withScs(spec: AgentSpec, mode: string | undefined): AgentSpec {
 
 /**
  * Tools that need the user's confirmation: --yes approves, --no-confirm declines, a terminal asks;
- * with nobody to ask (a pipe, CI, --json) the answer is "unavailable" and the call is blocked.
+ * with nobody to ask here (a pipe, CI, --json) the run waits for a person in the data folder, as an
+ * escalation does (issue 22): exit 3 with the steward answer line, and the app shows it. A replay
+ * (which never waits) passes `unavailable`: the call is blocked.
  */
-export function confirmPolicy(yes: boolean, no: boolean, io: CliIo, json: boolean): ConfirmTool {
+export function confirmPolicy(yes: boolean, no: boolean, io: CliIo, json: boolean, nobodyHere: 'pending' | 'unavailable' = 'pending'): ConfirmTool {
   if (yes) return async () => 'granted';
   if (no) return async () => 'denied';
   const ask = io.ask;
-  if (!ask || json) return async () => 'unavailable';
+  if (!ask || json) return async () => nobodyHere;
   return async ({ server, tool, arguments: args }) =>
     (await ask(`Allow ${server}/${tool} ${JSON.stringify(args).slice(0, 200)}?`)) ? 'granted' : 'denied';
 }

@@ -1,10 +1,7 @@
 import { join } from 'node:path';
-import type { RunEvent } from '@shared/contracts/events';
 import type { HumanAnswer, Intervention } from '@shared/contracts/intervention';
-import { CheckpointStore, type RunCheckpoint } from '../../engine/checkpoint';
+import type { RunCheckpoint } from '../../engine/checkpoint';
 import type { AgentRun } from '../../engine/run-agent';
-import { EventJournal } from '../../events/event-journal';
-import { WorkflowCheckpointStore, type WorkflowCheckpoint } from '../../workflow/workflow-checkpoint';
 import { acquireDataFolderLock, DataFolderInUseError, type DataFolderLock } from '../../util/data-folder-lock';
 import { answerCommands } from './answer-words';
 import { askAtTerminal, type ReadLine } from './ask-at-terminal';
@@ -22,35 +19,6 @@ export function lockDataFolder(dataDir: string, whileTheAppRuns = 'answer in the
     if (!(err instanceof DataFolderInUseError)) throw err;
     const app = err.holder?.shell === 'electron' || err.holder?.shell === 'browser';
     return { ok: false, message: app ? `the Steward app holds the data folder ${dataDir}: ${whileTheAppRuns}` : err.message };
-  }
-}
-
-/**
- * Makes a waiting run durable in the data folder, as the app's host does: its events so far into
- * the journal (the app's history shows the run), then its checkpoint into waiting-runs. Either the
- * app or `steward answer` resumes it from there.
- */
-export function parkInDataFolder(
-  dataDir: string,
-  checkpoint: RunCheckpoint | WorkflowCheckpoint,
-  events: readonly RunEvent[],
-  log: (line: string) => void,
-): { ok: true } | { ok: false; message: string } {
-  const locked = lockDataFolder(dataDir, 'run it in the app, at a terminal (you are asked there), or with the app quit');
-  if (!locked.ok) return locked;
-  try {
-    const journal = EventJournal.open(journalPath(dataDir), { log });
-    try {
-      // The trace first, then the checkpoint: a run is never resumed past a missing event.
-      journal.append(events, { made: true });
-      if ('kind' in checkpoint) new WorkflowCheckpointStore(waitingWorkflowsDir(dataDir), log).save(checkpoint);
-      else new CheckpointStore(waitingRunsDir(dataDir), log).save(checkpoint);
-    } finally {
-      journal.close();
-    }
-    return { ok: true };
-  } finally {
-    locked.lock.release();
   }
 }
 

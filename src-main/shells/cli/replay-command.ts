@@ -114,7 +114,7 @@ export async function replayCommand(args: string[], io: CliIo): Promise<number> 
         live,
         json,
         ...(typeof values.trace === 'string' ? { trace: openTraceWriter(values.trace) } : {}),
-        confirm: confirmPolicy(values.yes === true, values['no-confirm'] === true, io, json),
+        confirm: confirmPolicy(values.yes === true, values['no-confirm'] === true, io, json, 'unavailable'),
         credentials: io.credentials ? io.credentials() : createKeychainStore(),
         io,
       });
@@ -148,7 +148,7 @@ export async function replayCommand(args: string[], io: CliIo): Promise<number> 
     ledger: openFileLedger(join(dataDir, 'idempotency-ledger.jsonl')),
     onEvent: printer.onEvent,
     signal: io.signal,
-    confirm: confirmPolicy(values.yes === true, values['no-confirm'] === true, io, json),
+    confirm: confirmPolicy(values.yes === true, values['no-confirm'] === true, io, json, 'unavailable'),
     // Both models are the recorded answers: nothing leaves this machine.
     privacy: { allowed_hosts: [] },
     credentials: io.credentials ? io.credentials() : createKeychainStore(),

@@ -11,6 +11,7 @@ import { defaultDataDir } from '../../util/data-dir';
 import { acquireDataFolderLock, DataFolderInUseError } from '../../util/data-folder-lock';
 import { WorkflowCheckpointStore } from '../../workflow/workflow-checkpoint';
 import type { CliIo, EXIT } from './cli';
+import { typedPath } from './typed-path';
 import { waitingCommand } from './waiting-command';
 
 // Type-only link to cli.ts (which imports this file): the codes are checked equal to EXIT at compile time.
@@ -26,7 +27,7 @@ This is the history the app's Runs screen shows. A deleted run's events leave th
 and every browser that holds it deletes it when it next connects. A run waiting for a person is
 never deleted. An import takes steward run --trace files and the app's "Export JSONL" files: every
 line is checked first, and a bad line imports nothing; a run the history already holds keeps its
-events. Both need the data folder to themselves: stop the app first, or use its Runs screen.
+events. While the app runs, it does both (its Runs screen changes at once).
 Exit codes: 0 done · 1 delete: some runs were not there or are waiting · 2 bad input`;
 
 /** `steward runs …`. Returns the exit code; a refusal is a message on stderr. */
@@ -50,16 +51,21 @@ export async function runsCommand(args: string[], io: CliIo): Promise<number> {
   }
   const { values, positionals } = parsed;
   if (positionals.length === 0) return fail(sub === 'delete' ? 'which runs? name at least one RUN_ID' : 'which files? name at least one FILE.jsonl', true);
-  const dataDir = values['data-dir'] ?? defaultDataDir(io.env);
+  const dataDir = io.hosted ? io.hosted.dataDir : values['data-dir'] !== undefined ? typedPath(io, values['data-dir']) : defaultDataDir(io.env);
 
   // Read every file before taking the folder: a bad line refuses the import with nothing changed.
   let events: RunEvent[] = [];
   if (sub === 'import') {
-    const read = readTraces(positionals);
+    const read = readTraces(positionals.map((file) => typedPath(io, file)));
     if (!read.ok) return fail(`${read.message}; nothing was imported`);
     events = read.events;
   }
 
+  // The app runs this command: its own history (the Runs screen changes at once), its runs not to delete.
+  if (io.hosted) {
+    const { history, journal, runs } = io.hosted;
+    return sub === 'delete' ? await deleteRuns(history, journal, positionals, new Set([...runs.waitingRunIds(), ...runs.activeIds()]), io) : importRuns(history, events, io);
+  }
   // A folder that is not there: nothing to delete from; an import makes it, as the app's first start would.
   if (!existsSync(dataDir)) {
     if (sub === 'delete') return fail(`there is no data folder at ${dataDir}, so no run to delete (is --data-dir right?)`);

@@ -98,7 +98,7 @@ describe('steward validate --help and a bad --allow-host', () => {
   it('--help says what --allow-host allows and exits 0; the top-level usage names the flag', async () => {
     const help = await validate('--help');
     expect(help.code).toBe(EXIT.ok);
-    expect(help.stdout).toContain('Usage: steward validate FILE [--allow-host HOST]...');
+    expect(help.stdout).toContain('Usage: steward validate FILE|NAME [--data-dir DIR] [--allow-host HOST]...');
     expect(help.stdout).toMatch(/--allow-host HOST {2}a remote \(url\) MCP server on HOST/);
     let usage = '';
     await runCli(['--help'], { stdout: (t) => (usage += t), stderr: () => undefined, env: {} });

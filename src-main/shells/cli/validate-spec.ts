@@ -7,8 +7,24 @@ import { collectCredentialRefs, resolveCredentials } from '../../credentials/res
 import { SecretRegistry } from '../../credentials/secret-registry';
 import { startToolHost } from '../../mcp/mcp-tool-host';
 import { resolveProvider } from '../../providers/resolve-provider';
-import { loadDocumentFile } from '../../workflow/load-workflow';
-import { validateWorkflow } from './validate-workflow';
+import type { HostedWorkflowGraph } from '@shared/workflow/hosted-graph';
+import { inspectServer } from '../../mcp/inspect-server';
+import { HostRegistry } from '../../registry/host-registry';
+import { defaultDataDir } from '../../util/data-dir';
+import { loadDocumentFile, type LoadedDocument } from '../../workflow/load-workflow';
+import { ToolListCache, validateDraft } from '../../workflow/validate-draft';
+import { problemsText, validateWorkflow } from './validate-workflow';
+
+/**
+ * Where the document comes from: a file (an app-format one names `dataDir`'s registry), or `load`
+ * (a stored workflow). `app`: the document in the app's format, when it is one: it is checked first
+ * exactly as the host checks the editor's draft (workflows.validate), every problem listed.
+ */
+export interface ValidateSource {
+  dataDir?: string;
+  load?: () => LoadedDocument;
+  app?: () => HostedWorkflowGraph | undefined;
+}
 
 export interface ValidationReport {
   lines: string[];
@@ -23,11 +39,18 @@ export interface ValidationReport {
  * replay scripts, servers start, allowlisted tools exist. Remote servers are reached only on the
  * hosts `privacy` allows (loopback always), as a run would.
  */
-export async function validateSpecFile(file: string, credentials: () => CredentialStore, privacy: PrivacyPolicy = LOCAL_ONLY): Promise<ValidationReport> {
+export async function validateSpecFile(file: string, credentials: () => CredentialStore, privacy: PrivacyPolicy = LOCAL_ONLY, options: ValidateSource = {}): Promise<ValidationReport> {
   const lines: string[] = [];
   const secrets = new SecretRegistry();
   try {
-    const document = loadDocumentFile(file);
+    const app = options.app?.();
+    if (app) {
+      const dataDir = options.dataDir ?? defaultDataDir();
+      const tools = new ToolListCache((server, workspace) => inspectServer(server, { workspace, cwd: dataDir, credentials: credentials(), privacy }));
+      const { problems } = await validateDraft(app, new HostRegistry(dataDir), tools);
+      if (problems.length > 0) return { lines: [`workflow: ${app.name} (${app.id}), ${app.nodes.length} nodes, ${app.servers.length} server(s)`], error: problemsText(problems) };
+    }
+    const document = options.load ? options.load() : loadDocumentFile(file, options.dataDir !== undefined ? { dataDir: options.dataDir } : {});
     if (document.kind === 'workflow') return await validateWorkflow(document.workflow, credentials, secrets, privacy);
     const loaded = document.spec;
     const { spec } = loaded;

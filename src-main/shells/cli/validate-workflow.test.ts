@@ -67,7 +67,7 @@ describe('steward validate FILE with a workflow', () => {
     });
     const { code, stderr } = await validate(file);
     expect(code).toBe(EXIT.badInput);
-    expect(stderr).toMatch(/is not a valid Steward workflow: nodes\.\d+/);
+    expect(stderr).toMatch(/is not a valid Steward workflow: node x: kind must be one of "input"/);
   });
 
   it('an agent spec still validates as before', async () => {

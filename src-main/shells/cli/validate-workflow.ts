@@ -1,6 +1,7 @@
 import { EFFECT_LABELS } from '@shared/contracts/tool-effect';
 import { LOCAL_ONLY, type PrivacyPolicy } from '@shared/policy/privacy';
 import { substituteVars } from '@shared/util/substitute';
+import { documentProblems, type KnownTool } from '@shared/workflow/document-checks';
 import { formatGraphProblem, validateGraph, type GraphProblem } from '@shared/workflow/validate-graph';
 import type { CredentialStore } from '../../credentials/credential-store';
 import type { SecretRegistry } from '../../credentials/secret-registry';
@@ -10,8 +11,9 @@ import type { ValidationReport } from './validate-spec';
 
 /**
  * `steward validate` on a workflow file (the schema was checked when it loaded): graph problems
- * by node and port, `${...}` variables in agent nodes, and, when the graph is sound, its servers
- * started as a run starts them, so a tool node naming a tool its server lacks is found too. A
+ * by node and port, `${...}` variables in agent nodes, replay scripts' decisions, literal paths
+ * outside the workspace, and, when the graph is sound, its servers started as a run starts them,
+ * so a tool node naming a tool its server lacks, or an argument its tool does not take, is found too. A
  * remote server is reached only on a host `privacy` allows (loopback always).
  */
 export async function validateWorkflow(loaded: LoadedWorkflow, credentials: () => CredentialStore, secrets: SecretRegistry, privacy: PrivacyPolicy = LOCAL_ONLY): Promise<ValidationReport> {
@@ -23,17 +25,22 @@ export async function validateWorkflow(loaded: LoadedWorkflow, credentials: () =
     if (node.kind === 'agent') substituteVars([node.instructions, node.task], vars, `node ${node.id}`);
     if (node.kind === 'pattern') substituteVars(node.task, vars, `node ${node.id}`);
   }
-  let problems = validateGraph(graph);
+  const workspaceServers = new Set(graph.servers.filter((s) => [...(s.args ?? []), ...Object.values(s.env ?? {})].some((a) => a.includes('${workspace}'))).map((s) => s.id));
+  const checks = { workspaceServers, ...(loaded.workspace !== undefined ? { workspace: loaded.workspace } : {}) };
+  let problems = [...validateGraph(graph), ...documentProblems(graph.nodes, checks)];
   if (problems.length === 0 && graph.servers.length > 0) {
     const tools = new WorkflowTools({ graph, vars, cwd: loaded.specDir, secrets, credentials: credentials(), privacy });
     try {
       const { snapshot } = await tools.get();
       const byServer: Record<string, string[]> = Object.fromEntries(graph.servers.map((s) => [s.id, []]));
+      const schemas: Record<string, KnownTool[]> = {};
       for (const tool of snapshot.tools) {
         byServer[tool.server]?.push(tool.name);
+        (schemas[tool.server] ??= []).push(tool);
         lines.push(`  tool ${tool.server}/${tool.name}: ${EFFECT_LABELS[tool.effect.effect]} (${tool.effect_source})`);
       }
-      problems = validateGraph(graph, { tools: byServer });
+      // Tool nodes' arguments are checked against the schemas the servers just listed.
+      problems = [...validateGraph(graph, { tools: byServer }), ...documentProblems(graph.nodes, { ...checks, tools: schemas })];
     } finally {
       await tools.close();
     }
@@ -41,7 +48,8 @@ export async function validateWorkflow(loaded: LoadedWorkflow, credentials: () =
   return problems.length === 0 ? { lines } : { lines, error: problemsText(problems) };
 }
 
-function problemsText(problems: GraphProblem[]): string {
+/** `the workflow has N problems:` and one line per problem, by node and port. */
+export function problemsText(problems: readonly GraphProblem[]): string {
   const count = `${problems.length} ${problems.length === 1 ? 'problem' : 'problems'}`;
   return [`the workflow has ${count}:`, ...problems.map((p) => `  ${formatGraphProblem(p)}`)].join('\n');
 }

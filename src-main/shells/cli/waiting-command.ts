@@ -4,6 +4,7 @@ import { CheckpointStore } from '../../engine/checkpoint';
 import { defaultDataDir } from '../../util/data-dir';
 import { WorkflowCheckpointStore } from '../../workflow/workflow-checkpoint';
 import type { CliIo } from './cli';
+import { typedPath } from './typed-path';
 import { waitingRunsDir, waitingWorkflowsDir } from './park-run';
 import { roundNumber } from '@shared/contracts/round-number';
 import { memberOfOutputId, waitingAt } from '@shared/pattern/member-label';
@@ -53,7 +54,7 @@ export function waitingCommand(args: string[], io: CliIo, usage: string): number
     io.stderr(`steward runs: ${(err as Error).message}\n\n${usage}\n`);
     return 2;
   }
-  const dataDir = parsed.values['data-dir'] ?? defaultDataDir(io.env);
+  const dataDir = io.hosted ? io.hosted.dataDir : parsed.values['data-dir'] !== undefined ? typedPath(io, parsed.values['data-dir']) : defaultDataDir(io.env);
   const rows = waitingRows(dataDir, (line) => io.stderr(`steward: ${line}\n`));
   if (parsed.values.json) {
     io.stdout(`${JSON.stringify(rows, null, 2)}\n`);

@@ -121,7 +121,7 @@ describe('steward run WORKFLOW', () => {
     expect((await cli(['run', file, '--phase', '2'])).code).toBe(EXIT.badInput);
   });
 
-  it('a protected tool with no teacher runs only with --yes; otherwise the node fails saying why', async () => {
+  it('a protected tool with no teacher runs only once confirmed: --yes, or an answer to the run that waits for it; --no-confirm fails the node saying why', async () => {
     const dir = tempDir();
     const file = workflowFile(dir, {
       workspace: '.',
@@ -137,10 +137,19 @@ describe('steward run WORKFLOW', () => {
       ],
     });
     const data = join(dir, 'data');
-    const declined = await cli(['run', file, '--input', 'text=hello'], data);
+    const declined = await cli(['run', file, '--input', 'text=hello', '--no-confirm'], data);
     expect(declined.code).toBe(EXIT.runNotCompleted);
-    expect(declined.stdout).toMatch(/✗ save failed: .*protected.*--yes/);
+    expect(declined.stdout).toMatch(/✗ save failed: .*protected.*you declined it/);
     expect(existsSync(join(dir, 'saved.md'))).toBe(false);
+    // Nobody to ask here: the confirmation waits in the data folder, as an escalation does (issue 22).
+    const waits = await cli(['run', file, '--input', 'text=hello'], data);
+    expect(waits.code).toBe(EXIT.waiting);
+    const runId = /the run (\S+) waits for you/.exec(waits.stdout)?.[1] ?? '';
+    expect(waits.stdout).toContain(`steward answer ${runId} approve`);
+    expect(existsSync(join(dir, 'saved.md'))).toBe(false);
+    const answered = await cli(['answer', runId, 'approve', '--data-dir', data], data);
+    expect(answered.code).toBe(EXIT.ok);
+    expect(readFileSync(join(dir, 'saved.md'), 'utf8')).toBe('hello');
     const confirmed = await cli(['run', file, '--input', 'text=hello', '--yes'], data);
     expect(confirmed.code).toBe(EXIT.ok);
     expect(readFileSync(join(dir, 'saved.md'), 'utf8')).toBe('hello');

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { RunEvent } from '@shared/contracts/events';
 import { interventionsJson } from '@shared/contracts/result-json';
 import { RUN_STATUS_LABELS } from '@shared/contracts/events';
@@ -10,7 +11,10 @@ import { formatInvocation, formatOutputs } from './format-workflow';
 import { formatModelRetry } from './format-round';
 import { formatPatternEvent, patternsOf } from './format-pattern';
 import { workflowInputs } from './workflow-inputs';
-import { parkInDataFolder, waitingHint } from './park-run';
+import { waitingHint } from './park-run';
+import type { RunRecorder } from './run-recorder';
+import type { HostedFolder } from './hosted-folder';
+import { followToTheEnd } from './follow-run';
 import { askAtTerminal, type ReadLine } from './ask-at-terminal';
 import { ZodError } from 'zod';
 import { supervisorConsentText } from '@shared/supervisor/consent';
@@ -40,6 +44,10 @@ export interface WorkflowCommandOptions {
   onElicit?: RunWorkflowOptions['onElicit'];
   /** A server with sampling "ask": the person allows each request here. */
   onReviewSample?: RunWorkflowOptions['onReviewSample'];
+  /** Where the run's events go: the data folder's one journal (the app's Runs). */
+  recorder: RunRecorder;
+  /** The app runs this command: a run that waits stays attached until it is answered there. */
+  follow?: HostedFolder;
 }
 
 /**
@@ -57,13 +65,18 @@ export async function workflowCommand(options: WorkflowCommandOptions): Promise<
   const { loaded, io, json } = options;
   const inputs = workflowInputs(loaded.graph, options.inputPairs, options.inputsFile);
   if (!json) io.stdout(`steward · workflow ${loaded.graph.name} · ${loaded.graph.nodes.length} node(s)\n`);
-  // Kept for a run that ends up waiting: its events go into the data folder with its checkpoint.
+  // Kept for the summary and a resumed part's numbering; every one also goes to the data folder's journal.
   const events: RunEvent[] = [];
   const privacy = { allowed_hosts: options.allowedHosts };
   const supervision = await workflowSupervision(options, privacy);
   const progress = toolProgressOutput({ write: io.stderr, json });
   const onEvent = (event: RunEvent) => {
     events.push(event);
+    options.recorder.onEvent(event);
+    show(event);
+  };
+  // What the person sees of an event (and the --trace copy); also of a resumed part the command follows.
+  const show = (event: RunEvent) => {
     options.trace?.(event);
     progress(event);
     // ⛨ lines go to stderr, so --json output stays one JSON object.
@@ -74,7 +87,9 @@ export async function workflowCommand(options: WorkflowCommandOptions): Promise<
     if (patternLine !== undefined) io.stdout(`${patternLine}\n`);
     if (event.type === 'model.retry') io.stdout(`    ${formatModelRetry(event)}\n`);
   };
+  const runId = randomUUID();
   const runOptions = {
+    runId,
     graph: loaded.graph,
     specDir: loaded.specDir,
     workspace: loaded.workspace,
@@ -90,16 +105,30 @@ export async function workflowCommand(options: WorkflowCommandOptions): Promise<
     ...(supervision ? { supervision } : {}),
     ...(options.onElicit ? { onElicit: options.onElicit } : {}),
     ...(options.onReviewSample ? { onReviewSample: options.onReviewSample } : {}),
+    // Nobody answers here: with the app running, the run waits there from the moment a node waits.
+    ...(options.recorder.persistWaiting && (json || !io.line)
+      ? { persistWaiting: options.recorder.persistWaiting.workflow, dropWaiting: () => options.recorder.persistWaiting?.drop(runId) }
+      : {}),
   };
-  let run = await runWorkflow(runOptions);
-  // A person at the terminal answers a waiting node here; the workflow resumes in this process.
-  while (!json && io.line && run.status === 'waiting' && run.checkpoint && run.interventions?.[0]) {
-    const [{ invocation_id, intervention }] = run.interventions;
-    const answer = await askAtTerminal(intervention, { stderr: io.stderr, line: io.line });
-    if (!answer) break;
-    const next_seq = Math.max(run.checkpoint.next_seq, ...events.filter((e) => e.run_id === run.run_id).map((e) => e.seq + 1));
-    run = await runWorkflow({ ...runOptions, resume: { checkpoint: run.checkpoint, answer, invocation: invocation_id, next_seq } });
+  let run: WorkflowRun;
+  try {
+    run = await runWorkflow(runOptions);
+    // A person at the terminal answers a waiting node here; the workflow resumes in this process.
+    while (!json && io.line && run.status === 'waiting' && run.checkpoint && run.interventions?.[0]) {
+      const [{ invocation_id, intervention }] = run.interventions;
+      const answer = await askAtTerminal(intervention, { stderr: io.stderr, line: io.line });
+      if (!answer) break;
+      const next_seq = Math.max(run.checkpoint.next_seq, ...events.filter((e) => e.run_id === run.run_id).map((e) => e.seq + 1));
+      run = await runWorkflow({ ...runOptions, resume: { checkpoint: run.checkpoint, answer, invocation: invocation_id, next_seq } });
+    }
+  } catch (error) {
+    await options.recorder.finish();
+    throw error;
   }
+  const parking = run.status === 'waiting' ? run.checkpoint : undefined;
+  // The trace first, then the checkpoint: the run is in the history before anyone can answer it.
+  const recorded = await options.recorder.finish(parking);
+  if (!recorded.ok && !parking) io.stderr(`steward: the run is not in the data folder's history yet: ${recorded.message}\n`);
   if (run.setup_error !== undefined) {
     io.stderr(`steward: ${run.setup_error}\n`);
     return 2;
@@ -113,15 +142,15 @@ export async function workflowCommand(options: WorkflowCommandOptions): Promise<
     io.stdout(`${label.toLowerCase()} · ${run.invocations.length} node invocation(s)${run.message ? ` · ${run.message}` : ''}\n`);
     for (const line of formatOutputs(run.outputs)) io.stdout(`${line}\n`);
   }
-  if (run.status === 'waiting' && run.checkpoint) {
+  if (parking) {
     // The run waits in the data folder, for `steward answer` or the app.
-    const parked = parkInDataFolder(options.dataDir, run.checkpoint, events, (line) => io.stderr(`steward: ${line}\n`));
-    if (!parked.ok) {
-      io.stderr(`steward: the run cannot wait for your answer: ${parked.message}\n`);
+    if (!recorded.ok) {
+      io.stderr(`steward: the run cannot wait for your answer: ${recorded.message}\n`);
       return 1;
     }
     const waiting = run.interventions ?? [];
     for (const { intervention } of waiting) (json ? io.stderr : io.stdout)(`${waitingHint(run.run_id, intervention, options.dataDirGiven, waiting.length > 1)}\n`);
+    if (options.follow) return followToTheEnd(options.follow, run.run_id, io, show);
     return 3;
   }
   return run.status === 'completed' ? 0 : 1;

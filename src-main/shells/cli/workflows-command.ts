@@ -13,6 +13,7 @@ import type { LoadedDocument } from '../../workflow/load-workflow';
 import { loadStoredWorkflow } from '../../workflow/stored-workflow';
 import { WorkflowStore, WorkflowStoreError } from '../../workflow/workflow-store';
 import type { CliIo, EXIT } from './cli';
+import { typedPath } from './typed-path';
 
 // Type-only link to cli.ts (which imports this file): the codes are checked equal to EXIT at compile time.
 const CODE = { ok: 0, notFound: 1, badInput: 2 } as const satisfies { ok: (typeof EXIT)['ok']; notFound: (typeof EXIT)['runNotCompleted']; badInput: (typeof EXIT)['badInput'] };
@@ -36,7 +37,7 @@ function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[]
   }
 }
 
-const dataDirOf = (values: { 'data-dir'?: unknown }, io: CliIo): string => (typeof values['data-dir'] === 'string' ? values['data-dir'] : defaultDataDir(io.env));
+const dataDirOf = (values: { 'data-dir'?: unknown }, io: CliIo): string => (io.hosted ? io.hosted.dataDir : typeof values['data-dir'] === 'string' ? typedPath(io, values['data-dir']) : defaultDataDir(io.env));
 const storeIn = (dataDir: string, io: CliIo): WorkflowStore => new WorkflowStore(dataDir, (line) => io.stderr(`steward: ${line}\n`));
 
 /** `steward workflows …`. Returns the exit code; a refusal is a message on stderr. */
@@ -114,7 +115,7 @@ function importCommand(args: string[], io: CliIo): number {
   const { values, positionals } = parse(args, { as: { type: 'string' }, replace: { type: 'boolean', default: false } });
   const [file] = positionals;
   if (file === undefined || positionals.length > 1) throw new SpecError(`import needs exactly one FILE\n\n${WORKFLOWS_USAGE}`);
-  const value = readJson(resolve(file), 'workflow file');
+  const value = readJson(resolve(typedPath(io, file)), 'workflow file');
   refuseCliFormat(value, file);
   const as = values.as;
   if (typeof as === 'string' && !RegistryId.safeParse(as).success) throw new SpecError(`--as "${as.slice(0, 80)}" is not a workflow id (lowercase letters, digits, - and _)`);
@@ -149,7 +150,7 @@ function exportCommand(args: string[], io: CliIo): number {
     io.stdout(text);
     return CODE.ok;
   }
-  writeFileSync(file, text);
+  writeFileSync(typedPath(io, file), text);
   io.stdout(`exported ${id} to ${file}\n`);
   return CODE.ok;
 }

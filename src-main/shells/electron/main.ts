@@ -9,6 +9,7 @@ import { APP_SCHEME, APP_SCHEME_PRIVILEGES, appResponseHeaders, resolveAppReques
 import { IPC_EVENTS, IPC_REQUEST } from './channels';
 import { externalLinkToOpen, grantsPermission, rendererEntry } from './navigation-policy';
 import { isTrustedSender } from './trusted-sender';
+import { UNLOAD_PROMPT, leaves } from './unload-prompt';
 
 /**
  * The desktop shell: one window on the built renderer, the host in this process, IPC as the
@@ -31,6 +32,8 @@ protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: APP_SCHE
 let host: Host | null = null;
 let mainWindow: BrowserWindow | null = null;
 let hostClosed = false;
+/** A quit waits for the window to close first (it may keep unsaved edits open); set while it does. */
+let quitting = false;
 /** Sessions by webContents id: the IPC handler finds the caller's session from the sender. */
 const sessions = new Map<number, HostSession>();
 
@@ -79,6 +82,11 @@ function createWindow(activeHost: Host): BrowserWindow {
     if (!isTrustedSender(url, rendererUrl)) event.preventDefault();
   });
   contents.on('render-process-gone', () => activeHost.detach(windowSession));
+  // The editor refused to unload (unsaved changes): a reload or a close asks, as a browser does.
+  contents.on('will-prevent-unload', (event) => {
+    if (leaves(dialog.showMessageBoxSync(window, { ...UNLOAD_PROMPT, buttons: [...UNLOAD_PROMPT.buttons] }))) event.preventDefault();
+    else quitting = false;
+  });
   window.once('ready-to-show', () => window.show());
   window.on('closed', () => {
     activeHost.detach(windowSession);
@@ -169,9 +177,17 @@ if (!app.requestSingleInstanceLock()) {
     });
   });
   app.on('window-all-closed', () => {
-    if (process.platform !== 'darwin') app.quit();
+    if (process.platform !== 'darwin' || quitting) app.quit();
   });
   app.on('before-quit', (event) => {
+    // The window goes first: the page may ask to keep unsaved edits (will-prevent-unload), and
+    // staying cancels the quit; once it has closed, window-all-closed quits again, to here.
+    if (mainWindow && !mainWindow.isDestroyed()) {
+      event.preventDefault();
+      quitting = true;
+      mainWindow.close();
+      return;
+    }
     if (!host || hostClosed) return;
     // Finish runs' cleanup (MCP servers, journal) before the process goes.
     event.preventDefault();

@@ -2,11 +2,14 @@ import { useId } from 'react';
 import { ESCALATION_BEHAVIOURS, LIFECYCLE_PHASES, PHASE_LABELS, type EscalationBehaviour, type LifecyclePhase } from '@shared/contracts/spec';
 import { ModelScript } from '@shared/contracts/script';
 import type { NodeOf } from '@shared/workflow/document';
+import type { HostedWorkflowGraph } from '@shared/workflow/hosted-graph';
 import { useHost } from '../../app/HostProvider';
 import { CheckField, NumberField, SelectField, TextField } from '../../components/Form';
 import { ModelSelect } from '../../components/ModelSelect';
 import { PortListEditor } from './PortListEditor';
 import { isRecord, JsonField } from './JsonField';
+import { ReplayStarter } from './ReplayStarter';
+import type { ServerTools } from './use-server-tools';
 
 const ESCALATION_LABELS = {
   teacher_takeover: 'The teacher takes over',
@@ -20,7 +23,20 @@ type Agent = NodeOf<'agent'>;
  * An agent node's inspector after its Settings: Supervision & Learning (seed 000 puts it before the
  * Input Args), the input args, then the task and instructions that use them as {{name}}.
  */
-export function AgentSection({ node, serverIds, onChange }: { node: Agent; serverIds: readonly string[]; onChange: (next: Agent, group?: string) => void }) {
+export function AgentSection({
+  node,
+  serverIds,
+  workflow,
+  tools,
+  onChange,
+}: {
+  node: Agent;
+  serverIds: readonly string[];
+  /** The workflow's servers and folder: the starter replay script reads with their tools. */
+  workflow?: Pick<HostedWorkflowGraph, 'servers' | 'workspace'>;
+  tools?: Pick<ServerTools, 'inspect' | 'inspecting'>;
+  onChange: (next: Agent, group?: string) => void;
+}) {
   const { providers } = useHost();
   const id = useId();
   const set = (patch: Partial<Agent>, group?: string) => onChange({ ...node, ...patch }, group);
@@ -67,6 +83,7 @@ export function AgentSection({ node, serverIds, onChange }: { node: Agent; serve
         hint="null: any text. A JSON Schema: the answer must be JSON it accepts; one it refuses fails the node, and a workflow supervisor may repair it (substitute)."
         testId="inspector-output-schema"
       />
+      {workflow && tools && <ReplayStarter node={node} servers={workflow.servers} workspace={workflow.workspace} tools={tools} onChange={(next) => onChange(next)} />}
       {(node.models.student.provider === 'script' || node.models.teacher.provider === 'script') && (
         <JsonField
           label="Replay script"

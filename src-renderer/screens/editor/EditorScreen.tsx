@@ -8,12 +8,20 @@ import { navigate, routeHref } from '../../app/routing';
 import { useHostRegistry } from '../../host/use-host-registry';
 import { Spinner } from '../../components/Icons';
 import { canConnect, edgeOfConnection, toFlowEdges, toFlowNodes, type StepEdge, type StepNode } from './flow-convert';
-import { addNode, connect, freePosition, moveNodes, removeElements, replaceNode, type Draft, type XY } from './graph-edit';
+import { addNode, connect, moveNodes, removeElements, replaceNode, type Draft, type XY } from './graph-edit';
+import { StartConnect } from './connect-context';
+import type { PortRef } from './connect-targets';
+import { ConnectPicker } from './ConnectPicker';
+import { DEFAULT_SIZE } from './layered-layout';
+import { freeSpot, type Box } from './placement';
+import { AUTO_LAYOUT_KEYS, useAutoLayout } from './use-auto-layout';
 import { commit, redo, startHistory, undo, type History } from './history';
 import { Inspector } from './Inspector';
 import { DRAG_TYPE, isNodeKind, Palette } from './Palette';
 import { draftProblems, indexProblems } from './problems';
 import { ProblemsList } from './ProblemsList';
+import { FieldScope, UnparsedFieldsProvider, useUnparsedFields } from './unparsed-fields';
+import { useHostCheck } from './use-host-check';
 import { RunBanner } from './RunBanner';
 import { RunForm, type RunTrace } from './RunForm';
 import { NODE_TYPES } from './StepNode';
@@ -22,6 +30,10 @@ import { useRunStates } from './use-run-states';
 import { useServerTools } from './use-server-tools';
 import { errorText, useStoredWorkflow, type Opened, type SaveOutcome } from './use-stored-workflow';
 import { WorkflowPanel } from './WorkflowPanel';
+import { DraftOfferBanner } from './DraftOfferBanner';
+import { LeaveDialog } from './LeaveDialog';
+import { useKeptDraft } from './use-kept-draft';
+import { useLeaveGuard } from './use-leave-guard';
 
 /** The graph editor for one of the user's workflows (`workflowId`), or a new one. */
 /** `showRun`: a run of this workflow whose node states (and supervisor verdicts) the graph shows. */
@@ -40,7 +52,9 @@ export function EditorScreen({ workflowId, openRun = false, showRun }: { workflo
     );
   return (
     <ReactFlowProvider key={state.generation}>
-      <Editor initial={state.opened} save={save} adopt={adopt} openRun={openRun} showRun={showRun} />
+      <UnparsedFieldsProvider>
+        <Editor initial={state.opened} save={save} adopt={adopt} openRun={openRun} showRun={showRun} />
+      </UnparsedFieldsProvider>
     </ReactFlowProvider>
   );
 }
@@ -60,11 +74,17 @@ function Editor({ initial, save, adopt, openRun, showRun }: { initial: Opened; s
   const change = useCallback((next: Draft, group?: string) => setHistory((h) => commit(h, next, group)), []);
   const tools = useServerTools(draft.workspace);
 
-  const { problems, valid } = useMemo(() => {
+  const local = useMemo(() => {
     const out = draftProblems(draft, registry.state ?? NONE, tools.byServer);
     // Until the host's registry is in, its servers and workspaces are not known to be missing.
     return registry.state ? out : { ...out, problems: out.problems.filter((p) => !p.code.startsWith('unregistered_')) };
   }, [draft, registry.state, tools.byServer]);
+  // The host's check of the draft (steward validate's), and the fields whose typed text the draft does not hold yet.
+  const checked = useHostCheck(draft, local);
+  const unparsed = useUnparsedFields();
+  const pending = useMemo(() => unparsed.problems(draft.nodes.map((n) => n.id)), [unparsed, draft.nodes]);
+  const problems = useMemo(() => [...pending, ...checked.problems], [pending, checked.problems]);
+  const valid = checked.valid && pending.length === 0;
   const index = useMemo(() => indexProblems(problems), [problems]);
 
   const [runId, setRunId] = useState<string | undefined>(showRun);
@@ -131,16 +151,28 @@ function Editor({ initial, save, adopt, openRun, showRun }: { initial: Opened; s
     return edge !== null && canConnect(draft, edge);
   }, [draft]);
 
+  // Keyboard connect: the output port chosen (Enter on it), whose picker of inputs is open.
+  const [connecting, setConnecting] = useState<PortRef>();
+  const connectTo = (to: PortRef) => connecting && onConnect({ source: connecting.node, sourceHandle: connecting.port, target: to.node, targetHandle: to.port });
+  const layout = useAutoLayout(draft, nodes, flow, change);
+
+  /** A new node goes at `at` or the nearest spot clear of every node (their measured boxes), in view. */
   const add = (kind: NodeKind, at: XY) => {
-    const out = addNode(draft, kind, at);
+    const rect = canvasRef.current?.getBoundingClientRect();
+    const corner = rect && flow.screenToFlowPosition({ x: rect.left, y: rect.top });
+    const far = rect && flow.screenToFlowPosition({ x: rect.right, y: rect.bottom });
+    const view = corner && far ? { x: corner.x, y: corner.y, w: far.x - corner.x, h: far.y - corner.y } : undefined;
+    const measured = new Map(nodes.map((n) => [n.id, n.measured]));
+    const boxes: Box[] = draft.nodes.flatMap((n) => (n.position ? [{ ...n.position, w: measured.get(n.id)?.width ?? DEFAULT_SIZE.w, h: measured.get(n.id)?.height ?? DEFAULT_SIZE.h }] : []));
+    const out = addNode(draft, kind, freeSpot(boxes, at, DEFAULT_SIZE, view));
     carry.current.select = out.id;
     change(out.draft);
   };
-  /** From the palette by click or key: near the middle of the view, where no other node is. */
+  /** From the palette by click or key: near the middle of the view. */
   const addInView = (kind: NodeKind) => {
     const rect = canvasRef.current?.getBoundingClientRect();
     const center = rect ? flow.screenToFlowPosition({ x: rect.left + rect.width / 3, y: rect.top + rect.height / 4 }) : { x: 0, y: 0 };
-    add(kind, freePosition(draft.nodes, { x: center.x - 100, y: center.y }));
+    add(kind, { x: center.x - 100, y: center.y });
   };
   const onDrop = (e: DragEvent) => {
     const kind = e.dataTransfer.getData(DRAG_TYPE);
@@ -160,6 +192,10 @@ function Editor({ initial, save, adopt, openRun, showRun }: { initial: Opened; s
   const [notice, setNotice] = useState<{ text: string; conflict?: boolean; ok?: boolean }>();
   const doSave = useCallback(
     async (force = false): Promise<boolean> => {
+      if (pending.length > 0) {
+        setNotice({ text: 'Not saved: a field holds text that is not JSON yet, so the workflow does not have it (see the list below the canvas). Fix the text, or undo.' });
+        return false;
+      }
       const parsed = HostedWorkflowGraph.safeParse(draft);
       if (!parsed.success) {
         setNotice({ text: 'Not saved: fix the problems marked on the nodes first (see the list below the canvas).' });
@@ -180,8 +216,26 @@ function Editor({ initial, save, adopt, openRun, showRun }: { initial: Opened; s
       }
       return true;
     },
-    [adopt, draft, opened, save],
+    [adopt, draft, opened, pending.length, save],
   );
+
+  // Unsaved work is kept on the host and offered back on return; leaving it asks first (issue 22).
+  const kept = useKeptDraft({ initial, opened, draft, dirty });
+  const saveAndForget = async () => {
+    const saved = await doSave();
+    // The editor closes next, before a render would forget the draft: forget it now.
+    if (saved) await kept.forget();
+    return saved;
+  };
+  const leave = useLeaveGuard({ dirty, storedId: opened.storedId, draftId: draft.id, save: saveAndForget, discard: kept.forget });
+  const restore = () => {
+    const offer = kept.offer;
+    if (!offer) return;
+    change(offer.doc);
+    // Someone saved since the draft was started: saving it is then a conflict the person decides.
+    if (offer.savedSince && offer.baseUpdatedAt !== undefined) setOpened((o) => ({ ...o, updatedAt: offer.baseUpdatedAt }));
+    kept.settle(true);
+  };
 
   const startRun = async (inputs: Record<string, unknown>, trace?: RunTrace): Promise<string | undefined> => {
     if ((dirty || opened.storedId === undefined) && !(await doSave())) return 'The workflow could not be saved, so it was not run (see the message above the canvas).';
@@ -228,8 +282,8 @@ function Editor({ initial, save, adopt, openRun, showRun }: { initial: Opened; s
         </a>
         <h1 className="wf-editor__title">{draft.name || draft.id}</h1>
         {dirty ? (
-          <span className="chip chip--escalated" data-testid="unsaved-indicator">
-            Unsaved changes
+          <span className="chip chip--escalated" data-testid="unsaved-indicator" data-kept={kept.keptAt !== undefined} title={kept.keptAt ? 'Kept on this host as a draft: a reload or a restart offers it back.' : undefined}>
+            Unsaved changes{kept.keptAt ? ' · draft kept' : ''}
           </span>
         ) : (
           <span className="muted" data-testid="saved-indicator">
@@ -237,6 +291,9 @@ function Editor({ initial, save, adopt, openRun, showRun }: { initial: Opened; s
           </span>
         )}
         <div className="wf-editor__actions">
+          <button type="button" className="button button--small" onClick={layout} disabled={draft.nodes.length === 0} data-testid="auto-layout" title={`Lay the graph out left to right (${AUTO_LAYOUT_KEYS})`} aria-keyshortcuts="Shift+Alt+L">
+            Auto-layout
+          </button>
           <button type="button" className="button button--small" onClick={() => setHistory(undo)} disabled={history.past.length === 0} data-testid="undo" title="Undo (Ctrl+Z)">
             Undo
           </button>
@@ -265,42 +322,49 @@ function Editor({ initial, save, adopt, openRun, showRun }: { initial: Opened; s
           </button>
         </div>
       )}
+      {kept.offer && <DraftOfferBanner offer={kept.offer} onRestore={restore} onDiscard={() => kept.settle(false)} />}
       {runId && <RunBanner runId={runId} finished={run.finished} onDismiss={() => setRunId(undefined)} />}
       <div className="wf-editor">
         <Palette onAdd={addInView} />
         <div className="wf-editor__canvas" ref={canvasRef} data-testid="editor-canvas" onDragOver={(e) => e.preventDefault()} onDrop={onDrop}>
-          <ReactFlow<StepNode, StepEdge>
-            nodes={nodes}
-            edges={edges}
-            nodeTypes={NODE_TYPES}
-            onNodesChange={onNodesChange}
-            onEdgesChange={onEdgesChange}
-            onDelete={onDelete}
-            onConnect={onConnect}
-            isValidConnection={isValidConnection}
-            onNodeDragStop={(_e, _n, dragged) => change(moveNodes(draft, Object.fromEntries(dragged.map((n) => [n.id, n.position]))))}
-            onNodeClick={(_e, n) => {
-              if (runId && run.states[n.id]) navigate({ name: 'run', runId, tab: 'nodes', node: n.id });
-            }}
-            deleteKeyCode={['Backspace', 'Delete']}
-            fitView
-            fitViewOptions={{ maxZoom: 1 }}
-            // Below React Flow's 0.5, so a workflow of a dozen steps still fits the canvas when opened.
-            minZoom={0.2}
-            onMoveStart={onMoveStart}
-            proOptions={{ hideAttribution: true }}
-          >
-            <Background />
-            <Controls />
-          </ReactFlow>
+          <StartConnect.Provider value={setConnecting}>
+            <ReactFlow<StepNode, StepEdge>
+              nodes={nodes}
+              edges={edges}
+              nodeTypes={NODE_TYPES}
+              onNodesChange={onNodesChange}
+              onEdgesChange={onEdgesChange}
+              onDelete={onDelete}
+              onConnect={onConnect}
+              isValidConnection={isValidConnection}
+              onNodeDragStop={(_e, _n, dragged) => change(moveNodes(draft, Object.fromEntries(dragged.map((n) => [n.id, n.position]))))}
+              onNodeClick={(_e, n) => {
+                if (runId && run.states[n.id]) navigate({ name: 'run', runId, tab: 'nodes', node: n.id });
+              }}
+              deleteKeyCode={['Backspace', 'Delete']}
+              fitView
+              fitViewOptions={{ maxZoom: 1 }}
+              // Below React Flow's 0.5, so a workflow of a dozen steps still fits the canvas when opened.
+              minZoom={0.2}
+              onMoveStart={onMoveStart}
+              proOptions={{ hideAttribution: true }}
+            >
+              <Background />
+              <Controls />
+            </ReactFlow>
+          </StartConnect.Provider>
+          {connecting && <ConnectPicker draft={draft} from={connecting} onConnect={connectTo} onClose={() => setConnecting(undefined)} />}
         </div>
         {selectedNode ? (
-          <Inspector node={selectedNode} draft={draft} tools={tools} problems={problems.flatMap((p) => (p.node === selectedNode.id ? [p.port !== undefined ? `${p.port}: ${p.message}` : p.message] : []))} onChange={editSelected} onRemove={() => change(removeElements(draft, [selectedNode.id], []))} />
+          <FieldScope.Provider value={selectedNode.id}>
+            <Inspector node={selectedNode} draft={draft} tools={tools} problems={problems.flatMap((p) => (p.node === selectedNode.id ? [p.port !== undefined ? `${p.port}: ${p.message}` : p.message] : []))} onChange={editSelected} onRemove={() => change(removeElements(draft, [selectedNode.id], []))} saved={opened.storedId !== undefined && opened.doc.nodes.some((n) => n.id === selectedNode.id)} />
+          </FieldScope.Provider>
         ) : (
-          <WorkflowPanel draft={draft} servers={registry.state?.servers ?? []} workspaces={registry.state?.workspaces ?? []} problems={index.workflow} onChange={change} />
+          <WorkflowPanel draft={draft} servers={registry.state?.servers ?? []} workspaces={registry.state?.workspaces ?? []} problems={index.workflow} onChange={change} saved={opened.storedId !== undefined} />
         )}
       </div>
-      <ProblemsList problems={problems} onSelect={focusNode} />
+      <ProblemsList problems={problems} onSelect={focusNode} state={pending.length > 0 ? 'checked' : checked.state} />
+      {leave.asking !== undefined && <LeaveDialog name={draft.name || draft.id} canSave={valid && connection === 'open'} onChoose={(choice) => void leave.choose(choice)} />}
       {runOpen && <RunForm fields={inputFields} start={startRun} close={() => setRunOpen(false)} />}
     </div>
   );

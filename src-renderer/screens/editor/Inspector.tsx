@@ -11,6 +11,8 @@ import { PortListEditor } from './PortListEditor';
 import { ToolSection } from './ToolSection';
 import type { ServerTools } from './use-server-tools';
 import { ProblemLines } from './ProblemsList';
+import { idIssue, nameIssue, notSaidByFields } from './field-words';
+import { nodeName, withFollowingId } from './id-follows-name';
 
 /**
  * The selected node's settings. Every change goes through `onChange` as a whole new node (the
@@ -24,6 +26,7 @@ export function Inspector({
   problems,
   onChange,
   onRemove,
+  saved = false,
 }: {
   node: WorkflowNode;
   draft: Draft;
@@ -31,8 +34,16 @@ export function Inspector({
   problems: readonly string[];
   onChange: (next: WorkflowNode, group?: string) => void;
   onRemove: () => void;
+  /** The node is in the stored workflow: its Id no longer follows its name. */
+  saved?: boolean;
 }) {
   const id = useId();
+  const siblings = draft.nodes.filter((n) => n !== node).map((n) => n.id);
+  // A new name (label, or an agent's name) takes the Id along while the Id is still the one the old name made.
+  const edit = (next: WorkflowNode, group?: string) => {
+    const renamed = nodeName(next) !== nodeName(node) ? withFollowingId(node, next, siblings, saved) : next;
+    onChange(renamed, renamed.id !== next.id ? 'node-name-id' : group);
+  };
   return (
     <aside className="wf-inspector" data-testid="inspector" aria-label={`${NODE_KIND_LABELS[node.kind]} node ${node.id}`}>
       <header className="wf-inspector__head">
@@ -43,13 +54,13 @@ export function Inspector({
           Remove
         </button>
       </header>
-      <ProblemLines problems={problems} testId="inspector-problems" />
+      <ProblemLines problems={notSaidByFields(problems, [idIssue(node.id, siblings), nameIssue(node.label ?? '', { required: false })])} testId="inspector-problems" />
       <section className="wf-inspector__section">
         <h3 className="wf-inspector__heading">Settings</h3>
-        <TextField id={`${id}-id`} label="Id" value={node.id} onChange={(v) => onChange({ ...node, id: v }, `${node.id}-id`)} hint="Lowercase letters, digits, - and _; edges follow a rename." testId="inspector-id" />
-        <TextField id={`${id}-label`} label="Label" value={node.label ?? ''} onChange={(v) => onChange({ ...node, label: v === '' ? undefined : v }, `${node.id}-label`)} testId="inspector-label" />
+        <TextField id={`${id}-id`} label="Id" value={node.id} onChange={(v) => onChange({ ...node, id: v }, `${node.id}-id`)} hint="Lowercase letters, digits, - and _; edges follow a rename." issue={idIssue(node.id, siblings)} testId="inspector-id" />
+        <TextField id={`${id}-label`} label="Label" value={node.label ?? ''} onChange={(v) => edit({ ...node, label: v === '' ? undefined : v }, `${node.id}-label`)} issue={nameIssue(node.label ?? '', { required: false })} testId="inspector-label" />
       </section>
-      <KindSection node={node} draft={draft} tools={tools} onChange={onChange} />
+      <KindSection node={node} draft={draft} tools={tools} onChange={edit} />
     </aside>
   );
 }
@@ -62,7 +73,7 @@ function KindSection({ node, draft, tools, onChange }: { node: WorkflowNode; dra
     case 'output':
       return <PortListEditor title="Fields" min={1} ports={node.fields} onChange={(fields, group) => onChange({ ...node, fields }, group)} testId="inspector-fields" />;
     case 'agent':
-      return <AgentSection node={node} serverIds={draft.servers.map((s) => s.id)} onChange={onChange} />;
+      return <AgentSection node={node} serverIds={draft.servers.map((s) => s.id)} workflow={draft} tools={tools} onChange={onChange} />;
     case 'pattern':
       return <PatternSection node={node} onChange={onChange} />;
     case 'tool':

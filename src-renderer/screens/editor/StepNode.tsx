@@ -2,6 +2,7 @@ import { memo, useEffect } from 'react';
 import { Handle, Position, useUpdateNodeInternals, type NodeProps } from '@xyflow/react';
 import { NODE_KIND_LABELS, portsOf } from '@shared/workflow/ports';
 import { runStateText, type StepNode as StepNodeType } from './flow-convert';
+import { OutputPortName } from './OutputPortName';
 import { SupervisorBadges } from '../../workflow-supervisor/SupervisorBadges';
 
 /** What a node says about itself under its kind: an agent's task, a tool's call, an assert's checks. */
@@ -84,7 +85,7 @@ export const StepNode = memo(function StepNode({ id, data, selected }: NodeProps
             <li key={`out-${p.name}`} className="wf-node__port wf-node__port--out" data-testid={`port-${node.id}-out-${p.name}`}>
               <PortProblem messages={ports.inputs.some((i) => i.name === p.name) ? undefined : portProblems[p.name]} />
               <span className="wf-node__port-type">{p.scope === 'item' ? `${p.type} per item` : p.type}</span>
-              <span className="wf-node__port-name">{p.name}</span>
+              <OutputPortName node={node.id} port={p.name} />
               <Handle type="source" position={Position.Right} id={p.name} className={`wf-handle wf-handle--${p.type}`} />
             </li>
           ))}

@@ -4,6 +4,8 @@ import { routeHref } from '../../app/routing';
 import { FieldRow, TextField } from '../../components/Form';
 import { uniqueId, type Draft } from './graph-edit';
 import { ProblemLines } from './ProblemsList';
+import { idIssue, nameIssue, notSaidByFields } from './field-words';
+import { workflowIdFor } from './id-follows-name';
 import { WorkflowTraceChoice } from './WorkflowTraceChoice';
 import { SupervisorSettingsSection } from '../../workflow-supervisor/SupervisorSettingsSection';
 
@@ -14,12 +16,15 @@ export function WorkflowPanel({
   workspaces,
   problems,
   onChange,
+  saved = false,
 }: {
   draft: Draft;
   servers: readonly RegisteredServer[];
   workspaces: readonly Workspace[];
   problems: readonly string[];
   onChange: (next: Draft, group?: string) => void;
+  /** Stored under its id already: the id no longer follows the name (the CLI and runs know it). */
+  saved?: boolean;
 }) {
   const id = useId();
   const [adding, setAdding] = useState('');
@@ -38,9 +43,9 @@ export function WorkflowPanel({
       <header className="wf-inspector__head">
         <h2 className="wf-inspector__title">Workflow</h2>
       </header>
-      <ProblemLines problems={problems} testId="workflow-problems" />
-      <TextField id={`${id}-name`} label="Name" value={draft.name} onChange={(v) => onChange({ ...draft, name: v }, 'wf-name')} testId="workflow-name" />
-      <TextField id={`${id}-id`} label="Id" value={draft.id} onChange={(v) => onChange({ ...draft, id: v }, 'wf-id')} hint="Its file name in the data folder and its name for the CLI (steward run ID)." testId="workflow-id" />
+      <ProblemLines problems={notSaidByFields(problems, [nameIssue(draft.name, { required: true }), idIssue(draft.id)])} testId="workflow-problems" />
+      <TextField id={`${id}-name`} label="Name" value={draft.name} onChange={(v) => onChange({ ...draft, name: v, id: saved ? draft.id : workflowIdFor(draft.id, draft.name, v) }, 'wf-name')} issue={nameIssue(draft.name, { required: true })} testId="workflow-name" />
+      <TextField id={`${id}-id`} label="Id" value={draft.id} onChange={(v) => onChange({ ...draft, id: v }, 'wf-id')} hint="Its file name in the data folder and its name for the CLI (steward run ID)." issue={idIssue(draft.id)} testId="workflow-id" />
       <TextField id={`${id}-desc`} label="Description" multiline value={draft.description} onChange={(v) => onChange({ ...draft, description: v }, 'wf-desc')} testId="workflow-description" />
       <FieldRow label="Workspace" htmlFor={`${id}-ws`} hint="The folder its servers work in (${workspace} in their arguments).">
         <select id={`${id}-ws`} className="select" value={draft.workspace ?? ''} onChange={(e) => onChange(e.target.value === '' ? withoutWorkspace(draft) : { ...draft, workspace: e.target.value })} data-testid="workflow-workspace">

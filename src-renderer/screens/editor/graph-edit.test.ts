@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { NODE_KINDS, WorkflowNode } from '@shared/workflow/document';
 import { HostedWorkflowGraph } from '@shared/workflow/hosted-graph';
-import { addNode, connect, freePosition, moveNodes, removeElements, replaceNode, uniqueId } from './graph-edit';
+import { addNode, connect, moveNodes, removeElements, replaceNode, uniqueId } from './graph-edit';
 import { newWorkflowDraft } from './workflow-file';
 
 const base = () => newWorkflowDraft([]);
@@ -60,16 +60,5 @@ describe('editor graph edits', () => {
 
   it('moved nodes keep whole-pixel positions', () => {
     expect(moveNodes(base(), { input: { x: 10.4, y: 20.6 } }).nodes[0]?.position).toEqual({ x: 10, y: 21 });
-  });
-});
-
-describe('placing a node added from the palette', () => {
-  it('a node added by key or click never lands on another: it goes below, then to the next column', () => {
-    const nodes = [{ position: { x: 0, y: 0 } }, { position: { x: 0, y: 150 } }, { position: { x: 10, y: 310 } }];
-    const p = freePosition(nodes, { x: 0, y: 0 });
-    expect(p).toEqual({ x: 0, y: 600 });
-    for (const n of nodes) expect(Math.abs(n.position.x - p.x) >= 240 || Math.abs(n.position.y - p.y) >= 150).toBe(true);
-    const full = Array.from({ length: 6 }, (_, i) => ({ position: { x: 0, y: i * 150 } }));
-    expect(freePosition(full, { x: 0, y: 0 })).toEqual({ x: 240, y: 0 });
   });
 });

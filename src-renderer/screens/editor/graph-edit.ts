@@ -68,25 +68,6 @@ export function removeElements(draft: Draft, nodeIds: readonly string[], edgeInd
   };
 }
 
-/** The room a node takes on the canvas, roughly (for placing a new one beside the others). */
-export const NODE_BOX = { w: 240, h: 150 } as const;
-
-/**
- * The first place at or below `at` (then in the next columns) where a new node overlaps none of
- * `nodes`: a node added from the palette by key or click is never hidden under another.
- */
-export function freePosition(nodes: readonly { position?: XY }[], at: XY): XY {
-  const taken = nodes.flatMap((n) => (n.position ? [n.position] : []));
-  const clear = (p: XY) => taken.every((q) => Math.abs(q.x - p.x) >= NODE_BOX.w || Math.abs(q.y - p.y) >= NODE_BOX.h);
-  for (let column = 0; column < 20; column++) {
-    for (let row = 0; row < 6; row++) {
-      const p = { x: Math.round(at.x + column * NODE_BOX.w), y: Math.round(at.y + row * NODE_BOX.h) };
-      if (clear(p)) return p;
-    }
-  }
-  return { x: Math.round(at.x), y: Math.round(at.y) };
-}
-
 export function moveNodes(draft: Draft, positions: Readonly<Record<string, XY>>): Draft {
   return {
     ...draft,

@@ -1,14 +1,15 @@
-import type { z } from 'zod';
 import type { RegisteredServer, Workspace } from '@shared/contracts/host-registry';
 import { checkHostedGraph } from '@shared/workflow/check-hosted-graph';
 import { HostedWorkflowGraph } from '@shared/workflow/hosted-graph';
+import { schemaProblems } from '@shared/workflow/schema-problems';
 import type { GraphProblem } from '@shared/workflow/validate-graph';
 import type { Draft } from './graph-edit';
 
 /**
- * Every problem of the draft, as the editor shows them: first what the schema refuses (a field
- * left empty, a bad port name), named by node and port, then — once the schema holds — the
- * graph's and the registry's (checkHostedGraph). `valid`: the draft can be saved.
+ * Every problem of the draft, as the page finds them while the host checks it (use-host-check.ts):
+ * first what the schema refuses (a field left empty, a bad port name), in words, named by node and
+ * port, then — once the schema holds — the graph's and the registry's (checkHostedGraph).
+ * `valid`: the draft can be saved.
  */
 export function draftProblems(
   draft: Draft,
@@ -16,22 +17,8 @@ export function draftProblems(
   toolsByServer: Record<string, readonly string[]>,
 ): { problems: GraphProblem[]; valid: boolean } {
   const parsed = HostedWorkflowGraph.safeParse(draft);
-  if (!parsed.success) return { problems: parsed.error.issues.map((i) => schemaProblem(draft, i)), valid: false };
+  if (!parsed.success) return { problems: schemaProblems(draft, parsed.error), valid: false };
   return { problems: checkHostedGraph(parsed.data, { servers: [...registry.servers], workspaces: [...registry.workspaces] }, toolsByServer), valid: true };
-}
-
-function schemaProblem(draft: Draft, issue: z.core.$ZodIssue): GraphProblem {
-  const path = issue.path.map(String);
-  if (path[0] === 'nodes' && path[1] !== undefined) {
-    const node = draft.nodes[Number(path[1])];
-    const rest = path.slice(2);
-    const listed = rest[0] === 'inputs' || rest[0] === 'fields';
-    const port = listed && rest[1] !== undefined && node && 'inputs' in node ? node.inputs[Number(rest[1])]?.name : listed && node && 'fields' in node ? node.fields[Number(rest[1])]?.name : undefined;
-    const where = rest.length > 0 ? `${rest.join('.')}: ` : '';
-    return { ...(node ? { node: node.id } : {}), ...(port !== undefined && port !== '' ? { port } : {}), code: 'schema', message: `${where}${issue.message}` };
-  }
-  if (path[0] === 'edges' && path[1] !== undefined) return { edge: Number(path[1]), code: 'schema', message: `edge ${Number(path[1]) + 1}: ${issue.message}` };
-  return { code: 'schema', message: `${path.length > 0 ? `${path.join('.')}: ` : ''}${issue.message}` };
 }
 
 export interface ProblemIndex {

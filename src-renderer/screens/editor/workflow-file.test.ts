@@ -19,7 +19,7 @@ describe('workflow files', () => {
     const doc = { ...newWorkflowDraft([]), nodes: [{ id: 'x', kind: 'sorcery' }] };
     const out = parseWorkflowFile(JSON.stringify(doc), 'w.json');
     expect(out.ok).toBe(false);
-    if (!out.ok) expect(out.error).toContain('nodes.0.kind');
+    if (!out.ok) expect(out.error).toContain('node x: kind must be one of "input"');
   });
 
   it('a CLI workflow file (servers by package) is refused with what to do instead', () => {

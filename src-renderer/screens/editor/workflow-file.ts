@@ -1,4 +1,6 @@
 import { HostedWorkflowGraph } from '@shared/workflow/hosted-graph';
+import { schemaProblems } from '@shared/workflow/schema-problems';
+import { formatGraphProblem } from '@shared/workflow/validate-graph';
 import { uniqueId, type Draft } from './graph-edit';
 
 export type FileOutcome = { ok: true; workflow: HostedWorkflowGraph } | { ok: false; error: string };
@@ -18,8 +20,10 @@ export function parseWorkflowFile(text: string, fileName = 'the file'): FileOutc
   if (parsed.success) return { ok: true, workflow: parsed.data };
   const launches = typeof raw === 'object' && raw !== null && Array.isArray((raw as { servers?: unknown }).servers)
     && (raw as { servers: unknown[] }).servers.some((s) => typeof s === 'object' && s !== null && ('package' in s || 'command' in s));
-  const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.length > 0 ? i.path.join('.') : 'the document'}: ${i.message}`);
-  const more = parsed.error.issues.length > 5 ? ` (and ${parsed.error.issues.length - 5} more)` : '';
+  // In the words steward validate uses for the same file (schema-problems.ts).
+  const problems = schemaProblems(raw, parsed.error);
+  const issues = problems.slice(0, 5).map(formatGraphProblem);
+  const more = problems.length > 5 ? ` (and ${problems.length - 5} more)` : '';
   const hint = launches
     ? ' Its servers name a package or command: that is a CLI workflow file. The app names servers registered in the MCP registry — import it with `steward workflows import`, or register its servers and export from the app.'
     : '';

@@ -19,7 +19,7 @@ const OAUTH_HINT = 'Leave empty and Steward registers itself with the server’s
  */
 export function ServerForm({ servers, editing, onDone, onCancel }: { servers: readonly RegisteredServer[]; editing?: RegisteredServer; onDone: (message: string) => void; onCancel: () => void }) {
   const { client, connection } = useHost();
-  const { names, error: namesError } = useCredentialNames();
+  const { names, error: namesError, unavailable: keychainUnavailable } = useCredentialNames();
   const { busy, failure, clearFailure, panel, perform } = useRegistryAction();
   const uid = useId();
   const packages = shippedPackages(servers);
@@ -179,8 +179,12 @@ export function ServerForm({ servers, editing, onDone, onCancel }: { servers: re
             {remote ? 'Add header' : 'Add variable'}
           </button>
           <span className="muted">
-            {namesError ? `Could not list the keychain’s credentials (${namesError}); type a name. ` : names?.length === 0 ? 'No credentials stored yet. ' : ''}
-            Store a key in <a href={routeHref({ name: 'settings' })}>Settings → Credentials</a>, then pick it here.
+            {keychainUnavailable ? `${keychainUnavailable} You can still type a credential’s name. ` : namesError ? 'Could not list the keychain’s credentials; type a name. ' : names?.length === 0 ? 'No credentials stored yet. ' : ''}
+            {!keychainUnavailable && (
+              <>
+                Store a key in <a href={routeHref({ name: 'settings' })}>Settings → Credentials</a>, then pick it here.
+              </>
+            )}
           </span>
         </div>
       </fieldset>

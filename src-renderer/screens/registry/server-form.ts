@@ -5,6 +5,7 @@ import { McpServerSpec } from '@shared/contracts/spec';
 import { ServerOAuthClient, ServerUrl } from '@shared/contracts/remote-server';
 import { looksLikeRawSecret } from '@shared/policy/secrets';
 import { HostRequestError } from '../../host/host-client';
+import { issueInWords } from '../../view/issue-words';
 
 /**
  * The registry page's forms as pure data: what a person typed, checked field by field, becomes the
@@ -74,7 +75,7 @@ export function shippedPackages(servers: readonly RegisteredServer[]): { package
   return [...seen.values()];
 }
 
-const firstIssue = (error: z.ZodError): string => error.issues[0]?.message ?? 'invalid';
+const firstIssue = (error: z.ZodError): string => (error.issues[0] ? issueInWords(error.issues[0]) : 'This is not valid.');
 
 function idProblem(id: string, taken: { id: string; shipped: boolean } | undefined, what: 'server' | 'workspace'): string | undefined {
   if (id === '') return `Give the ${what} an id: lowercase letters, digits, - and _.`;
@@ -136,7 +137,7 @@ export function serverRegistrationFromForm(form: ServerForm, context: { servers:
 
   if (problems.length > 0) return { ok: false, problems };
   const checked = ServerRegistration.safeParse({ id, label, ...launch, args, env });
-  if (!checked.success) return { ok: false, problems: checked.error.issues.map((i) => ({ field: String(i.path[0] ?? 'id'), message: i.message })) };
+  if (!checked.success) return { ok: false, problems: checked.error.issues.map((i) => ({ field: String(i.path[0] ?? 'id'), message: issueInWords(i) })) };
   return { ok: true, registration: checked.data };
 }
 
@@ -161,7 +162,7 @@ function remoteRegistrationFromForm(form: ServerForm, id: string, label: string,
   const oauth = oauthFromForm(form, headers, problems);
   if (problems.length > 0) return { ok: false, problems };
   const checked = ServerRegistration.safeParse({ id, label, url, headers, ...(oauth ? { oauth } : {}) });
-  if (!checked.success) return { ok: false, problems: checked.error.issues.map((i) => ({ field: remoteField(i.path), message: i.message })) };
+  if (!checked.success) return { ok: false, problems: checked.error.issues.map((i) => ({ field: remoteField(i.path), message: issueInWords(i) })) };
   return { ok: true, registration: checked.data };
 }
 
@@ -216,7 +217,7 @@ export function workspaceRegistrationFromForm(form: WorkspaceForm, workspaces: r
   if (problems.length > 0) return { ok: false, problems };
   const label = form.label.trim();
   const checked = WorkspaceRegistration.safeParse({ id, path, ...(label ? { label } : {}) });
-  if (!checked.success) return { ok: false, problems: checked.error.issues.map((i) => ({ field: String(i.path[0] ?? 'id'), message: i.message })) };
+  if (!checked.success) return { ok: false, problems: checked.error.issues.map((i) => ({ field: String(i.path[0] ?? 'id'), message: issueInWords(i) })) };
   return { ok: true, registration: checked.data };
 }
 

@@ -1,9 +1,9 @@
 import { RUN_STATUSES, RUN_STATUS_LABELS, RunStatus } from '@shared/contracts/events';
-import type { WorkflowRow } from '../../db/db';
+import type { WorkflowChoice } from './filter-workflows';
 import { NO_FILTER, PROVIDER_LABELS, RunFilter, RunSort } from './run-filter';
 
 /** The runs list's filter bar: every control edits one field of `filter`; its state lives in RunsScreen. */
-export function RunFilters({ filter, onChange, workflows }: { filter: RunFilter; onChange: (f: RunFilter) => void; workflows: readonly Pick<WorkflowRow, 'id' | 'name'>[] }) {
+export function RunFilters({ filter, onChange, workflows }: { filter: RunFilter; onChange: (f: RunFilter) => void; workflows: readonly WorkflowChoice[] }) {
   const set = (patch: Partial<RunFilter>) => {
     const next: RunFilter = { ...filter, ...patch };
     // An emptied control removes its field, so "All …" narrows nothing.

@@ -4,6 +4,7 @@ import { useHost } from '../../app/HostProvider';
 import { Spinner } from '../../components/Icons';
 import { useCredentialNames } from '../../supervision/use-workflow-config';
 import { useExplicitAction } from '../../components/ExplicitAction';
+import type { ConnectionState } from '../../host/transport';
 
 /**
  * Credentials are write-only from here: a value goes to the host's OS keychain with
@@ -12,8 +13,22 @@ import { useExplicitAction } from '../../components/ExplicitAction';
  * person to approve each write (a native dialog, or the code it prints in its terminal).
  */
 export function CredentialsSection() {
-  const { client, connection } = useHost();
-  const { names, error: listError, refresh } = useCredentialNames();
+  const { connection } = useHost();
+  const listing = useCredentialNames();
+  return <CredentialsPanel connection={connection} listing={listing} />;
+}
+
+/** What the host said of its keychain: names, or why it cannot be reached, or why it could not be asked. */
+export type KeychainListing = Pick<ReturnType<typeof useCredentialNames>, 'names' | 'error' | 'unavailable' | 'refresh'>;
+
+/**
+ * The section for a known connection and listing. A keychain the host cannot reach is said at once,
+ * in words, and the form is off: nobody is asked to approve a write that could only fail.
+ */
+export function CredentialsPanel({ connection, listing }: { connection: ConnectionState; listing: KeychainListing }) {
+  const { client } = useHost();
+  const { names, error: listError, unavailable, refresh } = listing;
+  const off = connection !== 'open' || unavailable !== undefined;
   const valueRef = useRef<HTMLInputElement>(null);
   const [name, setName] = useState('');
   const [busy, setBusy] = useState(false);
@@ -79,6 +94,12 @@ export function CredentialsSection() {
       </p>
       {connection !== 'open' ? (
         <p className="muted">Connect to the Steward host to manage credentials.</p>
+      ) : unavailable !== undefined ? (
+        <div className="notice notice--warning" role="status" data-testid="credentials-unavailable">
+          <span>
+            <strong>No keychain available.</strong> {unavailable} Workflows that need no key (local Ollama models, replay scripts) still run.
+          </span>
+        </div>
       ) : listError ? (
         <p className="error" role="alert">
           Could not read the keychain: {listError}
@@ -118,22 +139,24 @@ export function CredentialsSection() {
         </ul>
       )}
       <form className="cred-form" onSubmit={(e) => void add(e)} data-testid="credential-form" autoComplete="off">
-        <div className="field">
-          <label className="field__label" htmlFor="cred-name">
-            Name
-          </label>
-          <input id="cred-name" className="input" value={name} onChange={(e) => setName(e.target.value)} placeholder="openai" aria-invalid={nameError ? true : undefined} aria-describedby="cred-name-hint" data-testid="credential-name" />
-        </div>
-        <div className="field">
-          <label className="field__label" htmlFor="cred-value">
-            Value
-          </label>
-          <input id="cred-value" ref={valueRef} className="input" type="password" autoComplete="new-password" spellCheck={false} placeholder="paste the key" data-testid="credential-value" />
-        </div>
-        <button type="submit" className="button button--primary" disabled={busy || connection !== 'open' || !nameCheck?.success}>
-          {busy && <Spinner />}
-          Store in keychain
-        </button>
+        <fieldset className="cred-form__fields" disabled={off}>
+          <div className="field">
+            <label className="field__label" htmlFor="cred-name">
+              Name
+            </label>
+            <input id="cred-name" className="input" value={name} onChange={(e) => setName(e.target.value)} placeholder="openai" aria-invalid={nameError ? true : undefined} aria-describedby="cred-name-hint" data-testid="credential-name" />
+          </div>
+          <div className="field">
+            <label className="field__label" htmlFor="cred-value">
+              Value
+            </label>
+            <input id="cred-value" ref={valueRef} className="input" type="password" autoComplete="new-password" spellCheck={false} placeholder="paste the key" data-testid="credential-value" />
+          </div>
+          <button type="submit" className="button button--primary" disabled={busy || off || !nameCheck?.success}>
+            {busy && <Spinner />}
+            Store in keychain
+          </button>
+        </fieldset>
       </form>
       {action.panel}
       <p id="cred-name-hint" className={nameError ? 'error' : 'form-row__hint'}>

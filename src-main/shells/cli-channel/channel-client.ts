@@ -1,0 +1,133 @@
+import { connect, type Socket } from 'node:net';
+import { ChannelHostFrame, FORWARDED_ENV, type ChannelAddress, type ChannelClientFrame } from '@shared/contracts/cli-channel';
+import { readChannelAddress } from './channel-address';
+import { readJsonLines, writeJsonLine } from './json-lines';
+
+export interface ForwardIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  signal?: AbortSignal;
+  ask?: (question: string) => Promise<boolean>;
+  line?: (question: string) => Promise<string | undefined>;
+}
+
+/** Whether the process that wrote the address still runs (a crashed host leaves its file behind). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The host's socket, or undefined when nobody listens there (no host, or a dead one's leftovers). */
+async function reach(dataDir: string): Promise<{ address: ChannelAddress; socket: Socket } | undefined> {
+  const address = readChannelAddress(dataDir);
+  if (!address || !alive(address.pid)) return undefined;
+  const socket = await new Promise<Socket | undefined>((resolve) => {
+    const s = connect(address.path);
+    s.once('connect', () => resolve(s));
+    s.once('error', () => resolve(undefined));
+  });
+  return socket ? { address, socket } : undefined;
+}
+
+const send = (socket: Socket, frame: ChannelClientFrame) => writeJsonLine(socket, frame);
+
+/**
+ * Hands a command to the Steward host on this data folder (issue 22) and relays it: output as it
+ * comes, the host's questions to the person here, Ctrl+C to the host. Resolves with the command's
+ * exit code, or undefined when no host listens (the caller then runs it in-process).
+ */
+export async function forwardToHost(argv: string[], io: ForwardIo, dataDir: string): Promise<number | undefined> {
+  const reached = await reach(dataDir);
+  if (!reached) return undefined;
+  const { address, socket } = reached;
+  const env = Object.fromEntries(Object.entries(io.env).filter((e): e is [string, string] => FORWARDED_ENV.test(e[0]) && typeof e[1] === 'string'));
+  send(socket, { kind: 'hello', token: address.token, argv, cwd: io.cwd, env, terminal: io.ask !== undefined && io.line !== undefined });
+  return new Promise<number>((resolve) => {
+    let ended = false;
+    const end = (code: number) => {
+      if (ended) return;
+      ended = true;
+      io.signal?.removeEventListener('abort', interrupt);
+      socket.end();
+      resolve(code);
+    };
+    const interrupt = () => send(socket, { kind: 'interrupt' });
+    io.signal?.addEventListener('abort', interrupt);
+    readJsonLines(
+      socket,
+      (raw) => {
+        const parsed = ChannelHostFrame.safeParse(raw);
+        if (!parsed.success) {
+          io.stderr('steward: the Steward app answered with a frame this command does not know (are the command and the app the same version?)\n');
+          return end(1);
+        }
+        const frame = parsed.data;
+        switch (frame.kind) {
+          case 'stdout':
+            return io.stdout(frame.text);
+          case 'stderr':
+            return io.stderr(frame.text);
+          case 'ask':
+            if (frame.type === 'yesno') void (io.ask?.(frame.question) ?? Promise.resolve(false)).then((yes) => send(socket, { kind: 'answer', id: frame.id, yes }));
+            else void (io.line?.(frame.question) ?? Promise.resolve(undefined)).then((line) => send(socket, { kind: 'answer', id: frame.id, line: line ?? null }));
+            return;
+          case 'exit':
+            return end(frame.code);
+          case 'refused':
+            io.stderr(`steward: the Steward app refused the command: ${frame.message}\n`);
+            return end(2);
+          case 'folded':
+            return end(0);
+        }
+      },
+      (problem) => {
+        io.stderr(`steward: the Steward app sent ${problem}\n`);
+        end(1);
+      },
+    );
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      if (ended) return;
+      io.stderr('steward: the Steward app stopped before the command ended; what it recorded is in its history (steward runs waiting shows a run that still waits)\n');
+      end(1);
+    });
+  });
+}
+
+/**
+ * Gives the host the events of a run this command made alone (the host started meanwhile and now
+ * holds the journal): it folds the spool file into its journal and removes it.
+ */
+export async function foldIntoHost(dataDir: string, spool: string): Promise<{ ok: true; events: number } | { ok: false; message: string; unreachable?: true }> {
+  const reached = await reach(dataDir);
+  if (!reached) return { ok: false, unreachable: true, message: 'the Steward app holds the data folder but does not answer on its channel' };
+  const { address, socket } = reached;
+  send(socket, { kind: 'fold', token: address.token, spool });
+  return new Promise((resolve) => {
+    let done = false;
+    const finish = (outcome: { ok: true; events: number } | { ok: false; message: string }) => {
+      if (done) return;
+      done = true;
+      socket.end();
+      resolve(outcome);
+    };
+    readJsonLines(
+      socket,
+      (raw) => {
+        const parsed = ChannelHostFrame.safeParse(raw);
+        if (parsed.success && parsed.data.kind === 'folded') return finish({ ok: true, events: parsed.data.events });
+        if (parsed.success && parsed.data.kind === 'refused') return finish({ ok: false, message: parsed.data.message });
+        finish({ ok: false, message: 'the Steward app answered with a frame this command does not know' });
+      },
+      (problem) => finish({ ok: false, message: `the Steward app sent ${problem}` }),
+    );
+    socket.on('error', () => undefined);
+    socket.on('close', () => finish({ ok: false, message: 'the Steward app closed the channel before taking the events' }));
+  });
+}

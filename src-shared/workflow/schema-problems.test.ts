@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { HostedWorkflowGraph } from './hosted-graph';
+import { WorkflowGraph } from './document';
+import { schemaProblems } from './schema-problems';
+import { formatGraphProblem } from './validate-graph';
+
+const base = {
+  format: 'steward/v1',
+  kind: 'workflow',
+  id: 'w',
+  name: 'W',
+  nodes: [
+    { id: 'in', kind: 'input', fields: [{ name: 'text' }] },
+    { id: 'out', kind: 'output', fields: [{ name: 'result' }] },
+  ],
+};
+
+function words(schema: typeof HostedWorkflowGraph | typeof WorkflowGraph, doc: unknown): string[] {
+  const parsed = schema.safeParse(doc);
+  if (parsed.success) return [];
+  return schemaProblems(doc, parsed.error).map(formatGraphProblem);
+}
+
+describe('schema problems in words', () => {
+  it('an empty name says the name is required, not Zod text', () => {
+    expect(words(HostedWorkflowGraph, { ...base, name: '' })).toEqual(['workflow: name is required']);
+  });
+
+  it('a field left empty on a node names the node and port', () => {
+    const doc = { ...base, nodes: [{ id: 'in', kind: 'input', fields: [{ name: 'Bad Name' }] }, base.nodes[1]] };
+    const parsed = HostedWorkflowGraph.safeParse(doc);
+    expect(parsed.success).toBe(false);
+    if (parsed.success) return;
+    expect(schemaProblems(doc, parsed.error)[0]).toMatchObject({ node: 'in', port: 'Bad Name', message: expect.stringMatching(/^fields\.0\.name: use lowercase/) });
+  });
+
+  it('an unknown node kind lists the kinds there are', () => {
+    expect(words(HostedWorkflowGraph, { ...base, nodes: [...base.nodes, { id: 'x', kind: 'teleport' }] })[0]).toMatch(/^node x: kind must be one of "input", "agent"/);
+  });
+
+  it("an app file's servers read as the CLI format name the unknown field plainly", () => {
+    expect(words(WorkflowGraph, { ...base, servers: [{ id: 'fs', server: 'filesystem' }] })).toContain('workflow: servers.0 has an unknown field "server": this format has no such field (remove it)');
+  });
+
+  it('a key that is not spelled like the schema\'s own is counted, never echoed', () => {
+    const out = words(HostedWorkflowGraph, { ...base, 'sk-Secret123': 'x' }).join('\n');
+    expect(out).not.toContain('sk-Secret123');
+    expect(out).toMatch(/an unknown field 1/);
+  });
+});
