@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { hostPage } from '../../../test-support/host-session';
 import { tempNotesSpec } from '../../../test-support/workspace';
 import { readTraceFile } from '../../../test-support/trace-file';
+import { journalEvents } from '../../../test-support/cli-capture';
 import { createHost } from '../../composition/create-host';
 import { EXIT, runCli } from './cli';
 
@@ -54,6 +55,9 @@ describe('steward replay', () => {
     expect(out).toMatchObject({ status: 'completed', replay_of: recordedId, dry_run: false, differences: [], gaps: [] });
     // Live: the recorded write ran again.
     expect(readFileSync(summary, 'utf8')).toContain('Action items');
+    // A replay is a run of the data folder too: in its history, marked as the replay of the original.
+    const replayId = (JSON.parse(json.stdout) as { run_id: string }).run_id;
+    expect(journalEvents(s.dataDir).find((e) => e.run_id === replayId && e.type === 'run.started')).toMatchObject({ replay_of: recordedId });
   }, 60_000);
 
   it('lists where the replay decides otherwise, round by round, and exits 1', async () => {

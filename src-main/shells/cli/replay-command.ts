@@ -20,6 +20,7 @@ import { defaultDataDir } from '../../util/data-dir';
 import { loadDocumentFile } from '../../workflow/load-workflow';
 import { agentRunPrinter, jsonResult } from './agent-run-output';
 import { confirmPolicy, EXIT, type CliIo } from './cli';
+import { localRecorder } from './run-recorder';
 import { formatDifferences } from './format-differences';
 import { replayWorkflowCommand } from './replay-workflow';
 import { openTraceWriter } from './trace-writer';
@@ -132,8 +133,11 @@ export async function replayCommand(args: string[], io: CliIo): Promise<number> 
   mkdirSync(dataDir, { recursive: true });
   const trace = typeof values.trace === 'string' ? openTraceWriter(values.trace) : undefined;
   const replayed: RunEvent[] = [];
+  // A replay is a run too: in the data folder's history (the app's Runs), as the app's replays are.
+  const recorder = localRecorder(dataDir, (line) => io.stderr(`steward: ${line}\n`));
   const printer = agentRunPrinter(io, json, (event) => {
     replayed.push(event);
+    recorder.onEvent(event);
     trace?.(event);
   });
   if (!json) io.stdout(`steward · replay of ${plan.replayOf} · ${live ? 'live tools' : 'dry run (no tool executes)'} · ${plan.spec.name}\n`);
@@ -154,6 +158,8 @@ export async function replayCommand(args: string[], io: CliIo): Promise<number> 
     credentials: io.credentials ? io.credentials() : createKeychainStore(),
     onProgress: (line) => io.stderr(`${line}\n`),
   });
+  const recorded = await recorder.finish();
+  if (!recorded.ok) io.stderr(`steward: the replay is not in the data folder's history yet: ${recorded.message}\n`);
   if (result.setup_error !== undefined) {
     io.stderr(`steward: ${result.setup_error}\n`);
     return EXIT.badInput;

@@ -15,6 +15,7 @@ import { runWorkflow } from '../../workflow/run-workflow';
 import { WorkflowStore } from '../../workflow/workflow-store';
 import { planWorkflowRun } from '../../replay/workflow-replay-plan';
 import { EXIT } from './cli';
+import { localRecorder } from './run-recorder';
 import { formatInvocation, formatOutputs } from './format-workflow';
 import { formatPatternEvent } from './format-pattern';
 
@@ -57,6 +58,8 @@ export async function replayWorkflowCommand(options: ReplayWorkflowOptions): Pro
   if (!json) io.stdout(`steward · replay of ${plan.replay.replay_of} · ${live ? 'live tools' : 'dry run (tool nodes give back their recorded results, agents execute nothing)'} · workflow ${plan.workflow.graph.name}\n`);
   for (const gap of plan.gaps) io.stderr(`note: ${gap}\n`);
   const replayed: RunEvent[] = [];
+  // A replay is a run too: in the data folder's history (the app's Runs), as the app's replays are.
+  const recorder = localRecorder(options.dataDir, (line) => io.stderr(`steward: ${line}\n`));
   const run = await runWorkflow({
     graph: plan.workflow.graph,
     specDir: plan.workflow.specDir,
@@ -66,6 +69,7 @@ export async function replayWorkflowCommand(options: ReplayWorkflowOptions): Pro
     ledger: openFileLedger(join(options.dataDir, 'idempotency-ledger.jsonl')),
     onEvent: (event) => {
       replayed.push(event);
+      recorder.onEvent(event);
       options.trace?.(event);
       if (!json && event.type === 'node.invocation' && event.status !== 'pending') io.stdout(`${formatInvocation(event)}\n`);
       const patternLine = json ? undefined : formatPatternEvent(event);
@@ -78,6 +82,8 @@ export async function replayWorkflowCommand(options: ReplayWorkflowOptions): Pro
     credentials: options.credentials,
     onProgress: (line) => io.stderr(`${line}\n`),
   });
+  const recorded = await recorder.finish();
+  if (!recorded.ok) io.stderr(`steward: the replay is not in the data folder's history yet: ${recorded.message}\n`);
   if (run.setup_error !== undefined) {
     io.stderr(`steward: ${run.setup_error}\n`);
     return EXIT.badInput;
