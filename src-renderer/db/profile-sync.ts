@@ -111,8 +111,13 @@ export function createProfileSync(db: StewardDb, client: Client, report: (proble
   // What changes when something worth sending does: versions are only ever added.
   const watched = liveQuery(async () => `${await db.profiles.count()}|${(await db.workflows.toArray()).map((r) => `${r.id}@${r.choices_at ?? ''}`).join(',')}`);
   let last: string | undefined;
+  // The watcher's first reading is its baseline: connect waits for it, so a change made once connect
+  // has returned is never taken into the baseline (and left unsent) on a busy machine.
+  let primed = () => undefined as void;
+  const baseline = new Promise<void>((resolve) => (primed = resolve));
   const subscription = watched.subscribe({
     next(value) {
+      primed();
       const changed = last !== undefined && value !== last;
       last = value;
       if (!changed || !active) return;
@@ -122,14 +127,19 @@ export function createProfileSync(db: StewardDb, client: Client, report: (proble
         if (problem !== undefined && active) report(problem);
       });
     },
-    error: (err: unknown) => console.warn('[steward] watching profiles failed', err),
+    error: (err: unknown) => {
+      primed();
+      console.warn('[steward] watching profiles failed', err);
+    },
   });
 
   return {
     /** The host is connected: exchange now (before workflows get choices derived from their files), then after every change. */
     async connect(): Promise<string | undefined> {
       active = true;
-      return syncProblem(await run());
+      const outcome = await run();
+      await baseline;
+      return syncProblem(outcome);
     },
     pause() {
       active = false;

@@ -102,7 +102,7 @@ describe('steward validate --help and a bad --allow-host', () => {
     expect(help.stdout).toMatch(/--allow-host HOST {2}a remote \(url\) MCP server on HOST/);
     let usage = '';
     await runCli(['--help'], { stdout: (t) => (usage += t), stderr: () => undefined, env: {} });
-    expect(usage).toContain('steward validate FILE [--allow-host HOST]...');
+    expect(usage).toContain('steward validate FILE|NAME [--data-dir DIR] [--allow-host HOST]...');
   });
 
   it('a URL given as the host is refused, saying what a host looks like, before anything is loaded', async () => {
