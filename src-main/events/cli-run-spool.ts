@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { RunEvent } from '@shared/contracts/events';
 import { interruptedEnd } from './interrupted-end';
 import type { EventJournal } from './event-journal';
+import { processGone } from '../util/lock-file';
 
 /**
  * A `steward` command that runs with no Steward host on its data folder writes its run's events
@@ -78,15 +79,6 @@ export function foldSpool(journal: EventJournal, dataDir: string, name: string, 
   return { added, runIds: new Set(events.map((e) => e.run_id)) };
 }
 
-function alive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * Spools left by commands that are gone (killed, crashed): folded, and each run they leave open
@@ -102,7 +94,7 @@ export function foldOrphanSpools(journal: EventJournal, dataDir: string, waiting
   const closed: string[] = [];
   for (const name of names) {
     const match = SPOOL_NAME.exec(name);
-    if (!match || alive(Number(match[1]))) continue;
+    if (!match || !processGone(Number(match[1]))) continue;
     const { runIds } = foldSpool(journal, dataDir, name, log);
     for (const run of journal.openRuns()) {
       if (!runIds.has(run.run_id) || waiting.has(run.run_id)) continue;

@@ -2,6 +2,7 @@ import { connect, type Socket } from 'node:net';
 import { ChannelHostFrame, FORWARDED_ENV, type ChannelAddress, type ChannelClientFrame } from '@shared/contracts/cli-channel';
 import { readChannelAddress } from './channel-address';
 import { readJsonLines, writeJsonLine } from './json-lines';
+import { processGone } from '../../util/lock-file';
 
 export interface ForwardIo {
   stdout: (text: string) => void;
@@ -13,20 +14,11 @@ export interface ForwardIo {
   line?: (question: string) => Promise<string | undefined>;
 }
 
-/** Whether the process that wrote the address still runs (a crashed host leaves its file behind). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** The host's socket, or undefined when nobody listens there (no host, or a dead one's leftovers). */
 async function reach(dataDir: string): Promise<{ address: ChannelAddress; socket: Socket } | undefined> {
   const address = readChannelAddress(dataDir);
-  if (!address || !alive(address.pid)) return undefined;
+  if (!address || processGone(address.pid)) return undefined;
   const socket = await new Promise<Socket | undefined>((resolve) => {
     const s = connect(address.path);
     s.once('connect', () => resolve(s));
