@@ -21,7 +21,7 @@ export async function cliWith(argv: string[], extra: Partial<CliIo> = {}): Promi
 
 /** Every event in a data folder's journal. */
 export function journalEvents(dataDir: string): RunEvent[] {
-  const journal = EventJournal.open(join(dataDir, 'outbox.jsonl'), { log: () => undefined });
+  const journal = EventJournal.open(join(dataDir, 'history.sqlite'), { log: () => undefined });
   const events = journal.read(0, 10_000).events;
   journal.close();
   return events;

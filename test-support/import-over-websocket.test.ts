@@ -70,7 +70,7 @@ describe('importing a big trace through the browser shell', () => {
     expect(progress.length - 1).toBeGreaterThanOrEqual(11);
     expect(progress).toEqual(progress.map((_, i) => i));
     await host.close();
-    const journal = EventJournal.open(join(dataDir, 'outbox.jsonl'), { log: () => undefined });
+    const journal = EventJournal.open(join(dataDir, 'history.sqlite'), { log: () => undefined });
     expect(journal.count).toBe(trace.events);
     journal.close();
   }, 120_000);

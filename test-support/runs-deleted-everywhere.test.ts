@@ -121,7 +121,7 @@ describe('a deleted run leaves every page', () => {
   it('a run past its trace profile\'s retention is gone after a restart, from the host and from a page that held it', async () => {
     const dataDir = folder();
     const started = Date.now();
-    const journal = EventJournal.open(join(dataDir, 'outbox.jsonl'), { log: () => undefined });
+    const journal = EventJournal.open(join(dataDir, 'history.sqlite'), { log: () => undefined });
     const run = (runId: string, days?: number): RunEvent[] => [
       RunEvent.parse({
         type: 'run.started', id: eventId(runId, 0), run_id: runId, seq: 0, ts: new Date(started).toISOString(),

@@ -8,7 +8,7 @@ import { resolveProvider } from '../src-main/providers/resolve-provider';
 import { runAgent } from '../src-main/engine/run-agent';
 import { StewardDb } from '../src-renderer/db/db';
 import { ingestEvents } from '../src-renderer/db/ingest-events';
-import { searchWords } from '../src-renderer/db/search-words';
+import { searchWords } from '@shared/history/search-words';
 import { queryRuns } from '../src-renderer/screens/runs/run-query';
 import { NO_FILTER } from '../src-renderer/screens/runs/run-filter';
 import { tempNotesWorkspace } from './workspace';

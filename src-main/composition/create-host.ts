@@ -24,7 +24,8 @@ import { openBrowser } from '../shells/open-browser';
 import { createKeychainStore } from '../credentials/keychain-store';
 import { CredentialStoreError, credentialErrorText } from '../credentials/credential-store';
 import { createCredentialListing } from '../credentials/credential-listing';
-import { EventJournal } from '../events/event-journal';
+import type { EventJournal } from '../events/event-journal';
+import { openHistory } from '../events/open-history';
 import { journalTombstoneBound } from '../events/tombstone-bound';
 import { JournalFeed } from '../events/journal-feed';
 import { RunHistory, retainAfterRunsFinish } from '../events/run-history';
@@ -41,7 +42,6 @@ import type { RegisteredServer } from '@shared/contracts/host-registry';
 import { expandWorkflow } from '../registry/expand-workflow';
 import { RequestError } from '../registry/request-error';
 import { exportEvents } from '../otlp/export-otlp';
-import { journalRunEvents } from '../otlp/journal-run-events';
 import { otlpSendHandlers } from '../otlp/host-otlp-send';
 import { readLatestReports } from '../eval/latest-report';
 import { OtlpEndpointStore } from '../otlp/otlp-endpoint-store';
@@ -112,7 +112,7 @@ async function openHost(options: HostOptions): Promise<Host> {
   const log = options.log ?? (() => undefined);
   const ollamaHost = options.ollamaHost ?? process.env.OLLAMA_HOST ?? 'http://127.0.0.1:11434';
   // The journal keeps every event (issue 9); each page session reads it with its own cursor.
-  const outbox = EventJournal.open(join(options.dataDir, 'outbox.jsonl'), { log, ...journalTombstoneBound(process.env) });
+  const outbox = openHistory(options.dataDir, { log, ...journalTombstoneBound(process.env) });
   const feed = new JournalFeed(outbox, { batch: PUSH_BATCH, log });
   const checkpoints = new CheckpointStore(join(options.dataDir, 'waiting-runs'), log);
   const workflowCheckpoints = new WorkflowCheckpointStore(join(options.dataDir, 'waiting-workflows'), log);
@@ -208,14 +208,14 @@ async function openHost(options: HostOptions): Promise<Host> {
     'runs.delete': async ({ run_ids }) => ({ deleted: await history.delete(run_ids) }),
     'runs.import': async ({ import_id, events }) => history.import(import_id, events),
     'runs.otlp': async ({ run_id }) => {
-      const events = journalRunEvents(outbox, run_id);
+      const events = outbox.runEvents(run_id);
       if (events.length === 0) throw new RequestError('not_found', `the host holds no events of run "${run_id}"`);
       const exported = exportEvents(events);
       return { json: new TextDecoder().decode(exported.body), spans: exported.spans };
     },
     'runs.replay': async (params, session) =>
       replayHostRun(params, {
-        events: (runId) => journalRunEvents(outbox, runId),
+        events: (runId) => outbox.runEvents(runId),
         demos: async () => (await handlers['workspace.demo']({}, session)).workflows,
         expand: (workflow) => expandWorkflow(workflow, registry),
         dataDir: options.dataDir,

@@ -1,72 +1,48 @@
-import fs from 'node:fs';
-import fsp, { type FileHandle } from 'node:fs/promises';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
 import { RunEvent } from '@shared/contracts/events';
+import { summarize, type RunRow } from '@shared/history/run-summary';
+import { runWords } from '@shared/history/search-words';
+import { openHistoryDb, type HistoryDb } from './history-db';
+import { migrateLegacyJournal, type LegacyEvent } from './legacy-journal';
+import { runsQuery, searchQuery, type RunsPage, type RunsQuery } from './history-queries';
 
 /**
- * The host's event journal (DESIGN.md §2, issue 9): an append-only JSONL file in the data folder and
- * the durable source of truth for run history. A page's IndexedDB is an index of it: every page
- * session keeps its own cursor (a position) and backfills whatever follows it, so nothing one page
- * does can drop an event for another.
+ * The host's run history (DESIGN.md §2, issues 9 and 26): every event of every run, in the history
+ * database (history-db.ts), the durable source of truth. A page's IndexedDB is an index of it:
+ * every page session keeps its own cursor (a position) and reads what follows it, so nothing one
+ * page does can drop an event for another.
  *
- * Line kinds:
- *   {"k":"journal","id"}              first line: this journal's identity (a cursor from another journal means nothing here)
- *   {"k":"event","pos":N,"event"}     appended (and fsynced) before anyone is told about the event; N grows by one per event
- *   {"k":"run","run_id",…}            legacy (the outbox's compaction): where a run without `run.finished` stood
- *   {"k":"ack","ids"}                 legacy (the outbox's acks): read and ignored, nothing is dropped any more
- *   {"k":"deleted","run_ids","at"}    tombstones: these runs were removed (by a person or retention) when the head was `at`;
- *                                     a page whose cursor is at or before `at` may still hold them and is told to delete them
- *   {"k":"imported","run_ids"}        these runs came from an imported trace: they never ran on this host, so one left
- *                                     unfinished is not this host's interrupted run (openRuns leaves them out)
- *   {"k":"compacted","through"}       tombstones made at or before `through` were dropped (compaction, below)
- *
- * Tombstones are compacted: past `maxTombstones` run ids the oldest are dropped when the journal is next rewritten,
- * and `through` (the highest head a dropped one was made at) is kept instead. A page whose cursor is at or before it
- * may hold a run whose tombstone is gone, so the feed has it reconcile first (journal-feed.ts): it asks which of the
- * runs it holds the journal still has, and deletes the others. So a deleted run never comes back, and the journal
- * does not grow by a line per deletion for ever.
- *
- * Positions survive restarts. A crash can only tear the last line: it is skipped on load and cut
- * off before the next append. Lines that are not valid JSON or fail the schema are skipped, counted
- * and copied to `<journal>.invalid`. The journal is rewritten (temp file, fsync, rename) only to
- * remove damage, to upgrade an outbox written before positions existed, or to remove runs (`remove`:
- * deleted by a person or by retention). Removed positions are never handed out again: the remaining
- * events keep theirs and the head stays where it was, so every page cursor stays meaningful.
- * `remove` copies the file asynchronously (appends go on meanwhile and follow into the new file) and
- * changes what the journal holds in memory only once the new file is in place: a failed rewrite
- * (disk full, no permission) leaves file and memory as they were (`JournalRewriteError`).
+ * - Positions grow by one per event and survive restarts. Removed positions are never handed out
+ *   again (`floor`): the remaining events keep theirs, so every page cursor stays meaningful.
+ * - An event's identity is its parsed id; a run's place for it is (run_id, seq), unique. A finished
+ *   run never changes: a second `run.finished`, or an event at a place the run already holds, is
+ *   refused (counted, never stored).
+ * - Each append is one transaction with one sync, committed before anyone is told.
+ * - A removal is a transaction too: it takes exactly the runs asked, records a tombstone so pages
+ *   that hold them delete them, and frees the space. Tombstones are compacted past `maxTombstones`
+ *   (a page whose cursor is at or before the compaction mark reconciles: journal-feed.ts).
+ * - A journal written by an older Steward (`outbox.jsonl`) is moved in at the first open, resumably
+ *   (legacy-journal.ts), and kept beside it as a backup.
  */
 
-const HeaderLine = z.object({ k: z.literal('journal'), id: z.string().min(1).max(100) }).strict();
-const EventLine = z.object({ k: z.literal('event'), pos: z.number().int().positive().optional(), event: RunEvent }).strict();
-const AckLine = z.object({ k: z.literal('ack'), ids: z.array(z.string()) }).strict();
-const RunLine = z
-  .object({ k: z.literal('run'), run_id: z.string(), next_seq: z.number().int().nonnegative(), rounds: z.number().int().nonnegative() })
-  .strict();
-const DeletedLine = z.object({ k: z.literal('deleted'), run_ids: z.array(z.string().min(1)), at: z.number().int().nonnegative() }).strict();
-const ImportedLine = z.object({ k: z.literal('imported'), run_ids: z.array(z.string().min(1)) }).strict();
-const CompactedLine = z.object({ k: z.literal('compacted'), through: z.number().int().nonnegative() }).strict();
-const JournalLine = z.discriminatedUnion('k', [HeaderLine, EventLine, AckLine, RunLine, DeletedLine, ImportedLine, CompactedLine]);
-type JournalLine = z.infer<typeof JournalLine>;
-
 export interface EventJournalOptions {
-  /** Where to report skipped lines and listener failures. Default: console.error. */
+  /** Where to report refused events, migration progress and listener failures. Default: console.error. */
   log?: (line: string) => void;
   /** Run ids kept as tombstones before the oldest are compacted (see above). Default MAX_TOMBSTONES. */
   maxTombstones?: number;
+  /** A journal an older Steward wrote (outbox.jsonl): moved into the database when first opened. */
+  legacyJournal?: string;
 }
 
 /** Tombstones kept by default: a page offline through more deletions than this reconciles once (one request per 1,000 of its runs). */
 export const MAX_TOMBSTONES = 10_000;
 
-/** What loading the journal found; exposed so the host can surface damage instead of hiding it. */
+/** What opening found: a migration's counts, so the host can say what happened. */
 export interface JournalLoadReport {
   events: number;
-  /** Lines that were not JSON or failed the schema (excluding a torn last line). */
+  /** Lines of a legacy journal that were not JSON or failed the schema (excluding a torn last line). */
   invalidLines: number;
-  /** The last line was cut short (a crash mid-append) and was skipped. */
+  /** The legacy journal's last line was cut short (a crash mid-append) and was skipped. */
   tornTail: boolean;
 }
 
@@ -93,7 +69,7 @@ export interface JournalRemoval {
 }
 export type RemovalListener = (removal: JournalRemoval) => void;
 
-/** What retention needs to know of a run, kept as its events are appended (never by scanning). */
+/** What retention needs to know of a run. */
 export interface JournalRunFacts {
   run_id: string;
   /** run.started's spec id or workflow.started's workflow id: "keep N runs" counts runs of the same one. */
@@ -106,7 +82,16 @@ export interface JournalRunFacts {
   retention?: { days?: number | undefined; runs?: number | undefined };
 }
 
-/** Removing runs could not rewrite the journal: nothing was removed, on disk or in memory. */
+/** A run's row: the page's summary of it plus what only the host knows. */
+export interface StoredRun {
+  run: RunRow;
+  /** Events stored for it. */
+  events: number;
+  /** Its events came from an imported trace (it never ran on this host). */
+  imported: boolean;
+}
+
+/** Removing runs failed: nothing was removed. */
 export class JournalRewriteError extends Error {
   readonly code = 'rewrite_failed' as const;
   constructor(
@@ -114,61 +99,129 @@ export class JournalRewriteError extends Error {
     readonly reason: string,
   ) {
     super(
-      `Could not rewrite the event journal ${journalPath} (${reason}), so nothing was deleted. ` +
+      `Could not delete from the history database ${journalPath} (${reason}), so nothing was deleted. ` +
         'Check that the data folder is writable and its disk has free space, then try again.',
     );
     this.name = 'JournalRewriteError';
   }
 }
 
-/** Where an event's line sits in the file, to read it back without holding every event in memory. */
-interface Entry {
-  pos: number;
-  offset: number;
-  length: number;
+/** How many events of a batch were stored, and how many were refused and why. */
+export interface AppendResult {
+  appended: number;
+  /** Same id as a stored event (a repeat: not an error). */
+  repeated: number;
+  /** A different event at a place (run, seq) the run already holds, or an end for a run that already ended. */
+  refused: number;
 }
+
+interface RunColumns {
+  n: number;
+  run_id: string;
+  next_seq: number;
+  rounds: number;
+  stored: number;
+  imported: number;
+  finished_at: string | null;
+  retention_days: number | null;
+  retention_runs: number | null;
+  started_at: string;
+  spec_id: string | null;
+  summary: string;
+}
+
+const meta = {
+  id: 'journal_id',
+  floor: 'floor',
+  compacted: 'compacted',
+} as const;
 
 export class EventJournal {
   readonly path: string;
   readonly loadReport: JournalLoadReport;
-  private journalId = '';
-  private entries: Entry[] = [];
-  private readonly ids = new Set<string>();
-  private readonly openRunsById = new Map<string, OpenRun>();
+  private readonly db: HistoryDb;
+  private journalId: string;
+  private headPos: number;
+  private floorPos: number;
+  private compacted: number;
   private readonly listeners = new Set<JournalListener>();
   private readonly removalListeners = new Set<RemovalListener>();
-  /** Removed runs → the head when they were removed (lifted when the run's events come back, e.g. an import). */
-  private readonly tombstones = new Map<string, number>();
-  private readonly runFacts = new Map<string, JournalRunFacts>();
-  /** Runs that came from an imported trace (never ran on this host). */
-  private readonly importedRuns = new Set<string>();
   /** Removals run one at a time, in the order asked. */
   private removing: Promise<unknown> = Promise.resolve();
-  /** The highest position handed out before a removal: the head never goes back below it. */
-  private floor = 0;
-  /** Tombstones made at or before this head were compacted away: a page at or before it reconciles. */
-  private compacted = 0;
   private readonly maxTombstones: number;
   private readonly log: (line: string) => void;
-  private fd: number | null = null;
-  private readFd: number | null = null;
-  /** Bytes in the file: where the next line starts. */
-  private size = 0;
+  private closed = false;
+  private readonly sql;
 
-  private constructor(journalPath: string, options: EventJournalOptions) {
-    this.path = journalPath;
+  private constructor(file: string, options: EventJournalOptions) {
+    this.path = file;
     this.log = options.log ?? ((line) => console.error(line));
     this.maxTombstones = Math.max(0, options.maxTombstones ?? MAX_TOMBSTONES);
-    fs.mkdirSync(path.dirname(journalPath), { recursive: true });
-    const { report, clean, events } = this.load();
-    this.loadReport = report;
-    if (!clean) this.rewrite(events);
-    this.fd = fs.openSync(this.path, 'a');
-    this.readFd = fs.openSync(this.path, 'r');
+    this.db = openHistoryDb(file);
+    const db = this.db;
+    this.sql = {
+      getMeta: db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?'),
+      setMeta: db.prepare<[string, string]>('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
+      maxPos: db.prepare<[], { pos: number | null }>('SELECT max(pos) AS pos FROM events'),
+      hasId: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM events WHERE id = ?'),
+      bodyOfId: db.prepare<[string], { body: string }>('SELECT body FROM events WHERE id = ?'),
+      hasPlace: db.prepare<[string, number], { one: number }>('SELECT 1 AS one FROM events WHERE run_id = ? AND seq = ?'),
+      bodyAtPlace: db.prepare<[string, number], { body: string }>('SELECT body FROM events WHERE run_id = ? AND seq = ?'),
+      insertEvent: db.prepare<[number, string, string, number, string, string]>('INSERT INTO events (pos, id, run_id, seq, type, body) VALUES (?, ?, ?, ?, ?, ?)'),
+      readAfter: db.prepare<[number, number], { pos: number; body: string }>('SELECT pos, body FROM events WHERE pos > ? ORDER BY pos LIMIT ?'),
+      runEvents: db.prepare<[string], { body: string }>('SELECT body FROM events WHERE run_id = ? ORDER BY seq'),
+      getRun: db.prepare<[string], RunColumns>('SELECT * FROM runs WHERE run_id = ?'),
+      hasRun: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM runs WHERE run_id = ?'),
+      insertRun: db.prepare(
+        `INSERT INTO runs (run_id, spec_id, name, status, started_at, finished_at, next_seq, rounds, stored, imported, retention_days, retention_runs, summary)
+         VALUES (@run_id, @spec_id, @name, @status, @started_at, @finished_at, @next_seq, @rounds, @stored, @imported, @retention_days, @retention_runs, @summary)`,
+      ),
+      updateRun: db.prepare(
+        `UPDATE runs SET spec_id = @spec_id, name = @name, status = @status, started_at = @started_at, finished_at = @finished_at, next_seq = @next_seq,
+         rounds = @rounds, stored = @stored, imported = @imported, retention_days = @retention_days, retention_runs = @retention_runs, summary = @summary WHERE n = @n`,
+      ),
+      deleteWords: db.prepare<[number]>('DELETE FROM run_words WHERE rowid = ?'),
+      insertWords: db.prepare<[number, string]>('INSERT INTO run_words (rowid, words) VALUES (?, ?)'),
+      openRuns: db.prepare<[number], OpenRun>('SELECT run_id, next_seq, rounds FROM runs WHERE finished_at IS NULL AND imported = ? ORDER BY n'),
+      retentionFacts: db.prepare<[], RunColumns>(
+        'SELECT * FROM runs WHERE spec_id IN (SELECT spec_id FROM runs WHERE retention_days IS NOT NULL OR retention_runs IS NOT NULL)',
+      ),
+      deleteRunEvents: db.prepare<[string]>('DELETE FROM events WHERE run_id = ?'),
+      deleteRun: db.prepare<[number]>('DELETE FROM runs WHERE n = ?'),
+      deleteTombstone: db.prepare<[string]>('DELETE FROM tombstones WHERE run_id = ?'),
+      insertTombstone: db.prepare<[string, number]>('INSERT INTO tombstones (run_id, at) VALUES (?, ?)'),
+      tombstonesSince: db.prepare<[number], { run_id: string }>('SELECT run_id FROM tombstones WHERE at >= ? ORDER BY n'),
+      tombstoneCount: db.prepare<[], { c: number }>('SELECT count(*) AS c FROM tombstones'),
+      oldestTombstones: db.prepare<[number], { n: number; at: number }>('SELECT n, at FROM tombstones ORDER BY n LIMIT ?'),
+      dropTombstonesThrough: db.prepare<[number]>('DELETE FROM tombstones WHERE n <= ?'),
+    };
+    const storedId = this.sql.getMeta.get(meta.id)?.value;
+    this.journalId = storedId ?? randomUUID();
+    if (!storedId) this.sql.setMeta.run(meta.id, this.journalId);
+    this.floorPos = Number(this.sql.getMeta.get(meta.floor)?.value ?? 0);
+    this.compacted = Number(this.sql.getMeta.get(meta.compacted)?.value ?? 0);
+    this.headPos = this.sql.maxPos.get()?.pos ?? 0;
+    this.loadReport = options.legacyJournal
+      ? migrateLegacyJournal(options.legacyJournal, {
+          db,
+          log: this.log,
+          adoptIdentity: (id) => {
+            this.sql.setMeta.run(meta.id, id);
+            this.journalId = id;
+          },
+          insert: (events) => this.insert(events, { imported: false, legacy: true }),
+          markImported: (runIds) => this.markImported(runIds),
+          tombstone: (runIds, at) => this.recordTombstones(runIds, at),
+          compactedThrough: (through) => this.setCompacted(Math.max(this.compacted, through)),
+          openRun: (run) => this.ensureOpenRun(run),
+        })
+      : { events: 0, invalidLines: 0, tornTail: false };
+    if (this.loadReport.events > 0 || this.tombstoneCount > this.maxTombstones) this.compactTombstones(0);
   }
 
-  static open(journalPath: string, options: EventJournalOptions = {}): EventJournal {
-    return new EventJournal(journalPath, options);
+  /** Opens the history database at `file` (history-db.ts: historyPath(dataDir)). */
+  static open(file: string, options: EventJournalOptions = {}): EventJournal {
+    return new EventJournal(file, options);
   }
 
   /** This journal's identity: a cursor is only meaningful for the journal that gave it. */
@@ -176,103 +229,116 @@ export class EventJournal {
     return this.journalId;
   }
 
-  /** The position of the last event (0 when empty). */
+  /** The position of the last event (0 when empty); never below a removal's. */
   get head(): number {
-    return Math.max(this.entries.at(-1)?.pos ?? 0, this.floor);
+    return Math.max(this.headPos, this.floorPos);
   }
 
+  /** Events stored (a count over the table: for reports and tests, not a hot path). */
   get count(): number {
-    return this.entries.length;
+    return (this.db.prepare('SELECT count(*) AS c FROM events').get() as { c: number }).c;
   }
 
   /**
-   * Writes the events durably (one write + fsync), then notifies subscribers.
-   * An event whose id is already in the journal is skipped (ids are deterministic: a repeat is the same event).
+   * Writes the events durably (one transaction, one sync), then notifies subscribers.
+   * An event whose id is stored is skipped (ids are deterministic: a repeat is the same event); one
+   * at a place its run already holds, or a second end of a run, is refused and logged.
    * Returns how many were appended. `made` = the host's engine made these events (typed, never read
    * from outside): they are not validated again.
    */
   append(events: readonly RunEvent[], options: { made?: boolean; imported?: boolean } = {}): number {
-    const fd = this.requireOpen();
-    const fresh: RunEvent[] = [];
-    const seen = new Set<string>();
-    for (const raw of events) {
-      // Validate what came from elsewhere: a malformed event in the journal would be skipped on reload.
-      const event = options.made ? raw : RunEvent.parse(raw);
-      if (this.ids.has(event.id) || seen.has(event.id)) continue;
-      seen.add(event.id);
-      fresh.push(event);
-    }
-    if (fresh.length === 0) return 0;
-    const after = this.head;
-    const lines = fresh.map((event, i) => JSON.stringify({ k: 'event', pos: after + i + 1, event } satisfies JournalLine) + '\n');
-    // Imported runs are marked in the same write as their first events: a restart knows them too.
-    const newlyImported = options.imported ? [...new Set(fresh.map((e) => e.run_id))].filter((id) => !this.importedRuns.has(id)) : [];
-    const mark = newlyImported.length > 0 ? JSON.stringify({ k: 'imported', run_ids: newlyImported } satisfies JournalLine) + '\n' : '';
-    writeAllSync(fd, mark + lines.join(''));
-    fs.fdatasyncSync(fd);
-    this.size += Buffer.byteLength(mark, 'utf8');
-    for (const id of newlyImported) this.importedRuns.add(id);
-    lines.forEach((line, i) => {
-      const length = Buffer.byteLength(line, 'utf8');
-      this.entries.push({ pos: after + i + 1, offset: this.size, length });
-      this.size += length;
-    });
-    for (const event of fresh) {
-      this.ids.add(event.id);
-      this.track(event);
-    }
-    this.notify({ events: fresh, after, position: after + fresh.length });
-    return fresh.length;
+    return this.appendReport(events, options).appended;
   }
 
-  /** Up to `limit` events after `after`, read back from the file, in order. */
+  /** `append`, saying what it refused. */
+  appendReport(events: readonly RunEvent[], options: { made?: boolean; imported?: boolean } = {}): AppendResult {
+    this.requireOpen();
+    // Validate what came from elsewhere: identity and places are read from parsed events only.
+    const parsed = options.made ? events : events.map((raw) => RunEvent.parse(raw));
+    const after = this.head;
+    const result = this.db.transaction(() => this.insert(parsed.map((event) => ({ event })), { imported: options.imported ?? false, legacy: false }))();
+    if (result.refused > 0) this.log(`history: refused ${result.refused} event(s) at a place their run already holds (or a second end of a finished run)`);
+    if (result.stored.length > 0) this.notify({ events: result.stored, after, position: this.head });
+    return { appended: result.stored.length, repeated: result.repeated, refused: result.refused };
+  }
+
+  /** Up to `limit` events after `after`, in order. */
   read(after: number, limit: number): JournalSlice {
-    const readFd = this.readFd;
-    if (readFd === null) throw new Error(`The event journal ${this.path} is closed`);
-    const start = firstAfter(this.entries, after);
-    const slice = this.entries.slice(start, start + Math.max(1, limit));
-    const first = slice[0];
-    const last = slice.at(-1);
-    if (!first || !last) return { events: [], after, position: after };
-    const buffer = Buffer.alloc(last.offset + last.length - first.offset);
-    let done = 0;
-    while (done < buffer.length) {
-      const n = fs.readSync(readFd, buffer, done, buffer.length - done, first.offset + done);
-      if (n === 0) throw new Error(`The event journal ${this.path} is shorter than its index (changed by someone else?)`);
-      done += n;
-    }
-    const events = slice.map((entry) => {
-      // Lines were validated on load or on append: parsing them again would only cost time.
-      const line = buffer.toString('utf8', entry.offset - first.offset, entry.offset - first.offset + entry.length);
-      return (JSON.parse(line) as { event: RunEvent }).event;
-    });
-    // Nothing lies between `after` and the first event read: the slice follows the asked position.
-    return { events, after, position: last.pos };
+    this.requireOpen();
+    const rows = this.sql.readAfter.all(after, Math.max(1, limit));
+    const last = rows.at(-1);
+    if (!last) return { events: [], after, position: after };
+    // Rows were validated before they were stored: parsing them again would only cost time.
+    return { events: rows.map((row) => JSON.parse(row.body) as RunEvent), after, position: last.pos };
+  }
+
+  /** One run's events in sequence order, read by its index (proportional to the run, not the history). */
+  runEvents(runId: string): RunEvent[] {
+    this.requireOpen();
+    return this.sql.runEvents.all(runId).map((row) => JSON.parse(row.body) as RunEvent);
+  }
+
+  /** The stored event with this id, if any (an import compares what it brings with what is here). */
+  eventById(id: string): RunEvent | undefined {
+    const row = this.sql.bodyOfId.get(id);
+    return row ? (JSON.parse(row.body) as RunEvent) : undefined;
+  }
+
+  /** The stored event at this place of a run, if any. */
+  eventAt(runId: string, seq: number): RunEvent | undefined {
+    const row = this.sql.bodyAtPlace.get(runId, seq);
+    return row ? (JSON.parse(row.body) as RunEvent) : undefined;
+  }
+
+  /** A run's row, if the history holds it. */
+  run(runId: string): StoredRun | undefined {
+    const row = this.sql.getRun.get(runId);
+    return row ? storedRun(row) : undefined;
+  }
+
+  /** A page of runs, newest first, filtered (history-queries.ts). */
+  runsPage(query: RunsQuery = {}): RunsPage {
+    this.requireOpen();
+    return runsQuery(this.db, query);
+  }
+
+  /** Runs whose words match `text` (every word, by prefix), or whose id is `text` or starts with it; newest first. */
+  search(text: string, query: RunsQuery = {}): RunsPage {
+    this.requireOpen();
+    return searchQuery(this.db, text, query);
   }
 
   /** This host's runs with events but no `run.finished` (imported runs are not this host's: see importedOpenRuns). */
   openRuns(): OpenRun[] {
-    return [...this.openRunsById.values()].filter((r) => !this.importedRuns.has(r.run_id)).map((r) => ({ ...r }));
+    return this.sql.openRuns.all(0);
   }
 
   /** Imported runs whose trace has no `run.finished` (they were exported unfinished). */
   importedOpenRuns(): OpenRun[] {
-    return [...this.openRunsById.values()].filter((r) => this.importedRuns.has(r.run_id)).map((r) => ({ ...r }));
+    return this.sql.openRuns.all(1);
   }
 
   /** Whether this run came from an imported trace. */
   isImported(runId: string): boolean {
-    return this.importedRuns.has(runId);
+    return (this.sql.getRun.get(runId)?.imported ?? 0) === 1;
   }
 
-  /** Whether the journal holds events of this run. */
+  /** Whether the journal holds this run. */
   hasRun(runId: string): boolean {
-    return this.runFacts.has(runId);
+    return this.sql.hasRun.get(runId) !== undefined;
   }
 
-  /** Every run the journal holds, with what retention needs to know of it. */
-  runs(): JournalRunFacts[] {
-    return [...this.runFacts.values()].map((run) => ({ ...run }));
+  /** The runs retention looks at: those of workflows any of whose runs recorded a retention (runs of others never go). */
+  retentionFacts(): JournalRunFacts[] {
+    return this.sql.retentionFacts.all().map((row) => ({
+      run_id: row.run_id,
+      started_at: row.started_at,
+      ...(row.spec_id !== null ? { spec_id: row.spec_id } : {}),
+      ...(row.finished_at !== null ? { finished_at: row.finished_at } : {}),
+      ...(row.retention_days !== null || row.retention_runs !== null
+        ? { retention: { ...(row.retention_days !== null ? { days: row.retention_days } : {}), ...(row.retention_runs !== null ? { runs: row.retention_runs } : {}) } }
+        : {}),
+    }));
   }
 
   /** Tombstones made at or before this were compacted away (0: none): a page whose cursor is in (0, compactedThrough] must reconcile. */
@@ -282,17 +348,15 @@ export class EventJournal {
 
   /** Tombstones kept (run ids). */
   get tombstoneCount(): number {
-    return this.tombstones.size;
+    return this.sql.tombstoneCount.get()?.c ?? 0;
   }
 
   /** Runs removed when the head was at or after `after`: a page whose cursor is `after` may still hold them. */
   deletedSince(after: number): string[] {
-    const out: string[] = [];
-    for (const [runId, at] of this.tombstones) if (at >= after) out.push(runId);
-    return out;
+    return this.sql.tombstonesSince.all(after).map((row) => row.run_id);
   }
 
-  /** Called after runs were removed (the file already rewritten). Returns the unsubscribe function. */
+  /** Called after runs were removed. Returns the unsubscribe function. */
   onRemoved(listener: RemovalListener): () => void {
     this.removalListeners.add(listener);
     return () => {
@@ -301,32 +365,14 @@ export class EventJournal {
   }
 
   /**
-   * Removes every event of these runs: the journal is rewritten without them, the other events keep
-   * their positions, and a tombstone records which runs went and where the head stood, so pages that
-   * hold them delete them too. Runs it does not hold are ignored. Whether a run may go (not running,
-   * not waiting) is the caller's judgement. The copy is made without holding the event loop; events
-   * appended meanwhile follow into the new file. Only once it is renamed into place does the journal
-   * forget the runs: a failed rewrite rejects with JournalRewriteError and changes nothing.
+   * Removes every event of these runs in one transaction: the other events keep their positions, and
+   * a tombstone records which runs went and where the head stood, so pages that hold them delete
+   * them too. Runs it does not hold are ignored. Whether a run may go (not running, not waiting) is
+   * the caller's judgement. A failure rejects with JournalRewriteError and changes nothing.
    */
   remove(runIds: readonly string[]): Promise<JournalRemoval> {
     const removal = this.removing.then(() => this.removeNow(runIds));
     this.removing = removal.catch(() => undefined);
-    return removal;
-  }
-
-  private async removeNow(runIds: readonly string[]): Promise<JournalRemoval> {
-    this.requireOpen();
-    const gone = new Set(runIds.filter((id) => this.runFacts.has(id)));
-    if (gone.size === 0) return { run_ids: [], at: this.head };
-    const at = await this.rewriteWithout(gone);
-    const removal = { run_ids: [...gone], at };
-    for (const listener of [...this.removalListeners]) {
-      try {
-        listener(removal);
-      } catch (error) {
-        this.log(`event journal: a removal listener failed: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    }
     return removal;
   }
 
@@ -339,197 +385,233 @@ export class EventJournal {
   }
 
   close(): void {
-    // A removal under way sees the journal closed and gives up, leaving the file as it was.
-    if (this.fd !== null) fs.closeSync(this.fd);
-    if (this.readFd !== null) fs.closeSync(this.readFd);
-    this.fd = null;
-    this.readFd = null;
+    if (this.closed) return;
+    this.closed = true;
     this.listeners.clear();
     this.removalListeners.clear();
+    this.db.close();
   }
 
-  private requireOpen(): number {
-    if (this.fd === null) throw new Error(`The event journal ${this.path} is closed`);
-    return this.fd;
-  }
-
-  private track(event: RunEvent): void {
-    // Events of a removed run came back (an import): it is no longer deleted.
-    if (this.tombstones.size > 0) this.tombstones.delete(event.run_id);
-    this.trackFacts(event);
-    if (event.type === 'run.finished') {
-      this.openRunsById.delete(event.run_id);
-      return;
-    }
-    const run = this.openRunsById.get(event.run_id) ?? { run_id: event.run_id, next_seq: 0, rounds: 0 };
-    run.next_seq = Math.max(run.next_seq, event.seq + 1);
-    if (event.type === 'round.completed') run.rounds = Math.max(run.rounds, event.round + 1);
-    this.openRunsById.set(event.run_id, run);
-  }
-
-  private trackFacts(event: RunEvent): void {
-    let facts = this.runFacts.get(event.run_id);
-    if (!facts) {
-      facts = { run_id: event.run_id, started_at: event.ts };
-      this.runFacts.set(event.run_id, facts);
-    }
-    if (event.type === 'run.started') {
-      facts.spec_id = event.spec_id;
-      facts.started_at = event.ts;
-      if (event.retention) facts.retention = { ...event.retention };
-    } else if (event.type === 'workflow.started') {
-      facts.spec_id = event.workflow_id;
-      facts.started_at = event.ts;
-      if (event.retention) facts.retention = { ...event.retention };
-    } else if (event.type === 'run.finished') facts.finished_at = event.ts;
-  }
-
-  /**
-   * The lines before the events: identity, where open runs stand, which runs were imported, the
-   * tombstones (by the head they were made at). `without`: runs being removed.
-   */
-  private headText(without: ReadonlySet<string> = new Set(), compaction: Compaction = { dropped: new Set(), through: this.compacted }): string {
-    const byAt = new Map<number, string[]>();
-    for (const [runId, at] of this.tombstones) if (!compaction.dropped.has(runId)) byAt.set(at, [...(byAt.get(at) ?? []), runId]);
-    const imported = [...this.importedRuns].filter((id) => !without.has(id) && this.runFacts.has(id));
-    return [
-      JSON.stringify({ k: 'journal', id: this.journalId } satisfies JournalLine) + '\n',
-      ...[...this.openRunsById.values()].filter((run) => !without.has(run.run_id)).map((run) => JSON.stringify({ k: 'run', ...run } satisfies JournalLine) + '\n'),
-      ...(imported.length > 0 ? [JSON.stringify({ k: 'imported', run_ids: imported } satisfies JournalLine) + '\n'] : []),
-      ...(compaction.through > 0 ? [JSON.stringify({ k: 'compacted', through: compaction.through } satisfies JournalLine) + '\n'] : []),
-      ...[...byAt].map(([at, run_ids]) => JSON.stringify({ k: 'deleted', run_ids, at } satisfies JournalLine) + '\n'),
-    ].join('');
-  }
-
-  /**
-   * Which tombstones to drop so that, with `adding` more, at most maxTombstones are kept: the oldest first (the map
-   * is in the order they were made). A removal's own tombstone is never dropped by it.
-   */
-  private compaction(adding: ReadonlySet<string> = new Set()): Compaction {
-    const kept = [...this.tombstones.keys()].filter((id) => !adding.has(id)).length;
-    let excess = kept + adding.size - this.maxTombstones;
-    const dropped = new Set<string>();
-    let through = this.compacted;
-    for (const [runId, at] of this.tombstones) {
-      if (excess <= 0) break;
-      if (adding.has(runId)) continue;
-      dropped.add(runId);
-      through = Math.max(through, at);
-      excess -= 1;
-    }
-    return { dropped, through };
-  }
-
-  private applyCompaction(compaction: Compaction): void {
-    for (const id of compaction.dropped) this.tombstones.delete(id);
-    this.compacted = compaction.through;
-  }
-
-  /**
-   * `remove`'s rewrite. The kept lines are copied byte for byte (their positions unchanged), read in
-   * slices so memory stays bounded, awaiting between slices so the host keeps serving; appends made
-   * meanwhile land in the old file and are copied too. The last few lines, the tombstone, the rename
-   * and the switch of what the journal holds are done in one synchronous step, so no append falls in
-   * between. Any failure before the rename removes the temp file and changes nothing.
-   * Returns the head the tombstone records.
-   */
-  private async rewriteWithout(gone: ReadonlySet<string>): Promise<number> {
-    const temp = `${this.path}.${process.pid}.tmp`;
-    const kept: Entry[] = [];
-    const goneIds: string[] = [];
-    let size = 0;
-    let copied = 0;
-    let created = false;
-    let src: FileHandle | undefined;
-    let out: FileHandle | undefined;
-    const copy = (slice: readonly Entry[], buffer: Buffer): Buffer => {
-      const first = slice[0]!;
-      const parts: Buffer[] = [];
-      for (const entry of slice) {
-        const line = buffer.subarray(entry.offset - first.offset, entry.offset - first.offset + entry.length);
-        if (gone.has(lineRunId(line))) {
-          goneIds.push(lineIds(line.toString('utf8')).id);
-          continue;
-        }
-        kept.push({ pos: entry.pos, offset: size, length: entry.length });
-        size += entry.length;
-        parts.push(line);
-      }
-      return Buffer.concat(parts);
-    };
-    let at: number;
-    // Decided before the copy starts: the tombstones the new file's head leaves out are forgotten when it is in place.
-    const compaction = this.compaction(gone);
+  private removeNow(runIds: readonly string[]): JournalRemoval {
+    this.requireOpen();
+    const at = this.head;
+    let gone: string[];
     try {
-      src = await fsp.open(this.path, 'r');
-      out = await fsp.open(temp, 'w');
-      created = true;
-      const head = Buffer.from(this.headText(gone, compaction), 'utf8');
-      await writeAllAsync(out, head);
-      size = head.length;
-      while (this.entries.length - copied > REWRITE_TAIL_SYNC) {
-        const slice = this.entries.slice(copied, copied + REWRITE_SLICE);
-        const first = slice[0]!;
-        const last = slice.at(-1)!;
-        const buffer = await readRangeAsync(src, first.offset, last.offset + last.length - first.offset, this.path);
-        await writeAllAsync(out, copy(slice, buffer));
-        copied += slice.length;
-      }
-      // Most of the file is on disk before the synchronous step, whose fsync then has little to write.
-      await out.sync();
-      await out.close();
-      out = undefined;
-      await src.close();
-      src = undefined;
-
-      // From here to the end: synchronous, so no append comes between the last copy and the switch.
-      const readFd = this.readFd;
-      if (this.fd === null || readFd === null) throw new Error('the journal was closed during the removal');
-      const tail = this.entries.slice(copied);
-      at = this.head;
-      const tempFd = fs.openSync(temp, 'a');
-      try {
-        if (tail.length > 0) {
-          const first = tail[0]!;
-          const last = tail.at(-1)!;
-          writeAllSync(tempFd, copy(tail, readRange(readFd, first.offset, last.offset + last.length - first.offset, this.path)));
+      gone = this.db.transaction(() => {
+        const removed: string[] = [];
+        for (const runId of new Set(runIds)) {
+          const row = this.sql.getRun.get(runId);
+          if (!row) continue;
+          this.sql.deleteRunEvents.run(runId);
+          this.sql.deleteWords.run(row.n);
+          this.sql.deleteRun.run(row.n);
+          removed.push(runId);
         }
-        const tombstone = Buffer.from(JSON.stringify({ k: 'deleted', run_ids: [...gone], at } satisfies JournalLine) + '\n', 'utf8');
-        writeAllSync(tempFd, tombstone);
-        size += tombstone.length;
-        fs.fsyncSync(tempFd);
-      } finally {
-        fs.closeSync(tempFd);
-      }
-      fs.renameSync(temp, this.path);
+        if (removed.length === 0) return removed;
+        // Room for this removal's tombstones first: a removal never drops its own.
+        this.compactTombstones(removed.length);
+        this.recordTombstones(removed, at);
+        this.sql.setMeta.run(meta.floor, String(at));
+        return removed;
+      })();
     } catch (error) {
-      await out?.close().catch(() => undefined);
-      await src?.close().catch(() => undefined);
-      if (created) fs.rmSync(temp, { force: true });
       throw new JournalRewriteError(this.path, errorReason(error));
     }
-    fsyncDirectory(path.dirname(this.path));
-    // The new file is in place: only now does the journal forget the runs.
-    this.floor = at;
-    this.applyCompaction(compaction);
-    for (const id of gone) {
-      this.tombstones.delete(id); // re-inserted: newest last, in the order deletedSince reports
-      this.tombstones.set(id, at);
-      this.runFacts.delete(id);
-      this.openRunsById.delete(id);
-      this.importedRuns.delete(id);
+    if (gone.length === 0) return { run_ids: [], at };
+    this.floorPos = at;
+    try {
+      // Frees the pages the runs held, so the file shrinks; a failure here loses nothing.
+      this.db.pragma('incremental_vacuum');
+    } catch (error) {
+      this.log(`history: could not free the deleted runs' space yet (${errorReason(error)})`);
     }
-    for (const id of goneIds) this.ids.delete(id);
-    this.entries = kept; // not splice(…, ...kept): hundreds of thousands of arguments overflow the stack
-    this.size = size;
-    // The old descriptors point at the replaced file. Closed off the event loop: closing the last
-    // one frees the old file's blocks, which takes tens of ms on a large journal.
-    for (const old of [this.fd, this.readFd]) if (old !== null) fs.close(old, () => undefined);
-    this.fd = null;
-    this.readFd = null;
-    this.fd = fs.openSync(this.path, 'a');
-    this.readFd = fs.openSync(this.path, 'r');
-    return at;
+    const removal = { run_ids: gone, at };
+    for (const listener of [...this.removalListeners]) {
+      try {
+        listener(removal);
+      } catch (error) {
+        this.log(`event journal: a removal listener failed: ${errorReason(error)}`);
+      }
+    }
+    return removal;
+  }
+
+  /** Inside a transaction: stores what is new, folds each run's row. */
+  private insert(entries: readonly LegacyEvent[], options: { imported: boolean; legacy: boolean }): { stored: RunEvent[]; repeated: number; refused: number } {
+    const stored: RunEvent[] = [];
+    const ids = new Set<string>();
+    const places = new Set<string>();
+    const ended = new Set<string>();
+    let repeated = 0;
+    let refused = 0;
+    const byRun = new Map<string, RunEvent[]>();
+    for (const { event, pos } of entries) {
+      const place = `${event.run_id}\u0000${event.seq}`;
+      if (ids.has(event.id) || this.sql.hasId.get(event.id)) {
+        repeated += 1;
+        continue;
+      }
+      if (places.has(place) || this.sql.hasPlace.get(event.run_id, event.seq)) {
+        refused += 1;
+        continue;
+      }
+      if (event.type === 'run.finished') {
+        if (ended.has(event.run_id) || this.sql.getRun.get(event.run_id)?.finished_at) {
+          refused += 1;
+          continue;
+        }
+        ended.add(event.run_id);
+      }
+      ids.add(event.id);
+      places.add(place);
+      // A legacy line keeps the position it had (pages' cursors carry over); positions only grow.
+      const at = options.legacy && pos !== undefined && pos > this.head ? pos : this.head + 1;
+      this.sql.insertEvent.run(at, event.id, event.run_id, event.seq, event.type, JSON.stringify(event));
+      this.headPos = at;
+      stored.push(event);
+      const batch = byRun.get(event.run_id);
+      if (batch) batch.push(event);
+      else byRun.set(event.run_id, [event]);
+    }
+    for (const [runId, batch] of byRun) this.foldRun(runId, batch, options.imported);
+    return { stored, repeated, refused };
+  }
+
+  private foldRun(runId: string, batch: RunEvent[], imported: boolean): void {
+    const row = this.sql.getRun.get(runId);
+    const sorted = [...batch].sort((a, b) => a.seq - b.seq);
+    const before = row ? (JSON.parse(row.summary) as RunRow) : undefined;
+    const summary = summarize(before, sorted, sorted.length);
+    if (!summary) return;
+    let nextSeq = row?.next_seq ?? 0;
+    let rounds = row?.rounds ?? 0;
+    let finishedAt = row?.finished_at ?? null;
+    let startedAt = row?.started_at ?? sorted[0]!.ts;
+    let days = row?.retention_days ?? null;
+    let keepRuns = row?.retention_runs ?? null;
+    let specId = row?.spec_id ?? null;
+    for (const e of sorted) {
+      nextSeq = Math.max(nextSeq, e.seq + 1);
+      if (e.type === 'round.completed') rounds = Math.max(rounds, e.round + 1);
+      if (e.type === 'run.finished') finishedAt = e.ts;
+      if (e.type === 'run.started' || e.type === 'workflow.started') {
+        startedAt = e.ts;
+        specId = e.type === 'run.started' ? e.spec_id : e.workflow_id;
+        if (e.retention) {
+          days = e.retention.days ?? null;
+          keepRuns = e.retention.runs ?? null;
+        }
+      }
+    }
+    // `words` are derived from the row (runWords): the database keeps them once, in run_words.
+    const { words, ...kept } = summary;
+    const columns = {
+      run_id: runId,
+      spec_id: specId,
+      name: summary.spec_name,
+      status: summary.status,
+      started_at: startedAt,
+      finished_at: finishedAt,
+      next_seq: nextSeq,
+      rounds,
+      stored: (row?.stored ?? 0) + sorted.length,
+      imported: row?.imported === 1 || imported ? 1 : 0,
+      retention_days: days,
+      retention_runs: keepRuns,
+      summary: JSON.stringify(kept),
+    };
+    let n: number;
+    if (row) {
+      n = row.n;
+      this.sql.updateRun.run({ ...columns, n });
+      this.sql.deleteWords.run(n);
+    } else {
+      n = Number(this.sql.insertRun.run(columns).lastInsertRowid);
+      // Its events came back (an import of a deleted run): it is no longer deleted.
+      this.sql.deleteTombstone.run(runId);
+    }
+    this.sql.insertWords.run(n, (words ?? runWords(summary)).join(' '));
+  }
+
+  private markImported(runIds: readonly string[]): void {
+    for (const runId of runIds) {
+      const row = this.sql.getRun.get(runId);
+      if (row && row.imported === 0) this.sql.updateRun.run({ ...row, imported: 1 });
+    }
+  }
+
+  /** A legacy journal's note of an open run whose events it had compacted away: a row, so it is closed as interrupted. */
+  private ensureOpenRun(run: OpenRun): void {
+    const row = this.sql.getRun.get(run.run_id);
+    if (row) {
+      if (row.finished_at === null) this.sql.updateRun.run({ ...row, next_seq: Math.max(row.next_seq, run.next_seq), rounds: Math.max(row.rounds, run.rounds) });
+      return;
+    }
+    const now = new Date(0).toISOString();
+    const summary: RunRow = {
+      run_id: run.run_id,
+      workflow_id: '',
+      spec_name: 'Unknown workflow',
+      status: 'running',
+      started_at: now,
+      rounds: run.rounds,
+      models: { student: '?', teacher: '?' },
+      supervision_enabled: false,
+      stored_events: 0,
+    };
+    const n = Number(
+      this.sql.insertRun.run({
+        run_id: run.run_id,
+        spec_id: null,
+        name: summary.spec_name,
+        status: summary.status,
+        started_at: now,
+        finished_at: null,
+        next_seq: run.next_seq,
+        rounds: run.rounds,
+        stored: 0,
+        imported: 0,
+        retention_days: null,
+        retention_runs: null,
+        summary: JSON.stringify(summary),
+      }).lastInsertRowid,
+    );
+    this.sql.insertWords.run(n, runWords(summary).join(' '));
+  }
+
+  private recordTombstones(runIds: readonly string[], at: number): void {
+    for (const runId of runIds) {
+      // Re-inserted: newest last, in the order deletedSince reports.
+      this.sql.deleteTombstone.run(runId);
+      this.sql.insertTombstone.run(runId, at);
+    }
+    if (at > this.floorPos) {
+      this.floorPos = at;
+      this.sql.setMeta.run(meta.floor, String(at));
+    }
+  }
+
+  private setCompacted(through: number): void {
+    this.compacted = through;
+    this.sql.setMeta.run(meta.compacted, String(through));
+    if (through > this.floorPos) {
+      this.floorPos = through;
+      this.sql.setMeta.run(meta.floor, String(through));
+    }
+  }
+
+  /** Past maxTombstones, the oldest go and the compaction mark takes the highest head they were made at. */
+  private compactTombstones(adding: number): void {
+    const excess = this.tombstoneCount + adding - this.maxTombstones;
+    if (excess <= 0) return;
+    const oldest = this.sql.oldestTombstones.all(excess);
+    const last = oldest.at(-1);
+    if (!last) return;
+    const through = Math.max(this.compacted, ...oldest.map((row) => row.at));
+    this.db.transaction(() => {
+      this.sql.dropTombstonesThrough.run(last.n);
+      this.setCompacted(through);
+    })();
   }
 
   private notify(slice: JournalSlice): void {
@@ -538,247 +620,24 @@ export class EventJournal {
         listener(slice);
       } catch (error) {
         // The events are already durable; one failing listener must not starve the others.
-        this.log(`event journal: a subscriber failed: ${error instanceof Error ? error.message : String(error)}`);
+        this.log(`event journal: a subscriber failed: ${errorReason(error)}`);
       }
     }
   }
 
-  /** Reads the file, indexing every event line. `clean` = appending to it as it is stays correct. */
-  private load(): { report: JournalLoadReport; clean: boolean; events: RunEvent[] | null } {
-    let buffer: Buffer;
-    try {
-      buffer = fs.readFileSync(this.path);
-    } catch (error) {
-      if (!isNotFound(error)) throw new Error(`Cannot read the event journal ${this.path}: ${error instanceof Error ? error.message : String(error)}`);
-      this.journalId = randomUUID();
-      return { report: { events: 0, invalidLines: 0, tornTail: false }, clean: false, events: [] };
-    }
-    const invalid: string[] = [];
-    const events: RunEvent[] = [];
-    let upgrade = false;
-    let tornTail = false;
-    let offset = 0;
-    while (offset < buffer.length) {
-      const end = buffer.indexOf(0x0a, offset);
-      if (end === -1) {
-        // Every complete line ends with '\n': this one was cut short by a crash.
-        tornTail = buffer.toString('utf8', offset).trim().length > 0;
-        if (!tornTail) upgrade = true; // trailing blanks: rewrite so the next append starts a line
-        break;
-      }
-      const line = buffer.toString('utf8', offset, end);
-      const length = end + 1 - offset;
-      const start = offset;
-      offset = end + 1;
-      if (line.trim().length === 0) continue;
-      const entry = parseLine(line);
-      if (!entry) {
-        invalid.push(line);
-        continue;
-      }
-      switch (entry.k) {
-        case 'journal':
-          if (this.journalId === '') this.journalId = entry.id;
-          break;
-        case 'event': {
-          if (this.ids.has(entry.event.id)) {
-            upgrade = true;
-            break;
-          }
-          const pos = entry.pos ?? (this.entries.at(-1)?.pos ?? 0) + 1;
-          if (entry.pos === undefined || pos <= (this.entries.at(-1)?.pos ?? 0)) upgrade = true;
-          this.entries.push({ pos, offset: start, length });
-          this.ids.add(entry.event.id);
-          events.push(entry.event);
-          this.track(entry.event);
-          break;
-        }
-        case 'ack':
-          upgrade = true;
-          break;
-        case 'run':
-          this.openRunsById.set(entry.run_id, { run_id: entry.run_id, next_seq: entry.next_seq, rounds: entry.rounds });
-          break;
-        case 'imported':
-          for (const runId of entry.run_ids) this.importedRuns.add(runId);
-          break;
-        case 'deleted':
-          this.floor = Math.max(this.floor, entry.at);
-          for (const runId of entry.run_ids) this.tombstones.set(runId, Math.max(entry.at, this.tombstones.get(runId) ?? 0));
-          break;
-        case 'compacted':
-          this.compacted = Math.max(this.compacted, entry.through);
-          this.floor = Math.max(this.floor, entry.through);
-          break;
-      }
-    }
-    // More tombstones than the bound (a journal from before compaction, or a lower bound): compacted by rewriting now.
-    if (this.tombstones.size > this.maxTombstones) {
-      this.applyCompaction(this.compaction());
-      upgrade = true;
-    }
-    this.size = offset;
-    if (this.journalId === '') {
-      this.journalId = randomUUID();
-      upgrade = true;
-    }
-    if (invalid.length > 0) {
-      fs.appendFileSync(`${this.path}.invalid`, invalid.map((line) => line + '\n').join(''));
-      this.log(`event journal: skipped ${invalid.length} invalid line(s); copied to ${this.path}.invalid`);
-    }
-    if (tornTail) this.log('event journal: skipped a torn last line (interrupted write)');
-    const clean = !upgrade && !tornTail && invalid.length === 0;
-    return { report: { events: this.entries.length, invalidLines: invalid.length, tornTail }, clean, events: clean ? null : events };
-  }
-
-  /**
-   * Writes the journal afresh (temp file + rename: atomic on one volume): its header, where open
-   * runs stand, then every event with its position (legacy lines get theirs in file order).
-   */
-  private rewrite(events: RunEvent[] | null): void {
-    if (!events) return;
-    const head = this.headText();
-    let size = Buffer.byteLength(head, 'utf8');
-    const lines: string[] = [head];
-    let pos = 0;
-    const entries: Entry[] = [];
-    for (const [i, event] of events.entries()) {
-      pos = Math.max(pos + 1, this.entries[i]?.pos ?? 0);
-      const line = JSON.stringify({ k: 'event', pos, event } satisfies JournalLine) + '\n';
-      const length = Buffer.byteLength(line, 'utf8');
-      entries.push({ pos, offset: size, length });
-      size += length;
-      lines.push(line);
-    }
-    const temp = `${this.path}.${process.pid}.tmp`;
-    const tempFd = fs.openSync(temp, 'w');
-    try {
-      writeAllSync(tempFd, lines.join(''));
-      fs.fsyncSync(tempFd);
-    } finally {
-      fs.closeSync(tempFd);
-    }
-    fs.renameSync(temp, this.path);
-    fsyncDirectory(path.dirname(this.path));
-    this.entries = entries;
-    this.size = size;
+  private requireOpen(): void {
+    if (this.closed) throw new Error(`The history database ${this.path} is closed`);
   }
 }
 
-/** Tombstones a rewrite leaves out, and the compaction mark it writes instead. */
-interface Compaction {
-  dropped: ReadonlySet<string>;
-  through: number;
+function storedRun(row: RunColumns): StoredRun {
+  const run = JSON.parse(row.summary) as RunRow;
+  return { run: { ...run, words: runWords(run) }, events: row.stored, imported: row.imported === 1 };
 }
 
-/** Index of the first entry whose position is greater than `after` (entries are sorted by position). */
-function firstAfter(entries: readonly Entry[], after: number): number {
-  let lo = 0;
-  let hi = entries.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((entries[mid]?.pos ?? 0) <= after) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-function parseLine(line: string): JournalLine | null {
-  let json: unknown;
-  try {
-    json = JSON.parse(line);
-  } catch {
-    return null;
-  }
-  const parsed = JournalLine.safeParse(json);
-  return parsed.success ? parsed.data : null;
-}
-
-const FIRST_RUN_ID = /"run_id":"((?:[^"\\]|\\.)*)"/;
-const FIRST_ID = /"id":"((?:[^"\\]|\\.)*)"/;
-
-/**
- * An event line's envelope ids without parsing the whole line (removing runs from a large journal
- * would spend most of its time there). Lines are written from parsed events, whose keys come in the
- * schema's order (type, id, run_id, …): the first "id" and "run_id" keys are the envelope's.
- */
-function lineIds(line: string): { id: string; run_id: string } {
-  const runId = FIRST_RUN_ID.exec(line);
-  const id = FIRST_ID.exec(line);
-  if (runId?.[1] !== undefined && id?.[1] !== undefined) return { id: JSON.parse(`"${id[1]}"`) as string, run_id: JSON.parse(`"${runId[1]}"`) as string };
-  return (JSON.parse(line) as { event: RunEvent }).event;
-}
-
-/** Events copied per read while `remove` rewrites the journal (a few ms of work between turns of the event loop). */
-const REWRITE_SLICE = 400;
-
-const RUN_ID_KEY = Buffer.from('"run_id":"', 'utf8');
-
-/** An event line's run id, read from its bytes (the envelope's run_id is the first one: see lineIds). */
-function lineRunId(line: Buffer): string {
-  const start = line.indexOf(RUN_ID_KEY);
-  const end = start === -1 ? -1 : line.indexOf(0x22, start + RUN_ID_KEY.length);
-  const raw = end === -1 ? undefined : line.subarray(start + RUN_ID_KEY.length, end);
-  // An escaped character (a backslash) needs the full decoding.
-  return raw && !raw.includes(0x5c) ? raw.toString('utf8') : lineIds(line.toString('utf8')).run_id;
-}
-/** Events left for `remove`'s synchronous last step (appends made while it copied). */
-const REWRITE_TAIL_SYNC = 500;
-
-async function readRangeAsync(handle: FileHandle, offset: number, length: number, file: string): Promise<Buffer> {
-  const buffer = Buffer.alloc(length);
-  let done = 0;
-  while (done < length) {
-    const { bytesRead } = await handle.read(buffer, done, length - done, offset + done);
-    if (bytesRead === 0) throw new Error(`The event journal ${file} is shorter than its index (changed by someone else?)`);
-    done += bytesRead;
-  }
-  return buffer;
-}
-
-async function writeAllAsync(handle: FileHandle, buffer: Buffer): Promise<void> {
-  let offset = 0;
-  while (offset < buffer.length) offset += (await handle.write(buffer, offset, buffer.length - offset)).bytesWritten;
-}
-
-/** An error's errno code and message, for a person to act on. */
+/** An error's code and message, for a person to act on. */
 function errorReason(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const code = (error as NodeJS.ErrnoException).code;
   return code && !error.message.startsWith(code) ? `${code}: ${error.message}` : error.message;
-}
-
-function readRange(fd: number, offset: number, length: number, file: string): Buffer {
-  const buffer = Buffer.alloc(length);
-  let done = 0;
-  while (done < length) {
-    const n = fs.readSync(fd, buffer, done, length - done, offset + done);
-    if (n === 0) throw new Error(`The event journal ${file} is shorter than its index (changed by someone else?)`);
-    done += n;
-  }
-  return buffer;
-}
-
-function writeAllSync(fd: number, text: string | Buffer): void {
-  const buffer = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
-  let offset = 0;
-  while (offset < buffer.length) offset += fs.writeSync(fd, buffer, offset, buffer.length - offset);
-}
-
-/** Makes the rename itself durable where the platform allows it (not on Windows). */
-function fsyncDirectory(dir: string): void {
-  if (process.platform === 'win32') return;
-  let fd: number | null = null;
-  try {
-    fd = fs.openSync(dir, 'r');
-    fs.fsyncSync(fd);
-  } catch {
-    // Best effort: some filesystems refuse fsync on directories.
-  } finally {
-    if (fd !== null) fs.closeSync(fd);
-  }
-}
-
-function isNotFound(error: unknown): boolean {
-  return error instanceof Error && 'code' in error && (error as NodeJS.ErrnoException).code === 'ENOENT';
 }

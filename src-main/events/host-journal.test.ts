@@ -138,7 +138,7 @@ describe("the host's event journal, read by every page with its own cursor", () 
     const dataDir = mkdtempSync(join(tmpdir(), 'steward-journal-'));
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
     // 1,200 events behind the page: three frames of the host's 500.
-    const prefilled = EventJournal.open(join(dataDir, 'outbox.jsonl'));
+    const prefilled = EventJournal.open(join(dataDir, 'history.sqlite'));
     prefilled.append(Array.from({ length: 1_200 }, (_, seq): RunEvent => ({ type: 'round.started', id: eventId('run-window', seq), run_id: 'run-window', seq, ts: new Date(0).toISOString(), round: seq, proposer: 'student' })));
     const journal = prefilled.id;
     prefilled.close();

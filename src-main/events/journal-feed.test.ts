@@ -20,7 +20,7 @@ describe('JournalFeed', () => {
 
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'steward-feed-'));
-    journal = EventJournal.open(path.join(dir, 'outbox.jsonl'), { log: () => undefined });
+    journal = EventJournal.open(path.join(dir, 'history.sqlite'), { log: () => undefined });
   });
   afterEach(() => {
     journal.close();

@@ -37,7 +37,7 @@ describe('EventJournal.remove, when things go wrong or happen at once', () => {
   let file: string;
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'steward-remove-safety-'));
-    file = path.join(dir, 'outbox.jsonl');
+    file = path.join(dir, 'history.sqlite');
   });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 

@@ -24,7 +24,7 @@ describe('EventJournal.remove', () => {
   let file: string;
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'steward-remove-'));
-    file = path.join(dir, 'outbox.jsonl');
+    file = path.join(dir, 'history.sqlite');
   });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 

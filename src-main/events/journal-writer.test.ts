@@ -17,7 +17,7 @@ describe("the host's journal writer", () => {
 
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'steward-writer-'));
-    journal = EventJournal.open(path.join(dir, 'outbox.jsonl'), { log: () => undefined });
+    journal = EventJournal.open(path.join(dir, 'history.sqlite'), { log: () => undefined });
     appends = [];
     journal.subscribe((slice) => appends.push(slice));
   });

@@ -24,7 +24,7 @@ describe('retention after runs finish', () => {
   const removals: JournalRemoval[] = [];
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'steward-retention-'));
-    journal = EventJournal.open(path.join(dir, 'outbox.jsonl'), { log: () => undefined });
+    journal = EventJournal.open(path.join(dir, 'history.sqlite'), { log: () => undefined });
     journal.onRemoved((removal) => removals.push(removal));
     const history = new RunHistory(journal, { activeIds: () => [], waitingRunIds: () => new Set() });
     stop = retainAfterRunsFinish(journal, history, () => undefined);
@@ -51,6 +51,6 @@ describe('retention after runs finish', () => {
     await settle();
     expect(removals).toHaveLength(1);
     expect(removals[0]!.run_ids.sort()).toEqual(['keep-run-0001', 'keep-run-0002', 'keep-run-0003']);
-    expect(journal.runs().map((r) => r.run_id)).toEqual(['keep-run-0004']);
+    expect(journal.runsPage({ limit: 1000 }).runs.map((r) => r.run.run_id)).toEqual(['keep-run-0004']);
   });
 });

@@ -137,7 +137,7 @@ describe('deleting runs', () => {
 
   it('steward runs delete whose rewrite fails deletes nothing and says what to fix (exit 1)', async () => {
     const dataDir = dataFolder();
-    const journal = EventJournal.open(join(dataDir, 'outbox.jsonl'), { log: () => undefined });
+    const journal = EventJournal.open(join(dataDir, 'history.sqlite'), { log: () => undefined });
     journal.append(recordedRun('cli-stay-0001', 'cli', 0));
     journal.close();
     mkdirSync(join(dataDir, `outbox.jsonl.${process.pid}.tmp`));
@@ -145,7 +145,7 @@ describe('deleting runs', () => {
     const code = await runCli(['runs', 'delete', 'cli-stay-0001', '--data-dir', dataDir], { stdout: () => undefined, stderr: (t) => (stderr += t), env: {} });
     expect(code).toBe(1);
     expect(stderr).toMatch(/nothing was deleted.*writable/);
-    const again = EventJournal.open(join(dataDir, 'outbox.jsonl'), { log: () => undefined });
+    const again = EventJournal.open(join(dataDir, 'history.sqlite'), { log: () => undefined });
     expect(again.hasRun('cli-stay-0001')).toBe(true);
     again.close();
   });
@@ -229,7 +229,7 @@ describe('imported runs that never finished', () => {
     const code = await runCli(['runs', 'import', file, '--data-dir', dataDir], { stdout: (t) => (stdout += t), stderr: () => undefined, env: {} });
     expect(code).toBe(0);
     expect(stdout).toMatch(/1 run ended unfinished in the trace: closed as imported unfinished/);
-    const journal = EventJournal.open(join(dataDir, 'outbox.jsonl'), { log: () => undefined });
+    const journal = EventJournal.open(join(dataDir, 'history.sqlite'), { log: () => undefined });
     const events = journal.read(0, 100).events;
     journal.close();
     expect(finishedOf(events, 'cli-open-0001')).toEqual([expect.objectContaining({ status: 'interrupted', message: IMPORTED_UNFINISHED_MESSAGE })]);
@@ -240,7 +240,7 @@ describe('imported runs that never finished', () => {
 describe('retention', () => {
   it('a run past its trace profile\'s retention is gone after a restart, and a page that held it is told', async () => {
     const dataDir = dataFolder();
-    const journal = EventJournal.open(join(dataDir, 'outbox.jsonl'), { log: () => undefined });
+    const journal = EventJournal.open(join(dataDir, 'history.sqlite'), { log: () => undefined });
     journal.append([
       ...recordedRun('old-run-0001', 'lean', 40, { days: 30 }),
       ...recordedRun('new-run-0001', 'lean', 1, { days: 30 }),

@@ -133,7 +133,7 @@ export class RunHistory {
    */
   async applyRetention(now = Date.now()): Promise<string[]> {
     const keep = new Set([...this.live.activeIds(), ...this.live.waitingRunIds()]);
-    const due = runsPastRetention(this.journal.runs(), now, keep);
+    const due = runsPastRetention(this.journal.retentionFacts(), now, keep);
     if (due.length === 0) return [];
     const { run_ids } = await this.journal.remove(due);
     this.log(`retention: deleted ${run_ids.length} run(s) past their trace profile's retention`);

@@ -31,7 +31,7 @@ describe('tombstone compaction', () => {
   };
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'steward-tombstones-'));
-    file = path.join(dir, 'outbox.jsonl');
+    file = path.join(dir, 'history.sqlite');
   });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 

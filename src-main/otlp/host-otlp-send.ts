@@ -3,12 +3,11 @@ import type { PrivacyPolicy } from '@shared/policy/privacy';
 import type { EventJournal } from '../events/event-journal';
 import { RequestError } from '../registry/request-error';
 import { exportEvents } from './export-otlp';
-import { journalRunEvents } from './journal-run-events';
 import type { OtlpEndpointStore } from './otlp-endpoint-store';
 import { otlpTarget, sendOtlp } from './send-otlp';
 
 export interface OtlpSendDeps {
-  journal: Pick<EventJournal, 'read'>;
+  journal: Pick<EventJournal, 'runEvents'>;
   /** The host's privacy policy as it is now (a person may have changed it since the page loaded). */
   privacy: () => PrivacyPolicy;
   endpoints: OtlpEndpointStore;
@@ -27,7 +26,7 @@ export function otlpSendHandlers(deps: OtlpSendDeps) {
       // Checked before the journal is read: a refused host learns nothing, not even whether the run exists.
       const target = otlpTarget(endpoint, policy, 'app');
       if (!target.ok) throw new RequestError('forbidden', target.message);
-      const events = journalRunEvents(deps.journal, run_id);
+      const events = deps.journal.runEvents(run_id);
       if (events.length === 0) throw new RequestError('not_found', `the host holds no events of run "${run_id}"`);
       try {
         deps.endpoints.remember(endpoint);

@@ -31,7 +31,7 @@ describe('the host with a workflow run waiting for a person', () => {
     const store = new WorkflowCheckpointStore(join(dataDir, 'waiting-workflows'));
     const first = await runWorkflow({ graph: escalatingWorkflow(ws.workspace), specDir: ws.dir, workspace: ws.workspace, inputs: { name: 'shared.md' }, ledger: createMemoryLedger(), onEvent: (e) => before.push(e), persistWaiting: (c) => store.save(c) });
     expect(first.status).toBe('waiting');
-    const outbox = EventJournal.open(join(dataDir, 'outbox.jsonl'));
+    const outbox = EventJournal.open(join(dataDir, 'history.sqlite'));
     outbox.append(before);
     outbox.close();
 

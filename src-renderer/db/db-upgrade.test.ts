@@ -7,7 +7,7 @@ import { readPromotion } from './promotion-counts';
 import { learningRowsFromEvents } from './learning-examples';
 import { DeploymentSettings } from '@shared/contracts/profiles';
 import { metricsSeries, promotionMetrics, reviewOutcomesFromEvents } from '@shared/policy/promotion';
-import { runWords } from './search-words';
+import { runWords } from '@shared/history/search-words';
 import { summarize } from './ingest-events';
 import { workflowRow } from './seed-demo';
 import { blockedRound, eventLog, finishRun, readExecutedRound, startRun, writeReplacedRound } from '../testing/event-fixtures';

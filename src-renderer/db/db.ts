@@ -1,17 +1,17 @@
 import Dexie, { type EntityTable, type Table, type Transaction } from 'dexie';
-import type { RunEvent, RunStatus } from '@shared/contracts/events';
+import type { RunEvent } from '@shared/contracts/events';
 import type { ModelRef } from '@shared/contracts/model';
-import type { LifecyclePhase } from '@shared/contracts/spec';
 import type { HostedWorkflow } from '@shared/contracts/hosted-workflow';
 import type { LearningExample } from '@shared/contracts/learning-export';
-import type { Profile, ProfileKind, ProfileVersionRef } from '@shared/contracts/profiles';
+import type { Profile, ProfileKind } from '@shared/contracts/profiles';
 import type { InspectedTool } from '@shared/contracts/host-api';
-import type { InvocationStatus } from '@shared/workflow/invocation';
 import type { ToolEffect } from '@shared/contracts/tool-effect';
 import type { PrivacyPolicy } from '@shared/policy/privacy';
 import type { EncodedPrompt } from '@shared/learning/learning-context';
 import { backfillLearningExamples, storeLearningByReference } from './learning-examples';
-import { runWords, type TraceWord } from './search-words';
+import { runWords } from '@shared/history/search-words';
+import type { RunRow } from '@shared/history/run-summary';
+export type { RunRow, WorkflowRunFacts } from '@shared/history/run-summary';
 import { backfillPromotionCounts, PROMOTION_ORDER, PROMOTION_RANK, PROMOTION_RUN, type PromotionOutcomeRow, type PromotionRoundRow, type PromotionRunRow } from './promotion-counts';
 
 /** A workflow's chosen profile version per kind (versions are immutable, so a choice is exact). */
@@ -38,53 +38,6 @@ export interface WorkflowRow {
   choices_at?: string;
   source: 'demo' | 'user';
   updated_at: string;
-}
-
-/** A run's summary, derived from its events (idempotently, see ingest-events). */
-export interface RunRow {
-  run_id: string;
-  workflow_id: string;
-  spec_name: string;
-  task?: string;
-  status: RunStatus;
-  started_at: string;
-  finished_at?: string;
-  /** Completed rounds. */
-  rounds: number;
-  output?: string;
-  message?: string;
-  models: { student: string; teacher: string };
-  supervision_enabled: boolean;
-  /** Lifecycle phase the run used (v2). */
-  phase?: LifecyclePhase;
-  /** Models were called, no tool executed (v2). */
-  dry_run?: boolean;
-  /** The profile versions the run recorded (v2). */
-  profiles?: Record<string, ProfileVersionRef>;
-  /** Sequence number of the event that set `status` (waiting ↔ running, final). */
-  status_seq?: number;
-  /** Total events of the run, as announced by run.finished. */
-  event_count?: number;
-  /** Distinct events of the run stored here; equals event_count once the trace is complete. */
-  stored_events: number;
-  /** A workflow run's nodes (ingest-events.ts): present once any of its workflow events is in. */
-  workflow?: WorkflowRunFacts;
-  /** Text search's words (search-words.ts: runWords), rewritten with the row; a multi-entry index since v4. */
-  words?: string[];
-  /** The words of the run's trace read so far, each with where it was first said (search-words.ts: traceWords, capped); part of `words`, not indexed itself. */
-  trace_words?: TraceWord[];
-}
-
-/** What the runs list shows of a workflow run, kept idempotent: each value is the latest by sequence. */
-export interface WorkflowRunFacts {
-  /** Nodes in the graph (workflow.started); 0 until it arrived. */
-  nodes: number;
-  /** Per invocation id: its latest status and the sequence number that set it. */
-  invocations: Record<string, [InvocationStatus, number]>;
-  /** Per invocation id: its completed rounds (an agent node's, a tool node's one call), each counting from 0. */
-  invocation_rounds: Record<string, number>;
-  /** A workflow supervisor's verdict was applied in this run (its status reads "Completed — supervised"). */
-  supervised?: true;
 }
 
 /** Where a stored profile came from: shipped with the app, made here, or imported from a file. */

@@ -2,7 +2,7 @@ import 'fake-indexeddb/auto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StewardDb, runEvents, type RunRow } from './db';
 import { ingestEvents } from './ingest-events';
-import { runWords } from './search-words';
+import { runWords } from '@shared/history/search-words';
 import { blockedRound, eventLog, finishRun, readExecutedRound, startRun, writeReplacedRound } from '../testing/event-fixtures';
 import { agentAsks, agentRun, item, nodeStatus, startWorkflow, triageRun } from '../testing/workflow-fixtures';
 

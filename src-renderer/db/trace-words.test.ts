@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StewardDb } from './db';
 import { ingestEvents } from './ingest-events';
 import fc from 'fast-check';
-import { MAX_RUN_WORDS, MAX_TRACE_WORDS, traceWords } from './search-words';
+import { MAX_RUN_WORDS, MAX_TRACE_WORDS, traceWords } from '@shared/history/search-words';
 import { queryRuns } from '../screens/runs/run-query';
 import { NO_FILTER } from '../screens/runs/run-filter';
 import { eventLog, finishRun, readExecutedRound, startRun, writeReplacedRound } from '../testing/event-fixtures';

@@ -4,7 +4,7 @@ import type { HumanAnswer, Intervention } from '@shared/contracts/intervention';
 import { createKeychainStore } from '../../credentials/keychain-store';
 import { CheckpointStore } from '../../engine/checkpoint';
 import { RunManager } from '../../engine/run-manager';
-import { EventJournal } from '../../events/event-journal';
+import { openHistory } from '../../events/open-history';
 import { createJournalWriter } from '../../events/journal-writer';
 import { openFileLedger } from '../../mcp/idempotency-ledger';
 import { SpecError } from '../../spec/spec-errors';
@@ -19,7 +19,7 @@ import type { CliIo, EXIT } from './cli';
 import { typedPath } from './typed-path';
 import type { HostedFolder } from './hosted-folder';
 import { formatInvocation } from './format-workflow';
-import { journalPath, lockDataFolder, waitingHint, waitingRunsDir, waitingWorkflowsDir } from './park-run';
+import { lockDataFolder, waitingHint, waitingRunsDir, waitingWorkflowsDir } from './park-run';
 import { join } from 'node:path';
 
 // Type-only link to cli.ts (which imports this file): the codes are checked equal to EXIT at compile time.
@@ -167,7 +167,7 @@ function localResumer(dataDir: string, io: CliIo, show: (event: RunEvent) => voi
   const locked = lockDataFolder(dataDir);
   if (!locked.ok) return locked;
   const log = (line: string) => io.stderr(`steward: ${line}\n`);
-  const journal = EventJournal.open(journalPath(dataDir), { log });
+  const journal = openHistory(dataDir, { log });
   const writer = createJournalWriter(journal, { log });
   const checkpoints = new CheckpointStore(waitingRunsDir(dataDir), log);
   const workflowCheckpoints = new WorkflowCheckpointStore(waitingWorkflowsDir(dataDir), log);

@@ -9,7 +9,6 @@ import { askAtTerminal, type ReadLine } from './ask-at-terminal';
 /** The data folder's stores for waiting runs: the same ones the app's host reads. */
 export const waitingRunsDir = (dataDir: string) => join(dataDir, 'waiting-runs');
 export const waitingWorkflowsDir = (dataDir: string) => join(dataDir, 'waiting-workflows');
-export const journalPath = (dataDir: string) => join(dataDir, 'outbox.jsonl');
 
 /** The folder for this process, or why not: the app's host (or another CLI) holds it. */
 export function lockDataFolder(dataDir: string, whileTheAppRuns = 'answer in the app (Waiting for you), or quit it first'): { ok: true; lock: DataFolderLock } | { ok: false; message: string } {

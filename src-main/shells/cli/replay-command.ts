@@ -52,7 +52,7 @@ async function recordedEvents(source: string, dataDir: string): Promise<{ events
     return { events, runId: runs[0] ?? source };
   }
   if (source.endsWith('.jsonl')) throw new SpecError(`cannot read trace ${source}: no such file`);
-  return { events: await journalFileRunEvents(join(dataDir, 'outbox.jsonl'), source), runId: source };
+  return { events: await journalFileRunEvents(dataDir, source), runId: source };
 }
 
 /** The workflow the run names: the --spec file, else the demo of that id (as the app runs it, in the data folder). */

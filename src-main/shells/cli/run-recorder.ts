@@ -1,12 +1,12 @@
 import type { RunEvent } from '@shared/contracts/events';
 import { CheckpointStore, type RunCheckpoint } from '../../engine/checkpoint';
-import { EventJournal } from '../../events/event-journal';
+import { openHistory } from '../../events/open-history';
 import { openSpool, spoolDir } from '../../events/cli-run-spool';
 import { acquireDataFolderLock, DataFolderInUseError } from '../../util/data-folder-lock';
 import { WorkflowCheckpointStore, type WorkflowCheckpoint } from '../../workflow/workflow-checkpoint';
 import { foldIntoHost } from '../cli-channel/channel-client';
 import type { HostedFolder } from './hosted-folder';
-import { journalPath, waitingRunsDir, waitingWorkflowsDir } from './park-run';
+import { waitingRunsDir, waitingWorkflowsDir } from './park-run';
 import { join } from 'node:path';
 
 export type Recorded = { ok: true } | { ok: false; message: string };
@@ -105,7 +105,7 @@ export function localRecorder(dataDir: string, log: (line: string) => void): Run
           continue;
         }
         try {
-          const journal = EventJournal.open(journalPath(dataDir), { log });
+          const journal = openHistory(dataDir, { log });
           try {
             journal.append(events, { made: true });
           } finally {

@@ -42,8 +42,8 @@ function traceFile(dir: string, events: RunEvent[], name = 'trace.jsonl'): strin
 }
 
 const heldRuns = (dataDir: string) => {
-  const journal = EventJournal.open(join(dataDir, 'outbox.jsonl'), { log: () => undefined });
-  const ids = journal.runs().map((r) => r.run_id).sort();
+  const journal = EventJournal.open(join(dataDir, 'history.sqlite'), { log: () => undefined });
+  const ids = journal.runsPage({ limit: 1000 }).runs.map((r) => r.run.run_id).sort();
   journal.close();
   return ids;
 };
@@ -76,7 +76,7 @@ describe('steward runs', () => {
   it('deletes runs from the data folder\'s history: the app neither lists them after, nor a page that held them keeps them', async () => {
     const dataDir = tempDir();
     await cli(['runs', 'import', traceFile(tempDir(), [...run('cli-run-00004'), ...run('cli-run-00005')])], dataDir);
-    const held = EventJournal.open(join(dataDir, 'outbox.jsonl'), { log: () => undefined });
+    const held = EventJournal.open(join(dataDir, 'history.sqlite'), { log: () => undefined });
     const cursor = { journal: held.id, after: held.head };
     held.close();
     const result = await cli(['runs', 'delete', 'cli-run-00004', 'cli-run-nothere'], dataDir);

@@ -3,7 +3,8 @@ import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { RunEvent } from '@shared/contracts/events';
 import { CheckpointStore } from '../../engine/checkpoint';
-import { EventJournal, JournalRewriteError } from '../../events/event-journal';
+import { JournalRewriteError, type EventJournal } from '../../events/event-journal';
+import { openHistory } from '../../events/open-history';
 import { RunHistory } from '../../events/run-history';
 import { traceFileProblem, traceLineEvent } from '../../events/trace-line';
 import { RequestError } from '../../registry/request-error';
@@ -80,7 +81,7 @@ export async function runsCommand(args: string[], io: CliIo): Promise<number> {
     throw err;
   }
   const log = (line: string) => io.stderr(`steward: ${line}\n`);
-  const journal = EventJournal.open(join(dataDir, 'outbox.jsonl'), { log });
+  const journal = openHistory(dataDir, { log });
   try {
     // The host is not running (the lock says so): only runs parked for a person are not to be deleted.
     const waiting = new Set([

@@ -1,7 +1,7 @@
 import Dexie from 'dexie';
 import type { RunStatus } from '@shared/contracts/events';
 import type { RunRow, StewardDb } from '../../db/db';
-import { matchesWords, runWords, searchWords } from '../../db/search-words';
+import { matchesWords, runWords, searchWords } from '@shared/history/search-words';
 import { providerOfLabel, type RunFilter } from './run-filter';
 
 /** Rows fetched per page: the list asks for the next page as its end scrolls into view. */

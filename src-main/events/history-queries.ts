@@ -1,0 +1,106 @@
+import type { RunStatus } from '@shared/contracts/events';
+import type { RunRow } from '@shared/history/run-summary';
+import { searchWords } from '@shared/history/search-words';
+import type { HistoryDb } from './history-db';
+
+/** Which runs, and which page of them: newest first, continuing after `after` (the last row of the page before). */
+export interface RunsQuery {
+  status?: readonly RunStatus[] | undefined;
+  /** A workflow's id (or an agent spec's). */
+  workflow?: string | undefined;
+  /** Rows per page; default 50, at most 1,000. */
+  limit?: number | undefined;
+  after?: RunsCursor | undefined;
+}
+
+/** Where a page ended: the next page starts after this run. */
+export interface RunsCursor {
+  started_at: string;
+  run_id: string;
+}
+
+export interface ListedRun {
+  run: RunRow;
+  /** Events stored for it. */
+  events: number;
+  /** It came from an imported trace (never ran on this host). */
+  imported: boolean;
+}
+
+export interface RunsPage {
+  runs: ListedRun[];
+  /** Present when more runs follow: ask again with `after` set to it. */
+  next?: RunsCursor;
+}
+
+const DEFAULT_LIMIT = 50;
+const MAX_LIMIT = 1_000;
+
+interface Row {
+  run_id: string;
+  started_at: string;
+  stored: number;
+  imported: number;
+  summary: string;
+}
+
+/** A page of runs, newest first (the runs_started index: cost grows with the page, not the history). */
+export function runsQuery(db: HistoryDb, query: RunsQuery): RunsPage {
+  return page(db, query, []);
+}
+
+/**
+ * Runs a person looks for by what they typed: every word, by prefix, in the run's search words
+ * (FTS5 over the same words the page's search uses), or the run's id, whole or its start.
+ */
+export function searchQuery(db: HistoryDb, text: string, query: RunsQuery): RunsPage {
+  const trimmed = text.trim();
+  const words = searchWords(trimmed);
+  const clauses: Clause[] = [];
+  const params: unknown[] = [];
+  // A run id is one token of letters, digits and dashes (a UUID): whole or its start.
+  if (/^[\w:.-]{4,}$/.test(trimmed)) {
+    clauses.push('(run_id >= ? AND run_id < ?)');
+    params.push(trimmed, `${trimmed}\uffff`);
+  }
+  if (words.length > 0) {
+    clauses.push('n IN (SELECT rowid FROM run_words WHERE run_words MATCH ?)');
+    params.push(words.map((word) => `"${word.replaceAll('"', '""')}"*`).join(' AND '));
+  }
+  if (clauses.length === 0) return { runs: [] };
+  return page(db, query, [{ sql: `(${clauses.join(' OR ')})`, params }]);
+}
+
+type Clause = string;
+
+function page(db: HistoryDb, query: RunsQuery, extra: { sql: string; params: unknown[] }[]): RunsPage {
+  const limit = Math.min(MAX_LIMIT, Math.max(1, Math.floor(query.limit ?? DEFAULT_LIMIT)));
+  const where: string[] = [];
+  const params: unknown[] = [];
+  for (const clause of extra) {
+    where.push(clause.sql);
+    params.push(...clause.params);
+  }
+  if (query.status && query.status.length > 0) {
+    where.push(`status IN (${query.status.map(() => '?').join(', ')})`);
+    params.push(...query.status);
+  }
+  if (query.workflow !== undefined) {
+    where.push('spec_id = ?');
+    params.push(query.workflow);
+  }
+  if (query.after) {
+    where.push('(started_at < ? OR (started_at = ? AND run_id < ?))');
+    params.push(query.after.started_at, query.after.started_at, query.after.run_id);
+  }
+  const sql = `SELECT run_id, started_at, stored, imported, summary FROM runs ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
+    ORDER BY started_at DESC, run_id DESC LIMIT ?`;
+  const rows = db.prepare<unknown[], Row>(sql).all(...params, limit + 1);
+  const more = rows.length > limit;
+  const shown = rows.slice(0, limit);
+  const last = shown.at(-1);
+  return {
+    runs: shown.map((row) => ({ run: JSON.parse(row.summary) as RunRow, events: row.stored, imported: row.imported === 1 })),
+    ...(more && last ? { next: { started_at: last.started_at, run_id: last.run_id } } : {}),
+  };
+}

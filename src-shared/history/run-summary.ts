@@ -1,0 +1,206 @@
+import type { RunEvent, RunStatus } from '../contracts/events';
+import type { LifecyclePhase } from '../contracts/spec';
+import type { ProfileVersionRef } from '../contracts/profiles';
+import type { InvocationStatus } from '../workflow/invocation';
+import { runWords, traceWords, type TraceWord } from './search-words';
+
+/**
+ * A run's summary row, folded from its events: the same function gives the host's history database
+ * its runs rows and the page's IndexedDB its index, so both always describe a run alike.
+ */
+
+/** A run's summary, derived from its events (idempotently, see ingest-events). */
+export interface RunRow {
+  run_id: string;
+  workflow_id: string;
+  spec_name: string;
+  task?: string;
+  status: RunStatus;
+  started_at: string;
+  finished_at?: string;
+  /** Completed rounds. */
+  rounds: number;
+  output?: string;
+  message?: string;
+  models: { student: string; teacher: string };
+  supervision_enabled: boolean;
+  /** Lifecycle phase the run used (v2). */
+  phase?: LifecyclePhase;
+  /** Models were called, no tool executed (v2). */
+  dry_run?: boolean;
+  /** The profile versions the run recorded (v2). */
+  profiles?: Record<string, ProfileVersionRef>;
+  /** Sequence number of the event that set `status` (waiting ↔ running, final). */
+  status_seq?: number;
+  /** Total events of the run, as announced by run.finished. */
+  event_count?: number;
+  /** Distinct events of the run stored here; equals event_count once the trace is complete. */
+  stored_events: number;
+  /** A workflow run's nodes (ingest-events.ts): present once any of its workflow events is in. */
+  workflow?: WorkflowRunFacts;
+  /** Text search's words (search-words.ts: runWords), rewritten with the row; a multi-entry index since v4. */
+  words?: string[];
+  /** The words of the run's trace read so far, each with where it was first said (search-words.ts: traceWords, capped); part of `words`, not indexed itself. */
+  trace_words?: TraceWord[];
+}
+
+/** What the runs list shows of a workflow run, kept idempotent: each value is the latest by sequence. */
+export interface WorkflowRunFacts {
+  /** Nodes in the graph (workflow.started); 0 until it arrived. */
+  nodes: number;
+  /** Per invocation id: its latest status and the sequence number that set it. */
+  invocations: Record<string, [InvocationStatus, number]>;
+  /** Per invocation id: its completed rounds (an agent node's, a tool node's one call), each counting from 0. */
+  invocation_rounds: Record<string, number>;
+  /** A workflow supervisor's verdict was applied in this run (its status reads "Completed — supervised"). */
+  supervised?: true;
+}
+
+/** Folds a run's events into its summary. Pure and idempotent: the same events give the same row. */
+export function summarize(row: RunRow | undefined, events: readonly RunEvent[], freshCount: number): RunRow | undefined {
+  const first = events[0];
+  if (!first) return row;
+  let next: RunRow = row
+    ? { ...row, stored_events: row.stored_events + freshCount }
+    : {
+        // Created by whichever event arrives first; run.started fills in the description.
+        run_id: first.run_id,
+        workflow_id: '',
+        spec_name: 'Unknown workflow',
+        status: 'running',
+        started_at: first.ts,
+        rounds: 0,
+        models: { student: '?', teacher: '?' },
+        supervision_enabled: false,
+        stored_events: freshCount,
+      };
+  for (const e of events) {
+    // A workflow's own events and its nodes' (their nested agents count rounds from 0 each).
+    if (e.type === 'workflow.started' || e.invocation_id !== undefined) {
+      next = foldWorkflowEvent(next, e);
+      continue;
+    }
+    switch (e.type) {
+      case 'run.started':
+        next = {
+          ...next,
+          workflow_id: e.spec_id,
+          spec_name: e.spec_name,
+          task: e.task,
+          started_at: e.ts,
+          models: e.models,
+          supervision_enabled: e.supervision.enabled,
+          phase: e.supervision.phase,
+          dry_run: e.dry_run,
+          profiles: e.profiles,
+        };
+        break;
+      // Status changes apply in sequence order only: a replayed older event never undoes a newer one.
+      case 'intervention.requested':
+        if (isLater(next, e.seq) && next.status === 'running') next = { ...next, status: 'waiting', status_seq: e.seq };
+        break;
+      case 'intervention.answered':
+        if (isLater(next, e.seq) && next.status === 'waiting') next = { ...next, status: 'running', status_seq: e.seq };
+        break;
+      case 'round.completed':
+        next = { ...next, rounds: Math.max(next.rounds, e.round + 1) };
+        break;
+      case 'run.finished':
+        next = {
+          ...next,
+          status: e.status,
+          status_seq: e.seq,
+          output: e.output ?? outputsSummary(e.outputs),
+          message: e.message,
+          finished_at: e.ts,
+          event_count: e.event_count,
+          rounds: Math.max(next.rounds, e.rounds),
+        };
+        break;
+      default:
+        break;
+    }
+  }
+  const status = next.workflow ? withWorkflowStatus(next) : next;
+  const trace_words = traceWords(row?.trace_words, events);
+  const done = trace_words ? { ...status, trace_words } : status;
+  // Rewritten with every change: text search's index is always the row's own task, output, message, workflow and
+  // models, then the words of its trace (explanations, arguments) read so far.
+  return { ...done, words: runWords(done) };
+}
+
+function isLater(row: RunRow, seq: number): boolean {
+  return row.status_seq === undefined || seq > row.status_seq;
+}
+
+const NO_MODEL = '—';
+/** The models column of a workflow run whose agent nodes use different models. */
+export const PER_NODE = 'per node';
+
+/** A workflow run's facts: each update keeps the latest by sequence or a maximum, so any order gives the same row. */
+function foldWorkflowEvent(row: RunRow, e: RunEvent): RunRow {
+  const wf: WorkflowRunFacts = row.workflow ?? { nodes: 0, invocations: {}, invocation_rounds: {} };
+  const id = e.invocation_id;
+  switch (e.type) {
+    case 'workflow.started': {
+      const placeholder = row.models.student === '?' && row.models.teacher === '?';
+      return {
+        ...row,
+        workflow_id: e.workflow_id,
+        spec_name: e.workflow_name,
+        started_at: e.ts,
+        models: placeholder ? { student: NO_MODEL, teacher: NO_MODEL } : row.models,
+        workflow: { ...wf, nodes: e.nodes.length },
+        // A dry replay of a workflow run is a dry run like an agent's.
+        ...(e.dry_run ? { dry_run: true } : {}),
+      };
+    }
+    case 'node.invocation': {
+      const seen = id === undefined ? undefined : wf.invocations[id];
+      if (id === undefined || (seen && seen[1] >= e.seq)) return { ...row, workflow: wf };
+      return { ...row, workflow: { ...wf, invocations: { ...wf.invocations, [id]: [e.status, e.seq] } } };
+    }
+    case 'supervisor.verdict':
+      return { ...row, workflow: { ...wf, supervised: true } };
+    case 'agent.started':
+      return {
+        ...row,
+        models: { student: mergeModel(row.models.student, e.models.student), teacher: mergeModel(row.models.teacher, e.models.teacher) },
+        supervision_enabled: row.supervision_enabled || e.supervision.enabled,
+        workflow: wf,
+      };
+    case 'round.completed':
+    case 'agent.finished': {
+      if (id === undefined) return { ...row, workflow: wf };
+      const done = e.type === 'round.completed' ? e.round + 1 : e.rounds;
+      const perInvocation = { ...wf.invocation_rounds, [id]: Math.max(wf.invocation_rounds[id] ?? 0, done) };
+      const total = Object.values(perInvocation).reduce((a, b) => a + b, 0);
+      return { ...row, rounds: Math.max(row.rounds, total), workflow: { ...wf, invocation_rounds: perInvocation } };
+    }
+    default:
+      return { ...row, workflow: wf };
+  }
+}
+
+/** One model for every agent node, or "per node" once two differ (order-independent). */
+function mergeModel(current: string, incoming: string): string {
+  if (current === '?' || current === NO_MODEL) return incoming;
+  return current === incoming ? current : PER_NODE;
+}
+
+/** Until run.finished, a workflow run waits while any of its nodes waits for a person (answering one of two keeps it waiting). */
+function withWorkflowStatus(row: RunRow): RunRow {
+  if (row.status !== 'running' && row.status !== 'waiting') return row;
+  const waiting = Object.values(row.workflow?.invocations ?? {}).some(([status]) => status === 'waiting');
+  return { ...row, status: waiting ? 'waiting' : 'running' };
+}
+
+const OUTPUT_SUMMARY_CHARS = 4000;
+
+/** A workflow's outputs as the row's output: a single text as it is, otherwise JSON; long ones cut (the run view has them whole). */
+export function outputsSummary(outputs: Record<string, unknown> | undefined): string | undefined {
+  if (!outputs || Object.keys(outputs).length === 0) return undefined;
+  const values = Object.values(outputs);
+  const text = values.length === 1 && typeof values[0] === 'string' ? values[0] : JSON.stringify(outputs, null, 2);
+  return text.length > OUTPUT_SUMMARY_CHARS ? `${text.slice(0, OUTPUT_SUMMARY_CHARS)}…` : text;
+}
