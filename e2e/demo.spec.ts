@@ -111,7 +111,7 @@ test('with supervision switched off, the unsafe write is blocked and never reach
   await page.goto(`${host.url.split('#')[0]}#/runs`);
   await expect(page.getByTestId('run-row')).toHaveCount(2);
   await expect(page.getByTestId('run-row').filter({ hasText: 'Blocked' })).toHaveCount(1);
-  expect(existsSync(join(dataDir, 'outbox.jsonl'))).toBe(true);
+  expect(existsSync(join(dataDir, 'history.sqlite'))).toBe(true);
 });
 
 test('the boundary refusals demo: malformed output repaired by the student, parallel calls repaired by the teacher, an unusable replacement re-asked, the unsafe write blocked', async ({ page }) => {

@@ -1,6 +1,7 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
 import { ensureBuilt } from '../test-support/ensure-built';
 import { connectHost, startHostProcess, type HostProcess } from '../test-support/host-process';
@@ -67,9 +68,11 @@ test('a browser profile offline while runs were deleted and their tombstones com
   await api.request('runs.delete', { run_ids: [RUNS[0]!] });
   await api.request('runs.delete', { run_ids: [RUNS[1]!] });
   api.close();
-  const lines = readFileSync(join(dataDir, 'outbox.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { k: string; run_ids?: string[] });
-  expect(lines.filter((l) => l.k === 'compacted')).toHaveLength(1);
-  expect(lines.filter((l) => l.k === 'deleted').flatMap((l) => l.run_ids)).toEqual([RUNS[1]]);
+  // The history database as a second process reads it (WAL: beside the host that writes it).
+  const history = new Database(join(dataDir, 'history.sqlite'), { readonly: true });
+  expect(Number(history.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'compacted'").get()?.value ?? 0)).toBeGreaterThan(0);
+  expect(history.prepare<[], { run_id: string }>('SELECT run_id FROM tombstones ORDER BY n').all().map((r) => r.run_id)).toEqual([RUNS[1]]);
+  history.close();
 
   const back = await openRuns(offline);
   await expect(row(back, RUNS[2]!)).toBeVisible();

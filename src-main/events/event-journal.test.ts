@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventId, type RunEvent } from '@shared/contracts/events';
+import Database from 'better-sqlite3';
 import { EventJournal, type JournalSlice } from './event-journal';
 
 const RUN = 'run-journal-test';
@@ -13,7 +14,6 @@ function roundStarted(seq: number): RunEvent {
 const finished = (seq: number): RunEvent => ({ type: 'run.finished', id: eventId(RUN, seq), run_id: RUN, seq, ts: new Date(0).toISOString(), status: 'completed', rounds: 1, event_count: seq + 1 });
 
 const ids = (events: RunEvent[]) => events.map((event) => event.id);
-const lines = (file: string) => fs.readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
 
 describe('EventJournal', () => {
   let dir: string;
@@ -23,7 +23,7 @@ describe('EventJournal', () => {
 
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'steward-journal-'));
-    journal = path.join(dir, 'nested', 'outbox.jsonl');
+    journal = path.join(dir, 'nested', 'history.sqlite');
     logs.length = 0;
   });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -31,9 +31,13 @@ describe('EventJournal', () => {
   it('an appended event is on disk before any subscriber hears of it, with the position it keeps', () => {
     const j = EventJournal.open(journal, { log });
     const heard: Array<{ disk: string; slice: JournalSlice }> = [];
-    j.subscribe((slice) => heard.push({ disk: fs.readFileSync(journal, 'utf8'), slice }));
+    // Another process's view of the database: what it reads is committed.
+    const other = new Database(journal, { readonly: true });
+    const onDisk = () => other.prepare<[], { id: string }>('SELECT id FROM events ORDER BY pos').all().map((row) => row.id);
+    j.subscribe((slice) => heard.push({ disk: onDisk().join(' '), slice }));
     j.append([roundStarted(0), roundStarted(1)]);
     j.append([roundStarted(2)]);
+    other.close();
     expect(heard[0]?.disk).toContain(eventId(RUN, 1));
     expect(heard.map((h) => [h.slice.after, h.slice.position])).toEqual([[0, 2], [2, 3]]);
     expect(j.head).toBe(3);
@@ -92,67 +96,6 @@ describe('EventJournal', () => {
     again.append([finished(3)]);
     again.close();
     expect(EventJournal.open(journal, { log }).openRuns()).toEqual([]);
-  });
-
-  it('an outbox from before positions is upgraded in place: acked events are kept, positions given in file order, run cursors kept', () => {
-    fs.mkdirSync(path.dirname(journal), { recursive: true });
-    const legacy = [
-      { k: 'run', run_id: 'older-run', next_seq: 7, rounds: 2 },
-      { k: 'event', event: roundStarted(0) },
-      { k: 'event', event: roundStarted(1) },
-      { k: 'ack', ids: [eventId(RUN, 0)] },
-    ];
-    fs.writeFileSync(journal, legacy.map((l) => JSON.stringify(l) + '\n').join(''));
-    const j = EventJournal.open(journal, { log });
-    expect(j.read(0, 10)).toEqual({ events: [roundStarted(0), roundStarted(1)], after: 0, position: 2 });
-    expect(j.openRuns()).toContainEqual({ run_id: 'older-run', next_seq: 7, rounds: 2 });
-    j.close();
-    const written = lines(journal);
-    expect(written[0]).toEqual({ k: 'journal', id: j.id });
-    expect(written.filter((l) => l.k === 'event').map((l) => l.pos)).toEqual([1, 2]);
-    expect(written.some((l) => l.k === 'ack')).toBe(false);
-  });
-
-  it('a clean journal is not rewritten on open (appends only)', () => {
-    const j = EventJournal.open(journal, { log });
-    j.append([roundStarted(0)]);
-    j.close();
-    const inode = fs.statSync(journal).ino;
-    EventJournal.open(journal, { log }).close();
-    expect(fs.statSync(journal).ino).toBe(inode);
-  });
-
-  it('a torn last line from a crash mid-append is skipped and later appends stay readable', () => {
-    const first = EventJournal.open(journal, { log });
-    first.append([roundStarted(1)]);
-    first.close();
-    fs.appendFileSync(journal, JSON.stringify({ k: 'event', pos: 2, event: roundStarted(2) }).slice(0, 40));
-
-    const reopened = EventJournal.open(journal, { log });
-    expect(reopened.loadReport).toEqual({ events: 1, invalidLines: 0, tornTail: true });
-    reopened.append([roundStarted(3)]);
-    reopened.close();
-    const third = EventJournal.open(journal, { log });
-    expect(third.read(0, 10)).toEqual({ events: [roundStarted(1), roundStarted(3)], after: 0, position: 2 });
-    third.close();
-    expect(fs.readdirSync(path.dirname(journal)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
-  });
-
-  it('invalid journal lines are skipped, counted and kept aside, never a crash', () => {
-    const good = JSON.stringify({ k: 'event', pos: 1, event: roundStarted(1) });
-    const wrongSchema = JSON.stringify({ k: 'event', pos: 2, event: { ...roundStarted(2), type: 'round.exploded' } });
-    fs.mkdirSync(path.dirname(journal), { recursive: true });
-    fs.writeFileSync(journal, ['{not json', good, wrongSchema, '[]', ''].join('\n'));
-
-    const j = EventJournal.open(journal, { log });
-    expect(j.loadReport).toEqual({ events: 1, invalidLines: 3, tornTail: false });
-    expect(ids(j.read(0, 10).events)).toEqual([eventId(RUN, 1)]);
-    expect(fs.readFileSync(`${journal}.invalid`, 'utf8').trim().split('\n')).toHaveLength(3);
-    expect(logs.some((line) => line.includes('3 invalid'))).toBe(true);
-    j.close();
-    // Kept aside once: the journal no longer holds them.
-    EventJournal.open(journal, { log }).close();
-    expect(fs.readFileSync(`${journal}.invalid`, 'utf8').trim().split('\n')).toHaveLength(3);
   });
 
   it('an unsubscribed listener hears nothing, and a throwing listener does not starve the others', () => {

@@ -32,6 +32,8 @@ export interface EventJournalOptions {
   maxTombstones?: number;
   /** A journal an older Steward wrote (outbox.jsonl): moved into the database when first opened. */
   legacyJournal?: string;
+  /** How long a write waits for another process's (a steward command's) before it fails. Default 10 s. */
+  busyTimeoutMs?: number;
 }
 
 /** Tombstones kept by default: a page offline through more deletions than this reconciles once (one request per 1,000 of its runs). */
@@ -100,7 +102,9 @@ export class JournalRewriteError extends Error {
   ) {
     super(
       `Could not delete from the history database ${journalPath} (${reason}), so nothing was deleted. ` +
-        'Check that the data folder is writable and its disk has free space, then try again.',
+        (/SQLITE_BUSY|locked/.test(reason)
+          ? 'Another Steward process was writing to the history: try again in a moment.'
+          : 'Check that the data folder is writable and its disk has free space, then try again.'),
     );
     this.name = 'JournalRewriteError';
   }
@@ -157,7 +161,7 @@ export class EventJournal {
     this.path = file;
     this.log = options.log ?? ((line) => console.error(line));
     this.maxTombstones = Math.max(0, options.maxTombstones ?? MAX_TOMBSTONES);
-    this.db = openHistoryDb(file);
+    this.db = openHistoryDb(file, options.busyTimeoutMs);
     const db = this.db;
     this.sql = {
       getMeta: db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?'),
@@ -393,7 +397,7 @@ export class EventJournal {
   }
 
   private removeNow(runIds: readonly string[]): JournalRemoval {
-    this.requireOpen();
+    if (this.closed) throw new JournalRewriteError(this.path, 'the history was closed before the deletion ran');
     const at = this.head;
     let gone: string[];
     try {

@@ -80,22 +80,25 @@ export class HistoryDamagedError extends Error {
 export type HistoryDb = Database.Database;
 
 /** Opens (creating when absent) the history database with its schema; a damaged file is refused in words. */
-export function openHistoryDb(file: string): HistoryDb {
+export function openHistoryDb(file: string, busyTimeoutMs = 10_000): HistoryDb {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   let db: HistoryDb | undefined;
   try {
-    db = new Database(file, { timeout: 10_000 });
+    db = new Database(file, { timeout: busyTimeoutMs });
+    const version = Number(db.pragma('user_version', { simple: true }));
     // Before the first table: a deletion frees its pages for the file to shrink (incremental_vacuum).
-    db.pragma('auto_vacuum = INCREMENTAL');
+    if (version === 0) db.pragma('auto_vacuum = INCREMENTAL');
     db.pragma('journal_mode = WAL');
     // Every commit is synced: an event a page was told of survives a power cut, not only a crash.
     db.pragma('synchronous = FULL');
-    const version = Number(db.pragma('user_version', { simple: true }));
     if (version > SCHEMA_VERSION) {
       throw new Error(`it was written by a newer Steward (history schema ${version}; this one reads ${SCHEMA_VERSION})`);
     }
-    db.exec(SCHEMA);
-    if (version < SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    // Written once: opening an existing history takes no write lock (a steward command may be writing).
+    if (version < SCHEMA_VERSION) {
+      db.exec(SCHEMA);
+      db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    }
     return db;
   } catch (error) {
     db?.close();

@@ -7,5 +7,11 @@ export const legacyJournalPath = (dataDir: string) => join(dataDir, 'outbox.json
 
 /** The data folder's run history (the host, and a steward command holding the folder, open it the same way). */
 export function openHistory(dataDir: string, options: Omit<EventJournalOptions, 'legacyJournal'> = {}): EventJournal {
-  return EventJournal.open(historyPath(dataDir), { ...options, legacyJournal: legacyJournalPath(dataDir) });
+  return EventJournal.open(historyPath(dataDir), { ...busyTimeout(process.env), ...options, legacyJournal: legacyJournalPath(dataDir) });
+}
+
+/** STEWARD_HISTORY_BUSY_MS: how long a write waits for another process's (a test or an operator may shorten it). */
+function busyTimeout(env: NodeJS.ProcessEnv): { busyTimeoutMs?: number } {
+  const raw = env.STEWARD_HISTORY_BUSY_MS?.trim();
+  return raw !== undefined && /^\d{1,7}$/.test(raw) ? { busyTimeoutMs: Number(raw) } : {};
 }

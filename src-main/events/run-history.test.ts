@@ -1,7 +1,8 @@
-import { mkdirSync, mkdtempSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RunEvent, eventId } from '@shared/contracts/events';
 import type { HostedWorkflow } from '@shared/contracts/hosted-workflow';
 import { hostedEcho } from '../../test-support/hosted-workflows';
@@ -10,6 +11,11 @@ import type { Host } from '../composition/host-types';
 import { runCli } from '../shells/cli/cli';
 import { EventJournal } from './event-journal';
 import { IMPORTED_UNFINISHED_MESSAGE } from './run-history';
+
+// A deletion blocked by another process's write fails fast here, not after the default 10 s.
+beforeAll(() => {
+  process.env.STEWARD_HISTORY_BUSY_MS = '100';
+});
 
 /** Issue 9: runs are deleted from the host's journal (and so from every page), imported, and kept only as long as their trace profile says. */
 
@@ -114,37 +120,41 @@ describe('deleting runs', () => {
     expect(p.deleted).toEqual([]);
   });
 
-  it('a failed rewrite deletes nothing: runs.delete answers what to fix, and every page still has the run', async () => {
+  it('a failed deletion deletes nothing: runs.delete answers what to fix, and every page still has the run', async () => {
     const dataDir = dataFolder();
     const host = await open(dataDir);
     const p = hostPage(host, 'p');
     await p.ok('events.subscribe', {});
     const run = await runEcho(p, 'stays');
-    // A real failure: the journal's temp file cannot be created (a folder has its name; the host runs in this process).
-    const temp = join(dataDir, `outbox.jsonl.${process.pid}.tmp`);
-    mkdirSync(temp);
+    // A real failure: another process holds the history's write lock past the busy timeout.
+    const other = new Database(join(dataDir, 'history.sqlite'));
+    other.exec('BEGIN IMMEDIATE');
     const refused = await p.call('runs.delete', { run_ids: [run] });
+    other.exec('ROLLBACK');
+    other.close();
     expect(refused).toMatchObject({ ok: false, error: { code: 'host_error' } });
-    expect(refused.ok ? '' : refused.error.message).toMatch(/nothing was deleted.*writable.*free space/);
+    expect(refused.ok ? '' : refused.error.message).toMatch(/nothing was deleted.*try again/);
     expect(p.deleted).toEqual([]);
     const fresh = hostPage(host, 'fresh');
     await fresh.ok('events.subscribe', {});
     await expect.poll(() => fresh.events.some((e) => e.run_id === run && e.type === 'run.finished')).toBe(true);
-    rmdirSync(temp);
     expect(await p.ok('runs.delete', { run_ids: [run] })).toEqual({ deleted: 1 });
     expect(p.deleted).toEqual([run]);
   });
 
-  it('steward runs delete whose rewrite fails deletes nothing and says what to fix (exit 1)', async () => {
+  it('steward runs delete that fails deletes nothing and says what to fix (exit 1)', async () => {
     const dataDir = dataFolder();
     const journal = EventJournal.open(join(dataDir, 'history.sqlite'), { log: () => undefined });
     journal.append(recordedRun('cli-stay-0001', 'cli', 0));
     journal.close();
-    mkdirSync(join(dataDir, `outbox.jsonl.${process.pid}.tmp`));
+    const other = new Database(join(dataDir, 'history.sqlite'));
+    other.exec('BEGIN IMMEDIATE');
     let stderr = '';
     const code = await runCli(['runs', 'delete', 'cli-stay-0001', '--data-dir', dataDir], { stdout: () => undefined, stderr: (t) => (stderr += t), env: {} });
+    other.exec('ROLLBACK');
+    other.close();
     expect(code).toBe(1);
-    expect(stderr).toMatch(/nothing was deleted.*writable/);
+    expect(stderr).toMatch(/nothing was deleted.*try again/);
     const again = EventJournal.open(join(dataDir, 'history.sqlite'), { log: () => undefined });
     expect(again.hasRun('cli-stay-0001')).toBe(true);
     again.close();

@@ -1,0 +1,78 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { eventId } from '@shared/contracts/events';
+import { HistoryDamagedError } from './history-db';
+import { openHistory } from './open-history';
+
+/** Issue 26's faults: a host killed mid-write, a damaged database file. Real processes, a real database. */
+
+const STORM = path.resolve(__dirname, '../../test-support/history-storm-child.ts');
+const tsxEnv = { ...process.env, TSX_TSCONFIG_PATH: path.resolve(__dirname, '../../tsconfig.main.json') };
+
+describe('the history under faults', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'steward-history-faults-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('SIGKILLed at random points of a write storm (50 times): every event a page was told of is there, none twice, the database opens', async () => {
+    let position = 0;
+    for (let kill = 0; kill < 50; kill++) {
+      const runId = `run-storm-${String(kill).padStart(4, '0')}`;
+      const child = spawn(process.execPath, ['--import', 'tsx', STORM, dir, runId], { stdio: ['ignore', 'pipe', 'inherit'], env: tsxEnv });
+      let lastTold = '';
+      // Killed somewhere between its first batches and a few hundred: a random moment of the storm.
+      const after = Math.floor(Math.random() * 200);
+      let seen = 0;
+      await new Promise<void>((resolve) => {
+        createInterface({ input: child.stdout! }).on('line', (text) => {
+          if (!text.startsWith('told ')) return;
+          lastTold = text.slice(5);
+          seen += 1;
+          if (seen > after && child.exitCode === null) child.kill('SIGKILL');
+        });
+        child.once('exit', () => resolve());
+      });
+      expect(child.signalCode).toBe('SIGKILL');
+      const [toldId, toldPos] = lastTold.split(' ');
+      const history = openHistory(dir, { log: () => undefined });
+      // What the page was told is there, at the position it was told.
+      expect(history.eventById(toldId!)).toBeDefined();
+      expect(history.read(Number(toldPos) - 1, 1).events[0]?.id).toBe(toldId);
+      // Nothing twice, no gap: the run's events are seq 0..n-1 at consecutive positions after the last run's.
+      const events = history.runEvents(runId);
+      expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
+      expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
+      expect(history.read(position, 1).events[0]?.id).toBe(eventId(runId, 0));
+      position = history.head;
+      expect(history.count).toBe(position);
+      history.close();
+    }
+  }, 240_000);
+
+  it('a damaged database file is refused in words and left exactly as it was: nothing starts over silently', () => {
+    const history = openHistory(dir, { log: () => undefined });
+    history.append([{ type: 'round.started', id: eventId('run-damaged-01', 0), run_id: 'run-damaged-01', seq: 0, ts: new Date(0).toISOString(), round: 0, proposer: 'student' }]);
+    history.close();
+    const file = path.join(dir, 'history.sqlite');
+    // Scribble over the header and the first pages.
+    const bytes = fs.readFileSync(file);
+    bytes.fill(0x5a, 0, Math.min(bytes.length, 8192));
+    fs.writeFileSync(file, bytes);
+    const before = fs.readFileSync(file);
+    let failure: unknown;
+    try {
+      openHistory(dir, { log: () => undefined }).close();
+    } catch (error) {
+      failure = error;
+    }
+    expect(failure).toBeInstanceOf(HistoryDamagedError);
+    expect((failure as Error).message).toMatch(/damaged.*left exactly as it is.*Move it out of the data folder/s);
+    expect(fs.readFileSync(file).equals(before)).toBe(true);
+  });
+});
