@@ -233,6 +233,11 @@ async function openHost(options: HostOptions): Promise<Host> {
       return feed.attach(session.id, (frame) => session.push({ kind: 'events', ...frame }), { journal, after, window, reconciled }, (run_ids) => session.push({ kind: 'runs.deleted', journal: outbox.id, run_ids }));
     },
     'runs.known': async ({ run_ids }) => ({ known: run_ids.filter((id) => outbox.hasRun(id)) }),
+    'runs.list': async ({ text, status, workflow, limit, after }) => {
+      const query = { status, workflow, limit, after };
+      const page = text !== undefined && text.trim().length > 0 ? outbox.search(text, query) : outbox.runsPage(query);
+      return { runs: page.runs.map((listed) => listed.run), ...(page.next ? { next: page.next } : {}), total: outbox.runCount, head: outbox.head };
+    },
     // Nothing is dropped on an ack any more: another page may still need the event.
     'events.ack': async () => ({ acked: 0 }),
     'events.cursor': async ({ journal, position }, session) => ({ acknowledged: feed.acknowledge(session.id, { journal, position }) }),

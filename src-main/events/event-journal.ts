@@ -238,6 +238,11 @@ export class EventJournal {
     return Math.max(this.headPos, this.floorPos);
   }
 
+  /** Runs in the history (a count over the runs table: one row per run, not per event). */
+  get runCount(): number {
+    return (this.db.prepare('SELECT count(*) AS c FROM runs').get() as { c: number }).c;
+  }
+
   /** Events stored (a count over the table: for reports and tests, not a hot path). */
   get count(): number {
     return (this.db.prepare('SELECT count(*) AS c FROM events').get() as { c: number }).c;

@@ -2,7 +2,7 @@ import { createContext, useCallback, useContext, useEffect, useMemo, useState, t
 import type { HostInfo, ProviderStatus } from '@shared/contracts/host-api';
 import type { HostClient } from '../host/host-client';
 import type { ConnectionState } from '../host/transport';
-import { startHostSession } from '../host/host-session';
+import { startHostSession, type IndexingState } from '../host/host-session';
 import type { StewardDb } from '../db/db';
 
 export interface HostContextValue {
@@ -18,6 +18,8 @@ export interface HostContextValue {
   problem?: string;
   /** Browser-run page opened without its `#token=` link. */
   tokenMissing: boolean;
+  /** While this page catches up with a history far ahead of it (a fresh profile): how far it is. */
+  indexing?: IndexingState;
 }
 
 const HostContext = createContext<HostContextValue | null>(null);
@@ -29,6 +31,7 @@ export function HostProvider({ client, db, tokenMissing, children }: { client: H
   const [info, setInfo] = useState<HostInfo>();
   const [providers, setProviders] = useState<ProviderStatus>();
   const [problem, setProblem] = useState<string>();
+  const [indexing, setIndexing] = useState<IndexingState>();
 
   useEffect(() => {
     const session = startHostSession(client, db, {
@@ -39,6 +42,7 @@ export function HostProvider({ client, db, tokenMissing, children }: { client: H
       info: setInfo,
       providers: setProviders,
       problem: setProblem,
+      indexing: setIndexing,
     });
     return session.stop;
   }, [client, db]);
@@ -48,8 +52,8 @@ export function HostProvider({ client, db, tokenMissing, children }: { client: H
   }, [client]);
 
   const value = useMemo<HostContextValue>(
-    () => ({ client, db, connection, everConnected, info, providers, refreshProviders, problem, tokenMissing }),
-    [client, db, connection, everConnected, info, providers, refreshProviders, problem, tokenMissing],
+    () => ({ client, db, connection, everConnected, info, providers, refreshProviders, problem, tokenMissing, indexing }),
+    [client, db, connection, everConnected, info, providers, refreshProviders, problem, tokenMissing, indexing],
   );
   return <HostContext.Provider value={value}>{children}</HostContext.Provider>;
 }

@@ -4,6 +4,7 @@ import type { StewardDb } from '../db/db';
 import { resumeCursor, storeEventsAt, storeUnpositioned } from '../db/event-cursor';
 import { deleteRuns } from '../db/delete-runs';
 import { reconcileRuns } from '../db/reconcile-runs';
+import { SUMMARY_PAGE, syncRunSummaries } from '../db/run-summaries';
 import { seedDemoWorkflows } from '../db/seed-demo';
 import { seedBuiltinProfiles } from '../db/builtin-profiles';
 import { ensureWorkflowProfiles } from '../db/workflow-profiles';
@@ -11,12 +12,17 @@ import { createProfileSync } from '../db/profile-sync';
 import { HostRequestError, type HostClient } from './host-client';
 import type { ConnectionState } from './transport';
 
+/** How far this page's index of the host's history is: shown while it catches up (a fresh profile on a long history). */
+export type IndexingState = { stage: 'runs'; listed: number; total: number } | { stage: 'events'; stored: number; head: number };
+
 export interface SessionListener {
   connection(state: ConnectionState): void;
   info(info: HostInfo): void;
   providers(status: ProviderStatus): void;
   /** Something went wrong in the background; undefined once start-up succeeded again. */
   problem(message: string | undefined): void;
+  /** While the page catches up with a history far ahead of it; undefined once it has. */
+  indexing?(state: IndexingState | undefined): void;
 }
 
 export interface HostSessionOptions {
@@ -26,6 +32,12 @@ export interface HostSessionOptions {
 }
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/**
+ * A page this many events or more behind the host takes every run's summary row first (run-summaries.ts)
+ * and shows its progress; closer than that, the events themselves arrive in moments.
+ */
+export const CATCH_UP_EVENTS = 2_000;
 
 /** Frames the host may have in flight to this page. */
 export const FEED_WINDOW = 8;
@@ -85,6 +97,9 @@ export function startHostSession(client: HostClient, db: StewardDb, listener: Se
     const from = stored ? { journal: stored.journal, after: stored.position } : {};
     try {
       let started = await client.request('events.subscribe', { ...from, window: FEED_WINDOW });
+      const behind = started.head - (started.after ?? 0);
+      catchingUp = behind >= CATCH_UP_EVENTS ? started.head : undefined;
+      listener.indexing?.(catchingUp === undefined ? undefined : { stage: 'events', stored: started.after ?? 0, head: started.head });
       // Tombstones this page may need were compacted: its runs are checked first, then the feed starts (nothing came yet).
       while (started.reconcile !== undefined) {
         await reconcileRuns(db, async (run_ids) => (await client.request('runs.known', { run_ids })).known);
@@ -115,9 +130,16 @@ export function startHostSession(client: HostClient, db: StewardDb, listener: Se
     group.cursor = { ...group.cursor, position: cursor.position };
     group.frames += 1;
   };
+  /** The head this page is catching up to, while it is far behind (its events' progress is shown). */
+  let catchingUp: number | undefined;
   const storeGroup = async (group: Group) => {
     await storeEventsAt(db, group.events, group.cursor);
     expected = { journal: group.cursor.journal, position: group.cursor.position };
+    if (catchingUp !== undefined) {
+      const stored = group.cursor.position;
+      if (stored >= catchingUp) catchingUp = undefined;
+      listener.indexing?.(catchingUp === undefined ? undefined : { stage: 'events', stored, head: catchingUp });
+    }
     // Credit for the host's window; a lost one is renewed by the next (or by subscribing again).
     if (windowed) client.request('events.cursor', { journal: group.cursor.journal, position: group.cursor.position }).catch(() => undefined);
   };
@@ -185,6 +207,32 @@ export function startHostSession(client: HostClient, db: StewardDb, listener: Se
       );
   });
 
+  /**
+   * Far behind the host (a fresh profile on a long history): every run's summary row first, so the
+   * Runs screen is complete and right while the events follow. A host that cannot list runs (older)
+   * is left to the events.
+   */
+  const catchUpRuns = async (mine: number) => {
+    const stored = await resumeCursor(db, hostJournal);
+    let first;
+    try {
+      first = await client.request('runs.list', { limit: SUMMARY_PAGE });
+    } catch (err) {
+      if (err instanceof HostRequestError && err.code === 'unknown_method') return;
+      throw err;
+    }
+    if (mine !== generation || first.head - (stored?.position ?? 0) < CATCH_UP_EVENTS) return;
+    listener.indexing?.({ stage: 'runs', listed: 0, total: first.total });
+    await syncRunSummaries(
+      db,
+      async (after) => (after ? client.request('runs.list', { limit: SUMMARY_PAGE, after }) : first),
+      ({ listed, total }) => {
+        if (mine === generation) listener.indexing?.({ stage: 'runs', listed, total });
+      },
+      () => mine === generation,
+    );
+  };
+
   const startUp = async (mine: number) => {
     try {
       const info = await client.request('host.info', {});
@@ -195,6 +243,8 @@ export function startHostSession(client: HostClient, db: StewardDb, listener: Se
       // The profiles and choices made in other browsers come first: a workflow that has them derives none.
       const profileProblem = await profileSync.connect();
       await prepareProfiles(db);
+      await catchUpRuns(mine);
+      if (mine !== generation) return;
       await subscribe(mine);
       if (mine === generation) listener.problem(profileProblem);
     } catch (err) {

@@ -1,6 +1,7 @@
 import { useCallback, useDeferredValue, useMemo, useState } from 'react';
 import { useLiveQuery } from 'dexie-react-hooks';
 import { useHost } from '../app/HostProvider';
+import type { IndexingState } from '../host/host-session';
 import { routeHref } from '../app/routing';
 import { plural } from '../view/format';
 import { RunFilters } from './runs/RunFilters';
@@ -10,8 +11,22 @@ import { NO_FILTER, isFiltered, type RunFilter } from './runs/run-filter';
 import { RUN_PAGE, queryRuns } from './runs/run-query';
 import { useFilterWorkflows } from './runs/filter-workflows';
 
+/** While the page catches up with a long history: what it is doing, in words, with a progress bar. */
+function IndexingNotice({ state }: { state: IndexingState }) {
+  const [done, total, text] =
+    state.stage === 'runs'
+      ? [state.listed, state.total, `Listing this data folder's runs: ${state.listed.toLocaleString('en')} of ${plural(state.total, 'run')}. The list fills in as they arrive.`]
+      : [state.stored, state.head, `Every run is listed. Indexing their traces for this browser: ${state.stored.toLocaleString('en')} of ${state.head.toLocaleString('en')} events. A run's details may be incomplete until it is indexed.`];
+  return (
+    <div className="notice" role="status" aria-live="polite" data-testid="runs-indexing">
+      <p>{text}</p>
+      <progress max={Math.max(1, total)} value={Math.min(done, total)} aria-label="Indexing progress" />
+    </div>
+  );
+}
+
 export function RunsScreen() {
-  const { db } = useHost();
+  const { db, indexing } = useHost();
   // The filter lives here, not in the URL: a reload shows every run again.
   const [view, setView] = useState<{ filter: RunFilter; limit: number }>({ filter: NO_FILTER, limit: RUN_PAGE });
   // Typing stays responsive: the query follows the latest filter when React has time.
@@ -61,10 +76,11 @@ export function RunsScreen() {
       <header className="page__head">
         <div>
           <h1 className="page__title">Runs</h1>
-          <p className="page__subtitle" data-testid="runs-subtitle">Every run’s trace is kept in the host’s journal, in its data folder, whether it ran here or from the command line: what each model proposed, and what was actually done. This page keeps an index of it for browsing and search.</p>
+          <p className="page__subtitle" data-testid="runs-subtitle">Every run’s trace is kept in the host’s history database, in its data folder, whether it ran here or from the command line: what each model proposed, and what was actually done. This page keeps an index of it for browsing and search.</p>
         </div>
       </header>
       <RunsActions selected={selected} onDeleted={() => setChecked(new Set())} />
+      {indexing && <IndexingNotice state={indexing} />}
       {total === undefined ? (
         <p className="muted">Loading…</p>
       ) : total === 0 ? (

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ModelRef, ModelUrl } from './model';
-import { RunEvent } from './events';
+import { RunEvent, RunStatus } from './events';
+import { RunRow } from '../history/run-summary';
 import { SupervisionSpec } from './spec';
 import { HostedWorkflow } from './hosted-workflow';
 import { EffectOverride, RegisteredServer, RegistryId, ServerRegistration, ToolName, Workspace, WorkspaceRegistration } from './host-registry';
@@ -227,18 +228,53 @@ export const HOST_METHODS = {
    * Which of these runs the host's journal holds: a page whose cursor is at or before the journal's tombstone
    * compaction (events.subscribe `reconcile`) deletes the runs it holds that the journal no longer has.
    */
+  /**
+   * A page of the host's runs, newest first, from its history database (issue 26): every run's
+   * summary row (the fold of all its events), filtered by status and workflow, and by `text` (every
+   * word by its start, or the run's id whole or its start). `after`: the last row of the page before.
+   * `total`: runs in the history; `head`: the history's head, so a page knows how far behind it is.
+   */
+  'runs.list': {
+    params: z
+      .object({
+        text: z.string().max(500).optional(),
+        status: z.array(RunStatus).max(20).optional(),
+        workflow: z.string().min(1).max(200).optional(),
+        limit: z.number().int().min(1).max(1_000).optional(),
+        after: z.object({ started_at: z.string().max(100), run_id: RunIdParam }).strict().optional(),
+      })
+      .strict(),
+    result: z
+      .object({
+        runs: z.array(RunRow).max(1_000),
+        next: z.object({ started_at: z.string(), run_id: z.string() }).strict().optional(),
+        total: z.number().int().nonnegative(),
+        head: JournalPosition,
+      })
+      .strict(),
+  },
   'runs.known': {
     params: z.object({ run_ids: z.array(RunIdParam).max(MAX_DELETE_RUNS) }).strict(),
     result: z.object({ known: z.array(z.string()) }).strict(),
   },
   /**
    * Appends a chunk of an imported trace (JSONL of RunEvents, a CLI --trace file included) to the
-   * journal. `import_id` ties the chunks of one file together: a run the journal held before this
-   * import keeps its events (its events here are skipped); an event id already there is skipped.
+   * journal. `import_id` ties the chunks of one import together: a run the journal held before this
+   * import keeps its events (its new events here are left out: `held`); an event the journal holds
+   * unchanged is a harmless repeat (`repeated`); `skipped` is both. An event that contradicts the
+   * journal (another event under its id or at its place) or the chunk refuses the chunk (conflict,
+   * invalid_params), naming its run and seq. Events are stored trimmed and masked as recorded ones.
    */
   'runs.import': {
     params: z.object({ import_id: z.string().min(1).max(100), events: z.array(RunEvent).min(1).max(MAX_IMPORT_EVENTS) }).strict(),
-    result: z.object({ imported: z.number().int().nonnegative(), skipped: z.number().int().nonnegative() }).strict(),
+    result: z
+      .object({
+        imported: z.number().int().nonnegative(),
+        repeated: z.number().int().nonnegative(),
+        held: z.number().int().nonnegative(),
+        skipped: z.number().int().nonnegative(),
+      })
+      .strict(),
   },
   /** A run from the host's journal as OpenTelemetry OTLP/JSON (docs/otlp.md); not_found for a run it does not hold. */
   'runs.otlp': {

@@ -1,60 +1,70 @@
-import type { RunEvent, RunStatus } from '../contracts/events';
-import type { LifecyclePhase } from '../contracts/spec';
-import type { ProfileVersionRef } from '../contracts/profiles';
-import type { InvocationStatus } from '../workflow/invocation';
+import { z } from 'zod';
+import { RunStatus, type RunEvent } from '../contracts/events';
+import { LifecyclePhase } from '../contracts/spec';
+import { ProfileVersionRef } from '../contracts/profiles';
+import { InvocationStatus } from '../workflow/invocation';
 import { runWords, traceWords, type TraceWord } from './search-words';
 
 /**
  * A run's summary row, folded from its events: the same function gives the host's history database
- * its runs rows and the page's IndexedDB its index, so both always describe a run alike.
+ * its runs rows and the page's IndexedDB its index, so both always describe a run alike. The
+ * schema checks a row the host sends a page (runs.list) on arrival.
  */
 
-/** A run's summary, derived from its events (idempotently, see ingest-events). */
-export interface RunRow {
-  run_id: string;
-  workflow_id: string;
-  spec_name: string;
-  task?: string;
-  status: RunStatus;
-  started_at: string;
-  finished_at?: string;
-  /** Completed rounds. */
-  rounds: number;
-  output?: string;
-  message?: string;
-  models: { student: string; teacher: string };
-  supervision_enabled: boolean;
-  /** Lifecycle phase the run used (v2). */
-  phase?: LifecyclePhase;
-  /** Models were called, no tool executed (v2). */
-  dry_run?: boolean;
-  /** The profile versions the run recorded (v2). */
-  profiles?: Record<string, ProfileVersionRef>;
-  /** Sequence number of the event that set `status` (waiting ↔ running, final). */
-  status_seq?: number;
-  /** Total events of the run, as announced by run.finished. */
-  event_count?: number;
-  /** Distinct events of the run stored here; equals event_count once the trace is complete. */
-  stored_events: number;
-  /** A workflow run's nodes (ingest-events.ts): present once any of its workflow events is in. */
-  workflow?: WorkflowRunFacts;
-  /** Text search's words (search-words.ts: runWords), rewritten with the row; a multi-entry index since v4. */
-  words?: string[];
-  /** The words of the run's trace read so far, each with where it was first said (search-words.ts: traceWords, capped); part of `words`, not indexed itself. */
-  trace_words?: TraceWord[];
-}
+const TraceWordSchema: z.ZodType<TraceWord> = z.tuple([z.string().max(64), z.number().int()]);
 
 /** What the runs list shows of a workflow run, kept idempotent: each value is the latest by sequence. */
-export interface WorkflowRunFacts {
-  /** Nodes in the graph (workflow.started); 0 until it arrived. */
-  nodes: number;
-  /** Per invocation id: its latest status and the sequence number that set it. */
-  invocations: Record<string, [InvocationStatus, number]>;
-  /** Per invocation id: its completed rounds (an agent node's, a tool node's one call), each counting from 0. */
-  invocation_rounds: Record<string, number>;
-  /** A workflow supervisor's verdict was applied in this run (its status reads "Completed — supervised"). */
-  supervised?: true;
-}
+export const WorkflowRunFacts = z
+  .object({
+    /** Nodes in the graph (workflow.started); 0 until it arrived. */
+    nodes: z.number().int().nonnegative(),
+    /** Per invocation id: its latest status and the sequence number that set it. */
+    invocations: z.record(z.string(), z.tuple([InvocationStatus, z.number().int()])),
+    /** Per invocation id: its completed rounds (an agent node's, a tool node's one call), each counting from 0. */
+    invocation_rounds: z.record(z.string(), z.number().int().nonnegative()),
+    /** A workflow supervisor's verdict was applied in this run (its status reads "Completed — supervised"). */
+    supervised: z.literal(true).optional(),
+  })
+  .strict();
+export type WorkflowRunFacts = z.infer<typeof WorkflowRunFacts>;
+
+/** A run's summary, derived from its events (idempotently, see summarize). */
+export const RunRow = z
+  .object({
+    run_id: z.string().min(1),
+    workflow_id: z.string(),
+    spec_name: z.string(),
+    task: z.string().optional(),
+    status: RunStatus,
+    started_at: z.string(),
+    finished_at: z.string().optional(),
+    /** Completed rounds. */
+    rounds: z.number().int().nonnegative(),
+    output: z.string().optional(),
+    message: z.string().optional(),
+    models: z.object({ student: z.string(), teacher: z.string() }).strict(),
+    supervision_enabled: z.boolean(),
+    /** Lifecycle phase the run used (v2). */
+    phase: LifecyclePhase.optional(),
+    /** Models were called, no tool executed (v2). */
+    dry_run: z.boolean().optional(),
+    /** The profile versions the run recorded (v2). */
+    profiles: z.record(z.string(), ProfileVersionRef).optional(),
+    /** Sequence number of the event that set `status` (waiting ↔ running, final). */
+    status_seq: z.number().int().optional(),
+    /** Total events of the run, as announced by run.finished. */
+    event_count: z.number().int().nonnegative().optional(),
+    /** Distinct events of the run stored here (in this page's index, or the host's history); equals event_count once the trace is complete. */
+    stored_events: z.number().int().nonnegative(),
+    /** A workflow run's nodes: present once any of its workflow events is in. */
+    workflow: WorkflowRunFacts.optional(),
+    /** Text search's words (search-words.ts: runWords), rewritten with the row; a multi-entry index since v4. */
+    words: z.array(z.string()).optional(),
+    /** The words of the run's trace read so far, each with where it was first said (search-words.ts: traceWords, capped); part of `words`, not indexed itself. */
+    trace_words: z.array(TraceWordSchema).optional(),
+  })
+  .strict();
+export type RunRow = z.infer<typeof RunRow>;
 
 /** Folds a run's events into its summary. Pure and idempotent: the same events give the same row. */
 export function summarize(row: RunRow | undefined, events: readonly RunEvent[], freshCount: number): RunRow | undefined {

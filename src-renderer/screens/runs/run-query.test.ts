@@ -9,7 +9,9 @@ import { syntheticRuns } from './synthetic-runs';
 import { rowsReadDb } from '../../testing/rows-read';
 
 let db: StewardDb;
-const runs = syntheticRuns(1500, 7);
+// Run ids as the host makes them (UUIDs), two sharing their first 8 characters, on top of the synthetic ones.
+const UUIDS = ['3f2a9c1e-7b4d-4e2a-9c1f-0a1b2c3d4e5f', '3f2a9c1e-0000-4e2a-9c1f-0a1b2c3d4e5f', 'b7c8d9e0-1111-4222-8333-944455566677'];
+const runs = [...syntheticRuns(1500, 7), ...syntheticRuns(3, 11).map((row, i) => ({ ...row, run_id: UUIDS[i]! }))];
 
 beforeAll(async () => {
   db = new StewardDb(`steward-run-query-${Math.random().toString(36).slice(2)}`);
@@ -56,6 +58,13 @@ describe('queryRuns', () => {
     expect(ids(byMessage).sort()).toEqual(ids(runs.filter((r) => r.message?.includes('timed out'))).sort());
     const oneRun = await queryRuns(db, RunFilter.parse({ text: '#1234' }), 10);
     expect(ids(oneRun)).toContain('run-001234');
+  });
+
+  it('a run is found by its id, whole or its first 8 characters, whatever the case', async () => {
+    expect(ids(await queryRuns(db, RunFilter.parse({ text: UUIDS[2]! }), 10))).toEqual([UUIDS[2]]);
+    expect(ids(await queryRuns(db, RunFilter.parse({ text: 'B7C8D9E0' }), 10))).toEqual([UUIDS[2]]);
+    expect(ids(await queryRuns(db, RunFilter.parse({ text: ' 3f2a9c1e ' }), 10)).sort()).toEqual([UUIDS[1], UUIDS[0]].sort());
+    expect(await queryRuns(db, RunFilter.parse({ text: '3f2a9c1e-9' }), 10)).toEqual([]);
   });
 
   it('a search for a word one run has reads about that run’s row, not every run', async () => {
@@ -107,7 +116,7 @@ describe('queryRuns', () => {
     const vocabulary = [...new Set(all.flatMap((r) => r.words ?? []))];
     const typed = fc.tuple(fc.constantFrom(...vocabulary), fc.integer({ min: 1, max: 8 }), fc.boolean()).map(([w, n, upper]) => (upper ? w.slice(0, n).toUpperCase() : w.slice(0, n)));
     const searchText = fc.oneof(
-      fc.constantFrom('', 'invoices', 'WROTE', 'qwen3', 'nothing-like-this', '#1234', 'timed out', 'zzz', 'quarterly, report!', 'photos wrote receipts', 'timed invoices'),
+      fc.constantFrom('', 'invoices', 'WROTE', 'qwen3', 'nothing-like-this', '#1234', 'timed out', 'zzz', 'quarterly, report!', 'photos wrote receipts', 'timed invoices', '3f2a9c1e', UUIDS[2]!, 'b7c8d9e0-11'),
       typed,
       fc.array(typed, { minLength: 2, maxLength: 3 }).map((ws) => ws.join(' ')),
     );

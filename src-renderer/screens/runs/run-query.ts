@@ -22,9 +22,20 @@ function wantedStatus(f: RunFilter): RunStatus | undefined | null {
   return f.status === undefined || f.status === 'waiting' ? 'waiting' : null;
 }
 
+/**
+ * What a person typed, read as a run's id, whole or its start (at least 8 characters: the short id the
+ * lists show). Run ids are UUIDs; a word that could be one still matches as a word too.
+ */
+export function runIdPrefix(text: string): string | undefined {
+  const typed = text.trim().toLowerCase();
+  return /^[0-9a-f][0-9a-f-]{7,35}$/.test(typed) ? typed : undefined;
+}
+
 /** Everything but the index range: applied row by row on the index cursor. */
 function rowTest(f: RunFilter, status: RunStatus | undefined, range: { from?: string; to?: string }): (r: RunRow) => boolean {
   const words = searchWords(f.text);
+  const idPrefix = runIdPrefix(f.text);
+  const textMatches = (r: RunRow) => words.length === 0 || matchesWords(r.words ?? runWords(r), words) || (idPrefix !== undefined && r.run_id.startsWith(idPrefix));
   return (r) =>
     (status === undefined || r.status === status) &&
     (f.workflowId === undefined || r.workflow_id === f.workflowId) &&
@@ -33,7 +44,8 @@ function rowTest(f: RunFilter, status: RunStatus | undefined, range: { from?: st
     (range.from === undefined || r.started_at >= range.from) &&
     (range.to === undefined || r.started_at < range.to) &&
     // The row's indexed words (masked values are stored masked, so they stay masked here); every query word starts one.
-    (words.length === 0 || matchesWords(r.words ?? runWords(r), words));
+    // Or the text is the run's id, whole or its start.
+    textMatches(r);
 }
 
 /** Rows read per step while a page fills: small first (a broad filter fills it at once), then larger. */
@@ -132,6 +144,12 @@ export async function queryRuns(db: StewardDb, f: RunFilter, limit: number, tuni
   const test = rowTest(f, status, range);
   const words = searchWords(f.text);
   if (words.length === 0) return (await scanIndex(db, f, status, range, test, limit, Infinity)).page;
+  const idPrefix = runIdPrefix(f.text);
+  if (idPrefix !== undefined) {
+    // A run id (or its start): the runs whose id starts so, by the primary key, and those whose words match.
+    const byId = await db.runs.where('run_id').startsWith(idPrefix).primaryKeys();
+    return pageOf(db, new Set([...byId, ...intersect(await wordRuns(db, words))]), test, f, limit);
+  }
 
   const firstKeys = await wordRuns(db, words, tuning.wordEntries);
   const whole = firstKeys.filter((keys) => keys.length < tuning.wordEntries);

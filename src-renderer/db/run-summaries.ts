@@ -1,0 +1,54 @@
+import type { RunRow } from '@shared/history/run-summary';
+import { runWords } from '@shared/history/search-words';
+import type { StewardDb } from './db';
+
+/** One page of the host's runs list: rows newest first, `next` when more follow. */
+export interface SummaryPage {
+  runs: RunRow[];
+  next?: { started_at: string; run_id: string } | undefined;
+  total: number;
+}
+
+/** Rows asked per request while a page lists the history. */
+export const SUMMARY_PAGE = 1_000;
+
+export interface SummaryProgress {
+  listed: number;
+  total: number;
+}
+
+/**
+ * A page far behind its host (a fresh browser profile, a cleared site, a new port) first takes a
+ * summary row for every run from the host's history database, before it indexes their events: the
+ * Runs screen is then complete and right at once (every run listed, a finished run never shown as
+ * running), however long the events take to follow. The host's row is the fold of every event of
+ * the run, so it wins over what this page folded from fewer; `stored_events` stays this page's own
+ * count (the events it holds), so the events that follow fold onto it exactly as they would have.
+ */
+export async function syncRunSummaries(
+  db: StewardDb,
+  fetchPage: (after: SummaryPage['next']) => Promise<SummaryPage>,
+  progress: (p: SummaryProgress) => void,
+  stillWanted: () => boolean = () => true,
+): Promise<number> {
+  let after: SummaryPage['next'];
+  let listed = 0;
+  for (;;) {
+    const page = await fetchPage(after);
+    if (!stillWanted()) return listed;
+    await mergeSummaries(db, page.runs);
+    listed += page.runs.length;
+    progress({ listed, total: Math.max(page.total, listed) });
+    if (!page.next || page.runs.length === 0) return listed;
+    after = page.next;
+  }
+}
+
+/** Puts the host's rows, keeping the count of events this page holds for each. One transaction. */
+export async function mergeSummaries(db: StewardDb, rows: readonly RunRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.transaction('rw', db.runs, async () => {
+    const mine = await db.runs.bulkGet(rows.map((row) => row.run_id));
+    await db.runs.bulkPut(rows.map((row, i) => ({ ...row, stored_events: mine[i]?.stored_events ?? 0, words: runWords(row) })));
+  });
+}

@@ -1,0 +1,91 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunEvent } from '../src-shared/contracts/events';
+import type { Host } from '../src-main/composition/host-types';
+import { waitFor } from './host-process';
+import { hostPage, openTestHost } from './host-session';
+import { finishedTriageRun, hostedEcho } from './hosted-workflows';
+
+/**
+ * Issue 26: export → delete → import restores every event of a run equal to the original, and never
+ * touches another run — for the runs the app makes (every demo: agent runs, workflows, patterns,
+ * SCS), in any order and any chunking. Before the history moved to SQLite an event's id was read
+ * from its raw line, and a nested id that came first made a delete forget the wrong one.
+ */
+
+const cleanups: Array<() => Promise<void> | void> = [];
+let host: Host;
+let dataDir: string;
+const originals = new Map<string, RunEvent[]>();
+
+const bySeq = (events: readonly RunEvent[]) => [...events].sort((a, b) => a.seq - b.seq);
+
+/** Every event a fresh page is sent, by run: what the history now holds. */
+async function held(id: string): Promise<Map<string, RunEvent[]>> {
+  const page = hostPage(host, id);
+  const { head } = await page.ok('events.subscribe', {});
+  // The backfill runs in frames; wait until it reached the head.
+  const expected = [...originals.values()].reduce((n, events) => n + events.length, 0);
+  await expect.poll(() => page.events.length >= expected || head === 0, { timeout: 20_000 }).toBe(true);
+  const runs = new Map<string, RunEvent[]>();
+  for (const event of page.events) runs.set(event.run_id, [...(runs.get(event.run_id) ?? []), event]);
+  for (const [runId, events] of runs) runs.set(runId, bySeq(events));
+  return runs;
+}
+
+describe('delete then import restores a run exactly', () => {
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'steward-round-trip-'));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    host = await openTestHost(dataDir, cleanups);
+  });
+  afterAll(async () => {
+    while (cleanups.length) await cleanups.pop()?.();
+  });
+
+  it('runs of every kind the app makes: the demo agents, a workflow, a fan-out workflow over a real MCP server', async () => {
+    const page = hostPage(host, 'runner');
+    await page.ok('events.subscribe', {});
+    const { workflows } = await page.ok('workspace.demo', {});
+    const started = await Promise.all(workflows.map((workflow) => page.ok('run.start', { workflow, overrides: {} })));
+    const ids = started.map((s) => s.run_id);
+    await page.ok('workflows.save', { workflow: hostedEcho('echo-round-trip') });
+    ids.push((await page.ok('workflows.run', { id: 'echo-round-trip', inputs: { name: 'round trip' } })).run_id);
+    ids.push((await finishedTriageRun(page, dataDir)).run_id);
+    // Every run to its end, or to a question for a person (a run that waits stays out: it may not be deleted).
+    const settled = (runId: string) => page.events.some((e) => e.run_id === runId && (e.type === 'run.finished' || e.type === 'intervention.requested'));
+    await waitFor(() => ids.every(settled), 90_000, 'every run ended or waiting');
+    for (const runId of ids) {
+      const events = page.events.filter((e) => e.run_id === runId);
+      if (events.some((e) => e.type === 'run.finished')) originals.set(runId, bySeq(events));
+    }
+    expect(originals.size).toBeGreaterThanOrEqual(5);
+    const kinds = new Set([...originals.values()].map((events) => (events.some((e) => e.type === 'workflow.started') ? 'workflow' : 'agent')));
+    expect(kinds).toEqual(new Set(['agent', 'workflow']));
+  }, 120_000);
+
+  it('property: any runs deleted then imported again, in any chunks, come back event for event; the others never change', async () => {
+    const runIds = [...originals.keys()];
+    let trial = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.subarray(runIds, { minLength: 1 }), fc.integer({ min: 1, max: 60 }), async (chosen, chunk) => {
+        trial += 1;
+        const page = hostPage(host, `trial-${trial}`);
+        expect(await page.ok('runs.delete', { run_ids: chosen })).toEqual({ deleted: chosen.length });
+        const events = chosen.flatMap((runId) => originals.get(runId)!);
+        let imported = 0;
+        for (let i = 0; i < events.length; i += chunk) imported += (await page.ok('runs.import', { import_id: `round-trip-${trial}`, events: events.slice(i, i + chunk) })).imported;
+        expect(imported).toBe(events.length);
+        const now = await held(`check-${trial}`);
+        for (const [runId, original] of originals) expect(now.get(runId), runId).toEqual(original);
+        // A repeat import changes nothing.
+        const again = await page.ok('runs.import', { import_id: `repeat-${trial}`, events });
+        expect(again.imported).toBe(0);
+      }),
+      { numRuns: 6 },
+    );
+  }, 120_000);
+});
