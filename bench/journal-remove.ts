@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { eventId, type RunEvent } from '@shared/contracts/events';
 import { EventJournal } from '../src-main/events/event-journal';
+import { historyPath } from '../src-main/events/history-db';
 import { RunHistory } from '../src-main/events/run-history';
 import { median } from './timed-median';
 
@@ -59,7 +60,7 @@ async function longestStall(work: () => Promise<unknown>): Promise<{ stallMs: nu
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'steward-bench-journal-'));
   try {
-    const journal = EventJournal.open(join(dir, 'outbox.jsonl'), { log: () => undefined });
+    const journal = EventJournal.open(historyPath(dir), { log: () => undefined });
     const perRun = Math.ceil(EVENTS / RUNS);
     const batch: RunEvent[] = [];
     for (let r = 0; r < RUNS; r++) {

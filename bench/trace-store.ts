@@ -35,6 +35,8 @@ import { chromium, type Page } from '@playwright/test';
 import { eventId, type RunEvent } from '@shared/contracts/events';
 import { createHost } from '../src-main/composition/create-host';
 import { EventJournal } from '../src-main/events/event-journal';
+import { historyPath } from '../src-main/events/history-db';
+import { openHistory } from '../src-main/events/open-history';
 import { JournalFeed } from '../src-main/events/journal-feed';
 import { createJournalWriter } from '../src-main/events/journal-writer';
 import { runBrowserShell } from '../src-main/shells/browser/run-browser-shell';
@@ -216,7 +218,7 @@ async function livePath(template: RunEvent[][]): Promise<void> {
   const backfill = copies(template, EVENTS, 'bench-backfill');
   const live = copies(template, LIVE * 2, 'bench-live'); // the raw baseline's live events (as many as the runs appended)
   // The journal as the host left it: written before the host starts.
-  const journal = EventJournal.open(join(dataDir, 'outbox.jsonl'));
+  const journal = openHistory(dataDir);
   for (let i = 0; i < backfill.length; i += 5_000) journal.append(backfill.slice(i, i + 5_000));
   journal.close();
 
@@ -229,7 +231,10 @@ async function livePath(template: RunEvent[][]): Promise<void> {
   );
   if (shell.kind !== 'running') throw new Error(`the browser shell did not start (exit ${shell.code})`);
   const { url } = JSON.parse(stdout.split('\n')[0] ?? '{}') as { url: string };
-  const browser = await chromium.launch({
+  // A disk-backed profile, as the app's browser has: IndexedDB on disk for the page and the raw baselines alike
+  // (an incognito context keeps IndexedDB in memory, which flattered the baseline's ratio before).
+  const profileDir = mkdtempSync(join(tmpdir(), 'steward-bench-profile-'));
+  const browser = await chromium.launchPersistentContext(profileDir, {
     executablePath: process.env.STEWARD_CHROMIUM ?? '/usr/bin/chromium',
     args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
@@ -272,6 +277,7 @@ async function livePath(template: RunEvent[][]): Promise<void> {
     await browser.close();
     await shell.stop();
     rmSync(dataDir, { recursive: true, force: true });
+    rmSync(profileDir, { recursive: true, force: true });
   }
 }
 
@@ -335,7 +341,7 @@ async function liveRuns(page: Page, host: { port: number; token: string }): Prom
 /** (2) A supervised run's round time with the host's journal path against the same run with events dropped. */
 async function hostOverhead(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'steward-bench-round-'));
-  const journal = EventJournal.open(join(dir, 'outbox.jsonl'));
+  const journal = EventJournal.open(historyPath(dir));
   const feed = new JournalFeed(journal, { batch: BATCH });
   let sent = 0;
   feed.attach('page', (frame) => (sent += JSON.stringify({ kind: 'events', ...frame }).length), {});

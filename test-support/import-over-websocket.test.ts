@@ -66,7 +66,7 @@ describe('importing a big trace through the browser shell', () => {
     const outcome = await importTraceFiles(client, [{ name: 'big.jsonl', text: trace.text }], (done) => progress.push(done));
     const ms = performance.now() - started;
     console.log(`imported ${trace.events} events (${(trace.text.length / 1e6).toFixed(1)} MB, ${trace.runs} runs) in ${progress.length - 1} parts over the WebSocket: ${ms.toFixed(0)} ms`);
-    expect(outcome).toEqual({ ok: true, imported: trace.events, skipped: 0, runs: trace.runs });
+    expect(outcome).toEqual({ ok: true, imported: trace.events, repeated: 0, held: 0, runs: trace.runs, repeatedLines: 0, trimmed: 0, masked: 0 });
     expect(progress.length - 1).toBeGreaterThanOrEqual(11);
     expect(progress).toEqual(progress.map((_, i) => i));
     await host.close();

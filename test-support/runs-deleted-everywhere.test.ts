@@ -173,9 +173,9 @@ describe('a deleted run leaves every page', () => {
     const progress: Array<[number, number]> = [];
     const outcome = await importTraceFiles(page.client, [{ name: 'runs.jsonl', text }], (done, total) => progress.push([done, total]));
     const count = text.trimEnd().split('\n').length;
-    expect(outcome).toEqual({ ok: true, imported: count, skipped: 0, runs: 1 });
+    expect(outcome).toEqual({ ok: true, imported: count, repeated: 0, held: 0, runs: 1, repeatedLines: 0, trimmed: 0, masked: 0 });
     expect(progress.at(-1)).toEqual([1, 1]);
     await expect.poll(async () => (await target.runs.get(runId))?.stored_events).toBe(count);
-    expect(await importTraceFiles(page.client, [{ name: 'runs.jsonl', text }])).toEqual({ ok: true, imported: 0, skipped: count, runs: 1 });
+    expect(await importTraceFiles(page.client, [{ name: 'runs.jsonl', text }])).toEqual({ ok: true, imported: 0, repeated: count, held: 0, runs: 1, repeatedLines: 0, trimmed: 0, masked: 0 });
   });
 });

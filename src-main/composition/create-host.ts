@@ -30,7 +30,7 @@ import { journalTombstoneBound } from '../events/tombstone-bound';
 import { JournalFeed } from '../events/journal-feed';
 import { RunHistory, retainAfterRunsFinish } from '../events/run-history';
 import { createJournalWriter } from '../events/journal-writer';
-import { openFileLedger } from '../mcp/idempotency-ledger';
+import { openDataFolderLedger } from '../mcp/history-ledger';
 import { getOllamaStatus } from '../providers/ollama-status';
 import { getOpenAIStatus, readApiKey } from '../providers/openai-status';
 import { SpecError } from '../spec/spec-errors';
@@ -116,7 +116,7 @@ async function openHost(options: HostOptions): Promise<Host> {
   const feed = new JournalFeed(outbox, { batch: PUSH_BATCH, log });
   const checkpoints = new CheckpointStore(join(options.dataDir, 'waiting-runs'), log);
   const workflowCheckpoints = new WorkflowCheckpointStore(join(options.dataDir, 'waiting-workflows'), log);
-  const ledger = openFileLedger(join(options.dataDir, 'idempotency-ledger.jsonl'));
+  const ledger = openDataFolderLedger(options.dataDir);
 
   // Runs write through one writer: their events reach the journal in batches, each durable before anyone sees it.
   const writer = createJournalWriter(outbox, { log });
@@ -391,6 +391,7 @@ async function openHost(options: HostOptions): Promise<Host> {
       await runs.closeAll();
       flush();
       outbox.close();
+      ledger.close();
     },
   };
 }

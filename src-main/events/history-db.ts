@@ -19,11 +19,13 @@ import Database from 'better-sqlite3';
  *   run_words   FTS5 over each run's search words (the same words the page's search uses: masked
  *               values stay masked), rowid = the run's rowid.
  *   tombstones  removed runs and the head when they were removed, oldest first.
+ *   ledger      the idempotency ledger: one row per tool call's key (mcp/history-ledger.ts).
  */
 export const HISTORY_FILE = 'history.sqlite';
 export const historyPath = (dataDir: string) => path.join(dataDir, HISTORY_FILE);
 
-const SCHEMA_VERSION = 1;
+/** 1: events, runs, words, tombstones · 2: the idempotency ledger (mcp/history-ledger.ts). */
+const SCHEMA_VERSION = 2;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -59,6 +61,18 @@ CREATE INDEX IF NOT EXISTS runs_open ON runs (run_id) WHERE finished_at IS NULL;
 CREATE INDEX IF NOT EXISTS runs_kept ON runs (spec_id) WHERE retention_days IS NOT NULL OR retention_runs IS NOT NULL;
 CREATE VIRTUAL TABLE IF NOT EXISTS run_words USING fts5 (words, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 0');
 CREATE TABLE IF NOT EXISTS tombstones (n INTEGER PRIMARY KEY, run_id TEXT NOT NULL UNIQUE, at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS ledger (
+  key TEXT PRIMARY KEY,
+  state TEXT NOT NULL CHECK (state IN ('in_flight', 'executed')),
+  run_id TEXT NOT NULL,
+  round INTEGER NOT NULL,
+  server TEXT NOT NULL,
+  tool TEXT NOT NULL,
+  begun_at TEXT NOT NULL,
+  finished_at TEXT,
+  ok INTEGER,
+  is_error INTEGER
+) WITHOUT ROWID;
 `;
 
 /** The history database could not be opened as one: a person decides what happens to it, never Steward. */

@@ -181,10 +181,10 @@ describe('importing runs', () => {
     const heldEvents = p.events.filter((e) => e.run_id === held);
     const other = recordedRun('imported-run-1', 'imported', 0);
     // A run split across two chunks of one import comes in whole; the held run's events are skipped.
-    expect(await p.ok('runs.import', { import_id: 'file-1', events: [other[0]!, heldEvents[0]!] })).toEqual({ imported: 1, skipped: 1 });
-    expect(await p.ok('runs.import', { import_id: 'file-1', events: [other[1]!] })).toEqual({ imported: 1, skipped: 0 });
+    expect(await p.ok('runs.import', { import_id: 'file-1', events: [other[0]!, heldEvents[0]!] })).toEqual({ imported: 1, repeated: 1, held: 0, skipped: 1 });
+    expect(await p.ok('runs.import', { import_id: 'file-1', events: [other[1]!] })).toEqual({ imported: 1, repeated: 0, held: 0, skipped: 0 });
     // The same file again: nothing new.
-    expect(await p.ok('runs.import', { import_id: 'file-2', events: other })).toEqual({ imported: 0, skipped: 2 });
+    expect(await p.ok('runs.import', { import_id: 'file-2', events: other })).toEqual({ imported: 0, repeated: 2, held: 0, skipped: 2 });
     await expect.poll(() => p.events.filter((e) => e.run_id === 'imported-run-1').length).toBe(2);
     expect(p.events.filter((e) => e.run_id === held)).toEqual(heldEvents);
   });
@@ -196,7 +196,7 @@ describe('importing runs', () => {
     const run = recordedRun('imported-run-2', 'imported', 0);
     await p.ok('runs.import', { import_id: 'one', events: run });
     await p.ok('runs.delete', { run_ids: ['imported-run-2'] });
-    expect(await p.ok('runs.import', { import_id: 'two', events: run })).toEqual({ imported: 2, skipped: 0 });
+    expect(await p.ok('runs.import', { import_id: 'two', events: run })).toEqual({ imported: 2, repeated: 0, held: 0, skipped: 0 });
     const q = hostPage(host, 'q');
     expect(await q.ok('events.subscribe', { journal: (await p.ok('events.subscribe', {})).journal, after: 1 })).not.toHaveProperty('deleted');
     expect(q.deleted).toEqual([]);
@@ -212,7 +212,7 @@ describe('imported runs that never finished', () => {
     const host = await open(dataDir);
     const p = hostPage(host, 'p');
     await p.ok('events.subscribe', {});
-    expect(await p.ok('runs.import', { import_id: 'half', events: unfinished('imported-open-1') })).toEqual({ imported: 1, skipped: 0 });
+    expect(await p.ok('runs.import', { import_id: 'half', events: unfinished('imported-open-1') })).toEqual({ imported: 1, repeated: 0, held: 0, skipped: 0 });
     await host.close();
 
     const again = await open(dataDir);

@@ -1,6 +1,7 @@
 import { eventId, type RunEvent } from '@shared/contracts/events';
 import { RequestError } from '../registry/request-error';
 import type { EventJournal } from './event-journal';
+import { checkImportChunk } from './import-check';
 import { runsPastRetention } from './retention';
 
 /** Which runs may not be deleted now: the host's own view (the journal cannot tell waiting from running). */
@@ -15,6 +16,18 @@ const IMPORTS_REMEMBERED = 32;
 /** How an imported run whose trace ends before its run did is closed: it never ran (nor stopped) on this host. */
 export const IMPORTED_UNFINISHED_MESSAGE =
   'Imported unfinished: the trace ends before its run did. It never ran on this host, so nothing of it was interrupted here.';
+
+/** What one chunk of an import did (the runs.import result). */
+export interface ImportReport {
+  /** Events stored now. */
+  imported: number;
+  /** Events the history (or the chunk) already held unchanged: harmless repeats. */
+  repeated: number;
+  /** New events of runs the history held before this import, left out: such a run keeps its events. */
+  held: number;
+  /** repeated + held: every event not stored, for a caller that reports one number. */
+  skipped: number;
+}
 
 export interface RunHistoryOptions {
   /** After this long without a chunk, an import is over: its unfinished runs are closed. Default 30 s. */
@@ -56,27 +69,42 @@ export class RunHistory {
   }
 
   /**
-   * One chunk of an imported trace. A run the journal held before this import (`importId`) keeps
-   * its events: its events here are skipped; an event id already in the journal is skipped.
+   * One chunk of an imported trace, checked first (import-check.ts): an event that contradicts the
+   * history (another event under its id or at its place) or the chunk refuses the whole chunk with
+   * a RequestError naming its run and seq. Events are stored trimmed and masked as recorded ones.
+   * An event the history holds unchanged is a harmless repeat. A run the journal held before this
+   * import (`importId`) keeps its events: its new events here are left out (`held`).
    */
-  import(importId: string, events: readonly RunEvent[]): { imported: number; skipped: number } {
-    let mine = this.imports.get(importId);
-    if (!mine) {
-      mine = new Set();
-      this.imports.set(importId, mine);
-      if (this.imports.size > IMPORTS_REMEMBERED) this.imports.delete(this.imports.keys().next().value as string);
-    }
+  import(importId: string, events: readonly RunEvent[]): ImportReport {
+    const mine = this.runsOfImport(importId);
+    const held = (runId: string) => !mine.has(runId) && this.journal.hasRun(runId);
+    const { fresh, repeated } = checkImportChunk(this.journal, events, held);
     const accepted: RunEvent[] = [];
-    for (const event of events) {
-      if (!mine.has(event.run_id)) {
-        if (this.journal.hasRun(event.run_id)) continue;
-        mine.add(event.run_id);
+    const adding = new Set<string>();
+    let left = 0;
+    for (const event of fresh) {
+      if (!adding.has(event.run_id) && held(event.run_id)) {
+        left += 1;
+        continue;
       }
+      adding.add(event.run_id);
       accepted.push(event);
     }
-    const imported = accepted.length > 0 ? this.journal.append(accepted, { imported: true }) : 0;
+    const stored = accepted.length > 0 ? this.journal.appendReport(accepted, { imported: true }) : { appended: 0, repeated: 0, refused: 0 };
+    for (const runId of adding) mine.add(runId);
     this.closeImportWhenIdle(importId);
-    return { imported, skipped: events.length - imported };
+    // The check leaves the journal nothing to repeat or refuse (it refuses both first); were it to, the counts would still add up.
+    return { imported: stored.appended, repeated: repeated + stored.repeated, held: left + stored.refused, skipped: events.length - stored.appended };
+  }
+
+  /** The runs an import brought in so far (its later chunks continue them). */
+  private runsOfImport(importId: string): Set<string> {
+    const known = this.imports.get(importId);
+    if (known) return known;
+    const runs = new Set<string>();
+    this.imports.set(importId, runs);
+    if (this.imports.size > IMPORTS_REMEMBERED) this.imports.delete(this.imports.keys().next().value as string);
+    return runs;
   }
 
   /**

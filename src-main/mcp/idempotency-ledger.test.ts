@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDataFolderLedger } from './history-ledger';
 import { DuplicateExecutionError, LedgerError, createMemoryLedger, idempotencyKey, openFileLedger, type IdempotencyLedger } from './idempotency-ledger';
 
 const meta = { run_id: 'run-1', round: 3, server: 'fs', tool: 'write_file' };
@@ -39,6 +40,7 @@ describe('idempotencyKey', () => {
 describe.each([
   ['memory', () => createMemoryLedger()],
   ['file', () => openFileLedger(file)],
+  ['history database', () => openDataFolderLedger(dir)],
 ] as const)('%s ledger', (_name, open: () => IdempotencyLedger) => {
   it('never lets the same key begin twice', () => {
     const ledger = open();
@@ -142,11 +144,14 @@ describe('file ledger shared by several ledgers and processes', () => {
     expect(() => a.begin('second', meta)).toThrow(/in flight/);
   });
 
-  it('two processes racing over the same keys begin each key exactly once', async () => {
+  it.each([
+    ['a JSONL file', () => file, () => openFileLedger(file)],
+    ['the history database', () => dir, () => openDataFolderLedger(dir)],
+  ] as const)('two processes racing over the same keys begin each key exactly once (%s)', async (_name, where, reopen) => {
     const keys = Array.from({ length: 150 }, (_, i) => `race-${i}`);
     const script = path.resolve(__dirname, '../../test-support/race-ledger.ts');
     const racer = () => {
-      const child = spawn(process.execPath, ['--import', 'tsx', script, file, ...keys], {
+      const child = spawn(process.execPath, ['--import', 'tsx', script, where(), ...keys], {
         stdio: ['pipe', 'pipe', 'pipe'],
         env: { ...process.env, TSX_TSCONFIG_PATH: path.resolve(__dirname, '../../tsconfig.main.json') },
       });
@@ -171,7 +176,7 @@ describe('file ledger shared by several ledgers and processes', () => {
     const [first, second] = await Promise.all(racers.map((r) => r.done));
     const begun = [...(first ?? []), ...(second ?? [])];
     expect(begun.sort()).toEqual([...keys].sort());
-    const journal = openFileLedger(file);
+    const journal = reopen();
     for (const key of keys) expect(journal.state(key)).toBe('executed');
   }, 60_000);
 });

@@ -27,6 +27,8 @@ function hostAnswers(acked: string[][]) {
         return { journal: JOURNAL, after: (frame.params as { after?: number }).after ?? 0, head: 0 };
       case 'events.cursor':
         return { acknowledged: true };
+      case 'runs.list':
+        return { runs: [], total: 0, head: 0 };
       case 'profiles.list':
         return { profiles: [], workflow_choices: [] };
       case 'profiles.save':
@@ -66,12 +68,12 @@ async function settle(session: { done(): Promise<void> }) {
 }
 
 describe('host session', () => {
-  it('on connect asks for host info, seeds the demo workspace, then subscribes, in that order', async () => {
+  it('on connect asks for host info, seeds the demo workspace, asks how far the history is, then subscribes, in that order', async () => {
     const { transport, session } = setup();
     transport.setState('open');
     await settle(session);
     // Profile exchanges (profile-sync.test.ts) come and go with changes; they are left out here.
-    expect(transport.methods().filter((m) => m !== 'providers.status' && !m.startsWith('profiles.'))).toEqual(['host.info', 'workspace.demo', 'events.subscribe']);
+    expect(transport.methods().filter((m) => m !== 'providers.status' && !m.startsWith('profiles.'))).toEqual(['host.info', 'workspace.demo', 'runs.list', 'events.subscribe']);
     expect((await db.workflows.toArray()).map((w) => [w.id, w.source])).toEqual([['demo-read', 'demo']]);
     session.stop();
   });

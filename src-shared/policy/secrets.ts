@@ -1,21 +1,25 @@
+import { MASK } from '../util/mask';
+
 /**
  * Raw secrets must never be typed into or serialised from a spec or profile (seed 000): config
  * schemas reject values that look like keys and ask for a `keychain:NAME` reference instead.
  * Recognises the common key formats and long random-looking tokens; ordinary text, paths and
  * URLs pass.
  */
-const KNOWN_KEY_PATTERNS: readonly RegExp[] = [
-  /\bsk-(?:proj-|ant-|or-)?[A-Za-z0-9_-]{16,}/, // OpenAI, Anthropic, OpenRouter style
-  /\bgh[pousr]_[A-Za-z0-9]{20,}/, // GitHub tokens
-  /\bgithub_pat_[A-Za-z0-9_]{20,}/,
-  /\bAKIA[0-9A-Z]{16}\b/, // AWS access key id
-  /\bxox[abposr]-[A-Za-z0-9-]{10,}/, // Slack
-  /\bAIza[0-9A-Za-z_-]{30,}/, // Google API key
-  /\bglpat-[A-Za-z0-9_-]{20,}/, // GitLab
-  /\bhf_[A-Za-z0-9]{30,}/, // Hugging Face
-  /-----BEGIN [A-Z ]*PRIVATE KEY-----/,
-  /\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/, // JWT
+
+/** Key formats recognisable as keys without doubt (their prefix says what issued them), each after a word boundary. */
+const KEY_TOKENS: readonly string[] = [
+  'sk-(?:proj-|ant-|or-)?[A-Za-z0-9_-]{16,}', // OpenAI, Anthropic, OpenRouter style
+  'gh[pousr]_[A-Za-z0-9]{20,}', // GitHub tokens
+  'github_pat_[A-Za-z0-9_]{20,}',
+  'AKIA[0-9A-Z]{16}\\b', // AWS access key id
+  'xox[abposr]-[A-Za-z0-9-]{10,}', // Slack
+  'AIza[0-9A-Za-z_-]{30,}', // Google API key
+  'glpat-[A-Za-z0-9_-]{20,}', // GitLab
+  'hf_[A-Za-z0-9]{30,}', // Hugging Face
+  'eyJ[A-Za-z0-9_-]{10,}\\.[A-Za-z0-9_-]{10,}\\.[A-Za-z0-9_-]{10,}', // JWT
 ];
+const KNOWN_KEY_PATTERNS: readonly RegExp[] = [...KEY_TOKENS.map((t) => new RegExp(`\\b${t}`)), /-----BEGIN [A-Z ]*PRIVATE KEY-----/];
 
 export function looksLikeRawSecret(value: string): boolean {
   if (KNOWN_KEY_PATTERNS.some((p) => p.test(value))) return true;
@@ -28,6 +32,39 @@ function looksRandom(token: string): boolean {
   if (!/[a-z]/.test(token) || !/[A-Z0-9]/.test(token) || !/[0-9]/.test(token)) return false;
   const distinct = new Set(token).size;
   return distinct >= 16;
+}
+
+/**
+ * The known formats where they occur in text, also in JSON text: after a word boundary or after an
+ * escape (in the JSON text `"line\nsk-…"` the key follows the letter n of `\n`). A private key goes
+ * from its BEGIN line to its END line (or the text's end).
+ */
+const KEYS_IN_TEXT: readonly RegExp[] = [
+  ...KEY_TOKENS.map((t) => new RegExp(`(?:\\b|(?<=\\\\[nrtbf]))${t}`, 'g')),
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g,
+];
+
+/** What every known format starts with: one pass that most texts (a whole trace line) fail at once. */
+const KEY_START = /sk-|gh[pousr]_|github_pat_|AKIA|xox[abposr]-|AIza|glpat-|hf_|eyJ|PRIVATE KEY-----/;
+
+/** Whether the text (JSON text too) holds a key of a known format anywhere. */
+export function holdsKnownKey(text: string): boolean {
+  if (!KEY_START.test(text)) return false;
+  return KEYS_IN_TEXT.some((p) => {
+    p.lastIndex = 0;
+    return p.test(text);
+  });
+}
+
+/**
+ * The text with every key of a known format replaced by MASK, as a recorded event shows a sensitive
+ * value. Only known formats: the random-token guess (looksLikeRawSecret) would mask hashes, ids and
+ * base64 that a trace must keep. Masking twice gives the same text (MASK is no key).
+ */
+export function maskRawKeys(text: string): string {
+  let out = text;
+  for (const pattern of KEYS_IN_TEXT) out = out.replace(pattern, MASK);
+  return out;
 }
 
 /** Where a secret goes instead; the config then holds a `keychain:NAME` reference. */

@@ -60,43 +60,66 @@ export function trimText(text: string, limit = STORED_TEXT_LIMIT_BYTES): { text:
   return { text: `${text.slice(0, end)}${trimmedMarker(original)}`, original_bytes: original, trimmed: true };
 }
 
+/** The end trimText gives a trimmed text; its prefix is the kept part. */
+const MARKER_START = '\n… [trimmed for storage: ';
+const MARKER_REST = /^\d+ bytes in full\]$/;
+
+/**
+ * Whether the text is already as trimText stores a long one: at most `limit` bytes kept, then the
+ * marker. Storing such a text again (a recorded run exported and imported) must keep it as it is:
+ * trimming it again would cut the marker and name the trimmed size as the original.
+ */
+export function isTrimmedText(text: string, limit = STORED_TEXT_LIMIT_BYTES): boolean {
+  const at = text.lastIndexOf(MARKER_START);
+  return at >= 0 && MARKER_REST.test(text.slice(at + MARKER_START.length)) && utf8Bytes(text.slice(0, at)) <= limit;
+}
+
+interface Bounding {
+  limit: number;
+  /** Leave texts that are already trimmed (isTrimmedText) as they are. */
+  keepTrimmed: boolean;
+  trimmed: TrimmedText[];
+}
+
 /**
  * Trims every string under the given paths of `value` (dot-separated keys, `*` for every array
  * element), copying only what changes. Returns the bounded value and what was trimmed, by the
- * concrete path (e.g. `rounds.0.candidate.reply.text`).
+ * concrete path (e.g. `rounds.0.candidate.reply.text`). `keepTrimmed`: a text trimmed before
+ * (an imported event's) is kept as it is, so bounding an already bounded value changes nothing.
  */
-export function boundTexts<T>(value: T, paths: readonly string[], limit = STORED_TEXT_LIMIT_BYTES): { value: T; trimmed: TrimmedText[] } {
-  const trimmed: TrimmedText[] = [];
+export function boundTexts<T>(value: T, paths: readonly string[], limit = STORED_TEXT_LIMIT_BYTES, keepTrimmed = false): { value: T; trimmed: TrimmedText[] } {
+  const bounding: Bounding = { limit, keepTrimmed, trimmed: [] };
   let out: unknown = value;
-  for (const path of paths) out = along(out, path.split('.'), [], limit, trimmed);
-  return { value: out as T, trimmed };
+  for (const path of paths) out = along(out, path.split('.'), [], bounding);
+  return { value: out as T, trimmed: bounding.trimmed };
 }
 
-function along(node: unknown, rest: string[], at: string[], limit: number, trimmed: TrimmedText[]): unknown {
-  if (rest.length === 0) return everything(node, at, limit, trimmed);
+function along(node: unknown, rest: string[], at: string[], b: Bounding): unknown {
+  if (rest.length === 0) return everything(node, at, b);
   const [key, ...tail] = rest as [string, ...string[]];
   if (key === '*') {
     if (!Array.isArray(node)) return node;
-    return copyIfChanged(node, node.map((item, i) => along(item, tail, [...at, String(i)], limit, trimmed)));
+    return copyIfChanged(node, node.map((item, i) => along(item, tail, [...at, String(i)], b)));
   }
   if (!isRecord(node) || !(key in node)) return node;
-  const child = along(node[key], tail, [...at, key], limit, trimmed);
+  const child = along(node[key], tail, [...at, key], b);
   return child === node[key] ? node : { ...node, [key]: child };
 }
 
-function everything(node: unknown, at: string[], limit: number, trimmed: TrimmedText[]): unknown {
+function everything(node: unknown, at: string[], b: Bounding): unknown {
   if (typeof node === 'string') {
-    const bounded = trimText(node, limit);
+    if (b.keepTrimmed && isTrimmedText(node, b.limit)) return node;
+    const bounded = trimText(node, b.limit);
     if (!bounded.trimmed) return node;
-    trimmed.push({ path: at.join('.'), original_bytes: bounded.original_bytes });
+    b.trimmed.push({ path: at.join('.'), original_bytes: bounded.original_bytes });
     return bounded.text;
   }
-  if (Array.isArray(node)) return copyIfChanged(node, node.map((item, i) => everything(item, [...at, String(i)], limit, trimmed)));
+  if (Array.isArray(node)) return copyIfChanged(node, node.map((item, i) => everything(item, [...at, String(i)], b)));
   if (!isRecord(node)) return node;
   let changed = false;
   const copy: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(node)) {
-    const next = everything(v, [...at, k], limit, trimmed);
+    const next = everything(v, [...at, k], b);
     if (next !== v) changed = true;
     copy[k] = next;
   }

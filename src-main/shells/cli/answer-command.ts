@@ -6,7 +6,7 @@ import { CheckpointStore } from '../../engine/checkpoint';
 import { RunManager } from '../../engine/run-manager';
 import { openHistory } from '../../events/open-history';
 import { createJournalWriter } from '../../events/journal-writer';
-import { openFileLedger } from '../../mcp/idempotency-ledger';
+import { openDataFolderLedger } from '../../mcp/history-ledger';
 import { SpecError } from '../../spec/spec-errors';
 import { defaultDataDir } from '../../util/data-dir';
 import { WorkflowCheckpointStore } from '../../workflow/workflow-checkpoint';
@@ -20,7 +20,6 @@ import { typedPath } from './typed-path';
 import type { HostedFolder } from './hosted-folder';
 import { formatInvocation } from './format-workflow';
 import { lockDataFolder, waitingHint, waitingRunsDir, waitingWorkflowsDir } from './park-run';
-import { join } from 'node:path';
 
 // Type-only link to cli.ts (which imports this file): the codes are checked equal to EXIT at compile time.
 const CODE = { ok: 0, notCompleted: 1, badInput: 2, waiting: 3 } as const satisfies {
@@ -173,7 +172,7 @@ function localResumer(dataDir: string, io: CliIo, show: (event: RunEvent) => voi
   const workflowCheckpoints = new WorkflowCheckpointStore(waitingWorkflowsDir(dataDir), log);
   // As the app's host resumes it: the same ledger (a tool call is never run twice), keychain and stores.
   const manager = new RunManager({
-    ledger: openFileLedger(join(dataDir, 'idempotency-ledger.jsonl')),
+    ledger: openDataFolderLedger(dataDir),
     onEvent: (event) => {
       writer.onEvent(event);
       show(event);

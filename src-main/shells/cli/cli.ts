@@ -1,5 +1,4 @@
 import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { typedPath } from './typed-path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { RegistryId } from '@shared/contracts/host-registry';
@@ -29,12 +28,13 @@ import type { HostedFolder } from './hosted-folder';
 import { hostedRecorder, localRecorder, type RunRecorder } from './run-recorder';
 import { followToTheEnd } from './follow-run';
 import type { RunEvent } from '@shared/contracts/events';
-import { openFileLedger } from '../../mcp/idempotency-ledger';
+import { openDataFolderLedger } from '../../mcp/history-ledger';
 import { loadDocumentFile } from '../../workflow/load-workflow';
 import { SpecError } from '../../spec/spec-errors';
 import { defaultDataDir } from '../../util/data-dir';
 import { APP_VERSION } from '../../version';
 import { agentRunPrinter, jsonResult } from './agent-run-output';
+import { runIdLine } from './format-history';
 import { ScsMode } from '@shared/scs/contracts';
 import { openTraceWriter } from './trace-writer';
 import { validateCommand } from './validate-command';
@@ -79,6 +79,8 @@ const USAGE = `Usage:
                    [--data-dir DIR]
   steward answer RUN_ID approve|reject|stop|takeover|yes|no [--note TEXT] | reply TEXT
                    | approve --arguments JSON | reject --feedback TEXT | escalate [--data-dir DIR]
+  steward runs list [--status S]... [--workflow ID] [--limit N] [--json] [--data-dir DIR]
+  steward runs search WORDS|RUN_ID [the list options] | show RUN_ID [--json] [--data-dir DIR]
   steward runs delete RUN_ID... | import FILE.jsonl... | waiting [--json] [--data-dir DIR]
   steward credentials set NAME | list | delete NAME
   steward mcp sign-in|sign-out|status FILE SERVER [--allow-host HOST]...
@@ -130,8 +132,9 @@ const USAGE = `Usage:
   mcp          sign in to a remote MCP server with OAuth (link printed, browser opened), sign out,
                status (steward mcp sign-in FILE SERVER)
   answer       answer a run waiting for a person and resume it here (steward answer --help)
-  runs         the runs in the data folder's history (the app's Runs list): list those waiting
-               for a person, delete them, or import JSONL traces (steward runs --help)
+  runs         the runs in the data folder's history (the app's Runs list): list them, search them
+               by words or id, show one (its events with --json), list those waiting for a person,
+               delete them, or import JSONL traces (steward runs --help)
   learning     turn traces into fine-tuning data: sft (chat JSONL) or preference (DPO pairs)
   eval         measure supervision: fault-injection cases for the workflow supervisor, known student
                mistakes for the decision boundary; exit 1 when a gate fails (steward eval --help)
@@ -230,7 +233,7 @@ async function runCommand(args: string[], io: CliIo, dryRun = false): Promise<nu
   const allowedHosts = stored ? storedRunHosts(dataDir, values['allow-host'] ?? []) : (values['allow-host'] ?? []);
   mkdirSync(dataDir, { recursive: true });
   // With the app running, its ledger: a tool call is never run twice, whichever shell runs it.
-  const ledger = hosted ? hosted.ledger : openFileLedger(join(dataDir, 'idempotency-ledger.jsonl'));
+  const ledger = hosted ? hosted.ledger : openDataFolderLedger(dataDir);
   const trace = typeof values.trace === 'string' ? openTraceWriter(typedPath(io, values.trace)) : undefined;
   const json = values.json === true;
   const confirm = confirmPolicy(values.yes === true, values['no-confirm'] === true, io, json);
@@ -322,6 +325,8 @@ async function runCommand(args: string[], io: CliIo, dryRun = false): Promise<nu
     io.stdout(`${JSON.stringify(jsonResult(result), null, 2)}\n`);
   } else {
     printer.summary(result);
+    // A run that waits says its id in the answer lines below.
+    if (!waiting) io.stdout(`${runIdLine(result.run_id, recorded.ok)}\n`);
   }
   if (waiting) {
     // Nobody answered here: the run waits in the data folder, for `steward answer` or the app.

@@ -1,5 +1,4 @@
 import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { RunEvent } from '@shared/contracts/events';
 import { differencesJson } from '@shared/contracts/result-json';
@@ -11,7 +10,7 @@ import { createKeychainStore } from '../../credentials/keychain-store';
 import { prepareDemoWorkspace } from '../../demo/demo-workspace';
 import { onExampleCopy } from '../../demo/example-workspace';
 import { runAgent } from '../../engine/run-agent';
-import { openFileLedger } from '../../mcp/idempotency-ledger';
+import { openDataFolderLedger } from '../../mcp/history-ledger';
 import { readTraceEvents } from '../../otlp/read-trace-events';
 import { journalFileRunEvents } from '../../replay/journal-file-run';
 import { planReplay } from '../../replay/replay-plan';
@@ -149,7 +148,7 @@ export async function replayCommand(args: string[], io: CliIo): Promise<number> 
     script: plan.spec.script,
     replayOf: plan.replayOf,
     dryRun: !live,
-    ledger: openFileLedger(join(dataDir, 'idempotency-ledger.jsonl')),
+    ledger: openDataFolderLedger(dataDir),
     onEvent: printer.onEvent,
     signal: io.signal,
     confirm: confirmPolicy(values.yes === true, values['no-confirm'] === true, io, json, 'unavailable'),

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { nodeDifferencesJson } from '@shared/contracts/result-json';
 import type { RunEvent, RunEventOf } from '@shared/contracts/events';
 import { RUN_STATUS_LABELS } from '@shared/contracts/events';
@@ -6,7 +5,7 @@ import { describeNodeDifference, invocationCount, nodeDifferencePlace, workflowD
 import { ReplayError } from '@shared/replay/replay-spec';
 import type { CredentialStore } from '../../credentials/credential-store';
 import type { ConfirmTool } from '../../engine/boundary-actors';
-import { openFileLedger } from '../../mcp/idempotency-ledger';
+import { openDataFolderLedger } from '../../mcp/history-ledger';
 import { HostRegistry } from '../../registry/host-registry';
 import { loadDocumentFile, type LoadedWorkflow } from '../../workflow/load-workflow';
 import { onExampleCopy } from '../../demo/example-workspace';
@@ -66,7 +65,7 @@ export async function replayWorkflowCommand(options: ReplayWorkflowOptions): Pro
     workspace: plan.workflow.workspace,
     inputs: plan.inputs,
     replay: plan.replay,
-    ledger: openFileLedger(join(options.dataDir, 'idempotency-ledger.jsonl')),
+    ledger: openDataFolderLedger(options.dataDir),
     onEvent: (event) => {
       replayed.push(event);
       recorder.onEvent(event);

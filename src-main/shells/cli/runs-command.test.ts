@@ -55,7 +55,7 @@ describe('steward runs', () => {
     const first = await cli(['runs', 'import', file], dataDir);
     expect(first).toMatchObject({ code: 0, stderr: '' });
     expect(first.stdout).toMatch(/imported 4 events of 2 runs/);
-    expect((await cli(['runs', 'import', file], dataDir)).stdout).toMatch(/imported 0 events of 2 runs \(4 already there, skipped\)/);
+    expect((await cli(['runs', 'import', file], dataDir)).stdout).toMatch(/imported 0 events of 2 runs; 4 events already there unchanged/);
     const host = await openTestHost(dataDir, cleanups);
     const page = hostPage(host);
     await page.ok('events.subscribe', {});
@@ -69,7 +69,7 @@ describe('steward runs', () => {
     writeFileSync(file, `${JSON.stringify(run('cli-run-00003')[0])}\n{"type":"run.finished"}\n`);
     const result = await cli(['runs', 'import', file], dataDir);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/bad\.jsonl:2: .*nothing was imported/);
+    expect(result.stderr).toMatch(/bad\.jsonl, line 2: .*nothing was imported/);
     expect(heldRuns(dataDir)).toEqual([]);
   });
 

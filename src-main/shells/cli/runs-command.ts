@@ -1,17 +1,19 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { RunEvent } from '@shared/contracts/events';
+import { checkTraceFiles, type TraceFile } from '@shared/history/check-trace';
+import { importSummary } from '@shared/history/import-summary';
 import { CheckpointStore } from '../../engine/checkpoint';
 import { JournalRewriteError, type EventJournal } from '../../events/event-journal';
 import { openHistory } from '../../events/open-history';
 import { RunHistory } from '../../events/run-history';
-import { traceFileProblem, traceLineEvent } from '../../events/trace-line';
+import { traceFileProblem } from '../../events/trace-line';
 import { RequestError } from '../../registry/request-error';
 import { defaultDataDir } from '../../util/data-dir';
 import { acquireDataFolderLock, DataFolderInUseError } from '../../util/data-folder-lock';
 import { WorkflowCheckpointStore } from '../../workflow/workflow-checkpoint';
 import type { CliIo, EXIT } from './cli';
+import { isReadSubcommand, runsReadCommand } from './runs-read-command';
 import { typedPath } from './typed-path';
 import { waitingCommand } from './waiting-command';
 
@@ -19,17 +21,36 @@ import { waitingCommand } from './waiting-command';
 const CODE = { ok: 0, notAll: 1, badInput: 2 } as const satisfies { ok: (typeof EXIT)['ok']; notAll: (typeof EXIT)['runNotCompleted']; badInput: (typeof EXIT)['badInput'] };
 
 export const RUNS_USAGE = `Usage:
-  steward runs waiting [--json] [--data-dir DIR]       list the runs waiting for a person (answer: steward answer)
-  steward runs delete RUN_ID... [--data-dir DIR]       delete runs from the data folder's history
-  steward runs import FILE.jsonl... [--data-dir DIR]   add the runs of JSONL traces to it
+  steward runs list [--status S]... [--workflow ID] [--limit N] [--json] [--data-dir DIR]
+  steward runs search WORDS|RUN_ID [--status S]... [--workflow ID] [--limit N] [--json] [--data-dir DIR]
+  steward runs show RUN_ID [--json] [--data-dir DIR]
+  steward runs waiting [--json] [--data-dir DIR]
+  steward runs delete RUN_ID... [--data-dir DIR]
+  steward runs import FILE.jsonl... [--data-dir DIR]
   (--data-dir: default STEWARD_DATA_DIR, else the platform's usual place)
+
+  list     the newest runs, a line each (short id, status, name, start, rounds, events); --status
+           (repeat it, or completed,failed) and --workflow (a workflow's or agent spec's id) filter;
+           --limit N of them (default 20, at most 1000)
+  search   the newest runs with every word typed, each word by its start ("summ monday"), or
+           whose id is RUN_ID or starts with it
+  show     one run: name, status, task, models, times, rounds and its events stored here;
+           RUN_ID is the whole id or its first 8 characters or more (a start that several runs'
+           ids share lists them and shows none)
+  waiting  the runs waiting for a person (answer them with steward answer)
+  delete   delete runs from the data folder's history
+  import   add the runs of JSONL traces to it
+  --json   list, search: { runs: [{ run, events, imported }], next? } (next: more runs follow);
+           show: { run, imported, events }, the events exactly as stored
 
 This is the history the app's Runs screen shows. A deleted run's events leave the host's journal,
 and every browser that holds it deletes it when it next connects. A run waiting for a person is
 never deleted. An import takes steward run --trace files and the app's "Export JSONL" files: every
 line is checked first, and a bad line imports nothing; a run the history already holds keeps its
-events. While the app runs, it does both (its Runs screen changes at once).
-Exit codes: 0 done · 1 delete: some runs were not there or are waiting · 2 bad input`;
+events. While the app runs, it runs these commands itself: its Runs screen changes at once, and
+list, search and show read its history as it is that moment.
+Exit codes: 0 done · 1 delete: some runs were not there or are waiting; show: no such run
+            · 2 bad input (show: a RUN_ID start that several runs share)`;
 
 /** `steward runs …`. Returns the exit code; a refusal is a message on stderr. */
 export async function runsCommand(args: string[], io: CliIo): Promise<number> {
@@ -43,6 +64,7 @@ export async function runsCommand(args: string[], io: CliIo): Promise<number> {
     return CODE.ok;
   }
   if (sub === 'waiting') return waitingCommand(rest, io, RUNS_USAGE);
+  if (isReadSubcommand(sub)) return runsReadCommand(sub, rest, io, RUNS_USAGE);
   if (sub !== 'delete' && sub !== 'import') return fail(sub === undefined ? 'which subcommand?' : `unknown subcommand "${sub}"`, true);
   let parsed;
   try {
@@ -55,17 +77,19 @@ export async function runsCommand(args: string[], io: CliIo): Promise<number> {
   const dataDir = io.hosted ? io.hosted.dataDir : values['data-dir'] !== undefined ? typedPath(io, values['data-dir']) : defaultDataDir(io.env);
 
   // Read every file before taking the folder: a bad line refuses the import with nothing changed.
-  let events: RunEvent[] = [];
+  let traces: ReadTraces | undefined;
   if (sub === 'import') {
     const read = readTraces(positionals.map((file) => typedPath(io, file)));
     if (!read.ok) return fail(`${read.message}; nothing was imported`);
-    events = read.events;
+    traces = read;
   }
+  const change = (history: RunHistory, journal: EventJournal, waiting: ReadonlySet<string>) =>
+    traces ? Promise.resolve(importRuns(history, traces, io)) : deleteRuns(history, journal, positionals, waiting, io);
 
   // The app runs this command: its own history (the Runs screen changes at once), its runs not to delete.
   if (io.hosted) {
     const { history, journal, runs } = io.hosted;
-    return sub === 'delete' ? await deleteRuns(history, journal, positionals, new Set([...runs.waitingRunIds(), ...runs.activeIds()]), io) : importRuns(history, events, io);
+    return change(history, journal, new Set([...runs.waitingRunIds(), ...runs.activeIds()]));
   }
   // A folder that is not there: nothing to delete from; an import makes it, as the app's first start would.
   if (!existsSync(dataDir)) {
@@ -89,7 +113,7 @@ export async function runsCommand(args: string[], io: CliIo): Promise<number> {
       ...new WorkflowCheckpointStore(join(dataDir, 'waiting-workflows'), log).list(log).map((c) => c.run_id),
     ]);
     const history = new RunHistory(journal, { activeIds: () => [], waitingRunIds: () => waiting }, log);
-    return sub === 'delete' ? await deleteRuns(history, journal, positionals, waiting, io) : importRuns(history, events, io);
+    return await change(history, journal, waiting);
   } finally {
     journal.close();
     lock.release();
@@ -114,40 +138,39 @@ async function deleteRuns(history: RunHistory, journal: EventJournal, runIds: st
   return missing.length + blocked.length > 0 ? CODE.notAll : CODE.ok;
 }
 
-function importRuns(history: RunHistory, events: RunEvent[], io: CliIo): number {
+function importRuns(history: RunHistory, read: ReadTraces, io: CliIo): number {
+  const { events } = read;
   const importId = `cli-${process.pid}-${Date.now()}`;
   let imported = 0;
-  let skipped = 0;
+  let repeated = 0;
+  let held = 0;
   for (let i = 0; i < events.length; i += 2_000) {
     const result = history.import(importId, events.slice(i, i + 2_000));
     imported += result.imported;
-    skipped += result.skipped;
+    repeated += result.repeated;
+    held += result.held;
   }
   // The import is over: a run its trace left unfinished is closed as imported unfinished.
   const unfinished = history.closeUnfinishedImports(importId).length;
-  const runs = new Set(events.map((e) => e.run_id)).size;
-  io.stdout(`imported ${imported} event${imported === 1 ? '' : 's'} of ${runs} run${runs === 1 ? '' : 's'}${skipped > 0 ? ` (${skipped} already there, skipped)` : ''}\n`);
+  io.stdout(`${importSummary({ imported, runs: read.runs, repeated, held, repeatedLines: read.repeats, trimmed: read.trimmed, masked: read.masked })}\n`);
   if (unfinished > 0) io.stdout(`${unfinished} run${unfinished === 1 ? '' : 's'} ended unfinished in the trace: closed as imported unfinished\n`);
   return CODE.ok;
 }
 
-function readTraces(files: string[]): { ok: true; events: RunEvent[] } | { ok: false; message: string } {
-  const events: RunEvent[] = [];
+/** The events of the files as the history stores them, and what the check counted on the way. */
+type ReadTraces = Extract<ReturnType<typeof checkTraceFiles>, { ok: true }>;
+
+function readTraces(files: string[]): ReadTraces | { ok: false; message: string } {
+  const read: TraceFile[] = [];
   for (const file of files) {
-    let text: string;
     try {
-      text = readFileSync(file, 'utf8');
+      read.push({ name: basename(file), text: readFileSync(file, 'utf8') });
     } catch (err) {
       return { ok: false, message: `cannot read ${file}: ${traceFileProblem(err)}` };
     }
-    for (const [i, raw] of text.split('\n').entries()) {
-      const line = raw.trim();
-      if (line.length === 0) continue;
-      const read = traceLineEvent(line);
-      if (!read.ok) return { ok: false, message: `${basename(file)}:${i + 1}: ${read.problem}` };
-      events.push(read.event);
-    }
   }
-  if (events.length === 0) return { ok: false, message: 'the files hold no events' };
-  return { ok: true, events };
+  // The page's Import makes the same check (issue 26): the same damage is refused with the same
+  // sentence, and the events come back as the history stores them (each once, trimmed, masked).
+  const checked = checkTraceFiles(read);
+  return checked.ok ? checked : { ok: false, message: checked.message };
 }

@@ -12,6 +12,7 @@ import { formatModelRetry } from './format-round';
 import { formatPatternEvent, patternsOf } from './format-pattern';
 import { workflowInputs } from './workflow-inputs';
 import { waitingHint } from './park-run';
+import { runIdLine } from './format-history';
 import type { RunRecorder } from './run-recorder';
 import type { HostedFolder } from './hosted-folder';
 import { followToTheEnd } from './follow-run';
@@ -141,6 +142,8 @@ export async function workflowCommand(options: WorkflowCommandOptions): Promise<
     const label = run.status === 'waiting' ? RUN_STATUS_LABELS.waiting : RUN_STATUS_LABELS[run.status];
     io.stdout(`${label.toLowerCase()} · ${run.invocations.length} node invocation(s)${run.message ? ` · ${run.message}` : ''}\n`);
     for (const line of formatOutputs(run.outputs)) io.stdout(`${line}\n`);
+    // A run that waits says its id in the answer lines below.
+    if (!parking) io.stdout(`${runIdLine(run.run_id, recorded.ok)}\n`);
   }
   if (parking) {
     // The run waits in the data folder, for `steward answer` or the app.

@@ -14,7 +14,7 @@ export function RunFilters({ filter, onChange, workflows }: { filter: RunFilter;
     <div className="filters" role="group" aria-label="Filter runs">
       <label className="field">
         <span className="field__label">Search</span>
-        <input className="input" type="search" placeholder="Words from a task, output, explanation or argument" value={filter.text} onChange={(e) => set({ text: e.target.value })} data-testid="runs-search" />
+        <input className="input" type="search" placeholder="Words from a task, output, explanation or argument, or a run id" value={filter.text} onChange={(e) => set({ text: e.target.value })} data-testid="runs-search" />
       </label>
       <label className="field">
         <span className="field__label">Status</span>

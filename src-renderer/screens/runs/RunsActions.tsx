@@ -1,4 +1,5 @@
 import { useRef, useState } from 'react';
+import { importSummary } from '@shared/history/import-summary';
 import { useHost } from '../../app/HostProvider';
 import { downloadText } from '../../view/download';
 import { runsJsonl } from './runs-jsonl';
@@ -7,6 +8,8 @@ import { deleteRunsEverywhere, importTraceFiles } from './run-transfer';
 type Status = { kind: 'info' | 'error'; text: string } | { kind: 'progress'; done: number; total: number };
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+/** importSummary's words as a sentence on the page. */
+const sentence = (words: string) => `${words.charAt(0).toUpperCase()}${words.slice(1)}.`;
 
 /**
  * The runs list's actions: import JSONL traces (exports, CLI --trace files), and for the selected
@@ -31,7 +34,7 @@ export function RunsActions({ selected, onDeleted }: { selected: readonly string
       const outcome = await importTraceFiles(client, texts, (done, total) => setStatus({ kind: 'progress', done, total }));
       setStatus(
         outcome.ok
-          ? { kind: 'info', text: `Imported ${plural(outcome.imported, 'event')} of ${plural(outcome.runs, 'run')}${outcome.skipped > 0 ? ` (${outcome.skipped} already here, skipped)` : ''}.` }
+          ? { kind: 'info', text: sentence(importSummary(outcome)) }
           : { kind: 'error', text: outcome.message },
       );
     } catch (err) {

@@ -1,7 +1,7 @@
 import { MAX_IMPORT_EVENTS } from '@shared/contracts/host-api';
 import type { RunEvent } from '@shared/contracts/events';
 import { traceLine } from '@shared/contracts/trace-format';
-import { traceLineEvent } from '@shared/contracts/trace-line';
+import { checkTraceFiles } from '@shared/history/check-trace';
 import { runEvents, type StewardDb } from '../../db/db';
 
 /**
@@ -22,21 +22,15 @@ export async function runsJsonl(db: StewardDb, runIds: readonly string[]): Promi
 /** `lines`: each event's line number in the file. */
 export type ParsedTrace = { ok: true; events: RunEvent[]; lines: number[]; runs: number } | { ok: false; line: number; problem: string };
 
-/** Every line checked: the first bad one is named by its number (1-based) and nothing is taken. Blank lines are skipped. */
+/**
+ * Every line checked as the CLI checks it (src-shared/history/check-trace.ts): the first bad one is
+ * named by its number (1-based) and nothing is taken. Blank lines are skipped; a line repeating an
+ * earlier one unchanged is taken once; events come back as the history stores them.
+ */
 export function parseTraceJsonl(text: string): ParsedTrace {
-  const events: RunEvent[] = [];
-  const numbers: number[] = [];
-  const lines = text.split('\n');
-  for (const [i, raw] of lines.entries()) {
-    const line = raw.trim();
-    if (line.length === 0) continue;
-    const read = traceLineEvent(line);
-    if (!read.ok) return { ok: false, line: i + 1, problem: read.problem };
-    events.push(read.event);
-    numbers.push(i + 1);
-  }
-  if (events.length === 0) return { ok: false, line: 0, problem: 'the file holds no events' };
-  return { ok: true, events, lines: numbers, runs: new Set(events.map((e) => e.run_id)).size };
+  const checked = checkTraceFiles([{ name: 'trace.jsonl', text }]);
+  if (!checked.ok) return { ok: false, line: checked.at.line, problem: checked.problem };
+  return { ok: true, events: checked.events, lines: checked.entries.map((entry) => entry.at.line), runs: checked.runs };
 }
 
 /** A WebSocket message to the host carries at most 1 MB; a request's own envelope fits in what is left. */

@@ -1,0 +1,198 @@
+/**
+ * bench/history-scale — what a long history costs the host and the CLI (issue 26), against an empty
+ * data folder measured in the same run, with the product's own processes and wiring:
+ *
+ *   history   one real run of the Notes demo (`steward run resources/examples/notes-assistant.json
+ *             --trace`, the replay models, the real filesystem server), copied under fresh run ids
+ *             until the history holds EVENTS events (default 1,000,000; EVENTS=10000000 for 10M),
+ *             written through the host's own history store (history.sqlite in a temp data folder).
+ *   start     the built browser-run host (`out/main/server.js`) from process start to its URL line,
+ *             and its resident memory (VmRSS) once started: median of SAMPLES starts, empty vs full.
+ *   run       `steward run` of the same spec with no app (`out/main/cli.js`): median of SAMPLES.
+ *   search    `runs.list {text}` over the host's WebSocket API (what the page asks): p50/p95 of
+ *             the first page for words of the demo's task, a word no run has, and a run id prefix.
+ *   list      `runs.list` first page and one 1,000-row page, as a fresh profile asks.
+ *   open      a 10,000-event run's events read back (`runs.otlp` reads the run by its index).
+ *   delete    `runs.delete` of 1,000 runs in one request (a transaction), and the file after.
+ *
+ * Prints each figure with its ratio to the empty folder's. Needs `npm run build`.
+ * Run: npm run bench:history   (EVENTS=200000 for a quick look)
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
+import { eventId, type RunEvent } from '@shared/contracts/events';
+import { traceLineEvent } from '@shared/contracts/trace-line';
+import { openHistory } from '../src-main/events/open-history';
+import { ensureBuilt } from '../test-support/ensure-built';
+import { connectHost } from '../test-support/host-process';
+
+const EVENTS = Number(process.env.EVENTS ?? 1_000_000);
+const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 5);
+const CLI = join(process.cwd(), 'out/main/cli.js');
+const SERVER = join(process.cwd(), 'out/main/server.js');
+const SPEC = join(process.cwd(), 'resources/examples/notes-assistant.json');
+
+ensureBuilt();
+const dir = mkdtempSync(join(tmpdir(), 'steward-bench-history-'));
+const emptyDir = join(dir, 'empty');
+const fullDir = join(dir, 'full');
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.95))] ?? NaN;
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+const ratio = (value: number, base: number) => `${(value / base).toFixed(2)}×`;
+
+/** One real demo run's events, as `steward run --trace` writes them. */
+function demoRun(): RunEvent[] {
+  const trace = join(dir, 'demo.jsonl');
+  const done = spawnSync(process.execPath, [CLI, 'run', SPEC, '--trace', trace, '--data-dir', join(dir, 'demo-data')], { encoding: 'utf8' });
+  if (done.status !== 0) throw new Error(`the demo run failed (${done.status}): ${done.stderr}`);
+  return readFileSync(trace, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim().length > 0)
+    .map((line) => {
+      const read = traceLineEvent(line);
+      if (!read.ok) throw new Error(`the demo's trace has a bad line: ${read.problem}`);
+      return read.event;
+    });
+}
+
+/** The run again under another id, `minutes` later: identity rewritten on the parsed events, never in text. */
+function copyRun(events: readonly RunEvent[], runId: string, minutes: number): RunEvent[] {
+  return events.map((event) => {
+    const at = new Date(Date.parse(event.ts) - minutes * 60_000).toISOString();
+    return { ...event, id: eventId(runId, event.seq), run_id: runId, ts: at } as RunEvent;
+  });
+}
+
+/** A run of `length` events (a long agent run): the demo's start, then its rounds repeated, then its end. */
+function longRun(events: readonly RunEvent[], runId: string, length: number): RunEvent[] {
+  const middle = events.slice(1, -1);
+  const out: RunEvent[] = [{ ...events[0]!, id: eventId(runId, 0), run_id: runId } as RunEvent];
+  for (let seq = 1; seq < length - 1; seq++) out.push({ ...middle[(seq - 1) % middle.length]!, id: eventId(runId, seq), run_id: runId, seq } as RunEvent);
+  const end = events.at(-1)!;
+  out.push({ ...end, id: eventId(runId, length - 1), run_id: runId, seq: length - 1, ...(end.type === 'run.finished' ? { event_count: length } : {}) } as RunEvent);
+  return out;
+}
+
+function buildHistory(demo: readonly RunEvent[]): { runIds: string[]; longRunId: string; seconds: number } {
+  const t0 = performance.now();
+  const history = openHistory(fullDir, { log: () => undefined });
+  const runIds: string[] = [];
+  const longRunId = 'ffffffff-0000-4000-8000-000000010000';
+  history.append(longRun(demo, longRunId, 10_000), { made: true });
+  let written = 10_000;
+  let n = 0;
+  while (written < EVENTS) {
+    const runId = `${n.toString(16).padStart(8, '0')}-bench-4000-8000-${n.toString(16).padStart(12, '0')}`;
+    const events = copyRun(demo, runId, n + 1);
+    history.append(events, { made: true });
+    runIds.push(runId);
+    written += events.length;
+    n += 1;
+    if (n % 2_000 === 0) process.stderr.write(`\r  writing the history: ${written.toLocaleString('en')} of ${EVENTS.toLocaleString('en')} events`);
+  }
+  history.close();
+  process.stderr.write('\n');
+  return { runIds, longRunId, seconds: (performance.now() - t0) / 1000 };
+}
+
+/** Starts the built host on a folder: ms from process start to its URL, its RSS then, and a client. */
+async function startHost(dataDir: string) {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [SERVER, '--port', '0', '--data-dir', dataDir, '--no-open', '--print-url-json'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CI: '1' } });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const first = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`host exited (${code}): ${stderr}`)));
+  });
+  const ms = performance.now() - t0;
+  const { port, token } = JSON.parse(first) as { port: number; token: string };
+  const rss = Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024;
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  return { ms, rss, port, token, stop };
+}
+
+async function startFigures(dataDir: string): Promise<{ ms: number; rss: number }> {
+  const ms: number[] = [];
+  const rss: number[] = [];
+  for (let i = 0; i < SAMPLES; i++) {
+    const host = await startHost(dataDir);
+    ms.push(host.ms);
+    rss.push(host.rss);
+    await host.stop();
+  }
+  return { ms: median(ms), rss: median(rss) };
+}
+
+function cliRun(dataDir: string): number {
+  const t0 = performance.now();
+  const done = spawnSync(process.execPath, [CLI, 'run', SPEC, '--json', '--data-dir', dataDir], { encoding: 'utf8' });
+  if (done.status !== 0) throw new Error(`steward run failed (${done.status}): ${done.stderr}`);
+  return performance.now() - t0;
+}
+
+async function timed<T>(action: () => Promise<T>): Promise<[number, T]> {
+  const t0 = performance.now();
+  const value = await action();
+  return [performance.now() - t0, value];
+}
+
+try {
+  process.stderr.write('bench/history-scale: recording one Notes demo run…\n');
+  const demo = demoRun();
+  const bytes = demo.reduce((n, e) => n + JSON.stringify(e).length, 0);
+  // The empty folder gets the same demo copies a first start makes, nothing else.
+  cpSync(join(dir, 'demo-data'), emptyDir, { recursive: true });
+  cpSync(join(dir, 'demo-data'), fullDir, { recursive: true });
+  const { runIds, longRunId, seconds } = buildHistory(demo);
+  const file = join(fullDir, 'history.sqlite');
+  console.log(`bench/history-scale · ${EVENTS.toLocaleString('en')} events (${runIds.length.toLocaleString('en')} copies of a ${demo.length}-event Notes demo run, ~${Math.round(bytes / demo.length)} B an event, and one 10,000-event run)`);
+  console.log(`  history written in ${seconds.toFixed(0)} s: ${mb(statSync(file).size)} on disk · ${SAMPLES} samples per figure, empty folder measured in the same run`);
+
+  const emptyStart = await startFigures(emptyDir);
+  const fullStart = await startFigures(fullDir);
+  console.log(`  host start → URL          empty ${emptyStart.ms.toFixed(0)} ms · full ${fullStart.ms.toFixed(0)} ms · ${ratio(fullStart.ms, emptyStart.ms)}`);
+  console.log(`  host RSS after start      empty ${mb(emptyStart.rss)} · full ${mb(fullStart.rss)} · +${mb(fullStart.rss - emptyStart.rss)}`);
+
+  const emptyRuns: number[] = [];
+  const fullRuns: number[] = [];
+  for (let i = 0; i < SAMPLES; i++) {
+    emptyRuns.push(cliRun(emptyDir));
+    fullRuns.push(cliRun(fullDir));
+  }
+  console.log(`  steward run, no app       empty ${median(emptyRuns).toFixed(0)} ms · full ${median(fullRuns).toFixed(0)} ms · ${ratio(median(fullRuns), median(emptyRuns))}`);
+
+  const host = await startHost(fullDir);
+  const page = await connectHost(host);
+  try {
+    const words = ['meeting', 'notes', 'tidy', 'action', 'zzzznothing', runIds[Math.floor(runIds.length / 2)]!.slice(0, 8)];
+    const searches: number[] = [];
+    for (let i = 0; i < 60; i++) searches.push((await timed(() => page.request('runs.list', { text: words[i % words.length]!, limit: 50 })))[0]);
+    console.log(`  search, first page        p50 ${median(searches).toFixed(1)} ms · p95 ${p95(searches).toFixed(1)} ms (60 queries: words of the task, a word no run has, a run id's start)`);
+    const [firstPage] = await timed(() => page.request('runs.list', { limit: 50 }));
+    const [bigPage] = await timed(() => page.request('runs.list', { limit: 1_000 }));
+    console.log(`  runs list                 first 50 rows ${firstPage.toFixed(1)} ms · 1,000 rows ${bigPage.toFixed(1)} ms`);
+    const [open] = await timed(() => page.request('runs.otlp', { run_id: longRunId }));
+    console.log(`  a 10,000-event run read   ${open.toFixed(0)} ms (runs.otlp: read by its index and encoded)`);
+    const doomed = runIds.slice(0, 1_000);
+    const before = statSync(file).size;
+    const [deleted] = await timed(() => page.request('runs.delete', { run_ids: doomed }));
+    console.log(`  delete 1,000 runs         ${deleted.toFixed(0)} ms (one request) · history file ${mb(before)} → ${mb(statSync(file).size)}`);
+  } finally {
+    page.close();
+    await host.stop();
+  }
+  writeFileSync(join(dir, 'done'), '');
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,68 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LEGACY_LEDGER, openDataFolderLedger } from './history-ledger';
+import { DuplicateExecutionError, LedgerError, openFileLedger } from './idempotency-ledger';
+
+/** Issue 26: the idempotency ledger lives in the history database; an older folder's JSONL ledger moves in, losing no key. */
+
+const meta = { run_id: 'run-1', round: 3, server: 'fs', tool: 'write_file' };
+let dir: string;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'steward-history-ledger-'));
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe('the ledger in the history database', () => {
+  it('remembers executed and in-flight keys after a restart, and never lets either begin again', () => {
+    const first = openDataFolderLedger(dir);
+    first.begin('done', meta);
+    first.finish('done', { ok: true, is_error: false });
+    first.begin('cut-off', meta); // the process dies mid-call: never finished
+    first.close();
+    const again = openDataFolderLedger(dir);
+    expect(again.state('done')).toBe('executed');
+    expect(again.state('cut-off')).toBe('in_flight');
+    expect(() => again.begin('done', meta)).toThrow(DuplicateExecutionError);
+    expect(() => again.begin('cut-off', meta)).toThrow(/in flight/);
+    again.close();
+  });
+
+  it('an older folder\'s JSONL ledger moves in at the first open: every key keeps its state, the file is kept aside', () => {
+    const legacy = path.join(dir, LEGACY_LEDGER);
+    const old = openFileLedger(legacy);
+    old.begin('old-done', meta);
+    old.finish('old-done', { ok: true, is_error: true });
+    old.begin('old-cut-off', meta);
+    const ledger = openDataFolderLedger(dir);
+    expect(ledger.state('old-done')).toBe('executed');
+    expect(ledger.state('old-cut-off')).toBe('in_flight');
+    expect(ledger.state('never')).toBe('new');
+    expect(fs.existsSync(legacy)).toBe(false);
+    expect(fs.existsSync(`${legacy}.migrated`)).toBe(true);
+    expect(() => ledger.begin('old-done', meta)).toThrow(DuplicateExecutionError);
+    ledger.close();
+  });
+
+  it('a damaged JSONL ledger refuses to open, as it always did: no key is guessed', () => {
+    fs.writeFileSync(path.join(dir, LEGACY_LEDGER), '{not json\n{"type":"finish","key":"k","ok":true,"is_error":false,"at":"x"}\n');
+    expect(() => openDataFolderLedger(dir)).toThrow(LedgerError);
+    expect(fs.existsSync(path.join(dir, LEGACY_LEDGER))).toBe(true);
+  });
+
+  it('a claim that cannot be written fails closed: the key is not claimed and the call does not run', () => {
+    const ledger = openDataFolderLedger(dir, { busyTimeoutMs: 50 });
+    // Another process holds the database's write lock past the busy timeout.
+    const other = new Database(path.join(dir, 'history.sqlite'));
+    other.exec('BEGIN IMMEDIATE');
+    expect(() => ledger.begin('blocked', meta)).toThrow(/could not be written.*does not run/);
+    other.exec('ROLLBACK');
+    other.close();
+    expect(ledger.state('blocked')).toBe('new');
+    ledger.begin('blocked', meta);
+    expect(ledger.state('blocked')).toBe('in_flight');
+    ledger.close();
+  });
+});

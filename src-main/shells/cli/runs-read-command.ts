@@ -1,0 +1,170 @@
+import { parseArgs } from 'node:util';
+import { RUN_STATUSES, RunStatus } from '@shared/contracts/events';
+import type { EventJournal, StoredRun } from '../../events/event-journal';
+import type { ListedRun, RunsPage, RunsQuery } from '../../events/history-queries';
+import type { CliIo, EXIT } from './cli';
+import { localTime, MAX_PAGE, pageFooter, pageJson, runLine, shownJson, shownLines } from './format-history';
+import { historyToRead } from './history-to-read';
+
+// Type-only link to cli.ts (which imports this file through runs-command.ts): the codes are checked equal to EXIT at compile time.
+const CODE = { ok: 0, noRun: 1, badInput: 2 } as const satisfies { ok: (typeof EXIT)['ok']; noRun: (typeof EXIT)['runNotCompleted']; badInput: (typeof EXIT)['badInput'] };
+
+export const READ_SUBCOMMANDS = ['list', 'search', 'show'] as const;
+export type ReadSubcommand = (typeof READ_SUBCOMMANDS)[number];
+export const isReadSubcommand = (sub: string | undefined): sub is ReadSubcommand => (READ_SUBCOMMANDS as readonly (string | undefined)[]).includes(sub);
+
+/** Rows a plain list shows unless --limit says otherwise (a screenful). */
+const DEFAULT_LIMIT = 20;
+/** A run id's start that `show` takes for the whole id. */
+const MIN_PREFIX = 8;
+
+class BadInput extends Error {}
+
+/** `steward runs list|search|show`: the data folder's history read from a terminal (issue 26). Returns the exit code. */
+export async function runsReadCommand(sub: ReadSubcommand, args: string[], io: CliIo, usage: string): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    io.stdout(`${usage}\n`);
+    return CODE.ok;
+  }
+  try {
+    if (sub === 'show') return await show(args, io);
+    return await list(sub, args, io);
+  } catch (error) {
+    if (!(error instanceof BadInput)) throw error;
+    io.stderr(`steward runs: ${error.message}\n\n${usage}\n`);
+    return CODE.badInput;
+  }
+}
+
+const OPTIONS = {
+  json: { type: 'boolean', default: false },
+  'data-dir': { type: 'string' },
+  limit: { type: 'string' },
+  status: { type: 'string', multiple: true },
+  workflow: { type: 'string' },
+} as const;
+
+function parse(args: string[]) {
+  try {
+    return parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new BadInput((error as Error).message);
+  }
+}
+
+
+function limitOf(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_LIMIT;
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < 1 || n > MAX_PAGE) throw new BadInput(`--limit takes a whole number from 1 to ${MAX_PAGE} (got "${text}")`);
+  return n;
+}
+
+/** `--status completed --status failed`, or `--status completed,failed`. */
+function statusesOf(values: string[]): RunStatus[] {
+  return values
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v.length > 0)
+    .map((v) => {
+      const parsed = RunStatus.safeParse(v);
+      if (!parsed.success) throw new BadInput(`--status takes one of ${RUN_STATUSES.join(', ')} (got "${v}")`);
+      return parsed.data;
+    });
+}
+
+async function list(sub: 'list' | 'search', args: string[], io: CliIo): Promise<number> {
+  const searching = sub === 'search';
+  const { values, positionals } = parse(args);
+  if (!searching && positionals.length > 0) throw new BadInput(`list takes no words ("${positionals.join(' ')}"): steward runs search WORDS finds runs by them`);
+  const text = positionals.join(' ').trim();
+  if (searching && text.length === 0) throw new BadInput('what to look for? give words (each matches by its start) or a run id (or its first 8 characters)');
+  const limit = limitOf(values.limit);
+  const status = statusesOf(values.status ?? []);
+  const workflow = values.workflow;
+  const query: RunsQuery = { limit, ...(status.length > 0 ? { status } : {}), ...(workflow !== undefined ? { workflow } : {}) };
+  const history = await historyToRead(io, values['data-dir']);
+  if (!history.ok && !history.missing) {
+    io.stderr(`steward runs: ${history.message}\n`);
+    return CODE.badInput;
+  }
+  let page: RunsPage = { runs: [] };
+  if (history.ok) {
+    try {
+      page = searching ? history.journal.search(text, query) : history.journal.runsPage(query);
+    } finally {
+      history.close();
+    }
+  } else {
+    io.stderr(`steward: there is no data folder at ${history.dataDir}, so no runs (is --data-dir right?)\n`);
+  }
+  if (values.json) {
+    io.stdout(`${JSON.stringify(pageJson(page), null, 2)}\n`);
+    return CODE.ok;
+  }
+  if (page.runs.length === 0) {
+    const filtered = status.length > 0 || workflow !== undefined;
+    io.stdout(`${searching ? `no run matches "${text}"` : filtered ? 'no run matches --status/--workflow' : "no runs in this data folder's history"}\n`);
+    return CODE.ok;
+  }
+  for (const listed of page.runs) io.stdout(`${runLine(listed)}\n`);
+  io.stdout(`${pageFooter(page, limit, searching ? 'add words to find fewer' : 'narrow with --status or --workflow')}\n`);
+  return CODE.ok;
+}
+
+async function show(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parse(args);
+  const notHere = (['limit', 'status', 'workflow'] as const).filter((flag) => values[flag] !== undefined);
+  if (notHere.length > 0) throw new BadInput(`show takes one run: ${notHere.map((flag) => `--${flag}`).join(', ')} apply to list and search`);
+  const [typed, ...extra] = positionals;
+  if (typed === undefined || extra.length > 0) throw new BadInput('show takes one RUN_ID (the whole id, or its first 8 characters or more)');
+  const history = await historyToRead(io, values['data-dir']);
+  if (!history.ok) {
+    io.stderr(`steward runs: ${history.missing ? `no run "${typed}": there is no data folder at ${history.dataDir} (is --data-dir right?)` : history.message}\n`);
+    return history.missing ? CODE.noRun : CODE.badInput;
+  }
+  try {
+    const found = findRun(history.journal, typed);
+    if (found.kind === 'none') {
+      const short = typed.length < MIN_PREFIX ? ` (a run id's start must be at least ${MIN_PREFIX} characters long to name it)` : '';
+      io.stderr(`steward runs: no run "${typed}" in the history of ${history.dataDir}${short}; steward runs search finds runs by words\n`);
+      return CODE.noRun;
+    }
+    if (found.kind === 'ambiguous') {
+      const lines = found.candidates.map(({ run }) => `  ${run.run_id} · ${run.spec_name} · started ${localTime(run.started_at)}`);
+      io.stderr(`steward runs: "${typed}" is the start of ${found.more ? 'more than ' : ''}${found.candidates.length} runs' ids; give more of the one you mean:\n${lines.join('\n')}\n`);
+      return CODE.badInput;
+    }
+    const { run, imported } = found.run;
+    const events = history.journal.runEvents(run.run_id);
+    if (values.json) io.stdout(`${JSON.stringify(shownJson(run, imported, events), null, 2)}\n`);
+    else io.stdout(`${shownLines(run, imported, events.length).join('\n')}\n`);
+    return CODE.ok;
+  } finally {
+    history.close();
+  }
+}
+
+/** Candidates an ambiguous start lists at most. */
+const MAX_CANDIDATES = 10;
+
+type Found = { kind: 'run'; run: StoredRun } | { kind: 'none' } | { kind: 'ambiguous'; candidates: ListedRun[]; more: boolean };
+
+/** The run a typed id names: the whole id, or a start of at least 8 characters that only one run's id has. */
+function findRun(journal: EventJournal, typed: string): Found {
+  const whole = journal.run(typed);
+  if (whole) return { kind: 'run', run: whole };
+  if (typed.length < MIN_PREFIX) return { kind: 'none' };
+  // The history's search finds runs by their id's start (and by words, which are let go here).
+  const candidates: ListedRun[] = [];
+  let after: RunsQuery['after'];
+  do {
+    const page = journal.search(typed, { limit: MAX_PAGE, ...(after ? { after } : {}) });
+    candidates.push(...page.runs.filter((listed) => listed.run.run_id.startsWith(typed)));
+    after = page.next;
+  } while (after && candidates.length <= MAX_CANDIDATES);
+  const [only, second] = candidates;
+  if (only === undefined) return { kind: 'none' };
+  if (second === undefined) return { kind: 'run', run: only };
+  return { kind: 'ambiguous', candidates: candidates.slice(0, MAX_CANDIDATES), more: candidates.length > MAX_CANDIDATES };
+}

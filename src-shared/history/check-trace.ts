@@ -1,0 +1,156 @@
+import type { RunEvent } from '../contracts/events';
+import { traceLineEvent } from '../contracts/trace-line';
+import { utf8Bytes } from '../util/trim-text';
+import { sameStoredEvent, storedImportedEvent } from './imported-event';
+
+/**
+ * One check of an imported trace for the CLI (`steward runs import`) and the page's Import, so both
+ * refuse the same damage with the same sentence (issue 26). Pure: files come in as text.
+ */
+
+/**
+ * The longest line an import reads. A recorded event keeps each model text within 16 KiB and a
+ * tool result within 100,000 characters, so even a round record holding several of them stays far
+ * below; 4 MiB is also the most any other reader of Steward's JSON lines takes (the CLI channel's
+ * frame, the legacy journal's read). A longer line (a 20 MB value) is damage or not Steward's: it is
+ * refused by its number before it is parsed, not trimmed.
+ */
+export const MAX_TRACE_LINE_BYTES = 4 * 1024 * 1024;
+
+/** A file of an import, as read. */
+export interface TraceFile {
+  name: string;
+  text: string;
+}
+
+/** Where a line is: its file and number (1-based; 0: the file as a whole). */
+export interface TraceLineAt {
+  file: string;
+  line: number;
+}
+
+export interface TraceEntry {
+  at: TraceLineAt;
+  event: RunEvent;
+}
+
+/**
+ * The events to import (each once, trimmed and masked as stored; `entries`: each with the line it
+ * came from), or the first problem: where, and `message`, the sentence both shells show
+ * (`file, line N: …`). `repeats`: lines that repeated an earlier one unchanged (dropped);
+ * `trimmed`, `masked`: events whose model text was trimmed, in which a raw key was masked.
+ */
+export type TraceCheck =
+  | { ok: true; events: RunEvent[]; entries: TraceEntry[]; runs: number; repeats: number; trimmed: number; masked: number }
+  | { ok: false; at: TraceLineAt; problem: string; message: string };
+
+/** Every line of every file, in order: the first problem refuses the whole import. Blank lines are skipped. */
+export function checkTraceFiles(files: readonly TraceFile[]): TraceCheck {
+  const checker = new TraceChecker();
+  for (const file of files) {
+    let found = 0;
+    for (const [i, raw] of file.text.split('\n').entries()) {
+      const line = raw.trim();
+      if (line.length === 0) continue;
+      const at = { file: file.name, line: i + 1 };
+      const tooLong = lineTooLong(line);
+      if (tooLong) return refused(at, tooLong);
+      const read = traceLineEvent(line);
+      if (!read.ok) return refused(at, read.problem);
+      const problem = checker.add(at, read.event);
+      if (problem) return refused(at, problem);
+      found += 1;
+    }
+    if (found === 0) return refused({ file: file.name, line: 0 }, 'the file holds no events');
+  }
+  return checker.result();
+}
+
+/** The same checks for events already read (each with the line it was on), in order. */
+export function checkTraceEvents(entries: readonly TraceEntry[]): TraceCheck {
+  const checker = new TraceChecker();
+  for (const { at, event } of entries) {
+    const problem = checker.add(at, event);
+    if (problem) return refused(at, problem);
+  }
+  return checker.result();
+}
+
+/** `file, line N: problem` (`file: problem` for the file as a whole). */
+export function traceProblemMessage(at: TraceLineAt, problem: string): string {
+  return at.line === 0 ? `${at.file}: ${problem}` : `${at.file}, line ${at.line}: ${problem}`;
+}
+
+function refused(at: TraceLineAt, problem: string): TraceCheck {
+  return { ok: false, at, problem, message: traceProblemMessage(at, problem) };
+}
+
+function lineTooLong(line: string): string | undefined {
+  // Every UTF-16 unit is at most 3 UTF-8 bytes: most lines need no counting.
+  if (line.length * 3 <= MAX_TRACE_LINE_BYTES) return undefined;
+  const bytes = utf8Bytes(line);
+  if (bytes <= MAX_TRACE_LINE_BYTES) return undefined;
+  const mib = (n: number) => (n / (1024 * 1024)).toFixed(1);
+  return `the line is ${mib(bytes)} MiB, and a trace line holds at most ${mib(MAX_TRACE_LINE_BYTES)} MiB (far more than any event Steward records, whose model texts are trimmed to 16 KiB): the file is damaged, or this line was not written by Steward`;
+}
+
+const NO_EVENTS = 'there are no events to import';
+
+/** An event taken, with the line it came from (what a later line is compared with). */
+interface Taken {
+  at: TraceLineAt;
+  event: RunEvent;
+}
+
+/** What the lines so far hold: each event once, by id and by place (run, seq), and each run's end. */
+class TraceChecker {
+  private readonly byId = new Map<string, Taken>();
+  private readonly byPlace = new Map<string, Taken>();
+  private readonly ends = new Map<string, Taken>();
+  private readonly entries: TraceEntry[] = [];
+  private repeats = 0;
+  private trimmed = 0;
+  private masked = 0;
+
+  /** Takes the event, or says what is wrong with it; an unchanged repeat of an earlier line is dropped. */
+  add(at: TraceLineAt, event: RunEvent): string | undefined {
+    const sameId = this.byId.get(event.id);
+    if (sameId) {
+      // Exports overlap (a run exported twice, two files of the same runs): a repeat is harmless.
+      if (sameStoredEvent(sameId.event, event)) {
+        this.repeats += 1;
+        return undefined;
+      }
+      return `event "${event.id}" is also on ${lineName(sameId.at, at)}, with different content: one of the two lines was changed or damaged. Keep the right one and import again`;
+    }
+    const place = `${event.run_id}\u0000${event.seq}`;
+    const samePlace = this.byPlace.get(place);
+    if (samePlace) {
+      return `run "${event.run_id}" has two different events at seq ${event.seq}, this line ("${event.type}") and ${lineName(samePlace.at, at)} ("${samePlace.event.type}"): one was changed or damaged. Keep the right one and import again`;
+    }
+    const end = event.type === 'run.finished' ? this.ends.get(event.run_id) : undefined;
+    if (end) return `run "${event.run_id}" ends twice, at seq ${event.seq} here and at seq ${end.event.seq} on ${lineName(end.at, at)}: keep the right end and import again`;
+    const stored = storedImportedEvent(event);
+    if (!stored.ok) return stored.problem;
+    const taken = { at, event };
+    this.byId.set(event.id, taken);
+    this.byPlace.set(place, taken);
+    if (event.type === 'run.finished') this.ends.set(event.run_id, taken);
+    this.entries.push({ at, event: stored.event });
+    if (stored.trimmed) this.trimmed += 1;
+    if (stored.masked) this.masked += 1;
+    return undefined;
+  }
+
+  result(): TraceCheck {
+    if (this.entries.length === 0) return { ok: false, at: { file: '', line: 0 }, problem: NO_EVENTS, message: NO_EVENTS };
+    const events = this.entries.map((entry) => entry.event);
+    const runs = new Set(events.map((e) => e.run_id)).size;
+    return { ok: true, events, entries: this.entries, runs, repeats: this.repeats, trimmed: this.trimmed, masked: this.masked };
+  }
+}
+
+/** `line 2` in the same file, `line 2 of a.jsonl` in another. */
+function lineName(of: TraceLineAt, from: TraceLineAt): string {
+  return of.file === from.file ? `line ${of.line}` : `line ${of.line} of ${of.file}`;
+}
