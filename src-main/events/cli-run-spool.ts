@@ -1,6 +1,7 @@
-import { closeSync, fdatasyncSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fdatasyncSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import Database from 'better-sqlite3';
 import { RunEvent } from '@shared/contracts/events';
 import { interruptedEnd } from './interrupted-end';
 import type { EventJournal } from './event-journal';
@@ -14,7 +15,17 @@ import { processGone } from '../util/lock-file';
  */
 export const spoolDir = (dataDir: string) => join(dataDir, 'cli-runs');
 
-/** `<pid>-<random>.jsonl`: the pid tells a spool still being written from a dead command's. */
+/**
+ * Whether a spool's command still writes it is told by a lock, not a pid (a pid is reused: a killed
+ * command's spool whose pid now belongs to another process was never folded, and its run vanished).
+ * The command holds an exclusive transaction on a small SQLite file of its own for as long as it
+ * writes the spool; the operating system drops that lock the moment the process dies, however it
+ * dies. Spools written before the lock existed are told by their pid, as before.
+ */
+const lockDir = (dataDir: string) => join(dataDir, 'cli-run-locks');
+const lockPath = (dataDir: string, name: string) => join(lockDir(dataDir), `${name}.lock`);
+
+/** `<pid>-<random>.jsonl`: the pid of the command that wrote it (for spools from before the lock). */
 const SPOOL_NAME = /^(\d+)-[0-9a-f]{12}\.jsonl$/;
 
 export interface RunSpool {
@@ -28,9 +39,19 @@ export interface RunSpool {
 
 export function openSpool(dataDir: string): RunSpool {
   mkdirSync(spoolDir(dataDir), { recursive: true });
+  mkdirSync(lockDir(dataDir), { recursive: true });
   const name = `${process.pid}-${randomBytes(6).toString('hex')}.jsonl`;
   const path = join(spoolDir(dataDir), name);
+  // Taken before the spool exists: nobody ever sees this spool without its writer's lock.
+  const lock = new Database(lockPath(dataDir, name));
+  lock.exec('BEGIN EXCLUSIVE');
   let fd: number | undefined = openSync(path, 'a', 0o600);
+  const release = () => {
+    if (!lock.open) return;
+    lock.exec('ROLLBACK');
+    lock.close();
+    rmSync(lockPath(dataDir, name), { force: true });
+  };
   return {
     name,
     append(event) {
@@ -40,9 +61,9 @@ export function openSpool(dataDir: string): RunSpool {
       if (fd !== undefined) fdatasyncSync(fd);
     },
     close() {
-      if (fd === undefined) return;
-      closeSync(fd);
+      if (fd !== undefined) closeSync(fd);
       fd = undefined;
+      release();
     },
     remove() {
       this.close();
@@ -94,7 +115,7 @@ export function foldOrphanSpools(journal: EventJournal, dataDir: string, waiting
   const closed: string[] = [];
   for (const name of names) {
     const match = SPOOL_NAME.exec(name);
-    if (!match || !processGone(Number(match[1]))) continue;
+    if (!match || !writerGone(dataDir, name, Number(match[1]))) continue;
     const { runIds } = foldSpool(journal, dataDir, name, log);
     for (const run of journal.openRuns()) {
       if (!runIds.has(run.run_id) || waiting.has(run.run_id)) continue;
@@ -104,4 +125,23 @@ export function foldOrphanSpools(journal: EventJournal, dataDir: string, waiting
     }
   }
   return closed;
+}
+
+/** No process writes this spool any more: its lock is free (or, for a spool from before locks, its pid is gone). */
+function writerGone(dataDir: string, name: string, pid: number): boolean {
+  const file = lockPath(dataDir, name);
+  if (!existsSync(file)) return processGone(pid);
+  let lock: Database.Database | undefined;
+  try {
+    lock = new Database(file, { timeout: 0 });
+    lock.exec('BEGIN IMMEDIATE');
+    lock.exec('ROLLBACK');
+  } catch {
+    // Busy: its command holds it, so it is still writing.
+    lock?.close();
+    return false;
+  }
+  lock.close();
+  rmSync(file, { force: true });
+  return true;
 }

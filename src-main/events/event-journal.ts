@@ -110,6 +110,25 @@ export class JournalRewriteError extends Error {
   }
 }
 
+/** A batch could not be written (disk full, a write error): nothing of it was stored, the history is as it was. */
+export class HistoryWriteError extends Error {
+  readonly code = 'history_write_failed' as const;
+  constructor(
+    readonly file: string,
+    cause: unknown,
+  ) {
+    const reason = errorReason(cause);
+    const full = /SQLITE_FULL|disk is full|ENOSPC/i.test(reason);
+    const refused = /SQLITE_IOERR/.test(reason);
+    const what = full ? 'the disk is full' : refused ? 'the disk refused the write (it may be full or failing)' : 'the write failed';
+    super(
+      `Could not write to the history database ${file} (${reason}): ${what}. Nothing of these events was stored; the history is as it was. ` +
+        `${full || refused ? 'Free some space on that disk' : 'Check that the data folder is writable'}, and the next events are stored again.`,
+    );
+    this.name = 'HistoryWriteError';
+  }
+}
+
 /** How many events of a batch were stored, and how many were refused and why. */
 export interface AppendResult {
   appended: number;
@@ -265,7 +284,14 @@ export class EventJournal {
     // Validate what came from elsewhere: identity and places are read from parsed events only.
     const parsed = options.made ? events : events.map((raw) => RunEvent.parse(raw));
     const after = this.head;
-    const result = this.db.transaction(() => this.insert(parsed.map((event) => ({ event })), { imported: options.imported ?? false, legacy: false }))();
+    let result: ReturnType<EventJournal['insert']>;
+    try {
+      result = this.db.transaction(() => this.insert(parsed.map((event) => ({ event })), { imported: options.imported ?? false, legacy: false }))();
+    } catch (error) {
+      // Rolled back: the head is where it was, and nothing of the batch is stored.
+      this.headPos = this.sql.maxPos.get()?.pos ?? 0;
+      throw new HistoryWriteError(this.path, error);
+    }
     if (result.refused > 0) this.log(`history: refused ${result.refused} event(s) at a place their run already holds (or a second end of a finished run)`);
     if (result.stored.length > 0) this.notify({ events: result.stored, after, position: this.head });
     return { appended: result.stored.length, repeated: result.repeated, refused: result.refused };

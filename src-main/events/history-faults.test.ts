@@ -55,6 +55,25 @@ describe('the history under faults', () => {
     }
   }, 240_000);
 
+  it('disk full during a write: a clear error, nothing of the batch stored, and the history intact and still readable', async () => {
+    const FILL = path.resolve(__dirname, '../../test-support/history-fill-child.ts');
+    // A full disk as the process sees it: a file size limit (ulimit -f, in KiB) on the database's files.
+    const child = spawn('bash', ['-c', `ulimit -f 4096; exec "${process.execPath}" --import tsx "${FILL}" "${dir}"`], { stdio: ['ignore', 'pipe', 'inherit'], env: tsxEnv });
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    await new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const { told, error } = JSON.parse(out.trim()) as { told: number; error: string };
+    expect(told).toBeGreaterThan(100);
+    // A file size limit fails the write with EFBIG (SQLite: an I/O error); a full disk, with ENOSPC (SQLITE_FULL): both said in words.
+    expect(error).toMatch(/Could not write to the history database .*: the disk (is full|refused the write \(it may be full or failing\))\. Nothing of these events was stored; the history is as it was\. Free some space/);
+    const history = openHistory(dir, { log: () => undefined });
+    expect(history.head).toBe(told);
+    expect(history.count).toBe(told);
+    const last = history.read(told - 1, 1).events[0]!;
+    expect(history.runEvents(last.run_id)).toHaveLength(20); // whole batches only
+    history.close();
+  }, 60_000);
+
   it('a damaged database file is refused in words and left exactly as it was: nothing starts over silently', () => {
     const history = openHistory(dir, { log: () => undefined });
     history.append([{ type: 'round.started', id: eventId('run-damaged-01', 0), run_id: 'run-damaged-01', seq: 0, ts: new Date(0).toISOString(), round: 0, proposer: 'student' }]);

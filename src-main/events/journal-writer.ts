@@ -35,7 +35,7 @@ export function createJournalWriter(journal: EventJournal, options: JournalWrite
     try {
       journal.append(events, { made: true });
     } catch (err) {
-      log(`outbox append failed: ${err instanceof Error ? err.message : String(err)}`);
+      log(`a run's events could not be stored: ${err instanceof Error ? err.message : String(err)}`);
     }
   };
   return {
