@@ -14,6 +14,8 @@
  *   list      `runs.list` first page and one 1,000-row page, as a fresh profile asks.
  *   open      a 10,000-event run's events read back (`runs.otlp` reads the run by its index).
  *   delete    `runs.delete` of 1,000 runs in one request (a transaction), and the file after.
+ *   import    `steward runs import` of a ~100 MB trace (demo runs) into a fresh folder, against a
+ *             ~1 MB one: wall time and peak memory (/usr/bin/time's max RSS), and its progress lines.
  *
  * Prints each figure with its ratio to the empty folder's. Needs `npm run build`.
  * Run: npm run bench:history   (EVENTS=200000 for a quick look)
@@ -192,6 +194,29 @@ try {
     page.close();
     await host.stop();
   }
+  // Import: a ~100 MB trace against a ~1 MB one, each into a fresh folder, as a person runs it.
+  const traceOf = (mbWanted: number, name: string) => {
+    const file = join(dir, name);
+    const perRun = demo.reduce((n, e) => n + JSON.stringify(e).length + 1, 0);
+    const copies = Math.ceil((mbWanted * 1024 * 1024) / perRun);
+    const parts: string[] = [];
+    for (let c = 0; c < copies; c++) parts.push(copyRun(demo, `${c.toString(16).padStart(8, '0')}-trace-4000-8000-${c.toString(16).padStart(12, '0')}`, c + 1).map((e) => JSON.stringify(e)).join('\n'));
+    writeFileSync(file, parts.join('\n') + '\n');
+    return { file, events: copies * demo.length };
+  };
+  const importOnce = (trace: { file: string; events: number }, folder: string) => {
+    const t0 = performance.now();
+    const done = spawnSync('/usr/bin/time', ['-f', 'maxrss_kb=%M', process.execPath, CLI, 'runs', 'import', trace.file, '--data-dir', join(dir, folder)], { encoding: 'utf8' });
+    if (done.status !== 0) throw new Error(`steward runs import failed (${done.status}): ${done.stderr}`);
+    const kb = Number(/maxrss_kb=(\d+)/.exec(done.stderr)?.[1] ?? NaN);
+    return { ms: performance.now() - t0, rss: kb * 1024, progress: done.stderr.split('\n').filter((line) => /checking|importing/.test(line)).length };
+  };
+  const small = traceOf(1, 'small.trace.jsonl');
+  const large = traceOf(100, 'large.trace.jsonl');
+  const s1 = importOnce(small, 'import-small');
+  const l1 = importOnce(large, 'import-large');
+  console.log(`  import 1 MB trace          ${s1.ms.toFixed(0)} ms · peak RSS ${mb(s1.rss)} (${small.events.toLocaleString('en')} events)`);
+  console.log(`  import 100 MB trace        ${l1.ms.toFixed(0)} ms · peak RSS ${mb(l1.rss)} (${large.events.toLocaleString('en')} events) · ${ratio(l1.rss, s1.rss)} the memory for ${ratio(statSync(large.file).size, statSync(small.file).size)} the bytes · ${l1.progress} progress lines`);
   writeFileSync(join(dir, 'done'), '');
 } finally {
   rmSync(dir, { recursive: true, force: true });

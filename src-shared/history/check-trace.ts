@@ -48,20 +48,12 @@ export type TraceCheck =
 export function checkTraceFiles(files: readonly TraceFile[]): TraceCheck {
   const checker = new TraceChecker();
   for (const file of files) {
-    let found = 0;
     for (const [i, raw] of file.text.split('\n').entries()) {
-      const line = raw.trim();
-      if (line.length === 0) continue;
-      const at = { file: file.name, line: i + 1 };
-      const tooLong = lineTooLong(line);
-      if (tooLong) return refused(at, tooLong);
-      const read = traceLineEvent(line);
-      if (!read.ok) return refused(at, read.problem);
-      const problem = checker.add(at, read.event);
-      if (problem) return refused(at, problem);
-      found += 1;
+      const problem = checker.line({ file: file.name, line: i + 1 }, raw);
+      if (problem) return refused(problem.at, problem.problem);
     }
-    if (found === 0) return refused({ file: file.name, line: 0 }, 'the file holds no events');
+    const empty = checker.endFile(file.name);
+    if (empty) return refused(empty.at, empty.problem);
   }
   return checker.result();
 }
@@ -96,28 +88,81 @@ function lineTooLong(line: string): string | undefined {
 
 const NO_EVENTS = 'there are no events to import';
 
-/** An event taken, with the line it came from (what a later line is compared with). */
+/** An event taken, with the line it came from (what a later line is compared with): the event, or its type, seq and fingerprint. */
 interface Taken {
   at: TraceLineAt;
-  event: RunEvent;
+  event: RunEvent | Pick<RunEvent, 'type' | 'seq'>;
+  print?: string;
+}
+
+export interface TraceCheckerOptions {
+  /**
+   * What an event is compared by when a later line has its id: by default the event itself (kept).
+   * A caller reading a large file line by line passes a digest of `canonicalJson(storedForm(event))`
+   * and `keep: false`, so what it holds grows with the number of events, not their bytes.
+   */
+  fingerprint?: (event: RunEvent) => string;
+  keep?: boolean;
+}
+
+/** A line's problem, where it is. */
+export interface TraceLineProblem {
+  at: TraceLineAt;
+  problem: string;
 }
 
 /** What the lines so far hold: each event once, by id and by place (run, seq), and each run's end. */
-class TraceChecker {
+export class TraceChecker {
   private readonly byId = new Map<string, Taken>();
   private readonly byPlace = new Map<string, Taken>();
   private readonly ends = new Map<string, Taken>();
   private readonly entries: TraceEntry[] = [];
+  private readonly runs = new Set<string>();
   private repeats = 0;
   private trimmed = 0;
   private masked = 0;
+  private inFile = 0;
+  private taken = 0;
+  private readonly fingerprint: ((event: RunEvent) => string) | undefined;
+  private readonly keep: boolean;
+
+  constructor(options: TraceCheckerOptions = {}) {
+    this.fingerprint = options.fingerprint;
+    this.keep = options.keep ?? true;
+  }
+
+  /** One line of a file as read (blank lines are passed over): its problem, or nothing. */
+  line(at: TraceLineAt, raw: string): TraceLineProblem | undefined {
+    const line = raw.trim();
+    if (line.length === 0) return undefined;
+    const tooLong = lineTooLong(line);
+    if (tooLong) return { at, problem: tooLong };
+    const read = traceLineEvent(line);
+    if (!read.ok) return { at, problem: read.problem };
+    const problem = this.add(at, read.event);
+    if (problem) return { at, problem };
+    this.inFile += 1;
+    return undefined;
+  }
+
+  /** The file ended: a file that held no event is a problem of its own. */
+  endFile(name: string): TraceLineProblem | undefined {
+    const found = this.inFile;
+    this.inFile = 0;
+    return found === 0 ? { at: { file: name, line: 0 }, problem: 'the file holds no events' } : undefined;
+  }
+
+  /** What the lines held: events to import (those kept), runs, repeats, trimmed and masked. */
+  counts(): { events: number; runs: number; repeats: number; trimmed: number; masked: number } {
+    return { events: this.taken, runs: this.runs.size, repeats: this.repeats, trimmed: this.trimmed, masked: this.masked };
+  }
 
   /** Takes the event, or says what is wrong with it; an unchanged repeat of an earlier line is dropped. */
   add(at: TraceLineAt, event: RunEvent): string | undefined {
     const sameId = this.byId.get(event.id);
     if (sameId) {
       // Exports overlap (a run exported twice, two files of the same runs): a repeat is harmless.
-      if (sameStoredEvent(sameId.event, event)) {
+      if (this.same(sameId, event)) {
         this.repeats += 1;
         return undefined;
       }
@@ -132,21 +177,28 @@ class TraceChecker {
     if (end) return `run "${event.run_id}" ends twice, at seq ${event.seq} here and at seq ${end.event.seq} on ${lineName(end.at, at)}: keep the right end and import again`;
     const stored = storedImportedEvent(event);
     if (!stored.ok) return stored.problem;
-    const taken = { at, event };
+    const taken: Taken = this.fingerprint ? { at, event: { type: event.type, seq: event.seq }, print: this.fingerprint(stored.event) } : { at, event };
     this.byId.set(event.id, taken);
     this.byPlace.set(place, taken);
     if (event.type === 'run.finished') this.ends.set(event.run_id, taken);
-    this.entries.push({ at, event: stored.event });
+    if (this.keep) this.entries.push({ at, event: stored.event });
+    this.runs.add(event.run_id);
+    this.taken += 1;
     if (stored.trimmed) this.trimmed += 1;
     if (stored.masked) this.masked += 1;
     return undefined;
   }
 
+  private same(taken: Taken, event: RunEvent): boolean {
+    if (taken.print === undefined || !this.fingerprint) return sameStoredEvent(taken.event as RunEvent, event);
+    const stored = storedImportedEvent(event);
+    return stored.ok && this.fingerprint(stored.event) === taken.print;
+  }
+
   result(): TraceCheck {
-    if (this.entries.length === 0) return { ok: false, at: { file: '', line: 0 }, problem: NO_EVENTS, message: NO_EVENTS };
+    if (this.taken === 0) return { ok: false, at: { file: '', line: 0 }, problem: NO_EVENTS, message: NO_EVENTS };
     const events = this.entries.map((entry) => entry.event);
-    const runs = new Set(events.map((e) => e.run_id)).size;
-    return { ok: true, events, entries: this.entries, runs, repeats: this.repeats, trimmed: this.trimmed, masked: this.masked };
+    return { ok: true, events, entries: this.entries, runs: this.runs.size, repeats: this.repeats, trimmed: this.trimmed, masked: this.masked };
   }
 }
 

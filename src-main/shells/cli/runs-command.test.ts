@@ -49,6 +49,32 @@ const heldRuns = (dataDir: string) => {
 };
 
 describe('steward runs', () => {
+  it('imports a trace of tens of MB a line at a time: checked whole, then in chunks, with progress on the terminal', async () => {
+    const dataDir = tempDir();
+    // ~17 MB: a run a line of padding (a notice of 480 characters) times many runs.
+    const runs = 3_000;
+    const lines: string[] = [];
+    const ts = new Date(0).toISOString();
+    for (let r = 0; r < runs; r++) {
+      const runId = `cli-big-${String(r).padStart(6, '0')}`;
+      const [started, finished] = run(runId);
+      const notices = Array.from({ length: 12 }, (_, i) => ({ type: 'run.notice', id: eventId(runId, i + 1), run_id: runId, seq: i + 1, ts, message: 'n'.repeat(480) }));
+      lines.push(JSON.stringify(started), ...notices.map((n) => JSON.stringify(n)), JSON.stringify({ ...finished, id: eventId(runId, 13), seq: 13, event_count: 14 }));
+    }
+    const file = join(tempDir(), 'big.jsonl');
+    writeFileSync(file, lines.join('\n') + '\n');
+    const result = await cli(['runs', 'import', file], dataDir);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`imported ${runs * 14} events of ${runs} runs\n`);
+    expect(result.stderr).toMatch(/checking big\.jsonl: 10%/);
+    expect(result.stderr).toMatch(/importing big\.jsonl: 90%/);
+    const journal = EventJournal.open(join(dataDir, 'history.sqlite'), { log: () => undefined });
+    expect(journal.count).toBe(runs * 14);
+    expect(journal.runCount).toBe(runs);
+    journal.close();
+  }, 60_000);
+
+
   it('imports a --trace file into the data folder (again: nothing new), and the app then shows the run', async () => {
     const dataDir = tempDir();
     const file = traceFile(tempDir(), [...run('cli-run-00001'), ...run('cli-run-00002')]);

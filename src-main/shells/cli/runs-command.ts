@@ -1,18 +1,17 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { checkTraceFiles, type TraceFile } from '@shared/history/check-trace';
 import { importSummary } from '@shared/history/import-summary';
 import { CheckpointStore } from '../../engine/checkpoint';
-import { JournalRewriteError, type EventJournal } from '../../events/event-journal';
+import { HistoryWriteError, JournalRewriteError, type EventJournal } from '../../events/event-journal';
 import { openHistory } from '../../events/open-history';
 import { RunHistory } from '../../events/run-history';
-import { traceFileProblem } from '../../events/trace-line';
 import { RequestError } from '../../registry/request-error';
 import { defaultDataDir } from '../../util/data-dir';
 import { acquireDataFolderLock, DataFolderInUseError } from '../../util/data-folder-lock';
 import { WorkflowCheckpointStore } from '../../workflow/workflow-checkpoint';
 import type { CliIo, EXIT } from './cli';
+import { checkTraceStreams, importTraceStreams, NO_HISTORY, type Checked } from './import-traces';
 import { isReadSubcommand, runsReadCommand } from './runs-read-command';
 import { typedPath } from './typed-path';
 import { waitingCommand } from './waiting-command';
@@ -43,11 +42,13 @@ export const RUNS_USAGE = `Usage:
   --json   list, search: { runs: [{ run, events, imported }], next? } (next: more runs follow);
            show: { run, imported, events }, the events exactly as stored
 
-This is the history the app's Runs screen shows. A deleted run's events leave the host's journal,
-and every browser that holds it deletes it when it next connects. A run waiting for a person is
-never deleted. An import takes steward run --trace files and the app's "Export JSONL" files: every
-line is checked first, and a bad line imports nothing; a run the history already holds keeps its
-events. While the app runs, it runs these commands itself: its Runs screen changes at once, and
+This is the history the app's Runs screen shows. A deleted run's events leave the history
+database, and every browser that holds it deletes it when it next connects. A run waiting for a
+person is never deleted. An import takes steward run --trace files and the app's "Export JSONL"
+files of any size (read a line at a time, with progress on a large one): every line is checked
+first, also against the history, and a bad line imports nothing; a run the history already holds
+keeps its events; a key-like value (sk-…, ghp_…) is masked and model text over 16 KiB trimmed, as
+recorded runs are, and the summary says so. While the app runs, it runs these commands itself: its Runs screen changes at once, and
 list, search and show read its history as it is that moment.
 Exit codes: 0 done · 1 delete: some runs were not there or are waiting; show: no such run
             · 2 bad input (show: a RUN_ID start that several runs share)`;
@@ -76,24 +77,22 @@ export async function runsCommand(args: string[], io: CliIo): Promise<number> {
   if (positionals.length === 0) return fail(sub === 'delete' ? 'which runs? name at least one RUN_ID' : 'which files? name at least one FILE.jsonl', true);
   const dataDir = io.hosted ? io.hosted.dataDir : values['data-dir'] !== undefined ? typedPath(io, values['data-dir']) : defaultDataDir(io.env);
 
-  // Read every file before taking the folder: a bad line refuses the import with nothing changed.
-  let traces: ReadTraces | undefined;
-  if (sub === 'import') {
-    const read = readTraces(positionals.map((file) => typedPath(io, file)));
-    if (!read.ok) return fail(`${read.message}; nothing was imported`);
-    traces = read;
-  }
-  const change = (history: RunHistory, journal: EventJournal, waiting: ReadonlySet<string>) =>
-    traces ? Promise.resolve(importRuns(history, traces, io)) : deleteRuns(history, journal, positionals, waiting, io);
+  const files = sub === 'import' ? positionals.map((file) => typedPath(io, file)) : [];
+  const change = (history: RunHistory, journal: EventJournal, waiting: ReadonlySet<string>, checked?: Checked) =>
+    sub === 'import' ? importRuns(history, journal, files, io, checked) : deleteRuns(history, journal, positionals, waiting, io);
 
   // The app runs this command: its own history (the Runs screen changes at once), its runs not to delete.
   if (io.hosted) {
     const { history, journal, runs } = io.hosted;
     return change(history, journal, new Set([...runs.waitingRunIds(), ...runs.activeIds()]));
   }
-  // A folder that is not there: nothing to delete from; an import makes it, as the app's first start would.
+  // A folder that is not there: nothing to delete from; an import makes it, as the app's first start would,
+  // once its files are checked (against an empty history: a bad line makes no folder).
+  let checkedFresh: Checked | undefined;
   if (!existsSync(dataDir)) {
     if (sub === 'delete') return fail(`there is no data folder at ${dataDir}, so no run to delete (is --data-dir right?)`);
+    checkedFresh = await checkTraceStreams(files, NO_HISTORY, (line) => io.stderr(`steward: ${line}\n`));
+    if (!checkedFresh.ok) return fail(`${checkedFresh.message}; nothing was imported`);
     mkdirSync(dataDir, { recursive: true });
     io.stderr(`steward: made the data folder ${dataDir}\n`);
   }
@@ -113,7 +112,7 @@ export async function runsCommand(args: string[], io: CliIo): Promise<number> {
       ...new WorkflowCheckpointStore(join(dataDir, 'waiting-workflows'), log).list(log).map((c) => c.run_id),
     ]);
     const history = new RunHistory(journal, { activeIds: () => [], waitingRunIds: () => waiting }, log);
-    return await change(history, journal, waiting);
+    return await change(history, journal, waiting, checkedFresh);
   } finally {
     journal.close();
     lock.release();
@@ -138,39 +137,29 @@ async function deleteRuns(history: RunHistory, journal: EventJournal, runIds: st
   return missing.length + blocked.length > 0 ? CODE.notAll : CODE.ok;
 }
 
-function importRuns(history: RunHistory, read: ReadTraces, io: CliIo): number {
-  const { events } = read;
+/**
+ * Every line of every file is checked first (import-traces.ts), so damage anywhere imports nothing;
+ * then the files are read again and imported a chunk at a time: a trace of any size, in bounded memory.
+ */
+async function importRuns(history: RunHistory, journal: EventJournal, files: readonly string[], io: CliIo, prechecked?: Checked): Promise<number> {
+  const progress = (line: string) => io.stderr(`steward: ${line}\n`);
+  const checked = prechecked ?? (await checkTraceStreams(files, journal, progress));
+  if (!checked.ok) {
+    io.stderr(`steward runs: ${checked.message}; nothing was imported\n`);
+    return CODE.badInput;
+  }
   const importId = `cli-${process.pid}-${Date.now()}`;
-  let imported = 0;
-  let repeated = 0;
-  let held = 0;
-  for (let i = 0; i < events.length; i += 2_000) {
-    const result = history.import(importId, events.slice(i, i + 2_000));
-    imported += result.imported;
-    repeated += result.repeated;
-    held += result.held;
+  let totals;
+  try {
+    totals = await importTraceStreams(files, history, importId, progress);
+  } catch (err) {
+    if (!(err instanceof RequestError) && !(err instanceof HistoryWriteError) && !(err instanceof Error && /changed while/.test(err.message))) throw err;
+    io.stderr(`steward runs: ${err.message}\n`);
+    return CODE.badInput;
   }
   // The import is over: a run its trace left unfinished is closed as imported unfinished.
   const unfinished = history.closeUnfinishedImports(importId).length;
-  io.stdout(`${importSummary({ imported, runs: read.runs, repeated, held, repeatedLines: read.repeats, trimmed: read.trimmed, masked: read.masked })}\n`);
+  io.stdout(`${importSummary({ ...checked.counts, ...totals })}\n`);
   if (unfinished > 0) io.stdout(`${unfinished} run${unfinished === 1 ? '' : 's'} ended unfinished in the trace: closed as imported unfinished\n`);
   return CODE.ok;
-}
-
-/** The events of the files as the history stores them, and what the check counted on the way. */
-type ReadTraces = Extract<ReturnType<typeof checkTraceFiles>, { ok: true }>;
-
-function readTraces(files: string[]): ReadTraces | { ok: false; message: string } {
-  const read: TraceFile[] = [];
-  for (const file of files) {
-    try {
-      read.push({ name: basename(file), text: readFileSync(file, 'utf8') });
-    } catch (err) {
-      return { ok: false, message: `cannot read ${file}: ${traceFileProblem(err)}` };
-    }
-  }
-  // The page's Import makes the same check (issue 26): the same damage is refused with the same
-  // sentence, and the events come back as the history stores them (each once, trimmed, masked).
-  const checked = checkTraceFiles(read);
-  return checked.ok ? checked : { ok: false, message: checked.message };
 }

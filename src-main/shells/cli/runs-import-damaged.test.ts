@@ -89,13 +89,13 @@ describe('steward runs import of damaged input', () => {
     for (const file of readdirSync(dataDir).filter((f) => f.startsWith('history'))) expect(readFileSync(join(dataDir, file)).includes(key.slice(8))).toBe(false);
   });
 
-  it('an event that contradicts the history is refused by the host, naming run and seq, and the history keeps its own', async () => {
+  it('an event that contradicts the history is refused by its line before anything is imported, and the history keeps its own', async () => {
     const dataDir = tempDir();
     const events = run('damaged-run-0005');
     expect((await cli(['runs', 'import', traceFile(events)], dataDir)).code).toBe(0);
     const edited = await cli(['runs', 'import', traceFile([...run('damaged-run-0006'), { ...events[1]!, message: 'edited' }])], dataDir);
     expect(edited.code).toBe(2);
-    expect(edited.stderr).toMatch(/run "damaged-run-0005", seq 1: the history holds a different event with this id/);
+    expect(edited.stderr).toMatch(/trace\.jsonl, line 4: the history holds a different event with the id "damaged-run-0005:000001".*Nothing was imported/);
     const held = stored(dataDir);
     expect(held.filter((e) => e.run_id === 'damaged-run-0006')).toEqual([]);
     expect(held.find((e) => e.id === events[1]!.id)).toMatchObject({ message: 'step one' });

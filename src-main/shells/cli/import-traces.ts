@@ -1,0 +1,133 @@
+import { createReadStream, statSync } from 'node:fs';
+import { basename } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { RunEvent } from '@shared/contracts/events';
+import { traceLineEvent } from '@shared/contracts/trace-line';
+import { TraceChecker, traceProblemMessage, type TraceLineAt } from '@shared/history/check-trace';
+import { sameStoredEvent, storedForm } from '@shared/history/imported-event';
+import type { ImportCounts } from '@shared/history/import-summary';
+import { canonicalJson } from '@shared/util/canonical-json';
+import type { EventJournal } from '../../events/event-journal';
+import type { RunHistory } from '../../events/run-history';
+import { traceFileProblem } from '../../events/trace-line';
+import { sha256 } from '../../util/hash';
+
+/**
+ * `steward runs import` a line at a time (issue 26): a trace of any size is imported holding a digest
+ * per event, never the file. Two passes over the files:
+ *   1. check every line (the page's checks, check-trace.ts, and against the history: an event under
+ *      a stored id or at a stored place must be the stored one), so damage anywhere imports nothing;
+ *   2. read them again and import in chunks of CHUNK events, each a transaction of the history.
+ * Both passes report progress on a large file (`progress`: a line a person reads on the terminal).
+ */
+
+/** Events per `RunHistory.import` call (one transaction each). */
+const CHUNK = 2_000;
+/** Files this large or larger report progress. */
+const PROGRESS_BYTES = 16 * 1024 * 1024;
+
+export type Checked = { ok: true; counts: Omit<ImportCounts, 'imported' | 'repeated' | 'held'> & { events: number } } | { ok: false; message: string };
+
+/** A history that holds nothing (a data folder not made yet). */
+export const NO_HISTORY: Pick<EventJournal, 'eventById' | 'eventAt'> = { eventById: () => undefined, eventAt: () => undefined };
+
+/** Pass 1: the first problem of any line of any file, by file and line, or what they hold. */
+export async function checkTraceStreams(files: readonly string[], history: Pick<EventJournal, 'eventById' | 'eventAt'>, progress: (line: string) => void): Promise<Checked> {
+  const checker = new TraceChecker({ fingerprint: (event) => sha256(canonicalJson(event)), keep: false });
+  for (const file of files) {
+    const problem = await eachLine(file, 'checking', progress, (at, raw) => {
+      const found = checker.line(at, raw);
+      if (found) return traceProblemMessage(found.at, found.problem);
+      const read = raw.trim().length > 0 ? traceLineEvent(raw.trim()) : undefined;
+      return read?.ok ? againstHistory(at, read.event, history) : undefined;
+    });
+    if (problem) return { ok: false, message: problem };
+    const empty = checker.endFile(basename(file));
+    if (empty) return { ok: false, message: traceProblemMessage(empty.at, empty.problem) };
+  }
+  const counts = checker.counts();
+  if (counts.events === 0) return { ok: false, message: 'there are no events to import' };
+  return { ok: true, counts: { events: counts.events, runs: counts.runs, repeatedLines: counts.repeats, trimmed: counts.trimmed, masked: counts.masked } };
+}
+
+/** Pass 2: the checked files into the history, a chunk at a time. */
+export async function importTraceStreams(files: readonly string[], history: RunHistory, importId: string, progress: (line: string) => void): Promise<{ imported: number; repeated: number; held: number }> {
+  const totals = { imported: 0, repeated: 0, held: 0 };
+  const seen = new Set<string>();
+  let chunk: RunEvent[] = [];
+  const flush = () => {
+    if (chunk.length === 0) return;
+    const result = history.import(importId, chunk);
+    totals.imported += result.imported;
+    totals.repeated += result.repeated;
+    totals.held += result.held;
+    chunk = [];
+  };
+  for (const file of files) {
+    await eachLine(file, 'importing', progress, (_at, raw) => {
+      const line = raw.trim();
+      if (line.length === 0) return undefined;
+      const read = traceLineEvent(line);
+      // Pass 1 read every line: a line that no longer reads means the file changed in between.
+      if (!read.ok) return `${basename(file)} changed while it was imported; what was read before is kept`;
+      // A line repeating an earlier one was counted by the check: taken once.
+      if (seen.has(read.event.id)) return undefined;
+      seen.add(read.event.id);
+      chunk.push(read.event);
+      if (chunk.length >= CHUNK) flush();
+      return undefined;
+    }).then((problem) => {
+      if (problem) throw new Error(problem);
+    });
+  }
+  flush();
+  return totals;
+}
+
+/** The history's own event under this id or at this place, if it is another. */
+function againstHistory(at: TraceLineAt, event: RunEvent, history: Pick<EventJournal, 'eventById' | 'eventAt'>): string | undefined {
+  const byId = history.eventById(event.id);
+  if (byId && !sameStoredEvent(byId, storedForm(event))) {
+    return traceProblemMessage(at, `the history holds a different event with the id "${event.id}": the trace was changed or damaged, or its run is another under the same id. Nothing was imported`);
+  }
+  const there = byId ? undefined : history.eventAt(event.run_id, event.seq);
+  if (there) return traceProblemMessage(at, `the history holds a different event at seq ${event.seq} of run "${event.run_id}" ("${there.type}", id "${there.id}"): the trace was changed or damaged. Nothing was imported`);
+  return undefined;
+}
+
+/** Each line of a file, read as a stream; `visit` returns a problem to stop at. Progress every 10% of a large file. */
+async function eachLine(file: string, doing: string, progress: (line: string) => void, visit: (at: TraceLineAt, raw: string) => string | undefined): Promise<string | undefined> {
+  let size: number;
+  try {
+    size = statSync(file).size;
+  } catch (error) {
+    return `cannot read ${file}: ${traceFileProblem(error)}`;
+  }
+  const name = basename(file);
+  const stream = createReadStream(file, { encoding: 'utf8' });
+  const opened = new Promise<string | undefined>((resolve) => {
+    stream.once('open', () => resolve(undefined));
+    stream.once('error', (error) => resolve(`cannot read ${file}: ${traceFileProblem(error)}`));
+  });
+  const failed = await opened;
+  if (failed) return failed;
+  let lineNo = 0;
+  let bytes = 0;
+  let shown = 0;
+  try {
+    for await (const raw of createInterface({ input: stream, crlfDelay: Infinity })) {
+      lineNo += 1;
+      bytes += Buffer.byteLength(raw, 'utf8') + 1;
+      const problem = visit({ file: name, line: lineNo }, raw);
+      if (problem) return problem;
+      const tenth = Math.floor((bytes / Math.max(1, size)) * 10);
+      if (size >= PROGRESS_BYTES && tenth > shown && tenth < 10) {
+        shown = tenth;
+        progress(`${doing} ${name}: ${tenth * 10}% (${(bytes / 1024 / 1024).toFixed(0)} of ${(size / 1024 / 1024).toFixed(0)} MB)`);
+      }
+    }
+  } finally {
+    stream.destroy();
+  }
+  return undefined;
+}
