@@ -283,7 +283,6 @@ export class EventJournal {
     this.requireOpen();
     // Validate what came from elsewhere: identity and places are read from parsed events only.
     const parsed = options.made ? events : events.map((raw) => RunEvent.parse(raw));
-    const after = this.head;
     let result: ReturnType<EventJournal['insert']>;
     try {
       result = this.db.transaction(() => this.insert(parsed.map((event) => ({ event })), { imported: options.imported ?? false, legacy: false }))();
@@ -293,7 +292,7 @@ export class EventJournal {
       throw new HistoryWriteError(this.path, error);
     }
     if (result.refused > 0) this.log(`history: refused ${result.refused} event(s) at a place their run already holds (or a second end of a finished run)`);
-    if (result.stored.length > 0) this.notify({ events: result.stored, after, position: this.head });
+    if (result.stored.length > 0) this.notify({ events: result.stored, after: result.after, position: this.head });
     return { appended: result.stored.length, repeated: result.repeated, refused: result.refused };
   }
 
@@ -472,7 +471,7 @@ export class EventJournal {
   }
 
   /** Inside a transaction: stores what is new, folds each run's row. */
-  private insert(entries: readonly LegacyEvent[], options: { imported: boolean; legacy: boolean }): { stored: RunEvent[]; repeated: number; refused: number } {
+  private insert(entries: readonly LegacyEvent[], options: { imported: boolean; legacy: boolean }): { stored: RunEvent[]; after: number; repeated: number; refused: number } {
     const stored: RunEvent[] = [];
     const ids = new Set<string>();
     const places = new Set<string>();
@@ -480,6 +479,10 @@ export class EventJournal {
     let repeated = 0;
     let refused = 0;
     const byRun = new Map<string, RunEvent[]>();
+    // Inside the write transaction: were another process ever to append (it holds the folder lock
+    // to, so it should not), positions still follow the database's own head, never a stale copy.
+    this.headPos = Math.max(this.headPos, this.sql.maxPos.get()?.pos ?? 0);
+    const after = this.head;
     for (const { event, pos } of entries) {
       const place = `${event.run_id}\u0000${event.seq}`;
       if (ids.has(event.id) || this.sql.hasId.get(event.id)) {
@@ -500,7 +503,8 @@ export class EventJournal {
       ids.add(event.id);
       places.add(place);
       // A legacy line keeps the position it had (pages' cursors carry over); positions only grow.
-      const at = options.legacy && pos !== undefined && pos > this.head ? pos : this.head + 1;
+      // (Compared with the events' own head: a legacy tombstone's floor comes first in the file, above the events after it.)
+      const at = options.legacy && pos !== undefined && pos > this.headPos ? pos : this.head + 1;
       this.sql.insertEvent.run(at, event.id, event.run_id, event.seq, event.type, JSON.stringify(event));
       this.headPos = at;
       stored.push(event);
@@ -509,7 +513,7 @@ export class EventJournal {
       else byRun.set(event.run_id, [event]);
     }
     for (const [runId, batch] of byRun) this.foldRun(runId, batch, options.imported);
-    return { stored, repeated, refused };
+    return { stored, after, repeated, refused };
   }
 
   private foldRun(runId: string, batch: RunEvent[], imported: boolean): void {

@@ -35,7 +35,7 @@ describe('moving an old journal into the history database', () => {
         line({ k: 'run', run_id: 'run-open-older', next_seq: 7, rounds: 2 }),
         line({ k: 'imported', run_ids: ['run-imported'] }),
         line({ k: 'compacted', through: 3 }),
-        line({ k: 'deleted', run_ids: ['run-deleted'], at: 4 }),
+        line({ k: 'deleted', run_ids: ['run-deleted'], at: 8 }),
         line({ k: 'event', pos: 5, event: step('run-done-0001', 0) }),
         line({ k: 'event', pos: 6, event: end('run-done-0001', 1) }),
         line({ k: 'event', pos: 9, event: step('run-imported', 0) }),
@@ -52,8 +52,10 @@ describe('moving an old journal into the history database', () => {
     expect(history.deletedSince(0)).toEqual(['run-deleted']);
     expect(history.compactedThrough).toBe(3);
     expect(history.run('run-done-0001')?.run.status).toBe('completed');
+    // Positions kept though the tombstone (made at 8) came first: the next is past both.
     history.append([step('run-new-00001', 0)]);
     expect(history.head).toBe(10);
+    expect(history.read(9, 1).events[0]?.id).toBe(eventId('run-new-00001', 0));
     history.close();
 
     expect(fs.existsSync(legacy)).toBe(false);
