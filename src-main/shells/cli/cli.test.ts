@@ -3,6 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RunResult } from '@shared/contracts/run-result';
 import { runCli, EXIT } from './cli';
@@ -199,7 +200,11 @@ describe('the installed command (bin/steward.mjs over the built bundle)', () => 
     const { file, dir } = exampleCopy('notes-assistant.json');
     const { stdout } = await execFileP(process.execPath, [BIN, 'run', file, '--json'], { env: { ...process.env, STEWARD_DATA_DIR: join(dir, 'data') } });
     expect(RunResult.parse(JSON.parse(stdout)).status).toBe('completed');
-    expect(existsSync(join(dir, 'data', 'idempotency-ledger.jsonl'))).toBe(true);
+    // The run is in the data folder's history database, its tool calls in the ledger there.
+    const history = new Database(join(dir, 'data', 'history.sqlite'), { readonly: true });
+    expect((history.prepare('SELECT count(*) AS c FROM runs').get() as { c: number }).c).toBe(1);
+    expect((history.prepare("SELECT count(*) AS c FROM ledger WHERE state = 'executed'").get() as { c: number }).c).toBeGreaterThan(0);
+    history.close();
   });
 
   it('a killed run keeps a valid trace up to the kill; Ctrl+C ends the run cancelled with its trace closed', async () => {

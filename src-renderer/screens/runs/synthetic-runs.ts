@@ -1,7 +1,7 @@
 import type { RunRow } from '../../db/db';
 // Relative, not @shared: the Playwright e2e (e2e/runs-scale.spec.ts) imports this file without the alias.
 import { RUN_STATUSES } from '../../../src-shared/contracts/events';
-import { runWords } from '@shared/history/search-words';
+import { runWords } from '../../../src-shared/history/search-words';
 
 /** Deterministic runs-table rows for tests, the bench and the scale e2e: varied statuses, workflows, days and words. */
 export function syntheticRuns(count: number, seed = 1): RunRow[] {
