@@ -4,7 +4,7 @@ import { summarize, type RunRow } from '@shared/history/run-summary';
 import { runWords } from '@shared/history/search-words';
 import { openHistoryDb, type HistoryDb } from './history-db';
 import { migrateLegacyJournal, type LegacyEvent } from './legacy-journal';
-import { runsQuery, searchQuery, type RunsPage, type RunsQuery } from './history-queries';
+import { runsQuery, searchQuery, type ListedRun, type RunsPage, type RunsQuery } from './history-queries';
 
 /**
  * The host's run history (DESIGN.md §2, issues 9 and 26): every event of every run, in the history
@@ -82,15 +82,6 @@ export interface JournalRunFacts {
   finished_at?: string;
   /** What the run's trace profile said when it started (run.started.retention). */
   retention?: { days?: number | undefined; runs?: number | undefined };
-}
-
-/** A run's row: the page's summary of it plus what only the host knows. */
-export interface StoredRun {
-  run: RunRow;
-  /** Events stored for it. */
-  events: number;
-  /** Its events came from an imported trace (it never ran on this host). */
-  imported: boolean;
 }
 
 /** Removing runs failed: nothing was removed. */
@@ -325,7 +316,7 @@ export class EventJournal {
   }
 
   /** A run's row, if the history holds it. */
-  run(runId: string): StoredRun | undefined {
+  run(runId: string): ListedRun | undefined {
     const row = this.sql.getRun.get(runId);
     return row ? storedRun(row) : undefined;
   }
@@ -669,9 +660,9 @@ export class EventJournal {
   }
 }
 
-function storedRun(row: RunColumns): StoredRun {
-  const run = JSON.parse(row.summary) as RunRow;
-  return { run: { ...run, words: runWords(run) }, events: row.stored, imported: row.imported === 1 };
+/** A run's row as the lists give it (history-queries.ts): its summary without the search words (those are in run_words). */
+function storedRun(row: RunColumns): ListedRun {
+  return { run: JSON.parse(row.summary) as RunRow, events: row.stored, imported: row.imported === 1 };
 }
 
 /** An error's code and message, for a person to act on. */

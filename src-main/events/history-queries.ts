@@ -56,7 +56,7 @@ export function runsQuery(db: HistoryDb, query: RunsQuery): RunsPage {
 export function searchQuery(db: HistoryDb, text: string, query: RunsQuery): RunsPage {
   const trimmed = text.trim();
   const words = searchWords(trimmed);
-  const clauses: Clause[] = [];
+  const clauses: string[] = [];
   const params: unknown[] = [];
   // A run id is one token of letters, digits and dashes (a UUID): whole or its start.
   if (/^[\w:.-]{4,}$/.test(trimmed)) {
@@ -70,8 +70,6 @@ export function searchQuery(db: HistoryDb, text: string, query: RunsQuery): Runs
   if (clauses.length === 0) return { runs: [] };
   return page(db, query, [{ sql: `(${clauses.join(' OR ')})`, params }]);
 }
-
-type Clause = string;
 
 function page(db: HistoryDb, query: RunsQuery, extra: { sql: string; params: unknown[] }[]): RunsPage {
   const limit = Math.min(MAX_LIMIT, Math.max(1, Math.floor(query.limit ?? DEFAULT_LIMIT)));

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { RUN_STATUSES, RunStatus } from '@shared/contracts/events';
-import type { EventJournal, StoredRun } from '../../events/event-journal';
+import type { EventJournal } from '../../events/event-journal';
 import type { ListedRun, RunsPage, RunsQuery } from '../../events/history-queries';
 import type { CliIo, EXIT } from './cli';
 import { localTime, MAX_PAGE, pageFooter, pageJson, runLine, shownJson, shownLines } from './format-history';
@@ -148,7 +148,7 @@ async function show(args: string[], io: CliIo): Promise<number> {
 /** Candidates an ambiguous start lists at most. */
 const MAX_CANDIDATES = 10;
 
-type Found = { kind: 'run'; run: StoredRun } | { kind: 'none' } | { kind: 'ambiguous'; candidates: ListedRun[]; more: boolean };
+type Found = { kind: 'run'; run: ListedRun } | { kind: 'none' } | { kind: 'ambiguous'; candidates: ListedRun[]; more: boolean };
 
 /** The run a typed id names: the whole id, or a start of at least 8 characters that only one run's id has. */
 function findRun(journal: EventJournal, typed: string): Found {
