@@ -362,12 +362,14 @@ async function hostOverhead(): Promise<void> {
   };
   const bare: number[] = [];
   const journalled: number[] = [];
+  let stored = 0;
   try {
     await roundsMs(() => undefined, () => undefined); // warm-up
     for (let i = 0; i < SAMPLES; i++) {
       bare.push(await roundsMs(() => undefined, () => undefined));
       journalled.push(await roundsMs(writer.onEvent, writer.flush));
     }
+    stored = journal.count;
   } finally {
     feed.close();
     journal.close();
@@ -376,7 +378,7 @@ async function hostOverhead(): Promise<void> {
   const b = median(bare);
   const j = median(journalled);
   console.log(`(2) host overhead of a supervised round, ${MODEL_MS} ms model, ${ROUNDS} rounds, median of ${SAMPLES}`);
-  console.log(`  bare ${b.toFixed(1)} ms/round, journal path ${j.toFixed(1)} ms/round  → ${ratio(j / b)} (${journal.count} events journalled, ${(sent / 1e6).toFixed(1)} MB sent)`);
+  console.log(`  bare ${b.toFixed(1)} ms/round, journal path ${j.toFixed(1)} ms/round  → ${ratio(j / b)} (${stored} events journalled, ${(sent / 1e6).toFixed(1)} MB sent)`);
 }
 
 async function main() {

@@ -89,10 +89,41 @@ function lineTooLong(line: string): string | undefined {
 const NO_EVENTS = 'there are no events to import';
 
 /** An event taken, with the line it came from (what a later line is compared with): the event, or its type, seq and fingerprint. */
-interface Taken {
+export interface Taken {
   at: TraceLineAt;
   event: RunEvent | Pick<RunEvent, 'type' | 'seq'>;
   print?: string;
+}
+
+/**
+ * What the checker remembers of the lines so far: each event by id and by place, each run's end.
+ * In memory by default; a caller reading a file of any size keeps it on disk (the CLI's import).
+ */
+export interface TraceMemory {
+  byId(id: string): Taken | undefined;
+  byPlace(runId: string, seq: number): Taken | undefined;
+  end(runId: string): Taken | undefined;
+  take(event: RunEvent, taken: Taken): void;
+  runs(): number;
+}
+
+function memoryInMaps(): TraceMemory {
+  const byId = new Map<string, Taken>();
+  const byPlace = new Map<string, Taken>();
+  const ends = new Map<string, Taken>();
+  const runs = new Set<string>();
+  return {
+    byId: (id) => byId.get(id),
+    byPlace: (runId, seq) => byPlace.get(`${runId}\u0000${seq}`),
+    end: (runId) => ends.get(runId),
+    take(event, taken) {
+      byId.set(event.id, taken);
+      byPlace.set(`${event.run_id}\u0000${event.seq}`, taken);
+      if (event.type === 'run.finished') ends.set(event.run_id, taken);
+      runs.add(event.run_id);
+    },
+    runs: () => runs.size,
+  };
 }
 
 export interface TraceCheckerOptions {
@@ -103,6 +134,8 @@ export interface TraceCheckerOptions {
    */
   fingerprint?: (event: RunEvent) => string;
   keep?: boolean;
+  /** Where the lines so far are remembered (default: in memory). */
+  memory?: TraceMemory;
 }
 
 /** A line's problem, where it is. */
@@ -113,11 +146,8 @@ export interface TraceLineProblem {
 
 /** What the lines so far hold: each event once, by id and by place (run, seq), and each run's end. */
 export class TraceChecker {
-  private readonly byId = new Map<string, Taken>();
-  private readonly byPlace = new Map<string, Taken>();
-  private readonly ends = new Map<string, Taken>();
+  private readonly memory: TraceMemory;
   private readonly entries: TraceEntry[] = [];
-  private readonly runs = new Set<string>();
   private repeats = 0;
   private trimmed = 0;
   private masked = 0;
@@ -129,6 +159,7 @@ export class TraceChecker {
   constructor(options: TraceCheckerOptions = {}) {
     this.fingerprint = options.fingerprint;
     this.keep = options.keep ?? true;
+    this.memory = options.memory ?? memoryInMaps();
   }
 
   /** One line of a file as read (blank lines are passed over): its problem, or nothing. */
@@ -154,12 +185,12 @@ export class TraceChecker {
 
   /** What the lines held: events to import (those kept), runs, repeats, trimmed and masked. */
   counts(): { events: number; runs: number; repeats: number; trimmed: number; masked: number } {
-    return { events: this.taken, runs: this.runs.size, repeats: this.repeats, trimmed: this.trimmed, masked: this.masked };
+    return { events: this.taken, runs: this.memory.runs(), repeats: this.repeats, trimmed: this.trimmed, masked: this.masked };
   }
 
   /** Takes the event, or says what is wrong with it; an unchanged repeat of an earlier line is dropped. */
   add(at: TraceLineAt, event: RunEvent): string | undefined {
-    const sameId = this.byId.get(event.id);
+    const sameId = this.memory.byId(event.id);
     if (sameId) {
       // Exports overlap (a run exported twice, two files of the same runs): a repeat is harmless.
       if (this.same(sameId, event)) {
@@ -168,21 +199,17 @@ export class TraceChecker {
       }
       return `event "${event.id}" is also on ${lineName(sameId.at, at)}, with different content: one of the two lines was changed or damaged. Keep the right one and import again`;
     }
-    const place = `${event.run_id}\u0000${event.seq}`;
-    const samePlace = this.byPlace.get(place);
+    const samePlace = this.memory.byPlace(event.run_id, event.seq);
     if (samePlace) {
       return `run "${event.run_id}" has two different events at seq ${event.seq}, this line ("${event.type}") and ${lineName(samePlace.at, at)} ("${samePlace.event.type}"): one was changed or damaged. Keep the right one and import again`;
     }
-    const end = event.type === 'run.finished' ? this.ends.get(event.run_id) : undefined;
+    const end = event.type === 'run.finished' ? this.memory.end(event.run_id) : undefined;
     if (end) return `run "${event.run_id}" ends twice, at seq ${event.seq} here and at seq ${end.event.seq} on ${lineName(end.at, at)}: keep the right end and import again`;
     const stored = storedImportedEvent(event);
     if (!stored.ok) return stored.problem;
     const taken: Taken = this.fingerprint ? { at, event: { type: event.type, seq: event.seq }, print: this.fingerprint(stored.event) } : { at, event };
-    this.byId.set(event.id, taken);
-    this.byPlace.set(place, taken);
-    if (event.type === 'run.finished') this.ends.set(event.run_id, taken);
+    this.memory.take(event, taken);
     if (this.keep) this.entries.push({ at, event: stored.event });
-    this.runs.add(event.run_id);
     this.taken += 1;
     if (stored.trimmed) this.trimmed += 1;
     if (stored.masked) this.masked += 1;
@@ -198,7 +225,7 @@ export class TraceChecker {
   result(): TraceCheck {
     if (this.taken === 0) return { ok: false, at: { file: '', line: 0 }, problem: NO_EVENTS, message: NO_EVENTS };
     const events = this.entries.map((entry) => entry.event);
-    return { ok: true, events, entries: this.entries, runs: this.runs.size, repeats: this.repeats, trimmed: this.trimmed, masked: this.masked };
+    return { ok: true, events, entries: this.entries, runs: this.memory.runs(), repeats: this.repeats, trimmed: this.trimmed, masked: this.masked };
   }
 }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -7,10 +8,10 @@ import { TraceChecker, traceProblemMessage, type TraceLineAt } from '@shared/his
 import { sameStoredEvent, storedForm } from '@shared/history/imported-event';
 import type { ImportCounts } from '@shared/history/import-summary';
 import { canonicalJson } from '@shared/util/canonical-json';
+import { diskTraceMemory, type DiskTraceMemory } from './import-memory';
 import type { EventJournal } from '../../events/event-journal';
 import type { RunHistory } from '../../events/run-history';
 import { traceFileProblem } from '../../events/trace-line';
-import { sha256 } from '../../util/hash';
 
 /**
  * `steward runs import` a line at a time (issue 26): a trace of any size is imported holding a digest
@@ -26,14 +27,22 @@ const CHUNK = 2_000;
 /** Files this large or larger report progress. */
 const PROGRESS_BYTES = 16 * 1024 * 1024;
 
-export type Checked = { ok: true; counts: Omit<ImportCounts, 'imported' | 'repeated' | 'held'> & { events: number } } | { ok: false; message: string };
+export type Checked =
+  | { ok: true; counts: Omit<ImportCounts, 'imported' | 'repeated' | 'held'> & { events: number }; memory: DiskTraceMemory }
+  | { ok: false; message: string };
 
 /** A history that holds nothing (a data folder not made yet). */
 export const NO_HISTORY: Pick<EventJournal, 'eventById' | 'eventAt'> = { eventById: () => undefined, eventAt: () => undefined };
 
 /** Pass 1: the first problem of any line of any file, by file and line, or what they hold. */
 export async function checkTraceStreams(files: readonly string[], history: Pick<EventJournal, 'eventById' | 'eventAt'>, progress: (line: string) => void): Promise<Checked> {
-  const checker = new TraceChecker({ fingerprint: (event) => sha256(canonicalJson(event)), keep: false });
+  const memory = diskTraceMemory();
+  // 128 bits of a SHA-256 per event: what tells a changed repeat from the same one, on disk, not in memory.
+  const checker = new TraceChecker({ fingerprint: (event) => createHash('sha256').update(canonicalJson(event)).digest('base64url').slice(0, 22), keep: false, memory });
+  const refuse = (message: string): Checked => {
+    memory.close();
+    return { ok: false, message };
+  };
   for (const file of files) {
     const problem = await eachLine(file, 'checking', progress, (at, raw) => {
       const found = checker.line(at, raw);
@@ -41,19 +50,32 @@ export async function checkTraceStreams(files: readonly string[], history: Pick<
       const read = raw.trim().length > 0 ? traceLineEvent(raw.trim()) : undefined;
       return read?.ok ? againstHistory(at, read.event, history) : undefined;
     });
-    if (problem) return { ok: false, message: problem };
+    if (problem) return refuse(problem);
     const empty = checker.endFile(basename(file));
-    if (empty) return { ok: false, message: traceProblemMessage(empty.at, empty.problem) };
+    if (empty) return refuse(traceProblemMessage(empty.at, empty.problem));
   }
   const counts = checker.counts();
-  if (counts.events === 0) return { ok: false, message: 'there are no events to import' };
-  return { ok: true, counts: { events: counts.events, runs: counts.runs, repeatedLines: counts.repeats, trimmed: counts.trimmed, masked: counts.masked } };
+  if (counts.events === 0) return refuse('there are no events to import');
+  return { ok: true, counts: { events: counts.events, runs: counts.runs, repeatedLines: counts.repeats, trimmed: counts.trimmed, masked: counts.masked }, memory };
 }
 
-/** Pass 2: the checked files into the history, a chunk at a time. */
-export async function importTraceStreams(files: readonly string[], history: RunHistory, importId: string, progress: (line: string) => void): Promise<{ imported: number; repeated: number; held: number }> {
+/** Pass 2: the checked files into the history, a chunk at a time (`memory`: what pass 1 remembered, closed here). */
+export async function importTraceStreams(
+  files: readonly string[],
+  memory: DiskTraceMemory,
+  history: RunHistory,
+  importId: string,
+  progress: (line: string) => void,
+): Promise<{ imported: number; repeated: number; held: number }> {
+  try {
+    return await importChunks(files, memory, history, importId, progress);
+  } finally {
+    memory.close();
+  }
+}
+
+async function importChunks(files: readonly string[], memory: DiskTraceMemory, history: RunHistory, importId: string, progress: (line: string) => void): Promise<{ imported: number; repeated: number; held: number }> {
   const totals = { imported: 0, repeated: 0, held: 0 };
-  const seen = new Set<string>();
   let chunk: RunEvent[] = [];
   const flush = () => {
     if (chunk.length === 0) return;
@@ -64,15 +86,16 @@ export async function importTraceStreams(files: readonly string[], history: RunH
     chunk = [];
   };
   for (const file of files) {
-    await eachLine(file, 'importing', progress, (_at, raw) => {
+    await eachLine(file, 'importing', progress, (at, raw) => {
       const line = raw.trim();
       if (line.length === 0) return undefined;
       const read = traceLineEvent(line);
       // Pass 1 read every line: a line that no longer reads means the file changed in between.
       if (!read.ok) return `${basename(file)} changed while it was imported; what was read before is kept`;
-      // A line repeating an earlier one was counted by the check: taken once.
-      if (seen.has(read.event.id)) return undefined;
-      seen.add(read.event.id);
+      // A line repeating an earlier one was counted by the check: taken once, from the line it was first on.
+      const first = memory.firstLine(read.event.id);
+      if (!first) return `${basename(file)} changed while it was imported; what was read before is kept`;
+      if (first.file !== at.file || first.line !== at.line) return undefined;
       chunk.push(read.event);
       if (chunk.length >= CHUNK) flush();
       return undefined;

@@ -100,6 +100,7 @@ export async function runsCommand(args: string[], io: CliIo): Promise<number> {
   try {
     lock = acquireDataFolderLock(dataDir, { shell: 'cli' });
   } catch (err) {
+    if (checkedFresh?.ok) checkedFresh.memory.close();
     if (err instanceof DataFolderInUseError) return fail(`${err.message} Or delete and import runs in the app's Runs screen.`);
     throw err;
   }
@@ -151,7 +152,7 @@ async function importRuns(history: RunHistory, journal: EventJournal, files: rea
   const importId = `cli-${process.pid}-${Date.now()}`;
   let totals;
   try {
-    totals = await importTraceStreams(files, history, importId, progress);
+    totals = await importTraceStreams(files, checked.memory, history, importId, progress);
   } catch (err) {
     if (!(err instanceof RequestError) && !(err instanceof HistoryWriteError) && !(err instanceof Error && /changed while/.test(err.message))) throw err;
     io.stderr(`steward runs: ${err.message}\n`);
