@@ -44,11 +44,20 @@ export async function syncRunSummaries(
   }
 }
 
-/** Puts the host's rows, keeping the count of events this page holds for each. One transaction. */
+/**
+ * Puts the host's rows, keeping the count of events this page holds for each. One transaction. A row
+ * this page folded from more events than the host's row had when it was listed (another tab of this
+ * origin storing a live run meanwhile) is the newer one and stays.
+ */
 export async function mergeSummaries(db: StewardDb, rows: readonly RunRow[]): Promise<void> {
   if (rows.length === 0) return;
   await db.transaction('rw', db.runs, async () => {
     const mine = await db.runs.bulkGet(rows.map((row) => row.run_id));
-    await db.runs.bulkPut(rows.map((row, i) => ({ ...row, stored_events: mine[i]?.stored_events ?? 0, words: runWords(row) })));
+    const newer = rows.flatMap((row, i) => {
+      const held = mine[i];
+      if (held && held.stored_events > row.stored_events) return [];
+      return [{ ...row, stored_events: held?.stored_events ?? 0, words: runWords(row) }];
+    });
+    await db.runs.bulkPut(newer);
   });
 }
