@@ -1,9 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunEvent } from '../src-shared/contracts/events';
+import { eventId, type RunEvent } from '../src-shared/contracts/events';
+import { HostedWorkflowGraph } from '../src-shared/workflow/hosted-graph';
+import { openHistory } from '../src-main/events/open-history';
+import { EXAMPLES } from './workspace';
 import type { Host } from '../src-main/composition/host-types';
 import { waitFor } from './host-process';
 import { hostPage, openTestHost } from './host-session';
@@ -11,8 +14,8 @@ import { finishedTriageRun, hostedEcho } from './hosted-workflows';
 
 /**
  * Issue 26: export → delete → import restores every event of a run equal to the original, and never
- * touches another run — for the runs the app makes (every demo: agent runs, workflows, patterns,
- * SCS), in any order and any chunking. Before the history moved to SQLite an event's id was read
+ * touches another run — for runs of every kind the app makes (agents, one that waited for a person,
+ * SCS, workflows, a pattern, a replay, one interrupted), in any order and any chunking. Before the history moved to SQLite an event's id was read
  * from its raw line, and a nested id that came first made a delete forget the wrong one.
  */
 
@@ -46,7 +49,7 @@ describe('delete then import restores a run exactly', () => {
     while (cleanups.length) await cleanups.pop()?.();
   });
 
-  it('runs of every kind the app makes: the demo agents, a workflow, a fan-out workflow over a real MCP server', async () => {
+  it('runs of every kind the app makes: agents, one that waited for a person, SCS, workflows, a fan-out over a real MCP server, a pattern, a replay', async () => {
     const page = hostPage(host, 'runner');
     await page.ok('events.subscribe', {});
     const { workflows } = await page.ok('workspace.demo', {});
@@ -55,17 +58,56 @@ describe('delete then import restores a run exactly', () => {
     await page.ok('workflows.save', { workflow: hostedEcho('echo-round-trip') });
     ids.push((await page.ok('workflows.run', { id: 'echo-round-trip', inputs: { name: 'round trip' } })).run_id);
     ids.push((await finishedTriageRun(page, dataDir)).run_id);
-    // Every run to its end, or to a question for a person (a run that waits stays out: it may not be deleted).
-    const settled = (runId: string) => page.events.some((e) => e.run_id === runId && (e.type === 'run.finished' || e.type === 'intervention.requested'));
-    await waitFor(() => ids.every(settled), 90_000, 'every run ended or waiting');
-    for (const runId of ids) {
-      const events = page.events.filter((e) => e.run_id === runId);
-      if (events.some((e) => e.type === 'run.finished')) originals.set(runId, bySeq(events));
+    const debate = HostedWorkflowGraph.parse(JSON.parse(readFileSync(join(EXAMPLES, 'pattern-debate.workflow.json'), 'utf8')));
+    await page.ok('workflows.save', { workflow: debate });
+    ids.push((await page.ok('workflows.run', { id: debate.id })).run_id);
+    // The run that asks a person (ask-a-human) is answered, so it waited and then finished.
+    const finished = (runId: string) => page.events.some((e) => e.run_id === runId && e.type === 'run.finished');
+    await waitFor(() => page.events.some((e) => e.type === 'intervention.requested'), 60_000, 'a question for a person');
+    for (const asked of (await page.ok('interventions.pending', {})).interventions) {
+      await page.ok('interventions.answer', { run_id: asked.run_id, intervention_id: asked.id, answer: { action: 'approve' } });
     }
-    expect(originals.size).toBeGreaterThanOrEqual(5);
-    const kinds = new Set([...originals.values()].map((events) => (events.some((e) => e.type === 'workflow.started') ? 'workflow' : 'agent')));
-    expect(kinds).toEqual(new Set(['agent', 'workflow']));
-  }, 120_000);
+    await waitFor(() => ids.every(finished), 90_000, 'every run ended');
+    // A replay of the first demo run, dry: a run of its own (replay_of).
+    const replay = await page.ok('runs.replay', { run_id: ids[0]!, tools: 'dry_run' });
+    ids.push(replay.run_id);
+    await waitFor(() => ids.every(finished), 60_000, 'the replay ended');
+    for (const runId of ids) originals.set(runId, bySeq(page.events.filter((e) => e.run_id === runId)));
+
+    const kinds = new Set(
+      [...originals.values()].map((events) =>
+        events.some((e) => e.type === 'run.started' && e.replay_of !== undefined)
+          ? 'replay'
+          : events.some((e) => e.type.startsWith('pattern.'))
+            ? 'pattern'
+            : events.some((e) => e.type === 'workflow.started')
+              ? 'workflow'
+              : events.some((e) => e.type.startsWith('scs.'))
+                ? 'scs'
+                : events.some((e) => e.type === 'intervention.requested')
+                  ? 'waited'
+                  : 'agent',
+      ),
+    );
+    expect(kinds).toEqual(new Set(['agent', 'waited', 'scs', 'workflow', 'pattern', 'replay']));
+  }, 180_000);
+
+  it('a run interrupted by a host stop (closed as interrupted at the next start) round-trips too', async () => {
+    // The history holds a run left open, as a killed host leaves it; a restart closes it as interrupted.
+    await host.close();
+    const history = openHistory(dataDir, { log: () => undefined });
+    const runId = 'run-interrupted-round-trip-0001';
+    const events = originals.get([...originals.keys()][0]!)!.filter((e) => e.type !== 'run.finished').slice(0, 6).map((e) => ({ ...e, id: eventId(runId, e.seq), run_id: runId }) as RunEvent);
+    history.append(events);
+    history.close();
+    host = await openTestHost(dataDir, cleanups);
+    const page = hostPage(host, 'after-restart');
+    await page.ok('events.subscribe', {});
+    await waitFor(() => page.events.some((e) => e.run_id === runId && e.type === 'run.finished'), 20_000, 'the interrupted end');
+    const interrupted = bySeq(page.events.filter((e) => e.run_id === runId));
+    expect(interrupted.at(-1)).toMatchObject({ type: 'run.finished', status: 'interrupted' });
+    originals.set(runId, interrupted);
+  }, 60_000);
 
   it('property: any runs deleted then imported again, in any chunks, come back event for event; the others never change', async () => {
     const runIds = [...originals.keys()];
