@@ -75,6 +75,30 @@ describe('the CLI channel of a running host', () => {
     expect(existsSync(spoolDir(dataDir)) ? readdirSync(spoolDir(dataDir)) : []).toEqual([]);
   });
 
+  it('the app and steward commands writing at once: every run whole in the history, each event once, in its order', async () => {
+    const dataDir = tempDir();
+    const host = await openTestHost(dataDir, cleanups);
+    const page = hostPage(host);
+    await page.ok('events.subscribe', {});
+    const { workflows } = await page.ok('workspace.demo', {});
+    // Two runs of the app's own and three commands typed meanwhile, all writing to the one history.
+    const appRuns = await Promise.all(workflows.slice(0, 2).map((workflow) => page.ok('run.start', { workflow, overrides: {} })));
+    const commands = [0, 1, 2].map(() => forward(['run', specFile(COMPLETES, 30), '--json'], dataDir));
+    const codes = await Promise.all(commands.map((c) => c.code));
+    expect(codes).toEqual([EXIT.ok, EXIT.ok, EXIT.ok]);
+    const runIds = [...appRuns.map((r) => r.run_id), ...commands.map((c) => (JSON.parse(c.out.stdout) as { run_id: string }).run_id)];
+    await until(() => runIds.every((id) => page.events.some((e) => e.run_id === id && e.type === 'run.finished')), 'every run to end', 60_000);
+    await host.close();
+    const stored = journalEvents(dataDir);
+    for (const runId of runIds) {
+      const events = stored.filter((e) => e.run_id === runId);
+      const end = events.at(-1) as Extract<RunEvent, { type: 'run.finished' }>;
+      expect(end.type, runId).toBe('run.finished');
+      expect(events.map((e) => e.seq), runId).toEqual(events.map((_, i) => i));
+      expect(end.event_count, runId).toBe(events.length);
+    }
+  }, 90_000);
+
   it('a run that waits stays attached: answered in the app, the command prints the rest and exits 0', async () => {
     const dataDir = tempDir();
     const host = await openTestHost(dataDir, cleanups);
