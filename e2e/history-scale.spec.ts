@@ -126,7 +126,7 @@ test('a fresh profile on a 200k-event history lists every run right at once, say
   await expect(first).toHaveAttribute('data-run-id', runIdOf(RUNS - 1));
   await expect(first).toContainText('Completed');
   await expect(page.getByTestId('run-row').filter({ hasText: 'Running' })).toHaveCount(0);
-  await shot(page, '70-fresh-profile-indexing');
+  await shot(page, '70-fresh-profile-indexing', false);
 
   // A run id's first 8 characters, as a person copies it from `steward run`.
   const wanted = runIdOf(1234);
