@@ -164,16 +164,22 @@ export class TraceChecker {
 
   /** One line of a file as read (blank lines are passed over): its problem, or nothing. */
   line(at: TraceLineAt, raw: string): TraceLineProblem | undefined {
+    const read = this.lineEvent(at, raw);
+    return read.ok ? undefined : read.problem;
+  }
+
+  /** `line`, giving back the event it read (none for a blank line), for a caller that checks it further. */
+  lineEvent(at: TraceLineAt, raw: string): { ok: true; event?: RunEvent } | { ok: false; problem: TraceLineProblem } {
     const line = raw.trim();
-    if (line.length === 0) return undefined;
+    if (line.length === 0) return { ok: true };
     const tooLong = lineTooLong(line);
-    if (tooLong) return { at, problem: tooLong };
+    if (tooLong) return { ok: false, problem: { at, problem: tooLong } };
     const read = traceLineEvent(line);
-    if (!read.ok) return { at, problem: read.problem };
+    if (!read.ok) return { ok: false, problem: { at, problem: read.problem } };
     const problem = this.add(at, read.event);
-    if (problem) return { at, problem };
+    if (problem) return { ok: false, problem: { at, problem } };
     this.inFile += 1;
-    return undefined;
+    return { ok: true, event: read.event };
   }
 
   /** The file ended: a file that held no event is a problem of its own. */

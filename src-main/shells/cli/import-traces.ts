@@ -45,10 +45,9 @@ export async function checkTraceStreams(files: readonly string[], history: Pick<
   };
   for (const file of files) {
     const problem = await eachLine(file, 'checking', progress, (at, raw) => {
-      const found = checker.line(at, raw);
-      if (found) return traceProblemMessage(found.at, found.problem);
-      const read = raw.trim().length > 0 ? traceLineEvent(raw.trim()) : undefined;
-      return read?.ok ? againstHistory(at, read.event, history) : undefined;
+      const read = checker.lineEvent(at, raw);
+      if (!read.ok) return traceProblemMessage(read.problem.at, read.problem.problem);
+      return read.event ? againstHistory(at, read.event, history) : undefined;
     });
     if (problem) return refuse(problem);
     const empty = checker.endFile(basename(file));
