@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { RunEvent, eventId } from '../contracts/events';
 import { canonicalJson } from '../util/canonical-json';
 import { MASK } from '../util/mask';
-import { checkTraceEvents, checkTraceFiles, MAX_TRACE_LINE_BYTES, type TraceCheck } from './check-trace';
+import { checkTraceFiles, MAX_TRACE_LINE_BYTES, type TraceCheck } from './check-trace';
 
 /** Issue 26: damaged input is refused by its line (or trimmed and masked as recorded), importing nothing. */
 
@@ -86,7 +86,7 @@ describe('checking an imported trace', () => {
     expect(checked.events[0]).toMatchObject({ task: `use ${MASK} to call` });
     expect(checked.events[1]).toMatchObject({ trimmed: [{ path: 'output', original_bytes: 20_000 }] });
     // What was taken is a fixed point: checked again it is the same, nothing more trimmed or masked.
-    expect(checkTraceEvents(checked.entries)).toMatchObject({ ok: true, events: checked.events, trimmed: 0, masked: 0 });
+    expect(check(checked.events)).toMatchObject({ ok: true, events: checked.events, trimmed: 0, masked: 0 });
   });
 
   it('refuses a key in an event\'s identity, which masking would turn into another event', () => {

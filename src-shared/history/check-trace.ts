@@ -58,16 +58,6 @@ export function checkTraceFiles(files: readonly TraceFile[]): TraceCheck {
   return checker.result();
 }
 
-/** The same checks for events already read (each with the line it was on), in order. */
-export function checkTraceEvents(entries: readonly TraceEntry[]): TraceCheck {
-  const checker = new TraceChecker();
-  for (const { at, event } of entries) {
-    const problem = checker.add(at, event);
-    if (problem) return refused(at, problem);
-  }
-  return checker.result();
-}
-
 /** `file, line N: problem` (`file: problem` for the file as a whole). */
 export function traceProblemMessage(at: TraceLineAt, problem: string): string {
   return at.line === 0 ? `${at.file}: ${problem}` : `${at.file}, line ${at.line}: ${problem}`;
