@@ -60,7 +60,7 @@ describe('moving an old journal into the history database', () => {
 
     expect(fs.existsSync(legacy)).toBe(false);
     expect(fs.readFileSync(`${legacy}.migrated`, 'utf8')).toContain('journal-of-2025');
-    expect(logs.join('\n')).toMatch(/3 events, 3 runs.*kept as .*outbox\.jsonl\.migrated/s);
+    expect(logs.join('\n')).toMatch(/3 events, 3 runs; 3 event lines read: 3 moved, 0 repeats, 0 refused\); the old file is kept as .*outbox\.jsonl\.migrated/s);
     // Opened again: nothing moves twice.
     const again = openHistory(dir, { log });
     expect(again.count).toBe(4);

@@ -74,6 +74,8 @@ export function migrateLegacyJournal(file: string, target: MigrationTarget): Jou
   const fd = fs.openSync(file, 'r');
   const invalid: string[] = [];
   let refused = 0;
+  let repeated = 0;
+  let eventLines = 0;
   let lastShown = -1;
   try {
     let carry = Buffer.alloc(0);
@@ -89,6 +91,7 @@ export function migrateLegacyJournal(file: string, target: MigrationTarget): Jou
           const result = target.insert(events.splice(0));
           report.events += result.stored.length;
           refused += result.refused;
+          repeated += result.repeated;
         };
         for (const { text } of batch) {
           const line = parseLine(text);
@@ -98,6 +101,7 @@ export function migrateLegacyJournal(file: string, target: MigrationTarget): Jou
           }
           // Marks apply in file order with the events around them.
           if (line.k === 'event') {
+            eventLines += 1;
             events.push({ event: line.event, pos: line.pos });
             continue;
           }
@@ -155,7 +159,9 @@ export function migrateLegacyJournal(file: string, target: MigrationTarget): Jou
   })();
   fs.renameSync(file, backup);
   const runs = (target.db.prepare('SELECT count(*) AS c FROM runs').get() as { c: number }).c;
-  target.log(`history: the event journal is in the history database now (${report.events.toLocaleString('en')} events${resumed ? ' in this pass' : ''}, ${runs.toLocaleString('en')} runs); the old file is kept as ${backup}`);
+  // The counts agree: every event line read is moved, a repeat of one already moved, or refused (said above).
+  const accounted = `${eventLines.toLocaleString('en')} event lines read${resumed ? ' in this pass' : ''}: ${report.events.toLocaleString('en')} moved, ${repeated} repeats, ${refused} refused`;
+  target.log(`history: the event journal is in the history database now (${report.events.toLocaleString('en')} events${resumed ? ' in this pass' : ''}, ${runs.toLocaleString('en')} runs; ${accounted}); the old file is kept as ${backup}`);
   return report;
 }
 
