@@ -43,7 +43,8 @@ import { ModelGuard } from './model-guard';
 import { unreachableModelMessage } from './model-reachability';
 import { interpretRound } from './round-outcome';
 import { prepareRun, type PreparedRun } from './run-setup';
-import { boundEvent, boundResult } from './stored-text';
+import { boundResult } from './stored-text';
+import { boundModelText } from '@shared/history/model-text';
 import { applyTraceSettings, traceRetention } from './trace-settings';
 
 export interface RunAgentOptions {
@@ -153,7 +154,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   // Masked before trimmed: a cut must never leave half a secret unmasked.
   // Learning examples store each prompt as what is new since the previous example's (last: the stored prompts are compared).
   const storePrompt = createPromptEncoder();
-  const emit = (payload: RunEventPayload) => stamper.emit(storePrompt(boundEvent(secrets.mask(applyTraceSettings(redactToolArguments(payload, snapshot, sensitiveFound), options.trace)))));
+  const emit = (payload: RunEventPayload) => stamper.emit(storePrompt(boundModelText(secrets.mask(applyTraceSettings(redactToolArguments(payload, snapshot, sensitiveFound), options.trace)))));
   // A dry run executes nothing: what its teacher said about a call that never ran teaches nothing.
   const learningKinds = new Set(options.learning?.record === false || options.dryRun === true ? [] : (options.learning?.kinds ?? ['review', 'shadow', 'demonstration']));
 

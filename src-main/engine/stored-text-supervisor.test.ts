@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import type { RunEventPayload } from '@shared/contracts/events';
 import { STORED_TEXT_LIMIT_BYTES } from '@shared/util/trim-text';
-import { boundEvent } from './stored-text';
+import { boundModelText } from '@shared/history/model-text';
 
 describe('a supervisor verdict as stored', () => {
   it('a substitute value a model made up is stored trimmed, with its original size listed', () => {
     const huge = 'x'.repeat(STORED_TEXT_LIMIT_BYTES * 3);
-    const stored = boundEvent({
+    const stored = boundModelText<RunEventPayload>({
       type: 'supervisor.verdict',
       invocation_id: 'extract',
       node: 'extract',

@@ -1,5 +1,4 @@
-import type { RunEventPayload } from '@shared/contracts/events';
-import { boundModelText, ROUND_RECORD_TEXTS } from '@shared/history/model-text';
+import { ROUND_RECORD_TEXTS } from '@shared/history/model-text';
 import { boundTexts, type TrimmedText } from '@shared/util/trim-text';
 
 /**
@@ -14,11 +13,6 @@ const RESULT_PATHS = [
   'executions.*.arguments',
   ...ROUND_RECORD_TEXTS.map((p) => `rounds.*.${p}`),
 ];
-
-/** The event as stored: model text trimmed, what was trimmed listed with its original size. */
-export function boundEvent(payload: RunEventPayload): RunEventPayload {
-  return boundModelText(payload);
-}
 
 /** The run's result as reported (`--json`, the app): the same bound. */
 export function boundResult<T extends object>(result: T): T & { trimmed?: TrimmedText[] } {

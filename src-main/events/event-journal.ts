@@ -230,7 +230,8 @@ export class EventJournal {
           openRun: (run) => this.ensureOpenRun(run),
         })
       : { events: 0, invalidLines: 0, tornTail: false };
-    if (this.loadReport.events > 0 || this.tombstoneCount > this.maxTombstones) this.compactTombstones(0);
+    // More tombstones than the bound (a lower bound, or a journal moved in from before compaction): compacted now.
+    this.compactTombstones(0);
   }
 
   /** Opens the history database at `file` (history-db.ts: historyPath(dataDir)). */

@@ -13,7 +13,7 @@ import { SecretRegistry } from '../credentials/secret-registry';
 import type { RunAgentOptions } from '../engine/run-agent';
 import type { RunCheckpoint } from '../engine/checkpoint';
 import { createEventStamper } from '../engine/event-stamper';
-import { boundEvent } from '../engine/stored-text';
+import { boundModelText } from '@shared/history/model-text';
 import { applyTraceSettings, traceRetention } from '../engine/trace-settings';
 import type { ModelProvider } from '../providers/provider';
 import { checkEditedNodeApproval, runAgentNode } from './agent-node';
@@ -151,7 +151,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   const emit = (payload: RunEventPayload): void => {
     if (payload.type === 'round.completed') rounds += 1;
     try {
-      stamper.emit(boundEvent(secrets.mask(applyTraceSettings(redactToolArguments(payload, snapshot, sensitiveFound), trace))));
+      stamper.emit(boundModelText(secrets.mask(applyTraceSettings(redactToolArguments(payload, snapshot, sensitiveFound), trace))));
     } catch (err) {
       crashed ??= errorText(err);
       for (const controller of running.values()) controller.abort();
