@@ -1,6 +1,5 @@
 import { EFFECT_LABELS } from '@shared/contracts/tool-effect';
 import { LOCAL_ONLY, type PrivacyPolicy } from '@shared/policy/privacy';
-import { substituteVars } from '@shared/util/substitute';
 import { documentProblems, type KnownTool } from '@shared/workflow/document-checks';
 import { formatGraphProblem, validateGraph, type GraphProblem } from '@shared/workflow/validate-graph';
 import type { CredentialStore } from '../../credentials/credential-store';
@@ -21,12 +20,9 @@ export async function validateWorkflow(loaded: LoadedWorkflow, credentials: () =
   const lines = [`workflow: ${graph.name} (${graph.id}), ${graph.nodes.length} nodes, ${graph.servers.length} server(s)`];
   const vars: Record<string, string> = { specDir: loaded.specDir };
   if (loaded.workspace !== undefined) vars.workspace = loaded.workspace;
-  for (const node of graph.nodes) {
-    if (node.kind === 'agent') substituteVars([node.instructions, node.task], vars, `node ${node.id}`);
-    if (node.kind === 'pattern') substituteVars(node.task, vars, `node ${node.id}`);
-  }
   const workspaceServers = new Set(graph.servers.filter((s) => [...(s.args ?? []), ...Object.values(s.env ?? {})].some((a) => a.includes('${workspace}'))).map((s) => s.id));
-  const checks = { workspaceServers, ...(loaded.workspace !== undefined ? { workspace: loaded.workspace } : {}) };
+  // A `${name}` no run defines is a problem listed with the others (the editor's Problems list words it the same), not a stop.
+  const checks = { workspaceServers, variables: Object.keys(vars), ...(loaded.workspace !== undefined ? { workspace: loaded.workspace } : {}) };
   let problems = [...validateGraph(graph), ...documentProblems(graph.nodes, checks)];
   if (problems.length === 0 && graph.servers.length > 0) {
     const tools = new WorkflowTools({ graph, vars, cwd: loaded.specDir, secrets, credentials: credentials(), privacy });
