@@ -1,18 +1,26 @@
 /**
- * bench/boundary — what the decision boundary costs.
+ * bench/boundary — what the decision boundary costs per round, as the app is wired (issue 26).
  *
- *  bare      a loop calling the real filesystem MCP server's read_text_file directly (SDK client)
- *  boundary  full agent rounds through runAgent: per-round tool snapshot, the boundary machine,
- *            authorization + idempotency ledger, commit, the same MCP call, events and redaction;
- *            model calls are a zero-latency replay double (always the same read decision)
- *  gated     the same, fully gated (review: all): every round also gets a zero-latency teacher verdict
- *  machine   the boundary machine alone, effects stubbed (no MCP, no models): its own cost per round
+ *  bare        a loop calling the real filesystem MCP server's read_text_file directly (SDK client);
+ *              it writes nothing durable
+ *  boundary    agent rounds run by the real host (createHost on a temp data folder on disk): the
+ *              history database, the idempotency ledger in it, the journal writer, the feed, the
+ *              real filesystem server, phase 3 supervision; every round the same read decision.
+ *              The models are the replay provider (a scripted TEST DOUBLE at the model boundary)
+ *              with zero latency. A round is timed from the page's side: the host pushes a round's
+ *              `round.completed` to a subscribed page only once it is durable
+ *  gated       the same with phase 2 (every round reviewed by a zero-latency scripted teacher)
+ *  20 vs 200   the per-round cost of 20-round runs against that of 200-round runs, as many rounds of
+ *              each, pooled (length growth); and within the long runs, their last 20 rounds against
+ *              their first 20
+ *  50 ms       the scripted model answering in 50 ms, against a bare loop sleeping 50 ms per call
+ *  machine     the boundary machine alone, effects stubbed (no MCP, no models, no history)
  *
- * Ratios are against `bare`, measured in the same run. Median of SAMPLES runs of ROUNDS rounds.
- * Run: npm run bench
+ * Every figure is a ratio against a baseline measured in the same run. Median of SAMPLES.
+ * Run: npm run bench (BENCH_ROUNDS, BENCH_SAMPLES shorten it while iterating).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -20,86 +28,119 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { createActor, fromPromise, toPromise } from 'xstate';
 import type { AuthorizationFacts } from '@shared/boundary/authorization';
 import { boundaryMachine, type AuthorizeInput, type ExecuteInput } from '@shared/boundary/machine';
+import type { RunEvent } from '@shared/contracts/events';
+import type { HostedWorkflow } from '@shared/contracts/hosted-workflow';
+import type { Workspace } from '@shared/contracts/host-registry';
+import type { PushFrame } from '@shared/contracts/host-api';
 import type { ToolExecution } from '@shared/contracts/round';
 import type { ModelReply } from '@shared/contracts/model';
-import { AgentSpec } from '@shared/contracts/spec';
-import { runAgent } from '../src-main/engine/run-agent';
-import { createMemoryLedger } from '../src-main/mcp/idempotency-ledger';
+import { SupervisionSpec } from '@shared/contracts/spec';
+import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
+import { createHost } from '../src-main/composition/create-host';
+import type { Host, HostSession } from '../src-main/composition/host-types';
 import { startToolHost } from '../src-main/mcp/mcp-tool-host';
 import { resolvePackageBin } from '../src-main/mcp/server-launch';
-import type { ModelProvider } from '../src-main/providers/provider';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);
+const SHORT = 20;
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 5);
-
-const dir = mkdtempSync(join(tmpdir(), 'steward-bench-'));
-const file = join(dir, 'notes.md');
-writeFileSync(file, 'x'.repeat(1024));
+const SLOW_MODEL_MS = 50;
+const SLOW_ROUNDS = Number(process.env.BENCH_SLOW_ROUNDS ?? 40);
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-async function sample(fn: () => Promise<void>): Promise<number> {
-  const times: number[] = [];
-  await fn(); // warm-up
-  for (let i = 0; i < SAMPLES; i += 1) {
-    const t0 = performance.now();
-    await fn();
-    times.push(performance.now() - t0);
-  }
-  return median(times) / ROUNDS; // ms per round
-}
-
-/** The model-boundary double: replies instantly with the same decision every call. */
-function constantProvider(reply: unknown): ModelProvider {
-  const text = JSON.stringify(reply);
-  return { label: 'replay', complete: async (): Promise<ModelReply> => ({ text, tool_calls: [], model: 'replay' }) };
-}
-const readDecision = { decision_type: 'tool_call', tool_name: 'read_text_file', arguments: { path: file } };
-
-async function main() {
-  // bare: direct SDK calls on a filesystem server of its own
-  const client = new Client({ name: 'bench', version: '1' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [resolvePackageBin('@modelcontextprotocol/server-filesystem', 'fs'), dir], stderr: 'ignore' }));
-  const bare = await sample(async () => {
-    for (let i = 0; i < ROUNDS; i += 1) await client.callTool({ name: 'read_text_file', arguments: { path: file } });
-  });
-  await client.close();
-
-  const toolHost = await startToolHost([{ id: 'fs', package: '@modelcontextprotocol/server-filesystem', args: [dir] }], { vars: {}, overrides: {}, cwd: dir });
-  const spec = (review: 'protected_effects' | 'all') =>
-    AgentSpec.parse({
-      format: 'steward/v1',
-      kind: 'agent',
-      id: 'bench',
-      name: 'bench',
-      instructions: 'read',
-      task: 'read',
-      supervision: { phase: review === 'all' ? 2 : 3 },
-      limits: { max_rounds: ROUNDS, max_consecutive_failures: 1 },
-    });
-  const agentRounds = (review: 'protected_effects' | 'all') => async () => {
-    const result = await runAgent({
-      spec: spec(review),
-      specDir: dir,
-      ledger: createMemoryLedger(),
-      onEvent: () => undefined,
-      toolHost,
-      providers: {
-        student: constantProvider(readDecision),
-        teacher: constantProvider({ verdict: 'accept', reason_codes: [], explanation: 'ok' }),
-      },
-    });
-    if (result.rounds.length !== ROUNDS || result.executions.length !== ROUNDS) throw new Error(`bench run broke: ${result.status} ${result.message}`);
+/** The app's host on a data folder of its own, with one page subscribed to its events (as the app's page is). */
+async function openAppHost() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'steward-bench-host-'));
+  const host: Host = await createHost({ dataDir, shell: 'browser', cliChannel: false, log: () => undefined });
+  // Each round's end, as the page receives it (durable first), by run.
+  const waiters = new Map<string, (event: RunEvent, at: number) => void>();
+  const session: HostSession = {
+    id: 'bench-page',
+    push(frame: PushFrame) {
+      if (frame.kind !== 'events') return;
+      const at = performance.now();
+      for (const event of frame.events) waiters.get(event.run_id)?.(event, at);
+    },
   };
-  const boundary = await sample(agentRounds('protected_effects'));
-  const gated = await sample(agentRounds('all'));
-  const snapshot = await toolHost.snapshot(0);
-  await toolHost.close();
+  const request = async (method: string, params: unknown) => {
+    const response = await host.handle({ kind: 'request', id: 1, method, params }, session);
+    if (!response.ok) throw new Error(`${method}: ${response.error.message}`);
+    return response.result;
+  };
+  await request('events.subscribe', {});
+  const { workflows } = (await request('workspace.demo', {})) as { workflows: HostedWorkflow[] };
+  const notes = workflows.find((w) => w.id === 'notes-assistant');
+  if (!notes?.workspace) throw new Error('the notes demo is missing');
+  const { workspaces } = (await request('workspaces.list', {})) as { workspaces: Workspace[] };
+  const folder = workspaces.find((w) => w.id === notes.workspace)?.path;
+  if (!folder) throw new Error('the notes demo workspace is not registered');
+  const file = join(folder, 'bench.md');
+  writeFileSync(file, 'x'.repeat(1024));
 
-  // machine only: the same boundary, effects stubbed
-  const reply: ModelReply = { text: JSON.stringify(readDecision), tool_calls: [], model: 'replay' };
-  const tool = snapshot.tools.find((t) => t.name === 'read_text_file');
-  if (!tool) throw new Error('no read_text_file');
+  /**
+   * One run of `rounds` rounds of the same read; resolves with when each round's end reached the
+   * page (the run's start, its server launch, is not a round's cost: rounds are timed end to end).
+   */
+  async function run(rounds: number, opts: { phase: 2 | 3; latencyMs: number }): Promise<number[]> {
+    const read = { json: { decision_type: 'tool_call', tool_name: 'read_text_file', arguments: { path: '${workspace}/bench.md' } } };
+    const accept = { json: { verdict: 'accept', reason_codes: [], explanation: 'ok' } };
+    const workflow: HostedWorkflow = {
+      ...notes!,
+      supervision: SupervisionSpec.parse({ enabled: true, phase: opts.phase, on_block: 'fail' }),
+      limits: { ...notes!.limits, max_rounds: rounds, max_consecutive_failures: 1 },
+      script: { latency_ms: opts.latencyMs, student: Array.from({ length: rounds }, () => read), teacher: opts.phase === 2 ? Array.from({ length: rounds }, () => accept) : [], committee: [], monitor: [] },
+    };
+    const { run_id } = (await request('run.start', { workflow, overrides: {} })) as { run_id: string };
+    const ends: number[] = [];
+    await new Promise<void>((resolve, reject) => {
+      waiters.set(run_id, (event, at) => {
+        if (event.type === 'round.completed') {
+          if (event.record.outcome !== 'executed') reject(new Error(`bench run broke: round ${event.round} ${event.record.outcome}`));
+          ends.push(at);
+        }
+        if (event.type === 'run.finished') {
+          if (ends.length !== rounds) reject(new Error(`bench run broke: ${event.status} after ${ends.length} rounds: ${event.message ?? ''}`));
+          resolve();
+        }
+      });
+    });
+    waiters.delete(run_id);
+    return ends;
+  }
+
+  return { run, folder, file, close: () => host.close().finally(() => rmSync(dataDir, { recursive: true, force: true })) };
+}
+
+/** A bare loop on its own filesystem server over the same folder: ms per call. */
+async function bareLoop(folder: string, file: string, calls: number, delayMs = 0): Promise<{ perCall: () => Promise<number>; close: () => Promise<void> }> {
+  const client = new Client({ name: 'bench', version: '1' });
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [resolvePackageBin('@modelcontextprotocol/server-filesystem', 'fs'), folder], stderr: 'ignore' }));
+  return {
+    async perCall() {
+      const t0 = performance.now();
+      for (let i = 0; i < calls; i += 1) {
+        if (delayMs > 0) await sleep(delayMs);
+        await client.callTool({ name: 'read_text_file', arguments: { path: file } });
+      }
+      return (performance.now() - t0) / calls;
+    },
+    close: () => client.close(),
+  };
+}
+
+async function sampled(fn: () => Promise<number>, samples = SAMPLES): Promise<number> {
+  await fn(); // warm-up
+  const xs: number[] = [];
+  for (let i = 0; i < samples; i += 1) xs.push(await fn());
+  return median(xs);
+}
+
+/** The boundary machine alone, effects stubbed: its own cost per round. */
+async function machineAlone(snapshot: ToolSnapshot): Promise<number> {
+  const decision = { decision_type: 'tool_call', tool_name: 'read_text_file', arguments: { path: '/bench.md' } };
+  const reply: ModelReply = { text: JSON.stringify(decision), tool_calls: [], model: 'replay' };
   const machine = boundaryMachine.provide({
     actors: {
       propose: fromPromise(async () => reply),
@@ -108,38 +149,92 @@ async function main() {
       execute: fromPromise<ToolExecution, ExecuteInput>(async () => ({ server: 'fs', tool: 'read_text_file', arguments: {}, idempotency_key: 'k'.repeat(64), ok: true, is_error: false, content: 'x', duration_ms: 0 })),
     },
   });
-  const machineSupervision = spec('protected_effects').supervision;
-  const machineOnly = await sample(async () => {
+  const supervision = SupervisionSpec.parse({ enabled: true, phase: 3 });
+  return sampled(async () => {
+    const t0 = performance.now();
     for (let i = 0; i < ROUNDS; i += 1) {
-      const actor = createActor(machine, { input: { round: i, proposer: 'student', snapshot, supervision: machineSupervision } });
+      const actor = createActor(machine, { input: { round: i, proposer: 'student', snapshot, supervision } });
       actor.on('*', () => undefined);
       actor.start();
       const record = await toPromise(actor);
       if (record.outcome !== 'executed') throw new Error('machine bench broke');
     }
+    return (performance.now() - t0) / ROUNDS;
   });
-
-  const rows: Array<[string, number]> = [
-    ['bare MCP call (baseline)', bare],
-    ['full boundary round', boundary],
-    ['full boundary round, fully gated', gated],
-    ['boundary machine alone (no tool)', machineOnly],
-  ];
-  console.log(`bench/boundary — ${ROUNDS} rounds × ${SAMPLES} samples (median), Node ${process.version}`);
-  console.log('');
-  console.log('| case | ms/round | rounds/s | vs bare |');
-  console.log('|---|---:|---:|---:|');
-  for (const [name, ms] of rows) {
-    console.log(`| ${name} | ${ms.toFixed(3)} | ${(1000 / ms).toFixed(0)} | ${(ms / bare).toFixed(2)}× time |`);
-  }
-  console.log('');
-  console.log(`throughput ratio boundary/bare: ${(bare / boundary).toFixed(2)} (1.00 = no overhead)`);
-  console.log(`boundary machine's own cost: ${((machineOnly / bare) * 100).toFixed(1)}% of one bare MCP call`);
-  rmSync(dir, { recursive: true, force: true });
 }
 
-main().catch((err: unknown) => {
-  console.error(err);
-  // Server processes may still hold the event loop open after a failure.
-  process.exit(1);
-});
+async function main() {
+  const app = await openAppHost();
+  const bare = await bareLoop(app.folder, app.file, ROUNDS);
+  const slowBare = await bareLoop(app.folder, app.file, SLOW_ROUNDS, SLOW_MODEL_MS);
+  try {
+    // Interleaved, so a slower minute of the machine weighs on both sides of a ratio alike.
+    const rows = { bare: [] as number[], boundary: [] as number[], gated: [] as number[], slowBare: [] as number[], slow: [] as number[] };
+    // Rounds of short and long runs pooled (total time over total rounds): the database's periodic
+    // checkpoint (every ~1,000 pages written) lands in long runs every time and in short ones now
+    // and then, so a median of short runs would leave it out of one side only.
+    const pooled = { short: { ms: 0, rounds: 0 }, long: { ms: 0, rounds: 0 } };
+    // Within the long runs: the median round among the first 20 and among the last 20.
+    const early: number[] = [];
+    const late: number[] = [];
+    const perRound = (ends: number[]) => (ends.at(-1)! - ends[0]!) / (ends.length - 1);
+    const pool = (into: { ms: number; rounds: number }, ends: number[]) => {
+      into.ms += ends.at(-1)! - ends[0]!;
+      into.rounds += ends.length - 1;
+    };
+    const intervals = (ends: number[]) => ends.slice(1).map((end, i) => end - ends[i]!);
+    await bare.perCall();
+    await app.run(SHORT, { phase: 3, latencyMs: 0 });
+    for (let i = 0; i < SAMPLES; i += 1) {
+      rows.bare.push(await bare.perCall());
+      const long = await app.run(ROUNDS, { phase: 3, latencyMs: 0 });
+      rows.boundary.push(perRound(long));
+      pool(pooled.long, long);
+      early.push(...intervals(long).slice(0, SHORT));
+      late.push(...intervals(long).slice(-SHORT));
+      rows.gated.push(perRound(await app.run(ROUNDS, { phase: 2, latencyMs: 0 })));
+      // As many short rounds as long ones: 19 intervals a run are a noisy figure on their own.
+      for (let k = 0; k < Math.ceil(ROUNDS / SHORT); k += 1) pool(pooled.short, await app.run(SHORT, { phase: 3, latencyMs: 0 }));
+      rows.slowBare.push(await slowBare.perCall());
+      rows.slow.push(perRound(await app.run(SLOW_ROUNDS, { phase: 3, latencyMs: SLOW_MODEL_MS })));
+    }
+    const m = Object.fromEntries(Object.entries(rows).map(([k, xs]) => [k, median(xs)])) as Record<keyof typeof rows, number>;
+    const shortRound = pooled.short.ms / pooled.short.rounds;
+    const longRound = pooled.long.ms / pooled.long.rounds;
+    const toolHost = await startToolHost([{ id: 'fs', package: '@modelcontextprotocol/server-filesystem', args: [app.folder] }], { vars: {}, overrides: {}, cwd: app.folder });
+    const machine = await machineAlone(await toolHost.snapshot(0)).finally(() => toolHost.close());
+
+    // The machine's load says how far the milliseconds can be trusted (the ratios travel better).
+    console.log(`bench/boundary — ${ROUNDS}-round runs × ${SAMPLES} samples (median), as the app is wired; Node ${process.version}, ${availableParallelism()} CPUs, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+    console.log('');
+    console.log('| case | ms/round | rounds/s | vs its baseline |');
+    console.log('|---|---:|---:|---:|');
+    const row = (name: string, ms: number, base: number) => console.log(`| ${name} | ${ms.toFixed(3)} | ${(1000 / ms).toFixed(0)} | ${(ms / base).toFixed(2)}× time |`);
+    row('bare MCP call (baseline)', m.bare, m.bare);
+    row(`full boundary round, phase 3 (${ROUNDS}-round run)`, m.boundary, m.bare);
+    row(`full boundary round, phase 2, every round reviewed`, m.gated, m.bare);
+    row(`full boundary round, phase 3 (${ROUNDS}-round runs, pooled)`, longRound, m.bare);
+    row(`full boundary round, phase 3 (${SHORT}-round runs, pooled)`, shortRound, m.bare);
+    row('boundary machine alone (no tool, no history)', machine, m.bare);
+    row(`bare MCP call after a ${SLOW_MODEL_MS} ms sleep (baseline)`, m.slowBare, m.slowBare);
+    row(`full boundary round, ${SLOW_MODEL_MS} ms model (${SLOW_ROUNDS}-round run)`, m.slow, m.slowBare);
+    console.log('');
+    console.log(`supervised rounds vs bare loop (throughput): ${(m.bare / m.boundary).toFixed(2)}× (target ≥ 0.5×)`);
+    console.log(`a round of a ${ROUNDS}-round run vs one of a ${SHORT}-round run: ${(longRound / shortRound).toFixed(2)}× (target ≤ 1.1×)`);
+    console.log(`within the ${ROUNDS}-round runs, the median of the last ${SHORT} rounds vs the first ${SHORT}: ${(median(late) / median(early)).toFixed(2)}×`);
+    console.log(`with a ${SLOW_MODEL_MS} ms model, a round vs a bare call + sleep: ${(m.slow / m.slowBare).toFixed(3)}× (target ≤ 1.02×)`);
+  } finally {
+    await bare.close();
+    await slowBare.close();
+    await app.close();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    // Server processes may still hold the event loop open after a failure.
+    process.exit(1);
+  },
+);

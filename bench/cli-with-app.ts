@@ -3,8 +3,8 @@
  * with the app stopped. Both are the real command (`out/main/cli.js`, one process per run) on the
  * same agent spec (the notes sandbox, the filesystem MCP server, a replay student reading one note
  * then completing):
- *   alone      no host on the data folder: the command runs in-process, spools its events and
- *              folds them into the journal under the folder's lock (the baseline)
+ *   alone      no host on the data folder: the command runs in-process and writes its events
+ *              straight into the history database as they go (the baseline)
  *   with app   the built host (`out/main/server.js`) holds the folder: the command hands the run to
  *              it over the CLI channel and relays its output; the run lands in the host's journal
  * Runs alternate (alone, with app, …) so drift in machine load hits both; median of SAMPLES after a

@@ -14,6 +14,12 @@
  *   list      `runs.list` first page and one 1,000-row page, as a fresh profile asks.
  *   open      a 10,000-event run's events read back (`runs.otlp` reads the run by its index).
  *   delete    `runs.delete` of 1,000 runs in one request (a transaction), and the file after.
+ *   browser   the built page in headless Chromium with a fresh disk-backed profile (as the app's
+ *             browser keeps IndexedDB): from navigation to Runs showing the newest run first (the
+ *             first correct page), empty vs full; then a 10,000-event run opened on its Trace tab
+ *             (the oldest runs: not among those the page keeps, their events come from the host's
+ *             runs.events), to its first trace row on screen and to all of its events in the page:
+ *             once while the page still indexes the history, once after (the other long run).
  *   import    `steward runs import` of a ~100 MB trace (demo runs) into a fresh folder, against a
  *             ~1 MB one: wall time and peak memory (/usr/bin/time's max RSS), and its progress lines;
  *             each with V8's heap capped at IMPORT_HEAP_MB (64): it completes, so the memory it
@@ -33,6 +39,7 @@ import { traceLineEvent } from '@shared/contracts/trace-line';
 import { openHistory } from '../src-main/events/open-history';
 import { ensureBuilt } from '../test-support/ensure-built';
 import { connectHost } from '../test-support/host-process';
+import { launchDiskProfile } from './disk-profile';
 
 const EVENTS = Number(process.env.EVENTS ?? 1_000_000);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 5);
@@ -40,6 +47,8 @@ const CLI = join(process.cwd(), 'out/main/cli.js');
 const SERVER = join(process.cwd(), 'out/main/server.js');
 const SPEC = join(process.cwd(), 'resources/examples/notes-assistant.json');
 const IMPORT_HEAP_MB = 64;
+/** BENCH_ONLY=browser: the history, then the browser figures alone (a quick look while working on the page). */
+const ONLY = process.env.BENCH_ONLY;
 
 ensureBuilt();
 const dir = mkdtempSync(join(tmpdir(), 'steward-bench-history-'));
@@ -84,13 +93,17 @@ function longRun(events: readonly RunEvent[], runId: string, length: number): Ru
   return out;
 }
 
-function buildHistory(demo: readonly RunEvent[]): { runIds: string[]; longRunId: string; seconds: number } {
+function buildHistory(demo: readonly RunEvent[]): { runIds: string[]; longRunId: string; laterRunId: string; seconds: number } {
   const t0 = performance.now();
   const history = openHistory(fullDir, { log: () => undefined });
   const runIds: string[] = [];
   const longRunId = 'ffffffff-0000-4000-8000-000000010000';
-  history.append(longRun(demo, longRunId, 10_000), { made: true });
-  let written = 10_000;
+  // The oldest run of the history (as a long run from long ago would be): not among those a fresh page keeps.
+  history.append(longRun(copyRun(demo, longRunId, EVENTS), longRunId, 10_000), { made: true });
+  // Another, opened once the page has indexed everything.
+  const laterRunId = 'ffffffff-0000-4000-8000-000000010001';
+  history.append(longRun(copyRun(demo, laterRunId, EVENTS + 1), laterRunId, 10_000), { made: true });
+  let written = 20_000;
   let n = 0;
   while (written < EVENTS) {
     const runId = `${n.toString(16).padStart(8, '0')}-bench-4000-8000-${n.toString(16).padStart(12, '0')}`;
@@ -103,7 +116,7 @@ function buildHistory(demo: readonly RunEvent[]): { runIds: string[]; longRunId:
   }
   history.close();
   process.stderr.write('\n');
-  return { runIds, longRunId, seconds: (performance.now() - t0) / 1000 };
+  return { runIds, longRunId, laterRunId, seconds: (performance.now() - t0) / 1000 };
 }
 
 /** Starts the built host on a folder: ms from process start to its URL, its RSS then, and a client. */
@@ -117,14 +130,60 @@ async function startHost(dataDir: string) {
     child.once('exit', (code) => reject(new Error(`host exited (${code}): ${stderr}`)));
   });
   const ms = performance.now() - t0;
-  const { port, token } = JSON.parse(first) as { port: number; token: string };
+  const { port, token, url } = JSON.parse(first) as { port: number; token: string; url: string };
   const rss = Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024;
   const stop = () =>
     new Promise<void>((resolve) => {
       child.once('exit', () => resolve());
       child.kill('SIGTERM');
     });
-  return { ms, rss, port, token, stop };
+  return { ms, rss, port, token, url, stop };
+}
+
+interface OpenFigures {
+  firstScreen: number;
+  whole: number;
+}
+
+/**
+ * A fresh browser profile on disk opening the app on `dataDir`'s host: ms to the first correct Runs page
+ * (the host's newest run first, or the empty state), and with `longRunId`, that run opened on its Trace tab.
+ */
+async function browserFigures(dataDir: string, long?: { first: string; later: string }): Promise<{ firstPage: number; open?: OpenFigures; openIndexed?: OpenFigures; indexed?: number }> {
+  const host = await startHost(dataDir);
+  const api = await connectHost(host);
+  const newest = ((await api.request('runs.list', { limit: 1 })) as { runs: Array<{ run_id: string }> }).runs[0]?.run_id;
+  api.close();
+  const profile = await launchDiskProfile();
+  try {
+    const page = await profile.browser.newPage();
+    const t0 = performance.now();
+    await page.goto(host.url);
+    await page.evaluate(() => (window.location.hash = '#/runs'));
+    if (newest === undefined) await page.getByTestId('runs-empty').waitFor({ timeout: 60_000 });
+    else await page.waitForFunction((id) => document.querySelector('[data-testid="run-row"]')?.getAttribute('data-run-id') === id, newest, { timeout: 60_000, polling: 'raf' });
+    const firstPage = performance.now() - t0;
+    if (long === undefined) return { firstPage };
+    /** A run opened on its Trace tab: to its first trace row on screen, and to all its events in the page. */
+    const openRun = async (runId: string): Promise<OpenFigures> => {
+      const t1 = performance.now();
+      await page.evaluate((id) => (window.location.hash = `#/runs/${id}/trace`), runId);
+      await page.getByTestId('trace-event').first().waitFor({ timeout: 60_000 });
+      const firstScreen = performance.now() - t1;
+      await page.getByTestId('trace-tab').filter({ hasText: '10000' }).waitFor({ timeout: 120_000 });
+      return { firstScreen, whole: performance.now() - t1 };
+    };
+    const open = await openRun(long.first);
+    // Then the page indexes the whole history (it says so on Runs until it has), and another old run is opened.
+    await page.evaluate(() => (window.location.hash = '#/runs'));
+    await page.getByTestId('runs-indexing').waitFor({ state: 'detached', timeout: 60 * 60_000 });
+    const indexed = performance.now() - t0;
+    const openIndexed = await openRun(long.later);
+    return { firstPage, open, openIndexed, indexed };
+  } finally {
+    await profile.close();
+    await host.stop();
+  }
 }
 
 async function startFigures(dataDir: string): Promise<{ ms: number; rss: number }> {
@@ -159,15 +218,24 @@ try {
   // The empty folder gets the same demo copies a first start makes, nothing else.
   cpSync(join(dir, 'demo-data'), emptyDir, { recursive: true });
   cpSync(join(dir, 'demo-data'), fullDir, { recursive: true });
-  const { runIds, longRunId, seconds } = buildHistory(demo);
+  const { runIds, longRunId, laterRunId, seconds } = buildHistory(demo);
   const file = join(fullDir, 'history.sqlite');
-  console.log(`bench/history-scale · ${EVENTS.toLocaleString('en')} events (${runIds.length.toLocaleString('en')} copies of a ${demo.length}-event Notes demo run, ~${Math.round(bytes / demo.length)} B an event, and one 10,000-event run)`);
+  console.log(`bench/history-scale · ${EVENTS.toLocaleString('en')} events (${runIds.length.toLocaleString('en')} copies of a ${demo.length}-event Notes demo run, ~${Math.round(bytes / demo.length)} B an event, and two 10,000-event runs)`);
   console.log(`  history written in ${seconds.toFixed(0)} s: ${mb(statSync(file).size)} on disk · ${SAMPLES} samples per figure, empty folder measured in the same run`);
 
   const emptyStart = await startFigures(emptyDir);
   const fullStart = await startFigures(fullDir);
   console.log(`  host start → URL          empty ${emptyStart.ms.toFixed(0)} ms · full ${fullStart.ms.toFixed(0)} ms · ${ratio(fullStart.ms, emptyStart.ms)}`);
   console.log(`  host RSS after start      empty ${mb(emptyStart.rss)} · full ${mb(fullStart.rss)} · +${mb(fullStart.rss - emptyStart.rss)}`);
+
+  // Before any `steward run` below adds runs newer than the history's.
+  const emptyBrowser = await browserFigures(emptyDir);
+  const fullBrowser = await browserFigures(fullDir, { first: longRunId, later: laterRunId });
+  console.log(`  fresh profile, first page empty ${emptyBrowser.firstPage.toFixed(0)} ms · full ${fullBrowser.firstPage.toFixed(0)} ms · ${ratio(fullBrowser.firstPage, emptyBrowser.firstPage)} (Chromium, disk-backed profile: Runs with the newest run first)`);
+  const opened = (o: OpenFigures | undefined) => `first trace row ${o?.firstScreen.toFixed(0)} ms · all 10,000 events ${o?.whole.toFixed(0)} ms`;
+  console.log(`  open a 10,000-event run   while the page indexes: ${opened(fullBrowser.open)} (from the host: the page does not keep it)`);
+  console.log(`                            once indexed (${((fullBrowser.indexed ?? 0) / 1000).toFixed(0)} s after the page opened): ${opened(fullBrowser.openIndexed)}`);
+  if (ONLY === 'browser') process.exit(0);
 
   const emptyRuns: number[] = [];
   const fullRuns: number[] = [];

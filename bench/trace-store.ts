@@ -31,7 +31,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { chromium, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import { eventId, type RunEvent } from '@shared/contracts/events';
 import { createHost } from '../src-main/composition/create-host';
 import { EventJournal } from '../src-main/events/event-journal';
@@ -44,6 +44,7 @@ import { recordLearningRun } from '../test-support/learning-run';
 import { connectHost } from '../test-support/host-process';
 import { HostedWorkflow, type HostedWorkflowInput } from '@shared/contracts/hosted-workflow';
 import { median } from './timed-median';
+import { launchDiskProfile } from './disk-profile';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 100_000);
 const LIVE = Number(process.env.BENCH_LIVE ?? 5_000);
@@ -231,13 +232,9 @@ async function livePath(template: RunEvent[][]): Promise<void> {
   );
   if (shell.kind !== 'running') throw new Error(`the browser shell did not start (exit ${shell.code})`);
   const { url } = JSON.parse(stdout.split('\n')[0] ?? '{}') as { url: string };
-  // A disk-backed profile, as the app's browser has: IndexedDB on disk for the page and the raw baselines alike
-  // (an incognito context keeps IndexedDB in memory, which flattered the baseline's ratio before).
-  const profileDir = mkdtempSync(join(tmpdir(), 'steward-bench-profile-'));
-  const browser = await chromium.launchPersistentContext(profileDir, {
-    executablePath: process.env.STEWARD_CHROMIUM ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  // A disk-backed profile, as the app's browser has: IndexedDB on disk for the page and the raw baselines alike.
+  const profile = await launchDiskProfile();
+  const browser = profile.browser;
   try {
     const page = await browser.newPage();
     const profiler = PROFILE ? await page.context().newCDPSession(page) : undefined;
@@ -274,10 +271,9 @@ async function livePath(template: RunEvent[][]): Promise<void> {
       `  live: ${liveEvents} events of ${LIVE_RUNS} one-round runs started back to back; the host appended them in ${(appendedMs / 1000).toFixed(1)} s (${perSecond(liveEvents, appendedMs)}), the page had stored them ${Math.max(0, liveMs - appendedMs).toFixed(0)} ms after the last (${perSecond(liveEvents, liveMs)}); raw puts per ${ROUND_EVENTS}: ${perSecond(liveEvents, rawLiveMs)}`,
     );
   } finally {
-    await browser.close();
+    await profile.close();
     await shell.stop();
     rmSync(dataDir, { recursive: true, force: true });
-    rmSync(profileDir, { recursive: true, force: true });
   }
 }
 

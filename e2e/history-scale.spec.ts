@@ -134,5 +134,20 @@ test('a fresh profile on a 200k-event history lists every run right at once, say
   await expect(page.getByTestId('run-row')).toHaveCount(1);
   await expect(page.getByTestId('run-row').first()).toHaveAttribute('data-run-id', wanted);
   await expect(page.getByTestId('run-row').first()).toContainText('Completed');
+
+  // An old run, not among those this browser keeps: opened, its events come from the host's history, whole.
+  await page.getByTestId('run-row').first().click();
+  await expect(page.getByTestId('run-final')).toContainText(`trace complete · ${STEPS + 2} events`, { timeout: 30_000 });
+  await expect(page.getByTestId('trace-tab')).toContainText(String(STEPS + 2));
+  await expect(page.getByTestId('run-events-loading')).toHaveCount(0);
+  await shot(page, '72-old-run-opened', false);
+
+  // Settings says what this browser keeps; a smaller budget lets the events of the runs used longest ago go.
+  await page.evaluate(() => (window.location.hash = '#/settings'));
+  await expect(page.getByTestId('history-held')).toContainText('3,300 runs listed');
+  await page.getByTestId('history-budget').fill('2000');
+  await page.getByRole('button', { name: 'Save' }).last().click();
+  await expect(page.getByTestId('history-budget-status')).toContainText('Saved.');
+  await shot(page, '71-history-budget', false);
   await context.close();
 });

@@ -10,6 +10,9 @@ import { StewardDb } from '../src-renderer/db/db';
 import { createHostClient } from '../src-renderer/host/host-client';
 import { CATCH_UP_EVENTS, startHostSession, type IndexingState } from '../src-renderer/host/host-session';
 import { queryRuns } from '../src-renderer/screens/runs/run-query';
+import { writeBudget } from '../src-renderer/db/history-budget';
+import { fetchRunEvents, holdsWhole } from '../src-renderer/db/run-events-from-host';
+import { runEvents } from '../src-renderer/db/db';
 import { RunFilter } from '../src-renderer/screens/runs/run-filter';
 import { inProcessTransport, openTestHost } from './host-session';
 
@@ -102,5 +105,43 @@ describe('a fresh profile on a long history', () => {
     const rows = await db.runs.toArray();
     expect(rows.every((r) => r.stored_events === STEPS + 2 && r.event_count === STEPS + 2)).toBe(true);
     expect(await db.events.count()).toBe(RUNS * (STEPS + 2));
+  }, 60_000);
+
+  it('within a budget of 1,000 events it keeps the newest runs whole, indexes the rest, and an old run opened comes whole from the host', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'steward-budget-'));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const history = openHistory(dataDir, { log: () => undefined });
+    for (let i = 0; i < RUNS; i++) history.append(recordedRun(i));
+    history.close();
+    const host = await openTestHost(dataDir, cleanups);
+
+    const db = new StewardDb(`steward-budget-${Math.random().toString(36).slice(2)}`);
+    cleanups.push(() => db.delete());
+    await db.open();
+    await writeBudget(db, { events: 1_000 });
+    const states: Array<IndexingState | undefined> = [];
+    const client = createHostClient(inProcessTransport(host, 'budget-profile'));
+    const session = startHostSession(client, db, { connection: () => undefined, info: () => undefined, providers: () => undefined, problem: () => undefined, indexing: (state) => states.push(state) });
+    cleanups.push(() => {
+      session.stop();
+      client.close();
+    });
+    await expect.poll(() => states.length > 0 && states.at(-1) === undefined, { timeout: 30_000 }).toBe(true);
+    await session.done();
+
+    // Every run listed and indexed; the events of the 16 newest (16 × 62 ≤ 1,000) kept.
+    const rows = await db.runs.toArray();
+    expect(rows).toHaveLength(RUNS);
+    expect(rows.every((r) => r.status === 'completed' && r.stored_events === STEPS + 2)).toBe(true);
+    const kept = Math.floor(1_000 / (STEPS + 2));
+    expect(await db.events.count()).toBe(kept * (STEPS + 2));
+    expect(await holdsWhole(db, runId(RUNS - 1))).toBe(true);
+    expect(await holdsWhole(db, runId(3))).toBe(false);
+
+    // Opened: its events come from the host's history, equal to what the host holds.
+    const outcome = await fetchRunEvents(db, (run_id, after_seq) => client.request('runs.events', { run_id, after_seq, limit: 25 }), runId(3));
+    expect(outcome).toEqual({ kind: 'held', events: STEPS + 2 });
+    expect(await runEvents(db, runId(3))).toEqual(recordedRun(3));
+    expect(await client.request('runs.events', { run_id: 'no-such-run-0001' })).toEqual({ events: [], known: false });
   }, 60_000);
 });

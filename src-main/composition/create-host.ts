@@ -4,6 +4,7 @@ import {
   ClientFrame,
   HOST_METHODS,
   isHostMethod,
+  MAX_RUN_EVENTS_PAGE,
   type HostErrorCode,
   type HostMethod,
   type HostParamsParsed,
@@ -24,13 +25,11 @@ import { openBrowser } from '../shells/open-browser';
 import { createKeychainStore } from '../credentials/keychain-store';
 import { CredentialStoreError, credentialErrorText } from '../credentials/credential-store';
 import { createCredentialListing } from '../credentials/credential-listing';
-import type { EventJournal } from '../events/event-journal';
 import { openHistory } from '../events/open-history';
 import { journalTombstoneBound } from '../events/tombstone-bound';
 import { JournalFeed } from '../events/journal-feed';
 import { RunHistory, retainAfterRunsFinish } from '../events/run-history';
-import { createJournalWriter } from '../events/journal-writer';
-import { openDataFolderLedger } from '../mcp/history-ledger';
+import { openHostWrites } from '../mcp/journal-ledger';
 import { getOllamaStatus } from '../providers/ollama-status';
 import { getOpenAIStatus, readApiKey } from '../providers/openai-status';
 import { SpecError } from '../spec/spec-errors';
@@ -58,25 +57,15 @@ import { startJudgmentExpiry } from '../workflow/pattern/judgment-expiry';
 import { PersonAsks } from '../mcp/person-asks';
 import type { RunEvent } from '@shared/contracts/events';
 import { foldOrphanSpools, foldSpool } from '../events/cli-run-spool';
-import { interruptedEnd } from '../events/interrupted-end';
+import { closeInterruptedRuns } from '../events/interrupted-runs';
+import { watchCommandRuns } from '../events/command-runs-watch';
 import { openCliChannel, type CliChannel } from '../shells/cli-channel/channel-server';
 import { runCli } from '../shells/cli/cli';
 import type { HostedFolder } from '../shells/cli/hosted-folder';
 
 const PUSH_BATCH = 500;
-
-/**
- * At start-up no run is active, so a run the journal still holds open was cut off when the host
- * last stopped (crash, kill). Its trace is closed with `interrupted`, continuing its sequence, so
- * the app shows what happened instead of a run that is "running" forever.
- */
-function closeInterruptedRuns(outbox: EventJournal, waiting: ReadonlySet<string>, log: (line: string) => void): void {
-  for (const run of outbox.openRuns()) {
-    if (waiting.has(run.run_id)) continue;
-    outbox.append([interruptedEnd(run, 'The Steward host stopped while this run was in progress. Tool calls it had started are never re-run.')]);
-    log(`run ${run.run_id} was interrupted by a host stop; closed its trace`);
-  }
-}
+/** About this much of a run's events in one runs.events answer (one frame, well under the transport's limit). */
+const RUN_EVENTS_PAGE_BYTES = 4 * 1024 * 1024;
 
 /** The store's refusals as the request's error; a damaged file stays a host error (logged by name). */
 function storeCall<T>(action: () => T): T {
@@ -116,17 +105,18 @@ async function openHost(options: HostOptions): Promise<Host> {
   const feed = new JournalFeed(outbox, { batch: PUSH_BATCH, log });
   const checkpoints = new CheckpointStore(join(options.dataDir, 'waiting-runs'), log);
   const workflowCheckpoints = new WorkflowCheckpointStore(join(options.dataDir, 'waiting-workflows'), log);
-  const ledger = openDataFolderLedger(options.dataDir);
 
   // Runs write through one writer: their events reach the journal in batches, each durable before anyone sees it.
-  const writer = createJournalWriter(outbox, { log });
+  // The ledger shares the journal's connection and commits through the writer: a round's claim, its
+  // committed decision and its events are one transaction, one sync (issue 26).
+  const { writer, ledger } = openHostWrites(outbox, options.dataDir, { log });
   const flush = writer.flush;
-  // A command attached to a run (steward run, answer) sees its events as the host records them.
+  // A command attached to a run (steward run, answer) sees its events as the host records them: once durable, like a page.
   const watchers = new Map<string, Set<(event: RunEvent) => void>>();
-  const onEvent = (event: RunEvent) => {
-    writer.onEvent(event);
-    watchers.get(event.run_id)?.forEach((listener) => listener(event));
-  };
+  outbox.subscribe(({ events }) => {
+    for (const event of events) watchers.get(event.run_id)?.forEach((listener) => listener(event));
+  });
+  const onEvent = (event: RunEvent) => writer.onEvent(event);
   const credentials = options.credentials ?? createKeychainStore();
   const listCredentials = createCredentialListing(credentials, log);
   const journalNextSeq = (runId: string) => outbox.openRuns().find((r) => r.run_id === runId)?.next_seq;
@@ -136,10 +126,12 @@ async function openHost(options: HostOptions): Promise<Host> {
   const runs = new RunManager({ ledger, onEvent, baseDir: options.dataDir, checkpoints, workflowCheckpoints, journalNextSeq, ollamaHost, credentials, flushEvents: flush, log, elicit: (runId, signal) => asks.asker(runId, signal), reviewSample: (runId, signal) => asks.reviewer(runId, signal) });
   // Runs a steward command made alone and was killed in: into the history, closed as interrupted.
   foldOrphanSpools(outbox, options.dataDir, runs.waitingRunIds(), log);
-  // Runs waiting for a person are not interrupted: they resume when answered.
-  closeInterruptedRuns(outbox, runs.waitingRunIds(), log);
+  // Runs cut off when this host (or a steward command that wrote with no app) stopped: closed as interrupted.
+  // Runs waiting for a person resume when answered; a run a live command still writes is left to it and followed live.
+  const interruptedRuns = { dataDir: options.dataDir, waiting: () => runs.waitingRunIds(), log };
+  const commandRuns = watchCommandRuns(outbox, { ...interruptedRuns, live: closeInterruptedRuns(outbox, interruptedRuns).live });
   // Deleting, importing and retention (issue 9): pages learn of deleted runs through the feed.
-  const history = new RunHistory(outbox, runs, log);
+  const history = new RunHistory(outbox, { activeIds: () => [...runs.activeIds(), ...commandRuns.liveRunIds()], waitingRunIds: () => runs.waitingRunIds() }, log);
   // Imported runs left unfinished get their own honest end, not "interrupted by a host stop".
   history.closeUnfinishedImports();
   try {
@@ -233,6 +225,7 @@ async function openHost(options: HostOptions): Promise<Host> {
       return feed.attach(session.id, (frame) => session.push({ kind: 'events', ...frame }), { journal, after, window, reconciled }, (run_ids) => session.push({ kind: 'runs.deleted', journal: outbox.id, run_ids }));
     },
     'runs.known': async ({ run_ids }) => ({ known: run_ids.filter((id) => outbox.hasRun(id)) }),
+    'runs.events': async ({ run_id, after_seq, limit }) => ({ ...outbox.runEventsPage(run_id, after_seq ?? -1, limit ?? MAX_RUN_EVENTS_PAGE, RUN_EVENTS_PAGE_BYTES), known: outbox.hasRun(run_id) }),
     'runs.list': async ({ text, status, workflow, limit, after }) => {
       const query = { status, workflow, limit, after };
       const page = text !== undefined && text.trim().length > 0 ? outbox.search(text, query) : outbox.runsPage(query);
@@ -383,6 +376,7 @@ async function openHost(options: HostOptions): Promise<Host> {
     async close() {
       // Forwarded commands first: their runs are cancelled and record their end in the journal.
       await channel?.close();
+      commandRuns.stop();
       stopRetention();
       stopExpiry();
       asks.close();

@@ -78,6 +78,11 @@ export class SecretRegistry {
     return this.names.size;
   }
 
+  /** Changes whenever what `maskText` masks changes (it only grows): a text masked at one version stays masked right until the next. */
+  get version(): number {
+    return this.needles.size;
+  }
+
   /** Whether the text carries any registered value (in any of the masked forms). */
   contains(text: string): boolean {
     const pattern = this.compiled();

@@ -17,8 +17,9 @@ import type { IdempotencyLedger } from '../mcp/idempotency-ledger';
 import { idempotencyKey } from '../mcp/idempotency-ledger';
 import type { ToolHost, ToolProgress } from '../mcp/tool-host';
 import type { ModelProvider } from '../providers/provider';
-import { buildStudentPrompt, buildTeacherPrompt, decisionJsonSchema, maskMessage, verdictJsonSchema } from '../providers/prompts';
+import { buildStudentPrompt, buildTeacherPrompt, decisionJsonSchema, maskMessage, verdictJsonSchema, type BuiltPrompt } from '../providers/prompts';
 import type { CanonicalHistory } from './canonical-history';
+import { StudentPromptCache } from './student-prompt';
 
 export type Confirmation = AuthorizationFacts['confirmation'];
 
@@ -42,6 +43,8 @@ export interface BoundaryActorDeps {
   feedback: () => string | undefined;
   /** Masks credential values in tool output before it reaches history (and so every prompt). */
   maskText?: (text: string) => string;
+  /** Changes whenever what `maskText` masks changes: prompts are then rebuilt from what changed only (student-prompt.ts). */
+  maskVersion?: () => number;
   /** Receives sensitive argument values found in candidates, so they are masked by value everywhere. */
   sensitiveFound?: (value: string) => void;
   onExecution: (execution: ToolExecution) => void;
@@ -77,23 +80,33 @@ function proposalRequest(structured: boolean, snapshot: ProposeInput['snapshot']
 
 /** The host's effects for the boundary machine: models, ledger, history, MCP. */
 export function createBoundaryActors(deps: BoundaryActorDeps) {
+  // With nothing to mask, or a mask that says when it changes, a round builds only what changed.
+  const prompts = !deps.maskText ? new StudentPromptCache(undefined) : deps.maskVersion ? new StudentPromptCache({ text: deps.maskText, version: deps.maskVersion }) : undefined;
   return {
     propose: fromPromise<ModelReply, ProposeInput>(async ({ input, signal }) => {
       const provider = input.proposer === 'student' ? deps.student : deps.teacher;
       const structured = input.proposer === 'teacher' || deps.studentMode === 'structured';
       // Teacher and student propose from the same prompt: a teacher decision is a demonstration
       // of what the student should have said.
-      const prompt = buildStudentPrompt({
+      const parts = {
         instructions: deps.instructions(),
         task: deps.task,
         snapshot: input.snapshot,
-        // Sensitive arguments are masked in every prompt, as in traces (the tool got the real values).
-        history: redactToolArguments(deps.history.entries(), input.snapshot, deps.sensitiveFound),
         // Feedback may quote a parse error, which may quote the candidate.
         feedback: redactToolArguments(input.feedback ?? deps.feedback(), input.snapshot, deps.sensitiveFound),
-        mode: structured ? 'structured' : 'tools',
-      });
-      const messages = prompt.messages.map(maskMessage(deps.maskText));
+        mode: structured ? ('structured' as const) : ('tools' as const),
+      };
+      const sensitive = input.snapshot.tools.some((tool) => tool.effect.sensitive_arguments.length > 0);
+      let prompt: BuiltPrompt;
+      let messages: ChatMessage[];
+      if (prompts && !sensitive) {
+        prompt = prompts.build({ ...parts, history: deps.history.view() });
+        messages = prompt.messages;
+      } else {
+        // Sensitive arguments are masked in every prompt, as in traces (the tool got the real values).
+        prompt = buildStudentPrompt({ ...parts, history: redactToolArguments(deps.history.entries(), input.snapshot, deps.sensitiveFound) });
+        messages = prompt.messages.map(maskMessage(deps.maskText));
+      }
       deps.onPrompt?.(input.round, messages);
       const call = (caller: 'student' | 'teacher', purpose: 'propose' | 'shadow') => ({ caller, purpose, data: prompt.data, round: input.round });
       const shadowing = deps.shadow && input.proposer === 'teacher' && input.attempt === 0;

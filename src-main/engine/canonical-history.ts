@@ -36,6 +36,11 @@ export class CanonicalHistory {
     return this.items.map((e) => ({ ...e }));
   }
 
+  /** The entries themselves, to read now (a prompt built from them): no copy, so a round costs no more as the history grows. */
+  view(): readonly Readonly<HistoryEntry>[] {
+    return this.items;
+  }
+
   get length(): number {
     return this.items.length;
   }

@@ -323,11 +323,16 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       feedback: () => feedback,
       // A tool may echo a credential (an env dump, an error): masked before history and prompts.
       maskText: (text) => secrets.maskText(text),
+      maskVersion: () => secrets.version,
       sensitiveFound,
       onExecution: (e) => executions.push(secrets.mask(e)),
       onToolProgress: (round, key, report) => emit(toolProgressEvent(round, key, report, (text) => secrets.maskText(text))),
       dryRun: options.dryRun === true,
-      onPrompt: (round, messages) => prompts.set(round, messages),
+      // Only the round's own prompt is kept (its learning example, a checkpoint): not every round's, for the run's length.
+      onPrompt: (round, messages) => {
+        prompts.clear();
+        prompts.set(round, messages);
+      },
       shadow: supervision.enabled && supervision.phase === 1 ? (round, outcome) => shadows.set(round, outcome) : undefined,
       runSignal: options.signal,
     });

@@ -1,76 +1,32 @@
-import { closeSync, existsSync, fdatasyncSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { RunEvent } from '@shared/contracts/events';
 import { interruptedEnd } from './interrupted-end';
+import { COMMAND_STOPPED } from './interrupted-runs';
 import type { EventJournal } from './event-journal';
+import { runLockDir } from './run-lock';
 import { processGone } from '../util/lock-file';
 
 /**
- * A `steward` command that runs with no Steward host on its data folder writes its run's events
- * here as they happen (issue 22), one JSON line each, and folds them into the journal when the run
- * ends. Killed midway, the spool stays: the next host start (or command) folds it and closes the
- * run as interrupted. The journal skips an event id it holds, so folding twice adds nothing.
+ * Before issue 26, a `steward` command that ran with no host on its data folder wrote its run's events
+ * to a spool here, one JSON line each, and folded them into the history when the run ended. A command
+ * now writes straight into the history (command-run-writer.ts); spools an older command left (it was
+ * killed, or the app it handed them to was not there) are still folded at the next host start and
+ * their runs closed as interrupted. The journal skips an event id it holds, so folding twice adds nothing.
  */
 export const spoolDir = (dataDir: string) => join(dataDir, 'cli-runs');
 
 /**
- * Whether a spool's command still writes it is told by a lock, not a pid (a pid is reused: a killed
- * command's spool whose pid now belongs to another process was never folded, and its run vanished).
- * The command holds an exclusive transaction on a small SQLite file of its own for as long as it
- * writes the spool; the operating system drops that lock the moment the process dies, however it
- * dies. Spools written before the lock existed are told by their pid, as before.
+ * Whether a spool's command still writes it is told by a lock, not a pid (a pid is reused): the
+ * command held an exclusive transaction on a small SQLite file of its own for as long as it wrote the
+ * spool, and the operating system drops that lock the moment the process dies. Spools written before
+ * the lock existed are told by their pid.
  */
-const lockDir = (dataDir: string) => join(dataDir, 'cli-run-locks');
-const lockPath = (dataDir: string, name: string) => join(lockDir(dataDir), `${name}.lock`);
+const lockPath = (dataDir: string, name: string) => join(runLockDir(dataDir), `${name}.lock`);
 
 /** `<pid>-<random>.jsonl`: the pid of the command that wrote it (for spools from before the lock). */
 const SPOOL_NAME = /^(\d+)-[0-9a-f]{12}\.jsonl$/;
-
-export interface RunSpool {
-  readonly name: string;
-  append(event: RunEvent): void;
-  /** Makes what was appended durable (before a checkpoint, at the end). */
-  sync(): void;
-  close(): void;
-  remove(): void;
-}
-
-export function openSpool(dataDir: string): RunSpool {
-  mkdirSync(spoolDir(dataDir), { recursive: true });
-  mkdirSync(lockDir(dataDir), { recursive: true });
-  const name = `${process.pid}-${randomBytes(6).toString('hex')}.jsonl`;
-  const path = join(spoolDir(dataDir), name);
-  // Taken before the spool exists: nobody ever sees this spool without its writer's lock.
-  const lock = new Database(lockPath(dataDir, name));
-  lock.exec('BEGIN EXCLUSIVE');
-  let fd: number | undefined = openSync(path, 'a', 0o600);
-  const release = () => {
-    if (!lock.open) return;
-    lock.exec('ROLLBACK');
-    lock.close();
-    rmSync(lockPath(dataDir, name), { force: true });
-  };
-  return {
-    name,
-    append(event) {
-      if (fd !== undefined) writeSync(fd, `${JSON.stringify(event)}\n`);
-    },
-    sync() {
-      if (fd !== undefined) fdatasyncSync(fd);
-    },
-    close() {
-      if (fd !== undefined) closeSync(fd);
-      fd = undefined;
-      release();
-    },
-    remove() {
-      this.close();
-      rmSync(path, { force: true });
-    },
-  };
-}
 
 /** The events of a spool; a last line cut off by a kill is left out, any other bad line too (logged). */
 export function readSpool(dataDir: string, name: string, log: (line: string) => void): RunEvent[] {
@@ -119,7 +75,7 @@ export function foldOrphanSpools(journal: EventJournal, dataDir: string, waiting
     const { runIds } = foldSpool(journal, dataDir, name, log);
     for (const run of journal.openRuns()) {
       if (!runIds.has(run.run_id) || waiting.has(run.run_id)) continue;
-      journal.append([interruptedEnd(run, 'The steward command running this run stopped (killed or crashed) before it ended. Tool calls it had started are never re-run.')]);
+      journal.append([interruptedEnd(run, COMMAND_STOPPED)]);
       closed.push(run.run_id);
       log(`run ${run.run_id} of a steward command that stopped was folded into the history and closed as interrupted`);
     }

@@ -53,7 +53,12 @@ export interface JournalSlice {
   events: RunEvent[];
   after: number;
   position: number;
+  /** Appended by another connection (a steward command writing its run with no app), noticed here afterwards (catchUp). */
+  foreign?: boolean;
 }
+
+/** Events another connection appended, told to subscribers this many at a time. */
+const FOREIGN_BATCH = 500;
 
 export type JournalListener = (slice: JournalSlice) => void;
 
@@ -120,6 +125,19 @@ export class HistoryWriteError extends Error {
   }
 }
 
+/** How a batch is appended. */
+export interface AppendOptions {
+  /** The host's engine made these events (typed, never read from outside): not validated again. */
+  made?: boolean;
+  /** They come from an imported trace. */
+  imported?: boolean;
+  /**
+   * More writes in the same transaction, after the events (issue 26: a round's idempotency-ledger
+   * entry commits with its events, one sync). If it throws, nothing is stored and its error is thrown as is.
+   */
+  within?: () => void;
+}
+
 /** How many events of a batch were stored, and how many were refused and why. */
 export interface AppendResult {
   appended: number;
@@ -165,6 +183,8 @@ export class EventJournal {
   private readonly maxTombstones: number;
   private readonly log: (line: string) => void;
   private closed = false;
+  /** PRAGMA data_version when catchUp last looked: it changes when another connection commits. */
+  private seenVersion = -1;
   private readonly sql;
 
   private constructor(file: string, options: EventJournalOptions) {
@@ -184,6 +204,7 @@ export class EventJournal {
       insertEvent: db.prepare<[number, string, string, number, string, string]>('INSERT INTO events (pos, id, run_id, seq, type, body) VALUES (?, ?, ?, ?, ?, ?)'),
       readAfter: db.prepare<[number, number], { pos: number; body: string }>('SELECT pos, body FROM events WHERE pos > ? ORDER BY pos LIMIT ?'),
       runEvents: db.prepare<[string], { body: string }>('SELECT body FROM events WHERE run_id = ? ORDER BY seq'),
+      runEventsAfter: db.prepare<[string, number, number], { seq: number; body: string }>('SELECT seq, body FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
       getRun: db.prepare<[string], RunColumns>('SELECT * FROM runs WHERE run_id = ?'),
       hasRun: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM runs WHERE run_id = ?'),
       insertRun: db.prepare(
@@ -239,6 +260,15 @@ export class EventJournal {
     return new EventJournal(file, options);
   }
 
+  /**
+   * The connection, for the idempotency ledger that shares it in the host (mcp/journal-ledger.ts):
+   * its writes go through `append`'s `within`, so a round's entry and events are one transaction.
+   */
+  get connection(): HistoryDb {
+    this.requireOpen();
+    return this.db;
+  }
+
   /** This journal's identity: a cursor is only meaningful for the journal that gave it. */
   get id(): string {
     return this.journalId;
@@ -266,26 +296,58 @@ export class EventJournal {
    * Returns how many were appended. `made` = the host's engine made these events (typed, never read
    * from outside): they are not validated again.
    */
-  append(events: readonly RunEvent[], options: { made?: boolean; imported?: boolean } = {}): number {
+  append(events: readonly RunEvent[], options: AppendOptions = {}): number {
     return this.appendReport(events, options).appended;
   }
 
   /** `append`, saying what it refused. */
-  appendReport(events: readonly RunEvent[], options: { made?: boolean; imported?: boolean } = {}): AppendResult {
+  appendReport(events: readonly RunEvent[], options: AppendOptions = {}): AppendResult {
     this.requireOpen();
     // Validate what came from elsewhere: identity and places are read from parsed events only.
     const parsed = options.made ? events : events.map((raw) => RunEvent.parse(raw));
     let result: ReturnType<EventJournal['insert']>;
+    const known = this.head;
+    const headBefore = this.headPos;
+    let withinFailed = false;
     try {
-      result = this.db.transaction(() => this.insert(parsed.map((event) => ({ event })), { imported: options.imported ?? false, legacy: false }))();
+      // IMMEDIATE: the write lock first (waiting out another process's write), so the head read inside is the one written after.
+      result = this.db
+        .transaction(() => {
+          const inserted = this.insert(parsed.map((event) => ({ event })), { imported: options.imported ?? false, legacy: false });
+          if (options.within) {
+            withinFailed = true;
+            options.within();
+            withinFailed = false;
+          }
+          return inserted;
+        })
+        .immediate();
     } catch (error) {
       // Rolled back: the head is where it was, and nothing of the batch is stored.
-      this.headPos = this.sql.maxPos.get()?.pos ?? 0;
+      this.headPos = headBefore;
+      // The caller's own step refused (a key already claimed): its error as it threw it, nothing stored.
+      if (withinFailed) throw error;
       throw new HistoryWriteError(this.path, error);
     }
     if (result.refused > 0) this.log(`history: refused ${result.refused} event(s) at a place their run already holds (or a second end of a finished run)`);
+    // What another connection appended since this one last looked comes first: subscribers are told every event, in order.
+    if (result.after > known) this.notifyForeign(known, result.after);
     if (result.stored.length > 0) this.notify({ events: result.stored, after: result.after, position: this.head });
     return { appended: result.stored.length, repeated: result.repeated, refused: result.refused };
+  }
+
+  /**
+   * Tells subscribers of the events another connection appended since this one last looked (a steward
+   * command writing its run with no app; the host calls this every few hundred ms). One pragma when
+   * nothing changed. Returns how many events it told.
+   */
+  catchUp(): number {
+    this.requireOpen();
+    const version = Number(this.db.pragma('data_version', { simple: true }));
+    if (version === this.seenVersion) return 0;
+    this.seenVersion = version;
+    const top = this.sql.maxPos.get()?.pos ?? 0;
+    return top > this.headPos ? this.notifyForeign(this.head, top) : 0;
   }
 
   /** Up to `limit` events after `after`, in order. */
@@ -302,6 +364,25 @@ export class EventJournal {
   runEvents(runId: string): RunEvent[] {
     this.requireOpen();
     return this.sql.runEvents.all(runId).map((row) => JSON.parse(row.body) as RunEvent);
+  }
+
+  /**
+   * A page of one run's events after `afterSeq`, in sequence order, at most `limit` events and about
+   * `maxBytes` of them (at least one): what a page asks for a run whose events it does not keep.
+   */
+  runEventsPage(runId: string, afterSeq: number, limit: number, maxBytes: number): { events: RunEvent[]; next?: number } {
+    this.requireOpen();
+    const rows = this.sql.runEventsAfter.all(runId, afterSeq, limit + 1);
+    const events: RunEvent[] = [];
+    let bytes = 0;
+    let last = afterSeq;
+    for (const row of rows.slice(0, limit)) {
+      if (events.length > 0 && bytes + row.body.length > maxBytes) return { events, next: last };
+      events.push(JSON.parse(row.body) as RunEvent);
+      bytes += row.body.length;
+      last = row.seq;
+    }
+    return rows.length > limit ? { events, next: last } : { events };
   }
 
   /** The stored event with this id, if any (an import compares what it brings with what is here). */
@@ -439,7 +520,7 @@ export class EventJournal {
         this.recordTombstones(removed, at);
         this.sql.setMeta.run(meta.floor, String(at));
         return removed;
-      })();
+      }).immediate();
     } catch (error) {
       throw new JournalRewriteError(this.path, errorReason(error));
     }
@@ -474,6 +555,8 @@ export class EventJournal {
     // Inside the write transaction: were another process ever to append (it holds the folder lock
     // to, so it should not), positions still follow the database's own head, never a stale copy.
     this.headPos = Math.max(this.headPos, this.sql.maxPos.get()?.pos ?? 0);
+    // And the floor: a removal another process made meanwhile never has its positions handed out again here.
+    this.floorPos = Math.max(this.floorPos, Number(this.sql.getMeta.get(meta.floor)?.value ?? 0));
     const after = this.head;
     for (const { event, pos } of entries) {
       const place = `${event.run_id}\u0000${event.seq}`;
@@ -643,6 +726,22 @@ export class EventJournal {
       this.sql.dropTombstonesThrough.run(last.n);
       this.setCompacted(through);
     })();
+  }
+
+  /** Events in (from, to] another connection appended: told to subscribers as `foreign` slices, in order. */
+  private notifyForeign(from: number, to: number): number {
+    let after = from;
+    let told = 0;
+    while (after < to) {
+      const rows = this.sql.readAfter.all(after, FOREIGN_BATCH).filter((row) => row.pos <= to);
+      const last = rows.at(-1);
+      if (!last) break;
+      this.headPos = Math.max(this.headPos, last.pos);
+      this.notify({ events: rows.map((row) => JSON.parse(row.body) as RunEvent), after, position: last.pos, foreign: true });
+      after = last.pos;
+      told += rows.length;
+    }
+    return told;
   }
 
   private notify(slice: JournalSlice): void {

@@ -2,49 +2,129 @@ import type { RunEvent } from '@shared/contracts/events';
 import type { EventJournal } from './event-journal';
 
 export interface JournalWriter {
-  /** Takes one event from a run; it reaches the journal (and every page) with the next flush. */
+  /** Takes one event from a run; it reaches the journal (and every page) with the next commit. */
   onEvent(event: RunEvent): void;
-  /** Writes what is pending now (one write + fsync): before a checkpoint, and on close. */
+  /** Commits what is pending now (one transaction, one sync): before a checkpoint, and on close. */
   flush(): void;
+  /**
+   * Commits what is pending and `step` in one IMMEDIATE transaction, synced before it returns (a
+   * round's ledger claim with the committed decision and the events before it). When `step` throws,
+   * the pending events are committed without it and its error is thrown; when the commit fails,
+   * nothing of it is stored and the failure is thrown (the caller fails closed).
+   */
+  commit(step: () => void): void;
+  /**
+   * `step` rides in the next commit, whichever it is (the next round's claim, the window's timer, a
+   * checkpoint, close). For writes whose loss in a crash is safe: a ledger key left in flight is
+   * never run again. Until then the caller answers for them from memory.
+   */
+  later(step: () => void): void;
 }
 
 export interface JournalWriterOptions {
   log?: (line: string) => void;
-  /** How long events gather before one write + fsync. Default 5 ms. */
+  /** How long events gather before one commit. Default 5 ms. */
   windowMs?: number;
+  /**
+   * The idempotency ledger claims keys through this writer's `commit` (the host, issue 26): a
+   * committed tool call is made durable by the claim that follows it before the tool runs, in the
+   * same transaction, instead of by a commit of its own. Without it, every committed decision is
+   * committed at once (the ledger then writes on its own connection).
+   */
+  ledgerClaimsHere?: boolean;
 }
 
 /**
  * The host's runs write their events through this: a run emits a dozen per round, over several
- * turns of the event loop (the proposal, the review, the tool's result). They gather for a few ms and
- * reach the journal together, one write + fsync, made outside the run's own turn (a run waiting for
- * its model is not held up by it). Nobody sees an event before it is durable; what must be durable
- * now (a committed decision, before its tool runs; before a checkpoint; on close) is flushed at once.
+ * turns of the event loop (the proposal, the review, the tool's result). They gather and reach the
+ * journal together, one transaction and one sync, so a round costs one durable write: the ledger's
+ * claim before its tool runs carries the round's events so far; the tool's result and the ledger's
+ * outcome ride in the next commit. Nobody (no page, no watcher) sees an event before it is durable:
+ * the journal tells its subscribers after the commit. What must be durable now (a committed
+ * decision before its tool runs, a checkpoint, close) is committed at once.
  */
 export function createJournalWriter(journal: EventJournal, options: JournalWriterOptions = {}): JournalWriter {
   const log = options.log ?? (() => undefined);
   const windowMs = options.windowMs ?? 5;
   let batch: RunEvent[] = [];
+  let steps: Array<() => void> = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const flush = () => {
+
+  /** One transaction: the batch, the steps riding along, then `step`. Throws what the journal threw. */
+  const write = (events: RunEvent[], riding: Array<() => void>, step?: () => void) => {
+    journal.append(events, {
+      made: true,
+      within: () => {
+        for (const ride of riding) {
+          try {
+            ride();
+          } catch (err) {
+            // Safe to lose (see `later`): the others still commit.
+            log(`a deferred history write failed: ${err instanceof Error ? err.message : String(err)}`);
+          }
+        }
+        step?.();
+      },
+    });
+  };
+  const take = () => {
     clearTimeout(timer);
     timer = undefined;
-    const events = batch;
+    const taken = { events: batch, riding: steps };
     batch = [];
-    if (events.length === 0) return;
+    steps = [];
+    return taken;
+  };
+  const lost = (err: unknown) => log(`a run's events could not be stored: ${err instanceof Error ? err.message : String(err)}`);
+
+  const flush = () => {
+    if (batch.length === 0 && steps.length === 0) return;
+    const { events, riding } = take();
     try {
-      journal.append(events, { made: true });
+      write(events, riding);
     } catch (err) {
-      log(`a run's events could not be stored: ${err instanceof Error ? err.message : String(err)}`);
+      lost(err);
     }
   };
+
   return {
     onEvent(event) {
       batch.push(event);
-      // A committed decision is followed by its tool call: the trace holds it before anything runs.
-      if (event.type === 'decision.committed') flush();
+      // A committed decision is durable before anything acts on it: a tool call's claim commits it (below), anything else now.
+      if (event.type === 'decision.committed' && !(options.ledgerClaimsHere && event.decision.decision_type === 'tool_call')) flush();
       else timer ??= setTimeout(flush, windowMs);
     },
     flush,
+    commit(step) {
+      const { events, riding } = take();
+      let refused: { error: unknown } | undefined;
+      try {
+        write(events, riding, () => {
+          try {
+            step();
+          } catch (error) {
+            refused = { error };
+            throw error;
+          }
+        });
+        return;
+      } catch (err) {
+        if (!refused) {
+          lost(err);
+          throw err;
+        }
+      }
+      // The step refused (a key already claimed) and rolled everything back: the rest is committed without it.
+      try {
+        write(events, riding);
+      } catch (err) {
+        lost(err);
+      }
+      throw refused.error;
+    },
+    later(step) {
+      steps.push(step);
+      timer ??= setTimeout(flush, windowMs);
+    },
   };
 }

@@ -6,27 +6,54 @@ import { DuplicateExecutionError, LedgerError, openFileLedger, type IdempotencyL
 /**
  * The data folder's idempotency ledger (I5), in the history database (issue 26) beside the events:
  * one row per key. `begin` claims a key in an IMMEDIATE transaction — SQLite's write lock is the
- * cross-process exclusion (the app's host and a `steward run` beside it), so two processes never
- * both begin one key — and every claim and outcome is committed with a sync before the tool call
- * proceeds. The JSONL ledger it replaces took a lock file (open, fsync, unlink) per call and
+ * cross-process exclusion (the app's host and a `steward run` beside it, each on its own
+ * connection), so two processes never both begin one key — committed with a sync before the tool
+ * call proceeds. The JSONL ledger it replaces took a lock file (open, fsync, unlink) per call and
  * appended its records without a sync: a crash could lose the record that prevents a repeated
  * write. A key begun and never finished stays `in_flight` for good (its outcome is unknown).
+ *
+ * Where its writes commit is the caller's (LedgerWrites): on a connection of its own, each write is
+ * a transaction of its own (a steward command with no app); in the host, it shares the journal's
+ * connection and a claim commits with the round's events (mcp/journal-ledger.ts).
  *
  * The JSONL ledger an older Steward kept (`idempotency-ledger.jsonl`) is read at the first open,
  * every key it knew kept in the state it had, and renamed `.migrated`.
  */
 export const LEGACY_LEDGER = 'idempotency-ledger.jsonl';
 
-export function openDataFolderLedger(dataDir: string, options: { busyTimeoutMs?: number } = {}): IdempotencyLedger & { close(): void } {
-  return new HistoryLedger(dataDir, options.busyTimeoutMs);
+/** How the ledger's writes are committed. */
+export interface LedgerWrites {
+  /** Runs `step` in an IMMEDIATE transaction committed with a sync before this returns; `step`'s error is thrown as is. */
+  now(step: () => void): void;
+  /** Runs `step` in a later such transaction (a crash before it leaves what it writes undone). */
+  later(step: () => void): void;
 }
 
-class HistoryLedger implements IdempotencyLedger {
-  private readonly db: HistoryDb;
-  private readonly sql;
+export type DataFolderLedger = IdempotencyLedger & { close(): void };
 
-  constructor(dataDir: string, busyTimeoutMs?: number) {
-    this.db = openHistoryDb(historyPath(dataDir), busyTimeoutMs);
+export function openDataFolderLedger(dataDir: string, options: { busyTimeoutMs?: number } = {}): DataFolderLedger {
+  const db = openHistoryDb(historyPath(dataDir), options.busyTimeoutMs);
+  try {
+    // Alone on its connection: every write is its own transaction, synced at once.
+    const now = (step: () => void) => db.transaction(step).immediate();
+    const ledger = new HistoryLedger(db, { now, later: now }, path.join(dataDir, LEGACY_LEDGER));
+    return Object.assign(ledger, { close: () => db.close() });
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+export class HistoryLedger implements IdempotencyLedger {
+  private readonly sql;
+  /** Outcomes recorded and not yet committed (they ride in the next commit): answered from here meanwhile. */
+  private readonly finishing = new Set<string>();
+
+  constructor(
+    private readonly db: HistoryDb,
+    private readonly writes: LedgerWrites,
+    legacyLedger: string,
+  ) {
     this.sql = {
       state: this.db.prepare<[string], { state: Exclude<LedgerState, 'new'> }>('SELECT state FROM ledger WHERE key = ?'),
       begin: this.db.prepare<[string, string, number, string, string, string]>(
@@ -37,41 +64,56 @@ class HistoryLedger implements IdempotencyLedger {
         "INSERT INTO ledger (key, state, run_id, round, server, tool, begun_at) VALUES (?, ?, '', 0, '', '', ?) ON CONFLICT (key) DO UPDATE SET state = CASE WHEN excluded.state = 'executed' THEN 'executed' ELSE ledger.state END",
       ),
     };
-    this.migrate(path.join(dataDir, LEGACY_LEDGER));
+    this.migrate(legacyLedger);
   }
 
   state(key: string): LedgerState {
+    if (this.finishing.has(key)) return 'executed';
     return this.sql.state.get(key)?.state ?? 'new';
   }
 
+  /** Claims the key: committed (with whatever commits alongside) before this returns, or it throws and the call does not run. */
   begin(key: string, meta: LedgerBeginMeta): void {
     this.write(() => {
-      const state = this.sql.state.get(key)?.state;
+      const state = this.finishing.has(key) ? 'executed' : this.sql.state.get(key)?.state;
       if (state !== undefined) throw new DuplicateExecutionError(key, state);
       this.sql.begin.run(key, meta.run_id, meta.round, meta.server, meta.tool, new Date().toISOString());
     });
   }
 
+  /**
+   * Records the outcome. It need not be durable at once: lost in a crash, the key stays in flight,
+   * which is never run again either (I5 holds); it rides in the next commit.
+   */
   finish(key: string, outcome: LedgerOutcome): void {
-    this.write(() => {
-      const changed = this.sql.finish.run(new Date().toISOString(), outcome.ok ? 1 : 0, outcome.is_error ? 1 : 0, key).changes;
-      if (changed === 0) throw new LedgerError(`cannot finish idempotency key ${key.slice(0, 12)}…: it is ${this.state(key)}, not in flight`);
-    });
+    const state = this.state(key);
+    if (state !== 'in_flight') throw new LedgerError(`cannot finish idempotency key ${key.slice(0, 12)}…: it is ${state}, not in flight`);
+    const at = new Date().toISOString();
+    this.finishing.add(key);
+    try {
+      this.writes.later(() => {
+        this.finishing.delete(key);
+        this.sql.finish.run(at, outcome.ok ? 1 : 0, outcome.is_error ? 1 : 0, key);
+      });
+    } catch (error) {
+      this.finishing.delete(key);
+      throw this.failure(error);
+    }
   }
 
-  close(): void {
-    this.db.close();
-  }
-
-  /** One IMMEDIATE transaction: the write lock first, so the check and the claim are one step for every process. */
+  /** The check and the claim are one step for every process: the write lock is taken first (IMMEDIATE). */
   private write(step: () => void): void {
     try {
-      this.db.transaction(step).immediate();
+      this.writes.now(step);
     } catch (error) {
-      if (error instanceof DuplicateExecutionError || error instanceof LedgerError) throw error;
-      // Fail closed: the key is not claimed, so the call does not run.
-      throw new LedgerError(`the idempotency ledger in ${this.db.name} could not be written (${error instanceof Error ? error.message : String(error)}); the call does not run`);
+      throw this.failure(error);
     }
+  }
+
+  private failure(error: unknown): Error {
+    if (error instanceof DuplicateExecutionError || error instanceof LedgerError) return error;
+    // Fail closed: the key is not claimed, so the call does not run.
+    return new LedgerError(`the idempotency ledger in ${this.db.name} could not be written (${error instanceof Error ? error.message : String(error)}); the call does not run`);
   }
 
   /** Every key the old JSONL ledger knew, in the state it had (its own reader: a damaged file refuses to open, as it did). */

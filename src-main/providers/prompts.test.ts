@@ -148,6 +148,15 @@ describe('teacher prompt', () => {
     expect(text).not.toContain('## Attempt');
   });
 
+  it('describes an entry as it is now, round after round: a result that settles later, or an entry moved, is described anew', () => {
+    const entry: HistoryEntry = { index: 0, round: 0, decision: { decision_type: 'tool_call', tool_name: 'read_text_file', arguments: { path: 'a.md' } } };
+    const userText = (history: HistoryEntry[]) => buildTeacherMessages({ ...base, history, review: reviewOf('{"decision_type":"complete","output":"done"}') })[1]?.content ?? '';
+    expect(userText([entry])).not.toContain('result:');
+    expect(userText([{ ...entry, result: 'first text' }])).toContain('result: first text');
+    expect(userText([{ ...entry, result: 'failed', result_is_error: true }])).toContain('error: failed');
+    expect(userText([{ ...entry, index: 4, result: 'first text' }])).toContain('5. {"decision_type":"tool_call"');
+  });
+
   it('for an invalid candidate it gives the validation issues and says accept is impossible', () => {
     const review = reviewOf('{"decision_type":"tool_call","tool_name":"delete_file","arguments":{}}', { rule: 'validation_failed' });
     const [, user] = buildTeacherMessages({ ...base, review });

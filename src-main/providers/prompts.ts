@@ -133,6 +133,15 @@ export interface StudentPromptInput {
 }
 
 export function buildStudentMessages(input: StudentPromptInput): ChatMessage[] {
+  const messages: ChatMessage[] = [studentSystemMessage(input), taskMessage(input.task)];
+  for (const entry of input.history) messages.push(...historyTurns(entry));
+  const feedback = feedbackMessage(input.feedback);
+  if (feedback) messages.push(feedback);
+  return messages;
+}
+
+/** The student's system message: instructions, how to answer, the offered tools. */
+export function studentSystemMessage(input: Pick<StudentPromptInput, 'instructions' | 'snapshot' | 'mode'>): ChatMessage {
   const answerRule =
     input.mode === 'tools'
       ? 'To use a tool, make exactly one native tool call. For any other decision, reply with exactly one JSON object and nothing else.'
@@ -149,19 +158,18 @@ export function buildStudentMessages(input: StudentPromptInput): ChatMessage[] {
     '## Tools',
     toolsSection(input.snapshot),
   ].join('\n');
+  return { role: 'system', content: system };
+}
 
-  const messages: ChatMessage[] = [
-    { role: 'system', content: system },
-    { role: 'user', content: `Task: ${input.task.trim()}` },
-  ];
-  for (const entry of input.history) messages.push(...historyTurns(entry));
-  if (input.feedback !== undefined && input.feedback.trim() !== '') {
-    messages.push({
-      role: 'user',
-      content: `Your previous answer could not be used: ${input.feedback.trim()}\nReply again with exactly one decision that fixes this.`,
-    });
-  }
-  return messages;
+/** The task, as the student's first user message. */
+export function taskMessage(task: string): ChatMessage {
+  return { role: 'user', content: `Task: ${task.trim()}` };
+}
+
+/** What was wrong with the previous answer this round, as the prompt's last message (none when there is nothing to say). */
+export function feedbackMessage(feedback: string | undefined): ChatMessage | undefined {
+  if (feedback === undefined || feedback.trim() === '') return undefined;
+  return { role: 'user', content: `Your previous answer could not be used: ${feedback.trim()}\nReply again with exactly one decision that fixes this.` };
 }
 
 /** What a prompt holds, for the privacy log: the messages and the categories of data in them. */
@@ -185,9 +193,14 @@ function contextData(input: Pick<StudentPromptInput, 'instructions' | 'snapshot'
 
 /** The student's (or a proposing teacher's) prompt with the categories of data it holds. */
 export function buildStudentPrompt(input: StudentPromptInput): BuiltPrompt {
+  return { messages: buildStudentMessages(input), data: studentPromptData(input) };
+}
+
+/** The categories of data a student prompt holds (for the privacy log). */
+export function studentPromptData(input: Pick<StudentPromptInput, 'instructions' | 'snapshot' | 'history' | 'feedback'>): DataCategory[] {
   const found = contextData(input);
   if (input.feedback !== undefined && input.feedback.trim() !== '') found.push('feedback');
-  return { messages: buildStudentMessages(input), data: dataCategories(found) };
+  return dataCategories(found);
 }
 
 /** The teacher's review prompt with the categories of data it holds. */
@@ -198,7 +211,7 @@ export function buildTeacherPrompt(input: TeacherPromptInput): BuiltPrompt {
 }
 
 /** A committed decision as the assistant's turn, then what it produced: a tool result, or (for a control decision) what came back from the user. */
-function historyTurns(entry: HistoryEntry): ChatMessage[] {
+export function historyTurns(entry: HistoryEntry): ChatMessage[] {
   const turns: ChatMessage[] = [{ role: 'assistant', content: JSON.stringify(entry.decision) }];
   if (entry.result === undefined) return turns;
   const text = clip(entry.result, STUDENT_RESULT_CHARS);
@@ -250,7 +263,7 @@ export function buildTeacherMessages(input: TeacherPromptInput): ChatMessage[] {
     `Task: ${input.task.trim()}`,
     '',
     '## History so far (committed decisions only)',
-    input.history.length === 0 ? '(none yet)' : input.history.map(describeHistoryEntry).join('\n'),
+    input.history.length === 0 ? '(none yet)' : input.history.map((entry) => describeHistoryEntry(entry)).join('\n'),
     '',
     '## Student\'s candidate',
     describeCandidate(review),
@@ -285,7 +298,22 @@ export function buildTeacherMessages(input: TeacherPromptInput): ChatMessage[] {
   ];
 }
 
+/**
+ * Each history entry's line, kept per committed decision (a decision is never changed once
+ * committed; its entry's place and result are checked): a review late in a long run describes the
+ * history again without serialising and cutting every earlier entry again (issue 26).
+ */
+const describedEntries = new WeakMap<object, { index: number; result: string | undefined; isError: boolean | undefined; line: string }>();
+
 function describeHistoryEntry(entry: HistoryEntry): string {
+  const known = describedEntries.get(entry.decision);
+  if (known && known.index === entry.index && known.result === entry.result && known.isError === entry.result_is_error) return known.line;
+  const line = describeEntry(entry);
+  describedEntries.set(entry.decision, { index: entry.index, result: entry.result, isError: entry.result_is_error, line });
+  return line;
+}
+
+function describeEntry(entry: HistoryEntry): string {
   const head = `${entry.index + 1}. ${JSON.stringify(entry.decision)}`;
   if (entry.result === undefined) return head;
   const label = entry.result_is_error ? 'error' : 'result';

@@ -15,9 +15,48 @@ export function modelPlace(ref: ModelRef, ollamaDefault?: string): ModelPlace {
   return { model: modelLabel(ref), provider: ref.provider, local: where.local, ...(where.local ? {} : { host: where.host }) };
 }
 
-/** What a request puts on the wire, provider-neutral: its messages, tool definitions and output schema as JSON. */
+/**
+ * What a request puts on the wire, provider-neutral: its messages, tool definitions and output
+ * schema as JSON — the byte length of `JSON.stringify({ messages, tools, format })`, summed from its
+ * parts. A frozen part (every message of a student prompt, student-prompt.ts; the cached schemas)
+ * is measured once: a round's prompt repeats the whole history, and measuring it again every round
+ * made a round's cost grow with the run's length (issue 26).
+ */
 export function requestBytes(request: ModelRequest): number {
-  return Buffer.byteLength(JSON.stringify({ messages: request.messages, tools: request.tools, format: request.format }), 'utf8');
+  const fields: Array<[string, unknown]> = [
+    ['messages', request.messages],
+    ['tools', request.tools],
+    ['format', request.format],
+  ];
+  let bytes = 2; // {}
+  let first = true;
+  for (const [name, value] of fields) {
+    if (value === undefined) continue;
+    bytes += (first ? 0 : 1) + name.length + 3; // ,"name":
+    bytes += Array.isArray(value) ? arrayBytes(value) : jsonBytes(value);
+    first = false;
+  }
+  return bytes;
+}
+
+/** Measured once per frozen object (it cannot change); anything else every time. */
+const measured = new WeakMap<object, number>();
+
+function jsonBytes(value: unknown): number {
+  const frozen = typeof value === 'object' && value !== null && Object.isFrozen(value);
+  const known = frozen ? measured.get(value) : undefined;
+  if (known !== undefined) return known;
+  // JSON.stringify writes undefined (and functions) in an array as null.
+  const bytes = Buffer.byteLength(JSON.stringify(value) ?? 'null', 'utf8');
+  if (frozen) measured.set(value, bytes);
+  return bytes;
+}
+
+function arrayBytes(items: readonly unknown[]): number {
+  if (Object.isFrozen(items)) return jsonBytes(items);
+  let bytes = 2 + Math.max(0, items.length - 1); // [] and the commas
+  for (const item of items) bytes += jsonBytes(item);
+  return bytes;
 }
 
 /**

@@ -273,6 +273,7 @@ async function callOnce(p: PreparedCalls, call: { round: number; decision: ToolC
     confirm,
     feedback: () => undefined,
     maskText: (text) => deps.secrets.maskText(text),
+    maskVersion: () => deps.secrets.version,
     sensitiveFound: (value) => void deps.secrets.registerSensitive(value),
     onExecution: () => undefined,
     onToolProgress: (r, key, report) => run.emit(toolProgressEvent(r, key, report, (text) => deps.secrets.maskText(text))),

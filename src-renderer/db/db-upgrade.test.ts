@@ -79,7 +79,7 @@ describe('the v1 → v2 upgrade', () => {
     const db = new StewardDb(name);
     await db.open();
     expect(db.verno).toBe(DB_VERSION);
-    expect(db.tables.map((t) => t.name).sort()).toEqual(['events', 'learning_examples', 'profiles', 'promotion_outcomes', 'promotion_rounds', 'promotion_runs', 'registry', 'runs', 'settings', 'workflows']);
+    expect(db.tables.map((t) => t.name).sort()).toEqual(['events', 'held_runs', 'learning_examples', 'profiles', 'promotion_outcomes', 'promotion_rounds', 'promotion_runs', 'registry', 'runs', 'settings', 'workflows']);
     db.close();
   });
 });
@@ -202,6 +202,22 @@ describe('the v5 → v6 upgrade', () => {
     );
     expect(stored.filter((r) => r.context_ref !== undefined)).toHaveLength(4);
     expect((await wholeExamples(db, stored)).map((e) => e.context)).toEqual(learning.map((e) => prompts.get(e.id)));
+    db.close();
+  });
+
+  it('v7: every run this page stored events of keeps them (held since it started); a run listed without events is not held', async () => {
+    const name = `steward-v7-${Math.random().toString(36).slice(2)}`;
+    const old = await oldDatabase(name, 6, SCHEMA_V5);
+    const { log } = referencedRun('run-v7-aaaa', [{ rounds: 2, kinds: ['review'] }]);
+    const row = summarize(undefined, log.events, log.events.length);
+    await old.table('runs').bulkPut([row, { ...row, run_id: 'run-v7-listed', stored_events: 0 }]);
+    await old.table('events').bulkPut(log.events);
+    old.close();
+
+    const db = new StewardDb(name);
+    await db.open();
+    expect(await db.held_runs.toArray()).toEqual([{ run_id: 'run-v7-aaaa', used_at: row?.started_at }]);
+    expect(await db.events.count()).toBe(log.events.length);
     db.close();
   });
 });

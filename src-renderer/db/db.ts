@@ -69,9 +69,19 @@ export interface RegistryRow {
 export type LearningExampleRow = Omit<LearningExample, 'context'> & EncodedPrompt & { seq: number };
 
 export type SettingsRow = { key: 'privacy'; value: PrivacyPolicy };
+
+/**
+ * A run whose events this page keeps (issue 26): it ran while the page watched, was among the newest when a
+ * fresh profile listed the history, or a person opened it. `used_at` orders who goes first when the events
+ * kept pass the budget (history-budget.ts): the later of its start and its last opening.
+ */
+export interface HeldRunRow {
+  run_id: string;
+  used_at: string;
+}
 export type SettingsKey = SettingsRow['key'];
 
-export const DB_VERSION = 6;
+export const DB_VERSION = 7;
 
 export const SCHEMA_V1 = {
   workflows: 'id, name, updated_at',
@@ -112,6 +122,12 @@ export const SCHEMA_V5 = {
   promotion_outcomes: `id, ${PROMOTION_ORDER}, ${PROMOTION_RANK}, ${PROMOTION_RUN}`,
 } as const;
 
+/** v7: the page keeps the events of recent and opened runs only, within a budget (history-budget.ts); every run's row stays. */
+export const SCHEMA_V7 = {
+  ...SCHEMA_V5,
+  held_runs: 'run_id, used_at',
+} as const;
+
 export class StewardDb extends Dexie {
   declare workflows: EntityTable<WorkflowRow, 'id'>;
   declare runs: EntityTable<RunRow, 'run_id'>;
@@ -123,6 +139,7 @@ export class StewardDb extends Dexie {
   declare promotion_runs: EntityTable<PromotionRunRow, 'run_id'>;
   declare promotion_rounds: EntityTable<PromotionRoundRow, 'id'>;
   declare promotion_outcomes: EntityTable<PromotionOutcomeRow, 'id'>;
+  declare held_runs: EntityTable<HeldRunRow, 'run_id'>;
 
   constructor(name = 'steward') {
     super(name);
@@ -159,6 +176,16 @@ export class StewardDb extends Dexie {
     this.version(6)
       .stores(SCHEMA_V5)
       .upgrade((tx: Transaction) => storeLearningByReference(tx.table('events'), tx.table('runs'), tx.table('learning_examples')));
+    // v7: every run this page stored events of keeps them, until the budget says otherwise (checked after start-up).
+    this.version(7)
+      .stores(SCHEMA_V7)
+      .upgrade(async (tx: Transaction) => {
+        const held: HeldRunRow[] = [];
+        await tx.table<RunRow, string>('runs').each((run) => {
+          if (run.stored_events > 0) held.push({ run_id: run.run_id, used_at: run.started_at });
+        });
+        await tx.table<HeldRunRow, string>('held_runs').bulkPut(held);
+      });
   }
 }
 

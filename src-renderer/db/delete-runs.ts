@@ -10,10 +10,11 @@ import { forgetPromotionRuns, promotionTables } from './promotion-counts';
 export async function deleteRuns(db: StewardDb, runIds: readonly string[]): Promise<number> {
   const ids = [...new Set(runIds)];
   if (ids.length === 0) return 0;
-  return db.transaction('rw', [db.runs, db.events, db.learning_examples, ...promotionTables(db)], async () => {
+  return db.transaction('rw', [db.runs, db.events, db.held_runs, db.learning_examples, ...promotionTables(db)], async () => {
     const held = (await db.runs.bulkGet(ids)).filter((row) => row !== undefined).length;
     await db.runs.bulkDelete(ids);
     await db.events.where('run_id').anyOf(ids).delete();
+    await db.held_runs.bulkDelete(ids);
     await db.learning_examples.where('run_id').anyOf(ids).delete();
     await forgetPromotionRuns(db, ids);
     return held;

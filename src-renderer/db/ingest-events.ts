@@ -1,5 +1,5 @@
 import type { RunEvent } from '@shared/contracts/events';
-import type { RunRow, StewardDb } from './db';
+import type { HeldRunRow, RunRow, StewardDb } from './db';
 import { summarize } from '@shared/history/run-summary';
 export { outputsSummary, PER_NODE, summarize } from '@shared/history/run-summary';
 import { forgetDryRunExamples, learningRowsForIngest } from './learning-examples';
@@ -31,10 +31,9 @@ export async function ingestEvents(db: StewardDb, events: readonly RunEvent[], o
   if (unique.length === 0) return { ids: [], fresh: 0 };
   const ids = unique.map((e) => e.id);
 
-  return db.transaction('rw', [db.events, db.runs, db.learning_examples, ...promotionTables(db)], async () => {
+  return db.transaction('rw', [db.events, db.runs, db.learning_examples, db.held_runs, ...promotionTables(db)], async () => {
     const before = options.fresh ? [] : await db.events.bulkGet(ids);
     const isFresh = new Set(options.fresh ? ids : ids.filter((_, i) => before[i] === undefined));
-    await db.events.bulkPut(unique);
 
     const byRun = new Map<string, RunEvent[]>();
     for (const e of unique) {
@@ -44,7 +43,11 @@ export async function ingestEvents(db: StewardDb, events: readonly RunEvent[], o
     }
 
     const runIds = [...byRun.keys()];
-    const rows = await db.runs.bulkGet(runIds);
+    const [rows, held] = await Promise.all([db.runs.bulkGet(runIds), db.held_runs.bulkGet(runIds)]);
+    // Every event updates its run's row and what is distilled from it; only the events of runs this page keeps are stored.
+    const kept = keptRuns(runIds, rows, held, byRun);
+    if (kept.newlyHeld.length > 0) await db.held_runs.bulkPut(kept.newlyHeld);
+    await db.events.bulkPut(kept.all ? unique : unique.filter((e) => kept.runs.has(e.run_id)));
     const updated: RunRow[] = [];
     runIds.forEach((runId, i) => {
       const runBatch = (byRun.get(runId) ?? []).sort((a, b) => a.seq - b.seq);
@@ -74,3 +77,22 @@ export async function ingestEvents(db: StewardDb, events: readonly RunEvent[], o
   });
 }
 
+
+/**
+ * Whose events this page keeps (issue 26): a run it holds already, a run it has no row of (it runs now, or
+ * the page had not listed it: either way it is new here), and a run not yet ended. A run listed from the
+ * host's summaries and ended is indexed (its row, its learning examples, its promotion figures) and its
+ * events stay on the host until a person opens it.
+ */
+function keptRuns(runIds: readonly string[], rows: readonly (RunRow | undefined)[], held: readonly (HeldRunRow | undefined)[], byRun: ReadonlyMap<string, readonly RunEvent[]>) {
+  const runs = new Set<string>();
+  const newlyHeld: HeldRunRow[] = [];
+  runIds.forEach((runId, i) => {
+    if (held[i]) return runs.add(runId);
+    const row = rows[i];
+    if (row !== undefined && row.status !== 'running' && row.status !== 'waiting') return;
+    runs.add(runId);
+    newlyHeld.push({ run_id: runId, used_at: row?.started_at ?? byRun.get(runId)?.[0]?.ts ?? new Date().toISOString() });
+  });
+  return { runs, newlyHeld, all: runs.size === runIds.length };
+}

@@ -5,6 +5,7 @@ import { resumeCursor, storeEventsAt, storeUnpositioned } from '../db/event-curs
 import { deleteRuns } from '../db/delete-runs';
 import { reconcileRuns } from '../db/reconcile-runs';
 import { SUMMARY_PAGE, syncRunSummaries } from '../db/run-summaries';
+import { holdNewestRuns, openRuns, readBudget, trimToBudget } from '../db/history-budget';
 import { seedDemoWorkflows } from '../db/seed-demo';
 import { seedBuiltinProfiles } from '../db/builtin-profiles';
 import { ensureWorkflowProfiles } from '../db/workflow-profiles';
@@ -38,6 +39,11 @@ const messageOf = (err: unknown) => (err instanceof Error ? err.message : String
  * and shows its progress; closer than that, the events themselves arrive in moments.
  */
 export const CATCH_UP_EVENTS = 2_000;
+/** The rows asked first by a page far behind: about one screen of Runs. */
+const FIRST_SUMMARY_PAGE = 50;
+
+/** How long after a run ends this page waits before it trims the events it keeps to its budget (ends come in bursts). */
+export const TRIM_DELAY_MS = 3_000;
 
 /** Frames the host may have in flight to this page. */
 export const FEED_WINDOW = 8;
@@ -132,8 +138,21 @@ export function startHostSession(client: HostClient, db: StewardDb, listener: Se
   };
   /** The head this page is catching up to, while it is far behind (its events' progress is shown). */
   let catchingUp: number | undefined;
+  /** The events this page keeps stay within the budget a person set (history-budget.ts): checked a little after runs end. */
+  let trimTimer: ReturnType<typeof setTimeout> | undefined;
+  const scheduleTrim = () => {
+    trimTimer ??= setTimeout(() => {
+      trimTimer = undefined;
+      chain = chain
+        .then(async () => {
+          await trimToBudget(db, await readBudget(db), openRuns());
+        })
+        .catch((err: unknown) => console.warn('[steward] trimming the kept events failed', err));
+    }, TRIM_DELAY_MS);
+  };
   const storeGroup = async (group: Group) => {
     await storeEventsAt(db, group.events, group.cursor);
+    if (group.events.some((e) => e.type === 'run.finished')) scheduleTrim();
     expected = { journal: group.cursor.journal, position: group.cursor.position };
     if (catchingUp !== undefined) {
       const stored = group.cursor.position;
@@ -216,7 +235,8 @@ export function startHostSession(client: HostClient, db: StewardDb, listener: Se
     const stored = await resumeCursor(db, hostJournal);
     let first;
     try {
-      first = await client.request('runs.list', { limit: SUMMARY_PAGE });
+      // A first page as small as what Runs shows first: the list is right at once; the rest follows 1,000 rows a page.
+      first = await client.request('runs.list', { limit: FIRST_SUMMARY_PAGE });
     } catch (err) {
       if (err instanceof HostRequestError && err.code === 'unknown_method') return;
       throw err;
@@ -231,6 +251,8 @@ export function startHostSession(client: HostClient, db: StewardDb, listener: Se
       },
       () => mine === generation,
     );
+    // The newest runs whose events fit in the budget are kept; the others are indexed, their events left on the host.
+    if (mine === generation) await holdNewestRuns(db, await readBudget(db));
   };
 
   const startUp = async (mine: number) => {
@@ -239,14 +261,18 @@ export function startHostSession(client: HostClient, db: StewardDb, listener: Se
       if (mine !== generation) return;
       hostJournal = info.journal;
       listener.info(info);
+      // Runs are listed beside the workflows and profiles (they touch other tables): a fresh page shows them at once.
+      const runsListed = catchUpRuns(mine);
+      runsListed.catch(() => undefined); // awaited below; its failure is reported there
       await seedDemoWorkflows(db, () => client.request('workspace.demo', {}));
       // The profiles and choices made in other browsers come first: a workflow that has them derives none.
       const profileProblem = await profileSync.connect();
       await prepareProfiles(db);
-      await catchUpRuns(mine);
+      await runsListed;
       if (mine !== generation) return;
       await subscribe(mine);
       if (mine === generation) listener.problem(profileProblem);
+      scheduleTrim();
     } catch (err) {
       if (mine === generation) listener.problem(`Start-up with the host failed: ${messageOf(err)}`);
     }
@@ -271,6 +297,7 @@ export function startHostSession(client: HostClient, db: StewardDb, listener: Se
   return {
     stop() {
       generation += 1;
+      clearTimeout(trimTimer);
       clearInterval(poll);
       clearTimeout(retry);
       offState();

@@ -36,6 +36,8 @@ import { InterventionFeed } from '../workflow-supervisor/InterventionFeed';
 import { SupervisionReport } from '../workflow-supervisor/SupervisionReport';
 import { supervisionFact } from '../workflow-supervisor/supervisor-fact';
 import { ToolProgressBars } from './run/ToolProgressBars';
+import { useHeldRun } from './run/use-held-run';
+import { HeldRunNotice } from './run/HeldRunNotice';
 
 const NO_EVENTS: RunEvent[] = [];
 
@@ -214,9 +216,11 @@ function RunSetup({ started }: { started: RunEventOf<'run.started'> }) {
 }
 
 /** `outputs`: a workflow run's output fields, shown whole (the row keeps a cut summary). */
-function FinalPanel({ run, outputs }: { run: RunRow; outputs?: Record<string, unknown> }) {
+function FinalPanel({ run, outputs, held }: { run: RunRow; outputs?: Record<string, unknown>; held: number }) {
   if (run.status === 'running' || run.status === 'waiting') return null;
-  const complete = run.event_count !== undefined && run.stored_events >= run.event_count;
+  // What this page shows of the run (its own events, or those loaded from the host), against what the run emitted.
+  const shown = Math.max(held, run.stored_events);
+  const complete = run.event_count !== undefined && shown >= run.event_count;
   return (
     <section className={`card final final--${run.status}`} data-testid="run-final" aria-label="Run result">
       <header className="final__head">
@@ -224,7 +228,7 @@ function FinalPanel({ run, outputs }: { run: RunRow; outputs?: Record<string, un
         <StatusBadge status={run.status} supervised={run.workflow?.supervised} />
         <span className="round__spacer" />
         <span className="muted" title="Events stored in this browser / events the run emitted">
-          {complete ? `trace complete · ${plural(run.stored_events, 'event')}` : `${run.stored_events} of ${run.event_count ?? '?'} events stored`}
+          {complete ? `trace complete · ${plural(shown, 'event')}` : `${shown} of ${run.event_count ?? '?'} events stored`}
         </span>
       </header>
       {outputs && Object.keys(outputs).length > 0 ? (
@@ -350,7 +354,7 @@ export function RunRounds({ runId, run, events }: { runId: string; run: RunRow |
       )}
       {(!run || run.status === 'running') && <ToolProgressBars events={events} />}
       {(!run || run.status === 'running') && <LiveNotice events={events} />}
-      {run && <FinalPanel run={run} />}
+      {run && <FinalPanel run={run} held={events.length} />}
     </div>
   );
   if (!scs.active) return list;
@@ -390,7 +394,7 @@ function WorkflowRunBody({ runId, run, events, focusNode }: { runId: string; run
       <NodesPanel runId={runId} run={run} events={events} hostPending={hostPending} focusNode={focusNode} />
       {(!run || run.status === 'running') && <ToolProgressBars events={events} />}
       {(!run || run.status === 'running') && <LiveNotice events={events} />}
-      {run && <FinalPanel run={run} outputs={finished?.type === 'run.finished' ? finished.outputs : undefined} />}
+      {run && <FinalPanel run={run} outputs={finished?.type === 'run.finished' ? finished.outputs : undefined} held={events.length} />}
       {finished && <SupervisionReport view={supervision} />}
     </div>
   );
@@ -402,7 +406,10 @@ export function RunScreen({ runId, tab, focusEvent }: { runId: string; tab: 'rou
   const route = useRoute();
   const focusNode = route.name === 'run' && route.runId === runId ? route.node : undefined;
   const run = useLiveQuery(() => db.runs.get(runId), [db, runId]);
-  const events = useLiveQuery(() => runEvents(db, runId), [db, runId], NO_EVENTS);
+  const stored = useLiveQuery(() => runEvents(db, runId), [db, runId], NO_EVENTS);
+  // A run this browser does not keep (issue 26) comes from the host's history as it is opened: shown as it arrives.
+  const held = useHeldRun(runId);
+  const events = held.arrived && held.arrived.length > stored.length ? held.arrived : stored;
   const facts = useMemo(() => deriveRunFacts(events), [events]);
   const usage = useMemo(() => describeModelUsage(modelUsageTotals(events)), [events]);
   // A workflow run shows its nodes where an agent run shows its rounds (opened on `nodes`, it is one before its first event is in).
@@ -452,6 +459,8 @@ export function RunScreen({ runId, tab, focusEvent }: { runId: string; tab: 'rou
           Privacy <span className="tab__count">{modelCalls}</span>
         </a>
       </div>
+
+      <HeldRunNotice state={held.state} expected={run?.event_count} retry={held.retry} />
 
       {tab === 'privacy' ? (
         <PrivacyPanel events={events} />

@@ -16,7 +16,7 @@ function IndexingNotice({ state }: { state: IndexingState }) {
   const [done, total, text] =
     state.stage === 'runs'
       ? [state.listed, state.total, `Listing this data folder's runs: ${state.listed.toLocaleString('en')} of ${plural(state.total, 'run')}. The list fills in as they arrive.`]
-      : [state.stored, state.head, `Every run is listed. Indexing their traces for this browser: ${state.stored.toLocaleString('en')} of ${state.head.toLocaleString('en')} events. A run's details may be incomplete until it is indexed.`];
+      : [state.stored, state.head, `Every run is listed. Indexing their traces for this browser: ${state.stored.toLocaleString('en')} of ${state.head.toLocaleString('en')} events. A run opened meanwhile loads from the host's history.`];
   return (
     <div className="notice runs-indexing" role="status" aria-live="polite" data-testid="runs-indexing">
       <p>{text}</p>

@@ -154,6 +154,8 @@ export const RunIdParam = z.string().min(1).max(200);
 export const MAX_DELETE_RUNS = 1_000;
 /** Events one runs.import request carries at most (the page sends a file in chunks; a WebSocket message stays under 1 MB). */
 export const MAX_IMPORT_EVENTS = 2_000;
+/** Events of one run in one runs.events answer, at most (and about 4 MB of them). */
+export const MAX_RUN_EVENTS_PAGE = 2_000;
 
 export const HOST_METHODS = {
   'host.info': { params: empty, result: HostInfo },
@@ -252,6 +254,15 @@ export const HOST_METHODS = {
         head: JournalPosition,
       })
       .strict(),
+  },
+  /**
+   * One run's events from the host's history, in sequence order after `after_seq` (issue 26): a page
+   * keeps the events of recent and opened runs only, and asks for the rest when a person opens one.
+   * `next`: the `after_seq` of the following page, when more follow.
+   */
+  'runs.events': {
+    params: z.object({ run_id: RunIdParam, after_seq: z.number().int().min(-1).optional(), limit: z.number().int().min(1).max(MAX_RUN_EVENTS_PAGE).optional() }).strict(),
+    result: z.object({ events: z.array(RunEvent).max(MAX_RUN_EVENTS_PAGE), next: z.number().int().optional(), known: z.boolean() }).strict(),
   },
   'runs.known': {
     params: z.object({ run_ids: z.array(RunIdParam).max(MAX_DELETE_RUNS) }).strict(),

@@ -91,35 +91,3 @@ export async function forwardToHost(argv: string[], io: ForwardIo, dataDir: stri
     });
   });
 }
-
-/**
- * Gives the host the events of a run this command made alone (the host started meanwhile and now
- * holds the journal): it folds the spool file into its journal and removes it.
- */
-export async function foldIntoHost(dataDir: string, spool: string): Promise<{ ok: true; events: number } | { ok: false; message: string; unreachable?: true }> {
-  const reached = await reach(dataDir);
-  if (!reached) return { ok: false, unreachable: true, message: 'the Steward app holds the data folder but does not answer on its channel' };
-  const { address, socket } = reached;
-  send(socket, { kind: 'fold', token: address.token, spool });
-  return new Promise((resolve) => {
-    let done = false;
-    const finish = (outcome: { ok: true; events: number } | { ok: false; message: string }) => {
-      if (done) return;
-      done = true;
-      socket.end();
-      resolve(outcome);
-    };
-    readJsonLines(
-      socket,
-      (raw) => {
-        const parsed = ChannelHostFrame.safeParse(raw);
-        if (parsed.success && parsed.data.kind === 'folded') return finish({ ok: true, events: parsed.data.events });
-        if (parsed.success && parsed.data.kind === 'refused') return finish({ ok: false, message: parsed.data.message });
-        finish({ ok: false, message: 'the Steward app answered with a frame this command does not know' });
-      },
-      (problem) => finish({ ok: false, message: `the Steward app sent ${problem}` }),
-    );
-    socket.on('error', () => undefined);
-    socket.on('close', () => finish({ ok: false, message: 'the Steward app closed the channel before taking the events' }));
-  });
-}

@@ -25,7 +25,7 @@ export interface CliChannelOptions {
   shell: ChannelAddress['shell'];
   /** Runs one forwarded command to its exit code. */
   run: (argv: string[], io: ChannelIo) => Promise<number>;
-  /** Folds the events a command spooled alone into the journal; returns how many were new. */
+  /** Folds the events a command of an older Steward spooled alone into the journal; returns how many were new. */
   fold: (spool: string) => number;
   log: (line: string) => void;
   /** The socket path; socketPathFor(dataDir) when absent. */

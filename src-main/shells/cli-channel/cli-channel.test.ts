@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -13,6 +13,8 @@ import { EXIT } from '../cli/cli';
 import { channelFile, readChannelAddress } from './channel-address';
 import { forwardToHost, type ForwardIo } from './channel-client';
 import { spoolDir } from '../../events/cli-run-spool';
+import { historyPath } from '../../events/history-db';
+import Database from 'better-sqlite3';
 import type { RunEvent } from '@shared/contracts/events';
 
 /** Issue 22: while the app holds the data folder, a steward command is handed to it over a local channel. */
@@ -171,7 +173,8 @@ describe('the CLI channel of a running host', () => {
     expect(run.code).toBe(EXIT.ok);
     const runId = (JSON.parse(run.stdout) as { run_id: string }).run_id;
     expect(journalEvents(dataDir).filter((e) => e.run_id === runId).at(-1)).toMatchObject({ type: 'run.finished', status: 'completed' });
-    expect(readdirSync(spoolDir(dataDir))).toEqual([]);
+    // Written straight into the history: no spool beside it.
+    expect(existsSync(spoolDir(dataDir))).toBe(false);
     const host = await openTestHost(dataDir, cleanups);
     expect((await hostPage(host).ok('runs.known', { run_ids: [runId] })).known).toEqual([runId]);
   });
@@ -207,23 +210,39 @@ describe('the CLI channel of a running host', () => {
     expect(await forward(['runs', 'waiting'], dataDir).code).toBeUndefined();
   });
 
-  it('a command killed midway leaves its events in a spool; the next start of the app folds them in and closes the run as interrupted', async () => {
+  it('a command killed midway has its events in the history already; the next start of the app closes the run as interrupted', async () => {
     ensureBuilt();
     const dataDir = tempDir();
     const file = specFile([{ json: { decision_type: 'tool_call', tool_name: 'read_text_file', arguments: { path: '${workspace}/meeting-notes.md' } } }, ...COMPLETES], 30_000);
     const child = spawn(process.execPath, [join(process.cwd(), 'out/main/cli.js'), 'run', file, '--data-dir', dataDir], { stdio: 'ignore' });
-    await until(() => existsSync(spoolDir(dataDir)) && readdirSync(spoolDir(dataDir)).some((name) => readFileSync(join(spoolDir(dataDir), name), 'utf8').includes('run.started')), 'the spool to hold the run start', 30_000);
-    const [spool] = readdirSync(spoolDir(dataDir));
-    const runId = (JSON.parse(readFileSync(join(spoolDir(dataDir), spool ?? ''), 'utf8').split('\n')[0] ?? '{}') as { run_id: string }).run_id;
+    let runId = '';
+    await until(() => {
+      runId = startedRunId(dataDir) ?? '';
+      return runId !== '';
+    }, 'the history to hold the run start', 30_000);
     child.kill('SIGKILL');
     await new Promise((resolve) => child.once('exit', resolve));
     const host = await openTestHost(dataDir, cleanups);
     expect((await hostPage(host).ok('runs.known', { run_ids: [runId] })).known).toEqual([runId]);
     const events = await journalOf(host, runId);
+    expect(events[0]).toMatchObject({ type: 'run.started', seq: 0 });
     expect(events.at(-1)).toMatchObject({ type: 'run.finished', status: 'interrupted', message: expect.stringContaining('steward command') });
-    expect(readdirSync(spoolDir(dataDir))).toEqual([]);
+    expect(existsSync(spoolDir(dataDir))).toBe(false);
   });
 });
+
+/** The run a command started in the data folder's history, read as another process reads it (the command still writes). */
+function startedRunId(dataDir: string): string | undefined {
+  if (!existsSync(historyPath(dataDir))) return undefined;
+  const db = new Database(historyPath(dataDir), { readonly: true, fileMustExist: true });
+  try {
+    return db.prepare<[], { run_id: string }>("SELECT run_id FROM events WHERE type = 'run.started' LIMIT 1").get()?.run_id;
+  } catch {
+    return undefined; // the command has not made the schema yet
+  } finally {
+    db.close();
+  }
+}
 
 /** A run's events as the host's journal holds them, read as a page reads them (the host owns the file). */
 async function journalOf(host: Awaited<ReturnType<typeof openTestHost>>, runId: string): Promise<RunEvent[]> {

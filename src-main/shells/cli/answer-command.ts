@@ -5,8 +5,7 @@ import { createKeychainStore } from '../../credentials/keychain-store';
 import { CheckpointStore } from '../../engine/checkpoint';
 import { RunManager } from '../../engine/run-manager';
 import { openHistory } from '../../events/open-history';
-import { createJournalWriter } from '../../events/journal-writer';
-import { openDataFolderLedger } from '../../mcp/history-ledger';
+import { openHostWrites } from '../../mcp/journal-ledger';
 import { SpecError } from '../../spec/spec-errors';
 import { defaultDataDir } from '../../util/data-dir';
 import { WorkflowCheckpointStore } from '../../workflow/workflow-checkpoint';
@@ -167,16 +166,16 @@ function localResumer(dataDir: string, io: CliIo, show: (event: RunEvent) => voi
   if (!locked.ok) return locked;
   const log = (line: string) => io.stderr(`steward: ${line}\n`);
   const journal = openHistory(dataDir, { log });
-  const writer = createJournalWriter(journal, { log });
+  // As the app's host writes: the ledger on the history's connection, a round's claim committed with its events.
+  const { writer, ledger } = openHostWrites(journal, dataDir, { log });
   const checkpoints = new CheckpointStore(waitingRunsDir(dataDir), log);
   const workflowCheckpoints = new WorkflowCheckpointStore(waitingWorkflowsDir(dataDir), log);
   // As the app's host resumes it: the same ledger (a tool call is never run twice), keychain and stores.
+  // Shown once durable, as the app shows it: a line printed is an event the history keeps.
+  journal.subscribe(({ events }) => events.forEach(show));
   const manager = new RunManager({
-    ledger: openDataFolderLedger(dataDir),
-    onEvent: (event) => {
-      writer.onEvent(event);
-      show(event);
-    },
+    ledger,
+    onEvent: writer.onEvent,
     baseDir: dataDir,
     checkpoints,
     workflowCheckpoints,

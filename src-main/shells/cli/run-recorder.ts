@@ -1,13 +1,9 @@
 import type { RunEvent } from '@shared/contracts/events';
 import { CheckpointStore, type RunCheckpoint } from '../../engine/checkpoint';
-import { openHistory } from '../../events/open-history';
-import { openSpool, spoolDir } from '../../events/cli-run-spool';
-import { acquireDataFolderLock, DataFolderInUseError } from '../../util/data-folder-lock';
+import { openCommandRunWriter } from '../../events/command-run-writer';
 import { WorkflowCheckpointStore, type WorkflowCheckpoint } from '../../workflow/workflow-checkpoint';
-import { foldIntoHost } from '../cli-channel/channel-client';
 import type { HostedFolder } from './hosted-folder';
 import { waitingRunsDir, waitingWorkflowsDir } from './park-run';
-import { join } from 'node:path';
 
 export type Recorded = { ok: true } | { ok: false; message: string };
 
@@ -57,66 +53,28 @@ export function hostedRecorder(hosted: HostedFolder): RunRecorder {
   };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-/** Another command holds the folder for a moment (its own run ending): waited for this long at most. */
-const BUSY_WAIT_MS = 10_000;
-
 /**
- * No host on the folder: the events go to a spool file as they happen (a killed command loses
- * none), and into the journal under the folder's lock when the run ends. A host that started
- * meanwhile holds the lock: it is handed the spool over its channel instead.
+ * No host on the folder: the events go straight into the data folder's history as they happen
+ * (events/command-run-writer.ts), under each run's lock, so a killed command loses none and a host
+ * that starts meanwhile shows the run live and leaves it to this command. At the end, or when the
+ * run waits: its events are durable, then its checkpoint, then the run is let go of.
  */
 export function localRecorder(dataDir: string, log: (line: string) => void): RunRecorder {
-  const spool = openSpool(dataDir);
-  const events: RunEvent[] = [];
+  const writer = openCommandRunWriter(dataDir, log);
   const stores = () => ({ runs: new CheckpointStore(waitingRunsDir(dataDir), log), workflows: new WorkflowCheckpointStore(waitingWorkflowsDir(dataDir), log) });
   return {
-    onEvent(event) {
-      events.push(event);
-      spool.append(event);
-    },
+    onEvent: (event) => writer.onEvent(event),
     async finish(checkpoint) {
-      spool.sync();
-      const deadline = Date.now() + BUSY_WAIT_MS;
-      for (;;) {
-        let lock;
-        try {
-          lock = acquireDataFolderLock(dataDir, { shell: 'cli' }, log);
-        } catch (error) {
-          if (!(error instanceof DataFolderInUseError)) throw error;
-          const app = error.holder?.shell === 'electron' || error.holder?.shell === 'browser';
-          if (app) {
-            spool.close();
-            let folded = await foldIntoHost(dataDir, spool.name);
-            // An app that is starting holds the folder a moment before its channel opens.
-            while (!folded.ok && folded.unreachable && Date.now() < deadline) {
-              await sleep(100);
-              folded = await foldIntoHost(dataDir, spool.name);
-            }
-            if (!folded.ok) return { ok: false, message: `${folded.message}; the run's events are kept in ${join(spoolDir(dataDir), spool.name)} and join the history when the app next starts` };
-            if (checkpoint) saveCheckpoint(checkpoint, stores());
-            return { ok: true };
-          }
-          if (Date.now() > deadline) {
-            spool.close();
-            return { ok: false, message: `${error.message} The run's events are kept in ${join(spoolDir(dataDir), spool.name)} and join the history when the app next starts.` };
-          }
-          await sleep(50);
-          continue;
+      const problem = writer.flush();
+      try {
+        if (problem !== undefined) {
+          // A run is never parked past a missing event; one let go of unended is closed as interrupted at the next start.
+          return { ok: false, message: `${problem} What was written before is in the history; the app closes the run as interrupted when it next starts` };
         }
-        try {
-          const journal = openHistory(dataDir, { log });
-          try {
-            journal.append(events, { made: true });
-          } finally {
-            journal.close();
-          }
-          if (checkpoint) saveCheckpoint(checkpoint, stores());
-          spool.remove();
-          return { ok: true };
-        } finally {
-          lock.release();
-        }
+        if (checkpoint) saveCheckpoint(checkpoint, stores());
+        return { ok: true };
+      } finally {
+        writer.close();
       }
     },
   };

@@ -5,6 +5,7 @@ import { importSummary } from '@shared/history/import-summary';
 import { CheckpointStore } from '../../engine/checkpoint';
 import { HistoryWriteError, JournalRewriteError, type EventJournal } from '../../events/event-journal';
 import { openHistory } from '../../events/open-history';
+import { liveCommandRuns } from '../../events/interrupted-runs';
 import { RunHistory } from '../../events/run-history';
 import { RequestError } from '../../registry/request-error';
 import { defaultDataDir } from '../../util/data-dir';
@@ -107,12 +108,12 @@ export async function runsCommand(args: string[], io: CliIo): Promise<number> {
   const log = (line: string) => io.stderr(`steward: ${line}\n`);
   const journal = openHistory(dataDir, { log });
   try {
-    // The host is not running (the lock says so): only runs parked for a person are not to be deleted.
+    // The host is not running (the lock says so): runs parked for a person, and those a steward command still writes, are not to be deleted.
     const waiting = new Set([
       ...new CheckpointStore(join(dataDir, 'waiting-runs'), log).list(log).map((c) => c.run_id),
       ...new WorkflowCheckpointStore(join(dataDir, 'waiting-workflows'), log).list(log).map((c) => c.run_id),
     ]);
-    const history = new RunHistory(journal, { activeIds: () => [], waitingRunIds: () => waiting }, log);
+    const history = new RunHistory(journal, { activeIds: () => liveCommandRuns(journal, dataDir), waitingRunIds: () => waiting }, log);
     return await change(history, journal, waiting, checkedFresh);
   } finally {
     journal.close();

@@ -100,6 +100,20 @@ describe('steward run WORKFLOW', () => {
     expect((JSON.parse(stdout) as { outputs: unknown }).outputs).toEqual({ said: '3 × 2 #a' });
   });
 
+  it('a "__proto__" key in --inputs or --input is an undeclared input, never a prototype that answers for a required one (issue 27)', async () => {
+    const dir = tempDir();
+    const file = workflowFile(dir, echo);
+    const inputs = join(dir, 'inputs.json');
+    // JSON.parse makes "__proto__" an own key, as a person's file holds it.
+    writeFileSync(inputs, '{"__proto__": {"name": "from the prototype", "count": 1, "tags": ["z"]}}');
+    const fromFile = await cli(['run', file, '--inputs', inputs, '--json']);
+    expect(fromFile.code).toBe(EXIT.badInput);
+    expect(fromFile.stdout).not.toContain('from the prototype');
+    expect(fromFile.stderr).toMatch(/__proto__|input name is required/);
+    const fromFlag = await cli(['run', file, '--input', '__proto__={"name":"p","count":1,"tags":["z"]}', '--json']);
+    expect(fromFlag.code).toBe(EXIT.badInput);
+  });
+
   it('a failed check prints its node and reason and exits 1', async () => {
     const dir = tempDir();
     const { code, stdout } = await cli(['run', workflowFile(dir, echo), '--input', 'name=x', '--input', 'count=1', '--input', 'tags=["b"]']);

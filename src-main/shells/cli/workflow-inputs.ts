@@ -7,11 +7,13 @@ import { SpecError } from '../../spec/spec-errors';
  * stays text; for any other field it is read as JSON when it parses ("3", "[1,2]", "true"), else text.
  */
 export function workflowInputs(graph: WorkflowGraph, pairs: readonly string[], file?: string): Record<string, unknown> {
-  const inputs: Record<string, unknown> = {};
+  // Keys are a person's data, kept as own entries: `__proto__` is a key like any other (refused as undeclared
+  // by the run's check), never a way to give the inputs a prototype that answers for a required field.
+  const inputs = new Map<string, unknown>();
   if (file !== undefined) {
     const value = readJson(file, 'inputs file');
     if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new SpecError(`inputs file ${file} must hold one JSON object (field → value)`);
-    Object.assign(inputs, value);
+    for (const [key, field] of Object.entries(value)) inputs.set(key, field);
   }
   const types = new Map(graph.nodes.flatMap((n) => (n.kind === 'input' ? n.fields.map((f) => [f.name, f.type] as const) : [])));
   for (const pair of pairs) {
@@ -19,9 +21,9 @@ export function workflowInputs(graph: WorkflowGraph, pairs: readonly string[], f
     if (eq <= 0) throw new SpecError(`--input takes key=value (got "${pair.slice(0, 80)}")`);
     const key = pair.slice(0, eq);
     const raw = pair.slice(eq + 1);
-    inputs[key] = types.get(key) === 'text' ? raw : parseOrText(raw);
+    inputs.set(key, types.get(key) === 'text' ? raw : parseOrText(raw));
   }
-  return inputs;
+  return Object.fromEntries(inputs);
 }
 
 function parseOrText(raw: string): unknown {

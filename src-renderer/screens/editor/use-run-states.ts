@@ -6,6 +6,7 @@ import { runEvents } from '../../db/db';
 import { deriveInvocations, nodeStates } from '../../db/derive-invocations';
 import type { NodeRunState } from './flow-convert';
 import { deriveSupervision, type SupervisionView } from '../../workflow-supervisor/derive-supervision';
+import { useHeldRun } from '../run/use-held-run';
 
 export interface RunView {
   states: Record<string, NodeRunState>;
@@ -19,6 +20,8 @@ export interface RunView {
 export function useRunStates(runId: string | undefined): RunView {
   const { db } = useHost();
   const events = useLiveQuery(() => (runId ? runEvents(db, runId) : Promise.resolve([])), [db, runId]);
+  // Its events come from the host's history when this browser does not keep them (issue 26).
+  useHeldRun(runId);
   return useMemo(() => {
     const list = events ?? [];
     const finished = list.find((e): e is Extract<RunEvent, { type: 'run.finished' }> => e.type === 'run.finished');

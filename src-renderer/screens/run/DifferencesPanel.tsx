@@ -11,6 +11,7 @@ import { runEvents } from '../../db/db';
 import { Spinner } from '../../components/Icons';
 import { plural } from '../../view/format';
 import { roundNumber } from '@shared/contracts/round-number';
+import { useHeldRun } from './use-held-run';
 
 /** Scrolls to a round of this run and focuses it (keyboard users land there). */
 function goToRound(round: number): void {
@@ -81,6 +82,8 @@ export function RecordedRunMissing({ recorded }: { recorded: readonly RunEvent[]
 export function DifferencesPanel({ replayOf, events, live }: { replayOf: string; events: readonly RunEvent[]; live: boolean }) {
   const { db } = useHost();
   const recorded = useLiveQuery(() => runEvents(db, replayOf), [db, replayOf]);
+  // Its events come from the host's history when this browser does not keep them (issue 26).
+  useHeldRun(replayOf);
   const rounds = useMemo(() => (recorded ? compareDecisions(roundDecisions(recorded), roundDecisions(events)) : undefined), [recorded, events]);
   const differences = rounds?.filter((c) => c.kind !== 'same');
   const gaps = useMemo(() => (recorded ? recordedScript(recorded).gaps : []), [recorded]);

@@ -8,6 +8,7 @@ import { routeHref } from '../../app/routing';
 import { runEvents } from '../../db/db';
 import { plural } from '../../view/format';
 import { RecordedRunMissing, ReplayGaps } from './DifferencesPanel';
+import { useHeldRun } from './use-held-run';
 
 /**
  * "Differences" on a workflow replay's page: per node invocation (node, item, round), where its
@@ -16,6 +17,8 @@ import { RecordedRunMissing, ReplayGaps } from './DifferencesPanel';
 export function NodeDifferencesPanel({ runId, replayOf, events, live }: { runId: string; replayOf: string; events: readonly RunEvent[]; live: boolean }) {
   const { db } = useHost();
   const recorded = useLiveQuery(() => runEvents(db, replayOf), [db, replayOf]);
+  // Its events come from the host's history when this browser does not keep them (issue 26).
+  useHeldRun(replayOf);
   const differences = useMemo(() => (recorded ? workflowDifferences(recorded, events) : undefined), [recorded, events]);
   const count = useMemo(() => (recorded ? invocationCount(recorded, events) : 0), [recorded, events]);
   const gaps = useMemo(() => {

@@ -46,7 +46,7 @@ export function RunsActions({ selected, onDeleted }: { selected: readonly string
 
   const exportSelected = async () => {
     try {
-      const text = await runsJsonl(db, selected);
+      const text = await runsJsonl(db, selected, (run_id, after_seq) => client.request('runs.events', { run_id, after_seq }));
       downloadText(`steward-runs-${new Date().toISOString().slice(0, 10)}.jsonl`, text, 'application/x-ndjson');
       setStatus({ kind: 'info', text: `Exported ${plural(selected.length, 'run')}.` });
     } catch (err) {

@@ -3,6 +3,7 @@ import type { RunEvent } from '@shared/contracts/events';
 import { traceLine } from '@shared/contracts/trace-format';
 import { checkTraceFiles } from '@shared/history/check-trace';
 import { runEvents, type StewardDb } from '../../db/db';
+import { holdsWhole, hostRunEvents, type FetchRunEventsPage } from '../../db/run-events-from-host';
 
 /**
  * Runs as JSONL, the format of the CLI's `steward run --trace` file: one RunEvent a line (trace format
@@ -10,12 +11,18 @@ import { runEvents, type StewardDb } from '../../db/db';
  * way and imports such files, of either format.
  */
 
-/** The chosen runs' events, oldest run first, each run in sequence order. */
-export async function runsJsonl(db: StewardDb, runIds: readonly string[]): Promise<string> {
+/**
+ * The chosen runs' events, oldest run first, each run in sequence order. A run this page does not keep whole
+ * (issue 26: it keeps recent and opened runs) is read from the host's history with `fromHost`.
+ */
+export async function runsJsonl(db: StewardDb, runIds: readonly string[], fromHost?: FetchRunEventsPage): Promise<string> {
   const rows = (await db.runs.bulkGet([...runIds])).filter((row) => row !== undefined);
   rows.sort((a, b) => (a.started_at === b.started_at ? a.run_id.localeCompare(b.run_id) : a.started_at < b.started_at ? -1 : 1));
   const parts: string[] = [];
-  for (const row of rows) for (const event of await runEvents(db, row.run_id)) parts.push(`${traceLine(event)}\n`);
+  for (const row of rows) {
+    const events = fromHost && !(await holdsWhole(db, row.run_id)) ? await hostRunEvents(fromHost, row.run_id) : await runEvents(db, row.run_id);
+    for (const event of events) parts.push(`${traceLine(event)}\n`);
+  }
   return parts.join('');
 }
 
