@@ -84,7 +84,7 @@ type Handlers = { [M in HostMethod]: (params: HostParamsParsed<M>, session: Host
  * main process and the tests all get the same Host; shells only adapt transport.
  */
 export async function createHost(options: HostOptions): Promise<Host> {
-  mkdirSync(options.dataDir, { recursive: true });
+  mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   // One host per data folder: a second one would resume the same waiting runs and close this one's
   // live runs as interrupted. Held until close; refused with the holder's name (util/data-folder-lock).
   const folderLock = acquireDataFolderLock(options.dataDir, { shell: options.shell }, options.log);
@@ -282,7 +282,17 @@ async function openHost(options: HostOptions): Promise<Host> {
     'actions.cancel': async ({ confirmation_id }) => ({ cancelled: actions.cancel(confirmation_id) }),
     'audit.list': async ({ limit }) => ({ records: audit.list(limit) }),
     'interventions.pending': async () => ({ interventions: runs.pending() }),
-    'interventions.answer': async ({ run_id, intervention_id, answer }) => ({ resumed: runs.answer(run_id, intervention_id, answer) }),
+    'interventions.answer': async ({ run_id, intervention_id, answer }) => {
+      if (runs.answer(run_id, intervention_id, answer)) return { resumed: true };
+      // Nothing resumed: an id that belongs to another run, or a run that waits for something else, is refused in words;
+      // a run that waits for nothing (answered in another window, stopped) is `resumed: false`.
+      const pending = runs.pending();
+      const asked = pending.find((i) => i.id === intervention_id);
+      if (asked && asked.run_id !== run_id) throw new RequestError('not_found', `the question ${intervention_id} belongs to run ${asked.run_id}, not to run ${run_id}`);
+      const waits = pending.filter((i) => i.run_id === run_id).map((i) => i.id);
+      if (!asked && waits.length > 0) throw new RequestError('not_found', `run ${run_id} does not wait for ${intervention_id}: it waits for ${waits.join(', ')}`);
+      return { resumed: false };
+    },
     'asks.pending': async () => ({ asks: asks.list() }),
     'asks.answer': async (answer) => {
       const outcome = asks.answer(answer);

@@ -100,6 +100,13 @@ describe('a host killed mid-run (the browser-run host as a real process)', () =>
     // Not closed as interrupted: it is waiting, not dead.
     expect(again.events.some((e) => e.run_id === run_id && e.type === 'run.finished')).toBe(false);
 
+    // An id the run does not wait for, or one of another run, is refused in words (issue 27), and the run still waits.
+    await expect(again.request('interventions.answer', { run_id, intervention_id: 'no-such-question', answer: { action: 'approve' } })).rejects.toThrow(
+      `not_found: run ${run_id} does not wait for no-such-question: it waits for ${waiting.id}`,
+    );
+    await expect(again.request('interventions.answer', { run_id: 'another-run-0001', intervention_id: waiting.id, answer: { action: 'approve' } })).rejects.toThrow(
+      `not_found: the question ${waiting.id} belongs to run ${run_id}, not to run another-run-0001`,
+    );
     expect(await again.request('interventions.answer', { run_id, intervention_id: waiting.id, answer: { action: 'approve' } })).toEqual({ resumed: true });
     await waitFor(() => again.events.some((e) => e.run_id === run_id && e.type === 'run.finished'), 20_000, 'run.finished');
     const all = again.events.filter((e) => e.run_id === run_id);

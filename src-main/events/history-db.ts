@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { keepFilePrivate } from '../util/private-folder';
 
 /**
  * The history database (issue 26): SQLite in the data folder, WAL, one writer at a time (the folder
@@ -99,6 +100,8 @@ export function openHistoryDb(file: string, busyTimeoutMs = 10_000): HistoryDb {
   let db: HistoryDb | undefined;
   try {
     db = new Database(file, { timeout: busyTimeoutMs });
+    // The user's alone, before anything is written (its -wal and -shm files take its mode).
+    keepFilePrivate(file);
     const version = Number(db.pragma('user_version', { simple: true }));
     // Before the first table: a deletion frees its pages for the file to shrink (incremental_vacuum).
     if (version === 0) db.pragma('auto_vacuum = INCREMENTAL');

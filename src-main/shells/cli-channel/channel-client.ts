@@ -1,6 +1,8 @@
 import { connect, type Socket } from 'node:net';
 import { ChannelHostFrame, FORWARDED_ENV, type ChannelAddress, type ChannelClientFrame } from '@shared/contracts/cli-channel';
-import { readChannelAddress } from './channel-address';
+import { existsSync, lstatSync } from 'node:fs';
+import { channelFile, readChannelAddress } from './channel-address';
+import { refusedChannelText, trustChannelFile, trustChannelSocket } from './channel-trust';
 import { readJsonLines, writeJsonLine } from './json-lines';
 import { processGone } from '../../util/lock-file';
 
@@ -15,10 +17,18 @@ export interface ForwardIo {
 }
 
 
-/** The host's socket, or undefined when nobody listens there (no host, or a dead one's leftovers). */
-async function reach(dataDir: string): Promise<{ address: ChannelAddress; socket: Socket } | undefined> {
+/**
+ * The host's socket, undefined when nobody listens there (no host, or a dead one's leftovers), or why
+ * the channel is refused (channel-trust.ts: a symlink, or not the user's own 0600 file and socket).
+ */
+async function reach(dataDir: string): Promise<{ address: ChannelAddress; socket: Socket } | { refused: string } | undefined> {
+  if (!existsSync(channelFile(dataDir)) && !isSymlink(channelFile(dataDir))) return undefined;
+  const file = trustChannelFile(channelFile(dataDir));
+  if (!file.ok) return { refused: file.reason };
   const address = readChannelAddress(dataDir);
   if (!address || processGone(address.pid)) return undefined;
+  const socketTrust = trustChannelSocket(address);
+  if (!socketTrust.ok) return { refused: socketTrust.reason };
   const socket = await new Promise<Socket | undefined>((resolve) => {
     const s = connect(address.path);
     s.once('connect', () => resolve(s));
@@ -26,6 +36,17 @@ async function reach(dataDir: string): Promise<{ address: ChannelAddress; socket
   });
   return socket ? { address, socket } : undefined;
 }
+
+/** A refused channel: bad input, as the CLI's exit codes say (cli.ts EXIT.badInput; not imported: the forwarder loads without the engine). */
+const REFUSED_CHANNEL_EXIT = 2;
+
+const isSymlink = (path: string) => {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+};
 
 const send = (socket: Socket, frame: ChannelClientFrame) => writeJsonLine(socket, frame);
 
@@ -37,6 +58,10 @@ const send = (socket: Socket, frame: ChannelClientFrame) => writeJsonLine(socket
 export async function forwardToHost(argv: string[], io: ForwardIo, dataDir: string): Promise<number | undefined> {
   const reached = await reach(dataDir);
   if (!reached) return undefined;
+  if ('refused' in reached) {
+    io.stderr(refusedChannelText(reached.refused, channelFile(dataDir)));
+    return REFUSED_CHANNEL_EXIT;
+  }
   const { address, socket } = reached;
   const env = Object.fromEntries(Object.entries(io.env).filter((e): e is [string, string] => FORWARDED_ENV.test(e[0]) && typeof e[1] === 'string'));
   send(socket, { kind: 'hello', token: address.token, argv, cwd: io.cwd, env, terminal: io.ask !== undefined && io.line !== undefined });

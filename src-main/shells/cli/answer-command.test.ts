@@ -102,6 +102,10 @@ describe('a run that waits for a person, from the command line', () => {
     const dataDir = tempDir();
     const run = await cli(['run', askingSpec(), '--data-dir', dataDir]);
     const runId = /the run (\S+) waits/.exec(run.stdout)?.[1] ?? '';
+    // A wrong --intervention is said to be wrong (issue 27), and the run still waits.
+    const wrong = await cli(['answer', runId, 'reply', 'x', '--intervention', 'no-such-question', '--data-dir', dataDir]);
+    expect(wrong.code).toBe(EXIT.badInput);
+    expect(wrong.stderr).toMatch(/does not wait for --intervention no-such-question: it waits for \S+/);
     const answered = await cli(['answer', runId, 'reply', 'The', 'Monday', 'notes.', '--data-dir', dataDir]);
     expect(answered.stderr).toBe('');
     expect(answered.code).toBe(EXIT.ok);

@@ -102,7 +102,12 @@ export async function answerCommand(args: string[], io: CliIo): Promise<number> 
       const open = waitingFor();
       if (open.length === 0) return fail(`no run "${runId}" waits for a person in ${dataDir} (steward runs waiting lists those that do)`);
       const intervention = chosen === undefined && open.length === 1 ? open[0] : open.find((i) => i.id === chosen);
-      if (!intervention) return fail(`run "${runId}" waits at ${open.length} nodes: name one with --intervention (${open.map((i) => i.id).join(', ')})`);
+      if (!intervention) {
+        const ids = open.map((i) => i.id).join(', ');
+        // A wrong id is said to be wrong, not taken for a missing one.
+        if (chosen !== undefined) return fail(`run "${runId}" does not wait for --intervention ${chosen}: it waits for ${ids}`);
+        return fail(`run "${runId}" waits at ${open.length} nodes: name one with --intervention (${ids})`);
+      }
       // No timer runs here: a judgment found past its expiry goes to its fallback now, as the app's host would have sent it.
       if (judgmentExpired(intervention.judgment, Date.now()) && next.action !== 'expired') {
         io.stderr(`steward: this judgment expired at ${intervention.judgment?.expires_at ?? ''}; ${describeFallback(intervention.judgment?.fallback)}\n`);

@@ -231,7 +231,7 @@ async function runCommand(args: string[], io: CliIo, dryRun = false): Promise<nu
   const document = stored ? storedDocument(typed, dataDir) : loadDocumentFile(file, { dataDir });
   // The app's workflow runs as the app runs it: under the data folder's privacy policy (plus --allow-host).
   const allowedHosts = stored ? storedRunHosts(dataDir, values['allow-host'] ?? []) : (values['allow-host'] ?? []);
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   // With the app running, its ledger: a tool call is never run twice, whichever shell runs it.
   const ledger = hosted ? hosted.ledger : openDataFolderLedger(dataDir);
   const trace = typeof values.trace === 'string' ? openTraceWriter(typedPath(io, values.trace)) : undefined;

@@ -105,7 +105,7 @@ export async function replayCommand(args: string[], io: CliIo): Promise<number> 
   try {
     const graphStart = replayableWorkflowStart(events, runId);
     if (graphStart) {
-      mkdirSync(dataDir, { recursive: true });
+      mkdirSync(dataDir, { recursive: true, mode: 0o700 });
       return await replayWorkflowCommand({
         events,
         started: graphStart,
@@ -129,7 +129,7 @@ export async function replayCommand(args: string[], io: CliIo): Promise<number> 
     throw err;
   }
 
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const trace = typeof values.trace === 'string' ? openTraceWriter(values.trace) : undefined;
   const replayed: RunEvent[] = [];
   // A replay is a run too: in the data folder's history (the app's Runs), as the app's replays are.

@@ -94,7 +94,7 @@ export async function runsCommand(args: string[], io: CliIo): Promise<number> {
     if (sub === 'delete') return fail(`there is no data folder at ${dataDir}, so no run to delete (is --data-dir right?)`);
     checkedFresh = await checkTraceStreams(files, NO_HISTORY, (line) => io.stderr(`steward: ${line}\n`));
     if (!checkedFresh.ok) return fail(`${checkedFresh.message}; nothing was imported`);
-    mkdirSync(dataDir, { recursive: true });
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     io.stderr(`steward: made the data folder ${dataDir}\n`);
   }
   let lock;
