@@ -50,4 +50,19 @@ describe('RoundCard', () => {
     expect(html).not.toContain('Failed');
     expect(html).not.toContain('nothing usable');
   });
+
+  it('a round the run ended before it finished says it did not finish, never In progress (issue 28: say what happened)', () => {
+    const log = eventLog('run-roundcard-09');
+    startRun(log);
+    log.add({ type: 'round.started', round: 0, proposer: 'student' });
+    const [view] = deriveRounds(log.events);
+    if (!view) throw new Error('no round derived');
+    const live = renderToStaticMarkup(<RoundCard view={view} />);
+    expect(live).toContain('In progress');
+    const ended = renderToStaticMarkup(<RoundCard view={view} ended />);
+    expect(ended).not.toContain('In progress');
+    expect(ended).not.toContain('Waiting for the model');
+    expect(ended).toContain('Did not finish');
+    expect(ended).toContain('the run ended before the model answered this round');
+  });
 });

@@ -125,7 +125,11 @@ function FinishGateStep({ gate, denied, onShowGate }: { gate?: FinishGateEntry; 
   );
 }
 
-export function RoundCard({ view, dryRun = false, gate, onShowGate }: { view: RoundView; dryRun?: boolean; gate?: FinishGateEntry; onShowGate?: () => void }) {
+/**
+ * `ended`: the run has ended. A round it left unfinished (a host stop, a kill, a trace cut short) says so;
+ * it is never shown as still in progress.
+ */
+export function RoundCard({ view, dryRun = false, gate, onShowGate, ended = false }: { view: RoundView; dryRun?: boolean; gate?: FinishGateEntry; onShowGate?: () => void; ended?: boolean }) {
   const display = describeCandidate(view.candidate?.parsed, view.candidate?.reply);
   const byTeacher = view.proposer === 'teacher';
   // A person's approval is replayed as its own round: no model is asked, the approved decision is selected.
@@ -137,7 +141,7 @@ export function RoundCard({ view, dryRun = false, gate, onShowGate }: { view: Ro
   const outcomeChip = cancelled ? <Chip>Cancelled</Chip> : view.outcome && (dryRun && view.outcome === 'executed' ? <Chip tone="accent">Would execute</Chip> : <OutcomeChip outcome={view.outcome} />);
 
   return (
-    <article className={`card round ${view.complete ? '' : 'round--live'}`} data-testid="round-card" data-round={view.round} data-outcome={outcome} data-cancelled={cancelled ? 'true' : undefined} aria-label={`Round ${view.number}`} tabIndex={-1}>
+    <article className={`card round ${view.complete || ended ? '' : 'round--live'}`} data-testid="round-card" data-round={view.round} data-outcome={outcome} data-cancelled={cancelled ? 'true' : undefined} aria-label={`Round ${view.number}`} tabIndex={-1}>
       <header className="round__head">
         <h3 className="round__title">Round {view.number}</h3>
         <span className="muted">{byYou ? 'Decided by you' : byTeacher ? 'Teacher proposed (takeover)' : 'Student proposed'}</span>
@@ -147,11 +151,16 @@ export function RoundCard({ view, dryRun = false, gate, onShowGate }: { view: Ro
             {view.snapshot.tools.length} tools offered
           </span>
         )}
-        {outcomeChip || (
-          <Chip tone="running">
-            <Spinner /> In progress
-          </Chip>
-        )}
+        {outcomeChip ||
+          (ended ? (
+            <Chip tone="failed" title="The run ended before this round did: nothing after its last step was done">
+              Did not finish
+            </Chip>
+          ) : (
+            <Chip tone="running">
+              <Spinner /> In progress
+            </Chip>
+          ))}
       </header>
 
       <div className="steps">
@@ -191,6 +200,8 @@ export function RoundCard({ view, dryRun = false, gate, onShowGate }: { view: Ro
             <span className="muted">No candidate: the run was cancelled before the model answered.</span>
           ) : view.complete ? (
             <span className="muted">No candidate: the model produced nothing usable.</span>
+          ) : ended ? (
+            <span className="muted" data-testid="round-unfinished">No candidate: the run ended before the model answered this round.</span>
           ) : (
             <span className="muted">
               <Spinner /> {STAGE_LABELS.proposing}
@@ -280,9 +291,9 @@ export function RoundCard({ view, dryRun = false, gate, onShowGate }: { view: Ro
         )}
 
         {!view.complete && view.stage !== 'proposing' && view.stage !== 'done' && (
-          <Step label="Now">
-            <span className="muted">
-              <Spinner /> {STAGE_LABELS[view.stage]}
+          <Step label={ended ? 'Stopped' : 'Now'}>
+            <span className="muted" data-testid={ended ? 'round-unfinished' : undefined}>
+              {ended ? `The run ended here, at “${STAGE_LABELS[view.stage].replace(/…$/, '')}”: the round never finished.` : <><Spinner /> {STAGE_LABELS[view.stage]}</>}
             </span>
           </Step>
         )}

@@ -336,7 +336,7 @@ export function RunRounds({ runId, run, events }: { runId: string; run: RunRow |
             {(handovers.get(view.round) ?? []).map((h) => (
               <HandoverNote key={h.id} event={h} />
             ))}
-            <RoundCard view={view} dryRun={dryRun} gate={gate} onShowGate={gate ? () => goToEntry(gate.id) : undefined} />
+            <RoundCard view={view} dryRun={dryRun} gate={gate} onShowGate={gate ? () => goToEntry(gate.id) : undefined} ended={run !== undefined && run.status !== 'running' && run.status !== 'waiting'} />
           </Fragment>
         );
       })}

@@ -3,6 +3,7 @@ import { holdsKnownKey, maskRawKeys } from '../policy/secrets';
 import { canonicalJson } from '../util/canonical-json';
 import { checkWalkDepth } from '../util/json-depth';
 import { boundModelText } from './model-text';
+import { setOwn } from '../util/set-own';
 
 /** An imported event as the history stores it, and what that changed; or why it cannot be stored. */
 export type StoredImport = { ok: true; event: RunEvent; trimmed: boolean; masked: boolean } | { ok: false; problem: string };
@@ -41,7 +42,7 @@ function maskStrings(value: unknown, depth: number): unknown {
   if (Array.isArray(value)) return value.map((item) => maskStrings(item, depth + 1));
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) out[maskRawKeys(key)] = maskStrings(item, depth + 1);
+  for (const [key, item] of Object.entries(value)) setOwn(out, maskRawKeys(key), maskStrings(item, depth + 1));
   return out;
 }
 

@@ -1,6 +1,7 @@
 import { checkWalkDepth } from '../util/json-depth';
 import { MASK } from '../util/mask';
 import { maskSensitiveText } from '../util/sensitive-text';
+import { setOwn } from '../util/set-own';
 
 /**
  * Redaction for escalations (seed 004 design §6.1): an Escalation is public, so it is built from
@@ -91,7 +92,7 @@ function walk(value: unknown, secrets: readonly string[], exact: ReadonlySet<str
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
     const key = exact.has(k) ? MASK : redactText(k, secrets);
-    out[key] = isSensitiveFieldName(k) && v !== null && v !== undefined ? MASK : walk(v, secrets, exact, depth + 1);
+    setOwn(out, key, isSensitiveFieldName(k) && v !== null && v !== undefined ? MASK : walk(v, secrets, exact, depth + 1));
   }
   return out;
 }

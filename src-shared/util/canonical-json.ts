@@ -1,4 +1,5 @@
 import { checkWalkDepth } from './json-depth';
+import { setOwn } from './set-own';
 
 /**
  * Deterministic JSON: object keys sorted at every depth. Hashes and idempotency keys are taken over
@@ -13,7 +14,7 @@ function sortKeys(value: unknown, depth: number): unknown {
   if (Array.isArray(value)) return value.map((v) => sortKeys(v, depth + 1));
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value).sort()) out[key] = sortKeys((value as Record<string, unknown>)[key], depth + 1);
+    for (const key of Object.keys(value).sort()) setOwn(out, key, sortKeys((value as Record<string, unknown>)[key], depth + 1));
     return out;
   }
   return value;

@@ -1,4 +1,5 @@
 import { checkWalkDepth } from './json-depth';
+import { setOwn } from './set-own';
 
 export const MASK = '••••••';
 
@@ -20,9 +21,9 @@ function maskValue(value: unknown, names: Set<string>, found: ((value: string) =
     for (const [k, v] of Object.entries(value)) {
       if (names.has(k)) {
         if (found) stringsIn(v, found, depth + 1);
-        out[k] = MASK;
+        setOwn(out, k, MASK);
       } else {
-        out[k] = maskValue(v, names, found, depth + 1);
+        setOwn(out, k, maskValue(v, names, found, depth + 1));
       }
     }
     return out;

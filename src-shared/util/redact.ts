@@ -2,6 +2,7 @@ import type { ToolSnapshot } from '../contracts/tool-snapshot';
 import { checkWalkDepth } from './json-depth';
 import { MASK, maskArguments } from './mask';
 import { maskSensitiveText, sensitiveValuesInText } from './sensitive-text';
+import { setOwn } from './set-own';
 
 /** Receives every sensitive value redaction finds, so the caller can mask it wherever else it shows up. */
 export type SensitiveSink = (value: string) => void;
@@ -56,7 +57,7 @@ function walk(value: unknown, ctx: Context, key: string | undefined, depth: numb
     } else if (k === 'arguments' && names && typeof v === 'string') {
       out[k] = redactArgumentsText(v, names, ctx);
     } else {
-      out[k] = walk(v, ctx, k, depth + 1);
+      setOwn(out, k, walk(v, ctx, k, depth + 1));
     }
   }
   return out;
@@ -101,6 +102,6 @@ function maskValues(value: unknown, values: readonly string[], depth: number): u
   if (Array.isArray(value)) return value.map((v) => maskValues(v, values, depth + 1));
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = maskValues(v, values, depth + 1);
+  for (const [k, v] of Object.entries(value)) setOwn(out, k, maskValues(v, values, depth + 1));
   return out;
 }

@@ -1,3 +1,4 @@
+import { setOwn } from './set-own';
 const VARIABLE = /\$\{([^}]*)\}/g;
 
 /** `${name}` named a variable nobody defined. */
@@ -30,7 +31,7 @@ function walk(value: unknown, vars: Readonly<Record<string, string>>, where: str
   if (Array.isArray(value)) return value.map((v) => walk(v, vars, where));
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = walk(v, vars, where);
+    for (const [k, v] of Object.entries(value)) setOwn(out, k, walk(v, vars, where));
     return out;
   }
   return value;

@@ -1,3 +1,4 @@
+import { setOwn } from './set-own';
 /**
  * Bounds what a model said before it is stored (events, traces, the app's database, `--json`,
  * learning examples). The provider already stops reading past `max_reply_bytes`; a reply under that
@@ -121,7 +122,7 @@ function everything(node: unknown, at: string[], b: Bounding): unknown {
   for (const [k, v] of Object.entries(node)) {
     const next = everything(v, [...at, k], b);
     if (next !== v) changed = true;
-    copy[k] = next;
+    setOwn(copy, k, next);
   }
   return changed ? copy : node;
 }
