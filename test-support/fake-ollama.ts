@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { DoubleLifecycle } from './double-lifecycle';
 import { readJsonRequest } from './http-json';
+import { boundOf, padAnswer, promptTokens, type Padding } from './padding-model';
 import { resetConnection, writeBody, type WrittenResponse } from './write-body';
 import type { AddressInfo } from 'node:net';
 
@@ -12,6 +13,8 @@ import type { AddressInfo } from 'node:net';
  * Implemented: GET /api/version, GET /api/tags, POST /api/show, POST /api/chat (non-streaming when
  * the request says `stream: false`, newline-delimited JSON otherwise, as Ollama defaults to).
  * Unknown models get Ollama's own 404 (`model "x" not found, try pulling it first`).
+ * The output bound `options.num_predict` is honoured: a longer text answer is cut there with
+ * done_reason "length". With `padding` it is the padding model (padding-model.ts).
  */
 
 export interface FakeOllamaModel {
@@ -71,6 +74,8 @@ export interface FakeOllamaOptions {
   chat?: (request: FakeChatRequest, index: number) => FakeChatResult | Promise<FakeChatResult>;
   /** Delay before every answer (any endpoint), before a result's own `delay_ms`. */
   latency_ms?: number;
+  /** A model that pads every text answer up to `num_predict`, or `unbounded_tokens` without one, counted by tokens. */
+  padding?: Padding;
 }
 
 export interface RecordedRequest {
@@ -87,6 +92,8 @@ export interface FakeOllama {
   readonly requests: RecordedRequest[];
   /** Every answer written, with how much of its body the client took before it ended or left. */
   readonly responses: WrittenResponse[];
+  /** The token counts of every chat answer, in order. */
+  readonly billed: FakeEvalCounts[];
   /** The bodies of the `/api/chat` requests so far. */
   chatRequests(): FakeChatRequest[];
   /** Resolves once `count` chat requests have arrived (lets a test abort mid-call without sleeping). */
@@ -103,6 +110,7 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
   const models = options.models ?? [];
   const requests: RecordedRequest[] = [];
   const responses: WrittenResponse[] = [];
+  const billed: FakeEvalCounts[] = [];
   const life = new DoubleLifecycle(() => requests.filter((r) => r.path === '/api/chat').length);
   const sleep = (ms: number) => life.sleep(ms);
   const notifyChat = () => life.notifyChat();
@@ -177,18 +185,23 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
       const delay = base + (result.delay_ms ?? 0);
       if ('reset' in result) return { status: 0, body: undefined, reset: true, delay };
       if ('status' in result) return { status: result.status, body: result.body, headers: result.headers, delay };
-      const message = { role: 'assistant', content: result.message.content ?? '', ...strip(result.message) };
+      const answer = padAnswer(result.message.content ?? '', boundOf(request.options?.num_predict), options.padding);
+      const message = { role: 'assistant', ...strip(result.message), content: answer.content };
+      const counts = options.padding
+        ? { prompt_eval_count: promptTokens(request.messages, request.format), eval_count: answer.output_tokens }
+        : { prompt_eval_count: wordsIn(request.messages), eval_count: wordsIn([message]) };
+      billed.push(result.counts === null ? {} : (result.counts ?? counts));
       const final = {
         model: request.model,
         created_at: new Date(0).toISOString(),
         message,
         done: true,
-        done_reason: 'stop',
+        done_reason: answer.cut ? 'length' : 'stop',
         total_duration: 1,
         load_duration: 0,
         prompt_eval_duration: 1,
         eval_duration: 1,
-        ...(result.counts === null ? {} : (result.counts ?? { prompt_eval_count: wordsIn(request.messages), eval_count: wordsIn([message]) })),
+        ...(result.counts === null ? {} : (result.counts ?? counts)),
       };
       if (request.stream === false) return { status: 200, body: final, delay };
       // Ollama streams unless told otherwise: one chunk with the message, then the done marker.
@@ -243,6 +256,7 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
     url: `http://127.0.0.1:${port}`,
     requests,
     responses,
+    billed,
     chatRequests: () => requests.filter((r) => r.path === '/api/chat').map((r) => r.body as FakeChatRequest),
     waitForChat: (count = 1) => life.waitForChat(count),
     close: () => life.close(server),

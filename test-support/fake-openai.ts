@@ -2,6 +2,7 @@ import http from 'node:http';
 import { DoubleLifecycle } from './double-lifecycle';
 import { wordsIn } from './fake-ollama';
 import { readJsonRequest } from './http-json';
+import { boundOf, padAnswer, promptTokens, type Padding } from './padding-model';
 import { resetConnection, writeBody, type WrittenResponse } from './write-body';
 import type { AddressInfo } from 'node:net';
 
@@ -16,6 +17,8 @@ import type { AddressInfo } from 'node:net';
  * may not, and the provider must never pass it on. With `models`, an unknown model gets OpenAI's
  * 404 `model_not_found`; without, any model is served (as llama.cpp does).
  * Every request is recorded with its Authorization header, so tests can prove where a key went.
+ * The output bound is honoured (`max_completion_tokens`, else `max_tokens`): a longer text answer
+ * is cut there with finish_reason "length". With `padding` it is the padding model (padding-model.ts).
  */
 
 export interface FakeOpenAIToolCall {
@@ -69,6 +72,8 @@ export interface FakeOpenAIOptions {
   chat?: (request: FakeOpenAIChatRequest, index: number) => FakeOpenAIResult | Promise<FakeOpenAIResult>;
   /** Delay before every answer (any endpoint), before a result's own `delay_ms`. */
   latency_ms?: number;
+  /** A priced model that pads every text answer up to the request's bound, or `unbounded_tokens` without one, billed by tokens. */
+  padding?: Padding;
 }
 
 export interface RecordedOpenAIRequest {
@@ -89,6 +94,8 @@ export interface FakeOpenAI {
   readonly requests: RecordedOpenAIRequest[];
   /** Every answer written, with how much of its body the client took before it ended or left. */
   readonly responses: WrittenResponse[];
+  /** The `usage` of every chat completion answered, in order: what the account was billed. */
+  readonly billed: FakeOpenAIUsage[];
   /** The bodies of the chat-completions requests so far. */
   chatRequests(): FakeOpenAIChatRequest[];
   /** Resolves once `count` chat requests have arrived (lets a test abort mid-call without sleeping). */
@@ -111,6 +118,7 @@ const apiError = (message: string, type: string, code: string | null, param: str
 export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
   const requests: RecordedOpenAIRequest[] = [];
   const responses: WrittenResponse[] = [];
+  const billed: FakeOpenAIUsage[] = [];
   const life = new DoubleLifecycle(() => requests.filter((r) => r.path === CHAT_PATH).length);
   const sleep = (ms: number) => life.sleep(ms);
   const notifyChat = () => life.notifyChat();
@@ -158,8 +166,10 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       const delay = base + (result.delay_ms ?? 0);
       if ('reset' in result) return { status: 0, body: undefined, reset: true, delay };
       if ('status' in result) return { status: result.status, body: result.body, headers: result.headers, delay };
-      const usage = result.usage === undefined ? wordUsage(request, result.message) : result.usage;
-      return { status: 200, delay, body: completion(request.model, index, result.message, result.finish_reason, usage) };
+      const bounded = underBound(request, result.message, options.padding);
+      const usage = result.usage === undefined ? (bounded.usage ?? wordUsage(request, bounded.message)) : result.usage;
+      billed.push(usage ?? {});
+      return { status: 200, delay, body: completion(request.model, index, bounded.message, bounded.cut ? 'length' : result.finish_reason, usage) };
     }
     return { status: 404, delay: base, body: apiError(`Unknown request URL: ${method} ${path}.`, 'invalid_request_error', 'unknown_url') };
   }
@@ -200,6 +210,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     baseUrl: `${url}/v1`,
     requests,
     responses,
+    billed,
     chatRequests: () => requests.filter((r) => r.path === CHAT_PATH).map((r) => r.body as FakeOpenAIChatRequest),
     waitForChat: (count = 1) => life.waitForChat(count),
     close: () => life.close(server),
@@ -234,6 +245,15 @@ function completion(model: string, index: number, message: FakeOpenAIMessage, fi
     ],
     ...(usage === null ? {} : { usage: { ...usage, total_tokens: (usage.prompt_tokens ?? 0) + (usage.completion_tokens ?? 0) } }),
   };
+}
+
+/** A text answer under the request's output bound: cut there, or padded up to it by the padding model (with its billed usage). */
+function underBound(request: FakeOpenAIChatRequest, message: FakeOpenAIMessage, padding: Padding | undefined): { message: FakeOpenAIMessage; cut: boolean; usage?: FakeOpenAIUsage } {
+  if (typeof message.content !== 'string') return { message, cut: false };
+  const bound = boundOf(request.max_completion_tokens, request.max_tokens);
+  const answer = padAnswer(message.content, bound, padding);
+  const usage = padding ? { prompt_tokens: promptTokens(request.messages, request.response_format), completion_tokens: answer.output_tokens } : undefined;
+  return { message: { ...message, content: answer.content }, cut: answer.cut, ...(usage ? { usage } : {}) };
 }
 
 /** The fake's stand-in for a tokenizer: words of the prompt and of the reply (tool calls as their JSON). */

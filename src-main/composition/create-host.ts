@@ -13,8 +13,7 @@ import {
 } from '@shared/contracts/host-api';
 import { demoHostedWorkflows } from '../demo/demo-workspace';
 import { RunManager } from '../engine/run-manager';
-import { CheckpointStore } from '../engine/checkpoint';
-import { WorkflowCheckpointStore } from '../workflow/workflow-checkpoint';
+import { waitingStoresOn } from '../engine/waiting-stores';
 import { WorkflowStore, WorkflowStoreError } from '../workflow/workflow-store';
 import { loadStoredWorkflow } from '../workflow/stored-workflow';
 import { ToolListCache, validateDraft } from '../workflow/validate-draft';
@@ -103,13 +102,13 @@ async function openHost(options: HostOptions): Promise<Host> {
   // The journal keeps every event (issue 9); each page session reads it with its own cursor.
   const outbox = openHistory(options.dataDir, { log, ...journalTombstoneBound(process.env) });
   const feed = new JournalFeed(outbox, { batch: PUSH_BATCH, log });
-  const checkpoints = new CheckpointStore(join(options.dataDir, 'waiting-runs'), log);
-  const workflowCheckpoints = new WorkflowCheckpointStore(join(options.dataDir, 'waiting-workflows'), log);
 
   // Runs write through one writer: their events reach the journal in batches, each durable before anyone sees it.
   // The ledger shares the journal's connection and commits through the writer: a round's claim, its
-  // committed decision and its events are one transaction, one sync (issue 26).
+  // committed decision and its events are one transaction, one sync (issue 26). So do the checkpoints
+  // of waiting runs: a run's checkpoint commits with its events before it.
   const { writer, ledger } = openHostWrites(outbox, options.dataDir, { log });
+  const { checkpoints, workflowCheckpoints } = waitingStoresOn(outbox.connection, { now: writer.commit }, options.dataDir, log);
   const flush = writer.flush;
   // A command attached to a run (steward run, answer) sees its events as the host records them: once durable, like a page.
   const watchers = new Map<string, Set<(event: RunEvent) => void>>();
@@ -123,7 +122,7 @@ async function openHost(options: HostOptions): Promise<Host> {
   // What MCP servers ask the person during a run: held here, pushed to every page that subscribed.
   const askPages = new Map<string, HostSession>();
   const asks = new PersonAsks({ onChange: (list) => askPages.forEach((page) => page.push({ kind: 'asks', asks: list })), ...(options.askTimeoutMs ? { timeoutMs: options.askTimeoutMs } : {}) });
-  const runs = new RunManager({ ledger, onEvent, baseDir: options.dataDir, checkpoints, workflowCheckpoints, journalNextSeq, ollamaHost, credentials, flushEvents: flush, log, elicit: (runId, signal) => asks.asker(runId, signal), reviewSample: (runId, signal) => asks.reviewer(runId, signal) });
+  const runs = new RunManager({ ledger, onEvent, baseDir: options.dataDir, checkpoints, workflowCheckpoints, journalNextSeq, ollamaHost, credentials, log, elicit: (runId, signal) => asks.asker(runId, signal), reviewSample: (runId, signal) => asks.reviewer(runId, signal) });
   // Runs a steward command made alone and was killed in: into the history, closed as interrupted.
   foldOrphanSpools(outbox, options.dataDir, runs.waitingRunIds(), log);
   // Runs cut off when this host (or a steward command that wrote with no app) stopped: closed as interrupted.
@@ -281,7 +280,7 @@ async function openHost(options: HostOptions): Promise<Host> {
     'actions.confirm': async ({ confirmation_id, code }) => actions.confirm(confirmation_id, code),
     'actions.cancel': async ({ confirmation_id }) => ({ cancelled: actions.cancel(confirmation_id) }),
     'audit.list': async ({ limit }) => ({ records: audit.list(limit) }),
-    'interventions.pending': async () => ({ interventions: runs.pending() }),
+    'interventions.pending': async () => ({ interventions: runs.pendingShown() }),
     'interventions.answer': async ({ run_id, intervention_id, answer }) => {
       if (runs.answer(run_id, intervention_id, answer)) return { resumed: true };
       // Nothing resumed: an id that belongs to another run, or a run that waits for something else, is refused in words;

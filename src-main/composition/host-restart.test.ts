@@ -1,6 +1,7 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunEvent } from '@shared/contracts/events';
 import type { HostedWorkflow } from '@shared/contracts/hosted-workflow';
@@ -84,7 +85,10 @@ describe('a host killed mid-run (the browser-run host as a real process)', () =>
     await page.request('events.subscribe', {});
     const { run_id } = (await page.request('run.start', { workflow: demo, overrides: {} })) as { run_id: string };
     await waitFor(() => page.events.some((e) => e.run_id === run_id && e.type === 'intervention.requested'), 20_000, 'intervention.requested');
-    await waitFor(() => existsSync(join(dataDir, 'waiting-runs')) && readdirSync(join(dataDir, 'waiting-runs')).length === 1, 5_000, 'checkpoint');
+    // The checkpoint commits with intervention.requested, and a page is told of an event only once it is durable: it is there already.
+    const history = new Database(join(dataDir, 'history.sqlite'), { readonly: true });
+    expect(history.prepare('SELECT run_id FROM waiting').all()).toEqual([{ run_id }]);
+    history.close();
     await first.stop('SIGKILL');
 
     const second = await startHostProcess(dataDir);

@@ -8,7 +8,7 @@ import { AgentSpec } from '@shared/contracts/spec';
 import { createMemoryLedger } from '../mcp/idempotency-ledger';
 import { askingSpecInput } from '../../test-support/asking-spec';
 import { tempNotesWorkspace } from '../../test-support/workspace';
-import { CheckpointStore } from './checkpoint';
+import { waitingStoresIn } from '../../test-support/waiting-stores';
 import { runAgent } from './run-agent';
 import { RunManager } from './run-manager';
 
@@ -32,7 +32,7 @@ async function waitingEscalation() {
   const checkpoint = first.checkpoint!;
   const dir = mkdtempSync(join(tmpdir(), 'steward-edits-'));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  const checkpoints = new CheckpointStore(dir);
+  const { checkpoints } = waitingStoresIn(dir, cleanups);
   checkpoints.save(checkpoint);
   const events: RunEvent[] = [];
   const manager = new RunManager({ ledger: createMemoryLedger(), onEvent: (e) => events.push(e), baseDir: ws.dir, checkpoints });

@@ -9,6 +9,7 @@ import type {
   ReviewInput,
 } from '@shared/boundary/machine';
 import type { ChatMessage, ModelReply } from '@shared/contracts/model';
+import { OUTPUT_TOKEN_BOUNDS, PROPOSAL_OUTPUT_TOKENS } from '@shared/contracts/output-bound';
 import { assertReplyDepth } from '@shared/boundary/parse-candidate';
 import type { ToolExecution } from '@shared/contracts/round';
 import { maskArguments } from '@shared/util/mask';
@@ -75,7 +76,7 @@ function capContent(execution: ToolExecution): ToolExecution {
 
 /** A proposal request: one JSON decision (structured output) or a native tool call (tools mode). */
 function proposalRequest(structured: boolean, snapshot: ProposeInput['snapshot'], messages: ChatMessage[], signal: AbortSignal) {
-  return { messages, format: structured ? decisionJsonSchema() : undefined, tools: structured ? undefined : snapshot.tools, signal };
+  return { messages, format: structured ? decisionJsonSchema() : undefined, tools: structured ? undefined : snapshot.tools, max_output_tokens: PROPOSAL_OUTPUT_TOKENS, signal };
 }
 
 /** The host's effects for the boundary machine: models, ledger, history, MCP. */
@@ -144,6 +145,7 @@ export function createBoundaryActors(deps: BoundaryActorDeps) {
           role: 'teacher',
           messages: prompt.messages.map(maskMessage(deps.maskText)),
           format: verdictJsonSchema(),
+          max_output_tokens: OUTPUT_TOKEN_BOUNDS.teacher,
           signal,
           call: { caller: 'teacher', purpose: 'review', data: prompt.data, round: input.round },
         })

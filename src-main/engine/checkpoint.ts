@@ -1,6 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { z } from 'zod';
 import { HistoryEntry } from '@shared/contracts/history';
 import { Intervention } from '@shared/contracts/intervention';
@@ -12,11 +9,13 @@ import { AgentSpec } from '@shared/contracts/spec';
 import { PrivacyPolicy } from '@shared/policy/privacy';
 import { ScsMode } from '@shared/scs/contracts';
 import { ClaimFacts } from '@shared/boundary/final-answer-check';
-import { processGone } from '../util/lock-file';
+import type { HistoryDb } from '../events/history-db';
+import { CheckpointTable, type CheckpointWrites } from '../events/checkpoint-table';
 
 /**
- * A run waiting for a person, on disk: everything needed to continue it exactly where it stopped,
- * in this process or after a restart. Written when the run starts to wait; removed when it resumes.
+ * A run waiting for a person, in the history database: everything needed to continue it exactly
+ * where it stopped, in this process or after a restart. Written when the run starts to wait (in one
+ * transaction with the run's events before it); removed when it resumes.
  * It holds the canonical history (selected decisions and their, already secret-masked, results),
  * never a credential value: those are resolved from the keychain again on resume.
  */
@@ -64,115 +63,10 @@ export const RunCheckpoint = z
   .strict();
 export type RunCheckpoint = z.infer<typeof RunCheckpoint>;
 
-/** A checkpoint taken for resuming: nobody else can take it until it is given back. */
-export interface ClaimedCheckpoint<T = RunCheckpoint> {
-  checkpoint: T;
-  /** The resumed run is under way: the checkpoint is spent. */
-  remove(): void;
-  /** The resume did not start: the run waits again, as before. */
-  restore(): void;
-}
-
-const CLAIMED = /^(.+\.json)\.claimed-(\d+)-[0-9a-f]+$/;
-
-/**
- * A folder of waiting runs (one JSON file per run, checked against `schema` whenever read or
- * written) in the user-data folder: agent runs (CheckpointStore) and workflow runs alike.
- */
-export class JsonCheckpointStore<T extends { run_id: string }> {
-  constructor(
-    private readonly dir: string,
-    private readonly schema: z.ZodType<T>,
-    log: (line: string) => void = () => undefined,
-  ) {
-    mkdirSync(dir, { recursive: true });
-    this.giveBackOrphans(log);
+/** The agent runs waiting for a person (the `waiting` table's `agent` rows; events/checkpoint-table.ts). */
+export class CheckpointStore extends CheckpointTable<RunCheckpoint> {
+  /** `legacyDir`: the `waiting-runs/` folder an older Steward kept, moved in at the first open. */
+  constructor(db: HistoryDb, writes: CheckpointWrites, options: { legacyDir?: string; log?: (line: string) => void } = {}) {
+    super(db, writes, { kind: 'agent', schema: RunCheckpoint, ...options });
   }
-
-  /**
-   * Takes the checkpoint by renaming it to a name only this process uses: a rename of one file
-   * succeeds once, so of two hosts answering the same run exactly one resumes it.
-   */
-  claim(runId: string): ClaimedCheckpoint<T> | undefined {
-    const file = this.fileOf(runId);
-    const claimed = `${file}.claimed-${process.pid}-${randomBytes(6).toString('hex')}`;
-    try {
-      renameSync(file, claimed);
-    } catch {
-      return undefined; // gone, or someone else claimed it first
-    }
-    let checkpoint: T;
-    try {
-      checkpoint = this.schema.parse(JSON.parse(readFileSync(claimed, 'utf8')));
-    } catch {
-      giveBack(claimed, file);
-      return undefined;
-    }
-    return { checkpoint, remove: () => rmSync(claimed, { force: true }), restore: () => giveBack(claimed, file) };
-  }
-
-  save(checkpoint: T): void {
-    const file = this.fileOf(checkpoint.run_id);
-    const temp = `${file}.${process.pid}.tmp`;
-    writeFileSync(temp, JSON.stringify(this.schema.parse(checkpoint)));
-    renameSync(temp, file);
-  }
-
-  /** Every valid checkpoint; a damaged file is reported and left in place (never silently dropped). */
-  list(log: (line: string) => void = () => undefined): T[] {
-    const found: T[] = [];
-    for (const name of readdirSync(this.dir)) {
-      if (!name.endsWith('.json')) continue;
-      try {
-        found.push(this.schema.parse(JSON.parse(readFileSync(join(this.dir, name), 'utf8'))));
-      } catch (err) {
-        log(`waiting run ${name} could not be read and is left as it is: ${err instanceof Error ? err.message : String(err)}`);
-      }
-    }
-    return found;
-  }
-
-  get(runId: string): T | undefined {
-    try {
-      return this.schema.parse(JSON.parse(readFileSync(this.fileOf(runId), 'utf8')));
-    } catch {
-      return undefined;
-    }
-  }
-
-  delete(runId: string): void {
-    rmSync(this.fileOf(runId), { force: true });
-  }
-
-  /** A claim whose process died before the run resumed: the run is still waiting. */
-  private giveBackOrphans(log: (line: string) => void): void {
-    for (const name of readdirSync(this.dir)) {
-      const match = CLAIMED.exec(name);
-      if (!match?.[1] || !processGone(Number(match[2]))) continue;
-      giveBack(join(this.dir, name), join(this.dir, match[1]));
-      log(`gave back the waiting run ${match[1]}: the process that took it (pid ${match[2]}) ended before resuming it`);
-    }
-  }
-
-  private fileOf(runId: string): string {
-    if (!/^[A-Za-z0-9_.:-]+$/.test(runId)) throw new Error(`not a run id: ${runId}`);
-    return join(this.dir, `${runId.replaceAll(':', '_')}.json`);
-  }
-}
-
-/** The folder of agent runs waiting for a person. */
-export class CheckpointStore extends JsonCheckpointStore<RunCheckpoint> {
-  constructor(dir: string, log: (line: string) => void = () => undefined) {
-    super(dir, RunCheckpoint, log);
-  }
-}
-
-/** Puts a claimed checkpoint back under its own name, never over a newer one (link does not overwrite). */
-function giveBack(claimed: string, file: string): void {
-  try {
-    if (!existsSync(file)) linkSync(claimed, file);
-  } catch {
-    // A checkpoint of the same name appeared meanwhile: it is the newer state.
-  }
-  rmSync(claimed, { force: true });
 }

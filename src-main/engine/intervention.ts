@@ -2,6 +2,7 @@ import { candidateFromValue } from '@shared/boundary/parse-candidate';
 import { describeIssues, validateCandidate } from '@shared/boundary/validation';
 import { Decision } from '@shared/contracts/decision';
 import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
+import { unmaskEdited } from '@shared/util/mask';
 import { SpecError } from '../spec/spec-errors';
 import type { HumanAction, HumanAnswer, Intervention, InterventionKind } from '@shared/contracts/intervention';
 import type { RoundRecord } from '@shared/contracts/round';
@@ -92,7 +93,8 @@ export function approvedDecision(intervention: Intervention, answer: HumanAnswer
   if (!decision) throw new SpecError('there is no decision to approve');
   if (answer.arguments === undefined) return decision;
   if (decision.decision_type !== 'tool_call') throw new SpecError(`only a tool call's arguments can be edited (this is ${decision.decision_type})`);
-  return { ...decision, arguments: answer.arguments };
+  // Edited from the masked call the person was shown: what they left masked stays what it was.
+  return { ...decision, arguments: unmaskEdited(answer.arguments, decision.arguments) };
 }
 
 /**

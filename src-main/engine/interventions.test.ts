@@ -7,9 +7,12 @@ import type { HumanAnswer } from '@shared/contracts/intervention';
 import type { ModelScript, ScriptEntry } from '@shared/contracts/script';
 import { AgentSpec, type AgentSpecInput } from '@shared/contracts/spec';
 import { createMemoryLedger, openFileLedger, type IdempotencyLedger } from '../mcp/idempotency-ledger';
-import { CheckpointStore, RunCheckpoint } from './checkpoint';
+import { RunCheckpoint } from './checkpoint';
+import { waitingStoresIn } from '../../test-support/waiting-stores';
 import { runAgent } from './run-agent';
 import { tempNotesWorkspace } from '../../test-support/workspace';
+import Database from 'better-sqlite3';
+import { historyPath } from '../events/history-db';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -149,20 +152,25 @@ describe('tools that need the user\'s confirmation', () => {
 });
 
 describe('the checkpoint store', () => {
-  it('keeps a waiting run across a restart and refuses a damaged file without losing it', async () => {
+  it('keeps a waiting run across a restart and refuses a damaged one without losing it', async () => {
     const s = setup({ phase: 3, on_escalate: 'human' });
     const { result } = await start(s, { student: [write(s.ws, 'shared.md')], teacher: [escalate] });
     const dir = mkdtempSync(join(tmpdir(), 'steward-cp-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const store = new CheckpointStore(dir);
-    store.save(result.checkpoint!);
+    const opened = () => waitingStoresIn(dir, cleanups).checkpoints;
+    opened().save(result.checkpoint!);
     const logs: string[] = [];
-    expect(new CheckpointStore(dir).list((l) => logs.push(l)).map((c) => c.run_id)).toEqual([result.run_id]);
-    const { writeFileSync } = await import('node:fs');
-    writeFileSync(join(dir, 'broken.json'), '{"version":1');
-    expect(new CheckpointStore(dir).list((l) => logs.push(l))).toHaveLength(1);
-    expect(logs.join('\n')).toMatch(/broken\.json could not be read/);
-    expect(existsSync(join(dir, 'broken.json'))).toBe(true);
+    expect(opened().list((l) => logs.push(l)).map((c) => c.run_id)).toEqual([result.run_id]);
+    // A row that is not a checkpoint (written by hand, or by a newer Steward): reported by run, kept, never resumed.
+    const db = new Database(historyPath(dir));
+    db.prepare("INSERT INTO waiting (kind, run_id, body, saved_at) VALUES ('agent', 'broken-run-0001', '{\"version\":1', '')").run();
+    db.close();
+    expect(opened().list((l) => logs.push(l))).toHaveLength(1);
+    expect(logs.join('\n')).toMatch(/broken-run-0001 could not be read and is left as it is/);
+    expect(opened().claim('broken-run-0001')).toBeUndefined();
+    const db2 = new Database(historyPath(dir), { readonly: true });
+    expect(db2.prepare("SELECT claimed_by FROM waiting WHERE run_id = 'broken-run-0001'").get()).toEqual({ claimed_by: null });
+    db2.close();
   });
 });
 

@@ -10,16 +10,17 @@ import type { ElicitationAsk, ElicitationReply } from '../mcp/client-capabilitie
 import type { ReviewSample } from '../mcp/reviewed-sampling';
 import { resolveSpec } from '../spec/load-spec';
 import type { ConfirmTool } from './boundary-actors';
-import { CheckpointStore, type JsonCheckpointStore } from './checkpoint';
+import type { CheckpointStore } from './checkpoint';
 import { checkEditedApproval } from './intervention';
 import { runAgent, type RunAgentOptions } from './run-agent';
 import { formatGraphProblem, validateGraph } from '@shared/workflow/validate-graph';
 import { SpecError } from '../spec/spec-errors';
 import type { LoadedWorkflow } from '../workflow/load-workflow';
 import { checkInputs } from '../workflow/run-inputs';
+import { shownAgentIntervention, shownWorkflowInterventions } from '../workflow/shown-waiting';
 import { checkEditedNodeApproval } from '../workflow/agent-node';
 import { checkOffered, runWorkflow, type LiveAnswer, type RunWorkflowOptions } from '../workflow/run-workflow';
-import type { WorkflowCheckpoint } from '../workflow/workflow-checkpoint';
+import type { WorkflowCheckpointStore } from '../workflow/workflow-checkpoint';
 import { resolveSupervision, supervisionAsked } from '../workflow/supervision/resolve-supervision';
 import type { WorkflowSupervisionOptions } from '../workflow/supervision/workflow-supervision';
 
@@ -29,16 +30,17 @@ export interface RunManagerDeps {
   onEvent: (event: RunEvent) => void;
   /** Folder relative paths in app-held specs resolve against. */
   baseDir: string;
-  /** Where runs waiting for a person are kept (they survive a restart). */
+  /**
+   * Where runs waiting for a person are kept (they survive a restart): on the history connection
+   * `onEvent` writes through, so a checkpoint commits with the run's events before it (engine/waiting-stores.ts).
+   */
   checkpoints: CheckpointStore;
   /** Where workflow runs parked for a person are kept (they survive a restart too). */
-  workflowCheckpoints?: JsonCheckpointStore<WorkflowCheckpoint>;
+  workflowCheckpoints?: WorkflowCheckpointStore;
   /** Where the journal stands for a run still open in it (events may follow a workflow's checkpoint). */
   journalNextSeq?: (runId: string) => number | undefined;
   ollamaHost?: string;
   credentials?: CredentialStore;
-  /** Writes events still batched for the outbox, so a checkpoint is never ahead of the trace. */
-  flushEvents?: () => void;
   log?: (line: string) => void;
   /** How a run's MCP servers ask the person (elicitation), in the page; a run's stop cancels its asks. */
   elicit?: (runId: string, signal: AbortSignal) => (ask: ElicitationAsk) => Promise<ElicitationReply>;
@@ -120,6 +122,13 @@ export class RunManager {
     return [...agents, ...workflows];
   }
 
+  /** The same questions as a page is shown them: masked as the trace has them (the checkpoints keep the calls themselves). */
+  pendingShown(): Intervention[] {
+    const agents = this.deps.checkpoints.list(this.deps.log).map(shownAgentIntervention);
+    const workflows = (this.deps.workflowCheckpoints?.list(this.deps.log) ?? []).flatMap(shownWorkflowInterventions);
+    return [...agents, ...workflows];
+  }
+
   waitingRunIds(): Set<string> {
     return new Set(this.pending().map((i) => i.run_id));
   }
@@ -132,10 +141,10 @@ export class RunManager {
     const live = this.live.get(runId);
     if (live) return live(interventionId, answer);
     const active = this.active.get(runId);
-    // A workflow run ending parked has its checkpoint on disk before it stops taking answers live.
+    // A workflow run ending parked has its checkpoint stored before it stops taking answers live.
     if (active?.workflow) return this.answerWorkflow(runId, interventionId, answer);
     if (active) return false;
-    // Claimed first (an atomic rename): another process answering the same run gets nothing.
+    // Claimed first (an atomic row update): another process answering the same run gets nothing.
     const claimed = this.deps.checkpoints.claim(runId);
     if (!claimed) return this.answerWorkflow(runId, interventionId, answer);
     const { checkpoint } = claimed;
@@ -208,11 +217,8 @@ export class RunManager {
       ...this.shared(runId, controller),
       // The person answers in the run view: an escalated tool call waits for them.
       parkEscalations: true,
-      persistWaiting: (checkpoint) => {
-        // The trace first, then the checkpoint (as for an agent run).
-        this.deps.flushEvents?.();
-        this.deps.workflowCheckpoints?.save(checkpoint);
-      },
+      // One commit with the run's events before it (as for an agent run).
+      persistWaiting: (checkpoint) => this.deps.workflowCheckpoints?.save(checkpoint),
       dropWaiting: () => this.deps.workflowCheckpoints?.delete(runId),
       liveAnswers: (answerLive) => {
         if (answerLive) this.live.set(runId, answerLive);
@@ -282,12 +288,9 @@ export class RunManager {
     const run = runAgent({
       ...options,
       ...this.shared(runId, controller),
-      persistWaiting: (checkpoint) => {
-        // The trace first (intervention.requested is durable), then the checkpoint: after a crash
-        // in between, the run is closed as interrupted rather than resumed past a missing event.
-        this.deps.flushEvents?.();
-        this.deps.checkpoints.save(checkpoint);
-      },
+      // The checkpoint commits with the run's pending events (intervention.requested among them):
+      // one transaction, so a run is never resumed past a missing event.
+      persistWaiting: (checkpoint) => this.deps.checkpoints.save(checkpoint),
     });
     this.track(runId, controller, run, 'run');
   }

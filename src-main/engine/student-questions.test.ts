@@ -12,7 +12,8 @@ import { createScriptProvider } from '../providers/script-provider';
 import type { ModelProvider } from '../providers/provider';
 import { askingSpecInput } from '../../test-support/asking-spec';
 import { tempNotesWorkspace } from '../../test-support/workspace';
-import { CheckpointStore, RunCheckpoint } from './checkpoint';
+import { RunCheckpoint } from './checkpoint';
+import { waitingStoresIn } from '../../test-support/waiting-stores';
 import { runAgent } from './run-agent';
 import { RunManager } from './run-manager';
 
@@ -81,7 +82,7 @@ describe("a student's question to a person", () => {
     const s = setup();
     const dir = dataFolder();
     const events: RunEvent[] = [];
-    const deps = () => ({ ledger: createMemoryLedger(), onEvent: (e: RunEvent) => events.push(e), baseDir: s.ws.dir, checkpoints: new CheckpointStore(join(dir, 'waiting-runs')) });
+    const deps = () => ({ ledger: createMemoryLedger(), onEvent: (e: RunEvent) => events.push(e), baseDir: s.ws.dir, checkpoints: waitingStoresIn(dir, cleanups).checkpoints });
     const before = new RunManager(deps());
     const { run_id } = before.start({ ...s.spec, workspace: s.ws.workspace, script: { latency_ms: 0, student: [ask, complete], teacher: [], committee: [], monitor: [] } }, {}, { allowed_hosts: [] });
     await new Promise<void>((resolve) => {
@@ -148,7 +149,7 @@ describe("a student's question to a person", () => {
     const first = await firstRun(s, [ask, complete]);
     const checkpoint = first.result.checkpoint!;
     const dir = dataFolder();
-    const checkpoints = new CheckpointStore(dir);
+    const { checkpoints } = waitingStoresIn(dir, cleanups);
     checkpoints.save(checkpoint);
     const manager = new RunManager({ ledger: createMemoryLedger(), onEvent: () => undefined, baseDir: s.ws.dir, checkpoints });
     expect(() => manager.answer(checkpoint.run_id, checkpoint.intervention.id, { action: 'approve' })).toThrow(/not one of the answers/);

@@ -21,12 +21,17 @@ import { keepFilePrivate } from '../util/private-folder';
  *               values stay masked), rowid = the run's rowid.
  *   tombstones  removed runs and the head when they were removed, oldest first.
  *   ledger      the idempotency ledger: one row per tool call's key (mcp/history-ledger.ts).
+ *   waiting     runs waiting for a person: one checkpoint per run and kind (agent, workflow), and who
+ *               claimed it to resume it (events/checkpoint-table.ts).
  */
 export const HISTORY_FILE = 'history.sqlite';
 export const historyPath = (dataDir: string) => path.join(dataDir, HISTORY_FILE);
 
-/** 1: events, runs, words, tombstones · 2: the idempotency ledger (mcp/history-ledger.ts). */
-const SCHEMA_VERSION = 2;
+/**
+ * 1: events, runs, words, tombstones · 2: the idempotency ledger (mcp/history-ledger.ts) · 3: the
+ * checkpoints of waiting runs (events/checkpoint-table.ts).
+ */
+const SCHEMA_VERSION = 3;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -74,6 +79,16 @@ CREATE TABLE IF NOT EXISTS ledger (
   ok INTEGER,
   is_error INTEGER
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS waiting (
+  n INTEGER PRIMARY KEY,
+  kind TEXT NOT NULL CHECK (kind IN ('agent', 'workflow')),
+  run_id TEXT NOT NULL,
+  body TEXT NOT NULL,
+  saved_at TEXT NOT NULL,
+  claimed_by TEXT,
+  claimed_at TEXT,
+  UNIQUE (kind, run_id)
+);
 `;
 
 /** The history database could not be opened as one: a person decides what happens to it, never Steward. */

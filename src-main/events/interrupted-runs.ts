@@ -7,7 +7,7 @@ export const COMMAND_STOPPED = 'The steward command running this run stopped (ki
 
 export interface InterruptedRunsOptions {
   dataDir: string;
-  /** Runs waiting for a person, read from disk when asked (a command parks its run before it lets go of it). */
+  /** Runs waiting for a person, read from the history when asked (a command parks its run before it lets go of it). */
   waiting: () => ReadonlySet<string>;
   log: (line: string) => void;
 }

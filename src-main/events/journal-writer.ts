@@ -4,11 +4,12 @@ import type { EventJournal } from './event-journal';
 export interface JournalWriter {
   /** Takes one event from a run; it reaches the journal (and every page) with the next commit. */
   onEvent(event: RunEvent): void;
-  /** Commits what is pending now (one transaction, one sync): before a checkpoint, and on close. */
+  /** Commits what is pending now (one transaction, one sync): at the end of a command, and on close. */
   flush(): void;
   /**
    * Commits what is pending and `step` in one IMMEDIATE transaction, synced before it returns (a
-   * round's ledger claim with the committed decision and the events before it). When `step` throws,
+   * round's ledger claim with the committed decision and the events before it; a waiting run's
+   * checkpoint with its last events: engine/waiting-stores.ts). When `step` throws,
    * the pending events are committed without it and its error is thrown; when the commit fails,
    * nothing of it is stored and the failure is thrown (the caller fails closed).
    */

@@ -34,7 +34,7 @@ export class McpToolConfigError extends Error {
 
 /** A request to a running server failed: it exited, timed out, or the call was aborted. */
 export class McpCallError extends Error {
-  override readonly name = 'McpCallError';
+  override readonly name: string = 'McpCallError';
   constructor(
     readonly server: string,
     message: string,
@@ -42,6 +42,23 @@ export class McpCallError extends Error {
     readonly serverExited = false,
   ) {
     super(message);
+  }
+}
+
+/**
+ * A server's message passed MAX_MCP_MESSAGE_BYTES (answer-bound.ts): Steward stopped reading it
+ * there, so the call's outcome is unknown (it may have run). Over Streamable HTTP the server stays
+ * usable; a stdio server, or an HTTP+SSE one whose only stream was cut, is gone (`serverExited`).
+ */
+export class McpAnswerTooLargeError extends McpCallError {
+  override readonly name = 'McpAnswerTooLargeError';
+  constructor(
+    server: string,
+    message: string,
+    readonly limit: number,
+    serverExited = false,
+  ) {
+    super(server, message, serverExited);
   }
 }
 

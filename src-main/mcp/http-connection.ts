@@ -1,6 +1,8 @@
 import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpStartError, errorMessage } from './errors';
+import { MAX_MCP_MESSAGE_BYTES, isAnswerCut, type AnswerTooLarge } from './answer-bound';
+import { BoundedHttp } from './bounded-http';
 import { pinnedMcpFetch, type RemoteEndpoint } from './remote-endpoint';
 import type { RemoteAuth } from './oauth/oauth-fetch';
 import { SignInRequiredError } from './oauth/keychain-oauth-provider';
@@ -15,19 +17,26 @@ import { ServerConnection, type ConnectionTransport, type ConnectOptions } from 
  * the wire and nowhere else (never into a message).
  */
 export async function connectRemote(id: string, endpoint: RemoteEndpoint, headers: Readonly<Record<string, string>>, options: ConnectOptions, auth?: RemoteAuth): Promise<ServerConnection> {
+  // Every answer is read through the bound (issue 27): a server cannot make Steward buffer more than
+  // MAX_MCP_MESSAGE_BYTES of one message. A message cut on the server's own event stream belongs to
+  // no call: the connection that gets it is told (see handshake).
+  let streamCut: (error: AnswerTooLarge) => void = () => undefined;
+  const bound = new BoundedHttp(MAX_MCP_MESSAGE_BYTES, (error) => streamCut(error));
   // OAuth (oauth/oauth-fetch.ts) wraps the pinned fetch: tokens go on the server's own requests only.
-  const fetch = auth ? auth(pinnedMcpFetch(endpoint)) : pinnedMcpFetch(endpoint);
+  const fetch = bound.fetch(auth ? auth(pinnedMcpFetch(endpoint)) : pinnedMcpFetch(endpoint));
   const requestInit = { headers: { ...headers } };
   const deadline = Date.now() + options.startTimeoutMs;
   const log = options.onLog;
-  const first = await handshake(id, endpoint, new StreamableHTTPClientTransport(endpoint.url, { requestInit, fetch }), options, deadline);
+  const streamable = bound.watch(new StreamableHTTPClientTransport(endpoint.url, { requestInit, fetch }));
+  const first = await handshake(id, endpoint, streamable, options, deadline, (conn) => (streamCut = (error) => conn.streamCut(error, 'streamable')));
   if (first.ok) {
     log?.(`[mcp ${id}] connected to ${endpoint.display} over Streamable HTTP (${first.conn.serverName ?? 'unnamed server'})`);
     return first.conn;
   }
   if (!isOlderServer(first.error)) throw new McpStartError(id, startReason(first.error, endpoint, options.startTimeoutMs));
   log?.(`[mcp ${id}] ${endpoint.display} answered HTTP ${(first.error as StreamableHTTPError).code} to Streamable HTTP; trying HTTP+SSE`);
-  const second = await handshake(id, endpoint, new SSEClientTransport(endpoint.url, { requestInit, fetch }), options, deadline);
+  const sse = bound.watch(new SSEClientTransport(endpoint.url, { requestInit, fetch }));
+  const second = await handshake(id, endpoint, sse, options, deadline, (conn) => (streamCut = (error) => conn.streamCut(error, 'sse')));
   if (second.ok) {
     log?.(`[mcp ${id}] connected to ${endpoint.display} over HTTP+SSE (${second.conn.serverName ?? 'unnamed server'})`);
     return second.conn;
@@ -39,15 +48,24 @@ type Handshake = { ok: true; conn: ServerConnection } | { ok: false; error: unkn
 
 class HandshakeTimeout extends Error {}
 
-async function handshake(id: string, endpoint: RemoteEndpoint, transport: ConnectionTransport, options: ConnectOptions, deadline: number): Promise<Handshake> {
+async function handshake(
+  id: string,
+  endpoint: RemoteEndpoint,
+  transport: ConnectionTransport,
+  options: ConnectOptions,
+  deadline: number,
+  onConnection: (conn: ServerConnection) => void,
+): Promise<Handshake> {
   const client = newMcpClient(options);
   const conn = ServerConnection.over(id, client, transport, options, endpoint.display);
+  onConnection(conn);
   let connected = false;
   client.onerror = (error) => {
     options.onLog?.(`[mcp ${id}] ${errorMessage(error)}`);
     // A stream that drops after the handshake is a server gone (or a network cut): calls in flight
-    // would otherwise wait out their timeout. Closing fails them at once as a lost connection.
-    if (connected && isDroppedStream(error)) void transport.close();
+    // would otherwise wait out their timeout. Closing fails them at once as a lost connection. A
+    // stream Steward cut itself is not: the server is still there (HTTP+SSE: see streamCut).
+    if (connected && isDroppedStream(error) && !isAnswerCut(error)) void transport.close();
   };
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {

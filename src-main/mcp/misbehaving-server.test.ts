@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolCallDecision } from '@shared/contracts/decision';
-import { McpStartError } from './errors';
+import { McpAnswerTooLargeError, McpStartError } from './errors';
 import { scriptServerHosts } from '../../test-support/script-server-host';
 
 /** A real stdio MCP server (SDK-built) that misbehaves on request: see the script's header. */
@@ -46,5 +46,19 @@ describe('an MCP server that misbehaves on stdio (real server process)', () => {
     );
     expect(outcome).toMatch(/nested deeper than \d+ levels/);
     expect(outcome).not.toMatch(/call stack/);
+  });
+
+  it('a stdout line past the message bound stops the server, saying so (the SDK reads a line whole, up to that bound)', async () => {
+    const host = await start([]);
+    const snapshot = await host.snapshot(0);
+    const tool = snapshot.tools.find((t) => t.name === 'flood');
+    if (!tool) throw new Error('no flood tool');
+    const failure = await host.execute({ decision: { decision_type: 'tool_call', tool_name: 'flood', arguments: {} }, tool, idempotency_key: 'k-flood' }).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(McpAnswerTooLargeError);
+    expect(failure).toMatchObject({ server: 'noisy', serverExited: true });
+    expect((failure as Error).message).toBe(
+      'MCP server "noisy" wrote a message larger than 8 MiB on stdout; Steward stopped reading it and stopped the server; its tools are unavailable for the rest of this run',
+    );
+    expect(host.status()[0]?.alive).toBe(false);
   });
 });

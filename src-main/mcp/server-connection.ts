@@ -17,7 +17,9 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { newMcpClient, type ClientCapabilityOptions } from './client-capabilities';
-import { McpCallError, McpStartError, errorMessage } from './errors';
+import { McpAnswerTooLargeError, McpCallError, McpStartError, errorMessage } from './errors';
+import { AnswerTooLarge, MAX_MCP_MESSAGE_BYTES } from './answer-bound';
+import { formatBytes } from '../providers/http-call';
 import type { ServerLaunch } from './server-launch';
 import { StderrTail } from './stderr-tail';
 import type { RawToolResult } from './tool-result';
@@ -65,6 +67,8 @@ export class ServerConnection {
   /** The server's tool list, until it announces a change (`notifications/tools/list_changed`). */
   private toolList: Tool[] | undefined;
   private toolListVersion = 0;
+  /** Why Steward itself ended the connection (a message past the bound), for the calls that find it gone. */
+  private stoppedFor: string | undefined;
 
   private constructor(
     readonly id: string,
@@ -98,6 +102,8 @@ export class ServerConnection {
       env: launch.env,
       cwd: launch.cwd,
       stderr: 'pipe',
+      // The SDK buffers a stdout line until its newline; past this it drops the buffer and closes the transport.
+      maxBufferSize: MAX_MCP_MESSAGE_BYTES,
     });
     // Available before start, so nothing the server says while failing is lost.
     if (transport.stderr) tail.attach(transport.stderr);
@@ -113,6 +119,12 @@ export class ServerConnection {
     });
     misbehaved.catch(() => undefined);
     client.onerror = (error) => {
+      if (STDIO_BUFFER_FULL.test(error.message)) {
+        // The SDK closes the transport next, gracefully (2 s for stdin's end, then SIGTERM); a server
+        // that floods stdout is not waited for.
+        conn.stoppedFor ??= `wrote a message larger than ${formatBytes(MAX_MCP_MESSAGE_BYTES)} on stdout; Steward stopped reading it and stopped the server`;
+        conn.kill();
+      }
       const junk = nonProtocolOutput(error);
       if (junk !== undefined) rejectStart?.(new NonProtocolOutput(junk));
       log?.(`[mcp ${id}] ${junk ?? errorMessage(error)}`);
@@ -146,7 +158,8 @@ export class ServerConnection {
     } catch (error) {
       await conn.close();
       await tail.settled(STDERR_GRACE_MS);
-      const reason = timedOut ? `no answer to the MCP handshake within ${options.startTimeoutMs} ms` : misbehaving ? `it ${errorMessage(error)}` : startReason(error, launch);
+      const stopped = conn.stoppedFor === undefined ? undefined : `it ${conn.stoppedFor}`;
+      const reason = timedOut ? `no answer to the MCP handshake within ${options.startTimeoutMs} ms` : misbehaving ? `it ${errorMessage(error)}` : (stopped ?? startReason(error, launch));
       throw new McpStartError(id, reason, tail.lastLine());
     } finally {
       clearTimeout(timer);
@@ -326,8 +339,26 @@ export class ServerConnection {
     return this.closing;
   }
 
-  /** Explains a dead server: which one, and the last thing it wrote to stderr. */
+  /**
+   * A message on the server's own event stream passed the bound (bounded-http.ts). Over Streamable
+   * HTTP the SDK opens that stream again and calls go on; over HTTP+SSE that stream carries every
+   * answer, so the connection is closed and calls in flight fail saying why.
+   */
+  streamCut(error: AnswerTooLarge, transport: 'streamable' | 'sse'): void {
+    if (transport === 'streamable') {
+      this.options.onLog?.(`[mcp ${this.id}] a message on its event stream passed ${formatBytes(error.limit)}; Steward stopped reading it`);
+      return;
+    }
+    this.stoppedFor ??= `sent a message larger than ${formatBytes(error.limit)} on its event stream; Steward stopped reading it and closed the connection`;
+    void this.transport.close();
+  }
+
+  /** Explains a dead server: which one, and the last thing it wrote to stderr (or why Steward stopped it). */
   exitedError(): McpCallError {
+    if (this.stoppedFor !== undefined) {
+      const where = this.remote === undefined ? '' : ` (${this.remote})`;
+      return new McpAnswerTooLargeError(this.id, `MCP server "${this.id}"${where} ${this.stoppedFor}; its tools are unavailable for the rest of this run`, MAX_MCP_MESSAGE_BYTES, true);
+    }
     if (this.remote !== undefined) {
       return new McpCallError(this.id, `the connection to MCP server "${this.id}" (${this.remote}) was lost; its tools are unavailable for the rest of this run`, true);
     }
@@ -369,6 +400,13 @@ export class ServerConnection {
     } catch (error) {
       if (signal?.aborted) throw new McpCallError(this.id, `call to MCP server "${this.id}" was aborted while asked to ${what}`);
       if (error instanceof MalformedReply) throw error;
+      if (error instanceof AnswerTooLarge) {
+        throw new McpAnswerTooLargeError(
+          this.id,
+          `MCP server "${this.id}" sent an answer larger than ${formatBytes(error.limit)} when asked to ${what}; Steward stopped reading it there (the call may have run)`,
+          error.limit,
+        );
+      }
       if (error instanceof McpError) {
         if (error.code === ErrorCode.ConnectionClosed) {
           if (this.closing) throw new McpCallError(this.id, `MCP server "${this.id}" was closed while asked to ${what}`);
@@ -386,6 +424,9 @@ export class ServerConnection {
 }
 
 class NonProtocolOutput extends Error {}
+
+/** The SDK's stdio reader, when a line passed `maxBufferSize` (it then closes the transport). */
+const STDIO_BUFFER_FULL = /^ReadBuffer exceeded maximum size of \d+ bytes$/;
 
 /** Waits for `promise` to settle, at most `ms` (never rejects). */
 function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {

@@ -6,6 +6,7 @@ import { endpointOrThrow, pinnedFetch, type ModelEndpoint } from './endpoint';
 import { startOllamaCall, toProviderError, type FetchFn } from './ollama-call';
 import { ProviderError, type ModelProvider, type ModelRequest } from './provider';
 import { startStopwatch, usageOf } from './call-usage';
+import { cutAtBound } from './output-limit';
 
 export type OllamaRef = Extract<ModelRef, { provider: 'ollama' }>;
 
@@ -32,6 +33,8 @@ const ChatAnswer = z.object({
   // Read loosely: a count the server got wrong must not fail the call (see call-usage.ts).
   prompt_eval_count: z.unknown().optional(),
   eval_count: z.unknown().optional(),
+  // "length": stopped at the request's num_predict (output-limit.ts).
+  done_reason: z.unknown().optional(),
 });
 
 /**
@@ -65,7 +68,7 @@ export function createOllamaProvider(ref: OllamaRef, role: ModelRole, options: O
           messages: request.messages.map((m): Message => ({ role: m.role, content: m.content })),
           ...(nativeTools && request.tools ? { tools: request.tools.map(toOllamaTool) } : {}),
           ...(!nativeTools && request.format ? { format: request.format } : {}),
-          ...(ref.temperature !== undefined ? { options: { temperature: ref.temperature } } : {}),
+          ...(modelOptions(ref, request) ?? {}),
         });
         const answer = ChatAnswer.safeParse(raw);
         if (!answer.success) {
@@ -74,6 +77,8 @@ export function createOllamaProvider(ref: OllamaRef, role: ModelRole, options: O
         }
         const calls = answer.data.message.tool_calls ?? [];
         const usage = usageOf(answer.data.prompt_eval_count, answer.data.eval_count);
+        const cut = cutAtBound(label, request, answer.data.done_reason, usage);
+        if (cut) throw cut;
         return {
           text: answer.data.message.content,
           tool_calls: calls.map((c) => ({ name: c.function.name, arguments: c.function.arguments })),
@@ -88,6 +93,15 @@ export function createOllamaProvider(ref: OllamaRef, role: ModelRole, options: O
       }
     },
   };
+}
+
+/** The model's options: its temperature, and the request's output bound as `num_predict`. */
+function modelOptions(ref: OllamaRef, request: ModelRequest): { options: { temperature?: number; num_predict?: number } } | undefined {
+  const options = {
+    ...(ref.temperature !== undefined ? { temperature: ref.temperature } : {}),
+    ...(request.max_output_tokens !== undefined ? { num_predict: request.max_output_tokens } : {}),
+  };
+  return Object.keys(options).length > 0 ? { options } : undefined;
 }
 
 function toOllamaTool(tool: OfferedTool): Tool {

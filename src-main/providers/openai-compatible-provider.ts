@@ -18,6 +18,8 @@ import { openAIErrorMessage, redactSecrets, removeKey } from './openai-errors';
 import { ProviderError, type ChatMessage, type ModelProvider, type ModelRequest } from './provider';
 import { retryAfterMs } from './retry';
 import { startStopwatch, usageOf } from './call-usage';
+import { outputBoundField, outputFieldHint, type OutputBoundField } from './openai-output-field';
+import { cutAtBound } from './output-limit';
 
 export type OpenAICompatibleRef = Extract<ModelRef, { provider: 'openai_compatible' }>;
 
@@ -48,6 +50,8 @@ const ChatCompletion = z.object({
             .array(z.object({ function: z.object({ name: z.string().min(1), arguments: z.unknown() }) }))
             .nullish(),
         }),
+        // "length": the server stopped at the request's max_*_tokens (output-limit.ts).
+        finish_reason: z.string().nullish(),
       }),
     )
     .min(1),
@@ -75,6 +79,7 @@ export function createOpenAICompatibleProvider(
   const target = options.endpoint ?? endpointOrThrow(ref, role);
   const endpoint = chatCompletionsUrl(target.href);
   const where = displayBaseUrl(target.href);
+  const boundField = outputBoundField(ref, new URL(target.href).hostname);
   const apiKey = checkedApiKey(ref, role, options.apiKey);
   const cancelled = (): ProviderError => new ProviderError('cancelled', `the ${role} model call was cancelled`);
 
@@ -93,7 +98,7 @@ export function createOpenAICompatibleProvider(
             accept: 'application/json',
             ...(apiKey !== undefined ? { authorization: `Bearer ${apiKey}` } : {}),
           },
-          body: JSON.stringify(requestBody(ref, request)),
+          body: JSON.stringify(requestBody(ref, request, boundField)),
           // A redirect would carry the key and the prompt to an address the privacy policy never saw: refuse it, say so.
           redirect: 'manual',
         });
@@ -112,7 +117,10 @@ export function createOpenAICompatibleProvider(
           const issues = answer.error.issues.map((i) => `${i.path.join('.') || 'reply'}: ${i.message}`).join('; ');
           throw new ProviderError('bad_response', `the reply from ${label} had an unexpected shape (${issues})`);
         }
-        return { ...toReply(answer.data, label), latency_ms: elapsed() };
+        const reply = toReply(answer.data, label);
+        const cut = cutAtBound(label, request, answer.data.choices[0]?.finish_reason, reply.usage);
+        if (cut) throw cut;
+        return { ...reply, latency_ms: elapsed() };
       } catch (err) {
         throw toProviderError(err, call);
       } finally {
@@ -175,6 +183,8 @@ export function createOpenAICompatibleProvider(
   /** A 400 about the feature the mode relies on says which mode to try instead. */
   function modeHint(status: number, said: string): string {
     if (status !== 400 && status !== 422) return '';
+    const field = outputFieldHint(said, boundField);
+    if (field !== '') return field;
     if (ref.mode === 'structured' && /response_format|json_schema/i.test(said)) {
       return ' — this server may not support JSON-schema output: try mode "tools"';
     }
@@ -184,7 +194,7 @@ export function createOpenAICompatibleProvider(
 
   function toProviderError(err: unknown, call: HttpCall): ProviderError {
     // Every message leaves without the key, whatever went into it.
-    if (err instanceof ProviderError) return new ProviderError(err.code, removeKey(err.message, apiKey), err.retryAfterMs);
+    if (err instanceof ProviderError) return new ProviderError(err.code, removeKey(err.message, apiKey), err.retryAfterMs, err.usage);
     // Checked before the rest: an abort surfaces as whatever fetch was doing when it happened.
     const stopped = call.stopped();
     if (stopped === 'cancelled') return cancelled();
@@ -248,7 +258,7 @@ function checkedApiKey(ref: OpenAICompatibleRef, role: ModelRole, apiKey: string
   return key;
 }
 
-function requestBody(ref: OpenAICompatibleRef, request: ModelRequest): Record<string, unknown> {
+function requestBody(ref: OpenAICompatibleRef, request: ModelRequest, boundField: OutputBoundField): Record<string, unknown> {
   const nativeTools = ref.mode === 'tools' && request.tools !== undefined && request.tools.length > 0;
   return {
     model: ref.model,
@@ -268,6 +278,7 @@ function requestBody(ref: OpenAICompatibleRef, request: ModelRequest): Record<st
         }
       : {}),
     ...(ref.temperature !== undefined ? { temperature: ref.temperature } : {}),
+    ...(request.max_output_tokens !== undefined ? { [boundField]: request.max_output_tokens } : {}),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { ModelReply, ModelRole } from '@shared/contracts/model';
+import type { ModelReply, ModelRole, ModelUsage } from '@shared/contracts/model';
 import type { ModelCallInfo } from '@shared/contracts/model-call';
 import type { OfferedTool } from '@shared/contracts/tool-snapshot';
 
@@ -12,6 +12,13 @@ export interface ModelRequest {
   tools?: OfferedTool[];
   /** Structured mode: the JSON Schema the reply must follow (Ollama `format`, OpenAI `response_format`). */
   format?: Record<string, unknown>;
+  /**
+   * The most tokens the reply may have, sent in the provider's dialect (OpenAI-compatible:
+   * `max_completion_tokens` or `max_tokens`; Ollama: `options.num_predict`). A reply the server cut
+   * there fails with `output_limit`. Every review-side call sets it (output-bound.ts): without it a
+   * priced model's cost has no ceiling. The replay ignores it.
+   */
+  max_output_tokens?: number;
   /** Aborts the call (run cancelled, timeout). */
   signal?: AbortSignal;
   /** Who calls and what the prompt holds, for the privacy log (record-calls.ts); never sent. */
@@ -47,6 +54,8 @@ export const PROVIDER_ERROR_CODES = [
   'connection_lost',
   /** The reply passed the model's `max_reply_bytes`: reading stopped there. */
   'reply_too_large',
+  /** The server stopped the reply at the request's `max_output_tokens` (finish/done reason "length"): an unfinished answer, never used. */
+  'output_limit',
 ] as const;
 export type ProviderErrorCode = (typeof PROVIDER_ERROR_CODES)[number];
 
@@ -65,6 +74,8 @@ export class ProviderError extends Error {
     message: string,
     /** How long the server asked us to wait before calling again (Retry-After), when it said. */
     readonly retryAfterMs?: number,
+    /** What the failed call was billed, when the server said (an `output_limit` reply reports its tokens). */
+    readonly usage?: ModelUsage,
   ) {
     super(message);
     this.name = 'ProviderError';

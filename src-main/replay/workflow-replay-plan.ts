@@ -1,5 +1,6 @@
 import type { RunEvent, RunEventOf } from '@shared/contracts/events';
 import { ReplayError } from '@shared/replay/replay-spec';
+import { MASK } from '@shared/util/mask';
 import { planWorkflowReplay, type WorkflowReplayPlan } from '@shared/replay/workflow-replay';
 import type { LoadedWorkflow } from '../workflow/load-workflow';
 
@@ -28,5 +29,12 @@ export function planWorkflowRun(events: readonly RunEvent[], started: RunEventOf
   const then = new Map(started.nodes.map((n) => [n.id, n.kind]));
   for (const [id, kind] of then) if (now.get(id) !== kind) throw changed(now.has(id) ? `node ${id} is a ${now.get(id) ?? ''} node now, it was a ${kind} node` : `node ${id} is gone`);
   for (const id of now.keys()) if (!then.has(id)) throw changed(`node ${id} is new`);
+  // An input bound for a sensitive argument is stored masked (issue 27): a replay can only give the mask on.
+  const masked = Object.entries(started.inputs).flatMap(([name, value]) => (JSON.stringify(value ?? null).includes(MASK) ? [name] : []));
+  if (masked.length > 0) {
+    const which = masked.length > 1 ? `inputs ${masked.join(', ')} flowed into a sensitive argument and were` : `input ${masked[0] ?? ''} flowed into a sensitive argument and was`;
+    if (options.live) throw new ReplayError('not_rebuildable', `${which} stored masked in run ${started.run_id}: live tools would get the mask, so replay it as a dry run`);
+    gaps.push(`${which} stored masked: the replay gives the mask on`);
+  }
   return { workflow, inputs: started.inputs, replay: plan, gaps };
 }

@@ -3,6 +3,7 @@ import { parseJsonText } from '@shared/boundary/parse-candidate';
 import type { RunEventPayload } from '@shared/contracts/events';
 import type { ChatMessage, ModelRole, ModelUsage } from '@shared/contracts/model';
 import type { ModelCallInfo } from '@shared/contracts/model-call';
+import { OUTPUT_TOKEN_BOUNDS } from '@shared/contracts/output-bound';
 import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
 import type { PhasePlan, RoundFact, ScsRecord, ScsSettings } from '@shared/scs/contracts';
 import { changedFiles, scsMachine, type CommitteeInput, type MonitorInput } from '@shared/scs/machine';
@@ -43,7 +44,8 @@ async function askJson(
   call: ModelCallInfo,
   transcript: (said: { reply: string; usage?: ModelUsage; latency_ms?: number }) => void,
 ): Promise<unknown> {
-  const reply = await provider.complete({ role, messages, format, signal, call });
+  // The caller's bound (committee or monitor): never unset, so a priced model's answer has a ceiling.
+  const reply = await provider.complete({ role, messages, format, max_output_tokens: OUTPUT_TOKEN_BOUNDS[call.caller === 'committee' ? 'committee' : 'monitor'], signal, call });
   transcript({ reply: reply.text, ...(reply.usage ? { usage: reply.usage } : {}), ...(reply.latency_ms !== undefined ? { latency_ms: reply.latency_ms } : {}) });
   const parsed = parseJsonText(reply.text);
   return parsed.ok ? parsed.value : reply.text;

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -9,10 +9,9 @@ import { HostedWorkflowGraph } from '@shared/workflow/hosted-graph';
 import { escalatingWithSlowBranch } from '../../test-support/escalating-workflow';
 import { hostPage } from '../../test-support/host-session';
 import { createHost } from '../composition/create-host';
-import { CheckpointStore } from '../engine/checkpoint';
 import { RunManager } from '../engine/run-manager';
 import { openFileLedger } from '../mcp/idempotency-ledger';
-import { WorkflowCheckpointStore } from './workflow-checkpoint';
+import { waitingStoresIn } from '../../test-support/waiting-stores';
 
 /** A person answers a workflow node as soon as it asks, while other branches of the run go on. */
 
@@ -91,7 +90,7 @@ function twoConfirmations(workspace: string, delayMs: number): WorkflowGraph {
 const ofRun = (events: RunEvent[], runId: string) => events.filter((e) => e.run_id === runId);
 const finishedOf = (events: RunEvent[], runId: string) => ofRun(events, runId).find((e) => e.type === 'run.finished');
 const nodeDone = (events: RunEvent[], runId: string, node: string) => ofRun(events, runId).some((e) => e.type === 'node.invocation' && e.node === node && e.status === 'done');
-const checkpointsIn = (dataDir: string) => new WorkflowCheckpointStore(join(dataDir, 'waiting-workflows')).list();
+const checkpointsIn = (dataDir: string) => waitingStoresIn(dataDir, cleanups).workflowCheckpoints.list();
 
 describe('answering a workflow node while other branches still run', () => {
   it('resumes the node inside the live run: the write happens once, the run completes with both outputs, one question and one answer in the trace, no checkpoint left', async () => {
@@ -117,7 +116,6 @@ describe('answering a workflow node while other branches still run', () => {
     expect(events.filter((e) => e.type === 'workflow.started')).toHaveLength(1);
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
     expect(checkpointsIn(r.dataDir)).toEqual([]);
-    expect(readdirSync(join(r.dataDir, 'waiting-workflows'))).toEqual([]);
     expect(await r.ok('interventions.pending', {})).toEqual({ interventions: [] });
   }, 60_000);
 
@@ -128,8 +126,9 @@ describe('answering a workflow node while other branches still run', () => {
     expect(notOffered).toBeDefined();
     const refused = await r.call('interventions.answer', { run_id: r.run_id, intervention_id: r.question.id, answer: { action: notOffered } });
     expect(refused).toMatchObject({ ok: false, error: { message: expect.stringContaining(`"${notOffered}" is not one of the answers this intervention offers`) } });
-    // A wrong intervention id is not an answer to this one.
-    expect(await r.ok('interventions.answer', { run_id: r.run_id, intervention_id: `${r.question.id}-other`, answer: { action: 'approve' } })).toEqual({ resumed: false });
+    // A wrong intervention id is not an answer to this one: refused in words (issue 27), naming what the run waits for.
+    const wrong = await r.call('interventions.answer', { run_id: r.run_id, intervention_id: `${r.question.id}-other`, answer: { action: 'approve' } });
+    expect(wrong).toMatchObject({ ok: false, error: { code: 'not_found', message: `run ${r.run_id} does not wait for ${r.question.id}-other: it waits for ${r.question.id}` } });
     const [first, second] = await Promise.all([
       r.ok('interventions.answer', { run_id: r.run_id, intervention_id: r.question.id, answer: { action: 'approve' } }),
       r.ok('interventions.answer', { run_id: r.run_id, intervention_id: r.question.id, answer: { action: 'reject' } }),
@@ -170,13 +169,13 @@ describe('the checkpoint of a run answered live', () => {
     const workspace = join(data, 'ws');
     mkdirSync(workspace);
     const events: RunEvent[] = [];
-    const store = new WorkflowCheckpointStore(join(data, 'waiting-workflows'));
+    const stores = waitingStoresIn(data, cleanups);
+    const store = stores.workflowCheckpoints;
     const manager = new RunManager({
       ledger: openFileLedger(join(data, 'ledger.jsonl')),
       onEvent: (e) => events.push(e),
       baseDir: data,
-      checkpoints: new CheckpointStore(join(data, 'waiting')),
-      workflowCheckpoints: store,
+      ...stores,
     });
     cleanups.push(() => manager.closeAll());
     const { run_id } = manager.startWorkflow({ graph: twoConfirmations(workspace, 4_000), specDir: data, workspace }, { name: 'shared.md' }, { allowed_hosts: [] });

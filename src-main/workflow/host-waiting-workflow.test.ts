@@ -12,7 +12,7 @@ import { createMemoryLedger } from '../mcp/idempotency-ledger';
 import { escalatingWorkflow } from '../../test-support/escalating-workflow';
 import { tempNotesWorkspace } from '../../test-support/workspace';
 import { runWorkflow } from './run-workflow';
-import { WorkflowCheckpointStore } from './workflow-checkpoint';
+import { waitingStoresIn } from '../../test-support/waiting-stores';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -28,7 +28,7 @@ describe('the host with a workflow run waiting for a person', () => {
 
     // The host before its restart: the run's events reached the journal, then its checkpoint was kept.
     const before: RunEvent[] = [];
-    const store = new WorkflowCheckpointStore(join(dataDir, 'waiting-workflows'));
+    const store = waitingStoresIn(dataDir, cleanups).workflowCheckpoints;
     const first = await runWorkflow({ graph: escalatingWorkflow(ws.workspace), specDir: ws.dir, workspace: ws.workspace, inputs: { name: 'shared.md' }, ledger: createMemoryLedger(), onEvent: (e) => before.push(e), persistWaiting: (c) => store.save(c) });
     expect(first.status).toBe('waiting');
     const outbox = EventJournal.open(join(dataDir, 'history.sqlite'));

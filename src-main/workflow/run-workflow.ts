@@ -20,7 +20,8 @@ import { checkEditedNodeApproval, runAgentNode } from './agent-node';
 import { checkInputs } from './run-inputs';
 import { errorText, failed, type NodeOutcome, type NodeRun } from './node-outcome';
 import { runAssertNode, runTemplateNode } from './template-node';
-import { runToolNode } from './tool-node';
+import { runToolNode, toolOutputs } from './tool-node';
+import { FlowSecrets } from './flow-secrets';
 import { liveModelsOf, runPatternNode } from './pattern/pattern-node';
 import { setUpSupervision, type RunSupervision } from './supervision/supervise-failure';
 import { AttemptTrail, escalatedEvent, failedInvocation, portValidator, settlementOf, supervisionEvents, supervisorCheckpoint, supervisorNamed, verdictEvent, type WorkflowSupervisionOptions } from './supervision/workflow-supervision';
@@ -135,6 +136,8 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   const secrets = new SecretRegistry();
   let snapshot: Pick<ToolSnapshot, 'tools'> = { tools: [] };
   const sensitiveFound = (value: string) => void secrets.registerSensitive(value);
+  // A value bound for a sensitive argument is masked from where it enters, not from the call that shows it (issue 27).
+  const flowSecrets = new FlowSecrets(graph, secrets);
   const stamper = createEventStamper(runId, options.onEvent, Math.max(resumed?.next_seq ?? 0, options.resume?.next_seq ?? 0));
   let rounds = resumed?.rounds ?? 0;
   // Masked, sensitive arguments redacted, model text trimmed: the same path as an agent run's events.
@@ -177,6 +180,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     const checked = checkInputs(graph, options.inputs);
     if (!checked.ok) return setupFailure(checked.message);
     inputs = checked.inputs;
+    flowSecrets.entered(inputs);
   }
   let resumeTarget: string | undefined;
   if (options.resume) {
@@ -282,9 +286,13 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     switch (command.type) {
       case 'status': {
         const { invocation, status } = command;
+        // Learnt before anything shows them; records (the supervisor's tools, results, checkpoints) keep them masked too.
+        if (command.outputs) flowSecrets.produced(invocation.node, command.outputs);
+        const outputs = command.outputs && flowSecrets.maskOutputs(invocation.node, command.outputs);
+        const failure = command.failure && { ...command.failure, message: flowSecrets.maskText(invocation.node, command.failure.message) };
         const record: InvocationRecord = { id: invocation.id, node: invocation.node, lineage: invocation.lineage, parent: invocation.parent, status };
-        if (command.outputs) record.outputs = command.outputs;
-        if (command.failure) record.failure = command.failure;
+        if (outputs) record.outputs = outputs;
+        if (failure) record.failure = failure;
         records.set(invocation.id, record);
         emit({
           type: 'node.invocation',
@@ -293,9 +301,9 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
           lineage: invocation.lineage,
           parent: invocation.parent,
           status,
-          ...(status === 'running' ? { inputs: invocation.inputs } : {}),
-          ...(command.outputs ? { outputs: command.outputs } : {}),
-          ...(command.failure ? { failure: command.failure } : {}),
+          ...(status === 'running' ? { inputs: flowSecrets.maskInputs(invocation.node, invocation.inputs) } : {}),
+          ...(outputs ? { outputs } : {}),
+          ...(failure ? { failure } : {}),
         });
         return;
       }
@@ -318,7 +326,18 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     attempts.set(invocation.id, attempt);
     // A supervised run notes what the attempt showed (its tools, where its models ran): the facts of its retry-safety.
     const trail = setup.kind === 'on' ? new AttemptTrail() : undefined;
-    const run: NodeRun = { invocation, emit: (payload) => (trail?.observe(payload), emit({ ...payload, invocation_id: invocation.id })), signal: controller.signal, ...(attempt > 1 ? { attempt } : {}), ...streamOf(invocation) };
+    const run: NodeRun = {
+      invocation,
+      emit: (payload) => {
+        trail?.observe(payload);
+        // A tool's result bound for a sensitive argument downstream is sensitive from its own trace on.
+        if (payload.type === 'tool.executed') flowSecrets.produced(invocation.node, toolOutputs(payload.execution.content));
+        emit({ ...payload, invocation_id: invocation.id });
+      },
+      signal: controller.signal,
+      ...(attempt > 1 ? { attempt } : {}),
+      ...streamOf(invocation),
+    };
     void execute(invocation, run, resumeWith)
       .catch((err: unknown): NodeOutcome => failed('internal_error', errorText(err)))
       .then((outcome) => {
@@ -361,6 +380,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     return {
       sent: sentBy(invocation.id),
       send: (outputs) => {
+        flowSecrets.produced(invocation.node, outputs);
         feed({ type: 'emit', id: invocation.id, port: 'result', value: outputs.result });
         feed({ type: 'emit', id: invocation.id, port: 'text', value: outputs.text });
       },
@@ -375,7 +395,9 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
 
   /** A supervised run's failed invocation: it counts as running while the supervisor decides, so the run waits and a cancel aborts the decision. */
   async function superviseFailed(supervision: RunSupervision, invocation: Invocation, failure: NodeFailure, controller: AbortController, attempt: number, trail?: AttemptTrail, candidate?: Record<string, unknown>): Promise<void> {
-    const failedOne = () => failedInvocation(nodes.get(invocation.node), graph, invocation, failure, attempt, trail, { sent: sentBy(invocation.id).length, ...(candidate !== undefined ? { candidate } : {}) });
+    // The supervisor (a model's prompt, the escalation in the trace) sees the inputs as the trace shows them.
+    const shown = { ...invocation, inputs: flowSecrets.maskInputs(invocation.node, invocation.inputs) };
+    const failedOne = () => failedInvocation(nodes.get(invocation.node), graph, shown, failure, attempt, trail, { sent: sentBy(invocation.id).length, ...(candidate !== undefined ? { candidate } : {}) });
     running.set(invocation.id, controller);
     runningInvocations.set(invocation.id, invocation);
     const supervisor = supervision.deps.supervisor;
@@ -549,6 +571,8 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   async function execute(invocation: Invocation, run: NodeRun, resumeWith?: Resumed): Promise<NodeOutcome> {
     const node = nodes.get(invocation.node);
     const inputsOf = invocation.inputs;
+    // A model never sees a sensitive value: an agent's or a pattern's task is written from its inputs as the trace shows them.
+    const modelRun = (): NodeRun => ({ ...run, invocation: { ...invocation, inputs: secrets.mask(flowSecrets.maskInputs(invocation.node, inputsOf)) } });
     switch (node?.kind) {
       case 'template':
         return runTemplateNode(node, inputsOf);
@@ -586,7 +610,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
         if (resumeWith && !agentCheckpoint) return failed('internal_error', `the waiting agent node ${invocation.id} has no checkpoint to resume`);
         return runAgentNode(
           node,
-          run,
+          modelRun(),
           {
             ...(await agentDeps(node)),
             providers: options.providers,
@@ -602,7 +626,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
         const live = replay && !recorded ? liveModelsOf(node) : [];
         if (live.length > 0) return failed('replay_mismatch', `the pattern node ${node.id} replays only on replay models (it uses ${live.join(', ')})`);
         // A person's judgment parks the loop (the run waits persisted); an answer resumes it at the judgment.
-        return runPatternNode(node, run, {
+        return runPatternNode(node, modelRun(), {
           ...(await agentDeps(node)),
           ...(replay && !replay.live ? { dryRun: true } : {}),
           ...(replay && recorded ? { replay: { recorded, replayOf: replay.replay_of } } : {}),
@@ -618,6 +642,8 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     if (resumed && options.resume && resumeTarget !== undefined) {
       // The same events give the same state: replayed silently, then the answer runs the node again.
       for (const event of log) state = schedule(state, event).state;
+      // A new registry in each process: what the log brought in is learnt again before anything shows.
+      flowSecrets.replayed(log, (id) => (Object.hasOwn(state.invocations, id) ? state.invocations[id]?.node : undefined));
       const parked = waiting.get(resumeTarget);
       waiting.delete(resumeTarget);
       if (parked) resumeNode(resumeTarget, { parked, answer: options.resume.answer });
@@ -632,7 +658,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
         workflow_id: graph.id,
         workflow_name: graph.name,
         nodes: graph.nodes.map((n) => ({ id: n.id, kind: n.kind, ...(n.label !== undefined ? { label: n.label } : {}) })),
-        inputs,
+        inputs: flowSecrets.maskFields(inputs),
         ...traceRetention(trace),
         ...(replay ? { replay_of: replay.replay_of, dry_run: !replay.live } : {}),
         ...(options.traceProfile !== undefined ? { trace_profile: options.traceProfile } : {}),
@@ -671,13 +697,15 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   if (!finished) {
     if (waiting.size > 0) {
       const checkpoint = checkpointNow();
-      const interventions = [...waiting.entries()].map(([invocation_id, w]) => ({ invocation_id, intervention: w.intervention }));
+      // As the trace shows them (the checkpoint keeps the call itself, to make it once approved).
+      const interventions = [...waiting.entries()].map(([invocation_id, w]) => ({ invocation_id, intervention: secrets.mask(redactToolArguments(w.intervention, snapshot, sensitiveFound)) }));
       return { run_id: runId, status: 'waiting', outputs: {}, invocations, message: interventions.map((i) => `${i.invocation_id}: ${i.intervention.reason}`).join('; '), interventions, checkpoint };
     }
     finished = { type: 'finished', status: 'failed', outputs: {}, failure: { code: 'internal_error', message: 'the scheduler stopped with nothing running and no end' } };
   }
   const message = finished.status === 'completed' ? undefined : (describeFailure(finished.failure) ?? (finished.status === 'cancelled' ? 'the run was cancelled' : undefined));
-  emit({ type: 'run.finished', status: finished.status, outputs: finished.outputs, ...(message !== undefined ? { message } : {}), rounds, event_count: stamper.count + 1 });
+  const runOutputs = flowSecrets.maskRunOutputs(finished.outputs);
+  emit({ type: 'run.finished', status: finished.status, outputs: runOutputs, ...(message !== undefined ? { message } : {}), rounds, event_count: stamper.count + 1 });
   if (crashed !== undefined) return { run_id: runId, status: 'failed', outputs: {}, invocations, message: secrets.maskText(`the run's end was not recorded: ${crashed}`) };
-  return { run_id: runId, status: finished.status, outputs: secrets.mask(finished.outputs), invocations, ...(message !== undefined ? { message: secrets.maskText(message) } : {}) };
+  return { run_id: runId, status: finished.status, outputs: secrets.mask(runOutputs), invocations, ...(message !== undefined ? { message: secrets.maskText(message) } : {}) };
 }

@@ -86,7 +86,11 @@ const noTeacher: ModelProvider = {
   },
 };
 
-/** The tool's JSON result when its text is JSON, else `{ content }`. */
+/** A call's outputs: `result`, the tool's JSON result when its text is JSON (else `{ content }`), and `text`. */
+export function toolOutputs(content: string): Record<string, unknown> {
+  return { result: resultOf(content), text: content };
+}
+
 function resultOf(text: string): unknown {
   try {
     const parsed: unknown = JSON.parse(text);
@@ -310,7 +314,7 @@ async function callOnce(p: PreparedCalls, call: { round: number; decision: ToolC
   }
   const element = node.stream ? ` (element ${round + 1} of its stream)` : '';
   if (execution.is_error || !execution.ok) return failed('tool_error', `${node.tool} reported an error${element}: ${execution.error ?? execution.content}`.slice(0, 4000));
-  return { status: 'executed', outputs: { result: resultOf(execution.content), text: execution.content } };
+  return { status: 'executed', outputs: toolOutputs(execution.content) };
 }
 
 /** The node parks for a person to approve or reject this exact call (an intervention in the journal). */

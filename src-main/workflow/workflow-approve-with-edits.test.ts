@@ -3,12 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunEvent } from '@shared/contracts/events';
-import { CheckpointStore } from '../engine/checkpoint';
 import { RunManager } from '../engine/run-manager';
 import { createMemoryLedger } from '../mcp/idempotency-ledger';
 import { escalatingWithSlowBranch, escalatingWorkflow } from '../../test-support/escalating-workflow';
 import { tempNotesWorkspace } from '../../test-support/workspace';
-import { WorkflowCheckpointStore } from './workflow-checkpoint';
+import { waitingStoresIn } from '../../test-support/waiting-stores';
 
 /** Approve with edits on an agent node of a workflow: validated against the node's waiting round, recorded as for an agent run. */
 
@@ -23,8 +22,8 @@ function setup() {
   const data = mkdtempSync(join(tmpdir(), 'steward-wf-edits-'));
   cleanups.push(() => rmSync(data, { recursive: true, force: true }));
   const events: RunEvent[] = [];
-  const store = new WorkflowCheckpointStore(join(data, 'waiting-workflows'));
-  const manager = new RunManager({ ledger: createMemoryLedger(), onEvent: (e) => events.push(e), baseDir: data, checkpoints: new CheckpointStore(join(data, 'waiting')), workflowCheckpoints: store });
+  const { checkpoints, workflowCheckpoints: store } = waitingStoresIn(data, cleanups);
+  const manager = new RunManager({ ledger: createMemoryLedger(), onEvent: (e) => events.push(e), baseDir: data, checkpoints, workflowCheckpoints: store });
   return { ws, events, store, manager };
 }
 

@@ -7,7 +7,9 @@ import { PrivacyPolicy } from '@shared/policy/privacy';
 import { WorkflowReplayPlan } from '@shared/replay/workflow-replay';
 import { WorkflowGraph } from '@shared/workflow/document';
 import { Invocation, InvocationStatus, Lineage, NodeFailure } from '@shared/workflow/invocation';
-import { JsonCheckpointStore, RunCheckpoint } from '../engine/checkpoint';
+import { RunCheckpoint } from '../engine/checkpoint';
+import { CheckpointTable, type CheckpointWrites } from '../events/checkpoint-table';
+import type { HistoryDb } from '../events/history-db';
 import { PatternPark } from './pattern/human-judgment';
 
 /** One node invocation as the run reports it (`--json`, the app's run view). */
@@ -68,9 +70,10 @@ export const WorkflowCheckpoint = z
   .strict();
 export type WorkflowCheckpoint = z.infer<typeof WorkflowCheckpoint>;
 
-/** The folder of workflow runs parked for a person. */
-export class WorkflowCheckpointStore extends JsonCheckpointStore<WorkflowCheckpoint> {
-  constructor(dir: string, log: (line: string) => void = () => undefined) {
-    super(dir, WorkflowCheckpoint, log);
+/** The workflow runs parked for a person (the `waiting` table's `workflow` rows; events/checkpoint-table.ts). */
+export class WorkflowCheckpointStore extends CheckpointTable<WorkflowCheckpoint> {
+  /** `legacyDir`: the `waiting-workflows/` folder an older Steward kept, moved in at the first open. */
+  constructor(db: HistoryDb, writes: CheckpointWrites, options: { legacyDir?: string; log?: (line: string) => void } = {}) {
+    super(db, writes, { kind: 'workflow', schema: WorkflowCheckpoint, ...options });
   }
 }

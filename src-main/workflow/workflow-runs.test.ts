@@ -3,12 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RunEvent } from '@shared/contracts/events';
-import { CheckpointStore } from '../engine/checkpoint';
 import { RunManager } from '../engine/run-manager';
 import { openFileLedger } from '../mcp/idempotency-ledger';
 import { escalatingWithSlowBranch, escalatingWorkflow } from '../../test-support/escalating-workflow';
 import { tempNotesWorkspace } from '../../test-support/workspace';
-import { WorkflowCheckpointStore } from './workflow-checkpoint';
+import { waitingStoresIn } from '../../test-support/waiting-stores';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -21,8 +20,7 @@ function host(data: string, events: RunEvent[]) {
     ledger: openFileLedger(join(data, 'ledger.jsonl')),
     onEvent: (e) => events.push(e),
     baseDir: data,
-    checkpoints: new CheckpointStore(join(data, 'waiting')),
-    workflowCheckpoints: new WorkflowCheckpointStore(join(data, 'waiting-workflows')),
+    ...waitingStoresIn(data, cleanups),
   });
 }
 

@@ -86,6 +86,13 @@ export const OpenAICompatibleModelRef = z
     temperature: z.number().min(0).max(2).optional(),
     timeout_ms: z.number().int().positive().max(600_000).default(120_000),
     max_reply_bytes: MaxReplyBytes,
+    /**
+     * The name this server knows for a request's output bound. Absent: `max_completion_tokens` for
+     * OpenAI's own API and Azure OpenAI (their reasoning models refuse `max_tokens`), `max_tokens`
+     * for every other server (the name they all know; one that ignored an unknown name would leave
+     * the reply unbounded). See openai-output-field.ts.
+     */
+    max_tokens_field: z.enum(['max_completion_tokens', 'max_tokens']).optional(),
   })
   .strict();
 export const ModelRef = z.discriminatedUnion('provider', [ScriptModelRef, OllamaModelRef, OpenAICompatibleModelRef]);

@@ -110,6 +110,9 @@ export type ModelPrice = z.infer<typeof ModelPrice>;
 export const PricingTable = z.record(z.string(), ModelPrice);
 export type PricingTable = z.infer<typeof PricingTable>;
 
+/** A supervisor model's output bound unless its settings say otherwise (issue 27). */
+export const DEFAULT_SUPERVISOR_OUTPUT_TOKENS = 2048;
+
 export const SupervisorWho = z.discriminatedUnion('kind', [
   z
     .object({
@@ -118,8 +121,8 @@ export const SupervisorWho = z.discriminatedUnion('kind', [
       model: ModelRef.default({ provider: 'script' }),
       /** Replay responses when `model` is the script provider (demos, tests, evals). */
       script: ModelScript.optional(),
-      /** Output tokens one turn may use: the worst case the cost cap reserves. Never unset. */
-      max_output_tokens: z.number().int().min(64).max(32_768).default(2048),
+      /** Output tokens one turn may use: sent with every call (the server stops there), and the worst case the cost cap reserves. Never unset. */
+      max_output_tokens: z.number().int().min(64).max(32_768).default(DEFAULT_SUPERVISOR_OUTPUT_TOKENS),
       /** A model that does not answer in time is aborted; the verdict is the default (fail). */
       decision_timeout_ms: z.number().int().min(1000).max(600_000).default(60_000),
     })

@@ -27,10 +27,15 @@ export interface DecideInput {
   /** On a repair: why the previous substitute was refused. */
   feedback?: string;
 }
-/** `verdict` is whatever the supervisor said: the kernel parses it. `cost_usd` when the provider reported it. */
+/**
+ * `verdict` is whatever the supervisor said: the kernel parses it. `cost_usd` when the provider
+ * reported it. `failure`: the supervisor could not answer (a model call failed, or was cut at its
+ * output bound) — the default verdict applies, in these words, and the turn costs `cost_usd`.
+ */
 export interface DecideOutput {
   verdict: unknown;
   cost_usd?: number;
+  failure?: string;
 }
 export interface ValidateInput {
   escalation: Escalation;
@@ -102,6 +107,7 @@ export const supervisorMachine = setup({
     decisionsExhausted: ({ context }) => context.ledger.decisions >= context.settings.max_decisions,
     reservationRefused: ({ context }) => context.reservation?.ok !== true,
     hasTimeout: ({ context }) => timeoutOf(context) !== undefined,
+    decideFailed: ({ event }) => typeof (event as { output?: DecideOutput }).output?.failure === 'string',
     proposalMalformed: ({ context }) => context.proposed === undefined,
     proposalOutsideAllowed: ({ context }) => context.proposed !== undefined && !context.escalation.allowed_actions.includes(context.proposed.action),
     retryOverBound: ({ context }) => context.proposed?.action === 'retry' && retriesExhausted(context.ledger, context.settings, context.escalation.invocation_key),
@@ -168,13 +174,23 @@ export const supervisorMachine = setup({
           turn: context.turns,
           ...(context.feedback !== undefined ? { feedback: context.feedback } : {}),
         }),
-        onDone: {
-          target: 'judging',
-          actions: assign(({ context, event }) => {
-            const parsed = Verdict.safeParse(event.output?.verdict);
-            return { cost_usd: turnCost(context, event.output?.cost_usd), proposed: parsed.success ? parsed.data : undefined };
-          }),
-        },
+        onDone: [
+          {
+            guard: 'decideFailed',
+            target: 'applied',
+            actions: assign(({ context, event }) => {
+              const ctx = { ...context, cost_usd: turnCost(context, event.output?.cost_usd) };
+              return { cost_usd: ctx.cost_usd, ...fail(ctx, 'default', `the supervisor failed: ${event.output?.failure ?? ''}`) };
+            }),
+          },
+          {
+            target: 'judging',
+            actions: assign(({ context, event }) => {
+              const parsed = Verdict.safeParse(event.output?.verdict);
+              return { cost_usd: turnCost(context, event.output?.cost_usd), proposed: parsed.success ? parsed.data : undefined };
+            }),
+          },
+        ],
         onError: {
           target: 'applied',
           actions: assign(({ context, event }) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MASK, maskArguments } from './mask';
+import { MASK, maskArguments, unmaskEdited } from './mask';
 
 describe('masking sensitive arguments', () => {
   it('a named key is masked wherever it appears', () => {
@@ -30,5 +30,13 @@ describe('masking sensitive arguments', () => {
   it('the masked value never contains the secret', () => {
     const masked = maskArguments({ api_key: 'sk-live-123456', list: ['sk-live-123456'] }, ['api_key']);
     expect(JSON.stringify(masked.api_key)).not.toContain('sk-live');
+  });
+});
+
+describe('arguments edited from their masked form', () => {
+  it('a value left masked keeps what it stands for; what the person changed is theirs', () => {
+    const original = { path: 'card.txt', content: 'PIN 4821', auth: { pin: '4821', user: 'ada' }, list: ['a', 'b'] };
+    const edited = { path: 'other.txt', content: MASK, auth: { pin: MASK, user: 'bob' }, list: [MASK, 'c'], extra: MASK };
+    expect(unmaskEdited(edited, original)).toEqual({ path: 'other.txt', content: 'PIN 4821', auth: { pin: '4821', user: 'bob' }, list: ['a', 'c'], extra: MASK });
   });
 });

@@ -66,6 +66,11 @@ export function renderJsonTemplate(value: unknown, inputs: Record<string, unknow
   return { ok: true, value };
 }
 
+/** The input a string that is exactly `{{name…}}` takes whole (with its type), or undefined. */
+export function wholeTemplateRef(text: string): string | undefined {
+  return WHOLE.exec(text)?.[1];
+}
+
 /** The input names a template uses, first use first (text, or any JSON value whose strings are templates). */
 export function templateRefs(template: unknown): string[] {
   const names = new Set<string>();

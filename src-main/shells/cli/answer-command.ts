@@ -2,13 +2,14 @@ import { parseArgs } from 'node:util';
 import { RUN_STATUS_LABELS, type RunEvent, type RunEventOf } from '@shared/contracts/events';
 import type { HumanAnswer, Intervention } from '@shared/contracts/intervention';
 import { createKeychainStore } from '../../credentials/keychain-store';
-import { CheckpointStore } from '../../engine/checkpoint';
+import type { CheckpointStore } from '../../engine/checkpoint';
 import { RunManager } from '../../engine/run-manager';
 import { openHistory } from '../../events/open-history';
 import { openHostWrites } from '../../mcp/journal-ledger';
 import { SpecError } from '../../spec/spec-errors';
 import { defaultDataDir } from '../../util/data-dir';
-import { WorkflowCheckpointStore } from '../../workflow/workflow-checkpoint';
+import type { WorkflowCheckpointStore } from '../../workflow/workflow-checkpoint';
+import { waitingStoresOn } from '../../engine/waiting-stores';
 import { describeFallback, judgmentExpired } from '@shared/pattern/human-ask';
 import { agentRunPrinter } from './agent-run-output';
 import { answerFromWords } from './answer-words';
@@ -18,7 +19,7 @@ import type { CliIo, EXIT } from './cli';
 import { typedPath } from './typed-path';
 import type { HostedFolder } from './hosted-folder';
 import { formatInvocation } from './format-workflow';
-import { lockDataFolder, waitingHint, waitingRunsDir, waitingWorkflowsDir } from './park-run';
+import { lockDataFolder, waitingHint } from './park-run';
 
 // Type-only link to cli.ts (which imports this file): the codes are checked equal to EXIT at compile time.
 const CODE = { ok: 0, notCompleted: 1, badInput: 2, waiting: 3 } as const satisfies {
@@ -171,10 +172,10 @@ function localResumer(dataDir: string, io: CliIo, show: (event: RunEvent) => voi
   if (!locked.ok) return locked;
   const log = (line: string) => io.stderr(`steward: ${line}\n`);
   const journal = openHistory(dataDir, { log });
-  // As the app's host writes: the ledger on the history's connection, a round's claim committed with its events.
+  // As the app's host writes: the ledger and the waiting runs on the history's connection, a round's
+  // claim (and a checkpoint) committed with the run's events.
   const { writer, ledger } = openHostWrites(journal, dataDir, { log });
-  const checkpoints = new CheckpointStore(waitingRunsDir(dataDir), log);
-  const workflowCheckpoints = new WorkflowCheckpointStore(waitingWorkflowsDir(dataDir), log);
+  const { checkpoints, workflowCheckpoints } = waitingStoresOn(journal.connection, { now: writer.commit }, dataDir, log);
   // As the app's host resumes it: the same ledger (a tool call is never run twice), keychain and stores.
   // Shown once durable, as the app shows it: a line printed is an event the history keeps.
   journal.subscribe(({ events }) => events.forEach(show));
@@ -187,7 +188,6 @@ function localResumer(dataDir: string, io: CliIo, show: (event: RunEvent) => voi
     journalNextSeq: (id) => journal.openRuns().find((r) => r.run_id === id)?.next_seq,
     ollamaHost: io.env.OLLAMA_HOST,
     credentials: io.credentials ? io.credentials() : createKeychainStore(),
-    flushEvents: writer.flush,
     // Its "run … completed" lines are the app's log; here the summary below says it.
   });
   return {

@@ -28,7 +28,6 @@ import type { HostedFolder } from './hosted-folder';
 import { hostedRecorder, localRecorder, type RunRecorder } from './run-recorder';
 import { followToTheEnd } from './follow-run';
 import type { RunEvent } from '@shared/contracts/events';
-import { openDataFolderLedger } from '../../mcp/history-ledger';
 import { loadDocumentFile } from '../../workflow/load-workflow';
 import { SpecError } from '../../spec/spec-errors';
 import { defaultDataDir } from '../../util/data-dir';
@@ -232,8 +231,6 @@ async function runCommand(args: string[], io: CliIo, dryRun = false): Promise<nu
   // The app's workflow runs as the app runs it: under the data folder's privacy policy (plus --allow-host).
   const allowedHosts = stored ? storedRunHosts(dataDir, values['allow-host'] ?? []) : (values['allow-host'] ?? []);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  // With the app running, its ledger: a tool call is never run twice, whichever shell runs it.
-  const ledger = hosted ? hosted.ledger : openDataFolderLedger(dataDir);
   const trace = typeof values.trace === 'string' ? openTraceWriter(typedPath(io, values.trace)) : undefined;
   const json = values.json === true;
   const confirm = confirmPolicy(values.yes === true, values['no-confirm'] === true, io, json);
@@ -245,17 +242,20 @@ async function runCommand(args: string[], io: CliIo, dryRun = false): Promise<nu
   if (document.kind === 'workflow') {
     if (values.phase !== undefined || values.scs !== undefined) throw new SpecError('--phase and --scs apply to agent specs; a workflow sets them on its agent nodes');
     if (dryRun) throw new SpecError('dry-run takes an agent spec: a workflow\'s tool nodes have no dry run (steward replay RUN_ID runs a recorded workflow run again with no tool executing)');
+    const loadedWorkflow = onExampleCopy(document.workflow, document.workflow.graph.id, file, dataDir, notice);
+    // Every event into the data folder's history; with the app running, its ledger and writer (a tool call is never run twice, whichever shell runs it).
+    const recorder = recorderFor(io, dataDir);
     return workflowCommand({
-      loaded: onExampleCopy(document.workflow, document.workflow.graph.id, file, dataDir, notice),
+      loaded: loadedWorkflow,
       inputPairs: values.input ?? [],
       inputsFile: values.inputs === undefined ? undefined : typedPath(io, values.inputs),
       json,
       trace,
-      ledger,
+      ledger: recorder.ledger,
       confirm,
       allowedHosts,
       credentials,
-      recorder: recorderFor(io, dataDir),
+      recorder,
       ...(attach && hosted ? { follow: hosted } : {}),
       io,
       dataDir,
@@ -277,8 +277,10 @@ async function runCommand(args: string[], io: CliIo, dryRun = false): Promise<nu
     io.stdout(`steward · ${spec.name} · student=${modelLabel(spec.models.student)} teacher=${modelLabel(spec.models.teacher)} · ${supervision}${dryRun ? ' · dry run (no tool executes)' : ''}\n`);
   }
   const printer = agentRunPrinter(io, json, trace);
-  // Every event into the data folder's journal (the app's Runs), as the run goes.
+  // Every event into the data folder's journal (the app's Runs), as the run goes; with the app running,
+  // its ledger (a tool call is never run twice, whichever shell runs it), else the history's, on the same writer.
   const recorder = recorderFor(io, dataDir);
+  const { ledger } = recorder;
   const onEvent = (event: RunEvent) => {
     recorder.onEvent(event);
     printer.onEvent(event);
@@ -312,7 +314,7 @@ async function runCommand(args: string[], io: CliIo, dryRun = false): Promise<nu
     throw error;
   }
   const waiting = result.status === 'waiting' && result.checkpoint && result.intervention ? { checkpoint: result.checkpoint, intervention: result.intervention } : undefined;
-  // The trace first, then the checkpoint: the run is in the history before anyone can answer it.
+  // The run's last events and its checkpoint in one commit: the run is in the history before anyone can answer it.
   const recorded = await recorder.finish(waiting?.checkpoint);
   if (!recorded.ok && !waiting) io.stderr(`steward: the run is not in the data folder's history yet: ${recorded.message}\n`);
 

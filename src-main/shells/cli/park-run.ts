@@ -1,14 +1,9 @@
-import { join } from 'node:path';
 import type { HumanAnswer, Intervention } from '@shared/contracts/intervention';
 import type { RunCheckpoint } from '../../engine/checkpoint';
 import type { AgentRun } from '../../engine/run-agent';
 import { acquireDataFolderLock, DataFolderInUseError, type DataFolderLock } from '../../util/data-folder-lock';
 import { answerCommands } from './answer-words';
 import { askAtTerminal, type ReadLine } from './ask-at-terminal';
-
-/** The data folder's stores for waiting runs: the same ones the app's host reads. */
-export const waitingRunsDir = (dataDir: string) => join(dataDir, 'waiting-runs');
-export const waitingWorkflowsDir = (dataDir: string) => join(dataDir, 'waiting-workflows');
 
 /** The folder for this process, or why not: the app's host (or another CLI) holds it. */
 export function lockDataFolder(dataDir: string, whileTheAppRuns = 'answer in the app (Waiting for you), or quit it first'): { ok: true; lock: DataFolderLock } | { ok: false; message: string } {

@@ -10,7 +10,6 @@ import { createKeychainStore } from '../../credentials/keychain-store';
 import { prepareDemoWorkspace } from '../../demo/demo-workspace';
 import { onExampleCopy } from '../../demo/example-workspace';
 import { runAgent } from '../../engine/run-agent';
-import { openDataFolderLedger } from '../../mcp/history-ledger';
 import { readTraceEvents } from '../../otlp/read-trace-events';
 import { journalFileRunEvents } from '../../replay/journal-file-run';
 import { planReplay } from '../../replay/replay-plan';
@@ -148,7 +147,7 @@ export async function replayCommand(args: string[], io: CliIo): Promise<number> 
     script: plan.spec.script,
     replayOf: plan.replayOf,
     dryRun: !live,
-    ledger: openDataFolderLedger(dataDir),
+    ledger: recorder.ledger,
     onEvent: printer.onEvent,
     signal: io.signal,
     confirm: confirmPolicy(values.yes === true, values['no-confirm'] === true, io, json, 'unavailable'),

@@ -5,7 +5,6 @@ import { describeNodeDifference, invocationCount, nodeDifferencePlace, workflowD
 import { ReplayError } from '@shared/replay/replay-spec';
 import type { CredentialStore } from '../../credentials/credential-store';
 import type { ConfirmTool } from '../../engine/boundary-actors';
-import { openDataFolderLedger } from '../../mcp/history-ledger';
 import { HostRegistry } from '../../registry/host-registry';
 import { loadDocumentFile, type LoadedWorkflow } from '../../workflow/load-workflow';
 import { onExampleCopy } from '../../demo/example-workspace';
@@ -65,7 +64,7 @@ export async function replayWorkflowCommand(options: ReplayWorkflowOptions): Pro
     workspace: plan.workflow.workspace,
     inputs: plan.inputs,
     replay: plan.replay,
-    ledger: openDataFolderLedger(options.dataDir),
+    ledger: recorder.ledger,
     onEvent: (event) => {
       replayed.push(event);
       recorder.onEvent(event);

@@ -1,8 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { importSummary } from '@shared/history/import-summary';
-import { CheckpointStore } from '../../engine/checkpoint';
+import { waitingStoresOn } from '../../engine/waiting-stores';
 import { HistoryWriteError, JournalRewriteError, type EventJournal } from '../../events/event-journal';
 import { openHistory } from '../../events/open-history';
 import { liveCommandRuns } from '../../events/interrupted-runs';
@@ -10,7 +9,6 @@ import { RunHistory } from '../../events/run-history';
 import { RequestError } from '../../registry/request-error';
 import { defaultDataDir } from '../../util/data-dir';
 import { acquireDataFolderLock, DataFolderInUseError } from '../../util/data-folder-lock';
-import { WorkflowCheckpointStore } from '../../workflow/workflow-checkpoint';
 import type { CliIo, EXIT } from './cli';
 import { checkTraceStreams, importTraceStreams, NO_HISTORY, type Checked } from './import-traces';
 import { isReadSubcommand, runsReadCommand } from './runs-read-command';
@@ -109,10 +107,8 @@ export async function runsCommand(args: string[], io: CliIo): Promise<number> {
   const journal = openHistory(dataDir, { log });
   try {
     // The host is not running (the lock says so): runs parked for a person, and those a steward command still writes, are not to be deleted.
-    const waiting = new Set([
-      ...new CheckpointStore(join(dataDir, 'waiting-runs'), log).list(log).map((c) => c.run_id),
-      ...new WorkflowCheckpointStore(join(dataDir, 'waiting-workflows'), log).list(log).map((c) => c.run_id),
-    ]);
+    const stores = waitingStoresOn(journal.connection, { now: (step) => journal.connection.transaction(step).immediate() }, dataDir, log);
+    const waiting = new Set([...stores.checkpoints.list(log).map((c) => c.run_id), ...stores.workflowCheckpoints.list(log).map((c) => c.run_id)]);
     const history = new RunHistory(journal, { activeIds: () => liveCommandRuns(journal, dataDir), waitingRunIds: () => waiting }, log);
     return await change(history, journal, waiting, checkedFresh);
   } finally {

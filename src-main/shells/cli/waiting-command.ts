@@ -1,11 +1,9 @@
 import { parseArgs } from 'node:util';
 import { INTERVENTION_KIND_LABELS, type InterventionKind } from '@shared/contracts/intervention';
-import { CheckpointStore } from '../../engine/checkpoint';
+import { openWaitingStores, type WaitingStores } from '../../engine/waiting-stores';
 import { defaultDataDir } from '../../util/data-dir';
-import { WorkflowCheckpointStore } from '../../workflow/workflow-checkpoint';
 import type { CliIo } from './cli';
 import { typedPath } from './typed-path';
-import { waitingRunsDir, waitingWorkflowsDir } from './park-run';
 import { roundNumber } from '@shared/contracts/round-number';
 import { memberOfOutputId, waitingAt } from '@shared/pattern/member-label';
 
@@ -28,11 +26,11 @@ export interface WaitingRow {
 }
 
 /** Every question waiting in the data folder, oldest first: agent runs and workflow runs (the app lists the same). */
-export function waitingRows(dataDir: string, log: (line: string) => void): WaitingRow[] {
-  const agents = new CheckpointStore(waitingRunsDir(dataDir), log)
+export function waitingRows(stores: WaitingStores, log: (line: string) => void): WaitingRow[] {
+  const agents = stores.checkpoints
     .list(log)
     .map((c): WaitingRow => ({ run_id: c.run_id, name: c.spec.name, round: roundNumber(c.intervention.round), kind: c.intervention.kind, intervention_id: c.intervention.id, asks: c.intervention.reason, since: c.intervention.requested_at }));
-  const workflows = new WorkflowCheckpointStore(waitingWorkflowsDir(dataDir), log)
+  const workflows = stores.workflowCheckpoints
     .list(log)
     .flatMap((c) =>
       Object.entries(c.waiting).map(([invocation, { intervention, pattern }]): WaitingRow => {
@@ -55,7 +53,18 @@ export function waitingCommand(args: string[], io: CliIo, usage: string): number
     return 2;
   }
   const dataDir = io.hosted ? io.hosted.dataDir : parsed.values['data-dir'] !== undefined ? typedPath(io, parsed.values['data-dir']) : defaultDataDir(io.env);
-  const rows = waitingRows(dataDir, (line) => io.stderr(`steward: ${line}\n`));
+  const log = (line: string) => io.stderr(`steward: ${line}\n`);
+  // The app's own stores while it runs; else the history's, read on a connection of this command's.
+  let rows: WaitingRow[];
+  if (io.hosted) rows = waitingRows(io.hosted, log);
+  else {
+    const stores = openWaitingStores(dataDir, log);
+    try {
+      rows = waitingRows(stores, log);
+    } finally {
+      stores.close();
+    }
+  }
   if (parsed.values.json) {
     io.stdout(`${JSON.stringify(rows, null, 2)}\n`);
     return 0;

@@ -127,7 +127,7 @@ export async function workflowCommand(options: WorkflowCommandOptions): Promise<
     throw error;
   }
   const parking = run.status === 'waiting' ? run.checkpoint : undefined;
-  // The trace first, then the checkpoint: the run is in the history before anyone can answer it.
+  // The run's last events and its checkpoint in one commit: the run is in the history before anyone can answer it.
   const recorded = await options.recorder.finish(parking);
   if (!recorded.ok && !parking) io.stderr(`steward: the run is not in the data folder's history yet: ${recorded.message}\n`);
   if (run.setup_error !== undefined) {

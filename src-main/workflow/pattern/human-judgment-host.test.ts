@@ -8,7 +8,7 @@ import { hostPage } from '../../../test-support/host-session';
 import { FIRST_REPORT, humanJudgedWorkflow, startJudgedModels, type JudgedOptions } from '../../../test-support/human-judged-pattern';
 import type { FakeOllama } from '../../../test-support/fake-ollama';
 import { createHost } from '../../composition/create-host';
-import { WorkflowCheckpointStore } from '../workflow-checkpoint';
+import { waitingStoresIn } from '../../../test-support/waiting-stores';
 
 /**
  * A person judges a pattern node in the app's host (issue 12). Real host, journal, checkpoints and
@@ -128,10 +128,9 @@ describe('a person judging a pattern node in the app’s host', () => {
   }, 120_000);
 });
 
-/** Moves a parked judgment's expiry a minute into the past, in the checkpoint on disk. */
+/** Moves a parked judgment's expiry a minute into the past, in the checkpoint in the data folder's history. */
 function backdateExpiry(dataDir: string, runId: string): void {
-  const dir = join(dataDir, 'waiting-workflows');
-  const store = new WorkflowCheckpointStore(dir);
+  const store = waitingStoresIn(dataDir, cleanups).workflowCheckpoints;
   const checkpoint = store.get(runId);
   if (!checkpoint) throw new Error('no checkpoint');
   const past = new Date(Date.now() - 60_000).toISOString();

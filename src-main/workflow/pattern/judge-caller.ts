@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { parseJsonText } from '@shared/boundary/parse-candidate';
 import type { RunEventPayload } from '@shared/contracts/events';
 import type { ChatMessage } from '@shared/contracts/model';
+import { OUTPUT_TOKEN_BOUNDS } from '@shared/contracts/output-bound';
 import { JudgeVerdict } from '@shared/pattern/contracts';
 import type { JudgeAnswer, JudgeInput } from '@shared/pattern/machine';
 import { FEEDBACK_HEADING } from '@shared/pattern/prompt';
@@ -87,6 +88,7 @@ export function createJudge(node: NodeOf<'pattern'>, task: string, deps: JudgeDe
       role: 'teacher',
       messages: judgeMessages(node, task, input),
       format: verdictJsonSchema(),
+      max_output_tokens: OUTPUT_TOKEN_BOUNDS.judge,
       signal,
       call: { caller: 'teacher', purpose: 'review', data: [...data] },
     });

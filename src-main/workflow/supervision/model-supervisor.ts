@@ -1,8 +1,8 @@
-import type { ChatMessage, ModelReply } from '@shared/contracts/model';
-import type { SupervisorSettings } from '@shared/supervisor/contracts';
+import type { ChatMessage, ModelReply, ModelUsage } from '@shared/contracts/model';
+import { DEFAULT_SUPERVISOR_OUTPUT_TOKENS, type SupervisorSettings } from '@shared/supervisor/contracts';
 import { estimatePromptTokens, reserveTurn, type SupervisorIdentity } from '@shared/supervisor/cost';
 import type { DecideInput, DecideOutput } from '@shared/supervisor/machine';
-import type { ModelProvider } from '../../providers/provider';
+import { ProviderError, type ModelProvider } from '../../providers/provider';
 import { recordCalls, type ModelPlace } from '../../providers/record-calls';
 import { dataCategories, type DataCategory } from '@shared/contracts/model-call';
 import { firstMessages, readStep, stepJsonSchema, type SupervisorStep } from './model-supervisor-prompt';
@@ -17,10 +17,13 @@ import type { SupervisedRunView, WorkflowSupervisor } from './supervise-failure'
  * answer ends the decision with no verdict, which the kernel turns into `fail` (decided_by kernel).
  * The kernel's signal (its decision timeout, a cancel) aborts the call in flight.
  *
- * Cost: the kernel reserved the first call; every further call of the loop is reserved here the
- * same way (worst case from the pricing table against the cap) and the loop stops when refused.
- * What a call cost is its reported tokens at the table's price, or its whole reservation when the
- * server reported no usage.
+ * Cost: every call asks for at most `max_output_tokens` (issue 27), the very figure its worst case
+ * is reserved from, so the cap holds against a model that pads its answer. The kernel reserved the
+ * first call; every further call of the loop is reserved here the same way (worst case from the
+ * pricing table against the cap) and the loop stops when refused. What a call cost is its reported
+ * tokens at the table's price, or its whole reservation when the server reported no usage (a call
+ * that failed or was stopped may still have been billed). A call that fails — cut at its bound
+ * included — ends the decision with the default verdict, in words, costing what it cost.
  */
 
 export const MAX_SUPERVISOR_CALLS = 4;
@@ -37,17 +40,23 @@ export interface ModelSupervisorOptions {
   place?: ModelPlace;
 }
 
-/** The tokens × price of one call; the worst case when the server said nothing. Local models cost 0. */
-export function callCost(options: ModelSupervisorOptions, promptChars: number, reply: ModelReply): number {
+/** Output tokens one call may use: sent with the call, and its worst case in the cost (the schema's default for a settings object without a model). */
+export function maxOutputTokens(settings: Pick<SupervisorSettings, 'who'>): number {
+  return settings.who.kind === 'model' ? settings.who.max_output_tokens : DEFAULT_SUPERVISOR_OUTPUT_TOKENS;
+}
+
+/** The tokens × price of one call; each count the server did not report at its worst case. Local models cost 0. */
+export function callCost(options: ModelSupervisorOptions, promptChars: number, usage: ModelUsage | undefined): number {
   const { identity, settings } = options;
   if (identity.local || !Object.hasOwn(settings.pricing, identity.label)) return 0;
   const price = settings.pricing[identity.label];
   if (!price) return 0;
-  const maxOutput = settings.who.kind === 'model' ? settings.who.max_output_tokens : 0;
-  const input = reply.usage?.input_tokens ?? estimatePromptTokens(promptChars);
-  const output = reply.usage?.output_tokens ?? maxOutput;
+  const input = usage?.input_tokens ?? estimatePromptTokens(promptChars);
+  const output = usage?.output_tokens ?? maxOutputTokens(settings);
   return (input * price.input_per_mtok_usd + output * price.output_per_mtok_usd) / 1_000_000;
 }
+
+const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 const promptChars = (messages: readonly ChatMessage[]): number => messages.reduce((n, m) => n + m.content.length, 0);
 
@@ -74,20 +83,31 @@ export function createModelSupervisor(options: ModelSupervisorOptions): Workflow
       run = view;
     },
     ...(provider.position ? { position: () => provider.position?.() ?? 0 } : {}),
+    spentUsd: () => spent,
     async decide(input: DecideInput, signal: AbortSignal): Promise<DecideOutput> {
       const messages = firstMessages(input);
       const format = stepJsonSchema(input.allowed);
+      const max_output_tokens = maxOutputTokens(options.settings);
       let cost = 0;
       try {
         for (let call = 1; call <= MAX_SUPERVISOR_CALLS; call++) {
           if (call > 1) {
             const reservation = reserveTurn(options.settings, identity, spent + cost, estimatePromptTokens(promptChars(messages)));
-            if (!reservation.ok) throw new Error(reservation.reason);
+            if (!reservation.ok) return { verdict: undefined, failure: reservation.reason, cost_usd: cost };
           }
           const chars = promptChars(messages);
           const data: DataCategory[] = ['instructions', 'escalation', ...(input.feedback !== undefined ? ['feedback' as const] : []), ...(call > 1 ? ['tool_results' as const] : [])];
-          const reply = await logged().complete({ role: 'teacher', messages: [...messages], format, signal, call: { caller: 'supervisor', purpose: 'review', data: dataCategories(data) } });
-          cost += callCost(options, chars, reply);
+          let reply: ModelReply;
+          try {
+            reply = await logged().complete({ role: 'teacher', messages: [...messages], format, max_output_tokens, signal, call: { caller: 'supervisor', purpose: 'review', data: dataCategories(data) } });
+          } catch (error) {
+            // Billed or not, the call may have reached the server: its reported tokens, else its worst case.
+            cost += callCost(options, chars, error instanceof ProviderError ? error.usage : undefined);
+            // Stopped by the kernel (its timeout, the run's end): the kernel decides, and the ledger is squared after (spentUsd).
+            if (signal.aborted) throw error;
+            return { verdict: undefined, failure: errorText(error), cost_usd: cost };
+          }
+          cost += callCost(options, chars, reply.usage);
           const step = readStep(reply);
           if (step.kind === 'verdict') return { verdict: step.verdict, cost_usd: cost };
           if (step.kind === 'malformed') return { verdict: noVerdict(step.problem), cost_usd: cost };

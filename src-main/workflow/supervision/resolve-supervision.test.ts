@@ -9,8 +9,8 @@ import { tempNotesWorkspace } from '../../../test-support/workspace';
 import { createMemoryLedger } from '../../mcp/idempotency-ledger';
 import type { ModelProvider } from '../../providers/provider';
 import { runWorkflow } from '../run-workflow';
-import { WorkflowCheckpoint, WorkflowCheckpointStore } from '../workflow-checkpoint';
-import { CheckpointStore } from '../../engine/checkpoint';
+import { WorkflowCheckpoint } from '../workflow-checkpoint';
+import { waitingStoresIn } from '../../../test-support/waiting-stores';
 import { RunManager } from '../../engine/run-manager';
 import { resolveSupervision, supervisionAsked, supervisionSettings } from './resolve-supervision';
 
@@ -160,8 +160,7 @@ describe('resolving a workflow run’s supervision', () => {
       ledger: createMemoryLedger(),
       onEvent: (e) => events.push(e),
       baseDir: ws.dir,
-      checkpoints: new CheckpointStore(join(ws.dir, 'waiting')),
-      workflowCheckpoints: new WorkflowCheckpointStore(join(ws.dir, 'waiting-workflows')),
+      ...waitingStoresIn(ws.dir, cleanups),
     });
     const supervisedRun = manager.startWorkflow({ graph: mustSayOk(replaySupervisor([skip('a poisoned item')])), specDir: ws.dir }, { items: ['ok', 'poison'] }, { allowed_hosts: [] });
     const plainRun = manager.startWorkflow({ graph: mustSayOk(), specDir: ws.dir }, { items: ['ok', 'poison'] }, { allowed_hosts: [] });

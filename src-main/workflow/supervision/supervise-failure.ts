@@ -34,6 +34,12 @@ export interface WorkflowSupervisor {
   attach?(run: SupervisedRunView): void;
   /** A replay supervisor's place in its script, kept in the checkpoint so a resumed run goes on there. */
   position?(): number;
+  /**
+   * What its own calls cost in this run so far (a resumed run's ledger included), each at its
+   * reported usage or its worst case. The kernel charges a stopped turn one reservation; a model
+   * that had already made calls in that turn cost more, and the ledger is squared with this.
+   */
+  spentUsd?(): number;
 }
 
 /** What a supervisor may read of its run: the invocations so far, and the run's secret registry to mask what it reads. */
@@ -190,8 +196,9 @@ export class RunSupervision {
     try {
       const out = await Promise.race([done, new Promise<undefined>((resolve) => signal.addEventListener('abort', () => resolve(undefined), { once: true }))]);
       if (!out) return this.stopped(escalation, failed.failure);
-      this.ledger = out.ledger;
-      return { escalation, verdict: out.verdict, next: nextOf(out.verdict, failed.failure) };
+      const settled = squared(out, this.deps.supervisor.spentUsd?.());
+      this.ledger = settled.ledger;
+      return { escalation, verdict: settled.verdict, next: nextOf(settled.verdict, failed.failure) };
     } finally {
       signal.removeEventListener('abort', onAbort);
     }
@@ -203,6 +210,17 @@ export class RunSupervision {
     this.ledger = recordVerdict(this.ledger, escalation, verdict);
     return { escalation, verdict, next: { kind: 'failed', failure } };
   }
+}
+
+/**
+ * The decision as charged, when the supervisor's own calls cost more than the kernel knew (a turn
+ * stopped by its timeout after tool steps): the difference is charged to this verdict, so the
+ * ledger the next reservation reads and the cost the run reports are what was spent.
+ */
+function squared(out: { verdict: SupervisorVerdict; ledger: SupervisorLedger }, spent: number | undefined): { verdict: SupervisorVerdict; ledger: SupervisorLedger } {
+  const extra = spent === undefined ? 0 : spent - out.ledger.spent_usd;
+  if (!(extra > 1e-12)) return out;
+  return { verdict: { ...out.verdict, cost_usd: out.verdict.cost_usd + extra }, ledger: { ...out.ledger, spent_usd: out.ledger.spent_usd + extra } };
 }
 
 export type SupervisionSetup =

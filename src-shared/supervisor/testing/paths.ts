@@ -31,6 +31,7 @@ const DECIDE_EVENTS: PathEvent[] = [
   ...SUPERVISOR_ACTIONS.map((a) => ({ type: 'xstate.done.actor.decide' as const, output: { verdict: VERDICTS[a] } })),
   { type: 'xstate.done.actor.decide', output: { verdict: { action: 'escalate_to_god' } } },
   { type: 'xstate.error.actor.decide', error: new Error('the model server went away') },
+  { type: 'xstate.done.actor.decide', output: { verdict: undefined, failure: 'the reply was cut at its output bound' } },
   { type: TIMEOUT_EVENT },
 ];
 const VALIDATE_EVENTS: PathEvent[] = [
@@ -176,6 +177,8 @@ export function checkDecision(trace: Trace): string[] {
   if ((applied.decided_by === 'sticky' || (applied.turns === 0 && applied.decided_by !== 'default')) && trace.decides.length > 0) v.push('K7: a decision without a supervisor called one');
   // K8: a timeout aborts the call and defaults to fail.
   if (last?.type === TIMEOUT_EVENT && (!trace.decides.at(-1)?.aborted || applied.decided_by !== 'default' || action !== 'fail')) v.push('K8: a timeout did not abort and default to fail');
+  // K8: a turn the supervisor could not answer (its call failed or was cut) defaults to fail.
+  if (last?.type === 'xstate.done.actor.decide' && last.output.failure !== undefined && (applied.decided_by !== 'default' || action !== 'fail')) v.push('K8: a failed turn did not default to fail');
   // K9: the cost cap holds and the ledger counts one decision per asked supervisor.
   if (settings.cost_cap_usd !== undefined && out.ledger.spent_usd > settings.cost_cap_usd + 1e-12) v.push(`K9: spent ${out.ledger.spent_usd} over the cap ${settings.cost_cap_usd}`);
   for (const c of trace.decides) {
