@@ -77,7 +77,6 @@ export async function ingestEvents(db: StewardDb, events: readonly RunEvent[], o
   });
 }
 
-
 /**
  * Whose events this page keeps (issue 26): a run it holds already, a run it has no row of (it runs now, or
  * the page had not listed it: either way it is new here), and a run not yet ended. A run listed from the
