@@ -1,6 +1,5 @@
 import { connect, type Socket } from 'node:net';
 import { ChannelHostFrame, FORWARDED_ENV, type ChannelAddress, type ChannelClientFrame } from '@shared/contracts/cli-channel';
-import { existsSync, lstatSync } from 'node:fs';
 import { channelFile, readChannelAddress } from './channel-address';
 import { refusedChannelText, trustChannelFile, trustChannelSocket } from './channel-trust';
 import { readJsonLines, writeJsonLine } from './json-lines';
@@ -22,9 +21,9 @@ export interface ForwardIo {
  * the channel is refused (channel-trust.ts: a symlink, or not the user's own 0600 file and socket).
  */
 async function reach(dataDir: string): Promise<{ address: ChannelAddress; socket: Socket } | { refused: string } | undefined> {
-  if (!existsSync(channelFile(dataDir)) && !isSymlink(channelFile(dataDir))) return undefined;
+  // One lstat: no file is no host; a file (or a symlink, dangling or not) must be the host's own.
   const file = trustChannelFile(channelFile(dataDir));
-  if (!file.ok) return { refused: file.reason };
+  if (!file.ok) return file.missing ? undefined : { refused: file.reason };
   const address = readChannelAddress(dataDir);
   if (!address || processGone(address.pid)) return undefined;
   const socketTrust = trustChannelSocket(address);
@@ -39,14 +38,6 @@ async function reach(dataDir: string): Promise<{ address: ChannelAddress; socket
 
 /** A refused channel: bad input, as the CLI's exit codes say (cli.ts EXIT.badInput; not imported: the forwarder loads without the engine). */
 const REFUSED_CHANNEL_EXIT = 2;
-
-const isSymlink = (path: string) => {
-  try {
-    return lstatSync(path).isSymbolicLink();
-  } catch {
-    return false;
-  }
-};
 
 const send = (socket: Socket, frame: ChannelClientFrame) => writeJsonLine(socket, frame);
 

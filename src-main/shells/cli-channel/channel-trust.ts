@@ -9,7 +9,8 @@ import type { ChannelAddress } from '@shared/contracts/cli-channel';
  * folder (to a file naming another socket, or to another process's socket) is never followed.
  * Windows' named pipes and files are guarded by their ACLs: nothing to check there.
  */
-export type ChannelTrust = { ok: true } | { ok: false; reason: string };
+/** `missing`: nothing there at all (no host made a channel): not a refusal. */
+export type ChannelTrust = { ok: true } | { ok: false; reason: string; missing?: true };
 
 export function trustChannelFile(file: string): ChannelTrust {
   return trustEntry(file, 'the channel file', (s) => s.isFile(), 'a plain file');
@@ -26,7 +27,8 @@ function trustEntry(path: string, what: string, kind: (s: Stats) => boolean, kin
   try {
     stats = lstatSync(path);
   } catch (error) {
-    return { ok: false, reason: `${what} ${path} cannot be read (${error instanceof Error ? error.message : String(error)})` };
+    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+    return { ok: false, reason: `${what} ${path} cannot be read (${error instanceof Error ? error.message : String(error)})`, ...(missing ? { missing: true as const } : {}) };
   }
   if (stats.isSymbolicLink()) return { ok: false, reason: `${what} ${path} is a symbolic link, not ${kindName} the Steward host made` };
   if (!kind(stats)) return { ok: false, reason: `${what} ${path} is not ${kindName}` };
