@@ -4,6 +4,8 @@ import { summarize, type RunRow } from '@shared/history/run-summary';
 import { runWords } from '@shared/history/search-words';
 import { openHistoryDb, type HistoryDb } from './history-db';
 import { migrateLegacyJournal, type LegacyEvent } from './legacy-journal';
+import type { JournalLoadReport, OpenRun } from './journal-report';
+export type { JournalLoadReport, OpenRun } from './journal-report';
 import { runsQuery, searchQuery, type ListedRun, type RunsPage, type RunsQuery } from './history-queries';
 
 /**
@@ -39,14 +41,6 @@ export interface EventJournalOptions {
 /** Tombstones kept by default: a page offline through more deletions than this reconciles once (one request per 1,000 of its runs). */
 export const MAX_TOMBSTONES = 10_000;
 
-/** What opening found: a migration's counts, so the host can say what happened. */
-export interface JournalLoadReport {
-  events: number;
-  /** Lines of a legacy journal that were not JSON or failed the schema (excluding a torn last line). */
-  invalidLines: number;
-  /** The legacy journal's last line was cut short (a crash mid-append) and was skipped. */
-  tornTail: boolean;
-}
 
 /** A run of consecutive journal events: `after` is the position before the first, `position` that of the last. */
 export interface JournalSlice {
@@ -62,12 +56,6 @@ const FOREIGN_BATCH = 500;
 
 export type JournalListener = (slice: JournalSlice) => void;
 
-/** A run that has emitted events but no `run.finished`: where its sequence stands. */
-export interface OpenRun {
-  run_id: string;
-  next_seq: number;
-  rounds: number;
-}
 
 /** Runs removed together, and the journal's head when they were: pages at or before it are told. */
 export interface JournalRemoval {

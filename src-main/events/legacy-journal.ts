@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { z } from 'zod';
 import { RunEvent } from '@shared/contracts/events';
 import type { HistoryDb } from './history-db';
-import type { JournalLoadReport, OpenRun } from './event-journal';
+import type { JournalLoadReport, OpenRun } from './journal-report';
 
 /**
  * Moves a journal an older Steward wrote (`outbox.jsonl`, every format written so far) into the

@@ -12,12 +12,8 @@ import { defaultDataDir } from '../util/data-dir';
 import { loadHostedWorkflow } from './stored-workflow';
 import { WorkflowStoreError } from './workflow-store';
 
-/** A workflow ready to run: parsed, its workspace resolved against its file's folder. */
-export interface LoadedWorkflow {
-  graph: WorkflowGraph;
-  specDir: string;
-  workspace?: string;
-}
+import type { LoadedWorkflow } from './loaded-workflow';
+export type { LoadedWorkflow } from './loaded-workflow';
 
 /**
  * A document file: a workflow (`kind: "workflow"`) or an agent spec, which keeps its own path.

@@ -2,7 +2,7 @@ import type { RunEventPayload } from '@shared/contracts/events';
 import type { Intervention } from '@shared/contracts/intervention';
 import type { Invocation, NodeFailure } from '@shared/workflow/invocation';
 import type { RunCheckpoint } from '../engine/checkpoint';
-import type { PatternPark } from './pattern/human-judgment';
+import type { PatternPark } from './pattern/pattern-park';
 
 /** What one node invocation ended as: the scheduler hears `done`/`failed`; `waiting` parks it for a person. */
 export type NodeOutcome =

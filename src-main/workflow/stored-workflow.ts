@@ -3,7 +3,7 @@ import { formatGraphProblem } from '@shared/workflow/validate-graph';
 import { expandHostedGraph } from '@shared/policy/expand-workflow';
 import type { HostedWorkflowGraph } from '@shared/workflow/hosted-graph';
 import type { HostRegistry } from '../registry/host-registry';
-import type { LoadedWorkflow } from './load-workflow';
+import type { LoadedWorkflow } from './loaded-workflow';
 import { WorkflowStoreError, type WorkflowStore } from './workflow-store';
 
 /**

@@ -2,13 +2,11 @@ import Dexie, { type EntityTable, type Table, type Transaction } from 'dexie';
 import type { RunEvent } from '@shared/contracts/events';
 import type { ModelRef } from '@shared/contracts/model';
 import type { HostedWorkflow } from '@shared/contracts/hosted-workflow';
-import type { LearningExample } from '@shared/contracts/learning-export';
 import type { Profile, ProfileKind } from '@shared/contracts/profiles';
 import type { InspectedTool } from '@shared/contracts/host-api';
 import type { ToolEffect } from '@shared/contracts/tool-effect';
 import type { PrivacyPolicy } from '@shared/policy/privacy';
-import type { EncodedPrompt } from '@shared/learning/learning-context';
-import { backfillLearningExamples, storeLearningByReference } from './learning-examples';
+import { backfillLearningExamples, storeLearningByReference, type LearningExampleRow } from './learning-examples';
 import { runWords } from '@shared/history/search-words';
 import type { RunRow } from '@shared/history/run-summary';
 export type { RunRow, WorkflowRunFacts } from '@shared/history/run-summary';
@@ -66,7 +64,7 @@ export interface RegistryRow {
  * is rebuilt only when an example is opened or exported (example-prompts.ts); `seq` (its event's) orders a run's
  * examples for that.
  */
-export type LearningExampleRow = Omit<LearningExample, 'context'> & EncodedPrompt & { seq: number };
+export type { LearningExampleRow };
 
 export type SettingsRow = { key: 'privacy'; value: PrivacyPolicy };
 

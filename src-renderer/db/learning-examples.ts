@@ -1,6 +1,11 @@
-import type { Table } from 'dexie';
+import type { EntityTable, Table } from 'dexie';
 import type { RunEvent, RunEventOf } from '@shared/contracts/events';
-import type { LearningExampleRow, RunRow, StewardDb } from './db';
+import type { LearningExample } from '@shared/contracts/learning-export';
+import type { EncodedPrompt } from '@shared/learning/learning-context';
+import type { RunRow } from '@shared/history/run-summary';
+
+/** A learning example as the page stores it (db.ts declares the table; typed here so this module never imports db.ts). */
+export type LearningExampleRow = Omit<LearningExample, 'context'> & EncodedPrompt & { seq: number };
 
 function isLearningEvent(e: RunEvent): e is RunEventOf<'learning.example'> {
   return e.type === 'learning.example';
@@ -50,7 +55,7 @@ export function learningRowsForIngest(events: readonly RunEvent[], runOf: (runId
 }
 
 /** Of these examples' runs, the dry runs (as their stored summaries say). */
-export async function dryRunIds(db: Pick<StewardDb, 'runs'>, examples: readonly { run_id: string }[]): Promise<Set<string>> {
+export async function dryRunIds(db: { runs: EntityTable<RunRow, 'run_id'> }, examples: readonly { run_id: string }[]): Promise<Set<string>> {
   const runIds = [...new Set(examples.map((e) => e.run_id))];
   const runs = await db.runs.bulkGet(runIds);
   return new Set(runs.flatMap((run) => (run?.dry_run === true ? [run.run_id] : [])));
@@ -60,7 +65,7 @@ export async function dryRunIds(db: Pick<StewardDb, 'runs'>, examples: readonly 
  * A dry run's start that arrives after its examples (a replay may reorder) takes them away again:
  * a dry run executed nothing, and journals written before dry runs stopped recording examples hold some.
  */
-export async function forgetDryRunExamples(db: Pick<StewardDb, 'learning_examples'>, events: readonly RunEvent[]): Promise<void> {
+export async function forgetDryRunExamples(db: { learning_examples: EntityTable<LearningExampleRow, 'id'> }, events: readonly RunEvent[]): Promise<void> {
   const dry = events.flatMap((e) => (e.type === 'run.started' && e.dry_run ? [e.run_id] : []));
   if (dry.length > 0) await db.learning_examples.where('run_id').anyOf(dry).delete();
 }

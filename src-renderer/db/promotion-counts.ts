@@ -1,4 +1,4 @@
-import Dexie, { cmp, type Table } from 'dexie';
+import Dexie, { cmp, type EntityTable, type Table } from 'dexie';
 import type { RunEvent } from '@shared/contracts/events';
 import {
   foldRoundFacts,
@@ -12,7 +12,7 @@ import {
   type RunFacts,
 } from '@shared/policy/promotion-facts';
 import { addOutcome, metricsBetween, seriesWindows, ZERO_TOTALS, type MetricsPoint, type PromotionMetrics, type Totals } from '@shared/policy/promotion';
-import type { StewardDb } from './db';
+import type { RunRow } from '@shared/history/run-summary';
 
 /**
  * Promotion figures kept as events are stored, never scanned (issue 9). Three tables:
@@ -52,7 +52,13 @@ export const PROMOTION_RANK = '[workflow_id+rank]';
 /** A run's outcomes (compound, so a delete by a plain `run_id` index passes them by: they must be re-ranked, see forgetPromotionRuns). */
 export const PROMOTION_RUN = '[run_id+workflow_id]';
 
-export type PromotionTables = Pick<StewardDb, 'runs' | 'promotion_runs' | 'promotion_rounds' | 'promotion_outcomes'>;
+/** The tables this module reads and writes (StewardDb declares them; typed here so this module never imports db.ts). */
+export interface PromotionTables {
+  runs: EntityTable<RunRow, 'run_id'>;
+  promotion_runs: EntityTable<PromotionRunRow, 'run_id'>;
+  promotion_rounds: EntityTable<PromotionRoundRow, 'id'>;
+  promotion_outcomes: EntityTable<PromotionOutcomeRow, 'id'>;
+}
 
 const orderKey = (r: PromotionOutcomeRow) => [r.workflow_id, r.ts, r.run_id, r.round, r.kind, r.scope];
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);

@@ -3,7 +3,7 @@ import { resultJson } from '@shared/contracts/result-json';
 import type { AgentRun } from '../../engine/run-agent';
 import { formatModelRetry, formatRound } from './format-round';
 import { formatScsEvent, formatScsStatus } from './format-scs';
-import type { CliIo } from './cli';
+import type { CliIo } from './cli-io';
 import { toolProgressOutput } from './tool-progress-output';
 
 /**

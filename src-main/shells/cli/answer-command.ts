@@ -15,7 +15,7 @@ import { agentRunPrinter } from './agent-run-output';
 import { answerFromWords } from './answer-words';
 import { verdictFromFlags } from './person-verdict';
 import { askAtTerminal } from './ask-at-terminal';
-import type { CliIo, EXIT } from './cli';
+import type { CliIo, EXIT } from './cli-io';
 import { typedPath } from './typed-path';
 import type { HostedFolder } from './hosted-folder';
 import { formatInvocation } from './format-workflow';

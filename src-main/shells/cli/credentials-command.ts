@@ -2,7 +2,7 @@ import { CredentialName } from '@shared/contracts/credentials';
 import { looksLikeRawSecret } from '@shared/policy/secrets';
 import type { CredentialStore } from '../../credentials/credential-store';
 import { MIN_MASKABLE_LENGTH, SecretRegistry } from '../../credentials/secret-registry';
-import type { CliIo } from './cli';
+import type { CliIo } from './cli-io';
 
 export interface CredentialsIo extends CliIo {
   /** The whole of standard input (the shell prompts first when it is a terminal). */

@@ -3,7 +3,7 @@ import type { EventJournal } from '../../events/event-journal';
 import { openHistory } from '../../events/open-history';
 import { acquireDataFolderLock, DataFolderInUseError, type DataFolderLock } from '../../util/data-folder-lock';
 import { defaultDataDir } from '../../util/data-dir';
-import type { CliIo } from './cli';
+import type { CliIo } from './cli-io';
 import { typedPath } from './typed-path';
 
 /** The data folder's history, open for reading: `close` lets go of it (and of the folder). */

@@ -3,7 +3,7 @@ import { LEARNING_EXPORT_FORMATS, LearningExportFormat, type LearningExportSumma
 import { describeCount, describeSkipped } from '@shared/learning/export-formats';
 import { exportLearning } from '../../learning/export-learning';
 import { LearningExportError } from '../../learning/learning-errors';
-import type { CliIo, EXIT } from './cli';
+import type { CliIo, EXIT } from './cli-io';
 
 // Type-only link to cli.ts (which imports this file): the codes are checked equal to EXIT at compile time.
 const CODE = { ok: 0, badInput: 2 } as const satisfies Pick<typeof EXIT, 'ok' | 'badInput'>;

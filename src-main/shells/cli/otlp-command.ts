@@ -4,7 +4,7 @@ import { exportTraceFile } from '../../otlp/export-otlp';
 import { OtlpExportError } from '../../otlp/otlp-errors';
 import { otlpTarget, sendOtlp } from '../../otlp/send-otlp';
 import { defaultDataDir } from '../../util/data-dir';
-import type { CliIo, EXIT } from './cli';
+import type { CliIo, EXIT } from './cli-io';
 import { storedRunHosts } from './workflows-command';
 
 // Type-only link to cli.ts (which imports this file): the codes are checked equal to EXIT at compile time.

@@ -17,7 +17,7 @@ import { SpecError } from '../../spec/spec-errors';
 import { defaultDataDir } from '../../util/data-dir';
 import { loadDocumentFile } from '../../workflow/load-workflow';
 import { agentRunPrinter, jsonResult } from './agent-run-output';
-import { confirmPolicy, EXIT, type CliIo } from './cli';
+import { confirmPolicy, EXIT, type CliIo } from './cli-io';
 import { localRecorder } from './run-recorder';
 import { formatDifferences } from './format-differences';
 import { replayWorkflowCommand } from './replay-workflow';

@@ -12,7 +12,7 @@ import { loadStoredWorkflow } from '../../workflow/stored-workflow';
 import { runWorkflow } from '../../workflow/run-workflow';
 import { WorkflowStore } from '../../workflow/workflow-store';
 import { planWorkflowRun } from '../../replay/workflow-replay-plan';
-import { EXIT } from './cli';
+import { EXIT } from './cli-io';
 import { localRecorder } from './run-recorder';
 import { formatInvocation, formatOutputs } from './format-workflow';
 import { formatPatternEvent } from './format-pattern';

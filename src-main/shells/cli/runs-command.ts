@@ -9,7 +9,7 @@ import { RunHistory } from '../../events/run-history';
 import { RequestError } from '../../registry/request-error';
 import { defaultDataDir } from '../../util/data-dir';
 import { acquireDataFolderLock, DataFolderInUseError } from '../../util/data-folder-lock';
-import type { CliIo, EXIT } from './cli';
+import type { CliIo, EXIT } from './cli-io';
 import { checkTraceStreams, importTraceStreams, NO_HISTORY, type Checked } from './import-traces';
 import { isReadSubcommand, runsReadCommand } from './runs-read-command';
 import { typedPath } from './typed-path';

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { RUN_STATUSES, RunStatus } from '@shared/contracts/events';
 import type { EventJournal } from '../../events/event-journal';
 import type { ListedRun, RunsPage, RunsQuery } from '../../events/history-queries';
-import type { CliIo, EXIT } from './cli';
+import type { CliIo, EXIT } from './cli-io';
 import { localTime, MAX_PAGE, pageFooter, pageJson, runLine, shownJson, shownLines } from './format-history';
 import { historyToRead } from './history-to-read';
 

@@ -14,6 +14,7 @@ import { defaultDataDir } from '../../util/data-dir';
 import { loadDocumentFile, type LoadedDocument } from '../../workflow/load-workflow';
 import { ToolListCache, validateDraft } from '../../workflow/validate-draft';
 import { problemsText, validateWorkflow } from './validate-workflow';
+import type { ValidationReport } from './validation-report';
 
 /**
  * Where the document comes from: a file (an app-format one names `dataDir`'s registry), or `load`
@@ -26,11 +27,7 @@ export interface ValidateSource {
   app?: () => HostedWorkflowGraph | undefined;
 }
 
-export interface ValidationReport {
-  lines: string[];
-  /** The first problem found, as one clear message; absent when the spec is valid. */
-  error?: string;
-}
+export type { ValidationReport } from './validation-report';
 
 /**
  * `steward validate`: the checks a run would hit before its first round, without calling a model

@@ -6,7 +6,7 @@ import type { CredentialStore } from '../../credentials/credential-store';
 import type { SecretRegistry } from '../../credentials/secret-registry';
 import type { LoadedWorkflow } from '../../workflow/load-workflow';
 import { WorkflowTools } from '../../workflow/workflow-tools';
-import type { ValidationReport } from './validate-spec';
+import type { ValidationReport } from './validation-report';
 
 /**
  * `steward validate` on a workflow file (the schema was checked when it loaded): graph problems

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { INTERVENTION_KIND_LABELS, type InterventionKind } from '@shared/contracts/intervention';
 import { openWaitingStores, type WaitingStores } from '../../engine/waiting-stores';
 import { defaultDataDir } from '../../util/data-dir';
-import type { CliIo } from './cli';
+import type { CliIo } from './cli-io';
 import { typedPath } from './typed-path';
 import { roundNumber } from '@shared/contracts/round-number';
 import { memberOfOutputId, waitingAt } from '@shared/pattern/member-label';

@@ -12,7 +12,7 @@ import { defaultDataDir } from '../../util/data-dir';
 import type { LoadedDocument } from '../../workflow/load-workflow';
 import { loadStoredWorkflow } from '../../workflow/stored-workflow';
 import { WorkflowStore, WorkflowStoreError } from '../../workflow/workflow-store';
-import type { CliIo, EXIT } from './cli';
+import type { CliIo, EXIT } from './cli-io';
 import { typedPath } from './typed-path';
 
 // Type-only link to cli.ts (which imports this file): the codes are checked equal to EXIT at compile time.

@@ -24,14 +24,8 @@ import { createDispatch, MemberWaitsError, type MemberDeps, type MemberPark, typ
  * iteration, each judgment, the end, and a preference pair for each rejection an approval fixed.
  */
 
-/** A person's judgment as the host got it: an answer (the loop verifies it), or the expiry. */
-export type HumanJudgment = ({ kind: 'answered'; who?: string } & JudgeAnswer) | { kind: 'expired'; at: string };
-
-/**
- * Where a human caller's judgment comes from. Absent (no person can answer in this host), the
- * judgment escalates as the system with "no person can answer here".
- */
-export type JudgeHuman = (waiting: WaitingFor, signal: AbortSignal) => Promise<HumanJudgment>;
+import type { JudgeHuman } from './judge-human';
+export type { HumanJudgment, JudgeHuman } from './judge-human';
 
 export interface PatternNodeDeps extends MemberDeps {
   judgeHuman?: JudgeHuman;

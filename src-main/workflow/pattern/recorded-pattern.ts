@@ -1,6 +1,6 @@
 import type { JudgeAnswer, JudgeInput, WaitingFor } from '@shared/pattern/machine';
 import { recordedAnswer, type PatternReplay } from '@shared/pattern/replay-plan';
-import type { HumanJudgment } from './pattern-node';
+import type { HumanJudgment } from './judge-human';
 
 /**
  * A pattern node replayed from its recorded run (issue 12): each member run answers with its own
