@@ -14,6 +14,9 @@
  *              each, pooled (length growth); and within the long runs, their last 20 rounds against
  *              their first 20
  *  50 ms       the scripted model answering in 50 ms, against a bare loop sleeping 50 ms per call
+ *  a write     every round an `edit_file` (dry run) the registry calls an irreversible write, so its
+ *              ledger claim is synced before the call (a read's rides in the next commit), reviewed
+ *              by the scripted teacher as phase 3 asks; against a bare loop making the same call
  *  machine     the boundary machine alone, effects stubbed (no MCP, no models, no history)
  *
  * Every figure is a ratio against a baseline measured in the same run. Median of SAMPLES.
@@ -83,21 +86,25 @@ async function openAppHost() {
    * One run of `rounds` rounds of the same read; resolves with when each round's end reached the
    * page (the run's start, its server launch, is not a round's cost: rounds are timed end to end).
    */
-  async function run(rounds: number, opts: { phase: 2 | 3; latencyMs: number }): Promise<number[]> {
-    const read = { json: { decision_type: 'tool_call', tool_name: 'read_text_file', arguments: { path: '${workspace}/bench.md' } } };
+  async function run(rounds: number, opts: { phase: 2 | 3; latencyMs: number; write?: boolean }): Promise<number[]> {
+    const read = opts.write
+      ? { json: { decision_type: 'tool_call', tool_name: 'edit_file', arguments: { path: '${workspace}/bench.md', edits: [{ oldText: 'x', newText: 'y' }], dryRun: true } } }
+      : { json: { decision_type: 'tool_call', tool_name: 'read_text_file', arguments: { path: '${workspace}/bench.md' } } };
     const accept = { json: { verdict: 'accept', reason_codes: [], explanation: 'ok' } };
     const workflow: HostedWorkflow = {
       ...notes!,
+      // The write case offers edit_file beside the demo's tools.
+      servers: opts.write ? notes!.servers.map((server) => ({ ...server, ...(server.tools ? { tools: [...server.tools, 'edit_file'] } : {}) })) : notes!.servers,
       supervision: SupervisionSpec.parse({ enabled: true, phase: opts.phase, on_block: 'fail' }),
       limits: { ...notes!.limits, max_rounds: rounds, max_consecutive_failures: 1 },
-      script: { latency_ms: opts.latencyMs, student: Array.from({ length: rounds }, () => read), teacher: opts.phase === 2 ? Array.from({ length: rounds }, () => accept) : [], committee: [], monitor: [] },
+      script: { latency_ms: opts.latencyMs, student: Array.from({ length: rounds }, () => read), teacher: opts.phase === 2 || opts.write ? Array.from({ length: rounds }, () => accept) : [], committee: [], monitor: [] },
     };
     const { run_id } = (await request('run.start', { workflow, overrides: {} })) as { run_id: string };
     const ends: number[] = [];
     await new Promise<void>((resolve, reject) => {
       waiters.set(run_id, (event, at) => {
         if (event.type === 'round.completed') {
-          if (event.record.outcome !== 'executed') reject(new Error(`bench run broke: round ${event.round} ${event.record.outcome}`));
+          if (event.record.outcome !== 'executed') reject(new Error(`bench run broke: round ${event.round} ${event.record.outcome}: ${event.record.message ?? event.record.reason ?? ''}`));
           ends.push(at);
         }
         if (event.type === 'run.finished') {
@@ -114,7 +121,7 @@ async function openAppHost() {
 }
 
 /** A bare loop on its own filesystem server over the same folder: ms per call. */
-async function bareLoop(folder: string, file: string, calls: number, delayMs = 0): Promise<{ perCall: () => Promise<number>; close: () => Promise<void> }> {
+async function bareLoop(folder: string, file: string, calls: number, delayMs = 0, write = false): Promise<{ perCall: () => Promise<number>; close: () => Promise<void> }> {
   const client = new Client({ name: 'bench', version: '1' });
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [resolvePackageBin('@modelcontextprotocol/server-filesystem', 'fs'), folder], stderr: 'ignore' }));
   return {
@@ -122,7 +129,8 @@ async function bareLoop(folder: string, file: string, calls: number, delayMs = 0
       const t0 = performance.now();
       for (let i = 0; i < calls; i += 1) {
         if (delayMs > 0) await sleep(delayMs);
-        await client.callTool({ name: 'read_text_file', arguments: { path: file } });
+        if (write) await client.callTool({ name: 'edit_file', arguments: { path: file, edits: [{ oldText: 'x', newText: 'y' }], dryRun: true } });
+        else await client.callTool({ name: 'read_text_file', arguments: { path: file } });
       }
       return (performance.now() - t0) / calls;
     },
@@ -167,22 +175,24 @@ async function main() {
   const app = await openAppHost();
   const bare = await bareLoop(app.folder, app.file, ROUNDS);
   const slowBare = await bareLoop(app.folder, app.file, SLOW_ROUNDS, SLOW_MODEL_MS);
+  const writeBare = await bareLoop(app.folder, app.file, ROUNDS, 0, true);
   try {
     // Interleaved, so a slower minute of the machine weighs on both sides of a ratio alike.
-    const rows = { bare: [] as number[], boundary: [] as number[], gated: [] as number[], slowBare: [] as number[], slow: [] as number[] };
+    const rows = { bare: [] as number[], boundary: [] as number[], gated: [] as number[], slowBare: [] as number[], slow: [] as number[], writeBare: [] as number[], write: [] as number[] };
     // Rounds of short and long runs pooled (total time over total rounds): the database's periodic
     // checkpoint (every ~1,000 pages written) lands in long runs every time and in short ones now
     // and then, so a median of short runs would leave it out of one side only.
     const pooled = { short: { ms: 0, rounds: 0 }, long: { ms: 0, rounds: 0 } };
-    // Within the long runs: the median round among the first 20 and among the last 20.
+    // Within the long runs: a round among the first 20 and among the last 20 (the span over its
+    // rounds: a read's round reaches the page with the next commit, so several can arrive together).
     const early: number[] = [];
     const late: number[] = [];
+    const span = (ends: number[]) => (ends.at(-1)! - ends[0]!) / (ends.length - 1);
     const perRound = (ends: number[]) => (ends.at(-1)! - ends[0]!) / (ends.length - 1);
     const pool = (into: { ms: number; rounds: number }, ends: number[]) => {
       into.ms += ends.at(-1)! - ends[0]!;
       into.rounds += ends.length - 1;
     };
-    const intervals = (ends: number[]) => ends.slice(1).map((end, i) => end - ends[i]!);
     await bare.perCall();
     await app.run(SHORT, { phase: 3, latencyMs: 0 });
     for (let i = 0; i < SAMPLES; i += 1) {
@@ -190,13 +200,15 @@ async function main() {
       const long = await app.run(ROUNDS, { phase: 3, latencyMs: 0 });
       rows.boundary.push(perRound(long));
       pool(pooled.long, long);
-      early.push(...intervals(long).slice(0, SHORT));
-      late.push(...intervals(long).slice(-SHORT));
+      early.push(span(long.slice(0, SHORT + 1)));
+      late.push(span(long.slice(-SHORT - 1)));
       rows.gated.push(perRound(await app.run(ROUNDS, { phase: 2, latencyMs: 0 })));
       // As many short rounds as long ones: 19 intervals a run are a noisy figure on their own.
       for (let k = 0; k < Math.ceil(ROUNDS / SHORT); k += 1) pool(pooled.short, await app.run(SHORT, { phase: 3, latencyMs: 0 }));
       rows.slowBare.push(await slowBare.perCall());
       rows.slow.push(perRound(await app.run(SLOW_ROUNDS, { phase: 3, latencyMs: SLOW_MODEL_MS })));
+      rows.writeBare.push(await writeBare.perCall());
+      rows.write.push(perRound(await app.run(ROUNDS, { phase: 3, latencyMs: 0, write: true })));
     }
     const m = Object.fromEntries(Object.entries(rows).map(([k, xs]) => [k, median(xs)])) as Record<keyof typeof rows, number>;
     const shortRound = pooled.short.ms / pooled.short.rounds;
@@ -218,14 +230,18 @@ async function main() {
     row('boundary machine alone (no tool, no history)', machine, m.bare);
     row(`bare MCP call after a ${SLOW_MODEL_MS} ms sleep (baseline)`, m.slowBare, m.slowBare);
     row(`full boundary round, ${SLOW_MODEL_MS} ms model (${SLOW_ROUNDS}-round run)`, m.slow, m.slowBare);
+    row('bare MCP edit_file call (baseline)', m.writeBare, m.writeBare);
+    row(`full boundary round, phase 3, an irreversible write each round, reviewed (${ROUNDS}-round run)`, m.write, m.writeBare);
     console.log('');
     console.log(`supervised rounds vs bare loop (throughput): ${(m.bare / m.boundary).toFixed(2)}× (target ≥ 0.5×)`);
     console.log(`a round of a ${ROUNDS}-round run vs one of a ${SHORT}-round run: ${(longRound / shortRound).toFixed(2)}× (target ≤ 1.1×)`);
-    console.log(`within the ${ROUNDS}-round runs, the median of the last ${SHORT} rounds vs the first ${SHORT}: ${(median(late) / median(early)).toFixed(2)}×`);
+    console.log(`within the ${ROUNDS}-round runs, a round among the last ${SHORT} vs among the first ${SHORT}: ${(median(late) / median(early)).toFixed(2)}×`);
+    console.log(`writes: supervised rounds vs the bare loop making the same call: ${(m.writeBare / m.write).toFixed(2)}× (one sync per round, before the call)`);
     console.log(`with a ${SLOW_MODEL_MS} ms model, a round vs a bare call + sleep: ${(m.slow / m.slowBare).toFixed(3)}× (target ≤ 1.02×)`);
   } finally {
     await bare.close();
     await slowBare.close();
+    await writeBare.close();
     await app.close();
   }
 }

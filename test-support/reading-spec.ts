@@ -19,3 +19,14 @@ export function readingSpec(rounds: number): AgentSpec {
 
 /** The replay script's entry for one such read. */
 export const readNotes = (workspace: string) => ({ json: { decision_type: 'tool_call', tool_name: 'read_text_file', arguments: { path: join(workspace, 'meeting-notes.md') } } });
+
+/**
+ * The replay script's entry for an irreversible write (the registry's word for `edit_file`), made
+ * harmless: a dry run that changes no file. Phase 3 sends it to the teacher: script `acceptAll`.
+ */
+export const editNotes = (workspace: string) => ({
+  json: { decision_type: 'tool_call', tool_name: 'edit_file', arguments: { path: join(workspace, 'meeting-notes.md'), edits: [{ oldText: 'Team sync', newText: 'Team sync' }], dryRun: true } },
+});
+
+/** A scripted teacher accepting `n` reviews. */
+export const acceptAll = (n: number) => Array.from({ length: n }, () => ({ json: { verdict: 'accept', reason_codes: [], explanation: 'fine' } }));

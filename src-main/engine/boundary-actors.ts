@@ -198,7 +198,7 @@ export function createBoundaryActors(deps: BoundaryActorDeps) {
         return execution;
       }
       // Reserve the key before the call: a crash mid-call leaves it in flight, never re-executed.
-      deps.ledger.begin(idempotency_key, { run_id: deps.runId, round: input.round, server: tool.server, tool: tool.name });
+      deps.ledger.begin(idempotency_key, { run_id: deps.runId, round: input.round, server: tool.server, tool: tool.name, effect: tool.effect.effect });
       const index = deps.history.length - 1;
       try {
         const callSignal = deps.runSignal ? AbortSignal.any([signal, deps.runSignal]) : signal;

@@ -91,7 +91,8 @@ export function createJournalWriter(journal: EventJournal, options: JournalWrite
   return {
     onEvent(event) {
       batch.push(event);
-      // A committed decision is durable before anything acts on it: a tool call's claim commits it (below), anything else now.
+      // A committed decision is durable before anything acts on it: a tool call's claim commits it (below; a read's
+      // claim rides in the next commit, as nothing a read does needs undoing), anything else now.
       if (event.type === 'decision.committed' && !(options.ledgerClaimsHere && event.decision.decision_type === 'tool_call')) flush();
       else timer ??= setTimeout(flush, windowMs);
     },

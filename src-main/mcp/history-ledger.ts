@@ -48,6 +48,8 @@ export class HistoryLedger implements IdempotencyLedger {
   private readonly sql;
   /** Outcomes recorded and not yet committed (they ride in the next commit): answered from here meanwhile. */
   private readonly finishing = new Set<string>();
+  /** Claims of reads not yet committed (they ride in the next commit): in flight, answered from here meanwhile. */
+  private readonly claiming = new Set<string>();
 
   constructor(
     private readonly db: HistoryDb,
@@ -69,15 +71,38 @@ export class HistoryLedger implements IdempotencyLedger {
 
   state(key: string): LedgerState {
     if (this.finishing.has(key)) return 'executed';
+    if (this.claiming.has(key)) return 'in_flight';
     return this.sql.state.get(key)?.state ?? 'new';
   }
 
-  /** Claims the key: committed (with whatever commits alongside) before this returns, or it throws and the call does not run. */
+  /**
+   * Claims the key: committed (with whatever commits alongside) before this returns, or it throws
+   * and the call does not run. A `read` (the registry's word) is claimed in this process at once and
+   * its row rides in the next commit: a second read changes nothing, so a crash that loses the claim
+   * loses nothing I5 protects, and the round needs no sync of its own (issue 26). Every other effect,
+   * `unknown` included, is synced before the call.
+   */
   begin(key: string, meta: LedgerBeginMeta): void {
+    const at = new Date().toISOString();
+    if (meta.effect === 'read') {
+      const state = this.state(key);
+      if (state !== 'new') throw new DuplicateExecutionError(key, state);
+      this.claiming.add(key);
+      try {
+        this.writes.later(() => {
+          this.claiming.delete(key);
+          this.sql.begin.run(key, meta.run_id, meta.round, meta.server, meta.tool, at);
+        });
+      } catch (error) {
+        this.claiming.delete(key);
+        throw this.failure(error);
+      }
+      return;
+    }
     this.write(() => {
-      const state = this.finishing.has(key) ? 'executed' : this.sql.state.get(key)?.state;
+      const state = this.finishing.has(key) ? 'executed' : this.claiming.has(key) ? 'in_flight' : this.sql.state.get(key)?.state;
       if (state !== undefined) throw new DuplicateExecutionError(key, state);
-      this.sql.begin.run(key, meta.run_id, meta.round, meta.server, meta.tool, new Date().toISOString());
+      this.sql.begin.run(key, meta.run_id, meta.round, meta.server, meta.tool, at);
     });
   }
 

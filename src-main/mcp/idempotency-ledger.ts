@@ -1,5 +1,6 @@
 import { appendFileSync, closeSync, fstatSync, openSync, readSync, truncateSync } from 'node:fs';
 import { z } from 'zod';
+import type { EffectClass } from '@shared/contracts/tool-effect';
 import { hashJson } from '../util/hash';
 import { describeHolder, isStale, newLockRecord, removeStale, sleepSync, tryLock, unlock } from '../util/lock-file';
 
@@ -16,6 +17,12 @@ export interface LedgerBeginMeta {
   round: number;
   server: string;
   tool: string;
+  /**
+   * The tool's effect class as the registry says (never guessed: a tool nobody described is
+   * `unknown`). A `read` changes nothing a second call could repeat, so a ledger may let its claim
+   * ride in its next commit instead of syncing before the call (history-ledger.ts).
+   */
+  effect?: EffectClass;
 }
 
 export interface LedgerOutcome {

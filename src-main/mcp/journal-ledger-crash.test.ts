@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createHost } from '../composition/create-host';
 import { runAgent } from '../engine/run-agent';
 import { openHistory } from '../events/open-history';
-import { readNotes, readingSpec } from '../../test-support/reading-spec';
+import { acceptAll, editNotes, readingSpec } from '../../test-support/reading-spec';
 import { tempNotesWorkspace } from '../../test-support/workspace';
 import { openDataFolderLedger } from './history-ledger';
 import { DuplicateExecutionError } from './idempotency-ledger';
@@ -14,7 +14,7 @@ import { startToolHost } from './mcp-tool-host';
 import type { ToolHost } from './tool-host';
 
 /**
- * I5 with one durable write per round (issue 26): the ledger's claim commits with the round's
+ * I5 with one durable write per round (issue 26): a write's ledger claim commits with the round's
  * events, its outcome rides in the next commit. A process killed between the claim and the outcome
  * leaves the key in flight, the committed decision in the history, and the call never runs again.
  */
@@ -53,7 +53,7 @@ describe('a host killed between a tool call\'s claim and its outcome', () => {
     const ledger = openDataFolderLedger(dataDir);
     expect(ledger.state(first)).toBe('executed');
     expect(ledger.state(second)).toBe('in_flight');
-    expect(() => ledger.begin(second, { run_id: runId, round: 1, server: 'fs', tool: 'read_text_file' })).toThrow(DuplicateExecutionError);
+    expect(() => ledger.begin(second, { run_id: runId, round: 1, server: 'fs', tool: 'edit_file' })).toThrow(DuplicateExecutionError);
     ledger.close();
 
     // The history: every event up to the second committed decision, in order; nothing of a result that never came.
@@ -78,7 +78,7 @@ describe('a host killed between a tool call\'s claim and its outcome', () => {
       specDir: ws.workspace,
       workspace: ws.workspace,
       runId: 'run-killed-mid-call-0001',
-      script: { latency_ms: 0, student: [readNotes(ws.workspace), readNotes(ws.workspace)], teacher: [] },
+      script: { latency_ms: 0, student: [editNotes(ws.workspace), editNotes(ws.workspace)], teacher: acceptAll(2) },
       ledger: again,
       onEvent: () => undefined,
       toolHost: counting,

@@ -6,7 +6,7 @@ import { historyPath } from '../events/history-db';
 import { openHistory } from '../events/open-history';
 import { runAgent } from '../engine/run-agent';
 import { tempNotesWorkspace } from '../../test-support/workspace';
-import { readNotes, readingSpec } from '../../test-support/reading-spec';
+import { acceptAll, editNotes, readNotes, readingSpec } from '../../test-support/reading-spec';
 import { walCommits } from '../../test-support/wal-commits';
 import { openDataFolderLedger } from './history-ledger';
 import { DuplicateExecutionError, LedgerError } from './idempotency-ledger';
@@ -15,8 +15,10 @@ import { openHostWrites } from './journal-ledger';
 /**
  * Issue 26, one durable write per round: in the host, a round's ledger claim, its committed decision
  * and the events before it are one transaction and one sync; the tool's outcome and its result
- * events ride in the next commit; nobody is told of an event before it is durable. Counted from the
- * write-ahead log itself (test-support/wal-commits.ts), never timed.
+ * events ride in the next commit; nobody is told of an event before it is durable. A read (the
+ * registry's word) changes nothing a repeat could double: its claim rides in the next commit too, so
+ * its round has no sync of its own. Counted from the write-ahead log itself
+ * (test-support/wal-commits.ts), never timed.
  */
 
 const cleanups: Array<() => void> = [];
@@ -46,7 +48,7 @@ function hostHistory() {
 }
 
 describe('one durable write per round (the host\'s history writes)', () => {
-  it('a supervised round of the real filesystem server commits exactly once: the claim carries the round\'s events, the result rides in the next', async () => {
+  it('a supervised round that writes commits exactly once, before its call: the claim carries the round\'s events, the result rides in the next', async () => {
     const h = hostHistory();
     const rounds = 5;
     const atSnapshot: number[] = [];
@@ -54,7 +56,7 @@ describe('one durable write per round (the host\'s history writes)', () => {
       spec: readingSpec(rounds),
       specDir: h.ws.dir,
       workspace: h.ws.workspace,
-      script: { latency_ms: 0, student: Array.from({ length: rounds }, () => readNotes(h.ws.workspace)), teacher: [] },
+      script: { latency_ms: 0, student: Array.from({ length: rounds }, () => editNotes(h.ws.workspace)), teacher: acceptAll(rounds) },
       ledger: h.ledger,
       onEvent: (event) => {
         if (event.type === 'tools.snapshot') atSnapshot.push(h.commits());
@@ -91,7 +93,7 @@ describe('one durable write per round (the host\'s history writes)', () => {
       spec: readingSpec(rounds),
       specDir: h.ws.dir,
       workspace: h.ws.workspace,
-      script: { latency_ms: 0, student: Array.from({ length: rounds }, () => readNotes(h.ws.workspace)), teacher: [] },
+      script: { latency_ms: 0, student: Array.from({ length: rounds }, () => editNotes(h.ws.workspace)), teacher: acceptAll(rounds) },
       ledger: h.ledger,
       onEvent: (event) => {
         h.writer.onEvent(event);
@@ -109,6 +111,45 @@ describe('one durable write per round (the host\'s history writes)', () => {
     });
     h.writer.flush();
     expect(problems).toEqual([]);
+    expect(told.map((e) => e.seq)).toEqual(told.map((_, i) => i));
+  }, 60_000);
+
+  it('a round that only reads syncs nothing of its own: its claim, decision and result ride in the next commit, and nobody is told before it', async () => {
+    const h = hostHistory();
+    const told: RunEvent[] = [];
+    const problems: string[] = [];
+    h.journal.subscribe(({ events }) => {
+      for (const event of events) {
+        if (!h.storedElsewhere(event.id)) problems.push(`${event.type} told before it was committed`);
+        told.push(event);
+      }
+    });
+    const rounds = 5;
+    const before = h.commits();
+    const result = await runAgent({
+      spec: readingSpec(rounds),
+      specDir: h.ws.dir,
+      workspace: h.ws.workspace,
+      script: { latency_ms: 0, student: Array.from({ length: rounds }, () => readNotes(h.ws.workspace)), teacher: [] },
+      ledger: h.ledger,
+      onEvent: (event) => {
+        h.writer.onEvent(event);
+        if (event.type === 'tool.executed') {
+          // Claimed here (answered from memory), not yet in the database: a crash now loses a read, nothing more.
+          if (h.ledger.state(event.execution.idempotency_key) !== 'executed') problems.push(`round ${event.round}'s key is not answered as executed`);
+          if (h.keyElsewhere(event.execution.idempotency_key) !== 'new') problems.push(`round ${event.round}'s read claim had a commit of its own`);
+        }
+      },
+    });
+    expect(result.executions).toHaveLength(rounds);
+    // The writer's window (a minute here) never closed, and no round forced a commit: the run start's decision aside, none.
+    expect(h.commits() - before).toBeLessThanOrEqual(1);
+    h.writer.flush();
+    expect(problems).toEqual([]);
+    // After the commit every read's key is executed for any connection, and a repeat of one is refused.
+    for (const execution of result.executions) expect(h.keyElsewhere(execution.idempotency_key)).toBe('executed');
+    const first = result.executions[0]!.idempotency_key;
+    expect(() => h.ledger.begin(first, { ...meta, effect: 'read' })).toThrow(DuplicateExecutionError);
     expect(told.map((e) => e.seq)).toEqual(told.map((_, i) => i));
   }, 60_000);
 

@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import type { EventJournal } from '../../events/event-journal';
 import { openHistory } from '../../events/open-history';
+import { closeInterruptedRuns } from '../../events/interrupted-runs';
+import { waitingStoresOn } from '../../engine/waiting-stores';
 import { acquireDataFolderLock, DataFolderInUseError, type DataFolderLock } from '../../util/data-folder-lock';
 import { defaultDataDir } from '../../util/data-dir';
 import type { CliIo } from './cli-io';
@@ -40,6 +42,13 @@ export async function historyToRead(io: CliIo, dataDirFlag: string | undefined):
     locked.lock.release();
     throw error;
   }
+  try {
+    closeStoppedRuns(journal, dataDir, log);
+  } catch (error) {
+    journal.close();
+    locked.lock.release();
+    throw error;
+  }
   return {
     ok: true,
     dataDir,
@@ -49,6 +58,20 @@ export async function historyToRead(io: CliIo, dataDirFlag: string | undefined):
       locked.lock.release();
     },
   };
+}
+
+/**
+ * With the folder's lock held no host writes here, so a run the history holds open whose steward
+ * command is gone (its run lock free) or whose host stopped is closed as interrupted now, as the
+ * next host start would: the list never shows a dead run as running. A run a live command writes
+ * (its lock held) and a run waiting for a person are left as they are.
+ */
+function closeStoppedRuns(journal: EventJournal, dataDir: string, log: (line: string) => void): void {
+  const db = journal.connection;
+  // Opening the stores moves an older Steward's waiting-run files in first: they are waiting runs too.
+  waitingStoresOn(db, { now: (step) => db.transaction(step).immediate() }, dataDir, log);
+  const waiting = () => new Set(db.prepare<[], { run_id: string }>('SELECT DISTINCT run_id FROM waiting').all().map((row) => row.run_id));
+  closeInterruptedRuns(journal, { dataDir, waiting, log });
 }
 
 async function lockToRead(dataDir: string): Promise<{ ok: true; lock: DataFolderLock } | { ok: false; message: string }> {

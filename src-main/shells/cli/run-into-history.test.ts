@@ -8,6 +8,7 @@ import type { RunEvent } from '@shared/contracts/events';
 import { hostPage, openTestHost } from '../../../test-support/host-session';
 import { askingSpecInput } from '../../../test-support/asking-spec';
 import { tempNotesWorkspace } from '../../../test-support/workspace';
+import { cliWith } from '../../../test-support/cli-capture';
 import { historyPath } from '../../events/history-db';
 import { runLockDir } from '../../events/run-lock';
 import { spoolDir } from '../../events/cli-run-spool';
@@ -209,6 +210,33 @@ describe('a steward run with no app writes its run into the history as it goes',
     expectWhole(history.events(runId), 'interrupted');
     expect(lockFiles(dataDir)).toEqual([]);
   }, 60_000);
+
+  it('with no app, steward runs list shows a live command\'s run as running and a killed one\'s as interrupted, never as running', async () => {
+    const dataDir = tempDir();
+    const history = reader(dataDir);
+    const live = steward(slowSpec(40, 500), dataDir);
+    const liveRun = await startedRun(history);
+    const killed = steward(slowSpec(10, 500), dataDir);
+    let killedRun = '';
+    await until(() => {
+      killedRun = history.events().find((e) => e.type === 'run.started' && e.run_id !== liveRun)?.run_id ?? '';
+      return killedRun !== '';
+    }, 'the second run to start');
+    await until(() => history.events(killedRun).some((e) => e.type === 'round.completed'), 'a round of the second run');
+    killed.child.kill('SIGKILL');
+    await killed.exit;
+
+    const listed = await cliWith(['runs', 'list', '--json', '--data-dir', dataDir]);
+    expect(listed.code).toBe(0);
+    const rows = (JSON.parse(listed.stdout) as { runs: Array<{ run: { run_id: string; status: string } }> }).runs.map((row) => row.run);
+    expect(rows.find((r) => r.run_id === liveRun)?.status).toBe('running');
+    expect(rows.find((r) => r.run_id === killedRun)?.status).toBe('interrupted');
+    expect(listed.stderr).toContain(`run ${killedRun} of a steward command that stopped was closed as interrupted`);
+    const shown = await cliWith(['runs', 'show', killedRun, '--data-dir', dataDir]);
+    expect(shown.stdout).toMatch(/interrupted/i);
+    expect(live.alive()).toBe(true);
+    expectWhole(history.events(killedRun), 'interrupted');
+  }, 90_000);
 
   it('the app and a command writing at once: both runs whole, every event once, no position twice', async () => {
     const dataDir = tempDir();
