@@ -2,6 +2,7 @@ import { CredentialName } from '@shared/contracts/credentials';
 import { checkWalkDepth } from '@shared/util/json-depth';
 import { MASK } from '@shared/util/mask';
 import { MIN_VALUE_LENGTH } from '@shared/util/sensitive-text';
+import { setOwn } from '@shared/util/set-own';
 
 /**
  * Values shorter than this are not masked: masking "abc" everywhere would mangle ordinary text
@@ -117,7 +118,7 @@ export class SecretRegistry {
     if (Array.isArray(value)) return value.map((item: unknown) => this.walk(item, depth + 1));
     if (isPlainObject(value)) {
       const out: Record<string, unknown> = {};
-      for (const [key, item] of Object.entries(value)) out[this.maskText(key)] = this.walk(item, depth + 1);
+      for (const [key, item] of Object.entries(value)) setOwn(out, this.maskText(key), this.walk(item, depth + 1));
       return out;
     }
     return value;

@@ -1,4 +1,5 @@
 import type { PortType, WorkflowGraph } from '@shared/workflow/document';
+import { setOwn } from '@shared/util/set-own';
 
 function hasType(value: unknown, type: PortType): boolean {
   switch (type) {
@@ -29,13 +30,13 @@ export function checkInputs(graph: WorkflowGraph, given: Record<string, unknown>
     if (node.kind !== 'input') continue;
     for (const field of node.fields) {
       declared.add(field.name);
-      const value = given[field.name] ?? field.default;
+      const value = (Object.hasOwn(given, field.name) ? given[field.name] : undefined) ?? field.default;
       if (value === undefined) {
         if (field.required) problems.push(`input ${field.name} is required (--input ${field.name}=…)`);
         continue;
       }
       if (!hasType(value, field.type)) problems.push(`input ${field.name} must be ${field.type === 'list' ? 'a JSON list' : field.type === 'object' ? 'a JSON object' : `a ${field.type}`}`);
-      inputs[field.name] = value;
+      setOwn(inputs, field.name, value);
     }
   }
   for (const name of Object.keys(given)) if (!declared.has(name)) problems.push(`the workflow has no input ${name} (it has: ${[...declared].join(', ') || 'none'})`);

@@ -2,6 +2,7 @@ import type { IndexedEdge, GraphIndex } from './graph-index';
 import { indexGraph } from './graph-index';
 import type { WorkflowGraph, WorkflowNode } from './document';
 import { FINAL_INVOCATION_STATUSES, invocationId, type Invocation, type InvocationStatus, type Lineage, type NodeFailure } from './invocation';
+import { setOwn } from '../util/set-own';
 
 /**
  * The workflow scheduler: a reducer over the run's events that says what the host runs next.
@@ -123,7 +124,7 @@ function own<T>(record: Record<string, T>, key: string): T | undefined {
 function defined(outputs: Record<string, unknown> | null | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (outputs === null || typeof outputs !== 'object') return out;
-  for (const [k, v] of Object.entries(outputs)) if (v !== undefined) out[k] = v;
+  for (const [k, v] of Object.entries(outputs)) if (v !== undefined) setOwn(out, k, v);
   return out;
 }
 
@@ -362,7 +363,7 @@ class Step {
     for (const f of node.fields) {
       const given = Object.hasOwn(this.inputs, f.name) ? this.inputs[f.name] : undefined;
       const value = given !== undefined ? given : f.default;
-      if (value !== undefined) outputs[f.name] = value;
+      if (value !== undefined) setOwn(outputs, f.name, value);
       else if (f.required !== false) {
         inv.status = 'running';
         this.settle(id, 'failed', { failure: { code: 'invalid_input', message: `the run needs a value for input ${f.name}` } });
@@ -384,7 +385,7 @@ class Step {
       this.listArrived(id, inv, present, value, sent === null);
       return;
     }
-    if (present) inv.inputs[edge.to.port] = value;
+    if (present) setOwn(inv.inputs, edge.to.port, value);
     else if (this.plan.required.get(inv.node)?.has(edge.to.port)) {
       this.settle(id, 'skipped', { failure: { code: 'input_missing', message: `${inv.node}: input ${edge.to.port} never arrived (${edge.from.node} did not produce ${edge.from.port})` } });
       return;

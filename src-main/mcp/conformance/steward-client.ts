@@ -12,6 +12,7 @@ import { connectSignedIn } from '../oauth/sign-in';
 import type { ElicitationAsk, ElicitationReply } from '../client-capabilities';
 import type { ElicitContent } from '@shared/policy/elicitation-form';
 import { headlessBrowser } from './headless-browser';
+import { setOwn } from '@shared/util/set-own';
 
 /**
  * Steward's client as the official conformance suite (`@modelcontextprotocol/conformance`) drives
@@ -79,7 +80,7 @@ const CLIENT_SECRET = 'conformance-client-secret';
 async function acceptDefaults(ask: ElicitationAsk): Promise<ElicitationReply> {
   if (ask.mode !== 'form') return { action: 'decline' };
   const content: ElicitContent = {};
-  for (const field of ask.fields) if (field.default !== undefined) content[field.name] = field.default;
+  for (const field of ask.fields) if (field.default !== undefined) setOwn(content, field.name, field.default);
   return { action: 'accept', content };
 }
 
@@ -88,9 +89,9 @@ function sampleArguments(tool: Tool): Record<string, unknown> {
   const args: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries(tool.inputSchema.properties ?? {})) {
     const type = (schema as { type?: unknown }).type;
-    if (type === 'number' || type === 'integer') args[name] = 2;
-    else if (type === 'boolean') args[name] = true;
-    else if (type === 'string') args[name] = 'steward';
+    if (type === 'number' || type === 'integer') setOwn(args, name, 2);
+    else if (type === 'boolean') setOwn(args, name, true);
+    else if (type === 'string') setOwn(args, name, 'steward');
   }
   return args;
 }
