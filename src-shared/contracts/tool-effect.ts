@@ -52,6 +52,19 @@ export function isProtectedEffect(effect: EffectClass): boolean {
   return EFFECT_PROTECTED[effect];
 }
 
+/** Where a tool's effect came from, in words (the app's panel and `steward validate`). */
+export const EFFECT_SOURCE_LABELS = {
+  user: 'yours',
+  shipped: 'Steward’s shipped default',
+  missing: 'nobody described it: protected',
+} satisfies Record<EffectSource, string>;
+
+/** A tool's effect and where it came from, as one phrase a person reads. */
+export function effectWords(effect: EffectClass, source: EffectSource): string {
+  if (source === 'missing') return 'Unknown: nobody described this tool, so it is protected (set its effect in the MCP registry)';
+  return `${EFFECT_LABELS[effect]} (${EFFECT_SOURCE_LABELS[source]})`;
+}
+
 /** The protected default for a tool nobody described. */
 export const MISSING_EFFECT: ToolEffect = {
   effect: 'unknown',

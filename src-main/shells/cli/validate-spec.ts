@@ -1,4 +1,4 @@
-import { EFFECT_LABELS } from '@shared/contracts/tool-effect';
+import { effectWords } from '@shared/contracts/tool-effect';
 import { PHASE_LABELS } from '@shared/contracts/spec';
 import { substituteVars } from '@shared/util/substitute';
 import { LOCAL_ONLY, type PrivacyPolicy } from '@shared/policy/privacy';
@@ -70,7 +70,7 @@ export async function validateSpecFile(file: string, credentials: () => Credenti
     try {
       const snapshot = await host.snapshot(0);
       for (const tool of snapshot.tools) {
-        lines.push(`  tool ${tool.server}/${tool.name}: ${EFFECT_LABELS[tool.effect.effect]} (${tool.effect_source})`);
+        lines.push(`  tool ${tool.server}/${tool.name}: ${effectWords(tool.effect.effect, tool.effect_source)}`);
       }
     } finally {
       await host.close();

@@ -1,6 +1,6 @@
 import { describeExposure, EXPOSED_DATA, type PrivacyPolicy } from '@shared/policy/privacy';
 import type { ModelRef } from '@shared/contracts/model';
-import { EFFECT_LABELS, isProtectedEffect, type EffectSource } from '@shared/contracts/tool-effect';
+import { EFFECT_LABELS, EFFECT_SOURCE_LABELS, isProtectedEffect} from '@shared/contracts/tool-effect';
 import { readTrustWarning, registeredToolEffect, trustsServerForRead, type EffectRegistryView } from '@shared/policy/effect-registry';
 import { SHIPPED_EFFECTS } from '@shared/policy/shipped-effects';
 import type { HostedWorkflow } from '@shared/contracts/hosted-workflow';
@@ -10,12 +10,7 @@ import { serverIdentity } from '../../db/registry';
 import { fieldDomId } from '../../components/Form';
 import { Chip } from '../../components/Chip';
 
-/** Where a tool's effect came from, as the panel says it. */
-export const EFFECT_SOURCE_LABELS = {
-  user: 'yours',
-  shipped: 'Steward’s shipped default',
-  missing: 'nobody described it: protected',
-} satisfies Record<EffectSource, string>;
+export { EFFECT_SOURCE_LABELS };
 
 /**
  * Tool safety: each tool of the workflow's servers with the effect runs give it (your setting, else
