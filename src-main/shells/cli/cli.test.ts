@@ -179,7 +179,7 @@ describe('steward validate', () => {
     const { file } = exampleCopy('notes-assistant.json');
     const { code, stdout } = await cli(['validate', file]);
     expect(code).toBe(EXIT.ok);
-    expect(stdout).toMatch(/tool fs\/write_file: Irreversible write \(shipped\)/);
+    expect(stdout).toMatch(/tool fs\/write_file: Irreversible write \(Steward’s shipped default\)/);
     expect(stdout).toMatch(/valid: /);
   });
 

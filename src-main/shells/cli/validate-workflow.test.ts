@@ -35,7 +35,7 @@ describe('steward validate FILE with a workflow', () => {
     expect(stderr).toBe('');
     expect(code).toBe(EXIT.ok);
     expect(stdout).toMatch(/^workflow: .+ \(folder-triage\), \d+ nodes, 1 server\(s\)$/m);
-    expect(stdout).toMatch(/tool fs\/write_file: Irreversible write \(shipped\)/);
+    expect(stdout).toMatch(/tool fs\/write_file: Irreversible write \(Steward’s shipped default\)/);
     expect(stdout).toMatch(/valid: /);
   });
 
@@ -77,6 +77,6 @@ describe('steward validate FILE with a workflow', () => {
     const { code, stdout } = await validate(join(dir, 'notes-assistant.json'));
     expect(code).toBe(EXIT.ok);
     expect(stdout).toMatch(/^spec: .+ \(notes-assistant\)/m);
-    expect(stdout).toMatch(/tool fs\/write_file: Irreversible write \(shipped\)/);
+    expect(stdout).toMatch(/tool fs\/write_file: Irreversible write \(Steward’s shipped default\)/);
   });
 });
