@@ -145,7 +145,7 @@ describe('the agent run through the decision boundary (real filesystem MCP serve
     expect(result.status).toBe('completed');
     expect(result.rounds[0]?.outcome).toBe('failed');
     expect(result.rounds[0]?.validation?.issues[0]?.code).toBe('unparseable');
-    expect(result.rounds[0]?.message).toMatch(/not valid JSON/);
+    expect(result.rounds[0]?.message).toMatch(/the model (answered in prose|'s JSON is malformed)/);
     expectCompleteTrace(result, events);
   });
 

@@ -2,7 +2,7 @@ import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, write
 import { randomBytes } from 'node:crypto';
 import { basename } from 'node:path';
 import type { z } from 'zod';
-import { parseJsonText } from '../spec/json-syntax';
+import { parseJsonText } from '@shared/util/json-syntax';
 import { formatFileIssues } from '../spec/load-spec';
 
 /** A host-held registry file that is unreadable or damaged: nothing that depends on it proceeds. */

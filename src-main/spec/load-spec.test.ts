@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { loadSpecFile } from './load-spec';
-import { findJsonSyntaxError } from './json-syntax';
+import { findJsonSyntaxError } from '@shared/util/json-syntax';
 import { SpecError } from './spec-errors';
 
 const PLANTED = 'sk-live-PLANTED0123456789abcdef';

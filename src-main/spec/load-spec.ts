@@ -5,7 +5,7 @@ import { WorkflowDocument, type AgentSpec } from '@shared/contracts/spec';
 import { ModelScript } from '@shared/contracts/script';
 import { JsonTooDeepError, MAX_JSON_DEPTH, jsonDepthExceeds } from '@shared/util/json-depth';
 import { SpecError } from './spec-errors';
-import { parseJsonText } from './json-syntax';
+import { parseJsonText } from '@shared/util/json-syntax';
 
 /** A spec ready to run: parsed, with its script and folders resolved to absolute paths. */
 export interface LoadedSpec {

@@ -161,7 +161,7 @@ describe('the decision boundary', () => {
 
     expect(host.calls.review.map((c) => c.attempt)).toEqual(Array.from({ length: max }, (_, i) => i + 1));
     expect(host.calls.review[0]?.previous_problem).toBeUndefined();
-    for (const call of host.calls.review.slice(1)) expect(call.previous_problem).toMatch(/^malformed verdict: not valid JSON/);
+    for (const call of host.calls.review.slice(1)) expect(call.previous_problem).toMatch(/^malformed verdict: the model (answered in prose|'s JSON is malformed)/);
     expect(events.filter((e) => e.type === 'verdict.received')).toHaveLength(max);
     expect(record.outcome).toBe('blocked');
     expect(record.reason).toBe('verdict_unusable');

@@ -37,6 +37,8 @@ export interface BoundaryInput {
   preselected?: { decision: Decision; intervention_id: string; confirmed: boolean };
   /** What this run refused and ran so far: a final answer after a refusal is reviewed against it. */
   claims?: ClaimFacts;
+  /** What a person told this round's proposer (their rejection of the last round, their reply): recorded on round.started. */
+  told?: string;
 }
 
 export interface ProposeInput {
@@ -245,7 +247,7 @@ export const boundaryMachine = setup({
     readyToExecute: ({ context }) => executeInputOf(context) !== undefined,
   },
   actions: {
-    emitRoundStarted: emit(({ context }) => ({ type: 'round.started' as const, round: context.round, proposer: context.proposer })),
+    emitRoundStarted: emit(({ context }) => ({ type: 'round.started' as const, round: context.round, proposer: context.proposer, ...(context.told !== undefined ? { told: context.told } : {}) })),
     validate: assign(({ context }) => {
       const parsed = context.parsed ?? { raw: undefined, tool_call_count: 0, parse_error: 'no candidate' };
       return { validated: validateCandidate(parsed, context.snapshot, context.constraints) };

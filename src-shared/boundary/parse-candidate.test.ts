@@ -38,7 +38,7 @@ describe('parsing a model reply into one candidate', () => {
 
   it('prose around JSON is not guessed at: it is unparseable', () => {
     const parsed = parseCandidate(textReply('Here is my decision: {"decision_type":"complete","output":"done"}'));
-    expect(parsed.parse_error).toMatch(/^not valid JSON/);
+    expect(parsed.parse_error).toMatch(/^the model (answered in prose|'s JSON is malformed)/);
     expect(parsed.raw).toBe('Here is my decision: {"decision_type":"complete","output":"done"}');
     expect(parsed.tool_call_count).toBe(0);
   });
@@ -51,7 +51,14 @@ describe('parsing a model reply into one candidate', () => {
 
   it('a long unparseable reply is quoted only in part', () => {
     const parsed = parseCandidate(textReply(`x${'y'.repeat(200)}`));
-    expect(parsed.parse_error).toMatch(/: xy{79}…$/);
+    expect(parsed.parse_error).toMatch(/“xy{59}…”\)$/);
+  });
+
+  it('prose says it is prose, and broken JSON says where it breaks, never the parser\'s own message', () => {
+    expect(parseCandidate(textReply('Sure! First I will read the notes.')).parse_error).toBe('the model answered in prose, not a JSON decision (its reply begins “Sure! First I will read the notes.”)');
+    const cut = parseCandidate(textReply('{"decision_type": "tool_call", "tool_name": "read'));
+    expect(cut.parse_error).toMatch(/^the model's JSON is malformed or cut off at line 1, column \d+: /);
+    expect(cut.parse_error).not.toMatch(/Unexpected|SyntaxError|is not valid JSON/);
   });
 
   it('a JSON list of decisions counts every entry; an empty list is unparseable', () => {
@@ -80,6 +87,6 @@ describe('parsing a model reply into one candidate', () => {
 
   it('parseJsonText reports why text is not JSON', () => {
     expect(parseJsonText('{"a":1}')).toEqual({ ok: true, value: { a: 1 } });
-    expect(parseJsonText('{"a":')).toMatchObject({ ok: false, error: expect.stringMatching(/^not valid JSON \(.+\): \{"a":$/) });
+    expect(parseJsonText('{"a":')).toMatchObject({ ok: false, error: expect.stringMatching(/^the model's JSON is malformed or cut off at line 1, column \d+: .+ \(its reply begins “\{"a":”\)$/) });
   });
 });

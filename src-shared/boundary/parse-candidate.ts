@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ModelReply } from '../contracts/model';
 import { JsonTooDeepError, MAX_JSON_DEPTH, jsonDepthExceeds } from '../util/json-depth';
+import { findJsonSyntaxError } from '../util/json-syntax';
 
 /** A model reply normalised into one raw decision object, before any validation. */
 export const ParsedCandidate = z
@@ -43,10 +44,22 @@ export function parseJsonText(text: string): { ok: true; value: unknown } | { ok
     const value: unknown = JSON.parse(trimmed);
     if (jsonDepthExceeds(value)) return { ok: false, error: tooDeep(), tooDeep: true };
     return { ok: true, value };
-  } catch (err) {
-    const preview = trimmed.length > 80 ? `${trimmed.slice(0, 80)}…` : trimmed;
-    return { ok: false, error: `not valid JSON (${(err as Error).message}): ${preview}` };
+  } catch {
+    return { ok: false, error: unparsedReplyWords(trimmed) };
   }
+}
+
+/**
+ * Why a reply is not a decision, in words a person (and the model, told to repair it) reads: prose
+ * where JSON was asked, or JSON that breaks off or is malformed at a line and column. Never the
+ * parser's own message (it quotes the text in its own dialect); the reply itself is in the trace.
+ */
+export function unparsedReplyWords(trimmed: string): string {
+  const preview = trimmed.length > 60 ? `${trimmed.slice(0, 60)}…` : trimmed;
+  if (!/^[[{"]/.test(trimmed)) return `the model answered in prose, not a JSON decision (its reply begins “${preview}”)`;
+  const where = findJsonSyntaxError(trimmed);
+  const at = where ? ` at line ${where.line}, column ${where.column}: ${where.problem}` : '';
+  return `the model's JSON is malformed or cut off${at} (its reply begins “${preview}”)`;
 }
 
 function tooDeep(): string {

@@ -32,7 +32,7 @@ describe('deterministic validation', () => {
   it('an unparseable reply is reported, not repaired', () => {
     const v = validateCandidate(parseCandidate(textReply('Sure, I will read it.')), FILE_TOOLS);
     expect(v.result.ok).toBe(false);
-    expect(v.result.issues).toEqual([{ code: 'unparseable', message: expect.stringMatching(/^not valid JSON/) }]);
+    expect(v.result.issues).toEqual([{ code: 'unparseable', message: expect.stringMatching(/^the model (answered in prose|'s JSON is malformed)/) }]);
     expect(v.decision).toBeUndefined();
   });
 

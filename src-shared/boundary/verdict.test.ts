@@ -61,7 +61,7 @@ describe('parsing a teacher verdict (strict)', () => {
   });
 
   it('prose, empty text and a tool call are malformed', () => {
-    expect(parseVerdict(textReply('Looks good!'))).toMatchObject({ ok: false, error: expect.stringMatching(/^not valid JSON/) });
+    expect(parseVerdict(textReply('Looks good!'))).toMatchObject({ ok: false, error: expect.stringMatching(/^the model answered in prose, not a JSON decision \(its reply begins “Looks good!”\)$/) });
     expect(parseVerdict(textReply(''))).toEqual({ ok: false, error: 'the model returned an empty reply' });
     expect(parseVerdict(toolCallReply([{ name: 'write_file', arguments: {} }]))).toEqual({
       ok: false,
