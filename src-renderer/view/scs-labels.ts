@@ -1,4 +1,4 @@
-import { SCS_ROLE_LABELS, type MonitorTrigger, type ScsMode } from '@shared/scs/contracts';
+import { SCS_ROLE_LABELS, type MonitorDecisionKind, type MonitorTrigger, type ScsMode } from '@shared/scs/contracts';
 import type { ScsActor, ScsEntry, ScsEntryKind } from '../db/derive-scs';
 
 /** The mode selector's choices, each with its one-line explanation. */
@@ -26,6 +26,19 @@ export const SCS_TRIGGER_LABELS = {
   budget: 'near the step budget',
   stop_condition: 'a stop condition matched',
 } satisfies Record<MonitorTrigger, string>;
+
+/** The monitor's last decision, as the status says it. */
+export const MONITOR_DECISION_WORDS = {
+  approve_plan: 'the plan was approved',
+  veto_plan: 'the plan was vetoed',
+  rethink_plan: 'the committee was asked to rethink',
+  accept_phase: 'the phase was accepted',
+  reject_phase: 'the phase was rejected',
+  finish_allowed: 'the finish was allowed',
+  finish_rejected: 'the finish was refused',
+  extend_steps: 'the step budget was extended',
+  deny_extension: 'a longer step budget was denied',
+} satisfies Record<MonitorDecisionKind, string>;
 
 export type EntryTone = 'good' | 'bad' | 'warn' | 'neutral';
 
