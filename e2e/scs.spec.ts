@@ -130,7 +130,7 @@ test('the SCS demo: the panel shows On; the run shows the phase gates beside its
   await expect(allowed.getByTestId('round-finish-gate')).toHaveAttribute('data-allowed', 'true');
 
   // The status line, in the seed's form, and why SCS was on.
-  await expect(page.getByTestId('scs-status-words')).toHaveText('On · model replay · phase 1 · the finish was allowed');
+  await expect(page.getByTestId('scs-status-words')).toHaveText('On · model replay · SCS phase 1 · the finish was allowed');
   // The seed's compact line, one click away.
   await page.getByTestId('scs-status').getByText('Compact line').click();
   await expect(page.getByTestId('scs-status-line')).toHaveText('scs=on model=replay phase=1 decision=finish_allowed');

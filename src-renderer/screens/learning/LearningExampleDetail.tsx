@@ -11,6 +11,7 @@ import { VerdictChip } from '../../components/Chip';
 import { shortJson } from '../../view/describe-decision';
 import { examplePrompt, storedPrompt } from './example-prompt';
 import { roundNumber } from '@shared/contracts/round-number';
+import { REASON_CODE_LABELS } from '@shared/contracts/code-words';
 
 const ROLE_LABELS: Record<string, string> = { system: 'Instructions (system)', user: 'Asked (user)', assistant: 'Student (assistant)', tool: 'Tool result' };
 
@@ -83,7 +84,7 @@ export function LearningExampleDetail({ example }: { example: LearningExampleRow
           <div data-testid="example-verdict">
             <p>
               <VerdictChip verdict={verdict.verdict} /> {example.rule && <span className="muted">· sent to review: {REVIEW_RULE_LABELS[example.rule]}</span>}
-              {verdict.reason_codes.length > 0 && <span className="muted"> · {verdict.reason_codes.join(', ').replace(/_/g, ' ')}</span>}
+              {verdict.reason_codes.length > 0 && <span className="muted"> · {verdict.reason_codes.map((code) => REASON_CODE_LABELS[code]).join(', ')}</span>}
             </p>
             <p>{verdict.explanation}</p>
           </div>

@@ -2,7 +2,7 @@ import { scsStatusLine, type ScsTimeline } from '../../db/derive-scs';
 import { MONITOR_DECISION_WORDS } from '../../view/scs-labels';
 
 /**
- * The run's SCS status in words ("On · model replay · phase 1 · the finish was allowed") with why
+ * The run's SCS status in words ("On · model replay · SCS phase 1 · the finish was allowed") with why
  * SCS is on, the seed's compact form (`scs=on model=replay phase=1 decision=finish_allowed`) one
  * click away (the CLI prints it as is); "SCS off (…)" for an auto run that stayed off. Nothing for a
  * run that did not ask for SCS.
@@ -17,7 +17,7 @@ export function ScsStatus({ timeline }: { timeline: ScsTimeline }) {
       {timeline.active ? (
         <>
           <span className="scs-status__words" data-testid="scs-status-words">
-            On · model {enabled.model} · phase {timeline.phase} · {timeline.decision ? MONITOR_DECISION_WORDS[timeline.decision] : 'no monitor decision yet'}
+            On · model {enabled.model} · SCS phase {timeline.phase} · {timeline.decision ? MONITOR_DECISION_WORDS[timeline.decision] : 'no monitor decision yet'}
           </span>
           <span className="scs-status__reason" data-testid="scs-status-reason">
             {enabled.reason}
