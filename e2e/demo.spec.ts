@@ -53,7 +53,7 @@ test('the demo runs live: a read passes unreviewed, the teacher replaces the uns
   const reviewed = page.locator('[data-testid=round-card][data-round="2"]');
   await expect(reviewed.getByTestId('candidate')).toHaveAttribute('data-rejected', 'true');
   await expect(reviewed.getByTestId('candidate')).toContainText('meeting-notes.md');
-  await expect(reviewed.getByTestId('verdict')).toContainText('unsafe_effect');
+  await expect(reviewed.getByTestId('verdict')).toContainText('an unsafe effect');
   await expect(reviewed.getByTestId('selected-decision')).toHaveAttribute('data-source', 'teacher');
   await expect(reviewed.getByTestId('selected-decision')).toContainText('summary.md');
   await expect(reviewed).toHaveAttribute('data-outcome', 'executed');
