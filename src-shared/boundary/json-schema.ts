@@ -66,8 +66,31 @@ function compile(schema: Record<string, unknown>): ValidateFunction | Error {
     try {
       return compiler.compile(rest);
     } catch (err) {
-      failure = err instanceof Error ? err : new Error(String(err));
+      // Ajv throws its own sentence; the meta-schema's errors it found are on the compiler.
+      failure = new Error(compileErrorWords(err, compiler.errors));
     }
   }
   return failure;
 }
+
+/**
+ * Why a schema does not compile, in words: which keyword of the schema is wrong and what it must be
+ * ("its “properties.age.type” must be one of array, boolean, …"), never Ajv's own
+ * "schema is invalid: data/properties/age/type must be equal to one of the allowed values".
+ */
+function compileErrorWords(err: unknown, errors: unknown): string {
+  if (Array.isArray(errors) && errors.length > 0) {
+    const all = errors as Array<{ keyword?: string; instancePath?: string; message?: string; params?: { allowedValues?: unknown; type?: unknown } }>;
+    // anyOf/oneOf only say that their branches failed: the branch's own error says what.
+    const first = all.find((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf') ?? all[0]!;
+    const path = first.instancePath ? first.instancePath.slice(1).split('/').join('.') : '';
+    const where = path ? `its “${path}”` : 'it';
+    const allowed = first.params?.allowedValues;
+    const what = Array.isArray(allowed) ? `must be one of ${allowed.map(String).join(', ')}` : first.keyword === 'type' && typeof first.params?.type === 'string' ? `must be ${typeOf(first.params.type)}` : (first.message ?? 'is not valid');
+    return `${where} ${what}`;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return message.replace(/^schema is invalid: /, '');
+}
+
+const typeOf = (type: string) => (type === 'array' || type === 'object' || type === 'integer' ? `an ${type}` : `a ${type}`);

@@ -129,6 +129,9 @@ describe('deterministic validation', () => {
       const v = validate(call('weird', { a: 1 }), snapshotOf([tool]));
       expect(v.result.ok).toBe(false);
       expect(v.result.issues[0]).toMatchObject({ code: 'arguments_invalid', message: expect.stringMatching(/^the tool's input schema cannot be used/) });
+      // In words: which keyword, what it must be; never Ajv's "schema is invalid: data/…".
+      expect(v.result.issues[0]?.message).toMatch(/its “properties\.a\.type” must be one of .*string/);
+      expect(v.result.issues[0]?.message).not.toMatch(/schema is invalid|data\/|must be equal to one of the allowed values/);
     });
 
     it('a changed schema under a new hash is the one applied: validation follows the snapshot', () => {
