@@ -51,7 +51,7 @@ describe('parsing a model reply into one candidate', () => {
 
   it('a long unparseable reply is quoted only in part', () => {
     const parsed = parseCandidate(textReply(`x${'y'.repeat(200)}`));
-    expect(parsed.parse_error).toMatch(/“xy{59}…”\)$/);
+    expect(parsed.parse_error).toMatch(/“xy{79}…”\)$/);
   });
 
   it('prose says it is prose, and broken JSON says where it breaks, never the parser\'s own message', () => {

@@ -55,7 +55,7 @@ export function parseJsonText(text: string): { ok: true; value: unknown } | { ok
  * parser's own message (it quotes the text in its own dialect); the reply itself is in the trace.
  */
 export function unparsedReplyWords(trimmed: string): string {
-  const preview = trimmed.length > 60 ? `${trimmed.slice(0, 60)}…` : trimmed;
+  const preview = trimmed.length > 80 ? `${trimmed.slice(0, 80)}…` : trimmed;
   if (!/^[[{"]/.test(trimmed)) return `the model answered in prose, not a JSON decision (its reply begins “${preview}”)`;
   const where = findJsonSyntaxError(trimmed);
   const at = where ? ` at line ${where.line}, column ${where.column}: ${where.problem}` : '';
