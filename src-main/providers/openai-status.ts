@@ -7,7 +7,7 @@ import { formatMs, NetworkFailure, networkCode, startHttpCall, type FetchFn } fr
 import { openAIErrorMessage, redactSecrets } from './openai-errors';
 import { createOpenAICompatibleProvider, displayBaseUrl, type OpenAICompatibleRef } from './openai-compatible-provider';
 import { ProviderError } from './provider';
-import { CredentialStoreError, type CredentialStore } from '../credentials/credential-store';
+import { CredentialStoreError, credentialErrorText, type CredentialStore } from '../credentials/credential-store';
 import type { OfferedTool } from '@shared/contracts/tool-snapshot';
 
 /** Short on purpose: a person is waiting for a picker to fill. */
@@ -172,7 +172,8 @@ export async function readApiKey(store: Pick<CredentialStore, 'get'>, ref: Crede
     if (value === undefined || value.trim() === '') return { keyProblem: `The API key ${ref} is not in the keychain — add it in Settings › Credentials (or \`steward credentials set ${name}\`)` };
     return { apiKey: value };
   } catch (err) {
-    const why = err instanceof CredentialStoreError ? err.message : 'the keychain could not be read';
+    // The plain words (no D-Bus addresses, no library names): this is shown in the app.
+    const why = err instanceof CredentialStoreError ? credentialErrorText(err) : 'the keychain could not be read';
     return { keyProblem: `The API key ${ref} could not be read: ${why}` };
   }
 }
