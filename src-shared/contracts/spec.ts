@@ -114,6 +114,20 @@ export const ESCALATION_BEHAVIOURS = ['teacher_takeover', 'human', 'fail'] as co
 export const EscalationBehaviour = z.enum(ESCALATION_BEHAVIOURS);
 export type EscalationBehaviour = z.infer<typeof EscalationBehaviour>;
 
+/** What a blocked decision leads to, as a person picks it. */
+export const BLOCK_BEHAVIOUR_LABELS = {
+  fail: 'Fail the run',
+  safe_message: 'Deliver the safe message and stop',
+  ask_user: 'Stop and ask you for input',
+} satisfies Record<BlockBehaviour, string>;
+
+/** What an escalation leads to, as a person picks it. */
+export const ESCALATION_BEHAVIOUR_LABELS = {
+  teacher_takeover: 'The teacher takes over for a few rounds',
+  human: 'Wait for you to decide in the app',
+  fail: 'End the run as escalated',
+} satisfies Record<EscalationBehaviour, string>;
+
 export const SupervisionSpec = z
   .object({
     enabled: z.boolean().default(true),

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { BLOCK_BEHAVIOURS, ESCALATION_BEHAVIOURS, SupervisionSpec, type BlockBehaviour, type EscalationBehaviour } from '@shared/contracts/spec';
+import { BLOCK_BEHAVIOUR_LABELS, BLOCK_BEHAVIOURS, ESCALATION_BEHAVIOUR_LABELS, ESCALATION_BEHAVIOURS, SupervisionSpec } from '@shared/contracts/spec';
 import type { ProfileOf } from '../../db/profiles';
 import { CheckField, FieldRow, NumberField, SelectField, TextField, fieldDomId } from '../Form';
 
@@ -7,17 +7,8 @@ export type SupervisionSettings = ProfileOf<'supervision'>['supervision'];
 
 const DEFAULT_SAFE_MESSAGE = SupervisionSpec.parse({}).safe_message;
 
-const BLOCK_LABELS = {
-  fail: 'Fail the run',
-  safe_message: 'Deliver the safe message and stop',
-  ask_user: 'Stop and ask you for input',
-} satisfies Record<BlockBehaviour, string>;
-
-const ESCALATE_LABELS = {
-  teacher_takeover: 'The teacher takes over for a few rounds',
-  human: 'Wait for you to decide in the app',
-  fail: 'End the run as escalated',
-} satisfies Record<EscalationBehaviour, string>;
+const BLOCK_LABELS = BLOCK_BEHAVIOUR_LABELS;
+const ESCALATE_LABELS = ESCALATION_BEHAVIOUR_LABELS;
 
 /** Review rules of a supervision profile (docs/supervision.md). Protected effects are always reviewed: not a switch. */
 export function RulesEditor({
