@@ -7,7 +7,7 @@ const SERVER = fileURLToPath(new URL('../out/main/server.js', import.meta.url));
 
 /**
  * The built host on a given port: a restart on the same origin keeps the page's IndexedDB (it is
- * per origin), as a person restarting Steward would. A new token is printed, as on every launch.
+ * per origin), as a person restarting Steward would. The token is the data folder's: a restart prints the same one.
  */
 export async function startHostOnPort(dataDir: string, port: number): Promise<HostProcess> {
   const child = spawn(process.execPath, [SERVER, '--port', String(port), '--data-dir', dataDir, '--no-open', '--print-url-json'], {

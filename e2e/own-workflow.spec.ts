@@ -187,13 +187,12 @@ test('a new user registers a server and a folder, builds a workflow in the edito
   await inspector.getByTestId('inspector-tool-arguments').fill(JSON.stringify({ path: '.' }));
   await page.getByTestId('editor-notice').getByRole('button', { name: 'Dismiss' }).click();
 
-  // The agent node: the model from the user's profile, a person asked when the teacher escalates.
+  // The agent node: the student from the user's profile, the same model as teacher (a student profile
+  // is never offered as teacher: issue 28), a person asked when the teacher escalates.
   await page.getByTestId('node-agent').click();
-  for (const role of ['student', 'teacher']) {
-    const select = inspector.getByTestId(`model-select-${role}`);
-    const value = await select.locator('option', { hasText: 'Local qwen' }).getAttribute('value');
-    await select.selectOption(value ?? '');
-  }
+  const studentSelect = inspector.getByTestId('model-select-student');
+  await studentSelect.selectOption((await studentSelect.locator('option', { hasText: 'Local qwen' }).getAttribute('value')) ?? '');
+  await inspector.getByTestId('model-select-teacher').selectOption('ollama:qwen3:4b');
   await inspector.getByTestId('inspector-on-escalate').selectOption('human');
   await inspector.getByTestId('inspector-inputs-add').click();
   await inspector.getByTestId('inspector-inputs-0-name').fill('listing');

@@ -478,7 +478,9 @@ test('profiles as a new user meets them: built-ins offer Duplicate, not Edit; a 
     const notes = p.getByTestId('workflow-card').filter({ hasText: 'Notes assistant' });
     const picker = notes.getByTestId('model-select-teacher');
     const group = picker.locator(`optgroup[label="127.0.0.1:${new URL(openai.baseUrl).port} (OpenAI-compatible)"]`);
-    await expect(group.locator('option')).toHaveText(['local-7b-instruct', 'local-1b']);
+    // local-7b-instruct is offered once, as the person's profile "Local server teacher" (one entry per model: issue 28).
+    await expect(group.locator('option')).toHaveText(['local-1b']);
+    await expect(picker.locator('option', { hasText: 'Local server teacher' })).toHaveCount(1);
     await picker.selectOption({ label: 'local-1b' });
     await notes.getByTestId('configure-button').click();
 

@@ -43,7 +43,7 @@ test('a run waiting for a person is counted in the sidebar, the title and its wo
   await expect(page.getByTestId('intervention-card')).toBeVisible({ timeout: 30_000 });
 
   await expect(page.getByTestId('waiting-count')).toHaveText('1');
-  await expect(nav).toHaveAttribute('aria-label', '1 waiting for you');
+  await expect(nav).toHaveAttribute('aria-label', 'Waiting for you: 1');
   await expect(page).toHaveTitle(/^\(1\) Steward$/);
 
   // The workflow's card says it too, and leads to the view.

@@ -17,17 +17,12 @@ const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root');
 const reactRoot = createRoot(root);
 
-/** Renders the app; `launchProblem` is why a one-time link did not work (spent, expired, host gone). */
+/** Renders the app; `launchProblem` is why a one-time link did not work (spent, expired, host gone): the banner says it. */
 function render(launchProblem?: string): void {
-  const tokenMissing = transport.kind === 'websocket' && readToken(window.sessionStorage) === null && !launchProblem;
+  const tokenMissing = transport.kind === 'websocket' && readToken(window.sessionStorage) === null;
   reactRoot.render(
     <StrictMode>
-      <HostProvider client={client} db={db} tokenMissing={tokenMissing}>
-        {launchProblem && (
-          <div className="banner banner--warn" role="alert" data-testid="launch-refused">
-            {launchProblem}
-          </div>
-        )}
+      <HostProvider client={client} db={db} tokenMissing={tokenMissing} {...(launchProblem === undefined ? {} : { launchProblem })}>
         <App />
       </HostProvider>
     </StrictMode>,
@@ -44,10 +39,12 @@ async function takeAccessLink(hash: string, nextRoute: () => void): Promise<void
   captureTokenFromFragment(hash, window.sessionStorage);
   const launch = await redeemLaunchLink(hash, window.sessionStorage, (input, init) => window.fetch(input, init));
   render(launch.kind === 'refused' ? launch.message : undefined);
+  // A page its host refused (or that had no token) stopped trying: with the new token it tries again at once.
+  if (readToken(window.sessionStorage) !== null) transport.reconnect?.();
 }
 
-// The same tab opened with a new access link (the host restarted and printed a new one): only the
-// fragment changes, so there is no reload; take the token here, and the next reconnect uses it.
+// The same tab opened with a new access link (`steward open`'s, pasted here): only the fragment
+// changes, so there is no reload; take the token here, and connect with it.
 window.addEventListener('hashchange', () => {
   void takeAccessLink(window.location.hash, () => window.location.replace('#/workflows'));
 });

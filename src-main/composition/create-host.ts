@@ -44,6 +44,7 @@ import { otlpSendHandlers } from '../otlp/host-otlp-send';
 import { readLatestReports } from '../eval/latest-report';
 import { OtlpEndpointStore } from '../otlp/otlp-endpoint-store';
 import { ProfileStore } from '../profiles/profile-store';
+import { runsUsingProfile } from '../profiles/profile-usage';
 import { replayHostRun } from '../replay/host-replay';
 import { workflowTrace } from '../workflow/workflow-trace';
 import { RegistryFileError } from '../registry/json-store';
@@ -190,7 +191,7 @@ async function openHost(options: HostOptions): Promise<Host> {
       const draft = drafts.get(workflow_id);
       return draft ? { draft } : {};
     },
-    'drafts.put': async ({ workflow_id, document, base_updated_at }) => ({ saved_at: drafts.put(workflow_id, document, base_updated_at).saved_at }),
+    'drafts.put': async ({ workflow_id, document, base_updated_at, unparsed }) => ({ saved_at: drafts.put(workflow_id, document, base_updated_at, unparsed).saved_at }),
     'drafts.discard': async ({ workflow_id }) => ({ discarded: drafts.discard(workflow_id) }),
     'workflows.run': async ({ id, inputs, ...trace }) =>
       runs.startWorkflow(storeCall(() => loadStoredWorkflow(workflowStore, id, registry, options.dataDir)), inputs, registry.privacy(), workflowTrace(trace, id, profileStore.list())),
@@ -235,6 +236,8 @@ async function openHost(options: HostOptions): Promise<Host> {
     'events.cursor': async ({ journal, position }, session) => ({ acknowledged: feed.acknowledge(session.id, { journal, position }) }),
     'profiles.list': async () => profileStore.list(),
     'profiles.save': async ({ profiles, workflow_choices }) => profileStore.save(profiles, workflow_choices),
+    // Refused while a workflow's choices or a run's record (the history) name it: the answer says which.
+    'profiles.delete': async ({ id }) => profileStore.delete(id, (profile) => runsUsingProfile(outbox.connection, profile), (workflow) => workflowStore.list().find((w) => w.id === workflow)?.name),
     'credentials.list': listCredentials,
     'credentials.set': async ({ name, value }) => {
       // A keychain that cannot take the value says so before anyone is asked to approve the write.
@@ -341,6 +344,7 @@ async function openHost(options: HostOptions): Promise<Host> {
         log,
         run: (argv, io) => runCli(argv, { ...io, hosted }),
         fold: (spool) => foldSpool(outbox, options.dataDir, spool, log).added,
+        ...(options.launchLink ? { launchLink: options.launchLink } : {}),
       });
     } catch (error) {
       // The app works without it: a steward command then says the folder is in use.

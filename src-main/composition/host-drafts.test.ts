@@ -91,6 +91,21 @@ describe("the host keeps the editor's unsaved drafts", () => {
     expect(h.logs.some((l) => l.includes('workflow drafts: ignored') && l.includes('damaged'))).toBe(true);
   });
 
+  it('text half typed into a JSON field is kept with the draft exactly as typed, across a restart (issue 28)', async () => {
+    const dataDir = dataFolder();
+    const first = await open(dataDir);
+    await first.ok('workflows.save', { workflow: hostedEcho });
+    const typed = { scope: 'say', field: 'inspector-tool-arguments', label: 'Arguments', text: '{ "path": "notes.md",\n  "depth": ', error: 'not JSON yet: Unexpected end of JSON input', base: '{}' };
+    // The document is what is stored: only the typed text differs.
+    await first.ok('drafts.put', { workflow_id: hostedEcho.id, document: hostedEcho, unparsed: [typed] });
+    await first.close();
+    const second = await open(dataDir);
+    expect((await second.ok('drafts.get', { workflow_id: hostedEcho.id })).draft).toMatchObject({ document: hostedEcho, unparsed: [typed] });
+    // Bounded like the document: a text past the draft's size is refused, not cut.
+    const huge = await second.call('drafts.put', { workflow_id: hostedEcho.id, document: hostedEcho, unparsed: [{ ...typed, text: 'x'.repeat(600_000) }] });
+    expect(huge.ok ? 'accepted' : huge.error.code).toBe('invalid_params');
+  });
+
   it('deleting a workflow forgets its draft', async () => {
     const h = await open(dataFolder());
     await h.ok('workflows.save', { workflow: hostedEcho });

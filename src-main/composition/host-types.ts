@@ -44,4 +44,9 @@ export interface HostOptions {
   askTimeoutMs?: number;
   /** Whether `steward` commands on this data folder are handed to this host (issue 22); default true. */
   cliChannel?: boolean;
+  /**
+   * A fresh one-time link to this host's page, for `steward open` (the browser shell; undefined
+   * until its server listens). Absent: this host has no page a browser can open (Electron).
+   */
+  launchLink?: () => string | undefined;
 }

@@ -8,7 +8,7 @@ import type { HumanAction, HumanAnswer, Intervention, InterventionKind } from '@
 import type { RoundRecord } from '@shared/contracts/round';
 
 /** What a person is asked when a round ends waiting for them, and what they may answer. */
-export function interventionFor(record: RoundRecord, kind: InterventionKind, runId: string, teacherAvailable: boolean): Intervention {
+export function interventionFor(record: RoundRecord, kind: InterventionKind, runId: string, teacherAvailable: boolean, roundsLeft?: number): Intervention {
   const id = `${runId}:iv:${record.round}`;
   const requested_at = new Date().toISOString();
   const base = { id, run_id: runId, round: record.round, kind, reason_codes: [], requested_at };
@@ -30,6 +30,9 @@ export function interventionFor(record: RoundRecord, kind: InterventionKind, run
     case 'escalation':
       break;
   }
+  // A rejection is tried again in the next round (and a takeover decides the next ones): with no round left, nobody can.
+  const again = roundsLeft === undefined || roundsLeft > 0;
+  const left = roundsLeft !== undefined ? { rounds_left: roundsLeft } : {};
   if (kind === 'confirmation') {
     const decision = record.selected?.decision;
     const tool = decision?.decision_type === 'tool_call' ? decision.tool_name : 'this tool';
@@ -41,16 +44,17 @@ export function interventionFor(record: RoundRecord, kind: InterventionKind, run
       decision,
       reason: `${tool} needs your confirmation before it runs.`,
       reason_codes: [],
-      options: ['approve', 'reject', 'stop'],
+      options: again ? ['approve', 'reject', 'stop'] : ['approve', 'stop'],
       requested_at,
+      ...left,
     };
   }
   // The escalated candidate, when it was a valid decision: the person may approve it as it is.
   const candidate = validCandidate(record);
   const options: HumanAction[] = [
     ...(candidate ? (['approve'] as const) : []),
-    'reject',
-    ...(teacherAvailable ? (['takeover'] as const) : []),
+    ...(again ? (['reject'] as const) : []),
+    ...(teacherAvailable && again ? (['takeover'] as const) : []),
     'stop',
   ];
   return {
@@ -63,6 +67,7 @@ export function interventionFor(record: RoundRecord, kind: InterventionKind, run
     reason_codes: record.verdict?.reason_codes ?? [],
     options,
     requested_at,
+    ...left,
   };
 }
 
@@ -118,6 +123,13 @@ export type ResumeStep =
   | { kind: 'takeover' }
   | { kind: 'stop' };
 
+/** What the agent is told in its next round's prompt when the person rejects its decision (and what the round shows it was told). */
+export function rejectionFeedback(intervention: Intervention, note: string | undefined): string {
+  const decision = intervention.decision;
+  const what = decision?.decision_type === 'tool_call' ? `your call of ${decision.tool_name}` : 'your proposed decision';
+  return `The user rejected ${what}; it did not run.${note ? ` Their note: "${note}".` : ''} Propose something else.`;
+}
+
 const withNote = (answer: HumanAnswer) => (answer.note ? ` (${answer.note})` : '');
 
 export function resumeStep(intervention: Intervention, answer: HumanAnswer): ResumeStep {
@@ -127,7 +139,7 @@ export function resumeStep(intervention: Intervention, answer: HumanAnswer): Res
       // The person saw this exact decision (or wrote its arguments): their approval is its review and its confirmation.
       return { kind: 'approve', preselected: { decision: approvedDecision(intervention, answer), intervention_id: intervention.id, confirmed: true } };
     case 'reject':
-      return { kind: 'reject', feedback: `The user rejected your proposed decision${answer.note ? `: ${answer.note}` : ''}. Propose something else.` };
+      return { kind: 'reject', feedback: rejectionFeedback(intervention, answer.note) };
     case 'reply': {
       const text = answer.text ?? '';
       if (intervention.kind === 'blocked') return { kind: 'answer', feedback: `${intervention.reason} The user says: ${text}` };
@@ -144,6 +156,9 @@ export function resumeStep(intervention: Intervention, answer: HumanAnswer): Res
       return { kind: 'takeover' };
     case 'stop':
       return { kind: 'stop' };
+    // A workflow tool node's answer (src-main/workflow/tool-node.ts): nobody proposed its call, so an agent never offers it.
+    case 'decline':
+      throw new SpecError('"decline" answers a workflow step\'s call that no agent proposed: reject tells the agent to try again');
     // A pattern judgment's answers (src-main/workflow/pattern/human-judgment.ts); an agent never offers them.
     case 'escalate':
     case 'expired':

@@ -113,7 +113,7 @@ describe('escalation to a person', () => {
     const first = await start(s, { student: [write(s.ws, 'shared.md')], teacher: [escalate] });
     const { result, events } = await resume(s, first.result.checkpoint!, { action: 'stop' });
     expect(result.status).toBe('cancelled');
-    expect(result.message).toBe('stopped by the user');
+    expect(result.message).toBe('you stopped the run');
     expect(events.map((e) => e.type)).toEqual(['intervention.answered', 'run.finished']);
     expect(existsSync(join(s.ws.workspace, 'shared.md'))).toBe(false);
   });

@@ -114,6 +114,9 @@ function withMaskedEdit(answer: HumanAnswer, decision: Intervention['decision'],
   return { ...answer, arguments: redactToolArguments({ ...decision, arguments: answer.arguments }, snapshot, found).arguments };
 }
 
+/** What round.started records of the person's words (its contract's bound; the prompt has them whole). */
+const toldText = (text: string): string => (text.length <= 8000 ? text : `${text.slice(0, 7999)}…`);
+
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -262,6 +265,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       resumed: resumed?.scs,
     });
     let preselected: BoundaryInput['preselected'];
+    // The person's words for the next round's proposer (a rejection and its note, a reply): its prompt carries them, round.started records them.
+    let told: string | undefined;
     let finished = false;
 
     if (options.resume) {
@@ -291,9 +296,11 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
           break;
         case 'reject':
           feedback = step.feedback;
+          told = toldText(step.feedback);
           break;
         case 'answer':
           feedback = step.feedback;
+          told = toldText(step.feedback);
           // The question's history entry carries the answer: later prompts still show what the person said.
           if (step.result !== undefined) history.settleLastOfRound(cp.intervention.round, step.result);
           break;
@@ -302,7 +309,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
           break;
         case 'stop':
           status = 'cancelled';
-          message = 'stopped by the user';
+          message = 'you stopped the run';
           finished = true;
           break;
       }
@@ -339,7 +346,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     const machine = boundaryMachine.provide({ actors });
     const budget = () => scs.budget(spec.limits.max_rounds);
 
-    for (let round = resumed?.next_round ?? 0; round < budget() && !finished; round += 1) {
+    // A decision the person approved runs in its own round, even when the one it was asked in was the last.
+    for (let round = resumed?.next_round ?? 0; (round < budget() || preselected !== undefined) && !finished; round += 1) {
       if (options.signal?.aborted) {
         status = 'cancelled';
         message = 'the run was cancelled';
@@ -374,8 +382,9 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       const proposer = handover.proposer();
       // A replay draws as the run it replays did, so the same rounds are sampled for review.
       const sampled = isSampled(supervision.rules.sample_rate, supervision.rules.sample_seed, replayOf ?? runId, round);
-      const actor = createActor(machine, { input: { round, proposer, snapshot, supervision, sampled, preselected, constraints: scs.constraints, claims } });
+      const actor = createActor(machine, { input: { round, proposer, snapshot, supervision, sampled, preselected, constraints: scs.constraints, claims, ...(told !== undefined ? { told } : {}) } });
       preselected = undefined;
+      told = undefined;
       actor.on('*', (payload) => emit(payload));
       const onAbort = () => actor.send({ type: 'CANCEL' });
       options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -430,7 +439,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
           emit({ type: 'handover', round, to: 'teacher', reason: 'escalation', rounds: handover.startTakeover() });
           break;
         case 'wait': {
-          intervention = interventionFor(record, verdict.kind, runId, supervision.enabled);
+          // The rounds after this one: a rejection is proposed again in them, and none left means nobody can try again.
+          intervention = interventionFor(record, verdict.kind, runId, supervision.enabled, Math.max(0, budget() - (round + 1)));
           // The intervention.requested event takes this seq; a resumed run continues after it.
           const requestedSeq = stamper.count;
           checkpoint = {
@@ -481,6 +491,12 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
         message = `stopped after ${budget()} rounds without completing`;
         output = delivered.join('\n\n') || undefined;
       }
+    }
+    // Rounds used up with no end set in the loop (an answer given in the last round, an approved call run after it): the round limit.
+    if (!finished && status === 'failed' && message === undefined) {
+      status = 'max_rounds';
+      message = `stopped after ${budget()} rounds without completing`;
+      output = delivered.join('\n\n') || undefined;
     }
     scsRecord = scs.record();
     scs.stop();

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { RunEvent, RunEventOf } from '@shared/contracts/events';
 import type { ModelReply } from '@shared/contracts/model';
 import { roundNumber } from '@shared/contracts/round-number';
+import { PatternSpans, SupervisorSpans, type SpanSink } from './layer-spans';
 import type { SpanAttributes, SpanEventRecord, SpanRecord, SpanStatusRecord } from './span-record';
 
 /**
@@ -17,6 +18,8 @@ import type { SpanAttributes, SpanEventRecord, SpanRecord, SpanStatusRecord } fr
  *       └ tools/call TOOL             its MCP request (client span, MCP semantic conventions)
  *
  * A tool node's steps are under its node span (its call is made by the graph, not a model: no chat).
+ * A pattern node's iterations, members and judgments, and a workflow supervisor's decisions, are
+ * spans of their own (layer-spans.ts), so all four layers are one trace.
  * Retries, interventions, handovers and SCS gates are span events on their agent span. Ids derive
  * from the run id, so exporting a run twice gives the same ids (a backend keeps one copy).
  * Only what the trace stores is exported: its values were masked before they were written.
@@ -67,10 +70,20 @@ class RunMapper {
   /** Which server offers each tool, by agent and tool name (tools.snapshot). */
   private readonly toolServers = new Map<string, string>();
   private lastMs = 0;
+  private readonly patterns: PatternSpans;
+  private readonly supervisors: SupervisorSpans;
 
   constructor(private readonly events: readonly RunEvent[]) {
     this.runId = events[0]?.run_id ?? '';
     this.traceId = hexId(`trace:${this.runId}`, 16);
+    const sink: SpanSink = {
+      start: (...args) => this.start(...args),
+      end: (span, ms, status) => this.end(span, ms, status),
+      model: splitLabel,
+      call: (span, call) => recordCall(span, call),
+    };
+    this.patterns = new PatternSpans(sink);
+    this.supervisors = new SupervisorSpans(sink, this.runId);
   }
 
   spans(): SpanRecord[] {
@@ -92,6 +105,7 @@ class RunMapper {
       case 'workflow.started':
         for (const node of event.nodes) this.nodeKinds.set(node.id, node.kind);
         this.workflowDry = event.dry_run === true;
+        this.supervisors.started(event);
         this.root = this.start(`invoke_workflow ${event.workflow_name}`, 'workflow', ms, undefined, {
           'gen_ai.operation.name': 'invoke_workflow',
           'gen_ai.workflow.name': event.workflow_name,
@@ -196,7 +210,32 @@ class RunMapper {
         this.progress.set(event.idempotency_key, reports);
         return;
       }
+      case 'pattern.iteration':
+        this.patterns.iterated(event, ms, this.nodeOf(event));
+        return;
+      case 'pattern.judgment': {
+        const span = this.patterns.judged(event, ms, this.nodeOf(event));
+        // An LLM judge's call is in the privacy log under the node's own key, as a review.
+        if (event.judgment.caller.kind === 'llm') this.privacy(span, event, 'teacher', 'review');
+        return;
+      }
+      case 'pattern.preference':
+        this.patterns.preferred(event, ms, this.nodeOf(event));
+        return;
+      case 'pattern.ended':
+        this.patterns.ended(event, ms, this.nodeOf(event));
+        return;
+      case 'supervisor.escalated':
+        this.supervisors.escalated(event, ms, this.nodeOf(event) ?? this.root);
+        return;
+      case 'supervisor.verdict':
+        this.supervisors.verdict(event, ms, this.nodeOf(event) ?? this.root);
+        return;
       case 'model.called': {
+        if (event.caller === 'supervisor') {
+          this.supervisors.called(event, ms);
+          return;
+        }
         this.calls.set(`${agentKey(event)}|${event.caller}|${event.purpose}`, event);
         const agent = this.agentOf(event);
         if (agent) agent.cursorMs = ms;
@@ -261,7 +300,9 @@ class RunMapper {
 
   private startAgent(event: RunEventOf<'run.started'> | RunEventOf<'agent.started'>, ms: number): void {
     const key = agentKey(event);
-    const parent = event.type === 'agent.started' ? (this.nodes.get(key) ?? this.root)?.spanId : undefined;
+    const node = this.nodeOf(event) ?? this.root;
+    // A pattern member's run goes under its iteration.
+    const parent = event.type !== 'agent.started' ? undefined : event.pattern_member !== undefined ? this.patterns.memberParent(event.invocation_id ?? '', event.pattern_member, ms, node)?.spanId : node?.spanId;
     const span = this.start(`invoke_agent ${event.spec_name}`, `agent:${key}`, ms, parent, {
       'gen_ai.operation.name': 'invoke_agent',
       'gen_ai.agent.name': event.spec_name,
@@ -297,6 +338,7 @@ class RunMapper {
     if (event.status === 'running' || event.status === 'waiting') return;
     const status: SpanStatusRecord = event.status === 'done' ? { code: 'ok' } : event.status === 'failed' ? { code: 'error', message: event.failure?.message ?? 'the node failed' } : { code: 'unset' };
     if (event.failure) span.attributes['error.type'] = event.failure.code;
+    this.patterns.close(key, ms);
     this.end(span, ms, status);
   }
 
@@ -306,8 +348,20 @@ class RunMapper {
     span.attributes['steward.run.status'] = event.status;
     span.attributes['steward.rounds'] = event.rounds;
     const status: SpanStatusRecord =
-      event.status === 'completed' ? { code: 'ok' } : event.status === 'failed' || event.status === 'interrupted' ? { code: 'error', message: event.message ?? event.status } : { code: 'unset' };
+      event.status === 'completed'
+        ? { code: 'ok' }
+        : // A run that lost items (issue 28) is ERROR, not UNSET: OpenTelemetry's status says whether the operation
+          // succeeded, and one that did not do all it was asked did not; only ERROR carries a description, and the
+          // description must name the failed items for a trace backend to show them. The failed item spans are ERROR too.
+          event.status === 'failed' || event.status === 'interrupted' || event.status === 'completed_with_failures'
+          ? { code: 'error', message: event.message ?? event.status }
+          : { code: 'unset' };
     if (status.code === 'error') span.attributes['error.type'] = event.status;
+    if ('partial' in event && event.partial) {
+      span.attributes['steward.items.failed'] = event.partial.items_failed;
+      span.attributes['steward.items.total'] = event.partial.items;
+      span.attributes['steward.nodes.failed'] = event.partial.nodes_failed;
+    }
     this.end(span, ms, status);
   }
 
@@ -405,21 +459,21 @@ class RunMapper {
   }
 
   /** What the privacy log says the call sent: categories and bytes, never content (DESIGN.md §4). */
-  private privacy(chat: SpanRecord, event: { invocation_id?: string }, caller: 'student' | 'teacher', purpose: 'propose' | 'review'): void {
+  private privacy(chat: SpanRecord, event: { invocation_id?: string; pattern_member?: string }, caller: 'student' | 'teacher', purpose: 'propose' | 'review'): void {
     const key = `${agentKey(event)}|${caller}|${purpose}`;
     const call = this.calls.get(key);
     if (!call) return;
     this.calls.delete(key);
-    chat.attributes['steward.privacy.data'] = [...call.data];
-    chat.attributes['steward.privacy.local'] = call.local;
-    chat.attributes['steward.request.bytes'] = call.bytes;
-    if (call.attempt > 1) chat.attributes['steward.request.attempts'] = call.attempt;
-    // Where the prompt went, as the host sent it (the reply's label may not name the server).
-    if (call.host !== undefined) setServerAddress(chat, call.host);
+    recordCall(chat, call);
   }
 
-  private agentOf(event: { invocation_id?: string }): AgentScope | undefined {
+  private agentOf(event: { invocation_id?: string; pattern_member?: string }): AgentScope | undefined {
     return this.agents.get(agentKey(event));
+  }
+
+  /** The span of the node invocation an event belongs to (a pattern member's too). */
+  private nodeOf(event: { invocation_id?: string }): SpanRecord | undefined {
+    return event.invocation_id === undefined ? undefined : this.nodes.get(event.invocation_id);
   }
 
   private start(name: string, key: string, startMs: number, parentSpanId: string | undefined, attributes: SpanAttributes, kind: SpanRecord['kind'] = 'internal'): SpanRecord {
@@ -454,9 +508,23 @@ function setServerAddress(span: SpanRecord, host: string): void {
   if (port) span.attributes['server.port'] = Number(port[2]);
 }
 
-/** The agent an event belongs to: its workflow node invocation, or the run's own agent. */
-function agentKey(event: { invocation_id?: string }): string {
-  return event.invocation_id ?? '';
+/** The privacy log's record of a call on its span: categories and bytes, never content. */
+function recordCall(span: SpanRecord, call: RunEventOf<'model.called'>): void {
+  span.attributes['steward.privacy.data'] = [...call.data];
+  span.attributes['steward.privacy.local'] = call.local;
+  span.attributes['steward.request.bytes'] = call.bytes;
+  if (call.attempt > 1) span.attributes['steward.request.attempts'] = call.attempt;
+  // Where the prompt went, as the host sent it (the reply's label may not name the server).
+  if (call.host !== undefined) setServerAddress(span, call.host);
+}
+
+/**
+ * The agent an event belongs to: its workflow node invocation, or the run's own agent; in a pattern
+ * node, the member's own run (all members share the node's invocation id).
+ */
+function agentKey(event: { invocation_id?: string; pattern_member?: string }): string {
+  const node = event.invocation_id ?? '';
+  return event.pattern_member === undefined ? node : `${node}|member:${event.pattern_member}`;
 }
 
 /** `bytes` bytes of a hash, as lowercase hex; never all zeros (an invalid OTLP id). */

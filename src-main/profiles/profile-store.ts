@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { z } from 'zod';
-import { choicesNewer, sameProfileVersion, SyncedProfile, WorkflowChoices, type ProfileConflict } from '@shared/contracts/profile-store';
+import { choicesNewer, DeletedProfile, sameProfileVersion, SyncedProfile, WorkflowChoices, type ProfileConflict, type ProfileDeleteResult, type ProfileUsers } from '@shared/contracts/profile-store';
 import { BUILTIN_PROFILES, isBuiltinProfileId, profileNameKey } from '@shared/contracts/builtin-profiles';
-import { PROFILE_KIND_LABELS, type Profile } from '@shared/contracts/profiles';
+import { PROFILE_KIND_LABELS, PROFILE_KINDS, type Profile } from '@shared/contracts/profiles';
 import { readJsonFile, writeJsonAtomic } from '../registry/json-store';
 import { RequestError } from '../registry/request-error';
 
@@ -11,6 +11,8 @@ const ProfileStoreFile = z
     format: z.literal('steward-profile-store/v1'),
     profiles: z.array(SyncedProfile),
     workflow_choices: z.array(WorkflowChoices),
+    /** Profiles a person deleted (absent in a file written before issue 28). */
+    deleted: z.array(DeletedProfile).optional(),
   })
   .strict();
 type ProfileStoreFile = z.infer<typeof ProfileStoreFile>;
@@ -23,6 +25,9 @@ export interface ProfileSaveResult {
 }
 
 const key = (p: { id: string; version: number }) => `${p.id}\u0000${p.version}`;
+
+/** Deleted ids kept at most (the oldest go first): enough for any page that was away a long while. */
+const MAX_DELETED = 1_000;
 
 /**
  * The profiles people made or imported in the app, and each workflow's choices of them, in the data
@@ -37,9 +42,30 @@ export class ProfileStore {
     this.path = join(dataDir, 'profiles.json');
   }
 
-  list(): { profiles: SyncedProfile[]; workflow_choices: WorkflowChoices[] } {
-    const { profiles, workflow_choices } = this.read();
-    return { profiles, workflow_choices };
+  list(): { profiles: SyncedProfile[]; workflow_choices: WorkflowChoices[]; deleted: DeletedProfile[] } {
+    const { profiles, workflow_choices, deleted = [] } = this.read();
+    return { profiles, workflow_choices, deleted };
+  }
+
+  /**
+   * Deletes every version of `id` and keeps its id as deleted (a page that still holds it drops it;
+   * a save of it is ignored). Refused for a built-in, and while a workflow's choices here or a run's
+   * record in the history (`runsUsing`) name it: the answer says who (`workflowName` names them).
+   */
+  delete(id: string, runsUsing: (id: string) => Pick<ProfileUsers, 'runs' | 'run_count'>, workflowName: (id: string) => string | undefined, now = new Date()): ProfileDeleteResult {
+    if (isBuiltinProfileId(id)) return { deleted: false, reason: 'built_in' };
+    const stored = this.read();
+    const workflows = stored.workflow_choices.flatMap((c) => {
+      const kinds = PROFILE_KINDS.filter((k) => c.profiles[k]?.id === id);
+      return kinds.length > 0 ? [{ id: c.workflow_id, name: workflowName(c.workflow_id) ?? c.workflow_id, kinds }] : [];
+    });
+    const runs = runsUsing(id);
+    if (workflows.length > 0 || runs.run_count > 0) return { deleted: false, reason: 'in_use', used_by: { workflows, ...runs } };
+    const kept = stored.profiles.filter((p) => p.profile.id !== id);
+    const versions = stored.profiles.length - kept.length;
+    const deleted = [...(stored.deleted ?? []).filter((d) => d.id !== id), { id, deleted_at: now.toISOString() }].slice(-MAX_DELETED);
+    writeJsonAtomic(this.path, { ...stored, profiles: kept, deleted });
+    return { deleted: true, versions };
   }
 
   private read(): ProfileStoreFile {
@@ -50,10 +76,13 @@ export class ProfileStore {
   save(profiles: readonly SyncedProfile[], choices: readonly WorkflowChoices[]): ProfileSaveResult {
     refuseBuiltinIds(profiles);
     const stored = this.read();
+    // A deleted profile stays deleted: a page that had not heard of it yet is told on its next exchange.
+    const gone = new Set((stored.deleted ?? []).map((d) => d.id));
     const byKey = new Map(stored.profiles.map((p) => [key(p.profile), p]));
     const names = NameIndex.of(stored.profiles.map((p) => p.profile));
     const result: ProfileSaveResult = { added: 0, choices_taken: 0, conflicts: [] };
     for (const [index, incoming] of profiles.entries()) {
+      if (gone.has(incoming.profile.id)) continue;
       const held = byKey.get(key(incoming.profile));
       if (!held) {
         const clash = names.clash(incoming.profile);

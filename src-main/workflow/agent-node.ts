@@ -15,7 +15,7 @@ import { runAgent, type RunAgentOptions } from '../engine/run-agent';
 import type { IdempotencyLedger } from '../mcp/idempotency-ledger';
 import type { ToolHost } from '../mcp/tool-host';
 import type { ModelProvider } from '../providers/provider';
-import { errorText, failed, type NodeOutcome, type NodeRun } from './node-outcome';
+import { errorText, failed, stoppedByPerson, type NodeOutcome, type NodeRun } from './node-outcome';
 
 export interface AgentNodeDeps {
   runId: string;
@@ -182,6 +182,8 @@ export async function runAgentNode(
       return { status: 'waiting', checkpoint: result.checkpoint, intervention: result.intervention };
     }
     if (result.status === 'completed') return checkedOutput(node, result.output ?? '');
+    // "Stop the run" stops the workflow's run, not only this node's agent (a run's own cancel aborts the signal instead).
+    if (result.status === 'cancelled' && resume?.answer.action === 'stop' && !run.signal.aborted) return stoppedByPerson(node.id, resume.answer.note);
     return failed(result.status === 'cancelled' ? 'cancelled' : `agent_${result.status}`, result.message ?? result.setup_error ?? `the agent ended ${result.status}`);
   } catch (err) {
     return failed('agent_failed', errorText(err));

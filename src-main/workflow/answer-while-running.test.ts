@@ -36,7 +36,7 @@ async function startHost(dataDir: string) {
 
 /**
  * The same workflow with its agent replaced by a tool node writing the file itself: a protected
- * call no teacher reviews, so it waits for a person's confirmation (approve or reject only).
+ * call no teacher reviews, so it waits for a person's confirmation (approve, decline or stop: no agent proposed it).
  */
 function confirmingWithSlowBranch(workspace: string, delayMs: number): WorkflowGraph {
   const graph = escalatingWithSlowBranch(workspace, delayMs);
@@ -121,7 +121,7 @@ describe('answering a workflow node while other branches still run', () => {
 
   it('of two answers to the same question one wins and the other gets false; an answer the question does not offer is refused by name', async () => {
     const r = await runSharing(4_000, confirmingWithSlowBranch);
-    expect(r.question).toMatchObject({ kind: 'confirmation', options: ['approve', 'reject'] });
+    expect(r.question).toMatchObject({ kind: 'confirmation', options: ['approve', 'decline', 'stop'] });
     const notOffered = HUMAN_ACTIONS.find((a) => !r.question.options.includes(a));
     expect(notOffered).toBeDefined();
     const refused = await r.call('interventions.answer', { run_id: r.run_id, intervention_id: r.question.id, answer: { action: notOffered } });
@@ -131,7 +131,7 @@ describe('answering a workflow node while other branches still run', () => {
     expect(wrong).toMatchObject({ ok: false, error: { code: 'not_found', message: `run ${r.run_id} does not wait for ${r.question.id}-other: it waits for ${r.question.id}` } });
     const [first, second] = await Promise.all([
       r.ok('interventions.answer', { run_id: r.run_id, intervention_id: r.question.id, answer: { action: 'approve' } }),
-      r.ok('interventions.answer', { run_id: r.run_id, intervention_id: r.question.id, answer: { action: 'reject' } }),
+      r.ok('interventions.answer', { run_id: r.run_id, intervention_id: r.question.id, answer: { action: 'decline' } }),
     ]);
     expect([first.resumed, second.resumed].sort()).toEqual([false, true]);
     expect(finishedOf(r.events, r.run_id)).toBeUndefined();
@@ -193,7 +193,7 @@ describe('the checkpoint of a run answered live', () => {
     expect(kept?.next_seq).toBeGreaterThan(resumed?.seq ?? Infinity);
 
     const second = manager.pending()[0];
-    expect(manager.answer(run_id, second?.id ?? '', { action: 'reject' })).toBe(true);
+    expect(manager.answer(run_id, second?.id ?? '', { action: 'decline' })).toBe(true);
     await expect.poll(() => events.some((e) => e.type === 'run.finished'), { timeout: 20_000 }).toBe(true);
     expect(events.at(-1)).toMatchObject({ type: 'run.finished', status: 'failed' });
     expect(readFileSync(join(workspace, 'shared.md'), 'utf8')).toBe('shared');

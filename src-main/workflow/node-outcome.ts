@@ -10,7 +10,9 @@ export type NodeOutcome =
   /** `candidate`: the malformed output it left (an answer its output schema refused): a supervisor may repair it. */
   | { status: 'failed'; failure: NodeFailure; candidate?: Record<string, unknown> }
   /** Parked for a person: an agent's (with its checkpoint to resume) or a tool call to confirm. */
-  | { status: 'waiting'; checkpoint?: RunCheckpoint; intervention: Intervention; /** A pattern node's loop, parked at a person's judgment. */ pattern?: PatternPark };
+  | { status: 'waiting'; checkpoint?: RunCheckpoint; intervention: Intervention; /** A pattern node's loop, parked at a person's judgment. */ pattern?: PatternPark }
+  /** A person answered "Stop the run" at this node: the whole run ends cancelled, with `message` as its outcome. */
+  | { status: 'stopped'; message: string };
 
 /** What every executor gets: its invocation, a way to record events on it, and the run's abort signal. */
 export interface NodeRun {
@@ -27,6 +29,19 @@ export interface NodeRun {
 }
 
 export const failed = (code: string, message: string): Extract<NodeOutcome, { status: 'failed' }> => ({ status: 'failed', failure: { code, message: message.slice(0, 4000) } });
+
+/**
+ * The failure code of a call a person declined ("Don't run it"): the node ends without its call, as
+ * the person decided. It is not a fault: no supervisor is asked to retry or skip it, and the run's
+ * outcome is the message alone ("you declined fs/write_file: …"), not a code.
+ */
+export const DECLINED = 'declined_by_person';
+
+/** A call the person declined, with their note: what the node and the run's outcome say. */
+export const declined = (what: string, note: string | undefined): Extract<NodeOutcome, { status: 'failed' }> => failed(DECLINED, `you declined ${what}${note ? `: ${note}` : ''}`);
+
+/** The person stopped the run at this node (their note, if any, said with it). */
+export const stoppedByPerson = (where: string, note: string | undefined): Extract<NodeOutcome, { status: 'stopped' }> => ({ status: 'stopped', message: `you stopped the run at ${where}${note ? `: ${note}` : ''}` });
 
 export function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);

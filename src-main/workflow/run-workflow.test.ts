@@ -7,6 +7,7 @@ import { createMemoryLedger } from '../mcp/idempotency-ledger';
 import { FILESYSTEM_PACKAGE } from '@shared/policy/shipped-effects';
 import { escalatingWithSlowBranch, escalatingWorkflow } from '../../test-support/escalating-workflow';
 import { tempNotesWorkspace } from '../../test-support/workspace';
+import { LOCAL, settings, VERDICTS } from '@shared/supervisor/testing/fixtures';
 import { runWorkflow, type RunWorkflowOptions } from './run-workflow';
 import { WorkflowCheckpoint } from './workflow-checkpoint';
 
@@ -239,7 +240,8 @@ describe('a protected tool node waiting for a person\'s confirmation (the app as
   async function parked(ws: { dir: string; workspace: string }) {
     const first = await run(saving(ws), ws, { inputs: { text: 'hello' }, confirm: async () => 'pending' });
     expect(first.result.status).toBe('waiting');
-    expect(first.result.interventions?.[0]?.intervention).toMatchObject({ kind: 'confirmation', decision: { tool_name: 'write_file', arguments: { content: 'hello' } }, options: ['approve', 'reject'] });
+    // No agent proposed the call, so nobody can try again: run it, don't run it, or stop the run.
+    expect(first.result.interventions?.[0]?.intervention).toMatchObject({ kind: 'confirmation', decision: { tool_name: 'write_file', arguments: { content: 'hello' } }, options: ['approve', 'decline', 'stop'] });
     expect(first.events.find((e) => e.type === 'intervention.requested')?.invocation_id).toBe('save');
     expect(existsSync(join(ws.workspace, 'saved.md'))).toBe(false);
     const checkpoint = WorkflowCheckpoint.parse(JSON.parse(JSON.stringify(first.result.checkpoint)));
@@ -260,13 +262,46 @@ describe('a protected tool node waiting for a person\'s confirmation (the app as
     oneJournal([...first.events, ...second.events]);
   });
 
-  it('rejected, the node fails saying so and nothing is written', async () => {
+  it('"Don\'t run it": nothing is written, the node ends declined and the run\'s outcome is the person\'s decision in words, with their note', async () => {
     const ws = workspace();
     const { checkpoint } = await parked(ws);
-    const second = await run(saving(ws), ws, { resume: { checkpoint, answer: { action: 'reject', note: 'not now' } } });
+    const second = await run(saving(ws), ws, { resume: { checkpoint, answer: { action: 'decline', note: 'not now' } } });
     expect(second.result.status).toBe('failed');
-    expect(second.result.message).toMatch(/not_confirmed: you did not confirm fs\/write_file: not now/);
+    expect(second.result.message).toBe('you declined fs/write_file: not now');
+    expect(second.result.invocations.find((i) => i.id === 'save')).toMatchObject({ status: 'failed', failure: { code: 'declined_by_person', message: 'you declined fs/write_file: not now' } });
     expect(existsSync(join(ws.workspace, 'saved.md'))).toBe(false);
+  });
+
+  it('a node parked before "Don\'t run it" existed (it offered reject) takes reject as declining: nobody is left to try again', async () => {
+    const ws = workspace();
+    const { checkpoint } = await parked(ws);
+    const old = { ...checkpoint, waiting: Object.fromEntries(Object.entries(checkpoint.waiting).map(([id, w]) => [id, { ...w, intervention: { ...w.intervention, options: ['approve' as const, 'reject' as const] } }])) };
+    const second = await run(saving(ws), ws, { resume: { checkpoint: old, answer: { action: 'reject' } } });
+    expect(second.result.message).toBe('you declined fs/write_file');
+    expect(existsSync(join(ws.workspace, 'saved.md'))).toBe(false);
+  });
+
+  it('"Stop the run": nothing is written and the whole run ends cancelled, saying the person stopped it there', async () => {
+    const ws = workspace();
+    const { checkpoint } = await parked(ws);
+    const second = await run(saving(ws), ws, { resume: { checkpoint, answer: { action: 'stop' } } });
+    expect(second.result.status).toBe('cancelled');
+    expect(second.result.message).toBe('you stopped the run at save (fs/write_file)');
+    expect(second.events.at(-1)).toMatchObject({ type: 'run.finished', status: 'cancelled', message: 'you stopped the run at save (fs/write_file)' });
+    expect(existsSync(join(ws.workspace, 'saved.md'))).toBe(false);
+  });
+
+  it('a supervised run leaves a declined call as the person decided it: no supervisor is asked to retry or skip it', async () => {
+    const ws = workspace();
+    let asked = 0;
+    const supervision = { settings: settings(), supervisor: { identity: LOCAL, decide: async () => ((asked += 1), { verdict: VERDICTS.skip, cost_usd: 0 }) } };
+    const first = await run(saving(ws), ws, { inputs: { text: 'hello' }, confirm: async () => 'pending', supervision });
+    const checkpoint = WorkflowCheckpoint.parse(JSON.parse(JSON.stringify(first.result.checkpoint)));
+    const second = await run(saving(ws), ws, { resume: { checkpoint, answer: { action: 'decline', note: 'not today' } }, supervision });
+    expect(asked).toBe(0);
+    expect(second.events.some((e) => e.type === 'supervisor.escalated')).toBe(false);
+    expect(second.result.status).toBe('failed');
+    expect(second.result.message).toBe('you declined fs/write_file: not today');
   });
 });
 

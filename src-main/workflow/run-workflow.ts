@@ -18,7 +18,7 @@ import { applyTraceSettings, traceRetention } from '../engine/trace-settings';
 import type { ModelProvider } from '../providers/provider';
 import { checkEditedNodeApproval, runAgentNode } from './agent-node';
 import { checkInputs } from './run-inputs';
-import { errorText, failed, type NodeOutcome, type NodeRun } from './node-outcome';
+import { DECLINED, errorText, failed, type NodeOutcome, type NodeRun } from './node-outcome';
 import { runAssertNode, runTemplateNode } from './template-node';
 import { runToolNode, toolOutputs } from './tool-node';
 import { FlowSecrets } from './flow-secrets';
@@ -32,6 +32,7 @@ import { checkJudgmentAnswer, type PatternPark } from './pattern/human-judgment'
 import { answerPerson, escalateToPerson, escalationIntervention, expirePerson, isPersonSupervisor, personSupervisionOf, settledWithoutPerson } from './supervision/person-supervisor';
 import { checkPersonVerdict } from '@shared/supervisor/person-escalation';
 import { stickyVerdictFor } from '@shared/supervisor/ledger';
+import { partialFailureOf, partialMessage, type PartialFailure } from '@shared/workflow/partial-failure';
 
 /** What a workflow run shares with an agent run: folders, ledger, journal, cancellation, people, models. */
 type SharedRunOptions = Pick<
@@ -75,7 +76,7 @@ export interface RunWorkflowOptions extends SharedRunOptions {
   supervision?: WorkflowSupervisionOptions;
 }
 
-export type WorkflowStatus = 'completed' | 'failed' | 'cancelled' | 'waiting';
+export type WorkflowStatus = 'completed' | 'completed_with_failures' | 'failed' | 'cancelled' | 'waiting';
 
 /**
  * Answers a waiting node of a run still going on: true when the node resumed with the answer, false
@@ -101,6 +102,8 @@ export interface WorkflowRun {
   outputs: Record<string, unknown>;
   invocations: InvocationRecord[];
   message?: string;
+  /** Ended `completed_with_failures`: how many items failed, of how many, where and why (also on run.finished). */
+  partial?: PartialFailure;
   /** The run could not start (graph problems, missing inputs, a bad resume): bad input rather than a bad run. */
   setup_error?: string;
   /** Parked runs: what each waiting node asks, and what to persist to resume. */
@@ -122,7 +125,8 @@ function narrow<K extends InvocationReplay['kind']>(recorded: InvocationReplay |
   return recorded?.kind === kind ? (recorded as Extract<InvocationReplay, { kind: K }>) : undefined;
 }
 
-const describeFailure = (f: NodeFailure | undefined): string | undefined => (f ? `${f.code}: ${f.message}` : undefined);
+/** The run's outcome in words: a call the person declined says so ("you declined fs/write_file: …"), without a code. */
+const describeFailure = (f: NodeFailure | undefined): string | undefined => (f ? (f.code === DECLINED ? f.message : `${f.code}: ${f.message}`) : undefined);
 
 /**
  * Runs a workflow graph: the pure scheduler (src-shared/workflow/scheduler.ts) decides what runs
@@ -212,6 +216,8 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   let wake: () => void = () => undefined;
 
   const onAbort = () => feed({ type: 'cancel' });
+  // Set when a person answered "Stop the run" at a node: the cancelled run's outcome says so.
+  let stoppedBy: string | undefined;
 
   function feed(event: SchedulerEvent): void {
     // Cancel is final in the scheduler, and a crash stops the run: the ends of aborted invocations are only awaited.
@@ -349,10 +355,16 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
             return;
           case 'failed': {
             const failure = { ...outcome.failure, message: secrets.maskText(outcome.failure.message) };
-            if (setup.kind === 'on' && !controller.signal.aborted) return superviseFailed(setup.supervision, invocation, failure, controller, attempt, trail, outcome.candidate);
+            // A call the person declined is their decision, not a failure for a supervisor to retry or skip.
+            if (setup.kind === 'on' && !controller.signal.aborted && failure.code !== DECLINED) return superviseFailed(setup.supervision, invocation, failure, controller, attempt, trail, outcome.candidate);
             feed({ type: 'failed', id: invocation.id, failure });
             return;
           }
+          case 'stopped':
+            // "Stop the run", answered at this node: the whole run ends cancelled, with the person's words as its outcome.
+            stoppedBy ??= secrets.maskText(outcome.message);
+            feed({ type: 'cancel' });
+            return;
           case 'waiting':
             // Answered through the workflow run: an agent node's intervention names the workflow's run.
             waiting.set(invocation.id, { checkpoint: outcome.checkpoint, intervention: { ...outcome.intervention, run_id: runId }, ...(outcome.pattern ? { pattern: outcome.pattern } : {}) });
@@ -703,9 +715,12 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     }
     finished = { type: 'finished', status: 'failed', outputs: {}, failure: { code: 'internal_error', message: 'the scheduler stopped with nothing running and no end' } };
   }
-  const message = finished.status === 'completed' ? undefined : (describeFailure(finished.failure) ?? (finished.status === 'cancelled' ? 'the run was cancelled' : undefined));
+  // Complete to the scheduler (its outputs got their inputs), yet work was lost on the way: its own outcome, never a plain success.
+  const partial = finished.status === 'completed' ? partialFailureOf(invocations, (node) => nodes.get(node)?.label ?? node) : undefined;
+  const status = partial ? 'completed_with_failures' : finished.status;
+  const message = partial ? partialMessage(partial) : finished.status === 'completed' ? undefined : (describeFailure(finished.failure) ?? (finished.status === 'cancelled' ? (stoppedBy ?? 'the run was cancelled') : undefined));
   const runOutputs = flowSecrets.maskRunOutputs(finished.outputs);
-  emit({ type: 'run.finished', status: finished.status, outputs: runOutputs, ...(message !== undefined ? { message } : {}), rounds, event_count: stamper.count + 1 });
+  emit({ type: 'run.finished', status, outputs: runOutputs, ...(message !== undefined ? { message } : {}), ...(partial ? { partial } : {}), rounds, event_count: stamper.count + 1 });
   if (crashed !== undefined) return { run_id: runId, status: 'failed', outputs: {}, invocations, message: secrets.maskText(`the run's end was not recorded: ${crashed}`) };
-  return { run_id: runId, status: finished.status, outputs: secrets.mask(runOutputs), invocations, ...(message !== undefined ? { message: secrets.maskText(message) } : {}) };
+  return { run_id: runId, status, outputs: secrets.mask(runOutputs), invocations, ...(message !== undefined ? { message: secrets.maskText(message) } : {}), ...(partial ? { partial } : {}) };
 }

@@ -65,12 +65,15 @@ describe('tool node', () => {
     if (outcome.status === 'failed') expect(outcome.failure.message).toMatch(/validation/);
   });
 
-  it('a protected tool without a teacher never runs when nobody confirms it', async () => {
+  it('a protected tool without a teacher never runs when the person declines it (--no-confirm) or nobody can confirm it', async () => {
     const { ws, call, events } = setup({ tool: 'write_file', arguments: { path: '{{path}}', content: 'x' } }, { confirm: async () => 'denied' });
     const target = join(ws.workspace, 'new.md');
-    const outcome = await call({ path: target });
-    expect(outcome).toMatchObject({ status: 'failed', failure: { code: 'not_confirmed' } });
-    if (outcome.status === 'failed') expect(outcome.failure.message).toMatch(/protected.*declined/);
+    // Declined is the person's decision, said as such: not a failure code.
+    expect(await call({ path: target })).toMatchObject({ status: 'failed', failure: { code: 'declined_by_person', message: 'you declined fs/write_file' } });
+    const nobody = setup({ tool: 'write_file', arguments: { path: '{{path}}', content: 'x' } }, { confirm: async () => 'unavailable' });
+    const unconfirmed = await nobody.call({ path: target });
+    expect(unconfirmed).toMatchObject({ status: 'failed', failure: { code: 'not_confirmed' } });
+    if (unconfirmed.status === 'failed') expect(unconfirmed.failure.message).toMatch(/protected.*none could be obtained/);
     expect(existsSync(target)).toBe(false);
     expect(events.some((e) => e.type === 'tool.executed')).toBe(false);
   });
@@ -127,7 +130,7 @@ describe('tool node', () => {
     expect(await cli.call({ path: target })).toMatchObject({ status: 'failed', failure: { code: 'tool_escalated', message: expect.stringMatching(/A person should decide this write/) } });
     const app = setup(tool, { parkEscalations: true });
     const parked = await app.call({ path: join(app.ws.workspace, 'x.md') });
-    expect(parked).toMatchObject({ status: 'waiting', intervention: { kind: 'escalation', reason: 'A person should decide this write.', decision: { tool_name: 'write_file' }, options: ['approve', 'reject'] } });
+    expect(parked).toMatchObject({ status: 'waiting', intervention: { kind: 'escalation', reason: 'A person should decide this write.', decision: { tool_name: 'write_file' }, options: ['approve', 'decline', 'stop'] } });
     expect(existsSync(join(app.ws.workspace, 'x.md'))).toBe(false);
   });
 

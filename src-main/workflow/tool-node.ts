@@ -7,7 +7,7 @@ import type { RoundRecord, ToolExecution } from '@shared/contracts/round';
 import { ModelScript } from '@shared/contracts/script';
 import { AgentSpec } from '@shared/contracts/spec';
 import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
-import { isProtectedEffect } from '@shared/contracts/tool-effect';
+import { EFFECT_LABELS, isProtectedEffect } from '@shared/contracts/tool-effect';
 import { LOCAL_ONLY, type PrivacyPolicy } from '@shared/policy/privacy';
 import { ReviewRules } from '@shared/contracts/spec';
 import type { InvocationReplay } from '@shared/replay/workflow-replay';
@@ -25,7 +25,7 @@ import { modelPlace, recordCalls } from '../providers/record-calls';
 import { createBoundaryActors, type ConfirmTool } from '../engine/boundary-actors';
 import { CanonicalHistory } from '../engine/canonical-history';
 import { prepareRun } from '../engine/run-setup';
-import { errorText, failed, streamOutputs, type NodeOutcome, type NodeRun } from './node-outcome';
+import { declined, errorText, failed, stoppedByPerson, streamOutputs, type NodeOutcome, type NodeRun } from './node-outcome';
 import type { WorkflowTools } from './workflow-tools';
 
 export interface ToolNodeDeps {
@@ -152,12 +152,17 @@ async function runToolStream(node: NodeOf<'tool'>, over: string, run: NodeRun, d
   return { status: 'done', outputs: streamOutputs(all) };
 }
 
+/**
+ * The person's answer to the node's call: approve runs it; "Stop the run" ends the whole run; "Don't
+ * run it" (or `reject`, which a node parked before `decline` existed offered) ends the node declined:
+ * no agent proposed the call, so nobody can try again.
+ */
 function confirmedDecision(node: NodeOf<'tool'>, run: NodeRun, resume: Resume, round: number): ToolCallDecision | NodeOutcome {
   run.emit({ type: 'intervention.answered', round, intervention_id: resume.intervention.id, answer: resume.answer });
   const asked = resume.intervention.decision;
-  if (resume.answer.action !== 'approve' || asked?.decision_type !== 'tool_call') {
-    return failed('not_confirmed', `you did not confirm ${node.server}/${node.tool}${resume.answer.note ? `: ${resume.answer.note}` : ''}`);
-  }
+  const what = `${node.server}/${node.tool}`;
+  if (resume.answer.action === 'stop') return stoppedByPerson(`${node.id} (${what})`, resume.answer.note);
+  if (resume.answer.action !== 'approve' || asked?.decision_type !== 'tool_call') return declined(what, resume.answer.note);
   return asked;
 }
 
@@ -255,10 +260,11 @@ async function callOnce(p: PreparedCalls, call: { round: number; decision: ToolC
     // No teacher: only a person's confirmation of this exact call lets a protected tool run.
     const answer = await confirm({ run_id: runLabel, round, server: node.server, tool: node.tool, arguments: decision.arguments });
     // The app asks in the run view: the node waits for the answer (and survives a restart).
-    if (answer === 'pending') return waitForPerson(run, deps, decision, 'confirmation', `${node.server}/${node.tool} has a protected effect (${tool.effect.effect}) and no teacher reviews it: it runs only if you confirm it.`, round, askId);
+    if (answer === 'pending') return waitForPerson(run, deps, decision, 'confirmation', `${node.server}/${node.tool} has a protected effect (${EFFECT_LABELS[tool.effect.effect].toLowerCase()}) and no teacher reviews it: it runs only if you confirm it.`, round, askId);
+    // Declined (--no-confirm, or "no" where the shell asks itself): the person's decision, as "Don't run it" is.
+    if (answer === 'denied') return declined(`${node.server}/${node.tool}`, undefined);
     if (answer !== 'granted') {
-      const why = answer === 'denied' ? 'you declined it' : 'no confirmation could be obtained (in the CLI, --yes confirms)';
-      return failed('not_confirmed', `${node.server}/${node.tool} has a protected effect (${tool.effect.effect}) and no teacher reviews it; it needs your confirmation, and ${why}`);
+      return failed('not_confirmed', `${node.server}/${node.tool} has a protected effect (${EFFECT_LABELS[tool.effect.effect].toLowerCase()}) and no teacher reviews it; it needs your confirmation, and none could be obtained (in the CLI, --yes confirms)`);
     }
     preselected = { decision, intervention_id: `confirm:${run.invocation.id}${askId}`, confirmed: true };
   }
@@ -302,6 +308,7 @@ async function callOnce(p: PreparedCalls, call: { round: number; decision: ToolC
   if (record.authorization?.ok === false && record.authorization.reason === 'confirmation_pending' && record.selected?.decision.decision_type === 'tool_call') {
     return waitForPerson(run, deps, record.selected.decision, 'confirmation', `${node.server}/${node.tool} needs your confirmation before it runs.`, round, askId);
   }
+  if (record.authorization?.ok === false && record.authorization.reason === 'confirmation_denied') return declined(`${node.server}/${node.tool}`, undefined);
   if (record.outcome === 'escalated') {
     const why = deps.secrets.maskText(record.message ?? 'the teacher asked for a person to decide');
     // What the teacher escalated is the node's own call: that is what the person approves or rejects.
@@ -317,7 +324,10 @@ async function callOnce(p: PreparedCalls, call: { round: number; decision: ToolC
   return { status: 'executed', outputs: toolOutputs(execution.content) };
 }
 
-/** The node parks for a person to approve or reject this exact call (an intervention in the journal). */
+/**
+ * The node parks for a person to decide on this exact call (an intervention in the journal): run it,
+ * don't run it (the node ends declined: no agent proposed it, so nobody tries again), or stop the run.
+ */
 function waitForPerson(run: NodeRun, deps: ToolNodeDeps, decision: ToolCallDecision, kind: Intervention['kind'], reason: string, round: number, askId: string): Extract<NodeOutcome, { status: 'waiting' }> {
   const intervention: Intervention = {
     id: `${deps.runId}:${run.invocation.id}:${kind}${askId}`,
@@ -327,7 +337,7 @@ function waitForPerson(run: NodeRun, deps: ToolNodeDeps, decision: ToolCallDecis
     decision,
     reason,
     reason_codes: [],
-    options: ['approve', 'reject'],
+    options: ['approve', 'decline', 'stop'],
     requested_at: new Date().toISOString(),
   };
   run.emit({ type: 'intervention.requested', round, intervention });

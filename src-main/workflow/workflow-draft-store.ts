@@ -1,7 +1,7 @@
 import { mkdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { RegistryId } from '@shared/contracts/host-registry';
-import { WorkflowDraft } from '@shared/contracts/workflow-draft';
+import { WorkflowDraft, type UnparsedText } from '@shared/contracts/workflow-draft';
 import { RegistryFileError, readJsonFile, writeJsonAtomic } from '../registry/json-store';
 
 const FOLDER = 'workflow-drafts';
@@ -35,11 +35,13 @@ export class WorkflowDraftStore {
     }
   }
 
-  put(workflowId: string | undefined, document: Record<string, unknown>, baseUpdatedAt?: string): WorkflowDraft {
+  /** `unparsed`: the JSON fields' typed text the document does not hold yet, kept with it (issue 28). */
+  put(workflowId: string | undefined, document: Record<string, unknown>, baseUpdatedAt?: string, unparsed?: readonly UnparsedText[]): WorkflowDraft {
     const draft = WorkflowDraft.parse({
       ...(workflowId !== undefined ? { workflow_id: workflowId } : {}),
       document,
       ...(baseUpdatedAt !== undefined ? { base_updated_at: baseUpdatedAt } : {}),
+      ...(unparsed !== undefined && unparsed.length > 0 ? { unparsed } : {}),
       saved_at: this.now().toISOString(),
     });
     mkdirSync(this.dir, { recursive: true });

@@ -81,7 +81,7 @@ describe('retention of workflow runs (a trace profile on workflows.run)', () => 
     for (let i = 0; i < 2; i += 1) {
       const { run_id } = await page.ok('workflows.run', { id: 'confirm-write' });
       const asked = await waitsFor(run_id);
-      await expect.poll(async () => (await page.ok('interventions.answer', { run_id, intervention_id: asked?.id, answer: { action: 'reject' } })).resumed, { timeout: 10_000 }).toBe(true);
+      await expect.poll(async () => (await page.ok('interventions.answer', { run_id, intervention_id: asked?.id, answer: { action: 'decline' } })).resumed, { timeout: 10_000 }).toBe(true);
       await expect.poll(() => ended(page.events, run_id), { timeout: 20_000 }).toBe(true);
       rejected.push(run_id);
     }

@@ -16,8 +16,10 @@ export interface HostContextValue {
   refreshProviders(): void;
   /** The last thing that went wrong in the background (start-up, storing events). */
   problem?: string;
-  /** Browser-run page opened without its `#token=` link. */
+  /** Browser-run page with no access token (opened without its link, or its link did not work). */
   tokenMissing: boolean;
+  /** Why the one-time link this page was opened with did not work (used, expired, from an earlier start). */
+  launchProblem?: string;
   /** While this page catches up with a history far ahead of it (a fresh profile): how far it is. */
   indexing?: IndexingState;
 }
@@ -25,7 +27,7 @@ export interface HostContextValue {
 const HostContext = createContext<HostContextValue | null>(null);
 
 /** Runs the host session (see host-session.ts) and exposes its state to the screens. */
-export function HostProvider({ client, db, tokenMissing, children }: { client: HostClient; db: StewardDb; tokenMissing: boolean; children: ReactNode }) {
+export function HostProvider({ client, db, tokenMissing, launchProblem, children }: { client: HostClient; db: StewardDb; tokenMissing: boolean; launchProblem?: string; children: ReactNode }) {
   const [connection, setConnection] = useState<ConnectionState>('connecting');
   const [everConnected, setEverConnected] = useState(false);
   const [info, setInfo] = useState<HostInfo>();
@@ -52,8 +54,8 @@ export function HostProvider({ client, db, tokenMissing, children }: { client: H
   }, [client]);
 
   const value = useMemo<HostContextValue>(
-    () => ({ client, db, connection, everConnected, info, providers, refreshProviders, problem, tokenMissing, indexing }),
-    [client, db, connection, everConnected, info, providers, refreshProviders, problem, tokenMissing, indexing],
+    () => ({ client, db, connection, everConnected, info, providers, refreshProviders, problem, tokenMissing, launchProblem, indexing }),
+    [client, db, connection, everConnected, info, providers, refreshProviders, problem, tokenMissing, launchProblem, indexing],
   );
   return <HostContext.Provider value={value}>{children}</HostContext.Provider>;
 }

@@ -1,4 +1,5 @@
 import { runStatusLabel, type RunStatus } from '@shared/contracts/events';
+import type { PartialCounts } from '@shared/workflow/partial-failure';
 import { OUTCOME_LABELS, type RoundOutcome } from '@shared/contracts/round';
 import { VERDICT_LABELS, type Verdict } from '@shared/contracts/verdict';
 import type { ReactNode } from 'react';
@@ -18,6 +19,8 @@ const STATUS_TONES = {
   running: 'running',
   waiting: 'escalated',
   completed: 'executed',
+  // Amber, not green: the run lost work (issue 28).
+  completed_with_failures: 'escalated',
   unverified: 'escalated',
   failed: 'failed',
   blocked: 'blocked',
@@ -29,12 +32,15 @@ const STATUS_TONES = {
   interrupted: 'failed',
 } satisfies Record<RunStatus, Tone>;
 
-/** `supervised`: a workflow supervisor's verdicts were applied in the run ("Completed — supervised"). */
-export function StatusBadge({ status, testId, supervised = false }: { status: RunStatus; testId?: string; supervised?: boolean }) {
+/**
+ * `supervised`: a workflow supervisor's verdicts were applied in the run ("Completed — supervised").
+ * `partial`: a run that completed with failures says how many ("Completed · 1 of 5 items failed").
+ */
+export function StatusBadge({ status, testId, supervised = false, partial }: { status: RunStatus; testId?: string; supervised?: boolean; partial?: PartialCounts }) {
   return (
     <span className={`chip chip--${STATUS_TONES[status]} chip--status`} data-testid={testId} data-status={status} data-supervised={supervised || undefined}>
       {(status === 'running' || status === 'waiting') && <span className="pulse" aria-hidden="true" />}
-      {runStatusLabel(status, supervised)}
+      {runStatusLabel(status, supervised, partial)}
     </span>
   );
 }

@@ -2,6 +2,7 @@ import { DECISION_LABELS, type Decision } from '@shared/contracts/decision';
 import { EFFECT_LABELS, isProtectedEffect, type EffectClass } from '@shared/contracts/tool-effect';
 import { controlText, shortJson, type CandidateDisplay } from '../view/describe-decision';
 import { Chip } from './Chip';
+import { ScrollPre } from './ScrollPre';
 
 export function EffectTag({ effect }: { effect: EffectClass }) {
   return (
@@ -64,7 +65,7 @@ export function CandidateBody({ display, effect }: { display: CandidateDisplay; 
             <Chip tone="failed">Unparseable</Chip>
             <span className="muted">{display.error}</span>
           </div>
-          <pre className="code code--quote">{display.text || '(empty reply)'}</pre>
+          <ScrollPre className="code code--quote">{display.text || '(empty reply)'}</ScrollPre>
         </div>
       );
     case 'malformed':
@@ -74,7 +75,7 @@ export function CandidateBody({ display, effect }: { display: CandidateDisplay; 
             <Chip tone="failed">Not a valid decision</Chip>
             {display.toolCalls > 1 && <span className="muted">{display.toolCalls} tool calls in one reply</span>}
           </div>
-          <pre className="code">{shortJson(display.raw)}</pre>
+          <ScrollPre>{shortJson(display.raw)}</ScrollPre>
         </div>
       );
   }

@@ -30,17 +30,38 @@ const PROFILES: ProfileRow[] = [
 ];
 
 describe('model picker options', () => {
-  it('the user’s model profiles are offered beside replay and Ollama, the role’s own kind first, newest versions, built-ins left out', () => {
-    const { groups } = modelOptions({ role: 'student', value: { provider: 'script' }, providers: providers(true), profiles: PROFILES });
-    expect(groups.map((g) => g.label)).toEqual([undefined, 'Ollama', 'Your model profiles']);
-    const mine = groups[2]!.options;
-    expect(mine.map((o) => o.profile)).toEqual([
-      { id: 'local', version: 1 },
-      { id: 'cloud', version: 2 },
-    ]);
-    expect(mine[1]?.label).toContain('Cloud teacher · v2');
-    expect(mine[1]?.disabled).toBeFalsy();
-    expect(mine[1]!.label).toContain('api.example.com:gpt-y');
+  it('a picker offers the person’s model profiles of its own role only, newest versions, built-ins left out: a student profile is never a teacher', () => {
+    const student = modelOptions({ role: 'student', value: { provider: 'script' }, providers: providers(true), profiles: PROFILES });
+    const profilesOf = (o: ReturnType<typeof modelOptions>) => o.groups.find((g) => g.label === 'Your model profiles')?.options.map((x) => x.profile);
+    expect(profilesOf(student)).toEqual([{ id: 'local', version: 1 }]);
+    const teacher = modelOptions({ role: 'teacher', value: { provider: 'script' }, providers: providers(true), profiles: PROFILES });
+    expect(profilesOf(teacher)).toEqual([{ id: 'cloud', version: 2 }]);
+    const cloud = teacher.groups.flatMap((g) => g.options).find((o) => o.profile?.id === 'cloud');
+    expect(cloud?.label).toContain('Cloud teacher · v2');
+    expect(cloud?.label).toContain('api.example.com:gpt-y');
+    // Nothing the teacher picker offers is a student profile.
+    expect(teacher.groups.flatMap((g) => g.options).some((o) => o.profile?.id === 'local')).toBe(false);
+  });
+
+  it('one entry per model: a model a profile runs is offered as that profile, never again as the raw Ollama model beside it', () => {
+    const auto = row('qwen3-4b-student-1a2b3c4d', 'student', 'ollama:qwen3:4b student', qwen);
+    const { groups, selected } = modelOptions({ role: 'student', value: qwen, providers: providers(true), profiles: [auto] });
+    const all = groups.flatMap((g) => g.options);
+    expect(all.filter((o) => o.ref.provider === 'ollama' && o.ref.model === 'qwen3:4b').map((o) => o.value)).toEqual(['profile:qwen3-4b-student-1a2b3c4d@1']);
+    expect(groups.map((g) => g.label)).toEqual([undefined, 'Your model profiles']);
+    expect(selected).toBe('profile:qwen3-4b-student-1a2b3c4d@1');
+    // The teacher picker has no teacher profile of it: the raw model is its one entry there.
+    const teacher = modelOptions({ role: 'teacher', value: qwen, providers: providers(true), profiles: [auto] });
+    expect(teacher.groups.flatMap((g) => g.options).filter((o) => o.ref.provider === 'ollama').map((o) => o.value)).toEqual(['ollama:qwen3:4b']);
+  });
+
+  it('two profiles of one model are one entry: the chosen one, else the first by name', () => {
+    const two = [row('b', 'student', 'B qwen', qwen), row('a', 'student', 'A qwen', qwen)];
+    const first = modelOptions({ role: 'student', value: qwen, providers: providers(true), profiles: two });
+    expect(first.groups.flatMap((g) => g.options).filter((o) => o.profile).map((o) => o.profile?.id)).toEqual(['a']);
+    const chosen = modelOptions({ role: 'student', value: qwen, providers: providers(true), profiles: two, profile: { id: 'b', version: 1 } });
+    expect(chosen.groups.flatMap((g) => g.options).filter((o) => o.profile).map((o) => o.profile?.id)).toEqual(['b']);
+    expect(chosen.selected).toBe('profile:b@1');
   });
 
   it('choosing an OpenAI-compatible profile yields its model reference and the profile', () => {
@@ -51,14 +72,16 @@ describe('model picker options', () => {
     expect(choiceOf(groups, 'ollama:qwen3:4b')).toBeUndefined();
   });
 
-  it('the current model is selected: Ollama by its model, an OpenAI-compatible one by its profile, the chosen profile when given', () => {
+  it('the current model is selected: by the profile that runs it, an OpenAI-compatible one by its profile, the chosen profile when given', () => {
     const base = { role: 'student' as const, providers: providers(true), profiles: PROFILES };
-    expect(modelOptions({ ...base, value: qwen }).selected).toBe('ollama:qwen3:4b');
+    expect(modelOptions({ ...base, value: qwen }).selected).toBe('profile:local@1');
     expect(modelOptions({ ...base, value: qwen, profile: { id: 'local', version: 1 } }).selected).toBe('profile:local@1');
-    const cloud = modelOptions({ ...base, value: openaiAs('gpt-y') });
+    expect(modelOptions({ ...base, profiles: [], value: qwen }).selected).toBe('ollama:qwen3:4b');
+    const teacher = { ...base, role: 'teacher' as const };
+    const cloud = modelOptions({ ...teacher, value: openaiAs('gpt-y') });
     expect(choiceOf(cloud.groups, cloud.selected)?.profile).toEqual({ id: 'cloud', version: 2 });
     // An older version the workflow still uses stays selectable.
-    const old = modelOptions({ ...base, value: openai, profile: { id: 'cloud', version: 1 } });
+    const old = modelOptions({ ...teacher, value: openai, profile: { id: 'cloud', version: 1 } });
     expect(old.selected).toBe('profile:cloud@1');
     expect(old.groups.flatMap((g) => g.options).find((o) => o.value === old.selected)?.label).toContain('v2 is newer');
   });

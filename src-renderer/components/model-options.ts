@@ -5,9 +5,11 @@ import type { ProfileChoice, ProfileRow } from '../db/db';
 import { profileOptions } from '../screens/workflow/ProfileSelect';
 
 /**
- * What a model picker offers: replay, the host's Ollama models, and the user's model profiles
- * (student and teacher, the role's own kind first). Each option carries the ModelRef it yields, and
- * a profile's option the profile too, so a caller that keeps profiles can record which one.
+ * What a model picker offers: replay, the host's Ollama models, and the user's model profiles of the
+ * picker's role (a student profile is never offered as a teacher). One entry per model: a model a
+ * profile runs is offered as that profile (the one the app made when the model was picked, or the
+ * person's own), never again beside it as the raw model. Each option carries the ModelRef it yields,
+ * and a profile's option the profile too, so a caller that keeps profiles can record which one.
  */
 export interface ModelOption {
   value: string;
@@ -28,6 +30,7 @@ const REPLAY = 'script';
 const CURRENT = 'current';
 
 const sameModel = (a: ModelRef, b: ModelRef): boolean => a.provider === b.provider && modelLabel(a) === modelLabel(b);
+const modelKey = (ref: ModelRef): string => `${ref.provider}\u0000${modelLabel(ref)}`;
 
 type OpenAIRef = Extract<ModelRef, { provider: 'openai_compatible' }>;
 
@@ -70,14 +73,17 @@ export function modelOptions(input: {
   const unavailable = (ref: ModelRef) => providers !== undefined && ref.provider === 'ollama' && !ollamaModels.some((m) => m.name === ref.model);
   const describe = (row: ProfileRow) => (row.kind === 'student' || row.kind === 'teacher' ? `${modelLabel(row.model)}${unavailable(row.model) ? ' (not available)' : ''}` : '');
 
-  // Built-in model profiles are the replay option again; the user's own are the point.
+  // Built-in model profiles are the replay option again; the user's own are the point, of this role only.
   const rows = input.profiles.filter((r) => r.origin !== 'builtin');
-  const kinds = role === 'student' ? (['student', 'teacher'] as const) : (['teacher', 'student'] as const);
-  const mine: ModelOption[] = kinds.flatMap((kind) =>
-    profileOptions(rows, kind, profile, describe).flatMap(({ row, label }) =>
-      row.kind === 'student' || row.kind === 'teacher' ? [{ value: `profile:${row.id}@${row.version}`, label, ref: row.model, profile: { id: row.id, version: row.version } }] : [],
-    ),
+  const offered: ModelOption[] = profileOptions(rows, role, profile, describe).flatMap(({ row, label }) =>
+    row.kind === 'student' || row.kind === 'teacher' ? [{ value: `profile:${row.id}@${row.version}`, label, ref: row.model, profile: { id: row.id, version: row.version } }] : [],
   );
+  // One profile per model: the chosen one, else the first (by name).
+  const isChosen = (o: ModelOption) => profile !== undefined && o.profile?.id === profile.id && o.profile.version === profile.version;
+  const byModel = new Map<string, ModelOption>();
+  for (const o of [...offered.filter(isChosen), ...offered.filter((o) => !isChosen(o))]) if (!byModel.has(modelKey(o.ref))) byModel.set(modelKey(o.ref), o);
+  const mine = offered.filter((o) => byModel.get(modelKey(o.ref)) === o);
+  const covered = (o: ModelOption) => byModel.has(modelKey(o.ref));
 
   // Each server's listed models, as Ollama's are; one that cannot be asked says why, as a disabled line.
   const servers: ModelOptionGroup[] = (input.openai ?? []).map(({ template, status }) => {
@@ -96,22 +102,22 @@ export function modelOptions(input: {
   });
   const listed = servers.flatMap((g) => g.options.filter((o) => !o.disabled));
 
-  const top: ModelOption[] = [{ value: REPLAY, label: 'replay (scripted)', ref: { provider: 'script' } }];
-  const all = [...top, ...ollama, ...mine, ...listed];
-  const chosen = profile && mine.find((o) => o.profile?.id === profile.id && o.profile.version === profile.version);
-  let selected =
-    chosen?.value ??
-    (value.provider === 'script' ? REPLAY : undefined) ??
-    (value.provider === 'ollama' ? ollama.find((o) => sameModel(o.ref, value))?.value : undefined) ??
-    all.find((o) => sameModel(o.ref, value))?.value;
+  // A raw model a profile already offers is that profile's entry, not a second one.
+  const replay: ModelOption = { value: REPLAY, label: 'replay (scripted)', ref: { provider: 'script' } };
+  const top: ModelOption[] = covered(replay) ? [] : [replay];
+  const raw = ollama.filter((o) => !covered(o));
+  for (const g of servers) g.options = g.options.filter((o) => o.disabled || !covered(o));
+  const all = [...top, ...raw, ...mine, ...listed.filter((o) => !covered(o))];
+  const chosen = mine.find(isChosen);
+  let selected = chosen?.value ?? all.find((o) => sameModel(o.ref, value))?.value;
   if (selected === undefined) {
     // The workflow's model is offered by nobody (Ollama down, a file's own model): shown, still selectable.
     top.push({ value: CURRENT, label: `${modelLabel(value)}${value.provider === 'ollama' ? ' (not available)' : ''}`, ref: value });
     selected = CURRENT;
   }
 
-  const groups: ModelOptionGroup[] = [{ options: top }];
-  if (ollama.length > 0) groups.push({ label: 'Ollama', options: ollama });
+  const groups: ModelOptionGroup[] = top.length > 0 ? [{ options: top }] : [];
+  if (raw.length > 0) groups.push({ label: 'Ollama', options: raw });
   if (mine.length > 0) groups.push({ label: PROFILES_GROUP, options: mine });
   groups.push(...servers.filter((g) => g.options.length > 0));
   return { groups, selected };

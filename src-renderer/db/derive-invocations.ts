@@ -2,6 +2,7 @@ import type { FinalRunStatus, RunEvent, RunEventOf } from '@shared/contracts/eve
 import type { TrimmedText } from '@shared/util/trim-text';
 import type { Intervention } from '@shared/contracts/intervention';
 import { invocationId, type InvocationStatus, type Lineage, type NodeFailure } from '@shared/workflow/invocation';
+import { invocationText } from '@shared/workflow/invocation-text';
 
 /** One node invocation of a workflow run, as the run view and the editor show it. */
 export interface InvocationView {
@@ -166,10 +167,9 @@ function asTree(views: Map<string, InvocationView>): InvocationView[] {
   return out;
 }
 
-/** "Classify · item 3" (items counted from 1; nested items "item 2.3"). */
+/** "Classify · item 3" (items counted from 1; nested items "item 2.3"), as the CLI prints it too. */
 export function invocationLabel(view: Pick<InvocationView, 'label' | 'lineage'>): string {
-  if (view.lineage.length === 0) return view.label;
-  return `${view.label} · item ${view.lineage.map((s) => s.index + 1).join('.')}`;
+  return invocationText(view.label, view.lineage);
 }
 
 /**

@@ -32,6 +32,8 @@ export interface RoundView {
   /** The round's number as every screen shows it (from 1, src-shared/contracts/round-number.ts). */
   number: number;
   proposer: Proposer;
+  /** What a person told this round's proposer about the round before (their rejection and note, their reply): it was in its prompt. */
+  told?: string;
   /** round.completed has arrived: the record is authoritative. */
   complete: boolean;
   stage: RoundStage;
@@ -92,9 +94,12 @@ export function deriveRounds(events: readonly RunEvent[], invocation?: string): 
       case 'tools.snapshot':
         snapshots.set(e.round, { hash: e.hash, tools: e.tools });
         break;
-      case 'round.started':
-        at(e.round, e.proposer).proposer = e.proposer;
+      case 'round.started': {
+        const view = at(e.round, e.proposer);
+        view.proposer = e.proposer;
+        if (e.told !== undefined) view.told = e.told;
         break;
+      }
       case 'candidate.proposed': {
         const view = at(e.round);
         // A later attempt means the one before failed validation: it becomes a repair.

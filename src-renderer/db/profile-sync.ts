@@ -1,5 +1,5 @@
 import { liveQuery } from 'dexie';
-import { choicesNewer, MAX_SYNCED_RECORDS, sameProfileVersion, SyncedProfile, WorkflowChoices } from '@shared/contracts/profile-store';
+import { choicesNewer, MAX_SYNCED_RECORDS, sameProfileVersion, SyncedProfile, WorkflowChoices, type DeletedProfile } from '@shared/contracts/profile-store';
 import { HostRequestError, type HostClient } from '../host/host-client';
 import type { StewardDb, WorkflowRow } from './db';
 import { isReadOnlyProfile, profileLabel, toProfile } from './profiles';
@@ -30,8 +30,17 @@ function choicesOf(row: WorkflowRow): WorkflowChoices | undefined {
   return parsed.success ? parsed.data : undefined;
 }
 
-async function pull(db: StewardDb, host: { profiles: SyncedProfile[]; workflow_choices: WorkflowChoices[] }, outcome: ProfileSyncOutcome): Promise<void> {
+type HostProfiles = { profiles: SyncedProfile[]; workflow_choices: WorkflowChoices[]; deleted?: DeletedProfile[] };
+
+async function pull(db: StewardDb, host: HostProfiles, outcome: ProfileSyncOutcome): Promise<void> {
   await db.transaction('rw', db.profiles, db.workflows, async () => {
+    // A profile a person deleted (here or in another browser) goes from this page too; a built-in never does.
+    for (const { id } of host.deleted ?? []) {
+      const rows = await db.profiles.where('id').equals(id).toArray();
+      if (rows.length === 0 || rows.some(isReadOnlyProfile)) continue;
+      await db.profiles.where('id').equals(id).delete();
+      outcome.pulled += 1;
+    }
     for (const { origin, profile } of host.profiles) {
       const here = await db.profiles.get([profile.id, profile.version]);
       if (!here) {
@@ -53,7 +62,7 @@ async function pull(db: StewardDb, host: { profiles: SyncedProfile[]; workflow_c
 /** One exchange with the host. An older host without profiles.* keeps nothing: nothing to do. */
 export async function syncProfiles(db: StewardDb, client: Client): Promise<ProfileSyncOutcome> {
   const outcome: ProfileSyncOutcome = { pulled: 0, pushed: 0, conflicts: [] };
-  let host: { profiles: SyncedProfile[]; workflow_choices: WorkflowChoices[] };
+  let host: HostProfiles;
   try {
     host = await client.request('profiles.list', {});
   } catch (err) {
@@ -63,11 +72,12 @@ export async function syncProfiles(db: StewardDb, client: Client): Promise<Profi
   await pull(db, host, outcome);
 
   const held = new Set(host.profiles.map((p) => key(p.profile)));
+  const deleted = new Set((host.deleted ?? []).map((d) => d.id));
   const heldChoices = new Map(host.workflow_choices.map((c) => [c.workflow_id, c]));
   const profiles: SyncedProfile[] = [];
   for (const row of await db.profiles.toArray()) {
     // A built-in (or a version an older page saved under a built-in's id) stays here: the host keeps none.
-    if (isReadOnlyProfile(row) || held.has(key(row))) continue;
+    if (isReadOnlyProfile(row) || held.has(key(row)) || deleted.has(row.id)) continue;
     // Checked as the host will: a row that is not a valid profile (never written so) is not sent.
     const parsed = SyncedProfile.safeParse({ origin: row.origin, profile: toProfile(row) });
     if (parsed.success) profiles.push(parsed.data);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { WS_PROTOCOL, WS_REFUSAL_PROTOCOL, WS_TOKEN_PROTOCOL_PREFIX } from '@shared/contracts/bridge';
 import { captureTokenFromFragment, hostSocketProtocols, hostSocketUrl, isAccessLink, readToken } from './access-token';
 
 function memoryStorage() {
@@ -16,11 +17,15 @@ describe('access token', () => {
     expect(readToken(storage)).toBe('abcdefghijklmnop_-12');
   });
 
-  it('never stores a token that is not a per-launch token, but still strips the fragment', () => {
+  it('never stores a token that is not a session token, but still strips the fragment', () => {
     const storage = memoryStorage();
     expect(captureTokenFromFragment('#token=short', storage)).toBe(true);
     expect(readToken(storage)).toBeNull();
-    expect(hostSocketProtocols(null)).toEqual([]);
+  });
+
+  it('offers the token as a subprotocol, and always asks to be told when it is refused (with no token too)', () => {
+    expect(hostSocketProtocols('abcdefghijklmnop_-12')).toEqual([WS_PROTOCOL, `${WS_TOKEN_PROTOCOL_PREFIX}abcdefghijklmnop_-12`, WS_REFUSAL_PROTOCOL]);
+    expect(hostSocketProtocols(null)).toEqual([WS_REFUSAL_PROTOCOL]);
   });
 
   it('treats a one-time launch link as an access link to strip from the address bar, and a route as a route', () => {

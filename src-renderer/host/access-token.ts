@@ -3,6 +3,7 @@ import {
   LaunchExchangeResponse,
   TOKEN_PATTERN,
   WS_PATH,
+  WS_REFUSAL_PROTOCOL,
   launchCodeFromHash,
   tokenFromHash,
   webSocketProtocols,
@@ -11,8 +12,9 @@ import {
 /**
  * The browser-run host opens and prints a one-time link `http://127.0.0.1:PORT/#launch=<code>`,
  * which the page exchanges for the session token once; scripts get `#token=…` itself (scheme:
- * @shared/contracts/bridge). The token is per launch; it is kept in sessionStorage so a reload after the fragment was
- * stripped still connects, and it travels only as a WebSocket subprotocol, never in a URL.
+ * @shared/contracts/bridge). The token is the data folder's (it survives a restart of the host); it
+ * is kept in sessionStorage so a reload, and a restart of the host, still connect, and it travels
+ * only as a WebSocket subprotocol, never in a URL.
  */
 const STORAGE_KEY = 'steward.host-token';
 
@@ -75,7 +77,11 @@ export function hostSocketUrl(location: { protocol: string; host: string }): str
   return `${scheme}://${location.host}${WS_PATH}`;
 }
 
-/** Subprotocols that carry the token; none without a token (the host will refuse, the banner explains). */
+/**
+ * Subprotocols that carry the token, and the one that asks the host to say when it refuses it (a
+ * restart with a new token, another data folder's host on this port, no token at all): the page
+ * then stops retrying and the banner says what to do.
+ */
 export function hostSocketProtocols(token: string | null): string[] {
-  return token ? webSocketProtocols(token) : [];
+  return [...(token ? webSocketProtocols(token) : []), WS_REFUSAL_PROTOCOL];
 }

@@ -199,7 +199,14 @@ export function createHostClient(transport: Transport): HostClient {
               reject(new HostRequestError(method, response.error.code, response.error.message));
               return;
             }
-            const result = resultSchema.safeParse(response.result);
+            // A schema that throws (Zod builds some lazily, on the first parse) fails the request, never leaves it hanging.
+            let result: ReturnType<typeof resultSchema.safeParse>;
+            try {
+              result = resultSchema.safeParse(response.result);
+            } catch (err) {
+              reject(new HostRequestError(method, 'invalid_result', `the host's result could not be checked: ${err instanceof Error ? err.message : String(err)}`));
+              return;
+            }
             if (result.success) resolve(result.data as HostResult<M>);
             else reject(new HostRequestError(method, 'invalid_result', `the host's result failed validation: ${result.error.issues.map((i) => `${i.path.join('.') || 'result'}: ${i.message}`).join('; ')}`));
           },

@@ -1,7 +1,11 @@
 import type { ClientFrame } from '@shared/contracts/host-api';
 
-/** The connection as the app sees it; `closed` only after the client was closed on purpose. */
-export type ConnectionState = 'connecting' | 'open' | 'closed';
+/**
+ * The connection as the app sees it; `closed` only after the client was closed on purpose;
+ * `refused`: the host answers but refuses this page's access token (it stops trying until a new
+ * token is stored, see `Transport.reconnect`).
+ */
+export type ConnectionState = 'connecting' | 'open' | 'refused' | 'closed';
 
 /** Where a transport delivers what it hears. Frames are untrusted: the client validates them. */
 export interface TransportSink {
@@ -19,4 +23,6 @@ export interface Transport {
   /** Throws when the frame cannot be sent now (not connected). */
   send(frame: ClientFrame): void;
   stop(): void;
+  /** Try at once again, e.g. after a refusal once a new token was stored (a transport with no refusals has none). */
+  reconnect?(): void;
 }

@@ -75,3 +75,25 @@ describe('InterventionCard: approve with edits', () => {
     expect(paint({ ...intervention, kind: 'ask_user', decision: { decision_type: 'ask_user', question: 'Which?' }, options: ['reply', 'stop'] })).not.toContain('intervention-edit-arguments');
   });
 });
+
+describe('InterventionCard: a tool call that needs your confirmation (issue 28)', () => {
+  const confirmation: Intervention = { ...intervention, id: 'run-iv-card-0003:iv:2', kind: 'confirmation', reason: 'write_file needs your confirmation before it runs.', reason_codes: [], options: ['approve', 'reject', 'stop'], rounds_left: 3 };
+  const text = (html: string) => html.replace(/<[^>]+>/g, '');
+
+  it('an agent\'s call: reject says the agent tries again and how many rounds it has left, then what happens', () => {
+    const html = paint(confirmation);
+    expect(/data-testid="intervention-reject"[^>]*>([^<]*)</.exec(html)?.[1]).toBe('Reject; let the agent try again');
+    expect(text(/<p [^>]*data-testid="intervention-refusal-hint"[^>]*>.*?<\/p>/.exec(html)?.[0] ?? '')).toBe(
+      'Reject; let the agent try again: Nothing runs; the agent is told why (with your note) and proposes again in its next round. It has 3 rounds left; when they are used up, the run stops (Round limit reached).',
+    );
+    expect(html).toContain('Note for the agent if you reject (optional)');
+  });
+
+  it('a workflow step\'s call nobody proposed: Don’t run it, never "let the agent try again", and the note is why', () => {
+    const html = paint({ ...confirmation, options: ['approve', 'decline', 'stop'], rounds_left: undefined });
+    expect(/data-testid="intervention-decline"[^>]*>([^<]*)</.exec(html)?.[1]).toBe('Don’t run it');
+    expect(html).not.toContain('let the agent try again');
+    expect(text(/<p [^>]*data-testid="intervention-refusal-hint"[^>]*>.*?<\/p>/.exec(html)?.[0] ?? '')).toBe('Don’t run it: Nothing runs; this step ends declined, and the run’s outcome says you declined it (with your note).');
+    expect(html).toContain('Why you don’t run it (optional; the run’s outcome says it)');
+  });
+});

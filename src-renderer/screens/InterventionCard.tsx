@@ -1,6 +1,6 @@
 import { useId, useState } from 'react';
 import { useLiveQuery } from 'dexie-react-hooks';
-import { HUMAN_ACTION_LABELS, REPLY_MAX_LENGTH, type HumanAction, type HumanAnswer, type Intervention, type InterventionKind } from '@shared/contracts/intervention';
+import { answerHint, HUMAN_ACTION_LABELS, NOTE_ACTIONS, REPLY_MAX_LENGTH, type HumanAction, type HumanAnswer, type Intervention, type InterventionKind } from '@shared/contracts/intervention';
 import { useHost } from '../app/HostProvider';
 import { DecisionView } from '../components/DecisionView';
 import { Spinner } from '../components/Icons';
@@ -13,19 +13,7 @@ import { AnswerCardHead, AnswerSent } from './interventions/answer-card';
 import type { SnapshotTool } from '../db/derive-rounds';
 import { storedEffect } from '../db/intervention-effect';
 import { roundNumber } from '@shared/contracts/round-number';
-
-const ACTION_HINTS = {
-  approve: 'The decision runs as shown.',
-  reject: 'Nothing runs; the agent is told why and tries again.',
-  takeover: 'The teacher decides the next rounds instead.',
-  stop: 'The run ends here; nothing runs.',
-  reply: 'The agent gets your reply and goes on.',
-  yes: 'The agent is told yes and goes on.',
-  no: 'The agent is told no and goes on.',
-  escalate: 'The pattern stops here and reports the escalation.',
-  expired: 'The judgment expired; its fallback takes it.',
-  verdict: 'The supervised node goes on as you decided.',
-} satisfies Record<HumanAction, string>;
+import { REASON_CODE_LABELS } from '@shared/contracts/code-words';
 
 const WHY = {
   escalation: 'The teacher did not want to decide this alone.',
@@ -58,13 +46,13 @@ function writeDraft(id: string, text: string): void {
   }
 }
 
-/** What is sent for the pressed button: a reply carries its text; reject, yes and no may carry a note. */
+/** What is sent for the pressed button: a reply carries its text; reject, decline, yes and no may carry a note. */
 function answerOf(action: HumanAction, reply: string, note: string, edited: Record<string, unknown> | undefined): HumanAnswer {
   if (action === 'reply') return { action, text: reply.trim() };
   // Approve with edits: the host validates the arguments against the round's tools, or refuses them.
   if (action === 'approve' && edited !== undefined) return { action, arguments: edited };
   const trimmed = note.trim();
-  return (action === 'reject' || action === 'yes' || action === 'no') && trimmed ? { action, note: trimmed } : { action };
+  return NOTE_ACTIONS.has(action) && trimmed ? { action, note: trimmed } : { action };
 }
 
 /**
@@ -89,7 +77,9 @@ function DecisionInterventionCard({ intervention, tools }: { intervention: Inter
     writeDraft(intervention.id, text);
   };
   const canReply = intervention.options.includes('reply');
-  const takesNote = intervention.options.some((a) => a === 'reject' || a === 'yes' || a === 'no');
+  const takesNote = intervention.options.some((a) => NOTE_ACTIONS.has(a));
+  // What a refusal does here, said beside the buttons: the agent's tries left, or a step nobody can try again.
+  const refusal = intervention.options.find((a) => a === 'reject' || a === 'decline');
   const askedByStudent = ASKED_BY_STUDENT.has(intervention.kind);
   const decisionToEdit = intervention.options.includes('approve') && intervention.decision?.decision_type === 'tool_call' ? intervention.decision : undefined;
   const [editing, setEditing] = useState(false);
@@ -141,9 +131,9 @@ function DecisionInterventionCard({ intervention, tools }: { intervention: Inter
             {intervention.reason_codes.length > 0 && (
               <p>
                 {intervention.reason_codes.map((c) => (
-                  <code key={c} className="tag">
-                    {c}
-                  </code>
+                  <span key={c} className="tag" title={c} data-code={c}>
+                    {REASON_CODE_LABELS[c]}
+                  </span>
                 ))}
               </p>
             )}
@@ -210,7 +200,7 @@ function DecisionInterventionCard({ intervention, tools }: { intervention: Inter
           {takesNote && (
             <div className="intervention__note">
               <label htmlFor={noteId} className="field__label">
-                {intervention.options.includes('reject') ? 'Note for the agent if you reject (optional)' : 'Note for the agent with your answer (optional)'}
+                {noteLabel(intervention.options)}
               </label>
               <textarea id={noteId} className="input input--area" rows={2} maxLength={2000} value={note} onChange={(e) => setNote(e.target.value)} placeholder="e.g. Write the summary to a new file instead." data-testid="intervention-note" />
             </div>
@@ -226,7 +216,7 @@ function DecisionInterventionCard({ intervention, tools }: { intervention: Inter
                   keepLabel="Keep waiting"
                   danger
                   disabled={sending !== undefined || connection !== 'open'}
-                  title={ACTION_HINTS[action]}
+                  title={answerHint(action, intervention)}
                   testId={`intervention-${action}`}
                   onConfirm={() => answer(action)}
                 />
@@ -237,7 +227,7 @@ function DecisionInterventionCard({ intervention, tools }: { intervention: Inter
                   className={`button ${i === 0 ? 'button--primary' : ''}`}
                   disabled={sending !== undefined || connection !== 'open' || (action === 'reply' && !reply.trim())}
                   onClick={() => void answer(action)}
-                  title={ACTION_HINTS[action]}
+                  title={answerHint(action, intervention)}
                   data-testid={`intervention-${action}`}
                 >
                   {sending === action && <Spinner />}
@@ -246,10 +236,22 @@ function DecisionInterventionCard({ intervention, tools }: { intervention: Inter
               ),
             )}
           </div>
+          {refusal && (
+            <p className="muted intervention__hint" data-testid="intervention-refusal-hint">
+              <strong>{HUMAN_ACTION_LABELS[refusal]}:</strong> {answerHint(refusal, intervention)}
+            </p>
+          )}
           <ReconnectNote connection={connection} />
         </>
       )}
       <AnswerError error={error} />
     </section>
   );
+}
+
+/** The note box's label: who reads the note depends on the answers offered. */
+function noteLabel(options: readonly HumanAction[]): string {
+  if (options.includes('reject')) return 'Note for the agent if you reject (optional)';
+  if (options.includes('decline')) return 'Why you don’t run it (optional; the run’s outcome says it)';
+  return 'Note for the agent with your answer (optional)';
 }

@@ -11,6 +11,7 @@ import { Spinner } from '../components/Icons';
 import type { ReactNode } from 'react';
 import { SCS_ROLE_LABELS } from '@shared/scs/contracts';
 import type { FinishGateEntry } from '../db/derive-scs';
+import { REASON_CODE_LABELS, VALIDATION_CODE_LABELS } from '@shared/contracts/code-words';
 
 const STAGE_LABELS = {
   proposing: 'Waiting for the model’s proposal…',
@@ -50,7 +51,10 @@ function RepairView({ repair, index }: { repair: RepairAttempt; index: number })
         <ul className="issues">
           {repair.validation.issues.map((issue, i) => (
             <li key={i}>
-              <code className="tag tag--bad">{issue.code}</code> {issue.message}
+              <span className="tag tag--bad" title={issue.code} data-code={issue.code}>
+                {VALIDATION_CODE_LABELS[issue.code]}
+              </span>{' '}
+              {issue.message}
             </li>
           ))}
         </ul>
@@ -77,9 +81,9 @@ function VerdictAttemptView({ attempt, total }: { attempt: VerdictAttempt; total
         {v ? <VerdictChip verdict={v.verdict} /> : <Chip tone="failed">No usable verdict</Chip>}
         {v && !attempt.usable && <Chip tone="failed">unusable · re-asked</Chip>}
         {v?.reason_codes.map((code) => (
-          <code key={code} className="tag">
-            {code}
-          </code>
+          <span key={code} className="tag" title={code} data-code={code}>
+            {REASON_CODE_LABELS[code]}
+          </span>
         ))}
         {attempt.reply && <span className="muted verdict__model">{attempt.reply.model}</span>}
       </div>
@@ -164,6 +168,13 @@ export function RoundCard({ view, dryRun = false, gate, onShowGate, ended = fals
       </header>
 
       <div className="steps">
+        {view.told !== undefined && (
+          <Step label="Told">
+            <span data-testid="round-told">
+              <Chip tone="accent">From you</Chip> <span className="muted">the agent proposed this round with your words in its prompt:</span> “{view.told}”
+            </span>
+          </Step>
+        )}
         {view.repairs.length > 0 && (
           <Step label="Repairs" tone="bad">
             <ol className="repairs" data-testid="repairs">
@@ -220,7 +231,9 @@ export function RoundCard({ view, dryRun = false, gate, onShowGate, ended = fals
               <ul className="issues" data-testid="validation-issues">
                 {view.validation.issues.map((issue, i) => (
                   <li key={i}>
-                    <code className="tag tag--bad">{issue.code}</code>
+                    <span className="tag tag--bad" title={issue.code} data-code={issue.code}>
+                      {VALIDATION_CODE_LABELS[issue.code]}
+                    </span>
                     {issue.path && <code className="muted"> {issue.path}</code>} {issue.message}
                   </li>
                 ))}

@@ -38,10 +38,15 @@ import { supervisionFact } from '../workflow-supervisor/supervisor-fact';
 import { ToolProgressBars } from './run/ToolProgressBars';
 import { useHeldRun } from './run/use-held-run';
 import { HeldRunNotice } from './run/HeldRunNotice';
+import { PartialOutcome } from './run/PartialOutcome';
 
 const NO_EVENTS: RunEvent[] = [];
 
-export function RunHeader({ run, facts, scs, usage, events = NO_EVENTS }: { run: RunRow; facts: RunFacts; scs: ScsTimeline; usage?: string; events?: readonly RunEvent[] }) {
+/**
+ * `roundsSeen`: an agent run's rounds as its Rounds tab counts them (a round under way, or one the run
+ * left unfinished, included), so the header and the tab never disagree.
+ */
+export function RunHeader({ run, facts, scs, usage, events = NO_EVENTS, roundsSeen }: { run: RunRow; facts: RunFacts; scs: ScsTimeline; usage?: string; events?: readonly RunEvent[]; roundsSeen?: number }) {
   const { client, connection } = useHost();
   const [cancelling, setCancelling] = useState(false);
   const [error, setError] = useState<string>();
@@ -57,6 +62,7 @@ export function RunHeader({ run, facts, scs, usage, events = NO_EVENTS }: { run:
   };
   const duration = formatDuration(run.started_at, run.finished_at);
   const supervision = supervisionFact(run, events);
+  const finished = events.find((e): e is RunEventOf<'run.finished'> => e.type === 'run.finished');
   return (
     <header className="run-head">
       <div className="run-head__title">
@@ -64,7 +70,11 @@ export function RunHeader({ run, facts, scs, usage, events = NO_EVENTS }: { run:
           Runs
         </a>
         <h1 className="page__title">{run.spec_name}</h1>
-        <StatusBadge status={run.status} testId="run-status" supervised={run.workflow?.supervised} />
+        {/* A polite live region: a screen reader hears the run start waiting, complete or fail. */}
+        <span role="status" className="run-head__status">
+          <span className="visually-hidden">Run status: </span>
+          <StatusBadge status={run.status} testId="run-status" supervised={run.workflow?.supervised} partial={run.partial} />
+        </span>
         {run.dry_run && (
           <Chip tone="accent" title="Models were called; no tool was executed">
             Dry run
@@ -139,7 +149,7 @@ export function RunHeader({ run, facts, scs, usage, events = NO_EVENTS }: { run:
         </div>
         <div>
           <dt>Rounds</dt>
-          <dd>{run.rounds}</dd>
+          <dd data-testid="run-rounds">{roundsText(run, roundsSeen)}</dd>
         </div>
         {duration && (
           <div>
@@ -156,6 +166,7 @@ export function RunHeader({ run, facts, scs, usage, events = NO_EVENTS }: { run:
           </div>
         )}
       </dl>
+      {run.status === 'completed_with_failures' && finished?.partial && <PartialOutcome runId={run.run_id} partial={finished.partial} />}
       <ScsStatus timeline={scs} />
       {facts.started && <RunSetup started={facts.started} />}
       {error && (
@@ -165,6 +176,15 @@ export function RunHeader({ run, facts, scs, usage, events = NO_EVENTS }: { run:
       )}
     </header>
   );
+}
+
+/** "3", or "3 · 1 did not finish" for an ended run whose last round never completed ("· 1 in progress" while it runs). */
+function roundsText(run: RunRow, seen: number | undefined): string {
+  const shown = Math.max(run.rounds, seen ?? 0);
+  const open = shown - run.rounds;
+  if (open === 0) return String(shown);
+  const live = run.status === 'running' || run.status === 'waiting';
+  return `${shown} · ${open} ${live ? 'in progress' : 'did not finish'}`;
 }
 
 /** The profiles the run recorded and who saw which data (the run's privacy record). */
@@ -225,7 +245,7 @@ function FinalPanel({ run, outputs, held }: { run: RunRow; outputs?: Record<stri
     <section className={`card final final--${run.status}`} data-testid="run-final" aria-label="Run result">
       <header className="final__head">
         <h2 className="final__title">Result</h2>
-        <StatusBadge status={run.status} supervised={run.workflow?.supervised} />
+        <StatusBadge status={run.status} supervised={run.workflow?.supervised} partial={run.partial} />
         <span className="round__spacer" />
         <span className="muted" title="Events stored in this browser / events the run emitted">
           {complete ? `trace complete · ${plural(shown, 'event')}` : `${shown} of ${run.event_count ?? '?'} events stored`}
@@ -389,7 +409,7 @@ function WorkflowRunBody({ runId, run, events, focusNode }: { runId: string; run
           </div>
         </details>
       )}
-      <InterventionFeed view={supervision} />
+      <InterventionFeed view={supervision} ended={run !== undefined && run.status !== 'running' && run.status !== 'waiting'} />
       <ServerAsks runId={runId} />
       <NodesPanel runId={runId} run={run} events={events} hostPending={hostPending} focusNode={focusNode} />
       {(!run || run.status === 'running') && <ToolProgressBars events={events} />}
@@ -423,7 +443,7 @@ export function RunScreen({ runId, tab, focusEvent }: { runId: string; tab: 'rou
   return (
     <div className={`page page--run ${scs.active ? 'page--run-scs' : ''}`}>
       {run ? (
-        <RunHeader run={run} facts={facts} scs={scs} usage={usage} events={events} />
+        <RunHeader run={run} facts={facts} scs={scs} usage={usage} events={events} roundsSeen={isWorkflow ? undefined : roundCount} />
       ) : (
         <header className="run-head">
           <div className="run-head__title">

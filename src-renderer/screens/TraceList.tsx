@@ -9,6 +9,7 @@ import { useTraceTree } from './trace/use-trace-tree';
 import { ancestorsOf, allSpanIds, treeMove, visibleRows, type TraceFilter, type TraceRow } from './trace/trace-rows';
 import { TraceFilters } from './trace/TraceFilters';
 import { traceRecord } from '@shared/contracts/trace-format';
+import { ScrollPre } from '../components/ScrollPre';
 
 /**
  * Rows rendered beyond the visible ones on each side. Generous on purpose: a trace of up to ~50 rows is whole in
@@ -133,7 +134,8 @@ function TraceRows({
               aria-posinset={row.pos}
               aria-setsize={row.size}
               aria-expanded={row.expanded}
-              aria-label={node.kind === 'span' ? `${node.label}${node.detail ? `, ${node.detail}` : ''}, ${plural(node.events, 'event')}` : `#${node.event.seq} ${node.event.type}`}
+              // The row's words in the order it shows them (WCAG 2.5.3); an opened event is named by its content, JSON and all.
+              aria-label={node.kind === 'span' ? spanRowName(node, spanUsage(tree, node.id)) : isOpen(node.id) ? undefined : eventRowName(node, tree)}
               tabIndex={node.id === tabStop ? 0 : -1}
               // A click focuses the row's summary: the keys go on from the row it is in.
               onFocus={() => setActive(node.id)}
@@ -155,14 +157,15 @@ function TraceRows({
 function SpanRow({ span, row, usage, tree, span_ms, onToggle }: { span: TraceSpan; row: TraceRow; usage?: string; tree: TraceTree; span_ms: number; onToggle: () => void }) {
   return (
     <div className={`trace__span trace__span--${span.layer}`} data-testid="trace-span" data-layer={span.layer} onClick={onToggle}>
+      {/* Spaces between the parts (a flex row does not show them): its text reads as words, as its name does. */}
       <span className="trace__name" style={{ paddingLeft: (row.level - 1) * INDENT_PX }}>
         <span className="trace__caret" aria-hidden="true">
           {row.expanded ? '▾' : '▸'}
-        </span>
-        <strong className="trace__label">{span.label}</strong>
-        {span.detail && <span className="trace__detail muted">{span.detail}</span>}
-        <span className="trace__count muted">{plural(span.events, 'event')}</span>
-        {usage && <span className="trace__usage muted">{usage}</span>}
+        </span>{' '}
+        <strong className="trace__label">{span.label}</strong>{' '}
+        {span.detail && <span className="trace__detail muted">{span.detail}</span>}{' '}
+        <span className="trace__count muted">{plural(span.events, 'event')}</span>{' '}
+        {usage && <span className="trace__usage muted">{usage}</span>}{' '}
         <span className="trace__time muted">{formatMs(Math.round(span.end - span.start))}</span>
       </span>
       <Bar node={span} tree={tree} span_ms={span_ms} />
@@ -188,14 +191,14 @@ function EventRow({ row, node, open, focused, tree, span_ms, onToggle }: { row: 
     >
       <summary tabIndex={-1}>
         <span className="trace__name" style={{ paddingLeft: (row.level - 1) * INDENT_PX }}>
-          <span className="trace__seq">#{e.seq}</span>
-          <code className="trace__type">{e.type}</code>
+          <span className="trace__seq">#{e.seq}</span>{' '}
+          <code className="trace__type">{e.type}</code>{' '}
           {call && (
             <span className="trace__usage muted" data-testid="trace-call">
               {call}
             </span>
-          )}
-          {e.type === 'tool.executed' && <span className="trace__usage muted">{formatMs(Math.round(e.execution.duration_ms))}</span>}
+          )}{' '}
+          {e.type === 'tool.executed' && <span className="trace__usage muted">{formatMs(Math.round(e.execution.duration_ms))}</span>}{' '}
           {/* Its place on the run's time axis (the waterfall's), the clock time on hover. */}
           <span className="trace__time muted" title={formatTime(e.ts)}>
             +{formatMs(Math.max(0, Math.round(node.end - tree.start)))}
@@ -204,9 +207,21 @@ function EventRow({ row, node, open, focused, tree, span_ms, onToggle }: { row: 
         <Bar node={node} tree={tree} span_ms={span_ms} />
       </summary>
       {/* The event as an exported trace holds it: its rounds numbered from 1, as every screen shows them. */}
-      {open && <pre className="code">{JSON.stringify(traceRecord(e), null, 2)}</pre>}
+      {open && <ScrollPre>{JSON.stringify(traceRecord(e), null, 2)}</ScrollPre>}
     </details>
   );
+}
+
+/** A span row's name: what it shows, in order (label, detail, events, model use, duration). */
+function spanRowName(span: TraceSpan, usage: string | undefined): string {
+  return [span.label, span.detail, plural(span.events, 'event'), usage, formatMs(Math.round(span.end - span.start))].filter(Boolean).join(', ');
+}
+
+/** An event row's name: what its summary shows, in order (number and type, model use, tool time, time on the run's axis). */
+function eventRowName(node: Extract<TraceNode, { kind: 'event' }>, tree: TraceTree): string {
+  const e = node.event;
+  const tool = e.type === 'tool.executed' ? formatMs(Math.round(e.execution.duration_ms)) : undefined;
+  return [`#${e.seq} ${e.type}`, describeModelUsage(modelUsageTotals([e])), tool, `+${formatMs(Math.max(0, Math.round(node.end - tree.start)))}`].filter(Boolean).join(', ');
 }
 
 /** The node's time against the run's: a bar for something that took time, a tick for an instant. */

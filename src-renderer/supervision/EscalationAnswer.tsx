@@ -3,6 +3,7 @@ import type { HumanAnswer, Intervention } from '@shared/contracts/intervention';
 import { SUPERVISOR_ACTION_LABELS, type SupervisorAction, type Verdict } from '@shared/supervisor/contracts';
 import type { PersonEscalation } from '@shared/supervisor/person-escalation';
 import { spentText } from '@shared/supervisor/cost';
+import { lineageText } from '@shared/workflow/invocation-text';
 import { useHost } from '../app/HostProvider';
 import { Spinner } from '../components/Icons';
 import { AnswerError, ReconnectNote } from '../screens/interventions/answer-notes';
@@ -57,7 +58,7 @@ export function EscalationAnswer({ intervention, wait }: { intervention: Interve
       <AnswerCardHead titleId={`${id}-title`} intervention={intervention}>
         <span className="muted" data-testid="escalation-node">
           node <code>{e.node}</code>
-          {e.correlation_lineage.length > 0 ? ` · item ${e.correlation_lineage.map((l) => l.index + 1).join('.')}` : ''} · attempt {e.attempt}
+          {e.correlation_lineage.length > 0 ? ` · ${lineageText(e.correlation_lineage)}` : ''} · attempt {e.attempt}
         </span>
       </AnswerCardHead>
 

@@ -9,6 +9,7 @@ import { withHostEffects } from '../db/registry';
 import { useHostRegistry } from '../host/use-host-registry';
 import { resolveFromRows, type ResolvedProfiles } from '../db/workflow-profiles';
 import { runStartParams } from './run-overrides';
+import { providerProblem, type UsedModel } from '../components/provider-problem';
 
 export interface WorkflowConfig {
   profiles: ProfileRow[];
@@ -45,11 +46,22 @@ export function useStartRun() {
   );
 }
 
+/** The models a run of the workflow calls: its student, and its teacher while supervision is on. */
+function runModels(row: WorkflowRow, config: WorkflowConfig): UsedModel[] {
+  const node = `“${row.name}”`;
+  // As runStartParams sends them: a chosen profile's model, else the workflow file's own.
+  const student = config.resolved.student?.model ?? row.doc.models.student;
+  const teacher = config.resolved.teacher?.model ?? row.doc.models.teacher;
+  return [{ ref: student, node, role: 'student' }, ...(row.supervision_enabled ? [{ ref: teacher, node, role: 'teacher' }] : [])];
+}
+
 /**
  * A Run button's behaviour: start the run with the workflow's settings, then open it; while it
- * starts the button is busy, and a failure is kept for the button to show.
+ * starts the button is busy, and a failure is kept for the button to show. A model whose provider
+ * the host finds down (Ollama not answering) is said before anything starts (issue 28).
  */
 export function useRunAndOpen() {
+  const { client } = useHost();
   const startRun = useStartRun();
   const [starting, setStarting] = useState(false);
   const [error, setError] = useState<string>();
@@ -59,6 +71,14 @@ export function useRunAndOpen() {
       setStarting(true);
       setError(undefined);
       try {
+        // A host that cannot say leaves nothing known to be down: the run's own start says the rest.
+        const providers = await client.request('providers.status', {}).catch(() => undefined);
+        const down = providerProblem(runModels(row, config), providers, 'in its Student or Teacher picker');
+        if (down !== undefined) {
+          setError(`Not started: ${down}`);
+          setStarting(false);
+          return;
+        }
         const runId = await startRun(row, config);
         navigate({ name: 'run', runId, tab: 'rounds' });
       } catch (err) {
@@ -66,7 +86,7 @@ export function useRunAndOpen() {
         setStarting(false);
       }
     },
-    [startRun],
+    [client, startRun],
   );
   return { run, starting, error, setError };
 }

@@ -1,17 +1,18 @@
-import { SUPERVISOR_ACTION_LABELS } from '@shared/supervisor/contracts';
+import { DECIDED_BY_LABELS, SUPERVISOR_ACTION_LABELS } from '@shared/supervisor/contracts';
 import { ShieldIcon, Spinner } from '../components/Icons';
 import { routeHref } from '../app/routing';
 import { plural } from '../view/format';
 import type { InterventionEntry, SupervisionView } from './derive-supervision';
 import { ACTION_TONES } from './SupervisorBadges';
-import { DECIDED_BY_LABELS, formatUsd, invocationText, NEXT_LABELS } from './supervision-text';
+import { invocationText } from '@shared/workflow/invocation-text';
+import { formatUsd, NEXT_LABELS } from './supervision-text';
 import './supervision.css';
 
 /**
  * Every escalation of a workflow run and its verdict, in the order raised, as the events come in.
  * Appears with the first intervention; a clean run (supervised or not) shows nothing.
  */
-export function InterventionFeed({ view }: { view: SupervisionView }) {
+export function InterventionFeed({ view, ended = false }: { view: SupervisionView; ended?: boolean }) {
   if (view.entries.length === 0) return null;
   return (
     <section className="card sv-feed" data-testid="intervention-feed" aria-label="Supervisor interventions">
@@ -23,19 +24,20 @@ export function InterventionFeed({ view }: { view: SupervisionView }) {
       </header>
       <ol className="sv-feed__list">
         {view.entries.map((e) => (
-          <FeedEntry key={e.escalation_id} entry={e} />
+          <FeedEntry key={e.escalation_id} entry={e} ended={ended} />
         ))}
       </ol>
     </section>
   );
 }
 
-function FeedEntry({ entry }: { entry: InterventionEntry }) {
+/** `ended`: the run ended (an escalation it left undecided says so, never "deciding…"). */
+function FeedEntry({ entry, ended }: { entry: InterventionEntry; ended: boolean }) {
   const v = entry.verdict;
   const x = entry.escalation;
   return (
     <li
-      className={`sv-entry ${v ? `chip--${ACTION_TONES[v.verdict.action]}` : 'chip--running'}`}
+      className={`sv-entry ${v ? `chip--${ACTION_TONES[v.verdict.action]}` : ended ? 'chip--neutral' : 'chip--running'}`}
       data-testid="intervention-entry"
       data-node={entry.node}
       data-action={v?.verdict.action ?? 'deciding'}
@@ -62,6 +64,10 @@ function FeedEntry({ entry }: { entry: InterventionEntry }) {
           </div>
           {v.verdict.reason && <p className="sv-entry__detail">“{v.verdict.reason}”</p>}
         </>
+      ) : ended ? (
+        <div className="sv-entry__line" data-testid="intervention-undecided">
+          <span className="muted">No verdict: the run ended before this escalation was decided.</span>
+        </div>
       ) : entry.asks_person ? (
         <div className="sv-entry__line" role="status" data-testid="intervention-waiting">
           <Spinner /> Waiting for your verdict: <a href={routeHref({ name: 'interventions' })}>answer it under Waiting for you</a>

@@ -1,16 +1,23 @@
 import { plural } from '../view/format';
 import type { SupervisionView } from './derive-supervision';
-import { DECIDED_BY_LABELS, formatUsd, invocationText } from './supervision-text';
+import { invocationText } from '@shared/workflow/invocation-text';
+import { DECIDED_BY_LABELS, SUPERVISOR_ACTION_LABELS } from '@shared/supervisor/contracts';
+import { MEMORY_LIMIT } from '@shared/supervisor/ledger';
+import { formatUsd } from './supervision-text';
 import { ShieldIcon } from '../components/Icons';
+import { ACTION_TONES } from './SupervisorBadges';
 import './supervision.css';
 
 /**
  * The run report's supervision section, once the run has ended: decisions, what the supervisor
- * cost, and every skipped item (node, item, reason, who decided), so nothing left out is silent.
+ * cost, every skipped item (node, item, reason, who decided), so nothing left out is silent, and
+ * the supervisor's decisions with their one-line rationales — what its prompt recalled at each
+ * next decision. An answer it gave that could not be used is one click away under its verdict.
  */
 export function SupervisionReport({ view }: { view: SupervisionView }) {
   if (view.entries.length === 0) return null;
   const open = view.entries.filter((e) => e.verdict === undefined).length;
+  const asked = view.entries.filter((e) => (e.verdict?.turns ?? 0) > 0);
   return (
     <section className="card sv-report" data-testid="supervision-report" aria-label="Supervision report">
       <header className="sv-report__head">
@@ -51,6 +58,38 @@ export function SupervisionReport({ view }: { view: SupervisionView }) {
               </li>
             ))}
           </ul>
+        </>
+      )}
+      {asked.length > 0 && (
+        <>
+          <h3 className="run-setup__heading">The supervisor’s decisions</h3>
+          <p className="muted">In order, with its reasons. Each new decision’s prompt recalls the last {MEMORY_LIMIT} of them.</p>
+          <ol className="sv-report__skips" data-testid="supervision-memory">
+            {asked.map((e) => {
+              const v = e.verdict;
+              if (!v) return null;
+              return (
+                <li key={e.escalation_id} className={`sv-entry chip--${ACTION_TONES[v.verdict.action]}`} data-testid="supervision-decision" data-node={e.node} data-action={v.verdict.action} data-decided-by={v.decided_by}>
+                  <div className="sv-entry__line">
+                    <strong>{invocationText(e.node, e.lineage)}</strong>
+                    <span>→ {SUPERVISOR_ACTION_LABELS[v.verdict.action]}</span>
+                    <span className="muted">· decided by {DECIDED_BY_LABELS[v.decided_by]}</span>
+                  </div>
+                  {v.verdict.reason && <p className="sv-entry__detail">“{v.verdict.reason}”</p>}
+                  {v.malformed && (
+                    <details className="result" data-testid="supervision-malformed">
+                      <summary>What the supervisor answered</summary>
+                      <p className="sv-entry__detail">
+                        {v.malformed.problem}
+                        {v.malformed.repairs > 0 ? ` (after ${plural(v.malformed.repairs, 'repair round')})` : ''}
+                      </p>
+                      <pre className="code">{v.malformed.answer}</pre>
+                    </details>
+                  )}
+                </li>
+              );
+            })}
+          </ol>
         </>
       )}
     </section>

@@ -1,15 +1,5 @@
-import { SUPERVISOR_ACTIONS, SUPERVISOR_ACTION_LABELS, type DecidedBy, type SupervisorAction } from '@shared/supervisor/contracts';
-import type { Lineage } from '@shared/workflow/invocation';
+import { DECIDED_BY_LABELS, SUPERVISOR_ACTIONS, SUPERVISOR_ACTION_LABELS, type SupervisorAction } from '@shared/supervisor/contracts';
 import type { NodeSupervision, VerdictNext } from './derive-supervision';
-
-/** Who decided a verdict, in words (the badge's tooltip, the feed, the report). */
-export const DECIDED_BY_LABELS = {
-  agent: 'the supervisor',
-  sticky: 'a remembered verdict (the same failure was decided before)',
-  bounds: 'a bound (decisions, retries or cost cap used up)',
-  default: 'the default (no decision in time)',
-  kernel: 'Steward (the answer was not an allowed action)',
-} satisfies Record<DecidedBy, string>;
 
 /** What the run did with the node after the verdict. */
 export const NEXT_LABELS = {
@@ -29,16 +19,6 @@ export const BADGE_LABELS = {
   fail: 'failed',
 } satisfies Record<SupervisorAction, string>;
 
-/** An item's place, as the nodes list shows it: "item 2" (1-based), "item 2.3" nested; empty for a node that ran once. */
-export function lineageText(lineage: Lineage): string {
-  return lineage.length === 0 ? '' : `item ${lineage.map((s) => s.index + 1).join('.')}`;
-}
-
-/** "work · item 2", or "work". */
-export function invocationText(node: string, lineage: Lineage): string {
-  const item = lineageText(lineage);
-  return item ? `${node} · ${item}` : node;
-}
 
 /** Dollars as a person reads a small amount: "$0", "$0.0125", "$1.20". */
 export function formatUsd(usd: number): string {

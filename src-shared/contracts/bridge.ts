@@ -20,11 +20,12 @@ export interface StewardBridge {
 /** The name of the global under which the preload exposes the bridge (`steward`). */
 export const BRIDGE_GLOBAL = 'steward';
 
-/** A per-launch token (and a launch code): base64url, so it is a valid subprotocol token character string. */
+/** A session token (and a launch code): base64url, so it is a valid subprotocol token character string. */
 export const TOKEN_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;
 
 /**
- * Browser-run WebSocket. The page gets the per-launch token from a one-time launch link (below), or
+ * Browser-run WebSocket. The page gets the session token (one per data folder, kept across restarts so
+ * an open page reconnects by itself) from a one-time launch link (below), or
  * from a `#token=…` fragment given to scripts (`--print-url-json`; a fragment is never sent to a
  * server or logged). The page opens `ws://<location.host>/api` offering two subprotocols, in this
  * order: `WS_PROTOCOL` and `WS_TOKEN_PROTOCOL_PREFIX + token`. The server answers with `WS_PROTOCOL`.
@@ -38,6 +39,18 @@ export const WS_TOKEN_PROTOCOL_PREFIX = 'steward.token.';
 export function webSocketProtocols(token: string): string[] {
   return [WS_PROTOCOL, `${WS_TOKEN_PROTOCOL_PREFIX}${token}`];
 }
+
+/**
+ * A page offers this subprotocol too, to be *told* when its token is refused: a browser never shows
+ * a page the status of a refused upgrade, so to the page a refusal (401) looks like a host that is
+ * down, and it would retry for ever. With this offered (and Host, Origin and path right: only the
+ * app's own page gets this far), the server completes the handshake choosing this protocol instead
+ * of `WS_PROTOCOL`, attaches nothing and closes with `TOKEN_REFUSED_CLOSE`. A client that does not
+ * offer it gets the plain 401.
+ */
+export const WS_REFUSAL_PROTOCOL = 'steward.refusal.v1';
+/** The close code of a refused token (4000–4999: an application's own). */
+export const TOKEN_REFUSED_CLOSE = 4401;
 
 /** Reads the token from `location.hash` (`#token=…`, possibly among other `&`-separated pairs). */
 export function tokenFromHash(hash: string): string | null {

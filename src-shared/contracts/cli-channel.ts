@@ -42,6 +42,8 @@ export const ChannelClientFrame = z.discriminatedUnion('kind', [
    * journal: the events the command spooled in the data folder, by file name.
    */
   z.strictObject({ kind: z.literal('fold'), token: z.string().max(200), spool: z.string().regex(/^[A-Za-z0-9._-]{1,200}\.jsonl$/) }),
+  /** `steward open`: a fresh one-time link to the host's page (issue 28). */
+  z.strictObject({ kind: z.literal('launch'), token: z.string().max(200) }),
 ]);
 export type ChannelClientFrame = z.infer<typeof ChannelClientFrame>;
 
@@ -54,6 +56,8 @@ export const ChannelHostFrame = z.discriminatedUnion('kind', [
   /** Refused before anything ran (a wrong token, a malformed frame): said in words. */
   z.strictObject({ kind: z.literal('refused'), message: Text }),
   z.strictObject({ kind: z.literal('folded'), events: z.number().int().nonnegative() }),
+  /** The one-time link `steward open` asked for: `http://127.0.0.1:PORT/#launch=<code>`, never the session token. */
+  z.strictObject({ kind: z.literal('launch'), url: z.string().max(2_000) }),
 ]);
 export type ChannelHostFrame = z.infer<typeof ChannelHostFrame>;
 

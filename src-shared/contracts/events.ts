@@ -19,12 +19,18 @@ import { Authorization } from '../boundary/authorization';
 import { InvocationStatus, Lineage, NodeFailure } from '../workflow/invocation';
 import { Escalation, SupervisorVerdict } from '../supervisor/contracts';
 import { JudgmentRecord, PATTERN_STATUSES } from '../pattern/contracts';
+import { PartialFailure, partialStatusLabel, type PartialCounts } from '../workflow/partial-failure';
 
 export const RUN_STATUSES = [
   'running',
   /** Paused for a person (escalation to human handling, a tool confirmation); not final. */
   'waiting',
   'completed',
+  /**
+   * A workflow run that got its outputs while some of its work failed (an iterate item an assert
+   * refused): not a success (issue 28). Its run.finished says how many items failed and where.
+   */
+  'completed_with_failures',
   /** Completed, but the final answer followed a refused call nobody checked it against (issue 10). */
   'unverified',
   'failed',
@@ -45,6 +51,7 @@ export const RUN_STATUS_LABELS = {
   running: 'Running',
   waiting: 'Waiting for you',
   completed: 'Completed',
+  completed_with_failures: 'Completed with failures',
   unverified: 'Completed — unverified',
   failed: 'Failed',
   blocked: 'Blocked',
@@ -61,7 +68,9 @@ export const RUN_STATUS_LABELS = {
  * supervisor's verdicts were applied reads "Completed — supervised": seed 004's derived display
  * state, from the run's `supervisor.verdict` events, not a status the host sets.
  */
-export function runStatusLabel(status: RunStatus, supervised = false): string {
+export function runStatusLabel(status: RunStatus, supervised = false, partial?: PartialCounts): string {
+  // A run that lost work says how much, whoever supervised it: "Completed · 1 of 5 items failed".
+  if (status === 'completed_with_failures' && partial) return partialStatusLabel(partial);
   return supervised && status === 'completed' ? 'Completed — supervised' : RUN_STATUS_LABELS[status];
 }
 
@@ -153,7 +162,8 @@ export const RunEvent = z.discriminatedUnion('type', [
       z.object({ name: z.string(), server: z.string(), schema_hash: z.string(), effect: EffectClass, effect_source: EffectSource }).strict(),
     ),
   }),
-  event('round.started', { round, proposer: Proposer }),
+  /** `told`: what a person told this round's proposer about the previous round (their rejection and note, their reply), as its prompt carries it. */
+  event('round.started', { round, proposer: Proposer, told: z.string().max(8000).optional() }),
   /** `attempt` 0 is the first proposal; 1, 2… are the student's repairs within the round. */
   event('candidate.proposed', { round, attempt: z.number().int().nonnegative().optional(), reply: ModelReply, parsed: ParsedCandidate }),
   event('candidate.validated', { round, attempt: z.number().int().nonnegative().optional(), validation: ValidationResult }),
@@ -341,6 +351,8 @@ export const RunEvent = z.discriminatedUnion('type', [
     /** A workflow run's output node fields. */
     outputs: z.record(z.string(), z.unknown()).optional(),
     message: z.string().optional(),
+    /** A workflow run that ended `completed_with_failures`: how many items failed, of how many, where and why (optional: older traces read). */
+    partial: PartialFailure.optional(),
     rounds: z.number().int().nonnegative(),
     /** Events in this run including this one: lets a consumer prove it has all of them. */
     event_count: z.number().int().positive(),

@@ -11,7 +11,7 @@ import { HumanAnswer, Intervention } from './intervention';
 import { AskAnswer, PendingAsk } from './person-ask';
 import { LearningDataSettings, ProfileKind, ProfileVersionRef, TraceSettings } from './profiles';
 import { CredentialInfo, CredentialName, CredentialRef } from './credentials';
-import { MAX_SYNCED_RECORDS, ProfileConflict, SyncedProfile, WorkflowChoices } from './profile-store';
+import { DeletedProfile, MAX_SYNCED_RECORDS, ProfileConflict, ProfileDeleteResult, SyncedProfile, WorkflowChoices } from './profile-store';
 import { PrivacyPolicy } from '../policy/privacy';
 import { GraphProblemRecord, HostedWorkflowGraph, WorkflowInputs, WorkflowSummary } from '../workflow/hosted-graph';
 import { LatestEvalReports } from '../eval/report';
@@ -413,7 +413,11 @@ export const HOST_METHODS = {
   /** The page stored everything up to `position` of `journal`: frames up to there are no longer in flight (events.subscribe `window`). */
   'events.cursor': { params: z.object({ journal: JournalId, position: JournalPosition }).strict(), result: z.object({ acknowledged: z.boolean() }).strict() },
   /** The profile versions people made or imported, and the workflows' choices, as the host keeps them (profiles.json in the data folder). */
-  'profiles.list': { params: empty, result: z.object({ profiles: z.array(SyncedProfile), workflow_choices: z.array(WorkflowChoices) }).strict() },
+  'profiles.list': {
+    params: empty,
+    /** `deleted`: profiles a person deleted; a page drops what it holds of them. */
+    result: z.object({ profiles: z.array(SyncedProfile), workflow_choices: z.array(WorkflowChoices), deleted: z.array(DeletedProfile).optional() }).strict(),
+  },
   /**
    * Adds the versions the host lacks (an identical one is kept as it is; one it holds with other
    * settings is a conflict, reported, the rest still saved) and the workflows' choices newer than
@@ -425,6 +429,12 @@ export const HOST_METHODS = {
       .strict(),
     result: z.object({ added: z.number().int().nonnegative(), choices_taken: z.number().int().nonnegative(), conflicts: z.array(ProfileConflict) }).strict(),
   },
+  /**
+   * Deletes every version of a profile a person made or imported (issue 28), keeping its id so no
+   * page brings it back. Refused, saying who, while a workflow's choices or a run's record name it;
+   * a built-in is never deleted.
+   */
+  'profiles.delete': { params: z.object({ id: z.string().min(1).max(80) }).strict(), result: ProfileDeleteResult },
 } as const;
 
 export type HostMethod = keyof typeof HOST_METHODS;

@@ -27,16 +27,20 @@ export const INTERVENTION_KIND_LABELS = {
 } satisfies Record<InterventionKind, string>;
 
 /**
+ * `reject`: an agent proposed the decision, so it is told why and proposes again. `decline`: nobody
+ * proposed it (a workflow's tool node calls with the author's arguments), so nobody can try again:
+ * the call does not run and the node ends declined. `stop`: the whole run ends, cancelled by the person.
  * `escalate`: a person's judgment of a pattern ends its loop for someone to look at. `expired`: never
  * offered; the host's timer gives it once a judgment's expiry has passed (its fallback judges).
  */
-export const HUMAN_ACTIONS = ['approve', 'reject', 'takeover', 'stop', 'reply', 'yes', 'no', 'escalate', 'expired', 'verdict'] as const;
+export const HUMAN_ACTIONS = ['approve', 'reject', 'decline', 'takeover', 'stop', 'reply', 'yes', 'no', 'escalate', 'expired', 'verdict'] as const;
 export const HumanAction = z.enum(HUMAN_ACTIONS);
 export type HumanAction = z.infer<typeof HumanAction>;
 
 export const HUMAN_ACTION_LABELS = {
   approve: 'Approve and run it',
   reject: 'Reject; let the agent try again',
+  decline: 'Don’t run it',
   takeover: 'Let the teacher take over',
   stop: 'Stop the run',
   reply: 'Reply to the agent',
@@ -46,6 +50,31 @@ export const HUMAN_ACTION_LABELS = {
   expired: 'Expired unanswered',
   verdict: 'Your verdict',
 } satisfies Record<HumanAction, string>;
+
+/** What each answer does, in a sentence (the app's buttons' hints, the CLI's answer lines). */
+export const HUMAN_ACTION_HINTS = {
+  approve: 'The decision runs as shown.',
+  reject: 'Nothing runs; the agent is told why (with your note) and proposes again in its next round.',
+  decline: 'Nothing runs; this step ends declined, and the run’s outcome says you declined it (with your note).',
+  takeover: 'The teacher decides the next rounds instead.',
+  stop: 'The run ends here, cancelled by you; nothing runs.',
+  reply: 'The agent gets your reply and goes on.',
+  yes: 'The agent is told yes and goes on.',
+  no: 'The agent is told no and goes on.',
+  escalate: 'The pattern stops here and reports the escalation.',
+  expired: 'The judgment expired; its fallback takes it.',
+  verdict: 'The supervised node goes on as you decided.',
+} satisfies Record<HumanAction, string>;
+
+/** An answer's hint for this question: a rejection says how many more tries the agent has, and what happens after. */
+export function answerHint(action: HumanAction, intervention: Pick<Intervention, 'rounds_left'>): string {
+  const left = intervention.rounds_left;
+  if (action !== 'reject' || left === undefined) return HUMAN_ACTION_HINTS[action];
+  return `${HUMAN_ACTION_HINTS.reject} It has ${left === 1 ? '1 round' : `${left} rounds`} left; when they are used up, the run stops (Round limit reached).`;
+}
+
+/** The answers that carry a note: said back to the agent (reject, yes, no), or kept as why the call did not run (decline). */
+export const NOTE_ACTIONS: ReadonlySet<HumanAction> = new Set(['reject', 'decline', 'yes', 'no']);
 
 /** How long a person's reply may be: it goes into the next prompt, the trace and the history. */
 export const REPLY_MAX_LENGTH = 4000;
@@ -68,6 +97,12 @@ export const Intervention = z
     judgment: PatternJudgmentAsk.optional(),
     /** A supervised workflow node that failed (`supervisor_escalation`): the escalation and what the run needs to go on. */
     supervision: PersonEscalation.optional(),
+    /**
+     * An agent's question: the rounds it has left after this one. A rejection uses this round, and the
+     * agent proposes again in the next; with none left nobody can try again, so `reject` (and
+     * `takeover`) are not offered: approve it or stop the run.
+     */
+    rounds_left: z.number().int().nonnegative().optional(),
   })
   .strict();
 export type Intervention = z.infer<typeof Intervention>;
@@ -75,7 +110,7 @@ export type Intervention = z.infer<typeof Intervention>;
 export const HumanAnswer = z
   .object({
     action: HumanAction,
-    /** Said back to the agent on reject, yes or no (and recorded). */
+    /** Said back to the agent on reject, yes or no; on decline, why the call did not run (the run's outcome says it). Recorded. */
     note: z.string().max(2000).optional(),
     /** The person's reply to a question (`reply` only): the agent's next round sees it. */
     text: z.string().trim().min(1).max(REPLY_MAX_LENGTH).optional(),

@@ -39,6 +39,36 @@ export const ProfileConflict = z
   .strict();
 export type ProfileConflict = z.infer<typeof ProfileConflict>;
 
+/**
+ * A profile a person deleted (issue 28): the host keeps its id, so no page that still holds a copy
+ * brings it back (pages drop it on their next exchange) and no later save keeps a version of it.
+ */
+export const DeletedProfile = z.object({ id: z.string().min(1).max(80), deleted_at: z.iso.datetime() }).strict();
+export type DeletedProfile = z.infer<typeof DeletedProfile>;
+
+/** Runs a refusal names at most (the newest); `run_count` says how many in all. */
+export const MAX_NAMED_RUNS = 5;
+
+/** Who still uses a profile (any of its versions): a deletion is refused while any does. */
+export const ProfileUsers = z
+  .object({
+    /** Workflows whose choices name it, and as what (student, trace…). */
+    workflows: z.array(z.object({ id: z.string(), name: z.string(), kinds: z.array(ProfileKind) }).strict()),
+    /** The newest runs that recorded it (at most MAX_NAMED_RUNS). */
+    runs: z.array(z.object({ run_id: z.string(), name: z.string(), started_at: z.string() }).strict()),
+    run_count: z.number().int().nonnegative(),
+  })
+  .strict();
+export type ProfileUsers = z.infer<typeof ProfileUsers>;
+
+/** A deletion's outcome: deleted (every version), or refused with why (a built-in, or who uses it). */
+export const ProfileDeleteResult = z.union([
+  z.object({ deleted: z.literal(true), versions: z.number().int().nonnegative() }).strict(),
+  z.object({ deleted: z.literal(false), reason: z.literal('built_in') }).strict(),
+  z.object({ deleted: z.literal(false), reason: z.literal('in_use'), used_by: ProfileUsers }).strict(),
+]);
+export type ProfileDeleteResult = z.infer<typeof ProfileDeleteResult>;
+
 /** Records one profiles.save carries at most (a WebSocket message stays well under 1 MB). */
 export const MAX_SYNCED_RECORDS = 500;
 

@@ -35,6 +35,37 @@ export const DraftDocument = z
     else if (!draftShaped(doc)) ctx.addIssue({ code: 'custom', message: 'not a workflow document (a draft may have invalid values, not another shape)' });
   });
 
+/** JSON fields with typed text a draft keeps at most. */
+export const MAX_UNPARSED_FIELDS = 50;
+
+/**
+ * Text a person typed into one of the editor's JSON fields that the document does not hold yet (it
+ * does not parse, or is not the kind of value the field takes): kept beside the draft's document, so
+ * a reload then Restore brings back exactly what was typed, not the field's last valid value.
+ */
+export const UnparsedText = z
+  .object({
+    /** The node the field belongs to (`workflow` for the workflow's own fields). */
+    scope: z.string().min(1).max(200),
+    /** Which of its fields (the editor's name for it). */
+    field: z.string().min(1).max(200),
+    label: z.string().max(200),
+    text: z.string().max(MAX_DRAFT_CHARS),
+    /** Why the text is not taken yet, as the field says it. */
+    error: z.string().max(2_000),
+    /** The field's value (as JSON) the text was typed over: the document holds this one. */
+    base: z.string().max(MAX_DRAFT_CHARS),
+  })
+  .strict();
+export type UnparsedText = z.infer<typeof UnparsedText>;
+
+export const UnparsedTexts = z
+  .array(UnparsedText)
+  .max(MAX_UNPARSED_FIELDS)
+  .superRefine((list, ctx) => {
+    if (JSON.stringify(list).length > MAX_DRAFT_CHARS) ctx.addIssue({ code: 'custom', message: `a draft's typed texts are at most ${MAX_DRAFT_CHARS} characters of JSON` });
+  });
+
 /** Which workflow a draft belongs to: the id it is stored under, or none for a new workflow. */
 export const DraftKey = z.object({ workflow_id: RegistryId.optional() }).strict();
 export type DraftKey = z.infer<typeof DraftKey>;
@@ -45,6 +76,8 @@ export const WorkflowDraft = z
     document: DraftDocument,
     /** The stored version the person was editing (workflows.get updated_at): saving a restored draft over a newer one is a conflict. */
     base_updated_at: z.string().max(100).optional(),
+    /** The JSON fields whose typed text the document does not hold yet (absent: none). */
+    unparsed: UnparsedTexts.optional(),
     /** When the host kept it (ISO time). */
     saved_at: z.string().max(100),
   })
@@ -56,7 +89,7 @@ export const DRAFT_METHODS = {
   'drafts.get': { params: DraftKey, result: z.object({ draft: WorkflowDraft.optional() }).strict() },
   /** Keeps the person's unsaved document for this workflow, replacing the one kept before. */
   'drafts.put': {
-    params: DraftKey.extend({ document: DraftDocument, base_updated_at: z.string().max(100).optional() }).strict(),
+    params: DraftKey.extend({ document: DraftDocument, base_updated_at: z.string().max(100).optional(), unparsed: UnparsedTexts.optional() }).strict(),
     result: z.object({ saved_at: z.string() }).strict(),
   },
   /** Forgets the draft (the person saved or discarded it). */

@@ -3,6 +3,7 @@ import { RunStatus, type RunEvent } from '../contracts/events';
 import { LifecyclePhase } from '../contracts/spec';
 import { ProfileVersionRef } from '../contracts/profiles';
 import { InvocationStatus } from '../workflow/invocation';
+import { PartialCounts } from '../workflow/partial-failure';
 import { runWords, traceWords, type TraceWord } from './search-words';
 
 /**
@@ -42,6 +43,8 @@ export const RunRow = z
     rounds: z.number().int().nonnegative(),
     output: z.string().optional(),
     message: z.string().optional(),
+    /** A run that ended `completed_with_failures`: how many items (and nodes) failed, of how many (its run.finished has where and why). */
+    partial: PartialCounts.optional(),
     models: z.object({ student: z.string(), teacher: z.string() }).strict(),
     supervision_enabled: z.boolean(),
     /** Lifecycle phase the run used (v2). */
@@ -122,6 +125,7 @@ export function summarize(row: RunRow | undefined, events: readonly RunEvent[], 
           status_seq: e.seq,
           output: e.output ?? outputsSummary(e.outputs),
           message: e.message,
+          ...(e.partial ? { partial: { items_failed: e.partial.items_failed, items: e.partial.items, nodes_failed: e.partial.nodes_failed } } : {}),
           finished_at: e.ts,
           event_count: e.event_count,
           rounds: Math.max(next.rounds, e.rounds),

@@ -11,6 +11,7 @@ export const SUPERVISOR_SHARED_CONTEXT = [
   'the failure’s code, HTTP status or errno',
   'a malformed output the node produced, when there is one (masked, bounded)',
   'what the failed attempt cost and created, and the actions allowed',
+  'its own earlier decisions in this run (the last 20: item, action, one-line reason)',
   'on the supervisor’s request: the run’s node statuses, and outputs of nodes in the same item lineage (masked, truncated)',
 ] as const;
 

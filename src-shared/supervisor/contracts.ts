@@ -27,6 +27,15 @@ export const DECIDED_BY = ['agent', 'sticky', 'bounds', 'default', 'kernel'] as 
 export const DecidedBy = z.enum(DECIDED_BY);
 export type DecidedBy = z.infer<typeof DecidedBy>;
 
+/** Who decided a verdict, in words (the app's feed, badges and report; the CLI's ⛨ lines). */
+export const DECIDED_BY_LABELS = {
+  agent: 'the supervisor',
+  sticky: 'a remembered verdict (the same failure was decided before)',
+  bounds: 'a bound (decisions, retries or cost cap used up)',
+  default: 'the default (no decision in time)',
+  kernel: 'Steward (the answer was not a usable, allowed verdict)',
+} satisfies Record<DecidedBy, string>;
+
 /**
  * What kind of failure it was, from structured fields only (never message text, which carries
  * item data): the key of sticky verdicts. All absent = no signature = never sticky.
@@ -89,6 +98,29 @@ export const Verdict = z.discriminatedUnion('action', [
 ]);
 export type Verdict = z.infer<typeof Verdict>;
 
+/** Substitute repair rounds: a value that fails validation goes back to the supervisor this often. */
+export const MAX_REPAIR_ROUNDS = 3;
+
+/** The longest raw answer a verdict record keeps (the rest is cut, marked with …). */
+export const MALFORMED_ANSWER_CHARS = 4000;
+
+/**
+ * A supervisor answer no verdict could be read from (not JSON, no step of the schema, a verdict the
+ * schema refuses, an action outside the allowed set), kept as it was given after its repair rounds
+ * ran out: the run report and `--json` show it beside the verdict Steward applied instead.
+ */
+export const MalformedAnswer = z
+  .object({
+    /** What was wrong with the last answer, for a person who opens the details. */
+    problem: z.string().max(1000),
+    /** The last answer as the supervisor gave it (masked), cut at MALFORMED_ANSWER_CHARS. */
+    answer: z.string().max(MALFORMED_ANSWER_CHARS),
+    /** Repair rounds the supervisor was given (each one a tool error back into its conversation). */
+    repairs: z.number().int().min(0).max(MAX_REPAIR_ROUNDS),
+  })
+  .strict();
+export type MalformedAnswer = z.infer<typeof MalformedAnswer>;
+
 /** A verdict as applied: who decided it. */
 export const SupervisorVerdict = z
   .object({
@@ -99,6 +131,8 @@ export const SupervisorVerdict = z
     turns: z.number().int().nonnegative(),
     /** What the supervisor's turns cost (actual when reported, else the reservation). */
     cost_usd: Usd,
+    /** Steward decided because the supervisor's answer could not be used: that answer (absent otherwise, and in older traces). */
+    malformed: MalformedAnswer.optional(),
   })
   .strict();
 export type SupervisorVerdict = z.infer<typeof SupervisorVerdict>;
@@ -153,5 +187,3 @@ export const SupervisorSettings = z
 export type SupervisorSettings = z.infer<typeof SupervisorSettings>;
 export type SupervisorSettingsInput = z.input<typeof SupervisorSettings>;
 
-/** Substitute repair rounds: a value that fails validation goes back to the supervisor this often. */
-export const MAX_REPAIR_ROUNDS = 3;

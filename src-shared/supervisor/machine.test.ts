@@ -36,9 +36,24 @@ describe('the kernel enforces the allowed set', () => {
     expect(ended.verdict).toMatchObject({ verdict: { action: 'end_stream' }, decided_by: 'agent' });
   });
 
-  it('a malformed verdict is a fail decided by the kernel', async () => {
+  it('a malformed verdict is a fail decided by the kernel, said in words, the answer kept on the verdict', async () => {
     const out = await runDecision(supervisorInput(), new ScriptedSupervisorDouble([{ verdict: { action: 'delete_everything' } }]));
-    expect(out.verdict).toMatchObject({ verdict: { action: 'fail' }, decided_by: 'kernel' });
+    expect(out.verdict).toMatchObject({
+      verdict: { action: 'fail', reason: 'the supervisor gave no usable verdict in its answer, so the node fails as it would have without supervision' },
+      decided_by: 'kernel',
+      malformed: { problem: 'the verdict does not match the verdict schema', answer: '{"action":"delete_everything"}', repairs: 0 },
+    });
+    // A supervisor that ran out of repair rounds says what it was given; the kernel keeps that.
+    const repaired = await runDecision(supervisorInput(), new ScriptedSupervisorDouble([{ verdict: undefined, malformed: { problem: 'the answer is not a JSON object', answer: 'skip it', repairs: 3 } }]));
+    expect(repaired.verdict).toMatchObject({ decided_by: 'kernel', verdict: { reason: expect.stringContaining('in 4 answers (3 repair rounds)') }, malformed: { answer: 'skip it', repairs: 3 } });
+  });
+
+  it("the supervisor is handed its earlier decisions of this run (the ledger's memory)", async () => {
+    const memory = [{ node: 'extract', invocation: 'extract[each=1]', action: 'skip' as const, decided_by: 'agent' as const, reason: 'poisoned' }];
+    const double = new ScriptedSupervisorDouble([{ verdict: VERDICTS.skip }]);
+    const out = await runDecision(supervisorInput({ ledger: { decisions: 1, memory } }), double);
+    expect(double.calls[0]?.input.memory).toEqual(memory);
+    expect(out.ledger.memory).toHaveLength(2);
   });
 
   it('when only fail is allowed, no supervisor is asked', async () => {

@@ -1,14 +1,15 @@
 import { assign, fromPromise, setup } from 'xstate';
-import { MAX_REPAIR_ROUNDS, Verdict, type DecidedBy, type Escalation, type SupervisorAction, type SupervisorSettings, type SupervisorVerdict } from './contracts';
+import { MALFORMED_ANSWER_CHARS, MAX_REPAIR_ROUNDS, Verdict, type DecidedBy, type Escalation, type MalformedAnswer, type SupervisorAction, type SupervisorSettings, type SupervisorVerdict } from './contracts';
 import { estimatePromptTokens, reserveTurn, type Reservation, type SupervisorIdentity } from './cost';
-import { recordVerdict, retriesExhausted, stickyVerdictFor, type SupervisorLedger } from './ledger';
+import { recordVerdict, retriesExhausted, stickyVerdictFor, type MemoryEntry, type SupervisorLedger } from './ledger';
 
 /**
  * One escalation's decision (seed 004 design §5–§6), in its order:
  * escalated → (sticky? → applied) → bounds → reserve the turn's cost → deciding (the supervisor,
  * a model or a person, is an actor the host provides; a timeout aborts it) → enforce the allowed
  * set → (substitute: validate, up to 3 repair turns) → applied. The machine owns every ruling; a
- * supervisor that answers outside the allowed set gets `fail`, decided by the kernel.
+ * supervisor that answers outside the allowed set, or with no verdict at all, gets `fail`, decided
+ * by the kernel; its unusable answer stays on the verdict (`malformed`) for the report.
  */
 
 export interface SupervisorInput {
@@ -26,6 +27,8 @@ export interface DecideInput {
   turn: number;
   /** On a repair: why the previous substitute was refused. */
   feedback?: string;
+  /** The supervisor's earlier decisions in this run, oldest first (the ledger's bounded memory). */
+  memory?: readonly MemoryEntry[];
 }
 /**
  * `verdict` is whatever the supervisor said: the kernel parses it. `cost_usd` when the provider
@@ -36,6 +39,8 @@ export interface DecideOutput {
   verdict: unknown;
   cost_usd?: number;
   failure?: string;
+  /** The supervisor's repair rounds ran out on an answer no usable verdict could be read from: that answer. */
+  malformed?: MalformedAnswer;
 }
 export interface ValidateInput {
   escalation: Escalation;
@@ -48,6 +53,8 @@ export interface SupervisorContext extends SupervisorInput {
   cost_usd: number;
   reservation?: Reservation;
   proposed?: Verdict;
+  /** The last answer, when it was no usable verdict (what the applied `fail` was decided over). */
+  malformed?: MalformedAnswer;
   feedback?: string;
   applied?: SupervisorVerdict;
 }
@@ -63,6 +70,31 @@ function applied(ctx: SupervisorContext, verdict: Verdict, decidedBy: DecidedBy)
   return { applied: { escalation_id: ctx.escalation.id, verdict, decided_by: decidedBy, turns: ctx.turns, cost_usd: ctx.cost_usd } };
 }
 const fail = (ctx: SupervisorContext, decidedBy: DecidedBy, reason: string) => applied(ctx, { action: 'fail', reason }, decidedBy);
+
+/** `fail` over an answer that could not be used: the answer is kept on the verdict. */
+function failOver(ctx: SupervisorContext, reason: string): { applied: SupervisorVerdict } {
+  const out = fail(ctx, 'kernel', reason);
+  return ctx.malformed ? { applied: { ...out.applied, malformed: ctx.malformed } } : out;
+}
+
+/** What a supervisor said that the Verdict schema refused, as text (a generic supervisor gave no `malformed` of its own). */
+function refusedAnswer(verdict: unknown): MalformedAnswer {
+  let text: string;
+  try {
+    text = typeof verdict === 'string' ? verdict : (JSON.stringify(verdict) ?? String(verdict));
+  } catch {
+    text = String(verdict);
+  }
+  const answer = text.length <= MALFORMED_ANSWER_CHARS ? text : `${text.slice(0, MALFORMED_ANSWER_CHARS - 1)}…`;
+  return { problem: 'the verdict does not match the verdict schema', answer, repairs: 0 };
+}
+
+/** In words, for the verdict's reason: what the supervisor's unusable answers were and what happens. */
+function malformedReason(ctx: SupervisorContext): string {
+  const m = ctx.malformed;
+  const answers = m && m.repairs > 0 ? `in ${m.repairs + 1} answers (${m.repairs} repair rounds)` : 'in its answer';
+  return `the supervisor gave no usable verdict ${answers}, so the node fails as it would have without supervision`;
+}
 
 function timeoutOf(ctx: SupervisorContext): number | undefined {
   return ctx.settings.who.decision_timeout_ms;
@@ -121,7 +153,7 @@ export const supervisorMachine = setup({
         context.settings,
         context.who,
         context.ledger.spent_usd + context.cost_usd,
-        estimatePromptTokens(JSON.stringify(context.escalation).length + (context.feedback?.length ?? 0)),
+        estimatePromptTokens(JSON.stringify(context.escalation).length + (context.feedback?.length ?? 0) + JSON.stringify(context.ledger.memory).length),
       ),
     })),
     applyProposal: assign(({ context }) => (context.proposed ? applied(context, context.proposed, 'agent') : {})),
@@ -173,6 +205,7 @@ export const supervisorMachine = setup({
           allowed: [...context.escalation.allowed_actions],
           turn: context.turns,
           ...(context.feedback !== undefined ? { feedback: context.feedback } : {}),
+          memory: context.ledger.memory,
         }),
         onDone: [
           {
@@ -187,7 +220,8 @@ export const supervisorMachine = setup({
             target: 'judging',
             actions: assign(({ context, event }) => {
               const parsed = Verdict.safeParse(event.output?.verdict);
-              return { cost_usd: turnCost(context, event.output?.cost_usd), proposed: parsed.success ? parsed.data : undefined };
+              const malformed = event.output?.malformed ?? (parsed.success ? undefined : refusedAnswer(event.output?.verdict));
+              return { cost_usd: turnCost(context, event.output?.cost_usd), proposed: parsed.success ? parsed.data : undefined, malformed };
             }),
           },
         ],
@@ -213,12 +247,12 @@ export const supervisorMachine = setup({
     },
     judging: {
       always: [
-        { guard: 'proposalMalformed', target: 'applied', actions: assign(({ context }) => fail(context, 'kernel', 'the supervisor answered with no valid verdict')) },
+        { guard: 'proposalMalformed', target: 'applied', actions: assign(({ context }) => failOver(context, malformedReason(context))) },
         {
           guard: 'proposalOutsideAllowed',
           target: 'applied',
           actions: assign(({ context }) =>
-            fail(context, 'kernel', `the supervisor chose ${context.proposed?.action}, which is not allowed here (allowed: ${context.escalation.allowed_actions.join(', ')})`),
+            failOver(context, `the supervisor chose ${context.proposed?.action}, which is not allowed here (allowed: ${context.escalation.allowed_actions.join(', ')})`),
           ),
         },
         {

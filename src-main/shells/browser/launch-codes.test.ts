@@ -13,7 +13,8 @@ describe('one-time launch codes', () => {
     expect(codes.redeem(code)).toEqual({ kind: 'token', token: TOKEN });
     const again = codes.redeem(code);
     expect(again).toMatchObject({ kind: 'refused', code: 'launch_used' });
-    expect(again.kind === 'refused' && again.message).toMatch(/already used.*npm start/s);
+    expect(again.kind === 'refused' && again.message).toMatch(/already used.*`steward open`.*npm start/s);
+    expect(again.kind === 'refused' && again.message).not.toContain('Enter');
   });
 
   it('a code expires after its time to live, even unused', () => {
@@ -21,7 +22,9 @@ describe('one-time launch codes', () => {
     const codes = new LaunchCodes(TOKEN, { ttlMs: 60_000, now: () => now });
     const code = codes.issue();
     now += 60_001;
-    expect(codes.redeem(code)).toMatchObject({ kind: 'refused', code: 'launch_expired' });
+    const expired = codes.redeem(code);
+    expect(expired).toMatchObject({ kind: 'refused', code: 'launch_expired' });
+    expect(expired.kind === 'refused' && expired.message).toMatch(/^This one-time link has expired: a link works within a minute of being made\. Run `steward open` in a terminal/);
     // Expired stays expired: it never turns into a token later.
     expect(codes.redeem(code)).toMatchObject({ kind: 'refused', code: 'launch_expired' });
   });

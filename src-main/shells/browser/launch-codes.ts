@@ -23,7 +23,8 @@ interface Issued {
   used: boolean;
 }
 
-const NEW_LINK_HINT = 'Press Enter in the terminal where Steward runs for a new link, or run `npm start` again.';
+/** What a person does about a link that no longer works: no keypress at the host's terminal needed. */
+export const NEW_LINK_HINT = 'Run `steward open` in a terminal for a new one: it prints a new link and opens it (add `--data-dir DIR` for another data folder). Starting Steward with `npm start` prints one too.';
 
 export class LaunchCodes {
   private readonly issued = new Map<string, Issued>();
@@ -54,12 +55,19 @@ export class LaunchCodes {
 
   redeem(code: string): Redemption {
     const entry = this.issued.get(digest(code));
-    if (!entry) return { kind: 'refused', code: 'launch_unknown', message: `This link is not one this Steward host issued (it may be from an earlier start). ${NEW_LINK_HINT}` };
-    if (entry.used) return { kind: 'refused', code: 'launch_used', message: `This one-time link was already used. ${NEW_LINK_HINT}` };
-    if (this.now() > entry.expiresAt) return { kind: 'refused', code: 'launch_expired', message: `This one-time link has expired. ${NEW_LINK_HINT}` };
+    if (!entry) return { kind: 'refused', code: 'launch_unknown', message: `This link no longer works: it is from an earlier start of Steward (a link ends when Steward stops), or it was cut short. ${NEW_LINK_HINT}` };
+    if (entry.used) return { kind: 'refused', code: 'launch_used', message: `This one-time link was already used: each link opens Steward once. ${NEW_LINK_HINT}` };
+    if (this.now() > entry.expiresAt) return { kind: 'refused', code: 'launch_expired', message: `This one-time link has expired: a link works within ${durationWords(this.ttlMs)} of being made. ${NEW_LINK_HINT}` };
     entry.used = true;
     return { kind: 'token', token: this.token };
   }
+}
+
+function durationWords(ms: number): string {
+  const minutes = Math.round(ms / 60_000);
+  if (minutes >= 1) return minutes === 1 ? 'a minute' : `${minutes} minutes`;
+  const seconds = Math.max(1, Math.round(ms / 1000));
+  return seconds === 1 ? 'a second' : `${seconds} seconds`;
 }
 
 function digest(code: string): string {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { z } from 'zod';
-import { launchCodeFromHash, LaunchExchangeResponse, webSocketProtocols } from '@shared/contracts/bridge';
+import { launchCodeFromHash, LaunchExchangeResponse, TOKEN_REFUSED_CLOSE, webSocketProtocols, WS_PROTOCOL, WS_REFUSAL_PROTOCOL } from '@shared/contracts/bridge';
 import { HostInfo, ServerFrame } from '@shared/contracts/host-api';
 import { createHost } from '../../composition/create-host';
 import { openBrowser, openCommand } from '../open-browser';
@@ -66,7 +66,7 @@ describe('browser-run shell', () => {
     const outcome = await runBrowserShell(['--no-open', '--data-dir', dataDir, '--port', '0'], { ...io(), interactive: true }, { staticDir, createHost, openBrowser });
     if (outcome.kind !== 'running') throw new Error(`expected the shell to run, stderr: ${err}`);
     try {
-      const link = new RegExp(`^Steward is running at http://127\\.0\\.0\\.1:${outcome.server.port}/#launch=[A-Za-z0-9_-]{43}\nData folder: ${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(runs and their history, workflows, settings; --data-dir DIR or STEWARD_DATA_DIR for another\\)\nThe link works once: press Enter here for a new one\\. Press Ctrl\\+C to stop\n$`);
+      const link = new RegExp(`^Steward is running at http://127\\.0\\.0\\.1:${outcome.server.port}/#launch=[A-Za-z0-9_-]{43}\nData folder: ${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(runs and their history, workflows, settings; --data-dir DIR or STEWARD_DATA_DIR for another\\)\nThe link works once: \`steward open\` opens a new one \\(or press Enter here\\)\\. An open page reconnects by itself when Steward starts again on this folder\\. Press Ctrl\\+C to stop\n$`);
       expect(out).toMatch(link);
       expect(out + err).not.toContain(outcome.server.token);
       const fresh = outcome.newLink();
@@ -96,6 +96,40 @@ describe('browser-run shell', () => {
       expect(out).not.toContain(code);
     } finally {
       await outcome.stop();
+    }
+  });
+
+  it('a restart of the same data folder keeps the session token, so an open page\'s token opens the new host; another folder\'s host refuses it in words the page can read', async () => {
+    const first = await runBrowserShell(['--no-open', '--data-dir', dataDir, '--port', '0'], io(), { staticDir, createHost, openBrowser });
+    if (first.kind !== 'running') throw new Error(`expected the shell to run, stderr: ${err}`);
+    const pageToken = first.server.token;
+    await first.stop();
+    expect(fs.statSync(path.join(dataDir, 'browser-token')).mode & 0o777).toBe(0o600);
+
+    const again = await runBrowserShell(['--no-open', '--data-dir', dataDir, '--port', '0'], io(), { staticDir, createHost, openBrowser });
+    if (again.kind !== 'running') throw new Error(`expected the shell to run again, stderr: ${err}`);
+    const other = await runBrowserShell(['--no-open', '--data-dir', path.join(dir, 'other'), '--port', '0'], io(), { staticDir, createHost, openBrowser });
+    if (other.kind !== 'running') throw new Error(`expected the other shell to run, stderr: ${err}`);
+    try {
+      expect(again.server.token).toBe(pageToken);
+      const page = (server: { port: number }) =>
+        new WebSocket(`ws://127.0.0.1:${server.port}/api`, [...webSocketProtocols(pageToken), WS_REFUSAL_PROTOCOL], { origin: `http://127.0.0.1:${server.port}` });
+      const reconnected = page(again.server);
+      await new Promise((resolve, reject) => {
+        reconnected.once('open', resolve);
+        reconnected.once('error', reject);
+      });
+      expect(reconnected.protocol).toBe(WS_PROTOCOL);
+      reconnected.close();
+
+      expect(other.server.token).not.toBe(pageToken);
+      const refused = page(other.server);
+      const code = await new Promise<number>((resolve) => refused.once('close', (c: number) => resolve(c)));
+      expect(code).toBe(TOKEN_REFUSED_CLOSE);
+      expect(refused.protocol).toBe(WS_REFUSAL_PROTOCOL);
+    } finally {
+      await again.stop();
+      await other.stop();
     }
   });
 

@@ -5,6 +5,7 @@ import { defaultDataDir } from '../../util/data-dir';
 import { shouldOpenBrowser } from '../open-browser';
 import { ArgsError, parseServerArgs, SERVER_USAGE } from './server-args';
 import { startBrowserServer, type BrowserServer } from './server';
+import { keptSessionToken } from './session-token';
 import { DEFAULT_BROWSER_PORT, isAddressInUse, portTakenMessage, rememberedPort, rememberPort } from './stable-port';
 
 /**
@@ -17,7 +18,7 @@ export interface BrowserShellIo {
   stderr(text: string): void;
   env: NodeJS.ProcessEnv;
   platform: NodeJS.Platform;
-  /** A person at a terminal can press Enter for a fresh link (server-main.ts wires stdin). */
+  /** A person at a terminal can press Enter for a fresh link (server-main.ts wires stdin); `steward open` works from any terminal. */
   interactive?: boolean;
 }
 
@@ -55,25 +56,32 @@ export async function runBrowserShell(argv: readonly string[], io: BrowserShellI
 
   const dataDir = path.resolve(args.dataDir ?? defaultDataDir(io.env));
   let host: Host;
+  // Set once listening: `steward open` asks the host (over its CLI channel) for a link to this server.
+  let listening: BrowserServer | undefined;
   try {
     // Host diagnostics go to stderr so stdout stays the one line scripts read.
-    host = await deps.createHost({ dataDir, shell: 'browser', log: (line) => io.stderr(`steward: ${line}\n`) });
+    host = await deps.createHost({ dataDir, shell: 'browser', log: (line) => io.stderr(`steward: ${line}\n`), launchLink: () => listening?.launchUrl() });
   } catch (error) {
     io.stderr(`steward: cannot start the host in ${dataDir}: ${messageOf(error)}\n`);
     return { kind: 'exit', code: 1 };
   }
 
+  // The data folder's token (created after the host holds the folder's lock): an open page reconnects after a restart.
+  const kept = keptSessionToken(dataDir);
+  if (kept.kind === 'unkept') io.stderr(`steward: ${kept.problem}; pages need a new link after every start (steward open)\n`);
+  if (kept.kind === 'created' && kept.replaced !== undefined) io.stderr(`steward: made a new access token for this data folder: the old one was not used because ${kept.replaced}. Open pages need a new link (steward open)\n`);
+  const token = kept.token;
   let server: BrowserServer;
   const remembered = args.port === undefined ? rememberedPort(dataDir) : undefined;
   try {
-    if (args.port !== undefined) server = await startBrowserServer({ host, staticDir: deps.staticDir, port: args.port });
-    else if (remembered !== undefined) server = await startBrowserServer({ host, staticDir: deps.staticDir, port: remembered });
+    if (args.port !== undefined) server = await startBrowserServer({ host, staticDir: deps.staticDir, port: args.port, token });
+    else if (remembered !== undefined) server = await startBrowserServer({ host, staticDir: deps.staticDir, port: remembered, token });
     else {
       // First start of this data folder: the usual port if it is free, else any; kept from now on.
       const first = deps.defaultPort ?? DEFAULT_BROWSER_PORT;
-      server = await startBrowserServer({ host, staticDir: deps.staticDir, port: first }).catch((error: unknown) => {
+      server = await startBrowserServer({ host, staticDir: deps.staticDir, port: first, token }).catch((error: unknown) => {
         if (!isAddressInUse(error)) throw error;
-        return startBrowserServer({ host, staticDir: deps.staticDir, port: 0 });
+        return startBrowserServer({ host, staticDir: deps.staticDir, port: 0, token });
       });
       try {
         rememberPort(dataDir, server.port);
@@ -86,21 +94,23 @@ export async function runBrowserShell(argv: readonly string[], io: BrowserShellI
     await host.close().catch(() => undefined);
     return { kind: 'exit', code: 1 };
   }
+  listening = server;
 
   if (args.printUrlJson) {
     // A script asked for the token itself; it also gets one one-time link (what a person would open).
     io.stdout(`${JSON.stringify({ url: server.url, port: server.port, token: server.token, launch_url: server.launchUrl() })}\n`);
   } else {
     // A one-time link: the terminal's scrollback or a log of stdout never holds a reusable secret.
-    const more = io.interactive ? 'press Enter here for a new one' : 'start Steward again for a new one';
+    const more = io.interactive ? '`steward open` opens a new one (or press Enter here)' : '`steward open` opens a new one';
     // Where runs, history and settings are kept: a new user looks for them here first.
-    io.stdout(`Steward is running at ${server.launchUrl()}\nData folder: ${dataDir} (runs and their history, workflows, settings; --data-dir DIR or STEWARD_DATA_DIR for another)\nThe link works once: ${more}. Press Ctrl+C to stop\n`);
+    io.stdout(`Steward is running at ${server.launchUrl()}\nData folder: ${dataDir} (runs and their history, workflows, settings; --data-dir DIR or STEWARD_DATA_DIR for another)\nThe link works once: ${more}. An open page reconnects by itself when Steward starts again on this folder. Press Ctrl+C to stop\n`);
   }
   if (args.open && shouldOpenBrowser(io.env, io.platform)) deps.openBrowser(server.launchUrl());
 
   let stopping: Promise<void> | null = null;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
+      listening = undefined;
       await server.close();
       await host.close();
     })();

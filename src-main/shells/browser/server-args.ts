@@ -17,7 +17,11 @@ export const SERVER_USAGE = `Usage: steward-server [--port N] [--data-dir DIR] [
                     first start chose, kept in DIR/browser-port: the app's history and links are per port)
   --data-dir DIR    user-data folder (default: $STEWARD_DATA_DIR or the platform's app-data folder)
   --no-open         do not open a browser
-  --print-url-json  print {"url","port","token","launch_url"} as one JSON line (for scripts); implies --no-open`;
+  --print-url-json  print {"url","port","token","launch_url"} as one JSON line (for scripts); implies --no-open
+
+The access token is the data folder's (DIR/browser-token, readable by you alone): an open page
+reconnects by itself when Steward starts again on the same folder and port. Delete that file to
+sign every page out. \`steward open [--data-dir DIR]\` prints a new one-time link and opens it.`;
 
 export class ArgsError extends Error {}
 

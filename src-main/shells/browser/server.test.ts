@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { launchCodeFromHash, LaunchExchangeResponse, webSocketProtocols, WS_PROTOCOL, WS_TOKEN_PROTOCOL_PREFIX } from '@shared/contracts/bridge';
+import { launchCodeFromHash, LaunchExchangeResponse, TOKEN_REFUSED_CLOSE, webSocketProtocols, WS_PROTOCOL, WS_REFUSAL_PROTOCOL, WS_TOKEN_PROTOCOL_PREFIX } from '@shared/contracts/bridge';
 import { eventId, type RunEvent } from '@shared/contracts/events';
 import { ClientFrame, ServerFrame, type EventsFrame, type ResponseFrame } from '@shared/contracts/host-api';
 import type { Host, HostSession } from '../../composition/host-types';
@@ -217,6 +217,31 @@ describe('browser-run server', () => {
     const wrong = server.token.slice(0, -1) + (server.token.endsWith('A') ? 'B' : 'A');
     expect(await connect(server, { protocols: webSocketProtocols(wrong) })).toEqual({ kind: 'refused', status: 401 });
     expect(await connect(server, { protocols: [`${WS_TOKEN_PROTOCOL_PREFIX}${server.token}`] })).toEqual({ kind: 'refused', status: 401 });
+  });
+
+  it('tells its own page that offers the refusal protocol that its token is refused: close 4401, no session, no answer', async () => {
+    const wrong = server.token.slice(0, -1) + (server.token.endsWith('A') ? 'B' : 'A');
+    for (const protocols of [[...webSocketProtocols(wrong), WS_REFUSAL_PROTOCOL], [WS_REFUSAL_PROTOCOL]]) {
+      const opened = await connect(server, { protocols });
+      if (opened.kind !== 'open') throw new Error(`expected the handshake to complete, got ${JSON.stringify(opened)}`);
+      expect(opened.ws.protocol).toBe(WS_REFUSAL_PROTOCOL);
+      const received: string[] = [];
+      opened.ws.on('message', (data: Buffer) => received.push(data.toString('utf8')));
+      const code = closed(opened.ws);
+      opened.ws.send(JSON.stringify({ kind: 'request', id: 1, method: 'test.echo', params: {} }));
+      expect(await code).toBe(TOKEN_REFUSED_CLOSE);
+      expect(received).toEqual([]);
+    }
+    expect(host.sessions.size).toBe(0);
+  });
+
+  it('the refusal protocol changes nothing for the right token, nor for a foreign origin (still 403)', async () => {
+    const right = await connect(server, { protocols: [...webSocketProtocols(server.token), WS_REFUSAL_PROTOCOL] });
+    if (right.kind !== 'open') throw new Error('expected the socket to open');
+    expect(right.ws.protocol).toBe(WS_PROTOCOL);
+    right.ws.close();
+    expect(await connect(server, { protocols: [WS_REFUSAL_PROTOCOL], origin: 'http://evil.example' })).toEqual({ kind: 'refused', status: 403 });
+    expect(await connect(server, { protocols: [WS_REFUSAL_PROTOCOL], hostHeader: `evil.example:${server.port}` })).toEqual({ kind: 'refused', status: 403 });
   });
 
   it('refuses the token in a query parameter: only the subprotocol carries it', async () => {

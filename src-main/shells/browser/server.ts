@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, WebSocket, type RawData } from 'ws';
 import type { PushFrame, ResponseFrame } from '@shared/contracts/host-api';
-import { LAUNCH_PATH, LaunchExchangeRequest, WS_PATH, WS_PROTOCOL, type LaunchExchangeResponse } from '@shared/contracts/bridge';
+import { LAUNCH_PATH, LaunchExchangeRequest, TOKEN_REFUSED_CLOSE, WS_PATH, WS_PROTOCOL, WS_REFUSAL_PROTOCOL, type LaunchExchangeResponse } from '@shared/contracts/bridge';
 import type { Host, HostSession } from '../../composition/host-types';
 import {
   contentSecurityPolicy,
@@ -32,7 +32,7 @@ export interface BrowserServerOptions {
   staticDir: string;
   /** 0 (default) picks a free port. */
   port?: number;
-  /** Per-launch secret; generated when absent. Must match /^[A-Za-z0-9_-]{16,128}$/. */
+  /** The session secret (the data folder's: session-token.ts); generated when absent. Must match /^[A-Za-z0-9_-]{16,128}$/. */
   token?: string;
   /** Largest accepted WebSocket message, in bytes. Default 1 MiB. */
   maxMessageBytes?: number;
@@ -78,6 +78,13 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
     // The upgrade was already refused unless WS_PROTOCOL was offered with a valid token.
     handleProtocols: (protocols) => (protocols.has(WS_PROTOCOL) ? WS_PROTOCOL : false),
   });
+  // Our own page whose token is refused, told so (bridge.ts WS_REFUSAL_PROTOCOL): nothing is attached.
+  const refusals = new WebSocketServer({
+    noServer: true,
+    maxPayload: 1024,
+    perMessageDeflate: false,
+    handleProtocols: () => WS_REFUSAL_PROTOCOL,
+  });
 
   const server = http.createServer((request, response) => {
     if (pathOf(request.url) === LAUNCH_PATH) exchangeLaunchCode(request, response, port, launchCodes);
@@ -87,6 +94,13 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
   server.on('upgrade', (request: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
     const refusal = upgradeRefusal(request, port, token);
+    if (refusal?.status === 401 && offeredProtocols(request.headers['sec-websocket-protocol']).includes(WS_REFUSAL_PROTOCOL)) {
+      refusals.handleUpgrade(request, socket, head, (ws) => {
+        ws.on('error', () => undefined);
+        ws.close(TOKEN_REFUSED_CLOSE, 'token refused');
+      });
+      return;
+    }
     if (refusal) {
       refuseUpgrade(socket, refusal);
       return;
@@ -105,8 +119,9 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> => {
     closing ??= new Promise<void>((resolve) => {
-      for (const client of wss.clients) client.terminate();
+      for (const client of [...wss.clients, ...refusals.clients]) client.terminate();
       wss.close();
+      refusals.close();
       server.close(() => resolve());
       server.closeAllConnections();
     });

@@ -92,6 +92,9 @@ export async function forwardToHost(argv: string[], io: ForwardIo, dataDir: stri
             return end(2);
           case 'folded':
             return end(0);
+          case 'launch':
+            io.stderr('steward: the Steward app answered with a link this command did not ask for\n');
+            return end(1);
         }
       },
       (problem) => {
@@ -106,4 +109,61 @@ export async function forwardToHost(argv: string[], io: ForwardIo, dataDir: stri
       end(1);
     });
   });
+}
+
+/** What the running host said to `steward open`. */
+export type LaunchLinkReply =
+  | { kind: 'link'; url: string }
+  /** No host listens on this data folder (none started, or a dead one's leftovers). */
+  | { kind: 'no_host' }
+  /** The channel is not one to trust (channel-trust.ts): said with refusedChannelText. */
+  | { kind: 'untrusted'; text: string }
+  /** The host answered, but with no link (the desktop app, still starting, an older Steward): in its words. */
+  | { kind: 'refused'; message: string };
+
+/**
+ * Asks the Steward host on this data folder for a fresh one-time link to its page (issue 28:
+ * `steward open`). The link is checked to be one: `http://127.0.0.1:PORT/#launch=<code>` on this
+ * machine, never a token, never another address, before anyone opens it.
+ */
+export async function requestLaunchLink(dataDir: string): Promise<LaunchLinkReply> {
+  const reached = await reach(dataDir);
+  if (!reached) return { kind: 'no_host' };
+  if ('refused' in reached) return { kind: 'untrusted', text: refusedChannelText(reached.refused, channelFile(dataDir)) };
+  const { address, socket } = reached;
+  send(socket, { kind: 'launch', token: address.token });
+  return new Promise<LaunchLinkReply>((resolve) => {
+    let ended = false;
+    const end = (reply: LaunchLinkReply) => {
+      if (ended) return;
+      ended = true;
+      socket.end();
+      resolve(reply);
+    };
+    readJsonLines(
+      socket,
+      (raw) => {
+        const parsed = ChannelHostFrame.safeParse(raw);
+        if (!parsed.success) return end({ kind: 'refused', message: 'the Steward app answered with a frame this command does not know (are the command and the app the same version?)' });
+        const frame = parsed.data;
+        if (frame.kind === 'launch') {
+          return end(isLaunchLink(frame.url) ? { kind: 'link', url: frame.url } : { kind: 'refused', message: 'the Steward app answered with something that is not a one-time link to its page' });
+        }
+        if (frame.kind === 'refused') return end({ kind: 'refused', message: frame.message });
+        end({ kind: 'refused', message: `the Steward app answered "${frame.kind}" where a link was expected` });
+      },
+      (problem) => end({ kind: 'refused', message: `the Steward app sent ${problem}` }),
+    );
+    socket.on('error', () => undefined);
+    socket.on('close', () => end({ kind: 'refused', message: 'the Steward app closed the channel without a link (it may be stopping)' }));
+  });
+}
+
+const LAUNCH_LINK = /^http:\/\/127\.0\.0\.1:(\d{1,5})\/#launch=[A-Za-z0-9_-]{16,128}$/;
+
+/** Only a one-time launch link on this machine goes to the terminal and the browser opener. */
+export function isLaunchLink(url: string): boolean {
+  const match = LAUNCH_LINK.exec(url);
+  const port = Number(match?.[1]);
+  return match !== null && port >= 1 && port <= 65535;
 }

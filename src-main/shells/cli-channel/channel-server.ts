@@ -27,6 +27,8 @@ export interface CliChannelOptions {
   run: (argv: string[], io: ChannelIo) => Promise<number>;
   /** Folds the events a command of an older Steward spooled alone into the journal; returns how many were new. */
   fold: (spool: string) => number;
+  /** A fresh one-time link to the host's page, for `steward open`; absent for a host with no page (Electron). */
+  launchLink?: () => string | undefined;
   log: (line: string) => void;
   /** The socket path; socketPathFor(dataDir) when absent. */
   path?: string;
@@ -132,10 +134,30 @@ function serve(socket: Socket, served: Served): void {
       if (!parsed.success) return refuse('the command sent a frame this Steward does not know (are the command and the app the same version?)');
       const frame = parsed.data;
       if (!started) {
-        if (frame.kind !== 'hello' && frame.kind !== 'fold') return refuse('the command must say hello first');
+        if (frame.kind !== 'hello' && frame.kind !== 'fold' && frame.kind !== 'launch') return refuse('the command must say hello first');
         if (!tokenMatches(served.token, frame.token)) return refuse('the command did not present this host\'s token (the channel file changed: try again)');
         clearTimeout(helloTimer);
         started = true;
+        if (frame.kind === 'launch') {
+          let url: string | undefined;
+          try {
+            url = served.launchLink?.();
+          } catch (error) {
+            send({ kind: 'refused', message: `the host could not make a link: ${error instanceof Error ? error.message : String(error)}` });
+            socket.end();
+            return;
+          }
+          if (url !== undefined) send({ kind: 'launch', url });
+          else
+            send({
+              kind: 'refused',
+              message: served.launchLink
+                ? 'the Steward app on this data folder is starting or stopping: try again in a moment'
+                : 'the Steward app on this data folder is the desktop app, which has no browser page: switch to its window',
+            });
+          socket.end();
+          return;
+        }
         if (frame.kind === 'fold') {
           try {
             send({ kind: 'folded', events: served.fold(frame.spool) });

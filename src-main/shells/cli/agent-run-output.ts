@@ -19,6 +19,8 @@ export function agentRunPrinter(io: Pick<CliIo, 'stdout'> & Partial<Pick<CliIo, 
     trace?.(event);
     progress?.(event);
     if (json) return;
+    // The person's words the next round's proposer got (a rejection and its note, a reply), as the app's round shows them.
+    if (event.type === 'round.started' && event.told !== undefined) io.stdout(`  told by you: ${event.told}\n`);
     if (event.type === 'round.completed') {
       io.stdout(`${formatRound(event.record)}\n`);
       lastRoundMessage = event.record.message;

@@ -219,7 +219,7 @@ describe('a run that waits for a person, from the command line', () => {
 
   it('refuses an answer it cannot use, before touching the data folder', async () => {
     expect((await cli(['answer', 'some-run-0001', 'reply'])).stderr).toMatch(/a reply needs its text/);
-    expect((await cli(['answer', 'some-run-0001', 'maybe'])).stderr).toMatch(/the answer is one of approve, reject, takeover, stop, reply, yes, no/);
+    expect((await cli(['answer', 'some-run-0001', 'maybe'])).stderr).toMatch(/the answer is one of approve, reject, decline, takeover, stop, reply, yes, no/);
     expect((await cli(['answer', 'some-run-0001', 'approve', 'now'])).code).toBe(EXIT.badInput);
     expect((await cli(['answer', '--help'])).stdout).toMatch(/steward answer RUN_ID reply TEXT/);
   });

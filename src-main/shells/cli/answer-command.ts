@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { RUN_STATUS_LABELS, type RunEvent, type RunEventOf } from '@shared/contracts/events';
+import { runStatusLabel, type RunEvent, type RunEventOf } from '@shared/contracts/events';
 import type { HumanAnswer, Intervention } from '@shared/contracts/intervention';
 import { createKeychainStore } from '../../credentials/keychain-store';
 import type { CheckpointStore } from '../../engine/checkpoint';
@@ -18,8 +18,10 @@ import { askAtTerminal } from './ask-at-terminal';
 import type { CliIo, EXIT } from './cli-io';
 import { typedPath } from './typed-path';
 import type { HostedFolder } from './hosted-folder';
-import { formatInvocation } from './format-workflow';
+import { formatInvocation, nodeLabels } from './format-workflow';
+import { formatEscalated, formatSummary, formatVerdict, summarizeSupervision } from './format-supervision';
 import { lockDataFolder, waitingHint } from './park-run';
+import { runExitCode } from './cli-io';
 
 // Type-only link to cli.ts (which imports this file): the codes are checked equal to EXIT at compile time.
 const CODE = { ok: 0, notCompleted: 1, badInput: 2, waiting: 3 } as const satisfies {
@@ -31,6 +33,7 @@ const CODE = { ok: 0, notCompleted: 1, badInput: 2, waiting: 3 } as const satisf
 
 export const ANSWER_USAGE = `Usage:
   steward answer RUN_ID approve|reject|stop|takeover|yes|no [--note TEXT] [--data-dir DIR]
+  steward answer RUN_ID decline [--note TEXT] [--data-dir DIR]   (a workflow step's tool call)
   steward answer RUN_ID reply TEXT… [--data-dir DIR]
   steward answer RUN_ID approve --arguments JSON [--data-dir DIR]
   steward answer RUN_ID approve|escalate [--note TEXT] [--cite OUTPUT_ID]…   (a pattern's judgment)
@@ -43,7 +46,11 @@ Answers a run waiting for a person in the data folder (steward runs waiting list
 shows the same ones under Waiting for you) and resumes it here, printing its rounds as steward run
 does. reply answers the agent's question (the rest of the words are the reply); yes and no answer
 its request for confirmation; approve, reject, takeover and stop answer an escalation or a tool's
-confirmation, as the question offers. --note tells the agent why (reject, yes, no). approve
+confirmation, as the question offers. reject: nothing runs, the agent is told why (--note) and
+proposes again in its next round; the run stops at its round limit when no round is left (then reject
+is not offered). stop ends the whole run, cancelled by you. A workflow's tool node calls with its
+author's arguments, so no agent can try again: it offers approve, decline (nothing runs, the step
+ends declined and the run's outcome says "you declined SERVER/TOOL: NOTE") and stop. approve
 --arguments '{"path": "…"}' approves the tool call with your arguments instead (an agent run's
 question only): they are validated against the round's tools like any decision, or refused. A pattern
 node's judgment is answered approve, reject --feedback TEXT (the next iteration addresses it) or
@@ -54,6 +61,19 @@ a verdict it does not allow is refused, a substitute that fails the node's outpu
 wait again: at a terminal you are asked there, otherwise the next command is printed. While the app
 runs, it resumes the run (and shows it live) and this command prints it as it goes.
 Exit codes: 0 completed · 1 ended otherwise · 2 bad input · 3 waits for a person again`;
+
+/** The flags `steward answer` takes (its usage above lists every one: command-usage.test.ts checks it). */
+export const ANSWER_OPTIONS = {
+  note: { type: 'string' },
+  feedback: { type: 'string' },
+  cite: { type: 'string', multiple: true },
+  arguments: { type: 'string' },
+  verdict: { type: 'string' },
+  reason: { type: 'string' },
+  value: { type: 'string' },
+  'data-dir': { type: 'string' },
+  intervention: { type: 'string' },
+} as const;
 
 /** `steward answer RUN_ID ACTION …`. Returns the exit code; a refusal is a message on stderr. */
 export async function answerCommand(args: string[], io: CliIo): Promise<number> {
@@ -67,7 +87,7 @@ export async function answerCommand(args: string[], io: CliIo): Promise<number> 
   }
   let parsed;
   try {
-    parsed = parseArgs({ args, options: { note: { type: 'string' }, feedback: { type: 'string' }, cite: { type: 'string', multiple: true }, arguments: { type: 'string' }, verdict: { type: 'string' }, reason: { type: 'string' }, value: { type: 'string' }, 'data-dir': { type: 'string' }, intervention: { type: 'string' } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args, options: ANSWER_OPTIONS, allowPositionals: true, strict: true });
   } catch (err) {
     return fail((err as Error).message, true);
   }
@@ -87,14 +107,20 @@ export async function answerCommand(args: string[], io: CliIo): Promise<number> 
   const dataDir = io.hosted ? io.hosted.dataDir : values['data-dir'] !== undefined ? typedPath(io, values['data-dir']) : defaultDataDir(io.env);
   const printer = agentRunPrinter(io, false);
   let finished: RunEventOf<'run.finished'> | undefined;
+  // A workflow's invocations named as the app names them (its node labels, from the waiting run's graph).
+  let labelOf = nodeLabels(undefined);
   const onEvent = (event: RunEvent) => {
     printer.onEvent(event);
-    if (event.type === 'node.invocation' && event.status !== 'pending') io.stdout(`${formatInvocation(event)}\n`);
+    if (event.type === 'node.invocation' && event.status !== 'pending') io.stdout(`${formatInvocation(event, labelOf)}\n`);
+    // A supervised workflow's ⛨ lines on stderr, as steward run prints them.
+    if (event.type === 'supervisor.escalated') io.stderr(`${formatEscalated(event)}\n`);
+    if (event.type === 'supervisor.verdict') io.stderr(`${formatVerdict(event)}\n`);
     if (event.type === 'run.finished' && event.run_id === runId) finished = event;
   };
-  const resumer = io.hosted ? hostedResumer(io.hosted, runId, onEvent) : localResumer(dataDir, io, onEvent);
+  const resumer = io.hosted ? hostedResumer(io.hosted, runId, onEvent) : localResumer(dataDir, runId, io, onEvent);
   if (!resumer.ok) return fail(resumer.message);
   const { manager, checkpoints, workflowCheckpoints } = resumer;
+  labelOf = nodeLabels(workflowCheckpoints.get(runId)?.graph);
   const waitingFor = (): Intervention[] => [checkpoints.get(runId)?.intervention, ...Object.values(workflowCheckpoints.get(runId)?.waiting ?? {}).map((w) => w.intervention)].filter((i) => i !== undefined);
   try {
     let next: HumanAnswer | undefined = answer;
@@ -136,9 +162,13 @@ export async function answerCommand(args: string[], io: CliIo): Promise<number> 
       return CODE.waiting;
     }
     if (!finished) return fail('the resumed run ended without recording its end');
-    io.stdout(`${RUN_STATUS_LABELS[finished.status].toLowerCase()} · ${finished.rounds} round(s)${finished.message ? ` · ${finished.message}` : ''}\n`);
+    // A supervised workflow ends as steward run ends one, and as the app shows it: the ⛨ summary of the whole run, "completed — supervised".
+    const all = resumer.events();
+    const supervised = all.some((e) => e.type === 'supervisor.verdict');
+    if (all.some((e) => (e.type === 'workflow.started' && e.supervisor !== undefined) || e.type === 'supervisor.escalated')) io.stderr(`${formatSummary(summarizeSupervision(all))}\n`);
+    io.stdout(`${runStatusLabel(finished.status, supervised, finished.partial).toLowerCase()} · ${finished.rounds} round(s)${finished.message ? ` · ${finished.message}` : ''}\n`);
     if (finished.output) io.stdout(`${finished.output}\n`);
-    return finished.status === 'completed' ? CODE.ok : CODE.notCompleted;
+    return runExitCode(finished.status);
   } finally {
     await resumer.close();
   }
@@ -150,6 +180,8 @@ interface Resumer {
   checkpoints: CheckpointStore;
   workflowCheckpoints: WorkflowCheckpointStore;
   flush(): void;
+  /** Every event of the run in the history (after a flush): the whole run's supervision, not only the resumed part's. */
+  events(): RunEvent[];
   close(): Promise<void>;
 }
 
@@ -162,12 +194,13 @@ function hostedResumer(hosted: HostedFolder, runId: string, onEvent: (event: Run
     checkpoints: hosted.checkpoints,
     workflowCheckpoints: hosted.workflowCheckpoints,
     flush: hosted.flush,
+    events: () => hosted.journal.runEvents(runId),
     close: async () => stop(),
   };
 }
 
 /** No app on the folder: this process takes it and resumes the run as the app's host would. */
-function localResumer(dataDir: string, io: CliIo, show: (event: RunEvent) => void): Resumer | { ok: false; message: string } {
+function localResumer(dataDir: string, runId: string, io: CliIo, show: (event: RunEvent) => void): Resumer | { ok: false; message: string } {
   const locked = lockDataFolder(dataDir);
   if (!locked.ok) return locked;
   const log = (line: string) => io.stderr(`steward: ${line}\n`);
@@ -196,6 +229,7 @@ function localResumer(dataDir: string, io: CliIo, show: (event: RunEvent) => voi
     checkpoints,
     workflowCheckpoints,
     flush: writer.flush,
+    events: () => journal.runEvents(runId),
     async close() {
       await manager.closeAll();
       writer.flush();

@@ -1,4 +1,4 @@
-import { HUMAN_ACTION_LABELS, INTERVENTION_KIND_LABELS, type HumanAnswer, type Intervention } from '@shared/contracts/intervention';
+import { answerHint, HUMAN_ACTION_LABELS, INTERVENTION_KIND_LABELS, NOTE_ACTIONS, type HumanAnswer, type Intervention } from '@shared/contracts/intervention';
 import { describeFallback, type PatternJudgmentAsk } from '@shared/pattern/human-ask';
 import { SpecError } from '../../spec/spec-errors';
 import { checkJudgmentAnswer } from '../../workflow/pattern/human-judgment';
@@ -21,6 +21,9 @@ export function describeIntervention(intervention: Intervention): string[] {
   // A supervised node's escalation: its verdicts are the answers (--verdict), not the intervention's options.
   if (intervention.supervision) return [...lines, ...describeEscalation(intervention.supervision)];
   lines.push(`  answers: ${intervention.options.map((a) => `${a === 'reply' ? 'reply TEXT' : a} (${HUMAN_ACTION_LABELS[a]})`).join(' · ')}`);
+  // What a refusal does here, as the app's card says it: the agent's tries left, or a step nobody can try again.
+  const refusal = intervention.options.find((a) => a === 'reject' || a === 'decline');
+  if (refusal) lines.push(`  ${refusal}: ${answerHint(refusal, intervention)}`);
   return lines;
 }
 
@@ -47,9 +50,9 @@ export async function askAtTerminal(intervention: Intervention, io: { stderr: (t
     }
     try {
       const answer = answerFromWords(words);
-      // A rejection (and a yes or no) may tell the agent why.
-      if (answer.action === 'reject' || answer.action === 'yes' || answer.action === 'no') {
-        const note = (await io.line('Note for the agent (optional, Enter to skip): '))?.trim();
+      // A rejection (and a yes or no) may tell the agent why; a declined step keeps why in the run's outcome.
+      if (NOTE_ACTIONS.has(answer.action)) {
+        const note = (await io.line(answer.action === 'decline' ? 'Why you don’t run it (optional, Enter to skip): ' : 'Note for the agent (optional, Enter to skip): '))?.trim();
         return note ? answerFromWords([answer.action], note.slice(0, 2000)) : answer;
       }
       return answer;

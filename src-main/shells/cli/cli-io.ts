@@ -1,3 +1,4 @@
+import type { RunStatus } from '@shared/contracts/events';
 import type { CredentialStore } from '../../credentials/credential-store';
 import type { ConfirmTool } from '../../engine/boundary-actors';
 import type { ReadLine } from './ask-at-terminal';
@@ -24,17 +25,30 @@ export interface CliIo {
   hosted?: HostedFolder;
 }
 
-export const EXIT = { ok: 0, runNotCompleted: 1, badInput: 2, waiting: 3 } as const;
+/**
+ * `itemsFailed`: the run completed without some of its work (an iterate item failed, issue 28):
+ * told apart from both a success (0) and a run that did not complete (1), so a script can tell.
+ */
+export const EXIT = { ok: 0, runNotCompleted: 1, badInput: 2, waiting: 3, itemsFailed: 4 } as const;
+
+/** The exit code a finished run's status gives (waiting and bad input are the commands' own). */
+export function runExitCode(status: RunStatus): number {
+  if (status === 'completed') return EXIT.ok;
+  return status === 'completed_with_failures' ? EXIT.itemsFailed : EXIT.runNotCompleted;
+}
 
 /**
- * Tools that need the user's confirmation: --yes approves, --no-confirm declines, a terminal asks;
- * with nobody to ask here (a pipe, CI, --json) the run waits for a person in the data folder, as an
- * escalation does (issue 22): exit 3 with the steward answer line, and the app shows it. A replay
- * (which never waits) passes `unavailable`: the call is blocked.
+ * Tools that need the user's confirmation: --yes approves, --no-confirm declines; otherwise the run
+ * waits for a person, as an escalation does (issue 22): at a terminal the question is asked there
+ * with the app's answers (approve, reject with a note for the agent, stop; a workflow step: approve,
+ * don't run it, stop), else in the data folder: exit 3 with the steward answer lines, and the app
+ * shows it. A replay (which never waits) passes `unavailable`: a terminal asks yes or no, else the
+ * call is blocked.
  */
 export function confirmPolicy(yes: boolean, no: boolean, io: CliIo, json: boolean, nobodyHere: 'pending' | 'unavailable' = 'pending'): ConfirmTool {
   if (yes) return async () => 'granted';
   if (no) return async () => 'denied';
+  if (nobodyHere === 'pending') return async () => 'pending';
   const ask = io.ask;
   if (!ask || json) return async () => nobodyHere;
   return async ({ server, tool, arguments: args }) =>

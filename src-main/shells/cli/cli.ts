@@ -21,7 +21,7 @@ import { elicitAtTerminal } from './elicit-at-terminal';
 import { reviewSampleAt } from './review-sample-at-terminal';
 import type { ReviewSample } from '../../mcp/reviewed-sampling';
 import type { ElicitationAsk, ElicitationReply } from '../../mcp/client-capabilities';
-import { confirmPolicy, EXIT, type CliIo } from './cli-io';
+import { confirmPolicy, EXIT, runExitCode, type CliIo } from './cli-io';
 export { confirmPolicy, EXIT, type CliIo } from './cli-io';
 import { answerAtTerminal, waitingHint } from './park-run';
 import { hostedRecorder, localRecorder, type RunRecorder } from './run-recorder';
@@ -39,8 +39,9 @@ import { validateCommand } from './validate-command';
 import { workflowCommand } from './workflow-command';
 import { onExampleCopy } from '../../demo/example-workspace';
 import { commandUsage } from './command-usage';
+import { openCommand } from './open-command';
 import { anySupervisionFlag, SUPERVISION_FLAGS, supervisionOverrides } from './supervision-flags';
-import { storedDocument, storedRunHosts, workflowsCommand } from './workflows-command';
+import { storedDocument, storedRunHosts, storedWorkflowName, workflowsCommand } from './workflows-command';
 
 
 const USAGE = `Usage:
@@ -54,16 +55,20 @@ const USAGE = `Usage:
   steward replay TRACE.jsonl|RUN_ID [--live] [--json] [--spec FILE] [--data-dir DIR]
   steward workflows list [--json] | import FILE [--as ID] [--replace] | export ID [FILE] | delete ID
                    [--data-dir DIR]
-  steward answer RUN_ID approve|reject|stop|takeover|yes|no [--note TEXT] | reply TEXT
-                   | approve --arguments JSON | reject --feedback TEXT | escalate [--data-dir DIR]
+  steward answer RUN_ID approve|reject|decline|stop|takeover|yes|no [--note TEXT] | reply TEXT
+                   | approve --arguments JSON | reject --feedback TEXT [--cite ID]... | escalate
+                   | --verdict retry|skip|substitute|end_stream|fail [--reason TEXT] [--value JSON]
+                   [--intervention ID] [--data-dir DIR]
   steward runs list [--status S]... [--workflow ID] [--limit N] [--json] [--data-dir DIR]
   steward runs search WORDS|RUN_ID [the list options] | show RUN_ID [--json] [--data-dir DIR]
   steward runs delete RUN_ID... | import FILE.jsonl... | waiting [--json] [--data-dir DIR]
   steward credentials set NAME | list | delete NAME
   steward mcp sign-in|sign-out|status FILE SERVER [--allow-host HOST]...
-  steward learning export TRACE.jsonl [TRACE.jsonl …] --format sft|preference -o OUT.jsonl
-  steward trace otlp TRACE.jsonl [-o OUT.json] [--endpoint URL] [--allow-host HOST]...
-  steward eval supervisor|boundary [--json FILE] [--min-success GATE=VALUE]... [--data-dir DIR]
+  steward learning export TRACE.jsonl [TRACE.jsonl …] --format sft|preference -o|--output OUT.jsonl
+  steward trace otlp TRACE.jsonl [-o|--output OUT.json] [--endpoint URL] [--allow-host HOST]...
+  steward eval supervisor|boundary [--json FILE] [--min-success GATE=VALUE]... [--case TEXT]
+                   [--supervisor|--teacher DOUBLE] [--data-dir DIR]
+  steward open [--data-dir DIR] [--print]
   steward --version
 
   run          run an agent spec or a workflow (kind "workflow") through the decision boundary;
@@ -77,10 +82,14 @@ const USAGE = `Usage:
                --phase       override the lifecycle phase (0 teacher only, 1 shadow,
                              2 fully gated, 3 risk-gated, 4 autonomous)
                --yes         approve tools that need the user's confirmation
-               --no-confirm  decline them (without either, a terminal asks; otherwise declined)
-               A run that waits for a person (the agent asks you, the teacher escalates) asks at
-               the terminal and goes on; without a terminal it waits in the data folder: the run
-               id and the steward answer commands are printed, and the exit code is 3.
+               --no-confirm  decline them (an agent's call is blocked, a workflow step declined);
+                             without either, the run waits for you: approve, reject (the agent is
+                             told your note and proposes again), or stop the run; a workflow's
+                             tool step: approve, decline (don't run it) or stop
+               A run that waits for a person (the agent asks you, a tool needs your confirmation,
+               the teacher escalates) asks at the terminal and goes on; without a terminal it
+               waits in the data folder: the run id and the steward answer commands are printed,
+               and the exit code is 3.
                Every run is in the data folder's history (the app's Runs). While the app runs,
                the command hands the run to it and prints it as here; a run that waits then
                stays attached until it is answered (in the app or with steward answer) and
@@ -90,8 +99,10 @@ const USAGE = `Usage:
                --scs         Student·Committee·Supervisor gates: a committee plans each phase,
                              the student monitors, the supervisor executes (auto: risky work only)
                --supervise   a workflow: a node that still fails after its own retries is decided
-                             by a supervisor model (retry, skip, substitute, end_stream or fail);
-                             ⛨ lines on stderr, a summary at the end, interventions in --json.
+                             by a supervisor (retry, skip, substitute, end_stream or fail): a model,
+                             or with no model set, you (asked at the terminal, else the run waits
+                             for steward answer RUN_ID --verdict …); ⛨ lines on stderr, a summary
+                             at the end, interventions in --json.
                              Over the workflow's own supervisor settings: --max-decisions (per run),
                              --max-retries (per invocation), --supervisor-cost-cap (US dollars),
                              --supervisor-model replay | ollama:MODEL | URL#MODEL | a model ref as JSON
@@ -117,9 +128,14 @@ const USAGE = `Usage:
                mistakes for the decision boundary; exit 1 when a gate fails (steward eval --help)
   trace        a trace as OpenTelemetry OTLP/JSON (GenAI conventions), to a file or an OTLP/HTTP
                collector the privacy policy allows (steward trace --help)
+  open         a new one-time link to the running app's page (npm start's), printed and opened in
+               the browser (--print: printed only); with no app on the data folder it says how to
+               start one (exit 1). An open page reconnects by itself when the app starts again
 
 Exit codes: 0 completed · 1 the run ended otherwise (blocked, failed, …) · 2 bad input
-            · 3 the run waits for a person (answer it with steward answer RUN_ID …)`;
+            · 3 the run waits for a person (answer it with steward answer RUN_ID …)
+            · 4 a workflow completed with failures: items of an iterate failed and are missing
+              from its outputs (the result line says how many and where)`;
 
 /** The `steward` command, in-process (the bin wraps it). Returns the exit code; never throws. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
@@ -146,6 +162,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return await answerCommand(rest, io);
       case 'eval':
         return await evalCommand(rest, io);
+      case 'open':
+        return await openCommand(rest, io, commandUsage(USAGE, 'open'));
       case 'credentials':
         return await credentialsCommand(rest, { ...io, stdin: io.stdin ?? (async () => '') }, (io.credentials ?? (() => createKeychainStore()))());
       case 'mcp':
@@ -180,7 +198,7 @@ function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[]
 
 async function runCommand(args: string[], io: CliIo, dryRun = false): Promise<number> {
   if (args.includes('--help') || args.includes('-h')) {
-    io.stdout(`${commandUsage(USAGE, dryRun ? 'dry-run' : 'run')}\n`);
+    io.stdout(`${dryRun ? commandUsage(USAGE, 'dry-run', 'run') : commandUsage(USAGE, 'run')}\n`);
     return EXIT.ok;
   }
   const { values, positionals } = parse(args, {
@@ -220,6 +238,9 @@ async function runCommand(args: string[], io: CliIo, dryRun = false): Promise<nu
   if (document.kind === 'workflow') {
     if (values.phase !== undefined || values.scs !== undefined) throw new SpecError('--phase and --scs apply to agent specs; a workflow sets them on its agent nodes');
     if (dryRun) throw new SpecError('dry-run takes an agent spec: a workflow\'s tool nodes have no dry run (steward replay RUN_ID runs a recorded workflow run again with no tool executing)');
+    // A file whose id the data folder also stores: say which of the two runs (the app's Workflows shows the stored one).
+    const twin = stored ? undefined : storedWorkflowName(document.workflow.graph.id, dataDir);
+    if (twin !== undefined) notice(`this runs the file ${typed}; the data folder also stores a workflow with its id "${document.workflow.graph.id}" (${twin}), which is not the one running (steward run ${document.workflow.graph.id} runs that one)`);
     const loadedWorkflow = onExampleCopy(document.workflow, document.workflow.graph.id, file, dataDir, notice);
     // Every event into the data folder's history; with the app running, its ledger and writer (a tool call is never run twice, whichever shell runs it).
     const recorder = recorderFor(io, dataDir);
@@ -319,7 +340,7 @@ async function runCommand(args: string[], io: CliIo, dryRun = false): Promise<nu
     if (attach && hosted) return followToTheEnd(hosted, result.run_id, io, (event) => printer.onEvent(event));
     return EXIT.waiting;
   }
-  return result.status === 'completed' ? EXIT.ok : EXIT.runNotCompleted;
+  return runExitCode(result.status);
 }
 
 /** Where a run's events go: the host's journal when a host runs this command, else this process's spool. */

@@ -79,7 +79,7 @@ describe('steward run of a shipped example', () => {
     expect(code, stderr).toBe(EXIT.ok);
     expect(snapshot(sandbox)).toEqual(before);
     expect(stderr).toBe(`steward: folder-triage is a shipped example: it works on a copy of triage-sandbox made in the data folder, ${copy} (later runs reuse it; the shipped folder is never written)\n`);
-    expect(stdout).toContain('  ✓ write done');
+    expect(stdout).toContain('  ✓ Write the report (reviewed) done');
     expect(readFileSync(join(copy, 'triage-report.md'), 'utf8')).toContain('# Folder triage');
   }, 120_000);
 

@@ -1,6 +1,7 @@
 import { RUN_STATUS_LABELS, type RunEvent, type RunEventOf } from '@shared/contracts/events';
 import type { HostedFolder } from './hosted-folder';
 import { waitingHint } from './park-run';
+import { runExitCode } from './cli-io';
 
 /**
  * A forwarded run that waits for a person stays attached (issue 22): whoever answers it (the app,
@@ -44,5 +45,5 @@ export async function followToTheEnd(hosted: HostedFolder, runId: string, io: { 
     return 3;
   }
   for (const line of finishedLines(finished)) io.stdout(`${line}\n`);
-  return finished.status === 'completed' ? 0 : 1;
+  return runExitCode(finished.status);
 }

@@ -52,7 +52,8 @@ export function duration(from: string, to: string): string | undefined {
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-const statusOf = (row: RunRow) => runStatusLabel(row.status, row.workflow?.supervised === true);
+// A run that lost items says how many ("Completed · 1 of 5 items failed"), as the app's Runs does.
+const statusOf = (row: RunRow) => runStatusLabel(row.status, row.workflow?.supervised === true, row.partial);
 const LABEL_WIDTH = Math.max(...Object.values(RUN_STATUS_LABELS).map((label) => label.length), 'Completed — supervised'.length);
 
 /** One run of a list: short id, status, name, when it started, its rounds and events, and where it came from. */

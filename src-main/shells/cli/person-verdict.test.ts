@@ -93,8 +93,9 @@ describe('a workflow a person supervises, at the command line', () => {
     expect(said).toContain('verdicts: retry (retry) · skip (skip) · fail (fail the node)');
     expect(said).toContain('"end_stream" is not allowed');
     expect(person.asked.filter((q) => q.startsWith('Your verdict'))).toHaveLength(2);
-    // The node failed with the person's reason; the other branch went on: the run completes without `checked`.
-    expect(run.code).toBe(EXIT.ok);
+    // The node failed with the person's reason; the other branch went on: the run completes without
+    // `checked`, and says it lost that work (issue 28: completed with failures, exit 4).
+    expect(run.code).toBe(EXIT.itemsFailed);
     expect(run.stdout).toContain('said: got poison');
   }, 60_000);
 

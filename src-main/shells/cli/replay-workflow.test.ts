@@ -33,7 +33,7 @@ describe('steward replay of a workflow run', () => {
     expect(same.stderr).toBe('');
     expect(same.code).toBe(EXIT.ok);
     expect(same.stdout).toContain(`steward · replay of ${recorded[0]?.run_id} · dry run`);
-    expect(same.stdout).toMatch(/✓ classify\[each-file=1\] done/);
+    expect(same.stdout).toMatch(/✓ classify · item 2 done/);
     expect(same.stdout).toMatch(/differences from the recorded run: none \(\d+ node invocations, the same decisions and outputs\)/);
     // Dry: the reviewed write gave back its recorded result and wrote nothing.
     expect(existsSync(report)).toBe(false);
@@ -64,7 +64,7 @@ describe('steward replay of a workflow run', () => {
     expect(replay.stderr).toBe('');
     expect(replay.code).toBe(EXIT.ok);
     expect(replay.stdout).toContain(`steward · replay of ${run_id} · dry run`);
-    expect(replay.stdout).toContain('✓ write done');
+    expect(replay.stdout).toContain('✓ Write the report (reviewed) done');
     expect(replay.stdout).toMatch(/differences from the recorded run: none/);
   }, 120_000);
 });

@@ -14,7 +14,7 @@ import { WorkflowStore } from '../../workflow/workflow-store';
 import { planWorkflowRun } from '../../replay/workflow-replay-plan';
 import { EXIT } from './cli-io';
 import { localRecorder } from './run-recorder';
-import { formatInvocation, formatOutputs } from './format-workflow';
+import { formatInvocation, formatOutputs, nodeLabels } from './format-workflow';
 import { formatPatternEvent } from './format-pattern';
 
 /** The differences block a workflow replay ends with: one line per node invocation round or end that differs. */
@@ -69,7 +69,7 @@ export async function replayWorkflowCommand(options: ReplayWorkflowOptions): Pro
       replayed.push(event);
       recorder.onEvent(event);
       options.trace?.(event);
-      if (!json && event.type === 'node.invocation' && event.status !== 'pending') io.stdout(`${formatInvocation(event)}\n`);
+      if (!json && event.type === 'node.invocation' && event.status !== 'pending') io.stdout(`${formatInvocation(event, nodeLabels(plan.workflow.graph))}\n`);
       const patternLine = json ? undefined : formatPatternEvent(event);
       if (patternLine !== undefined) io.stdout(`${patternLine}\n`);
     },

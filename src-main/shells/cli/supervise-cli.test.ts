@@ -56,22 +56,27 @@ function readEach(dir: string, supervisor: Record<string, unknown> = { enabled: 
 const files = (dir: string) => JSON.stringify(['a.md', 'b-missing.md', 'c.md'].map((f) => join(dir, f)));
 
 describe('steward run WORKFLOW --supervise', () => {
-  it('a failing tool item is escalated and skipped by the supervisor: ⛨ lines on stderr, the summary line, exit 0; interventions in --json', async () => {
+  it('a failing tool item is escalated and skipped by the supervisor: ⛨ lines on stderr, the summary line, exit 0 (unsupervised: exit 4); interventions in --json', async () => {
     const dir = tempDir();
     const file = readEach(dir);
     const plain = await cli(['run', file, '--input', `files=${files(dir)}`], join(dir, 'data'));
-    expect(plain.code).toBe(EXIT.ok);
-    expect(plain.stdout).toContain('✗ read[each=1] failed');
+    // Unsupervised, the lost item is the run's outcome (issue 28): not a success.
+    expect(plain.code).toBe(EXIT.itemsFailed);
+    expect(plain.stdout).toMatch(/✗ read(\[each=1\]| · item 2) failed/);
+    expect(plain.stdout).toMatch(/^completed · 1 of 3 items failed · /m);
+    expect(plain.stdout).toContain('  ✗ read · item 2: read_text_file reported an error');
     expect(plain.stderr).not.toContain('⛨');
 
     const supervised = await cli(['run', file, '--input', `files=${files(dir)}`, '--supervise', '--max-decisions', '3', '--max-retries', '0'], join(dir, 'data'));
     expect(supervised.code).toBe(EXIT.ok);
-    expect(supervised.stdout).toContain('– read[each=1] skipped');
+    expect(supervised.stdout).toContain('– read · item 2 skipped');
+    // As the app's status reads once a verdict carried the run.
+    expect(supervised.stdout).toMatch(/^completed — supervised · /m);
     const shield = supervised.stderr.split('\n').filter((l) => l.startsWith('⛨'));
     expect(shield).toEqual([
-      expect.stringMatching(/^⛨ read\[each=1\] escalated: failed — .* \(allowed: skip, fail\)$/),
-      '⛨ read[each=1] → skip (decided by agent): the file is not there',
-      '⛨ supervised: 1 skipped (read[each=1]) · 1 decision(s) · $0.0000',
+      expect.stringMatching(/^⛨ read · item 2 escalated: failed — .* \(allowed: skip, fail\)$/),
+      '⛨ read · item 2 → skip (decided by the supervisor): the file is not there',
+      '⛨ supervised: 1 skipped (read · item 2) · 1 decision(s) · $0.0000',
     ]);
 
     const json = await cli(['run', file, '--input', `files=${files(dir)}`, '--supervise', '--json'], join(dir, 'data'));
@@ -91,10 +96,11 @@ describe('steward run WORKFLOW --supervise', () => {
     const file = readEach(dir, { enabled: true, max_decisions: 5, who: { kind: 'model', model: { provider: 'script' }, script: { teacher: [skipStep, skipStep] } } });
     const list = JSON.stringify(['x-missing.md', 'y-missing.md'].map((f) => join(dir, f)));
     const { code, stderr } = await cli(['run', file, '--input', `files=${list}`, '--max-decisions', '1'], join(dir, 'data'));
-    expect(code).toBe(EXIT.ok);
-    expect(stderr).toContain('⛨ read[each=0] → skip (decided by agent)');
-    expect(stderr).toContain('⛨ read[each=1] → fail (decided by bounds): the run used all 1 supervisor decisions');
-    expect(stderr).toContain('⛨ supervised: 1 skipped (read[each=0]), 1 failed · 1 decision(s)');
+    // The item the bounds failed is lost: the run completed with failures.
+    expect(code).toBe(EXIT.itemsFailed);
+    expect(stderr).toContain('⛨ read · item 1 → skip (decided by the supervisor)');
+    expect(stderr).toContain('⛨ read · item 2 → fail (decided by a bound (decisions, retries or cost cap used up)): the run used all 1 supervisor decisions');
+    expect(stderr).toContain('⛨ supervised: 1 skipped (read · item 1), 1 failed · 1 decision(s)');
   }, 120_000);
 
   it('a cloud supervisor model the privacy policy does not allow: the run goes on unsupervised and says so; allowed, the consent text is printed once', async () => {

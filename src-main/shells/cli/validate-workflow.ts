@@ -1,4 +1,4 @@
-import { EFFECT_LABELS } from '@shared/contracts/tool-effect';
+import { effectWords } from '@shared/contracts/tool-effect';
 import { LOCAL_ONLY, type PrivacyPolicy } from '@shared/policy/privacy';
 import { documentProblems, type KnownTool } from '@shared/workflow/document-checks';
 import { formatGraphProblem, validateGraph, type GraphProblem } from '@shared/workflow/validate-graph';
@@ -33,7 +33,7 @@ export async function validateWorkflow(loaded: LoadedWorkflow, credentials: () =
       for (const tool of snapshot.tools) {
         byServer[tool.server]?.push(tool.name);
         (schemas[tool.server] ??= []).push(tool);
-        lines.push(`  tool ${tool.server}/${tool.name}: ${EFFECT_LABELS[tool.effect.effect]} (${tool.effect_source})`);
+        lines.push(`  tool ${tool.server}/${tool.name}: ${effectWords(tool.effect.effect, tool.effect_source)}`);
       }
       // Tool nodes' arguments are checked against the schemas the servers just listed.
       problems = [...validateGraph(graph, { tools: byServer }), ...documentProblems(graph.nodes, { ...checks, tools: schemas })];

@@ -67,9 +67,10 @@ describe('steward run WORKFLOW', () => {
     const { code, stdout, stderr } = await cli(['run', file]);
     expect(stderr).toBe('');
     expect(code).toBe(EXIT.ok);
-    expect(stdout).toContain('  ▸ read[each-file=2] running');
-    expect(stdout).toContain('  ✓ classify[each-file=4] done');
-    expect(stdout).toContain('  ✓ write done');
+    // Named and numbered from 1 as the app's nodes list shows them (the node's label, else its id).
+    expect(stdout).toContain('  ▸ Read the file · item 3 running');
+    expect(stdout).toContain('  ✓ classify · item 5 done');
+    expect(stdout).toContain('  ✓ Write the report (reviewed) done');
     expect(stdout).toMatch(/^completed · \d+ node invocation\(s\)$/m);
     expect(readFileSync(join(sandbox, 'triage-report.md'), 'utf8')).toContain('# Folder triage');
   });
@@ -135,7 +136,7 @@ describe('steward run WORKFLOW', () => {
     expect((await cli(['run', file, '--phase', '2'])).code).toBe(EXIT.badInput);
   });
 
-  it('a protected tool with no teacher runs only once confirmed: --yes, or an answer to the run that waits for it; --no-confirm fails the node saying why', async () => {
+  it('a protected tool with no teacher runs only once confirmed: --yes, or an answer to the run that waits for it; --no-confirm declines it, said as the person\'s decision', async () => {
     const dir = tempDir();
     const file = workflowFile(dir, {
       workspace: '.',
@@ -153,7 +154,8 @@ describe('steward run WORKFLOW', () => {
     const data = join(dir, 'data');
     const declined = await cli(['run', file, '--input', 'text=hello', '--no-confirm'], data);
     expect(declined.code).toBe(EXIT.runNotCompleted);
-    expect(declined.stdout).toMatch(/✗ save failed: .*protected.*you declined it/);
+    expect(declined.stdout).toContain('✗ save failed: you declined fs/write_file');
+    expect(declined.stdout).toMatch(/^failed · \d+ node invocation\(s\) · you declined fs\/write_file$/m);
     expect(existsSync(join(dir, 'saved.md'))).toBe(false);
     // Nobody to ask here: the confirmation waits in the data folder, as an escalation does (issue 22).
     const waits = await cli(['run', file, '--input', 'text=hello'], data);

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { RunEvent } from '@shared/contracts/events';
 import { interventionsJson } from '@shared/contracts/result-json';
-import { RUN_STATUS_LABELS } from '@shared/contracts/events';
 import type { CredentialStore } from '../../credentials/credential-store';
 import type { ConfirmTool } from '../../engine/boundary-actors';
 import type { IdempotencyLedger } from '../../mcp/idempotency-ledger';
 import type { LoadedWorkflow } from '../../workflow/load-workflow';
 import { runWorkflow, type RunWorkflowOptions, type WorkflowRun } from '../../workflow/run-workflow';
-import { formatInvocation, formatOutputs } from './format-workflow';
+import { formatInvocation, formatOutputs, nodeLabels, workflowResultLines } from './format-workflow';
+import { runExitCode } from './cli-io';
 import { formatModelRetry } from './format-round';
 import { formatPatternEvent, patternsOf } from './format-pattern';
 import { workflowInputs } from './workflow-inputs';
@@ -61,7 +61,7 @@ function printable(run: WorkflowRun, supervision?: SupervisionSummary): Omit<Wor
   return supervision ? { ...shown, supervision } : shown;
 }
 
-/** `steward run WORKFLOW`: a line per node invocation status change, then the outputs. Returns the exit code (0, 1, 2). */
+/** `steward run WORKFLOW`: a line per node invocation status change, then the outputs. Returns the exit code (0, 1, 2, 3, 4: EXIT). */
 export async function workflowCommand(options: WorkflowCommandOptions): Promise<number> {
   const { loaded, io, json } = options;
   const inputs = workflowInputs(loaded.graph, options.inputPairs, options.inputsFile);
@@ -71,6 +71,8 @@ export async function workflowCommand(options: WorkflowCommandOptions): Promise<
   const privacy = { allowed_hosts: options.allowedHosts };
   const supervision = await workflowSupervision(options, privacy);
   const progress = toolProgressOutput({ write: io.stderr, json });
+  // Invocations named as the app's nodes list names them ("work · item 2").
+  const labelOf = nodeLabels(loaded.graph);
   const onEvent = (event: RunEvent) => {
     events.push(event);
     options.recorder.onEvent(event);
@@ -83,7 +85,7 @@ export async function workflowCommand(options: WorkflowCommandOptions): Promise<
     // ⛨ lines go to stderr, so --json output stays one JSON object.
     if (supervision) printSupervisionEvent(event, io.stderr);
     if (json) return;
-    if (event.type === 'node.invocation' && event.status !== 'pending') io.stdout(`${formatInvocation(event)}\n`);
+    if (event.type === 'node.invocation' && event.status !== 'pending') io.stdout(`${formatInvocation(event, labelOf)}\n`);
     const patternLine = formatPatternEvent(event);
     if (patternLine !== undefined) io.stdout(`${patternLine}\n`);
     if (event.type === 'model.retry') io.stdout(`    ${formatModelRetry(event)}\n`);
@@ -139,8 +141,7 @@ export async function workflowCommand(options: WorkflowCommandOptions): Promise<
   if (json) {
     io.stdout(`${JSON.stringify({ ...printable(run, summary), ...patternsOf(events) }, null, 2)}\n`);
   } else {
-    const label = run.status === 'waiting' ? RUN_STATUS_LABELS.waiting : RUN_STATUS_LABELS[run.status];
-    io.stdout(`${label.toLowerCase()} · ${run.invocations.length} node invocation(s)${run.message ? ` · ${run.message}` : ''}\n`);
+    for (const line of workflowResultLines(run, events.some((e) => e.type === 'supervisor.verdict'))) io.stdout(`${line}\n`);
     for (const line of formatOutputs(run.outputs)) io.stdout(`${line}\n`);
     // A run that waits says its id in the answer lines below.
     if (!parking) io.stdout(`${runIdLine(run.run_id, recorded.ok)}\n`);
@@ -156,7 +157,7 @@ export async function workflowCommand(options: WorkflowCommandOptions): Promise<
     if (options.follow) return followToTheEnd(options.follow, run.run_id, io, show);
     return 3;
   }
-  return run.status === 'completed' ? 0 : 1;
+  return runExitCode(run.status);
 }
 
 /**
@@ -181,7 +182,15 @@ async function workflowSupervision(options: WorkflowCommandOptions, privacy: { a
   }
   const identity = supervision && !('unavailable' in supervision.supervisor) ? supervision.supervisor.identity : undefined;
   if (identity?.kind === 'model' && !identity.local) options.io.stderr(`${SHIELD} ${supervisorConsentText(identity.label, false)}\n`);
+  // As the app's run header says "Supervisor: you": no model decides, so a failed node waits for a person.
+  if (identity?.kind === 'person') options.io.stderr(`${SHIELD} ${personSupervisorText(options.io.line !== undefined && !options.json)}\n`);
   return supervision;
+}
+
+/** What `--supervise` with no supervisor model means, said before the run: you decide each node that still fails. */
+export function personSupervisorText(atTerminal: boolean): string {
+  const where = atTerminal ? 'you are asked here' : 'the run waits for you: answer with steward answer RUN_ID --verdict …, or in the app (Waiting for you)';
+  return `supervisor: you (no supervisor model is set) — a node that still fails after its own retries waits for your verdict; ${where}`;
 }
 
 function printSupervisionEvent(event: RunEvent, stderr: (text: string) => void): void {

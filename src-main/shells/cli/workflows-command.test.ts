@@ -74,9 +74,9 @@ describe('steward workflows and steward run NAME', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(EXIT.ok);
     expect(run.stdout).toContain(`steward · workflow Folder triage · ${workflow.nodes.length} node(s)`);
-    expect(run.stdout).toContain('  ▸ read[each-file=2] running');
-    expect(run.stdout).toContain('  ✓ classify[each-file=4] done');
-    expect(run.stdout).toContain('  ✓ write done');
+    expect(run.stdout).toContain('  ▸ Read the file · item 3 running');
+    expect(run.stdout).toContain('  ✓ classify · item 5 done');
+    expect(run.stdout).toContain('  ✓ Write the report (reviewed) done');
     expect(run.stdout).toMatch(/^completed · \d+ node invocation\(s\)$/m);
     expect(readFileSync(join(sandbox, 'triage-report.md'), 'utf8')).toContain('# Folder triage');
   }, 90_000);

@@ -178,6 +178,15 @@ export function storedRunHosts(dataDir: string, allowHosts: readonly string[]): 
  * `steward run NAME`: the stored workflow NAME, expanded from the data folder's registry exactly as
  * the host expands it for workflows.run. A problem is a SpecError naming it.
  */
+/** The name of the workflow stored under `id`, undefined when there is none (or it cannot be read: nothing to tell apart then). */
+export function storedWorkflowName(id: string, dataDir: string): string | undefined {
+  try {
+    return new WorkflowStore(dataDir).get(id)?.workflow.name;
+  } catch {
+    return undefined;
+  }
+}
+
 export function storedDocument(name: string, dataDir: string): LoadedDocument {
   const store = new WorkflowStore(dataDir);
   try {

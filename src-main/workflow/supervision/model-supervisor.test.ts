@@ -7,6 +7,7 @@ import { SecretRegistry } from '../../credentials/secret-registry';
 import type { ModelProvider, ModelRequest } from '../../providers/provider';
 import { createScriptProvider } from '../../providers/script-provider';
 import { createModelSupervisor } from './model-supervisor';
+import { MEMORY_LINE_CHARS } from './model-supervisor-prompt';
 import { RunSupervision, type FailedInvocation } from './supervise-failure';
 import type { InvocationRecord } from '../workflow-checkpoint';
 
@@ -93,22 +94,69 @@ describe('a model supervisor (scripted provider supervisor double)', () => {
   });
 
   it.each([
-    ['prose instead of JSON', { text: 'I think you should skip this one.' }],
-    ['a verdict missing its reason', verdictStep({ action: 'skip' })],
-    ['an action that does not exist', verdictStep({ action: 'ignore', reason: 'x' })],
-    ['a step the schema does not have', { json: { step: 'delete_node', node: 'extract' } }],
-  ])('a malformed answer (%s) is never guessed at: the kernel fails the node (decided_by kernel)', async (_what, entry) => {
-    const { run } = supervised([entry]);
+    ['prose instead of JSON', { text: 'I think you should skip this one.' }, 'the answer is not a JSON object'],
+    ['a verdict missing its reason', verdictStep({ action: 'skip' }), 'verdict.reason'],
+    ['an action that does not exist', verdictStep({ action: 'ignore', reason: 'x' }), 'the verdict does not match the verdict schema'],
+    ['a step the schema does not have', { json: { step: 'delete_node', node: 'extract' } }, 'the answer is no step of the schema'],
+  ])('a malformed answer (%s) goes back into the open conversation as a tool error, and the repaired verdict is applied', async (_what, entry, problem) => {
+    const { double, run } = supervised([entry, verdictStep({ action: 'skip', reason: 'repaired' })]);
     const result = await run.superviseFailure(failed(), live());
-    expect(result.verdict).toMatchObject({ decided_by: 'kernel', verdict: { action: 'fail' } });
-    expect(result.next.kind).toBe('failed');
+    expect(result.verdict).toMatchObject({ decided_by: 'agent', turns: 1, verdict: { action: 'skip', reason: 'repaired' } });
+    expect(result.verdict.malformed).toBeUndefined();
+    expect(double.requests).toHaveLength(2);
+    // The same conversation, grown by the bad answer and the error on it (no fresh start).
+    const [first, second] = double.requests.map((r) => r.messages);
+    expect(second?.slice(0, first?.length)).toEqual(first);
+    const error = second?.at(-1);
+    expect(error?.role).toBe('tool');
+    expect(error?.content).toMatch(/^Error: your answer could not be used: /);
+    expect(error?.content).toContain(problem);
+    expect(error?.content).toContain('skip');
+    expect(second?.at(-2)?.role).toBe('assistant');
   });
 
-  it('a verdict outside the allowed set is refused by the kernel even when the model ignores the schema', async () => {
-    const { run } = supervised([verdictStep({ action: 'retry', reason: 'try again' })]);
+  it('a model that stays malformed gets 3 repair rounds, then the node fails closed: in words, the last raw answer kept (masked) on the verdict', async () => {
+    const prose = { text: `I would skip it, the key is ${API_KEY}` };
+    const { double, run } = supervised([prose, prose, prose, prose, verdictStep({ action: 'skip', reason: 'too late' })]);
+    const result = await run.superviseFailure(failed(), live());
+    // One first answer and 3 repairs: the 5th scripted answer is never asked for.
+    expect(double.requests).toHaveLength(4);
+    expect(double.requests.every((r) => r.max_output_tokens === 2048)).toBe(true);
+    expect(result.verdict).toMatchObject({
+      decided_by: 'kernel',
+      turns: 1,
+      verdict: { action: 'fail', reason: 'the supervisor gave no usable verdict in 4 answers (3 repair rounds), so the node fails as it would have without supervision' },
+      malformed: { problem: 'the answer is not a JSON object', repairs: 3, answer: 'I would skip it, the key is ••••(keychain:openai)' },
+    });
+    expect(JSON.stringify(result)).not.toContain(API_KEY);
+    expect(result.next.kind).toBe('failed');
+    // The kernel decided, not the supervisor: nothing sticks for the next item with the same failure.
+    expect(run.ledger.sticky).toEqual({});
+  });
+
+  it('a verdict outside the allowed set is repaired like a malformed one; one that stays outside is refused by the kernel', async () => {
+    const outside = verdictStep({ action: 'retry', reason: 'try again' });
+    const repaired = supervised([outside, verdictStep({ action: 'skip', reason: 'poisoned item' })]);
+    const ok = await repaired.run.superviseFailure(failed({ retry_safe: false }), live());
+    expect(ok.escalation.allowed_actions).not.toContain('retry');
+    expect(ok.verdict).toMatchObject({ decided_by: 'agent', verdict: { action: 'skip' } });
+    expect(repaired.double.requests[1]?.messages.at(-1)?.content).toContain('the action "retry" is not allowed here (allowed: skip, substitute, fail)');
+
+    const { double, run } = supervised(Array(4).fill(outside));
     const result = await run.superviseFailure(failed({ retry_safe: false }), live());
-    expect(result.escalation.allowed_actions).not.toContain('retry');
-    expect(result.verdict).toMatchObject({ decided_by: 'kernel', verdict: { action: 'fail' } });
+    expect(double.requests).toHaveLength(4);
+    expect(result.verdict).toMatchObject({ decided_by: 'kernel', verdict: { action: 'fail' }, malformed: { repairs: 3, answer: expect.stringContaining('"action":"retry"') } });
+  });
+
+  it('repair calls are reserved against the cost cap like any call: the cap stops the repairs, never crossed', async () => {
+    const cloud = { kind: 'model' as const, label: 'openai:gpt-test', local: false };
+    // Room for about two worst-case calls ($0.0082 output each at 2,048 tokens × $4/M, plus the prompt).
+    const { double, run } = supervised(Array(4).fill({ text: 'not json' }), { identity: cloud, settings: { pricing: PRICING, cost_cap_usd: 0.02 } });
+    const result = await run.superviseFailure(failed(), live());
+    expect(double.requests.length).toBeGreaterThanOrEqual(1);
+    expect(double.requests.length).toBeLessThan(4);
+    expect(result.verdict).toMatchObject({ decided_by: 'default', verdict: { action: 'fail', reason: expect.stringContaining('cap') } });
+    expect(run.ledger.spent_usd).toBeLessThanOrEqual(0.02);
   });
 
   it('the decision timeout aborts the model call in flight, and the verdict is the default fail', async () => {
@@ -156,7 +204,36 @@ describe('a model supervisor (scripted provider supervisor double)', () => {
     const { double, run } = supervised(Array(6).fill({ json: { step: 'get_run_state' } }));
     const result = await run.superviseFailure(failed(), live());
     expect(double.requests).toHaveLength(4);
-    expect(result.verdict).toMatchObject({ decided_by: 'kernel', verdict: { action: 'fail' } });
+    expect(result.verdict).toMatchObject({ decided_by: 'kernel', verdict: { action: 'fail' }, malformed: { problem: 'no verdict within 4 steps: it kept calling tools', repairs: 0 } });
+  });
+
+  it('remembers its earlier decisions of this run in its prompt, with their one-line rationales: the last 20, each line bounded, over a long run', async () => {
+    const long = 'because '.repeat(100);
+    const decisions = 45;
+    const entries = Array.from({ length: decisions + 1 }, (_, i) => verdictStep({ action: i % 3 === 0 ? 'fail' : 'skip', reason: `R${i} ${i === 7 ? long : 'poisoned'}` }));
+    const { double, run } = supervised(entries, { settings: { max_decisions: 100 } });
+    // Generic tool errors have no signature: nothing is sticky, so the supervisor is asked every time.
+    for (let i = 0; i <= decisions; i++) await run.superviseFailure(failed({ invocation: { id: `extract[each=${i}]`, node: 'extract', lineage: [{ iterate: 'each', index: i }], inputs: {} }, failure: { code: 'tool_error', message: `item ${i} failed` } }), live());
+    expect(double.requests).toHaveLength(decisions + 1);
+
+    const promptOf = (n: number) => double.requests[n]?.messages.map((m) => m.content).join('\n') ?? '';
+    expect(promptOf(0)).not.toContain('Your earlier decisions');
+    expect(promptOf(1)).toContain('Your earlier decisions in this run (oldest first');
+    expect(promptOf(1)).toContain('- extract[each=0] → fail: R0 poisoned');
+
+    const last = promptOf(decisions);
+    const lines = last.split('\n').filter((l) => l.startsWith('- extract[each='));
+    expect(lines).toHaveLength(20);
+    expect(lines[0]).toBe(`- extract[each=${decisions - 20}] → skip: R${decisions - 20} poisoned`);
+    expect(lines[19]).toBe(`- extract[each=${decisions - 1}] → skip: R${decisions - 1} poisoned`);
+    expect(last).not.toContain('R0 ');
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(MEMORY_LINE_CHARS);
+    // The long rationale was cut to one bounded line when it was remembered.
+    const seventh = promptOf(8).split('\n').find((l) => l.startsWith('- extract[each=7]')) ?? '';
+    expect(seventh.length).toBeLessThanOrEqual(MEMORY_LINE_CHARS);
+    expect(seventh.endsWith('…')).toBe(true);
+    // However long the run, the prompt is as long as 20 remembered lines make it.
+    expect(last.length - promptOf(0).length).toBeLessThan(20 * MEMORY_LINE_CHARS + 200);
   });
 
   it('a priced cloud model is charged its reported tokens, or the whole reservation when it reported none', async () => {

@@ -1,11 +1,12 @@
 import type { ChatMessage, ModelReply, ModelUsage } from '@shared/contracts/model';
-import { DEFAULT_SUPERVISOR_OUTPUT_TOKENS, type SupervisorSettings } from '@shared/supervisor/contracts';
+import { DEFAULT_SUPERVISOR_OUTPUT_TOKENS, MALFORMED_ANSWER_CHARS, MAX_REPAIR_ROUNDS, type MalformedAnswer, type SupervisorSettings } from '@shared/supervisor/contracts';
 import { estimatePromptTokens, reserveTurn, type SupervisorIdentity } from '@shared/supervisor/cost';
 import type { DecideInput, DecideOutput } from '@shared/supervisor/machine';
 import { ProviderError, type ModelProvider } from '../../providers/provider';
 import { recordCalls, type ModelPlace } from '../../providers/record-calls';
 import { dataCategories, type DataCategory } from '@shared/contracts/model-call';
-import { firstMessages, readStep, stepJsonSchema, type SupervisorStep } from './model-supervisor-prompt';
+import { answerText, firstMessages, readStep, repairMessage, stepJsonSchema, type SupervisorStep } from './model-supervisor-prompt';
+import { redactForEscalation } from '@shared/supervisor/redaction';
 import { getRunState, readNodeOutput } from './model-supervisor-tools';
 import type { SupervisedRunView, WorkflowSupervisor } from './supervise-failure';
 
@@ -13,9 +14,12 @@ import type { SupervisedRunView, WorkflowSupervisor } from './supervise-failure'
  * A model as the workflow supervisor (issue 11, seed 004 PR 3), through the provider layer (replay
  * script, Ollama, OpenAI-compatible). One decision is a short loop: each model call answers one
  * step bound to a JSON schema — a read-only tool (`get_run_state`, `read_node_output`) whose result
- * goes back into the conversation, or the verdict — at most MAX_SUPERVISOR_CALLS calls. A malformed
- * answer ends the decision with no verdict, which the kernel turns into `fail` (decided_by kernel).
- * The kernel's signal (its decision timeout, a cancel) aborts the call in flight.
+ * goes back into the conversation, or the verdict — at most MAX_SUPERVISOR_CALLS steps. A malformed
+ * answer (not JSON, no step of the schema, a verdict the schema refuses or outside the allowed set)
+ * goes back into the same conversation as a tool error, like a refused substitute, at most
+ * MAX_REPAIR_ROUNDS times; then the decision ends with that answer kept (`malformed`), and the kernel
+ * applies `fail` over it (decided_by kernel). The kernel's signal (its decision timeout, a cancel)
+ * aborts the call in flight.
  *
  * Cost: every call asks for at most `max_output_tokens` (issue 27), the very figure its worst case
  * is reserved from, so the cap holds against a model that pads its answer. The kernel reserved the
@@ -26,6 +30,7 @@ import type { SupervisedRunView, WorkflowSupervisor } from './supervise-failure'
  * included — ends the decision with the default verdict, in words, costing what it cost.
  */
 
+/** Steps one decision may take (tool calls, then the verdict); repair calls come on top of them, at most MAX_REPAIR_ROUNDS. */
 export const MAX_SUPERVISOR_CALLS = 4;
 
 type ModelIdentity = Extract<SupervisorIdentity, { kind: 'model' }>;
@@ -60,8 +65,10 @@ const errorText = (error: unknown): string => (error instanceof Error ? error.me
 
 const promptChars = (messages: readonly ChatMessage[]): number => messages.reduce((n, m) => n + m.content.length, 0);
 
-/** A malformed answer: no verdict, so the kernel's Verdict schema refuses it (fail, decided by the kernel). */
-const noVerdict = (problem: string): { malformed: string } => ({ malformed: problem });
+/** The longest a repair's echo of the model's own answer may be in the conversation. */
+const ECHO_CHARS = 2000;
+
+const cut = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
 
 export function createModelSupervisor(options: ModelSupervisorOptions): WorkflowSupervisor {
   const { provider, identity } = options;
@@ -71,6 +78,16 @@ export function createModelSupervisor(options: ModelSupervisorOptions): Workflow
   /** The provider, its calls recorded in the run's privacy log once the run is attached. */
   function logged(): ModelProvider {
     return run?.onModelCall && options.place ? recordCalls(provider, options.place, run.onModelCall) : provider;
+  }
+
+  /**
+   * The answer kept on the verdict (a public record, as an escalation is): masked as an escalation's
+   * text is — the run's secret registry, then credential-named assignments — then cut. What it read was
+   * masked already; what it wrote is checked again.
+   */
+  function malformedAnswer(problem: string, answer: string, repairs: number): MalformedAnswer {
+    const mask = (text: string) => redactForEscalation(run?.secrets.maskText(text) ?? text, []);
+    return { problem: cut(mask(problem), 1000), answer: cut(mask(answer), MALFORMED_ANSWER_CHARS), repairs };
   }
 
   function toolResult(step: Extract<SupervisorStep, { kind: 'tool' }>, input: DecideInput): string {
@@ -89,14 +106,22 @@ export function createModelSupervisor(options: ModelSupervisorOptions): Workflow
       const format = stepJsonSchema(input.allowed);
       const max_output_tokens = maxOutputTokens(options.settings);
       let cost = 0;
+      let steps = 0;
+      let repairs = 0;
       try {
-        for (let call = 1; call <= MAX_SUPERVISOR_CALLS; call++) {
+        for (let call = 1; ; call++) {
           if (call > 1) {
             const reservation = reserveTurn(options.settings, identity, spent + cost, estimatePromptTokens(promptChars(messages)));
             if (!reservation.ok) return { verdict: undefined, failure: reservation.reason, cost_usd: cost };
           }
           const chars = promptChars(messages);
-          const data: DataCategory[] = ['instructions', 'escalation', ...(input.feedback !== undefined ? ['feedback' as const] : []), ...(call > 1 ? ['tool_results' as const] : [])];
+          const data: DataCategory[] = [
+            'instructions',
+            'escalation',
+            ...(input.feedback !== undefined || repairs > 0 ? ['feedback' as const] : []),
+            ...(steps > 0 ? ['tool_results' as const] : []),
+            ...((input.memory?.length ?? 0) > 0 ? ['history' as const] : []),
+          ];
           let reply: ModelReply;
           try {
             reply = await logged().complete({ role: 'teacher', messages: [...messages], format, max_output_tokens, signal, call: { caller: 'supervisor', purpose: 'review', data: dataCategories(data) } });
@@ -108,15 +133,25 @@ export function createModelSupervisor(options: ModelSupervisorOptions): Workflow
             return { verdict: undefined, failure: errorText(error), cost_usd: cost };
           }
           cost += callCost(options, chars, reply.usage);
-          const step = readStep(reply);
+          const step = readStep(reply, input.allowed);
           if (step.kind === 'verdict') return { verdict: step.verdict, cost_usd: cost };
-          if (step.kind === 'malformed') return { verdict: noVerdict(step.problem), cost_usd: cost };
+          if (step.kind === 'malformed') {
+            const answer = answerText(reply);
+            if (repairs >= MAX_REPAIR_ROUNDS) return { verdict: undefined, malformed: malformedAnswer(step.problem, answer, repairs), cost_usd: cost };
+            // As a refused substitute: the error goes back into this conversation, and the model answers again.
+            repairs += 1;
+            messages.push({ role: 'assistant', content: cut(answer, ECHO_CHARS) || '(no answer)' }, repairMessage(step.problem, input.allowed));
+            continue;
+          }
+          steps += 1;
           messages.push(
             { role: 'assistant', content: reply.text.trim() || JSON.stringify(step.tool === 'read_node_output' ? { step: step.tool, node: step.node } : { step: step.tool }) },
             { role: 'user', content: `Result of ${step.tool}: ${toolResult(step, input)}` },
           );
+          if (steps >= MAX_SUPERVISOR_CALLS) {
+            return { verdict: undefined, malformed: malformedAnswer(`no verdict within ${MAX_SUPERVISOR_CALLS} steps: it kept calling tools`, answerText(reply), repairs), cost_usd: cost };
+          }
         }
-        return { verdict: noVerdict(`no verdict within ${MAX_SUPERVISOR_CALLS} model calls`), cost_usd: cost };
       } finally {
         spent += cost;
       }

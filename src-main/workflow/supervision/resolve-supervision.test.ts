@@ -89,7 +89,7 @@ describe('resolving a workflow run’s supervision', () => {
     const supervision = await resolveSupervision({ graph }, { privacy: { allowed_hosts: [] } });
     expect(supervision?.supervisor).toEqual({ unavailable: expect.stringContaining('the supervisor model api.example.com:gpt-x would send failure details to api.example.com') });
     const { result, events } = await run(graph, ['ok', 'poison'], supervision);
-    expect(result.status).toBe('completed');
+    expect(result.status).toBe('completed_with_failures');
     expect(result.invocations.find((i) => i.id === 'work[each=1]')).toMatchObject({ status: 'failed' });
     expect(ofType(events, 'run.notice').map((e) => e.message)).toEqual([expect.stringMatching(/^this run is not supervised: the supervisor model api\.example\.com:gpt-x would send/)]);
     expect(events.some((e) => e.type.startsWith('supervisor.'))).toBe(false);

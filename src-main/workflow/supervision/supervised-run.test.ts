@@ -305,7 +305,7 @@ describe('a supervised workflow run', () => {
   it('a run that asks for supervision it cannot get still runs, unsupervised, and says so in its trace', async () => {
     const { supervision } = supervisedBy([]);
     const { result, events } = await run(mustSayOk, ['ok', 'poison'], { ...supervision, supervisor: { unavailable: 'no supervisor model is set up' } });
-    expect(result.status).toBe('completed');
+    expect(result.status).toBe('completed_with_failures');
     expect(result.invocations.find((i) => i.id === 'work[each=1]')).toMatchObject({ status: 'failed', failure: { code: 'assert_failed' } });
     expect(ofType(events, 'run.notice').map((e) => e.message)).toEqual(['this run is not supervised: no supervisor model is set up']);
     expect(events.some((e) => e.type.startsWith('supervisor.'))).toBe(false);

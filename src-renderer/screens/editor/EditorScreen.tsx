@@ -1,6 +1,6 @@
 import '@xyflow/react/dist/style.css';
-import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
-import { Background, Controls, ReactFlow, ReactFlowProvider, applyNodeChanges, useReactFlow, type Connection, type EdgeChange, type NodeChange } from '@xyflow/react';
+import { useCallback, useEffect, useId, useMemo, useRef, useState, type DragEvent } from 'react';
+import { Background, ControlButton, Controls, ReactFlow, ReactFlowProvider, applyNodeChanges, useReactFlow, type Connection, type EdgeChange, type NodeChange } from '@xyflow/react';
 import type { NodeKind, WorkflowNode } from '@shared/workflow/document';
 import { HostedWorkflowGraph } from '@shared/workflow/hosted-graph';
 import { useHost } from '../../app/HostProvider';
@@ -33,6 +33,8 @@ import { WorkflowPanel } from './WorkflowPanel';
 import { DraftOfferBanner } from './DraftOfferBanner';
 import { LeaveDialog } from './LeaveDialog';
 import { useKeptDraft } from './use-kept-draft';
+import { FIT_OPTIONS, fitLegibly } from './legible-fit';
+import { workflowProviderProblem } from './run-readiness';
 import { useLeaveGuard } from './use-leave-guard';
 
 /** The graph editor for one of the user's workflows (`workflowId`), or a new one. */
@@ -68,6 +70,12 @@ function Editor({ initial, save, adopt, openRun, showRun }: { initial: Opened; s
   const flow = useReactFlow();
   const canvasRef = useRef<HTMLDivElement>(null);
   const onMoveStart = useFitUntilMoved(canvasRef, flow);
+  // Every fit (the canvas's button, auto-layout, a run) stops at a zoom where nodes stay legible.
+  const fit = useCallback(() => void fitLegibly(flow, canvasRef.current, 200), [flow]);
+  const uid = useId();
+  // Where the focus goes back to once the Run form or the run banner is gone (never to the page's body).
+  const runButton = useRef<HTMLButtonElement>(null);
+  const focusRun = () => requestAnimationFrame(() => runButton.current?.focus());
   const [opened, setOpened] = useState(initial);
   const [history, setHistory] = useState<History<Draft>>(() => startHistory(initial.doc));
   const draft = history.present;
@@ -82,9 +90,19 @@ function Editor({ initial, save, adopt, openRun, showRun }: { initial: Opened; s
   // The host's check of the draft (steward validate's), and the fields whose typed text the draft does not hold yet.
   const checked = useHostCheck(draft, local);
   const unparsed = useUnparsedFields();
-  const pending = useMemo(() => unparsed.problems(draft.nodes.map((n) => n.id)), [unparsed, draft.nodes]);
+  const nodeIds = useMemo(() => draft.nodes.map((n) => n.id), [draft.nodes]);
+  const pending = useMemo(() => unparsed.problems(nodeIds), [unparsed, nodeIds]);
+  // The typed texts themselves: kept with the draft on the host, so a reload brings them back as typed.
+  const typed = useMemo(() => unparsed.texts(nodeIds), [unparsed, nodeIds]);
   const problems = useMemo(() => [...pending, ...checked.problems], [pending, checked.problems]);
   const valid = checked.valid && pending.length === 0;
+  // The host's problems (or the page's, while it checks) keep the workflow from running: say why.
+  const runBlocked =
+    connection !== 'open'
+      ? 'It cannot run while the page is not connected to the Steward host.'
+      : problems.length > 0
+        ? `It cannot run while it has ${problems.length === 1 ? 'a problem' : `${problems.length} problems`}: fix ${problems.length === 1 ? 'it' : 'them'} first (listed under the canvas).`
+        : undefined;
   const index = useMemo(() => indexProblems(problems), [problems]);
 
   const [runId, setRunId] = useState<string | undefined>(showRun);
@@ -99,8 +117,8 @@ function Editor({ initial, save, adopt, openRun, showRun }: { initial: Opened; s
   // A run opened from the run view: every node in view once its states are drawn.
   const hasStates = Object.keys(run.states).length > 0;
   useEffect(() => {
-    if (shownRun !== undefined && hasStates) requestAnimationFrame(() => void flow.fitView({ padding: 0.15, maxZoom: 1, duration: 200 }));
-  }, [shownRun, hasStates, flow]);
+    if (shownRun !== undefined && hasStates) requestAnimationFrame(fit);
+  }, [shownRun, hasStates, fit]);
 
   // React Flow's nodes: rebuilt from the draft; selection and measured sizes carried over.
   const [nodes, setNodes] = useState<StepNode[]>(() => toFlowNodes(initial.doc, index));
@@ -154,7 +172,7 @@ function Editor({ initial, save, adopt, openRun, showRun }: { initial: Opened; s
   // Keyboard connect: the output port chosen (Enter on it), whose picker of inputs is open.
   const [connecting, setConnecting] = useState<PortRef>();
   const connectTo = (to: PortRef) => connecting && onConnect({ source: connecting.node, sourceHandle: connecting.port, target: to.node, targetHandle: to.port });
-  const layout = useAutoLayout(draft, nodes, flow, change);
+  const layout = useAutoLayout(draft, nodes, fit, change);
 
   /** A new node goes at `at` or the nearest spot clear of every node (their measured boxes), in view. */
   const add = (kind: NodeKind, at: XY) => {
@@ -188,8 +206,10 @@ function Editor({ initial, save, adopt, openRun, showRun }: { initial: Opened; s
   };
 
   const dirty = useMemo(() => JSON.stringify(draft) !== JSON.stringify(opened.doc), [draft, opened.doc]);
+  // Text typed into a JSON field that does not parse is unsaved work too, though the document has not changed.
+  const unsaved = dirty || typed.length > 0;
   const [saving, setSaving] = useState(false);
-  const [notice, setNotice] = useState<{ text: string; conflict?: boolean; ok?: boolean }>();
+  const [notice, setNotice] = useState<{ text: string; conflict?: boolean; ok?: boolean; warn?: boolean }>();
   const doSave = useCallback(
     async (force = false): Promise<boolean> => {
       if (pending.length > 0) {
@@ -209,29 +229,33 @@ function Editor({ initial, save, adopt, openRun, showRun }: { initial: Opened; s
         return false;
       }
       setOpened({ ...out.opened, doc: draft });
-      setNotice({ text: 'Saved.', ok: true });
+      // Saved is not runnable: the host's problems with what was saved are said with it.
+      const left = checked.state === 'checked' ? checked.problems.length : await client.request('workflows.validate', { workflow: parsed.data }).then((r) => r.problems.length, () => checked.problems.length);
+      setNotice(left === 0 ? { text: 'Saved.', ok: true } : { text: `Saved with ${left} problem${left === 1 ? '' : 's'}: it cannot run until ${left === 1 ? 'it is' : 'they are'} fixed (see the list below the canvas).`, warn: true });
       if (out.opened.storedId !== opened.storedId && out.opened.storedId !== undefined) {
         adopt(out.opened.storedId);
         navigate({ name: 'workflow-edit', workflowId: out.opened.storedId, run: false });
       }
       return true;
     },
-    [adopt, draft, opened, pending.length, save],
+    [adopt, checked.problems.length, checked.state, client, draft, opened, pending.length, save],
   );
 
   // Unsaved work is kept on the host and offered back on return; leaving it asks first (issue 22).
-  const kept = useKeptDraft({ initial, opened, draft, dirty });
+  const kept = useKeptDraft({ initial, opened, draft, dirty, unparsed: typed });
   const saveAndForget = async () => {
     const saved = await doSave();
     // The editor closes next, before a render would forget the draft: forget it now.
     if (saved) await kept.forget();
     return saved;
   };
-  const leave = useLeaveGuard({ dirty, storedId: opened.storedId, draftId: draft.id, save: saveAndForget, discard: kept.forget });
+  const leave = useLeaveGuard({ dirty: unsaved, storedId: opened.storedId, draftId: draft.id, save: saveAndForget, discard: kept.forget });
   const restore = () => {
     const offer = kept.offer;
     if (!offer) return;
     change(offer.doc);
+    // The JSON fields' typed texts come back as typed, not as the fields' last valid values.
+    unparsed.restore(offer.unparsed);
     // Someone saved since the draft was started: saving it is then a conflict the person decides.
     if (offer.savedSince && offer.baseUpdatedAt !== undefined) setOpened((o) => ({ ...o, updatedAt: offer.baseUpdatedAt }));
     kept.settle(true);
@@ -243,8 +267,9 @@ function Editor({ initial, save, adopt, openRun, showRun }: { initial: Opened; s
       const r = await client.request('workflows.run', { id: draft.id, inputs, ...trace });
       setRunId(r.run_id);
       setRunOpen(false);
+      focusRun();
       // Every node's state in view while it runs.
-      requestAnimationFrame(() => void flow.fitView({ padding: 0.15, maxZoom: 1, duration: 200 }));
+      requestAnimationFrame(fit);
       return undefined;
     } catch (err) {
       return `Not started: ${errorText(err)}`;
@@ -281,7 +306,7 @@ function Editor({ initial, save, adopt, openRun, showRun }: { initial: Opened; s
           ← Workflows
         </a>
         <h1 className="wf-editor__title">{draft.name || draft.id}</h1>
-        {dirty ? (
+        {unsaved ? (
           <span className="chip chip--escalated" data-testid="unsaved-indicator" data-kept={kept.keptAt !== undefined} title={kept.keptAt ? 'Kept on this host as a draft: a reload or a restart offers it back.' : undefined}>
             Unsaved changes{kept.keptAt ? ' · draft kept' : ''}
           </span>
@@ -304,13 +329,28 @@ function Editor({ initial, save, adopt, openRun, showRun }: { initial: Opened; s
             {saving ? <Spinner /> : null}
             Save
           </button>
-          <button type="button" className="button button--primary" onClick={() => setRunOpen(true)} disabled={connection !== 'open' || !valid} data-testid="run-workflow">
+          <button
+            ref={runButton}
+            type="button"
+            className="button button--primary"
+            // Focusable while it cannot run, so a keyboard or screen reader user meets the reason too.
+            aria-disabled={runBlocked !== undefined}
+            aria-describedby={runBlocked !== undefined ? `${uid}-run-why` : undefined}
+            title={runBlocked}
+            onClick={() => (runBlocked !== undefined ? setNotice({ text: runBlocked }) : setRunOpen(true))}
+            data-testid="run-workflow"
+          >
             <span aria-hidden="true">▶</span> Run
           </button>
+          {runBlocked !== undefined && (
+            <span id={`${uid}-run-why`} className="visually-hidden" data-testid="run-blocked-reason">
+              {runBlocked}
+            </span>
+          )}
         </div>
       </header>
       {notice && (
-        <div className={notice.ok ? 'wf-notice wf-notice--ok' : 'wf-notice error'} role={notice.ok ? 'status' : 'alert'} data-testid="editor-notice">
+        <div className={notice.ok ? 'wf-notice wf-notice--ok' : notice.warn ? 'wf-notice wf-notice--warn' : 'wf-notice error'} role={notice.ok || notice.warn ? 'status' : 'alert'} data-testid="editor-notice">
           {notice.text}
           {notice.conflict && (
             <button type="button" className="button button--small button--danger" onClick={() => void doSave(true)} data-testid="save-overwrite">
@@ -323,7 +363,16 @@ function Editor({ initial, save, adopt, openRun, showRun }: { initial: Opened; s
         </div>
       )}
       {kept.offer && <DraftOfferBanner offer={kept.offer} onRestore={restore} onDiscard={() => kept.settle(false)} />}
-      {runId && <RunBanner runId={runId} finished={run.finished} onDismiss={() => setRunId(undefined)} />}
+      {runId && (
+        <RunBanner
+          runId={runId}
+          finished={run.finished}
+          onDismiss={() => {
+            setRunId(undefined);
+            focusRun();
+          }}
+        />
+      )}
       <div className="wf-editor">
         <Palette onAdd={addInView} />
         <div className="wf-editor__canvas" ref={canvasRef} data-testid="editor-canvas" onDragOver={(e) => e.preventDefault()} onDrop={onDrop}>
@@ -343,29 +392,48 @@ function Editor({ initial, save, adopt, openRun, showRun }: { initial: Opened; s
               }}
               deleteKeyCode={['Backspace', 'Delete']}
               fitView
-              fitViewOptions={{ maxZoom: 1 }}
+              fitViewOptions={FIT_OPTIONS}
               // Below React Flow's 0.5, so a workflow of a dozen steps still fits the canvas when opened.
               minZoom={0.2}
               onMoveStart={onMoveStart}
               proOptions={{ hideAttribution: true }}
             >
               <Background />
-              <Controls />
+              <Controls showFitView={false}>
+                <ControlButton className="react-flow__controls-fitview" onClick={fit} title="Fit view (as legibly as the canvas allows)" aria-label="Fit view">
+                  <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 30" aria-hidden="true">
+                    <path d="M3.692 4.63c0-.53.4-.938.939-.938h5.215V0H4.708C2.13 0 0 2.054 0 4.63v5.216h3.692V4.631zM27.354 0h-5.2v3.692h5.17c.53 0 .984.4.984.939v5.215H32V4.631A4.624 4.624 0 0027.354 0zm.954 24.83c0 .532-.4.94-.939.94h-5.215v3.768h5.215c2.577 0 4.631-2.13 4.631-4.707v-5.139h-3.692v5.139zm-23.677.94c-.531 0-.939-.4-.939-.94v-5.138H0v5.139c0 2.577 2.13 4.707 4.708 4.707h5.138V25.77H4.631z" />
+                  </svg>
+                </ControlButton>
+              </Controls>
             </ReactFlow>
           </StartConnect.Provider>
           {connecting && <ConnectPicker draft={draft} from={connecting} onConnect={connectTo} onClose={() => setConnecting(undefined)} />}
         </div>
         {selectedNode ? (
-          <FieldScope.Provider value={selectedNode.id}>
+          // Keyed by the restores of typed texts: the fields shown read them again.
+          <FieldScope.Provider key={unparsed.generation} value={selectedNode.id}>
             <Inspector node={selectedNode} draft={draft} tools={tools} problems={problems.flatMap((p) => (p.node === selectedNode.id ? [p.port !== undefined ? `${p.port}: ${p.message}` : p.message] : []))} onChange={editSelected} onRemove={() => change(removeElements(draft, [selectedNode.id], []))} saved={opened.storedId !== undefined && opened.doc.nodes.some((n) => n.id === selectedNode.id)} />
           </FieldScope.Provider>
         ) : (
-          <WorkflowPanel draft={draft} servers={registry.state?.servers ?? []} workspaces={registry.state?.workspaces ?? []} problems={index.workflow} onChange={change} saved={opened.storedId !== undefined} />
+          <WorkflowPanel key={unparsed.generation} draft={draft} servers={registry.state?.servers ?? []} workspaces={registry.state?.workspaces ?? []} problems={index.workflow} onChange={change} saved={opened.storedId !== undefined} />
         )}
       </div>
       <ProblemsList problems={problems} onSelect={focusNode} state={pending.length > 0 ? 'checked' : checked.state} />
       {leave.asking !== undefined && <LeaveDialog name={draft.name || draft.id} canSave={valid && connection === 'open'} onChoose={(choice) => void leave.choose(choice)} />}
-      {runOpen && <RunForm fields={inputFields} start={startRun} close={() => setRunOpen(false)} />}
+      {runOpen && (
+        <RunForm
+          fields={inputFields}
+          start={startRun}
+          providerProblem={(providers) => workflowProviderProblem(draft, providers)}
+          // Opened by a Run link (the workflows list) on a workflow with problems: it says so, and does not start.
+          blockedBy={runBlocked}
+          close={() => {
+            setRunOpen(false);
+            focusRun();
+          }}
+        />
+      )}
     </div>
   );
 }

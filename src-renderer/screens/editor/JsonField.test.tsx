@@ -10,7 +10,7 @@ import { FieldScope, fieldKey, UnparsedFieldsProvider, useUnparsedFields, type U
 const value = { path: 'notes.md' };
 const shown = JSON.stringify(value, null, 2);
 const typed = '{ "path": "notes.md", ';
-const kept: UnparsedField = { scope: 'read', label: 'Arguments', text: typed, error: 'not JSON yet: Unexpected end of JSON input', base: shown };
+const kept: UnparsedField = { scope: 'read', field: 'inspector-tool-arguments', label: 'Arguments', text: typed, error: 'not JSON yet: Unexpected end of JSON input', base: shown };
 
 function field(initial: ReadonlyMap<string, UnparsedField>, current: unknown = value): string {
   return renderToStaticMarkup(

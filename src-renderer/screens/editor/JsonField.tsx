@@ -55,7 +55,7 @@ export function JsonField({
   }, [error, key, unparsed]);
   const refuse = (typed: string, message: string) => {
     setError(message);
-    unparsed.set(key, { scope, label, text: typed, error: message, base: shown });
+    unparsed.set(key, { scope, field: testId, label, text: typed, error: message, base: shown });
   };
   return (
     <div className="form-row">

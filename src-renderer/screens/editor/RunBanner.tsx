@@ -1,4 +1,4 @@
-import type { RunEvent } from '@shared/contracts/events';
+import { runStatusLabel, type RunEvent } from '@shared/contracts/events';
 import { routeHref } from '../../app/routing';
 
 const LEGEND = [
@@ -14,7 +14,7 @@ export function RunBanner({ runId, finished, onDismiss }: { runId: string; finis
   return (
     <div className="wf-run-banner" data-testid="run-banner" data-status={finished?.status ?? 'running'} role="status">
       <span>
-        {finished ? `Run ${finished.status}${finished.message ? ` — ${finished.message}` : ''}.` : 'Running…'} Click a node to open its rounds.
+        {finished ? `Run: ${runStatusLabel(finished.status, false, finished.partial)}${finished.message ? ` — ${finished.message}` : ''}.` : 'Running…'} Click a node to open its rounds.
       </span>
       <ul className="wf-run-banner__legend" aria-label="Node colours">
         {LEGEND.map(([status, label]) => (

@@ -30,6 +30,21 @@ function PortProblem({ messages }: { messages?: string[] }) {
   );
 }
 
+/**
+ * A node's problems as one line of fixed height (the count, then the first in words, cut with an
+ * ellipsis): a node never grows over the node placed below it. Every problem in full is in the
+ * line's tooltip and accessible name, in the inspector and in the Problems list under the canvas.
+ */
+function NodeProblems({ id, messages }: { id: string; messages: readonly string[] }) {
+  const count = messages.length === 1 ? '1 problem' : `${messages.length} problems`;
+  return (
+    <p className="wf-node__problems" data-testid={`problem-${id}`} title={messages.join('\n')}>
+      <span aria-hidden="true">⚠ </span>
+      <span className="wf-node__problems-count">{count}:</span> {messages.join(' · ')}
+    </p>
+  );
+}
+
 /** One workflow node on the canvas: kind, label, inputs as left handles, outputs as right handles. */
 export const StepNode = memo(function StepNode({ id, data, selected }: NodeProps<StepNodeType>) {
   const { node, problems, portProblems, run } = data;
@@ -69,7 +84,7 @@ export const StepNode = memo(function StepNode({ id, data, selected }: NodeProps
       <div className="wf-node__ports">
         <ul className="wf-node__inputs" aria-label="inputs">
           {ports.inputs.map((p) => (
-            <li key={`in-${p.name}`} className="wf-node__port wf-node__port--in" data-testid={`port-${node.id}-in-${p.name}`}>
+            <li key={`in-${p.name}`} className="wf-node__port wf-node__port--in" data-testid={`port-${node.id}-in-${p.name}`} aria-label={`input ${p.name}, ${p.type}${p.required ? '' : ', optional'}${portProblems[p.name] ? `, ${portProblems[p.name]!.join('; ')}` : ''}`}>
               <Handle type="target" position={Position.Left} id={p.name} className={`wf-handle wf-handle--${p.type}`} />
               <span className="wf-node__port-name">
                 {p.name}
@@ -82,7 +97,7 @@ export const StepNode = memo(function StepNode({ id, data, selected }: NodeProps
         </ul>
         <ul className="wf-node__outputs" aria-label="outputs">
           {ports.outputs.map((p) => (
-            <li key={`out-${p.name}`} className="wf-node__port wf-node__port--out" data-testid={`port-${node.id}-out-${p.name}`}>
+            <li key={`out-${p.name}`} className="wf-node__port wf-node__port--out" data-testid={`port-${node.id}-out-${p.name}`} aria-label={`output ${p.name}, ${p.scope === 'item' ? `${p.type} per item` : p.type}`}>
               <PortProblem messages={ports.inputs.some((i) => i.name === p.name) ? undefined : portProblems[p.name]} />
               <span className="wf-node__port-type">{p.scope === 'item' ? `${p.type} per item` : p.type}</span>
               <OutputPortName node={node.id} port={p.name} />
@@ -91,13 +106,7 @@ export const StepNode = memo(function StepNode({ id, data, selected }: NodeProps
           ))}
         </ul>
       </div>
-      {all.length > 0 && (
-        <ul className="wf-node__problems" data-testid={`problem-${node.id}`} aria-label="problems">
-          {all.map((m, i) => (
-            <li key={i}>{m}</li>
-          ))}
-        </ul>
-      )}
+      {all.length > 0 && <NodeProblems id={node.id} messages={all} />}
     </div>
   );
 });

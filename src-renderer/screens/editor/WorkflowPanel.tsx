@@ -30,6 +30,7 @@ export function WorkflowPanel({
   const [adding, setAdding] = useState('');
   const [name, setName] = useState('');
   const taken = draft.servers.map((s) => s.id);
+  const placeholder = adding ? uniqueId(adding, taken) : 'name';
   const add = () => {
     const reg = servers.find((s) => s.id === adding);
     if (!reg) return;
@@ -75,8 +76,8 @@ export function WorkflowPanel({
             No server is registered on this host: add one in the <a href={routeHref({ name: 'registry' })}>MCP registry</a>.
           </p>
         ) : (
-          <div className="wf-ports__row">
-            <select className="select" aria-label="Registered server to add" value={adding} onChange={(e) => setAdding(e.target.value)} data-testid="workflow-server-pick">
+          <div className="wf-ports__row wf-ports__row--add">
+            <select className="select wf-server-pick" aria-label="Registered server to add" value={adding} onChange={(e) => setAdding(e.target.value)} data-testid="workflow-server-pick">
               <option value="">Add a registered server…</option>
               {servers.map((s) => (
                 <option key={s.id} value={s.id}>
@@ -84,7 +85,16 @@ export function WorkflowPanel({
                 </option>
               ))}
             </select>
-            <input className="input input--small" aria-label="Name in this workflow" placeholder={adding ? uniqueId(adding, taken) : 'name'} value={name} onChange={(e) => setName(e.target.value)} data-testid="workflow-server-name" />
+            <input
+              className="input input--small input--fit"
+              aria-label="Name in this workflow"
+              placeholder={placeholder}
+              // As wide as what it holds (its name, else the name it would get), never a clipped few letters.
+              size={Math.max(6, (name || placeholder).length + 1)}
+              value={name}
+              onChange={(e) => setName(e.target.value)}
+              data-testid="workflow-server-name"
+            />
             <button type="button" className="button button--small" disabled={!adding} onClick={add} data-testid="workflow-server-add">
               Add
             </button>

@@ -38,6 +38,16 @@ describe('graph to React Flow', () => {
     expect(long?.ariaLabel).toContain('x'.repeat(200));
   });
 
+  it('a node is named for a screen reader by its kind, title, ports, problems and run state', () => {
+    const index = indexProblems([
+      { node: 'output', port: 'result', code: 'c', message: 'not connected' },
+      { node: 'output', code: 'c', message: 'no fields' },
+    ]);
+    const nodes = toFlowNodes(newWorkflowDraft([]), index, { input: { status: 'done', counts: { done: 1 }, total: 1 } });
+    expect(nodes.find((n) => n.id === 'input')?.ariaLabel).toBe('Input node “input”; outputs: text; Done');
+    expect(nodes.find((n) => n.id === 'output')?.ariaLabel).toBe('Output node “output”; inputs: result; 2 problems');
+  });
+
   it('a drag may connect ports whose types flow, never a node to itself', () => {
     const draft = addNode(newWorkflowDraft([]), 'iterate', { x: 0, y: 0 }).draft;
     expect(canConnect(draft, { from: { node: 'input', port: 'text' }, to: { node: 'output', port: 'result' } })).toBe(true);

@@ -1,7 +1,7 @@
 import type { Edge as FlowEdge, Node as FlowNode } from '@xyflow/react';
 import type { Edge, WorkflowNode } from '@shared/workflow/document';
 import { INVOCATION_STATUS_LABELS, type InvocationStatus } from '@shared/workflow/invocation';
-import { portsOf, typesConnect } from '@shared/workflow/ports';
+import { NODE_KIND_LABELS, portsOf, typesConnect } from '@shared/workflow/ports';
 import { autoPlace } from './auto-place';
 import type { Draft } from './graph-edit';
 import type { ProblemIndex } from './problems';
@@ -42,14 +42,31 @@ export function toFlowNodes(draft: Draft, problems: ProblemIndex, runStates: Rea
       if (shown.has(port)) portProblems[port] = messages;
       else loose.push(...messages);
     }
+    const nodeProblems = [...(problems.node.get(node.id) ?? []), ...loose];
+    const run = runStates[node.id];
     return {
       id: node.id,
       type: 'step',
       // A node written without a position gets one from the graph's shape rather than 0,0.
       position: node.position ?? placed?.get(node.id) ?? { x: 0, y: 0 },
-      data: { node, problems: [...(problems.node.get(node.id) ?? []), ...loose], portProblems, ...(runStates[node.id] ? { run: runStates[node.id] } : {}) },
+      ariaLabel: nodeName(node, nodeProblems.length + Object.values(portProblems).flat().length, run),
+      data: { node, problems: nodeProblems, portProblems, ...(run ? { run } : {}) },
     };
   });
+}
+
+/**
+ * What a screen reader says for a node on the canvas (React Flow's node is a focusable group): its
+ * kind and title, its ports, how many problems it has and, while a run is shown, its state.
+ */
+export function nodeName(node: WorkflowNode, problemCount: number, run?: NodeRunState): string {
+  const ports = portsOf(node);
+  const parts = [`${NODE_KIND_LABELS[node.kind]} node “${node.label ?? node.id}”`];
+  if (ports.inputs.length > 0) parts.push(`inputs: ${ports.inputs.map((p) => p.name).join(', ')}`);
+  if (ports.outputs.length > 0) parts.push(`outputs: ${ports.outputs.map((p) => p.name).join(', ')}`);
+  if (problemCount > 0) parts.push(problemCount === 1 ? '1 problem' : `${problemCount} problems`);
+  if (run) parts.push(runStateText(run));
+  return parts.join('; ');
 }
 
 export type StepEdge = FlowEdge<{ index: number }>;

@@ -1,5 +1,4 @@
 import { useCallback, useEffect } from 'react';
-import type { ReactFlowInstance } from '@xyflow/react';
 import { autoLayout, sizesOf } from './auto-layout';
 import type { StepNode } from './flow-convert';
 import type { Draft } from './graph-edit';
@@ -11,14 +10,14 @@ const isTyping = (t: EventTarget | null) => t instanceof HTMLElement && (t.isCon
 
 /**
  * Auto-layout on demand (the toolbar button, Shift+Alt+L): one undoable edit with React Flow's
- * measured node sizes, then every node in view.
+ * measured node sizes, then every node in view (`fit`: as legibly as the canvas allows).
  */
-export function useAutoLayout(draft: Draft, nodes: readonly StepNode[], flow: Pick<ReactFlowInstance, 'fitView'>, change: (next: Draft) => void): () => void {
+export function useAutoLayout(draft: Draft, nodes: readonly StepNode[], fit: () => void, change: (next: Draft) => void): () => void {
   const layout = useCallback(() => {
     const next = autoLayout(draft, sizesOf(nodes));
     if (next !== draft) change(next);
-    requestAnimationFrame(() => void flow.fitView({ padding: 0.15, maxZoom: 1, duration: 200 }));
-  }, [change, draft, flow, nodes]);
+    requestAnimationFrame(fit);
+  }, [change, draft, fit, nodes]);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (!(e.shiftKey && e.altKey && e.code === 'KeyL') || e.ctrlKey || e.metaKey || isTyping(e.target)) return;

@@ -23,3 +23,17 @@ describe('which kept draft the editor offers back', () => {
     expect(offer?.baseUpdatedAt).toBe('2024-12-31T09:00:00.000Z');
   });
 });
+
+describe('a kept draft with text typed into a JSON field (issue 28)', () => {
+  const typed = { scope: 'read', field: 'inspector-tool-arguments', label: 'Arguments', text: '{ "path": ', error: 'not JSON yet: Unexpected end of JSON input', base: '{}' };
+
+  it('is offered back with the text even when the document is what is stored: the document alone would lose it', () => {
+    const offer = offerOf({ workflow_id: 'notes', document: stored, unparsed: [typed], saved_at: '2025-01-01T10:05:00.000Z' }, opened);
+    expect(offer?.unparsed).toEqual([typed]);
+    expect(offer?.doc).toEqual(stored);
+  });
+
+  it('a draft with no typed text offers none back', () => {
+    expect(offerOf({ workflow_id: 'notes', document: { ...stored, description: 'typed' }, saved_at: '2025-01-01T10:05:00.000Z' }, opened)?.unparsed).toEqual([]);
+  });
+});

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { draftShaped, type WorkflowDraft } from '@shared/contracts/workflow-draft';
+import { draftShaped, type UnparsedText, type WorkflowDraft } from '@shared/contracts/workflow-draft';
 import { useHost } from '../../app/HostProvider';
 import type { Draft } from './graph-edit';
 import type { Opened } from './use-stored-workflow';
@@ -15,14 +15,21 @@ export interface DraftOffer {
   baseUpdatedAt?: string;
   /** Someone saved the workflow after this draft was started. */
   savedSince: boolean;
+  /** Text typed into JSON fields that the document does not hold yet: restored as typed. */
+  unparsed: UnparsedText[];
 }
 
-/** The kept draft worth offering back: a workflow document that is not what the editor opened. */
+/**
+ * The kept draft worth offering back: a workflow document that is not what the editor opened, or
+ * one with text typed into a JSON field that does not parse yet (the document alone would lose it).
+ */
 export function offerOf(kept: WorkflowDraft | undefined, opened: Opened): DraftOffer | undefined {
   if (!kept || !draftShaped(kept.document)) return undefined;
-  if (JSON.stringify(kept.document) === JSON.stringify(opened.doc)) return undefined;
+  const unparsed = kept.unparsed ?? [];
+  if (unparsed.length === 0 && JSON.stringify(kept.document) === JSON.stringify(opened.doc)) return undefined;
   return {
     doc: kept.document,
+    unparsed,
     savedAt: kept.saved_at,
     ...(kept.base_updated_at !== undefined ? { baseUpdatedAt: kept.base_updated_at } : {}),
     savedSince: opened.updatedAt !== undefined && kept.base_updated_at !== undefined && kept.base_updated_at !== opened.updatedAt,
@@ -32,10 +39,11 @@ export function offerOf(kept: WorkflowDraft | undefined, opened: Opened): DraftO
 /**
  * Keeps the editor's unsaved document on the host (issue 22): sent a moment after typing rests and
  * at once when the page goes, under the workflow's stored id (none for a new one); forgotten once
- * the document is back to what is stored (saved, or undone). On open, a draft kept from before is
- * offered back; while the offer waits, nothing is sent, so deciding is never pre-empted.
+ * the document is back to what is stored (saved, or undone) and no JSON field holds text it does
+ * not (`unparsed`, kept with the document: issue 28). On open, a draft kept from before is offered
+ * back; while the offer waits, nothing is sent, so deciding is never pre-empted.
  */
-export function useKeptDraft({ initial, opened, draft, dirty }: { initial: Opened; opened: Opened; draft: Draft; dirty: boolean }) {
+export function useKeptDraft({ initial, opened, draft, dirty, unparsed }: { initial: Opened; opened: Opened; draft: Draft; dirty: boolean; unparsed: readonly UnparsedText[] }) {
   const { client, connection } = useHost();
   const open = connection === 'open';
   const [offer, setOffer] = useState<DraftOffer>();
@@ -75,7 +83,7 @@ export function useKeptDraft({ initial, opened, draft, dirty }: { initial: Opene
   const waiting = !asked || offer !== undefined;
   useEffect(() => {
     if (!open || waiting) return;
-    if (!dirty) {
+    if (!dirty && unparsed.length === 0) {
       if (keptKey.current !== null) void forget();
       return;
     }
@@ -84,7 +92,12 @@ export function useKeptDraft({ initial, opened, draft, dirty }: { initial: Opene
       pending.current = undefined;
       keptKey.current = key;
       client
-        .request('drafts.put', { ...(key !== undefined ? { workflow_id: key } : {}), document: draft, ...(opened.updatedAt !== undefined ? { base_updated_at: opened.updatedAt } : {}) })
+        .request('drafts.put', {
+          ...(key !== undefined ? { workflow_id: key } : {}),
+          document: draft,
+          ...(opened.updatedAt !== undefined ? { base_updated_at: opened.updatedAt } : {}),
+          ...(unparsed.length > 0 ? { unparsed: [...unparsed] } : {}),
+        })
         .then((r) => setKeptAt(r.saved_at))
         .catch(() => setKeptAt(undefined));
     };
@@ -95,7 +108,7 @@ export function useKeptDraft({ initial, opened, draft, dirty }: { initial: Opene
       // A newer document (or none, once saved) replaces this one: a page that goes later does not send it.
       if (pending.current === send) pending.current = undefined;
     };
-  }, [client, dirty, draft, forget, open, opened.storedId, opened.updatedAt, waiting]);
+  }, [client, dirty, draft, forget, open, opened.storedId, opened.updatedAt, unparsed, waiting]);
 
   // A reload or a closing tab: what typing has not yet sent goes now.
   useEffect(() => {

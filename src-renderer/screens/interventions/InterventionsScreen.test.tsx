@@ -58,9 +58,9 @@ describe('the Interventions view', () => {
 });
 
 describe('the count elsewhere', () => {
-  it('the sidebar item carries the count as its name ("3 waiting for you") and hides the badge at 0', () => {
+  it('the sidebar item carries the count in its name ("Waiting for you: 3", the words it shows) and hides the badge at 0', () => {
     const three = renderToStaticMarkup(<WaitingNavLink count={3} active={false} />);
-    expect(three).toContain('aria-label="3 waiting for you"');
+    expect(three).toContain('aria-label="Waiting for you: 3"');
     expect(three).toMatch(/data-testid="waiting-count"[^>]*>3</);
     expect(three).toContain('href="#/interventions"');
     const none = renderToStaticMarkup(<WaitingNavLink count={0} active={false} />);

@@ -12,6 +12,7 @@ import { shortJson } from '../../view/describe-decision';
 import { examplePrompt, storedPrompt } from './example-prompt';
 import { roundNumber } from '@shared/contracts/round-number';
 import { REASON_CODE_LABELS } from '@shared/contracts/code-words';
+import { ScrollPre } from '../../components/ScrollPre';
 
 const ROLE_LABELS: Record<string, string> = { system: 'Instructions (system)', user: 'Asked (user)', assistant: 'Student (assistant)', tool: 'Tool result' };
 
@@ -48,7 +49,7 @@ function Prompt({ messages }: { messages: readonly ChatMessage[] }) {
       {messages.map((m, i) => (
         <div key={i} className="scs-transcript__message" data-role={m.role}>
           <div className="scs-transcript__role">{ROLE_LABELS[m.role] ?? m.role}</div>
-          <pre className="code">{m.content}</pre>
+          <ScrollPre>{m.content}</ScrollPre>
         </div>
       ))}
     </div>

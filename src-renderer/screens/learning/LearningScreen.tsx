@@ -7,6 +7,7 @@ import { useHost } from '../../app/HostProvider';
 import { routeHref } from '../../app/routing';
 import { downloadText } from '../../view/download';
 import { plural } from '../../view/format';
+import { useFilterWorkflows } from '../runs/filter-workflows';
 import { EvalEvidence } from './EvalEvidence';
 import { PromotionCard } from './PromotionCard';
 import { ALL_EXAMPLES, EXAMPLE_PAGE, examplesForExport, queryExamples, type Choice as Filter, type LearningFilter } from './learning-query';
@@ -22,6 +23,8 @@ export function LearningScreen() {
   // Whether there are any at all (the empty state), apart from what the filters keep.
   const total = useLiveQuery(() => db.learning_examples.count(), [db]);
   const workflows = useLiveQuery(() => db.workflows.orderBy('name').toArray(), [db]);
+  // The filter names every workflow: the person's own (the host's), the demos, and any runs here were of.
+  const choices = useFilterWorkflows();
   // A new filter starts again from its first page.
   const [view, setView] = useState<{ filter: LearningFilter; limit: number }>({ filter: ALL_EXAMPLES, limit: EXAMPLE_PAGE });
   const { filter, limit } = view;
@@ -35,7 +38,7 @@ export function LearningScreen() {
   const matching = useLiveQuery(() => queryExamples(db, filter, limit), [db, filter, limit]);
   const loaded = matching?.length ?? 0;
   const more = useCallback(() => setView((v) => (loaded >= v.limit ? { ...v, limit: v.limit + EXAMPLE_PAGE } : v)), [loaded]);
-  const nameOf = (id: string | undefined) => workflows?.find((w) => w.id === id)?.name ?? id ?? 'unknown workflow';
+  const nameOf = (id: string | undefined) => choices.find((w) => w.id === id)?.name ?? id ?? 'unknown workflow';
 
   const exportAs = async (format: LearningExportFormat) => {
     // The export takes every match, not the pages shown; oldest first, as the rounds happened, their prompts rebuilt whole.
@@ -79,7 +82,7 @@ export function LearningScreen() {
             <span className="field__label">Workflow</span>
             <select className="select" value={workflow} onChange={(e) => narrow({ workflow: e.target.value })} data-testid="filter-workflow">
               <option value="all">All workflows</option>
-              {(workflows ?? []).map((w) => (
+              {choices.map((w) => (
                 <option key={w.id} value={w.id}>
                   {w.name}
                 </option>

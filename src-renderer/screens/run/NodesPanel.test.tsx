@@ -75,6 +75,27 @@ describe('NodesPanel', () => {
     expect(open('each-file')).not.toContain('data-testid="node-rounds"');
   });
 
+  it('an agent item cut off mid-round by the run\'s end (a host stop) shows its round as not finished, nothing as still going on', () => {
+    // The recording up to the first classify round's start (its model had not answered), then the host's interrupted end.
+    const cut = triage.slice(0, triage.findIndex((e) => e.type === 'round.started' && e.invocation_id === 'classify[each-file=0]') + 1);
+    const last = cut.at(-1);
+    if (!last) throw new Error('the recording has no classify round');
+    const ended = [...cut, RunEvent.parse({ type: 'run.finished', id: `${last.run_id}:${String(cut.length).padStart(6, '0')}`, run_id: last.run_id, seq: cut.length, ts: last.ts, status: 'interrupted', message: 'The Steward host stopped while this run was in progress.', rounds: 0, event_count: cut.length + 1 })];
+    const view = deriveInvocations(ended).find((v) => v.id === 'classify[each-file=0]');
+    if (!view) throw new Error('no classify item');
+    expect(view.cut_off).toBe(true);
+    const html = renderToStaticMarkup(<InvocationDetails view={view} events={ended} />);
+    expect(count(html, 'data-testid="round-card"')).toBe(1);
+    expect(html).toContain('Did not finish');
+    expect(html).not.toContain('In progress');
+    expect(html).not.toContain('class="spinner"');
+    expect(html).not.toContain('round--live');
+    // While the run still ran, the same round was live.
+    const live = deriveInvocations(cut).find((v) => v.id === 'classify[each-file=0]');
+    if (!live) throw new Error('no classify item');
+    expect(renderToStaticMarkup(<InvocationDetails view={live} events={cut} />)).toContain('In progress');
+  });
+
   it('says so when the node it was opened on has not run', () => {
     expect(paint(triage, 'nowhere')).toContain('data-testid="nodes-focus-missing"');
   });

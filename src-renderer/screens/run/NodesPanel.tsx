@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
 import type { RunEvent } from '@shared/contracts/events';
 import type { Intervention } from '@shared/contracts/intervention';
-import { INVOCATION_STATUSES } from '@shared/workflow/invocation';
+import { FINAL_INVOCATION_STATUSES, INVOCATION_STATUSES } from '@shared/workflow/invocation';
 import { NODE_KIND_LABELS } from '@shared/workflow/ports';
 import { STORED_TEXT_LIMIT_BYTES } from '@shared/util/trim-text';
 import type { RunRow } from '../../db/db';
@@ -17,6 +17,7 @@ import { InvocationStatusChip } from './InvocationStatusChip';
 import { PatternTimeline } from './PatternTimeline';
 import { ValuesList } from './ValueView';
 import { focusTarget, workflowPending, type PendingQuestion } from './run-nodes';
+import { failureCodeWords } from '@shared/contracts/code-words';
 
 /**
  * A workflow run's node invocations: each item under its iterate, a status per invocation, and on
@@ -212,13 +213,18 @@ export function InvocationDetails({ view, events }: { view: InvocationView; even
   const hasRounds = view.kind !== 'pattern' && (isAgent || view.rounds > 0);
   const rounds = useMemo(() => (hasRounds ? deriveRounds(events, view.id) : []), [hasRounds, events, view.id]);
   const dryRun = useMemo(() => events.some((e) => e.type === 'agent.started' && e.invocation_id === view.id && e.dry_run), [events, view.id]);
+  // Ended (final, or cut off when the run ended around it): nothing of it shows as still going on (issue 28).
+  const ended = view.cut_off === true || FINAL_INVOCATION_STATUSES.some((s) => s === view.status);
   return (
     <div className="steps">
       {view.failure && (
         <div className="step">
           <div className="step__label">Why it {view.status === 'skipped' ? 'was skipped' : view.status === 'cancelled' ? 'was cancelled' : 'failed'}</div>
           <div className="step__body" data-testid="node-failure">
-            <code className="tag tag--bad">{view.failure.code}</code> {view.failure.message}
+            <span className="tag tag--bad" title={view.failure.code} data-code={view.failure.code}>
+              {failureCodeWords(view.failure.code)}
+            </span>{' '}
+            {view.failure.message}
           </div>
         </div>
       )}
@@ -235,7 +241,7 @@ export function InvocationDetails({ view, events }: { view: InvocationView; even
           </div>
         </div>
       )}
-      {view.status === 'waiting' && (
+      {view.status === 'waiting' && !ended && (
         <div className="step">
           <div className="step__label">Waiting</div>
           <div className="step__body">This node waits for your answer: see “Waiting for you” at the top.</div>
@@ -267,9 +273,9 @@ export function InvocationDetails({ view, events }: { view: InvocationView; even
           <div className="step__body rounds" data-testid="node-rounds">
             {view.agent?.message && <p className="muted">The agent ended {view.agent.status}: {view.agent.message}</p>}
             {rounds.length === 0 ? (
-              <p className="muted">{view.status === 'running' ? 'Waiting for the first round…' : 'No rounds recorded.'}</p>
+              <p className="muted">{view.status === 'running' && !ended ? 'Waiting for the first round…' : 'No rounds recorded.'}</p>
             ) : (
-              rounds.map((round) => <RoundCard key={round.round} view={round} dryRun={dryRun} />)
+              rounds.map((round) => <RoundCard key={round.round} view={round} dryRun={dryRun} ended={ended} />)
             )}
           </div>
         </div>

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { previewValue } from './run-nodes';
+import { ScrollPre } from '../../components/ScrollPre';
 
 /** A node's input or output value: long ones cut with "Show all" (a file's text can be megabytes). */
 export function ValueView({ value, testId }: { value: unknown; testId?: string }) {
@@ -8,10 +9,10 @@ export function ValueView({ value, testId }: { value: unknown; testId?: string }
   const shown = all ? previewValue(value, undefined, true) : cut;
   return (
     <div className="value-view" data-testid={testId}>
-      <pre className="value-view__text">
+      <ScrollPre className="value-view__text">
         {shown.text}
         {shown.truncated && '…'}
-      </pre>
+      </ScrollPre>
       {cut.truncated && (
         <button type="button" className="link-button" onClick={() => setAll(!all)} aria-expanded={all}>
           {all ? 'Show less' : `Show all (${cut.length.toLocaleString()} characters)`}

@@ -101,7 +101,7 @@ function RunCells({ run }: { run: RunRow }) {
   return (
     <>
       <td>
-        <StatusBadge status={run.status} supervised={run.workflow?.supervised} />
+        <StatusBadge status={run.status} supervised={run.workflow?.supervised} partial={run.partial} />
       </td>
       <td>
         <a href={routeHref(runRoute(run))} onClick={(e) => e.stopPropagation()}>

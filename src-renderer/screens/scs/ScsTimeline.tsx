@@ -7,6 +7,7 @@ import { Chip } from '../../components/Chip';
 import { Spinner } from '../../components/Icons';
 import { SCS_ACTOR_LABELS, SCS_ENTRY_TONES, SCS_TRIGGER_LABELS, scsEntryTitle } from '../../view/scs-labels';
 import { roundNumber } from '@shared/contracts/round-number';
+import { ScrollPre } from '../../components/ScrollPre';
 
 export interface ScsNavigation {
   runId: string;
@@ -145,12 +146,12 @@ function TranscriptView({ transcript, id }: { transcript: ScsTranscript; id: str
       {transcript.messages.map((m, i) => (
         <div key={i} className="scs-transcript__message" data-role={m.role}>
           <div className="scs-transcript__role">{m.role === 'system' ? 'Instructions (system)' : m.role === 'user' ? 'Asked (user)' : m.role}</div>
-          <pre className="code">{m.content}</pre>
+          <ScrollPre>{m.content}</ScrollPre>
         </div>
       ))}
       <div className="scs-transcript__message" data-role="reply">
         <div className="scs-transcript__role">Reply · {SCS_ROLE_LABELS[transcript.role]}</div>
-        <pre className="code">{transcript.reply}</pre>
+        <ScrollPre>{transcript.reply}</ScrollPre>
       </div>
     </div>
   );

@@ -2,6 +2,9 @@ import { useRef, useState, type ChangeEvent } from 'react';
 import { useLiveQuery } from 'dexie-react-hooks';
 import { PROFILE_KINDS, PROFILE_KIND_LABELS, type ProfileKind } from '@shared/contracts/profiles';
 import { useHost } from '../../app/HostProvider';
+import { routeHref } from '../../app/routing';
+import { deleteProfile, type ProfileDeleteOutcome } from '../../db/profile-delete';
+import { ConfirmButton } from '../../components/ConfirmButton';
 import type { ProfileRow } from '../../db/db';
 import { isReadOnlyProfile, latestOfEach, settingsOf, toProfile, uniqueProfileName, type ProfileInput } from '../../db/profiles';
 import { profileOriginLabel } from '../../db/deployment-owner';
@@ -11,9 +14,12 @@ import { downloadText } from '../../view/download';
 import { formatDateTime, plural } from '../../view/format';
 import { ProfileEditor, newProfileInput } from './ProfileEditor';
 import { ProfileConflicts } from './ProfileConflicts';
+import { BLOCK_BEHAVIOUR_LABELS, ESCALATION_BEHAVIOUR_LABELS } from '@shared/contracts/spec';
 
 type Editing = { base?: ProfileRow; initial: ProfileInput };
 
+
+const lower = (text: string) => `${text.charAt(0).toLowerCase()}${text.slice(1)}`;
 
 function summary(row: ProfileRow): string {
   switch (row.kind) {
@@ -21,7 +27,7 @@ function summary(row: ProfileRow): string {
     case 'teacher':
       return row.model.provider === 'script' ? 'replay' : row.model.provider === 'ollama' ? `ollama:${row.model.model}` : `${row.model.base_url} · ${row.model.model}`;
     case 'supervision':
-      return `block → ${row.supervision.on_block}, escalate → ${row.supervision.on_escalate}`;
+      return `when blocked: ${lower(BLOCK_BEHAVIOUR_LABELS[row.supervision.on_block])} · when escalated: ${lower(ESCALATION_BEHAVIOUR_LABELS[row.supervision.on_escalate])}`;
     case 'trace':
       return `${row.trace.include_tool_results ? 'with' : 'without'} tool results${row.trace.retention_days ? `, deleted after ${row.trace.retention_days} days` : ''}${row.trace.retention_runs ? `, newest ${row.trace.retention_runs} runs kept` : ''}`;
     case 'learning_data':
@@ -31,7 +37,7 @@ function summary(row: ProfileRow): string {
   }
 }
 
-function ProfileItem({ latest, versions, origin, onEdit, onDuplicate }: { latest: ProfileRow; versions: ProfileRow[]; origin: string; onEdit: () => void; onDuplicate: () => void }) {
+function ProfileItem({ latest, versions, origin, onEdit, onDuplicate, onDelete }: { latest: ProfileRow; versions: ProfileRow[]; origin: string; onEdit: () => void; onDuplicate: () => void; onDelete: () => Promise<void> }) {
   const readOnly = isReadOnlyProfile(latest);
   return (
     <li className="profile-item" data-testid="profile-item" data-profile-id={latest.id} data-version={latest.version} data-origin={origin}>
@@ -67,15 +73,59 @@ function ProfileItem({ latest, versions, origin, onEdit, onDuplicate }: { latest
         <button type="button" className="button button--small" onClick={onDuplicate} aria-label={`Duplicate ${latest.name}`} data-testid="profile-duplicate">
           Duplicate
         </button>
+        {!readOnly && (
+          <ConfirmButton
+            small
+            danger
+            label="Delete"
+            ariaLabel={`Delete ${latest.name}`}
+            question={`Delete “${latest.name}” and all ${plural(versions.length, 'version')} of it?`}
+            confirmLabel="Delete"
+            keepLabel="Keep"
+            onConfirm={onDelete}
+            testId="profile-delete"
+          />
+        )}
       </div>
     </li>
   );
 }
 
-/** Profiles by kind with their versions; create, edit (new version), duplicate; export and import. */
+/** Why a profile was not deleted, with the runs that use it one click away. */
+function NotDeleted({ outcome }: { outcome: Extract<ProfileDeleteOutcome, { deleted: false }> }) {
+  const runs = outcome.usedBy?.runs ?? [];
+  const more = (outcome.usedBy?.run_count ?? 0) - runs.length;
+  return (
+    <div className="notice notice--error" role="alert" data-testid="profiles-notice">
+      <p>{outcome.text}</p>
+      {runs.length > 0 && (
+        <ul className="plain-list" data-testid="profile-used-by-runs">
+          {runs.map((r) => (
+            <li key={r.run_id}>
+              <a href={routeHref({ name: 'run', runId: r.run_id, tab: 'rounds' })}>
+                {r.name} · {formatDateTime(r.started_at)}
+              </a>
+            </li>
+          ))}
+          {more > 0 && <li className="muted">and {plural(more, 'more run')}</li>}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+/** Profiles by kind with their versions; create, edit (new version), duplicate, delete; export and import. */
 export function ProfilesSection() {
-  const { db } = useHost();
+  const { db, client } = useHost();
   const rows = useLiveQuery(() => db.profiles.toArray(), [db]);
+  const [refused, setRefused] = useState<Extract<ProfileDeleteOutcome, { deleted: false }>>();
+  const remove = async (row: ProfileRow) => {
+    setNotice(undefined);
+    setRefused(undefined);
+    const outcome = await deleteProfile(db, client, row);
+    if (outcome.deleted) setNotice({ tone: 'ok', lines: [outcome.text] });
+    else setRefused(outcome);
+  };
   const workflows = useLiveQuery(() => db.workflows.toArray(), [db], []);
   const [editing, setEditing] = useState<Editing>();
   const [notice, setNotice] = useState<{ tone: 'ok' | 'error'; lines: string[] }>();
@@ -127,6 +177,7 @@ export function ProfilesSection() {
       </header>
       <p className="settings-section__intro">Named settings a workflow’s Supervision &amp; Learning panel picks from. A version never changes: editing saves the next version, and every run records the versions it used. Built-in profiles are read-only: duplicate one to change it. Names are unique within each kind.</p>
       <ProfileConflicts />
+      {refused && <NotDeleted outcome={refused} />}
       {notice && (
         <div className={notice.tone === 'error' ? 'notice notice--error' : 'notice'} role={notice.tone === 'error' ? 'alert' : 'status'} data-testid="profiles-notice">
           {notice.lines.map((l, i) => (
@@ -171,6 +222,7 @@ export function ProfilesSection() {
                       origin={profileOriginLabel(row, workflows)}
                       onEdit={() => setEditing({ base: row, initial: { ...settingsOf(toProfile(row)), name: row.name, description: row.description } as ProfileInput })}
                       onDuplicate={() => duplicate(row)}
+                      onDelete={() => remove(row)}
                     />
                   ))}
                 </ul>

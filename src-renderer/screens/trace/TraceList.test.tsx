@@ -19,10 +19,11 @@ describe('the Trace tab', () => {
     // Every event is a row of its own (the e2e counts them), no JSON until one is opened.
     expect(count(html, 'data-testid="trace-event"')).toBe(log.events.length);
     expect(count(html, '<pre')).toBe(0);
-    expect(html).toMatch(/aria-level="1"[^>]*aria-expanded="true"[^>]*aria-label="Round 1, executed, 10 events"/);
-    expect(html).toMatch(/aria-level="2"[^>]*aria-label="#2 round.started"/);
+    // Each row is named by the words it shows, in their order (its duration, its time on the run's axis).
+    expect(html).toMatch(/aria-level="1"[^>]*aria-expanded="true"[^>]*aria-label="Round 1, executed, 10 events, [\d.]+ m?s"/);
+    expect(html).toMatch(/aria-level="2"[^>]*aria-label="#2 round.started, \+[\d.]+ m?s"/);
     // A step of two events is a span of its own, one level down.
-    expect(html).toMatch(/aria-level="3"[^>]*aria-label="#4 candidate.validated"/);
+    expect(html).toMatch(/aria-level="3"[^>]*aria-label="#4 candidate.validated, \+[\d.]+ m?s"/);
     // Only one row is in the tab order (roving tabindex).
     expect(count(html, 'tabindex="0"')).toBe(1);
   });
@@ -59,7 +60,11 @@ describe('the Trace tab', () => {
     expect(count(html, '<pre')).toBe(1);
     expect(html).toContain('Reads before writing');
     expect(html).toContain(`data-seq="${cited.seq}" data-layer="phase" open=""`);
-    expect(html).toMatch(/aria-label="Phase 1, Write summary.md from the meeting notes, \d+ events"/);
+    expect(html).toMatch(/aria-label="Phase 1, Write summary.md from the meeting notes, \d+ events, [^"]+"/);
+    // The opened event is named by its content (the JSON it shows), not by a shorter label.
+    const openRow = /<li[^>]*>(?=<details[^>]*open="")/.exec(html)?.[0] ?? '';
+    expect(openRow).toContain('role="treeitem"');
+    expect(openRow).not.toContain('aria-label');
   });
 
   it('offers a filter chip per layer and per event type present, with their counts', () => {

@@ -13,7 +13,7 @@ export function RecentRuns({ runs }: { runs: RunRow[] | undefined }) {
       {runs.slice(0, 8).map((r) => (
         <li key={r.run_id}>
           <a href={routeHref({ name: 'run', runId: r.run_id, tab: 'rounds' })}>
-            <StatusBadge status={r.status} supervised={r.workflow?.supervised} /> <span className="muted">{formatDateTime(r.started_at)}</span>
+            <StatusBadge status={r.status} supervised={r.workflow?.supervised} partial={r.partial} /> <span className="muted">{formatDateTime(r.started_at)}</span>
             {runTags(r).map((tag) => (
               <span key={tag} className="muted">
                 {' '}

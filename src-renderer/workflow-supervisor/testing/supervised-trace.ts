@@ -1,5 +1,5 @@
 import { RunEvent, eventId, type RunEventPayload } from '../../../src-shared/contracts/events';
-import type { SupervisorVerdict, Verdict } from '../../../src-shared/supervisor/contracts';
+import type { MalformedAnswer, SupervisorVerdict, Verdict } from '../../../src-shared/supervisor/contracts';
 import { escalation as buildEscalationOf } from '../../../src-shared/supervisor/testing/fixtures';
 import { invocationId, type Lineage } from '../../../src-shared/workflow/invocation';
 
@@ -40,6 +40,8 @@ export interface TraceOptions {
   cost?: number;
   /** A person supervises: the escalation is also an intervention waiting in the app. */
   askPerson?: boolean;
+  /** The supervisor's unusable answer the verdict was applied over (decided by the kernel). */
+  malformed?: MalformedAnswer;
 }
 
 export function supervisedTrace(opts: TraceOptions = {}): RunEvent[] {
@@ -91,7 +93,7 @@ export function supervisedTrace(opts: TraceOptions = {}): RunEvent[] {
   }
   payloads.push({ type: 'supervisor.escalated', invocation_id: escalation.invocation_key, escalation });
   if (verdict !== null) {
-    const applied: SupervisorVerdict = { escalation_id: escalation.id, verdict, decided_by: opts.decidedBy ?? 'agent', turns: 1, cost_usd: opts.cost ?? 0 };
+    const applied: SupervisorVerdict = { escalation_id: escalation.id, verdict, decided_by: opts.decidedBy ?? 'agent', turns: 1, cost_usd: opts.cost ?? 0, ...(opts.malformed ? { malformed: opts.malformed } : {}) };
     const next = ({ retry: 'run_again', skip: 'skip', substitute: 'done', end_stream: 'end_stream', fail: 'failed' } as const)[verdict.action];
     payloads.push({ type: 'supervisor.verdict', invocation_id: escalation.invocation_key, node: 'work', verdict: applied, next });
     const failed = verdict.action === 'fail';

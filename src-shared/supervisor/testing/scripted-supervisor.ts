@@ -9,7 +9,7 @@ import { supervisorMachine, type DecideInput, type DecideOutput, type Substitute
  */
 
 export const HANG = Symbol('hang');
-export type ScriptedAnswer = { verdict: unknown; cost_usd?: number } | Error | typeof HANG;
+export type ScriptedAnswer = Pick<DecideOutput, 'verdict' | 'cost_usd' | 'malformed'> | Error | typeof HANG;
 
 /** The part of an AbortSignal the double uses (src-shared has no DOM types). */
 export interface AbortListener {
