@@ -123,7 +123,9 @@ test('the boundary refusals demo: malformed output repaired by the student, para
   await expect(rounds.nth(0)).toHaveAttribute('data-outcome', 'executed');
   await expect(rounds.nth(0).getByTestId('selected-decision')).toHaveAttribute('data-source', 'student');
   await expect(rounds.nth(1).getByTestId('candidate')).toHaveAttribute('data-rejected', 'true');
-  await expect(rounds.nth(1).getByTestId('validation-issues')).toContainText('unparseable');
+  // Said in words; the code stays on the tag for details.
+  await expect(rounds.nth(1).getByTestId('validation-issues')).toContainText('not a decision');
+  await expect(rounds.nth(1).getByTestId('validation-issues').locator('[data-code=unparseable]')).toHaveCount(1);
   await expect(rounds.nth(1).getByTestId('selected-decision')).toHaveAttribute('data-source', 'teacher');
   await expect(rounds.nth(2)).toHaveAttribute('data-outcome', 'blocked');
   await expect(rounds.nth(2).getByTestId('verdict')).toHaveCount(2);
