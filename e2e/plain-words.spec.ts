@@ -81,6 +81,13 @@ test('the demos\' screens and runs say what happened in words: no reason codes, 
   await expectPlainWords('a completed supervised run');
   await shot(page, 'words-01-run');
 
+  // The boundary's refusals: malformed output repaired, parallel calls repaired, an unusable
+  // replacement re-asked, an unsafe write blocked.
+  await go('#/workflows');
+  await card('Guarded writes').getByTestId('run-button').click();
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'blocked', { timeout: 60_000 });
+  await expectPlainWords('a run the boundary refused');
+
   // A run that asks a person: its card, and Waiting for you.
   await go('#/workflows');
   await card('Ask a human').getByTestId('run-button').click();

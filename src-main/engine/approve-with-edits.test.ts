@@ -62,7 +62,7 @@ describe('approve with edits', () => {
   it('an edit that does not pass validation against the round\'s tools is refused with the reason, and the run keeps waiting', async () => {
     const { ws, checkpoint, checkpoints, manager } = await waitingEscalation();
     expect(() => manager.answer(checkpoint.run_id, checkpoint.intervention.id, { action: 'approve', arguments: { path: join(ws.workspace, 'draft.md') } })).toThrow(
-      /your edited arguments do not pass validation: arguments_invalid.*content/,
+      /your edited arguments do not pass validation: arguments the tool refuses.*content/,
     );
     expect(checkpoints.list().map((c) => c.run_id)).toEqual([checkpoint.run_id]);
     expect(manager.activeIds()).toEqual([]);

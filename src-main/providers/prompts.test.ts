@@ -160,7 +160,7 @@ describe('teacher prompt', () => {
   it('for an invalid candidate it gives the validation issues and says accept is impossible', () => {
     const review = reviewOf('{"decision_type":"tool_call","tool_name":"delete_file","arguments":{}}', { rule: 'validation_failed' });
     const [, user] = buildTeacherMessages({ ...base, review });
-    expect(user?.content).toContain('failed — tool_not_offered');
+    expect(user?.content).toContain('failed — a tool not offered this round');
     expect(user?.content).toContain('accept is impossible');
     expect(user?.content).toContain('validation failed: teacher may repair');
   });

@@ -58,7 +58,7 @@ describe('approve with edits on a waiting workflow node', () => {
     const [waiting] = manager.pending();
     const missingContent = { action: 'approve' as const, arguments: { path: join(ws.workspace, 'draft.md') } };
     expect(manager.activeIds()).toEqual([run_id]);
-    expect(() => manager.answer(run_id, waiting?.id ?? '', missingContent)).toThrow(/your edited arguments do not pass validation: arguments_invalid.*content/);
+    expect(() => manager.answer(run_id, waiting?.id ?? '', missingContent)).toThrow(/your edited arguments do not pass validation: arguments the tool refuses.*content/);
     // Parked: the run ended waiting, its checkpoint on disk.
     await expect.poll(() => manager.activeIds().length, { timeout: 20_000 }).toBe(0);
     expect(() => manager.answer(run_id, waiting?.id ?? '', missingContent)).toThrow(/your edited arguments do not pass validation/);

@@ -56,7 +56,7 @@ describe('the decision boundary', () => {
 
     expect(record.outcome).toBe('executed');
     expect(host.calls.execute.map((c) => c.decision)).toEqual([REPLACEMENTS.write]);
-    expect(host.calls.review[1]?.previous_problem).toMatch(/tool_not_offered/);
+    expect(host.calls.review[1]?.previous_problem).toMatch(/a tool not offered this round/);
   });
 
   it('a protected effect without review never executes', async () => {
@@ -212,7 +212,7 @@ describe('the decision boundary', () => {
 
     expect(record.review).toEqual({ required: false, rule: 'invalid_not_reviewed' });
     expect(record.outcome).toBe('failed');
-    expect(record.message).toMatch(/tool_not_offered/);
+    expect(record.message).toMatch(/a tool not offered this round/);
   });
 
   it.each(['proposing', 'reviewing', 'authorizing'] as const)('cancelling before commit (while %s) ends the round failed without executing', async (state) => {
@@ -425,7 +425,7 @@ describe('the decision boundary', () => {
     expect(record.repairs[0]?.validation.issues[0]?.code).toBe('unparseable');
     expect(record.review).toEqual({ required: false, rule: 'not_required' });
     expect(host.calls.review).toEqual([]);
-    expect(host.calls.propose[1]?.feedback).toMatch(/rejected by validation: unparseable/);
+    expect(host.calls.propose[1]?.feedback).toMatch(/rejected by validation: not a decision/);
     expect(types(events).slice(0, 6)).toEqual(['round.started', 'candidate.proposed', 'candidate.validated', 'candidate.proposed', 'candidate.validated', 'review.decided']);
   });
 

@@ -42,7 +42,7 @@ describe('deterministic validation', () => {
       { code: 'schema', path: 'target', message: expect.any(String) },
       { code: 'schema', path: 'reason', message: expect.any(String) },
     ]);
-    expect(describeIssues(v.result.issues)).toMatch(/^schema at target: .+; schema at reason: /);
+    expect(describeIssues(v.result.issues)).toMatch(/^not the decision format at target: .+; not the decision format at reason: /);
   });
 
   it('a decision with unknown keys or an unknown type fails the decision schema', () => {
@@ -173,10 +173,10 @@ describe('deterministic validation', () => {
     }
   });
 
-  it('describeIssues renders code, path and message', () => {
+  it('describeIssues renders the code in words, the path and the message', () => {
     expect(describeIssues([])).toBe('');
     expect(describeIssues([{ code: 'tool_not_offered', message: 'm' }, { code: 'arguments_invalid', path: 'a.b', message: 'n' }])).toBe(
-      'tool_not_offered: m; arguments_invalid at a.b: n',
+      'a tool not offered this round: m; arguments the tool refuses at a.b: n',
     );
   });
 });

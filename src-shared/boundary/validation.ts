@@ -6,6 +6,7 @@ import type { ValidationIssue, ValidationResult } from '../contracts/validation-
 
 export { VALIDATION_CODES, ValidationCode, ValidationIssue, ValidationResult } from '../contracts/validation-result';
 import type { ParsedCandidate } from './parse-candidate';
+import { VALIDATION_CODE_LABELS } from '../contracts/code-words';
 
 /** Constraints from an outer layer (e.g. an SCS phase plan's allowed tools, SCS's next_required_action). */
 export interface DecisionConstraints {
@@ -88,6 +89,7 @@ export function validateCandidate(
   return { result: { ok: true, issues: [], schema_hash: tool.schema_hash }, decision, tool };
 }
 
+/** Issues as words (a person reads them in verdicts and run messages; the model in its feedback): the code's words, where, what. */
 export function describeIssues(issues: readonly ValidationIssue[]): string {
-  return issues.map((i) => (i.path ? `${i.code} at ${i.path}: ${i.message}` : `${i.code}: ${i.message}`)).join('; ');
+  return issues.map((i) => `${VALIDATION_CODE_LABELS[i.code]}${i.path ? ` at ${i.path}` : ''}: ${i.message}`).join('; ');
 }

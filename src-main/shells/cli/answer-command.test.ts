@@ -179,7 +179,7 @@ describe('a run that waits for a person, from the command line', () => {
 
     const refused = await cli(['answer', runId, 'approve', '--arguments', JSON.stringify({ path: join(ws.workspace, 'draft.md') }), '--data-dir', dataDir]);
     expect(refused.code).toBe(EXIT.badInput);
-    expect(refused.stderr).toMatch(/your edited arguments do not pass validation: arguments_invalid/);
+    expect(refused.stderr).toMatch(/your edited arguments do not pass validation: arguments the tool refuses/);
     expect((await cli(['runs', 'waiting', '--json', '--data-dir', dataDir])).stdout).toContain(runId);
     expect((await cli(['answer', runId, 'approve', '--arguments', '{"path":', '--data-dir', dataDir])).stderr).toMatch(/--arguments is not JSON/);
 
