@@ -100,8 +100,9 @@ export class HistoryLedger implements IdempotencyLedger {
       return;
     }
     this.write(() => {
-      const state = this.finishing.has(key) ? 'executed' : this.claiming.has(key) ? 'in_flight' : this.sql.state.get(key)?.state;
-      if (state !== undefined) throw new DuplicateExecutionError(key, state);
+      // Read under the write lock: another process's claim is seen before this one is made.
+      const state = this.state(key);
+      if (state !== 'new') throw new DuplicateExecutionError(key, state);
       this.sql.begin.run(key, meta.run_id, meta.round, meta.server, meta.tool, at);
     });
   }

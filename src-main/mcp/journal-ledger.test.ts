@@ -47,6 +47,20 @@ function hostHistory() {
   return { ws, dataDir, journal, writer, ledger, file, commits: () => walCommits(file), storedElsewhere, keyElsewhere };
 }
 
+/** What subscribers are told, and every event told before another connection could read it (a problem). */
+function watchTold(h: ReturnType<typeof hostHistory>): { told: RunEvent[]; problems: string[] } {
+  const told: RunEvent[] = [];
+  const problems: string[] = [];
+  h.journal.subscribe(({ events }) => {
+    for (const event of events) {
+      // Told only after the commit: another connection already sees it.
+      if (!h.storedElsewhere(event.id)) problems.push(`${event.type} told before it was committed`);
+      told.push(event);
+    }
+  });
+  return { told, problems };
+}
+
 describe('one durable write per round (the host\'s history writes)', () => {
   it('a supervised round that writes commits exactly once, before its call: the claim carries the round\'s events, the result rides in the next', async () => {
     const h = hostHistory();
@@ -79,15 +93,7 @@ describe('one durable write per round (the host\'s history writes)', () => {
 
   it('never tells a page or a watcher of an event before it is durable: a tool\'s result waits for the next commit', async () => {
     const h = hostHistory();
-    const told: RunEvent[] = [];
-    const problems: string[] = [];
-    h.journal.subscribe(({ events }) => {
-      for (const event of events) {
-        // Told only after the commit: another connection already sees it.
-        if (!h.storedElsewhere(event.id)) problems.push(`${event.type} told before it was committed`);
-        told.push(event);
-      }
-    });
+    const { told, problems } = watchTold(h);
     const rounds = 3;
     await runAgent({
       spec: readingSpec(rounds),
@@ -116,14 +122,7 @@ describe('one durable write per round (the host\'s history writes)', () => {
 
   it('a round that only reads syncs nothing of its own: its claim, decision and result ride in the next commit, and nobody is told before it', async () => {
     const h = hostHistory();
-    const told: RunEvent[] = [];
-    const problems: string[] = [];
-    h.journal.subscribe(({ events }) => {
-      for (const event of events) {
-        if (!h.storedElsewhere(event.id)) problems.push(`${event.type} told before it was committed`);
-        told.push(event);
-      }
-    });
+    const { told, problems } = watchTold(h);
     const rounds = 5;
     const before = h.commits();
     const result = await runAgent({
