@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { ownHostAndPage } from './own-host';
 import { runIdFromUrl } from './helpers';
+import { wordCheckWorkflow } from '../test-support/word-check-workflow';
 
 // Issue 28, "Outcomes that tell the truth": a workflow whose iterate lost an item (an assert refused
 // it) is not a success. Real host, real page, real IndexedDB; the workflow has no model at all.
@@ -12,26 +13,7 @@ const SHOTS = '/tmp/shots';
 mkdirSync(SHOTS, { recursive: true });
 const held = ownHostAndPage('partial');
 
-const WORKFLOW = {
-  format: 'steward/v1',
-  kind: 'workflow',
-  id: 'word-check',
-  name: 'Word check',
-  description: 'Keeps the words made of lowercase letters.',
-  nodes: [
-    { id: 'in', kind: 'input', fields: [{ name: 'words', type: 'list' }] },
-    { id: 'each', kind: 'iterate' },
-    { id: 'work', kind: 'assert', checks: [{ check: 'regex', pattern: '^[a-z]+$' }] },
-    { id: 'gather', kind: 'collect' },
-    { id: 'out', kind: 'output', fields: [{ name: 'kept', type: 'list' }] },
-  ],
-  edges: [
-    { from: { node: 'in', port: 'words' }, to: { node: 'each', port: 'list' } },
-    { from: { node: 'each', port: 'item' }, to: { node: 'work', port: 'value' } },
-    { from: { node: 'work', port: 'value' }, to: { node: 'gather', port: 'item' } },
-    { from: { node: 'gather', port: 'list' }, to: { node: 'out', port: 'kept' } },
-  ],
-};
+const WORKFLOW = wordCheckWorkflow({ id: 'word-check', name: 'Word check', description: 'Keeps the words made of lowercase letters.' });
 
 /** Runs the imported workflow from its Run button with these words; returns the run's id once it ended. */
 async function runWith(page: Page, words: string[]): Promise<string> {

@@ -10,6 +10,7 @@ import { createMemoryLedger } from '../mcp/idempotency-ledger';
 import { encodeOtlpJson } from '../otlp/encode-otlp';
 import { runSpans } from '../otlp/trace-to-spans';
 import { runWorkflow } from './run-workflow';
+import { wordCheckWorkflow } from '../../test-support/word-check-workflow';
 
 // Issue 28: a workflow whose iterate lost an item (an assert refused it) is not a success.
 
@@ -19,25 +20,7 @@ afterEach(() => {
 });
 
 /** words → iterate → an assert per item (lowercase letters only) → collect → output. */
-const WORDS_GRAPH = WorkflowGraph.parse({
-  format: 'steward/v1',
-  kind: 'workflow',
-  id: 'words',
-  name: 'Words',
-  nodes: [
-    { id: 'in', kind: 'input', fields: [{ name: 'words', type: 'list' }] },
-    { id: 'each', kind: 'iterate', concurrency: 2 },
-    { id: 'work', kind: 'assert', checks: [{ check: 'regex', pattern: '^[a-z]+$' }] },
-    { id: 'gather', kind: 'collect' },
-    { id: 'out', kind: 'output', fields: [{ name: 'kept', type: 'list' }] },
-  ],
-  edges: [
-    { from: { node: 'in', port: 'words' }, to: { node: 'each', port: 'list' } },
-    { from: { node: 'each', port: 'item' }, to: { node: 'work', port: 'value' } },
-    { from: { node: 'work', port: 'value' }, to: { node: 'gather', port: 'item' } },
-    { from: { node: 'gather', port: 'list' }, to: { node: 'out', port: 'kept' } },
-  ],
-});
+const WORDS_GRAPH = WorkflowGraph.parse(wordCheckWorkflow({ id: 'words', name: 'Words', concurrency: 2 }));
 
 async function runWords(words: string[]) {
   const dir = mkdtempSync(join(tmpdir(), 'steward-partial-'));

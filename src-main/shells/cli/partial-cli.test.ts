@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cliWith, journalEvents } from '../../../test-support/cli-capture';
 import { EXIT } from './cli-io';
+import { wordCheckWorkflow } from '../../../test-support/word-check-workflow';
 
 // Issue 28: `steward run` of a workflow whose iterate lost an item says so, and does not exit 0.
 
@@ -19,25 +20,7 @@ function wordsWorkflow(): { file: string; dataDir: string } {
   const file = join(dir, 'words.workflow.json');
   writeFileSync(
     file,
-    JSON.stringify({
-      format: 'steward/v1',
-      kind: 'workflow',
-      id: 'words',
-      name: 'Words',
-      nodes: [
-        { id: 'in', kind: 'input', fields: [{ name: 'words', type: 'list' }] },
-        { id: 'each', kind: 'iterate' },
-        { id: 'work', kind: 'assert', checks: [{ check: 'regex', pattern: '^[a-z]+$' }] },
-        { id: 'gather', kind: 'collect' },
-        { id: 'out', kind: 'output', fields: [{ name: 'kept', type: 'list' }] },
-      ],
-      edges: [
-        { from: { node: 'in', port: 'words' }, to: { node: 'each', port: 'list' } },
-        { from: { node: 'each', port: 'item' }, to: { node: 'work', port: 'value' } },
-        { from: { node: 'work', port: 'value' }, to: { node: 'gather', port: 'item' } },
-        { from: { node: 'gather', port: 'list' }, to: { node: 'out', port: 'kept' } },
-      ],
-    }),
+    JSON.stringify(wordCheckWorkflow({ id: 'words', name: 'Words' })),
   );
   return { file, dataDir: join(dir, 'data') };
 }
