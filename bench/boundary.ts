@@ -4,8 +4,9 @@
  *  bare        a loop calling the real filesystem MCP server's read_text_file directly (SDK client);
  *              it writes nothing durable
  *  boundary    agent rounds run by the real host (createHost on a temp data folder on disk): the
- *              history database, the idempotency ledger in it, the journal writer, the feed, the
- *              real filesystem server, phase 3 supervision; every round the same read decision.
+ *              history database, the idempotency ledger in it, the journal writer (its windowed
+ *              commits synced on the thread pool, the page told after), the feed, the real
+ *              filesystem server, phase 3 supervision; every round the same read decision.
  *              The models are the replay provider (a scripted TEST DOUBLE at the model boundary)
  *              with zero latency. A round is timed from the page's side: the host pushes a round's
  *              `round.completed` to a subscribed page only once it is durable

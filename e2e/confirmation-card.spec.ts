@@ -7,7 +7,7 @@ import { ensureBuilt } from '../test-support/ensure-built';
 import { startHostProcess, type HostProcess } from '../test-support/host-process';
 import { askingSpecInput } from '../test-support/asking-spec';
 import { FILESYSTEM_PACKAGE } from '../src-shared/policy/shipped-effects';
-import { shot } from './helpers';
+import { runIdFromUrl, shot } from './helpers';
 
 /**
  * The tool-confirmation card (issue 28), as a person uses it: "Reject; let the agent try again" with
@@ -49,7 +49,7 @@ test.afterAll(async () => {
   rmSync(specDir, { recursive: true, force: true });
 });
 
-test('reject with a note: the agent\'s next round shows it was told and it proposes again; Stop the run then ends it cancelled', async () => {
+test('reject with a note: the agent\'s next round shows it was told and it proposes again; Stop the run then ends it, stopped by you (not failed)', async () => {
   const sandbox = join(specDir, 'notes-sandbox');
   const write = (file: string) => ({ json: { decision_type: 'tool_call', tool_name: 'write_file', arguments: { path: join(sandbox, file), content: '# Summary\n- ship the editor\n' } } });
   const spec = join(specDir, 'confirms.json');
@@ -94,15 +94,26 @@ test('reject with a note: the agent\'s next round shows it was told and it propo
   await rounds.nth(1).scrollIntoViewIfNeeded();
   await shot(page, '28-agent-told-and-proposes-again');
 
-  // Stop the run: asked first, then the run ends cancelled by the person; nothing was written.
+  // Stop the run: asked first, then the run ends as the person decided: "Stopped by you", not a failure; nothing was written.
   await card.getByTestId('intervention-stop').click();
   await page.getByTestId('confirm-intervention-stop').click();
-  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'cancelled', { timeout: 30_000 });
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'stopped', { timeout: 30_000 });
+  await expect(page.getByTestId('run-status')).toHaveText('Stopped by you');
   await expect(rounds.nth(1).getByTestId('round-intervention')).toHaveAttribute('data-answered', 'stop');
   await expect(page.getByTestId('run-final')).toContainText('you stopped the run');
   expect(existsSync(join(sandbox, 'summary.md'))).toBe(false);
   expect(readFileSync(join(sandbox, 'meeting-notes.md'), 'utf8')).toBe('# Meeting\n- ship the editor\n');
   await shot(page, '28-stopped-by-you');
+  // Runs says it the same way, and its status filter finds it.
+  const stoppedId = runIdFromUrl(page.url());
+  await page.evaluate(() => (window.location.hash = '#/runs'));
+  const row = page.locator(`[data-testid=run-row][data-run-id="${stoppedId}"]`);
+  await expect(row.locator('[data-status]').first()).toHaveText('Stopped by you');
+  await page.getByTestId('runs-filter-status').selectOption('stopped');
+  await expect(row).toBeVisible();
+  await page.getByTestId('runs-filter-status').selectOption('failed');
+  await expect(row).toHaveCount(0);
+  await page.getByTestId('runs-filter-status').selectOption('');
 });
 
 test('a workflow step\'s call nobody proposed: the card offers Don\'t run it; declined, the run\'s outcome says you declined it, with your note', async () => {
@@ -142,9 +153,22 @@ test('a workflow step\'s call nobody proposed: the card offers Don\'t run it; de
   await shot(page, '28-workflow-step-dont-run-it');
 
   await card.getByTestId('intervention-decline').click();
-  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'failed', { timeout: 30_000 });
+  // The person's decision, not a failure of the system: "Declined by you".
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'declined', { timeout: 30_000 });
+  await expect(page.getByTestId('run-status')).toHaveText('Declined by you');
   await expect(page.getByText('you declined fs/write_file: not today').first()).toBeVisible();
   await expect(page.getByText('not_confirmed')).toHaveCount(0);
+  // The step did not fail: the person decided it does not run.
+  const save = page.locator('[data-testid=node-invocation][data-invocation-id="save"]');
+  await save.locator('.node-inv__toggle').click();
+  await expect(save.getByTestId('node-invocation-body')).toContainText('Why it did not run');
+  await expect(save.getByTestId('node-failure')).toContainText('you declined the call you declined fs/write_file: not today');
   expect(existsSync(out)).toBe(false);
   await shot(page, '28-workflow-step-declined');
+  await page.evaluate(() => (window.location.hash = '#/runs'));
+  const row = page.locator(`[data-testid=run-row][data-run-id="${runId}"]`);
+  await expect(row.locator('[data-status]').first()).toHaveText('Declined by you');
+  await page.getByTestId('runs-filter-status').selectOption('declined');
+  await expect(row).toBeVisible();
+  await shot(page, '28-runs-declined-by-you');
 });

@@ -81,7 +81,12 @@ test('the demo runs live: a read passes unreviewed, the teacher replaces the uns
 
   // The trace tab lists every stored event; the runs list survives the reload too.
   await page.getByTestId('trace-tab').click();
-  await expect(page.getByTestId('trace-event')).toHaveCount(events.length);
+  // The list is virtualised (only rows near the screen are in the page): the header counts every
+  // stored event, and scrolling to the end shows the last one.
+  await expect(page.getByTestId('trace-shown')).toHaveText(`${events.length} events`);
+  await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+  await expect(page.locator(`[data-testid=trace-event][data-seq="${events.length - 1}"]`)).toBeVisible();
+  await page.evaluate(() => window.scrollTo(0, 0));
   await shot(page, '04-trace', false);
   await page.goto(`${host.url.split('#')[0]}#/runs`);
   await expect(page.getByTestId('run-row')).toHaveCount(1);

@@ -97,15 +97,18 @@ test('a run cut off by a host stop mid-round: after the restart it reads Interru
   const tab = page.getByRole('tab', { name: /Rounds/ });
   await expect(tab).toContainText('3');
   await expect(page.locator('[data-testid=round-card]')).toHaveCount(3);
-  await expect(page.getByTestId('run-rounds')).toHaveText('3 · 1 did not finish');
+  await expect(page.getByTestId('run-rounds')).toHaveText('3 · the 3rd was interrupted');
   await expect(third).toContainText('Did not finish');
   await expect(third.getByTestId('round-unfinished')).toBeVisible();
   await expect(page.getByTestId('run-final')).toContainText('The Steward host stopped while this run was in progress');
   await expectNothingLive(page);
   await page.screenshot({ path: `${SHOTS}/28-interrupted-after.png`, fullPage: true });
 
-  // Runs says so too.
+  // Runs says so too, and counts the rounds as the run view does (not the two that completed).
   await page.evaluate(() => (window.location.hash = '#/runs'));
   await expect(row.locator('[data-status]').first()).toHaveText('Interrupted');
+  await expect(row.getByTestId('run-row-rounds')).toHaveText('3the 3rd was interrupted');
+  await expect(row.getByTestId('run-row-rounds')).toHaveJSProperty('innerText', '3\nthe 3rd was interrupted');
+  await page.screenshot({ path: `${SHOTS}/28-interrupted-runs-row.png` });
   await page.close();
 });

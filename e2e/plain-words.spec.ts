@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
@@ -8,13 +8,18 @@ import { REASON_CODES } from '../src-shared/contracts/verdict';
 import { VALIDATION_CODES } from '../src-shared/contracts/validation-result';
 import { INTERVENTION_KINDS } from '../src-shared/contracts/intervention';
 import { MONITOR_DECISIONS } from '../src-shared/scs/contracts';
+import { ERROR_CODES } from '../src-shared/contracts/host-api';
+import { WORDED_FAILURE_CODES, WORDED_ROUND_REASONS } from '../src-shared/contracts/code-words';
+import { DENIAL_REASONS } from '../src-shared/boundary/authorization';
+import { wordCheckWorkflow } from '../test-support/word-check-workflow';
 import { shot } from './helpers';
 
 /**
- * Issue 28, "words, not internals": every screen a person reaches with the demos, read as a person
- * reads it (the rendered text: a closed details, a title, a data attribute are not read), holds no
- * reason code, no stack trace, no schema path and no parser message. The raw text stays one click
- * away (details, titles); this test does not look there.
+ * Issue 28, "words, not internals": every screen a person reaches with the demos, a workflow run that
+ * lost items, a run whose key the keychain could not give, and the editor's problem list, read as a
+ * person reads it (the rendered text: what is inside a details — open or not —, a title, a data
+ * attribute are not read), holds no reason code, no stack trace, no schema path and no parser
+ * message. The raw text stays one click away (details, titles); this test does not look there.
  */
 test.describe.configure({ mode: 'serial' });
 
@@ -27,18 +32,49 @@ const card = (name: string) => page.getByTestId('workflow-card').filter({ hasTex
  * Codes the app must say in words: those that are not English words already (snake_case). Tool names
  * (read_text_file) and ids are a person's words too, so only these are checked.
  */
-const CODES = [...REASON_CODES, ...VALIDATION_CODES, ...INTERVENTION_KINDS, ...MONITOR_DECISIONS, 'not_confirmed', 'assert_failed', 'tool_not_offered', 'internal_error', 'template_error', 'agent_failed'];
+const GRAPH_PROBLEM_CODES = ['collect_without_iterate', 'connected_twice', 'duplicate_port', 'invalid_check', 'invalid_output_schema', 'item_reaches_output', 'no_output', 'not_connected', 'stream_input_optional', 'too_deep', 'type_mismatch', 'undeclared_input', 'unknown_judge_model', 'unknown_node', 'unknown_port', 'unknown_server', 'unknown_tool', 'unreachable_output', 'unrelated_scopes'];
+const CODES = [
+  ...REASON_CODES,
+  ...VALIDATION_CODES,
+  ...INTERVENTION_KINDS,
+  ...MONITOR_DECISIONS,
+  ...WORDED_FAILURE_CODES,
+  ...WORDED_ROUND_REASONS,
+  ...DENIAL_REASONS,
+  ...ERROR_CODES,
+  ...GRAPH_PROBLEM_CODES,
+  'not_confirmed',
+  'assert_failed',
+  'tool_not_offered',
+  'internal_error',
+  'template_error',
+  'agent_failed',
+  'completed_with_failures',
+];
 const INTERNALS: Array<[string, RegExp]> = [
   ['a reason code', new RegExp(`\\b(${[...new Set(CODES)].filter((code) => code.includes('_')).join('|')})\\b`)],
   ['a stack trace', /\bat \S+ \([^)]*:\d+:\d+\)|\n\s+at [\w.<>]+ /],
   ['a schema path', /\bdata\/[\w/]+|must be equal to one of the allowed values|schema is invalid/],
   ['a parser message', /Unexpected token|is not valid JSON|SyntaxError|Unexpected end of JSON input/],
   ['an error class', /\b(TypeError|ReferenceError|ZodError|CredentialStoreError)\b/],
+  ['a keychain internal', /DBus error|zbus|Platform failure|unix:path=/i],
 ];
 
-/** What a person can read on the page now (innerText skips closed details, titles and hidden elements). */
+/**
+ * What a person can read on the page now without opening anything: innerText (no titles, no hidden
+ * elements), with every details' content left out, open or not (its summary is read).
+ */
 async function readable(): Promise<string> {
-  return page.evaluate(() => document.body.innerText);
+  return page.evaluate(() => {
+    const style = document.createElement('style');
+    style.textContent = 'details > :not(summary) { display: none !important; }';
+    document.head.append(style);
+    try {
+      return document.body.innerText;
+    } finally {
+      style.remove();
+    }
+  });
 }
 
 async function expectPlainWords(where: string): Promise<void> {
@@ -111,4 +147,128 @@ test('the demos\' screens and runs say what happened in words: no reason codes, 
     await page.waitForTimeout(500);
     await expectPlainWords(name);
   }
+});
+
+/** Imports a workflow file as a person does (Workflows → Import), waiting for its card. */
+async function importWorkflow(doc: { id: string } & Record<string, unknown>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'steward-e2e-words-file-'));
+  try {
+    const file = join(dir, `${doc.id}.workflow.json`);
+    writeFileSync(file, JSON.stringify(doc));
+    await go('#/workflows');
+    await page.getByTestId('import-workflow-file').setInputFiles(file);
+    await expect(page.getByTestId(`open-workflow-${doc.id}`)).toBeVisible();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Runs an imported workflow from its Run button with these inputs; returns once its run view shows an end. */
+async function runWorkflow(id: string, inputs: Record<string, string>): Promise<void> {
+  await go('#/workflows');
+  await page.getByTestId(`run-workflow-${id}`).click();
+  for (const [name, value] of Object.entries(inputs)) await page.getByTestId(`run-input-${name}`).fill(value);
+  await page.getByTestId('run-start').click();
+  await page.getByTestId('open-run').click();
+  await expect(page).toHaveURL(/#\/runs\//);
+  await expect(page.getByTestId('run-status')).not.toHaveAttribute('data-status', /^(running|waiting)$/, { timeout: 60_000 });
+}
+
+test('a workflow run that lost items says so in words: its run view, the reason a click away, the failed item\'s node and its Runs row', async () => {
+  await importWorkflow(wordCheckWorkflow({ id: 'words-word-check', name: 'Word check (words)' }));
+  await runWorkflow('words-word-check', { words: JSON.stringify(['apple', 'Banana!', 'cherry']) });
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed_with_failures');
+  await expect(page.getByTestId('run-status')).toHaveText('Completed · 1 of 3 items failed');
+  await expectPlainWords('a run that completed with failures');
+  // Its report: why the item failed, opened as a person opens it (the code stays inside it).
+  const partial = page.getByTestId('run-partial');
+  await partial.getByText('Why it failed').click();
+  await expect(partial.getByTestId('run-partial-item')).toContainText('work · item 2: check 1 (regex)');
+  await expectPlainWords('a run that completed with failures, its reason opened');
+  await shot(page, 'words-02-partial-run');
+  // The failed item's node, from the report's link.
+  await partial.getByTestId('run-partial-item').getByRole('link', { name: 'work · item 2' }).click();
+  await expect(page.getByTestId('node-failure')).toContainText('the value does not match');
+  await expectPlainWords('the failed item\'s node');
+  await shot(page, 'words-03-partial-node');
+  // Runs: its row and the status filter.
+  await go('#/runs');
+  const row = page.getByTestId('run-row').filter({ hasText: 'Word check (words)' });
+  await expect(row.locator('[data-status]').first()).toHaveText('Completed · 1 of 3 items failed');
+  await expectPlainWords('Runs, with a run that completed with failures');
+});
+
+test('a workflow whose agent\'s model key the keychain cannot give: the run says what happened and what to do, the keychain\'s own reason one click away', async ({ browser }) => {
+  // A machine with no Secret Service: a host of its own whose session bus does not exist.
+  const ownData = mkdtempSync(join(tmpdir(), 'steward-e2e-words-nokeychain-'));
+  const noKeychain = await startHostProcess(ownData, { DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/steward-e2e-no-secret-service' });
+  const main = page;
+  page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+  try {
+    await page.goto(noKeychain.url);
+    await expect(page.getByTestId('connection-banner')).toHaveCount(0, { timeout: 20_000 });
+    // An agent whose model (a local OpenAI-compatible server) takes its API key from the keychain.
+    const model = { provider: 'openai_compatible', base_url: 'http://127.0.0.1:9/v1', model: 'local-writer', api_key: 'keychain:local-writer' };
+    await importWorkflow({
+      format: 'steward/v1',
+      kind: 'workflow',
+      id: 'keyed-writer',
+      name: 'Keyed writer',
+      nodes: [
+        { id: 'in', kind: 'input', fields: [{ name: 'topic', type: 'text' }] },
+        { id: 'write', kind: 'agent', instructions: 'Write what is asked.', task: 'Write one line about {{topic}}.', inputs: [{ name: 'topic', type: 'text' }], models: { student: model, teacher: model } },
+        { id: 'out', kind: 'output', fields: [{ name: 'text', type: 'text' }] },
+      ],
+      edges: [
+        { from: { node: 'in', port: 'topic' }, to: { node: 'write', port: 'topic' } },
+        { from: { node: 'write', port: 'output' }, to: { node: 'out', port: 'text' } },
+      ],
+    });
+    await runWorkflow('keyed-writer', { topic: 'tea' });
+    await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'failed');
+    const message = page.getByTestId('run-message');
+    await expect(message).toContainText('The system keychain did not answer, so Steward could not read the API key of the student model local-writer (keychain:local-writer). Start or unlock your keychain');
+    await expect(message).toContainText('and run again.');
+    await expectPlainWords('a run the keychain failed');
+    await shot(page, 'words-04-keychain-run');
+    // The keychain's own reason, one click away.
+    const details = message.getByTestId('message-details');
+    await expect(details.locator('code')).toBeHidden();
+    await details.getByText('Details').click();
+    await expect(details.locator('code')).toContainText(/DBus|zbus/i);
+    await shot(page, 'words-05-keychain-details');
+  } finally {
+    await page.close();
+    page = main;
+    await noKeychain.stop();
+    rmSync(ownData, { recursive: true, force: true });
+  }
+});
+
+test('the editor\'s problem list says every problem in words: no codes, no schema paths', async () => {
+  await importWorkflow({
+    format: 'steward/v1',
+    kind: 'workflow',
+    id: 'words-problems',
+    name: 'Problems (words)',
+    nodes: [
+      { id: 'in', kind: 'input', fields: [{ name: 'topic', type: 'text' }] },
+      // An input that nothing feeds, an output schema with a type JSON Schema does not have, a server the workflow does not have.
+      { id: 'write', kind: 'agent', instructions: 'Write what is asked.', task: 'Write about {{topic}} for {{audience}}.', inputs: [{ name: 'topic', type: 'text' }, { name: 'audience', type: 'text' }], output_schema: { type: 'strnig' } },
+      { id: 'save', kind: 'tool', server: 'nowhere', tool: 'write_file', arguments: { path: 'x.md' } },
+      { id: 'check', kind: 'assert', checks: [{ check: 'regex', pattern: '([' }] },
+      { id: 'out', kind: 'output', fields: [{ name: 'text', type: 'text' }] },
+    ],
+    edges: [
+      { from: { node: 'in', port: 'topic' }, to: { node: 'write', port: 'topic' } },
+      { from: { node: 'write', port: 'output' }, to: { node: 'out', port: 'text' } },
+    ],
+  });
+  await page.getByTestId('open-workflow-words-problems').click();
+  const problems = page.getByTestId('problems-list');
+  await expect(problems).toHaveAttribute('data-state', 'checked', { timeout: 20_000 });
+  await expect.poll(async () => Number(await problems.getAttribute('data-count'))).toBeGreaterThanOrEqual(3);
+  await problems.scrollIntoViewIfNeeded();
+  await expectPlainWords('the editor\'s problem list');
+  await shot(page, 'words-06-editor-problems');
 });

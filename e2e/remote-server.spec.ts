@@ -69,6 +69,38 @@ test('a person registers a remote MCP server by its URL and inspects its tools',
   await server.getByTestId('inspect-server-remote').click();
   await expect(server.locator('[data-testid=registry-tool][data-tool=echo]')).toBeVisible();
   await expect(server.locator('[data-testid=registry-tool][data-tool=die]')).toBeVisible();
+  // Issue 30: the protocol revision the server and Steward agreed on, per server.
+  await expect(server.getByTestId('protocol-revision-remote')).toHaveText(/speaks MCP 2025-(06-18|11-25)/);
   await shot(page, '61-remote-server-inspected');
   expect(remote.requests.length).toBeGreaterThan(0);
+});
+
+test('a machine-to-machine client is registered by its id and its private key’s credential name (issue 30)', async () => {
+  await page.goto(host.url);
+  await expect(page.getByTestId('connection-banner')).toHaveCount(0, { timeout: 20_000 });
+  await page.evaluate(() => (window.location.hash = '#/registry'));
+  await page.getByTestId('add-server').click();
+  const form = page.getByTestId('server-form');
+  await form.getByTestId('server-id').fill('m2m');
+  await form.getByTestId('server-label').fill('Machine client');
+  await form.getByTestId('server-kind-url').check();
+  await form.getByTestId('server-url').fill(remote.url());
+  await form.getByTestId('server-oauth-client-id').fill('svc');
+  await expect(form.getByTestId('server-oauth-key-credential')).toHaveCount(0);
+  await form.getByTestId('server-oauth-machine').check();
+  // Neither a secret nor a key: the form says what it needs, nothing is sent.
+  await form.getByTestId('save-server').click();
+  await expect(form.getByText(/proves itself with its secret or its private key/)).toBeVisible();
+  const key = form.getByTestId('server-oauth-key-credential');
+  if (await key.count()) await key.selectOption('__type-a-name');
+  await form.getByTestId('server-oauth-key-name').fill('svc-private-key');
+  await shot(page, '62-remote-server-machine-client');
+  const printed = host.stderr?.().length ?? 0;
+  await form.getByTestId('save-server').click();
+  const panel = page.getByTestId('confirm-code-panel');
+  await expect(panel).toBeVisible();
+  await expect(panel).toContainText('machine-to-machine client svc (private key keychain:svc-private-key)');
+  await panel.getByTestId('confirm-code').fill(await terminalCode(() => host.stderr?.() ?? '', printed));
+  await panel.getByTestId('confirm-approve').click();
+  await expect(page.getByTestId('registry-server').filter({ hasText: 'Machine client' })).toBeVisible();
 });

@@ -1,7 +1,7 @@
 import type { RunEvent } from '../src-shared/contracts/events';
 import type { PendingAsk } from '../src-shared/contracts/person-ask';
 import type { ClientFrame, HostMethod, HostResult, ResponseFrame } from '../src-shared/contracts/host-api';
-import type { Host, HostSession } from '../src-main/composition/host-types';
+import type { Host, HostOptions, HostSession } from '../src-main/composition/host-types';
 import { createHost } from '../src-main/composition/create-host';
 import type { Transport, TransportSink } from '../src-renderer/host/transport';
 
@@ -33,8 +33,8 @@ export function hostPage(host: Host, id = 'page') {
 /**
  * A browser-shell host on `dataDir` that `cleanups` closes, unless the test closed it first (a restart).
  */
-export async function openTestHost(dataDir: string, cleanups: Array<() => Promise<void> | void>): Promise<Host> {
-  const host = await createHost({ dataDir, shell: 'browser', log: () => undefined });
+export async function openTestHost(dataDir: string, cleanups: Array<() => Promise<void> | void>, extra: Pick<HostOptions, 'sealKeys'> = {}): Promise<Host> {
+  const host = await createHost({ dataDir, shell: 'browser', log: () => undefined, ...extra });
   let closed = false;
   cleanups.push(() => (closed ? undefined : host.close()));
   return {

@@ -6,6 +6,7 @@ import { MASK } from '../src-shared/util/mask';
 import { HostedWorkflowGraph } from '../src-shared/workflow/hosted-graph';
 import { hostPage, openTestHost } from './host-session';
 import { MASKED_WRITE, pinGraph, plantedIn, plantedPins } from './sensitive-input-workflow';
+import { memorySealKeys } from './seal-keys-double';
 import { tempFolder } from './temp-folder';
 
 /**
@@ -21,7 +22,8 @@ afterEach(async () => {
 describe('a sensitive input of a run that waits for a person', () => {
   it('is masked in the waiting list the page is given, and the approved call gets the real value', async () => {
     const dataDir = tempFolder('steward-pin-wait-', cleanups);
-    const host = await openTestHost(dataDir, cleanups);
+    // The keychain's stand-in for the key that seals the waiting run's PIN (the real one: sensitive-input-restart.test.ts).
+    const host = await openTestHost(dataDir, cleanups, { sealKeys: memorySealKeys() });
     const page = hostPage(host);
     await page.ok('events.subscribe', {});
     const box = join(dataDir, 'workspaces', 'box');

@@ -41,12 +41,15 @@ import { expandWorkflow } from '../registry/expand-workflow';
 import { RequestError } from '../registry/request-error';
 import { exportEvents } from '../otlp/export-otlp';
 import { otlpSendHandlers } from '../otlp/host-otlp-send';
+import { costHandlers } from '../accounting/cost-handlers';
+import { PriceListStore } from '../accounting/price-list-store';
 import { readLatestReports } from '../eval/latest-report';
 import { OtlpEndpointStore } from '../otlp/otlp-endpoint-store';
 import { ProfileStore } from '../profiles/profile-store';
 import { runsUsingProfile } from '../profiles/profile-usage';
 import { replayHostRun } from '../replay/host-replay';
 import { workflowTrace } from '../workflow/workflow-trace';
+import { withNodeDeployments } from '../workflow/node-deployments';
 import { RegistryFileError } from '../registry/json-store';
 import * as plans from '../registry/action-plans';
 import { APP_VERSION } from '../version';
@@ -123,7 +126,9 @@ async function openHost(options: HostOptions): Promise<Host> {
   // What MCP servers ask the person during a run: held here, pushed to every page that subscribed.
   const askPages = new Map<string, HostSession>();
   const asks = new PersonAsks({ onChange: (list) => askPages.forEach((page) => page.push({ kind: 'asks', asks: list })), ...(options.askTimeoutMs ? { timeoutMs: options.askTimeoutMs } : {}) });
-  const runs = new RunManager({ ledger, onEvent, baseDir: options.dataDir, checkpoints, workflowCheckpoints, journalNextSeq, ollamaHost, credentials, log, elicit: (runId, signal) => asks.asker(runId, signal), reviewSample: (runId, signal) => asks.reviewer(runId, signal) });
+  // The app's one price list (issue 31): Settings edit it; runs, reports and the supervisor's cost cap price with it.
+  const priceList = new PriceListStore(options.dataDir);
+  const runs = new RunManager({ ledger, onEvent, baseDir: options.dataDir, checkpoints, workflowCheckpoints, journalNextSeq, ollamaHost, credentials, ...(options.sealKeys ? { sealKeys: options.sealKeys } : {}), log, elicit: (runId, signal) => asks.asker(runId, signal), reviewSample: (runId, signal) => asks.reviewer(runId, signal), prices: () => priceList.read().prices });
   // Runs a steward command made alone and was killed in: into the history, closed as interrupted.
   foldOrphanSpools(outbox, options.dataDir, runs.waitingRunIds(), log);
   // Runs cut off when this host (or a steward command that wrote with no app) stopped: closed as interrupted.
@@ -155,7 +160,7 @@ async function openHost(options: HostOptions): Promise<Host> {
   const audit = new AuditLog(join(options.dataDir, 'audit.jsonl'), log);
   const actions = new ExplicitActions(audit, options.confirm ?? { kind: 'terminal_code', print: (text) => log(text) });
   // Sending a run to an OTLP collector: the host checks the address against its own privacy policy.
-  const otlpSend = otlpSendHandlers({ journal: outbox, privacy: () => registry.privacy(), endpoints: new OtlpEndpointStore(options.dataDir), log });
+  const otlpSend = otlpSendHandlers({ journal: outbox, privacy: () => registry.privacy(), endpoints: new OtlpEndpointStore(options.dataDir), log, prices: () => priceList.read().prices });
 
 
   const handlers: Handlers = {
@@ -193,8 +198,12 @@ async function openHost(options: HostOptions): Promise<Host> {
     },
     'drafts.put': async ({ workflow_id, document, base_updated_at, unparsed }) => ({ saved_at: drafts.put(workflow_id, document, base_updated_at, unparsed).saved_at }),
     'drafts.discard': async ({ workflow_id }) => ({ discarded: drafts.discard(workflow_id) }),
-    'workflows.run': async ({ id, inputs, ...trace }) =>
-      runs.startWorkflow(storeCall(() => loadStoredWorkflow(workflowStore, id, registry, options.dataDir)), inputs, registry.privacy(), workflowTrace(trace, id, profileStore.list())),
+    'workflows.run': async ({ id, inputs, ...trace }) => {
+      const kept = profileStore.list();
+      // Each agent node in the phase of its own deployment profile (issue 29), recorded on its agent.started.
+      const { loaded, profiles } = withNodeDeployments(storeCall(() => loadStoredWorkflow(workflowStore, id, registry, options.dataDir)), kept);
+      return runs.startWorkflow(loaded, inputs, registry.privacy(), { ...workflowTrace(trace, id, kept), nodeProfiles: profiles });
+    },
     'run.cancel': async ({ run_id }) => ({ cancelled: runs.cancel(run_id) }),
     'runs.active': async () => ({ run_ids: runs.activeIds() }),
     'runs.delete': async ({ run_ids }) => ({ deleted: await history.delete(run_ids) }),
@@ -202,7 +211,7 @@ async function openHost(options: HostOptions): Promise<Host> {
     'runs.otlp': async ({ run_id }) => {
       const events = outbox.runEvents(run_id);
       if (events.length === 0) throw new RequestError('not_found', `the host holds no events of run "${run_id}"`);
-      const exported = exportEvents(events);
+      const exported = exportEvents(events, priceList.read().prices);
       return { json: new TextDecoder().decode(exported.body), spans: exported.spans };
     },
     'runs.replay': async (params, session) =>
@@ -217,6 +226,8 @@ async function openHost(options: HostOptions): Promise<Host> {
         startWorkflow: (loaded, inputs, privacy, extra) => runs.startWorkflow(loaded, inputs, privacy, extra),
       }),
     ...otlpSend,
+    // The price list and what supervision cost (issue 31).
+    ...costHandlers({ journal: outbox, prices: priceList }),
     'eval.latest': async () => readLatestReports(options.dataDir),
     'events.subscribe': async ({ journal, after, window, reconciled }, session) => {
       // A page that connects (or reloads) while a server waits for the person is shown the ask at once.

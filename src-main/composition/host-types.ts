@@ -1,5 +1,6 @@
 import type { PushFrame, ResponseFrame } from '@shared/contracts/host-api';
 import type { CredentialStore } from '../credentials/credential-store';
+import type { SealKeys } from '../credentials/seal-keys';
 import type { ConfirmAction } from '../registry/confirm-port';
 
 export type { ConfirmAction, ConfirmRequest } from '../registry/confirm-port';
@@ -32,6 +33,8 @@ export interface HostOptions {
   log?: (line: string) => void;
   /** The credential store; the OS keychain when absent. */
   credentials?: CredentialStore;
+  /** The keys that seal a waiting run's sensitive values (issue 27); the OS keychain's when absent. */
+  sealKeys?: SealKeys;
   /**
    * How a person approves an explicit action that widens access (a command server, a folder, a
    * host, a downgraded effect, a credential). Electron: a native dialog. Absent: a one-time code

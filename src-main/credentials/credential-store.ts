@@ -12,15 +12,25 @@ export interface CredentialStore {
 }
 
 /**
+ * What went wrong with the keychain itself, when it was the keychain: it could not be reached (no
+ * Secret Service, no session bus), it is locked, or it did not answer in time. A run that needed a
+ * credential says each in its own words (resolve-credentials.ts: keychainFailureWords).
+ */
+export type KeychainFailure = 'unreachable' | 'locked' | 'timeout' | 'other';
+
+/**
  * A keychain that cannot be reached (no Secret Service, locked keyring) with the reason. `message`
  * carries the keychain's own reason (for a terminal and the host's log); `plain`, when set, says the
- * same to a person in the app without it (no D-Bus addresses, no library names).
+ * same to a person in the app without it (no D-Bus addresses, no library names). `failure` and
+ * `reason` (the keychain's own first line) are set when the keychain failed, not a name or a value.
  */
 export class CredentialStoreError extends Error {
   override readonly name = 'CredentialStoreError';
   constructor(
     message: string,
     readonly plain?: string,
+    readonly failure?: KeychainFailure,
+    readonly reason?: string,
   ) {
     super(message);
   }

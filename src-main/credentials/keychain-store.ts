@@ -85,7 +85,15 @@ function withTimeout<T>(promise: Promise<T>, ms: number, operation: string): Pro
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new CredentialStoreError(`The OS keychain did not answer within ${Math.round(ms / 1000)} s (${operation})`, `The keychain did not answer within ${Math.round(ms / 1000)} seconds. If it shows an unlock prompt, answer it and try again.`)),
+      () =>
+        reject(
+          new CredentialStoreError(
+            `The OS keychain did not answer within ${Math.round(ms / 1000)} s (${operation})`,
+            `The keychain did not answer within ${Math.round(ms / 1000)} seconds. If it shows an unlock prompt, answer it and try again.`,
+            'timeout',
+            `no answer within ${Math.round(ms / 1000)} s (${operation})`,
+          ),
+        ),
       ms,
     );
     timer.unref();
@@ -106,13 +114,17 @@ function toStoreError(operation: string, err: unknown, secret?: string): Credent
       linux
         ? 'There is no keychain on this computer that Steward can use: it needs a Secret Service (such as GNOME Keyring or KWallet) running in your desktop session. Until there is one, credentials cannot be stored or used.'
         : 'The system keychain is not available, so credentials cannot be stored or used. Check that it is set up and unlocked.',
+      'unreachable',
+      reason,
     );
   }
   if (/no result found|locked/i.test(raw)) {
     return new CredentialStoreError(
       `The OS keychain is locked or has no default keyring (${reason}): unlock your login keyring${linux ? ' (e.g. start gnome-keyring-daemon with --unlock)' : ''} and try again — could not ${operation}`,
       'The keychain is locked or has no default keyring. Unlock your login keyring and try again.',
+      'locked',
+      reason,
     );
   }
-  return new CredentialStoreError(`The OS keychain could not ${operation} (${reason})`);
+  return new CredentialStoreError(`The OS keychain could not ${operation} (${reason})`, undefined, 'other', reason);
 }

@@ -21,6 +21,7 @@ import type { ModelProvider } from '../providers/provider';
 import { buildStudentPrompt, buildTeacherPrompt, decisionJsonSchema, maskMessage, verdictJsonSchema, type BuiltPrompt } from '../providers/prompts';
 import type { CanonicalHistory } from './canonical-history';
 import { StudentPromptCache } from './student-prompt';
+import { withinDecisionTimeout } from './decision-timeout';
 
 export type Confirmation = AuthorizationFacts['confirmation'];
 
@@ -64,6 +65,10 @@ export interface BoundaryActorDeps {
    * executing), so the call itself is aborted: the server is told (`notifications/cancelled`).
    */
   runSignal?: AbortSignal;
+  /** The Runtime group's decision timeout (ms): a proposal or a review taking longer fails in words. */
+  decisionTimeoutMs?: number;
+  /** The Runtime group's model reply bound (output tokens) for every reply; absent: Steward's own bounds. */
+  maxOutputTokens?: number;
 }
 
 const MAX_RESULT_CHARS = 100_000;
@@ -75,8 +80,8 @@ function capContent(execution: ToolExecution): ToolExecution {
 }
 
 /** A proposal request: one JSON decision (structured output) or a native tool call (tools mode). */
-function proposalRequest(structured: boolean, snapshot: ProposeInput['snapshot'], messages: ChatMessage[], signal: AbortSignal) {
-  return { messages, format: structured ? decisionJsonSchema() : undefined, tools: structured ? undefined : snapshot.tools, max_output_tokens: PROPOSAL_OUTPUT_TOKENS, signal };
+function proposalRequest(structured: boolean, snapshot: ProposeInput['snapshot'], messages: ChatMessage[], signal: AbortSignal, maxOutputTokens: number = PROPOSAL_OUTPUT_TOKENS) {
+  return { messages, format: structured ? decisionJsonSchema() : undefined, tools: structured ? undefined : snapshot.tools, max_output_tokens: maxOutputTokens, signal };
 }
 
 /** The host's effects for the boundary machine: models, ledger, history, MCP. */
@@ -84,7 +89,7 @@ export function createBoundaryActors(deps: BoundaryActorDeps) {
   // With nothing to mask, or a mask that says when it changes, a round builds only what changed.
   const prompts = !deps.maskText ? new StudentPromptCache(undefined) : deps.maskVersion ? new StudentPromptCache({ text: deps.maskText, version: deps.maskVersion }) : undefined;
   return {
-    propose: fromPromise<ModelReply, ProposeInput>(async ({ input, signal }) => {
+    propose: fromPromise<ModelReply, ProposeInput>(({ input, signal: roundSignal }) => withinDecisionTimeout(deps.decisionTimeoutMs, 'decision', roundSignal, async (signal) => {
       const provider = input.proposer === 'student' ? deps.student : deps.teacher;
       const structured = input.proposer === 'teacher' || deps.studentMode === 'structured';
       // Teacher and student propose from the same prompt: a teacher decision is a demonstration
@@ -112,19 +117,19 @@ export function createBoundaryActors(deps: BoundaryActorDeps) {
       const call = (caller: 'student' | 'teacher', purpose: 'propose' | 'shadow') => ({ caller, purpose, data: prompt.data, round: input.round });
       const shadowing = deps.shadow && input.proposer === 'teacher' && input.attempt === 0;
       const shadow = shadowing
-        ? deps.student.complete({ role: 'student', ...proposalRequest(deps.studentMode === 'structured', input.snapshot, messages, signal), call: call('student', 'shadow') }).then(assertReplyDepth).then(
+        ? deps.student.complete({ role: 'student', ...proposalRequest(deps.studentMode === 'structured', input.snapshot, messages, signal, deps.maxOutputTokens), call: call('student', 'shadow') }).then(assertReplyDepth).then(
             (reply) => deps.shadow?.(input.round, { reply }),
             (err: unknown) => deps.shadow?.(input.round, { error: err instanceof Error ? err.message : String(err) }),
           )
         : undefined;
       try {
-        return assertReplyDepth(await provider.complete({ role: input.proposer, ...proposalRequest(structured, input.snapshot, messages, signal), call: call(input.proposer, 'propose') }));
+        return assertReplyDepth(await provider.complete({ role: input.proposer, ...proposalRequest(structured, input.snapshot, messages, signal, deps.maxOutputTokens), call: call(input.proposer, 'propose') }));
       } finally {
         await shadow;
       }
-    }),
+    })),
 
-    review: fromPromise<ModelReply, ReviewInput>(({ input, signal }) => {
+    review: fromPromise<ModelReply, ReviewInput>(({ input, signal: roundSignal }) => withinDecisionTimeout(deps.decisionTimeoutMs, 'review', roundSignal, (signal) => {
       const prompt = buildTeacherPrompt({
         instructions: deps.instructions(),
         task: deps.task,
@@ -145,12 +150,12 @@ export function createBoundaryActors(deps: BoundaryActorDeps) {
           role: 'teacher',
           messages: prompt.messages.map(maskMessage(deps.maskText)),
           format: verdictJsonSchema(),
-          max_output_tokens: OUTPUT_TOKEN_BOUNDS.teacher,
+          max_output_tokens: deps.maxOutputTokens ?? OUTPUT_TOKEN_BOUNDS.teacher,
           signal,
           call: { caller: 'teacher', purpose: 'review', data: prompt.data, round: input.round },
         })
         .then(assertReplyDepth);
-    }),
+    })),
 
     authorize: fromPromise<AuthorizationFacts, AuthorizeInput>(async ({ input }) => {
       const { decision, tool } = input;

@@ -108,11 +108,11 @@ describe('escalation to a person', () => {
     expect(result.history.map((h) => h.decision.decision_type)).toEqual(['complete']);
   });
 
-  it('stop: the run ends cancelled, nothing runs', async () => {
+  it('stop: the run ends stopped by the person, nothing runs', async () => {
     const s = setup({ phase: 3, on_escalate: 'human' });
     const first = await start(s, { student: [write(s.ws, 'shared.md')], teacher: [escalate] });
     const { result, events } = await resume(s, first.result.checkpoint!, { action: 'stop' });
-    expect(result.status).toBe('cancelled');
+    expect(result.status).toBe('stopped');
     expect(result.message).toBe('you stopped the run');
     expect(events.map((e) => e.type)).toEqual(['intervention.answered', 'run.finished']);
     expect(existsSync(join(s.ws.workspace, 'shared.md'))).toBe(false);

@@ -92,11 +92,11 @@ describe('a person rejects a tool call the agent proposed', () => {
     expect(existsSync(join(s.ws.workspace, 'summary.md'))).toBe(true);
   });
 
-  it('"Stop the run" ends it cancelled by the person: nothing runs and no model is asked again', async () => {
+  it('"Stop the run" ends it stopped by the person: nothing runs and no model is asked again', async () => {
     const s = setup((ws) => [write(ws, 'summary.md'), complete]);
     const first = await s.start();
     const stopped = await s.answer(first, { action: 'stop' });
-    expect(stopped.status).toBe('cancelled');
+    expect(stopped.status).toBe('stopped');
     expect(stopped.message).toBe('you stopped the run');
     expect(s.prompts).toHaveLength(1);
     expect(existsSync(join(s.ws.workspace, 'summary.md'))).toBe(false);

@@ -3,6 +3,7 @@ import type { FinalRunStatus } from '@shared/contracts/events';
 import type { InterventionKind } from '@shared/contracts/intervention';
 import type { RoundRecord } from '@shared/contracts/round';
 import type { SupervisionSpec } from '@shared/contracts/spec';
+import { describeTakenRoute, routeChooser, type AgentRoute, type TakenRoute } from '@shared/contracts/routes';
 
 /** What a round's outcome means for the run: go on (maybe with feedback), hand over, or stop. */
 export type RoundVerdict =
@@ -10,13 +11,15 @@ export type RoundVerdict =
   | { next: 'takeover' }
   /** A person must answer before the run goes on (escalation, a tool confirmation, the student's question, a block to ask about). */
   | { next: 'wait'; kind: InterventionKind }
-  | { next: 'stop'; status: FinalRunStatus; output?: string; message?: string };
+  | { next: 'stop'; status: FinalRunStatus; output?: string; message?: string; route?: TakenRoute };
 
 export function interpretRound(
   record: RoundRecord,
   supervision: Pick<SupervisionSpec, 'on_block' | 'safe_message' | 'on_escalate'>,
   /** SCS: why the monitor refused the finish (the executor is sent back with it). */
   finishRejection?: string,
+  /** The agent's declared routes (absent: none, and a reroute is a refusal to go on). */
+  routes?: readonly AgentRoute[],
 ): RoundVerdict {
   switch (record.outcome) {
     case 'executed':
@@ -31,8 +34,14 @@ export function interpretRound(
           return { next: 'wait', kind: 'ask_user' };
         case 'request_confirmation':
           return { next: 'wait', kind: 'request_confirmation' };
-        case 'reroute':
-          return { next: 'stop', status: 'rerouted', message: `rerouted to ${decision.target}: ${decision.reason}` };
+        case 'reroute': {
+          // Validation let only an offered route through: this one is the agent's to take.
+          if (routes?.some((r) => r.name === decision.target) === true && record.selected) {
+            const route: TakenRoute = { name: decision.target, chosen_by: routeChooser(record.proposer, record.selected.source), reason: decision.reason };
+            return { next: 'stop', status: 'rerouted', route, message: describeTakenRoute(route) };
+          }
+          return { next: 'stop', status: 'rerouted', message: `rerouted to ${decision.target}: ${decision.reason} (this agent declares no routes, so nothing takes the task on)` };
+        }
         case 'present_result':
           return { next: 'continue', failed: false, delivered: decision.content };
         default:

@@ -1,3 +1,4 @@
+import type { OAuthConsent } from '../mcp/mcp-tool-host';
 import { randomUUID } from 'node:crypto';
 import { createActor, toPromise } from 'xstate';
 import { boundaryMachine, type BoundaryInput } from '@shared/boundary/machine';
@@ -12,6 +13,7 @@ import type { RunResult } from '@shared/contracts/run-result';
 import type { ModelScriptInput } from '@shared/contracts/script';
 import type { AgentSpec } from '@shared/contracts/spec';
 import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
+import type { AgentRoute, TakenRoute } from '@shared/contracts/routes';
 import { describeExposure, type PrivacyPolicy } from '@shared/policy/privacy';
 import { isSampled } from '@shared/policy/sampler';
 import type { ScsRecord } from '@shared/scs/contracts';
@@ -90,6 +92,8 @@ export interface RunAgentOptions {
   progressIntervalMs?: number;
   /** A person answers an MCP server's elicitation (never a model); absent: servers are told Steward cannot ask. */
   onElicit?: (ask: ElicitationAsk) => Promise<ElicitationReply>;
+  /** A person consents in the browser when a remote server asks for a wider scope mid-run (mcp-tool-host.ts). */
+  oauthConsent?: OAuthConsent;
   /** A person allows or denies each sampling request of a server with `sampling: "ask"`; absent, those are denied. */
   onReviewSample?: ReviewSample;
   /**
@@ -112,6 +116,11 @@ const noConfirmation: ConfirmTool = async () => 'unavailable';
 function withMaskedEdit(answer: HumanAnswer, decision: Intervention['decision'], snapshot: ToolSnapshot, found: (value: string) => void): HumanAnswer {
   if (answer.arguments === undefined || decision?.decision_type !== 'tool_call') return answer;
   return { ...answer, arguments: redactToolArguments({ ...decision, arguments: answer.arguments }, snapshot, found).arguments };
+}
+
+/** This round's offer: the host's tools, and the agent's routes when it declares any (validated like a tool name). */
+function withRoutes(snapshot: ToolSnapshot, routes: readonly AgentRoute[] | undefined): ToolSnapshot {
+  return routes === undefined ? snapshot : { ...snapshot, routes: [...routes] };
 }
 
 /** What round.started records of the person's words (its contract's bound; the prompt has them whole). */
@@ -168,6 +177,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   let checkpoint: RunCheckpoint | undefined;
   let intervention: Intervention | undefined;
   let scsRecord: ScsRecord | undefined;
+  let route: TakenRoute | undefined;
   let toolHost: ToolHost | undefined;
 
   let prepared: PreparedRun | undefined;
@@ -199,6 +209,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       exposure: describeExposure(spec.models, options.ollamaHost),
       profiles: options.profiles ?? {},
       dry_run: options.dryRun === true,
+      limits: spec.limits,
       ...(replayOf !== undefined ? { replay_of: replayOf } : {}),
       ...traceRetention(options.trace),
     });
@@ -229,7 +240,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     });
     // The privacy log: every call that reaches a model (each retry too), committee and monitor included.
     const observe = (provider: ModelProvider, role: 'student' | 'teacher'): ModelProvider =>
-      recordCalls(provider, modelPlace(spec.models[role], options.ollamaHost), (call) => emit({ type: 'model.called', ...call }));
+      recordCalls(provider, modelPlace(spec.models[role], options.ollamaHost), (call) => emit({ type: 'model.called', ...call }), (answer) => emit({ type: 'model.answered', ...answer }));
     const providers = { student: guard.wrap(observe(prepared.providers.student, 'student')), teacher: guard.wrap(observe(prepared.providers.teacher, 'teacher')) };
     // A slow server start or tool listing is an event (the app shows it) as well as a CLI line.
     const notice = (line: string): void => {
@@ -237,7 +248,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       options.onProgress?.(line);
     };
     try {
-      toolHost = options.toolHost ?? (await startToolHost(spec.servers, { vars, overrides: spec.tool_effects, cwd: options.specDir, credentials: prepared.credentials, onProgress: notice, progressIntervalMs: options.progressIntervalMs, privacy: options.privacy, oauthStore: options.credentials, onSecret: (name, value) => void secrets.register(name, value), onElicit: options.onElicit && recordedElicitation(options.onElicit, { mask: (text) => secrets.maskText(text), emit }), onSample: sampleWith(providers.student, options.signal), onReviewSample: maskedReview(options.onReviewSample, (text) => secrets.maskText(text)), sampleModel: modelLabel(spec.models.student), onSent: (call) => emit({ type: 'mcp.called', ...call }) }));
+      toolHost = options.toolHost ?? (await startToolHost(spec.servers, { vars, overrides: spec.tool_effects, cwd: options.specDir, credentials: prepared.credentials, onProgress: notice, progressIntervalMs: options.progressIntervalMs, privacy: options.privacy, oauthStore: options.credentials, oauthConsent: options.oauthConsent, onSecret: (name, value) => void secrets.register(name, value), onElicit: options.onElicit && recordedElicitation(options.onElicit, { mask: (text) => secrets.maskText(text), emit }), onSample: sampleWith(providers.student, options.signal), onReviewSample: maskedReview(options.onReviewSample, (text) => secrets.maskText(text)), sampleModel: modelLabel(spec.models.student), onSent: (call) => emit({ type: 'mcp.called', ...call }) }));
     } catch (err) {
       setupError = secrets.maskText(errorText(err));
       throw err;
@@ -308,7 +319,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
           emit({ type: 'handover', round: cp.intervention.round, to: 'teacher', reason: 'escalation', rounds: handover.startTakeover() });
           break;
         case 'stop':
-          status = 'cancelled';
+          // The person ended it: "Stopped by you", not a cancel or a failure (issue 28).
+          status = 'stopped';
           message = 'you stopped the run';
           finished = true;
           break;
@@ -342,6 +354,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       },
       shadow: supervision.enabled && supervision.phase === 1 ? (round, outcome) => shadows.set(round, outcome) : undefined,
       runSignal: options.signal,
+      decisionTimeoutMs: spec.limits.decision_timeout_ms,
+      maxOutputTokens: spec.limits.max_output_tokens,
     });
     const machine = boundaryMachine.provide({ actors });
     const budget = () => scs.budget(spec.limits.max_rounds);
@@ -354,7 +368,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
         break;
       }
       try {
-        snapshot = await toolHost.snapshot(round);
+        snapshot = withRoutes(await toolHost.snapshot(round), spec.routes);
       } catch (err) {
         status = 'failed';
         message = `could not list tools for round ${roundNumber(round)}: ${errorText(err)}`;
@@ -366,6 +380,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
         round,
         hash: snapshot.hash,
         tools: snapshot.tools.map((t) => ({ name: t.name, server: t.server, schema_hash: t.schema_hash, effect: t.effect.effect, effect_source: t.effect_source })),
+        ...(snapshot.routes !== undefined ? { routes: snapshot.routes.map((r) => r.name) } : {}),
       });
       if ((await scs.beforeRound(snapshot, failuresSoFar)) === 'blocked') {
         status = 'blocked';
@@ -416,7 +431,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
         break;
       }
 
-      let verdict = interpretRound(record, supervision, scs.finishRejection);
+      let verdict = interpretRound(record, supervision, scs.finishRejection, spec.routes);
       // Nobody checked a final answer given after a refusal: not a green Completed (issue 10).
       if (verdict.next === 'stop' && verdict.status === 'completed') {
         const check = checkFinalAnswer(claims, record);
@@ -483,6 +498,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
           status = verdict.status;
           output = verdict.output ?? (verdict.status === 'needs_input' ? delivered.join('\n\n') || undefined : undefined);
           message = verdict.message;
+          route = verdict.route;
           finished = true;
           break;
       }
@@ -510,13 +526,14 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   const totalRounds = (resumed?.rounds_before ?? 0) + rounds.length;
   const event_count = stamper.count + (status === 'waiting' ? 0 : 1);
   // A waiting run is not finished: it ends when it resumes and reaches an end.
-  if (status !== 'waiting') emit({ type: 'run.finished', status, output, message, rounds: totalRounds, event_count });
+  if (status !== 'waiting') emit({ type: 'run.finished', status, output, message, ...(route !== undefined ? { route } : {}), rounds: totalRounds, event_count });
   return boundResult({
     run_id: runId,
     status,
     // Masked like the run.finished event: a message may quote a parse error, an output a value.
     output: secrets.mask(output),
     message: secrets.mask(redactToolArguments(message, snapshot, sensitiveFound)),
+    ...(route !== undefined ? { route: secrets.mask(route) } : {}),
     intervention: intervention ? secrets.mask(redactToolArguments(intervention, snapshot, sensitiveFound)) : undefined,
     checkpoint,
     profiles: options.profiles ?? {},

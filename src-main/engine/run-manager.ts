@@ -5,6 +5,7 @@ import type { HumanAnswer, Intervention } from '@shared/contracts/intervention';
 import type { AgentSpec } from '@shared/contracts/spec';
 import type { PrivacyPolicy } from '@shared/policy/privacy';
 import type { CredentialStore } from '../credentials/credential-store';
+import type { SealKeys } from '../credentials/seal-keys';
 import type { IdempotencyLedger } from '../mcp/idempotency-ledger';
 import type { ElicitationAsk, ElicitationReply } from '../mcp/client-capabilities';
 import type { ReviewSample } from '../mcp/reviewed-sampling';
@@ -23,6 +24,7 @@ import { checkOffered, runWorkflow, type LiveAnswer, type RunWorkflowOptions } f
 import type { WorkflowCheckpointStore } from '../workflow/workflow-checkpoint';
 import { resolveSupervision, supervisionAsked } from '../workflow/supervision/resolve-supervision';
 import type { WorkflowSupervisionOptions } from '../workflow/supervision/workflow-supervision';
+import type { PriceList } from '@shared/accounting/price-list';
 
 export interface RunManagerDeps {
   ledger: IdempotencyLedger;
@@ -41,11 +43,15 @@ export interface RunManagerDeps {
   journalNextSeq?: (runId: string) => number | undefined;
   ollamaHost?: string;
   credentials?: CredentialStore;
+  /** The keys that seal a waiting workflow run's sensitive values (issue 27); the OS keychain's when absent. */
+  sealKeys?: SealKeys;
   log?: (line: string) => void;
   /** How a run's MCP servers ask the person (elicitation), in the page; a run's stop cancels its asks. */
   elicit?: (runId: string, signal: AbortSignal) => (ask: ElicitationAsk) => Promise<ElicitationReply>;
   /** How a person reviews sampling of servers with `sampling: "ask"`, in the page. */
   reviewSample?: (runId: string, signal: AbortSignal) => ReviewSample;
+  /** The app's price list as it is now (issue 31): a workflow supervisor's cost cap prices with it. */
+  prices?: () => PriceList;
 }
 
 interface ActiveRun {
@@ -104,7 +110,7 @@ export class RunManager {
    * A workflow run from the app: checked (graph, inputs) before it starts, so a problem is an
    * error here rather than a failed run. `privacy` is the host's policy, never the page's.
    */
-  startWorkflow(loaded: LoadedWorkflow, inputs: Record<string, unknown>, privacy: PrivacyPolicy, extra: Pick<RunWorkflowOptions, 'trace' | 'traceProfile' | 'replay'> = {}): { run_id: string } {
+  startWorkflow(loaded: LoadedWorkflow, inputs: Record<string, unknown>, privacy: PrivacyPolicy, extra: Pick<RunWorkflowOptions, 'trace' | 'traceProfile' | 'replay' | 'nodeProfiles'> = {}): { run_id: string } {
     const problems = validateGraph(loaded.graph);
     // The caller's graph or inputs are wrong, not the host: refused as invalid params, by name.
     if (problems.length > 0) throw new SpecError(`the workflow has ${problems.length} problem(s): ${problems.map(formatGraphProblem).join('; ')}`);
@@ -219,6 +225,7 @@ export class RunManager {
       parkEscalations: true,
       // One commit with the run's events before it (as for an agent run).
       persistWaiting: (checkpoint) => this.deps.workflowCheckpoints?.save(checkpoint),
+      ...(this.deps.sealKeys ? { sealKeys: this.deps.sealKeys } : {}),
       dropWaiting: () => this.deps.workflowCheckpoints?.delete(runId),
       liveAnswers: (answerLive) => {
         if (answerLive) this.live.set(runId, answerLive);
@@ -229,7 +236,7 @@ export class RunManager {
     // The workflow's supervisor settings (a resumed run: those it started with); a run that asks for none starts at once, as before.
     const source = { graph: options.graph, ...(options.resume ? { checkpoint: options.resume.checkpoint } : {}) };
     const run = supervisionAsked(source)
-      ? resolveSupervision(source, { privacy: options.privacy, ollamaHost: this.deps.ollamaHost, credentials: this.deps.credentials }).then(start)
+      ? resolveSupervision(source, { privacy: options.privacy, ollamaHost: this.deps.ollamaHost, credentials: this.deps.credentials, ...(this.deps.prices ? { prices: this.deps.prices() } : {}) }).then(start)
       : start();
     this.track(runId, controller, run, 'workflow run', true);
   }

@@ -3,7 +3,7 @@ import type { AgentSpec } from '@shared/contracts/spec';
 import { LOCAL_ONLY, type PrivacyPolicy } from '@shared/policy/privacy';
 import { substituteVars } from '@shared/util/substitute';
 import type { CredentialStore } from '../credentials/credential-store';
-import { collectCredentialRefs, resolveCredentials } from '../credentials/resolve-credentials';
+import { collectCredentialRefs, credentialUses, resolveCredentials } from '../credentials/resolve-credentials';
 import type { SecretRegistry } from '../credentials/secret-registry';
 import { allowedEndpoint, type ModelEndpoint } from '../providers/endpoint';
 import type { ModelProvider } from '../providers/provider';
@@ -57,7 +57,7 @@ export async function prepareRun(input: {
   let credentials = new Map<string, string>();
   if (refs.length > 0) {
     if (!input.credentialStore) throw new Error('this spec uses keychain credentials, but no credential store is available');
-    credentials = await resolveCredentials(refs, input.credentialStore, input.secrets);
+    credentials = await resolveCredentials(refs, input.credentialStore, input.secrets, credentialUses(spec));
   }
   const deps = { script, ollamaHost: input.ollamaHost, apiKeys: credentials, scriptStart: input.scriptStart, privacy, endpoints };
   const providers = input.providers ?? {

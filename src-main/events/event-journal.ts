@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import { RunEvent } from '@shared/contracts/events';
 import { summarize, type RunRow } from '@shared/history/run-summary';
 import { runWords } from '@shared/history/search-words';
@@ -19,7 +20,11 @@ import { runsQuery, searchQuery, type ListedRun, type RunsPage, type RunsQuery }
  * - An event's identity is its parsed id; a run's place for it is (run_id, seq), unique. A finished
  *   run never changes: a second `run.finished`, or an event at a place the run already holds, is
  *   refused (counted, never stored).
- * - Each append is one transaction with one sync, committed before anyone is told.
+ * - Each append is one transaction with one sync, committed before anyone is told. The host's
+ *   windowed appends (journal-writer.ts, `deferSync`) commit on this thread and sync on Node's
+ *   thread pool (an fdatasync of the write-ahead log), so the event loop does not wait for the disk:
+ *   their subscribers are told, in position order, only once that sync is done, and `read` never
+ *   hands out what is not yet told.
  * - A removal is a transaction too: it takes exactly the runs asked, records a tombstone so pages
  *   that hold them delete them, and frees the space. Tombstones are compacted past `maxTombstones`
  *   (a page whose cursor is at or before the compaction mark reconciles: journal-feed.ts).
@@ -124,6 +129,14 @@ export interface AppendOptions {
    * entry commits with its events, one sync). If it throws, nothing is stored and its error is thrown as is.
    */
   within?: () => void;
+  /**
+   * Commit without waiting for the disk (issue 26: the host's windowed appends): the transaction is
+   * committed on this thread with `synchronous = NORMAL`, and the write-ahead log is synced on
+   * Node's thread pool. Subscribers are told of these events (and of any appended after them) only
+   * once that sync is done, so nobody hears of an event a power cut could take. What must be durable
+   * before this returns (a ledger claim, a checkpoint, a committed decision, close) does not set it.
+   */
+  deferSync?: boolean;
 }
 
 /** How many events of a batch were stored, and how many were refused and why. */
@@ -174,6 +187,17 @@ export class EventJournal {
   /** PRAGMA data_version when catchUp last looked: it changes when another connection commits. */
   private seenVersion = -1;
   private readonly sql;
+  /** Slices committed and not yet told, in position order; `synced` once the disk holds them. */
+  private readonly untold: Array<{ slice: JournalSlice; synced: boolean; gen: number }> = [];
+  /** Deferred commits made so far; a sync started after the `gen`th covers it. */
+  private commitGen = 0;
+  /** The write-ahead log, opened for fdatasync (undefined: not yet opened; null: it cannot be, appends sync as they commit). */
+  private walFd: number | null | undefined;
+  /** An fdatasync is running on the thread pool; `syncAgain`: commits were made since it started. */
+  private syncing = false;
+  private syncAgain = false;
+  /** Resolved when nothing is left untold. */
+  private settledWaiters: Array<() => void> = [];
 
   private constructor(file: string, options: EventJournalOptions) {
     this.path = file;
@@ -191,8 +215,9 @@ export class EventJournal {
       bodyAtPlace: db.prepare<[string, number], { body: string }>('SELECT body FROM events WHERE run_id = ? AND seq = ?'),
       insertEvent: db.prepare<[number, string, string, number, string, string]>('INSERT INTO events (pos, id, run_id, seq, type, body) VALUES (?, ?, ?, ?, ?, ?)'),
       readAfter: db.prepare<[number, number], { pos: number; body: string }>('SELECT pos, body FROM events WHERE pos > ? ORDER BY pos LIMIT ?'),
+      readTold: db.prepare<[number, number, number], { pos: number; body: string }>('SELECT pos, body FROM events WHERE pos > ? AND pos <= ? ORDER BY pos LIMIT ?'),
       runEvents: db.prepare<[string], { body: string }>('SELECT body FROM events WHERE run_id = ? ORDER BY seq'),
-      runEventsAfter: db.prepare<[string, number, number], { seq: number; body: string }>('SELECT seq, body FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
+      runEventsAfter: db.prepare<[string, number, number, number], { seq: number; body: string }>('SELECT seq, body FROM events WHERE run_id = ? AND seq > ? AND pos <= ? ORDER BY seq LIMIT ?'),
       getRun: db.prepare<[string], RunColumns>('SELECT * FROM runs WHERE run_id = ?'),
       hasRun: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM runs WHERE run_id = ?'),
       insertRun: db.prepare(
@@ -297,6 +322,9 @@ export class EventJournal {
     const known = this.head;
     const headBefore = this.headPos;
     let withinFailed = false;
+    // Deferred only when the write-ahead log can be synced from here (a journal not in WAL mode syncs as it commits).
+    const deferred = options.deferSync === true && this.wal() !== null;
+    if (deferred) this.db.pragma('synchronous = NORMAL');
     try {
       // IMMEDIATE: the write lock first (waiting out another process's write), so the head read inside is the one written after.
       result = this.db
@@ -316,11 +344,25 @@ export class EventJournal {
       // The caller's own step refused (a key already claimed): its error as it threw it, nothing stored.
       if (withinFailed) throw error;
       throw new HistoryWriteError(this.path, error);
+    } finally {
+      // Every other write on this connection (claims, checkpoints, removals, imports) syncs as it commits.
+      if (deferred) this.db.pragma('synchronous = FULL');
     }
     if (result.refused > 0) this.log(`history: refused ${result.refused} event(s) at a place their run already holds (or a second end of a finished run)`);
     // What another connection appended since this one last looked comes first: subscribers are told every event, in order.
     if (result.after > known) this.notifyForeign(known, result.after);
-    if (result.stored.length > 0) this.notify({ events: result.stored, after: result.after, position: this.head });
+    if (result.stored.length > 0) {
+      const slice = { events: result.stored, after: result.after, position: this.head };
+      if (deferred) {
+        this.untold.push({ slice, synced: false, gen: ++this.commitGen });
+        this.syncSoon();
+      } else {
+        // This commit's sync wrote the whole log to disk: what was committed before it is durable too.
+        for (const entry of this.untold) entry.synced = true;
+        this.untold.push({ slice, synced: true, gen: 0 });
+        this.tell();
+      }
+    }
     return { appended: result.stored.length, repeated: result.repeated, refused: result.refused };
   }
 
@@ -341,7 +383,8 @@ export class EventJournal {
   /** Up to `limit` events after `after`, in order. */
   read(after: number, limit: number): JournalSlice {
     this.requireOpen();
-    const rows = this.sql.readAfter.all(after, Math.max(1, limit));
+    // Never past what subscribers were told: an event committed and not yet synced is not handed out.
+    const rows = this.sql.readTold.all(after, this.toldThrough, Math.max(1, limit));
     const last = rows.at(-1);
     if (!last) return { events: [], after, position: after };
     // Rows were validated before they were stored: parsing them again would only cost time.
@@ -360,7 +403,7 @@ export class EventJournal {
    */
   runEventsPage(runId: string, afterSeq: number, limit: number, maxBytes: number): { events: RunEvent[]; next?: number } {
     this.requireOpen();
-    const rows = this.sql.runEventsAfter.all(runId, afterSeq, limit + 1);
+    const rows = this.sql.runEventsAfter.all(runId, afterSeq, this.toldThrough, limit + 1);
     const events: RunEvent[] = [];
     let bytes = 0;
     let last = afterSeq;
@@ -479,12 +522,91 @@ export class EventJournal {
     };
   }
 
+  /** Resolves once every committed event has been told to the subscribers (a deferred append's sync is done). */
+  settled(): Promise<void> {
+    if (this.untold.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.settledWaiters.push(resolve));
+  }
+
   close(): void {
     if (this.closed) return;
+    // What was committed and not yet synced is synced here, and its subscribers told, before they go.
+    if (this.untold.some((entry) => !entry.synced) && typeof this.walFd === 'number') {
+      this.syncWal(() => fs.fdatasyncSync(this.walFd as number));
+      for (const entry of this.untold) entry.synced = true;
+    }
+    this.tell();
     this.closed = true;
     this.listeners.clear();
     this.removalListeners.clear();
+    // A sync still running on the thread pool closes the log's descriptor when it ends.
+    if (typeof this.walFd === 'number' && !this.syncing) fs.closeSync(this.walFd);
     this.db.close();
+  }
+
+  /** The highest position subscribers were told of (everything, when nothing waits for a sync). */
+  private get toldThrough(): number {
+    return this.untold[0]?.slice.after ?? Number.MAX_SAFE_INTEGER;
+  }
+
+  /** The write-ahead log's descriptor for fdatasync, opened once; null when there is none to sync (not in WAL mode). */
+  private wal(): number | null {
+    if (this.walFd !== undefined) return this.walFd;
+    try {
+      this.walFd = String(this.db.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal' ? fs.openSync(`${this.path}-wal`, 'r+') : null;
+    } catch (error) {
+      this.log(`history: appends sync as they commit (the write-ahead log could not be opened: ${errorReason(error)})`);
+      this.walFd = null;
+    }
+    return this.walFd;
+  }
+
+  /** Syncs the log on the thread pool; commits made meanwhile are covered by the next sync. */
+  private syncSoon(): void {
+    if (this.syncing) {
+      this.syncAgain = true;
+      return;
+    }
+    const fd = this.walFd;
+    if (typeof fd !== 'number') return;
+    this.syncing = true;
+    const covering = this.commitGen;
+    fs.fdatasync(fd, (error) => {
+      this.syncing = false;
+      if (this.closed) {
+        fs.close(fd, () => undefined);
+        return;
+      }
+      // Tried once more here: a failed sync leaves the events stored (they were committed), not known durable.
+      if (error) this.syncWal(() => fs.fdatasyncSync(fd));
+      for (const entry of this.untold) if (entry.gen <= covering) entry.synced = true;
+      this.tell();
+      if (this.syncAgain) {
+        this.syncAgain = false;
+        this.syncSoon();
+      }
+    });
+  }
+
+  private syncWal(sync: () => void): void {
+    try {
+      sync();
+    } catch (error) {
+      this.log(
+        `history: the disk did not confirm the last events were written (${errorReason(error)}). They are stored and were shown, ` +
+          'but a power cut could lose them: check the disk that holds the data folder.',
+      );
+    }
+  }
+
+  /** Tells subscribers the synced slices at the front, in order. */
+  private tell(): void {
+    while (this.untold[0]?.synced) this.notify(this.untold.shift()!.slice);
+    if (this.untold.length === 0 && this.settledWaiters.length > 0) {
+      const waiters = this.settledWaiters;
+      this.settledWaiters = [];
+      for (const resolve of waiters) resolve();
+    }
   }
 
   private removeNow(runIds: readonly string[]): JournalRemoval {
@@ -513,6 +635,9 @@ export class EventJournal {
       throw new JournalRewriteError(this.path, errorReason(error));
     }
     if (gone.length === 0) return { run_ids: [], at };
+    // Its commit synced the whole log: events committed before it are durable, and told before the removal.
+    for (const entry of this.untold) entry.synced = true;
+    this.tell();
     this.floorPos = at;
     try {
       // Frees the pages the runs held, so the file shrinks; a failure here loses nothing.
@@ -725,7 +850,9 @@ export class EventJournal {
       const last = rows.at(-1);
       if (!last) break;
       this.headPos = Math.max(this.headPos, last.pos);
-      this.notify({ events: rows.map((row) => JSON.parse(row.body) as RunEvent), after, position: last.pos, foreign: true });
+      // Synced by the connection that wrote them; told after anything of this one's still untold.
+      this.untold.push({ slice: { events: rows.map((row) => JSON.parse(row.body) as RunEvent), after, position: last.pos, foreign: true }, synced: true, gen: 0 });
+      this.tell();
       after = last.pos;
       told += rows.length;
     }

@@ -29,16 +29,22 @@ describe('the history under faults', () => {
       // Killed somewhere between its first batches and a few hundred: a random moment of the storm.
       const after = Math.floor(Math.random() * 200);
       let seen = 0;
+      // Told in position order, each slice following the last (deferred syncs and synced commits mixed).
+      const chain: Array<[number, number]> = [];
       await new Promise<void>((resolve) => {
         createInterface({ input: child.stdout! }).on('line', (text) => {
           if (!text.startsWith('told ')) return;
-          lastTold = text.slice(5);
+          const [id, pos, from] = text.slice(5).split(' ');
+          lastTold = `${id} ${pos}`;
+          chain.push([Number(from), Number(pos)]);
           seen += 1;
           if (seen > after && child.exitCode === null) child.kill('SIGKILL');
         });
         child.once('exit', () => resolve());
       });
       expect(child.signalCode).toBe('SIGKILL');
+      expect(chain[0]?.[0]).toBe(position);
+      for (let i = 1; i < chain.length; i++) expect(chain[i]![0]).toBe(chain[i - 1]![1]);
       const [toldId, toldPos] = lastTold.split(' ');
       const history = openHistory(dir, { log: () => undefined });
       // What the page was told is there, at the position it was told.

@@ -44,8 +44,83 @@ describe("the host's journal writer", () => {
       writer.onEvent(ev(4));
       expect(appends).toEqual([]);
       vi.advanceTimersByTime(5);
-      expect(appends.map((a) => a.events.map((e) => e.seq))).toEqual([[0, 1, 2, 3, 4]]);
+      // Committed at once; told (and handed to readers) once the thread pool's sync is done.
       expect(journal.head).toBe(5);
+      await journal.settled();
+      expect(appends.map((a) => a.events.map((e) => e.seq))).toEqual([[0, 1, 2, 3, 4]]);
+      expect(journal.read(0, 10).events.map((e) => e.seq)).toEqual([0, 1, 2, 3, 4]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("the window's commit does not wait for the disk here: nobody hears of it, nor reads it, before its sync; every other write still syncs as it commits", async () => {
+    // The thread pool's sync, held until the test lets it finish.
+    let finishSync: (() => void) | undefined;
+    const realSync = fs.fdatasync;
+    const sync = vi.spyOn(fs, 'fdatasync').mockImplementation(((fd: number, done: (err: NodeJS.ErrnoException | null) => void) => {
+      finishSync = () => realSync(fd, done);
+    }) as typeof fs.fdatasync);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const writer = createJournalWriter(journal);
+      writer.onEvent(ev(0));
+      writer.onEvent(ev(1));
+      vi.advanceTimersByTime(5);
+    } finally {
+      vi.useRealTimers();
+    }
+    // Committed (another connection sees it), not yet synced: not told, and not handed to a page's backfill.
+    expect(journal.head).toBe(2);
+    expect(sync).toHaveBeenCalledTimes(1);
+    expect(appends).toEqual([]);
+    expect(journal.read(0, 10).events).toEqual([]);
+    expect(journal.runEventsPage(RUN, -1, 10, 1_000_000).events).toEqual([]);
+    const other = EventJournal.open(path.join(dir, 'history.sqlite'), { log: () => undefined });
+    try {
+      expect(other.count).toBe(2);
+    } finally {
+      other.close();
+    }
+    // The connection is back to syncing every commit (claims, checkpoints, removals, imports).
+    expect(Number(journal.connection.pragma('synchronous', { simple: true }))).toBe(2);
+    finishSync!();
+    await journal.settled();
+    expect(appends.map((a) => a.events.map((e) => e.seq))).toEqual([[0, 1]]);
+    expect(journal.read(0, 10).events.map((e) => e.seq)).toEqual([0, 1]);
+  });
+
+  it('a synced commit after a windowed one tells both, in position order, as it returns', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const writer = createJournalWriter(journal);
+      writer.onEvent(ev(0));
+      vi.advanceTimersByTime(5);
+      writer.onEvent(ev(1));
+      writer.flush();
+      // The flush's sync wrote the whole log: the windowed commit before it is durable too.
+      expect(appends.map((a) => a.events.map((e) => e.seq))).toEqual([[0], [1]]);
+      expect(appends.map((a) => [a.after, a.position])).toEqual([[0, 1], [1, 2]]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('closing the journal syncs what the window committed and tells its subscribers first', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const writer = createJournalWriter(journal);
+      writer.onEvent(ev(0));
+      writer.onEvent(ev(1));
+      vi.advanceTimersByTime(5);
+      journal.close();
+      expect(appends.map((a) => a.events.map((e) => e.seq))).toEqual([[0, 1]]);
+      const again = EventJournal.open(path.join(dir, 'history.sqlite'), { log: () => undefined });
+      try {
+        expect(again.read(0, 10).events.map((e) => e.seq)).toEqual([0, 1]);
+      } finally {
+        again.close();
+      }
     } finally {
       vi.useRealTimers();
     }

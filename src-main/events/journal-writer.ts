@@ -41,7 +41,8 @@ export interface JournalWriterOptions {
  * journal together, one transaction and one sync, so a round costs one durable write: the ledger's
  * claim before its tool runs carries the round's events so far; the tool's result and the ledger's
  * outcome ride in the next commit. Nobody (no page, no watcher) sees an event before it is durable:
- * the journal tells its subscribers after the commit. What must be durable now (a committed
+ * the journal tells its subscribers after the commit and its sync (the window's own commits are
+ * synced on the thread pool: the event loop runs the next round meanwhile). What must be durable now (a committed
  * decision before its tool runs, a checkpoint, close) is committed at once.
  */
 export function createJournalWriter(journal: EventJournal, options: JournalWriterOptions = {}): JournalWriter {
@@ -51,10 +52,14 @@ export function createJournalWriter(journal: EventJournal, options: JournalWrite
   let steps: Array<() => void> = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
 
-  /** One transaction: the batch, the steps riding along, then `step`. Throws what the journal threw. */
-  const write = (events: RunEvent[], riding: Array<() => void>, step?: () => void) => {
+  /**
+   * One transaction: the batch, the steps riding along, then `step`. Throws what the journal threw.
+   * `deferSync`: the window's own commit, synced on the thread pool (subscribers are told after).
+   */
+  const write = (events: RunEvent[], riding: Array<() => void>, step?: () => void, deferSync = false) => {
     journal.append(events, {
       made: true,
+      deferSync,
       within: () => {
         for (const ride of riding) {
           try {
@@ -78,15 +83,20 @@ export function createJournalWriter(journal: EventJournal, options: JournalWrite
   };
   const lost = (err: unknown) => log(`a run's events could not be stored: ${err instanceof Error ? err.message : String(err)}`);
 
-  const flush = () => {
+  const flush = (deferSync = false) => {
     if (batch.length === 0 && steps.length === 0) return;
     const { events, riding } = take();
     try {
-      write(events, riding);
+      write(events, riding, undefined, deferSync);
     } catch (err) {
       lost(err);
     }
   };
+  // The window's commit does not wait for the disk on this thread (issue 26): committed, its events
+  // survive a crash of the process; until the thread pool's sync, a power cut could take them (and
+  // the ledger writes riding along, which are safe to lose), so nobody hears of them before it.
+  // Everything else that commits (flush, a claim, a checkpoint) is synced before it returns.
+  const windowed = () => flush(true);
 
   return {
     onEvent(event) {
@@ -94,9 +104,9 @@ export function createJournalWriter(journal: EventJournal, options: JournalWrite
       // A committed decision is durable before anything acts on it: a tool call's claim commits it (below; a read's
       // claim rides in the next commit, as nothing a read does needs undoing), anything else now.
       if (event.type === 'decision.committed' && !(options.ledgerClaimsHere && event.decision.decision_type === 'tool_call')) flush();
-      else timer ??= setTimeout(flush, windowMs);
+      else timer ??= setTimeout(windowed, windowMs);
     },
-    flush,
+    flush: () => flush(),
     commit(step) {
       const { events, riding } = take();
       let refused: { error: unknown } | undefined;
@@ -126,7 +136,7 @@ export function createJournalWriter(journal: EventJournal, options: JournalWrite
     },
     later(step) {
       steps.push(step);
-      timer ??= setTimeout(flush, windowMs);
+      timer ??= setTimeout(windowed, windowMs);
     },
   };
 }

@@ -51,8 +51,11 @@ export type ElicitationAsk =
   | { server: string; mode: 'form'; message: string; fields: ElicitField[] }
   | { server: string; mode: 'url'; message: string; url: string; elicitation_id: string };
 
-/** The person's answer: the form's content (or, for a link, that they opened it), no, or not now. */
-export type ElicitationReply = { action: 'accept'; content?: ElicitContent } | { action: 'decline' } | { action: 'cancel' };
+/**
+ * The person's answer: the form's content (or, for a link, that they opened it), no, or not now.
+ * `by: 'defaults'`: nobody could be asked and the form's defaults answered (elicitation-defaults.ts).
+ */
+export type ElicitationReply = { action: 'accept'; content?: ElicitContent; by?: 'defaults' } | { action: 'decline' } | { action: 'cancel' };
 
 /**
  * The SDK client every connection (stdio or remote) uses, with the capabilities it declares and
@@ -88,11 +91,16 @@ async function sample(request: CreateMessageRequest, onSample: (ask: SamplingAsk
 async function elicit(request: ElicitRequest, onElicit: (ask: ElicitationAsk) => Promise<ElicitationReply>): Promise<ElicitResult> {
   const params = request.params;
   if (params.mode === 'url') {
-    return onElicit({ server: '', mode: 'url', message: params.message, url: params.url, elicitation_id: params.elicitationId });
+    return toResult(await onElicit({ server: '', mode: 'url', message: params.message, url: params.url, elicitation_id: params.elicitationId }));
   }
   const form = elicitationFields(params.requestedSchema);
   if (!form.ok) return { action: 'decline' };
-  return onElicit({ server: '', mode: 'form', message: params.message, fields: form.fields });
+  return toResult(await onElicit({ server: '', mode: 'form', message: params.message, fields: form.fields }));
+}
+
+/** What the server is told: the action and the content, nothing of Steward's own bookkeeping. */
+function toResult(reply: ElicitationReply): ElicitResult {
+  return reply.action === 'accept' ? { action: 'accept', ...(reply.content ? { content: reply.content } : {}) } : { action: reply.action };
 }
 
 /** Each folder as a file:// root named for its last path segment. */

@@ -17,7 +17,7 @@ import { startToolHost } from './mcp-tool-host';
 export async function inspectServer(
   registered: RegisteredServer,
   options: { workspace?: string; cwd: string; credentials?: CredentialStore; privacy?: PrivacyPolicy },
-): Promise<{ server_name?: string; tools: InspectedTool[]; resources: InspectedResource[]; prompts: InspectedPrompt[] }> {
+): Promise<{ server_name?: string; protocol_version?: string; tools: InspectedTool[]; resources: InspectedResource[]; prompts: InspectedPrompt[] }> {
   const secrets = new SecretRegistry();
   const server: McpServerSpec = {
     id: registered.id,
@@ -28,7 +28,7 @@ export async function inspectServer(
   try {
     const refs = [...Object.values(server.env ?? {}), ...Object.values(server.headers ?? {})].filter(isCredentialRef);
     if (refs.length > 0 && !options.credentials) throw new Error('this server needs keychain credentials and no credential store is available');
-    const credentials = refs.length > 0 && options.credentials ? await resolveCredentials(refs, options.credentials, secrets) : new Map<string, string>();
+    const credentials = refs.length > 0 && options.credentials ? await resolveCredentials(refs, options.credentials, secrets, new Map(refs.map((r) => [r, `server ${server.id}'s credential`]))) : new Map<string, string>();
     const vars: Record<string, string> = { specDir: options.cwd };
     if (options.workspace !== undefined) vars.workspace = options.workspace;
     // A remote server is reached only where the privacy policy allows, as in a run.
@@ -36,8 +36,10 @@ export async function inspectServer(
     try {
       const snapshot = await host.snapshot(0);
       const [catalog] = await host.catalog();
+      const status = host.status()[0];
       return {
-        server_name: host.status()[0]?.server_name,
+        server_name: status?.server_name,
+        ...(status?.protocol_version === undefined ? {} : { protocol_version: status.protocol_version }),
         tools: snapshot.tools.map((t) => ({
           name: t.name,
           description: t.description,

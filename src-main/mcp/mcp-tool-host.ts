@@ -17,6 +17,9 @@ import { offerResourceTool, readResourceToolName, resourceText } from './resourc
 import type { ElicitationAsk, ElicitationReply, SamplingAsk, SamplingReply } from './client-capabilities';
 import type { CredentialStore } from '../credentials/credential-store';
 import { connectTarget, resolveTarget, type ServerTarget } from './server-target';
+
+/** Shows a server's authorization page to the person mid-run (`why`: what the server asks for, in words). */
+export type OAuthConsent = (server: string, authorizationUrl: URL, why: string) => Promise<void>;
 import type { ExecuteRequest, ToolHost, ToolProgress } from './tool-host';
 import { throttleReports, type Throttled } from './progress-throttle';
 import { progressText } from './progress-event';
@@ -49,6 +52,12 @@ export interface ToolHostOptions {
   oauthStore?: CredentialStore;
   /** Each OAuth access token as it is first sent (name `oauth.<server id>`): the run masks it like a keychain value. */
   onSecret?: (name: string, value: string) => void;
+  /**
+   * A person who can consent in the browser mid-run: a server asking for a wider scope (403
+   * `insufficient_scope`) or whose sign-in went stale shows them its authorization page, and the
+   * call goes on after. Absent: such a call fails, saying how to sign in.
+   */
+  oauthConsent?: OAuthConsent;
   /** The folders a server is told are its roots (roots/list); default: the `workspace` variable. */
   roots?: readonly string[];
   /** A person answers a server's elicitation (never a model); without it servers are told Steward does not support it. */
@@ -81,11 +90,23 @@ export interface McpServerStatus {
   alive: boolean;
   /** `serverInfo.name` from the handshake. */
   server_name?: string;
+  /** The MCP protocol revision the handshake settled on (e.g. "2025-11-25"). */
+  protocol_version?: string;
   package?: string;
   /** A remote server's address (no query). */
   url?: string;
   /** Last stderr lines (at most 20). */
   stderr: string[];
+}
+
+/** `server ID: NAME, speaks MCP 2025-11-25` per server, as `steward validate` lists them. */
+export function serverLines(status: readonly McpServerStatus[]): string[] {
+  return status.map((s) => `  server ${s.id}: ${s.server_name ?? 'unnamed server'}, speaks MCP ${s.protocol_version ?? '(revision not known)'}`);
+}
+
+/** The servers' status of a host that knows it (a test's injected host may not: none). */
+export function statusOf(host: ToolHost): McpServerStatus[] {
+  return 'status' in host && typeof host.status === 'function' ? (host as McpToolHost).status() : [];
 }
 
 export interface McpToolHost extends ToolHost {
@@ -119,7 +140,8 @@ export async function startToolHost(servers: McpServerSpec[], options: ToolHostO
   const privacy = options.privacy ?? LOCAL_ONLY;
   const targets: ServerTarget[] = servers.map((spec) => {
     try {
-      return resolveTarget(spec, { vars: options.vars, cwd: options.cwd, credentials: options.credentials, privacy, oauthStore: options.oauthStore, onSecret: options.onSecret });
+      const consent = options.oauthConsent;
+      return resolveTarget(spec, { vars: options.vars, cwd: options.cwd, credentials: options.credentials, privacy, oauthStore: options.oauthStore, onSecret: options.onSecret, ...(consent ? { consent: { open: (url: URL, why: string) => consent(spec.id, url, why) } } : {}) });
     } catch (error) {
       throw new McpStartError(spec.id, error instanceof McpLaunchError ? error.message : errorMessage(error));
     }
@@ -293,6 +315,7 @@ class McpToolHostImpl implements McpToolHost {
         pid: conn.pid,
         alive: conn.alive,
         ...(name === undefined ? {} : { server_name: name }),
+        ...(conn.protocolVersion === undefined ? {} : { protocol_version: conn.protocolVersion }),
         ...(spec.package === undefined ? {} : { package: spec.package }),
         ...(conn.remote === undefined ? {} : { url: conn.remote }),
         stderr: conn.tail.all(),

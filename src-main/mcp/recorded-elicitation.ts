@@ -7,6 +7,8 @@ export interface ElicitationRecord {
   message: string;
   fields: string[];
   action: ElicitationReply['action'];
+  /** Set when nobody could be asked and the form's defaults answered it. */
+  answered_by?: 'defaults';
 }
 
 /**
@@ -26,7 +28,7 @@ export function recordedElicitation(
       reply = await onElicit(masked);
       return reply;
     } finally {
-      run.emit({ ...record, action: reply.action });
+      run.emit({ ...record, action: reply.action, ...(reply.action === 'accept' && reply.by === 'defaults' ? { answered_by: 'defaults' as const } : {}) });
     }
   };
 }

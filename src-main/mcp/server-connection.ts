@@ -69,6 +69,8 @@ export class ServerConnection {
   private toolListVersion = 0;
   /** Why Steward itself ended the connection (a message past the bound), for the calls that find it gone. */
   private stoppedFor: string | undefined;
+  /** The MCP revision the handshake settled on (e.g. "2025-11-25"). */
+  private negotiated: string | undefined;
 
   private constructor(
     readonly id: string,
@@ -79,7 +81,20 @@ export class ServerConnection {
     private readonly options: ConnectOptions,
     /** A remote server's address (for messages), absent for stdio. */
     readonly remote?: string,
-  ) {}
+  ) {
+    // The SDK tells the transport the revision the handshake settled on (HTTP sends it as a header);
+    // stdio has no such hook, so one is given to every transport to learn it.
+    const told = transport.setProtocolVersion?.bind(transport);
+    transport.setProtocolVersion = (version: string) => {
+      this.negotiated = version;
+      told?.(version);
+    };
+  }
+
+  /** The MCP protocol revision this server and Steward agreed on in the handshake (absent before it). */
+  get protocolVersion(): string | undefined {
+    return this.negotiated;
+  }
 
   /**
    * A connection over a transport the caller connects (http-connection.ts): wired for close and

@@ -103,11 +103,11 @@ export function resolvePackageBin(packageName: string, serverId: string): string
 function findManifest(packageName: string): string | undefined {
   const bases = [import.meta.url, path.join(process.cwd(), 'package.json')];
   for (const base of bases) {
-    try {
-      return createRequire(base).resolve(`${packageName}/package.json`);
-    } catch {
-      // not resolvable from this base; try the next
-    }
+    // Node's own lookup folders, not resolve(): a package whose `exports` leaves out ./package.json
+    // (server-pdf) cannot be resolved by that path, yet is installed all the same.
+    const folders = createRequire(base).resolve.paths(packageName) ?? [];
+    const manifest = folders.map((folder) => path.join(folder, packageName, 'package.json')).find((file) => existsSync(file));
+    if (manifest !== undefined) return manifest;
   }
   return undefined;
 }

@@ -8,7 +8,7 @@ import { resolveLaunch, type LaunchOptions, type ServerLaunch } from './server-l
 import { ServerConnection, type ConnectOptions } from './server-connection';
 import type { CredentialStore } from '../credentials/credential-store';
 import type { RemoteAuth } from './oauth/oauth-fetch';
-import { runAuth } from './oauth/sign-in';
+import { runAuth, type RunConsent } from './oauth/sign-in';
 
 /** How one server is reached: a process to spawn, or a remote address already allowed. */
 export type ServerTarget = { kind: 'stdio'; launch: ServerLaunch } | { kind: 'remote'; endpoint: RemoteEndpoint; headers: Record<string, string>; auth?: RemoteAuth };
@@ -17,7 +17,7 @@ export type ServerTarget = { kind: 'stdio'; launch: ServerLaunch } | { kind: 're
  * Resolves a spec before anything is started or sent: a stdio launch, or a remote endpoint that
  * passed the privacy check with its headers taken from the resolved keychain values.
  */
-export function resolveTarget(spec: McpServerSpec, options: LaunchOptions & { privacy: PrivacyPolicy; oauthStore?: CredentialStore; onSecret?: (name: string, value: string) => void }): ServerTarget {
+export function resolveTarget(spec: McpServerSpec, options: LaunchOptions & { privacy: PrivacyPolicy; oauthStore?: CredentialStore; onSecret?: (name: string, value: string) => void; consent?: RunConsent }): ServerTarget {
   if (spec.url === undefined) return { kind: 'stdio', launch: resolveLaunch(spec, options) };
   const allowed = allowedRemoteEndpoint(spec.id, spec.url, options.privacy);
   if (!allowed.ok) throw new McpLaunchError(spec.id, allowed.message);
@@ -32,7 +32,7 @@ export function resolveTarget(spec: McpServerSpec, options: LaunchOptions & { pr
   // A token the server echoes back (a debug tool, an error page) is masked in the run like any keychain value.
   const onSecret = options.onSecret;
   const onToken = onSecret && ((token: string) => onSecret(`oauth.${spec.id}`.slice(0, 64), token));
-  const auth = options.oauthStore ? runAuth(spec, allowed.endpoint, options.oauthStore, options.privacy, onToken) : undefined;
+  const auth = options.oauthStore ? runAuth(spec, allowed.endpoint, options.oauthStore, options.privacy, onToken, options.consent) : undefined;
   return { kind: 'remote', endpoint: allowed.endpoint, headers, auth };
 }
 

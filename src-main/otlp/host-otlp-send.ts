@@ -1,5 +1,6 @@
 import type { HostParamsParsed, HostResult } from '@shared/contracts/host-api';
 import type { PrivacyPolicy } from '@shared/policy/privacy';
+import type { PriceList } from '@shared/accounting/price-list';
 import type { EventJournal } from '../events/event-journal';
 import { RequestError } from '../registry/request-error';
 import { exportEvents } from './export-otlp';
@@ -13,6 +14,8 @@ export interface OtlpSendDeps {
   endpoints: OtlpEndpointStore;
   log: (line: string) => void;
   fetch?: typeof fetch;
+  /** The app's price list (issue 31): the run span's cost attributes. */
+  prices?: () => PriceList;
 }
 
 /**
@@ -33,7 +36,7 @@ export function otlpSendHandlers(deps: OtlpSendDeps) {
       } catch (err) {
         deps.log(`could not remember the OTLP endpoint: ${err instanceof Error ? err.message : String(err)}`);
       }
-      const exported = exportEvents(events);
+      const exported = exportEvents(events, deps.prices?.() ?? {});
       const sent = await sendOtlp(exported.body, endpoint, policy, deps.fetch, 'app');
       return sent.ok ? { sent: true, spans: exported.spans, url: sent.url, rejected_spans: sent.rejectedSpans } : { sent: false, message: sent.message };
     },

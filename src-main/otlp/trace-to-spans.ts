@@ -3,6 +3,8 @@ import type { RunEvent, RunEventOf } from '@shared/contracts/events';
 import type { ModelReply } from '@shared/contracts/model';
 import { roundNumber } from '@shared/contracts/round-number';
 import { PatternSpans, SupervisorSpans, type SpanSink } from './layer-spans';
+import type { PriceList } from '@shared/accounting/price-list';
+import { costAttributes } from './cost-attributes';
 import type { SpanAttributes, SpanEventRecord, SpanRecord, SpanStatusRecord } from './span-record';
 
 /**
@@ -24,14 +26,20 @@ import type { SpanAttributes, SpanEventRecord, SpanRecord, SpanStatusRecord } fr
  * from the run id, so exporting a run twice gives the same ids (a backend keeps one copy).
  * Only what the trace stores is exported: its values were masked before they were written.
  */
-export function runSpans(events: readonly RunEvent[]): SpanRecord[] {
+export function runSpans(events: readonly RunEvent[], prices: PriceList = {}): SpanRecord[] {
   const byRun = new Map<string, RunEvent[]>();
   for (const event of events) {
     const list = byRun.get(event.run_id) ?? [];
     list.push(event);
     byRun.set(event.run_id, list);
   }
-  return [...byRun.values()].flatMap((list) => new RunMapper(list.sort((a, b) => a.seq - b.seq)).spans());
+  return [...byRun.values()].flatMap((list) => {
+    const spans = new RunMapper(list.sort((a, b) => a.seq - b.seq)).spans();
+    // What supervision cost (issue 31), on the run's root span.
+    const root = spans.find((span) => span.parentSpanId === undefined);
+    if (root) Object.assign(root.attributes, costAttributes(list, prices));
+    return spans;
+  });
 }
 
 export const STEWARD_SERVICE_NAME = 'steward';
@@ -216,7 +224,8 @@ class RunMapper {
       case 'pattern.judgment': {
         const span = this.patterns.judged(event, ms, this.nodeOf(event));
         // An LLM judge's call is in the privacy log under the node's own key, as a review.
-        if (event.judgment.caller.kind === 'llm') this.privacy(span, event, 'teacher', 'review');
+        // (Recorded as the teacher's call before issue 31 named the judge.)
+        if (event.judgment.caller.kind === 'llm' && !this.privacy(span, event, 'judge', 'review')) this.privacy(span, event, 'teacher', 'review');
         return;
       }
       case 'pattern.preference':
@@ -241,6 +250,9 @@ class RunMapper {
         if (agent) agent.cursorMs = ms;
         return;
       }
+      // A call's end (issue 31): its tokens are on the run span (cost-attributes.ts); it is no step of its own.
+      case 'model.answered':
+        return;
       case 'model.retry':
         this.note(event, ms, 'steward.model.retry', {
           'steward.role': event.role,
@@ -459,12 +471,13 @@ class RunMapper {
   }
 
   /** What the privacy log says the call sent: categories and bytes, never content (DESIGN.md §4). */
-  private privacy(chat: SpanRecord, event: { invocation_id?: string; pattern_member?: string }, caller: 'student' | 'teacher', purpose: 'propose' | 'review'): void {
+  private privacy(chat: SpanRecord, event: { invocation_id?: string; pattern_member?: string }, caller: 'student' | 'teacher' | 'judge', purpose: 'propose' | 'review'): boolean {
     const key = `${agentKey(event)}|${caller}|${purpose}`;
     const call = this.calls.get(key);
-    if (!call) return;
+    if (!call) return false;
     this.calls.delete(key);
     recordCall(chat, call);
+    return true;
   }
 
   private agentOf(event: { invocation_id?: string; pattern_member?: string }): AgentScope | undefined {

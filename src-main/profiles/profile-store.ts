@@ -56,7 +56,7 @@ export class ProfileStore {
     if (isBuiltinProfileId(id)) return { deleted: false, reason: 'built_in' };
     const stored = this.read();
     const workflows = stored.workflow_choices.flatMap((c) => {
-      const kinds = PROFILE_KINDS.filter((k) => c.profiles[k]?.id === id);
+      const kinds = PROFILE_KINDS.filter((k) => c.profiles[k]?.id === id || (k === 'deployment' && Object.values(c.nodes ?? {}).some((n) => n.deployment.id === id)));
       return kinds.length > 0 ? [{ id: c.workflow_id, name: workflowName(c.workflow_id) ?? c.workflow_id, kinds }] : [];
     });
     const runs = runsUsing(id);
@@ -109,7 +109,9 @@ export class ProfileStore {
       if (at === undefined) {
         choiceOf.set(incoming.workflow_id, stored.workflow_choices.push(incoming) - 1);
       } else if (choicesNewer(incoming, stored.workflow_choices[at])) {
-        stored.workflow_choices[at] = incoming;
+        // A save that says nothing of the nodes' choices (a page's workflow row has none) keeps those held.
+        const heldNodes = stored.workflow_choices[at]?.nodes;
+        stored.workflow_choices[at] = incoming.nodes === undefined && heldNodes !== undefined ? { ...incoming, nodes: heldNodes } : incoming;
       } else continue;
       result.choices_taken += 1;
     }

@@ -97,8 +97,17 @@ function describeTool(tool: OfferedTool): string {
 }
 
 function toolsSection(snapshot: ToolSnapshot): string {
-  if (snapshot.tools.length === 0) return 'No tools are offered this round: use one of the other decision types.';
-  return `Tools offered this round (only these exist):\n${snapshot.tools.map(describeTool).join('\n')}`;
+  const tools = snapshot.tools.length === 0 ? 'No tools are offered this round: use one of the other decision types.' : `Tools offered this round (only these exist):\n${snapshot.tools.map(describeTool).join('\n')}`;
+  const routes = routesSection(snapshot);
+  return routes === undefined ? tools : `${tools}\n\n## Routes\n${routes}`;
+}
+
+/** The node's routes, offered like tools: a reroute's target must be one of them (none declared: nothing said). */
+function routesSection(snapshot: ToolSnapshot): string | undefined {
+  if (snapshot.routes === undefined) return undefined;
+  if (snapshot.routes.length === 0) return 'No routes are offered this round: do not reroute.';
+  const lines = snapshot.routes.map((r) => `- ${r.name}${r.description !== undefined && r.description.trim() !== '' ? `: ${oneLine(r.description)}` : ''}`);
+  return `Routes offered this round (a reroute's "target" must be one of these names, only these exist):\n${lines.join('\n')}`;
 }
 
 function clip(text: string, max: number): string {

@@ -1,7 +1,9 @@
-import type { ModelCalled } from '@shared/contracts/model-call';
+import type { ModelAnswered, ModelCalled } from '@shared/contracts/model-call';
+import type { ModelUsage } from '@shared/contracts/model';
 import { modelLabel, type ModelRef } from '@shared/contracts/model';
 import { localityOf } from '@shared/policy/privacy';
-import type { ModelProvider, ModelRequest } from './provider';
+import { ProviderError, type ModelProvider, type ModelRequest } from './provider';
+import { startStopwatch } from './call-usage';
 
 /** Where a model's prompts go, as the privacy log names it. */
 export type ModelPlace = Pick<ModelCalled, 'model' | 'provider' | 'local' | 'host'>;
@@ -63,19 +65,37 @@ function arrayBytes(items: readonly unknown[]): number {
  * Records every call that reaches the provider (each retry too: it sits under the retries) as a
  * `model.called` record: who called, the categories the prompt builder put in, bytes, where it
  * went. A call already cancelled before it starts sends nothing and is not recorded.
+ *
+ * With `onAnswer`, the call's end is recorded too (`model.answered`, issue 31): the tokens the
+ * server reported and the call's latency, success or failure. A call cancelled under it (the run
+ * stopped, the kernel's timeout) is not: its run may have ended already, and nobody knows its tokens.
  */
-export function recordCalls(provider: ModelProvider, place: ModelPlace, onCall: (call: ModelCalled) => void): ModelProvider {
+export function recordCalls(provider: ModelProvider, place: ModelPlace, onCall: (call: ModelCalled) => void, onAnswer?: (answer: ModelAnswered) => void): ModelProvider {
   const attempts = new WeakMap<ModelRequest, number>();
   return {
     ...provider,
     complete: (request) => {
-      if (!request.signal?.aborted) {
-        const attempt = (attempts.get(request) ?? 0) + 1;
-        attempts.set(request, attempt);
-        const call = request.call ?? { caller: request.role, purpose: 'other' as const, data: ['prompt' as const] };
-        onCall({ ...call, ...place, bytes: requestBytes(request), attempt });
-      }
-      return provider.complete(request);
+      if (request.signal?.aborted) return provider.complete(request);
+      const attempt = (attempts.get(request) ?? 0) + 1;
+      attempts.set(request, attempt);
+      const call = request.call ?? { caller: request.role, purpose: 'other' as const, data: ['prompt' as const] };
+      onCall({ ...call, ...place, bytes: requestBytes(request), attempt });
+      if (!onAnswer) return provider.complete(request);
+      const elapsed = startStopwatch();
+      const answered = (ok: boolean, usage: ModelUsage | undefined): void => {
+        if (request.signal?.aborted) return;
+        onAnswer({ ...call, model: place.model, local: place.local, attempt, ok, ...(usage ? { usage } : {}), latency_ms: elapsed() });
+      };
+      return provider.complete(request).then(
+        (reply) => {
+          answered(true, reply.usage);
+          return reply;
+        },
+        (error: unknown) => {
+          answered(false, error instanceof ProviderError ? error.usage : undefined);
+          throw error;
+        },
+      );
     },
   };
 }

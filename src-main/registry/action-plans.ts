@@ -60,6 +60,7 @@ function registerRemotePlan(registry: HostRegistry, reg: ServerRegistration, url
 /** The sign-in client a person confirms: its id, and its secret by keychain reference (never a value). */
 function oauthDetail(oauth: ServerRegistration['oauth']): string {
   if (oauth === undefined) return '';
+  if (oauth.grant === 'client_credentials') return `machine-to-machine client ${oauth.client_id} (${oauth.private_key ? `private key ${oauth.private_key}` : `secret ${oauth.client_secret ?? ''}`}): runs get their own token, nobody signs in`;
   return `sign-in client ${oauth.client_id}${oauth.client_secret ? ` (secret ${oauth.client_secret})` : ''}`;
 }
 

@@ -1,5 +1,6 @@
 import type { RegisteredServer } from '@shared/contracts/host-registry';
 import { EVERYTHING_PACKAGE, FILESYSTEM_PACKAGE, MEMORY_PACKAGE } from '@shared/policy/shipped-effects';
+import { INSTALLED_SERVERS } from '@shared/policy/installed-servers';
 
 /**
  * The MCP servers Steward ships (package.json), registered from the start so the demo and a fresh
@@ -12,4 +13,8 @@ export const SHIPPED_SERVERS: readonly RegisteredServer[] = [
   { id: 'everything', label: 'Everything test server (shipped)', package: EVERYTHING_PACKAGE, args: [], env: {}, source: 'shipped' },
 ];
 
-export const SHIPPED_PACKAGES: ReadonlySet<string> = new Set(SHIPPED_SERVERS.map((s) => s.package ?? ''));
+/**
+ * Packages a person may register by name: the shipped servers', and servers installed with Steward
+ * that need the person's own arguments (a database URL, a folder), so none is registered for them.
+ */
+export const SHIPPED_PACKAGES: ReadonlySet<string> = new Set([...SHIPPED_SERVERS.map((s) => s.package ?? ''), ...INSTALLED_SERVERS.map((s) => s.package)]);

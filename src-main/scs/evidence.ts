@@ -32,7 +32,7 @@ export class RecentEvents {
   private readonly items: RecentEvent[] = [];
 
   add(event: RunEvent): void {
-    if (event.type === 'scs.transcript' || event.type === 'model.called') return;
+    if (event.type === 'scs.transcript' || event.type === 'model.called' || event.type === 'model.answered') return;
     this.items.push(summarizeEvent(event));
     if (this.items.length > 20) this.items.shift();
   }

@@ -35,7 +35,7 @@ function recordingReplay(script: ModelScript, sent: ModelRequest[]): ModelProvid
     complete: (request) => {
       sent.push(request);
       const caller = request.call?.caller;
-      return queue(caller === undefined || caller === 'supervisor' ? request.role : caller).complete(request);
+      return queue(caller === undefined || caller === 'supervisor' || caller === 'judge' ? request.role : caller).complete(request);
     },
   };
 }

@@ -35,3 +35,30 @@ export function openBrowser(url: string, platform: NodeJS.Platform = process.pla
     // No opener installed: the printed URL is the fallback.
   }
 }
+
+/**
+ * How links open for this person: the command in `$BROWSER` when they set one (the first of a
+ * `:`-separated list; `%s` stands for the link, else it goes last; run without a shell), else the
+ * platform's opener where a browser can show (shouldOpenBrowser); undefined: the link is printed
+ * only. A link that carries the session token is never put on a command line (openCommand).
+ */
+export function browserFor(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): ((url: string) => void) | undefined {
+  const chosen = env.BROWSER?.split(':')[0]?.trim();
+  if (chosen) {
+    const [command, ...args] = chosen.split(/\s+/);
+    if (command) {
+      return (url) => {
+        if (openCommand(url, platform) === null) return;
+        const withUrl = args.some((a) => a.includes('%s')) ? args.map((a) => a.replaceAll('%s', url)) : [...args, url];
+        try {
+          const child = spawn(command, withUrl, { detached: true, stdio: 'ignore', windowsHide: true });
+          child.on('error', () => undefined);
+          child.unref();
+        } catch {
+          // The printed link is the fallback.
+        }
+      };
+    }
+  }
+  return shouldOpenBrowser(env, platform) ? (url) => openBrowser(url, platform) : undefined;
+}

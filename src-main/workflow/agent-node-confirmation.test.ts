@@ -84,13 +84,13 @@ describe('an agent node\'s tool call the person must confirm', () => {
     expect(readFileSync(join(s.ws.workspace, 'meeting-notes.md'), 'utf8')).not.toBe('# Summary\n');
   });
 
-  it('"Stop the run" ends the whole workflow run, cancelled by the person at that node, with nothing written', async () => {
+  it('"Stop the run" ends the whole workflow run, stopped by the person at that node, with nothing written', async () => {
     const s = setup();
     const first = await s.start();
     const stopped = await s.answer(first, { action: 'stop' });
-    expect(stopped.status).toBe('cancelled');
+    expect(stopped.status).toBe('stopped');
     expect(stopped.message).toBe('you stopped the run at writer');
-    expect(s.events.at(-1)).toMatchObject({ type: 'run.finished', status: 'cancelled', message: 'you stopped the run at writer' });
+    expect(s.events.at(-1)).toMatchObject({ type: 'run.finished', status: 'stopped', message: 'you stopped the run at writer' });
     expect(existsSync(join(s.ws.workspace, 'summary.md'))).toBe(false);
   });
 });

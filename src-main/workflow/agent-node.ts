@@ -7,6 +7,7 @@ import type { NodeOf, WorkflowGraph } from '@shared/workflow/document';
 import { renderTemplate } from '@shared/workflow/template';
 import { outputSchemaProblem } from '@shared/workflow/output-schema';
 import { substituteVars } from '@shared/util/substitute';
+import { setOwn } from '@shared/util/set-own';
 import type { CredentialStore } from '../credentials/credential-store';
 import type { ConfirmTool } from '../engine/boundary-actors';
 import type { RunCheckpoint } from '../engine/checkpoint';
@@ -33,7 +34,10 @@ export interface AgentNodeDeps {
   toolHost?: ToolHost;
   /** A person answers the node's servers' elicitation (the app's runs). */
   onElicit?: RunAgentOptions['onElicit'];
+  oauthConsent?: RunAgentOptions['oauthConsent'];
   onReviewSample?: RunAgentOptions['onReviewSample'];
+  /** The node's own profile versions (its deployment profile, issue 29): recorded on its agent.started. */
+  profiles?: RunAgentOptions['profiles'];
   /**
    * A replay of a recorded run (`replayOf`): the agent answers with this invocation's recorded
    * answers (`recorded`; none: the recorded run never ran it, so it fails), and unless `live` it
@@ -91,6 +95,7 @@ export function agentSpecOf(node: NodeOf<'agent'>, graph: WorkflowGraph, inputs:
     supervision: node.supervision,
     limits: node.limits,
     scs: node.scs,
+    ...(node.routes !== undefined ? { routes: node.routes } : {}),
     tool_effects: effects,
     ...(node.script !== undefined ? { script: node.script } : {}),
   });
@@ -168,7 +173,9 @@ export async function runAgentNode(
       credentials: deps.credentials,
       onProgress: deps.onProgress,
       onElicit: deps.onElicit,
+      oauthConsent: deps.oauthConsent,
       onReviewSample: deps.onReviewSample,
+      ...(deps.profiles ? { profiles: deps.profiles } : {}),
       // A replay's models are its script: injected providers (tests, benchmarks) are not its answers.
       providers: deps.replay ? undefined : deps.providers,
       // Sampled for review as the recorded invocation was; its tools dry unless live.
@@ -182,8 +189,14 @@ export async function runAgentNode(
       return { status: 'waiting', checkpoint: result.checkpoint, intervention: result.intervention };
     }
     if (result.status === 'completed') return checkedOutput(node, result.output ?? '');
+    // A declared route taken: only its port sends (the agent's reason); `output` and the other routes send nothing.
+    if (result.status === 'rerouted' && result.route !== undefined && node.routes?.some((r) => r.name === result.route?.name) === true) {
+      const outputs: Record<string, unknown> = {};
+      setOwn(outputs, result.route.name, result.route.reason);
+      return { status: 'done', outputs };
+    }
     // "Stop the run" stops the workflow's run, not only this node's agent (a run's own cancel aborts the signal instead).
-    if (result.status === 'cancelled' && resume?.answer.action === 'stop' && !run.signal.aborted) return stoppedByPerson(node.id, resume.answer.note);
+    if ((result.status === 'stopped' || result.status === 'cancelled') && resume?.answer.action === 'stop' && !run.signal.aborted) return stoppedByPerson(node.id, resume.answer.note);
     return failed(result.status === 'cancelled' ? 'cancelled' : `agent_${result.status}`, result.message ?? result.setup_error ?? `the agent ended ${result.status}`);
   } catch (err) {
     return failed('agent_failed', errorText(err));

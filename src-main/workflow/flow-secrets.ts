@@ -24,6 +24,8 @@ export class FlowSecrets {
   /** Values too short for the registry (and numbers' digits): masked by value where the flow reaches only. */
   private readonly near = new Set<string>();
   private nearPattern: RegExp | undefined;
+  /** Whether any value bound for a sensitive argument entered the run (short ones and numbers too). */
+  private holding = false;
 
   constructor(
     graph: Pick<WorkflowGraph, 'nodes' | 'edges' | 'servers' | 'tool_effects'>,
@@ -35,6 +37,16 @@ export class FlowSecrets {
       if (node.kind !== 'output') continue;
       for (const [field, mask] of this.flow.inputs.get(node.id) ?? []) this.results.set(field, mask);
     }
+  }
+
+  /** The graph carries a value into a sensitive argument somewhere. */
+  get flows(): boolean {
+    return this.active;
+  }
+
+  /** A value bound for a sensitive argument entered the run: what keeps the run waiting must be sealed. */
+  get holdsValues(): boolean {
+    return this.holding;
   }
 
   /** The run's inputs entered (at its start, or read back from a checkpoint to resume). */
@@ -98,7 +110,8 @@ export class FlowSecrets {
 
   private learn(value: unknown, mask: PortMask): void {
     for (const found of valuesUnder(value, mask)) {
-      if (found === MASK) continue;
+      if (found === MASK || found === '') continue;
+      this.holding = true;
       // Strings the registry searches everywhere; shorter ones and numbers only near the flow.
       const registered = typeof found === 'string' && this.secrets.registerSensitive(found);
       const text = String(found);

@@ -266,7 +266,9 @@ describe('a protected tool node waiting for a person\'s confirmation (the app as
     const ws = workspace();
     const { checkpoint } = await parked(ws);
     const second = await run(saving(ws), ws, { resume: { checkpoint, answer: { action: 'decline', note: 'not now' } } });
-    expect(second.result.status).toBe('failed');
+    // What the person decided, not a failure of the system (issue 28).
+    expect(second.result.status).toBe('declined');
+    expect(second.events.at(-1)).toMatchObject({ type: 'run.finished', status: 'declined' });
     expect(second.result.message).toBe('you declined fs/write_file: not now');
     expect(second.result.invocations.find((i) => i.id === 'save')).toMatchObject({ status: 'failed', failure: { code: 'declined_by_person', message: 'you declined fs/write_file: not now' } });
     expect(existsSync(join(ws.workspace, 'saved.md'))).toBe(false);
@@ -281,13 +283,13 @@ describe('a protected tool node waiting for a person\'s confirmation (the app as
     expect(existsSync(join(ws.workspace, 'saved.md'))).toBe(false);
   });
 
-  it('"Stop the run": nothing is written and the whole run ends cancelled, saying the person stopped it there', async () => {
+  it('"Stop the run": nothing is written and the whole run ends stopped by the person (not cancelled, not failed), saying where', async () => {
     const ws = workspace();
     const { checkpoint } = await parked(ws);
     const second = await run(saving(ws), ws, { resume: { checkpoint, answer: { action: 'stop' } } });
-    expect(second.result.status).toBe('cancelled');
+    expect(second.result.status).toBe('stopped');
     expect(second.result.message).toBe('you stopped the run at save (fs/write_file)');
-    expect(second.events.at(-1)).toMatchObject({ type: 'run.finished', status: 'cancelled', message: 'you stopped the run at save (fs/write_file)' });
+    expect(second.events.at(-1)).toMatchObject({ type: 'run.finished', status: 'stopped', message: 'you stopped the run at save (fs/write_file)' });
     expect(existsSync(join(ws.workspace, 'saved.md'))).toBe(false);
   });
 
@@ -300,7 +302,7 @@ describe('a protected tool node waiting for a person\'s confirmation (the app as
     const second = await run(saving(ws), ws, { resume: { checkpoint, answer: { action: 'decline', note: 'not today' } }, supervision });
     expect(asked).toBe(0);
     expect(second.events.some((e) => e.type === 'supervisor.escalated')).toBe(false);
-    expect(second.result.status).toBe('failed');
+    expect(second.result.status).toBe('declined');
     expect(second.result.message).toBe('you declined fs/write_file: not today');
   });
 });

@@ -10,6 +10,8 @@ import type { Invocation, NodeFailure } from '@shared/workflow/invocation';
 import { createScheduler, schedule, type SchedulerCommand, type SchedulerEvent, type SchedulerState } from '@shared/workflow/scheduler';
 import { validateGraph } from '@shared/workflow/validate-graph';
 import { SecretRegistry } from '../credentials/secret-registry';
+import { credentialErrorText, CredentialStoreError } from '../credentials/credential-store';
+import { defaultSealKeys, type SealKey, type SealKeys } from '../credentials/seal-keys';
 import type { RunAgentOptions } from '../engine/run-agent';
 import type { RunCheckpoint } from '../engine/checkpoint';
 import { createEventStamper } from '../engine/event-stamper';
@@ -22,6 +24,7 @@ import { DECLINED, errorText, failed, type NodeOutcome, type NodeRun } from './n
 import { runAssertNode, runTemplateNode } from './template-node';
 import { runToolNode, toolOutputs } from './tool-node';
 import { FlowSecrets } from './flow-secrets';
+import { cannotWaitMessage, openCheckpoint, sealCheckpoint, type SealLoss } from './sealed-checkpoint';
 import { liveModelsOf, runPatternNode } from './pattern/pattern-node';
 import { setUpSupervision, type RunSupervision } from './supervision/supervise-failure';
 import { AttemptTrail, escalatedEvent, failedInvocation, portValidator, settlementOf, supervisionEvents, supervisorCheckpoint, supervisorNamed, verdictEvent, type WorkflowSupervisionOptions } from './supervision/workflow-supervision';
@@ -33,11 +36,12 @@ import { answerPerson, escalateToPerson, escalationIntervention, expirePerson, i
 import { checkPersonVerdict } from '@shared/supervisor/person-escalation';
 import { stickyVerdictFor } from '@shared/supervisor/ledger';
 import { partialFailureOf, partialMessage, type PartialFailure } from '@shared/workflow/partial-failure';
+import type { NodeProfiles } from './node-deployments';
 
 /** What a workflow run shares with an agent run: folders, ledger, journal, cancellation, people, models. */
 type SharedRunOptions = Pick<
   RunAgentOptions,
-  'specDir' | 'workspace' | 'ledger' | 'onEvent' | 'runId' | 'signal' | 'confirm' | 'ollamaHost' | 'credentials' | 'privacy' | 'onProgress' | 'providers' | 'toolHost' | 'onElicit' | 'onReviewSample'
+  'specDir' | 'workspace' | 'ledger' | 'onEvent' | 'runId' | 'signal' | 'confirm' | 'ollamaHost' | 'credentials' | 'privacy' | 'onProgress' | 'providers' | 'toolHost' | 'onElicit' | 'onReviewSample' | 'oauthConsent'
 >;
 
 export interface RunWorkflowOptions extends SharedRunOptions {
@@ -70,13 +74,21 @@ export interface RunWorkflowOptions extends SharedRunOptions {
    */
   trace?: TraceSettings;
   traceProfile?: ProfileVersionRef;
+  /** Each agent node's own deployment profile version (issue 29), recorded on its agent.started; its phase is already in `graph`. */
+  nodeProfiles?: NodeProfiles;
   /** Runs a recorded run again on its recorded answers and, unless live, its recorded tool results (workflow-replay.ts). */
   replay?: WorkflowReplayPlan;
   /** A supervisor decides what a node that still fails does instead of failing the run (issue 11); absent or not enabled, nothing changes. */
   supervision?: WorkflowSupervisionOptions;
+  /**
+   * The keys that seal a waiting run's sensitive values (issue 27; sealed-checkpoint.ts): the OS
+   * keychain's when absent. Asked only when a run holding such a value waits, or resumes sealed.
+   */
+  sealKeys?: SealKeys;
 }
 
-export type WorkflowStatus = 'completed' | 'completed_with_failures' | 'failed' | 'cancelled' | 'waiting';
+/** `declined`: the run could not go on without a call the person declined; `stopped`: they answered "Stop the run" (issue 28). */
+export type WorkflowStatus = 'completed' | 'completed_with_failures' | 'failed' | 'cancelled' | 'declined' | 'stopped' | 'waiting';
 
 /**
  * Answers a waiting node of a run still going on: true when the node resumed with the answer, false
@@ -106,6 +118,8 @@ export interface WorkflowRun {
   partial?: PartialFailure;
   /** The run could not start (graph problems, missing inputs, a bad resume): bad input rather than a bad run. */
   setup_error?: string;
+  /** Why a run ended that no node's failure explains (a sealed checkpoint that did not open: SealLoss): for details, the message says it in words. */
+  failure_code?: string;
   /** Parked runs: what each waiting node asks, and what to persist to resume. */
   interventions?: Array<{ invocation_id: string; intervention: Intervention }>;
   checkpoint?: WorkflowCheckpoint;
@@ -125,8 +139,36 @@ function narrow<K extends InvocationReplay['kind']>(recorded: InvocationReplay |
   return recorded?.kind === kind ? (recorded as Extract<InvocationReplay, { kind: K }>) : undefined;
 }
 
+/** A node that would wait holding a sensitive value with no keychain to seal it (issue 27). */
+export const WAIT_NOT_KEPT = 'sensitive_wait_not_kept';
+/**
+ * A sealed checkpoint that does not open ends its run in words: `run.finished` failed, after the
+ * events it had (the answer is not lost silently, the run does not go on with a wrong value).
+ */
+function lostSealedRun(checkpoint: WorkflowCheckpoint, lost: { code: SealLoss; message: string }, options: RunWorkflowOptions): WorkflowRun {
+  const { code, message } = lost;
+  const stamper = createEventStamper(checkpoint.run_id, options.onEvent, Math.max(checkpoint.next_seq, options.resume?.next_seq ?? 0));
+  try {
+    stamper.emit({ type: 'run.finished', status: 'failed', outputs: {}, message, rounds: checkpoint.rounds, event_count: stamper.count + 1 });
+  } catch (err) {
+    return { run_id: checkpoint.run_id, status: 'failed', outputs: {}, invocations: checkpoint.invocations, message: `${message} (its end was not recorded: ${errorText(err)})`, failure_code: code };
+  }
+  return { run_id: checkpoint.run_id, status: 'failed', outputs: {}, invocations: checkpoint.invocations, message, failure_code: code };
+}
+
 /** The run's outcome in words: a call the person declined says so ("you declined fs/write_file: …"), without a code. */
-const describeFailure = (f: NodeFailure | undefined): string | undefined => (f ? (f.code === DECLINED ? f.message : `${f.code}: ${f.message}`) : undefined);
+const describeFailure = (f: NodeFailure | undefined): string | undefined => (f ? (f.code === DECLINED || f.code === WAIT_NOT_KEPT ? f.message : `${f.code}: ${f.message}`) : undefined);
+
+/**
+ * A run a person ended, said as what they did (issue 28): "Stop the run" answered at a node (the
+ * scheduler cancelled everything for it), or a declined call the run's outputs needed (the first
+ * failure, so nothing else broke first).
+ */
+function personEnded(finished: { status: 'completed' | 'failed' | 'cancelled'; failure?: NodeFailure }, stoppedBy: string | undefined): 'declined' | 'stopped' | undefined {
+  if (finished.status === 'cancelled' && stoppedBy !== undefined) return 'stopped';
+  if (finished.status === 'failed' && finished.failure?.code === DECLINED) return 'declined';
+  return undefined;
+}
 
 /**
  * Runs a workflow graph: the pure scheduler (src-shared/workflow/scheduler.ts) decides what runs
@@ -134,7 +176,16 @@ const describeFailure = (f: NodeFailure | undefined): string | undefined => (f ?
  * scheduler releases them), reports their ends back, and journals everything as one run's events.
  */
 export async function runWorkflow(options: RunWorkflowOptions): Promise<WorkflowRun> {
-  const resumed = options.resume?.checkpoint;
+  const sealKeys = options.sealKeys ?? defaultSealKeys();
+  // A checkpoint holding sensitive values is sealed: opened here, or the run ends saying why (issue 27).
+  let resumed = options.resume?.checkpoint;
+  let sealKey: SealKey | undefined;
+  if (resumed?.sealed) {
+    const opened = await openCheckpoint(resumed, sealKeys);
+    if (!opened.ok) return lostSealedRun(resumed, opened, options);
+    resumed = opened.checkpoint;
+    sealKey = opened.key;
+  }
   const graph = resumed?.graph ?? options.graph;
   const runId = resumed?.run_id ?? options.runId ?? randomUUID();
   const secrets = new SecretRegistry();
@@ -142,6 +193,22 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   const sensitiveFound = (value: string) => void secrets.registerSensitive(value);
   // A value bound for a sensitive argument is masked from where it enters, not from the call that shows it (issue 27).
   const flowSecrets = new FlowSecrets(graph, secrets);
+  // Asked of the keychain only when a run holding a sensitive value must wait (and once).
+  let sealProblem: string | undefined;
+  let sealAsked: Promise<void> | undefined;
+  const ensureSealKey = (): Promise<void> => {
+    if (sealKey || !flowSecrets.holdsValues) return Promise.resolve();
+    sealAsked ??= sealKeys.current().then(
+      (key) => {
+        sealKey = key;
+      },
+      (err: unknown) => {
+        sealProblem = err instanceof CredentialStoreError ? credentialErrorText(err) : errorText(err);
+        sealAsked = undefined;
+      },
+    );
+    return sealAsked;
+  };
   const stamper = createEventStamper(runId, options.onEvent, Math.max(resumed?.next_seq ?? 0, options.resume?.next_seq ?? 0));
   let rounds = resumed?.rounds ?? 0;
   // Masked, sensitive arguments redacted, model text trimmed: the same path as an agent run's events.
@@ -201,14 +268,14 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     : { kind: 'off' as const };
   // A model supervisor's read-only tools read the run as it goes (masked with the run's registry).
   if (setup.kind === 'on' && supervisionAsked && !('unavailable' in supervisionAsked.supervisor)) {
-    supervisionAsked.supervisor.attach?.({ invocations: () => [...records.values()], secrets, onModelCall: (call) => emit({ type: 'model.called', ...call }) });
+    supervisionAsked.supervisor.attach?.({ invocations: () => [...records.values()], secrets, onModelCall: (call) => emit({ type: 'model.called', ...call }), onModelAnswer: (answer) => emit({ type: 'model.answered', ...answer }) });
   }
   // A slow server start or a tool listing is shown live in the app (run.notice) as well as on the CLI; a tool's progress is its own event (tool.progress).
   const notice = (line: string): void => {
     emit({ type: 'run.notice', message: secrets.maskText(line).slice(0, 500) });
     options.onProgress?.(line);
   };
-  const tools = new WorkflowTools({ graph, vars, cwd: specDir, secrets, credentials: options.credentials, onProgress: notice, toolHost: options.toolHost, privacy, onSent: (call) => emit({ type: 'mcp.called', ...call }), onElicit: options.onElicit && recordedElicitation(options.onElicit, { mask: (text) => secrets.maskText(text), emit }) });
+  const tools = new WorkflowTools({ graph, vars, cwd: specDir, secrets, credentials: options.credentials, onProgress: notice, toolHost: options.toolHost, privacy, onSent: (call) => emit({ type: 'mcp.called', ...call }), oauthConsent: options.oauthConsent, onElicit: options.onElicit && recordedElicitation(options.onElicit, { mask: (text) => secrets.maskText(text), emit }) });
   const log: SchedulerEvent[] = resumed ? (resumed.scheduler_events as SchedulerEvent[]) : [];
   let state: SchedulerState = createScheduler(graph);
   let finished: Extract<SchedulerCommand, { type: 'finished' }> | undefined;
@@ -264,6 +331,13 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     }
   }
   function checkpointNow(): WorkflowCheckpoint {
+    const raw = rawCheckpoint();
+    if (!flowSecrets.holdsValues) return raw;
+    // Never on disk unlocked: without a key the wait is not kept (the run stops, saying why).
+    if (!sealKey) throw new Error(cannotWaitMessage(graph, sealProblem ?? 'the keychain was not asked in time'));
+    return sealCheckpoint(raw, sealKey, secrets);
+  }
+  function rawCheckpoint(): WorkflowCheckpoint {
     return {
       version: 1,
       kind: 'workflow',
@@ -346,6 +420,12 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     };
     void execute(invocation, run, resumeWith)
       .catch((err: unknown): NodeOutcome => failed('internal_error', errorText(err)))
+      // A wait holding a sensitive value needs the key that seals it: asked while the node still counts as running.
+      .then(async (outcome): Promise<NodeOutcome> => {
+        if (outcome.status !== 'waiting' || !flowSecrets.holdsValues) return outcome;
+        await ensureSealKey();
+        return sealKey ? outcome : failed(WAIT_NOT_KEPT, cannotWaitMessage(graph, sealProblem ?? 'no key'));
+      })
       .then((outcome) => {
         running.delete(invocation.id);
         runningInvocations.delete(invocation.id);
@@ -416,6 +496,8 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     if (isPersonSupervisor(supervisor)) {
       let step;
       try {
+        // The run may wait for the person: its sensitive values need their key first (checkpointNow).
+        await ensureSealKey();
         step = await escalateToPerson(supervision, supervisor, failedOne(), waitingForPerson().length);
       } finally {
         running.delete(invocation.id);
@@ -577,7 +659,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   /** What an agent or pattern node runs its agents with; one that uses all of the workflow's servers shares the run's tool host. */
   async function agentDeps(node: NodeOf<'agent'> | NodeOf<'pattern'>) {
     const toolHost = node.servers === undefined && graph.servers.length > 0 ? (await tools.get()).host : options.toolHost;
-    return { runId, graph, specDir, workspace, ledger: options.ledger, confirm: options.confirm, privacy, ollamaHost: options.ollamaHost, credentials: options.credentials, onProgress: options.onProgress, onElicit: options.onElicit, onReviewSample: options.onReviewSample, toolHost };
+    return { runId, graph, specDir, workspace, ledger: options.ledger, confirm: options.confirm, privacy, ollamaHost: options.ollamaHost, credentials: options.credentials, onProgress: options.onProgress, onElicit: options.onElicit, oauthConsent: options.oauthConsent, onReviewSample: options.onReviewSample, toolHost };
   }
 
   async function execute(invocation: Invocation, run: NodeRun, resumeWith?: Resumed): Promise<NodeOutcome> {
@@ -626,6 +708,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
           {
             ...(await agentDeps(node)),
             providers: options.providers,
+            ...(options.nodeProfiles?.get(node.id) ? { profiles: options.nodeProfiles.get(node.id) } : {}),
             ...(replay ? { replay: { live: replay.live, replayOf: replay.replay_of, recorded: narrow(recordedOf(invocation.id), 'agent') } } : {}),
           },
           agentCheckpoint && resumeWith ? { checkpoint: agentCheckpoint, answer: resumeWith.answer } : undefined,
@@ -717,7 +800,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   }
   // Complete to the scheduler (its outputs got their inputs), yet work was lost on the way: its own outcome, never a plain success.
   const partial = finished.status === 'completed' ? partialFailureOf(invocations, (node) => nodes.get(node)?.label ?? node) : undefined;
-  const status = partial ? 'completed_with_failures' : finished.status;
+  const status: WorkflowStatus = partial ? 'completed_with_failures' : (personEnded(finished, stoppedBy) ?? finished.status);
   const message = partial ? partialMessage(partial) : finished.status === 'completed' ? undefined : (describeFailure(finished.failure) ?? (finished.status === 'cancelled' ? (stoppedBy ?? 'the run was cancelled') : undefined));
   const runOutputs = flowSecrets.maskRunOutputs(finished.outputs);
   emit({ type: 'run.finished', status, outputs: runOutputs, ...(message !== undefined ? { message } : {}), ...(partial ? { partial } : {}), rounds, event_count: stamper.count + 1 });

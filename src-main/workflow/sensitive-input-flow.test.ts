@@ -8,6 +8,7 @@ import { WorkflowGraph, type WorkflowGraphInput } from '@shared/workflow/documen
 import { startFakeOpenAI } from '../../test-support/fake-openai';
 import { plantedIn, plantedPins } from '../../test-support/sensitive-input-workflow';
 import { randomBytes } from 'node:crypto';
+import { memorySealKeys } from '../../test-support/seal-keys-double';
 import { tempNotesWorkspace } from '../../test-support/workspace';
 import { createMemoryLedger } from '../mcp/idempotency-ledger';
 import { runWorkflow, type RunWorkflowOptions } from './run-workflow';
@@ -90,12 +91,17 @@ describe('a value bound for a sensitive argument', () => {
     });
     const before: RunEvent[] = [];
     const saved: WorkflowCheckpoint[] = [];
-    const opts = options(workflow, before, { inputs: { pin: pins.pin, code: pins.code }, confirm: async () => 'pending', persistWaiting: (c) => saved.push(structuredClone(c)) });
+    // The keychain's stand-in: the checkpoint is sealed with a key kept there (issue 27).
+    const sealKeys = memorySealKeys();
+    const opts = options(workflow, before, { inputs: { pin: pins.pin, code: pins.code }, confirm: async () => 'pending', persistWaiting: (c) => saved.push(structuredClone(c)), sealKeys });
     const first = await runWorkflow(opts);
     expect(first.status).toBe('waiting');
     const checkpoint = saved.at(-1);
     if (!checkpoint || !first.interventions?.[0]) throw new Error('the run did not wait');
-    expect(plantedIn(JSON.stringify({ before, first: { ...first, checkpoint: undefined } }), pins)).toEqual([]);
+    expect(plantedIn(JSON.stringify({ before, first }), pins)).toEqual([]);
+    // The checkpoint that lets it resume holds the values sealed, never in the clear.
+    expect(plantedIn(JSON.stringify(saved), pins), 'the checkpoints').toEqual([]);
+    expect(checkpoint.sealed?.key_id).toMatch(/^seal-/);
 
     const after: RunEvent[] = [];
     const second = await runWorkflow({ ...opts, onEvent: (e) => after.push(e), persistWaiting: undefined, resume: { checkpoint, answer: { action: 'approve' }, invocation: first.interventions[0].invocation_id } });

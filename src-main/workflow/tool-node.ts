@@ -237,7 +237,7 @@ async function prepareCalls(node: NodeOf<'tool'>, run: NodeRun, deps: ToolNodeDe
   }
   // The privacy log: the node's reviews are model calls like an agent's (the workflow's own call is not one).
   const reviewModel = deps.replay ? { provider: 'script' as const } : (node.review?.teacher ?? { provider: 'script' as const });
-  if (node.review) teacher = recordCalls(teacher, modelPlace(reviewModel, deps.ollamaHost), (call) => run.emit({ type: 'model.called', ...call }));
+  if (node.review) teacher = recordCalls(teacher, modelPlace(reviewModel, deps.ollamaHost), (call) => run.emit({ type: 'model.called', ...call }), (answer) => run.emit({ type: 'model.answered', ...answer }));
   return { node, run, deps, host, snapshot, tool, runLabel, teacher };
 }
 

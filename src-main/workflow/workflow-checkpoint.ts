@@ -11,6 +11,7 @@ import { RunCheckpoint } from '../engine/checkpoint';
 import { CheckpointTable, type CheckpointWrites } from '../events/checkpoint-table';
 import type { HistoryDb } from '../events/history-db';
 import { PatternPark } from './pattern/human-judgment';
+import { SealedBox } from './sealed-box';
 
 /** One node invocation as the run reports it (`--json`, the app's run view). */
 export const InvocationRecord = z
@@ -66,6 +67,12 @@ export const WorkflowCheckpoint = z
     supervisor_settings: SupervisorSettings.optional(),
     /** A replay supervisor's place in its script, so a resumed run goes on with its next answer. */
     supervisor_script_at: z.number().int().nonnegative().optional(),
+    /**
+     * A run holding a value bound for a sensitive argument (issue 27): its scheduler log, running
+     * invocations and waiting calls sealed with a keychain key; those fields then hold nothing (the
+     * waiting questions: as a page is shown them). Opened only to resume (sealed-checkpoint.ts).
+     */
+    sealed: SealedBox.optional(),
   })
   .strict();
 export type WorkflowCheckpoint = z.infer<typeof WorkflowCheckpoint>;

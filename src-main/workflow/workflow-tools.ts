@@ -1,9 +1,10 @@
+import type { OAuthConsent } from '../mcp/mcp-tool-host';
 import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
 import type { McpCalled } from '@shared/contracts/server-call';
 import type { PrivacyPolicy } from '@shared/policy/privacy';
 import type { WorkflowGraph } from '@shared/workflow/document';
 import type { CredentialStore } from '../credentials/credential-store';
-import { collectCredentialRefs, resolveCredentials } from '../credentials/resolve-credentials';
+import { collectCredentialRefs, credentialUses, resolveCredentials } from '../credentials/resolve-credentials';
 import type { SecretRegistry } from '../credentials/secret-registry';
 import { startToolHost } from '../mcp/mcp-tool-host';
 import type { ToolHost } from '../mcp/tool-host';
@@ -22,6 +23,8 @@ export interface WorkflowToolsOptions {
   onSent?: (call: McpCalled) => void;
   /** A person answers a server's elicitation (the app's runs); without it servers are told Steward cannot ask. */
   onElicit?: (ask: ElicitationAsk) => Promise<ElicitationReply>;
+  /** A person consents in the browser when a remote server asks for a wider scope mid-run. */
+  oauthConsent?: OAuthConsent;
   /** Injected for tests and benchmarks. */
   toolHost?: ToolHost;
 }
@@ -46,13 +49,14 @@ export class WorkflowTools {
     const { graph, vars, cwd, secrets } = this.options;
     let host = this.options.toolHost;
     if (!host) {
-      const refs = collectCredentialRefs({ models: { student: { provider: 'script' }, teacher: { provider: 'script' } }, servers: graph.servers });
+      const servers = { models: { student: { provider: 'script' }, teacher: { provider: 'script' } }, servers: graph.servers } as const;
+      const refs = collectCredentialRefs(servers);
       let credentials = new Map<string, string>();
       if (refs.length > 0) {
         if (!this.options.credentials) throw new Error('this workflow uses keychain credentials, but no credential store is available');
-        credentials = await resolveCredentials(refs, this.options.credentials, secrets);
+        credentials = await resolveCredentials(refs, this.options.credentials, secrets, credentialUses(servers));
       }
-      host = await startToolHost(graph.servers, { vars, overrides: graph.tool_effects, cwd, credentials, onProgress: this.options.onProgress, privacy: this.options.privacy, oauthStore: this.options.credentials, onSecret: (name, value) => void secrets.register(name, value), onSent: this.options.onSent, onElicit: this.options.onElicit });
+      host = await startToolHost(graph.servers, { vars, overrides: graph.tool_effects, cwd, credentials, onProgress: this.options.onProgress, privacy: this.options.privacy, oauthStore: this.options.credentials, onSecret: (name, value) => void secrets.register(name, value), onSent: this.options.onSent, onElicit: this.options.onElicit, oauthConsent: this.options.oauthConsent });
     }
     this.host = host;
     return { host, snapshot: await host.snapshot(0) };

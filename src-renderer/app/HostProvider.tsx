@@ -60,6 +60,11 @@ export function HostProvider({ client, db, tokenMissing, launchProblem, children
   return <HostContext.Provider value={value}>{children}</HostContext.Provider>;
 }
 
+/** The host, or null outside a HostProvider (a component that also renders alone, in a test, reads nothing then). */
+export function useOptionalHost(): HostContextValue | null {
+  return useContext(HostContext);
+}
+
 export function useHost(): HostContextValue {
   const value = useContext(HostContext);
   if (!value) throw new Error('useHost outside HostProvider');

@@ -28,6 +28,9 @@ const STATUS_TONES = {
   needs_input: 'escalated',
   rerouted: 'delivered',
   cancelled: 'neutral',
+  // A person's decision, not a fault of the system (issue 28): neutral, never the failure red.
+  declined: 'neutral',
+  stopped: 'neutral',
   max_rounds: 'failed',
   interrupted: 'failed',
 } satisfies Record<RunStatus, Tone>;

@@ -2,7 +2,9 @@ import 'fake-indexeddb/auto';
 import Dexie from 'dexie';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HostedWorkflow } from '@shared/contracts/hosted-workflow';
-import { DB_VERSION, SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, StewardDb, runEvents, type RunRow } from './db';
+import { DB_VERSION, SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V7, StewardDb, runEvents, type RunRow } from './db';
+import { ingestEvents } from './ingest-events';
+import { twoAgentHistory } from '../../test-support/two-agent-workflow';
 import { readPromotion } from './promotion-counts';
 import { learningRowsFromEvents } from './learning-examples';
 import { DeploymentSettings } from '@shared/contracts/profiles';
@@ -218,6 +220,38 @@ describe('the v5 → v6 upgrade', () => {
     await db.open();
     expect(await db.held_runs.toArray()).toEqual([{ run_id: 'run-v7-aaaa', used_at: row?.started_at }]);
     expect(await db.events.count()).toBe(log.events.length);
+    db.close();
+  });
+});
+
+describe('the v7 → v8 upgrade (issue 29: promotion per agent node)', () => {
+  it('recounts the outcomes a v7 page counted per workflow as per-node figures, equal to counting afresh, from its own rows (no event needed)', async () => {
+    const events = twoAgentHistory('two-agents', { runs: 2, roundsPerNode: 6, writerBlockEvery: 3 });
+    // What counting afresh gives (a v8 page).
+    const freshName = `steward-v8-fresh-${Math.random().toString(36).slice(2)}`;
+    names.push(freshName);
+    const fresh = new StewardDb(freshName);
+    await fresh.open();
+    await ingestEvents(fresh, events);
+    const expected = await Promise.all(['reader', 'writer'].map((node) => readPromotion(fresh, 'two-agents', 50, 10, node)));
+    const [runs, rounds, outcomes] = await Promise.all([fresh.promotion_runs.toArray(), fresh.promotion_rounds.toArray(), fresh.promotion_outcomes.toArray()]);
+    fresh.close();
+    expect(expected.map((f) => f.outcomes)).toEqual([12, 12]);
+
+    // The same figures as a v7 page kept them: one rank sequence per workflow, no node; its events no longer held.
+    const name = `steward-v8-${Math.random().toString(36).slice(2)}`;
+    const old = await oldDatabase(name, 7, SCHEMA_V7);
+    const ordered = outcomes.map(({ node: _node, ...row }) => row).sort((a, b) => (a.ts === b.ts ? (a.id < b.id ? -1 : 1) : a.ts < b.ts ? -1 : 1));
+    await old.table('promotion_runs').bulkPut(runs);
+    await old.table('promotion_rounds').bulkPut(rounds);
+    await old.table('promotion_outcomes').bulkPut(ordered.map((row, i) => ({ ...row, rank: i + 1 })));
+    old.close();
+
+    const db = new StewardDb(name);
+    await db.open();
+    expect(db.verno).toBe(DB_VERSION);
+    expect(await db.events.count()).toBe(0);
+    expect(await Promise.all(['reader', 'writer'].map((node) => readPromotion(db, 'two-agents', 50, 10, node)))).toEqual(expected);
     db.close();
   });
 });

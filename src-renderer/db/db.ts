@@ -10,7 +10,7 @@ import { backfillLearningExamples, storeLearningByReference, type LearningExampl
 import { runWords } from '@shared/history/search-words';
 import type { RunRow } from '@shared/history/run-summary';
 export type { RunRow, WorkflowRunFacts } from '@shared/history/run-summary';
-import { backfillPromotionCounts, PROMOTION_ORDER, PROMOTION_RANK, PROMOTION_RUN, type PromotionOutcomeRow, type PromotionRoundRow, type PromotionRunRow } from './promotion-counts';
+import { backfillPromotionCounts, countPromotionPerNode, PROMOTION_ORDER_V5, PROMOTION_RANK_V5, PROMOTION_ORDER, PROMOTION_RANK, PROMOTION_RUN, type PromotionOutcomeRow, type PromotionRoundRow, type PromotionRunRow } from './promotion-counts';
 
 /** A workflow's chosen profile version per kind (versions are immutable, so a choice is exact). */
 export interface ProfileChoice {
@@ -79,7 +79,7 @@ export interface HeldRunRow {
 }
 export type SettingsKey = SettingsRow['key'];
 
-export const DB_VERSION = 7;
+export const DB_VERSION = 8;
 
 export const SCHEMA_V1 = {
   workflows: 'id, name, updated_at',
@@ -117,13 +117,19 @@ export const SCHEMA_V5 = {
   learning_examples: `${SCHEMA_V2.learning_examples}, [spec_id+ts+id], [kind+ts+id], [ts+id]`,
   promotion_runs: 'run_id',
   promotion_rounds: 'id, run_id',
-  promotion_outcomes: `id, ${PROMOTION_ORDER}, ${PROMOTION_RANK}, ${PROMOTION_RUN}`,
+  promotion_outcomes: `id, ${PROMOTION_ORDER_V5}, ${PROMOTION_RANK_V5}, ${PROMOTION_RUN}`,
 } as const;
 
 /** v7: the page keeps the events of recent and opened runs only, within a budget (history-budget.ts); every run's row stays. */
 export const SCHEMA_V7 = {
   ...SCHEMA_V5,
   held_runs: 'run_id, used_at',
+} as const;
+
+/** v8 (issue 29): promotion is counted per agent node of a workflow; `rank` finds each node's first outcome (the nodes with any). */
+export const SCHEMA_V8 = {
+  ...SCHEMA_V7,
+  promotion_outcomes: `id, rank, ${PROMOTION_ORDER}, ${PROMOTION_RANK}, ${PROMOTION_RUN}`,
 } as const;
 
 export class StewardDb extends Dexie {
@@ -159,17 +165,8 @@ export class StewardDb extends Dexie {
             run.words = runWords(run);
           }),
       );
-    // v5 indexes examples by time and keeps promotion figures: those of the events stored before it are counted once here.
-    this.version(5)
-      .stores(SCHEMA_V5)
-      .upgrade((tx: Transaction) =>
-        backfillPromotionCounts(tx.table('events'), {
-          runs: tx.table('runs'),
-          promotion_runs: tx.table('promotion_runs'),
-          promotion_rounds: tx.table('promotion_rounds'),
-          promotion_outcomes: tx.table('promotion_outcomes'),
-        }),
-      );
+    // v5 indexes examples by time and adds the promotion tables; v8 counts the events stored before them (in v8's order).
+    this.version(5).stores(SCHEMA_V5);
     // v6 stores examples' prompts by reference, as their events hold them: the rows stored whole before it are distilled again from those events.
     this.version(6)
       .stores(SCHEMA_V5)
@@ -183,6 +180,16 @@ export class StewardDb extends Dexie {
           if (run.stored_events > 0) held.push({ run_id: run.run_id, used_at: run.started_at });
         });
         await tx.table<HeldRunRow, string>('held_runs').bulkPut(held);
+      });
+    // v8: promotion is counted per agent node. A page that counted (v5–v7) re-counts its outcome rows
+    // per node (no event needed: it may no longer hold older runs' events); one from before v5 counts
+    // the events it holds, once, here.
+    this.version(8)
+      .stores(SCHEMA_V8)
+      .upgrade(async (tx: Transaction) => {
+        const tables = { runs: tx.table('runs'), promotion_runs: tx.table('promotion_runs'), promotion_rounds: tx.table('promotion_rounds'), promotion_outcomes: tx.table('promotion_outcomes') };
+        if ((await tables.promotion_runs.count()) === 0) await backfillPromotionCounts(tx.table('events'), tables);
+        else await countPromotionPerNode(tables.promotion_outcomes);
       });
   }
 }

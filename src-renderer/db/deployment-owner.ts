@@ -8,6 +8,8 @@ import { isReadOnlyProfile, latestOfEach } from './profiles';
  */
 export function deploymentOwner(row: ProfileRow, workflows: readonly Pick<WorkflowRow, 'id' | 'profiles'>[]): string | undefined {
   if (row.kind !== 'deployment' || isReadOnlyProfile(row)) return undefined;
+  // A workflow graph's agent node's own (issue 29): no workflow's picker offers it.
+  if (row.node_id !== undefined) return `${row.workflow_id ?? ''}#${row.node_id}`;
   if (row.workflow_id !== undefined) return row.workflow_id;
   return workflows.find((w) => w.profiles?.deployment?.id === row.id)?.id;
 }

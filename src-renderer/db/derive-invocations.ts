@@ -1,6 +1,7 @@
 import type { FinalRunStatus, RunEvent, RunEventOf } from '@shared/contracts/events';
 import type { TrimmedText } from '@shared/util/trim-text';
 import type { Intervention } from '@shared/contracts/intervention';
+import type { TakenRoute } from '@shared/contracts/routes';
 import { invocationId, type InvocationStatus, type Lineage, type NodeFailure } from '@shared/workflow/invocation';
 import { invocationText } from '@shared/workflow/invocation-text';
 
@@ -27,7 +28,7 @@ export interface InvocationView {
   /** Completed rounds: an agent node's nested agent's, a tool node's one call through the boundary; 0 for other kinds. */
   rounds: number;
   /** How an agent node's nested agent ended. */
-  agent?: { status: FinalRunStatus; message?: string };
+  agent?: { status: FinalRunStatus; message?: string; /** The declared route its reroute took, and who chose it. */ route?: TakenRoute };
   /** The run ended (a host stop, a crash) while this invocation had not: it will not go on. */
   cut_off?: true;
   /** A question to a person this invocation waits on (answered through the workflow's run). */
@@ -117,7 +118,7 @@ export function deriveInvocations(events: readonly RunEvent[]): InvocationView[]
         break;
       case 'agent.finished': {
         const view = views.get(id);
-        if (view) view.agent = { status: e.status, ...(e.message !== undefined ? { message: e.message } : {}) };
+        if (view) view.agent = { status: e.status, ...(e.message !== undefined ? { message: e.message } : {}), ...(e.route !== undefined ? { route: e.route } : {}) };
         addRound(id, e.pattern_member, e.rounds - 1);
         break;
       }

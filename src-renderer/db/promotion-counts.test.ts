@@ -9,7 +9,8 @@ import { SupervisionSpec } from '@shared/contracts/spec';
 import { metricsSeries, promotionMetrics, reviewOutcomesFromEvents, type PromotionSettings } from '@shared/policy/promotion';
 import { StewardDb } from './db';
 import { ingestEvents } from './ingest-events';
-import { forgetPromotionRuns, readPromotion } from './promotion-counts';
+import { countPromotionPerNode, forgetPromotionRuns, promotionNodes, readPromotion } from './promotion-counts';
+import { nodeOfScope } from '@shared/policy/promotion-facts';
 import { rowsReadDb } from '../testing/rows-read';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -122,10 +123,13 @@ async function freshDb(): Promise<StewardDb> {
   return db;
 }
 
-/** What the card computed before: every event of the workflow's runs, scanned. */
-async function scanned(db: StewardDb, workflowId: string, all: readonly RunEvent[], settings: PromotionSettings, points: number) {
+/** Every agent node a card may be asked about: an agent run's own ('') and a workflow run's two. */
+const NODES = ['', 'reader', 'writer'] as const;
+
+/** What the card computed before: every event of the workflow's runs, scanned, the node's outcomes only. */
+async function scanned(db: StewardDb, workflowId: string, all: readonly RunEvent[], settings: PromotionSettings, points: number, node = '') {
   const runIds = new Set((await db.runs.where('workflow_id').equals(workflowId).toArray()).map((r) => r.run_id));
-  const outcomes = reviewOutcomesFromEvents(all.filter((e) => runIds.has(e.run_id)));
+  const outcomes = reviewOutcomesFromEvents(all.filter((e) => runIds.has(e.run_id))).filter((o) => nodeOfScope(o.invocation_id ?? '') === node);
   return { outcomes: outcomes.length, metrics: promotionMetrics(outcomes, settings), series: metricsSeries(outcomes, settings, points) };
 }
 
@@ -150,7 +154,7 @@ describe('promotion figures kept as events are stored', () => {
           }
           const settings = { ...SETTINGS, window };
           for (const wf of ['wf-a', 'wf-b']) {
-            expect(await readPromotion(db, wf, window, points)).toEqual(await scanned(db, wf, all, settings, points));
+            for (const node of NODES) expect(await readPromotion(db, wf, window, points, node)).toEqual(await scanned(db, wf, all, settings, points, node));
           }
           db.close();
         },
@@ -206,10 +210,57 @@ describe('promotion figures kept as events are stored', () => {
           await db.runs.delete(gone);
         });
         const left = traces.flat().filter((e) => e.run_id !== gone);
-        for (const wf of ['wf-a', 'wf-b']) expect(await readPromotion(db, wf, 3, 4)).toEqual(await scanned(db, wf, left, { ...SETTINGS, window: 3 }, 4));
+        for (const wf of ['wf-a', 'wf-b']) for (const node of NODES) expect(await readPromotion(db, wf, 3, 4, node)).toEqual(await scanned(db, wf, left, { ...SETTINGS, window: 3 }, 4, node));
         db.close();
       }),
       { numRuns: 25 },
     );
+  });
+
+  it('counts per agent node: a workflow’s two agent nodes get their own figures (issue 29)', async () => {
+    const db = await freshDb();
+    const round = (n: number, node: Round['node'], ruling: Round['ruling'], write = false): Round => ({ round: n, node, kind: 'reviewed', rule: write ? 'protected_effect' : 'sampled', ruling, learning: true, record: true, answer: undefined, agree: false, write, pause: 1 });
+    // The reader: 3 reviewed rounds, all accepted. The writer: 2 reviewed rounds, one blocked write, one replaced write.
+    const first: Run = { workflow: 'wf-a', graph: true, started: true, dry: false, start: 0, rounds: [round(0, 'reader', 'accept'), round(1, 'reader', 'accept'), round(0, 'writer', 'block', true)] };
+    const second: Run = { workflow: 'wf-a', graph: true, started: true, dry: false, start: 20, rounds: [round(0, 'reader', 'accept'), round(0, 'writer', 'replace', true)] };
+    // An agent run of another workflow: its own one node ('').
+    const single: Run = { workflow: 'wf-b', graph: false, started: true, dry: false, start: 40, rounds: [round(0, 'reader', 'block')] };
+    await ingestEvents(db, [...runEvents(first, 0), ...runEvents(second, 1), ...runEvents(single, 2)]);
+
+    const reader = await readPromotion(db, 'wf-a', 50, 10, 'reader');
+    const writer = await readPromotion(db, 'wf-a', 50, 10, 'writer');
+    expect(reader.outcomes).toBe(3);
+    expect(reader.metrics).toMatchObject({ examples: 3, agreement_rate: 1, block_rate: 0, protected_errors: 0 });
+    expect(writer.outcomes).toBe(2);
+    expect(writer.metrics).toMatchObject({ examples: 2, agreement_rate: 0, block_rate: 0.5, protected_errors: 2 });
+    // The workflow as a whole is no longer a subject: its nodes are.
+    expect((await readPromotion(db, 'wf-a', 50, 10)).outcomes).toBe(0);
+    expect((await readPromotion(db, 'wf-b', 50, 10)).metrics).toMatchObject({ examples: 1, block_rate: 1 });
+    expect(await promotionNodes(db)).toEqual([
+      { workflow_id: 'wf-a', node: 'reader' },
+      { workflow_id: 'wf-a', node: 'writer' },
+      { workflow_id: 'wf-b', node: '' },
+    ]);
+    expect(await promotionNodes(db, 'wf-a')).toEqual([
+      { workflow_id: 'wf-a', node: 'reader' },
+      { workflow_id: 'wf-a', node: 'writer' },
+    ]);
+    db.close();
+  });
+
+  it('the v8 recount turns rows counted per workflow into per-node figures, equal to counting afresh', async () => {
+    const db = await freshDb();
+    const runs: Run[] = [
+      { workflow: 'wf-a', graph: true, started: true, dry: false, start: 0, rounds: [0, 1, 2, 3].map((n) => ({ round: n, node: n % 2 ? 'writer' : 'reader', kind: 'reviewed', rule: 'sampled', ruling: n === 3 ? 'block' : 'accept', learning: true, record: true, answer: undefined, agree: true, write: false, pause: 1 })) },
+    ];
+    await ingestEvents(db, runs.flatMap(runEvents));
+    const fresh = await Promise.all(['reader', 'writer'].map((node) => readPromotion(db, 'wf-a', 50, 10, node)));
+    // As a v7 page kept them: one rank sequence per workflow, no node.
+    const rows = (await db.promotion_outcomes.toArray()).sort((a, b) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : 0));
+    await db.promotion_outcomes.bulkPut(rows.map((r, i) => ({ ...r, node: undefined as unknown as string, rank: i + 1 })));
+    await countPromotionPerNode(db.promotion_outcomes);
+    expect(await Promise.all(['reader', 'writer'].map((node) => readPromotion(db, 'wf-a', 50, 10, node)))).toEqual(fresh);
+    expect(fresh.map((f) => f.outcomes)).toEqual([2, 2]);
+    db.close();
   });
 });

@@ -5,6 +5,7 @@ import {
   foldRunFacts,
   isRoundEvent,
   isStartEvent,
+  nodeOfScope,
   roundKeyId,
   roundKeyOf,
   roundOutcomes,
@@ -19,8 +20,9 @@ import type { RunRow } from '@shared/history/run-summary';
  * - promotion_runs: per run, whether it is a dry run and the workflow its outcomes count for;
  * - promotion_rounds: per round (of a run, or of a workflow run's agent node), its facts
  *   (src-shared/policy/promotion-facts.ts), folded from its events latest-by-sequence;
- * - promotion_outcomes: per workflow, each outcome in time order with its rank and the running
- *   totals through it, so any window's metrics are two rows' difference.
+ * - promotion_outcomes: per agent node of a workflow (issue 29; an agent run's workflow is its one
+ *   node, ''), each outcome in time order with its rank and the running totals through it, so any
+ *   window's metrics are two rows' difference.
  * Updated in the ingest transaction. The same events again (a replay) change no fact and write
  * nothing; events in another order give the same facts, so the same rows.
  */
@@ -29,11 +31,13 @@ import type { RunRow } from '@shared/history/run-summary';
 export type PromotionRunRow = RunFacts & { workflow_id: string };
 export type PromotionRoundRow = RoundFacts & { id: string };
 
-/** One counted outcome of a workflow: in the order of promotion.ts (ts, run, round, kind, node), its 1-based rank, totals through it. */
+/** One counted outcome of a workflow's agent node: in the order of promotion.ts (ts, run, round, kind, node), its 1-based rank among the node's, totals through it. */
 export interface PromotionOutcomeRow {
   /** Its round's id and kind. */
   id: string;
   workflow_id: string;
+  /** The agent node it counts for (nodeOfScope of `scope`): '' for an agent run, the node's id in a workflow run. */
+  node: string;
   ts: string;
   run_id: string;
   round: number;
@@ -47,8 +51,11 @@ export interface PromotionOutcomeRow {
   totals: Totals;
 }
 
-export const PROMOTION_ORDER = '[workflow_id+ts+run_id+round+kind+scope]';
-export const PROMOTION_RANK = '[workflow_id+rank]';
+/** v5–v7 counted per workflow (kept so those versions' schemas stay what they were). */
+export const PROMOTION_ORDER_V5 = '[workflow_id+ts+run_id+round+kind+scope]';
+export const PROMOTION_RANK_V5 = '[workflow_id+rank]';
+export const PROMOTION_ORDER = '[workflow_id+node+ts+run_id+round+kind+scope]';
+export const PROMOTION_RANK = '[workflow_id+node+rank]';
 /** A run's outcomes (compound, so a delete by a plain `run_id` index passes them by: they must be re-ranked, see forgetPromotionRuns). */
 export const PROMOTION_RUN = '[run_id+workflow_id]';
 
@@ -60,7 +67,9 @@ export interface PromotionTables {
   promotion_outcomes: EntityTable<PromotionOutcomeRow, 'id'>;
 }
 
-const orderKey = (r: PromotionOutcomeRow) => [r.workflow_id, r.ts, r.run_id, r.round, r.kind, r.scope];
+const orderKey = (r: PromotionOutcomeRow) => [r.workflow_id, r.node, r.ts, r.run_id, r.round, r.kind, r.scope];
+/** One counted subject: a workflow's agent node. */
+const subjectOf = (r: Pick<PromotionOutcomeRow, 'workflow_id' | 'node'>) => `${r.workflow_id}\u0000${r.node}`;
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 /** Equal as an outcome (where it sorts and what it counts), apart from its rank and totals. */
 const sameOutcome = (a: PromotionOutcomeRow, b: PromotionOutcomeRow) =>
@@ -125,7 +134,7 @@ async function recountRounds(t: PromotionTables, rounds: readonly PromotionRound
     if (!run || run.workflow_id === '') continue;
     for (const o of roundOutcomes(f, run)) {
       const id = `${f.id}\u0000${o.kind}`;
-      wanted.set(id, { id, workflow_id: run.workflow_id, ts: o.ts, run_id: f.run_id, round: f.round, kind: o.kind, scope: f.scope, agreed: o.agreed, blocked: o.blocked, protected_error: o.protected_error, rank: 0, totals: ZERO_TOTALS });
+      wanted.set(id, { id, workflow_id: run.workflow_id, node: nodeOfScope(f.scope), ts: o.ts, run_id: f.run_id, round: f.round, kind: o.kind, scope: f.scope, agreed: o.agreed, blocked: o.blocked, protected_error: o.protected_error, rank: 0, totals: ZERO_TOTALS });
     }
   }
   const existing = await t.promotion_outcomes.bulkGet(ids);
@@ -142,28 +151,29 @@ async function recountRounds(t: PromotionTables, rounds: readonly PromotionRound
     changedRows.push(...(old ? [old] : []), ...(next ? [next] : []));
   });
   if (gone.length > 0) await t.promotion_outcomes.bulkDelete(gone);
-  for (const [workflowId, start] of firstChanges(changedRows)) {
-    const added = [...wanted.values()].filter((r) => r.workflow_id === workflowId);
-    await rerank(t, workflowId, start, added);
+  for (const [subject, { start, row }] of firstChanges(changedRows)) {
+    const added = [...wanted.values()].filter((r) => subjectOf(r) === subject);
+    await rerank(t, row, start, added);
   }
 }
 
-/** Per workflow, the order key of the first of these rows: where its ranks and totals must be counted again. */
-function firstChanges(rows: readonly PromotionOutcomeRow[]): Map<string, unknown[]> {
-  const from = new Map<string, unknown[]>();
+/** Per agent node, the order key of the first of these rows: where its ranks and totals must be counted again. */
+function firstChanges(rows: readonly PromotionOutcomeRow[]): Map<string, { start: unknown[]; row: Pick<PromotionOutcomeRow, 'workflow_id' | 'node'> }> {
+  const from = new Map<string, { start: unknown[]; row: Pick<PromotionOutcomeRow, 'workflow_id' | 'node'> }>();
   for (const r of rows) {
-    const prior = from.get(r.workflow_id);
-    if (!prior || cmp(orderKey(r), prior) < 0) from.set(r.workflow_id, orderKey(r));
+    const prior = from.get(subjectOf(r));
+    if (!prior || cmp(orderKey(r), prior.start) < 0) from.set(subjectOf(r), { start: orderKey(r), row: { workflow_id: r.workflow_id, node: r.node } });
   }
   return from;
 }
 
-/** Ranks and running totals of a workflow's outcomes from `start` on: the stored ones from there are read, the new ones merged in. */
-async function rerank(t: Pick<PromotionTables, 'promotion_outcomes'>, workflowId: string, start: unknown[], added: readonly PromotionOutcomeRow[]): Promise<void> {
-  // One walk back from the workflow's newest outcome to the last one before `start` (usually a row or two: outcomes arrive in time order).
+/** Ranks and running totals of a node's outcomes from `start` on: the stored ones from there are read, the new ones merged in. */
+async function rerank(t: Pick<PromotionTables, 'promotion_outcomes'>, subject: Pick<PromotionOutcomeRow, 'workflow_id' | 'node'>, start: unknown[], added: readonly PromotionOutcomeRow[]): Promise<void> {
+  const { workflow_id: workflowId, node } = subject;
+  // One walk back from the node's newest outcome to the last one before `start` (usually a row or two: outcomes arrive in time order).
   const walked = await t.promotion_outcomes
     .where(PROMOTION_ORDER)
-    .between([workflowId], [workflowId, Dexie.maxKey], true, true)
+    .between([workflowId, node], [workflowId, node, Dexie.maxKey], true, true)
     .reverse()
     .until((r) => cmp(orderKey(r), start) < 0, true)
     .toArray();
@@ -186,7 +196,34 @@ async function rerank(t: Pick<PromotionTables, 'promotion_outcomes'>, workflowId
 export async function forgetPromotionRuns(t: Omit<PromotionTables, 'runs'>, runIds: readonly string[]): Promise<void> {
   const rows = (await Promise.all(runIds.map((id) => t.promotion_outcomes.where(PROMOTION_RUN).between([id, Dexie.minKey], [id, Dexie.maxKey]).toArray()))).flat();
   await Promise.all([t.promotion_runs.bulkDelete([...runIds]), t.promotion_rounds.where('run_id').anyOf([...runIds]).delete(), t.promotion_outcomes.bulkDelete(rows.map((r) => r.id))]);
-  for (const [workflowId, start] of firstChanges(rows)) await rerank(t, workflowId, start, []);
+  for (const { start, row } of firstChanges(rows).values()) await rerank(t, row, start, []);
+}
+
+/**
+ * The v8 upgrade: outcomes counted per workflow become counted per agent node. Each row's node
+ * comes from its own invocation (`scope`), so no event is needed (the page may no longer hold the
+ * events of older runs); ranks and running totals are then counted again per node.
+ */
+export async function countPromotionPerNode(outcomes: { toArray(): Promise<PromotionOutcomeRow[]>; bulkPut(rows: readonly PromotionOutcomeRow[]): Promise<unknown> }): Promise<void> {
+  const rows = (await outcomes.toArray()).map((r) => ({ ...r, node: nodeOfScope(r.scope) }));
+  rows.sort((a, b) => cmp(orderKey(a), orderKey(b)));
+  const state = new Map<string, { rank: number; totals: Totals }>();
+  const updated = rows.map((r) => {
+    const prior = state.get(subjectOf(r)) ?? { rank: 0, totals: ZERO_TOTALS };
+    const next = { rank: prior.rank + 1, totals: addOutcome(prior.totals, r) };
+    state.set(subjectOf(r), next);
+    return { ...r, ...next };
+  });
+  if (updated.length > 0) await outcomes.bulkPut(updated);
+}
+
+/** The agent nodes of a workflow with counted outcomes ('' for the workflow's own agent runs), each once (its rank-1 outcome). */
+export async function promotionNodes(t: Pick<PromotionTables, 'promotion_outcomes'>, workflowId?: string): Promise<{ workflow_id: string; node: string }[]> {
+  const firsts = await t.promotion_outcomes.where('rank').equals(1).toArray();
+  return firsts
+    .filter((r) => workflowId === undefined || r.workflow_id === workflowId)
+    .map((r) => ({ workflow_id: r.workflow_id, node: r.node }))
+    .sort((a, b) => cmp([a.workflow_id, a.node], [b.workflow_id, b.node]));
 }
 
 /** The v5 upgrade: the figures of every event stored before it. */
@@ -206,19 +243,20 @@ export interface PromotionFigures {
 }
 
 /**
- * The Promotion card's figures for a workflow: the metrics over the last `window` outcomes and a
- * chart of at most `points` points, from at most 2·points + 2 rows read by rank (each window's
- * metrics are the difference of the running totals at its ends).
+ * The Promotion card's figures for one agent node of a workflow (`node` '': the workflow's own
+ * agent runs): the metrics over the last `window` outcomes and a chart of at most `points` points,
+ * from at most 2·points + 2 rows read by rank (each window's metrics are the difference of the
+ * running totals at its ends).
  */
-export async function readPromotion(t: Pick<PromotionTables, 'promotion_outcomes'>, workflowId: string, window: number, points: number): Promise<PromotionFigures> {
+export async function readPromotion(t: Pick<PromotionTables, 'promotion_outcomes'>, workflowId: string, window: number, points: number, node = ''): Promise<PromotionFigures> {
   const table = t.promotion_outcomes;
   // One read transaction: the figures come from one state of the table.
   const [n, found] = await table.db.transaction('r', table, async () => {
-    const last = await table.where(PROMOTION_RANK).between([workflowId, 1], [workflowId, Infinity], true, true).last();
+    const last = await table.where(PROMOTION_RANK).between([workflowId, node, 1], [workflowId, node, Infinity], true, true).last();
     const count = last?.rank ?? 0;
     const ranks = [...new Set(windowsOf(count, window, points).flatMap((w) => [w.start, w.end]))].filter((r) => r > 0);
     // One point read per rank (an anyOf cursor re-walks its range at each step in fake-indexeddb, see docs/benchmarks.md).
-    return [count, await Promise.all(ranks.map((r) => table.where(PROMOTION_RANK).equals([workflowId, r]).first()))] as const;
+    return [count, await Promise.all(ranks.map((r) => table.where(PROMOTION_RANK).equals([workflowId, node, r]).first()))] as const;
   });
   const windows = windowsOf(n, window, points);
   const rows = new Map(found.flatMap((r) => (r ? [[r.rank, r] as const] : [])));

@@ -11,7 +11,7 @@ import { Spinner } from '../components/Icons';
 import type { ReactNode } from 'react';
 import { SCS_ROLE_LABELS } from '@shared/scs/contracts';
 import type { FinishGateEntry } from '../db/derive-scs';
-import { REASON_CODE_LABELS, VALIDATION_CODE_LABELS } from '@shared/contracts/code-words';
+import { REASON_CODE_LABELS, VALIDATION_CODE_LABELS, roundReasonWords } from '@shared/contracts/code-words';
 
 const STAGE_LABELS = {
   proposing: 'Waiting for the model’s proposal…',
@@ -298,7 +298,10 @@ export function RoundCard({ view, dryRun = false, gate, onShowGate, ended = fals
         {view.authorization && !view.authorization.ok && view.authorization.reason !== 'finish_rejected' && (
           <Step label="Authorization" tone="bad">
             <span data-testid="authorization-denied">
-              <code className="tag tag--bad">{view.authorization.reason}</code> {view.authorization.message}
+              <span className="tag tag--bad" title={view.authorization.reason} data-code={view.authorization.reason}>
+                {roundReasonWords(view.authorization.reason)}
+              </span>{' '}
+              {view.authorization.message}
             </span>
           </Step>
         )}
@@ -315,7 +318,11 @@ export function RoundCard({ view, dryRun = false, gate, onShowGate, ended = fals
           <Step label="Outcome" tone={view.outcome === 'executed' || view.outcome === 'delivered' ? 'good' : cancelled ? undefined : 'bad'}>
             <div className="outcome">
               {dryRun && view.outcome === 'executed' ? <Chip tone="accent">Would have executed · dry run, not run</Chip> : outcomeChip}
-              {view.reason && <code className="tag">{view.reason}</code>}
+              {view.reason && (
+                <span className="tag" title={view.reason} data-code={view.reason}>
+                  {roundReasonWords(view.reason)}
+                </span>
+              )}
               {view.message && <p className="outcome__message">{view.message}</p>}
               {view.execution && (
                 <details className="result" open={view.execution.content.length < 240}>

@@ -9,6 +9,7 @@ import { routeHref, useRoute } from '../app/routing';
 import { runEvents, type RunRow } from '../db/db';
 import { deriveRounds, type RoundView } from '../db/derive-rounds';
 import { deriveRunFacts, pendingInterventions, type RunFacts } from '../db/run-facts';
+import { RunCostPanel } from './costs/RunCostPanel';
 import { describeModelUsage, modelUsageTotals } from '../db/model-usage';
 import { deriveScsTimeline, evidenceIndex, type ScsTimeline } from '../db/derive-scs';
 import { Chip, StatusBadge } from '../components/Chip';
@@ -39,6 +40,10 @@ import { ToolProgressBars } from './run/ToolProgressBars';
 import { useHeldRun } from './run/use-held-run';
 import { HeldRunNotice } from './run/HeldRunNotice';
 import { PartialOutcome } from './run/PartialOutcome';
+import { MessageText } from './run/MessageText';
+// "3 · the 3rd was interrupted": the words Runs and `steward runs` use for the same row (issue 28).
+import { roundsText } from '@shared/history/rounds-words';
+import { RecordedLimitsView } from './run/RecordedLimits';
 
 const NO_EVENTS: RunEvent[] = [];
 
@@ -178,15 +183,6 @@ export function RunHeader({ run, facts, scs, usage, events = NO_EVENTS, roundsSe
   );
 }
 
-/** "3", or "3 · 1 did not finish" for an ended run whose last round never completed ("· 1 in progress" while it runs). */
-function roundsText(run: RunRow, seen: number | undefined): string {
-  const shown = Math.max(run.rounds, seen ?? 0);
-  const open = shown - run.rounds;
-  if (open === 0) return String(shown);
-  const live = run.status === 'running' || run.status === 'waiting';
-  return `${shown} · ${open} ${live ? 'in progress' : 'did not finish'}`;
-}
-
 /** The profiles the run recorded and who saw which data (the run's privacy record). */
 function RunSetup({ started }: { started: RunEventOf<'run.started'> }) {
   const profiles = ProfileKind.options.flatMap((kind) => {
@@ -216,6 +212,7 @@ function RunSetup({ started }: { started: RunEventOf<'run.started'> }) {
             </ul>
           </div>
         )}
+        <RecordedLimitsView limits={started.limits} />
         <div>
           <h3 className="run-setup__heading">Who saw what</h3>
           {started.exposure.length === 0 ? (
@@ -260,7 +257,11 @@ function FinalPanel({ run, outputs, held }: { run: RunRow; outputs?: Record<stri
           </pre>
         )
       )}
-      {run.message && <p className="final__message">{run.message}</p>}
+      {run.message && (
+        <div className="final__message" data-testid="run-message">
+          <MessageText text={run.message} />
+        </div>
+      )}
       {!run.output && !run.message && <p className="muted">The run ended without output.</p>}
     </section>
   );
@@ -481,6 +482,8 @@ export function RunScreen({ runId, tab, focusEvent }: { runId: string; tab: 'rou
       </div>
 
       <HeldRunNotice state={held.state} expected={run?.event_count} retry={held.retry} />
+
+      {tab !== 'trace' && tab !== 'privacy' && <RunCostPanel events={events} />}
 
       {tab === 'privacy' ? (
         <PrivacyPanel events={events} />

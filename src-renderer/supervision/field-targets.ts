@@ -53,6 +53,9 @@ const TARGETS: readonly [prefix: string, target: FieldTarget][] = [
   ['task', { group: 'runtime', id: fieldDomId('runtime'), label: 'Runtime › Task' }],
   ['workspace', { group: 'runtime', id: fieldDomId('runtime'), label: 'Runtime › Workspace' }],
   ['limits', { group: 'runtime', id: fieldDomId('runtime'), label: 'Runtime › Limits' }],
+  ['limits.max_rounds', { group: 'runtime', id: fieldDomId('limits.max_rounds'), label: 'Runtime › Round limit' }],
+  ['limits.decision_timeout_ms', { group: 'runtime', id: fieldDomId('limits.decision_timeout_ms'), label: 'Runtime › Decision timeout' }],
+  ['limits.max_output_tokens', { group: 'runtime', id: fieldDomId('limits.max_output_tokens'), label: 'Runtime › Model reply bound' }],
 ];
 
 const FALLBACK: FieldTarget = { id: fieldDomId('supervision.phase'), label: 'Configuration' };

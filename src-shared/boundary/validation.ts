@@ -64,6 +64,11 @@ export function validateCandidate(
   }
   const contradicts = constraints.required_action ? contradiction(constraints.required_action, decision) : undefined;
   if (contradicts !== undefined) return fail([{ code: 'phase_constraint', message: contradicts }], decision);
+  // A node that declares routes offers them like tools: a reroute names one of this round's, or it is refused.
+  if (decision.decision_type === 'reroute' && snapshot.routes !== undefined && !snapshot.routes.some((r) => r.name === decision.target)) {
+    const offered = snapshot.routes.map((r) => r.name).join(', ') || 'none';
+    return fail([{ code: 'route_not_offered', message: `route "${decision.target}" was not offered this round (offered: ${offered})` }], decision);
+  }
   if (decision.decision_type !== 'tool_call') return { result: { ok: true, issues: [] }, decision };
 
   const tool = snapshot.tools.find((t) => t.name === decision.tool_name);

@@ -9,11 +9,12 @@ import { EffectClass, EffectSource } from './tool-effect';
 import { Proposer, RoundRecord, Selector, ToolExecution, VerdictAttempt } from './round';
 import { TeacherVerdict, ReasonCode } from './verdict';
 import { SupervisionSpec } from './spec';
+import { TakenRoute } from './routes';
 import { ParsedCandidate } from '../boundary/parse-candidate';
 import { ValidationResult } from './validation-result';
 import { ReviewDecision, ReviewRule } from '../policy/review-policy';
 import { DataExposure } from '../policy/privacy';
-import { ModelCalled } from './model-call';
+import { ModelAnswered, ModelCalled } from './model-call';
 import { McpCalled } from './server-call';
 import { Authorization } from '../boundary/authorization';
 import { InvocationStatus, Lineage, NodeFailure } from '../workflow/invocation';
@@ -39,6 +40,17 @@ export const RUN_STATUSES = [
   'needs_input',
   'rerouted',
   'cancelled',
+  /**
+   * A person declined a call the run could not do without ("Don't run it" on a workflow step, or
+   * `--no-confirm`): what they decided, not a failure of the system (issue 28). Before this status
+   * existed such a run ended `failed` with the node's `declined_by_person` failure.
+   */
+  'declined',
+  /**
+   * A person answered "Stop the run" (a confirmation, a question, a workflow step): they ended it,
+   * it did not fail (issue 28). Before this status existed such a run ended `cancelled`.
+   */
+  'stopped',
   'max_rounds',
   /** The host stopped (crash, kill, power) while the run was in progress. */
   'interrupted',
@@ -59,6 +71,8 @@ export const RUN_STATUS_LABELS = {
   needs_input: 'Needs your input',
   rerouted: 'Rerouted',
   cancelled: 'Cancelled',
+  declined: 'Declined by you',
+  stopped: 'Stopped by you',
   max_rounds: 'Round limit reached',
   interrupted: 'Interrupted',
 } satisfies Record<RunStatus, string>;
@@ -118,6 +132,21 @@ function event<T extends string, S extends z.ZodRawShape>(type: T, shape: S) {
 /** A trace profile's retention (keep N days after the end / N newest runs of the workflow), recorded on a run's start. */
 export const RunRetention = z.object({ days: z.number().int().positive().optional(), runs: z.number().int().positive().optional() }).strict();
 
+/**
+ * The runtime limits a run used (the Runtime group: round limit, decision timeout, model reply
+ * bound), as recorded on its start. Loose bounds: a record is read back, never refused for a limit
+ * a later Steward narrowed. Absent in traces written before they were recorded.
+ */
+export const RecordedLimits = z
+  .object({
+    max_rounds: z.number().int().positive(),
+    max_consecutive_failures: z.number().int().positive(),
+    decision_timeout_ms: z.number().int().positive().optional(),
+    max_output_tokens: z.number().int().positive().optional(),
+  })
+  .strict();
+export type RecordedLimits = z.infer<typeof RecordedLimits>;
+
 /** How an agent run starts: the run's own (run.started) or a workflow's agent node (agent.started). */
 const agentStart = {
   spec_id: z.string(),
@@ -132,6 +161,8 @@ const agentStart = {
   profiles: z.record(z.string(), ProfileVersionRef).default({}),
   /** Dry run: models are called, no tool is executed. */
   dry_run: z.boolean().default(false),
+  /** The runtime limits it ran under (optional, so older traces read). */
+  limits: RecordedLimits.optional(),
 };
 
 /** Every event a run emits, one schema per type, validated wherever events cross a process boundary. */
@@ -153,6 +184,8 @@ export const RunEvent = z.discriminatedUnion('type', [
     status: RunStatus.exclude(['running', 'waiting']),
     output: z.string().optional(),
     message: z.string().optional(),
+    /** The declared route a reroute took, and who chose it (optional: older traces read). */
+    route: TakenRoute.optional(),
     rounds: z.number().int().nonnegative(),
   }),
   event('tools.snapshot', {
@@ -161,6 +194,8 @@ export const RunEvent = z.discriminatedUnion('type', [
     tools: z.array(
       z.object({ name: z.string(), server: z.string(), schema_hash: z.string(), effect: EffectClass, effect_source: EffectSource }).strict(),
     ),
+    /** The routes a reroute could name this round (absent: the node declares none). */
+    routes: z.array(z.string()).optional(),
   }),
   /** `told`: what a person told this round's proposer about the previous round (their rejection and note, their reply), as its prompt carries it. */
   event('round.started', { round, proposer: Proposer, told: z.string().max(8000).optional() }),
@@ -224,6 +259,8 @@ export const RunEvent = z.discriminatedUnion('type', [
    * Which provider and host saw which categories of data, and how many bytes; never the content.
    */
   event('model.called', ModelCalled.shape),
+  /** That call settled: tokens the server reported and its latency (issue 31); absent in older runs. */
+  event('model.answered', ModelAnswered.shape),
   /** A tool call was sent to a remote MCP server: the privacy log's record of what it was sent (argument names, bytes), never the values. */
   event('mcp.called', McpCalled.shape),
   /**
@@ -236,6 +273,8 @@ export const RunEvent = z.discriminatedUnion('type', [
     message: z.string().max(500),
     fields: z.array(z.string()),
     action: z.enum(['accept', 'decline', 'cancel']),
+    /** Nobody could be asked (no terminal, --json): the form's defaults answered it (SEP-1034). */
+    answered_by: z.literal('defaults').optional(),
   }),
   /**
    * A tool call in flight reported progress (MCP `notifications/progress`), thinned out by the tool
@@ -351,6 +390,8 @@ export const RunEvent = z.discriminatedUnion('type', [
     /** A workflow run's output node fields. */
     outputs: z.record(z.string(), z.unknown()).optional(),
     message: z.string().optional(),
+    /** An agent run that took one of its declared routes: which, and who chose it (optional: older traces read). */
+    route: TakenRoute.optional(),
     /** A workflow run that ended `completed_with_failures`: how many items failed, of how many, where and why (optional: older traces read). */
     partial: PartialFailure.optional(),
     rounds: z.number().int().nonnegative(),

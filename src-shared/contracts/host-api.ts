@@ -16,6 +16,8 @@ import { PrivacyPolicy } from '../policy/privacy';
 import { GraphProblemRecord, HostedWorkflowGraph, WorkflowInputs, WorkflowSummary } from '../workflow/hosted-graph';
 import { LatestEvalReports } from '../eval/report';
 import { DRAFT_METHODS } from './workflow-draft';
+import { MAX_PRICED_MODELS, PriceList } from '../accounting/price-list';
+import { WorkflowCost } from '../accounting/workflow-cost';
 
 /**
  * The host API: one contract for both transports (Electron IPC and the browser-run WebSocket).
@@ -360,7 +362,14 @@ export const HOST_METHODS = {
   'mcp.inspect': {
     params: z.object({ server: RegistryId, workspace: RegistryId.optional() }).strict(),
     result: z
-      .object({ server_name: z.string().optional(), tools: z.array(InspectedTool), resources: z.array(InspectedResource).optional(), prompts: z.array(InspectedPrompt).optional() })
+      .object({
+        server_name: z.string().optional(),
+        /** The MCP protocol revision the server and Steward agreed on (e.g. "2025-11-25"). */
+        protocol_version: z.string().max(40).optional(),
+        tools: z.array(InspectedTool),
+        resources: z.array(InspectedResource).optional(),
+        prompts: z.array(InspectedPrompt).optional(),
+      })
       .strict(),
   },
   /**
@@ -435,6 +444,26 @@ export const HOST_METHODS = {
    * a built-in is never deleted.
    */
   'profiles.delete': { params: z.object({ id: z.string().min(1).max(80) }).strict(), result: ProfileDeleteResult },
+  /**
+   * The app's price list (issue 31): dollars per million input and output tokens per model label,
+   * kept in the data folder (prices.json). Local models cost 0 unless listed. `problem`: the file
+   * could not be read (the list then reads empty).
+   */
+  'prices.get': { params: empty, result: z.object({ prices: PriceList, updated_at: z.string().optional(), problem: z.string().optional() }).strict() },
+  /** Replaces the price list whole. */
+  'prices.save': {
+    params: z.object({ prices: PriceList.refine((p) => Object.keys(p).length <= MAX_PRICED_MODELS, `at most ${MAX_PRICED_MODELS} models`) }).strict(),
+    result: z.object({ updated_at: z.string() }).strict(),
+  },
+  /**
+   * What supervision cost per workflow over the runs the host's history holds that started at or
+   * after `since`, priced with the price list. `truncated`: more runs than the host adds up at once
+   * started in the period; the totals cover the newest `runs`.
+   */
+  'costs.by_workflow': {
+    params: z.object({ since: z.iso.datetime() }).strict(),
+    result: z.object({ workflows: z.array(WorkflowCost), runs: z.number().int().nonnegative(), truncated: z.boolean() }).strict(),
+  },
 } as const;
 
 export type HostMethod = keyof typeof HOST_METHODS;

@@ -46,6 +46,7 @@ export const HostedWorkflow = z
     supervision: spec.supervision,
     limits: spec.limits,
     scs: spec.scs,
+    routes: spec.routes,
     script: spec.script,
   })
   .strict()

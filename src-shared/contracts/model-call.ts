@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ModelUsage } from './model';
 
 /**
  * What kinds of a run's data a prompt held, as the prompt builder put them in (never the data
@@ -42,8 +43,11 @@ export const DATA_CATEGORY_LABELS = {
   prompt: 'a prompt (not itemised)',
 } satisfies Record<DataCategory, string>;
 
-/** Who in the run made the call: the boundary's roles, SCS's committee and monitor, or a workflow's supervisor. */
-export const ModelCaller = z.enum(['student', 'teacher', 'committee', 'monitor', 'supervisor']);
+/**
+ * Who in the run made the call: the boundary's roles, SCS's committee and monitor, a workflow's
+ * supervisor, or a pattern node's judge (`judge` since issue 31; older runs recorded a judge's call as `teacher`).
+ */
+export const ModelCaller = z.enum(['student', 'teacher', 'committee', 'monitor', 'supervisor', 'judge']);
 export type ModelCaller = z.infer<typeof ModelCaller>;
 
 /** What the call was for: a proposal, the student's shadow proposal (phase 1), a review, an SCS plan or gate. */
@@ -85,3 +89,20 @@ export function dataCategories(found: Iterable<DataCategory>): DataCategory[] {
   const set = new Set(found);
   return DATA_CATEGORIES.filter((c) => set.has(c));
 }
+
+/**
+ * How a call that reached the provider ended (issue 31: what supervision cost): written when the
+ * call settles, next to its `model.called`. The tokens the server reported (each absent when it did
+ * not say: never guessed) and how long the call took. Absent in runs recorded before it existed:
+ * their tokens are "not recorded", never 0.
+ */
+export const ModelAnswered = ModelCallInfo.extend({
+  model: z.string(),
+  local: z.boolean(),
+  attempt: z.number().int().positive(),
+  /** false: the call failed (an error, a reply cut at its output bound); its usage, when the server reported one, was still billed. */
+  ok: z.boolean(),
+  usage: ModelUsage.optional(),
+  latency_ms: z.number().int().nonnegative(),
+}).strict();
+export type ModelAnswered = z.infer<typeof ModelAnswered>;

@@ -16,6 +16,17 @@ export type SyncedProfile = z.infer<typeof SyncedProfile>;
 /** One chosen version (versions are immutable, so a choice is exact). */
 export const ProfileChoiceRef = z.object({ id: z.string().min(1).max(80), version: z.number().int().positive() }).strict();
 
+/** An agent node's id in a workflow graph (as the workflow document spells node ids). */
+const NodeId = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'use lowercase letters, digits, - and _');
+
+/**
+ * Per agent node of a workflow graph (issue 29: the phase is earned per agent node): the deployment
+ * profile version that node runs in. The host applies it to the node's runs (workflows.run) and the
+ * node's agent.started records it.
+ */
+export const NodeChoices = z.record(NodeId, z.object({ deployment: ProfileChoiceRef }).strict());
+export type NodeChoices = z.infer<typeof NodeChoices>;
+
 /** A workflow's profile choices and supervision switch; the newest `updated_at` wins. */
 export const WorkflowChoices = z
   .object({
@@ -23,6 +34,8 @@ export const WorkflowChoices = z
     profiles: z.partialRecord(ProfileKind, ProfileChoiceRef),
     supervision_enabled: z.boolean(),
     updated_at: z.iso.datetime(),
+    /** Its agent nodes' own deployment choices (a workflow graph's); absent in a save: those held stay as they are. */
+    nodes: NodeChoices.optional(),
   })
   .strict();
 export type WorkflowChoices = z.infer<typeof WorkflowChoices>;

@@ -88,6 +88,8 @@ export const Profile = z.discriminatedUnion('kind', [
       deployment: DeploymentSettings,
       /** The workflow whose phase this is (the phase is earned per workflow): its picker lists it, no other's does. Absent: any workflow's. */
       workflow_id: z.string().min(1).max(200).optional(),
+      /** The agent node of that workflow whose phase this is (a workflow graph's node, issue 29). Absent: the workflow's own. */
+      node_id: z.string().min(1).max(64).optional(),
     })
     .strict(),
 ]);

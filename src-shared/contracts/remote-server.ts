@@ -25,8 +25,28 @@ export const ServerOAuthClient = z
   .object({
     client_id: z.string().min(1).max(500),
     client_secret: z.string().refine(isCredentialRef, { message: 'oauth.client_secret must be a keychain reference (keychain:NAME), never the secret itself' }).optional(),
+    /**
+     * `client_credentials`: a machine-to-machine client (no person signs in): a run gets its own
+     * token with the client's secret (client_secret_basic) or a JWT signed with its private key
+     * (private_key_jwt, RFC 7523). Absent: a person signs in through the browser.
+     */
+    grant: z.enum(['authorization_code', 'client_credentials']).optional(),
+    /** The private key (PEM, PKCS#8) that signs the client's JWT, as a keychain reference only. */
+    private_key: z.string().refine(isCredentialRef, { message: 'oauth.private_key must be a keychain reference (keychain:NAME), never the key itself' }).optional(),
+    /** The JWT's signing algorithm (default ES256). */
+    signing_algorithm: z.enum(['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'EdDSA']).optional(),
+    /** The authorization server the credentials were registered with: they are presented to it only. */
+    issuer: z.string().url().max(2048).optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((oauth, ctx) => {
+    if (oauth.grant !== 'client_credentials') {
+      if (oauth.private_key !== undefined) ctx.addIssue({ code: 'custom', path: ['private_key'], message: 'oauth.private_key is for a machine-to-machine client: set oauth.grant to "client_credentials"' });
+      return;
+    }
+    const ways = (oauth.client_secret === undefined ? 0 : 1) + (oauth.private_key === undefined ? 0 : 1);
+    if (ways !== 1) ctx.addIssue({ code: 'custom', path: ['grant'], message: 'a client_credentials client needs exactly one of oauth.client_secret (keychain:NAME) or oauth.private_key (keychain:NAME)' });
+  });
 export type ServerOAuthClient = z.infer<typeof ServerOAuthClient>;
 
 export const ServerHeaders = z.record(z.string(), z.string()).superRefine((headers, ctx) => {

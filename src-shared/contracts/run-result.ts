@@ -5,6 +5,8 @@ import { RunStatus, TrimmedText } from './events';
 import { Intervention } from './intervention';
 import { ProfileVersionRef } from './profiles';
 import { ScsRecord } from '../scs/contracts';
+import { TakenRoute } from './routes';
+import { CostJson } from '../accounting/cost-words';
 
 /** What a finished run reports (the CLI's `--json` object). */
 export const RunResult = z
@@ -20,6 +22,8 @@ export const RunResult = z
     scs: ScsRecord.optional(),
     output: z.string().optional(),
     message: z.string().optional(),
+    /** The declared route a reroute took, and who chose it. */
+    route: TakenRoute.optional(),
     /** The canonical history: selected decisions only. */
     history: z.array(HistoryEntry),
     rounds: z.array(RoundRecord),
@@ -28,6 +32,8 @@ export const RunResult = z
     event_count: z.number().int().nonnegative(),
     /** Texts a model said that this result carries trimmed (output, candidates…), with their original sizes. */
     trimmed: z.array(TrimmedText).optional(),
+    /** What supervision cost (issue 31): `steward run --json` adds it, priced with the data folder's price list. */
+    cost: CostJson.optional(),
   })
   .strict();
 export type RunResult = z.infer<typeof RunResult>;

@@ -6,6 +6,7 @@ import { isCredentialRef } from './credentials';
 import { checkServerTransport, ServerHeaders, ServerOAuthClient, ServerUrl } from './remote-server';
 import { containsRawSecret, RAW_SECRET_MESSAGE, TEXT_SECRET_MESSAGE } from '../policy/secrets';
 import { ScsSettings } from '../scs/contracts';
+import { AgentRoutes } from './routes';
 
 const slug = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'use lowercase letters, digits, - and _');
 
@@ -150,13 +151,39 @@ export const SupervisionSpec = z
   .strict();
 export type SupervisionSpec = z.infer<typeof SupervisionSpec>;
 
+/** The Runtime group's bounds, in words where a person reads a refusal (the panel, `steward validate`). */
+export const RUNTIME_BOUNDS = {
+  max_rounds: { min: 1, max: 200 },
+  /** Seconds × 1000: a decision needs at least a second, and no round waits longer than ten minutes. */
+  decision_timeout_ms: { min: 1000, max: 600_000 },
+  /** Output tokens: room for one decision with its arguments, and no more than any server we speak to offers. */
+  max_output_tokens: { min: 256, max: 32_768 },
+} as const;
+
+const boundedInt = (bounds: { min: number; max: number }, words: string) =>
+  z.number({ error: words }).int({ error: words }).min(bounds.min, { error: words }).max(bounds.max, { error: words });
+
 export const LimitsSpec = z
   .object({
-    max_rounds: z.number().int().min(1).max(200).default(12),
+    max_rounds: boundedInt(RUNTIME_BOUNDS.max_rounds, 'the round limit is a whole number of rounds from 1 to 200').default(12),
     /** Consecutive failed rounds (invalid output, tool errors) before the run fails. */
     max_consecutive_failures: z.number().int().min(1).max(20).default(3),
+    /**
+     * The longest one decision may take (milliseconds): the proposing model's answer (with its
+     * retries and repairs) and, separately, each review. A model still thinking then is stopped and
+     * the round fails in words ("gave no decision within 30 s"). Absent: only each model's own call
+     * timeout applies.
+     */
+    decision_timeout_ms: boundedInt(RUNTIME_BOUNDS.decision_timeout_ms, 'the decision timeout is from 1 to 600 seconds, in whole milliseconds').optional(),
+    /**
+     * The model reply bound: output tokens one reply of this agent's models may use (a proposal, a
+     * shadow, a review), sent with every call so the server stops there. Absent: Steward's own
+     * bounds (contracts/output-bound.ts: 8,192 for a proposal, 4,096 for a review).
+     */
+    max_output_tokens: boundedInt(RUNTIME_BOUNDS.max_output_tokens, 'the model reply bound is from 256 to 32,768 output tokens').optional(),
   })
   .strict();
+export type LimitsSpec = z.infer<typeof LimitsSpec>;
 
 /** `server/tool` → effect metadata, overriding the shipped registry for this spec. */
 export const ToolEffectOverrides = z.record(z.string().regex(/^[^/]+\/[^/]+$/, 'key as server/tool'), ToolEffect);
@@ -181,6 +208,8 @@ export const AgentSpec = z
     limits: LimitsSpec.default(LimitsSpec.parse({})),
     /** Student · Committee · Supervisor task gates (seed 001); off unless asked for. */
     scs: ScsSettings.default(ScsSettings.parse({})),
+    /** The routes a `reroute` may name (routes.ts); absent: reroute ends the run as a refusal. */
+    routes: AgentRoutes.optional(),
     tool_effects: ToolEffectOverrides.default({}),
     /** Scripted responses for the `script` provider, inline... */
     script: ModelScript.optional(),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EffectSource, ToolAnnotationHints, ToolEffect } from './tool-effect';
+import { AgentRoute } from './routes';
 
 export const JsonSchemaObject = z.record(z.string(), z.unknown());
 export type JsonSchemaObject = z.infer<typeof JsonSchemaObject>;
@@ -28,6 +29,8 @@ export const ToolSnapshot = z
     tools: z.array(OfferedTool),
     /** Hash over every offered tool's name, server and schema hash. */
     hash: z.string().min(8),
+    /** The routes a `reroute` may name this round (the node's); absent: the node declares none. */
+    routes: z.array(AgentRoute).optional(),
   })
   .strict();
 export type ToolSnapshot = z.infer<typeof ToolSnapshot>;

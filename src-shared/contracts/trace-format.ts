@@ -32,6 +32,7 @@ export const TRACE_ROUND_PATHS = {
   'intervention.answered': [['round']],
   'scs.supervisor.phase_stopped': [['round'], ['changed_files', '*', 'round']],
   'model.called': [['round']],
+  'model.answered': [['round']],
   handover: [['round']],
   'learning.example': [['round'], ['context_ref', 'round']],
 } as const satisfies Partial<Record<RunEventType, readonly RoundPath[]>>;

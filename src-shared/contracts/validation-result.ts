@@ -8,6 +8,8 @@ export const VALIDATION_CODES = [
   'tool_not_offered',
   'arguments_invalid',
   'phase_constraint',
+  /** A reroute that names no route of the node's (validated like a tool name). */
+  'route_not_offered',
 ] as const;
 export const ValidationCode = z.enum(VALIDATION_CODES);
 export type ValidationCode = z.infer<typeof ValidationCode>;

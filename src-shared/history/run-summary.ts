@@ -5,6 +5,7 @@ import { ProfileVersionRef } from '../contracts/profiles';
 import { InvocationStatus } from '../workflow/invocation';
 import { PartialCounts } from '../workflow/partial-failure';
 import { runWords, traceWords, type TraceWord } from './search-words';
+import { foldUsage, UsageFacts } from '../accounting/run-cost';
 
 /**
  * A run's summary row, folded from its events: the same function gives the host's history database
@@ -41,6 +42,12 @@ export const RunRow = z
     finished_at: z.string().optional(),
     /** Completed rounds. */
     rounds: z.number().int().nonnegative(),
+    /**
+     * An agent run's rounds its events name, a round begun and never completed included (the run
+     * view's Rounds tab counts these): with `rounds`, what Runs and the run header say alike ("3 · the
+     * 3rd was interrupted", rounds-words.ts). Absent on rows folded before it existed.
+     */
+    rounds_seen: z.number().int().nonnegative().optional(),
     output: z.string().optional(),
     message: z.string().optional(),
     /** A run that ended `completed_with_failures`: how many items (and nodes) failed, of how many (its run.finished has where and why). */
@@ -65,6 +72,8 @@ export const RunRow = z
     words: z.array(z.string()).optional(),
     /** The words of the run's trace read so far, each with where it was first said (search-words.ts: traceWords, capped); part of `words`, not indexed itself. */
     trace_words: z.array(TraceWordSchema).optional(),
+    /** What supervision cost (issue 31): the facts of its supervision calls, waits and interventions (accounting/run-cost.ts); absent while there are none. */
+    usage: UsageFacts.optional(),
   })
   .strict();
 export type RunRow = z.infer<typeof RunRow>;
@@ -93,6 +102,8 @@ export function summarize(row: RunRow | undefined, events: readonly RunEvent[], 
       next = foldWorkflowEvent(next, e);
       continue;
     }
+    // A round begun counts as seen (the one a host stop cut off included); only a higher one rewrites the row.
+    if ('round' in e && typeof e.round === 'number' && e.round + 1 > (next.rounds_seen ?? 0)) next = { ...next, rounds_seen: e.round + 1 };
     switch (e.type) {
       case 'run.started':
         next = {
@@ -137,10 +148,19 @@ export function summarize(row: RunRow | undefined, events: readonly RunEvent[], 
   }
   const status = next.workflow ? withWorkflowStatus(next) : next;
   const trace_words = traceWords(row?.trace_words, events);
-  const done = trace_words ? { ...status, trace_words } : status;
+  const traced = trace_words ? { ...status, trace_words } : status;
+  const usage = rowUsage(row?.usage, events);
+  const done = usage ? { ...traced, usage } : traced;
   // Rewritten with every change: text search's index is always the row's own task, output, message, workflow and
   // models, then the words of its trace (explanations, arguments) read so far.
   return { ...done, words: runWords(done) };
+}
+
+/** The row's supervision facts with `events` folded in (the student's calls left out: the report reads them from the events); none while empty. */
+function rowUsage(before: UsageFacts | undefined, events: readonly RunEvent[]): UsageFacts | undefined {
+  const usage = foldUsage(before, events, { student: false });
+  const any = [usage.called, usage.answered, usage.asks, usage.interventions].some((facts) => Object.keys(facts).length > 0);
+  return any ? usage : undefined;
 }
 
 function isLater(row: RunRow, seq: number): boolean {

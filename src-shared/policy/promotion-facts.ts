@@ -55,6 +55,16 @@ export const RunFacts = z
   .strict();
 export type RunFacts = z.infer<typeof RunFacts>;
 
+/**
+ * The agent node a round counts for (issue 29: promotion is earned per agent node): a workflow
+ * run's node, from its invocation (`extract[list=3]` → `extract`); '' for an agent run, which is
+ * its workflow's one node.
+ */
+export const nodeOfScope = (scope: string): string => {
+  const cut = scope.indexOf('[');
+  return cut === -1 ? scope : scope.slice(0, cut);
+};
+
 export const roundKeyId = (k: RoundKey): string => `${k.run_id}\u0000${k.scope}\u0000${k.round}`;
 
 type RoundEvent = RunEventOf<'tools.snapshot' | 'round.completed' | 'learning.example' | 'intervention.answered'>;

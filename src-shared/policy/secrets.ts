@@ -78,6 +78,12 @@ const AUTH_SCHEME = /\b(?:Bearer|Basic)\s+([A-Za-z0-9._~+/-]+=*)/gi;
 const SECRET_ASSIGNMENT =
   /\b(?:x-api-key|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|refresh[_-]?token|token|client[_-]?secret|secret|password|passwd|pwd)\b["']?\s*[:=]\s*["']?([^\s"',;]+)/gi;
 
+/**
+ * A password in a URL's userinfo: `postgresql://app:hunter2@db/shop`. It belongs in the OS keychain and
+ * reaches the program another way (for PostgreSQL: env PGPASSWORD=keychain:NAME).
+ */
+const URL_PASSWORD = /\b[a-z][a-z0-9+.-]*:\/\/[^\s/?#@:]*:([^\s/?#@]+)@/gi;
+
 /** A reference or a template variable stands in for a secret; it is not one. */
 function isStandIn(value: string): boolean {
   return value.startsWith('keychain:') || value.includes('${');
@@ -89,6 +95,7 @@ function isStandIn(value: string): boolean {
  */
 export function containsRawSecret(text: string): boolean {
   if (looksLikeRawSecret(text)) return true;
+  for (const m of text.matchAll(URL_PASSWORD)) if (!isStandIn(m[1] ?? '')) return true;
   for (const m of text.matchAll(AUTH_SCHEME)) {
     const token = m[1] ?? '';
     if (token.length >= 12 && !isStandIn(token) && (/\d/.test(token) || token.endsWith('='))) return true;

@@ -24,6 +24,10 @@ const READ = effect('read', true);
 export const FILESYSTEM_PACKAGE = '@modelcontextprotocol/server-filesystem';
 export const MEMORY_PACKAGE = '@modelcontextprotocol/server-memory';
 export const EVERYTHING_PACKAGE = '@modelcontextprotocol/server-everything';
+/** Installed with Steward, registered by a person with their own arguments (a database URL, a folder). */
+export const POSTGRES_PACKAGE = '@modelcontextprotocol/server-postgres';
+export const PDF_PACKAGE = '@modelcontextprotocol/server-pdf';
+export const SEQUENTIAL_THINKING_PACKAGE = '@modelcontextprotocol/server-sequential-thinking';
 
 export const SHIPPED_EFFECTS: Readonly<Record<string, ShippedServer>> = {
   [FILESYSTEM_PACKAGE]: {
@@ -79,6 +83,35 @@ export const SHIPPED_EFFECTS: Readonly<Record<string, ShippedServer>> = {
       'gzip-file-as-resource': effect('external_communication', false),
       // Left out on purpose (missing → protected): `get-env` returns the server's whole environment,
       // which may hold secrets; the sampling/elicitation/roots/task tools act through the client.
+    },
+  },
+  // Classified by running them against a private PostgreSQL 15 cluster and a PDF made for the test
+  // (src-main/mcp/third-party/): server-postgres 0.6.2, server-pdf 2.0.4, server-sequential-thinking 2026.8.31.
+  [POSTGRES_PACKAGE]: {
+    serverNames: ['example-servers/postgres'],
+    tools: {
+      // Described as "Run a read-only SQL query", but not read-only: the SQL runs inside BEGIN READ ONLY
+      // as one simple query, so "COMMIT; INSERT …" ends that transaction and writes. Protected; a person
+      // whose database role can only SELECT may mark it read (Tool safety says what that trusts).
+      query: effect('irreversible_write', false),
+    },
+  },
+  [PDF_PACKAGE]: {
+    serverNames: ['PDF Server'],
+    tools: {
+      list_pdfs: READ,
+      // Reads a local file under its folders, or downloads any HTTPS URL the model names.
+      display_pdf: effect('external_communication', true),
+      // Its save_as writes the annotated PDF over a file (overwrite: true).
+      interact: effect('irreversible_write', false),
+      // The app-only tools (read_pdf_bytes, save_pdf, poll_pdf_commands, submit_*) are never offered to a model.
+    },
+  },
+  [SEQUENTIAL_THINKING_PACKAGE]: {
+    serverNames: ['sequential-thinking-server'],
+    tools: {
+      // Keeps the thoughts in the server's memory for this run; nothing outside it changes.
+      sequentialthinking: READ,
     },
   },
 };

@@ -74,6 +74,11 @@ export const AgentNode = z
     supervision: agent.supervision,
     limits: agent.limits,
     scs: agent.scs,
+    /**
+     * Named output ports a `reroute` may take (contracts/routes.ts): only the taken one sends (the
+     * agent's reason); `output` and the other routes send nothing, so what needs them is skipped.
+     */
+    routes: agent.routes,
     /** Replay responses for this node's models (the script provider). */
     script: ModelScript.optional(),
     /**
@@ -300,6 +305,7 @@ export function agentAsWorkflow(spec: AgentSpec): WorkflowGraph {
         supervision: spec.supervision,
         limits: spec.limits,
         scs: spec.scs,
+        ...(spec.routes !== undefined ? { routes: spec.routes } : {}),
         ...(spec.script !== undefined ? { script: spec.script } : {}),
       },
       { id: 'output', kind: 'output', fields: [{ name: 'output', type: 'text', required: true }] },

@@ -5,6 +5,8 @@ export interface OutputPort {
   name: string;
   type: PortType;
   scope?: 'item';
+  /** One of an agent's declared routes (sends only when a reroute takes it). */
+  route?: true;
 }
 
 export interface NodePorts {
@@ -20,7 +22,8 @@ export function portsOf(node: WorkflowNode): NodePorts {
     case 'input':
       return { inputs: [], outputs: node.fields.map((f) => ({ name: f.name, type: f.type })) };
     case 'agent':
-      return { inputs: node.inputs, outputs: [{ name: 'output', type: 'text' }] };
+      // Each declared route is an output port too: the taken one carries the agent's reason.
+      return { inputs: node.inputs, outputs: [{ name: 'output', type: 'text' }, ...(node.routes ?? []).map((r) => ({ name: r.name, type: 'text' as const, route: true as const }))] };
     case 'pattern':
       return { inputs: node.inputs, outputs: [{ name: 'output', type: 'text' }, { name: 'approved', type: 'boolean' }, { name: 'iterations', type: 'number' }] };
     case 'tool':

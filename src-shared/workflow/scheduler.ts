@@ -387,10 +387,26 @@ class Step {
     }
     if (present) setOwn(inv.inputs, edge.to.port, value);
     else if (this.plan.required.get(inv.node)?.has(edge.to.port)) {
-      this.settle(id, 'skipped', { failure: { code: 'input_missing', message: `${inv.node}: input ${edge.to.port} never arrived (${edge.from.node} did not produce ${edge.from.port})` } });
+      const notTaken = sent === null ? undefined : this.routeNotTaken(edge, sent);
+      this.settle(id, 'skipped', {
+        failure: notTaken !== undefined ? { code: 'route_not_taken', message: `${inv.node}: ${notTaken}` } : { code: 'input_missing', message: `${inv.node}: input ${edge.to.port} never arrived (${edge.from.node} did not produce ${edge.from.port})` },
+      });
       return;
     }
     if (inv.awaiting === 0 && inv.status === 'pending') this.ready(id, inv);
+  }
+
+  /**
+   * An agent with routes sends on one port only (a route, or `output` when it answered): why the
+   * port this edge needs stayed silent, in words; undefined when the producer is not such an agent.
+   */
+  private routeNotTaken(edge: IndexedEdge, sent: Record<string, unknown>): string | undefined {
+    const producer = this.node(edge.from.node);
+    if (producer.kind !== 'agent' || producer.routes === undefined) return undefined;
+    const taken = producer.routes.find((r) => Object.hasOwn(sent, r.name));
+    if (taken !== undefined) return edge.from.port === 'output' ? `${edge.from.node} took route ${taken.name} instead of answering` : `${edge.from.node} took route ${taken.name}, not ${edge.from.port}`;
+    if (Object.hasOwn(sent, 'output')) return `${edge.from.node} answered and took no route (not ${edge.from.port})`;
+    return undefined;
   }
 
   private ready(id: string, inv: InvocationState): void {

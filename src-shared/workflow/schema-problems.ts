@@ -47,13 +47,14 @@ export function issueWords(issue: z.core.$ZodIssue, field: string = issue.path.m
       const min = Number(issue.minimum);
       if (issue.origin === 'string') return min <= 1 ? `${field} is required` : `${field} needs at least ${min} characters`;
       if (issue.origin === 'array') return `${field} needs at least ${min} ${min === 1 ? 'entry' : 'entries'}`;
-      return `${field} must be at least ${min}`;
+      // A bound with its own words (the Runtime limits: "the round limit is … from 1 to 200") says it best.
+      return ownWords(issue) ? `${field}: ${issue.message}` : `${field} must be at least ${min}`;
     }
     case 'too_big': {
       const max = Number(issue.maximum);
       if (issue.origin === 'string') return `${field} is too long (at most ${max} characters)`;
       if (issue.origin === 'array') return `${field} has too many entries (at most ${max})`;
-      return `${field} must be at most ${max}`;
+      return ownWords(issue) ? `${field}: ${issue.message}` : `${field} must be at most ${max}`;
     }
     case 'invalid_type':
       return issue.input === undefined ? `${field} is required` : `${field} must be ${article(issue.expected)}`;
@@ -74,6 +75,9 @@ export function issueWords(issue: z.core.$ZodIssue, field: string = issue.path.m
       return field === 'the document' ? issue.message : `${field}: ${issue.message}`;
   }
 }
+
+/** Zod's own bound messages start "Too small"/"Too big"; any other was written for a person. */
+const ownWords = (issue: z.core.$ZodIssue): boolean => !/^Too (small|big)\b/.test(issue.message);
 
 function article(expected: string): string {
   const noun = expected === 'record' ? 'object' : expected === 'array' ? 'list' : expected;

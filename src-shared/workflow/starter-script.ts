@@ -74,6 +74,6 @@ export const DECISION_HELP = {
   ask_user: 'Asks the person a question (question); the run waits for their answer, which the next round sees.',
   present_result: 'Shows the person an intermediate result (content) and goes on.',
   request_confirmation: 'Asks the person to confirm before going on (message); the run waits for a yes or no.',
-  reroute: 'Stops this agent, saying another should take the task (target) and why (reason): the node ends rerouted.',
+  reroute: 'Sends the task on one of this node\'s routes (target: the route\'s name) and says why (reason): only that route\'s port sends. A node without routes ends rerouted.',
   complete: 'Finishes the task: output is the node\'s output, what its edges pass on.',
 } satisfies Record<DecisionType, string>;

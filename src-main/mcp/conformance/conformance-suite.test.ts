@@ -6,20 +6,21 @@ import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 /**
- * The official MCP conformance suite (`@modelcontextprotocol/conformance`) against Steward's own
- * client (steward-client.ts): every client scenario the suite lists, one at a time (its timing
- * checks need a quiet machine more than a parallel one). A scenario Steward cannot pass is in
- * expected-failures.yml with the reason, and docs/mcp.md names it; the suite itself fails the
- * scenario when such an entry starts passing, so the list cannot go stale.
+ * The official MCP conformance suite (`@modelcontextprotocol/conformance`) against Steward as a
+ * person uses it (steward-cli-client.ts): the scenario's server in a workflow file, then `steward
+ * mcp sign-in` (auth scenarios) and `steward run` with no terminal, every client scenario the suite
+ * lists, one at a time (its timing checks need a quiet machine more than a parallel one). A scenario
+ * Steward cannot pass is in expected-failures.yml with the reason, and docs/mcp.md names it; the
+ * suite itself fails the scenario when such an entry starts passing, so the list cannot go stale.
  *
  * The client is bundled once (esbuild) so that each scenario starts plain Node, not a TypeScript
- * loader. OAuth tokens go to the real OS keychain (Secret Service under D-Bus, as CI runs every
- * test) under a service of this file's own.
+ * loader. Sign-ins and registered clients' secrets go to the real OS keychain (Secret Service under
+ * D-Bus, as CI runs every test) under a service of this file's own.
  */
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 const SUITE = `${ROOT}node_modules/@modelcontextprotocol/conformance/dist/index.js`;
-const BUNDLE = `${ROOT}node_modules/.cache/steward-conformance/steward-client.mjs`;
+const BUNDLE = `${ROOT}node_modules/.cache/steward-conformance/steward-cli-client.mjs`;
 const SERVICE = `steward-conformance-${randomBytes(6).toString('hex')}`;
 
 function suite(args: string[], timeoutMs: number) {
@@ -43,7 +44,7 @@ const scenarios = clientScenarios();
 beforeAll(async () => {
   mkdirSync(`${ROOT}node_modules/.cache/steward-conformance`, { recursive: true });
   await build({
-    entryPoints: [`${HERE}steward-client.ts`],
+    entryPoints: [`${HERE}steward-cli-client.ts`],
     outfile: BUNDLE,
     bundle: true,
     platform: 'node',

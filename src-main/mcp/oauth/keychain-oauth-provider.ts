@@ -41,15 +41,20 @@ export class KeychainOAuthProvider implements OAuthClientProvider {
     private readonly now: () => number,
     /** A client registered beforehand (spec `oauth`): always used, never replaced by a registration. */
     private readonly preRegistered: OAuthClientInformationMixed | undefined,
+    /**
+     * A consent the person gives anew (a wider scope mid-run): the stored tokens are not offered to
+     * the flow, so it asks the person instead of refreshing the old, narrower grant.
+     */
+    private fresh: boolean,
   ) {}
 
   static async load(
     records: OAuthRecordStore,
     serverLabel: string,
-    options: { interaction?: SignInInteraction; preRegistered?: () => Promise<OAuthClientInformationMixed | undefined>; now?: () => number } = {},
+    options: { interaction?: SignInInteraction; preRegistered?: () => Promise<OAuthClientInformationMixed | undefined>; now?: () => number; fresh?: boolean } = {},
   ): Promise<KeychainOAuthProvider> {
     const preRegistered = await options.preRegistered?.();
-    return new KeychainOAuthProvider(records, await records.read(), serverLabel, options.interaction, options.now ?? Date.now, preRegistered);
+    return new KeychainOAuthProvider(records, await records.read(), serverLabel, options.interaction, options.now ?? Date.now, preRegistered, options.fresh === true);
   }
 
   get redirectUrl(): string {
@@ -87,7 +92,7 @@ export class KeychainOAuthProvider implements OAuthClientProvider {
   }
 
   tokens(): OAuthTokens | undefined {
-    return this.record.tokens;
+    return this.fresh ? undefined : this.record.tokens;
   }
 
   /** Whether the access token is (about to be) expired and a refresh token could renew it. */
@@ -103,6 +108,7 @@ export class KeychainOAuthProvider implements OAuthClientProvider {
     const expires_at = tokens.expires_in !== undefined ? this.now() + tokens.expires_in * 1000 : undefined;
     // A refresh that returns no new refresh token keeps the old one (RFC 6749 §6).
     const refresh_token = tokens.refresh_token ?? this.record.tokens?.refresh_token;
+    this.fresh = false;
     await this.write((r) => ({ ...r, tokens: refresh_token === undefined ? tokens : { ...tokens, refresh_token }, expires_at }));
   }
 

@@ -3,21 +3,35 @@ import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { isLoopbackHostname } from '@shared/contracts/model-url';
 import { isHostAllowed, type PrivacyPolicy } from '@shared/policy/privacy';
 import type { RemoteEndpoint } from '../remote-endpoint';
-import { SignInRequiredError, type KeychainOAuthProvider } from './keychain-oauth-provider';
+import { SignInRequiredError } from './keychain-oauth-provider';
+import type { FlowProvider } from './machine-client';
 
 /** Wraps the fetch a remote connection sends its MCP requests with. */
 export type RemoteAuth = (mcpFetch: FetchLike) => FetchLike;
 
 export interface OAuthFetchOptions {
   /** Loaded on first use; a run on a machine without a keychain still reaches servers that need no sign-in. */
-  provider: () => Promise<KeychainOAuthProvider>;
+  provider: () => Promise<FlowProvider>;
   endpoint: RemoteEndpoint;
   /** Where discovery, registration and token requests may go (signInFetch). */
   authFetch: FetchLike;
   /** During a sign-in: the authorization code the browser brings back. Absent in a run. */
   awaitCode?: () => Promise<string>;
+  /**
+   * In a run where a person can consent in the browser (the CLI with a terminal or a browser, the
+   * app): a wider scope the server asks for mid-run (403 `insufficient_scope`), or a sign-in that is
+   * missing or expired, is put to them (sign-in.ts `consentFlow`), and the request goes on under the
+   * new token. Absent: such a request fails with SignInRequiredError, saying how to sign in.
+   */
+  consent?: (hint: AuthHint) => Promise<void>;
   /** Each access token before it is first sent (a run registers it with its secret masking). */
   onToken?: (token: string) => void;
+}
+
+/** What a server's refusal says the flow should ask for. */
+export interface AuthHint {
+  resourceMetadataUrl?: URL;
+  scope?: string;
 }
 
 /**
@@ -25,26 +39,40 @@ export interface OAuthFetchOptions {
  * the protocol. Each request carries the stored access token; a token at its expiry is refreshed
  * first; a 401 (or a 403 `insufficient_scope`) runs `auth()` with what the server's
  * `WWW-Authenticate` says (resource metadata, scope) and sends the request once more. In a sign-in
- * the browser round trip happens inside that step; in a run it cannot, and the request fails with
+ * the browser round trip happens inside that step; in a run it happens only through `consent` (a
+ * wider scope is always put to the person, never refreshed around), else the request fails with
  * SignInRequiredError. One flow at a time: concurrent refusals wait for it.
  */
 export function oauthFetch(options: OAuthFetchOptions): RemoteAuth {
   const serverUrl = options.endpoint.url;
-  let loaded: Promise<KeychainOAuthProvider> | undefined;
+  let loaded: Promise<FlowProvider> | undefined;
   let flow: Promise<void> | undefined;
   let lastToken: string | undefined;
   const provider = () => (loaded ??= options.provider());
 
-  const authorize = async (p: KeychainOAuthProvider, hint: { resourceMetadataUrl?: URL; scope?: string }): Promise<void> => {
-    const base = { serverUrl, resourceMetadataUrl: hint.resourceMetadataUrl, scope: hint.scope, fetchFn: options.authFetch };
-    // A run with no sign-in stored has nothing to refresh: it stops before registering a client.
-    if (!options.awaitCode && p.clientInformation() === undefined) throw p.signInRequired('nobody has signed in to it yet');
-    const first = await auth(p, base);
-    if (first === 'AUTHORIZED') return;
-    if (!options.awaitCode) throw new SignInRequiredError('sign-in needed');
-    const authorizationCode = await options.awaitCode();
-    const second = await auth(p, { ...base, authorizationCode });
-    if (second !== 'AUTHORIZED') throw new SignInRequiredError('the authorization server did not issue a token');
+  const askPerson = async (consent: (hint: AuthHint) => Promise<void>, hint: AuthHint): Promise<void> => {
+    await consent(hint);
+    // The person's consent stored new tokens in the keychain: read them from there.
+    loaded = undefined;
+  };
+  const authorize = async (p: FlowProvider, hint: AuthHint, widerScope: boolean): Promise<void> => {
+    const consent = options.awaitCode ? undefined : options.consent;
+    // A run with no sign-in stored has nothing to refresh: it stops before registering a client
+    // (a run never starts a first sign-in; `steward mcp sign-in` or the app's Sign in does).
+    if (!options.awaitCode && (await p.clientInformation()) === undefined) throw p.signInRequired('nobody has signed in to it yet');
+    if (widerScope && consent) return askPerson(consent, hint);
+    try {
+      const base = { serverUrl, resourceMetadataUrl: hint.resourceMetadataUrl, scope: hint.scope, fetchFn: options.authFetch };
+      const first = await auth(p, base);
+      if (first === 'AUTHORIZED') return;
+      if (!options.awaitCode) throw new SignInRequiredError('sign-in needed');
+      const authorizationCode = await options.awaitCode();
+      const second = await auth(p, { ...base, authorizationCode });
+      if (second !== 'AUTHORIZED') throw new SignInRequiredError('the authorization server did not issue a token');
+    } catch (error) {
+      if (error instanceof SignInRequiredError && consent) return askPerson(consent, hint);
+      throw error;
+    }
   };
   const once = (run: () => Promise<void>): Promise<void> => {
     flow ??= run().finally(() => {
@@ -55,7 +83,7 @@ export function oauthFetch(options: OAuthFetchOptions): RemoteAuth {
 
   return (next) => async (input, init) => {
     if (flow) await flow.catch(() => undefined);
-    let p: KeychainOAuthProvider | undefined;
+    let p: FlowProvider | undefined;
     try {
       p = await provider();
     } catch (error) {
@@ -66,9 +94,9 @@ export function oauthFetch(options: OAuthFetchOptions): RemoteAuth {
       return response;
     }
     const live = p;
-    if (live.needsRefresh()) await once(() => authorize(live, {}));
-    const send = () => {
-      const token = live.tokens()?.access_token;
+    if (live.needsRefresh()) await once(() => authorize(live, {}, false));
+    const send = async () => {
+      const token = (await (await provider()).tokens())?.access_token;
       if (token !== undefined && token !== lastToken) {
         lastToken = token;
         options.onToken?.(token);
@@ -77,10 +105,10 @@ export function oauthFetch(options: OAuthFetchOptions): RemoteAuth {
     };
     const response = await send();
     const { resourceMetadataUrl, scope, error } = extractWWWAuthenticateParams(response);
-    const refused = response.status === 401 || (response.status === 403 && error === 'insufficient_scope');
-    if (!refused) return response;
+    const widerScope = response.status === 403 && error === 'insufficient_scope';
+    if (response.status !== 401 && !widerScope) return response;
     await response.body?.cancel().catch(() => undefined);
-    await once(() => authorize(live, { resourceMetadataUrl, scope }));
+    await once(() => authorize(live, { resourceMetadataUrl, scope }, widerScope));
     // Sent once more only: a server that still refuses gets its refusal reported, not a loop.
     return send();
   };

@@ -89,7 +89,7 @@ describe.skipIf(!hasSessionBus)('signing in to a remote MCP server with OAuth (n
         await headlessBrowser(url);
       },
     });
-    expect(outcome).toEqual({ ok: true, server_name: 'oauth-test-server', tools: 1 });
+    expect(outcome).toEqual({ ok: true, server_name: 'oauth-test-server', protocol_version: '2025-11-25', tools: 1 });
     // The browser was sent to the authorization server, with PKCE (S256) and the resource.
     expect(opened).toHaveLength(1);
     const authorize = new URL(opened[0] ?? '');
@@ -186,7 +186,7 @@ describe.skipIf(!hasSessionBus)('signing in to a remote MCP server with OAuth (n
       expect(await runCli(['mcp', 'sign-in', file, 'remote'], io), err).toBe(0);
       await Promise.all(visits);
       expect(out).toContain(`Open this link to sign in to "remote"`);
-      expect(out).toContain('signed in to "remote" (oauth-test-server, 1 tool(s)); the tokens are in the OS keychain');
+      expect(out).toMatch(/signed in to "remote" \(oauth-test-server, 1 tool\(s\), speaks MCP 2025-(06-18|11-25)\); the tokens are in the OS keychain/);
       expect(await runCli(['mcp', 'status', file, 'remote'], io)).toBe(0);
       expect(await runCli(['mcp', 'sign-out', file, 'remote'], io)).toBe(0);
       expect(await runCli(['mcp', 'status', file, 'remote'], io)).toBe(1);

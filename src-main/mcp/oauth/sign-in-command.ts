@@ -47,7 +47,11 @@ export async function mcpCommand(args: string[], io: McpCommandIo, store: Creden
           },
         });
         if (!outcome.ok) return fail(outcome.message, 1);
-        io.stdout(`signed in to "${server.id}" (${outcome.server_name ?? 'unnamed server'}, ${outcome.tools} tool(s)); the tokens are in the OS keychain\n`);
+        const revision = outcome.protocol_version === undefined ? '' : `, speaks MCP ${outcome.protocol_version}`;
+        const what = `${outcome.server_name ?? 'unnamed server'}, ${outcome.tools} tool(s)${revision}`;
+        // A machine-to-machine client signs nobody in: reaching the server checked its credentials.
+        if (server.oauth?.grant === 'client_credentials') io.stdout(`reached "${server.id}" (${what}) with its machine-to-machine client ${server.oauth.client_id}; nobody needs to sign in: each run gets its own token\n`);
+        else io.stdout(`signed in to "${server.id}" (${what}); the tokens are in the OS keychain\n`);
         return 0;
       }
       case 'sign-out':

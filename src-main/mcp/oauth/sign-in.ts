@@ -10,19 +10,70 @@ import type { OAuthClientInformationMixed } from '@modelcontextprotocol/sdk/shar
 import { KeychainOAuthProvider } from './keychain-oauth-provider';
 import { startLoopbackRedirect } from './loopback-redirect';
 import { OAuthRecordStore } from './oauth-record';
-import { oauthFetch, signInFetch, type RemoteAuth } from './oauth-fetch';
+import { oauthFetch, signInFetch, type AuthHint, type RemoteAuth } from './oauth-fetch';
+import { isMachineClient, machineClientProvider } from './machine-client';
+import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { SignInRequiredError } from './keychain-oauth-provider';
 
 /** A server whose spec sets its own Authorization header is not signed in with OAuth. */
 export function usesOAuth(spec: McpServerSpec): boolean {
   return spec.url !== undefined && !Object.keys(spec.headers ?? {}).some((name) => name.toLowerCase() === 'authorization');
 }
 
-/** The run's side: stored tokens are used and refreshed, and a missing sign-in fails the start, saying how to sign in. */
-export function runAuth(spec: McpServerSpec, endpoint: RemoteEndpoint, store: CredentialStore, privacy: PrivacyPolicy, onToken?: (token: string) => void): RemoteAuth | undefined {
+/**
+ * The run's side: stored tokens are used and refreshed, and a missing sign-in fails the start,
+ * saying how to sign in; with `consent` (a person who can open the page), a wider scope the server
+ * asks for mid-run, or a sign-in gone stale, is put to them and the run goes on. A machine-to-machine
+ * server (`oauth.grant: "client_credentials"`) gets its own token, with nobody asked.
+ */
+export function runAuth(spec: McpServerSpec, endpoint: RemoteEndpoint, store: CredentialStore, privacy: PrivacyPolicy, onToken?: (token: string) => void, consent?: RunConsent): RemoteAuth | undefined {
   if (!usesOAuth(spec)) return undefined;
+  const authFetch = signInFetch(endpoint, privacy);
+  const tokenSeen = onToken ? { onToken } : {};
+  if (isMachineClient(spec)) return oauthFetch({ provider: () => machineClientProvider(spec, store), endpoint, authFetch, ...tokenSeen });
   const records = new OAuthRecordStore(store, endpoint.url);
   const preRegistered = () => preRegisteredClient(spec, store);
-  return oauthFetch({ provider: () => KeychainOAuthProvider.load(records, spec.id, { preRegistered }), endpoint, authFetch: signInFetch(endpoint, privacy), ...(onToken ? { onToken } : {}) });
+  const asked = consent ? { consent: (hint: AuthHint) => consentFlow(spec, endpoint, records, { ...consent, authFetch, preRegistered }, hint) } : {};
+  return oauthFetch({ provider: () => KeychainOAuthProvider.load(records, spec.id, { preRegistered }), endpoint, authFetch, ...tokenSeen, ...asked });
+}
+
+/** How a run puts an authorization to the person: the page shown (browser, printed link) and how long they have. */
+export interface RunConsent {
+  /** Shows the authorization page; `why` says in words what the server asks for. */
+  open: (authorizationUrl: URL, why: string) => Promise<void>;
+  timeoutMs?: number;
+}
+
+/**
+ * One consent mid-run: a loopback redirect of its own, the SDK's flow with the scope the server
+ * asked for (never a refresh of the narrower grant), the page shown to the person, and the new
+ * tokens in the keychain when they agree. Ends with SignInRequiredError when they do not come back.
+ */
+async function consentFlow(
+  spec: McpServerSpec,
+  endpoint: RemoteEndpoint,
+  records: OAuthRecordStore,
+  options: RunConsent & { authFetch: FetchLike; preRegistered: () => Promise<OAuthClientInformationMixed | undefined> },
+  hint: AuthHint,
+): Promise<void> {
+  const why = hint.scope ? `it asks for access to ${hint.scope}` : 'its sign-in is missing or has expired';
+  const redirect = await startLoopbackRedirect(portOf((await records.read()).client));
+  try {
+    const interaction = { redirectUrl: redirect.redirectUrl, state: redirect.state, open: (url: URL) => options.open(url, why) };
+    const p = await KeychainOAuthProvider.load(records, spec.id, { interaction, preRegistered: options.preRegistered, fresh: true });
+    const base = { serverUrl: endpoint.url, resourceMetadataUrl: hint.resourceMetadataUrl, scope: hint.scope, fetchFn: options.authFetch };
+    if ((await auth(p, base)) === 'AUTHORIZED') return;
+    let authorizationCode: string;
+    try {
+      authorizationCode = await redirect.code(options.timeoutMs ?? DEFAULT_SIGN_IN_TIMEOUT_MS);
+    } catch (error) {
+      throw new SignInRequiredError(`MCP server "${spec.id}" needed your consent (${why}) and it did not come: ${errorMessage(error)}`);
+    }
+    if ((await auth(p, { ...base, authorizationCode })) !== 'AUTHORIZED') throw new SignInRequiredError(`MCP server "${spec.id}": the authorization server did not issue a token after your consent`);
+  } finally {
+    await redirect.close();
+  }
 }
 
 export interface SignInOptions {
@@ -35,7 +86,7 @@ export interface SignInOptions {
   onLog?: (line: string) => void;
 }
 
-export type SignInOutcome = { ok: true; server_name?: string; tools: number } | { ok: false; message: string };
+export type SignInOutcome = { ok: true; server_name?: string; protocol_version?: string; tools: number } | { ok: false; message: string };
 
 const DEFAULT_SIGN_IN_TIMEOUT_MS = 5 * 60_000;
 
@@ -50,7 +101,8 @@ export async function signInRemoteServer(spec: McpServerSpec, options: SignInOpt
   try {
     session = await connectSignedIn(spec, options);
     const tools = await session.conn.listTools();
-    return { ok: true, server_name: session.conn.serverName, tools: tools.length };
+    const revision = session.conn.protocolVersion;
+    return { ok: true, server_name: session.conn.serverName, ...(revision === undefined ? {} : { protocol_version: revision }), tools: tools.length };
   } catch (error) {
     return { ok: false, message: `signing in to MCP server "${spec.id}" failed: ${errorMessage(error)}` };
   } finally {
@@ -76,6 +128,12 @@ export async function connectSignedIn(spec: McpServerSpec, options: SignInOption
   const records = new OAuthRecordStore(options.store, endpoint.url);
   const timeoutMs = options.timeoutMs ?? DEFAULT_SIGN_IN_TIMEOUT_MS;
   const headers = await resolveHeaders(spec, options.store);
+  if (isMachineClient(spec)) {
+    // Nobody signs in: connecting gets the client its token, which checks its credentials.
+    const auth = oauthFetch({ provider: () => machineClientProvider(spec, options.store), endpoint, authFetch: signInFetch(endpoint, options.privacy) });
+    const conn = await connectRemote(spec.id, endpoint, headers, { startTimeoutMs: 60_000, callTimeoutMs: 60_000, onLog: options.onLog }, auth);
+    return { conn, close: () => conn.close() };
+  }
   const known = await records.read();
   const redirect = await startLoopbackRedirect(portOf(known.client));
   try {

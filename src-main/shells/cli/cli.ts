@@ -9,7 +9,8 @@ import { createKeychainStore } from '../../credentials/keychain-store';
 import { runAgent, type AgentRun } from '../../engine/run-agent';
 import { credentialsCommand } from './credentials-command';
 import { mcpCommand } from '../../mcp/oauth/sign-in-command';
-import { openBrowser, shouldOpenBrowser } from '../open-browser';
+import { browserFor, openBrowser, shouldOpenBrowser } from '../open-browser';
+import type { OAuthConsent } from '../../mcp/mcp-tool-host';
 import { evalCommand } from '../../eval/eval-command';
 import { replayCommand } from './replay-command';
 import { learningCommand } from './learning-command';
@@ -21,6 +22,7 @@ import { elicitAtTerminal } from './elicit-at-terminal';
 import { reviewSampleAt } from './review-sample-at-terminal';
 import type { ReviewSample } from '../../mcp/reviewed-sampling';
 import type { ElicitationAsk, ElicitationReply } from '../../mcp/client-capabilities';
+import { answerWithDefaults } from '../../mcp/elicitation-defaults';
 import { confirmPolicy, EXIT, runExitCode, type CliIo } from './cli-io';
 export { confirmPolicy, EXIT, type CliIo } from './cli-io';
 import { answerAtTerminal, waitingHint } from './park-run';
@@ -32,6 +34,7 @@ import { SpecError } from '../../spec/spec-errors';
 import { defaultDataDir } from '../../util/data-dir';
 import { APP_VERSION } from '../../version';
 import { agentRunPrinter, jsonResult } from './agent-run-output';
+import { RunCostTally } from './run-cost-output';
 import { runIdLine } from './format-history';
 import { ScsMode } from '@shared/scs/contracts';
 import { openTraceWriter } from './trace-writer';
@@ -167,7 +170,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       case 'credentials':
         return await credentialsCommand(rest, { ...io, stdin: io.stdin ?? (async () => '') }, (io.credentials ?? (() => createKeychainStore()))());
       case 'mcp':
-        return await mcpCommand(rest, { ...io, openBrowser: (url) => shouldOpenBrowser(io.env, process.platform) && openBrowser(url) }, (io.credentials ?? (() => createKeychainStore()))());
+        return await mcpCommand(rest, { ...io, openBrowser: (url) => browserFor(io.env)?.(url) }, (io.credentials ?? (() => createKeychainStore()))());
       case '--version':
       case '-v':
         io.stdout(`${APP_VERSION}\n`);
@@ -280,9 +283,12 @@ async function runCommand(args: string[], io: CliIo, dryRun = false): Promise<nu
   // its ledger (a tool call is never run twice, whichever shell runs it), else the history's, on the same writer.
   const recorder = recorderFor(io, dataDir);
   const { ledger } = recorder;
+  // What supervision cost (issue 31): `cost` in --json, a line otherwise.
+  const costs = new RunCostTally(dataDir);
   const onEvent = (event: RunEvent) => {
     recorder.onEvent(event);
     printer.onEvent(event);
+    costs.onEvent(event);
   };
   const runOptions = {
     spec,
@@ -323,9 +329,11 @@ async function runCommand(args: string[], io: CliIo, dryRun = false): Promise<nu
     return EXIT.badInput;
   }
   if (json) {
-    io.stdout(`${JSON.stringify(jsonResult(result), null, 2)}\n`);
+    io.stdout(`${JSON.stringify({ ...jsonResult(result), cost: costs.json() }, null, 2)}\n`);
   } else {
     printer.summary(result);
+    const costLine = costs.line();
+    if (costLine) io.stdout(`${costLine}\n`);
     // A run that waits says its id in the answer lines below.
     if (!waiting) io.stdout(`${runIdLine(result.run_id, recorded.ok)}\n`);
   }
@@ -356,11 +364,32 @@ function elicitAt(stderr: (text: string) => void, line: ReadLine, browser: boole
 
 /**
  * What an MCP server asks the person during `steward run` (an agent spec or a workflow): its
- * question only when a person can type (not with --json); a sampling request with `sampling: "ask"`
- * here too, denied when nobody can type.
+ * question only when a person can type (not with --json); when nobody can, a form is answered with
+ * its schema's defaults (SEP-1034; the trace says so) or cancelled when a required field has none.
+ * A sampling request with `sampling: "ask"` here too, denied when nobody can type.
  */
-function serversAskAt(io: CliIo, json: boolean): { onElicit?: (ask: ElicitationAsk) => Promise<ElicitationReply>; onReviewSample: ReviewSample } {
-  return { ...(io.line && !json ? { onElicit: elicitAt(io.stderr, io.line, shouldOpenBrowser(io.env, process.platform)) } : {}), onReviewSample: reviewSampleAt(io, json) };
+function serversAskAt(io: CliIo, json: boolean): { onElicit: (ask: ElicitationAsk) => Promise<ElicitationReply>; onReviewSample: ReviewSample; oauthConsent?: OAuthConsent } {
+  const consent = consentAt(io);
+  return {
+    onElicit: io.line && !json ? elicitAt(io.stderr, io.line, shouldOpenBrowser(io.env, process.platform)) : answerWithDefaults,
+    onReviewSample: reviewSampleAt(io, json),
+    ...(consent ? { oauthConsent: consent } : {}),
+  };
+}
+
+/**
+ * A remote server that asks for a wider scope mid-run (or whose sign-in went stale): its
+ * authorization page is opened in the browser ($BROWSER, or the system's where one can show) and
+ * printed, and the run goes on once the person agrees there. Nobody to open it (no browser, no
+ * terminal): the call fails, saying how to sign in.
+ */
+function consentAt(io: CliIo): OAuthConsent | undefined {
+  const open = browserFor(io.env);
+  if (!open && !io.line) return undefined;
+  return async (server, url, why) => {
+    io.stderr(`steward: MCP server "${server}" needs your consent in the browser (${why}); the run goes on once you agree there:\n  ${url.href}\n`);
+    open?.(url.href);
+  };
 }
 
 /** `--phase N` overrides the spec's lifecycle phase for this run (the trace records the phase used). */

@@ -103,13 +103,13 @@ describe('an agent\'s tool call that needs your confirmation, from the command l
     expect(answers).toEqual([{ action: 'reject', note: 'Keep the notes; write summary.md.' }, { action: 'approve' }]);
   }, 60_000);
 
-  it('steward answer … stop ends the run cancelled: nothing is written', async () => {
+  it('steward answer … stop ends the run stopped by you (not failed, not cancelled): nothing is written', async () => {
     const { file, workspace } = confirmingSpec();
     const dataDir = tempDir();
     const runId = runIdOf((await cliWith(['run', file, '--data-dir', dataDir])).stdout);
     const stopped = await cliWith(['answer', runId, 'stop', '--data-dir', dataDir]);
     expect(stopped.code).toBe(EXIT.runNotCompleted);
-    expect(stopped.stdout).toMatch(/^cancelled · 1 round\(s\) · you stopped the run$/m);
+    expect(stopped.stdout).toMatch(/^stopped by you · 1 round\(s\) · you stopped the run$/m);
     expect(existsSync(join(workspace, 'summary.md'))).toBe(false);
   }, 60_000);
 
@@ -142,7 +142,7 @@ describe('a workflow step\'s tool call that needs your confirmation, from the co
     const declined = await cliWith(['answer', runId, 'decline', '--note', 'not today', '--data-dir', dataDir]);
     expect(declined.code).toBe(EXIT.runNotCompleted);
     expect(declined.stdout).toContain('✗ save failed: you declined fs/write_file: not today');
-    expect(declined.stdout).toMatch(/^failed · 0 round\(s\) · you declined fs\/write_file: not today$/m);
+    expect(declined.stdout).toMatch(/^declined by you · 0 round\(s\) · you declined fs\/write_file: not today$/m);
     expect(declined.stdout).not.toContain('not_confirmed');
     expect(existsSync(join(dir, 'saved.md'))).toBe(false);
   }, 60_000);
@@ -157,6 +157,6 @@ describe('a workflow step\'s tool call that needs your confirmation, from the co
     expect(asked).toContain('decline: Nothing runs; this step ends declined, and the run’s outcome says you declined it (with your note).');
     expect(asked).toContain('Your answer (approve / decline / stop): Why you don’t run it (optional, Enter to skip): ');
     expect(run.code).toBe(EXIT.runNotCompleted);
-    expect(run.stdout).toMatch(/^failed · \d+ node invocation\(s\) · you declined fs\/write_file: not today$/m);
+    expect(run.stdout).toMatch(/^declined by you · \d+ node invocation\(s\) · you declined fs\/write_file: not today$/m);
   }, 60_000);
 });

@@ -1,5 +1,7 @@
 import { RUN_STATUS_LABELS, runStatusLabel, type RunEvent } from '@shared/contracts/events';
+import type { CostJson } from '@shared/accounting/cost-words';
 import type { RunRow } from '@shared/history/run-summary';
+import { roundsWords } from '@shared/history/rounds-words';
 import type { ListedRun, RunsPage } from '../../events/history-queries';
 
 /** A run id as a person types it: its first 8 characters (steward runs show takes them). */
@@ -11,8 +13,9 @@ export function runIdLine(runId: string, inHistory: boolean): string {
 }
 
 /** The run's row as `--json` prints it: without the search index's words (they are the row's own text again). */
-export function printableRow(row: RunRow): Omit<RunRow, 'words' | 'trace_words'> {
-  const { words: _words, trace_words: _traceWords, ...rest } = row;
+export function printableRow(row: RunRow): Omit<RunRow, 'words' | 'trace_words' | 'usage'> {
+  // `usage` is the index's raw facts; `runs show --json` prints the run's priced `cost` instead.
+  const { words: _words, trace_words: _traceWords, usage: _usage, ...rest } = row;
   return rest;
 }
 
@@ -22,8 +25,8 @@ export function pageJson(page: RunsPage): { runs: Array<Omit<ListedRun, 'run'> &
 }
 
 /** `steward runs show --json`: the run's summary and its events exactly as stored, in sequence order. */
-export function shownJson(row: RunRow, imported: boolean, events: readonly RunEvent[]) {
-  return { run: printableRow(row), imported, events };
+export function shownJson(row: RunRow, imported: boolean, events: readonly RunEvent[], cost?: CostJson) {
+  return { run: printableRow(row), imported, ...(cost ? { cost } : {}), events };
 }
 
 /** The most runs one page holds (the history's own limit). */
@@ -52,6 +55,11 @@ export function duration(from: string, to: string): string | undefined {
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+/** "3 rounds (the 3rd was interrupted)": the count the app's Runs and run view show, and what became of an unfinished round. */
+const roundsPhrase = (row: RunRow) => {
+  const { count, note } = roundsWords(row);
+  return `${plural(count, 'round')}${note === undefined ? '' : ` (${note})`}`;
+};
 // A run that lost items says how many ("Completed · 1 of 5 items failed"), as the app's Runs does.
 const statusOf = (row: RunRow) => runStatusLabel(row.status, row.workflow?.supervised === true, row.partial);
 const LABEL_WIDTH = Math.max(...Object.values(RUN_STATUS_LABELS).map((label) => label.length), 'Completed — supervised'.length);
@@ -59,7 +67,7 @@ const LABEL_WIDTH = Math.max(...Object.values(RUN_STATUS_LABELS).map((label) => 
 /** One run of a list: short id, status, name, when it started, its rounds and events, and where it came from. */
 export function runLine({ run, events, imported }: ListedRun): string {
   const tags = [...(run.dry_run ? ['dry run'] : []), ...(imported ? ['imported'] : [])];
-  return [`${shortId(run.run_id)}  ${statusOf(run).padEnd(LABEL_WIDTH)}  ${run.spec_name}`, `started ${localTime(run.started_at)}`, plural(run.rounds, 'round'), plural(events, 'event'), ...tags].join(' · ');
+  return [`${shortId(run.run_id)}  ${statusOf(run).padEnd(LABEL_WIDTH)}  ${run.spec_name}`, `started ${localTime(run.started_at)}`, roundsPhrase(run), plural(events, 'event'), ...tags].join(' · ');
 }
 
 /** The line under a list: how many it showed and, when more follow, how to see them. */
@@ -81,7 +89,7 @@ export function shownLines(row: RunRow, imported: boolean, stored: number): stri
   if (known(row.models.student) || known(row.models.teacher)) lines.push(`  models: student ${row.models.student} · teacher ${row.models.teacher}${row.supervision_enabled ? '' : ' (supervision off)'}`);
   const took = row.finished_at ? duration(row.started_at, row.finished_at) : undefined;
   lines.push(`  started ${localTime(row.started_at, true)}${row.finished_at ? ` · ended ${localTime(row.finished_at, true)}${took ? ` (${took})` : ''}` : ' · not ended'}`);
-  lines.push(`  ${plural(row.rounds, 'round')} · ${eventsLine(stored, row.event_count)}`);
+  lines.push(`  ${roundsPhrase(row)} · ${eventsLine(stored, row.event_count)}`);
   if (row.message) lines.push(`  message: ${row.message}`);
   if (row.output) lines.push('  output:', ...row.output.split('\n').map((line) => `    ${line}`));
   lines.push(`its events: steward runs show ${row.run_id} --json`);

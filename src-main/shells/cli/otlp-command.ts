@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { exportTraceFile } from '../../otlp/export-otlp';
+import { PriceListStore } from '../../accounting/price-list-store';
 import { OtlpExportError } from '../../otlp/otlp-errors';
 import { otlpTarget, sendOtlp } from '../../otlp/send-otlp';
 import { defaultDataDir } from '../../util/data-dir';
@@ -76,7 +77,7 @@ async function otlpCommand(args: string[], io: CliIo): Promise<number> {
 
   let exported;
   try {
-    exported = await exportTraceFile(trace);
+    exported = await exportTraceFile(trace, new PriceListStore(values['data-dir'] ?? defaultDataDir(io.env)).read().prices);
   } catch (err) {
     if (err instanceof OtlpExportError) return fail(err.message);
     throw err;

@@ -209,3 +209,32 @@ describe('steward runs list, search and show', () => {
     expect((await forwarded(['runs', 'list'], dataDir)).stdout).toMatch(/^5 runs · /m);
   });
 });
+
+describe('steward runs says what happened as the app does (issue 28)', () => {
+  it('an interrupted run counts the round a host stop cut off, as the run view does: "3 rounds (the 3rd was interrupted)"; a run a person declined or stopped is listed as theirs, found by --status', async () => {
+    const dataDir = join(tempDir(), 'data');
+    const ts = new Date(Date.UTC(2025, 0, 3, 9, 0)).toISOString();
+    const run = (runId: string, rest: Array<Record<string, unknown>>): RunEvent[] =>
+      [{ type: 'run.started', spec_id: 'imported-spec', spec_name: `Filed ${runId.slice(-1)}`, task: 'Tidy', supervision: { enabled: false }, models: { student: 's', teacher: 't' } }, ...rest].map((e, seq) => RunEvent.parse({ id: eventId(runId, seq), run_id: runId, seq, ts, ...e }));
+    const cut = run('cafebabe-0001', [
+      ...[0, 1, 2].map((round) => ({ type: 'round.started', round, proposer: 'student' })),
+      { type: 'run.finished', status: 'interrupted', rounds: 2, event_count: 5, message: 'The Steward host stopped while this run was in progress.' },
+    ]);
+    const declined = run('cafebabe-0002', [{ type: 'run.finished', status: 'declined', rounds: 0, event_count: 2, message: 'you declined fs/write_file: not today' }]);
+    const stopped = run('cafebabe-0003', [{ type: 'run.finished', status: 'stopped', rounds: 0, event_count: 2, message: 'you stopped the run' }]);
+    const trace = join(tempDir(), 'trace.jsonl');
+    writeFileSync(trace, [...cut, ...declined, ...stopped].map((e) => JSON.stringify(e)).join('\n'));
+    expect((await cli(['runs', 'import', trace], dataDir)).code).toBe(EXIT.ok);
+
+    const lines = (await cli(['runs', 'list'], dataDir)).stdout.split('\n');
+    expect(lines.find((l) => l.startsWith('cafebabe') && l.includes('Filed 1'))).toMatch(/Interrupted\s+Filed 1 · started .* · 3 rounds \(the 3rd was interrupted\) · 5 events · imported$/);
+    expect(lines.find((l) => l.includes('Filed 2'))).toMatch(/Declined by you\s+Filed 2 · /);
+    expect(lines.find((l) => l.includes('Filed 3'))).toMatch(/Stopped by you\s+Filed 3 · /);
+    expect((await cli(['runs', 'show', 'cafebabe-0001'], dataDir)).stdout).toContain('  3 rounds (the 3rd was interrupted) · ');
+
+    const only = async (status: string) => (JSON.parse((await cli(['runs', 'list', '--status', status, '--json'], dataDir)).stdout) as { runs: Array<{ run: { run_id: string; status: string } }> }).runs.map((r) => [r.run.run_id, r.run.status]);
+    expect(await only('declined')).toEqual([['cafebabe-0002', 'declined']]);
+    expect(await only('stopped')).toEqual([['cafebabe-0003', 'stopped']]);
+    expect(await only('failed,cancelled')).toEqual([]);
+  });
+});

@@ -5,6 +5,7 @@ import type { ListedRun, RunsPage, RunsQuery } from '../../events/history-querie
 import type { CliIo, EXIT } from './cli-io';
 import { localTime, MAX_PAGE, pageFooter, pageJson, runLine, shownJson, shownLines } from './format-history';
 import { historyToRead } from './history-to-read';
+import { storedRunCost } from './run-cost-output';
 
 // Type-only link to cli.ts (which imports this file through runs-command.ts): the codes are checked equal to EXIT at compile time.
 const CODE = { ok: 0, noRun: 1, badInput: 2 } as const satisfies { ok: (typeof EXIT)['ok']; noRun: (typeof EXIT)['runNotCompleted']; badInput: (typeof EXIT)['badInput'] };
@@ -137,7 +138,7 @@ async function show(args: string[], io: CliIo): Promise<number> {
     }
     const { run, imported } = found.run;
     const events = history.journal.runEvents(run.run_id);
-    if (values.json) io.stdout(`${JSON.stringify(shownJson(run, imported, events), null, 2)}\n`);
+    if (values.json) io.stdout(`${JSON.stringify(shownJson(run, imported, events, storedRunCost(events, history.dataDir)), null, 2)}\n`);
     else io.stdout(`${shownLines(run, imported, events.length).join('\n')}\n`);
     return CODE.ok;
   } finally {

@@ -3,9 +3,9 @@ import { PHASE_LABELS } from '@shared/contracts/spec';
 import { substituteVars } from '@shared/util/substitute';
 import { LOCAL_ONLY, type PrivacyPolicy } from '@shared/policy/privacy';
 import type { CredentialStore } from '../../credentials/credential-store';
-import { collectCredentialRefs, resolveCredentials } from '../../credentials/resolve-credentials';
+import { collectCredentialRefs, credentialUses, resolveCredentials } from '../../credentials/resolve-credentials';
 import { SecretRegistry } from '../../credentials/secret-registry';
-import { startToolHost } from '../../mcp/mcp-tool-host';
+import { serverLines, startToolHost } from '../../mcp/mcp-tool-host';
 import { resolveProvider } from '../../providers/resolve-provider';
 import type { HostedWorkflowGraph } from '@shared/workflow/hosted-graph';
 import { inspectServer } from '../../mcp/inspect-server';
@@ -63,12 +63,13 @@ export async function validateSpecFile(file: string, credentials: () => Credenti
 
     // Servers are started as a run would start them, credentials included; values are never printed.
     const refs = collectCredentialRefs(spec);
-    const resolved = refs.length > 0 ? await resolveCredentials(refs, credentials(), secrets) : new Map<string, string>();
+    const resolved = refs.length > 0 ? await resolveCredentials(refs, credentials(), secrets, credentialUses(spec)) : new Map<string, string>();
     if (refs.length > 0) lines.push(`  credentials: ${refs.join(', ')} (in the keychain)`);
 
     const host = await startToolHost(spec.servers, { vars, overrides: spec.tool_effects, cwd: loaded.specDir, credentials: resolved, oauthStore: credentials(), privacy });
     try {
       const snapshot = await host.snapshot(0);
+      lines.push(...serverLines(host.status()));
       for (const tool of snapshot.tools) {
         lines.push(`  tool ${tool.server}/${tool.name}: ${effectWords(tool.effect.effect, tool.effect_source)}`);
       }

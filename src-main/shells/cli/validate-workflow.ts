@@ -1,3 +1,4 @@
+import { serverLines, statusOf } from '../../mcp/mcp-tool-host';
 import { effectWords } from '@shared/contracts/tool-effect';
 import { LOCAL_ONLY, type PrivacyPolicy } from '@shared/policy/privacy';
 import { documentProblems, type KnownTool } from '@shared/workflow/document-checks';
@@ -27,7 +28,8 @@ export async function validateWorkflow(loaded: LoadedWorkflow, credentials: () =
   if (problems.length === 0 && graph.servers.length > 0) {
     const tools = new WorkflowTools({ graph, vars, cwd: loaded.specDir, secrets, credentials: credentials(), privacy });
     try {
-      const { snapshot } = await tools.get();
+      const { snapshot, host } = await tools.get();
+      lines.push(...serverLines(statusOf(host)));
       const byServer: Record<string, string[]> = Object.fromEntries(graph.servers.map((s) => [s.id, []]));
       const schemas: Record<string, KnownTool[]> = {};
       for (const tool of snapshot.tools) {

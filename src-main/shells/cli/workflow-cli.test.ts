@@ -155,8 +155,12 @@ describe('steward run WORKFLOW', () => {
     const declined = await cli(['run', file, '--input', 'text=hello', '--no-confirm'], data);
     expect(declined.code).toBe(EXIT.runNotCompleted);
     expect(declined.stdout).toContain('✗ save failed: you declined fs/write_file');
-    expect(declined.stdout).toMatch(/^failed · \d+ node invocation\(s\) · you declined fs\/write_file$/m);
+    expect(declined.stdout).toMatch(/^declined by you · \d+ node invocation\(s\) · you declined fs\/write_file$/m);
     expect(existsSync(join(dir, 'saved.md'))).toBe(false);
+    // --json says it too: the person's decision has its own status, not `failed` (issue 28); still exit 1 (not completed).
+    const declinedJson = await cli(['run', file, '--input', 'text=hello', '--no-confirm', '--json'], data);
+    expect(declinedJson.code).toBe(EXIT.runNotCompleted);
+    expect((JSON.parse(declinedJson.stdout) as { status: string }).status).toBe('declined');
     // Nobody to ask here: the confirmation waits in the data folder, as an escalation does (issue 22).
     const waits = await cli(['run', file, '--input', 'text=hello'], data);
     expect(waits.code).toBe(EXIT.waiting);

@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { RunEvent } from '@shared/contracts/events';
 import { interventionsJson } from '@shared/contracts/result-json';
+import { PriceListStore } from '../../accounting/price-list-store';
+import { runCostOfEvents } from '@shared/accounting/run-cost';
+import { storedRunCost, supervisionLine } from './run-cost-output';
 import type { CredentialStore } from '../../credentials/credential-store';
 import type { ConfirmTool } from '../../engine/boundary-actors';
 import type { IdempotencyLedger } from '../../mcp/idempotency-ledger';
@@ -43,6 +46,8 @@ export interface WorkflowCommandOptions {
   supervision?: SupervisionOverrides;
   /** A server's question for the person, asked at this terminal (absent: servers are told nobody can answer). */
   onElicit?: RunWorkflowOptions['onElicit'];
+  /** A remote server asking for a wider scope mid-run: its page opened for the person here. */
+  oauthConsent?: RunWorkflowOptions['oauthConsent'];
   /** A server with sampling "ask": the person allows each request here. */
   onReviewSample?: RunWorkflowOptions['onReviewSample'];
   /** Where the run's events go: the data folder's one journal (the app's Runs). */
@@ -107,6 +112,7 @@ export async function workflowCommand(options: WorkflowCommandOptions): Promise<
     onProgress: (line: string) => io.stderr(`${line}\n`),
     ...(supervision ? { supervision } : {}),
     ...(options.onElicit ? { onElicit: options.onElicit } : {}),
+    ...(options.oauthConsent ? { oauthConsent: options.oauthConsent } : {}),
     ...(options.onReviewSample ? { onReviewSample: options.onReviewSample } : {}),
     // Nobody answers here: with the app running, the run waits there from the moment a node waits.
     ...(options.recorder.persistWaiting && (json || !io.line)
@@ -139,10 +145,12 @@ export async function workflowCommand(options: WorkflowCommandOptions): Promise<
   const summary = supervision && !('unavailable' in supervision.supervisor) ? summarizeSupervision(events) : undefined;
   if (summary) io.stderr(`${formatSummary(summary)}\n`);
   if (json) {
-    io.stdout(`${JSON.stringify({ ...printable(run, summary), ...patternsOf(events) }, null, 2)}\n`);
+    io.stdout(`${JSON.stringify({ ...printable(run, summary), ...patternsOf(events), cost: storedRunCost(events, options.dataDir) }, null, 2)}\n`);
   } else {
     for (const line of workflowResultLines(run, events.some((e) => e.type === 'supervisor.verdict'))) io.stdout(`${line}\n`);
     for (const line of formatOutputs(run.outputs)) io.stdout(`${line}\n`);
+    const costLine = supervisionLine(runCostOfEvents(events, new PriceListStore(options.dataDir).read().prices));
+    if (costLine) io.stdout(`${costLine}\n`);
     // A run that waits says its id in the answer lines below.
     if (!parking) io.stdout(`${runIdLine(run.run_id, recorded.ok)}\n`);
   }
@@ -175,7 +183,7 @@ async function workflowSupervision(options: WorkflowCommandOptions, privacy: { a
   }
   let supervision: WorkflowSupervisionOptions | undefined;
   try {
-    supervision = await resolveSupervision(source, { privacy, ollamaHost: options.io.env.OLLAMA_HOST, credentials: options.credentials });
+    supervision = await resolveSupervision(source, { privacy, ollamaHost: options.io.env.OLLAMA_HOST, credentials: options.credentials, prices: new PriceListStore(options.dataDir).read().prices });
   } catch (error) {
     if (error instanceof ZodError) throw new SpecError(`the supervisor settings: ${error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
     throw error;

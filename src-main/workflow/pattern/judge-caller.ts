@@ -64,17 +64,17 @@ export function createJudge(node: NodeOf<'pattern'>, task: string, deps: JudgeDe
     if (ref.provider === 'script') {
       if (!node.judge_script) return Promise.reject(new Error('a replay judge needs the node’s judge_script'));
       const replay = replays.provider('judge', node.judge_script, 'teacher');
-      return Promise.resolve(recordCalls(replay, modelPlace(ref, deps.ollamaHost), (call) => deps.emit({ type: 'model.called', ...call })));
+      return Promise.resolve(recordCalls(replay, modelPlace(ref, deps.ollamaHost), (call) => deps.emit({ type: 'model.called', ...call }), (answer) => deps.emit({ type: 'model.answered', ...answer })));
     }
     let made = providers.get(profile);
     if (!made) {
       made = (async () => {
         const refs = credentialRefsOf(ref);
         if (refs.length > 0 && !deps.credentials) throw new Error('the judge’s API key is a keychain credential, and no credential store is available');
-        const apiKeys = refs.length > 0 && deps.credentials ? await resolveCredentials(refs, deps.credentials, new SecretRegistry()) : undefined;
+        const apiKeys = refs.length > 0 && deps.credentials ? await resolveCredentials(refs, deps.credentials, new SecretRegistry(), new Map(refs.map((r) => [r, `the API key of the judge model ${ref.model}`]))) : undefined;
         // The privacy policy decides here, on the URL the judge's prompts go to.
         const provider = resolveProvider(ref, 'teacher', { ollamaHost: deps.ollamaHost, privacy: deps.privacy, apiKeys, ...(deps.fetch ? { fetch: deps.fetch } : {}) });
-        return recordCalls(provider, modelPlace(ref, deps.ollamaHost), (call) => deps.emit({ type: 'model.called', ...call }));
+        return recordCalls(provider, modelPlace(ref, deps.ollamaHost), (call) => deps.emit({ type: 'model.called', ...call }), (answer) => deps.emit({ type: 'model.answered', ...answer }));
       })();
       providers.set(profile, made);
     }
@@ -90,7 +90,7 @@ export function createJudge(node: NodeOf<'pattern'>, task: string, deps: JudgeDe
       format: verdictJsonSchema(),
       max_output_tokens: OUTPUT_TOKEN_BOUNDS.judge,
       signal,
-      call: { caller: 'teacher', purpose: 'review', data: [...data] },
+      call: { caller: 'judge', purpose: 'review', data: [...data] },
     });
     const parsed = parseJsonText(reply.text);
     return { answer: parsed.ok ? parsed.value : reply.text, started_at, ended_at: new Date().toISOString() };

@@ -77,7 +77,7 @@ export function createModelSupervisor(options: ModelSupervisorOptions): Workflow
 
   /** The provider, its calls recorded in the run's privacy log once the run is attached. */
   function logged(): ModelProvider {
-    return run?.onModelCall && options.place ? recordCalls(provider, options.place, run.onModelCall) : provider;
+    return run?.onModelCall && options.place ? recordCalls(provider, options.place, run.onModelCall, run.onModelAnswer) : provider;
   }
 
   /**

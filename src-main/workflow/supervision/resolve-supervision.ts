@@ -1,6 +1,7 @@
 import { modelLabel, type ModelRef } from '@shared/contracts/model';
 import { isHostAllowed, LOCAL_ONLY, localityOf, type PrivacyPolicy } from '@shared/policy/privacy';
 import { SupervisorSettings } from '@shared/supervisor/contracts';
+import { mergedPricing, type PriceList } from '@shared/accounting/price-list';
 import type { CredentialStore } from '../../credentials/credential-store';
 import { resolveCredentials } from '../../credentials/resolve-credentials';
 import { SecretRegistry } from '../../credentials/secret-registry';
@@ -41,6 +42,8 @@ export interface SupervisionHost {
   fetch?: FetchFn;
   /** Tests: the provider a model supervisor calls, instead of one resolved from its ref. */
   provider?: ModelProvider;
+  /** The app's price list (issue 31): the cost cap prices with it; the workflow's own older entries win. */
+  prices?: PriceList;
 }
 
 /** The document's settings with the overrides on top; invalid combinations are refused by the schema (a message that names the flag's field). */
@@ -80,8 +83,10 @@ export async function resolveSupervision(
   host: SupervisionHost,
 ): Promise<WorkflowSupervisionOptions | undefined> {
   const { checkpoint } = source;
-  const settings = checkpoint ? checkpoint.supervisor_settings : asked(source.graph.supervisor, source.overrides);
-  if (!settings?.enabled) return undefined;
+  const own = checkpoint ? checkpoint.supervisor_settings : asked(source.graph.supervisor, source.overrides);
+  if (!own?.enabled) return undefined;
+  // A resumed run keeps the prices it started with (its checkpoint holds them merged).
+  const settings = !checkpoint && host.prices ? { ...own, pricing: mergedPricing(host.prices, own.pricing) } : own;
   const resumed = { spentUsd: checkpoint?.supervisor_ledger?.spent_usd ?? 0, scriptAt: checkpoint?.supervisor_script_at ?? 0 };
   try {
     return { settings, supervisor: await supervisorFor(settings, host, resumed) };
@@ -152,7 +157,7 @@ async function providerFor(ref: ModelRef, script: Extract<SupervisorSettings['wh
   if (refs.length > 0) {
     if (!host.credentials) throw new Error('its API key is a keychain credential, and no credential store is available');
     // The key goes in a request header only, never into a prompt or an event.
-    apiKeys = await resolveCredentials(refs, host.credentials, new SecretRegistry());
+    apiKeys = await resolveCredentials(refs, host.credentials, new SecretRegistry(), new Map(refs.map((r) => [r, `the API key of the supervisor model ${ref.model}`])));
   }
   return resolveProvider(ref, 'teacher', { ollamaHost: host.ollamaHost, privacy: host.privacy, apiKeys, ...(host.fetch ? { fetch: host.fetch } : {}) });
 }

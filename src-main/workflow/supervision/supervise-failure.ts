@@ -7,7 +7,7 @@ import { supervisorMachine, type DecideInput, type DecideOutput, type Substitute
 import type { Invocation, NodeFailure } from '@shared/workflow/invocation';
 import type { SecretRegistry } from '../../credentials/secret-registry';
 import type { InvocationRecord } from '../workflow-checkpoint';
-import type { ModelCalled } from '@shared/contracts/model-call';
+import type { ModelAnswered, ModelCalled } from '@shared/contracts/model-call';
 
 /**
  * The host side of the workflow supervisor (issue 11): a failed node invocation becomes a redacted
@@ -48,6 +48,8 @@ export interface SupervisedRunView {
   secrets: Pick<SecretRegistry, 'mask' | 'maskText'>;
   /** The run's privacy log: a model supervisor's every call is recorded as `model.called`. */
   onModelCall?: (call: ModelCalled) => void;
+  /** How each of those calls ended: its tokens and latency (`model.answered`, issue 31). */
+  onModelAnswer?: (answer: ModelAnswered) => void;
 }
 
 /** What the executor knows about the failed invocation, beyond the scheduler's NodeFailure. */

@@ -7,6 +7,7 @@ import { useHost } from '../../app/HostProvider';
 import { CheckField, NumberField, SelectField, TextField } from '../../components/Form';
 import { ModelSelect } from '../../components/ModelSelect';
 import { PortListEditor } from './PortListEditor';
+import { RouteListEditor } from './RouteListEditor';
 import { isRecord, JsonField } from './JsonField';
 import { ReplayStarter } from './ReplayStarter';
 import type { ServerTools } from './use-server-tools';
@@ -70,6 +71,7 @@ export function AgentSection({
         <NumberField id={`${id}-rounds`} label="Max rounds" value={node.limits.max_rounds} min={1} max={200} onChange={(n) => set({ limits: { ...node.limits, max_rounds: n } }, `${node.id}-rounds`)} testId="inspector-max-rounds" />
       </section>
       <PortListEditor title="Input Args" ports={node.inputs} onChange={(inputs, group) => set({ inputs }, group)} testId="inspector-inputs" />
+      <RouteListEditor routes={node.routes ?? []} onChange={(routes, group) => onChange(routes.length === 0 ? withoutRoutes(node) : { ...node, routes }, group)} testId="inspector-routes" />
       <TextField id={`${id}-task`} label="Task" multiline value={node.task} onChange={(v) => set({ task: v }, `${node.id}-task`)} hint="Use an input arg as {{name}}." testId="inspector-task" />
       <TextField id={`${id}-instructions`} label="Instructions" multiline value={node.instructions} onChange={(v) => set({ instructions: v }, `${node.id}-instructions`)} testId="inspector-instructions" />
       <JsonField
@@ -116,6 +118,12 @@ export function AgentSection({
       )}
     </>
   );
+}
+
+/** No routes left: the node declares none (a reroute stops it), not an empty list that refuses every reroute. */
+function withoutRoutes(node: Agent): Agent {
+  const { routes: _routes, ...rest } = node;
+  return rest;
 }
 
 function withoutSchema(node: Agent): Agent {

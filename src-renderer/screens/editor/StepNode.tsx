@@ -97,9 +97,9 @@ export const StepNode = memo(function StepNode({ id, data, selected }: NodeProps
         </ul>
         <ul className="wf-node__outputs" aria-label="outputs">
           {ports.outputs.map((p) => (
-            <li key={`out-${p.name}`} className="wf-node__port wf-node__port--out" data-testid={`port-${node.id}-out-${p.name}`} aria-label={`output ${p.name}, ${p.scope === 'item' ? `${p.type} per item` : p.type}`}>
+            <li key={`out-${p.name}`} className="wf-node__port wf-node__port--out" data-testid={`port-${node.id}-out-${p.name}`} aria-label={`${p.route ? 'route' : 'output'} ${p.name}, ${p.scope === 'item' ? `${p.type} per item` : p.type}`} data-route={p.route ? 'true' : undefined}>
               <PortProblem messages={ports.inputs.some((i) => i.name === p.name) ? undefined : portProblems[p.name]} />
-              <span className="wf-node__port-type">{p.scope === 'item' ? `${p.type} per item` : p.type}</span>
+              <span className="wf-node__port-type">{p.route ? 'route' : p.scope === 'item' ? `${p.type} per item` : p.type}</span>
               <OutputPortName node={node.id} port={p.name} />
               <Handle type="source" position={Position.Right} id={p.name} className={`wf-handle wf-handle--${p.type}`} />
             </li>

@@ -87,8 +87,9 @@ export function replaceNode(draft: Draft, id: string, next: WorkflowNode): Draft
   if (!old) return draft;
   const before = portsOf(old);
   const after = portsOf(next);
+  // A name that is still there after the change keeps its edges (a port renamed away from a duplicate of it does not take them along).
   const renamed = (list: readonly { name: string }[], now: readonly { name: string }[]) =>
-    new Map(list.flatMap((p, i) => (now[i] && now[i].name !== p.name && now.length === list.length ? [[p.name, now[i].name] as const] : [])));
+    new Map(list.flatMap((p, i) => (now[i] && now[i].name !== p.name && now.length === list.length && !now.some((q) => q.name === p.name) ? [[p.name, now[i].name] as const] : [])));
   const inputs = renamed(before.inputs, after.inputs);
   const outputs = renamed(before.outputs, after.outputs);
   const edges = draft.edges.map((e) => ({

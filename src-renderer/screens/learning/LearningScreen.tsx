@@ -9,7 +9,10 @@ import { downloadText } from '../../view/download';
 import { plural } from '../../view/format';
 import { useFilterWorkflows } from '../runs/filter-workflows';
 import { EvalEvidence } from './EvalEvidence';
+import { WorkflowCostsSection } from '../costs/WorkflowCostsSection';
 import { PromotionCard } from './PromotionCard';
+import { NodePromotionCard } from './NodePromotionCard';
+import { promotionNodes } from '../../db/promotion-counts';
 import { ALL_EXAMPLES, EXAMPLE_PAGE, examplesForExport, queryExamples, type Choice as Filter, type LearningFilter } from './learning-query';
 import { KIND_LABELS, LearningTable } from './LearningTable';
 
@@ -23,6 +26,8 @@ export function LearningScreen() {
   // Whether there are any at all (the empty state), apart from what the filters keep.
   const total = useLiveQuery(() => db.learning_examples.count(), [db]);
   const workflows = useLiveQuery(() => db.workflows.orderBy('name').toArray(), [db]);
+  // Workflow graphs' agent nodes with counted rounds: one card each (an agent workflow's one node has its card above).
+  const graphNodes = useLiveQuery(async () => (await promotionNodes(db)).filter((n) => n.node !== ''), [db]);
   // The filter names every workflow: the person's own (the host's), the demos, and any runs here were of.
   const choices = useFilterWorkflows();
   // A new filter starts again from its first page.
@@ -161,16 +166,20 @@ export function LearningScreen() {
           </h2>
         </div>
         <p className="muted section-intro">
-          Per workflow, from its trace: how often the teacher agreed with the student, how often it blocked, and whether the student proposed a protected action the teacher stopped. Steward
-          only suggests; you apply.
+          Per agent node, from its trace: how often the teacher agreed with the student, how often it blocked, and whether the student proposed a protected action the teacher stopped. An
+          agent workflow is one node; a workflow graph has a card for each agent node that has reviewed rounds. Steward only suggests; you apply, and only that node moves.
         </p>
         {(workflows ?? []).map((w) => (
           <PromotionCard key={w.id} row={w} />
+        ))}
+        {(graphNodes ?? []).map((n) => (
+          <NodePromotionCard key={`${n.workflow_id}\u0000${n.node}`} workflowId={n.workflow_id} node={n.node} />
         ))}
         <h3 className="section-head__title">Supervision evals</h3>
         <p className="muted section-intro">The latest runs of the eval suites on this data folder: whether supervision held its gates under injected faults and known mistakes.</p>
         <EvalEvidence />
       </section>
+      <WorkflowCostsSection />
     </div>
   );
 }

@@ -13,7 +13,7 @@ import { Spinner } from '../../components/Icons';
 import { chartGeometry } from '../../supervision/promotion-chart';
 import { formatDateTime } from '../../view/format';
 
-const CHART_POINTS = 60;
+export const CHART_POINTS = 60;
 const pct = (r: number | null) => (r === null ? '—' : `${Math.round(r * 100)}%`);
 
 /** The element's width in CSS pixels, so the chart draws at its real size (crisp text, round dots). */
@@ -32,7 +32,7 @@ function useWidth<E extends Element>(fallback: number): [RefObject<E | null>, nu
   return [ref, width];
 }
 
-function PromotionChart({ series, promote, demote, id }: { series: MetricsPoint[]; promote: number; demote: number; id: string }) {
+export function PromotionChart({ series, promote, demote, id }: { series: MetricsPoint[]; promote: number; demote: number; id: string }) {
   const [ref, width] = useWidth<HTMLElement>(640);
   const g = chartGeometry(series, width, 180);
   const last = series.at(-1);
@@ -89,7 +89,7 @@ function PromotionChart({ series, promote, demote, id }: { series: MetricsPoint[
   );
 }
 
-function Metrics({ metrics }: { metrics: PromotionMetrics }) {
+export function Metrics({ metrics }: { metrics: PromotionMetrics }) {
   return (
     <dl className="metrics" data-testid="promotion-metrics">
       <div>
@@ -114,7 +114,7 @@ function Metrics({ metrics }: { metrics: PromotionMetrics }) {
   );
 }
 
-/** Promotion for one workflow: earned from its trace, suggested here, applied only by the user. */
+/** Promotion for one agent workflow (its one agent node): earned from its trace, suggested here, applied only by the user. Graph nodes: NodePromotionCard. */
 export function PromotionCard({ row }: { row: WorkflowRow }) {
   const { db } = useHost();
   const profiles = useLiveQuery(() => db.profiles.toArray(), [db]);
@@ -145,7 +145,7 @@ export function PromotionCard({ row }: { row: WorkflowRow }) {
   };
 
   return (
-    <section className="card promotion" aria-labelledby={`promo-${row.id}`} data-testid="promotion-card" data-workflow-id={row.id}>
+    <section className="card promotion" aria-labelledby={`promo-${row.id}`} data-testid="promotion-card" data-workflow-id={row.id} data-node="">
       <header className="promotion__head">
         <h3 id={`promo-${row.id}`} className="promotion__title">
           <a href={routeHref({ name: 'workflow', workflowId: row.id })}>{row.name}</a>
@@ -166,7 +166,7 @@ export function PromotionCard({ row }: { row: WorkflowRow }) {
         <>
           {computed.outcomes === 0 ? (
             <p className="muted" data-testid="promotion-empty">
-              No reviewed rounds yet: run this workflow with supervision on to start measuring the student.
+              No reviewed rounds yet: run this workflow with supervision on to start measuring its student.
             </p>
           ) : (
             <PromotionChart id={`chart-${row.id}`} series={computed.series} promote={deployment.deployment.promotion.promote_agreement} demote={deployment.deployment.promotion.demote_block_rate} />

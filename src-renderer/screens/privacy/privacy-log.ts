@@ -59,7 +59,7 @@ export function privacyLog(events: readonly RunEvent[]): PrivacyLog {
   return { groups, rows, calls, remote, declared };
 }
 
-export const CALLER_LABELS = { student: 'Student', teacher: 'Teacher', committee: 'SCS committee', monitor: 'SCS monitor', supervisor: 'Workflow supervisor' } satisfies Record<ModelCall['caller'], string>;
+export const CALLER_LABELS = { student: 'Student', teacher: 'Teacher', committee: 'SCS committee', monitor: 'SCS monitor', supervisor: 'Workflow supervisor', judge: 'Pattern judge' } satisfies Record<ModelCall['caller'], string>;
 export const PURPOSE_LABELS = {
   propose: 'proposal',
   shadow: 'shadow proposal',

@@ -186,6 +186,8 @@ function ServerCard({ group, rows, servers, onStatus }: ServerCardProps) {
   const [error, setError] = useState<string>();
   const [editing, setEditing] = useState(false);
   const [catalog, setCatalog] = useState<{ resources: InspectedResource[]; prompts: InspectedPrompt[] }>();
+  /** The MCP protocol revision the server agreed on at the last Inspect. */
+  const [revision, setRevision] = useState<string>();
   const id = group.server.id;
   const mine = group.server.source === 'user';
   const needsWorkspace = group.server.args.some((a) => a.includes('${workspace}'));
@@ -200,6 +202,7 @@ function ServerCard({ group, rows, servers, onStatus }: ServerCardProps) {
       const result = await client.request('mcp.inspect', { server: group.server.id, ...(group.workspace ? { workspace: group.workspace } : {}) });
       await storeInspection(db, group.identity, result.tools);
       setCatalog({ resources: result.resources ?? [], prompts: result.prompts ?? [] });
+      setRevision(result.protocol_version);
     } catch (err) {
       setError(hostErrorText(err));
     } finally {
@@ -236,6 +239,12 @@ function ServerCard({ group, rows, servers, onStatus }: ServerCardProps) {
               </span>
             ))}
             {inspectedAt && ` · inspected ${formatDateTime(inspectedAt)}`}
+            {revision && (
+              <span data-testid={`protocol-revision-${id}`} title="The MCP protocol revision this server and Steward agreed on when it was inspected">
+                {' '}
+                · speaks MCP {revision}
+              </span>
+            )}
           </p>
         </div>
         <span className="round__spacer" />

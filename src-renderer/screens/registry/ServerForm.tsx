@@ -3,10 +3,11 @@ import type { RegisteredServer } from '@shared/contracts/host-registry';
 import { useHost } from '../../app/HostProvider';
 import { routeHref } from '../../app/routing';
 import { useCredentialNames } from '../../supervision/use-workflow-config';
-import { emptyServerForm, formFromServer, serverRegistrationFromForm, shippedPackages, type FormProblem, type ServerForm as FormState } from './server-form';
+import { emptyServerForm, formFromServer, registerablePackages, serverRegistrationFromForm, type FormProblem, type ServerForm as FormState } from './server-form';
 import { CredentialPicker } from './CredentialPicker';
 import { FieldProblem, FormFooter, problemProps, TextField } from './FormParts';
 import { useRegistryAction } from './use-registry-action';
+import { CheckField } from '../../components/Form';
 
 const REMOTE_HINT = 'Streamable HTTP (older HTTP+SSE servers work too). Runs reach it only if the privacy policy allows its host; this machine always is.';
 
@@ -22,10 +23,11 @@ export function ServerForm({ servers, editing, onDone, onCancel }: { servers: re
   const { names, error: namesError, unavailable: keychainUnavailable } = useCredentialNames();
   const { busy, failure, clearFailure, panel, perform } = useRegistryAction();
   const uid = useId();
-  const packages = shippedPackages(servers);
+  const packages = registerablePackages(servers);
   const [form, setForm] = useState<FormState>(() => (editing ? formFromServer(editing) : { ...emptyServerForm(), package: packages[0]?.package ?? '', args: packages[0]?.args.join('\n') ?? '' }));
   const [typing, setTyping] = useState<boolean[]>(() => form.env.map(() => false));
   const [typingSecret, setTypingSecret] = useState(false);
+  const [typingKey, setTypingKey] = useState(false);
   const [problems, setProblems] = useState<FormProblem[]>([]);
   const fid = (field: string) => `${uid}-${field.replace('.', '-')}`;
   const problem = (field: string) => problems.find((p) => p.field === field)?.message;
@@ -213,6 +215,36 @@ export function ServerForm({ servers, editing, onDone, onCancel }: { servers: re
             />
             <FieldProblem id={fid('oauth.client_secret')} message={problem('oauth.client_secret')} hint="Only if the provider gave the client a secret: store it in Settings → Credentials and pick its name." />
           </div>
+          <CheckField
+            id={fid('oauth.grant')}
+            label="Machine-to-machine client"
+            hint="Nobody signs in: a run gets the client its own token with its secret or its private key (OAuth client credentials)."
+            checked={form.oauthMachine}
+            onChange={(oauthMachine) => set({ oauthMachine })}
+            testId="server-oauth-machine"
+          />
+          {form.oauthMachine && (
+            <div className="env-row" role="group" aria-label="Private key">
+              <label className="field__label" htmlFor={fid('oauth.private_key')}>
+                Private key (instead of a secret)
+              </label>
+              <code className="env-row__prefix">keychain:</code>
+              <CredentialPicker
+                id={fid('oauth.private_key')}
+                value={form.oauthPrivateKey}
+                onChange={(oauthPrivateKey) => set({ oauthPrivateKey })}
+                names={names}
+                typing={typingKey}
+                onTyping={() => setTypingKey(true)}
+                emptyLabel="No private key (the client uses its secret)"
+                ariaLabel="Private key credential"
+                selectTestId="server-oauth-key-credential"
+                inputTestId="server-oauth-key-name"
+                problem={problem('oauth.private_key')}
+              />
+              <FieldProblem id={fid('oauth.private_key')} message={problem('oauth.private_key')} hint="A PEM private key (PKCS#8) the provider knows the public half of: Steward signs an ES256 JWT with it. Store it in Settings → Credentials and pick its name." />
+            </div>
+          )}
         </fieldset>
       )}
 

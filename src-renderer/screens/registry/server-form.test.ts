@@ -171,6 +171,19 @@ describe('the add-server form’s sign-in client (OAuth) of a remote server', ()
     expect(both).toEqual({ ok: false, problems: [{ field: 'oauth.client_id', message: expect.stringContaining('Authorization header') }] });
   });
 
+  it('a machine-to-machine client: its secret or its private key (keychain references), exactly one, and it reads back when editing', () => {
+    const basic = serverRegistrationFromForm(remoteForm({ oauthClientId: 'svc', oauthSecret: 'svc-secret', oauthMachine: true }), { servers: SERVERS });
+    expect(basic).toMatchObject({ ok: true, registration: { oauth: { client_id: 'svc', client_secret: 'keychain:svc-secret', grant: 'client_credentials' } } });
+    const jwt = serverRegistrationFromForm(remoteForm({ oauthClientId: 'svc', oauthPrivateKey: 'svc-key', oauthMachine: true }), { servers: SERVERS });
+    expect(jwt).toMatchObject({ ok: true, registration: { oauth: { client_id: 'svc', grant: 'client_credentials', private_key: 'keychain:svc-key' } } });
+    expect(serverRegistrationFromForm(remoteForm({ oauthClientId: 'svc', oauthMachine: true }), { servers: SERVERS })).toEqual({ ok: false, problems: [{ field: 'oauth.client_secret', message: expect.stringContaining('secret or its private key') }] });
+    expect(serverRegistrationFromForm(remoteForm({ oauthClientId: 'svc', oauthSecret: 'a', oauthPrivateKey: 'b', oauthMachine: true }), { servers: SERVERS })).toEqual({ ok: false, problems: [{ field: 'oauth.private_key', message: expect.stringContaining('not both') }] });
+    // A private key left in the form after unticking machine-to-machine is not registered.
+    expect(serverRegistrationFromForm(remoteForm({ oauthClientId: 'app', oauthPrivateKey: 'svc-key' }), { servers: SERVERS })).toEqual({ ok: true, registration: expect.objectContaining({ oauth: { client_id: 'app' } }) });
+    const form = formFromServer({ id: 'r', label: 'R', url: 'https://mcp.example.com/mcp', oauth: { client_id: 'svc', grant: 'client_credentials', private_key: 'keychain:svc-key' }, args: [], env: {}, source: 'user' });
+    expect(form).toMatchObject({ oauthClientId: 'svc', oauthMachine: true, oauthPrivateKey: 'svc-key', oauthSecret: '' });
+  });
+
   it('editing shows the client id and the secret’s credential name, never a value; a command server has no oauth', () => {
     const form = formFromServer({ id: 'r', label: 'R', url: 'https://mcp.example.com/mcp', oauth: { client_id: 'app', client_secret: 'keychain:idp-secret' }, args: [], env: {}, source: 'user' });
     expect(form).toMatchObject({ oauthClientId: 'app', oauthSecret: 'idp-secret' });

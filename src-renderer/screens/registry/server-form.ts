@@ -3,6 +3,7 @@ import { CREDENTIAL_PREFIX, CredentialName, credentialNameOf } from '@shared/con
 import { RegistryId, ServerRegistration, WorkspaceRegistration, type RegisteredServer, type Workspace } from '@shared/contracts/host-registry';
 import { McpServerSpec } from '@shared/contracts/spec';
 import { ServerOAuthClient, ServerUrl } from '@shared/contracts/remote-server';
+import { INSTALLED_SERVERS } from '@shared/policy/installed-servers';
 import { looksLikeRawSecret } from '@shared/policy/secrets';
 import { HostRequestError } from '../../host/host-client';
 import { issueInWords } from '../../view/issue-words';
@@ -37,6 +38,10 @@ export interface ServerForm {
   oauthClientId: string;
   /** That client's secret: a credential's NAME in the keychain (empty: a public client). */
   oauthSecret: string;
+  /** Machine-to-machine (client_credentials): nobody signs in; the client gets its own token with its secret or private key. */
+  oauthMachine: boolean;
+  /** A machine-to-machine client's private key (PEM) signing its JWT: a credential's NAME (instead of a secret). */
+  oauthPrivateKey: string;
 }
 
 /** `id`, `label`, `package`, `command`, `url`, `args`, `env.N` (the N-th env row), `oauth.client_id` or `oauth.client_secret`. */
@@ -48,7 +53,7 @@ export interface FormProblem {
 export type FormResult<T> = { ok: true; registration: T } | { ok: false; problems: FormProblem[] };
 
 export function emptyServerForm(): ServerForm {
-  return { id: '', label: '', kind: 'package', package: '', command: '', url: '', args: '', env: [], oauthClientId: '', oauthSecret: '' };
+  return { id: '', label: '', kind: 'package', package: '', command: '', url: '', args: '', env: [], oauthClientId: '', oauthSecret: '', oauthMachine: false, oauthPrivateKey: '' };
 }
 
 export function formFromServer(server: RegisteredServer): ServerForm {
@@ -63,6 +68,8 @@ export function formFromServer(server: RegisteredServer): ServerForm {
     env: Object.entries(server.url !== undefined ? (server.headers ?? {}) : server.env).map(([key, ref]) => ({ key, credential: credentialNameOf(ref) })),
     oauthClientId: server.oauth?.client_id ?? '',
     oauthSecret: server.oauth?.client_secret === undefined ? '' : credentialNameOf(server.oauth.client_secret),
+    oauthMachine: server.oauth?.grant === 'client_credentials',
+    oauthPrivateKey: server.oauth?.private_key === undefined ? '' : credentialNameOf(server.oauth.private_key),
   };
 }
 
@@ -73,6 +80,16 @@ export function shippedPackages(servers: readonly RegisteredServer[]): { package
     if (s.source === 'shipped' && s.package !== undefined && !seen.has(s.package)) seen.set(s.package, { package: s.package, label: s.label, args: s.args });
   }
   return [...seen.values()];
+}
+
+/**
+ * What the form's package picker offers: the shipped servers' packages, then those installed with
+ * Steward that a person registers with arguments of their own (PostgreSQL, PDF, sequential thinking).
+ */
+export function registerablePackages(servers: readonly RegisteredServer[]): { package: string; label: string; args: string[] }[] {
+  const shipped = shippedPackages(servers);
+  const installed = INSTALLED_SERVERS.filter((s) => !shipped.some((p) => p.package === s.package)).map((s) => ({ package: s.package, label: s.label, args: [...s.args] }));
+  return [...shipped, ...installed];
 }
 
 const firstIssue = (error: z.ZodError): string => (error.issues[0] ? issueInWords(error.issues[0]) : 'This is not valid.');
@@ -108,7 +125,7 @@ export function serverRegistrationFromForm(form: ServerForm, context: { servers:
   if (form.kind === 'url') return remoteRegistrationFromForm(form, id, label, problems);
   const launch: { package: string } | { command: string } = form.kind === 'package' ? { package: form.package.trim() } : { command: form.command.trim() };
   if ('package' in launch && launch.package === '') problems.push({ field: 'package', message: 'Pick a package shipped with Steward, or register the server by its command.' });
-  else if ('package' in launch && !shippedPackages(context.servers).some((p) => p.package === launch.package)) {
+  else if ('package' in launch && !registerablePackages(context.servers).some((p) => p.package === launch.package)) {
     problems.push({ field: 'package', message: `${launch.package} does not ship with Steward: register it by its command (e.g. npx -y ${launch.package}).` });
   }
   if ('command' in launch && launch.command === '') problems.push({ field: 'command', message: 'Give the command that starts the server (e.g. node, npx, uvx or a full path).' });
@@ -181,9 +198,15 @@ function remoteField(path: readonly PropertyKey[]): string {
 function oauthFromForm(form: ServerForm, headers: Record<string, string>, problems: FormProblem[]): ServerOAuthClient | undefined {
   const clientId = form.oauthClientId.trim();
   const typedSecret = form.oauthSecret.trim();
-  if (clientId === '' && typedSecret === '') return undefined;
+  const machine = form.oauthMachine;
+  const typedKey = machine ? form.oauthPrivateKey.trim() : '';
+  if (clientId === '' && typedSecret === '' && typedKey === '' && !machine) return undefined;
   const secret = typedSecret === '' ? undefined : credentialProblem(typedSecret);
   if (secret !== undefined && 'problem' in secret) problems.push({ field: 'oauth.client_secret', message: secret.problem });
+  const key = typedKey === '' ? undefined : credentialProblem(typedKey);
+  if (key !== undefined && 'problem' in key) problems.push({ field: 'oauth.private_key', message: key.problem });
+  if (machine && secret === undefined && key === undefined) problems.push({ field: 'oauth.client_secret', message: 'A machine-to-machine client proves itself with its secret or its private key: pick the credential that holds one.' });
+  if (machine && secret !== undefined && key !== undefined) problems.push({ field: 'oauth.private_key', message: 'Pick the client’s secret or its private key, not both.' });
   if (clientId === '') {
     problems.push({ field: 'oauth.client_id', message: 'Give the client id the server’s sign-in provider issued for this secret, or clear the secret.' });
     return undefined;
@@ -194,8 +217,14 @@ function oauthFromForm(form: ServerForm, headers: Record<string, string>, proble
   else if (Object.keys(headers).some((h) => h.toLowerCase() === 'authorization')) {
     problems.push({ field: 'oauth.client_id', message: 'This server sends its own Authorization header, so it never signs in with OAuth: remove the header or the client id.' });
   }
-  if (!idCheck.success || (secret !== undefined && 'problem' in secret)) return undefined;
-  return { client_id: clientId, ...(secret !== undefined ? { client_secret: `${CREDENTIAL_PREFIX}${secret.name}` } : {}) };
+  if (!idCheck.success || (secret !== undefined && 'problem' in secret) || (key !== undefined && 'problem' in key)) return undefined;
+  if (machine && (secret === undefined) === (key === undefined)) return undefined;
+  return {
+    client_id: clientId,
+    ...(secret !== undefined ? { client_secret: `${CREDENTIAL_PREFIX}${secret.name}` } : {}),
+    ...(machine ? { grant: 'client_credentials' as const } : {}),
+    ...(key !== undefined ? { private_key: `${CREDENTIAL_PREFIX}${key.name}` } : {}),
+  };
 }
 
 export interface WorkspaceForm {

@@ -14,6 +14,8 @@ import { formatDuration, plural } from '../../view/format';
 import { InterventionCard } from '../InterventionCard';
 import { RoundCard } from '../RoundCard';
 import { InvocationStatusChip } from './InvocationStatusChip';
+import { MessageText } from './MessageText';
+import { TakenRouteLine, TakenRouteTag } from './TakenRoute';
 import { PatternTimeline } from './PatternTimeline';
 import { ValuesList } from './ValueView';
 import { focusTarget, workflowPending, type PendingQuestion } from './run-nodes';
@@ -182,6 +184,7 @@ function InvocationRow({ view, open, focused, onToggle, events, usage }: { view:
         ) : (
           <InvocationStatusChip status={view.status} />
         )}
+        {view.agent?.route && <TakenRouteTag route={view.agent.route} />}
         <span className="round__spacer" />
         {view.kind === 'agent' && <span className="muted">{plural(view.rounds, 'round')}</span>}
         {/* A streaming tool node calls its tool once per element, each call its own round. */}
@@ -219,12 +222,12 @@ export function InvocationDetails({ view, events }: { view: InvocationView; even
     <div className="steps">
       {view.failure && (
         <div className="step">
-          <div className="step__label">Why it {view.status === 'skipped' ? 'was skipped' : view.status === 'cancelled' ? 'was cancelled' : 'failed'}</div>
+          <div className="step__label">Why it {view.status === 'skipped' ? 'was skipped' : view.status === 'cancelled' ? 'was cancelled' : view.failure.code === 'declined_by_person' ? 'did not run' : 'failed'}</div>
           <div className="step__body" data-testid="node-failure">
-            <span className="tag tag--bad" title={view.failure.code} data-code={view.failure.code}>
+            <span className={view.failure.code === 'route_not_taken' ? 'tag' : 'tag tag--bad'} title={view.failure.code} data-code={view.failure.code}>
               {failureCodeWords(view.failure.code)}
             </span>{' '}
-            {view.failure.message}
+            <MessageText text={view.failure.message} />
           </div>
         </div>
       )}
@@ -245,6 +248,14 @@ export function InvocationDetails({ view, events }: { view: InvocationView; even
         <div className="step">
           <div className="step__label">Waiting</div>
           <div className="step__body">This node waits for your answer: see “Waiting for you” at the top.</div>
+        </div>
+      )}
+      {view.agent?.route && (
+        <div className="step">
+          <div className="step__label">Route</div>
+          <div className="step__body">
+            <TakenRouteLine route={view.agent.route} />
+          </div>
         </div>
       )}
       <div className="step">

@@ -6,13 +6,16 @@ import { StatusBadge } from '../../components/Chip';
 import { formatDateTime, formatDuration } from '../../view/format';
 import { OVERSCAN, SpacerRow, useWindowRows } from './virtual-rows';
 import { runTags } from './run-tags';
+import { SupervisionCostCells, SupervisionCostHeaders } from '../costs/SupervisionCostCells';
+import { usePriceList } from '../costs/use-price-list';
+import { roundsWords } from '@shared/history/rounds-words';
 
 /** A workflow run opens on its nodes, an agent run on its rounds. */
 function runRoute(run: RunRow): Route {
   return { name: 'run', runId: run.run_id, tab: run.workflow ? 'nodes' : 'rounds' };
 }
 
-const COLUMNS = 8;
+const COLUMNS = 10;
 
 /** Which runs are checked; the header box checks or clears every loaded row. */
 export interface RunSelection {
@@ -27,6 +30,8 @@ export interface RunSelection {
  */
 export function RunsTable({ runs, onNearEnd, selection }: { runs: readonly RunRow[]; onNearEnd: () => void; selection: RunSelection }) {
   const { bodyRef, items, top, bottom, measure } = useWindowRows(runs.length, 45);
+  // Supervision cost columns (issue 31), priced with the app's price list.
+  const { prices } = usePriceList();
   const last = items.at(-1)?.index ?? -1;
   useEffect(() => {
     if (last >= runs.length - OVERSCAN) onNearEnd();
@@ -59,6 +64,7 @@ export function RunsTable({ runs, onNearEnd, selection }: { runs: readonly RunRo
             <th scope="col" className="num">
               Took
             </th>
+            <SupervisionCostHeaders />
           </tr>
         </thead>
         <tbody ref={bodyRef}>
@@ -87,6 +93,7 @@ export function RunsTable({ runs, onNearEnd, selection }: { runs: readonly RunRo
                   />
                 </td>
                 <RunCells run={run} />
+                <SupervisionCostCells run={run} prices={prices} />
               </tr>
             );
           })}
@@ -123,7 +130,7 @@ function RunCells({ run }: { run: RunRow }) {
         {run.task && <div className="muted">{run.task.length > 120 ? `${run.task.slice(0, 119)}…` : run.task}</div>}
       </td>
       <td className="nowrap">{formatDateTime(run.started_at)}</td>
-      <td className="num">{run.rounds}</td>
+      <RoundsCell run={run} />
       <td className="num">{run.event_count !== undefined && run.event_count !== run.stored_events ? `${run.stored_events}/${run.event_count}` : run.stored_events}</td>
       <td>
         <code className="muted">{run.models.student}</code>
@@ -132,5 +139,16 @@ function RunCells({ run }: { run: RunRow }) {
       </td>
       <td className="num nowrap">{formatDuration(run.started_at, run.finished_at) ?? '—'}</td>
     </>
+  );
+}
+
+/** The rounds the run view's header and tab count (a round begun included), and what became of one that did not complete. */
+function RoundsCell({ run }: { run: RunRow }) {
+  const { count, note } = roundsWords(run);
+  return (
+    <td className="num" data-testid="run-row-rounds">
+      {count}
+      {note && <div className="muted runs-rounds-note">{note}</div>}
+    </td>
   );
 }

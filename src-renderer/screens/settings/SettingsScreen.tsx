@@ -3,6 +3,7 @@ import { CredentialsSection } from './CredentialsSection';
 import { HistorySection } from './HistorySection';
 import { PrivacySection } from './PrivacySection';
 import { ProfilesSection } from './ProfilesSection';
+import { PricesSection } from './PricesSection';
 
 export function SettingsScreen() {
   return (
@@ -15,6 +16,7 @@ export function SettingsScreen() {
         <CredentialsSection />
         <PrivacySection />
         <ProfilesSection />
+        <PricesSection />
         <HistorySection />
         <AuditSection />
       </div>

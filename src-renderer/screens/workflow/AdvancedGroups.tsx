@@ -123,37 +123,8 @@ export function ExposureText({ models, privacy, ollamaHost }: { models: { studen
   );
 }
 
-/** The workflow file's runtime limits, read-only here. */
-export function RuntimeGroup({ doc }: { doc: HostedWorkflow }) {
-  const script = doc.script;
-  return (
-    <div className="form-grid" id={fieldDomId('runtime')} tabIndex={-1}>
-      <dl className="meta meta--wide">
-        <div className="meta__row">
-          <dt>Round limit</dt>
-          <dd>{doc.limits.max_rounds} rounds</dd>
-        </div>
-        <div className="meta__row">
-          <dt>Failures</dt>
-          <dd>the run fails after {doc.limits.max_consecutive_failures} failed rounds in a row</dd>
-        </div>
-        <div className="meta__row">
-          <dt>Workspace</dt>
-          <dd>{doc.workspace ? <code title="A folder registered on the host">{doc.workspace}</code> : <span className="muted">none</span>}</dd>
-        </div>
-        <div className="meta__row">
-          <dt>Replay script</dt>
-          <dd>{script ? `${script.student.length} student and ${script.teacher.length} teacher responses` : <span className="muted">none</span>}</dd>
-        </div>
-        <div className="meta__row">
-          <dt>Timeouts</dt>
-          <dd>per model call, in Teacher / Student settings</dd>
-        </div>
-      </dl>
-      <p className="form-note">These come from the workflow file ({doc.id}); edit the file to change them.</p>
-    </div>
-  );
-}
+/** The Runtime group: editable (RuntimeGroup.tsx). */
+export { RuntimeGroup, runtimeSummary } from './RuntimeGroup';
 
 export function SynthesisGroup() {
   return (

@@ -22,9 +22,10 @@ import { ADVANCED_GROUP_LABELS, fieldTarget, type AdvancedGroup } from '../../su
 import { useCredentialNames, useStartRun, type WorkflowConfig } from '../../supervision/use-workflow-config';
 import { ProfileSelect, ProfileSelectControl } from './ProfileSelect';
 import { ValidationReportView } from './ValidationReport';
-import { ExposureText, RuntimeGroup, SynthesisGroup, ToolSafetyGroup } from './AdvancedGroups';
+import { ExposureText, RuntimeGroup, runtimeSummary, SynthesisGroup, ToolSafetyGroup } from './AdvancedGroups';
 import { RunRounds } from '../RunScreen';
 import { ScsSection } from './ScsSection';
+import { RoutesSection } from './RoutesSection';
 import { scsSettingsOf } from '../../db/workflow-scs';
 import { SCS_MODE_SHORT } from '../../view/scs-labels';
 
@@ -313,6 +314,8 @@ export function SupervisionPanel({ row, config }: { row: WorkflowRow; config: Wo
 
       <ScsSection row={row} config={config} />
 
+      <RoutesSection row={row} />
+
       <div className="panel__section panel__section--advanced">
         <h3 className="panel__heading">Advanced</h3>
         <Accordion title={ADVANCED_GROUP_LABELS.models} summary={`${editsLabel('teacher')} · ${editsLabel('student')}`} open={open.has('models')} onToggle={() => toggle('models')} testId="group-models" badge={modified(['teacher', 'student'])}>
@@ -373,7 +376,7 @@ export function SupervisionPanel({ row, config }: { row: WorkflowRow; config: Wo
             </>
           )}
         </Accordion>
-        <Accordion title={ADVANCED_GROUP_LABELS.runtime} summary="from the workflow file" open={open.has('runtime')} onToggle={() => toggle('runtime')} testId="group-runtime">
+        <Accordion title={ADVANCED_GROUP_LABELS.runtime} summary={runtimeSummary(row.doc)} open={open.has('runtime')} onToggle={() => toggle('runtime')} testId="group-runtime">
           <RuntimeGroup doc={row.doc} />
         </Accordion>
       </div>

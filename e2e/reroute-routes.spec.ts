@@ -1,0 +1,149 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { ownHostAndPage } from './own-host';
+
+// Issue 29, reroute routes (seed 000): a person opens a workflow whose agent declares routes, sees
+// each route as an output port, adds one in the inspector, runs it with the replay model (the test
+// double at the model boundary: the node's script), and sees in the run view which route was taken
+// and who chose it, and that the other route's work was skipped. Real host, real page.
+
+const SHOTS = '/tmp/shots';
+mkdirSync(SHOTS, { recursive: true });
+const held = ownHostAndPage('routes');
+
+const WORKFLOW = {
+  format: 'steward/v1',
+  kind: 'workflow',
+  id: 'helpdesk',
+  name: 'Helpdesk',
+  description: 'Sends each request to billing or support.',
+  nodes: [
+    { id: 'in', kind: 'input', fields: [{ name: 'request', type: 'text' }], position: { x: 0, y: 80 } },
+    {
+      id: 'triage',
+      kind: 'agent',
+      instructions: 'Send each request to the team that handles it.',
+      task: 'Route this request: {{request}}',
+      inputs: [{ name: 'request', type: 'text' }],
+      limits: { max_rounds: 2 },
+      routes: [{ name: 'billing', description: 'invoices, refunds, payments' }, { name: 'support', description: 'log-in and product problems' }],
+      script: { student: [{ json: { decision_type: 'reroute', target: 'support', reason: 'a log-in problem' } }] },
+      position: { x: 260, y: 60 },
+    },
+    { id: 'bill_note', kind: 'template', inputs: [{ name: 'why', type: 'text' }], template: 'Billing: {{why}}', position: { x: 560, y: 0 } },
+    { id: 'help_note', kind: 'template', inputs: [{ name: 'why', type: 'text' }], template: 'Support: {{why}}', position: { x: 560, y: 180 } },
+    {
+      id: 'out',
+      kind: 'output',
+      fields: [
+        { name: 'billing', type: 'text', required: false },
+        { name: 'support', type: 'text', required: false },
+      ],
+      position: { x: 840, y: 80 },
+    },
+  ],
+  edges: [
+    { from: { node: 'in', port: 'request' }, to: { node: 'triage', port: 'request' } },
+    { from: { node: 'triage', port: 'billing' }, to: { node: 'bill_note', port: 'why' } },
+    { from: { node: 'triage', port: 'support' }, to: { node: 'help_note', port: 'why' } },
+    { from: { node: 'bill_note', port: 'output' }, to: { node: 'out', port: 'billing' } },
+    { from: { node: 'help_note', port: 'output' }, to: { node: 'out', port: 'support' } },
+  ],
+};
+
+test('an agent with routes: its routes are ports in the editor, and the run view shows the route taken, who chose it, and the other route skipped', async () => {
+  const { page, host } = held;
+  await page.setViewportSize({ width: 1360, height: 900 });
+  const dir = mkdtempSync(join(tmpdir(), 'steward-e2e-routes-file-'));
+  try {
+    const file = join(dir, 'helpdesk.workflow.json');
+    writeFileSync(file, JSON.stringify(WORKFLOW));
+    await page.goto(host.url);
+    await expect(page.getByTestId('connection-banner')).toHaveCount(0, { timeout: 20_000 });
+    await page.evaluate(() => (window.location.hash = '#/workflows'));
+    await page.getByTestId('import-workflow-file').setInputFiles(file);
+    await expect(page.getByTestId('open-workflow-helpdesk')).toBeVisible();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+
+  // The editor: each route is an output port of the agent, beside its answer.
+  await page.getByTestId('open-workflow-helpdesk').click();
+  const triage = page.getByTestId('node-triage');
+  await expect(triage).toBeVisible();
+  await expect(page.getByTestId('port-triage-out-output')).toBeVisible();
+  await expect(page.getByTestId('port-triage-out-billing')).toHaveAttribute('data-route', 'true');
+  await expect(page.getByTestId('port-triage-out-support')).toContainText('route');
+
+  // The inspector lists the routes; a person adds one and names it: a new port appears on the node.
+  await triage.click();
+  const routes = page.getByTestId('inspector-routes');
+  await expect(routes.getByTestId('inspector-routes-0-name')).toHaveValue('billing');
+  await expect(routes.getByTestId('inspector-routes-1-name')).toHaveValue('support');
+  await routes.getByTestId('inspector-routes-add').click();
+  await routes.getByTestId('inspector-routes-2-name').fill('sales');
+  await routes.getByTestId('inspector-routes-2-description').fill('buying more seats');
+  await expect(page.getByTestId('port-triage-out-sales')).toBeVisible();
+  // A duplicate name is refused in words while it is typed.
+  await routes.getByTestId('inspector-routes-2-name').fill('billing');
+  await expect(routes.getByTestId('inspector-routes-problem')).toHaveText('route 3: duplicate route billing');
+  await routes.getByTestId('inspector-routes-2-name').fill('sales');
+  await expect(routes.getByTestId('inspector-routes-problem')).toHaveCount(0);
+  await page.screenshot({ path: `${SHOTS}/29-routes-editor.png` });
+  await page.getByTestId('save-workflow').click();
+  await expect(page.getByTestId('saved-indicator')).toBeVisible();
+
+  // Run it: the replay student reroutes to support.
+  await page.getByTestId('run-workflow').click();
+  await page.getByTestId('run-input-request').fill('I cannot log in since this morning');
+  await page.getByTestId('run-start').click();
+  await page.getByTestId('open-run').click();
+  await expect(page).toHaveURL(/#\/runs\//);
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed', { timeout: 30_000 });
+
+  // The run view: the agent's row says which route it took; opened, who chose it and why.
+  const row = page.locator('[data-testid=node-invocation][data-invocation-id="triage"]');
+  await expect(row).toHaveAttribute('data-status', 'done');
+  await expect(row.getByTestId('taken-route-tag')).toHaveText('→ support');
+  await row.locator('.node-inv__toggle').click();
+  const taken = row.getByTestId('taken-route');
+  await expect(taken).toHaveText('Took route support · chosen by the student: a log-in problem');
+  await expect(taken).toHaveAttribute('data-chosen-by', 'student');
+  // Support's work ran; billing's was skipped, saying why in words.
+  await expect(page.locator('[data-testid=node-invocation][data-invocation-id="help_note"]')).toHaveAttribute('data-status', 'done');
+  const billing = page.locator('[data-testid=node-invocation][data-invocation-id="bill_note"]');
+  await expect(billing).toHaveAttribute('data-status', 'skipped');
+  await billing.locator('.node-inv__toggle').click();
+  await expect(billing.getByTestId('node-failure')).toContainText('another route was taken');
+  await expect(billing.getByTestId('node-failure')).toContainText('triage took route support, not billing');
+  await expect(page.getByTestId('run-final')).toContainText('Support: a log-in problem');
+  await page.screenshot({ path: `${SHOTS}/29-routes-run.png`, fullPage: true });
+});
+
+test('the Supervision & Learning panel shows an agent workflow\'s routes; one added there is stored in its document and is there after a reload', async () => {
+  const { page } = held;
+  await page.evaluate(() => (window.location.hash = '#/workflows/notes-assistant'));
+  const section = page.getByTestId('routes-section');
+  await expect(section).toContainText('No routes: a reroute stops the agent.');
+  await section.getByTestId('panel-routes-add').click();
+  await section.getByTestId('panel-routes-0-name').fill('mail_agent');
+  await section.getByTestId('panel-routes-0-description').fill('anything to send by mail');
+  await expect(section.getByTestId('panel-routes-problem')).toHaveCount(0);
+  await section.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: `${SHOTS}/29-routes-panel.png` });
+  // Stored in the workflow's own document: a reload reads it back.
+  await expect.poll(async () => page.evaluate(async () => {
+    const open = indexedDB.open('steward');
+    const db = await new Promise<IDBDatabase>((resolve, reject) => ((open.onsuccess = () => resolve(open.result)), (open.onerror = () => reject(open.error))));
+    const row = await new Promise<{ doc?: { routes?: unknown } } | undefined>((resolve) => {
+      const get = db.transaction('workflows').objectStore('workflows').get('notes-assistant');
+      get.onsuccess = () => resolve(get.result as { doc?: { routes?: unknown } } | undefined);
+    });
+    db.close();
+    return row?.doc?.routes;
+  })).toEqual([{ name: 'mail_agent', description: 'anything to send by mail' }]);
+  await page.reload();
+  await expect(page.getByTestId('routes-section').getByTestId('panel-routes-0-name')).toHaveValue('mail_agent', { timeout: 20_000 });
+});

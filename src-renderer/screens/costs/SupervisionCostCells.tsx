@@ -1,0 +1,45 @@
+import type { PriceList } from '@shared/accounting/price-list';
+import { tokenCountText, usdText } from '@shared/accounting/cost-words';
+import { runCost } from '@shared/accounting/run-cost';
+import type { RunRow } from '@shared/history/run-summary';
+
+/** The Runs list's two supervision columns' headers (issue 31). */
+export function SupervisionCostHeaders() {
+  return (
+    <>
+      <th scope="col" className="num" title="What the run's teacher, monitor, judge and supervisor calls cost, at the price list in Settings">
+        Supervision cost
+      </th>
+      <th scope="col" className="num" title="Tokens in and out of the run's supervision calls">
+        Supervision tokens
+      </th>
+    </>
+  );
+}
+
+/** A run's supervision cost and tokens, from its row's facts; "—" for a run nobody supervised. */
+export function SupervisionCostCells({ run, prices }: { run: RunRow; prices: PriceList }) {
+  const cost = run.usage ? runCost(run.usage, prices) : undefined;
+  const s = cost?.supervision;
+  if (!s || s.calls === 0)
+    return (
+      <>
+        <td className="num muted" data-testid="run-row-supervision-cost">
+          —
+        </td>
+        <td className="num muted" data-testid="run-row-supervision-tokens">
+          —
+        </td>
+      </>
+    );
+  return (
+    <>
+      <td className="num nowrap" data-testid="run-row-supervision-cost" title={`${s.calls} supervision call${s.calls === 1 ? '' : 's'}`}>
+        {usdText(s)}
+      </td>
+      <td className="num nowrap" data-testid="run-row-supervision-tokens">
+        {tokenCountText(s)}
+      </td>
+    </>
+  );
+}
