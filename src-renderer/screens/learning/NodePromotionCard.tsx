@@ -10,6 +10,7 @@ import { applyNodeDeploymentPhase, nodeDeploymentOf } from '../../db/node-deploy
 import { Chip } from '../../components/Chip';
 import { Spinner } from '../../components/Icons';
 import { CHART_POINTS, Metrics, PromotionChart } from './PromotionCard';
+import { PromotionResult, PromotionSuggestion } from './PromotionSuggestion';
 
 type Held = { graph: HostResult<'workflows.get'>['workflow'] | null; kept: HostResult<'profiles.list'> };
 
@@ -106,24 +107,10 @@ export function NodePromotionCard({ workflowId, node }: { workflowId: string; no
             </p>
           ) : (
             suggestion && (
-              <div className={`suggestion-box suggestion-box--${suggestion.action}`} data-testid="promotion-suggestion" data-action={suggestion.action}>
-                <p>
-                  <strong>{suggestion.action === 'promote' ? 'Suggest promoting this node' : suggestion.action === 'demote' ? 'Suggest demoting this node' : 'Suggest holding'}.</strong> {suggestion.reason}
-                </p>
-                {suggestion.to !== undefined && suggestion.action !== 'hold' && (
-                  <button type="button" className="button button--primary" disabled={applying} onClick={() => void apply(suggestion.to as LifecyclePhase)} data-testid="promotion-apply">
-                    {applying && <Spinner />}
-                    Apply: move to phase {suggestion.to}
-                  </button>
-                )}
-              </div>
+              <PromotionSuggestion suggestion={suggestion} subject="this node" applying={applying} onApply={(to) => void apply(to)} />
             )
           )}
-          {result && (
-            <p className={result.tone === 'error' ? 'error' : 'ok-text'} role={result.tone === 'error' ? 'alert' : 'status'} data-testid="promotion-result">
-              {result.text}
-            </p>
-          )}
+          <PromotionResult result={result} />
         </>
       )}
     </section>

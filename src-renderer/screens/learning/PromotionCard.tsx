@@ -11,6 +11,7 @@ import { applyDeploymentPhase, resolveFromRows } from '../../db/workflow-profile
 import { Chip } from '../../components/Chip';
 import { Spinner } from '../../components/Icons';
 import { chartGeometry } from '../../supervision/promotion-chart';
+import { PromotionResult, PromotionSuggestion } from './PromotionSuggestion';
 import { formatDateTime } from '../../view/format';
 
 export const CHART_POINTS = 60;
@@ -172,22 +173,8 @@ export function PromotionCard({ row }: { row: WorkflowRow }) {
             <PromotionChart id={`chart-${row.id}`} series={computed.series} promote={deployment.deployment.promotion.promote_agreement} demote={deployment.deployment.promotion.demote_block_rate} />
           )}
           <Metrics metrics={computed.metrics} />
-          <div className={`suggestion-box suggestion-box--${computed.suggestion.action}`} data-testid="promotion-suggestion" data-action={computed.suggestion.action}>
-            <p>
-              <strong>{computed.suggestion.action === 'promote' ? 'Suggest promoting' : computed.suggestion.action === 'demote' ? 'Suggest demoting' : 'Suggest holding'}.</strong> {computed.suggestion.reason}
-            </p>
-            {computed.suggestion.to !== undefined && computed.suggestion.action !== 'hold' && (
-              <button type="button" className="button button--primary" disabled={applying} onClick={() => void apply(computed.suggestion.to as LifecyclePhase)} data-testid="promotion-apply">
-                {applying && <Spinner />}
-                Apply: move to phase {computed.suggestion.to}
-              </button>
-            )}
-          </div>
-          {result && (
-            <p className={result.tone === 'error' ? 'error' : 'ok-text'} role={result.tone === 'error' ? 'alert' : 'status'} data-testid="promotion-result">
-              {result.text}
-            </p>
-          )}
+          <PromotionSuggestion suggestion={computed.suggestion} applying={applying} onApply={(to) => void apply(to)} />
+          <PromotionResult result={result} />
         </>
       )}
     </section>
