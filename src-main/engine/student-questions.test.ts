@@ -134,13 +134,13 @@ describe("a student's question to a person", () => {
     expect(events[0]).toMatchObject({ type: 'intervention.answered', answer: { action: 'no', note: 'keep the old one' } });
   });
 
-  it('stop ends the run cancelled', async () => {
+  it('stop ends the run stopped by the person', async () => {
     const s = setup();
     const first = await firstRun(s, [ask]);
     const checkpoint = first.result.checkpoint!;
     const events: RunEvent[] = [];
     const result = await runAgent({ spec: checkpoint.spec, specDir: checkpoint.spec_dir, workspace: checkpoint.workspace, script: checkpoint.script, ledger: createMemoryLedger(), onEvent: (e) => events.push(e), resume: { checkpoint, answer: { action: 'stop' } } });
-    expect(result.status).toBe('cancelled');
+    expect(result.status).toBe('stopped');
     expect(events.map((e) => e.type)).toEqual(['intervention.answered', 'run.finished']);
   });
 

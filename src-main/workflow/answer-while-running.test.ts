@@ -195,7 +195,8 @@ describe('the checkpoint of a run answered live', () => {
     const second = manager.pending()[0];
     expect(manager.answer(run_id, second?.id ?? '', { action: 'decline' })).toBe(true);
     await expect.poll(() => events.some((e) => e.type === 'run.finished'), { timeout: 20_000 }).toBe(true);
-    expect(events.at(-1)).toMatchObject({ type: 'run.finished', status: 'failed' });
+    // The person declined the second call: the run ends declined (issue 28), not failed.
+    expect(events.at(-1)).toMatchObject({ type: 'run.finished', status: 'declined' });
     expect(readFileSync(join(workspace, 'shared.md'), 'utf8')).toBe('shared');
     expect(existsSync(join(workspace, 'second.md'))).toBe(false);
     expect(store.list()).toEqual([]);
