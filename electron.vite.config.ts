@@ -61,6 +61,8 @@ export default defineConfig({
               { name: 'vendor', test: /node_modules[\\/]/ },
               // The contracts and policies the host also runs: the app's own code stays under the limit too.
               { name: 'shared', test: /[\\/]src-shared[\\/]/ },
+              // The screens a person opens to set things up (the editor, settings, registry, learning): the run views stay in the first chunk.
+              { name: 'setup-screens', test: /[\\/]src-renderer[\\/]screens[\\/](editor|settings|registry|learning|costs)[\\/]/ },
             ],
           },
         },

@@ -162,12 +162,15 @@ test('a workflow step\'s call nobody proposed: the card offers Don\'t run it; de
   const save = page.locator('[data-testid=node-invocation][data-invocation-id="save"]');
   await save.locator('.node-inv__toggle').click();
   await expect(save.getByTestId('node-invocation-body')).toContainText('Why it did not run');
-  await expect(save.getByTestId('node-failure')).toContainText('you declined the call you declined fs/write_file: not today');
+  await expect(save.getByTestId('node-failure')).toHaveText('you declined fs/write_file: not today');
   expect(existsSync(out)).toBe(false);
   await shot(page, '28-workflow-step-declined');
   await page.evaluate(() => (window.location.hash = '#/runs'));
   const row = page.locator(`[data-testid=run-row][data-run-id="${runId}"]`);
   await expect(row.locator('[data-status]').first()).toHaveText('Declined by you');
+  // Its nodes: the step a person declined is said as declined, not as a failure.
+  await expect(row.getByTestId('run-row-nodes')).toHaveText(/· 1 declined$/);
+  await expect(row.getByTestId('run-row-nodes')).not.toContainText('failed');
   await page.getByTestId('runs-filter-status').selectOption('declined');
   await expect(row).toBeVisible();
   await shot(page, '28-runs-declined-by-you');

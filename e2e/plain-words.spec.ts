@@ -54,7 +54,8 @@ const CODES = [
 const INTERNALS: Array<[string, RegExp]> = [
   ['a reason code', new RegExp(`\\b(${[...new Set(CODES)].filter((code) => code.includes('_')).join('|')})\\b`)],
   ['a stack trace', /\bat \S+ \([^)]*:\d+:\d+\)|\n\s+at [\w.<>]+ /],
-  ['a schema path', /\bdata\/[\w/]+|must be equal to one of the allowed values|schema is invalid/],
+  // A validator's path (data/type) or a Zod one (servers.0.server, servers.0 has…): entries are said by their place in words.
+  ['a schema path', /\bdata\/[\w/]+|must be equal to one of the allowed values|schema is invalid|(?<![\w.@/-])[a-z_]{2,}\.\d+(?:\.[a-z_]+\b|(?=[\s;:,)]|$))/],
   ['a parser message', /Unexpected token|is not valid JSON|SyntaxError|Unexpected end of JSON input/],
   ['an error class', /\b(TypeError|ReferenceError|ZodError|CredentialStoreError)\b/],
   ['a keychain internal', /DBus error|zbus|Platform failure|unix:path=/i],
@@ -242,6 +243,38 @@ test('a workflow whose agent\'s model key the keychain cannot give: the run says
     page = main;
     await noKeychain.stop();
     rmSync(ownData, { recursive: true, force: true });
+  }
+});
+
+test('a file that is no Steward workflow is refused in words: which entry lacks what, its unknown fields by name, the schema paths one click away', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'steward-e2e-words-file-'));
+  try {
+    // A CLI workflow file (its server launched from a package), imported into the app.
+    const file = join(dir, 'cli-format.workflow.json');
+    writeFileSync(file, JSON.stringify({
+      format: 'steward/v1',
+      kind: 'workflow',
+      id: 'cli-format',
+      name: 'CLI format',
+      servers: [{ id: 'fs', package: '@modelcontextprotocol/server-filesystem', args: ['.'] }],
+      nodes: [
+        { id: 'in', kind: 'input', fields: [{ name: 'text', type: 'text' }] },
+        { id: 'out', kind: 'output', fields: [{ name: 'text', type: 'text' }] },
+      ],
+      edges: [{ from: { node: 'in', port: 'text' }, to: { node: 'out', port: 'text' } }],
+    }));
+    await go('#/workflows');
+    await page.getByTestId('import-workflow-file').setInputFiles(file);
+    const notice = page.getByTestId('workflows-notice');
+    await expect(notice).toContainText('the first server entry has no `server`: name the registered server it uses');
+    await expect(notice).toContainText('the first server entry has unknown fields "package", "args"');
+    await expectPlainWords('a refused import');
+    const details = notice.getByTestId('message-details');
+    await details.getByText('Details').click();
+    await expect(details.locator('code')).toContainText('servers.0.server');
+    await shot(page, 'words-07-refused-import');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 

@@ -11,13 +11,15 @@ import { ScsMode } from '@shared/scs/contracts';
 import { ClaimFacts } from '@shared/boundary/final-answer-check';
 import type { HistoryDb } from '../events/history-db';
 import { CheckpointTable, type CheckpointWrites } from '../events/checkpoint-table';
+import { SealedBox } from '../workflow/sealed-box';
 
 /**
  * A run waiting for a person, in the history database: everything needed to continue it exactly
  * where it stopped, in this process or after a restart. Written when the run starts to wait (in one
  * transaction with the run's events before it); removed when it resumes.
  * It holds the canonical history (selected decisions and their, already secret-masked, results),
- * never a credential value: those are resolved from the keychain again on resume.
+ * never a credential value: those are resolved from the keychain again on resume. A sensitive
+ * argument's value is kept only sealed (`sealed`).
  */
 export const RunCheckpoint = z
   .object({
@@ -59,6 +61,12 @@ export const RunCheckpoint = z
       .optional(),
     /** What the run refused and ran before it waited: a later final answer is checked against it. */
     claims: ClaimFacts.optional(),
+    /**
+     * A run that waits holding a sensitive argument's value (issue 27): its history, the waiting call,
+     * prompt, script and SCS state sealed under a keychain key (sealed-run-checkpoint.ts); the fields
+     * in the clear then hold the question as a page is shown it, masked.
+     */
+    sealed: SealedBox.optional(),
   })
   .strict();
 export type RunCheckpoint = z.infer<typeof RunCheckpoint>;

@@ -37,6 +37,10 @@ import { ScsSession } from '../scs/scs-session';
 import { createBoundaryActors, type ConfirmTool } from './boundary-actors';
 import { CanonicalHistory } from './canonical-history';
 import type { RunCheckpoint } from './checkpoint';
+import { defaultSealKeys, type SealKey, type SealKeys } from '../credentials/seal-keys';
+import { credentialErrorText, CredentialStoreError } from '../credentials/credential-store';
+import { cannotWaitWords } from '../workflow/sealed-checkpoint';
+import { openRunCheckpoint, sealRunCheckpoint } from './sealed-run-checkpoint';
 import { createEventStamper } from './event-stamper';
 import { Handover } from './handover';
 import { interventionFor, rawDecisionOf, resumeStep } from './intervention';
@@ -79,6 +83,8 @@ export interface RunAgentOptions {
   persistWaiting?: (checkpoint: RunCheckpoint) => void;
   /** Continue a run that waited for a person, with their answer. */
   resume?: { checkpoint: RunCheckpoint; answer: HumanAnswer };
+  /** The keys that seal a waiting run's sensitive argument values (issue 27); the OS keychain's when absent. */
+  sealKeys?: SealKeys;
   /** Injected for tests and benchmarks; resolved from the spec otherwise. */
   providers?: { student: ModelProvider; teacher: ModelProvider };
   toolHost?: ToolHost;
@@ -136,6 +142,33 @@ function errorText(err: unknown): string {
  * and what the round's outcome means for the run (continue, hand over, wait for a person, stop).
  */
 export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
+  // A checkpoint holding a sensitive argument's value is sealed: opened here, or the run ends saying why (issue 27).
+  const parked = options.resume?.checkpoint;
+  if (!parked?.sealed || !options.resume) return runOpened(options, false);
+  const opened = await openRunCheckpoint(parked, options.sealKeys ?? defaultSealKeys());
+  if (!opened.ok) return lostSealedRun(parked, opened.message, options);
+  // What the clear checkpoint left out comes back from the box: the spec's inline script and the run's script.
+  const { checkpoint } = opened;
+  const spec = options.spec.script === undefined && checkpoint.spec.script !== undefined ? { ...options.spec, script: checkpoint.spec.script } : options.spec;
+  const script = options.script ?? checkpoint.script;
+  return runOpened({ ...options, spec, ...(script !== undefined ? { script } : {}), resume: { ...options.resume, checkpoint } }, true);
+}
+
+/** A sealed run whose box cannot be opened: it ends failed, in words; nothing is sent to any tool. */
+function lostSealedRun(checkpoint: RunCheckpoint, message: string, options: RunAgentOptions): AgentRun {
+  const stamper = createEventStamper(checkpoint.run_id, options.onEvent, checkpoint.next_seq);
+  const rounds = checkpoint.rounds_before;
+  const models = { student: modelLabel(checkpoint.spec.models.student), teacher: modelLabel(checkpoint.spec.models.teacher) };
+  const result = { run_id: checkpoint.run_id, status: 'failed' as const, profiles: checkpoint.profiles, dry_run: checkpoint.dry_run, history: [], rounds: [], executions: [], models };
+  try {
+    stamper.emit({ type: 'run.finished', status: 'failed', message, rounds, event_count: stamper.count + 1 });
+  } catch (err) {
+    return { ...result, message: `${message} (its end was not recorded: ${errorText(err)})`, event_count: stamper.count };
+  }
+  return { ...result, message, event_count: stamper.count };
+}
+
+async function runOpened(options: RunAgentOptions, openedSealed: boolean): Promise<AgentRun> {
   const resumed = options.resume?.checkpoint;
   const runId = resumed?.run_id ?? options.runId ?? randomUUID();
   const replayOf = options.replayOf ?? resumed?.replay_of;
@@ -162,7 +195,11 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   // Every credential value this run resolves is masked wherever it could surface: events, results, prompts.
   const secrets = new SecretRegistry();
   // A sensitive argument value found in any candidate (even one that did not parse) is masked by value from then on.
-  const sensitiveFound = (value: string) => void secrets.registerSensitive(value);
+  // Whether the run holds such a value: then it waits only sealed (issue 27). A sealed run it resumed holds one.
+  let holdsSensitive = openedSealed;
+  const sensitiveFound = (value: string) => {
+    if (secrets.registerSensitive(value)) holdsSensitive = true;
+  };
   // Masked before trimmed: a cut must never leave half a secret unmasked.
   // Learning examples store each prompt as what is new since the previous example's (last: the stored prompts are compared).
   const storePrompt = createPromptEncoder();
@@ -454,6 +491,18 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
           emit({ type: 'handover', round, to: 'teacher', reason: 'escalation', rounds: handover.startTakeover() });
           break;
         case 'wait': {
+          // A run holding a sensitive value waits only sealed: without a keychain key it does not wait (nothing is sent to the tool).
+          let sealKey: SealKey | undefined;
+          if (holdsSensitive) {
+            try {
+              sealKey = await (options.sealKeys ?? defaultSealKeys()).current();
+            } catch (err) {
+              status = 'failed';
+              message = cannotWaitWords('', err instanceof CredentialStoreError ? credentialErrorText(err) : errorText(err));
+              finished = true;
+              break;
+            }
+          }
           // The rounds after this one: a rejection is proposed again in them, and none left means nobody can try again.
           intervention = interventionFor(record, verdict.kind, runId, supervision.enabled, Math.max(0, budget() - (round + 1)));
           // The intervention.requested event takes this seq; a resumed run continues after it.
@@ -487,6 +536,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
             scs: scs.checkpoint(),
             claims,
           };
+          // Never on disk unlocked: the values sealed, the question in the clear as a page is shown it.
+          if (sealKey) checkpoint = sealRunCheckpoint(checkpoint, sealKey, secrets);
           emit({ type: 'intervention.requested', round, intervention });
           options.persistWaiting?.(checkpoint);
           status = 'waiting';

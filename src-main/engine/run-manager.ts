@@ -253,6 +253,7 @@ export class RunManager {
       credentials: this.deps.credentials,
       ...(this.deps.elicit ? { onElicit: this.deps.elicit(runId, controller.signal) } : {}),
       ...(this.deps.reviewSample ? { onReviewSample: this.deps.reviewSample(runId, controller.signal) } : {}),
+      ...(this.deps.sealKeys ? { sealKeys: this.deps.sealKeys } : {}),
     };
   }
 

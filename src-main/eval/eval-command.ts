@@ -10,8 +10,10 @@ import { writeLatestReport } from './latest-report';
 import { formatReport } from './report-table';
 import { BAD_POLICIES, type BadSupervisor } from './supervisor/doubles';
 import { runSupervisorSuite } from './supervisor/suite';
+import type { CliIo } from '../shells/cli/cli-io';
+import { VERDICTS_USAGE, verdictsCommand } from './verdicts/verdicts-command';
 
-/** `steward eval supervisor|boundary`: run a suite, print its table, keep its report, exit 1 when a gate fails. */
+/** `steward eval supervisor|boundary`: run a suite, print its table, keep its report, exit 1 when a gate fails; `steward eval verdicts`: past verdicts as a regression suite (verdicts/). */
 
 export const EVAL_USAGE = `Usage:
   steward eval supervisor [--json FILE] [--min-success GATE=VALUE]... [--case TEXT]
@@ -27,15 +29,14 @@ export const EVAL_USAGE = `Usage:
   --case         only the cases whose id contains TEXT (e.g. fanout, chain.hostile)
   --supervisor / --teacher   a deliberately bad double, to see a gate fail
   The latest report of each suite is kept in the data folder (eval/latest-<suite>.json) for the app.
-Exit codes: 0 every gate holds · 1 a gate failed · 2 bad input`;
+Exit codes: 0 every gate holds · 1 a gate failed · 2 bad input
 
-interface EvalIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  env: NodeJS.ProcessEnv;
-}
+${VERDICTS_USAGE.replace(/^Usage:\n/, '').replace(/\nExit codes:/, '\nExit codes of eval verdicts:')}`;
+
+type EvalIo = CliIo;
 
 export async function evalCommand(args: string[], io: EvalIo): Promise<number> {
+  if (args[0] === 'verdicts') return verdictsCommand(args.slice(1), io);
   let parsed;
   try {
     parsed = parseArgs({
@@ -61,7 +62,7 @@ export async function evalCommand(args: string[], io: EvalIo): Promise<number> {
     return 0;
   }
   const suite = EvalSuite.safeParse(positionals[0]);
-  if (!suite.success || positionals.length > 1) throw new SpecError(`eval needs one suite: supervisor or boundary\n\n${EVAL_USAGE}`);
+  if (!suite.success || positionals.length > 1) throw new SpecError(`eval needs one suite: supervisor, boundary or verdicts\n\n${EVAL_USAGE}`);
   const gates = suite.data === 'supervisor' ? SUPERVISOR_GATES : BOUNDARY_GATES;
   const thresholds = parseThresholds(suite.data, values['min-success'] ?? [], gates);
   if (!thresholds.ok) throw new SpecError(thresholds.message);

@@ -12,7 +12,7 @@ import { uncheckedConditions } from '@shared/scs/stop-conditions';
 import { budgetTranscript, transcriptText, type TranscriptEntry } from '@shared/scs/transcript-budget';
 import type { ModelProvider } from '../providers/provider';
 import type { RecentEvent } from './evidence';
-import { buildCommitteePrompt, buildMonitorPrompt, monitorDecisionJsonSchema, phasePlanJsonSchema, type PromptContext } from './scs-prompts';
+import { buildCommitteePrompt, buildMonitorPrompt, committeeDraftJsonSchema, monitorDecisionJsonSchema, phasePlanJsonSchema, type PromptContext } from './scs-prompts';
 import { roundNumber } from '@shared/contracts/round-number';
 
 export interface ScsControllerDeps {
@@ -81,7 +81,8 @@ export class ScsController {
           const prompt = buildCommitteePrompt(this.promptContext(), input);
           const messages = mask(prompt.messages);
           const { data } = prompt;
-          return askJson(deps.committee, deps.role, messages, phasePlanJsonSchema(), signal, { caller: 'committee', purpose: 'plan', data, phase: input.phase }, (said) =>
+          const format = deps.settings.alternatives > 1 ? committeeDraftJsonSchema() : phasePlanJsonSchema();
+          return askJson(deps.committee, deps.role, messages, format, signal, { caller: 'committee', purpose: 'plan', data, phase: input.phase }, (said) =>
             deps.emit({ type: 'scs.transcript', role: 'committee', phase: input.phase, messages, ...said }),
           );
         }),
@@ -117,6 +118,7 @@ export class ScsController {
       ...this.deps.context(),
       transcript: transcriptText(budgetTranscript(entries, this.deps.settings.transcript_budget)),
       changed: changedFiles(context),
+      alternatives: this.deps.settings.alternatives,
       ...(stop ? { note: `The phase stopped: its stop condition "${stop.condition}" matched — ${stop.matched} (evidence: ${stop.evidence.join(', ')}).` } : {}),
     };
   }

@@ -3,16 +3,21 @@ import type { ChatMessage } from '@shared/contracts/model';
 import { roundNumber } from '@shared/contracts/round-number';
 import { dataCategories, type DataCategory } from '@shared/contracts/model-call';
 import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
-import { DECISIONS_FOR_TRIGGER, MonitorDecision, PhasePlan, type ChangedFile, type RoundFact } from '@shared/scs/contracts';
+import { CommitteeDraft, DECISIONS_FOR_TRIGGER, MonitorDecision, PhasePlan, type ChangedFile, type RoundFact } from '@shared/scs/contracts';
 import type { CommitteeInput, MonitorInput } from '@shared/scs/machine';
 import { evidencePack, type RecentEvent } from './evidence';
 
 let planSchema: Record<string, unknown> | undefined;
+let draftSchema: Record<string, unknown> | undefined;
 let decisionSchema: Record<string, unknown> | undefined;
 
 /** JSON Schemas for structured output: the committee's phase plan and the monitor's decision. */
 export function phasePlanJsonSchema(): Record<string, unknown> {
   return (planSchema ??= Object.freeze(z.toJSONSchema(PhasePlan, { io: 'input' })) as Record<string, unknown>);
+}
+/** The committee asked for alternatives: one plan or `{ alternatives: [plan, …] }`. */
+export function committeeDraftJsonSchema(): Record<string, unknown> {
+  return (draftSchema ??= Object.freeze(z.toJSONSchema(CommitteeDraft, { io: 'input' })) as Record<string, unknown>);
 }
 export function monitorDecisionJsonSchema(): Record<string, unknown> {
   return (decisionSchema ??= Object.freeze(z.toJSONSchema(MonitorDecision, { io: 'input' })) as Record<string, unknown>);
@@ -30,6 +35,8 @@ export interface PromptContext {
   changed?: ChangedFile[];
   /** Why the phase stopped, when a stop condition matched (the monitor's review of it). */
   note?: string;
+  /** How many alternative plans the committee is asked to draft (settings.alternatives; 1 or absent: one plan). */
+  alternatives?: number;
 }
 type Context = PromptContext;
 
@@ -72,6 +79,9 @@ export function buildCommitteeMessages(ctx: Context, input: CommitteeInput): Cha
         'You cannot approve your own plan and you never call tools. Return exactly one JSON object with: phase_goal, plan (3-6 steps), acceptance_criteria (observable evidence), allowed_tools (only from the list), stop_conditions, and optionally next_required_action (the one allowed tool the executor must call first).',
         'Write stop conditions the runtime can check after every round: quote the text of a tool result that means stop (e.g. the notes are missing ("ENOENT")), or say "same failure twice" or "any failure". Other wording is advice only.',
         'When earlier phases were accepted, draft the next milestone toward the task, not the same one again.',
+        ...((ctx.alternatives ?? 1) > 1
+          ? [`Draft ${ctx.alternatives ?? 2} genuinely different alternative plans for this phase, as {"alternatives": [plan, plan, …]}; the student selects one, may edit it, or vetoes all.`]
+          : []),
         `Agent instructions:\n${ctx.instructions}`,
         `Tools the executor may be allowed:\n${toolList(ctx.snapshot)}`,
       ].join('\n\n'),
@@ -108,6 +118,21 @@ export function buildMonitorPrompt(ctx: Context, input: MonitorInput): ScsPrompt
   return { messages: monitorMessages(input, pack), data: dataCategories(found) };
 }
 
+/** A plan review over alternatives: each plan numbered, and how to choose, edit or veto them all. */
+function alternativesText(input: MonitorInput): string[] {
+  const alternatives = input.alternatives ?? [];
+  const refusal = input.refusal ? [`Your last answer was refused: ${input.refusal}. Answer again.`] : [];
+  if (alternatives.length < 2) return refusal;
+  const listed = alternatives.map(
+    (p, i) => `Plan ${i + 1}:\n- goal: ${p.phase_goal}\n- steps: ${p.plan.join(' → ')}\n- acceptance criteria: ${p.acceptance_criteria.join('; ')}\n- allowed tools: ${p.allowed_tools.join(', ') || '(none)'}`,
+  );
+  return [
+    `The committee drafted ${alternatives.length} alternative plans. Approve one with approve_plan and choice (its number); you may edit it with edit (the fields you replace, e.g. {"plan": [...]}; the edited plan must still be a valid plan). veto_plan vetoes all of them.`,
+    ...listed,
+    ...refusal,
+  ];
+}
+
 function monitorMessages(input: MonitorInput, pack: ReturnType<typeof evidencePack>): ChatMessage[] {
   const allowed = DECISIONS_FOR_TRIGGER[input.trigger].join(' | ');
   const plan = pack.plan
@@ -129,7 +154,9 @@ function monitorMessages(input: MonitorInput, pack: ReturnType<typeof evidencePa
       content: [
         `Task: ${pack.task}`,
         ...(pack.note ? [pack.note] : []),
+        ...(input.trigger === 'file_batch' ? [`A batch of file changes: ${pack.changed_files.length} write-effect call(s) in this phase so far; review them against the plan.`] : []),
         plan,
+        ...(input.trigger === 'plan' ? alternativesText(input) : []),
         `Acceptance criteria:\n${criteria}`,
         `Rounds used: ${pack.rounds_used} of ${pack.budget}.`,
         `Failures so far:\n${factList(pack.failures)}`,

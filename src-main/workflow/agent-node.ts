@@ -36,6 +36,8 @@ export interface AgentNodeDeps {
   onElicit?: RunAgentOptions['onElicit'];
   oauthConsent?: RunAgentOptions['oauthConsent'];
   onReviewSample?: RunAgentOptions['onReviewSample'];
+  /** The keys that seal the node's agent's checkpoint when it waits holding a sensitive argument's value (issue 27). */
+  sealKeys?: RunAgentOptions['sealKeys'];
   /** The node's own profile versions (its deployment profile, issue 29): recorded on its agent.started. */
   profiles?: RunAgentOptions['profiles'];
   /**
@@ -175,6 +177,7 @@ export async function runAgentNode(
       onElicit: deps.onElicit,
       oauthConsent: deps.oauthConsent,
       onReviewSample: deps.onReviewSample,
+      ...(deps.sealKeys ? { sealKeys: deps.sealKeys } : {}),
       ...(deps.profiles ? { profiles: deps.profiles } : {}),
       // A replay's models are its script: injected providers (tests, benchmarks) are not its answers.
       providers: deps.replay ? undefined : deps.providers,

@@ -659,7 +659,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   /** What an agent or pattern node runs its agents with; one that uses all of the workflow's servers shares the run's tool host. */
   async function agentDeps(node: NodeOf<'agent'> | NodeOf<'pattern'>) {
     const toolHost = node.servers === undefined && graph.servers.length > 0 ? (await tools.get()).host : options.toolHost;
-    return { runId, graph, specDir, workspace, ledger: options.ledger, confirm: options.confirm, privacy, ollamaHost: options.ollamaHost, credentials: options.credentials, onProgress: options.onProgress, onElicit: options.onElicit, oauthConsent: options.oauthConsent, onReviewSample: options.onReviewSample, toolHost };
+    return { runId, graph, specDir, workspace, ledger: options.ledger, confirm: options.confirm, privacy, ollamaHost: options.ollamaHost, credentials: options.credentials, onProgress: options.onProgress, onElicit: options.onElicit, oauthConsent: options.oauthConsent, onReviewSample: options.onReviewSample, sealKeys, toolHost };
   }
 
   async function execute(invocation: Invocation, run: NodeRun, resumeWith?: Resumed): Promise<NodeOutcome> {

@@ -4,7 +4,7 @@ import { sensitiveFlow } from '@shared/workflow/sensitive-flow';
 import { credentialErrorText, CredentialStoreError } from '../credentials/credential-store';
 import type { SecretRegistry } from '../credentials/secret-registry';
 import type { SealKey, SealKeys } from '../credentials/seal-keys';
-import { openText, sealText } from './sealed-box';
+import { openText, sealText, type SealedBox } from './sealed-box';
 import { shownAgentIntervention, shownWorkflowInterventions } from './shown-waiting';
 import { WorkflowCheckpoint } from './workflow-checkpoint';
 
@@ -50,20 +50,36 @@ export type OpenedCheckpoint = { ok: true; checkpoint: WorkflowCheckpoint; key: 
 /** Why a sealed checkpoint did not open. */
 export type SealLoss = 'seal_key_missing' | 'keychain_unavailable' | 'sealed_damaged';
 
-/** A checkpoint as it resumes: a sealed one opened with its key, any other as it is. */
-export async function openCheckpoint(checkpoint: WorkflowCheckpoint, keys: SealKeys): Promise<OpenedCheckpoint> {
-  const { sealed } = checkpoint;
-  if (!sealed) return { ok: true, checkpoint, key: undefined };
-  const lost = (code: SealLoss, why: string): OpenedCheckpoint => ({ ok: false, code, message: lostMessage(checkpoint, why) });
+/** A sealed box's text with the key that opened it, or why it did not open (in words: `why`). */
+export type OpenedText = { ok: true; plain: string | undefined; key: SealKey } | { ok: false; code: SealLoss; why: string };
+
+/**
+ * Opens a run's sealed box with its keychain key (a workflow's checkpoint here, an agent run's in
+ * engine/sealed-run-checkpoint.ts): `plain` undefined when the box is damaged or not that key's.
+ */
+export async function openSealedText(sealed: SealedBox, runId: string, keys: SealKeys): Promise<OpenedText> {
   let key: SealKey | undefined;
   try {
     key = await keys.byId(sealed.key_id);
   } catch (err) {
     const reason = err instanceof CredentialStoreError ? credentialErrorText(err) : err instanceof Error ? err.message : String(err);
-    return lost('keychain_unavailable', `the keychain that holds its key could not be read (${trimEnd(reason)})`);
+    return { ok: false, code: 'keychain_unavailable', why: `the keychain that holds its key could not be read (${trimEnd(reason)})` };
   }
-  if (!key) return lost('seal_key_missing', `the keychain key that locked it (${sealed.key_id}) is gone: it was deleted, or this is another account or computer`);
-  const plain = openText(sealed, key, checkpoint.run_id);
+  if (!key) return { ok: false, code: 'seal_key_missing', why: `the keychain key that locked it (${sealed.key_id}) is gone: it was deleted, or this is another account or computer` };
+  return { ok: true, plain: openText(sealed, key, runId), key };
+}
+
+/** What cannot be unlocked says so, then what to do. */
+export const DAMAGED_WHY = 'what was locked is damaged or was not locked with that key';
+
+/** A checkpoint as it resumes: a sealed one opened with its key, any other as it is. */
+export async function openCheckpoint(checkpoint: WorkflowCheckpoint, keys: SealKeys): Promise<OpenedCheckpoint> {
+  const { sealed } = checkpoint;
+  if (!sealed) return { ok: true, checkpoint, key: undefined };
+  const lost = (code: SealLoss, why: string): OpenedCheckpoint => ({ ok: false, code, message: lostMessage(checkpoint, why) });
+  const text = await openSealedText(sealed, checkpoint.run_id, keys);
+  if (!text.ok) return lost(text.code, text.why);
+  const { plain, key } = text;
   let opened: WorkflowCheckpoint | undefined;
   try {
     const fields = plain === undefined ? undefined : SealedFields.safeParse(JSON.parse(plain));
@@ -73,7 +89,7 @@ export async function openCheckpoint(checkpoint: WorkflowCheckpoint, keys: SealK
   } catch {
     opened = undefined;
   }
-  if (!opened) return lost('sealed_damaged', 'what was locked is damaged or was not locked with that key');
+  if (!opened) return lost('sealed_damaged', DAMAGED_WHY);
   return { ok: true, checkpoint: opened, key };
 }
 
@@ -90,12 +106,22 @@ function namesOf(graph: WorkflowCheckpoint['graph']): string {
 }
 
 function lostMessage(checkpoint: WorkflowCheckpoint, why: string): string {
-  return `This run waited with a sensitive value${namesOf(checkpoint.graph)} that can no longer be unlocked: ${why}. Nothing was sent to the tool and nothing else of the run is lost. Start the run again.`;
+  return lostWords(namesOf(checkpoint.graph), why);
+}
+
+/** A sealed run that cannot be opened: what happened, what is not lost, what to do. `names`: " (pin, code)" or "". */
+export function lostWords(names: string, why: string): string {
+  return `This run waited with a sensitive value${names} that can no longer be unlocked: ${why}. Nothing was sent to the tool and nothing else of the run is lost. Start the run again.`;
 }
 
 /** A node cannot wait: the words of its failure. `reason`: the keychain's own, in plain words. */
 export function cannotWaitMessage(graph: WorkflowCheckpoint['graph'], reason: string): string {
-  return `This step would wait for your answer while holding a sensitive value${namesOf(graph)}, and there is no keychain to lock that value with while the run waits (${trimEnd(reason)}). Steward does not keep a sensitive value on disk unlocked, so the run does not wait: nothing was sent to the tool. Make the keychain available (on Linux, a Secret Service such as GNOME Keyring, unlocked) and start the run again.`;
+  return cannotWaitWords(namesOf(graph), reason);
+}
+
+/** A run cannot wait holding a sensitive value without a keychain. `names`: " (pin, code)" or "". */
+export function cannotWaitWords(names: string, reason: string): string {
+  return `This step would wait for your answer while holding a sensitive value${names}, and there is no keychain to lock that value with while the run waits (${trimEnd(reason)}). Steward does not keep a sensitive value on disk unlocked, so the run does not wait: nothing was sent to the tool. Make the keychain available (on Linux, a Secret Service such as GNOME Keyring, unlocked) and start the run again.`;
 }
 
 function trimEnd(text: string): string {

@@ -58,8 +58,9 @@ interface EntryBase {
 
 export type ScsEntry =
   | (EntryBase & { kind: 'enabled'; mode: ScsMode; active: boolean; reason: string; model: string })
-  | (EntryBase & { kind: 'plan_drafted'; phase: number; attempt: number; plan?: PhasePlan; error?: string })
-  | (EntryBase & { kind: MonitorEntryKind; phase: number; trigger: MonitorTrigger; decision: MonitorDecision; budget: number })
+  | (EntryBase & { kind: 'plan_drafted'; phase: number; attempt: number; plan?: PhasePlan; error?: string; alternatives?: PhasePlan[] })
+  /** `alternatives`: a plan review over that many alternative plans (the choice and any edit are in `decision`). */
+  | (EntryBase & { kind: MonitorEntryKind; phase: number; trigger: MonitorTrigger; decision: MonitorDecision; budget: number; alternatives?: number })
   | (EntryBase & { kind: 'phase_started'; phase: number; plan: PhasePlan })
   | (EntryBase & { kind: 'phase_blocked'; phase: number; reasons: string[] })
   | (EntryBase & { kind: 'phase_stopped'; phase: number; round: number; condition: string; matched: string; evidence: string[]; changed_files: ChangedFile[] })
@@ -102,7 +103,7 @@ function toEntry(e: RunEventOf<ScsEntryEvent>, placement: ScsPlacement): ScsEntr
     case 'scs.enabled':
       return { ...base, kind: 'enabled', actor: 'scs', mode: e.mode, active: e.active, reason: e.reason, model: e.model };
     case 'scs.committee.plan_drafted':
-      return { ...base, kind: 'plan_drafted', actor: 'committee', phase: e.phase, attempt: e.attempt, plan: e.plan, error: e.error };
+      return { ...base, kind: 'plan_drafted', actor: 'committee', phase: e.phase, attempt: e.attempt, plan: e.plan, error: e.error, ...(e.alternatives ? { alternatives: e.alternatives } : {}) };
     case 'scs.supervisor.phase_started':
       return { ...base, kind: 'phase_started', actor: 'executor', phase: e.phase, plan: e.plan };
     case 'scs.supervisor.phase_blocked':
@@ -112,7 +113,16 @@ function toEntry(e: RunEventOf<ScsEntryEvent>, placement: ScsPlacement): ScsEntr
     case 'scs.warning':
       return { ...base, kind: 'warning', actor: 'scs', message: e.message };
     default:
-      return { ...base, kind: SCS_ENTRY_KINDS[e.type], actor: 'monitor', phase: e.phase, trigger: e.trigger, decision: e.decision, budget: e.budget };
+      return {
+        ...base,
+        kind: SCS_ENTRY_KINDS[e.type],
+        actor: 'monitor',
+        phase: e.phase,
+        trigger: e.trigger,
+        decision: e.decision,
+        budget: e.budget,
+        ...(e.alternatives !== undefined ? { alternatives: e.alternatives } : {}),
+      };
   }
 }
 

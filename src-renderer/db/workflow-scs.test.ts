@@ -55,7 +55,7 @@ describe('SCS settings in the workflow document', () => {
 
     await setScsSettings(db, 'scs-summary', { mode: 'auto', model: 'teacher' });
     const after = (await db.workflows.get('scs-summary'))!;
-    expect(after.doc.scs).toEqual({ mode: 'auto', model: 'teacher', monitor_every: 4, max_committee_retries: 2, max_replans: 2, max_extensions: 2, extension_rounds: 4, budget_warning: 2, loop_guard: 2, auto_long_budget: 20, max_phases: 5, transcript_budget: 4000 });
+    expect(after.doc.scs).toEqual({ mode: 'auto', model: 'teacher', monitor_every: 4, max_committee_retries: 2, max_replans: 2, max_extensions: 2, extension_rounds: 4, budget_warning: 2, loop_guard: 2, auto_long_budget: 20, max_phases: 5, transcript_budget: 4000, file_batch: 5, alternatives: 1 });
     // The row's own settings are not the document's: the supervision switch stays as it was.
     expect(after.supervision_enabled).toBe(false);
   });

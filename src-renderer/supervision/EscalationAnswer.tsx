@@ -86,6 +86,21 @@ export function EscalationAnswer({ intervention, wait }: { intervention: Interve
             </div>
           </div>
         )}
+        {e.created_assets.length > 0 && (
+          <div className="step">
+            <div className="step__label">Already created</div>
+            <div className="step__body" data-testid="escalation-created">
+              <p>The failed attempt already made or changed these, so it is not offered a retry (it would make them again):</p>
+              <ul>
+                {e.created_assets.map((asset) => (
+                  <li key={asset}>
+                    <code>{asset}</code>
+                  </li>
+                ))}
+              </ul>
+            </div>
+          </div>
+        )}
         {e.candidate_output !== undefined && (
           <div className="step">
             <div className="step__label">Its output</div>

@@ -25,6 +25,7 @@ export const SCS_TRIGGER_LABELS = {
   finish: 'finish gate',
   budget: 'near the step budget',
   stop_condition: 'a stop condition matched',
+  file_batch: 'a batch of file changes',
 } satisfies Record<MonitorTrigger, string>;
 
 /** The monitor's last decision, as the status says it. */
@@ -67,11 +68,12 @@ export function scsEntryTitle(entry: ScsEntry): string {
       return entry.active ? 'SCS gates this run' : 'SCS stays off';
     case 'plan_drafted':
       if (!entry.plan) return `Draft ${entry.attempt} of the phase ${entry.phase} plan was unusable`;
+      if (entry.alternatives && entry.alternatives.length > 1) return `Drafted ${entry.alternatives.length} alternative plans for phase ${entry.phase}${entry.attempt > 1 ? ` (draft ${entry.attempt})` : ''}`;
       return entry.attempt > 1 ? `Redrafted the phase ${entry.phase} plan (draft ${entry.attempt})` : `Drafted the phase ${entry.phase} plan`;
     case 'plan_approved':
-      return 'Approved the plan';
+      return entry.alternatives ? `Chose plan ${entry.decision.choice ?? 1} of ${entry.alternatives}${entry.decision.edit ? ' and edited it' : ''}` : entry.decision.edit ? 'Approved the plan with edits' : 'Approved the plan';
     case 'plan_vetoed':
-      return 'Vetoed the plan';
+      return entry.alternatives ? `Vetoed all ${entry.alternatives} plans` : 'Vetoed the plan';
     case 'rethink_requested':
       return 'Asked the committee to rethink';
     case 'phase_started':

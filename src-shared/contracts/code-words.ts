@@ -40,7 +40,7 @@ const FAILURE_CODE_LABELS: Readonly<Record<string, string>> = {
   tool_unavailable: 'the tool is not available',
   unknown_tool: 'a tool the server does not have',
   not_confirmed: 'you did not confirm the call',
-  declined_by_person: 'you declined the call',
+  declined_by_person: 'declined by you',
   review_unavailable: 'no teacher could review it',
   assert_failed: 'an assertion refused it',
   output_invalid: 'an output that does not fit',

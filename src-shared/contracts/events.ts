@@ -220,8 +220,18 @@ export const RunEvent = z.discriminatedUnion('type', [
   event('intervention.answered', { round, intervention_id: z.string(), answer: HumanAnswer, settled_by: z.enum(['person', 'sticky', 'expiry']).optional() }),
   // SCS (seed 001): committee · student (monitor) · supervisor (executor).
   event('scs.enabled', { mode: ScsMode, active: z.boolean(), reason: z.string(), model: z.string() }),
-  event('scs.committee.plan_drafted', { phase: z.number().int().positive(), attempt: z.number().int().positive(), plan: PhasePlan.optional(), error: z.string().optional() }),
-  ...SCS_MONITOR_EVENTS.map((type) => event(type, { phase: z.number().int().nonnegative(), trigger: MonitorTrigger, decision: MonitorDecision, budget: z.number().int().nonnegative() })),
+  /** `alternatives`: the committee drafted several plans (`plan` is the first); the student selects one, may edit it, or vetoes all. */
+  event('scs.committee.plan_drafted', {
+    phase: z.number().int().positive(),
+    attempt: z.number().int().positive(),
+    plan: PhasePlan.optional(),
+    error: z.string().optional(),
+    alternatives: z.array(PhasePlan).optional(),
+  }),
+  /** `alternatives`: on a plan review, how many alternative plans the student chose among (its `decision.choice`, `decision.edit`). */
+  ...SCS_MONITOR_EVENTS.map((type) =>
+    event(type, { phase: z.number().int().nonnegative(), trigger: MonitorTrigger, decision: MonitorDecision, budget: z.number().int().nonnegative(), alternatives: z.number().int().min(2).optional() }),
+  ),
   event('scs.supervisor.phase_started', { phase: z.number().int().positive(), plan: PhasePlan }),
   event('scs.supervisor.phase_blocked', { phase: z.number().int().positive(), reasons: z.array(z.string()) }),
   /** A stop condition of the phase plan matched a round (stop-conditions.ts): the phase stops for the monitor's review, with its evidence. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { RunStatus, type RunEvent } from '../contracts/events';
 import { LifecyclePhase } from '../contracts/spec';
 import { ProfileVersionRef } from '../contracts/profiles';
-import { InvocationStatus } from '../workflow/invocation';
+import { INVOCATION_STATUSES } from '../workflow/invocation';
 import { PartialCounts } from '../workflow/partial-failure';
 import { runWords, traceWords, type TraceWord } from './search-words';
 import { foldUsage, UsageFacts } from '../accounting/run-cost';
@@ -15,13 +15,24 @@ import { foldUsage, UsageFacts } from '../accounting/run-cost';
 
 const TraceWordSchema: z.ZodType<TraceWord> = z.tuple([z.string().max(64), z.number().int()]);
 
+/**
+ * An invocation's status as the runs list counts it: the node's own, but a call a person declined
+ * ("Don't run it": a failure with the code `declined_by_person`, node-outcome.ts) is `declined`,
+ * what they decided, not a failure (issue 28). Rows folded before it existed say `failed`.
+ */
+export const RowInvocationStatus = z.enum([...INVOCATION_STATUSES, 'declined']);
+export type RowInvocationStatus = z.infer<typeof RowInvocationStatus>;
+
+/** The failure code of a call a person declined (src-main/workflow/node-outcome.ts: DECLINED). */
+const DECLINED_BY_PERSON = 'declined_by_person';
+
 /** What the runs list shows of a workflow run, kept idempotent: each value is the latest by sequence. */
 export const WorkflowRunFacts = z
   .object({
     /** Nodes in the graph (workflow.started); 0 until it arrived. */
     nodes: z.number().int().nonnegative(),
     /** Per invocation id: its latest status and the sequence number that set it. */
-    invocations: z.record(z.string(), z.tuple([InvocationStatus, z.number().int()])),
+    invocations: z.record(z.string(), z.tuple([RowInvocationStatus, z.number().int()])),
     /** Per invocation id: its completed rounds (an agent node's, a tool node's one call), each counting from 0. */
     invocation_rounds: z.record(z.string(), z.number().int().nonnegative()),
     /** A workflow supervisor's verdict was applied in this run (its status reads "Completed — supervised"). */
@@ -192,7 +203,8 @@ function foldWorkflowEvent(row: RunRow, e: RunEvent): RunRow {
     case 'node.invocation': {
       const seen = id === undefined ? undefined : wf.invocations[id];
       if (id === undefined || (seen && seen[1] >= e.seq)) return { ...row, workflow: wf };
-      return { ...row, workflow: { ...wf, invocations: { ...wf.invocations, [id]: [e.status, e.seq] } } };
+      const status: RowInvocationStatus = e.status === 'failed' && e.failure?.code === DECLINED_BY_PERSON ? 'declined' : e.status;
+      return { ...row, workflow: { ...wf, invocations: { ...wf.invocations, [id]: [status, e.seq] } } };
     }
     case 'supervisor.verdict':
       return { ...row, workflow: { ...wf, supervised: true } };

@@ -9,6 +9,8 @@ import { z } from 'zod';
  */
 
 export const SCS_MODES = ['off', 'on', 'auto'] as const;
+/** At most this many alternative plans in one committee draft. */
+export const ALTERNATIVES_MAX = 3;
 export const ScsMode = z.enum(SCS_MODES);
 export type ScsMode = z.infer<typeof ScsMode>;
 
@@ -42,6 +44,10 @@ export const ScsSettings = z
     max_phases: z.number().int().min(1).max(20).default(5),
     /** Characters of decisions (executor rounds, monitor gates) an SCS prompt carries: newest verbatim, older summarised. */
     transcript_budget: z.number().int().min(500).max(50_000).default(4000),
+    /** A batch of file changes: after this many successful write-effect calls since the last review, the monitor reviews (0: off). */
+    file_batch: z.number().int().min(0).max(50).default(5),
+    /** Alternative phase plans the committee is asked to draft (1: a single plan); the student selects one, may edit it, or vetoes all. */
+    alternatives: z.number().int().min(1).max(ALTERNATIVES_MAX).default(1),
   })
   .strict();
 export type ScsSettings = z.infer<typeof ScsSettings>;
@@ -63,6 +69,13 @@ export const PhasePlan = z
   })
   .strict();
 export type PhasePlan = z.infer<typeof PhasePlan>;
+
+/** Alternative phase plans from one committee draft: the student selects one (by number), may edit it, or vetoes all. */
+export const PlanAlternatives = z.object({ alternatives: z.array(PhasePlan).min(2).max(ALTERNATIVES_MAX) }).strict();
+export type PlanAlternatives = z.infer<typeof PlanAlternatives>;
+/** What the committee may answer: one phase plan, or alternatives. */
+export const CommitteeDraft = z.union([PhasePlan, PlanAlternatives]);
+export type CommitteeDraft = z.infer<typeof CommitteeDraft>;
 
 export const MONITOR_DECISIONS = [
   'approve_plan',
@@ -89,12 +102,19 @@ export const MonitorDecision = z
     next_required_action: z.enum(['committee_rethink', 'supervisor_execute', 'supervisor_continue', 'finish']).optional(),
     /** extend_steps: how many rounds (bounded by the settings). */
     extend_by: z.number().int().min(1).max(20).optional(),
+    /** approve_plan over alternatives: which one (1-based; absent: the first). */
+    choice: z.number().int().min(1).max(ALTERNATIVES_MAX).optional(),
+    /**
+     * approve_plan: the student's edit of the chosen plan — fields replacing the plan's own. The
+     * edited plan is validated like a plan; an invalid edit is refused (the student is asked again once).
+     */
+    edit: z.record(z.string(), z.unknown()).optional(),
   })
   .strict();
 export type MonitorDecision = z.infer<typeof MonitorDecision>;
 
 /** Why the monitor is asked now. */
-export const MONITOR_TRIGGERS = ['plan', 'tool_failure', 'loop_guard', 'periodic', 'finish', 'budget', 'stop_condition'] as const;
+export const MONITOR_TRIGGERS = ['plan', 'tool_failure', 'loop_guard', 'periodic', 'finish', 'budget', 'stop_condition', 'file_batch'] as const;
 export const MonitorTrigger = z.enum(MONITOR_TRIGGERS);
 export type MonitorTrigger = z.infer<typeof MonitorTrigger>;
 
@@ -107,6 +127,7 @@ export const DECISIONS_FOR_TRIGGER = {
   finish: ['finish_allowed', 'finish_rejected'],
   budget: ['extend_steps', 'deny_extension'],
   stop_condition: ['accept_phase', 'reject_phase', 'rethink_plan'],
+  file_batch: ['accept_phase', 'reject_phase', 'rethink_plan'],
 } as const satisfies Record<MonitorTrigger, readonly MonitorDecisionKind[]>;
 
 /** A write-effect tool call of the phase: its target (path or arguments summary, sensitive ones masked) and result. */

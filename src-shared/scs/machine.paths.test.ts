@@ -45,6 +45,12 @@ const CASES: { name: string; input: ScsInput; alphabet: AlphabetOptions }[] = [
     alphabet: { answers: 'representative' },
   },
   {
+    // Alternative plans (chosen, edited, refused) and the file batch: one phase, a batch of one file.
+    name: 'write work · alternative plans · file batch 1 · budget 2',
+    input: scsInput({ writeWork: true, budget: 2, settings: { ...TIGHT, max_phases: 1, max_replans: 0, max_extensions: 0, monitor_every: 5, file_batch: 1, alternatives: 2 } }),
+    alphabet: { answers: 'representative', alternatives: true },
+  },
+  {
     name: 'read-only work · a review every round · loop guard 3 · extensions of 2',
     input: scsInput({ writeWork: false, budget: 2, settings: { ...TIGHT, monitor_every: 1, loop_guard: 3, extension_rounds: 2, max_replans: 0, max_committee_retries: 0, max_phases: 1 } }),
     alphabet: { answers: 'representative' },

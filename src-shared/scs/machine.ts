@@ -1,9 +1,10 @@
-import { assign, emit, fromPromise, setup } from 'xstate';
+import { and, assign, emit, fromPromise, setup } from 'xstate';
 import type { RunEventPayload } from '../contracts/events';
 import {
   DECISIONS_FOR_TRIGGER,
   MonitorDecision,
   PhasePlan,
+  PlanAlternatives,
   type ChangedFile,
   type MonitorTrigger,
   type RoundFact,
@@ -46,6 +47,10 @@ export interface MonitorInput {
   trigger: MonitorTrigger;
   phase: number;
   plan?: PhasePlan;
+  /** A plan review over alternatives: every plan the committee drafted (`plan` is the first). */
+  alternatives?: PhasePlan[];
+  /** Why the student's last answer to this plan review was refused (its edit, its choice): it is asked again. */
+  refusal?: string;
   facts: RoundFact[];
   rounds_used: number;
   budget: number;
@@ -58,6 +63,14 @@ export interface ScsContext extends ScsInput {
   phase: number;
   plan?: PhasePlan;
   draft?: PhasePlan;
+  /** The committee's alternative plans for the phase under review (empty: a single plan, `draft`). */
+  alternatives: PhasePlan[];
+  /** Why the student's approval could not be used (an invalid edit, a choice out of range), while it is asked again. */
+  refusal?: string;
+  /** Times the student was asked again about this draft after a refused approval. */
+  refusals: number;
+  /** Successful write-effect calls since the monitor last reviewed (the file-batch trigger). */
+  filesSinceReview: number;
   attempts: number;
   feedback: string[];
   replans: number;
@@ -99,6 +112,47 @@ function parseDecision(raw: unknown, trigger: MonitorTrigger): { decision: Monit
   return { decision: parsed.data, problem: undefined };
 }
 
+/** The student may be asked again this many times about one draft after its approval was refused. */
+const REFUSAL_RETRIES = 1;
+
+const issueWords = (issues: readonly { path: PropertyKey[]; message: string }[], whole: string) => issues.map((i) => `${i.path.map(String).join('.') || whole}: ${i.message}`).join('; ');
+
+/** The committee's answer: one plan, or alternatives (the first is the draft the machine carries). */
+function parseDraft(raw: unknown): { draft: PhasePlan; alternatives: PhasePlan[] } | { problem: string } {
+  if (typeof raw === 'object' && raw !== null && Object.hasOwn(raw, 'alternatives')) {
+    const parsed = PlanAlternatives.safeParse(raw);
+    if (!parsed.success) return { problem: `the committee's alternative plans were malformed: ${issueWords(parsed.error.issues, 'alternatives')}` };
+    const [first] = parsed.data.alternatives;
+    return first ? { draft: first, alternatives: parsed.data.alternatives } : { problem: 'the committee drafted no alternative plans' };
+  }
+  const parsed = PhasePlan.safeParse(raw);
+  return parsed.success ? { draft: parsed.data, alternatives: [] } : { problem: `the committee's plan was malformed: ${issueWords(parsed.error.issues, 'plan')}` };
+}
+
+/**
+ * A plan review's answer: an approval names the plan it approves (`choice`, among alternatives) and
+ * may edit it; the plan that results is validated like a committee's plan. A choice out of range or
+ * an invalid edit is a refusal, in words (the student is asked again, then it counts as a veto).
+ */
+function parsePlanDecision(
+  raw: unknown,
+  context: Pick<ScsContext, 'draft' | 'alternatives'>,
+): { decision: MonitorDecision | undefined; problem: string | undefined; refusal: string | undefined; draft?: PhasePlan } {
+  const base = parseDecision(raw, 'plan');
+  const { decision } = base;
+  if (!decision || decision.decision !== 'approve_plan') return { ...base, refusal: undefined };
+  const options = context.alternatives.length > 0 ? context.alternatives : context.draft ? [context.draft] : [];
+  const choice = decision.choice ?? 1;
+  const chosen = options[choice - 1];
+  if (!chosen) {
+    return { ...base, refusal: `the student chose plan ${choice}, but the committee drafted ${options.length === 1 ? 'one plan' : `${options.length} plans`}` };
+  }
+  if (!decision.edit) return { ...base, refusal: undefined, draft: chosen };
+  const edited = PhasePlan.safeParse({ ...chosen, ...decision.edit });
+  if (!edited.success) return { ...base, refusal: `the student's edit of plan ${choice} is not a valid plan (${issueWords(edited.error.issues, 'plan')})` };
+  return { ...base, refusal: undefined, draft: edited.data };
+}
+
 /** The same call failed `n` times in a row at the end of the facts. */
 function repeatedFailure(facts: readonly RoundFact[], n: number): boolean {
   const tail = facts.slice(-n);
@@ -134,6 +188,12 @@ export const scsMachine = setup({
     monitorUnusable: ({ context }) => context.decision === undefined,
     writeWork: ({ context }) => context.writeWork,
     approved: ({ context }) => decisionIs(context, 'approve_plan'),
+    /** The student's approval was refused (an invalid edit, a choice out of range) and it may be asked again. */
+    refusedAskAgain: ({ context }) => context.refusal !== undefined && context.refusals < REFUSAL_RETRIES,
+    /** Refused again: it counts as a veto of the draft. */
+    refused: ({ context }) => context.refusal !== undefined,
+    /** A batch of file changes (file_batch successful write-effect calls) since the monitor's last review. */
+    fileBatchDue: ({ context }) => context.settings.file_batch > 0 && context.filesSinceReview >= context.settings.file_batch,
     finishAllowed: ({ context }) => decisionIs(context, 'finish_allowed'),
     finishRejected: ({ context }) => decisionIs(context, 'finish_rejected'),
     extend: ({ context }) => decisionIs(context, 'extend_steps'),
@@ -163,6 +223,11 @@ export const scsMachine = setup({
       attempt: context.attempts,
       plan: context.draft,
       error: context.draft ? undefined : context.feedback.at(-1),
+      ...(context.alternatives.length > 0 ? { alternatives: context.alternatives } : {}),
+    })),
+    emitRefusal: emit(({ context }) => ({
+      type: 'scs.warning' as const,
+      message: `The student's approval was refused: ${context.refusal ?? 'unknown'}. ${context.refusals < REFUSAL_RETRIES ? 'The student is asked again.' : 'It counts as a veto: no plan was approved from this draft.'}`,
     })),
     emitMonitor: emit(({ context }) => {
       const decision = context.decision ?? { decision: 'veto_plan' as const, confidence: 0, evidence: [], reason: 'unusable' };
@@ -179,7 +244,8 @@ export const scsMachine = setup({
       } as const)[decision.decision];
       // A plan review is about the phase being drafted (the one phase_started will announce).
       const trigger = context.trigger ?? 'plan';
-      return { type, phase: trigger === 'plan' ? context.phase + 1 : context.phase, trigger, decision, budget: context.budget };
+      const alternatives = trigger === 'plan' && context.alternatives.length > 1 ? context.alternatives.length : undefined;
+      return { type, phase: trigger === 'plan' ? context.phase + 1 : context.phase, trigger, decision, budget: context.budget, ...(alternatives ? { alternatives } : {}) };
     }),
     emitPhaseStarted: emit(({ context }) => ({
       type: 'scs.supervisor.phase_started' as const,
@@ -219,6 +285,9 @@ export const scsMachine = setup({
   context: ({ input }) => ({
     ...input,
     phase: 0,
+    alternatives: [],
+    refusals: 0,
+    filesSinceReview: 0,
     attempts: 0,
     feedback: [],
     replans: 0,
@@ -231,7 +300,7 @@ export const scsMachine = setup({
   initial: 'planning',
   states: {
     planning: {
-      entry: assign(({ context }) => ({ attempts: context.attempts + 1, draft: undefined })),
+      entry: assign(({ context }) => ({ attempts: context.attempts + 1, draft: undefined, alternatives: [], refusal: undefined, refusals: 0 })),
       invoke: {
         id: 'committee',
         src: 'committee',
@@ -239,10 +308,8 @@ export const scsMachine = setup({
         onDone: {
           target: 'drafted',
           actions: assign(({ context, event }) => {
-            const parsed = PhasePlan.safeParse(event.output);
-            return parsed.success
-              ? { draft: parsed.data }
-              : { feedback: [...context.feedback, `the committee's plan was malformed: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'plan'}: ${i.message}`).join('; ')}`] };
+            const parsed = parseDraft(event.output);
+            return 'problem' in parsed ? { feedback: [...context.feedback, parsed.problem] } : parsed;
           }),
         },
         onError: {
@@ -263,14 +330,38 @@ export const scsMachine = setup({
       invoke: {
         id: 'monitor',
         src: 'monitor',
-        input: ({ context }) => ({ trigger: 'plan' as const, phase: context.phase + 1, plan: context.draft, facts: context.facts.slice(-20), rounds_used: context.facts.length, budget: context.budget }),
-        onDone: { target: 'judgingPlan', actions: assign(({ event }) => parseDecision(event.output, 'plan')) },
+        input: ({ context }) => ({
+          trigger: 'plan' as const,
+          phase: context.phase + 1,
+          plan: context.draft,
+          ...(context.alternatives.length > 0 ? { alternatives: context.alternatives } : {}),
+          ...(context.refusal ? { refusal: context.refusal } : {}),
+          facts: context.facts.slice(-20),
+          rounds_used: context.facts.length,
+          budget: context.budget,
+        }),
+        onDone: { target: 'judgingPlan', actions: assign(({ context, event }) => parsePlanDecision(event.output, context)) },
         onError: { target: 'monitorFailed', actions: assign(({ event }) => ({ decision: undefined, problem: `the monitor failed: ${errorText(event.error)}` })) },
       },
     },
     judgingPlan: {
       always: [
         { guard: 'monitorUnusable', target: 'monitorFailed' },
+        { guard: 'refusedAskAgain', target: 'reviewingPlan', actions: ['emitRefusal', assign(({ context }) => ({ refusals: context.refusals + 1 }))] },
+        // Refused again: it counts as a veto — the committee drafts again with the refusal as feedback, bounded like a veto.
+        {
+          guard: and(['refused', 'committeeRetriesLeft']),
+          target: 'planning',
+          actions: ['emitRefusal', assign(({ context }) => ({ feedback: [...context.feedback, `the student approved no valid plan: ${context.refusal ?? ''}`] }))],
+        },
+        {
+          guard: 'refused',
+          target: 'blocked',
+          actions: [
+            'emitRefusal',
+            assign(({ context }) => ({ blockedReasons: [...context.feedback, `the student approved no valid plan: ${context.refusal ?? ''}`, `no plan was approved after ${context.attempts} draft(s)`] })),
+          ],
+        },
         { guard: 'approved', target: 'executing', actions: ['emitMonitor', 'startPhase', 'emitPhaseStarted'] },
         {
           guard: 'committeeRetriesLeft',
@@ -295,6 +386,7 @@ export const scsMachine = setup({
           actions: assign(({ context, event }) => ({
             facts: [...context.facts, event.fact],
             sinceMonitor: context.sinceMonitor + 1,
+            filesSinceReview: context.filesSinceReview + (event.fact.changed?.ok === true ? 1 : 0),
             // A decision that crossed the boundary (which enforced the requirement) uses it up.
             required: usesUp(event.fact) ? undefined : context.required,
           })),
@@ -318,11 +410,14 @@ export const scsMachine = setup({
         // The budget before the periodic review: with monitor_every 1 a periodic review is due every
         // round and would starve the budget question (the next round still gets its periodic review).
         { guard: 'budgetLow', target: 'monitoring', actions: assign(({ context }) => ({ trigger: 'budget' as const, budgetAskedAt: context.budget })) },
+        { guard: 'fileBatchDue', target: 'monitoring', actions: assign({ trigger: 'file_batch' as const }) },
         { guard: 'periodicDue', target: 'monitoring', actions: assign({ trigger: 'periodic' as const }) },
         { target: 'executing' },
       ],
     },
     monitoring: {
+      // Every review sees the phase's changed files: the file batch starts again.
+      entry: assign({ filesSinceReview: 0 }),
       invoke: {
         id: 'monitor',
         src: 'monitor',

@@ -1,4 +1,5 @@
 import type { SupervisorAction } from './contracts';
+import { createdText } from './created-assets';
 
 /**
  * The allowed set (seed 004 design §5): a pure function of what the kernel knows about the failed
@@ -45,11 +46,12 @@ export function computeAllowedActions(f: InvocationFacts): AllowedSet {
     return { actions: ['fail'], refused };
   }
   const actions: SupervisorAction[] = [];
-  if (!f.retry_safe) refused.retry = 'the node does not declare itself safe to run again';
+  // What the attempt created comes first: it says what a retry would make again (and a retry-safe declaration does not undo it).
+  if (f.created_assets.length > 0) refused.retry = `the failed attempt already created something (${createdText(f.created_assets) ?? ''})`;
+  else if (!f.retry_safe) refused.retry = 'the node does not declare itself safe to run again';
   else if (f.spent_usd > 0) refused.retry = `the failed attempt already cost $${f.spent_usd.toFixed(4)}`;
   // An unknown cost is not a zero one: it may have been billed, and a retry would pay it again.
   else if ((f.unpriced_models?.length ?? 0) > 0) refused.retry = `the failed attempt called ${(f.unpriced_models ?? []).join(', ')}, whose cost is not known (no price or no usage reported)`;
-  else if (f.created_assets.length > 0) refused.retry = 'the failed attempt already created something';
   else if (f.retries_exhausted === true) refused.retry = 'this invocation used all its retries';
   else actions.push('retry');
   actions.push('skip');

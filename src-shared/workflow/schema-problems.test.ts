@@ -31,7 +31,7 @@ describe('schema problems in words', () => {
     const parsed = HostedWorkflowGraph.safeParse(doc);
     expect(parsed.success).toBe(false);
     if (parsed.success) return;
-    expect(schemaProblems(doc, parsed.error)[0]).toMatchObject({ node: 'in', port: 'Bad Name', message: expect.stringMatching(/^fields\.0\.name: use lowercase/) });
+    expect(schemaProblems(doc, parsed.error)[0]).toMatchObject({ node: 'in', port: 'Bad Name', message: expect.stringMatching(/^`name` in the first field: use lowercase/) });
   });
 
   it('an unknown node kind lists the kinds there are', () => {
@@ -39,7 +39,21 @@ describe('schema problems in words', () => {
   });
 
   it("an app file's servers read as the CLI format name the unknown field plainly", () => {
-    expect(words(WorkflowGraph, { ...base, servers: [{ id: 'fs', server: 'filesystem' }] })).toContain('workflow: servers.0 has an unknown field "server": this format has no such field (remove it)');
+    expect(words(WorkflowGraph, { ...base, servers: [{ id: 'fs', server: 'filesystem' }] })).toContain('workflow: the first server entry has an unknown field "server": this format has no such field (remove it)');
+  });
+
+  it("a CLI file's servers read as the app's format say in words which entry lacks what, and name the unknown fields (issue 28)", () => {
+    const out = words(HostedWorkflowGraph, { ...base, servers: [{ id: 'fs', package: '@modelcontextprotocol/server-filesystem', args: ['.'] }] });
+    expect(out).toContain('workflow: the first server entry has no `server`: name the registered server it uses (its id in the MCP registry)');
+    expect(out).toContain('workflow: the first server entry has unknown fields "package", "args": this format has no such field (remove them)');
+    expect(out.join('\n')).not.toMatch(/\bservers\.\d/);
+  });
+
+  it('a deeper entry is named by its place, its list and its position', () => {
+    const doc = { ...base, servers: [{ id: 'fs', server: 'filesystem' }, { id: 'gh', server: 'github', tools: ['x', ''] }] };
+    expect(words(HostedWorkflowGraph, doc)).toEqual(['workflow: the second tool name of the second server entry is required']);
+    const eleven = { ...base, servers: Array.from({ length: 11 }, (_, i) => (i === 10 ? { id: 's10' } : { id: `s${i}`, server: `r${i}` })) };
+    expect(words(HostedWorkflowGraph, eleven)[0]).toMatch(/^workflow: the 11th server entry has no `server`/);
   });
 
   it('a key that is not spelled like the schema\'s own is counted, never echoed', () => {

@@ -30,11 +30,82 @@ function schemaProblem(doc: unknown, issue: z.core.$ZodIssue): GraphProblem {
     const port = typeof entry?.name === 'string' && entry.name !== '' ? entry.name : undefined;
     const id = typeof node?.id === 'string' && node.id !== '' ? node.id : undefined;
     // A kind the document format does not have: say which it has.
-    const message = issue.code === 'invalid_union' && rest.length === 1 && rest[0] === 'kind' ? `kind must be one of ${NODE_KINDS.map((k) => `"${k}"`).join(', ')}` : issueWords(issue, rest.join('.'));
+    const message = issue.code === 'invalid_union' && rest.length === 1 && rest[0] === 'kind' ? `kind must be one of ${NODE_KINDS.map((k) => `"${k}"`).join(', ')}` : placeWords(issue, rest);
     return { ...(id !== undefined ? { node: id } : {}), ...(port !== undefined ? { port } : {}), code: 'schema', message };
   }
-  if (path[0] === 'edges' && path[1] !== undefined) return { edge: Number(path[1]), code: 'schema', message: `edge ${Number(path[1]) + 1}: ${issueWords(issue, path.slice(2).join('.') || 'the edge')}` };
-  return { code: 'schema', message: issueWords(issue, path.join('.') || 'the document') };
+  if (path[0] === 'edges' && path[1] !== undefined) return { edge: Number(path[1]), code: 'schema', message: `edge ${Number(path[1]) + 1}: ${path.length > 2 ? placeWords(issue, path.slice(2)) : issueWords(issue, 'the edge')}` };
+  return { code: 'schema', message: path.length > 0 ? placeWords(issue, path) : issueWords(issue, 'the document') };
+}
+
+/**
+ * An issue's place as a person names it (issue 28): a list entry by its position in words ("the
+ * first server entry", not `servers.0`), a field of it in backquotes; a missing field says what to
+ * put there where the format knows.
+ */
+function placeWords(issue: z.core.$ZodIssue, path: readonly string[]): string {
+  const last = lastIndexAt(path);
+  if (last < 0) return issueWords(issue, path.join('.'));
+  const entry = entryWords(path.slice(0, last + 1));
+  const tail = path.slice(last + 1).join('.');
+  if (tail === '') return issueWords(issue, entry);
+  if (isMissing(issue)) {
+    const list = path[last - 1] ?? '';
+    const hint = MISSING_HINTS.get(`${list}.${tail}`);
+    return `${entry} has no \`${tail}\`${hint ? `: ${hint}` : ''}`;
+  }
+  return issueWords(issue, `\`${tail}\` in ${entry}`);
+}
+
+/** What to put in a required field a file left out, where the format knows (list.field). */
+const MISSING_HINTS: ReadonlyMap<string, string> = new Map([
+  ['servers.server', 'name the registered server it uses (its id in the MCP registry)'],
+  ['servers.id', 'name it as this workflow\'s nodes know it'],
+  ['fields.name', 'name the port'],
+  ['inputs.name', 'name the port'],
+  ['checks.check', 'say which check it is'],
+]);
+
+function isMissing(issue: z.core.$ZodIssue): boolean {
+  return (issue.code === 'invalid_type' && issue.input === undefined) || (issue.code === 'too_small' && issue.origin === 'string' && Number(issue.minimum) <= 1);
+}
+
+/** Position of the last list index in a path (-1: none); an index at the start names no list. */
+function lastIndexAt(path: readonly string[]): number {
+  for (let i = path.length - 1; i >= 1; i--) if (/^\d+$/.test(path[i]!)) return i;
+  return -1;
+}
+
+/** A path that ends at a list entry, in words: "the second check of the first …", "the first server entry". */
+function entryWords(path: readonly string[]): string {
+  const last = path.length - 1;
+  const list = path[last - 1] ?? '';
+  const noun = `the ${ordinal(Number(path[last]))} ${LIST_NOUNS.get(list) ?? (list.endsWith('s') && list.length > 1 ? list.slice(0, -1) : `${list} entry`).replace(/_/g, ' ')}`;
+  const parent = path.slice(0, last - 1);
+  if (parent.length === 0) return noun;
+  const at = lastIndexAt(parent);
+  if (at < 0) return `${noun} of \`${parent.join('.')}\``;
+  const within = parent.slice(at + 1);
+  return `${noun} of ${within.length > 0 ? `\`${within.join('.')}\` in ` : ''}${entryWords(parent.slice(0, at + 1))}`;
+}
+
+const LIST_NOUNS: ReadonlyMap<string, string> = new Map([
+  ['servers', 'server entry'],
+  ['entries', 'entry'],
+  ['branches', 'branch'],
+  ['tools', 'tool name'],
+]);
+
+const ORDINALS = ['first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth', 'tenth'];
+
+function ordinal(index: number): string {
+  const n = index + 1;
+  const suffix = n % 100 >= 11 && n % 100 <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
+  return ORDINALS[index] ?? `${n}${suffix}`;
+}
+
+/** An issue's path as the schema names it (a record's key elided), for a message's details. */
+export function schemaIssuePath(issue: z.core.$ZodIssue): string {
+  return issue.path.map((p) => (typeof p === 'number' ? String(p) : typeof p === 'string' && SCHEMA_KEY.test(p) ? p : '…')).join('.');
 }
 
 /** A key as the schema spells its own: naming one like it cannot echo a secret. */

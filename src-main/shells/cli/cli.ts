@@ -71,6 +71,8 @@ const USAGE = `Usage:
   steward trace otlp TRACE.jsonl [-o|--output OUT.json] [--endpoint URL] [--allow-host HOST]...
   steward eval supervisor|boundary [--json FILE] [--min-success GATE=VALUE]... [--case TEXT]
                    [--supervisor|--teacher DOUBLE] [--data-dir DIR]
+  steward eval verdicts --teacher MODEL | --profile FILE [--json] [--limit N] [--allow-host HOST]...
+                   [--data-dir DIR]
   steward open [--data-dir DIR] [--print]
   steward --version
 
@@ -128,7 +130,12 @@ const USAGE = `Usage:
                delete them, or import JSONL traces (steward runs --help)
   learning     turn traces into fine-tuning data: sft (chat JSONL) or preference (DPO pairs)
   eval         measure supervision: fault-injection cases for the workflow supervisor, known student
-               mistakes for the decision boundary; exit 1 when a gate fails (steward eval --help)
+               mistakes for the decision boundary; exit 1 when a gate fails (steward eval --help).
+               verdicts: every recorded teacher verdict replayed to a candidate teacher
+               (--teacher MODEL, its redacted review context, no tool executed), or the recorded
+               rounds put to changed review rules (--profile FILE, no model call); lists what
+               flips, protected-effect catches first; exit 1 when a past block of a protected
+               effect would now be accepted (or, --profile, a teacher's catch no longer reviewed)
   trace        a trace as OpenTelemetry OTLP/JSON (GenAI conventions), to a file or an OTLP/HTTP
                collector the privacy policy allows (steward trace --help)
   open         a new one-time link to the running app's page (npm start's), printed and opened in

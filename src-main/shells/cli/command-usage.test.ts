@@ -69,6 +69,7 @@ const COMMANDS: Array<{ command: string[]; help: string[] }> = [
   { command: ['learning', 'export', 'x.jsonl'], help: ['learning', '--help'] },
   { command: ['trace', 'otlp', 'x.jsonl'], help: ['trace', '--help'] },
   { command: ['eval', 'boundary'], help: ['eval', '--help'] },
+  { command: ['eval', 'verdicts', '--profile', 'x.json'], help: ['eval', 'verdicts', '--help'] },
   { command: ['mcp', 'status', 'x.json', 'srv'], help: ['--help'] },
 ];
 

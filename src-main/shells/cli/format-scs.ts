@@ -14,12 +14,21 @@ export function formatScsEvent(event: RunEvent): string | undefined {
   switch (event.type) {
     case 'scs.enabled':
       return event.active ? `scs=on (${event.reason})` : `scs off (${event.reason})`;
-    case 'scs.committee.plan_drafted':
-      return event.plan ? `scs committee drafted phase plan${event.attempt > 1 ? ` (draft ${event.attempt})` : ''}` : `scs committee draft unusable: ${event.error ?? 'malformed'}`;
-    case 'scs.student.plan_approved':
-      return `scs student approved plan confidence=${event.decision.confidence.toFixed(2)}`;
+    case 'scs.committee.plan_drafted': {
+      const draft = event.attempt > 1 ? ` (draft ${event.attempt})` : '';
+      if (event.alternatives && event.alternatives.length > 1) {
+        return [`scs committee drafted ${event.alternatives.length} alternative phase plans${draft}`, ...event.alternatives.map((p, i) => `  ${i + 1}. ${p.phase_goal}`)].join('\n');
+      }
+      return event.plan ? `scs committee drafted phase plan${draft}` : `scs committee draft unusable: ${event.error ?? 'malformed'}`;
+    }
+    case 'scs.student.plan_approved': {
+      const { choice, edit } = event.decision;
+      const chose = event.alternatives ? ` ${choice ?? 1} of ${event.alternatives}` : '';
+      const edited = edit ? ` with edits (${Object.keys(edit).join(', ')})` : '';
+      return `scs student approved plan${chose}${edited} confidence=${event.decision.confidence.toFixed(2)}`;
+    }
     case 'scs.student.plan_vetoed':
-      return `scs student vetoed plan: ${event.decision.reason}`;
+      return event.alternatives ? `scs student vetoed all ${event.alternatives} alternative plans: ${event.decision.reason}` : `scs student vetoed plan: ${event.decision.reason}`;
     case 'scs.student.rethink_requested':
       return `scs student requested rethink: ${event.decision.reason}`;
     case 'scs.student.phase_accepted':

@@ -1,6 +1,7 @@
 import type { RunEvent, RunEventOf } from '@shared/contracts/events';
 import { DECIDED_BY_LABELS, type SupervisorAction } from '@shared/supervisor/contracts';
 import { spentText } from '@shared/supervisor/cost';
+import { createdText } from '@shared/supervisor/created-assets';
 import { invocationIdText, invocationText } from '@shared/workflow/invocation-text';
 
 /**
@@ -20,7 +21,8 @@ export function formatEscalated(event: RunEventOf<'supervisor.escalated'>): stri
   const e = event.escalation;
   const code = e.failure_signature.code ?? (e.failure_signature.http_status !== undefined ? `HTTP ${e.failure_signature.http_status}` : 'failed');
   const spent = spentText(e);
-  return `${SHIELD} ${invocationText(e.node, e.correlation_lineage)} escalated: ${code} — ${firstLine(e.detail)}${spent !== undefined ? ` · spent ${spent}` : ''} (allowed: ${e.allowed_actions.join(', ')})`;
+  const created = createdText(e.created_assets);
+  return `${SHIELD} ${invocationText(e.node, e.correlation_lineage)} escalated: ${code} — ${firstLine(e.detail)}${spent !== undefined ? ` · spent ${spent}` : ''}${created !== undefined ? ` · created ${created}` : ''} (allowed: ${e.allowed_actions.join(', ')})`;
 }
 
 /** `⛨ work · item 2 → skip (decided by the supervisor): a poisoned item` */

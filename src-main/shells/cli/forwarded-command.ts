@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { defaultDataDir } from '../../util/data-dir';
 
 /** The commands a running app takes over (issue 22): those that read or write the folder's history and runs. */
-const FORWARDED = new Set(['run', 'dry-run', 'answer', 'runs', 'workflows']);
+const FORWARDED = new Set(['run', 'dry-run', 'answer', 'runs', 'workflows', 'eval']);
 
 /**
  * The data folder a command works on, when it is one the running app would run for it; undefined
@@ -12,6 +12,8 @@ const FORWARDED = new Set(['run', 'dry-run', 'answer', 'runs', 'workflows']);
 export function forwardedDataDir(argv: readonly string[], env: NodeJS.ProcessEnv, cwd: string): string | undefined {
   const [command, ...rest] = argv;
   if (command === undefined || !FORWARDED.has(command)) return undefined;
+  // Of the evals only `eval verdicts` reads the history (issue 31); the suites run here.
+  if (command === 'eval' && rest[0] !== 'verdicts') return undefined;
   let dataDir: string | undefined;
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i];

@@ -53,6 +53,10 @@ export function readNodeOutput(run: SupervisedRunView | undefined, escalation: E
   // The deepest invocation on the escalation's own item path: an item's own step over the enclosing one.
   const onPath = mine.filter((r) => onLineage(r.lineage, escalation.correlation_lineage)).sort((a, b) => b.lineage.length - a.lineage.length)[0];
   if (!onPath) return `${node} ran only for other items than this escalation's; their outputs are not readable here`;
-  if (onPath.outputs === undefined) return `${onPath.id} has no output (status ${onPath.status})`;
+  if (onPath.outputs === undefined) {
+    // This item's own invocation has nothing yet; another item's output is never offered in its place.
+    const others = mine.filter((r) => !onLineage(r.lineage, escalation.correlation_lineage)).length;
+    return `${onPath.id} has no output (status ${onPath.status})${others > 0 ? `; ${node} also ran for other items, whose outputs are not readable here` : ''}`;
+  }
   return masked(run, { invocation: onPath.id, outputs: onPath.outputs });
 }

@@ -8,6 +8,7 @@ import type { WorkflowGraph, WorkflowNode } from '@shared/workflow/document';
 import { resolveToolEffect } from '@shared/policy/effect-registry';
 import type { EffectClass } from '@shared/contracts/tool-effect';
 import { retrySafe, type AttemptFacts } from '@shared/supervisor/retry-safety';
+import { createdAssets, type ToolCallMade } from '@shared/supervisor/created-assets';
 import type { Invocation, NodeFailure } from '@shared/workflow/invocation';
 import type { SchedulerEvent } from '@shared/workflow/scheduler';
 import type { FailedInvocation, NodeNext, SupervisionResult, WorkflowSupervisor } from './supervise-failure';
@@ -46,12 +47,19 @@ export function portValidator(nodes: ReadonlyMap<string, WorkflowNode>): (input:
 export class AttemptTrail {
   private offered: EffectClass[] | undefined;
   private readonly models = new Map<string, ModelCallTally>();
+  /** The tool calls this attempt made (its own `tool.executed` events: one trail per attempt of one invocation). */
+  private readonly calls: ToolCallMade[] = [];
 
   observe(payload: RunEventPayload): void {
     switch (payload.type) {
       case 'tools.snapshot':
         this.offered = [...(this.offered ?? []), ...payload.tools.map((t) => t.effect)];
         return;
+      case 'tool.executed': {
+        const { server, tool, arguments: args, ok, is_error } = payload.execution;
+        this.calls.push({ server, tool, arguments: args, ok, is_error });
+        return;
+      }
       case 'model.called': {
         const t = this.tally(payload.model);
         t.calls += 1;
@@ -96,18 +104,22 @@ export class AttemptTrail {
     t.output_tokens += usage.output_tokens;
   }
 
+  /**
+   * What this attempt created (created-assets.ts): its write calls, each by what it wrote, judged by
+   * the effect registry as retry-safety is (the workflow's own setting, else Steward's metadata).
+   */
+  created(graph: Pick<WorkflowGraph, 'servers' | 'tool_effects'>): string[] {
+    return createdAssets(this.calls, (server, tool) => effectOf(graph, server, tool));
+  }
+
   /** The facts the kernel's retry-safety rule (retry-safety.ts) judges this attempt of `node` by. */
   facts(node: WorkflowNode | undefined, graph: Pick<WorkflowGraph, 'servers' | 'tool_effects'>): AttemptFacts {
     switch (node?.kind) {
       case 'template':
       case 'assert':
         return { kind: 'pure' };
-      case 'tool': {
-        // The effect registry: the workflow's own setting, else Steward's shipped metadata.
-        const server = graph.servers.find((s) => s.id === node.server);
-        const packageName = server && 'package' in server ? server.package : undefined;
-        return { kind: 'tool', effect: resolveToolEffect({ serverId: node.server, ...(packageName !== undefined ? { packageName } : {}), tool: node.tool, overrides: graph.tool_effects }).effect.effect };
-      }
+      case 'tool':
+        return { kind: 'tool', effect: effectOf(graph, node.server, node.tool) };
       case 'agent':
         return { kind: 'agent', offered: this.offered };
       default:
@@ -116,10 +128,19 @@ export class AttemptTrail {
   }
 }
 
+/** A tool's effective effect in this workflow: the workflow's own setting, else Steward's shipped metadata. */
+function effectOf(graph: Pick<WorkflowGraph, 'servers' | 'tool_effects'>, serverId: string, tool: string): EffectClass {
+  const server = graph.servers.find((s) => s.id === serverId);
+  const packageName = server && 'package' in server ? server.package : undefined;
+  return resolveToolEffect({ serverId, ...(packageName !== undefined ? { packageName } : {}), tool, overrides: graph.tool_effects }).effect.effect;
+}
+
 /**
  * The host's facts about a failed invocation. Retry-safe by the kernel's rule: a pure node, a read,
  * or an agent offered only reads (or no tools). What it spent is its model calls (`model_calls`,
- * priced by RunSupervision with the run's pricing table); nothing is known created. A streaming tool
+ * priced by RunSupervision with the run's pricing table); what it created is what its own write calls
+ * wrote (`AttemptTrail.created`: this attempt of this invocation only, so concurrent items never
+ * share a list), and a retry is not offered once it is not empty. A streaming tool
  * node is `streaming`; `left.sent`: how many results it sent downstream; `left.candidate`: the malformed
  * output it left. `trail`: what the failed attempt showed.
  */
@@ -131,7 +152,7 @@ export function failedInvocation(node: WorkflowNode | undefined, graph: Pick<Wor
     retry_safe: retrySafe(trail.facts(node, graph)),
     spent_usd: 0,
     model_calls: trail.modelCalls(),
-    created_assets: [],
+    created_assets: trail.created(graph),
     // The malformed output the node left (an agent's answer its output schema refused): `substitute` may repair it.
     ...(left.candidate !== undefined ? { candidate_output: left.candidate } : {}),
     validator_covers_output: node !== undefined && validatorCoversOutput(node),

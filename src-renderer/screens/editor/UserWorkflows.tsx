@@ -8,6 +8,7 @@ import { errorText } from './use-stored-workflow';
 import { duplicateOf, exportText, parseWorkflowFile } from './workflow-file';
 import { useWaiting } from '../interventions/use-waiting';
 import { WaitingChip } from '../interventions/WaitingChip';
+import { MessageText } from '../run/MessageText';
 
 type Notice = { text: string; ok: boolean };
 
@@ -102,9 +103,9 @@ export function UserWorkflows() {
         </div>
       </header>
       {notice && (
-        <p className={notice.ok ? 'wf-notice wf-notice--ok' : 'wf-notice error'} role={notice.ok ? 'status' : 'alert'} data-testid="workflows-notice">
-          {notice.text}
-        </p>
+        <div className={notice.ok ? 'wf-notice wf-notice--ok' : 'wf-notice error'} role={notice.ok ? 'status' : 'alert'} data-testid="workflows-notice">
+          <MessageText text={notice.text} />
+        </div>
       )}
       {list === undefined ? (
         <p className="muted">{open ? 'Loading…' : 'Your workflows are listed once the host is connected.'}</p>

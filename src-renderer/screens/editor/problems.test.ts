@@ -17,7 +17,7 @@ describe('editor problems', () => {
     const { problems, valid } = draftProblems(bad, none, {});
     expect(valid).toBe(false);
     expect(problems[0]).toMatchObject({ node: 'input', port: 'Bad Name', code: 'schema' });
-    expect(problems[0]?.message).toMatch(/^fields\.0\.name: use lowercase/);
+    expect(problems[0]?.message).toMatch(/^`name` in the first field: use lowercase/);
   });
 
   it('an unconnected required input is shown next to its port; a server the host does not have on the nodes using it', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { splitDetails } from '@shared/contracts/code-words';
 import { duplicateOf, exportText, newWorkflowDraft, parseWorkflowFile } from './workflow-file';
 
 describe('workflow files', () => {
@@ -13,6 +14,7 @@ describe('workflow files', () => {
     const out = parseWorkflowFile('{"format":', 'broken.workflow.json');
     expect(out.ok).toBe(false);
     if (!out.ok) expect(out.error).toMatch(/^broken\.workflow\.json is not JSON/);
+    if (!out.ok) expect(splitDetails(out.error).words).not.toMatch(/Unexpected|JSON input|position/);
   });
 
   it('an invalid workflow names the field that is wrong', () => {
@@ -28,6 +30,14 @@ describe('workflow files', () => {
     const out = parseWorkflowFile(text, 'folder-triage.workflow.json');
     expect(out.ok).toBe(false);
     if (!out.ok) expect(out.error).toMatch(/CLI workflow file.*MCP registry/);
+    // In words (issue 28): which entry lacks what, the unknown fields by name; the schema path only in details.
+    if (!out.ok) {
+      const { words, details } = splitDetails(out.error);
+      expect(words).toContain('the first server entry has no `server`: name the registered server it uses');
+      expect(words).toContain('the first server entry has unknown fields "package", "args"');
+      expect(words).not.toMatch(/\bservers\.\d/);
+      expect(details).toContain('servers.0.server');
+    }
   });
 
   it('a duplicate gets a free id and is named as a copy', () => {

@@ -1,5 +1,6 @@
 import { HostedWorkflowGraph } from '@shared/workflow/hosted-graph';
-import { schemaProblems } from '@shared/workflow/schema-problems';
+import { withDetails } from '@shared/contracts/code-words';
+import { schemaIssuePath, schemaProblems } from '@shared/workflow/schema-problems';
 import { formatGraphProblem } from '@shared/workflow/validate-graph';
 import { uniqueId, type Draft } from './graph-edit';
 
@@ -14,7 +15,8 @@ export function parseWorkflowFile(text: string, fileName = 'the file'): FileOutc
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    return { ok: false, error: `${fileName} is not JSON: ${err instanceof Error ? err.message : String(err)}` };
+    // The parser's own message (an offset, a token) stays one click away.
+    return { ok: false, error: withDetails(`${fileName} is not JSON, so it is no workflow file: export one from Steward, or check the file for a missing bracket or comma.`, err instanceof Error ? err.message : String(err)) };
   }
   const parsed = HostedWorkflowGraph.safeParse(raw);
   if (parsed.success) return { ok: true, workflow: parsed.data };
@@ -27,7 +29,9 @@ export function parseWorkflowFile(text: string, fileName = 'the file'): FileOutc
   const hint = launches
     ? ' Its servers name a package or command: that is a CLI workflow file. The app names servers registered in the MCP registry — import it with `steward workflows import`, or register its servers and export from the app.'
     : '';
-  return { ok: false, error: `${fileName} is not a Steward workflow: ${issues.join('; ')}${more}.${hint}` };
+  // The schema's own paths (servers.0.server) stay one click away, for whoever edits the file by hand.
+  const paths = [...new Set(parsed.error.issues.map((issue) => schemaIssuePath(issue) || '(the document)'))];
+  return { ok: false, error: withDetails(`${fileName} is not a Steward workflow: ${issues.join('; ')}${more}.${hint}`, `schema paths: ${paths.join(', ')}`) };
 }
 
 /** The file an export writes: the stored document, as the import reads it back. */

@@ -224,9 +224,14 @@ export function InvocationDetails({ view, events }: { view: InvocationView; even
         <div className="step">
           <div className="step__label">Why it {view.status === 'skipped' ? 'was skipped' : view.status === 'cancelled' ? 'was cancelled' : view.failure.code === 'declined_by_person' ? 'did not run' : 'failed'}</div>
           <div className="step__body" data-testid="node-failure">
-            <span className={view.failure.code === 'route_not_taken' ? 'tag' : 'tag tag--bad'} title={view.failure.code} data-code={view.failure.code}>
-              {failureCodeWords(view.failure.code)}
-            </span>{' '}
+            {/* A declined call's message says it all ("you declined fs/write_file: …"): no tag repeating it. */}
+            {view.failure.code === 'declined_by_person' ? null : (
+              <>
+                <span className={view.failure.code === 'route_not_taken' ? 'tag' : 'tag tag--bad'} title={view.failure.code} data-code={view.failure.code}>
+                  {failureCodeWords(view.failure.code)}
+                </span>{' '}
+              </>
+            )}
             <MessageText text={view.failure.message} />
           </div>
         </div>

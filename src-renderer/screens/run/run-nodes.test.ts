@@ -4,6 +4,7 @@ import type { WorkflowRunFacts } from '../../db/db';
 import { deriveInvocations } from '../../db/derive-invocations';
 import { eventLog } from '../../testing/event-fixtures';
 import { agentAsks, agentRun, item, nodeStatus, startWorkflow, triageRun } from '../../testing/workflow-fixtures';
+import { summarize } from '@shared/history/run-summary';
 import { focusTarget, previewValue, workflowPending, workflowRunSummary } from './run-nodes';
 
 function waitingRun(runId: string) {
@@ -21,6 +22,17 @@ describe('workflowRunSummary', () => {
     expect(workflowRunSummary({ nodes: 5, invocations: { a: ['done', 1], b: ['waiting', 2], c: ['done', 3] }, invocation_rounds: {} })).toBe('5 nodes · 1 waiting');
     expect(workflowRunSummary({ nodes: 1, invocations: { a: ['failed', 1], b: ['failed', 2], c: ['running', 3] }, invocation_rounds: {} })).toBe('1 node · 1 running · 2 failed');
     expect(workflowRunSummary({ nodes: 3, invocations: {}, invocation_rounds: {} })).toBe('3 nodes');
+  });
+
+  it('a call a person declined is said as declined, not as a failure (issue 28): folded from its events, as the Runs row shows it', () => {
+    const log = eventLog('run-wf-declined-1');
+    startWorkflow(log);
+    nodeStatus(log, 'classify', 'running');
+    nodeStatus(log, 'classify', 'failed', { failure: { code: 'declined_by_person', message: 'you declined fs/write_file' } });
+    nodeStatus(log, 'summarize', 'failed', { failure: { code: 'tool_error', message: 'the tool failed' } });
+    const row = summarize(undefined, log.events, log.events.length);
+    expect(row?.workflow && workflowRunSummary(row.workflow, 'declined')).toMatch(/ · 1 failed · 1 declined$/);
+    expect(workflowRunSummary({ nodes: 2, invocations: { a: ['done', 1], b: ['declined', 2] }, invocation_rounds: {} }, 'declined')).toBe('2 nodes · 1 declined');
   });
 
   it('once the run ended, nothing of it is said to wait or run (a host stop cut those off)', () => {

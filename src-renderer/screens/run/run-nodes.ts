@@ -1,23 +1,24 @@
 import type { Intervention } from '@shared/contracts/intervention';
 import type { RunStatus } from '@shared/contracts/events';
-import { FINAL_INVOCATION_STATUSES, type InvocationStatus } from '@shared/workflow/invocation';
+import { FINAL_INVOCATION_STATUSES } from '@shared/workflow/invocation';
+import type { RowInvocationStatus } from '@shared/history/run-summary';
 import type { WorkflowRunFacts } from '../../db/db';
 import { NODE_STATUS_PRECEDENCE, type InvocationView } from '../../db/derive-invocations';
 import { plural } from '../../view/format';
 
-/** Counted in the runs list: what needs a look (a quiet end says nothing). */
-const SUMMARY_STATUSES = ['waiting', 'running', 'failed'] as const satisfies readonly InvocationStatus[];
+/** Counted in the runs list: what needs a look (a quiet end says nothing); a call a person declined is said as such, not as a failure. */
+const SUMMARY_STATUSES = ['waiting', 'running', 'failed', 'declined'] as const satisfies readonly RowInvocationStatus[];
 
 /**
- * "5 nodes · 1 waiting": the graph's size and the invocations that wait, run or failed. Once the
+ * "5 nodes · 1 waiting": the graph's size and the invocations that wait, run, failed or a person declined. Once the
  * run has ended (`status` final), what had not ended with it was cut off (a host stop).
  */
 export function workflowRunSummary(facts: WorkflowRunFacts, status: RunStatus = 'running'): string {
   const ended = status !== 'running' && status !== 'waiting';
-  const counts = new Map<InvocationStatus, number>();
+  const counts = new Map<RowInvocationStatus, number>();
   let cutOff = 0;
   for (const [s] of Object.values(facts.invocations)) {
-    if (ended && !FINAL_INVOCATION_STATUSES.some((f) => f === s)) cutOff += 1;
+    if (ended && s !== 'declined' && !FINAL_INVOCATION_STATUSES.some((f) => f === s)) cutOff += 1;
     else counts.set(s, (counts.get(s) ?? 0) + 1);
   }
   const parts = SUMMARY_STATUSES.flatMap((s) => ((counts.get(s) ?? 0) > 0 ? [`${counts.get(s)} ${s}`] : []));

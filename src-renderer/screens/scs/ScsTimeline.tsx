@@ -162,6 +162,10 @@ function EntryDetails({ entry, nav }: { entry: ScsEntry; nav: ScsNavigation }) {
     const { decision } = entry;
     return (
       <>
+        {/* The choice among alternatives is in the title ("Chose plan 2 of 2 and edited it"); here, what the edit replaced. */}
+        {entry.kind === 'plan_approved' && decision.edit && (
+          <p className="scs-entry__choice muted" data-testid="scs-choice">{`Edited: ${Object.keys(decision.edit).join(', ')}`}</p>
+        )}
         <p className="scs-entry__reason">{decision.reason}</p>
         {entry.kind === 'budget_extended' && decision.extend_by !== undefined && <p className="muted scs-entry__small">+{decision.extend_by} rounds asked</p>}
         {(decision.evidence.length > 0 || entry.trigger !== 'plan') && (
@@ -181,6 +185,18 @@ function EntryDetails({ entry, nav }: { entry: ScsEntry; nav: ScsNavigation }) {
         </p>
       );
     case 'plan_drafted':
+      if (entry.alternatives && entry.alternatives.length > 1) {
+        return (
+          <div className="scs-alternatives" data-testid="scs-alternatives">
+            {entry.alternatives.map((plan, i) => (
+              <section key={i} data-testid="scs-alternative" aria-label={`Plan ${i + 1}`}>
+                <span className="scs-entry__label">Plan {i + 1}</span>
+                <PlanView plan={plan} full={false} />
+              </section>
+            ))}
+          </div>
+        );
+      }
       return entry.plan ? <PlanView plan={entry.plan} /> : <p className="scs-entry__reason is-bad">{entry.error ?? 'The committee gave no usable plan.'}</p>;
     case 'phase_started':
       // The plan itself is in the committee's entry above; here, what the executor is held to.

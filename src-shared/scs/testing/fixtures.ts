@@ -92,6 +92,18 @@ export function okFact(round: number, over: Partial<RoundFact> = {}): RoundFact 
   };
 }
 
+/** A round that wrote a file (a successful write-effect call): the file batch counts it. */
+export function writeFact(round: number, over: Partial<RoundFact> = {}): RoundFact {
+  return okFact(round, {
+    tool: 'write_file',
+    call_key: `write_file {"path":"out-${round}.md"}`,
+    summary: `wrote out-${round}.md`,
+    result: 'Successfully wrote',
+    changed: { round, tool: 'write_file', target: `out-${round}.md`, result: 'ok (18 chars)', ok: true },
+    ...over,
+  });
+}
+
 export function failedFact(round: number, callKey: string = FAILING_CALL, over: Partial<RoundFact> = {}): RoundFact {
   return {
     round,

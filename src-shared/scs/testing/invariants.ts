@@ -1,6 +1,6 @@
 import { RunEvent } from '../../contracts/events';
 import { canonicalJson } from '../../util/canonical-json';
-import { DECISIONS_FOR_TRIGGER, MonitorDecision, PhasePlan, type MonitorDecisionKind, type MonitorTrigger } from '../contracts';
+import { DECISIONS_FOR_TRIGGER, MonitorDecision, PhasePlan, PlanAlternatives, type MonitorDecisionKind, type MonitorTrigger } from '../contracts';
 import type { ScsEmitted } from '../machine';
 import { usesUp } from '../required-action';
 import { matchStopCondition } from '../stop-conditions';
@@ -24,6 +24,9 @@ import type { RoleCall, ScsJournalEntry, StepEntry } from './scripted-roles';
  * S9 rolling phases: an accepted phase (not kept going, not finishing) leads to the next phase's draft; phases count 1, 2, 3…
  * S10 a round that matches a stop condition stops the phase with its evidence and asks the monitor; no other round does
  * S11 next_required_action: a refused finish requires more work, an accept with `finish` requires the finish, a crossed decision uses it up
+ * Alternatives: an approval names one of the drafted plans (`choice`) and may edit it; the plan that
+ * runs is that one, edited, valid as a plan. An approval that resolves to no valid plan is refused
+ * (a warning, no announcement): the student is asked once more, then it counts as a veto.
  */
 
 const same = (a: unknown, b: unknown): boolean => canonicalJson(a) === canonicalJson(b);
@@ -78,16 +81,32 @@ const draftCache = new WeakMap<RoleCall, boolean>();
 function validDraft(call: RoleCall): boolean {
   if (call.role !== 'committee' || call.settled?.kind !== 'done') return false;
   let valid = draftCache.get(call);
-  if (valid === undefined) draftCache.set(call, (valid = PhasePlan.safeParse(call.settled.output).success));
+  if (valid === undefined) draftCache.set(call, (valid = PhasePlan.safeParse(call.settled.output).success || PlanAlternatives.safeParse(call.settled.output).success));
   return valid;
 }
 /** The committee answered, but not with a valid plan. */
 const malformedDraft = (call: RoleCall): boolean => call.role === 'committee' && call.settled?.kind === 'done' && !validDraft(call);
 
+/** The plan an approval resolves to (its choice among the alternatives, edited), or undefined when it is refused. */
+export function approvedPlan(call: RoleCall, d: MonitorDecision): PhasePlan | undefined {
+  if (call.role !== 'monitor' || d.decision !== 'approve_plan') return undefined;
+  const options = call.input.alternatives && call.input.alternatives.length > 0 ? call.input.alternatives : call.input.plan ? [call.input.plan] : [];
+  const chosen = options[(d.choice ?? 1) - 1];
+  if (!chosen || !d.edit) return chosen;
+  const edited = PhasePlan.safeParse({ ...chosen, ...d.edit });
+  return edited.success ? edited.data : undefined;
+}
+/** A usable approval that resolves to no valid plan: refused, never announced. */
+const refusedApproval = (call: RoleCall): boolean => {
+  const d = usableAnswer(call);
+  return d?.decision === 'approve_plan' && approvedPlan(call, d) === undefined;
+};
+const REFUSAL_WARNING = "The student's approval was refused";
+
 /** The monitor was asked and could not decide: it failed, or its answer was malformed or of the wrong kind. */
 const monitorFailed = (call: RoleCall): boolean => call.role === 'monitor' && call.settled !== undefined && usableAnswer(call) === undefined;
 
-const PROGRESS_TRIGGERS: readonly MonitorTrigger[] = ['tool_failure', 'loop_guard', 'periodic', 'stop_condition'];
+const PROGRESS_TRIGGERS: readonly MonitorTrigger[] = ['tool_failure', 'loop_guard', 'periodic', 'stop_condition', 'file_batch'];
 
 /** accept_phase that ends the phase: neither kept going (supervisor_continue) nor finishing. */
 const endsPhase = (d: MonitorDecision): boolean => d.decision === 'accept_phase' && d.next_required_action !== 'supervisor_continue' && d.next_required_action !== 'finish';
@@ -127,7 +146,9 @@ export function checkScsInvariants(trace: ScsTrace): string[] {
   for (const entry of journal) {
     if (entry.kind === 'call' && entry.role === 'monitor' && entry.input.trigger === 'plan' && entry.settled) {
       const d = usableAnswer(entry);
-      if (d?.decision === 'approve_plan' || (!writeWork && d === undefined)) approved.add(planKey(entry.input.phase, entry.input.plan));
+      const resolved = d ? approvedPlan(entry, d) : undefined;
+      if (resolved) approved.add(planKey(entry.input.phase, resolved));
+      else if (!writeWork && d === undefined) approved.add(planKey(entry.input.phase, entry.input.plan));
     }
     if (entry.kind === 'step' && entry.value === 'executing') {
       const { plan, phase } = entry.context;
@@ -185,7 +206,14 @@ export function checkScsInvariants(trace: ScsTrace): string[] {
   let exhaustedAt: number | undefined;
   const draftsSoFar = new Map<number, number>();
   let replans = 0;
+  let refusals = 0;
   for (const { call, at } of calls) {
+    if (call.role === 'committee') refusals = 0;
+    if (call.role === 'monitor' && call.input.trigger === 'plan' && refusedApproval(call)) {
+      refusals++;
+      // Refused twice: a veto of the draft.
+      if (refusals === 2 && (draftsSoFar.get(call.input.phase) ?? 0) === settings.max_committee_retries + 1) exhaustedAt ??= at;
+    }
     if (call.role === 'committee') {
       const n = (draftsSoFar.get(call.input.phase) ?? 0) + 1;
       draftsSoFar.set(call.input.phase, n);
@@ -241,7 +269,10 @@ export function checkScsInvariants(trace: ScsTrace): string[] {
   }
 
   // ── S5: monitor failure: closed for write work, open with a warning for read-only work ────────
-  const warnings = events.filter((e) => e.type === 'scs.warning');
+  const warnings = events.filter((e) => e.type === 'scs.warning' && !e.message.startsWith(REFUSAL_WARNING));
+  const refusalWarnings = events.length - events.filter((e) => e.type !== 'scs.warning' || !e.message.startsWith(REFUSAL_WARNING)).length;
+  const refused = monitor.filter((m) => refusedApproval(m.call)).length;
+  if (refusalWarnings !== refused) v.push(`Alternatives: ${refusalWarnings} refusal warnings for ${refused} refused approvals`);
   const failedMonitors = monitor.filter((m) => monitorFailed(m.call));
   if (writeWork) {
     if (warnings.length > 0) v.push('S5: write work continued past a monitor failure with a warning');
@@ -262,7 +293,7 @@ export function checkScsInvariants(trace: ScsTrace): string[] {
   const announced = events.filter((e) => MONITOR_EVENT_TYPES.has(e.type));
   const expected = monitor.flatMap(({ call }) => {
     const d = usableAnswer(call);
-    return d && call.role === 'monitor' ? [{ type: MONITOR_EVENT[d.decision], phase: call.input.phase, trigger: call.input.trigger, decision: d }] : [];
+    return d && call.role === 'monitor' && !refusedApproval(call) ? [{ type: MONITOR_EVENT[d.decision], phase: call.input.phase, trigger: call.input.trigger, decision: d }] : [];
   });
   const shown = announced.map((e) => ('decision' in e && 'trigger' in e ? { type: e.type, phase: e.phase, trigger: e.trigger, decision: e.decision } : e));
   if (!same(shown, expected)) v.push('S6: the monitor events do not match the usable monitor answers one to one');

@@ -2,7 +2,7 @@ import type { SnapshotFrom } from 'xstate';
 import { adjacencyMapToArray, getAdjacencyMap, getShortestPaths, type StatePath } from 'xstate/graph';
 import { DECISIONS_FOR_TRIGGER, type MonitorDecisionKind } from '../contracts';
 import { scsMachine, type ScsEvent, type ScsInput } from '../machine';
-import { ALL_ANSWERS, MALFORMED_DECISION, MALFORMED_PLAN, PLANS, failedFact, monitorAnswer, okFact, stoppingFact } from './fixtures';
+import { ALL_ANSWERS, MALFORMED_DECISION, MALFORMED_PLAN, PLANS, failedFact, monitorAnswer, okFact, stoppingFact, writeFact } from './fixtures';
 import type { RoleName } from './scripted-roles';
 
 /**
@@ -30,7 +30,19 @@ const error = (role: RoleName, message: string): PathEvent => ({ type: `xstate.e
  */
 export interface AlphabetOptions {
   answers?: 'every' | 'representative';
+  /**
+   * Also offer the committee's alternative plans (first phase), the student's choice among them —
+   * edited, out of range, or with an invalid edit (refused) — and rounds that change a file (the file batch).
+   */
+  alternatives?: boolean;
 }
+
+/** The student's answers over alternatives: plan 2 edited (valid), a plan that does not exist, an edit that is not a plan. */
+const CHOICE_ANSWERS = [
+  monitorAnswer('approve_plan', { choice: 2, edit: { plan: ['List the notes folder', 'Read each note', 'Quote the action items'] } }),
+  monitorAnswer('approve_plan', { choice: 3 }),
+  monitorAnswer('approve_plan', { choice: 1, edit: { plan: ['Write summary.md'] } }),
+];
 
 /** What the monitor could answer: decision kinds (right or wrong for the trigger), malformed, a failure. */
 function monitorEvents(snapshot: ScsSnapshot, options: AlphabetOptions): PathEvent[] {
@@ -45,6 +57,7 @@ function monitorEvents(snapshot: ScsSnapshot, options: AlphabetOptions): PathEve
   if (right('accept_phase')) answers.push(...(options.answers === 'representative' ? [ACCEPT_CONTINUE] : [ACCEPT_CONTINUE, ACCEPT_FINISH]));
   // An oversized extension only matters when the budget is the question; elsewhere it is one more wrong kind.
   if (trigger === 'budget') answers.push(monitorAnswer('extend_steps', { extend_by: 20 }));
+  if (options.alternatives && trigger === 'plan' && snapshot.context.alternatives.length > 0) answers.push(...CHOICE_ANSWERS);
   return answers.map((a) => done('monitor', a)).concat(done('monitor', MALFORMED_DECISION), error('monitor', 'monitor timed out'));
 }
 
@@ -58,7 +71,12 @@ export function pathEvents(snapshot: ScsSnapshot, options: AlphabetOptions = {})
   switch (snapshot.value) {
     case 'planning':
       // A replan drafts a different phase, so the two phases are told apart in the trace.
-      return [done('committee', c.phase === 0 ? PLANS.summarise : PLANS.replanned), done('committee', MALFORMED_PLAN), error('committee', 'model server unreachable')];
+      return [
+        done('committee', c.phase === 0 ? PLANS.summarise : PLANS.replanned),
+        ...(options.alternatives && c.phase === 0 ? [done('committee', { alternatives: [PLANS.summarise, PLANS.inspect] })] : []),
+        done('committee', MALFORMED_PLAN),
+        error('committee', 'model server unreachable'),
+      ];
     case 'reviewingPlan':
     case 'monitoring':
       return monitorEvents(snapshot, options);
@@ -68,6 +86,8 @@ export function pathEvents(snapshot: ScsSnapshot, options: AlphabetOptions = {})
       if (c.facts.length >= c.budget) return [];
       return [
         { type: 'ROUND_DONE', fact: okFact(round) },
+        // A round that wrote a file (the file batch counts these).
+        ...(options.alternatives ? [{ type: 'ROUND_DONE' as const, fact: writeFact(round) }] : []),
         // Always the same call, so a second failure in a row is the loop guard's case.
         { type: 'ROUND_DONE', fact: failedFact(round) },
         // A result that matches a stop condition, offered only where the plan has one.
@@ -93,7 +113,7 @@ export function scsEdges(input: ScsInput, alphabet: AlphabetOptions = {}): { sta
 export function eventKey(event: PathEvent): string {
   if ('error' in event) return `${event.type}:${event.error.message}`;
   if ('output' in event) return `${event.type}:${JSON.stringify(event.output)}`;
-  return event.type === 'ROUND_DONE' ? `ROUND_DONE:${event.fact.result?.includes('ENOENT') ? 'stopping' : event.fact.failed ? 'failed' : 'ok'}` : 'FINISH_REQUESTED';
+  return event.type === 'ROUND_DONE' ? `ROUND_DONE:${event.fact.result?.includes('ENOENT') ? 'stopping' : event.fact.failed ? 'failed' : event.fact.changed ? 'wrote' : 'ok'}` : 'FINISH_REQUESTED';
 }
 
 /**
@@ -110,12 +130,17 @@ export function abstractState(snapshot: ScsSnapshot): string {
     phase: c.phase,
     plan: c.plan?.phase_goal ?? null,
     draft: c.draft?.phase_goal ?? null,
+    draftSteps: c.draft?.plan.length ?? null,
+    alternatives: c.alternatives.length,
+    refusal: c.refusal !== undefined,
+    refusals: c.refusals,
+    filesSinceReview: c.filesSinceReview,
     attempts: c.attempts,
     replans: c.replans,
     extensions: c.extensions,
     budget: c.budget,
     budgetAskedAt: c.budgetAskedAt ?? null,
-    facts: c.facts.map((f) => (f.result?.includes('ENOENT') ? 's' : f.failed ? 'x' : 'o')).join(''),
+    facts: c.facts.map((f) => (f.result?.includes('ENOENT') ? 's' : f.failed ? 'x' : f.changed ? 'w' : 'o')).join(''),
     phaseStart: c.phaseStart,
     sinceMonitor: c.sinceMonitor,
     trigger: c.trigger ?? null,
