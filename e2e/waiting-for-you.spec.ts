@@ -98,13 +98,14 @@ test('Cancel run and Stop the run ask first, by keyboard: focus goes to the conf
   await expect(cancel).toBeFocused();
   await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'waiting');
 
-  // Stop the run, on the card: the same question; confirmed, the run ends cancelled.
+  // Stop the run, on the card: the same question; confirmed, the run ends stopped by the person (issue 28).
   await page.getByTestId('intervention-stop').focus();
   await page.keyboard.press('Enter');
   await expect(page.getByTestId('confirm-intervention-stop')).toBeFocused();
   await shot(page, '42-stop-asks-first');
   await page.keyboard.press('Enter');
-  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'cancelled', { timeout: 30_000 });
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'stopped', { timeout: 30_000 });
+  await expect(page.getByTestId('run-status')).toHaveText('Stopped by you');
   await expect(escalated).toHaveAttribute('data-pending', 'false');
 });
 
