@@ -163,6 +163,10 @@ test('a workflow step\'s call nobody proposed: the card offers Don\'t run it; de
   await save.locator('.node-inv__toggle').click();
   await expect(save.getByTestId('node-invocation-body')).toContainText('Why it did not run');
   await expect(save.getByTestId('node-failure')).toHaveText('you declined fs/write_file: not today');
+  // The step's chip and the run's node counts say declined, not failed.
+  await expect(save.locator('.chip--status').first()).toHaveText('Declined');
+  await expect(page.getByTestId('node-counts')).toContainText('1 declined');
+  await expect(page.getByTestId('node-counts')).not.toContainText('failed');
   expect(existsSync(out)).toBe(false);
   await shot(page, '28-workflow-step-declined');
   await page.evaluate(() => (window.location.hash = '#/runs'));

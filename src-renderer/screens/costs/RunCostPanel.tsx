@@ -22,7 +22,8 @@ export function RunCostPanel({ events }: { events: readonly RunEvent[] }) {
       ? 'No supervision model was called.'
       : `${s.calls} supervision call${s.calls === 1 ? '' : 's'} · ${usdText(s)} · ${tokensText(s)} · added ${s.recorded_calls === 0 ? 'time not recorded' : durationText(cost.supervision_latency_ms)}`;
   return (
-    <details className="card run-cost" data-testid="run-cost" open>
+    // Open where supervision models were called; closed (one line) where only a person stepped in.
+    <details className="card run-cost" data-testid="run-cost" open={s.calls > 0}>
       <summary className="run-cost__summary">
         <strong>What supervision cost</strong> <span data-testid="run-cost-summary">{summary}</span>
         {cost.person.asks > 0 && (
@@ -32,42 +33,44 @@ export function RunCostPanel({ events }: { events: readonly RunEvent[] }) {
           </span>
         )}
       </summary>
-      <table className="table table--compact" data-testid="run-cost-roles">
-        <thead>
-          <tr>
-            <th scope="col">Who</th>
-            <th scope="col">Models</th>
-            <th scope="col" className="num">
-              Calls
-            </th>
-            <th scope="col" className="num">
-              Tokens
-            </th>
-            <th scope="col" className="num">
-              Cost
-            </th>
-            <th scope="col" className="num">
-              Time in calls
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {cost.roles.map((r) => (
-            <tr key={r.role} data-testid="run-cost-role" data-role={r.role}>
-              <td>{ROLE_LABELS[r.role]}</td>
-              <td>
-                <code className="muted">{r.models.join(', ')}</code>
-              </td>
-              <td className="num">{r.calls}</td>
-              <td className="num">{tokensText(r)}</td>
-              <td className="num" data-testid="run-cost-usd">
-                {usdText(r)}
-              </td>
-              <td className="num">{r.recorded_calls === 0 ? 'not recorded' : durationText(r.latency_ms)}</td>
+      {cost.roles.length > 0 && (
+        <table className="table table--compact" data-testid="run-cost-roles">
+          <thead>
+            <tr>
+              <th scope="col">Who</th>
+              <th scope="col">Models</th>
+              <th scope="col" className="num">
+                Calls
+              </th>
+              <th scope="col" className="num">
+                Tokens
+              </th>
+              <th scope="col" className="num">
+                Cost
+              </th>
+              <th scope="col" className="num">
+                Time in calls
+              </th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {cost.roles.map((r) => (
+              <tr key={r.role} data-testid="run-cost-role" data-role={r.role}>
+                <td>{ROLE_LABELS[r.role]}</td>
+                <td>
+                  <code className="muted">{r.models.join(', ')}</code>
+                </td>
+                <td className="num">{r.calls}</td>
+                <td className="num">{tokensText(r)}</td>
+                <td className="num" data-testid="run-cost-usd">
+                  {usdText(r)}
+                </td>
+                <td className="num">{r.recorded_calls === 0 ? 'not recorded' : durationText(r.latency_ms)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
       {interventions.length > 0 && (
         <ul className="run-cost__interventions" data-testid="run-cost-interventions">
           {interventions.map(([kind, n]) => (
@@ -78,8 +81,8 @@ export function RunCostPanel({ events }: { events: readonly RunEvent[] }) {
         </ul>
       )}
       <p className="muted run-cost__note">
-        {problem ? `${problem} ` : ''}Priced with the price list in <a href={routeHref({ name: 'settings' })}>Settings</a>; models on this machine cost $0 unless priced there. “not recorded”: the run was
-        recorded before Steward kept each call’s tokens.
+        {problem ? `${problem} ` : ''}Priced with the price list in <a href={routeHref({ name: 'settings' })}>Settings</a>; models on this machine cost $0 unless priced there.
+        {cost.roles.some((r) => r.recorded_calls < r.calls) && ' “not recorded”: the run was recorded before Steward kept each call’s tokens.'}
       </p>
     </details>
   );

@@ -1,4 +1,5 @@
-import { INVOCATION_STATUS_LABELS, type InvocationStatus } from '@shared/workflow/invocation';
+import type { RowInvocationStatus } from '@shared/history/run-summary';
+import { INVOCATION_STATUS_LABELS } from '@shared/workflow/invocation';
 import type { Tone } from '../../components/Chip';
 
 const TONES = {
@@ -9,14 +10,18 @@ const TONES = {
   failed: 'failed',
   skipped: 'neutral',
   cancelled: 'neutral',
-} satisfies Record<InvocationStatus, Tone>;
+  // A call the person declined: their decision, not a failure of the system (issue 28).
+  declined: 'neutral',
+} satisfies Record<RowInvocationStatus, Tone>;
+
+const LABELS = { ...INVOCATION_STATUS_LABELS, declined: 'Declined' } satisfies Record<RowInvocationStatus, string>;
 
 /** A node invocation's status, in the colours run statuses use. */
-export function InvocationStatusChip({ status, count }: { status: InvocationStatus; count?: number }) {
+export function InvocationStatusChip({ status, count }: { status: RowInvocationStatus; count?: number }) {
   return (
     <span className={`chip chip--${TONES[status]} chip--status`} data-status={status}>
       {(status === 'running' || status === 'waiting') && <span className="pulse" aria-hidden="true" />}
-      {count !== undefined ? `${count} ${INVOCATION_STATUS_LABELS[status].toLowerCase()}` : INVOCATION_STATUS_LABELS[status]}
+      {count !== undefined ? `${count} ${LABELS[status].toLowerCase()}` : LABELS[status]}
     </span>
   );
 }

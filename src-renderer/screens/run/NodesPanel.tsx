@@ -2,6 +2,7 @@ import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react'
 import type { RunEvent } from '@shared/contracts/events';
 import type { Intervention } from '@shared/contracts/intervention';
 import { FINAL_INVOCATION_STATUSES, INVOCATION_STATUSES } from '@shared/workflow/invocation';
+import type { RowInvocationStatus } from '@shared/history/run-summary';
 import { NODE_KIND_LABELS } from '@shared/workflow/ports';
 import { STORED_TEXT_LIMIT_BYTES } from '@shared/util/trim-text';
 import type { RunRow } from '../../db/db';
@@ -94,23 +95,26 @@ export function NodesPanel({ runId, run, events, hostPending, focusNode }: { run
 /** "9 invocations: 8 done · 1 failed". */
 function NodeCounts({ invocations }: { invocations: readonly InvocationView[] }) {
   if (invocations.length === 0) return null;
-  const counts = new Map(INVOCATION_STATUSES.map((s) => [s, invocations.filter((v) => shownStatus(v) === s).length]));
+  const counts = new Map(SHOWN_STATUSES.map((s) => [s, invocations.filter((v) => shownStatus(v) === s).length]));
   const nodes = Object.keys(nodeStates(invocations)).length;
   return (
     <p className="node-counts" data-testid="node-counts">
       <span className="muted">
         {plural(nodes, 'node')} · {plural(invocations.length, 'invocation')}:
       </span>{' '}
-      {INVOCATION_STATUSES.filter((s) => (counts.get(s) ?? 0) > 0).map((s) => (
+      {SHOWN_STATUSES.filter((s) => (counts.get(s) ?? 0) > 0).map((s) => (
         <InvocationStatusChip key={s} status={s} count={counts.get(s)} />
       ))}
     </p>
   );
 }
 
-/** A cut-off invocation counts as cancelled (as nodeStates counts it for the editor). */
-function shownStatus(view: InvocationView) {
-  return view.cut_off ? 'cancelled' : view.status;
+const SHOWN_STATUSES: readonly RowInvocationStatus[] = [...INVOCATION_STATUSES, 'declined'];
+
+/** A cut-off invocation counts as cancelled (as nodeStates counts it for the editor); a call the person declined as declined, not failed (as the Runs row counts it). */
+function shownStatus(view: InvocationView): RowInvocationStatus {
+  if (view.cut_off) return 'cancelled';
+  return view.status === 'failed' && view.failure?.code === 'declined_by_person' ? 'declined' : view.status;
 }
 
 function PendingNode({ question, events, othersRunning, onShow }: { question: PendingQuestion; events: RunEvent[]; othersRunning: boolean; onShow?: () => void }) {
@@ -164,7 +168,7 @@ function InvocationRow({ view, open, focused, onToggle, events, usage }: { view:
   const kind = view.kind && view.kind in NODE_KIND_LABELS ? NODE_KIND_LABELS[view.kind as keyof typeof NODE_KIND_LABELS] : view.kind;
   return (
     <li
-      className={`node-inv node-inv--${view.status} ${open ? 'node-inv--open' : ''} ${focused ? 'node-inv--focused' : ''}`}
+      className={`node-inv node-inv--${shownStatus(view)} ${open ? 'node-inv--open' : ''} ${focused ? 'node-inv--focused' : ''}`}
       style={{ ['--depth' as string]: view.depth }}
       data-testid="node-invocation"
       data-invocation-id={view.id}
@@ -182,7 +186,7 @@ function InvocationRow({ view, open, focused, onToggle, events, usage }: { view:
             Cut off
           </span>
         ) : (
-          <InvocationStatusChip status={view.status} />
+          <InvocationStatusChip status={shownStatus(view)} />
         )}
         {view.agent?.route && <TakenRouteTag route={view.agent.route} />}
         <span className="round__spacer" />
