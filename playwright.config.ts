@@ -6,7 +6,9 @@ const jsonReport = process.env.STEWARD_PLAYWRIGHT_JSON;
 export default defineConfig({
   testDir: 'e2e',
   outputDir: 'test-results',
-  timeout: 90_000,
+  // A safety net, not a timing claim: on three workers sharing two cores the longest scenarios (the
+  // accessibility scans of a state in two themes) took up to 83 s.
+  timeout: 150_000,
   expect: { timeout: 20_000 },
   // Files run side by side (each test file owns its data folder, host process and ephemeral
   // ports); the tests inside a file keep their order. Three workers on CI's two cores: a test spends

@@ -99,7 +99,8 @@ async function connectPorts(from: [string, string], to: [string, string]): Promi
 test('a new user registers a server and a folder, builds a workflow in the editor, runs it, answers its agent after a host restart, and moves it out and back in', async () => {
   // The whole first-use journey in one test (about 30 s alone); room for a second e2e worker on the
   // same two cores, not a speed claim.
-  test.setTimeout(180_000);
+  // The longest scenario of the suite (a new user's whole first session, a host restart and the CLI): 145 s on two workers, 185 s on three.
+  test.setTimeout(300_000);
   // 1. An empty Workflows screen: nothing of theirs yet.
   await openApp('#/workflows');
   await expect(page.getByTestId('user-workflows-empty')).toBeVisible();
