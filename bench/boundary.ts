@@ -23,27 +23,17 @@
  * Every figure is a ratio against a baseline measured in the same run. Median of SAMPLES.
  * Run: npm run bench (BENCH_ROUNDS, BENCH_SAMPLES shorten it while iterating).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { createActor, fromPromise, toPromise } from 'xstate';
 import type { AuthorizationFacts } from '@shared/boundary/authorization';
 import { boundaryMachine, type AuthorizeInput, type ExecuteInput } from '@shared/boundary/machine';
-import type { RunEvent } from '@shared/contracts/events';
-import type { HostedWorkflow } from '@shared/contracts/hosted-workflow';
-import type { Workspace } from '@shared/contracts/host-registry';
-import type { PushFrame } from '@shared/contracts/host-api';
 import type { ToolExecution } from '@shared/contracts/round';
 import type { ModelReply } from '@shared/contracts/model';
 import { SupervisionSpec } from '@shared/contracts/spec';
 import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
-import { createHost } from '../src-main/composition/create-host';
-import type { Host, HostSession } from '../src-main/composition/host-types';
 import { startToolHost } from '../src-main/mcp/mcp-tool-host';
-import { resolvePackageBin } from '../src-main/mcp/server-launch';
+import { bareLoop, openAppHost } from './boundary-host';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);
 const SHORT = 20;
@@ -52,92 +42,6 @@ const SLOW_MODEL_MS = 50;
 const SLOW_ROUNDS = Number(process.env.BENCH_SLOW_ROUNDS ?? 40);
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** The app's host on a data folder of its own, with one page subscribed to its events (as the app's page is). */
-async function openAppHost() {
-  const dataDir = mkdtempSync(join(tmpdir(), 'steward-bench-host-'));
-  const host: Host = await createHost({ dataDir, shell: 'browser', cliChannel: false, log: () => undefined });
-  // Each round's end, as the page receives it (durable first), by run.
-  const waiters = new Map<string, (event: RunEvent, at: number) => void>();
-  const session: HostSession = {
-    id: 'bench-page',
-    push(frame: PushFrame) {
-      if (frame.kind !== 'events') return;
-      const at = performance.now();
-      for (const event of frame.events) waiters.get(event.run_id)?.(event, at);
-    },
-  };
-  const request = async (method: string, params: unknown) => {
-    const response = await host.handle({ kind: 'request', id: 1, method, params }, session);
-    if (!response.ok) throw new Error(`${method}: ${response.error.message}`);
-    return response.result;
-  };
-  await request('events.subscribe', {});
-  const { workflows } = (await request('workspace.demo', {})) as { workflows: HostedWorkflow[] };
-  const notes = workflows.find((w) => w.id === 'notes-assistant');
-  if (!notes?.workspace) throw new Error('the notes demo is missing');
-  const { workspaces } = (await request('workspaces.list', {})) as { workspaces: Workspace[] };
-  const folder = workspaces.find((w) => w.id === notes.workspace)?.path;
-  if (!folder) throw new Error('the notes demo workspace is not registered');
-  const file = join(folder, 'bench.md');
-  writeFileSync(file, 'x'.repeat(1024));
-
-  /**
-   * One run of `rounds` rounds of the same read; resolves with when each round's end reached the
-   * page (the run's start, its server launch, is not a round's cost: rounds are timed end to end).
-   */
-  async function run(rounds: number, opts: { phase: 2 | 3; latencyMs: number; write?: boolean }): Promise<number[]> {
-    const read = opts.write
-      ? { json: { decision_type: 'tool_call', tool_name: 'edit_file', arguments: { path: '${workspace}/bench.md', edits: [{ oldText: 'x', newText: 'y' }], dryRun: true } } }
-      : { json: { decision_type: 'tool_call', tool_name: 'read_text_file', arguments: { path: '${workspace}/bench.md' } } };
-    const accept = { json: { verdict: 'accept', reason_codes: [], explanation: 'ok' } };
-    const workflow: HostedWorkflow = {
-      ...notes!,
-      // The write case offers edit_file beside the demo's tools.
-      servers: opts.write ? notes!.servers.map((server) => ({ ...server, ...(server.tools ? { tools: [...server.tools, 'edit_file'] } : {}) })) : notes!.servers,
-      supervision: SupervisionSpec.parse({ enabled: true, phase: opts.phase, on_block: 'fail' }),
-      limits: { ...notes!.limits, max_rounds: rounds, max_consecutive_failures: 1 },
-      script: { latency_ms: opts.latencyMs, student: Array.from({ length: rounds }, () => read), teacher: opts.phase === 2 || opts.write ? Array.from({ length: rounds }, () => accept) : [], committee: [], monitor: [] },
-    };
-    const { run_id } = (await request('run.start', { workflow, overrides: {} })) as { run_id: string };
-    const ends: number[] = [];
-    await new Promise<void>((resolve, reject) => {
-      waiters.set(run_id, (event, at) => {
-        if (event.type === 'round.completed') {
-          if (event.record.outcome !== 'executed') reject(new Error(`bench run broke: round ${event.round} ${event.record.outcome}: ${event.record.message ?? event.record.reason ?? ''}`));
-          ends.push(at);
-        }
-        if (event.type === 'run.finished') {
-          if (ends.length !== rounds) reject(new Error(`bench run broke: ${event.status} after ${ends.length} rounds: ${event.message ?? ''}`));
-          resolve();
-        }
-      });
-    });
-    waiters.delete(run_id);
-    return ends;
-  }
-
-  return { run, folder, file, close: () => host.close().finally(() => rmSync(dataDir, { recursive: true, force: true })) };
-}
-
-/** A bare loop on its own filesystem server over the same folder: ms per call. */
-async function bareLoop(folder: string, file: string, calls: number, delayMs = 0, write = false): Promise<{ perCall: () => Promise<number>; close: () => Promise<void> }> {
-  const client = new Client({ name: 'bench', version: '1' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [resolvePackageBin('@modelcontextprotocol/server-filesystem', 'fs'), folder], stderr: 'ignore' }));
-  return {
-    async perCall() {
-      const t0 = performance.now();
-      for (let i = 0; i < calls; i += 1) {
-        if (delayMs > 0) await sleep(delayMs);
-        if (write) await client.callTool({ name: 'edit_file', arguments: { path: file, edits: [{ oldText: 'x', newText: 'y' }], dryRun: true } });
-        else await client.callTool({ name: 'read_text_file', arguments: { path: file } });
-      }
-      return (performance.now() - t0) / calls;
-    },
-    close: () => client.close(),
-  };
-}
 
 async function sampled(fn: () => Promise<number>, samples = SAMPLES): Promise<number> {
   await fn(); // warm-up
@@ -186,6 +90,7 @@ async function main() {
     const pooled = { short: { ms: 0, rounds: 0 }, long: { ms: 0, rounds: 0 } };
     // Within the long runs: a round among the first 20 and among the last 20 (the span over its
     // rounds: a read's round reaches the page with the next commit, so several can arrive together).
+    const cpuPerRound: number[] = [];
     const early: number[] = [];
     const late: number[] = [];
     const span = (ends: number[]) => (ends.at(-1)! - ends[0]!) / (ends.length - 1);
@@ -198,7 +103,11 @@ async function main() {
     await app.run(SHORT, { phase: 3, latencyMs: 0 });
     for (let i = 0; i < SAMPLES; i += 1) {
       rows.bare.push(await bare.perCall());
+      const cpu0 = process.cpuUsage();
       const long = await app.run(ROUNDS, { phase: 3, latencyMs: 0 });
+      const used = process.cpuUsage(cpu0);
+      // This process's CPU (every thread of it) a round, the run's start included: less moved by other work than wall time.
+      cpuPerRound.push((used.user + used.system) / 1000 / ROUNDS);
       rows.boundary.push(perRound(long));
       pool(pooled.long, long);
       early.push(span(long.slice(0, SHORT + 1)));
@@ -235,6 +144,7 @@ async function main() {
     row(`full boundary round, phase 3, an irreversible write each round, reviewed (${ROUNDS}-round run)`, m.write, m.writeBare);
     console.log('');
     console.log(`supervised rounds vs bare loop (throughput): ${(m.bare / m.boundary).toFixed(2)}× (target ≥ 0.5×)`);
+    console.log(`the host process's CPU a phase 3 read round (all its threads, the run's start included): ${median(cpuPerRound).toFixed(3)} ms`);
     console.log(`a round of a ${ROUNDS}-round run vs one of a ${SHORT}-round run: ${(longRound / shortRound).toFixed(2)}× (target ≤ 1.1×)`);
     console.log(`within the ${ROUNDS}-round runs, a round among the last ${SHORT} vs among the first ${SHORT}: ${(median(late) / median(early)).toFixed(2)}×`);
     console.log(`writes: supervised rounds vs the bare loop making the same call: ${(m.writeBare / m.write).toFixed(2)}× (one sync per round, before the call)`);

@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import type { Page } from '@playwright/test';
+import { expect, type Page } from '@playwright/test';
 import type { RunEvent } from '../src-shared/contracts/events';
 
 export const ARTIFACTS = 'e2e/artifacts';
@@ -69,4 +69,19 @@ export async function terminalCode(stderr: () => string, after: number, timeoutM
     if (Date.now() > deadline) throw new Error('the host printed no confirmation code');
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * A change the host asks a person to approve with the code it prints on its terminal: `ask` makes
+ * the request (a Save click), then the code is read off the terminal, typed and approved, as the
+ * person at that terminal would. `check` looks at the confirmation panel before the code is typed.
+ */
+export async function approveWithTerminalCode(page: Page, host: { stderr?: () => string }, ask: () => Promise<void>, check?: (panel: ReturnType<Page['getByTestId']>) => Promise<void>): Promise<void> {
+  const printed = host.stderr?.().length ?? 0;
+  await ask();
+  const panel = page.getByTestId('confirm-code-panel');
+  await expect(panel).toBeVisible();
+  await check?.(panel);
+  await panel.getByTestId('confirm-code').fill(await terminalCode(() => host.stderr?.() ?? '', printed));
+  await panel.getByTestId('confirm-approve').click();
 }

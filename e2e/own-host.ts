@@ -9,7 +9,7 @@ import { startHostProcess, type HostProcess } from '../test-support/host-process
  * A spec's own built host (its own data folder and port, so specs run side by side) and one page,
  * started before its tests and removed after them. Read `host` and `page` inside a test.
  */
-export function ownHostAndPage(prefix: string): { readonly host: HostProcess; readonly page: Page } {
+export function ownHostAndPage(prefix: string): { readonly host: HostProcess; readonly page: Page; readonly dataDir: string } {
   const held: { host?: HostProcess; page?: Page; dataDir?: string } = {};
   test.beforeAll(async ({ browser }) => {
     ensureBuilt();
@@ -30,6 +30,10 @@ export function ownHostAndPage(prefix: string): { readonly host: HostProcess; re
     get page() {
       if (!held.page) throw new Error('the page opens in beforeAll');
       return held.page;
+    },
+    get dataDir() {
+      if (!held.dataDir) throw new Error('the data folder is made in beforeAll');
+      return held.dataDir;
     },
   };
 }

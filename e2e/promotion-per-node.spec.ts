@@ -1,12 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import type { RunEvent } from '../src-shared/contracts/events';
-import { ensureBuilt } from '../test-support/ensure-built';
-import { connectHost, startHostProcess, waitFor, type HostProcess } from '../test-support/host-process';
+import { connectHost, waitFor } from '../test-support/host-process';
 import { twoAgentGraph, twoAgentHistory } from '../test-support/two-agent-workflow';
 import { shot } from './helpers';
+import { ownHostAndPage } from './own-host';
 
 // Issue 29: promotion is earned per agent node. A workflow graph with two agent nodes, a recorded
 // history (imported) in which the reader's student is always accepted and the writer's often
@@ -14,23 +11,12 @@ import { shot } from './helpers';
 // deployment profile, which the next run records. The models are replay scripts (the test double
 // at the model boundary).
 
-let host: HostProcess;
-let dataDir: string;
-
-test.beforeAll(async () => {
-  ensureBuilt();
-  dataDir = mkdtempSync(join(tmpdir(), 'steward-e2e-promotion-node-'));
-  host = await startHostProcess(dataDir);
-});
-
-test.afterAll(async () => {
-  await host?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+const own = ownHostAndPage('promotion-node');
 
 type AgentStarted = Extract<RunEvent, { type: 'agent.started' }>;
 
-test('a workflow with two agent nodes gets a promotion card per node; Apply moves that node’s deployment profile to a new version its next run records', async ({ page }) => {
+test('a workflow with two agent nodes gets a promotion card per node; Apply moves that node’s deployment profile to a new version its next run records', async () => {
+  const { page, host } = own;
   const api = await connectHost(host);
   await api.request('events.subscribe', {});
   await api.request('workflows.save', { workflow: twoAgentGraph('two-agents', 2) });

@@ -5,7 +5,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { ensureBuilt } from '../test-support/ensure-built';
 import type { HostProcess } from '../test-support/host-process';
 import { startRemoteMcpServer, type RemoteMcpServer } from '../test-support/remote-mcp-server';
-import { shot, terminalCode } from './helpers';
+import { approveWithTerminalCode, shot } from './helpers';
 import { startHostOnPort } from './host-on-port';
 
 /**
@@ -57,12 +57,7 @@ test('a person registers a remote MCP server by its URL and inspects its tools',
   await shot(page, '60-remote-server-form');
   await form.getByRole('button', { name: 'Remove header Authorization' }).click();
 
-  const printed = host.stderr?.().length ?? 0;
-  await form.getByTestId('save-server').click();
-  const panel = page.getByTestId('confirm-code-panel');
-  await expect(panel).toBeVisible();
-  await panel.getByTestId('confirm-code').fill(await terminalCode(() => host.stderr?.() ?? '', printed));
-  await panel.getByTestId('confirm-approve').click();
+  await approveWithTerminalCode(page, host, () => form.getByTestId('save-server').click());
 
   const server = page.getByTestId('registry-server').filter({ hasText: 'Remote test server' });
   await expect(server).toContainText(remote.url());
@@ -95,12 +90,11 @@ test('a machine-to-machine client is registered by its id and its private key’
   if (await key.count()) await key.selectOption('__type-a-name');
   await form.getByTestId('server-oauth-key-name').fill('svc-private-key');
   await shot(page, '62-remote-server-machine-client');
-  const printed = host.stderr?.().length ?? 0;
-  await form.getByTestId('save-server').click();
-  const panel = page.getByTestId('confirm-code-panel');
-  await expect(panel).toBeVisible();
-  await expect(panel).toContainText('machine-to-machine client svc (private key keychain:svc-private-key)');
-  await panel.getByTestId('confirm-code').fill(await terminalCode(() => host.stderr?.() ?? '', printed));
-  await panel.getByTestId('confirm-approve').click();
+  await approveWithTerminalCode(
+    page,
+    host,
+    () => form.getByTestId('save-server').click(),
+    (panel) => expect(panel).toContainText('machine-to-machine client svc (private key keychain:svc-private-key)'),
+  );
   await expect(page.getByTestId('registry-server').filter({ hasText: 'Machine client' })).toBeVisible();
 });

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
+import { helpdeskWorkflow } from '../test-support/helpdesk-workflow';
 import { ownHostAndPage } from './own-host';
 
 // Issue 29, reroute routes (seed 000): a person opens a workflow whose agent declares routes, sees
@@ -13,45 +14,7 @@ const SHOTS = '/tmp/shots';
 mkdirSync(SHOTS, { recursive: true });
 const held = ownHostAndPage('routes');
 
-const WORKFLOW = {
-  format: 'steward/v1',
-  kind: 'workflow',
-  id: 'helpdesk',
-  name: 'Helpdesk',
-  description: 'Sends each request to billing or support.',
-  nodes: [
-    { id: 'in', kind: 'input', fields: [{ name: 'request', type: 'text' }], position: { x: 0, y: 80 } },
-    {
-      id: 'triage',
-      kind: 'agent',
-      instructions: 'Send each request to the team that handles it.',
-      task: 'Route this request: {{request}}',
-      inputs: [{ name: 'request', type: 'text' }],
-      limits: { max_rounds: 2 },
-      routes: [{ name: 'billing', description: 'invoices, refunds, payments' }, { name: 'support', description: 'log-in and product problems' }],
-      script: { student: [{ json: { decision_type: 'reroute', target: 'support', reason: 'a log-in problem' } }] },
-      position: { x: 260, y: 60 },
-    },
-    { id: 'bill_note', kind: 'template', inputs: [{ name: 'why', type: 'text' }], template: 'Billing: {{why}}', position: { x: 560, y: 0 } },
-    { id: 'help_note', kind: 'template', inputs: [{ name: 'why', type: 'text' }], template: 'Support: {{why}}', position: { x: 560, y: 180 } },
-    {
-      id: 'out',
-      kind: 'output',
-      fields: [
-        { name: 'billing', type: 'text', required: false },
-        { name: 'support', type: 'text', required: false },
-      ],
-      position: { x: 840, y: 80 },
-    },
-  ],
-  edges: [
-    { from: { node: 'in', port: 'request' }, to: { node: 'triage', port: 'request' } },
-    { from: { node: 'triage', port: 'billing' }, to: { node: 'bill_note', port: 'why' } },
-    { from: { node: 'triage', port: 'support' }, to: { node: 'help_note', port: 'why' } },
-    { from: { node: 'bill_note', port: 'output' }, to: { node: 'out', port: 'billing' } },
-    { from: { node: 'help_note', port: 'output' }, to: { node: 'out', port: 'support' } },
-  ],
-};
+const WORKFLOW = helpdeskWorkflow();
 
 test('an agent with routes: its routes are ports in the editor, and the run view shows the route taken, who chose it, and the other route skipped', async () => {
   const { page, host } = held;
@@ -91,6 +54,16 @@ test('an agent with routes: its routes are ports in the editor, and the run view
   await expect(routes.getByTestId('inspector-routes-problem')).toHaveText('route 3: duplicate route billing');
   await routes.getByTestId('inspector-routes-2-name').fill('sales');
   await expect(routes.getByTestId('inspector-routes-problem')).toHaveCount(0);
+  // The agent's Runtime limits, the fields of its Supervision & Learning panel: out of range refused in words, in range kept.
+  const runtime = page.getByTestId('inspector-runtime');
+  await expect(runtime.getByTestId('inspector-max-rounds')).toHaveValue('2');
+  await runtime.getByTestId('inspector-decision-timeout').fill('900');
+  await expect(runtime).toContainText('The decision timeout is from 1 to 600 seconds, in whole milliseconds.');
+  await expect(runtime.getByTestId('inspector-decision-timeout')).toHaveAttribute('aria-invalid', 'true');
+  await runtime.screenshot({ path: `${SHOTS}/29-editor-runtime-refused.png` });
+  await runtime.getByTestId('inspector-decision-timeout').fill('30');
+  await expect(runtime.getByTestId('inspector-decision-timeout')).not.toHaveAttribute('aria-invalid');
+  await expect(runtime).not.toContainText('The decision timeout is from');
   await page.screenshot({ path: `${SHOTS}/29-routes-editor.png` });
   await page.getByTestId('save-workflow').click();
   await expect(page.getByTestId('saved-indicator')).toBeVisible();

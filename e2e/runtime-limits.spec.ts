@@ -1,31 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { ensureBuilt } from '../test-support/ensure-built';
-import { startHostProcess, type HostProcess } from '../test-support/host-process';
 import { shot } from './helpers';
+import { ownHostAndPage } from './own-host';
 
 // Issue 29: the Runtime group is editable. A round limit typed in the panel is validated in words,
 // saved in the workflow, honoured by the next run and shown in its report. The model is the demo's
 // replay script (the test double at the model boundary); the MCP filesystem server is real.
 
-let host: HostProcess;
-let dataDir: string;
+const own = ownHostAndPage('runtime');
 
-test.beforeAll(async () => {
-  ensureBuilt();
-  dataDir = mkdtempSync(join(tmpdir(), 'steward-e2e-runtime-'));
-  host = await startHostProcess(dataDir);
-});
-
-test.afterAll(async () => {
-  await host?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-test('a round limit set in the Runtime group is refused out of range, saved in range, and the next run stops at it and reports it', async ({ page }) => {
-  await page.goto(host.url);
+test('a round limit set in the Runtime group is refused out of range, saved in range, and the next run stops at it and reports it', async () => {
+  const { page } = own;
+  await page.goto(own.host.url);
   const card = page.getByTestId('workflow-card').filter({ hasText: 'Notes assistant' });
   await expect(card).toBeVisible({ timeout: 30_000 });
   await card.getByTestId('configure-button').click();

@@ -1,11 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
-import { ensureBuilt } from '../test-support/ensure-built';
-import type { HostProcess } from '../test-support/host-process';
-import { shot, terminalCode } from './helpers';
-import { startHostOnPort } from './host-on-port';
+import { expect, test } from '@playwright/test';
+import { approveWithTerminalCode, shot } from './helpers';
+import { ownHostAndPage } from './own-host';
 
 /**
  * The MCP servers installed with Steward (issue 29) from the app: the Add server form offers
@@ -14,24 +11,10 @@ import { startHostOnPort } from './host-on-port';
  * with its shipped effect. Supervised calls to all three: src-main/mcp/third-party/.
  */
 
-let host: HostProcess;
-let dataDir: string;
-let page: Page;
-
-test.beforeAll(async ({ browser }) => {
-  ensureBuilt();
-  dataDir = mkdtempSync(join(tmpdir(), 'steward-e2e-third-party-'));
-  host = await startHostOnPort(dataDir, 0);
-  page = await browser.newPage();
-});
-
-test.afterAll(async () => {
-  await page?.close();
-  await host?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+const own = ownHostAndPage('third-party');
 
 test('a person registers the installed servers by package: a password in the database URL is refused, sequential thinking is inspected', async () => {
+  const { page, host, dataDir } = own;
   await page.goto(host.url);
   await expect(page.getByTestId('connection-banner')).toHaveCount(0, { timeout: 20_000 });
   await page.evaluate(() => (window.location.hash = '#/registry'));
@@ -54,12 +37,7 @@ test('a person registers the installed servers by package: a password in the dat
   await form.getByTestId('server-label').fill('Sequential thinking');
   await picker.selectOption('@modelcontextprotocol/server-sequential-thinking');
   await form.getByTestId('server-args').fill('');
-  const printed = host.stderr?.().length ?? 0;
-  await form.getByTestId('save-server').click();
-  const panel = page.getByTestId('confirm-code-panel');
-  await expect(panel).toBeVisible();
-  await panel.getByTestId('confirm-code').fill(await terminalCode(() => host.stderr?.() ?? '', printed));
-  await panel.getByTestId('confirm-approve').click();
+  await approveWithTerminalCode(page, host, () => form.getByTestId('save-server').click());
 
   const server = page.getByTestId('registry-server').filter({ hasText: 'Sequential thinking' });
   await expect(server).toContainText('@modelcontextprotocol/server-sequential-thinking');

@@ -4,6 +4,7 @@
 //   --list-delay MS   answers tools/list only after MS milliseconds
 //   tool `deep`       returns a result nested 100,000 levels deep
 //   tool `flood`      answers with one 200 MB line, written lazily as stdout takes it
+//   tool `refuse`     throws (the SDK answers a JSON-RPC error -32603 with the thrown message)
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -25,6 +26,7 @@ server.setRequestHandler(ListToolsRequestSchema, async () => {
       { name: 'ping', description: 'Answers pong', inputSchema: { type: 'object', properties: {} } },
       { name: 'deep', description: 'Returns a result nested 100,000 levels deep', inputSchema: { type: 'object', properties: {} } },
       { name: 'flood', description: 'Answers with a 200 MB line', inputSchema: { type: 'object', properties: {} } },
+      { name: 'refuse', description: 'Throws: the disk is full', inputSchema: { type: 'object', properties: {} } },
     ],
   };
 });
@@ -33,6 +35,7 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
     // Sent as raw text: the SDK's serialiser would itself overflow on the nested value.
     return { content: [], structuredContent: { nested: '__DEEP__' } };
   }
+  if (request.params.name === 'refuse') throw new Error('the disk is full');
   if (request.params.name === 'flood') return { content: [{ type: 'text', text: '__FLOOD__' }] };
   return { content: [{ type: 'text', text: 'pong' }] };
 });

@@ -1,6 +1,10 @@
 import { join } from 'node:path';
 import { PriceListFile, type PriceList } from '@shared/accounting/price-list';
+import { withDetails } from '@shared/contracts/code-words';
 import { readJsonFile, writeJsonAtomic } from '../registry/json-store';
+
+/** What a person reads when prices.json cannot be read. */
+export const PRICE_FILE_PROBLEM = 'The price list file (prices.json in Steward’s data folder) could not be read, so every model counts as unpriced until you save the prices again in Settings.';
 
 /**
  * The app's one price list (issue 31), in the data folder (`prices.json`) beside the profiles: the
@@ -22,7 +26,8 @@ export class PriceListStore {
       if (!file) return { prices: {} };
       return { prices: file.prices, ...(file.updated_at ? { updated_at: file.updated_at } : {}) };
     } catch (err) {
-      return { prices: {}, problem: `the price list in ${this.path} could not be read (${err instanceof Error ? err.message : String(err)}); models count as unpriced until it is saved again` };
+      // In words for the page (the file's own problem one click away, in the details).
+      return { prices: {}, problem: withDetails(PRICE_FILE_PROBLEM, err instanceof Error ? err.message : String(err)) };
     }
   }
 

@@ -17,6 +17,7 @@ import { waitingStoresOn } from '../engine/waiting-stores';
 import { WorkflowStore, WorkflowStoreError } from '../workflow/workflow-store';
 import { loadStoredWorkflow } from '../workflow/stored-workflow';
 import { ToolListCache, validateDraft } from '../workflow/validate-draft';
+import { workflowLibrary } from '../workflow/workflow-library';
 import { WorkflowDraftStore } from '../workflow/workflow-draft-store';
 import { inspectServer } from '../mcp/inspect-server';
 import { canSignIn, signedInRegistered, signInRegistered, signOutRegistered } from '../mcp/oauth/registry-sign-in';
@@ -42,6 +43,8 @@ import { RequestError } from '../registry/request-error';
 import { exportEvents } from '../otlp/export-otlp';
 import { otlpSendHandlers } from '../otlp/host-otlp-send';
 import { costHandlers } from '../accounting/cost-handlers';
+import { profileReplayHandlers } from '../eval/verdicts/profile-replay-handler';
+import { trialHandlers } from '../learning/trial/trial-handlers';
 import { PriceListStore } from '../accounting/price-list-store';
 import { readLatestReports } from '../eval/latest-report';
 import { OtlpEndpointStore } from '../otlp/otlp-endpoint-store';
@@ -56,6 +59,7 @@ import { APP_VERSION } from '../version';
 import { acquireDataFolderLock } from '../util/data-folder-lock';
 import type { Host, HostOptions, HostSession } from './host-types';
 import { JsonTooDeepError, MAX_JSON_DEPTH, jsonDepthExceeds } from '@shared/util/json-depth';
+import { checkAgentCard } from '../workflow/pattern/a2a-judge';
 import { startJudgmentExpiry } from '../workflow/pattern/judgment-expiry';
 import { PersonAsks } from '../mcp/person-asks';
 import type { RunEvent } from '@shared/contracts/events';
@@ -128,7 +132,7 @@ async function openHost(options: HostOptions): Promise<Host> {
   const asks = new PersonAsks({ onChange: (list) => askPages.forEach((page) => page.push({ kind: 'asks', asks: list })), ...(options.askTimeoutMs ? { timeoutMs: options.askTimeoutMs } : {}) });
   // The app's one price list (issue 31): Settings edit it; runs, reports and the supervisor's cost cap price with it.
   const priceList = new PriceListStore(options.dataDir);
-  const runs = new RunManager({ ledger, onEvent, baseDir: options.dataDir, checkpoints, workflowCheckpoints, journalNextSeq, ollamaHost, credentials, ...(options.sealKeys ? { sealKeys: options.sealKeys } : {}), log, elicit: (runId, signal) => asks.asker(runId, signal), reviewSample: (runId, signal) => asks.reviewer(runId, signal), prices: () => priceList.read().prices });
+  const runs = new RunManager({ ledger, onEvent, baseDir: options.dataDir, checkpoints, workflowCheckpoints, journalNextSeq, ollamaHost, credentials, ...(options.sealKeys ? { sealKeys: options.sealKeys } : {}), log, elicit: (runId, signal) => asks.asker(runId, signal), reviewSample: (runId, signal) => asks.reviewer(runId, signal), prices: () => priceList.read().prices, library: workflowLibrary(options.dataDir) });
   // Runs a steward command made alone and was killed in: into the history, closed as interrupted.
   foldOrphanSpools(outbox, options.dataDir, runs.waitingRunIds(), log);
   // Runs cut off when this host (or a steward command that wrote with no app) stopped: closed as interrupted.
@@ -160,6 +164,8 @@ async function openHost(options: HostOptions): Promise<Host> {
   const audit = new AuditLog(join(options.dataDir, 'audit.jsonl'), log);
   const actions = new ExplicitActions(audit, options.confirm ?? { kind: 'terminal_code', print: (text) => log(text) });
   // Sending a run to an OTLP collector: the host checks the address against its own privacy policy.
+  // Student trials (issue 31): the Learning screen's "Try another student…", each a run of its own.
+  const trials = trialHandlers({ journal: outbox, onEvent, privacy: () => registry.privacy(), ollamaHost, credentials, profiles: profileStore, log });
   const otlpSend = otlpSendHandlers({ journal: outbox, privacy: () => registry.privacy(), endpoints: new OtlpEndpointStore(options.dataDir), log, prices: () => priceList.read().prices });
 
 
@@ -176,6 +182,7 @@ async function openHost(options: HostOptions): Promise<Host> {
     }),
     // The key is read here, on the host, and handed to the check alone: the page only ever names it.
     'providers.openai_status': async ({ base_url, api_key, probe }) => getOpenAIStatus({ base_url, api_key, probe }, { ...(await readApiKey(credentials, api_key)), privacy: registry.privacy() }),
+    'judges.agent_card': async ({ url }) => checkAgentCard(url, { privacy: registry.privacy() }),
     'run.start': async ({ workflow, overrides }) => runs.start(expandWorkflow(workflow, registry), overrides, registry.privacy()),
     'workflows.list': async () => ({ workflows: workflowStore.list() }),
     'workflows.get': async ({ id }) => {
@@ -191,7 +198,7 @@ async function openHost(options: HostOptions): Promise<Host> {
       drafts.discard(id);
       return { deleted };
     },
-    'workflows.validate': async ({ workflow }) => validateDraft(workflow, registry, toolLists),
+    'workflows.validate': async ({ workflow }) => validateDraft(workflow, registry, toolLists, workflowLibrary(options.dataDir, workflowStore, registry).interfaces()),
     'drafts.get': async ({ workflow_id }) => {
       const draft = drafts.get(workflow_id);
       return draft ? { draft } : {};
@@ -229,6 +236,9 @@ async function openHost(options: HostOptions): Promise<Host> {
     // The price list and what supervision cost (issue 31).
     ...costHandlers({ journal: outbox, prices: priceList }),
     'eval.latest': async () => readLatestReports(options.dataDir),
+    // A supervision profile's rules over the recorded rounds, no model called (issue 31).
+    ...profileReplayHandlers(outbox),
+    ...trials.handlers,
     'events.subscribe': async ({ journal, after, window, reconciled }, session) => {
       // A page that connects (or reloads) while a server waits for the person is shown the ask at once.
       askPages.set(session.id, session);
@@ -406,6 +416,7 @@ async function openHost(options: HostOptions): Promise<Host> {
       asks.close();
       history.dispose();
       feed.close();
+      trials.stop();
       await runs.closeAll();
       flush();
       outbox.close();

@@ -16,20 +16,32 @@ import { maskArguments } from '@shared/util/mask';
 import { redactToolArguments } from '@shared/util/redact';
 import type { IdempotencyLedger } from '../mcp/idempotency-ledger';
 import { idempotencyKey } from '../mcp/idempotency-ledger';
+import { toolCallTraceparent } from '../otlp/trace-ids';
 import type { ToolHost, ToolProgress } from '../mcp/tool-host';
 import type { ModelProvider } from '../providers/provider';
 import { buildStudentPrompt, buildTeacherPrompt, decisionJsonSchema, maskMessage, verdictJsonSchema, type BuiltPrompt } from '../providers/prompts';
 import type { CanonicalHistory } from './canonical-history';
 import { StudentPromptCache } from './student-prompt';
 import { withinDecisionTimeout } from './decision-timeout';
+import type { ArgumentProvenance } from '@shared/boundary/provenance';
 
 export type Confirmation = AuthorizationFacts['confirmation'];
 
 /** Asks the user to confirm a tool call; shells without a way to ask answer `unavailable`. */
-export type ConfirmTool = (request: { run_id: string; round: number; server: string; tool: string; arguments: Record<string, unknown> }) => Promise<Exclude<Confirmation, 'not_needed'>>;
+export type ConfirmTool = (request: {
+  run_id: string;
+  round: number;
+  server: string;
+  tool: string;
+  arguments: Record<string, unknown>;
+  /** Values of the arguments that came from earlier tool results (issue 31): a terminal says where from. */
+  provenance?: ArgumentProvenance[];
+}) => Promise<Exclude<Confirmation, 'not_needed'>>;
 
 export interface BoundaryActorDeps {
   runId: string;
+  /** The id of the run whose trace this agent's events are in (a workflow's, for its nodes): each tool call then carries `traceparent` in `_meta`. */
+  traceRunId?: string;
   /** The agent's instructions as of this round (SCS adds the supervisor's phase brief). */
   instructions: () => string;
   task: string;
@@ -140,9 +152,11 @@ export function createBoundaryActors(deps: BoundaryActorDeps) {
           parsed: redactToolArguments(input.parsed, input.snapshot, deps.sensitiveFound),
           validation: redactToolArguments(input.validation, input.snapshot, deps.sensitiveFound),
           rule: input.review.rule,
+          ...(input.review.detail !== undefined ? { detail: input.review.detail } : {}),
           attempt: input.attempt,
           previous_problem: input.previous_problem,
           claims: input.claims,
+          provenance: input.provenance,
         },
       });
       return deps.teacher
@@ -176,7 +190,7 @@ export function createBoundaryActors(deps: BoundaryActorDeps) {
         ? 'not_needed'
         : input.preconfirmed
           ? 'granted'
-          : await deps.confirm({ run_id: deps.runId, round: input.round, server: tool.server, tool: tool.name, arguments: decision.arguments });
+          : await deps.confirm({ run_id: deps.runId, round: input.round, server: tool.server, tool: tool.name, arguments: decision.arguments, ...(input.provenance ? { provenance: input.provenance } : {}) });
       return { idempotency_key: key, ledger: deps.ledger.state(key), confirmation };
     }),
 
@@ -208,7 +222,8 @@ export function createBoundaryActors(deps: BoundaryActorDeps) {
       try {
         const callSignal = deps.runSignal ? AbortSignal.any([signal, deps.runSignal]) : signal;
         const onProgress = deps.onToolProgress && ((progress: ToolProgress) => deps.onToolProgress?.(input.round, idempotency_key, progress));
-        const raw = await deps.toolHost.execute({ decision, tool, idempotency_key, signal: callSignal, ...(onProgress ? { onProgress } : {}) });
+        const traceparent = deps.traceRunId === undefined ? undefined : toolCallTraceparent(deps.traceRunId, idempotency_key);
+        const raw = await deps.toolHost.execute({ decision, tool, idempotency_key, signal: callSignal, ...(onProgress ? { onProgress } : {}), ...(traceparent ? { traceparent } : {}) });
         const execution = capContent({ ...raw, content: deps.maskText ? deps.maskText(raw.content) : raw.content });
         deps.ledger.finish(idempotency_key, { ok: execution.ok, is_error: execution.is_error });
         deps.history.settle(index, execution.content, execution.is_error);

@@ -13,6 +13,8 @@ export function interventionFor(record: RoundRecord, kind: InterventionKind, run
   const requested_at = new Date().toISOString();
   const base = { id, run_id: runId, round: record.round, kind, reason_codes: [], requested_at };
   const selected = record.selected?.decision;
+  // Where the proposed call's values came from (issue 31): the candidate's marks, shown on the card.
+  const provenance = record.provenance !== undefined && record.provenance.length > 0 ? { provenance: record.provenance } : {};
   switch (kind) {
     case 'ask_user':
       return { ...base, decision: selected, reason: selected?.decision_type === 'ask_user' ? selected.question : 'The agent asks you a question.', options: ['reply', 'stop'] };
@@ -21,6 +23,7 @@ export function interventionFor(record: RoundRecord, kind: InterventionKind, run
     case 'blocked':
       return {
         ...base,
+        ...(validCandidate(record) ? provenance : {}),
         decision: validCandidate(record),
         reason: `A decision was blocked (${record.message ?? 'by policy'}). How should the agent go on?`,
         reason_codes: record.verdict?.reason_codes ?? [],
@@ -36,7 +39,9 @@ export function interventionFor(record: RoundRecord, kind: InterventionKind, run
   if (kind === 'confirmation') {
     const decision = record.selected?.decision;
     const tool = decision?.decision_type === 'tool_call' ? decision.tool_name : 'this tool';
+    const sameCall = record.selected?.source === record.proposer;
     return {
+      ...(sameCall ? provenance : {}),
       id,
       run_id: runId,
       round: record.round,
@@ -58,6 +63,7 @@ export function interventionFor(record: RoundRecord, kind: InterventionKind, run
     'stop',
   ];
   return {
+    ...(candidate ? provenance : {}),
     id,
     run_id: runId,
     round: record.round,

@@ -49,6 +49,7 @@ import { ModelGuard } from './model-guard';
 import { unreachableModelMessage } from './model-reachability';
 import { interpretRound } from './round-outcome';
 import { prepareRun, type PreparedRun } from './run-setup';
+import { ProvenanceFactsOf } from './provenance-facts';
 import { boundResult } from './stored-text';
 import { boundModelText } from '@shared/history/model-text';
 import { applyTraceSettings, traceRetention } from './trace-settings';
@@ -63,6 +64,8 @@ export interface RunAgentOptions {
   ledger: IdempotencyLedger;
   onEvent: (event: RunEvent) => void;
   runId?: string;
+  /** The run whose trace the events go into, when not this one (a workflow's node): its tool calls' `traceparent`. */
+  traceRunId?: string;
   signal?: AbortSignal;
   confirm?: ConfirmTool;
   /** Ollama base URL for refs that don't name one. */
@@ -88,6 +91,8 @@ export interface RunAgentOptions {
   /** Injected for tests and benchmarks; resolved from the spec otherwise. */
   providers?: { student: ModelProvider; teacher: ModelProvider };
   toolHost?: ToolHost;
+  /** Wraps the run's tool host (given or started): a workflow agent node's workflow tools are added so (workflow-as-tool.ts). */
+  wrapToolHost?: (host: ToolHost) => ToolHost;
   /** How long the check before round 1 waits for each model's address to answer (5 s by default). */
   reachabilityTimeoutMs?: number;
   /** How transient model failures are retried; tests pass an instant `sleep`. */
@@ -247,6 +252,7 @@ async function runOpened(options: RunAgentOptions, openedSealed: boolean): Promi
       profiles: options.profiles ?? {},
       dry_run: options.dryRun === true,
       limits: spec.limits,
+      ...(spec.synthesis !== undefined ? { synthesis: spec.synthesis } : {}),
       ...(replayOf !== undefined ? { replay_of: replayOf } : {}),
       ...traceRetention(options.trace),
     });
@@ -285,7 +291,8 @@ async function runOpened(options: RunAgentOptions, openedSealed: boolean): Promi
       options.onProgress?.(line);
     };
     try {
-      toolHost = options.toolHost ?? (await startToolHost(spec.servers, { vars, overrides: spec.tool_effects, cwd: options.specDir, credentials: prepared.credentials, onProgress: notice, progressIntervalMs: options.progressIntervalMs, privacy: options.privacy, oauthStore: options.credentials, oauthConsent: options.oauthConsent, onSecret: (name, value) => void secrets.register(name, value), onElicit: options.onElicit && recordedElicitation(options.onElicit, { mask: (text) => secrets.maskText(text), emit }), onSample: sampleWith(providers.student, options.signal), onReviewSample: maskedReview(options.onReviewSample, (text) => secrets.maskText(text)), sampleModel: modelLabel(spec.models.student), onSent: (call) => emit({ type: 'mcp.called', ...call }) }));
+      const wrap = options.wrapToolHost ?? ((host: ToolHost) => host);
+      toolHost = wrap(options.toolHost ?? (await startToolHost(spec.servers, { vars, overrides: spec.tool_effects, cwd: options.specDir, credentials: prepared.credentials, onProgress: notice, progressIntervalMs: options.progressIntervalMs, privacy: options.privacy, oauthStore: options.credentials, oauthConsent: options.oauthConsent, onSecret: (name, value) => void secrets.register(name, value), onElicit: options.onElicit && recordedElicitation(options.onElicit, { mask: (text) => secrets.maskText(text), emit }), onSample: sampleWith(providers.student, options.signal), onReviewSample: maskedReview(options.onReviewSample, (text) => secrets.maskText(text)), sampleModel: modelLabel(spec.models.student), onSent: (call) => emit({ type: 'mcp.called', ...call }) })));
     } catch (err) {
       setupError = secrets.maskText(errorText(err));
       throw err;
@@ -366,6 +373,7 @@ async function runOpened(options: RunAgentOptions, openedSealed: boolean): Promi
 
     const actors = createBoundaryActors({
       runId,
+      traceRunId: options.traceRunId ?? runId,
       instructions: () => scs.withBrief(instructions),
       finishGate: (round) => scs.finishGate(round),
       task,
@@ -396,6 +404,13 @@ async function runOpened(options: RunAgentOptions, openedSealed: boolean): Promi
     });
     const machine = boundaryMachine.provide({ actors });
     const budget = () => scs.budget(spec.limits.max_rounds);
+    // Where a tool call's values came from (issue 31): the person's texts against the results the history holds.
+    const provenanceOf = new ProvenanceFactsOf(spec.servers);
+    const personWords: string[] = [];
+    const provenanceFacts = () => {
+      const answers = history.view().flatMap((e) => (e.decision.decision_type !== 'tool_call' && e.result !== undefined ? [e.result] : []));
+      return provenanceOf.facts([task, instructions, ...personWords, ...answers], history.view(), snapshot);
+    };
 
     // A decision the person approved runs in its own round, even when the one it was asked in was the last.
     for (let round = resumed?.next_round ?? 0; (round < budget() || preselected !== undefined) && !finished; round += 1) {
@@ -434,7 +449,8 @@ async function runOpened(options: RunAgentOptions, openedSealed: boolean): Promi
       const proposer = handover.proposer();
       // A replay draws as the run it replays did, so the same rounds are sampled for review.
       const sampled = isSampled(supervision.rules.sample_rate, supervision.rules.sample_seed, replayOf ?? runId, round);
-      const actor = createActor(machine, { input: { round, proposer, snapshot, supervision, sampled, preselected, constraints: scs.constraints, claims, ...(told !== undefined ? { told } : {}) } });
+      if (told !== undefined) personWords.push(told);
+      const actor = createActor(machine, { input: { round, proposer, snapshot, supervision, sampled, preselected, constraints: scs.constraints, claims, provenanceFacts: provenanceFacts(), ...(told !== undefined ? { told } : {}) } });
       preselected = undefined;
       told = undefined;
       actor.on('*', (payload) => emit(payload));

@@ -24,6 +24,8 @@ import { checkOffered, runWorkflow, type LiveAnswer, type RunWorkflowOptions } f
 import type { WorkflowCheckpointStore } from '../workflow/workflow-checkpoint';
 import { resolveSupervision, supervisionAsked } from '../workflow/supervision/resolve-supervision';
 import type { WorkflowSupervisionOptions } from '../workflow/supervision/workflow-supervision';
+import type { WorkflowLibrary } from '../workflow/workflow-library';
+import { waitingChildRunIds } from '../workflow/workflow-node';
 import type { PriceList } from '@shared/accounting/price-list';
 
 export interface RunManagerDeps {
@@ -52,6 +54,8 @@ export interface RunManagerDeps {
   reviewSample?: (runId: string, signal: AbortSignal) => ReviewSample;
   /** The app's price list as it is now (issue 31): a workflow supervisor's cost cap prices with it. */
   prices?: () => PriceList;
+  /** The stored workflows a workflow node runs and an agent's workflow tools offer (issue 29). */
+  library?: WorkflowLibrary;
 }
 
 interface ActiveRun {
@@ -136,7 +140,10 @@ export class RunManager {
   }
 
   waitingRunIds(): Set<string> {
-    return new Set(this.pending().map((i) => i.run_id));
+    const ids = new Set(this.pending().map((i) => i.run_id));
+    // A workflow node's child run waits inside its parent's checkpoint (issue 29): waiting too, never interrupted.
+    for (const c of this.deps.workflowCheckpoints?.list(this.deps.log) ?? []) for (const id of waitingChildRunIds(c)) ids.add(id);
+    return ids;
   }
 
   /**
@@ -226,6 +233,7 @@ export class RunManager {
       // One commit with the run's events before it (as for an agent run).
       persistWaiting: (checkpoint) => this.deps.workflowCheckpoints?.save(checkpoint),
       ...(this.deps.sealKeys ? { sealKeys: this.deps.sealKeys } : {}),
+      ...(this.deps.library ? { library: this.deps.library } : {}),
       dropWaiting: () => this.deps.workflowCheckpoints?.delete(runId),
       liveAnswers: (answerLive) => {
         if (answerLive) this.live.set(runId, answerLive);

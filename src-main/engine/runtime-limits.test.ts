@@ -66,9 +66,10 @@ describe('the Runtime group’s limits in a run', () => {
   });
 
   it('a decision past the timeout is stopped, and the round fails in words', async () => {
-    const t0 = Date.now();
-    const { result, events } = await runWith({ max_rounds: 3, max_consecutive_failures: 1, decision_timeout_ms: 1000 }, () => ({ hang: true }));
-    expect(Date.now() - t0).toBeLessThan(5000);
+    const { result, events, seen } = await runWith({ max_rounds: 3, max_consecutive_failures: 1, decision_timeout_ms: 1000 }, () => ({ hang: true }));
+    // The stalled call itself was stopped (its signal aborted), not left running behind the failed round (no clock is read: CI is slow).
+    expect(seen.student).toHaveLength(1);
+    expect(seen.student[0]?.signal?.aborted).toBe(true);
     expect(result.status).toBe('failed');
     expect(result.rounds[0]?.outcome).toBe('failed');
     expect(result.rounds[0]?.message).toBe('the student model failed: it gave no decision within 1 s (the decision timeout under Runtime), so it was stopped; raise the timeout or use a faster model');

@@ -12,8 +12,9 @@ import { BAD_POLICIES, type BadSupervisor } from './supervisor/doubles';
 import { runSupervisorSuite } from './supervisor/suite';
 import type { CliIo } from '../shells/cli/cli-io';
 import { VERDICTS_USAGE, verdictsCommand } from './verdicts/verdicts-command';
+import { INJECTION_USAGE, injectionCommand } from './injection/injection-command';
 
-/** `steward eval supervisor|boundary`: run a suite, print its table, keep its report, exit 1 when a gate fails; `steward eval verdicts`: past verdicts as a regression suite (verdicts/). */
+/** `steward eval supervisor|boundary`: run a suite, print its table, keep its report, exit 1 when a gate fails; `steward eval verdicts`: past verdicts as a regression suite (verdicts/); `steward eval injection`: injected instructions against provenance (injection/). */
 
 export const EVAL_USAGE = `Usage:
   steward eval supervisor [--json FILE] [--min-success GATE=VALUE]... [--case TEXT]
@@ -31,12 +32,15 @@ export const EVAL_USAGE = `Usage:
   The latest report of each suite is kept in the data folder (eval/latest-<suite>.json) for the app.
 Exit codes: 0 every gate holds · 1 a gate failed · 2 bad input
 
-${VERDICTS_USAGE.replace(/^Usage:\n/, '').replace(/\nExit codes:/, '\nExit codes of eval verdicts:')}`;
+${VERDICTS_USAGE.replace(/^Usage:\n/, '').replace(/\nExit codes:/, '\nExit codes of eval verdicts:')}
+
+${INJECTION_USAGE.replace(/^Usage:\n/, '')}`;
 
 type EvalIo = CliIo;
 
 export async function evalCommand(args: string[], io: EvalIo): Promise<number> {
   if (args[0] === 'verdicts') return verdictsCommand(args.slice(1), io);
+  if (args[0] === 'injection') return injectionCommand(args.slice(1), io);
   let parsed;
   try {
     parsed = parseArgs({
@@ -62,7 +66,7 @@ export async function evalCommand(args: string[], io: EvalIo): Promise<number> {
     return 0;
   }
   const suite = EvalSuite.safeParse(positionals[0]);
-  if (!suite.success || positionals.length > 1) throw new SpecError(`eval needs one suite: supervisor, boundary or verdicts\n\n${EVAL_USAGE}`);
+  if (!suite.success || positionals.length > 1) throw new SpecError(`eval needs one suite: supervisor, boundary, verdicts or injection\n\n${EVAL_USAGE}`);
   const gates = suite.data === 'supervisor' ? SUPERVISOR_GATES : BOUNDARY_GATES;
   const thresholds = parseThresholds(suite.data, values['min-success'] ?? [], gates);
   if (!thresholds.ok) throw new SpecError(thresholds.message);

@@ -148,6 +148,15 @@ export interface AppendResult {
   refused: number;
 }
 
+/** A run's row as this connection last stored it (EventJournal.runRows). */
+interface FoldedRun {
+  row: RunColumns;
+  /** Its summary as stored (without words). */
+  summary: RunRow;
+  /** What its run_words row holds. */
+  words: string;
+}
+
 interface RunColumns {
   n: number;
   run_id: string;
@@ -198,6 +207,20 @@ export class EventJournal {
   private syncAgain = false;
   /** Resolved when nothing is left untold. */
   private settledWaiters: Array<() => void> = [];
+  /**
+   * PRAGMA data_version as the last append saw it: unchanged, no other connection committed since,
+   * so the head, the floor and the rows below are still what this connection wrote (issue 26: an
+   * append then reads nothing it already knows).
+   */
+  private appendVersion = -1;
+  /**
+   * The open runs this connection last folded, as stored: their columns, their summary as parsed,
+   * and the words their run_words row holds. Dropped when another connection commits, when a run
+   * finishes, and by every write that changes runs outside an append (removals, imports' marks).
+   */
+  private readonly runRows = new Map<string, FoldedRun>();
+  /** Folded inside the append's transaction: into `runRows` when it commits, dropped when it rolls back. */
+  private readonly foldedNow = new Map<string, FoldedRun>();
 
   private constructor(file: string, options: EventJournalOptions) {
     this.path = file;
@@ -213,7 +236,10 @@ export class EventJournal {
       bodyOfId: db.prepare<[string], { body: string }>('SELECT body FROM events WHERE id = ?'),
       hasPlace: db.prepare<[string, number], { one: number }>('SELECT 1 AS one FROM events WHERE run_id = ? AND seq = ?'),
       bodyAtPlace: db.prepare<[string, number], { body: string }>('SELECT body FROM events WHERE run_id = ? AND seq = ?'),
-      insertEvent: db.prepare<[number, string, string, number, string, string]>('INSERT INTO events (pos, id, run_id, seq, type, body) VALUES (?, ?, ?, ?, ?, ?)'),
+      // A repeat (its id) or a place the run holds is not stored: `changes` says so, and only then is it looked up (insert).
+      insertEvent: db.prepare<[number, string, string, number, string, string]>(
+        'INSERT INTO events (pos, id, run_id, seq, type, body) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING ON CONFLICT (run_id, seq) DO NOTHING',
+      ),
       readAfter: db.prepare<[number, number], { pos: number; body: string }>('SELECT pos, body FROM events WHERE pos > ? ORDER BY pos LIMIT ?'),
       readTold: db.prepare<[number, number, number], { pos: number; body: string }>('SELECT pos, body FROM events WHERE pos > ? AND pos <= ? ORDER BY pos LIMIT ?'),
       runEvents: db.prepare<[string], { body: string }>('SELECT body FROM events WHERE run_id = ? ORDER BY seq'),
@@ -242,6 +268,9 @@ export class EventJournal {
       tombstoneCount: db.prepare<[], { c: number }>('SELECT count(*) AS c FROM tombstones'),
       oldestTombstones: db.prepare<[number], { n: number; at: number }>('SELECT n, at FROM tombstones ORDER BY n LIMIT ?'),
       dropTombstonesThrough: db.prepare<[number]>('DELETE FROM tombstones WHERE n <= ?'),
+      dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
+      syncNormal: db.prepare('PRAGMA synchronous = NORMAL'),
+      syncFull: db.prepare('PRAGMA synchronous = FULL'),
     };
     const storedId = this.sql.getMeta.get(meta.id)?.value;
     this.journalId = storedId ?? randomUUID();
@@ -266,6 +295,9 @@ export class EventJournal {
       : { events: 0, invalidLines: 0, tornTail: false };
     // More tombstones than the bound (a lower bound, or a journal moved in from before compaction): compacted now.
     this.compactTombstones(0);
+    // The migration folded runs through its own transactions: the next append reads them back.
+    this.foldedNow.clear();
+    this.runRows.clear();
   }
 
   /** Opens the history database at `file` (history-db.ts: historyPath(dataDir)). */
@@ -324,12 +356,13 @@ export class EventJournal {
     let withinFailed = false;
     // Deferred only when the write-ahead log can be synced from here (a journal not in WAL mode syncs as it commits).
     const deferred = options.deferSync === true && this.wal() !== null;
-    if (deferred) this.db.pragma('synchronous = NORMAL');
+    if (deferred) this.sql.syncNormal.run();
+    this.foldedNow.clear();
     try {
       // IMMEDIATE: the write lock first (waiting out another process's write), so the head read inside is the one written after.
       result = this.db
         .transaction(() => {
-          const inserted = this.insert(parsed.map((event) => ({ event })), { imported: options.imported ?? false, legacy: false });
+          const inserted = this.insert(parsed.map((event) => ({ event })), { imported: options.imported ?? false, legacy: false, kept: true });
           if (options.within) {
             withinFailed = true;
             options.within();
@@ -338,15 +371,21 @@ export class EventJournal {
           return inserted;
         })
         .immediate();
+      for (const [runId, folded] of this.foldedNow) {
+        // A finished run never changes: it leaves the cache (a late event reads its row back).
+        if (folded.row.finished_at === null) this.runRows.set(runId, folded);
+        else this.runRows.delete(runId);
+      }
     } catch (error) {
       // Rolled back: the head is where it was, and nothing of the batch is stored.
       this.headPos = headBefore;
+      this.foldedNow.clear();
       // The caller's own step refused (a key already claimed): its error as it threw it, nothing stored.
       if (withinFailed) throw error;
       throw new HistoryWriteError(this.path, error);
     } finally {
       // Every other write on this connection (claims, checkpoints, removals, imports) syncs as it commits.
-      if (deferred) this.db.pragma('synchronous = FULL');
+      if (deferred) this.sql.syncFull.run();
     }
     if (result.refused > 0) this.log(`history: refused ${result.refused} event(s) at a place their run already holds (or a second end of a finished run)`);
     // What another connection appended since this one last looked comes first: subscribers are told every event, in order.
@@ -634,6 +673,7 @@ export class EventJournal {
     } catch (error) {
       throw new JournalRewriteError(this.path, errorReason(error));
     }
+    for (const runId of gone) this.runRows.delete(runId);
     if (gone.length === 0) return { run_ids: [], at };
     // Its commit synced the whole log: events committed before it are durable, and told before the removal.
     for (const entry of this.untold) entry.synced = true;
@@ -657,7 +697,8 @@ export class EventJournal {
   }
 
   /** Inside a transaction: stores what is new, folds each run's row. */
-  private insert(entries: readonly LegacyEvent[], options: { imported: boolean; legacy: boolean }): { stored: RunEvent[]; after: number; repeated: number; refused: number } {
+  /** `kept`: an append's (appendReport): runs' rows are folded from and into what this connection keeps (runRows). */
+  private insert(entries: readonly LegacyEvent[], options: { imported: boolean; legacy: boolean; kept?: boolean }): { stored: RunEvent[]; after: number; repeated: number; refused: number } {
     const stored: RunEvent[] = [];
     const ids = new Set<string>();
     const places = new Set<string>();
@@ -666,48 +707,70 @@ export class EventJournal {
     let refused = 0;
     const byRun = new Map<string, RunEvent[]>();
     // Inside the write transaction: were another process ever to append (it holds the folder lock
-    // to, so it should not), positions still follow the database's own head, never a stale copy.
-    this.headPos = Math.max(this.headPos, this.sql.maxPos.get()?.pos ?? 0);
-    // And the floor: a removal another process made meanwhile never has its positions handed out again here.
-    this.floorPos = Math.max(this.floorPos, Number(this.sql.getMeta.get(meta.floor)?.value ?? 0));
+    // to, so it should not), positions still follow the database's own head, never a stale copy;
+    // and the floor: a removal another process made meanwhile never has its positions handed out
+    // again here. Read again only when another connection committed since the last append (the
+    // head and floor this connection writes it keeps itself); so are the runs' rows it keeps.
+    const version = this.sql.dataVersion.get();
+    if (version !== this.appendVersion) {
+      this.appendVersion = version ?? -1;
+      this.runRows.clear();
+      this.headPos = Math.max(this.headPos, this.sql.maxPos.get()?.pos ?? 0);
+      this.floorPos = Math.max(this.floorPos, Number(this.sql.getMeta.get(meta.floor)?.value ?? 0));
+    }
     const after = this.head;
     for (const { event, pos } of entries) {
       const place = `${event.run_id}\u0000${event.seq}`;
-      if (ids.has(event.id) || this.sql.hasId.get(event.id)) {
+      if (ids.has(event.id)) {
         repeated += 1;
         continue;
       }
-      if (places.has(place) || this.sql.hasPlace.get(event.run_id, event.seq)) {
-        refused += 1;
+      if (places.has(place)) {
+        // An id stored before is a repeat wherever it claims to be (as an id taken in this batch is, above).
+        if (this.sql.hasId.get(event.id)) repeated += 1;
+        else refused += 1;
         continue;
       }
       if (event.type === 'run.finished') {
-        if (ended.has(event.run_id) || this.sql.getRun.get(event.run_id)?.finished_at) {
+        // A repeat of the stored end is a repeat, not a second end.
+        if (this.sql.hasId.get(event.id)) {
+          repeated += 1;
+          continue;
+        }
+        if (ended.has(event.run_id) || this.sql.hasPlace.get(event.run_id, event.seq) || this.sql.getRun.get(event.run_id)?.finished_at) {
           refused += 1;
           continue;
         }
         ended.add(event.run_id);
       }
-      ids.add(event.id);
-      places.add(place);
       // A legacy line keeps the position it had (pages' cursors carry over); positions only grow.
       // (Compared with the events' own head: a legacy tombstone's floor comes first in the file, above the events after it.)
       const at = options.legacy && pos !== undefined && pos > this.headPos ? pos : this.head + 1;
-      this.sql.insertEvent.run(at, event.id, event.run_id, event.seq, event.type, JSON.stringify(event));
+      // Not stored when its id or its place is taken (the unique keys decide, in the same statement):
+      // a stored id is a repeat, a place held by another event a refusal.
+      if (this.sql.insertEvent.run(at, event.id, event.run_id, event.seq, event.type, JSON.stringify(event)).changes === 0) {
+        if (this.sql.hasId.get(event.id)) repeated += 1;
+        else refused += 1;
+        continue;
+      }
+      ids.add(event.id);
+      places.add(place);
       this.headPos = at;
       stored.push(event);
       const batch = byRun.get(event.run_id);
       if (batch) batch.push(event);
       else byRun.set(event.run_id, [event]);
     }
-    for (const [runId, batch] of byRun) this.foldRun(runId, batch, options.imported);
+    for (const [runId, batch] of byRun) this.foldRun(runId, batch, options.imported, options.kept === true);
     return { stored, after, repeated, refused };
   }
 
-  private foldRun(runId: string, batch: RunEvent[], imported: boolean): void {
-    const row = this.sql.getRun.get(runId);
+  private foldRun(runId: string, batch: RunEvent[], imported: boolean, keep: boolean): void {
+    // This connection's own fold of the run, when it has one still current: no row read, no summary parsed.
+    const kept = keep ? (this.foldedNow.get(runId) ?? this.runRows.get(runId)) : undefined;
+    const row = kept ? kept.row : this.sql.getRun.get(runId);
     const sorted = [...batch].sort((a, b) => a.seq - b.seq);
-    const before = row ? (JSON.parse(row.summary) as RunRow) : undefined;
+    const before = kept ? kept.summary : row ? (JSON.parse(row.summary) as RunRow) : undefined;
     const summary = summarize(before, sorted, sorted.length);
     if (!summary) return;
     let nextSeq = row?.next_seq ?? 0;
@@ -731,7 +794,7 @@ export class EventJournal {
       }
     }
     // `words` are derived from the row (runWords): the database keeps them once, in run_words.
-    const { words, ...kept } = summary;
+    const { words, ...stored } = summary;
     const columns = {
       run_id: runId,
       spec_id: specId,
@@ -745,22 +808,30 @@ export class EventJournal {
       imported: row?.imported === 1 || imported ? 1 : 0,
       retention_days: days,
       retention_runs: keepRuns,
-      summary: JSON.stringify(kept),
+      summary: JSON.stringify(stored),
     };
+    const text = (words ?? runWords(summary)).join(' ');
     let n: number;
     if (row) {
       n = row.n;
       this.sql.updateRun.run({ ...columns, n });
-      this.sql.deleteWords.run(n);
+      // The search index is rewritten only when the run's words changed (most rounds add none).
+      if (kept?.words !== text) {
+        this.sql.deleteWords.run(n);
+        this.sql.insertWords.run(n, text);
+      }
     } else {
       n = Number(this.sql.insertRun.run(columns).lastInsertRowid);
       // Its events came back (an import of a deleted run): it is no longer deleted.
       this.sql.deleteTombstone.run(runId);
+      this.sql.insertWords.run(n, text);
     }
-    this.sql.insertWords.run(n, (words ?? runWords(summary)).join(' '));
+    if (keep) this.foldedNow.set(runId, { row: { ...columns, n }, summary: stored, words: text });
+    else this.runRows.delete(runId);
   }
 
   private markImported(runIds: readonly string[]): void {
+    this.runRows.clear();
     for (const runId of runIds) {
       const row = this.sql.getRun.get(runId);
       if (row && row.imported === 0) this.sql.updateRun.run({ ...row, imported: 1 });
@@ -769,6 +840,7 @@ export class EventJournal {
 
   /** A legacy journal's note of an open run whose events it had compacted away: a row, so it is closed as interrupted. */
   private ensureOpenRun(run: OpenRun): void {
+    this.runRows.clear();
     const row = this.sql.getRun.get(run.run_id);
     if (row) {
       if (row.finished_at === null) this.sql.updateRun.run({ ...row, next_seq: Math.max(row.next_seq, run.next_seq), rounds: Math.max(row.rounds, run.rounds) });

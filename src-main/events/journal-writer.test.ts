@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RunEvent, eventId } from '@shared/contracts/events';
 import { EventJournal, type JournalSlice } from './event-journal';
-import { createJournalWriter } from './journal-writer';
+import { createJournalWriter, WINDOW_MS } from './journal-writer';
 
 const RUN = 'run-writer-test';
 const ev = (seq: number): RunEvent => ({ type: 'round.started', id: eventId(RUN, seq), run_id: RUN, seq, ts: new Date(0).toISOString(), round: seq, proposer: 'student' });
@@ -29,7 +29,7 @@ describe("the host's journal writer", () => {
 
   it("a round's events, emitted over several turns of the event loop, reach the journal in one append (one fsync)", async () => {
     // The window is a timer; faking only the timers keeps the event-loop turns real and the test free
-    // of the machine's load (a loaded CI once took longer than 5 ms over two setImmediate turns).
+    // of the machine's load (a loaded CI once took longer than the window over two setImmediate turns).
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     try {
       const writer = createJournalWriter(journal);
@@ -43,7 +43,7 @@ describe("the host's journal writer", () => {
       await tick();
       writer.onEvent(ev(4));
       expect(appends).toEqual([]);
-      vi.advanceTimersByTime(5);
+      vi.advanceTimersByTime(WINDOW_MS);
       // Committed at once; told (and handed to readers) once the thread pool's sync is done.
       expect(journal.head).toBe(5);
       await journal.settled();
@@ -66,7 +66,7 @@ describe("the host's journal writer", () => {
       const writer = createJournalWriter(journal);
       writer.onEvent(ev(0));
       writer.onEvent(ev(1));
-      vi.advanceTimersByTime(5);
+      vi.advanceTimersByTime(WINDOW_MS);
     } finally {
       vi.useRealTimers();
     }
@@ -95,7 +95,7 @@ describe("the host's journal writer", () => {
     try {
       const writer = createJournalWriter(journal);
       writer.onEvent(ev(0));
-      vi.advanceTimersByTime(5);
+      vi.advanceTimersByTime(WINDOW_MS);
       writer.onEvent(ev(1));
       writer.flush();
       // The flush's sync wrote the whole log: the windowed commit before it is durable too.
@@ -112,7 +112,7 @@ describe("the host's journal writer", () => {
       const writer = createJournalWriter(journal);
       writer.onEvent(ev(0));
       writer.onEvent(ev(1));
-      vi.advanceTimersByTime(5);
+      vi.advanceTimersByTime(WINDOW_MS);
       journal.close();
       expect(appends.map((a) => a.events.map((e) => e.seq))).toEqual([[0, 1]]);
       const again = EventJournal.open(path.join(dir, 'history.sqlite'), { log: () => undefined });

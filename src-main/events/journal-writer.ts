@@ -22,9 +22,17 @@ export interface JournalWriter {
   later(step: () => void): void;
 }
 
+/**
+ * How long a run's events gather before one commit, by default: about two rounds of a run whose
+ * model answers at once. A longer window shares a commit's own cost among more rounds (20 ms: about
+ * 0.05 ms a round less on the main thread, bench/journal-append.ts) but makes pages hear of rounds in
+ * bursts, which the boundary bench times (issue 26, docs/benchmarks.md).
+ */
+export const WINDOW_MS = 5;
+
 export interface JournalWriterOptions {
   log?: (line: string) => void;
-  /** How long events gather before one commit. Default 5 ms. */
+  /** How long events gather before one commit. Default WINDOW_MS. */
   windowMs?: number;
   /**
    * The idempotency ledger claims keys through this writer's `commit` (the host, issue 26): a
@@ -47,7 +55,7 @@ export interface JournalWriterOptions {
  */
 export function createJournalWriter(journal: EventJournal, options: JournalWriterOptions = {}): JournalWriter {
   const log = options.log ?? (() => undefined);
-  const windowMs = options.windowMs ?? 5;
+  const windowMs = options.windowMs ?? WINDOW_MS;
   let batch: RunEvent[] = [];
   let steps: Array<() => void> = [];
   let timer: ReturnType<typeof setTimeout> | undefined;

@@ -1,3 +1,7 @@
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { withDetails } from '@shared/contracts/code-words';
+import { postgresWords } from './third-party/postgres-words';
+
 /**
  * The MCP host's failures, one class per thing that went wrong, each with a message a user can act
  * on. The run engine tells them apart by class: a start or config error ends the run before round 0,
@@ -65,4 +69,17 @@ export class McpAnswerTooLargeError extends McpCallError {
 export function errorMessage(error: unknown): string {
   if (error instanceof Error) return error.message;
   return String(error);
+}
+
+/**
+ * A server's JSON-RPC error answer as a person reads it (a run's message, the model's next prompt):
+ * the server's own words without the SDK's "MCP error -32603: " prefix (said in words for the
+ * servers Steward knows, e.g. PostgreSQL's password problems), the code kept in the details.
+ */
+export function protocolRefusalText(error: Pick<McpError, 'code' | 'message'>, packageName?: string): string {
+  const prefix = `MCP error ${error.code}: `;
+  const said = (error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message).trim();
+  const known = postgresWords(packageName, said);
+  if (known !== undefined) return withDetails(known, `MCP error ${error.code}: ${said}`);
+  return withDetails(said !== '' ? said : 'the server refused without saying why', `MCP error ${error.code}`);
 }

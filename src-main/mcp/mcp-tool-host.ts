@@ -3,7 +3,7 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { Progress, Prompt, Resource, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { McpServerSpec } from '@shared/contracts/spec';
-import { ToolExecution } from '@shared/contracts/round';
+import type { ToolExecution } from '@shared/contracts/round';
 import { ToolAnnotationHints, type ToolEffect } from '@shared/contracts/tool-effect';
 import { ToolSnapshot, type JsonSchemaObject, type OfferedTool } from '@shared/contracts/tool-snapshot';
 import { maskArguments } from '@shared/util/mask';
@@ -12,7 +12,8 @@ import { LOCAL_ONLY, type PrivacyPolicy } from '@shared/policy/privacy';
 import { hashJson } from '../util/hash';
 import { resolveToolEffect } from '@shared/policy/effect-registry';
 import { McpCallError, McpStartError, McpToolConfigError, McpLaunchError, errorMessage } from './errors';
-import type { CallOptions, CallOutcome, ServerConnection } from './server-connection';
+import type { CallOptions, CallOutcome } from './server-connection';
+import type { McpConnection } from './mcp-connection';
 import { offerResourceTool, readResourceToolName, resourceText } from './resource-tool';
 import type { ElicitationAsk, ElicitationReply, SamplingAsk, SamplingReply } from './client-capabilities';
 import type { CredentialStore } from '../credentials/credential-store';
@@ -173,12 +174,12 @@ export async function startToolHost(servers: McpServerSpec[], options: ToolHostO
 }
 
 class McpToolHostImpl implements McpToolHost {
-  private readonly byId = new Map<string, { spec: McpServerSpec; conn: ServerConnection; target?: ServerTarget }>();
+  private readonly byId = new Map<string, { spec: McpServerSpec; conn: McpConnection; target?: ServerTarget }>();
   private closing: Promise<void> | undefined;
 
   constructor(
     private readonly specs: McpServerSpec[],
-    private readonly conns: ServerConnection[],
+    private readonly conns: McpConnection[],
     private readonly overrides: Record<string, ToolEffect>,
     private readonly targets: readonly ServerTarget[] = [],
     private readonly options: Pick<ToolHostOptions, 'onSent' | 'onLog' | 'onProgress' | 'onToolProgress' | 'progressThrottleMs'> = {},
@@ -266,21 +267,23 @@ class McpToolHostImpl implements McpToolHost {
       outcome =
         entry.spec.offer_resources === true && tool.name === readResourceToolName(tool.server)
           ? await this.readResource(entry.conn, args, options)
-          : await entry.conn.callTool(tool.name, args, options);
+          : await entry.conn.callTool(tool.name, args, request.traceparent ? { ...options, traceparent: request.traceparent } : options);
     } finally {
       // The last report the throttle kept comes before the call's result, never after it.
       progress?.end();
     }
     const duration_ms = Math.max(0, performance.now() - started);
     if (outcome.kind === 'malformed') this.options.onLog?.(`[mcp ${tool.server}] ${tool.name}: malformed reply: ${outcome.detail.slice(0, 300)}`);
-    return ToolExecution.parse({
+    // Built here from typed parts (the server's reply was checked where it crossed the process boundary): not parsed again.
+    const execution: ToolExecution = {
       server: tool.server,
       tool: tool.name,
       arguments: maskArguments(structuredClone(decision.arguments), tool.effect.sensitive_arguments),
       idempotency_key,
       ...executionOutcome(outcome),
       duration_ms,
-    });
+    };
+    return execution;
   }
 
   /** The privacy log's line for a call about to go to a remote server: names and size, no values. */
@@ -290,7 +293,7 @@ class McpToolHostImpl implements McpToolHost {
   }
 
   /** Steward's resource tool: `resources/read` of the URI asked for, its contents as the tool's text. */
-  private async readResource(conn: ServerConnection, args: Record<string, unknown>, options: CallOptions): Promise<CallOutcome> {
+  private async readResource(conn: McpConnection, args: Record<string, unknown>, options: CallOptions): Promise<CallOutcome> {
     if (typeof args.uri !== 'string') return { kind: 'protocol_error', message: 'uri must be a string' };
     const read = await conn.readResource(args.uri, options);
     return read.kind === 'result' ? { kind: 'result', result: { content: [{ type: 'text', text: resourceText(read.result) }] } } : read;
@@ -328,7 +331,7 @@ class McpToolHostImpl implements McpToolHost {
     return this.closing;
   }
 
-  private offer(spec: McpServerSpec, conn: ServerConnection, tool: Tool): OfferedTool {
+  private offer(spec: McpServerSpec, conn: McpConnection, tool: Tool): OfferedTool {
     // A deep copy: the round keeps exactly what was hashed, whatever the server says later.
     const input_schema = structuredClone(tool.inputSchema) as JsonSchemaObject;
     const { effect, source } = resolveToolEffect({
@@ -352,7 +355,7 @@ class McpToolHostImpl implements McpToolHost {
     };
   }
 
-  private server(id: string): { spec: McpServerSpec; conn: ServerConnection } {
+  private server(id: string): { spec: McpServerSpec; conn: McpConnection } {
     const entry = this.byId.get(id);
     if (!entry) throw new McpCallError(id, `no MCP server "${id}" in this run`);
     return entry;

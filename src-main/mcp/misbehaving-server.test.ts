@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolCallDecision } from '@shared/contracts/decision';
+import { splitDetails } from '@shared/contracts/code-words';
 import { McpAnswerTooLargeError, McpStartError } from './errors';
 import { scriptServerHosts } from '../../test-support/script-server-host';
 
@@ -32,6 +33,16 @@ describe('an MCP server that misbehaves on stdio (real server process)', () => {
     const waiting = lines.filter((l) => l.includes('still waiting for "noisy" to list its tools'));
     expect(waiting.length).toBeGreaterThanOrEqual(2);
     expect(waiting[0]).toMatch(/\(0\.2 s\)…$/);
+  });
+
+  it("a server's error answer reaches the run in the server's words: no SDK prefix, the JSON-RPC code in the details", async () => {
+    const host = await start([]);
+    const snapshot = await host.snapshot(0);
+    const tool = snapshot.tools.find((t) => t.name === 'refuse');
+    if (!tool) throw new Error('no refuse tool');
+    const execution = await host.execute({ decision: { decision_type: 'tool_call', tool_name: 'refuse', arguments: {} }, tool, idempotency_key: 'k-refuse' });
+    expect(execution).toMatchObject({ ok: true, is_error: true, content: 'the disk is full (details: MCP error -32603)' });
+    expect(splitDetails(execution.content)).toEqual({ words: 'the disk is full', details: 'MCP error -32603' });
   });
 
   it('a tool result nested 100,000 levels deep is a clear error, not a stack overflow', async () => {

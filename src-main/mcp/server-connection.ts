@@ -17,7 +17,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { newMcpClient, type ClientCapabilityOptions } from './client-capabilities';
-import { McpAnswerTooLargeError, McpCallError, McpStartError, errorMessage } from './errors';
+import { McpAnswerTooLargeError, McpCallError, McpStartError, errorMessage, protocolRefusalText } from './errors';
 import { AnswerTooLarge, MAX_MCP_MESSAGE_BYTES } from './answer-bound';
 import { formatBytes } from '../providers/http-call';
 import type { ServerLaunch } from './server-launch';
@@ -53,6 +53,8 @@ export interface CallOptions {
   signal?: AbortSignal;
   timeoutMs?: number;
   onProgress?: (progress: Progress) => void;
+  /** W3C `traceparent` for a tool call's `params._meta` (SEP-414; the OpenTelemetry MCP conventions). */
+  traceparent?: string;
 }
 
 /** What a connection talks through: a stdio process (it has a pid) or an HTTP transport. */
@@ -282,7 +284,7 @@ export class ServerConnection {
         `run "${name}"`,
         () =>
           this.client
-            .callTool({ name, arguments: args }, undefined, { timeout, resetTimeoutOnProgress: true, signal, onprogress: (p) => onProgress?.(p) })
+            .callTool({ name, arguments: args, ...(options.traceparent ? { _meta: { traceparent: options.traceparent } } : {}) }, undefined, { timeout, resetTimeoutOnProgress: true, signal, onprogress: (p) => onProgress?.(p) })
             .catch((error: unknown) => {
               throw isMalformedReply(error) ? new MalformedReply(errorMessage(error)) : error;
             }),
@@ -430,7 +432,7 @@ export class ServerConnection {
         if (error.code === ErrorCode.RequestTimeout) {
           throw new McpCallError(this.id, `MCP server "${this.id}" did not answer within ${timeoutMs} ms when asked to ${what}`);
         }
-        throw new ProtocolRefusal(error.message);
+        throw new ProtocolRefusal(protocolRefusalText(error, this.launch?.packageName));
       }
       if (this.exited) throw this.exitedError();
       throw new McpCallError(this.id, `MCP server "${this.id}" failed to ${what}: ${errorMessage(error)}`);

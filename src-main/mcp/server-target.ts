@@ -2,7 +2,8 @@ import { isCredentialRef } from '@shared/contracts/credentials';
 import type { McpServerSpec } from '@shared/contracts/spec';
 import type { PrivacyPolicy } from '@shared/policy/privacy';
 import { McpLaunchError } from './errors';
-import { connectRemote } from './http-connection';
+import type { McpConnection } from './mcp-connection';
+import { connectNegotiated } from './negotiated-connection';
 import { allowedRemoteEndpoint, type RemoteEndpoint } from './remote-endpoint';
 import { resolveLaunch, type LaunchOptions, type ServerLaunch } from './server-launch';
 import { ServerConnection, type ConnectOptions } from './server-connection';
@@ -36,11 +37,12 @@ export function resolveTarget(spec: McpServerSpec, options: LaunchOptions & { pr
   return { kind: 'remote', endpoint: allowed.endpoint, headers, auth };
 }
 
-export function connectTarget(id: string, target: ServerTarget, options: ConnectOptions): Promise<ServerConnection> {
+/** A stdio server speaks the 2025 revisions (SDK 1.x); a remote one negotiates (2026-07-28 first). */
+export function connectTarget(id: string, target: ServerTarget, options: ConnectOptions): Promise<McpConnection> {
   switch (target.kind) {
     case 'stdio':
       return ServerConnection.connect(id, target.launch, options);
     case 'remote':
-      return connectRemote(id, target.endpoint, target.headers, options, target.auth);
+      return connectNegotiated(id, target.endpoint, target.headers, options, target.auth);
   }
 }

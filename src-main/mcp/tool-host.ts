@@ -9,6 +9,8 @@ export interface ExecuteRequest {
   signal?: AbortSignal;
   /** This call's progress as its server reports it, thinned out (progress-throttle.ts); the last report comes before execute returns. */
   onProgress?: (progress: ToolProgress) => void;
+  /** W3C trace context of this call's client span in the run's OTLP trace (otlp/trace-ids.ts); sent in the request's `_meta`. */
+  traceparent?: string;
 }
 
 /** One progress report of a call in flight (MCP `notifications/progress`). */

@@ -128,9 +128,18 @@ export class PatternSpans {
 function callerAttributes(caller: JudgmentRecord['caller']): SpanAttributes {
   switch (caller.kind) {
     case 'llm':
-      return { 'steward.judgment.caller': 'llm', 'steward.judgment.caller.profile': caller.profile };
+      return { 'steward.judgment.caller': 'llm', 'steward.judgment.caller.profile': caller.profile, ...(caller.model !== undefined ? { 'steward.judgment.caller.model': caller.model } : {}) };
     case 'human':
       return { 'steward.judgment.caller': 'human', ...(caller.who !== undefined ? { 'steward.judgment.caller.who': caller.who } : {}) };
+    case 'a2a':
+      return {
+        'steward.judgment.caller': 'a2a',
+        'steward.judgment.caller.url': caller.url,
+        ...(caller.name !== undefined ? { 'steward.judgment.caller.name': caller.name } : {}),
+        ...(caller.agent ? { 'gen_ai.agent.name': caller.agent.name, 'steward.judgment.caller.agent_version': caller.agent.version } : {}),
+      };
+    case 'verifier':
+      return { 'steward.judgment.caller': 'verifier', 'steward.judgment.caller.verifier': caller.verifier, 'steward.judgment.caller.name': caller.name };
     case 'system':
       return { 'steward.judgment.caller': 'system' };
   }

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { RunEvent, RunEventOf } from '@shared/contracts/events';
 import type { ModelReply } from '@shared/contracts/model';
 import { roundNumber } from '@shared/contracts/round-number';
@@ -6,6 +5,7 @@ import { PatternSpans, SupervisorSpans, type SpanSink } from './layer-spans';
 import type { PriceList } from '@shared/accounting/price-list';
 import { costAttributes } from './cost-attributes';
 import type { SpanAttributes, SpanEventRecord, SpanRecord, SpanStatusRecord } from './span-record';
+import { runSpanId, runTraceId, toolCallSpanKey } from './trace-ids';
 
 /**
  * A run's events as spans, named and attributed after the OpenTelemetry GenAI semantic conventions:
@@ -70,6 +70,8 @@ class RunMapper {
   /** The privacy log's record of the call a chat span is about to close (the last attempt), by agent, caller and purpose. */
   private readonly calls = new Map<string, RunEventOf<'model.called'>>();
   private readonly open = new Set<SpanRecord>();
+  /** The MCP client spans' keys so far (trace-ids.ts): one span per key. */
+  private readonly mcpKeys = new Set<string>();
   /** The privacy log's record of a call to a remote MCP server (it comes before the call's result), by agent, server and tool. */
   private readonly remoteCalls = new Map<string, RunEventOf<'mcp.called'>>();
   /** A call's progress reports (tool.progress), by idempotency key, until its result comes. */
@@ -83,7 +85,7 @@ class RunMapper {
 
   constructor(private readonly events: readonly RunEvent[]) {
     this.runId = events[0]?.run_id ?? '';
-    this.traceId = hexId(`trace:${this.runId}`, 16);
+    this.traceId = runTraceId(this.runId);
     const sink: SpanSink = {
       start: (...args) => this.start(...args),
       end: (span, ms, status) => this.end(span, ms, status),
@@ -442,12 +444,13 @@ class RunMapper {
    * The tool's MCP request as a client span after the MCP semantic conventions: `tools/call TOOL`
    * (`resources/read` for Steward's resource tool), how it went (stdio is a pipe; a remote server's
    * address from the privacy log), and the progress the server reported as its events.
-   * `mcp.session.id` is not in the trace, so it is not exported.
+   * `mcp.session.id` is not in the trace, so it is not exported. Its id derives from the call's
+   * idempotency key (trace-ids.ts): the host sent the same id as the call's `traceparent`.
    */
   private mcpRequest(tool: SpanRecord, event: RunEventOf<'tool.executed'>, remote: RunEventOf<'mcp.called'> | undefined, progress: SpanEventRecord[], status: SpanStatusRecord): void {
     const { execution } = event;
     const method = execution.tool === `read_resource_${execution.server}` ? 'resources/read' : 'tools/call';
-    const span = this.start(method === 'tools/call' ? `tools/call ${execution.tool}` : method, `mcp:${event.seq}`, tool.startMs, tool.spanId, {
+    const span = this.start(method === 'tools/call' ? `tools/call ${execution.tool}` : method, this.mcpKey(execution.idempotency_key, event.seq), tool.startMs, tool.spanId, {
       // No gen_ai.operation.name: the execute_tool span above is the GenAI operation, counted once.
       'mcp.method.name': method,
       'gen_ai.tool.name': execution.tool,
@@ -462,6 +465,16 @@ class RunMapper {
     if (tool.attributes['error.type'] !== undefined) span.attributes['error.type'] = tool.attributes['error.type'];
     span.events.push(...progress);
     this.end(span, tool.endMs, status);
+  }
+
+  /** The call's span key; a second span for the same key (never expected) gets one of its own, so ids stay unique. */
+  private mcpKey(idempotencyKey: string, seq: number): string {
+    const key = toolCallSpanKey(idempotencyKey);
+    if (!this.mcpKeys.has(key)) {
+      this.mcpKeys.add(key);
+      return key;
+    }
+    return `mcp:${seq}`;
   }
 
   private note(event: RunEvent, ms: number, name: string, attributes: SpanAttributes): void {
@@ -494,7 +507,7 @@ class RunMapper {
       name,
       kind,
       traceId: this.traceId,
-      spanId: hexId(`span:${this.runId}:${key}`, 8),
+      spanId: runSpanId(this.runId, key),
       ...(parentSpanId !== undefined ? { parentSpanId } : {}),
       startMs,
       endMs: startMs,
@@ -538,12 +551,6 @@ function recordCall(span: SpanRecord, call: RunEventOf<'model.called'>): void {
 function agentKey(event: { invocation_id?: string; pattern_member?: string }): string {
   const node = event.invocation_id ?? '';
   return event.pattern_member === undefined ? node : `${node}|member:${event.pattern_member}`;
-}
-
-/** `bytes` bytes of a hash, as lowercase hex; never all zeros (an invalid OTLP id). */
-function hexId(seed: string, bytes: number): string {
-  const hex = createHash('sha256').update(seed).digest('hex').slice(0, bytes * 2);
-  return /^0+$/.test(hex) ? `${'0'.repeat(bytes * 2 - 1)}1` : hex;
 }
 
 function timeOf(ts: string, fallback: number): number {

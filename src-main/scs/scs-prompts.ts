@@ -127,7 +127,7 @@ function alternativesText(input: MonitorInput): string[] {
     (p, i) => `Plan ${i + 1}:\n- goal: ${p.phase_goal}\n- steps: ${p.plan.join(' → ')}\n- acceptance criteria: ${p.acceptance_criteria.join('; ')}\n- allowed tools: ${p.allowed_tools.join(', ') || '(none)'}`,
   );
   return [
-    `The committee drafted ${alternatives.length} alternative plans. Approve one with approve_plan and choice (its number); you may edit it with edit (the fields you replace, e.g. {"plan": [...]}; the edited plan must still be a valid plan). veto_plan vetoes all of them.`,
+    `The committee drafted ${alternatives.length} alternative plans. Approve one with approve_plan and choice (its number); you may edit it with edit (the fields you replace, e.g. {"plan": [...]}; the edited plan must still be a valid plan, and may remove allowed tools but never add one). veto_plan vetoes all of them.`,
     ...listed,
     ...refusal,
   ];

@@ -40,6 +40,8 @@ export interface AgentNodeDeps {
   sealKeys?: RunAgentOptions['sealKeys'];
   /** The node's own profile versions (its deployment profile, issue 29): recorded on its agent.started. */
   profiles?: RunAgentOptions['profiles'];
+  /** Adds the node's workflow tools to its tool host (workflow-as-tool.ts); absent when it is offered none. */
+  wrapToolHost?: RunAgentOptions['wrapToolHost'];
   /**
    * A replay of a recorded run (`replayOf`): the agent answers with this invocation's recorded
    * answers (`recorded`; none: the recorded run never ran it, so it fails), and unless `live` it
@@ -98,6 +100,7 @@ export function agentSpecOf(node: NodeOf<'agent'>, graph: WorkflowGraph, inputs:
     limits: node.limits,
     scs: node.scs,
     ...(node.routes !== undefined ? { routes: node.routes } : {}),
+    ...(node.synthesis !== undefined ? { synthesis: node.synthesis } : {}),
     tool_effects: effects,
     ...(node.script !== undefined ? { script: node.script } : {}),
   });
@@ -168,6 +171,7 @@ export async function runAgentNode(
       onEvent: (event) => run.emit(nestedPayload(event)),
       // A supervisor's retry (retry-safe: only reads within reach) is a new run of the agent, with its own idempotency keys.
       runId: `${agentRunId(deps.runId, run.invocation.id)}${(run.attempt ?? 1) > 1 ? `#${run.attempt}` : ''}`,
+      traceRunId: deps.runId,
       signal: run.signal,
       confirm: deps.confirm,
       ollamaHost: deps.ollamaHost,
@@ -179,6 +183,7 @@ export async function runAgentNode(
       onReviewSample: deps.onReviewSample,
       ...(deps.sealKeys ? { sealKeys: deps.sealKeys } : {}),
       ...(deps.profiles ? { profiles: deps.profiles } : {}),
+      ...(deps.wrapToolHost ? { wrapToolHost: deps.wrapToolHost } : {}),
       // A replay's models are its script: injected providers (tests, benchmarks) are not its answers.
       providers: deps.replay ? undefined : deps.providers,
       // Sampled for review as the recorded invocation was; its tools dry unless live.

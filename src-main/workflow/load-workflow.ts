@@ -2,8 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { WorkflowGraph } from '@shared/workflow/document';
 import { HostedWorkflowGraph } from '@shared/workflow/hosted-graph';
-import { schemaProblems } from '@shared/workflow/schema-problems';
-import { formatGraphProblem } from '@shared/workflow/validate-graph';
+import { problemsAfterLead, schemaProblems } from '@shared/workflow/schema-problems';
 import type { z } from 'zod';
 import { HostRegistry } from '../registry/host-registry';
 import { readJson, requireWorkspaceFolder, resolveSpec, parseWorkflow, type LoadedSpec } from '../spec/load-spec';
@@ -88,7 +87,5 @@ export function workflowFormat(value: unknown, fileDir: string): 'app' | 'cli' {
 }
 
 function problemsInWords(value: unknown, error: z.ZodError): string {
-  const problems = schemaProblems(value, error);
-  const shown = problems.slice(0, 10).map(formatGraphProblem).join('; ');
-  return problems.length > 10 ? `${shown} (and ${problems.length - 10} more)` : shown;
+  return problemsAfterLead(schemaProblems(value, error), 10);
 }

@@ -3,6 +3,7 @@ import type { Intervention } from '@shared/contracts/intervention';
 import type { Invocation, NodeFailure } from '@shared/workflow/invocation';
 import type { RunCheckpoint } from '../engine/checkpoint';
 import type { PatternPark } from './pattern/pattern-park';
+import type { WorkflowCheckpoint } from './workflow-checkpoint';
 
 /** What one node invocation ended as: the scheduler hears `done`/`failed`; `waiting` parks it for a person. */
 export type NodeOutcome =
@@ -10,7 +11,7 @@ export type NodeOutcome =
   /** `candidate`: the malformed output it left (an answer its output schema refused): a supervisor may repair it. */
   | { status: 'failed'; failure: NodeFailure; candidate?: Record<string, unknown> }
   /** Parked for a person: an agent's (with its checkpoint to resume) or a tool call to confirm. */
-  | { status: 'waiting'; checkpoint?: RunCheckpoint; intervention: Intervention; /** A pattern node's loop, parked at a person's judgment. */ pattern?: PatternPark }
+  | { status: 'waiting'; checkpoint?: RunCheckpoint; intervention: Intervention; /** A pattern node's loop, parked at a person's judgment. */ pattern?: PatternPark; /** A workflow node's child run, parked with the question (workflow-node.ts). */ child?: WorkflowCheckpoint }
   /** A person answered "Stop the run" at this node: the whole run ends cancelled, with `message` as its outcome. */
   | { status: 'stopped'; message: string };
 

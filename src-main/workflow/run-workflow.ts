@@ -37,6 +37,10 @@ import { checkPersonVerdict } from '@shared/supervisor/person-escalation';
 import { stickyVerdictFor } from '@shared/supervisor/ledger';
 import { partialFailureOf, partialMessage, type PartialFailure } from '@shared/workflow/partial-failure';
 import type { NodeProfiles } from './node-deployments';
+import type { SubworkflowParent } from '@shared/contracts/events';
+import { childRunner, runSubworkflowNode, type SubworkflowDeps } from './workflow-node';
+import type { WorkflowLibrary } from './workflow-library';
+import { workflowToolsFor } from './workflow-as-tool';
 
 /** What a workflow run shares with an agent run: folders, ledger, journal, cancellation, people, models. */
 type SharedRunOptions = Pick<
@@ -85,6 +89,15 @@ export interface RunWorkflowOptions extends SharedRunOptions {
    * keychain's when absent. Asked only when a run holding such a value waits, or resumes sealed.
    */
   sealKeys?: SealKeys;
+  /**
+   * The stored workflows a workflow node runs and an agent's workflow tools offer (issue 29; workflow-library.ts):
+   * absent, such a node fails saying so.
+   */
+  library?: WorkflowLibrary;
+  /** This run is a stored workflow run by a parent's node (workflow-node.ts): recorded on its workflow.started. */
+  parent?: SubworkflowParent;
+  /** Stored workflow ids from the outermost run down to this one: a workflow that would run one of them again is refused. */
+  chain?: string[];
 }
 
 /** `declined`: the run could not go on without a call the person declined; `stopped`: they answered "Stop the run" (issue 28). */
@@ -126,7 +139,7 @@ export interface WorkflowRun {
 }
 
 /** What a waiting node keeps: its question, an agent node's own checkpoint, a pattern node's loop. */
-type ParkedNode = { checkpoint?: RunCheckpoint; intervention: Intervention; pattern?: PatternPark };
+type ParkedNode = { checkpoint?: RunCheckpoint; intervention: Intervention; pattern?: PatternPark; child?: WorkflowCheckpoint };
 
 /** A parked invocation and the person's answer to it. */
 interface Resumed {
@@ -447,7 +460,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
             return;
           case 'waiting':
             // Answered through the workflow run: an agent node's intervention names the workflow's run.
-            waiting.set(invocation.id, { checkpoint: outcome.checkpoint, intervention: { ...outcome.intervention, run_id: runId }, ...(outcome.pattern ? { pattern: outcome.pattern } : {}) });
+            waiting.set(invocation.id, { checkpoint: outcome.checkpoint, intervention: { ...outcome.intervention, run_id: runId }, ...(outcome.pattern ? { pattern: outcome.pattern } : {}), ...(outcome.child ? { child: outcome.child } : {}) });
             feed({ type: 'waiting', id: invocation.id });
             persistSoon(true);
             return;
@@ -662,6 +675,33 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     return { runId, graph, specDir, workspace, ledger: options.ledger, confirm: options.confirm, privacy, ollamaHost: options.ollamaHost, credentials: options.credentials, onProgress: options.onProgress, onElicit: options.onElicit, oauthConsent: options.oauthConsent, onReviewSample: options.onReviewSample, sealKeys, toolHost };
   }
 
+  /** What a workflow node (or an agent's workflow tool) runs its child with: this run's shared options, its own journal (issue 29). */
+  function subworkflowDeps(): SubworkflowDeps {
+    const run = childRunner(
+      (child) =>
+        runWorkflow({
+          ...child,
+          ledger: options.ledger,
+          confirm: options.confirm,
+          ollamaHost: options.ollamaHost,
+          credentials: options.credentials,
+          privacy,
+          onProgress: options.onProgress,
+          providers: options.providers,
+          onElicit: options.onElicit,
+          oauthConsent: options.oauthConsent,
+          onReviewSample: options.onReviewSample,
+          parkEscalations: options.parkEscalations,
+          sealKeys,
+          ...(options.reviewTeacher ? { reviewTeacher: options.reviewTeacher } : {}),
+          ...(trace ? { trace } : {}),
+          ...(options.library ? { library: options.library } : {}),
+        }),
+      { privacy, ollamaHost: options.ollamaHost, credentials: options.credentials },
+    );
+    return { library: options.library, runId, workflowId: graph.id, chain: options.chain ?? [graph.id], ...(options.onEvent ? { onEvent: options.onEvent } : {}), runChild: run };
+  }
+
   async function execute(invocation: Invocation, run: NodeRun, resumeWith?: Resumed): Promise<NodeOutcome> {
     const node = nodes.get(invocation.node);
     const inputsOf = invocation.inputs;
@@ -702,6 +742,9 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
       case 'agent': {
         const agentCheckpoint = resumeWith?.parked.checkpoint;
         if (resumeWith && !agentCheckpoint) return failed('internal_error', `the waiting agent node ${invocation.id} has no checkpoint to resume`);
+        // Stored workflows offered as tools (issue 29): their calls run child workflows under this invocation.
+        const workflowTools = node.workflow_tools?.length ? workflowToolsFor(node.workflow_tools, subworkflowDeps(), invocation.id, run.emit) : undefined;
+        if (workflowTools && !workflowTools.ok) return failed('unknown_workflow', workflowTools.message);
         return runAgentNode(
           node,
           modelRun(),
@@ -709,6 +752,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
             ...(await agentDeps(node)),
             providers: options.providers,
             ...(options.nodeProfiles?.get(node.id) ? { profiles: options.nodeProfiles.get(node.id) } : {}),
+            ...(workflowTools?.ok ? { wrapToolHost: workflowTools.wrap } : {}),
             ...(replay ? { replay: { live: replay.live, replayOf: replay.replay_of, recorded: narrow(recordedOf(invocation.id), 'agent') } } : {}),
           },
           agentCheckpoint && resumeWith ? { checkpoint: agentCheckpoint, answer: resumeWith.answer } : undefined,
@@ -728,8 +772,14 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
           parkHuman: true,
         }, resumeWith);
       }
+      case 'workflow': {
+        // A child run that waits is resumed from its own checkpoint with the answer (workflow-node.ts).
+        const child = resumeWith?.parked.child;
+        if (resumeWith && !child) return failed('internal_error', `the waiting workflow node ${invocation.id} has no child run to resume`);
+        return runSubworkflowNode(node, run, subworkflowDeps(), child && resumeWith ? { checkpoint: child, answer: resumeWith.answer, interventionId: resumeWith.parked.intervention.id } : undefined);
+      }
       default:
-        return failed('internal_error', `the scheduler asked to run ${invocation.node}, which is not an agent, pattern, tool, template or assert node`);
+        return failed('internal_error', `the scheduler asked to run ${invocation.node}, which is not an agent, pattern, tool, template, assert or workflow node`);
     }
   }
 
@@ -758,6 +808,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
         ...(replay ? { replay_of: replay.replay_of, dry_run: !replay.live } : {}),
         ...(options.traceProfile !== undefined ? { trace_profile: options.traceProfile } : {}),
         ...(setup.kind === 'on' ? { supervisor: supervisorNamed(setup.supervision.deps.supervisor.identity) } : {}),
+        ...(options.parent ? { parent: options.parent } : {}),
       });
       // Asked for and not to be had: the run goes on unsupervised, and says so.
       if (setup.kind === 'unavailable') emit({ type: 'run.notice', message: setup.notice.slice(0, 500) });

@@ -272,6 +272,7 @@ async function callOnce(p: PreparedCalls, call: { round: number; decision: ToolC
   const history = new CanonicalHistory();
   const actors = createBoundaryActors({
     runId: runLabel,
+    traceRunId: deps.runId,
     instructions: () => `Workflow ${deps.graph.name}, step ${node.id}.`,
     task: `call ${node.server}/${node.tool}`,
     student: authorProvider(decision),

@@ -3,6 +3,7 @@ import type { RegisteredServer } from '@shared/contracts/host-registry';
 import { checkHostedDocument, type DocumentCheck } from '@shared/workflow/check-document';
 import { HostedWorkflowGraph } from '@shared/workflow/hosted-graph';
 import type { GraphProblem } from '@shared/workflow/validate-graph';
+import type { WorkflowInterface } from '@shared/workflow/subworkflow';
 import type { HostRegistry } from '../registry/host-registry';
 
 /** Lists a registered server's tools (the host's mcp.inspect). */
@@ -47,7 +48,7 @@ export class ToolListCache {
  * list, its scripts' decisions (check-document.ts, the checks `steward validate` makes). A server
  * whose tools cannot be listed is a problem on the nodes that use it, as validate refuses it.
  */
-export async function validateDraft(value: unknown, registry: HostRegistry, cache: ToolListCache): Promise<DocumentCheck> {
+export async function validateDraft(value: unknown, registry: HostRegistry, cache: ToolListCache, workflows?: ReadonlyMap<string, WorkflowInterface>): Promise<DocumentCheck> {
   const view = { servers: registry.servers(), workspaces: registry.workspaces() };
   const parsed = HostedWorkflowGraph.safeParse(value);
   if (!parsed.success) return checkHostedDocument(value, view);
@@ -74,6 +75,6 @@ export async function validateDraft(value: unknown, registry: HostRegistry, cach
       }
     }),
   );
-  const checked = checkHostedDocument(doc, view, tools);
+  const checked = checkHostedDocument(doc, view, tools, workflows);
   return { ...checked, problems: [...unavailable, ...checked.problems] };
 }

@@ -10,7 +10,7 @@ import { Invocation, InvocationStatus, Lineage, NodeFailure } from '@shared/work
 import { RunCheckpoint } from '../engine/checkpoint';
 import { CheckpointTable, type CheckpointWrites } from '../events/checkpoint-table';
 import type { HistoryDb } from '../events/history-db';
-import { PatternPark } from './pattern/human-judgment';
+import { PatternPark } from './pattern/pattern-park';
 import { SealedBox } from './sealed-box';
 
 /** One node invocation as the run reports it (`--json`, the app's run view). */
@@ -60,7 +60,20 @@ export const WorkflowCheckpoint = z
     /** A running or waiting invocation that is a supervisor's retry: its attempt (2, 3…), so it goes on as that attempt with that attempt's key. */
     attempts: z.record(z.string(), z.number().int().min(2)).optional(),
     /** Each waiting invocation: what it asks, for an agent node its own checkpoint, for a pattern node its loop. */
-    waiting: z.record(z.string(), z.object({ checkpoint: RunCheckpoint.optional(), intervention: Intervention, pattern: PatternPark.optional() }).strict()),
+    waiting: z.record(
+      z.string(),
+      z
+        .object({
+          checkpoint: RunCheckpoint.optional(),
+          intervention: Intervention,
+          pattern: PatternPark.optional(),
+          /** A workflow node whose child run waits (issue 29): the child's own checkpoint, resumed with the answer. */
+          get child() {
+            return WorkflowCheckpoint.optional();
+          },
+        })
+        .strict(),
+    ),
     /** A supervised run's decisions so far (bounds, sticky verdicts): they hold across the wait. */
     supervisor_ledger: SupervisorLedger.optional(),
     /** The supervision the run asked for (document and command-line overrides merged): a resumed run supervises the same way. */

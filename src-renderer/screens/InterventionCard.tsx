@@ -10,6 +10,7 @@ import { JsonField } from './editor/JsonField';
 import { PatternJudgmentCard } from './PatternJudgmentCard';
 import { EscalationAnswer } from '../supervision/EscalationAnswer';
 import { AnswerCardHead, AnswerSent } from './interventions/answer-card';
+import { ProvenanceMarks } from './interventions/ProvenanceMarks';
 import type { SnapshotTool } from '../db/derive-rounds';
 import { storedEffect } from '../db/intervention-effect';
 import { roundNumber } from '@shared/contracts/round-number';
@@ -144,6 +145,7 @@ function DecisionInterventionCard({ intervention, tools }: { intervention: Inter
             <div className="step__label">Decision</div>
             <div className="step__body" data-testid="intervention-decision">
               {decision ? <DecisionView decision={decision} effect={effect} /> : <span className="muted">No decision attached: the teacher escalated without a usable candidate.</span>}
+              <ProvenanceMarks marks={intervention.provenance} decision={decision} />
             </div>
           </div>
         )}

@@ -247,6 +247,7 @@ export function RoundCard({ view, dryRun = false, gate, onShowGate, ended = fals
             <span data-testid="review" data-required={view.review.required}>
               {view.review.required ? <Chip tone="accent">Teacher review required</Chip> : <Chip>No review</Chip>}{' '}
               <span className="muted">{REVIEW_RULE_LABELS[view.review.rule]}</span>
+              {view.review.detail !== undefined && <span className="muted" data-testid="review-detail">: {view.review.detail}</span>}
             </span>
           </Step>
         )}

@@ -44,6 +44,7 @@ import { MessageText } from './run/MessageText';
 // "3 · the 3rd was interrupted": the words Runs and `steward runs` use for the same row (issue 28).
 import { roundsText } from '@shared/history/rounds-words';
 import { RecordedLimitsView } from './run/RecordedLimits';
+import { RunSpeechControl } from '../speech/RunSpeechControl';
 
 const NO_EVENTS: RunEvent[] = [];
 
@@ -455,6 +456,8 @@ export function RunScreen({ runId, tab, focusEvent }: { runId: string; tab: 'rou
           </div>
         </header>
       )}
+
+      <RunSpeechControl key={runId} runId={runId} running={run?.status === 'running' || run?.status === 'waiting'} events={events} />
 
       {run?.task && (
         <section className="task" aria-label="Task">

@@ -56,6 +56,10 @@ const TARGETS: readonly [prefix: string, target: FieldTarget][] = [
   ['limits.max_rounds', { group: 'runtime', id: fieldDomId('limits.max_rounds'), label: 'Runtime › Round limit' }],
   ['limits.decision_timeout_ms', { group: 'runtime', id: fieldDomId('limits.decision_timeout_ms'), label: 'Runtime › Decision timeout' }],
   ['limits.max_output_tokens', { group: 'runtime', id: fieldDomId('limits.max_output_tokens'), label: 'Runtime › Model reply bound' }],
+  ['synthesis', { group: 'synthesis', id: fieldDomId('synthesis'), label: 'Synthesis' }],
+  ['synthesis.voice', { group: 'synthesis', id: fieldDomId('synthesis.voice'), label: 'Synthesis › Voice' }],
+  ['synthesis.rate', { group: 'synthesis', id: fieldDomId('synthesis.rate'), label: 'Synthesis › Rate' }],
+  ['synthesis.speak', { group: 'synthesis', id: fieldDomId('synthesis.speak'), label: 'Synthesis › Speak' }],
 ];
 
 const FALLBACK: FieldTarget = { id: fieldDomId('supervision.phase'), label: 'Configuration' };

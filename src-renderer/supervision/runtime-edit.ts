@@ -62,3 +62,14 @@ export function parseRuntimeTexts(texts: RuntimeTexts, base: LimitsSpec): Runtim
   if (Object.keys(issues).length > 0 || !parsed.success) return { ok: false, issues };
   return { ok: true, limits: parsed.data };
 }
+
+/**
+ * One field typed where every change goes straight into the document (the graph editor's inspector):
+ * the texts as typed, and the limits to store when they parse; a value the schema refuses stores
+ * nothing (its problem is said beside the field).
+ */
+export function typeRuntimeField(texts: RuntimeTexts, field: RuntimeField, value: string, base: LimitsSpec): { texts: RuntimeTexts; limits?: LimitsSpec } {
+  const next = { ...texts, [field]: value };
+  const parsed = parseRuntimeTexts(next, base);
+  return parsed.ok ? { texts: next, limits: parsed.limits } : { texts: next };
+}

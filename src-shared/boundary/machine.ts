@@ -11,6 +11,8 @@ import { finalAnswerNeedsReview, type ClaimFacts } from './final-answer-check';
 import { candidateFromValue, parseCandidate, type ParsedCandidate } from './parse-candidate';
 import { describeIssues, validateCandidate, type DecisionConstraints, type ValidatedDecision, type ValidationResult } from './validation';
 import { parseVerdict } from './verdict';
+import { MASK } from '../util/mask';
+import { maskSensitiveMarks, traceProvenance, untrustedMarks, type ArgumentProvenance, type ProvenanceFacts } from './provenance';
 
 /**
  * The decision boundary for one model round (DESIGN.md §3), in its strict order:
@@ -39,6 +41,8 @@ export interface BoundaryInput {
   claims?: ClaimFacts;
   /** What a person told this round's proposer (their rejection of the last round, their reply): recorded on round.started. */
   told?: string;
+  /** The person's texts and the run's earlier tool results: where a tool call's argument values came from (provenance.ts). */
+  provenanceFacts?: ProvenanceFacts;
 }
 
 export interface ProposeInput {
@@ -62,6 +66,8 @@ export interface ReviewInput {
   previous_problem?: string;
   /** A final answer after a refusal: what was refused and what actually ran, to check its claims. */
   claims?: ClaimFacts;
+  /** Values of the candidate's arguments that came from earlier tool results: the teacher's card shows them. */
+  provenance?: ArgumentProvenance[];
 }
 export interface AuthorizeInput {
   round: number;
@@ -69,6 +75,8 @@ export interface AuthorizeInput {
   tool?: OfferedTool;
   /** The person already confirmed this very decision (a preselected round). */
   preconfirmed: boolean;
+  /** Where the selected call's values came from, when it is the proposer's own candidate (a confirmation shows it). */
+  provenance?: ArgumentProvenance[];
 }
 export interface CommitInput {
   round: number;
@@ -112,6 +120,7 @@ export interface BoundaryContext extends BoundaryInput {
   parsed?: ParsedCandidate;
   validated?: ValidatedDecision;
   review?: ReviewDecision;
+  provenance?: ArgumentProvenance[];
   attempts: VerdictAttempt[];
   evaluation?: Evaluation;
   selected?: Selected;
@@ -176,6 +185,7 @@ export function toRoundRecord(ctx: BoundaryContext): RoundRecord {
     repairs: ctx.repairs,
     validation: ctx.validated?.result,
     review: ctx.review,
+    ...(ctx.provenance !== undefined && ctx.provenance.length > 0 ? { provenance: ctx.provenance } : {}),
     verdicts: ctx.attempts,
     verdict: [...ctx.attempts].reverse().find((a) => a.usable && a.verdict)?.verdict,
     selected: ctx.selected ? { source: ctx.selected.source, decision: ctx.selected.decision } : undefined,
@@ -255,7 +265,13 @@ export const boundaryMachine = setup({
     decideReview: assign(({ context }) => {
       const validated = context.validated;
       const ok = validated?.result.ok === true;
+      const decision = ok ? validated?.decision : undefined;
+      const provenance =
+        decision?.decision_type === 'tool_call' && context.provenanceFacts
+          ? maskSensitiveMarks(traceProvenance(decision.arguments, context.provenanceFacts), validated?.tool?.effect.sensitive_arguments ?? [], MASK)
+          : undefined;
       return {
+        provenance,
         review: decideReview({
           supervision: context.supervision,
           validationOk: ok,
@@ -264,6 +280,7 @@ export const boundaryMachine = setup({
           proposer: context.proposer,
           sampled: context.sampled === true,
           afterRefusal: ok && finalAnswerNeedsReview(context.claims, validated?.decision),
+          untrusted: provenance ? untrustedMarks(provenance) : [],
         }),
       };
     }),
@@ -448,6 +465,7 @@ export const boundaryMachine = setup({
           attempt: context.attempts.length + 1,
           previous_problem: context.attempts.at(-1)?.problem,
           ...(finalAnswerNeedsReview(context.claims, context.validated?.decision) ? { claims: context.claims } : {}),
+          ...(context.provenance !== undefined && context.provenance.length > 0 ? { provenance: context.provenance } : {}),
         }),
         onDone: {
           target: 'judging',
@@ -504,6 +522,7 @@ export const boundaryMachine = setup({
           decision: context.selected?.decision ?? { decision_type: 'complete' as const, output: '' },
           tool: context.selected?.tool,
           preconfirmed: context.preselected?.confirmed === true,
+          ...(context.selected?.source === context.proposer && context.provenance !== undefined && context.provenance.length > 0 ? { provenance: context.provenance } : {}),
         }),
         onDone: {
           target: 'checkingAuthorization',

@@ -21,6 +21,7 @@ import { InvocationStatus, Lineage, NodeFailure } from '../workflow/invocation';
 import { Escalation, SupervisorVerdict } from '../supervisor/contracts';
 import { JudgmentRecord, PATTERN_STATUSES } from '../pattern/contracts';
 import { PartialFailure, partialStatusLabel, type PartialCounts } from '../workflow/partial-failure';
+import { TrialNode, TrialReport, TrialRound } from '../learning/trial-contract';
 
 export const RUN_STATUSES = [
   'running',
@@ -147,6 +148,35 @@ export const RecordedLimits = z
   .strict();
 export type RecordedLimits = z.infer<typeof RecordedLimits>;
 
+/**
+ * The agent's speech settings (the Synthesis group), recorded on its start when it has any: what
+ * the app and the CLI read to speak its delivered responses (src-shared/history/spoken-responses.ts).
+ * Loose, like RecordedLimits: a record is read back, never refused for a bound a later Steward narrowed.
+ */
+export const RecordedSynthesis = z
+  .object({ enabled: z.boolean(), voice: z.string().optional(), rate: z.number().positive(), speak: z.array(z.string()) })
+  .strict();
+export type RecordedSynthesis = z.infer<typeof RecordedSynthesis>;
+
+/** The parent of a child workflow run (issue 29): its run, the invocation that ran it, and that run's workflow. */
+export const SubworkflowParent = z.object({ run_id: z.string().min(8), invocation_id: z.string(), workflow_id: z.string() }).strict();
+export type SubworkflowParent = z.infer<typeof SubworkflowParent>;
+
+/**
+ * One intervention inside a child workflow run, as its parent's report lists it under the node: who
+ * intervened (the teacher at a boundary, a person, the workflow supervisor, a pattern's judge), at which
+ * of the child's nodes (`inner › node` for a workflow inside it), and what they did, in words.
+ */
+export const ChildIntervention = z
+  .object({
+    by: z.enum(['teacher', 'person', 'supervisor', 'judge']),
+    node: z.string(),
+    action: z.string().max(40),
+    text: z.string().max(600),
+  })
+  .strict();
+export type ChildIntervention = z.infer<typeof ChildIntervention>;
+
 /** How an agent run starts: the run's own (run.started) or a workflow's agent node (agent.started). */
 const agentStart = {
   spec_id: z.string(),
@@ -163,6 +193,8 @@ const agentStart = {
   dry_run: z.boolean().default(false),
   /** The runtime limits it ran under (optional, so older traces read). */
   limits: RecordedLimits.optional(),
+  /** Its speech settings, when it has any (optional: absent is off, and older traces read). */
+  synthesis: RecordedSynthesis.optional(),
 };
 
 /** Every event a run emits, one schema per type, validated wherever events cross a process boundary. */
@@ -346,6 +378,8 @@ export const RunEvent = z.discriminatedUnion('type', [
     retention: RunRetention.optional(),
     /** The trace profile version the run used, when it came from one. */
     trace_profile: ProfileVersionRef.optional(),
+    /** A stored workflow run by a parent workflow's node (or an agent's workflow tool; issue 29): the parent run and its invocation. */
+    parent: SubworkflowParent.optional(),
     /** Who supervises the run (issue 11): only a supervised run says, so an unsupervised run's event is as before. */
     supervisor: z
       .discriminatedUnion('kind', [z.object({ kind: z.literal('person') }).strict(), z.object({ kind: z.literal('model'), label: z.string(), local: z.boolean() }).strict()])
@@ -393,6 +427,27 @@ export const RunEvent = z.discriminatedUnion('type', [
     approved: z.boolean(),
     iterations: z.number().int().nonnegative(),
     reason: z.string().optional(),
+  }),
+  // A student trial (issue 31): its own run (run.started … run.finished), no tool executed.
+  /** What the trial replays: the node, the candidate student, the rounds asked for and found. */
+  event('trial.started', { node: TrialNode, candidate: z.string(), rounds_asked: z.number().int().positive(), rounds: z.number().int().nonnegative() }),
+  /** One recorded round put to the candidate, compared with the selected decision and the recorded verdict. */
+  event('trial.round', { trial: TrialRound }),
+  /** The trial's report (src-shared/learning/trial-report.ts). */
+  event('trial.finished', { report: TrialReport }),
+  /**
+   * A workflow node (or an agent's workflow tool, `tool`) started a stored workflow as its own run,
+   * `child_run_id` (issue 29): that run's workflow.started names this run as its parent.
+   */
+  event('subworkflow.started', { workflow_id: z.string(), workflow_name: z.string(), child_run_id: z.string().min(8), tool: z.string().optional() }),
+  /** That child run ended (or waits for a person): its outcome and the interventions inside it, listed under the node in this run's report. */
+  event('subworkflow.finished', {
+    workflow_id: z.string(),
+    child_run_id: z.string().min(8),
+    status: RunStatus.exclude(['running']),
+    message: z.string().max(4000).optional(),
+    tool: z.string().optional(),
+    interventions: z.array(ChildIntervention).max(200),
   }),
   event('run.finished', {
     status: RunStatus.exclude(['running', 'waiting']),

@@ -13,11 +13,14 @@ import { LearningDataSettings, ProfileKind, ProfileVersionRef, TraceSettings } f
 import { CredentialInfo, CredentialName, CredentialRef } from './credentials';
 import { DeletedProfile, MAX_SYNCED_RECORDS, ProfileConflict, ProfileDeleteResult, SyncedProfile, WorkflowChoices } from './profile-store';
 import { PrivacyPolicy } from '../policy/privacy';
+import { AgentCardCheck } from '../pattern/agent-card';
 import { GraphProblemRecord, HostedWorkflowGraph, WorkflowInputs, WorkflowSummary } from '../workflow/hosted-graph';
 import { LatestEvalReports } from '../eval/report';
 import { DRAFT_METHODS } from './workflow-draft';
 import { MAX_PRICED_MODELS, PriceList } from '../accounting/price-list';
 import { WorkflowCost } from '../accounting/workflow-cost';
+import { ProfileReplayParams, ProfileReplayResult } from './profile-replay';
+import { TrialStartParams, TrialStartResult, TrialStatusResult } from '../learning/trial-api';
 
 /**
  * The host API: one contract for both transports (Electron IPC and the browser-run WebSocket).
@@ -179,6 +182,11 @@ export const HOST_METHODS = {
       .strict(),
     result: OpenAIStatus,
   },
+  /**
+   * An A2A judge's agent card (issue 29), read at url/.well-known/agent-card.json when the privacy
+   * policy allows its host; otherwise nothing is sent and `problem` says why.
+   */
+  'judges.agent_card': { params: z.object({ url: z.string().min(1).max(2000) }).strict(), result: AgentCardCheck },
   'run.start': {
     params: z.object({ workflow: HostedWorkflow, overrides: RunOverrides.default({}) }).strict(),
     result: z.object({ run_id: z.string() }).strict(),
@@ -464,6 +472,18 @@ export const HOST_METHODS = {
     params: z.object({ since: z.iso.datetime() }).strict(),
     result: z.object({ workflows: z.array(WorkflowCost), runs: z.number().int().nonnegative(), truncated: z.boolean() }).strict(),
   },
+  /**
+   * A supervision profile's review rules put to the history's recorded rounds, no model called
+   * (issue 31; `steward eval verdicts --profile`): which reviewed rounds would no longer be reviewed.
+   */
+  'verdicts.replay_profile': { params: ProfileReplayParams, result: ProfileReplayResult },
+  /**
+   * A student trial (issue 31): the node's last N reviewed rounds put to a candidate student, no tool
+   * executed; a run of its own. Answers at once with the trial's run id; `trial.status` follows it.
+   */
+  'trial.start': { params: TrialStartParams, result: TrialStartResult },
+  /** A trial's progress (rounds done of all), then its report; read from the history once it ended. not_found: no such trial. */
+  'trial.status': { params: z.object({ run_id: z.string().min(1).max(200) }).strict(), result: TrialStatusResult },
 } as const;
 
 export type HostMethod = keyof typeof HOST_METHODS;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CredentialRef } from './credentials';
 import { checkServerTransport, ServerHeaders, ServerOAuthClient, ServerUrl } from './remote-server';
 import { ToolEffect } from './tool-effect';
+import { ServerTrust } from './server-trust';
 import { PrivacyPolicy } from '../policy/privacy';
 
 /**
@@ -31,6 +32,8 @@ export const ServerRegistration = z
     headers: ServerHeaders.optional(),
     /** A remote server's OAuth client registered beforehand (its secret a `keychain:NAME` only); else Steward registers itself. */
     oauth: ServerOAuthClient.optional(),
+    /** Whether what it returns may be believed (server-trust.ts); absent: untrusted. */
+    trust: ServerTrust.optional(),
   })
   .strict()
   .superRefine(checkServerTransport);
@@ -50,6 +53,8 @@ export const RegisteredServer = z
     env: z.record(EnvKey, CredentialRef).default({}),
     headers: ServerHeaders.optional(),
     oauth: ServerOAuthClient.optional(),
+    /** Whether what it returns may be believed (server-trust.ts); absent: untrusted (also every shipped server). */
+    trust: ServerTrust.optional(),
     source: ServerSource,
   })
   .strict();

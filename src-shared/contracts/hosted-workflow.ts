@@ -47,6 +47,7 @@ export const HostedWorkflow = z
     limits: spec.limits,
     scs: spec.scs,
     routes: spec.routes,
+    synthesis: spec.synthesis,
     script: spec.script,
   })
   .strict()

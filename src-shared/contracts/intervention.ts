@@ -4,6 +4,7 @@ import { ReasonCode } from './verdict';
 import { PatternJudgmentAsk } from '../pattern/human-ask';
 import { Verdict } from '../supervisor/contracts';
 import { PersonEscalation } from '../supervisor/person-escalation';
+import { ArgumentProvenance } from '../boundary/provenance';
 
 /**
  * A run waiting for a person (DESIGN.md §3): the teacher escalated to human handling, a tool that
@@ -87,6 +88,8 @@ export const Intervention = z
     kind: InterventionKind,
     /** The decision waiting for the person: the escalated candidate, or the tool call to confirm. */
     decision: Decision.optional(),
+    /** Values of the decision's arguments that came from earlier tool results, with their sources (issue 31). */
+    provenance: z.array(ArgumentProvenance).optional(),
     /** Why a person is asked: the teacher's explanation, or the tool's confirmation requirement. */
     reason: z.string(),
     reason_codes: z.array(ReasonCode).default([]),

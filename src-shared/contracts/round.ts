@@ -6,6 +6,7 @@ import { ParsedCandidate } from '../boundary/parse-candidate';
 import { ValidationResult } from './validation-result';
 import { ReviewDecision } from '../policy/review-policy';
 import { Authorization } from '../boundary/authorization';
+import { ArgumentProvenance } from '../boundary/provenance';
 
 export const ROUND_OUTCOMES = ['executed', 'delivered', 'blocked', 'escalated', 'failed'] as const;
 export const RoundOutcome = z.enum(ROUND_OUTCOMES);
@@ -73,6 +74,8 @@ export const RoundRecord = z
     repairs: z.array(z.object({ reply: ModelReply, parsed: ParsedCandidate, validation: ValidationResult }).strict()).default([]),
     validation: ValidationResult.optional(),
     review: ReviewDecision.optional(),
+    /** Values of the candidate tool call's arguments that came from earlier tool results (boundary/provenance.ts); absent: none. */
+    provenance: z.array(ArgumentProvenance).optional(),
     verdicts: z.array(VerdictAttempt),
     /** The verdict the boundary acted on (the last usable one), when the teacher ruled. */
     verdict: TeacherVerdict.optional(),

@@ -2,11 +2,13 @@ import { z } from 'zod';
 import { ModelRef } from './model';
 import { ModelScript } from './script';
 import { ToolEffect } from './tool-effect';
+import { ServerTrust } from './server-trust';
 import { isCredentialRef } from './credentials';
 import { checkServerTransport, ServerHeaders, ServerOAuthClient, ServerUrl } from './remote-server';
 import { containsRawSecret, RAW_SECRET_MESSAGE, TEXT_SECRET_MESSAGE } from '../policy/secrets';
 import { ScsSettings } from '../scs/contracts';
 import { AgentRoutes } from './routes';
+import { SynthesisSettings } from './synthesis';
 
 const slug = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'use lowercase letters, digits, - and _');
 
@@ -53,6 +55,11 @@ export const McpServerSpec = z
     inherit_env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name: letters, digits and _')).optional(),
     /** Deadlines of this server's requests (milliseconds); a call's deadline restarts whenever the server reports progress. */
     timeouts: McpTimeouts.optional(),
+    /**
+     * Whether what this server returns may be believed (contracts/server-trust.ts): absent means
+     * untrusted, so values copied from its results into a tool call are reviewed (rule untrusted_provenance).
+     */
+    trust: ServerTrust.optional(),
     /** Offer the server's resources to the agent through one read tool, `read_resource_<id>` (a read). */
     offer_resources: z.boolean().optional(),
     /**
@@ -87,7 +94,7 @@ export const PHASE_LABELS = {
 
 /**
  * The review rules of the supervision profile. Protected effects are always reviewed (I4) and are
- * not a switch; the others add review in phase 3 (sampling also in phase 4).
+ * not a switch; the others add review in phase 3 (sampling and untrusted provenance also in phase 4).
  */
 export const ReviewRules = z
   .object({
@@ -103,6 +110,12 @@ export const ReviewRules = z
     tools: z.array(z.string().min(1)).default([]),
     /** Review decisions whose self-reported confidence is below this (a missing confidence counts as low). */
     min_confidence: z.number().min(0).max(1).optional(),
+    /**
+     * Review a tool call when an argument carries a value copied from an untrusted server's result
+     * (issue 31), in phases 3 and 4 too. On unless set to false (absent: on, so older profiles keep
+     * their versions and still get it).
+     */
+    untrusted_provenance: z.boolean().optional(),
   })
   .strict();
 export type ReviewRules = z.infer<typeof ReviewRules>;
@@ -210,6 +223,8 @@ export const AgentSpec = z
     scs: ScsSettings.default(ScsSettings.parse({})),
     /** The routes a `reroute` may name (routes.ts); absent: reroute ends the run as a refusal. */
     routes: AgentRoutes.optional(),
+    /** Speech for delivered responses (the Synthesis group, contracts/synthesis.ts); absent: off. */
+    synthesis: SynthesisSettings.optional(),
     tool_effects: ToolEffectOverrides.default({}),
     /** Scripted responses for the `script` provider, inline... */
     script: ModelScript.optional(),

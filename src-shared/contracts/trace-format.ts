@@ -27,14 +27,16 @@ export const TRACE_ROUND_PATHS = {
   'tool.executed': [['round']],
   'tool.progress': [['round']],
   'response.delivered': [['round']],
-  'round.completed': [['round'], ['record', 'round']],
-  'intervention.requested': [['round'], ['intervention', 'round']],
+  'round.completed': [['round'], ['record', 'round'], ['record', 'provenance', '*', 'sources', '*', 'round']],
+  'intervention.requested': [['round'], ['intervention', 'round'], ['intervention', 'provenance', '*', 'sources', '*', 'round']],
   'intervention.answered': [['round']],
   'scs.supervisor.phase_stopped': [['round'], ['changed_files', '*', 'round']],
   'model.called': [['round']],
   'model.answered': [['round']],
   handover: [['round']],
   'learning.example': [['round'], ['context_ref', 'round']],
+  // A student trial's round (issue 31): the recorded round it replayed.
+  'trial.round': [['trial', 'source', 'round']],
 } as const satisfies Partial<Record<RunEventType, readonly RoundPath[]>>;
 
 function roundPaths(type: unknown): readonly RoundPath[] {

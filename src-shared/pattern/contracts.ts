@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { checkModelUrl } from '../contracts/model-url';
+import { compileExpression, MAX_EXPRESSION_CHARS } from './verifier-expression';
 
 /**
  * Pattern nodes (issue 12, seed 002): a SUPERVISOR, DEBATE or PIPELINE of member agents driven by
@@ -75,7 +77,52 @@ export const HumanCaller = z
   .strict();
 export type HumanCaller = z.infer<typeof HumanCaller>;
 
-export const JudgmentCaller = z.discriminatedUnion('kind', [LlmCaller, HumanCaller]);
+/**
+ * A remote agent speaking the Agent2Agent protocol (issue 29): its agent card is read at
+ * `url`/.well-known/agent-card.json, and its host is under the privacy policy like a model's.
+ */
+export const A2aCaller = z
+  .object({
+    kind: z.literal('a2a'),
+    url: z
+      .string()
+      .min(1)
+      .max(2000)
+      .superRefine((url, ctx) => {
+        const check = checkModelUrl(url);
+        if (!check.ok) ctx.addIssue({ code: 'custom', message: `the agent's address ${check.problem}` });
+      }),
+    /** A label for the judge in the run view; its agent card's name is recorded beside it. */
+    name: z.string().min(1).max(120).optional(),
+  })
+  .strict();
+export type A2aCaller = z.infer<typeof A2aCaller>;
+
+/** Domain judgment as a pluggable verifier: the output must satisfy a JSON Schema (its text read as JSON). */
+export const JsonSchemaCaller = z
+  .object({ kind: z.literal('json_schema'), name: z.string().min(1).max(120).optional(), schema: z.record(z.string(), z.unknown()) })
+  .strict();
+export type JsonSchemaCaller = z.infer<typeof JsonSchemaCaller>;
+
+/** Domain judgment as a deterministic expression over the candidate (verifier-expression.ts). */
+export const ExpressionCaller = z
+  .object({
+    kind: z.literal('expression'),
+    name: z.string().min(1).max(120).optional(),
+    expression: z
+      .string()
+      .max(MAX_EXPRESSION_CHARS)
+      .superRefine((source, ctx) => {
+        const compiled = compileExpression(source);
+        if (!compiled.ok) ctx.addIssue({ code: 'custom', message: compiled.problem });
+      }),
+  })
+  .strict();
+export type ExpressionCaller = z.infer<typeof ExpressionCaller>;
+
+export type VerifierCaller = JsonSchemaCaller | ExpressionCaller;
+
+export const JudgmentCaller = z.discriminatedUnion('kind', [LlmCaller, HumanCaller, A2aCaller, JsonSchemaCaller, ExpressionCaller]);
 export type JudgmentCaller = z.infer<typeof JudgmentCaller>;
 
 export const AGREEMENT_RULES = ['all', 'any', 'majority'] as const;
@@ -139,7 +186,7 @@ export const PatternSettings = z
       ctx.addIssue({ code: 'custom', path: ['judgment', 'placement'], message: 'only a PIPELINE has steps to judge one by one' });
     }
     for (const [i, c] of s.judgment.callers.entries()) {
-      const member = c.kind === 'llm' ? c.as_member : c.fallback.kind === 'llm' ? c.fallback.as_member : undefined;
+      const member = c.kind === 'llm' ? c.as_member : c.kind === 'human' && c.fallback.kind === 'llm' ? c.fallback.as_member : undefined;
       if (member !== undefined && !ids.has(member)) ctx.addIssue({ code: 'custom', path: ['judgment', 'callers', i], message: `no member "${member}"` });
     }
   });
@@ -170,9 +217,25 @@ export const JudgeVerdict = z.discriminatedUnion('verdict', [
 export type JudgeVerdict = z.infer<typeof JudgeVerdict>;
 export type VerdictKind = JudgeVerdict['verdict'];
 
+export const VERIFIER_KINDS = ['json_schema', 'expression'] as const;
+
+/**
+ * Who gave a judgment (the audit, issue 29): a person, a model (its profile and model), a remote
+ * A2A agent (its address, and its agent card's name and version as read), a verifier (its kind
+ * and name), or the driver itself.
+ */
 export const CallerIdentity = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('human'), who: z.string().min(1).max(200).optional() }).strict(),
-  z.object({ kind: z.literal('llm'), profile: z.string().min(1).max(120) }).strict(),
+  z.object({ kind: z.literal('llm'), profile: z.string().min(1).max(120), model: z.string().min(1).max(300).optional() }).strict(),
+  z
+    .object({
+      kind: z.literal('a2a'),
+      url: z.string().min(1).max(2000),
+      name: z.string().min(1).max(120).optional(),
+      agent: z.object({ name: z.string().max(300), version: z.string().max(100) }).strict().optional(),
+    })
+    .strict(),
+  z.object({ kind: z.literal('verifier'), verifier: z.enum(VERIFIER_KINDS), name: z.string().min(1).max(120) }).strict(),
   /** The driver itself: an expiry with no fallback, a verification that ran out of retries. */
   z.object({ kind: z.literal('system') }).strict(),
 ]);

@@ -40,6 +40,8 @@ async function run(input: PatternInput, judge: Judge, dispatch?: (i: DispatchInp
 }
 
 const cite = (i: JudgeInput): string[] => i.outputs.map((o) => o.id);
+/** The judge's model profile (every judge in these tests is a model). */
+const profileOf = (i: JudgeInput): string => (i.caller.kind === 'llm' ? i.caller.profile : i.caller.kind);
 
 describe('the pattern driver', () => {
   it('a PIPELINE judge rejects the first draft for a missing section; the second iteration adds it, is approved, and the next step runs', async () => {
@@ -121,13 +123,13 @@ describe('the pattern driver', () => {
   it('exhausted under best_unapproved, the output with the most approvals leaves, marked unapproved', async () => {
     const input = patternInput({ max_iterations: 2, on_exhaustion: 'best_unapproved', judgment: { callers: [{ kind: 'llm', profile: 'a' }, { kind: 'llm', profile: 'b' }] } });
     const { outcome } = await run(input, (i) =>
-      i.iteration === 1 && i.caller.profile === 'a' ? { verdict: 'approved', evidence: cite(i) } : { verdict: 'rejected', feedback: `${i.caller.profile} wants more`, evidence: cite(i) },
+      i.iteration === 1 && profileOf(i) === 'a' ? { verdict: 'approved', evidence: cite(i) } : { verdict: 'rejected', feedback: `${profileOf(i)} wants more`, evidence: cite(i) },
     );
     expect(outcome).toMatchObject({ status: 'unapproved', approved: false, result: 'result of step 0 iteration 1', from: { step: 0, iteration: 1 }, iterations: 2 });
   });
 
   it('callers who disagree: under `all` one rejection sends its feedback back, under `any` one approval lets the output leave', async () => {
-    const split = (i: JudgeInput) => (i.caller.profile === 'a' ? { verdict: 'approved', evidence: cite(i) } : { verdict: 'rejected', feedback: 'b: cite sources', evidence: cite(i) });
+    const split = (i: JudgeInput) => (profileOf(i) === 'a' ? { verdict: 'approved', evidence: cite(i) } : { verdict: 'rejected', feedback: 'b: cite sources', evidence: cite(i) });
     const callers = [{ kind: 'llm' as const, profile: 'a' }, { kind: 'llm' as const, profile: 'b' }];
     const all = await run(patternInput({ judgment: { agreement: 'all', callers } }), split);
     expect(all.outcome.status).toBe('failed');

@@ -6,13 +6,13 @@ import {
   type JudgmentCaller,
   type JudgmentRecord,
   type JudgmentVerdict,
-  type LlmCaller,
   type MemberOutput,
   type PatternMember,
   type PatternOutcome,
   type PatternSettings,
   type PatternStatus,
 } from './contracts';
+import { answeredIdentity, identityOf, type InlineCaller } from './caller-identity';
 import { stepsOf } from './presets';
 import { judgmentPrompt, memberPrompt } from './prompt';
 import { verifyVerdict } from './verifier';
@@ -46,7 +46,8 @@ export interface JudgeInput {
   judgment_id: string;
   step: number;
   iteration: number;
-  caller: LlmCaller;
+  /** A model, a remote A2A agent or a verifier (issue 29); a person's judgment is the `waiting` state instead. */
+  caller: InlineCaller;
   /** The human caller this model stands in for after an expiry. */
   fallback_for_human: boolean;
   attempt: number;
@@ -62,6 +63,8 @@ export interface JudgeAnswer {
   answer: unknown;
   started_at: string;
   ended_at: string;
+  /** Who answered, as the host knows it (the model behind the profile, the agent card it read): kept when it names the same caller. */
+  caller?: CallerIdentity;
 }
 
 export type PatternEvent =
@@ -131,10 +134,10 @@ export interface PatternContext extends PatternInput {
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 const callerOf = (ctx: PatternContext): JudgmentCaller | undefined => ctx.settings.judgment.callers[ctx.callerIndex];
 
-/** The model that judges now: an llm caller, or a human caller's model fallback after its expiry. */
-function modelCaller(ctx: PatternContext): LlmCaller | undefined {
+/** The caller that judges inline now: a model, an A2A agent, a verifier, or a human caller's model fallback after its expiry. */
+function modelCaller(ctx: PatternContext): InlineCaller | undefined {
   const c = callerOf(ctx);
-  if (c?.kind === 'llm') return c;
+  if (c !== undefined && c.kind !== 'human') return c;
   if (c?.kind === 'human' && ctx.fallback && c.fallback.kind === 'llm') return c.fallback;
   return undefined;
 }
@@ -389,20 +392,19 @@ export const patternMachine = setup({
         input: ({ context }) => judgeInput(context),
         onDone: {
           target: 'verifying',
-          actions: assign(({ context, event }) => ({ pending: { ...event.output, caller: { kind: 'llm' as const, profile: modelCaller(context)?.profile ?? 'unknown' } } })),
+          actions: assign(({ context, event }) => {
+            const caller = modelCaller(context);
+            const { caller: told, ...answer } = event.output;
+            return { pending: { ...answer, caller: caller ? answeredIdentity(caller, told) : { kind: 'system' as const } } };
+          }),
         },
         // A judge that cannot answer is a verification failure: retried once, then the policy.
         onError: {
           target: 'verifying',
-          actions: assign(({ context, event }) => ({
-            pending: {
-              answer: undefined,
-              started_at: '',
-              ended_at: '',
-              caller: { kind: 'llm' as const, profile: modelCaller(context)?.profile ?? 'unknown' },
-              error: `the judge failed: ${errorText(event.error)}`,
-            },
-          })),
+          actions: assign(({ context, event }) => {
+            const caller = modelCaller(context);
+            return { pending: { answer: undefined, started_at: '', ended_at: '', caller: caller ? identityOf(caller) : { kind: 'system' as const }, error: `the judge failed: ${errorText(event.error)}` } };
+          }),
         },
       },
     },

@@ -41,6 +41,7 @@ function expandServers(refs: readonly HostedServerRef[], registry: RegistryView)
       ...(Object.keys(server.env).length ? { env: server.env } : {}),
       ...(ref.tools ? { tools: ref.tools } : {}),
       ...(ref.sampling ? { sampling: ref.sampling } : {}),
+      ...(server.trust ? { trust: server.trust } : {}),
     });
   }
   return { ok: true, value: { servers, tool_effects } };

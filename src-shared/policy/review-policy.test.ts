@@ -54,6 +54,7 @@ function expected(c: Case): ReviewRule {
 
 const REQUIRED = {
   protected_effect: true,
+  untrusted_provenance: true,
   review_all: true,
   validation_failed: true,
   listed_tool: true,

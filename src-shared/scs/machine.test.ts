@@ -152,6 +152,24 @@ describe('the plan gate', () => {
   });
 });
 
+describe("the student's choice among alternative plans", () => {
+  it("an edit that widens the chosen plan's tools is refused in words and the student is asked again; the plan that runs has only the committee's tools", async () => {
+    const h = await start({ settings: { alternatives: 2 } });
+    await h.answer('committee', { alternatives: [PLANS.summarise, PLANS.inspect] });
+    await h.answer('monitor', monitorAnswer('approve_plan', { choice: 2, edit: { allowed_tools: ['list_directory', 'read_file', 'write_file'] } }));
+    expect(h.value).toBe('reviewingPlan');
+    const [warning] = h.eventsOf('scs.warning');
+    expect(warning?.message).toContain('adds a tool the committee did not allow ("write_file")');
+    expect(warning?.message).toContain('The student is asked again.');
+    expect(h.eventsOf('scs.student.plan_approved')).toEqual([]);
+
+    // Narrowing is allowed: the edited plan keeps one of the committee's two tools.
+    await h.answer('monitor', monitorAnswer('approve_plan', { choice: 2, edit: { allowed_tools: ['read_file'] } }));
+    expect(h.value).toBe('executing');
+    expect(h.context.plan?.allowed_tools).toEqual(['read_file']);
+  });
+});
+
 describe('the execution monitor', () => {
   it('a failed tool makes the monitor review the phase with the failure as evidence; accept_phase with supervisor_continue lets the executor continue', async () => {
     const h = await start();

@@ -1,4 +1,6 @@
 import { and, assign, emit, fromPromise, setup } from 'xstate';
+import type { z } from 'zod';
+import { issueWords as schemaIssueWords } from '../workflow/schema-problems';
 import type { RunEventPayload } from '../contracts/events';
 import {
   DECISIONS_FOR_TRIGGER,
@@ -10,6 +12,7 @@ import {
   type RoundFact,
   type ScsSettings,
 } from './contracts';
+import { applyPlanEdit } from './plan-edit';
 import { requiredByDecision, requiredByPlan, usesUp, type RequiredAction } from './required-action';
 import { matchStopCondition, type StopMatch } from './stop-conditions';
 
@@ -115,7 +118,8 @@ function parseDecision(raw: unknown, trigger: MonitorTrigger): { decision: Monit
 /** The student may be asked again this many times about one draft after its approval was refused. */
 const REFUSAL_RETRIES = 1;
 
-const issueWords = (issues: readonly { path: PropertyKey[]; message: string }[], whole: string) => issues.map((i) => `${i.path.map(String).join('.') || whole}: ${i.message}`).join('; ');
+/** A plan's problems in words ("plan needs at least 3 entries"), never the schema's own text: a person reads them in the SCS timeline. */
+const issueWords = (issues: readonly z.core.$ZodIssue[], whole: string) => issues.map((i) => schemaIssueWords(i, i.path.map(String).join('.') || whole)).join('; ');
 
 /** The committee's answer: one plan, or alternatives (the first is the draft the machine carries). */
 function parseDraft(raw: unknown): { draft: PhasePlan; alternatives: PhasePlan[] } | { problem: string } {
@@ -148,9 +152,9 @@ function parsePlanDecision(
     return { ...base, refusal: `the student chose plan ${choice}, but the committee drafted ${options.length === 1 ? 'one plan' : `${options.length} plans`}` };
   }
   if (!decision.edit) return { ...base, refusal: undefined, draft: chosen };
-  const edited = PhasePlan.safeParse({ ...chosen, ...decision.edit });
-  if (!edited.success) return { ...base, refusal: `the student's edit of plan ${choice} is not a valid plan (${issueWords(edited.error.issues, 'plan')})` };
-  return { ...base, refusal: undefined, draft: edited.data };
+  const edited = applyPlanEdit(chosen, decision.edit);
+  if ('problem' in edited) return { ...base, refusal: `the student's edit of plan ${choice} ${edited.problem}` };
+  return { ...base, refusal: undefined, draft: edited.plan };
 }
 
 /** The same call failed `n` times in a row at the end of the facts. */

@@ -4,6 +4,7 @@ import { documentProblems, type KnownTool } from './document-checks';
 import { HostedWorkflowGraph } from './hosted-graph';
 import { schemaProblems } from './schema-problems';
 import type { GraphProblem } from './validate-graph';
+import type { WorkflowInterface } from './subworkflow';
 
 export interface DocumentCheck {
   problems: GraphProblem[];
@@ -17,7 +18,7 @@ export interface DocumentCheck {
  * (checkHostedGraph) and its tool arguments' and scripts' (document-checks.ts). `tools`: the
  * registered servers' tools, by registered server id, for the servers whose tools are known.
  */
-export function checkHostedDocument(value: unknown, registry: Pick<RegistryView, 'servers' | 'workspaces'>, tools: Readonly<Record<string, readonly KnownTool[]>> = {}): DocumentCheck {
+export function checkHostedDocument(value: unknown, registry: Pick<RegistryView, 'servers' | 'workspaces'>, tools: Readonly<Record<string, readonly KnownTool[]>> = {}, workflows?: ReadonlyMap<string, WorkflowInterface>): DocumentCheck {
   const parsed = HostedWorkflowGraph.safeParse(value);
   if (!parsed.success) return { problems: schemaProblems(value, parsed.error), saveable: false };
   const doc = parsed.data;
@@ -31,6 +32,6 @@ export function checkHostedDocument(value: unknown, registry: Pick<RegistryView,
     if (server?.args.some((a) => a.includes('${workspace}'))) workspaceServers.add(ref.id);
   }
   const workspace = doc.workspace === undefined ? undefined : registry.workspaces.find((w) => w.id === doc.workspace)?.path;
-  const problems = [...checkHostedGraph(doc, registry, names), ...documentProblems(doc.nodes, { tools: byRef, workspaceServers, variables: ['specDir', ...(doc.workspace !== undefined ? ['workspace'] : [])], ...(workspace !== undefined ? { workspace } : {}) })];
+  const problems = [...checkHostedGraph(doc, registry, names, workflows), ...documentProblems(doc.nodes, { tools: byRef, workspaceServers, variables: ['specDir', ...(doc.workspace !== undefined ? ['workspace'] : [])], ...(workspace !== undefined ? { workspace } : {}) })];
   return { problems, saveable: true };
 }

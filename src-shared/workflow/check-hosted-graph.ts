@@ -1,6 +1,7 @@
 import type { RegistryView } from '../policy/expand-workflow';
 import type { WorkflowGraph } from './document';
 import type { HostedWorkflowGraph } from './hosted-graph';
+import type { WorkflowInterface } from './subworkflow';
 import { validateGraph, type GraphProblem } from './validate-graph';
 
 /**
@@ -14,6 +15,8 @@ export function checkHostedGraph(
   registry: Pick<RegistryView, 'servers' | 'workspaces'>,
   /** Tool names by registered server id, for the servers that were inspected. */
   toolsByServer: Record<string, readonly string[]> = {},
+  /** The stored workflows on this host (workflow nodes and workflow tools are checked against them). */
+  workflows?: ReadonlyMap<string, WorkflowInterface>,
 ): GraphProblem[] {
   const problems: GraphProblem[] = [];
   const tools: Record<string, string[]> = {};
@@ -42,5 +45,5 @@ export function checkHostedGraph(
   // Graph validation needs only the workflow's server names, not their launches.
   const { servers, workspace: _workspace, ...rest } = doc;
   const shape: WorkflowGraph = { ...rest, servers: servers.map((s) => ({ id: s.id, command: s.server, args: [] })), tool_effects: {} };
-  return [...problems, ...validateGraph(shape, { tools })];
+  return [...problems, ...validateGraph(shape, { tools, ...(workflows ? { workflows } : {}) })];
 }

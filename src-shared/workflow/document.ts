@@ -79,6 +79,13 @@ export const AgentNode = z
      * agent's reason); `output` and the other routes send nothing, so what needs them is skipped.
      */
     routes: agent.routes,
+    /** Speech for this node's delivered responses (contracts/synthesis.ts); absent: off. */
+    synthesis: agent.synthesis,
+    /**
+     * Stored workflows offered to the agent as tools (`workflow_<id>`; workflow-as-tool.ts): the
+     * tool's input schema is the workflow's inputs, its effect class its most protected node's.
+     */
+    workflow_tools: z.array(slug).max(16).optional(),
     /** Replay responses for this node's models (the script provider). */
     script: ModelScript.optional(),
     /**
@@ -217,17 +224,35 @@ export const IterateNode = z
  */
 export const CollectNode = z.object({ ...nodeBase, kind: z.literal('collect') }).strict();
 
+/**
+ * Runs a stored workflow (issue 29, seed 004 "workflows as agents"): its input ports are the stored
+ * workflow's run inputs, its output ports its outputs (copied from it when it is picked, checked
+ * against it by validation: subworkflow.ts). The child runs as its own, linked run with its own
+ * supervision inside; its interventions are listed under this node in the parent's report.
+ * `version`: the stored workflow as saved then (its updated_at); a later save refuses the run.
+ */
+export const SubworkflowNode = z
+  .object({
+    ...nodeBase,
+    kind: z.literal('workflow'),
+    workflow: slug,
+    version: z.string().min(1).max(64).optional(),
+    inputs: z.array(PortDecl).default([]),
+    outputs: z.array(PortDecl).default([]),
+  })
+  .strict();
+
 /** What the run returns: one field per declared input. */
 export const OutputNode = z
   .object({ ...nodeBase, kind: z.literal('output'), fields: z.array(PortDecl).min(1) })
   .strict();
 
-export const WorkflowNode = z.discriminatedUnion('kind', [InputNode, AgentNode, PatternNode, ToolNode, TemplateNode, AssertNode, IterateNode, CollectNode, OutputNode]);
+export const WorkflowNode = z.discriminatedUnion('kind', [InputNode, AgentNode, PatternNode, ToolNode, TemplateNode, AssertNode, IterateNode, CollectNode, SubworkflowNode, OutputNode]);
 export type WorkflowNode = z.infer<typeof WorkflowNode>;
 export type WorkflowNodeInput = z.input<typeof WorkflowNode>;
 export type NodeKind = WorkflowNode['kind'];
 export type NodeOf<K extends NodeKind> = Extract<WorkflowNode, { kind: K }>;
-export const NODE_KINDS = ['input', 'agent', 'pattern', 'tool', 'template', 'assert', 'iterate', 'collect', 'output'] as const satisfies readonly NodeKind[];
+export const NODE_KINDS = ['input', 'agent', 'pattern', 'tool', 'template', 'assert', 'iterate', 'collect', 'workflow', 'output'] as const satisfies readonly NodeKind[];
 
 export const PortRef = z.object({ node: slug, port: PortName }).strict();
 export type PortRef = z.infer<typeof PortRef>;
@@ -306,6 +331,7 @@ export function agentAsWorkflow(spec: AgentSpec): WorkflowGraph {
         limits: spec.limits,
         scs: spec.scs,
         ...(spec.routes !== undefined ? { routes: spec.routes } : {}),
+        ...(spec.synthesis !== undefined ? { synthesis: spec.synthesis } : {}),
         ...(spec.script !== undefined ? { script: spec.script } : {}),
       },
       { id: 'output', kind: 'output', fields: [{ name: 'output', type: 'text', required: true }] },

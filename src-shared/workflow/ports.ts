@@ -37,6 +37,9 @@ export function portsOf(node: WorkflowNode): NodePorts {
       return { inputs: [req('list', 'list')], outputs: [{ name: 'item', type: 'any', scope: 'item' }] };
     case 'collect':
       return { inputs: [req('item', 'any')], outputs: [{ name: 'list', type: 'list' }] };
+    case 'workflow':
+      // The stored workflow's run inputs and outputs, as picked (validation checks them against it).
+      return { inputs: node.inputs, outputs: node.outputs.map((p) => ({ name: p.name, type: p.type })) };
     case 'output':
       return { inputs: node.fields, outputs: [] };
   }
@@ -57,5 +60,6 @@ export const NODE_KIND_LABELS = {
   assert: 'Assert',
   iterate: 'Iterate',
   collect: 'Collect',
+  workflow: 'Run a workflow',
   output: 'Output',
 } satisfies Record<NodeKind, string>;

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { NODE_KINDS } from './document';
-import type { GraphProblem } from './validate-graph';
+import { formatGraphProblem, type GraphProblem } from './validate-graph';
 
 /**
  * What a workflow's schema refuses, in words a person can act on ("name is required", "kind must
@@ -157,4 +157,14 @@ function article(expected: string): string {
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Problems after a lead that already says where they are ("f.json is not a Steward workflow: …"):
+ * a problem of the document itself without a second "workflow: " lead, one of a node, port or edge
+ * named as formatGraphProblem names it; past `max`, how many more.
+ */
+export function problemsAfterLead(problems: readonly GraphProblem[], max: number): string {
+  const shown = problems.slice(0, max).map((p) => (p.node === undefined && p.port === undefined && p.edge === undefined ? p.message : formatGraphProblem(p)));
+  return `${shown.join('; ')}${problems.length > max ? ` (and ${problems.length - max} more)` : ''}`;
 }

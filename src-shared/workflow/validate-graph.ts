@@ -4,6 +4,7 @@ import { edgesInto, indexGraph, sentScope, type GraphIndex } from './graph-index
 import { MAX_LINEAGE_DEPTH } from './invocation';
 import { typesConnect } from './ports';
 import { templateRefs } from './template';
+import { subworkflowProblems, type WorkflowInterface } from './subworkflow';
 
 /**
  * Graph validation: every problem a run would hit because of the graph's shape, named by node and
@@ -22,6 +23,8 @@ export interface GraphProblem {
 export interface GraphContext {
   /** Tool names by server id, for servers whose tools are known (registered or inspected). */
   tools?: Record<string, string[]>;
+  /** The stored workflows this host has, by id: a workflow node's or workflow tool's is checked against it (subworkflow.ts). */
+  workflows?: ReadonlyMap<string, WorkflowInterface>;
 }
 
 
@@ -41,6 +44,7 @@ export function validateGraph(graph: WorkflowGraph, context: GraphContext = {}):
   }
   problems.push(...scopeProblems(index));
   problems.push(...outputProblems(index));
+  if (context.workflows) problems.push(...subworkflowProblems(graph, context.workflows));
   return problems;
 }
 
@@ -146,12 +150,19 @@ function templatedParts(node: WorkflowNode): unknown {
   }
 }
 
-/** Every model judge of a pattern names its model: its profile is a key of `judge_models`. */
+/** Every model judge of a pattern names its model: its profile is a key of `judge_models`; a JSON Schema judge's schema compiles. */
 function judgeProblems(node: NodeOf<'pattern'>): GraphProblem[] {
-  const profiles = node.judgment.callers.flatMap((c) => (c.kind === 'llm' ? [c.profile] : c.fallback.kind === 'llm' ? [c.fallback.profile] : []));
-  return [...new Set(profiles)]
-    .filter((p) => !Object.hasOwn(node.judge_models, p))
-    .map((p) => ({ node: node.id, code: 'unknown_judge_model', message: `a judge uses the profile ${quoted(p)}, which names no model in judge_models` }));
+  const profiles = node.judgment.callers.flatMap((c) => (c.kind === 'llm' ? [c.profile] : c.kind === 'human' && c.fallback.kind === 'llm' ? [c.fallback.profile] : []));
+  const schemas = node.judgment.callers.flatMap((c, i) => {
+    const problem = c.kind === 'json_schema' ? checkProblem({ check: 'json_schema', schema: c.schema }) : undefined;
+    return problem !== undefined ? [{ node: node.id, code: 'invalid_judge_schema', message: `judge ${i + 1} (json_schema): ${problem}` }] : [];
+  });
+  return [
+    ...[...new Set(profiles)]
+      .filter((p) => !Object.hasOwn(node.judge_models, p))
+      .map((p) => ({ node: node.id, code: 'unknown_judge_model', message: `a judge uses the profile ${quoted(p)}, which names no model in judge_models` })),
+    ...schemas,
+  ];
 }
 
 function scopeProblems(index: GraphIndex): GraphProblem[] {

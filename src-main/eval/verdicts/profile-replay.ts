@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { Profile, ProfileBundle } from '@shared/contracts/profiles';
 import { SupervisionSpec } from '@shared/contracts/spec';
 import { decideReview, type ReviewDecision } from '@shared/policy/review-policy';
+import { untrustedMarks } from '@shared/boundary/provenance';
 import { isSampled } from '@shared/policy/sampler';
 import { SpecError } from '../../spec/spec-errors';
 import type { RecordedRound } from './recorded-rounds';
@@ -80,6 +81,8 @@ export function replayProfile(rounds: readonly RecordedRound[], changed: Changed
       proposer: round.record.proposer,
       sampled: isSampled(supervision.rules.sample_rate, supervision.rules.sample_seed, round.sampler_run, round.round),
       afterRefusal: then.rule === 'after_refusal',
+      // The round's recorded provenance (issue 31): the same marks, judged by the new rules.
+      untrusted: untrustedMarks(round.record.provenance ?? []),
     });
     if (then.required) reviewed += 1;
     if (then.required && !now.required) {

@@ -8,6 +8,7 @@ import { isProtectedEffect, type EffectClass } from '@shared/contracts/tool-effe
 import type { TeacherVerdict } from '@shared/contracts/verdict';
 import { PromptBook } from '@shared/learning/learning-context';
 import type { TeacherPromptInput } from '../../providers/prompts';
+import { agentRunId } from '../../workflow/agent-node';
 import { partsOfStudentPrompt, snapshotOf, type PromptParts } from './review-context';
 
 /**
@@ -137,7 +138,8 @@ function roundOf(runId: string, invocation: string, start: StartEvent, agent: Ag
     round,
     record,
     supervision: start.supervision,
-    sampler_run: start.type === 'run.started' && start.replay_of !== undefined ? start.replay_of : runId,
+    // The draw the round had: an agent run's own id (or its replay's original); an agent node's is `<workflow run>:<invocation>` (agent-node.ts).
+    sampler_run: start.type === 'run.started' && start.replay_of !== undefined ? start.replay_of : invocation !== '' ? agentRunId(runId, invocation) : runId,
     ...(decision ? { decision } : {}),
     ...(tool ? { tool } : {}),
     // A tool the round did not offer, or whose effect nobody recorded, counts as protected (missing metadata is protected).
@@ -154,7 +156,16 @@ function roundOf(runId: string, invocation: string, start: StartEvent, agent: Ag
     task: parts?.task || start.task,
     snapshot: snapshotOf(snapshot, round, parts),
     history: parts?.history ?? agent.committed.filter((e) => e.round < round),
-    review: { reply: record.candidate.reply, parsed: record.candidate.parsed, validation: record.validation, rule: record.review.rule, attempt: 1 },
+    review: {
+      reply: record.candidate.reply,
+      parsed: record.candidate.parsed,
+      validation: record.validation,
+      rule: record.review.rule,
+      attempt: 1,
+      // The card the teacher saw also said where the values came from (issue 31).
+      ...(record.review.detail !== undefined ? { detail: record.review.detail } : {}),
+      ...(record.provenance !== undefined ? { provenance: record.provenance } : {}),
+    },
   };
   return { ...base, prompt, context: parts ? 'recorded_prompt' : 'events' };
 }

@@ -1,11 +1,7 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { Decision } from '@shared/contracts/decision';
 import type { ModelRef } from '@shared/contracts/model';
 import { roundNumber } from '@shared/contracts/round-number';
-import { EFFECT_LABELS } from '@shared/contracts/tool-effect';
-import { REVIEW_RULE_LABELS } from '@shared/policy/review-policy';
-import type { TeacherVerdict, Verdict } from '@shared/contracts/verdict';
 import { createKeychainStore } from '../../credentials/keychain-store';
 import { resolveCredentials } from '../../credentials/resolve-credentials';
 import { SecretRegistry } from '../../credentials/secret-registry';
@@ -19,8 +15,10 @@ import { historyToRead } from '../../shells/cli/history-to-read';
 import { parseModelFlag } from '../../shells/cli/supervision-flags';
 import { typedPath } from '../../shells/cli/typed-path';
 import { defaultDataDir } from '../../util/data-dir';
-import { readChangedRules, replayProfile, type ChangedRules, type UnreviewedRound } from './profile-replay';
-import { recordedRounds, type RecordedRound } from './recorded-rounds';
+import { readChangedRules, replayProfile, type ChangedRules } from './profile-replay';
+import { describeDecision, PAST, unreviewedWords, verdictWords, where } from './verdict-words';
+import type { RecordedRound } from './recorded-rounds';
+import { collectRounds } from './collect-rounds';
 import { flipOrder, isProtectedCatchLost, replayVerdict, type VerdictCaseResult } from './replay-verdicts';
 
 /** `steward eval verdicts`: past verdicts as a regression suite for a new teacher or new review rules (issue 31). */
@@ -129,50 +127,18 @@ async function readRounds(io: CliIo, dataDirFlag: string | undefined, keep: (rou
     io.stderr(`steward eval verdicts: ${history.message}\n`);
     return { ok: false, code: CODE.badInput };
   }
-  const rounds: RecordedRound[] = [];
-  let runs = 0;
   try {
-    let after;
-    do {
-      const page = history.journal.runsPage({ limit: 200, ...(after ? { after } : {}) });
-      for (const listed of page.runs) {
-        const kept = recordedRounds(history.journal.runEvents(listed.run.run_id)).filter(keep);
-        if (kept.length > 0) runs += 1;
-        // Newest rounds first within a run too, so a limit keeps the latest.
-        rounds.push(...kept.reverse());
-        if (rounds.length >= limit) break;
-      }
-      after = page.next;
-    } while (after && rounds.length < limit);
+    const { rounds, runs } = collectRounds(history.journal, keep, limit);
+    return { ok: true, rounds, runs };
   } finally {
     history.close();
   }
-  return { ok: true, rounds: rounds.slice(0, limit), runs };
 }
 
-const PAST = { accept: 'accepted', replace: 'replaced', block: 'blocked', escalate: 'escalated' } satisfies Record<Verdict, string>;
 
-function clip(text: string, max: number): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
-}
 
-function describeDecision(round: RecordedRound): string {
-  const decision: Decision | undefined = round.decision;
-  const tool = round.tool ? ` (${EFFECT_LABELS[round.tool.effect].toLowerCase()}${round.protected ? ', protected' : ''})` : round.protected ? ' (protected)' : '';
-  if (decision?.decision_type === 'tool_call') return `the call ${decision.tool_name} ${clip(JSON.stringify(decision.arguments), 80)}${tool}`;
-  if (decision) return `the ${decision.decision_type.replace('_', ' ')} decision`;
-  return `a candidate that failed validation${tool}`;
-}
 
-function where(round: RecordedRound): string {
-  return `run ${round.run_id.slice(0, 8)} · ${round.spec_name} · round ${roundNumber(round.round)}`;
-}
 
-function verdictWords(verdict: TeacherVerdict): string {
-  const codes = verdict.reason_codes.length > 0 ? ` (${verdict.reason_codes.join(', ')})` : '';
-  return `${verdict.verdict}${codes}: "${clip(verdict.explanation, 120)}"`;
-}
 
 function flipWords(result: VerdictCaseResult): string {
   const words = flipSentence(result);
@@ -259,11 +225,6 @@ async function teacherMode(teacher: ModelProvider, limit: number, json: boolean,
   return code;
 }
 
-function unreviewedWords(u: UnreviewedRound): string {
-  const verdict = u.round.verdict;
-  const then = verdict ? `the teacher ${PAST[verdict.verdict]} it${verdict.verdict === 'accept' ? '' : ` (${verdictWords(verdict)})`}` : 'the teacher was asked';
-  return `${describeDecision(u.round)} was reviewed (${REVIEW_RULE_LABELS[u.then.rule]}) and ${then}; under the new rules nobody reviews it (${REVIEW_RULE_LABELS[u.now.rule]})`;
-}
 
 async function profileMode(changed: ChangedRules, limit: number, json: boolean, dataDirFlag: string | undefined, io: CliIo): Promise<number> {
   const read = await readRounds(io, dataDirFlag, (r) => r.record.review !== undefined, limit);

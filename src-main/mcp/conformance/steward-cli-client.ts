@@ -66,7 +66,7 @@ async function main(): Promise<number> {
     if (scenario.startsWith('auth/') && server.oauth?.grant !== 'client_credentials' && (await steward(['mcp', 'sign-in', file, SERVER])) !== 0) return 1;
     const tools = await listTools(server, store);
     log(`[steward] ${scenario}: ${tools.length} tool(s): ${tools.map((t) => t.name).join(', ')}`);
-    writeFileSync(file, JSON.stringify(workflow(server, tools)));
+    writeFileSync(file, JSON.stringify(workflow(server, scenarioCalls() ?? schemaEcho(scenario, tools) ?? tools.map((tool) => ({ name: tool.name, arguments: sampleArguments(tool) })))));
     return await steward(['run', file, '--yes', '--data-dir', join(dir, 'data')]);
   } finally {
     await wipeConformanceStore(store);
@@ -110,14 +110,42 @@ async function listTools(server: McpServerSpec, store: ReturnType<typeof conform
   }
 }
 
-/** One tool node per tool, each after the one before (the server sees the calls in order); no model. */
-function workflow(server: McpServerSpec, tools: readonly Tool[]): unknown {
+/**
+ * The calls a scenario names with their arguments (MCP_CONFORMANCE_CONTEXT `toolCalls`, e.g. the
+ * header-mirroring scenarios' values), as a person would type them into the tool nodes.
+ */
+function scenarioCalls(): ToolCall[] | undefined {
+  const context = z
+    .object({ toolCalls: z.array(z.object({ name: z.string(), arguments: z.record(z.string(), z.unknown()).default({}) })) })
+    .safeParse(JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? 'null'));
+  // A null value is a field the person leaves empty: Steward checks arguments against the tool's schema.
+  return context.success ? context.data.toolCalls.map((call) => ({ name: call.name, arguments: Object.fromEntries(Object.entries(call.arguments).filter(([, v]) => v !== null)) })) : undefined;
+}
+
+/**
+ * `json-schema-2020-12-preservation` asks for one call: its echo tool given the other tool's input
+ * schema exactly as Steward holds it (what the registry's Inspect shows a person), so the suite can
+ * see which JSON Schema 2020-12 keywords survived.
+ */
+function schemaEcho(scenario: string, tools: readonly Tool[]): ToolCall[] | undefined {
+  if (scenario !== 'json-schema-2020-12-preservation') return undefined;
+  const focal = tools.find((tool) => tool.name !== 'json_schema_echo');
+  return focal ? [{ name: 'json_schema_echo', arguments: { schema: focal.inputSchema } }] : undefined;
+}
+
+interface ToolCall {
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+/** One tool node per call, each after the one before (the server sees the calls in order); no model. */
+function workflow(server: McpServerSpec, tools: readonly ToolCall[]): unknown {
   const nodes: unknown[] = tools.map((tool, i) => ({
     id: `call-${i + 1}`,
     kind: 'tool',
     server: SERVER,
     tool: tool.name,
-    arguments: sampleArguments(tool),
+    arguments: tool.arguments,
     inputs: i === 0 ? [] : [{ name: 'after', type: 'any' }],
   }));
   const edges = tools.slice(1).map((_, i) => ({ from: { node: `call-${i + 1}`, port: 'result' }, to: { node: `call-${i + 2}`, port: 'after' } }));

@@ -63,13 +63,16 @@ export class KeychainOAuthProvider implements OAuthClientProvider {
   }
 
   get clientMetadata(): OAuthClientMetadata {
-    return {
+    // SEP-837's application_type is newer than the SDK's type: a desktop app with a loopback redirect is native.
+    const metadata: OAuthClientMetadata & { application_type: 'native' } = {
       client_name: 'Steward',
       redirect_uris: [this.redirectUrl],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: 'none',
+      application_type: 'native',
     };
+    return metadata;
   }
 
   state(): string {

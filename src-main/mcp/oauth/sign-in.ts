@@ -3,9 +3,9 @@ import type { McpServerSpec } from '@shared/contracts/spec';
 import type { PrivacyPolicy } from '@shared/policy/privacy';
 import type { CredentialStore } from '../../credentials/credential-store';
 import { errorMessage } from '../errors';
-import { connectRemote } from '../http-connection';
+import { connectNegotiated } from '../negotiated-connection';
 import { allowedRemoteEndpoint, type RemoteEndpoint } from '../remote-endpoint';
-import type { ServerConnection } from '../server-connection';
+import type { McpConnection } from '../mcp-connection';
 import type { OAuthClientInformationMixed } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { KeychainOAuthProvider } from './keychain-oauth-provider';
 import { startLoopbackRedirect } from './loopback-redirect';
@@ -111,7 +111,7 @@ export async function signInRemoteServer(spec: McpServerSpec, options: SignInOpt
 }
 
 export interface SignedInConnection {
-  conn: ServerConnection;
+  conn: McpConnection;
   close(): Promise<void>;
 }
 
@@ -131,7 +131,7 @@ export async function connectSignedIn(spec: McpServerSpec, options: SignInOption
   if (isMachineClient(spec)) {
     // Nobody signs in: connecting gets the client its token, which checks its credentials.
     const auth = oauthFetch({ provider: () => machineClientProvider(spec, options.store), endpoint, authFetch: signInFetch(endpoint, options.privacy) });
-    const conn = await connectRemote(spec.id, endpoint, headers, { startTimeoutMs: 60_000, callTimeoutMs: 60_000, onLog: options.onLog }, auth);
+    const conn = await connectNegotiated(spec.id, endpoint, headers, { startTimeoutMs: 60_000, callTimeoutMs: 60_000, onLog: options.onLog }, auth);
     return { conn, close: () => conn.close() };
   }
   const known = await records.read();
@@ -144,7 +144,7 @@ export async function connectSignedIn(spec: McpServerSpec, options: SignInOption
       authFetch: signInFetch(endpoint, options.privacy),
       awaitCode: () => redirect.code(timeoutMs),
     });
-    const conn = await connectRemote(spec.id, endpoint, headers, { startTimeoutMs: timeoutMs + 30_000, callTimeoutMs: 60_000, onLog: options.onLog }, auth);
+    const conn = await connectNegotiated(spec.id, endpoint, headers, { startTimeoutMs: timeoutMs + 30_000, callTimeoutMs: 60_000, onLog: options.onLog }, auth);
     return {
       conn,
       async close() {

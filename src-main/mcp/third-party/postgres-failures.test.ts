@@ -2,7 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ScriptEntry } from '@shared/contracts/script';
 import { MALFORMED_REPLY } from '../mcp-tool-host';
 import { complete, query, shopAgent, shopDatabase } from '../../../test-support/shop-database';
-import { accept } from '../../../test-support/third-party-host';
+import { splitDetails } from '@shared/contracts/code-words';
+import { POSTGRES_PACKAGE } from '@shared/policy/shipped-effects';
+import { accept, thirdPartyHost } from '../../../test-support/third-party-host';
 
 /**
  * What goes wrong with the PostgreSQL MCP server (server-postgres 0.6.2) in a supervised run, against
@@ -61,6 +63,26 @@ describe.skipIf(!process.env.DBUS_SESSION_BUS_ADDRESS)('the PostgreSQL MCP serve
     }
     // …and the reply of two statements was malformed.
     expect(run.executions).toEqual([expect.objectContaining({ ok: false, content: MALFORMED_REPLY })]);
+  });
+
+  it('registered with no password, or a wrong one: the agent and the run read what to fix in words, the server text only in the details', async () => {
+    const h = await thirdPartyHost(cleanups);
+    await h.page.ok('servers.register', { server: { id: 'shop-db', label: 'Shop database', package: POSTGRES_PACKAGE, args: [shop.url('reader')] } });
+    const none = await h.run(shopAgent([query('SELECT 1'), complete('No answer.')], [accept('A read.')]));
+    const [noPassword] = none.executions;
+    expect(noPassword).toMatchObject({ ok: true, is_error: true });
+    expect(splitDetails(noPassword?.content ?? '').words).toMatch(/^The PostgreSQL server got no password, and the database asks for one\. Store the password in the keychain/);
+    expect(noPassword?.content).not.toMatch(/^MCP error/);
+
+    const h2 = await thirdPartyHost(cleanups);
+    await h2.page.ok('credentials.set', { name: 'shop-db-wrong', value: 'not-the-password' });
+    await h2.page.ok('servers.register', { server: { id: 'shop-db', label: 'Shop database', package: POSTGRES_PACKAGE, args: [shop.url('reader')], env: { PGPASSWORD: 'keychain:shop-db-wrong' } } });
+    const wrong = await h2.run(shopAgent([query('SELECT 1'), complete('No answer.')], [accept('A read.')]));
+    expect(splitDetails(wrong.executions[0]?.content ?? '')).toEqual({
+      words: 'The database refused the password for role "reader". Check the password stored for this server\'s PGPASSWORD in the keychain (and the role in its connection URL), then run again.',
+      details: 'MCP error -32603: password authentication failed for user "reader"',
+    });
+    expect(JSON.stringify(wrong.events)).not.toContain('not-the-password');
   });
 
   it('a teacher who blocks such a query keeps the table as it was, and the run says why', async () => {

@@ -18,7 +18,7 @@ import { askAtTerminal } from './ask-at-terminal';
 import type { CliIo, EXIT } from './cli-io';
 import { typedPath } from './typed-path';
 import type { HostedFolder } from './hosted-folder';
-import { formatInvocation, nodeLabels } from './format-workflow';
+import { invocationLines, nodeLabels } from './format-workflow';
 import { formatEscalated, formatSummary, formatVerdict, summarizeSupervision } from './format-supervision';
 import { lockDataFolder, waitingHint } from './park-run';
 import { runExitCode } from './cli-io';
@@ -109,9 +109,11 @@ export async function answerCommand(args: string[], io: CliIo): Promise<number> 
   let finished: RunEventOf<'run.finished'> | undefined;
   // A workflow's invocations named as the app names them (its node labels, from the waiting run's graph).
   let labelOf = nodeLabels(undefined);
+  const invocationLine = invocationLines((node) => labelOf(node));
   const onEvent = (event: RunEvent) => {
     printer.onEvent(event);
-    if (event.type === 'node.invocation' && event.status !== 'pending') io.stdout(`${formatInvocation(event, labelOf)}\n`);
+    const line = invocationLine(event);
+    if (line !== undefined) io.stdout(`${line}\n`);
     // A supervised workflow's ⛨ lines on stderr, as steward run prints them.
     if (event.type === 'supervisor.escalated') io.stderr(`${formatEscalated(event)}\n`);
     if (event.type === 'supervisor.verdict') io.stderr(`${formatVerdict(event)}\n`);

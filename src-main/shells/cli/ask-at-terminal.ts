@@ -5,6 +5,7 @@ import { checkJudgmentAnswer } from '../../workflow/pattern/human-judgment';
 import { answerFromWords } from './answer-words';
 import { askVerdict, describeEscalation } from './person-verdict';
 import { formatDecision } from './format-round';
+import { provenanceLines } from './format-provenance';
 import { roundNumber } from '@shared/contracts/round-number';
 
 export type ReadLine = (question: string) => Promise<string | undefined>;
@@ -16,7 +17,7 @@ const MAX_TRIES = 5;
 export function describeIntervention(intervention: Intervention): string[] {
   const lines = [`waiting for you · ${INTERVENTION_KIND_LABELS[intervention.kind].toLowerCase()} · round ${roundNumber(intervention.round)}`, `  ${intervention.reason}`];
   const asked = intervention.kind === 'ask_user' || intervention.kind === 'request_confirmation';
-  if (intervention.decision && !asked) lines.push(`  decision: ${formatDecision(intervention.decision)}`);
+  if (intervention.decision && !asked) lines.push(`  decision: ${formatDecision(intervention.decision)}`, ...provenanceLines(intervention.provenance));
   if (intervention.judgment) lines.push(...describeJudgment(intervention.judgment));
   // A supervised node's escalation: its verdicts are the answers (--verdict), not the intervention's options.
   if (intervention.supervision) return [...lines, ...describeEscalation(intervention.supervision)];

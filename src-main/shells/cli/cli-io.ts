@@ -3,6 +3,7 @@ import type { CredentialStore } from '../../credentials/credential-store';
 import type { ConfirmTool } from '../../engine/boundary-actors';
 import type { ReadLine } from './ask-at-terminal';
 import type { HostedFolder } from './hosted-folder';
+import { provenanceLines } from './format-provenance';
 
 /** What every command gets from the entry point (its own module, so commands never import their router). */
 export interface CliIo {
@@ -51,7 +52,11 @@ export function confirmPolicy(yes: boolean, no: boolean, io: CliIo, json: boolea
   if (nobodyHere === 'pending') return async () => 'pending';
   const ask = io.ask;
   if (!ask || json) return async () => nobodyHere;
-  return async ({ server, tool, arguments: args }) =>
-    (await ask(`Allow ${server}/${tool} ${JSON.stringify(args).slice(0, 200)}?`)) ? 'granted' : 'denied';
+  return async ({ server, tool, arguments: args, provenance }) => {
+    // Where the call's values came from, in words, before the question (issue 31).
+    const lines = provenanceLines(provenance);
+    if (lines.length > 0) io.stderr(`${lines.join('\n')}\n`);
+    return (await ask(`Allow ${server}/${tool} ${JSON.stringify(args).slice(0, 200)}?`)) ? 'granted' : 'denied';
+  };
 }
 

@@ -12,6 +12,7 @@ import { mcpCommand } from '../../mcp/oauth/sign-in-command';
 import { browserFor, openBrowser, shouldOpenBrowser } from '../open-browser';
 import type { OAuthConsent } from '../../mcp/mcp-tool-host';
 import { evalCommand } from '../../eval/eval-command';
+import { trialCommand } from '../../learning/trial/trial-command';
 import { replayCommand } from './replay-command';
 import { learningCommand } from './learning-command';
 import { traceCommand } from './otlp-command';
@@ -45,6 +46,7 @@ import { commandUsage } from './command-usage';
 import { openCommand } from './open-command';
 import { anySupervisionFlag, SUPERVISION_FLAGS, supervisionOverrides } from './supervision-flags';
 import { storedDocument, storedRunHosts, storedWorkflowName, workflowsCommand } from './workflows-command';
+import { cliSpeech } from './cli-speech';
 
 
 const USAGE = `Usage:
@@ -52,7 +54,7 @@ const USAGE = `Usage:
                    [--scs on|off|auto] [--allow-host HOST]... [--data-dir DIR]
                    [--input KEY=VALUE]... [--inputs FILE.json] [--detach]
                    [--supervise] [--max-decisions N] [--max-retries N]
-                   [--supervisor-cost-cap USD] [--supervisor-model MODEL]
+                   [--supervisor-cost-cap USD] [--supervisor-model MODEL] [--no-speech]
   steward dry-run FILE [the run options]
   steward validate FILE|NAME [--data-dir DIR] [--allow-host HOST]...
   steward replay TRACE.jsonl|RUN_ID [--live] [--json] [--spec FILE] [--data-dir DIR]
@@ -73,6 +75,8 @@ const USAGE = `Usage:
                    [--supervisor|--teacher DOUBLE] [--data-dir DIR]
   steward eval verdicts --teacher MODEL | --profile FILE [--json] [--limit N] [--allow-host HOST]...
                    [--data-dir DIR]
+  steward trial NODE --student MODEL [--rounds N] [--workflow FILE_OR_ID] [--json]
+                [--allow-host HOST]... [--data-dir DIR]
   steward open [--data-dir DIR] [--print]
   steward --version
 
@@ -111,6 +115,8 @@ const USAGE = `Usage:
                              Over the workflow's own supervisor settings: --max-decisions (per run),
                              --max-retries (per invocation), --supervisor-cost-cap (US dollars),
                              --supervisor-model replay | ollama:MODEL | URL#MODEL | a model ref as JSON
+               --no-speech   say nothing aloud: an agent whose Synthesis group is on speaks its
+                             delivered answers, questions and results through espeak-ng otherwise
   dry-run      run an agent spec with no tool executing: each decision goes through the boundary
                and review as in a run, each tool call is recorded as not executed; a dry run never
                makes learning examples nor counts toward promotion
@@ -136,6 +142,11 @@ const USAGE = `Usage:
                rounds put to changed review rules (--profile FILE, no model call); lists what
                flips, protected-effect catches first; exit 1 when a past block of a protected
                effect would now be accepted (or, --profile, a teacher's catch no longer reviewed)
+  trial        would this student have done well here? An agent node's last N reviewed rounds
+               (default 200; their recorded, redacted contexts) put to a candidate student, no tool
+               executed; agreement with the selected decisions (95% interval), protected effects it
+               proposed differently, invalid decisions, blocks, latency, tokens and the phase it
+               would qualify for; recorded as a run of its own (steward trial --help)
   trace        a trace as OpenTelemetry OTLP/JSON (GenAI conventions), to a file or an OTLP/HTTP
                collector the privacy policy allows (steward trace --help)
   open         a new one-time link to the running app's page (npm start's), printed and opened in
@@ -172,6 +183,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return await answerCommand(rest, io);
       case 'eval':
         return await evalCommand(rest, io);
+      case 'trial':
+        return await trialCommand(rest, io);
       case 'open':
         return await openCommand(rest, io, commandUsage(USAGE, 'open'));
       case 'credentials':
@@ -223,6 +236,7 @@ async function runCommand(args: string[], io: CliIo, dryRun = false): Promise<nu
     input: { type: 'string', multiple: true },
     inputs: { type: 'string' },
     detach: { type: 'boolean', default: false },
+    'no-speech': { type: 'boolean', default: false },
     ...SUPERVISION_FLAGS,
   });
   if (values.yes && values['no-confirm']) throw new SpecError('--yes and --no-confirm contradict each other');
@@ -245,6 +259,8 @@ async function runCommand(args: string[], io: CliIo, dryRun = false): Promise<nu
   const attach = hosted !== undefined && !json && values.detach !== true;
   // A shipped example runs on its workspace's copy in the data folder (as the app's demo), never in the installation.
   const notice = (line: string) => io.stderr(`steward: ${line}\n`);
+  // Delivered responses spoken where an agent's Synthesis group is on (cli-speech.ts); never a rejected candidate.
+  const speech = cliSpeech({ env: io.env, note: notice, silent: values['no-speech'] === true || dryRun });
   if (document.kind === 'workflow') {
     if (values.phase !== undefined || values.scs !== undefined) throw new SpecError('--phase and --scs apply to agent specs; a workflow sets them on its agent nodes');
     if (dryRun) throw new SpecError('dry-run takes an agent spec: a workflow\'s tool nodes have no dry run (steward replay RUN_ID runs a recorded workflow run again with no tool executing)');
@@ -270,6 +286,7 @@ async function runCommand(args: string[], io: CliIo, dryRun = false): Promise<nu
       dataDir,
       dataDirGiven: values['data-dir'],
       supervision: supervisionOverrides(values),
+      speech,
       // As for an agent spec: a server's question is asked here only when a person can type.
       ...serversAskAt(io, json),
     });
@@ -296,6 +313,7 @@ async function runCommand(args: string[], io: CliIo, dryRun = false): Promise<nu
     recorder.onEvent(event);
     printer.onEvent(event);
     costs.onEvent(event);
+    speech.onEvent(event);
   };
   const runOptions = {
     spec,
@@ -324,6 +342,8 @@ async function runCommand(args: string[], io: CliIo, dryRun = false): Promise<nu
   } catch (error) {
     await recorder.finish();
     throw error;
+  } finally {
+    speech.finish();
   }
   const waiting = result.status === 'waiting' && result.checkpoint && result.intervention ? { checkpoint: result.checkpoint, intervention: result.intervention } : undefined;
   // The run's last events and its checkpoint in one commit: the run is in the history before anyone can answer it.

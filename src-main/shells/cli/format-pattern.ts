@@ -15,7 +15,14 @@ const oneLine = (text: string, max = 160): string => {
 export function callerLabel(caller: CallerIdentity): string {
   switch (caller.kind) {
     case 'llm':
-      return `model ${caller.profile}`;
+      return `model ${caller.profile}${caller.model !== undefined ? ` (${caller.model})` : ''}`;
+    case 'a2a': {
+      // The agent card's name and version as read when it judged (the audit), and where it is.
+      const name = caller.agent?.name ?? caller.name;
+      return `A2A agent${name !== undefined ? ` “${name}”` : ''}${caller.agent?.version ? ` ${caller.agent.version}` : ''} at ${caller.url}`;
+    }
+    case 'verifier':
+      return `${caller.verifier === 'json_schema' ? 'JSON Schema' : 'expression'} verifier “${caller.name}”`;
     case 'human':
       return caller.who !== undefined ? `person ${caller.who}` : 'person';
     case 'system':

@@ -34,7 +34,7 @@ export function formatRound(record: RoundRecord): string {
     : describeCandidate(record);
   const review = record.review
     ? record.review.required
-      ? `reviewed: ${REVIEW_RULE_LABELS[record.review.rule]}`
+      ? `reviewed: ${REVIEW_RULE_LABELS[record.review.rule]}${record.review.detail !== undefined ? ` (${record.review.detail})` : ''}`
       : `not reviewed: ${REVIEW_RULE_LABELS[record.review.rule]}`
     : '';
   const lines = [`${head}  ${candidate}${review ? `  · ${review}` : ''}`];

@@ -1,4 +1,6 @@
-import { runStatusLabel, type RunEventOf, type RunStatus } from '@shared/contracts/events';
+import { runStatusLabel, type RunEvent, type RunEventOf, type RunStatus } from '@shared/contracts/events';
+import { ROUTE_CHOOSER_LABELS, type TakenRoute } from '@shared/contracts/routes';
+import { invocationId } from '@shared/workflow/invocation';
 import { partialStatusLabel, type PartialFailure } from '@shared/workflow/partial-failure';
 import { invocationText } from '@shared/workflow/invocation-text';
 
@@ -9,9 +11,24 @@ const WORDS = { pending: 'pending', running: 'running', waiting: 'waiting for yo
  * One progress line per node invocation status change, the invocation named as the app's nodes list
  * names it (`labelOf`: the node's label, else its id): `  ▸ extract · item 3 running`.
  */
-export function formatInvocation(event: RunEventOf<'node.invocation'>, labelOf: (node: string) => string = (node) => node): string {
+export function formatInvocation(event: RunEventOf<'node.invocation'>, labelOf: (node: string) => string = (node) => node, route?: TakenRoute): string {
   const reason = event.failure ? `: ${event.failure.message.split('\n')[0]?.slice(0, 200) ?? ''}` : '';
-  return `  ${MARKS[event.status]} ${invocationText(labelOf(event.node), event.lineage)} ${WORDS[event.status]}${reason}`;
+  const taken = route ? ` → ${route.name} (chosen by ${ROUTE_CHOOSER_LABELS[route.chosen_by]})` : '';
+  return `  ${MARKS[event.status]} ${invocationText(labelOf(event.node), event.lineage)} ${WORDS[event.status]}${taken}${reason}`;
+}
+
+/**
+ * A workflow run's progress lines as its events arrive: one per node invocation status change
+ * (pending ones are not shown), an agent node that took one of its routes saying which and who chose
+ * it (`  ✓ Triage done → support (chosen by the student)`, from its agent.finished just before).
+ */
+export function invocationLines(labelOf: (node: string) => string): (event: RunEvent) => string | undefined {
+  const routes = new Map<string, TakenRoute>();
+  return (event) => {
+    if (event.type === 'agent.finished' && event.route !== undefined && event.invocation_id !== undefined) routes.set(event.invocation_id, event.route);
+    if (event.type !== 'node.invocation' || event.status === 'pending') return undefined;
+    return formatInvocation(event, labelOf, event.status === 'done' ? routes.get(invocationId(event.node, event.lineage)) : undefined);
+  };
 }
 
 /** A workflow's node labels, as the app names its nodes: the label, else the id. */

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { defaultDataDir } from '../../util/data-dir';
 
 /** The commands a running app takes over (issue 22): those that read or write the folder's history and runs. */
-const FORWARDED = new Set(['run', 'dry-run', 'answer', 'runs', 'workflows', 'eval']);
+const FORWARDED = new Set(['run', 'dry-run', 'answer', 'runs', 'workflows', 'eval', 'trial']);
 
 /**
  * The data folder a command works on, when it is one the running app would run for it; undefined

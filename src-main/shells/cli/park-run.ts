@@ -4,6 +4,7 @@ import type { AgentRun } from '../../engine/run-agent';
 import { acquireDataFolderLock, DataFolderInUseError, type DataFolderLock } from '../../util/data-folder-lock';
 import { answerCommands } from './answer-words';
 import { askAtTerminal, type ReadLine } from './ask-at-terminal';
+import { provenanceLines } from './format-provenance';
 
 /** The folder for this process, or why not: the app's host (or another CLI) holds it. */
 export function lockDataFolder(dataDir: string, whileTheAppRuns = 'answer in the app (Waiting for you), or quit it first'): { ok: true; lock: DataFolderLock } | { ok: false; message: string } {
@@ -18,7 +19,8 @@ export function lockDataFolder(dataDir: string, whileTheAppRuns = 'answer in the
 
 /** What to print when a run is left waiting: its id and the exact commands that answer it. */
 export function waitingHint(runId: string, intervention: Intervention, dataDir: string | undefined, named = false): string {
-  return [`the run ${runId} waits for you: ${intervention.reason}`, 'answer it with one of:', ...answerCommands(runId, intervention, dataDir, named).map((c) => `  ${c}`), '(or in the app: Waiting for you)'].join('\n');
+  // Where the call's values came from (issue 31), before the answers: an approval is made knowing it.
+  return [`the run ${runId} waits for you: ${intervention.reason}`, ...provenanceLines(intervention.provenance), 'answer it with one of:', ...answerCommands(runId, intervention, dataDir, named).map((c) => `  ${c}`), '(or in the app: Waiting for you)'].join('\n');
 }
 
 export interface PersonAtTerminal {

@@ -14,7 +14,7 @@ import { WorkflowStore } from '../../workflow/workflow-store';
 import { planWorkflowRun } from '../../replay/workflow-replay-plan';
 import { EXIT } from './cli-io';
 import { localRecorder } from './run-recorder';
-import { formatInvocation, formatOutputs, nodeLabels } from './format-workflow';
+import { formatOutputs, invocationLines, nodeLabels } from './format-workflow';
 import { formatPatternEvent } from './format-pattern';
 
 /** The differences block a workflow replay ends with: one line per node invocation round or end that differs. */
@@ -56,6 +56,7 @@ export async function replayWorkflowCommand(options: ReplayWorkflowOptions): Pro
   if (!json) io.stdout(`steward · replay of ${plan.replay.replay_of} · ${live ? 'live tools' : 'dry run (tool nodes give back their recorded results, agents execute nothing)'} · workflow ${plan.workflow.graph.name}\n`);
   for (const gap of plan.gaps) io.stderr(`note: ${gap}\n`);
   const replayed: RunEvent[] = [];
+  const invocationLine = invocationLines(nodeLabels(plan.workflow.graph));
   // A replay is a run too: in the data folder's history (the app's Runs), as the app's replays are.
   const recorder = localRecorder(options.dataDir, (line) => io.stderr(`steward: ${line}\n`));
   const run = await runWorkflow({
@@ -69,7 +70,8 @@ export async function replayWorkflowCommand(options: ReplayWorkflowOptions): Pro
       replayed.push(event);
       recorder.onEvent(event);
       options.trace?.(event);
-      if (!json && event.type === 'node.invocation' && event.status !== 'pending') io.stdout(`${formatInvocation(event, nodeLabels(plan.workflow.graph))}\n`);
+      const line = json ? undefined : invocationLine(event);
+      if (line !== undefined) io.stdout(`${line}\n`);
       const patternLine = json ? undefined : formatPatternEvent(event);
       if (patternLine !== undefined) io.stdout(`${patternLine}\n`);
     },

@@ -13,6 +13,7 @@ import { HostRegistry } from '../../registry/host-registry';
 import { defaultDataDir } from '../../util/data-dir';
 import { loadDocumentFile, type LoadedDocument } from '../../workflow/load-workflow';
 import { ToolListCache, validateDraft } from '../../workflow/validate-draft';
+import { workflowLibrary } from '../../workflow/workflow-library';
 import { problemsText, validateWorkflow } from './validate-workflow';
 import type { ValidationReport } from './validation-report';
 
@@ -44,11 +45,11 @@ export async function validateSpecFile(file: string, credentials: () => Credenti
     if (app) {
       const dataDir = options.dataDir ?? defaultDataDir();
       const tools = new ToolListCache((server, workspace) => inspectServer(server, { workspace, cwd: dataDir, credentials: credentials(), privacy }));
-      const { problems } = await validateDraft(app, new HostRegistry(dataDir), tools);
+      const { problems } = await validateDraft(app, new HostRegistry(dataDir), tools, workflowLibrary(dataDir).interfaces());
       if (problems.length > 0) return { lines: [`workflow: ${app.name} (${app.id}), ${app.nodes.length} nodes, ${app.servers.length} server(s)`], error: problemsText(problems) };
     }
     const document = options.load ? options.load() : loadDocumentFile(file, options.dataDir !== undefined ? { dataDir: options.dataDir } : {});
-    if (document.kind === 'workflow') return await validateWorkflow(document.workflow, credentials, secrets, privacy);
+    if (document.kind === 'workflow') return await validateWorkflow(document.workflow, credentials, secrets, privacy, workflowLibrary(options.dataDir ?? defaultDataDir()).interfaces());
     const loaded = document.spec;
     const { spec } = loaded;
     const vars: Record<string, string> = { specDir: loaded.specDir };

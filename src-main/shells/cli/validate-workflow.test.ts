@@ -70,6 +70,16 @@ describe('steward validate FILE with a workflow', () => {
     expect(stderr).toMatch(/is not a valid Steward workflow: node x: kind must be one of "input"/);
   });
 
+  it('a problem of the document itself is said once (no "workflow: workflow" or "workflow: name")', async () => {
+    const file = triageCopy((doc) => {
+      delete (doc as { name?: unknown }).name;
+    });
+    const { code, stderr } = await validate(file);
+    expect(code).toBe(EXIT.badInput);
+    expect(stderr).toMatch(/is not a valid Steward workflow: name is required/);
+    expect(stderr).not.toMatch(/: workflow: /);
+  });
+
   it('an agent spec still validates as before', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'steward-validate-'));
     dirs.push(dir);

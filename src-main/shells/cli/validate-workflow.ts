@@ -6,7 +6,9 @@ import { formatGraphProblem, validateGraph, type GraphProblem } from '@shared/wo
 import type { CredentialStore } from '../../credentials/credential-store';
 import type { SecretRegistry } from '../../credentials/secret-registry';
 import type { LoadedWorkflow } from '../../workflow/load-workflow';
+import { agentCardChecks } from '../../workflow/pattern/a2a-judge';
 import { WorkflowTools } from '../../workflow/workflow-tools';
+import type { WorkflowInterface } from '@shared/workflow/subworkflow';
 import type { ValidationReport } from './validation-report';
 
 /**
@@ -16,7 +18,7 @@ import type { ValidationReport } from './validation-report';
  * so a tool node naming a tool its server lacks, or an argument its tool does not take, is found too. A
  * remote server is reached only on a host `privacy` allows (loopback always).
  */
-export async function validateWorkflow(loaded: LoadedWorkflow, credentials: () => CredentialStore, secrets: SecretRegistry, privacy: PrivacyPolicy = LOCAL_ONLY): Promise<ValidationReport> {
+export async function validateWorkflow(loaded: LoadedWorkflow, credentials: () => CredentialStore, secrets: SecretRegistry, privacy: PrivacyPolicy = LOCAL_ONLY, workflows?: ReadonlyMap<string, WorkflowInterface>): Promise<ValidationReport> {
   const { graph } = loaded;
   const lines = [`workflow: ${graph.name} (${graph.id}), ${graph.nodes.length} nodes, ${graph.servers.length} server(s)`];
   const vars: Record<string, string> = { specDir: loaded.specDir };
@@ -24,7 +26,9 @@ export async function validateWorkflow(loaded: LoadedWorkflow, credentials: () =
   const workspaceServers = new Set(graph.servers.filter((s) => [...(s.args ?? []), ...Object.values(s.env ?? {})].some((a) => a.includes('${workspace}'))).map((s) => s.id));
   // A `${name}` no run defines is a problem listed with the others (the editor's Problems list words it the same), not a stop.
   const checks = { workspaceServers, variables: Object.keys(vars), ...(loaded.workspace !== undefined ? { workspace: loaded.workspace } : {}) };
-  let problems = [...validateGraph(graph), ...documentProblems(graph.nodes, checks)];
+  // Workflow nodes and workflow tools are checked against the data folder's stored workflows (issue 29).
+  const stored = workflows ? { workflows } : {};
+  let problems = [...validateGraph(graph, stored), ...documentProblems(graph.nodes, checks)];
   if (problems.length === 0 && graph.servers.length > 0) {
     const tools = new WorkflowTools({ graph, vars, cwd: loaded.specDir, secrets, credentials: credentials(), privacy });
     try {
@@ -38,10 +42,16 @@ export async function validateWorkflow(loaded: LoadedWorkflow, credentials: () =
         lines.push(`  tool ${tool.server}/${tool.name}: ${effectWords(tool.effect.effect, tool.effect_source)}`);
       }
       // Tool nodes' arguments are checked against the schemas the servers just listed.
-      problems = [...validateGraph(graph, { tools: byServer }), ...documentProblems(graph.nodes, { ...checks, tools: schemas })];
+      problems = [...validateGraph(graph, { tools: byServer, ...stored }), ...documentProblems(graph.nodes, { ...checks, tools: schemas })];
     } finally {
       await tools.close();
     }
+  }
+  if (problems.length === 0) {
+    // A2A judges: their agent cards, read under the policy as a run reads them (issue 29).
+    const agents = await agentCardChecks(graph, privacy);
+    lines.push(...agents.lines);
+    problems = agents.problems;
   }
   return problems.length === 0 ? { lines } : { lines, error: problemsText(problems) };
 }

@@ -9,7 +9,7 @@ import type { ConfirmTool } from '../../engine/boundary-actors';
 import type { IdempotencyLedger } from '../../mcp/idempotency-ledger';
 import type { LoadedWorkflow } from '../../workflow/load-workflow';
 import { runWorkflow, type RunWorkflowOptions, type WorkflowRun } from '../../workflow/run-workflow';
-import { formatInvocation, formatOutputs, nodeLabels, workflowResultLines } from './format-workflow';
+import { formatOutputs, invocationLines, nodeLabels, workflowResultLines } from './format-workflow';
 import { runExitCode } from './cli-io';
 import { formatModelRetry } from './format-round';
 import { formatPatternEvent, patternsOf } from './format-pattern';
@@ -27,6 +27,10 @@ import { resolveSupervision, supervisionAsked, type SupervisionOverrides } from 
 import type { WorkflowSupervisionOptions } from '../../workflow/supervision/workflow-supervision';
 import { formatEscalated, formatSummary, formatVerdict, SHIELD, summarizeSupervision, type SupervisionSummary } from './format-supervision';
 import { toolProgressOutput } from './tool-progress-output';
+import { childRunsOf } from '@shared/workflow/child-runs';
+import { workflowLibrary } from '../../workflow/workflow-library';
+import { nestedProgress } from './format-subworkflow';
+import type { CliSpeech } from './cli-speech';
 
 export interface WorkflowCommandOptions {
   loaded: LoadedWorkflow;
@@ -54,6 +58,8 @@ export interface WorkflowCommandOptions {
   recorder: RunRecorder;
   /** The app runs this command: a run that waits stays attached until it is answered there. */
   follow?: HostedFolder;
+  /** Delivered responses spoken where an agent node's Synthesis group is on (cli-speech.ts). */
+  speech?: CliSpeech;
 }
 
 /**
@@ -78,9 +84,12 @@ export async function workflowCommand(options: WorkflowCommandOptions): Promise<
   const progress = toolProgressOutput({ write: io.stderr, json });
   // Invocations named as the app's nodes list names them ("work · item 2").
   const labelOf = nodeLabels(loaded.graph);
+  const runId = randomUUID();
+  const invocationLine = invocationLines(labelOf);
   const onEvent = (event: RunEvent) => {
     events.push(event);
     options.recorder.onEvent(event);
+    options.speech?.onEvent(event);
     show(event);
   };
   // What the person sees of an event (and the --trace copy); also of a resumed part the command follows.
@@ -90,12 +99,16 @@ export async function workflowCommand(options: WorkflowCommandOptions): Promise<
     // ⛨ lines go to stderr, so --json output stays one JSON object.
     if (supervision) printSupervisionEvent(event, io.stderr);
     if (json) return;
-    if (event.type === 'node.invocation' && event.status !== 'pending') io.stdout(`${formatInvocation(event, labelOf)}\n`);
+    // A stored workflow a node runs (issue 29): its progress under the node, indented; the rest is this run's own.
+    for (const line of nested(event)) io.stdout(`${line}\n`);
+    if (event.run_id !== runId) return;
+    const line = invocationLine(event);
+    if (line !== undefined) io.stdout(`${line}\n`);
     const patternLine = formatPatternEvent(event);
     if (patternLine !== undefined) io.stdout(`${patternLine}\n`);
     if (event.type === 'model.retry') io.stdout(`    ${formatModelRetry(event)}\n`);
   };
-  const runId = randomUUID();
+  const nested = nestedProgress(runId);
   const runOptions = {
     runId,
     graph: loaded.graph,
@@ -111,6 +124,8 @@ export async function workflowCommand(options: WorkflowCommandOptions): Promise<
     credentials: options.credentials,
     onProgress: (line: string) => io.stderr(`${line}\n`),
     ...(supervision ? { supervision } : {}),
+    // Workflow nodes and workflow tools run the data folder's stored workflows (issue 29).
+    library: workflowLibrary(options.dataDir),
     ...(options.onElicit ? { onElicit: options.onElicit } : {}),
     ...(options.oauthConsent ? { oauthConsent: options.oauthConsent } : {}),
     ...(options.onReviewSample ? { onReviewSample: options.onReviewSample } : {}),
@@ -133,6 +148,8 @@ export async function workflowCommand(options: WorkflowCommandOptions): Promise<
   } catch (error) {
     await options.recorder.finish();
     throw error;
+  } finally {
+    options.speech?.finish();
   }
   const parking = run.status === 'waiting' ? run.checkpoint : undefined;
   // The run's last events and its checkpoint in one commit: the run is in the history before anyone can answer it.
@@ -145,7 +162,8 @@ export async function workflowCommand(options: WorkflowCommandOptions): Promise<
   const summary = supervision && !('unavailable' in supervision.supervisor) ? summarizeSupervision(events) : undefined;
   if (summary) io.stderr(`${formatSummary(summary)}\n`);
   if (json) {
-    io.stdout(`${JSON.stringify({ ...printable(run, summary), ...patternsOf(events), cost: storedRunCost(events, options.dataDir) }, null, 2)}\n`);
+    const children = childRunsOf(events.filter((e) => e.run_id === run.run_id));
+    io.stdout(`${JSON.stringify({ ...printable(run, summary), ...patternsOf(events), ...(children.length > 0 ? { children } : {}), cost: storedRunCost(events, options.dataDir) }, null, 2)}\n`);
   } else {
     for (const line of workflowResultLines(run, events.some((e) => e.type === 'supervisor.verdict'))) io.stdout(`${line}\n`);
     for (const line of formatOutputs(run.outputs)) io.stdout(`${line}\n`);

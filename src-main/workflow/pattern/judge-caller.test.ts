@@ -68,8 +68,9 @@ describe('an llm judge through the provider layer', () => {
     expect(second?.messages.at(-1)?.content).toContain('Your previous answer could not be used: the verdict was free text');
     const judgments = events.flatMap((e) => (e.type === 'pattern.judgment' ? [e.judgment] : []));
     expect(judgments.map((j) => [j.caller, j.verification.ok])).toEqual([
-      [{ kind: 'llm', profile: 'critic' }, false],
-      [{ kind: 'llm', profile: 'critic' }, true],
+      // The audit names the model behind the profile (issue 29).
+      [{ kind: 'llm', profile: 'critic', model: `ollama:${MODEL}` }, false],
+      [{ kind: 'llm', profile: 'critic', model: `ollama:${MODEL}` }, true],
     ]);
     // Both calls are in the privacy log, as a review.
     expect(events.filter((e) => e.type === 'model.called' && e.purpose === 'review' && e.invocation_id === 'p')).toHaveLength(2);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parseJsonText } from '@shared/boundary/parse-candidate';
 import type { RunEventPayload } from '@shared/contracts/events';
-import type { ChatMessage } from '@shared/contracts/model';
+import { modelLabel, type ChatMessage } from '@shared/contracts/model';
 import { OUTPUT_TOKEN_BOUNDS } from '@shared/contracts/output-bound';
 import { JudgeVerdict } from '@shared/pattern/contracts';
 import type { JudgeAnswer, JudgeInput } from '@shared/pattern/machine';
@@ -36,7 +36,8 @@ const verdictJsonSchema = (): Record<string, unknown> => (verdictSchema ??= Obje
 
 /** What the judge is told: its part, the verdict's shape, what it must cite; then the seed's judgment prompt and the outputs by id. */
 export function judgeMessages(node: NodeOf<'pattern'>, task: string, input: JudgeInput): ChatMessage[] {
-  const member = input.caller.as_member === undefined ? undefined : node.members.find((m) => m.id === input.caller.as_member);
+  const asMember = input.caller.kind === 'llm' ? input.caller.as_member : undefined;
+  const member = asMember === undefined ? undefined : node.members.find((m) => m.id === asMember);
   const { min_citations, must_cite } = node.judgment.verifier;
   const system = [
     member ? `You are the ${member.role} of a ${node.type} pattern, and your review is its judgment. ${member.instructions}` : `You judge the output of a ${node.type} pattern before it may leave.`,
@@ -82,7 +83,9 @@ export function createJudge(node: NodeOf<'pattern'>, task: string, deps: JudgeDe
   };
   return async (input, signal) => {
     const started_at = new Date().toISOString();
-    const provider = await providerOf(input.caller.profile);
+    const caller = input.caller;
+    if (caller.kind !== 'llm') throw new Error(`a model judge was asked for a ${caller.kind} caller`);
+    const provider = await providerOf(caller.profile);
     const data = input.problem !== undefined || input.prompt.includes(FEEDBACK_HEADING) ? (['candidate', 'feedback', 'instructions', 'task'] as const) : (['candidate', 'instructions', 'task'] as const);
     const reply = await provider.complete({
       role: 'teacher',
@@ -93,6 +96,9 @@ export function createJudge(node: NodeOf<'pattern'>, task: string, deps: JudgeDe
       call: { caller: 'judge', purpose: 'review', data: [...data] },
     });
     const parsed = parseJsonText(reply.text);
-    return { answer: parsed.ok ? parsed.value : reply.text, started_at, ended_at: new Date().toISOString() };
+    // The audit: the model behind the profile, as the node names it (a replay script is no model: the profile alone).
+    const ref = Object.hasOwn(node.judge_models, caller.profile) ? node.judge_models[caller.profile] : undefined;
+    const model = ref && ref.provider !== 'script' ? { model: modelLabel(ref) } : {};
+    return { answer: parsed.ok ? parsed.value : reply.text, started_at, ended_at: new Date().toISOString(), caller: { kind: 'llm', profile: caller.profile, ...model } };
   };
 }

@@ -161,6 +161,7 @@ export function createDispatch(
           run.emit({ ...nestedPayload(event), pattern_member: id });
         },
         runId: agentRunId(deps.runId, `${run.invocation.id}/${id}`),
+        traceRunId: deps.runId,
         signal,
         confirm: deps.confirm,
         ollamaHost: deps.ollamaHost,

@@ -11,6 +11,8 @@ import type { RunCheckpoint } from '../../engine/checkpoint';
 import type { FetchFn } from '../../providers/http-call';
 import { errorText, failed, type NodeOutcome, type NodeRun } from '../node-outcome';
 import { answerJudgment, parkForJudgment, PatternPark } from './human-judgment';
+import { isVerifierCaller, verifierJudgment } from '@shared/pattern/verifier-judge';
+import { createA2aJudge } from './a2a-judge';
 import { createJudge } from './judge-caller';
 import { ReplayCursor } from './replay-cursor';
 import { RecordedPattern } from './recorded-pattern';
@@ -46,7 +48,8 @@ export const NO_PERSON = 'no person can answer here';
 export function liveModelsOf(node: NodeOf<'pattern'>): string[] {
   const members = node.members.flatMap((m) => (['student', 'teacher'] as const).filter((r) => m.models[r].provider !== 'script').map((r) => `${m.id}.${r}`));
   const judges = Object.entries(node.judge_models).flatMap(([profile, ref]) => (ref.provider !== 'script' ? [`judge ${profile}`] : []));
-  return [...members, ...judges];
+  const agents = node.judgment.callers.flatMap((c) => (c.kind === 'a2a' ? [`the A2A judge at ${c.url}`] : []));
+  return [...members, ...judges, ...agents];
 }
 
 /** The node's task: its own `${…}` variables first, then its inputs (text from an input stays text). */
@@ -125,7 +128,14 @@ export async function runPatternNode(node: NodeOf<'pattern'>, run: NodeRun, deps
     memberResume,
   );
   const modelJudge = createJudge(node, task, { privacy: deps.privacy, ollamaHost: deps.ollamaHost, credentials: deps.credentials, fetch: deps.fetch, emit: run.emit }, replays);
-  const judge = recorded ? (input: JudgeInput) => Promise.resolve().then(() => recorded.judge(input)) : modelJudge;
+  const a2aJudge = createA2aJudge(node, task, { privacy: deps.privacy, ...(deps.fetch ? { fetch: deps.fetch } : {}) });
+  // A verifier judges the same candidate the same way (a replay too); a model or an A2A agent answers live, or as recorded in a replay.
+  const judge = (input: JudgeInput, signal: AbortSignal): Promise<JudgeAnswer> => {
+    const caller = input.caller;
+    if (isVerifierCaller(caller)) return Promise.resolve().then(() => verifierJudgment(caller, input));
+    if (recorded) return Promise.resolve().then(() => recorded.judge(input));
+    return caller.kind === 'a2a' ? a2aJudge(input, caller, signal) : modelJudge(input, signal);
+  };
   // A replay's person answers as recorded, at once: the loop does not park.
   const judgeHuman: JudgeHuman | undefined = recorded ? (waiting) => Promise.resolve().then(() => recorded.human(waiting)) : deps.judgeHuman;
   const parkHuman = recorded ? false : deps.parkHuman;

@@ -33,9 +33,10 @@ export class RecordedPattern {
   /** A model judge: the verdict recorded under this judgment's id. */
   judge(input: JudgeInput): JudgeAnswer {
     const record = Object.hasOwn(this.record.judgments, input.judgment_id) ? this.record.judgments[input.judgment_id] : undefined;
-    if (!record || record.caller.kind !== 'llm') throw this.miss(`the recorded run of ${this.invocationId} has no model judgment ${input.judgment_id}`);
+    if (!record || record.caller.kind !== (input.caller.kind === 'a2a' ? 'a2a' : 'llm')) throw this.miss(`the recorded run of ${this.invocationId} has no ${input.caller.kind === 'a2a' ? 'A2A' : 'model'} judgment ${input.judgment_id}`);
     const now = new Date().toISOString();
-    return { answer: recordedAnswer(record), started_at: now, ended_at: now };
+    // The recorded caller again (the model, the agent card as it was then): the replay's audit says who judged.
+    return { answer: recordedAnswer(record), started_at: now, ended_at: now, caller: record.caller };
   }
 
   /**

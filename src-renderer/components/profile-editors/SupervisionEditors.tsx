@@ -45,6 +45,14 @@ export function RulesEditor({
       <NumberField id={id('max_repair_rounds')} label="Student repairs per round" value={value.max_repair_rounds} min={0} max={3} onChange={(n) => onChange({ ...value, max_repair_rounds: n })} hint="Times the student may fix an invalid decision, told what was wrong, before review." />
       <CheckField id={id('rules.complete')} label="Review finishes" checked={rules.complete} onChange={(v) => setRules({ complete: v })} hint="The teacher checks every “complete” decision (phase 3)." />
       <CheckField
+        id={id('rules.untrusted_provenance')}
+        label="Review calls carrying values from untrusted tool results"
+        checked={rules.untrusted_provenance !== false}
+        onChange={(v) => setRules({ untrusted_provenance: v })}
+        hint="Phases 3 and 4: a tool call whose arguments copy text an untrusted server returned (a file, a page, a stored note) goes to the teacher, which sees where each value came from. Guards against injected instructions; costs a review each time."
+        testId="rule-untrusted-provenance"
+      />
+      <CheckField
         id={`${id('rules.min_confidence')}-set`}
         label="Review low self-reported confidence"
         checked={rules.min_confidence !== undefined}

@@ -4,6 +4,8 @@ import { durationText, tokensText, usdText } from '@shared/accounting/cost-words
 import { INTERVENTION_COUNT_LABELS, ROLE_LABELS, runCostOfEvents, type InterventionCountKind } from '@shared/accounting/run-cost';
 import { routeHref } from '../../app/routing';
 import { usePriceList } from './use-price-list';
+import { COST_COLUMNS, CostTableHead } from './CostTableHead';
+import { MessageText } from '../run/MessageText';
 import './costs.css';
 
 /**
@@ -35,24 +37,7 @@ export function RunCostPanel({ events }: { events: readonly RunEvent[] }) {
       </summary>
       {cost.roles.length > 0 && (
         <table className="table table--compact" data-testid="run-cost-roles">
-          <thead>
-            <tr>
-              <th scope="col">Who</th>
-              <th scope="col">Models</th>
-              <th scope="col" className="num">
-                Calls
-              </th>
-              <th scope="col" className="num">
-                Tokens
-              </th>
-              <th scope="col" className="num">
-                Cost
-              </th>
-              <th scope="col" className="num">
-                Time in calls
-              </th>
-            </tr>
-          </thead>
+          <CostTableHead names={['Who', 'Models']} figures={['Calls', ...COST_COLUMNS]} />
           <tbody>
             {cost.roles.map((r) => (
               <tr key={r.role} data-testid="run-cost-role" data-role={r.role}>
@@ -81,7 +66,12 @@ export function RunCostPanel({ events }: { events: readonly RunEvent[] }) {
         </ul>
       )}
       <p className="muted run-cost__note">
-        {problem ? `${problem} ` : ''}Priced with the price list in <a href={routeHref({ name: 'settings' })}>Settings</a>; models on this machine cost $0 unless priced there.
+        {problem && (
+          <>
+            <MessageText text={problem} />{' '}
+          </>
+        )}
+        Priced with the price list in <a href={routeHref({ name: 'settings' })}>Settings</a>; models on this machine cost $0 unless priced there.
         {cost.roles.some((r) => r.recorded_calls < r.calls) && ' “not recorded”: the run was recorded before Steward kept each call’s tokens.'}
       </p>
     </details>

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { COST_COLUMNS, CostTableHead } from './CostTableHead';
 import { durationText, tokensText, usdText } from '@shared/accounting/cost-words';
 import type { WorkflowCost } from '@shared/accounting/workflow-cost';
 import { useHost } from '../../app/HostProvider';
@@ -75,32 +76,7 @@ export function WorkflowCostsSection() {
       ) : (
         <div className="card table-wrap">
           <table className="table table--compact" data-testid="workflow-costs-table">
-            <thead>
-              <tr>
-                <th scope="col">Workflow</th>
-                <th scope="col" className="num">
-                  Runs
-                </th>
-                <th scope="col" className="num">
-                  Supervision calls
-                </th>
-                <th scope="col" className="num">
-                  Tokens
-                </th>
-                <th scope="col" className="num">
-                  Cost
-                </th>
-                <th scope="col" className="num">
-                  Time in calls
-                </th>
-                <th scope="col" className="num">
-                  Waited for a person
-                </th>
-                <th scope="col" className="num">
-                  Interventions
-                </th>
-              </tr>
-            </thead>
+            <CostTableHead names={['Workflow']} figures={['Runs', 'Supervision calls', ...COST_COLUMNS, 'Waited for a person', 'Interventions']} />
             <tbody>
               {loaded.workflows.map((w) => (
                 <tr key={w.workflow_id} data-testid="workflow-cost-row" data-workflow={w.workflow_id}>

@@ -4,10 +4,11 @@ import { ModelScript } from '@shared/contracts/script';
 import type { NodeOf } from '@shared/workflow/document';
 import type { HostedWorkflowGraph } from '@shared/workflow/hosted-graph';
 import { useHost } from '../../app/HostProvider';
-import { CheckField, NumberField, SelectField, TextField } from '../../components/Form';
+import { CheckField, SelectField, TextField } from '../../components/Form';
 import { ModelSelect } from '../../components/ModelSelect';
 import { PortListEditor } from './PortListEditor';
 import { RouteListEditor } from './RouteListEditor';
+import { NodeRuntimeFields } from './NodeRuntimeFields';
 import { isRecord, JsonField } from './JsonField';
 import { ReplayStarter } from './ReplayStarter';
 import type { ServerTools } from './use-server-tools';
@@ -68,7 +69,7 @@ export function AgentSection({
           onChange={(v) => set({ supervision: { ...node.supervision, on_escalate: v as EscalationBehaviour } })}
           testId="inspector-on-escalate"
         />
-        <NumberField id={`${id}-rounds`} label="Max rounds" value={node.limits.max_rounds} min={1} max={200} onChange={(n) => set({ limits: { ...node.limits, max_rounds: n } }, `${node.id}-rounds`)} testId="inspector-max-rounds" />
+        <NodeRuntimeFields limits={node.limits} onChange={(limits) => set({ limits }, `${node.id}-runtime`)} />
       </section>
       <PortListEditor title="Input Args" ports={node.inputs} onChange={(inputs, group) => set({ inputs }, group)} testId="inspector-inputs" />
       <RouteListEditor routes={node.routes ?? []} onChange={(routes, group) => onChange(routes.length === 0 ? withoutRoutes(node) : { ...node, routes }, group)} testId="inspector-routes" />

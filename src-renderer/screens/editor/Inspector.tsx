@@ -9,6 +9,7 @@ import { JsonField } from './JsonField';
 import { PatternSection } from './PatternSection';
 import { PortListEditor } from './PortListEditor';
 import { ToolSection } from './ToolSection';
+import { WorkflowRunSection } from './WorkflowRunSection';
 import type { ServerTools } from './use-server-tools';
 import { ProblemLines } from './ProblemsList';
 import { idIssue, nameIssue, notSaidByFields } from './field-words';
@@ -84,6 +85,8 @@ function KindSection({ node, draft, tools, onChange }: { node: WorkflowNode; dra
       return <NumberField id={`${id}-conc`} label="Concurrency" value={node.concurrency} min={1} max={64} onChange={(n) => onChange({ ...node, concurrency: n }, `${node.id}-conc`)} hint="Items in flight at once below this node." testId="inspector-concurrency" />;
     case 'collect':
       return <p className="muted">Gathers every item of its iterate into a list, in item order.</p>;
+    case 'workflow':
+      return <WorkflowRunSection node={node} current={draft.id} onChange={onChange} />;
     case 'template':
       return (
         <>

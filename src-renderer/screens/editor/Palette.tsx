@@ -13,6 +13,7 @@ const HINTS: Record<NodeKind, string> = {
   assert: 'Checks a value; fails the node when one does not hold',
   iterate: 'Fans out over a list',
   collect: 'Gathers the items back into a list',
+  workflow: 'One of your stored workflows as a step: its own run, supervised inside',
   output: 'What the run returns',
 };
 

@@ -15,13 +15,21 @@ import { PATTERN_PRESETS } from '@shared/pattern/presets';
 import { useHost } from '../../app/HostProvider';
 import { CheckField, NumberField, SelectField, TextField } from '../../components/Form';
 import { ModelSelect } from '../../components/ModelSelect';
+import { InlineJudgeFields } from './InlineJudgeFields';
 import { callerOf, judgeProfiles, triggerOf, type Pattern } from './pattern-edit';
 
 const PLACEMENT_LABELS = { after_pattern: 'After the pattern', after_each_step: 'After each step (PIPELINE)' } satisfies Record<JudgmentPlacement, string>;
 const MODE_LABELS = { default: 'The pattern’s own review is the judgment', post_step: 'A separate judgment after the pattern’s review (two levels)' } satisfies Record<JudgmentMode, string>;
 const TRIGGER_LABELS = { always: 'Always', below_confidence: 'Below a confidence threshold', every_n: 'Every N iterations (and the last)' } satisfies Record<JudgmentTrigger['kind'], string>;
 const AGREEMENT_LABELS = { all: 'All callers approve', any: 'Any caller approves', majority: 'A majority approves' } satisfies Record<AgreementRule, string>;
-const CALLER_LABELS = { llm: 'A model (profile)', human: 'A person (waits in “Waiting for you”)' } satisfies Record<JudgmentCaller['kind'], string>;
+const CALLER_LABELS = {
+  llm: 'A model (profile)',
+  human: 'A person (waits in “Waiting for you”)',
+  a2a: 'A remote agent (A2A)',
+  json_schema: 'A verifier: JSON Schema',
+  expression: 'A verifier: expression',
+} satisfies Record<JudgmentCaller['kind'], string>;
+const CALLER_KINDS = ['llm', 'human', 'a2a', 'json_schema', 'expression'] as const satisfies ReadonlyArray<JudgmentCaller['kind']>;
 const VERIFY_LABELS = { retry_then_escalate: 'Ask once more, then escalate', retry_then_fail: 'Ask once more, then fail' } satisfies Record<VerificationFailurePolicy, string>;
 
 /** The judgment of a pattern node: where and when it judges, who judges (models, people), how they agree, what a verdict must cite. */
@@ -61,7 +69,7 @@ export function PatternJudgmentFields({ node, onChange }: { node: Pattern; onCha
         <legend className="wf-ports__title">Callers</legend>
         {j.callers.map((c, i) => (
           <div key={i} className="wf-pattern-member" data-testid="inspector-judgment-caller" data-caller-kind={c.kind}>
-            <SelectField<JudgmentCaller['kind']> id={`${id}-c${i}-kind`} label={`Caller ${i + 1}`} value={c.kind} options={(['llm', 'human'] as const).map((k) => ({ value: k, label: CALLER_LABELS[k] }))} onChange={(k) => setCaller(i, callerOf(k, c))} testId="inspector-caller-kind" />
+            <SelectField<JudgmentCaller['kind']> id={`${id}-c${i}-kind`} label={`Caller ${i + 1}`} value={c.kind} options={CALLER_KINDS.map((k) => ({ value: k, label: CALLER_LABELS[k] }))} onChange={(k) => setCaller(i, callerOf(k, c))} testId="inspector-caller-kind" />
             {c.kind === 'llm' ? (
               <>
                 <TextField id={`${id}-c${i}-profile`} label="Profile" value={c.profile} onChange={(v) => setCaller(i, { ...c, profile: v }, `${node.id}-c${i}-profile`)} hint="Its model is chosen below; the privacy policy applies." testId="inspector-caller-profile" />
@@ -74,6 +82,8 @@ export function PatternJudgmentFields({ node, onChange }: { node: Pattern; onCha
                   testId="inspector-caller-as-member"
                 />
               </>
+            ) : c.kind !== 'human' ? (
+              <InlineJudgeFields id={`${id}-c${i}`} caller={c} onChange={(next, group) => setCaller(i, next, group && `${node.id}-c${i}-${group}`)} group="inline" />
             ) : (
               <>
                 <NumberField

@@ -13,12 +13,12 @@ function ends() {
 }
 
 describe('editor graph edits', () => {
-  it('every node kind the palette adds is one the schema accepts; a tool node only waits for its tool name', () => {
+  it('every node kind the palette adds is one the schema accepts; a tool node only waits for its tool name, a workflow node for its workflow', () => {
     let draft = { ...base(), servers: [{ id: 'fs', server: 'filesystem' }] };
     for (const kind of NODE_KINDS) draft = addNode(draft, kind, { x: 1, y: 2 }).draft;
     for (const node of draft.nodes) {
       const parsed = WorkflowNode.safeParse(node);
-      expect(parsed.success ? [] : parsed.error.issues.map((i) => i.path.join('.')), node.kind).toEqual(node.kind === 'tool' ? ['tool'] : []);
+      expect(parsed.success ? [] : parsed.error.issues.map((i) => i.path.join('.')), node.kind).toEqual(node.kind === 'tool' ? ['tool'] : node.kind === 'workflow' ? ['workflow'] : []);
     }
     expect(draft.nodes.find((n) => n.kind === 'tool')).toMatchObject({ server: 'fs' });
     expect(HostedWorkflowGraph.safeParse(base()).success).toBe(true);

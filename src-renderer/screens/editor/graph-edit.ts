@@ -39,6 +39,9 @@ export function newNode(kind: NodeKind, id: string, position: XY, draft: Draft):
       return { ...base, kind, concurrency: 4 };
     case 'collect':
       return { ...base, kind };
+    case 'workflow':
+      // Left empty on purpose: the inspector picks the stored workflow, which gives it its ports.
+      return { ...base, kind, workflow: '', inputs: [], outputs: [] };
     case 'output':
       return { ...base, kind, fields: [{ name: 'result', type: 'any', required: true }] };
   }

@@ -74,14 +74,28 @@ export function triggerOf(kind: JudgmentTrigger['kind'], current: JudgmentTrigge
   }
 }
 
-/** A caller of this kind: a model judge named by a profile, or a person (waits in "waiting for you"). */
+/**
+ * A caller of this kind: a model judge named by a profile, a person (waits in "waiting for you"), a
+ * remote A2A agent, or a verifier (a JSON Schema, an expression). A new one starts from a working example.
+ */
 export function callerOf(kind: JudgmentCaller['kind'], current?: JudgmentCaller): JudgmentCaller {
-  if (kind === 'llm') return current?.kind === 'llm' ? current : { kind: 'llm', profile: 'default' };
-  return current?.kind === 'human' ? current : { kind: 'human', fallback: { kind: 'escalate' } };
+  if (current?.kind === kind) return current;
+  switch (kind) {
+    case 'llm':
+      return { kind: 'llm', profile: 'default' };
+    case 'human':
+      return { kind: 'human', fallback: { kind: 'escalate' } };
+    case 'a2a':
+      return { kind: 'a2a', url: 'http://127.0.0.1:9999' };
+    case 'json_schema':
+      return { kind: 'json_schema', schema: { type: 'object' } };
+    case 'expression':
+      return { kind: 'expression', expression: 'length(output) > 0' };
+  }
 }
 
 /** Every model profile a judge (or a person's fallback) names: each needs its model in judge_models. */
 export function judgeProfiles(node: Pattern): string[] {
-  const names = node.judgment.callers.flatMap((c) => (c.kind === 'llm' ? [c.profile] : c.fallback.kind === 'llm' ? [c.fallback.profile] : []));
+  const names = node.judgment.callers.flatMap((c) => (c.kind === 'llm' ? [c.profile] : c.kind === 'human' && c.fallback.kind === 'llm' ? [c.fallback.profile] : []));
   return [...new Set(names)];
 }

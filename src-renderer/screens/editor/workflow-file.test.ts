@@ -24,6 +24,14 @@ describe('workflow files', () => {
     if (!out.ok) expect(out.error).toContain('node x: kind must be one of "input"');
   });
 
+  it('a problem of the document itself is said once: no second "workflow: " after "is not a Steward workflow"', () => {
+    const out = parseWorkflowFile(JSON.stringify({ format: 'steward/v2', kind: 'workflow', id: 'x', name: 'X', nodes: [{ id: 'a', kind: 'bogus' }], edges: [], servers: [] }), 'f.workflow.json');
+    expect(out.ok).toBe(false);
+    if (out.ok) return;
+    expect(out.error).toMatch(/^f\.workflow\.json is not a Steward workflow: format must be one of "steward\/v1"; node a: kind must be one of /);
+    expect(out.error).not.toMatch(/: workflow: /);
+  });
+
   it('a CLI workflow file (servers by package) is refused with what to do instead', () => {
     // As in resources/examples/*.workflow.json: a server launched from an npm package.
     const text = JSON.stringify({ ...newWorkflowDraft([]), workspace: './triage-sandbox', servers: [{ id: 'fs', package: '@modelcontextprotocol/server-filesystem', args: ['${workspace}'] }] });

@@ -1,7 +1,6 @@
 import { HostedWorkflowGraph } from '@shared/workflow/hosted-graph';
 import { withDetails } from '@shared/contracts/code-words';
-import { schemaIssuePath, schemaProblems } from '@shared/workflow/schema-problems';
-import { formatGraphProblem } from '@shared/workflow/validate-graph';
+import { problemsAfterLead, schemaIssuePath, schemaProblems } from '@shared/workflow/schema-problems';
 import { uniqueId, type Draft } from './graph-edit';
 
 export type FileOutcome = { ok: true; workflow: HostedWorkflowGraph } | { ok: false; error: string };
@@ -24,14 +23,12 @@ export function parseWorkflowFile(text: string, fileName = 'the file'): FileOutc
     && (raw as { servers: unknown[] }).servers.some((s) => typeof s === 'object' && s !== null && ('package' in s || 'command' in s));
   // In the words steward validate uses for the same file (schema-problems.ts).
   const problems = schemaProblems(raw, parsed.error);
-  const issues = problems.slice(0, 5).map(formatGraphProblem);
-  const more = problems.length > 5 ? ` (and ${problems.length - 5} more)` : '';
   const hint = launches
     ? ' Its servers name a package or command: that is a CLI workflow file. The app names servers registered in the MCP registry — import it with `steward workflows import`, or register its servers and export from the app.'
     : '';
   // The schema's own paths (servers.0.server) stay one click away, for whoever edits the file by hand.
   const paths = [...new Set(parsed.error.issues.map((issue) => schemaIssuePath(issue) || '(the document)'))];
-  return { ok: false, error: withDetails(`${fileName} is not a Steward workflow: ${issues.join('; ')}${more}.${hint}`, `schema paths: ${paths.join(', ')}`) };
+  return { ok: false, error: withDetails(`${fileName} is not a Steward workflow: ${problemsAfterLead(problems, 5)}.${hint}`, `schema paths: ${paths.join(', ')}`) };
 }
 
 /** The file an export writes: the stored document, as the import reads it back. */

@@ -11,6 +11,7 @@ import { Chip } from '../../components/Chip';
 import { Spinner } from '../../components/Icons';
 import { CHART_POINTS, Metrics, PromotionChart } from './PromotionCard';
 import { PromotionResult, PromotionSuggestion } from './PromotionSuggestion';
+import { TrialPanel } from './TrialPanel';
 
 type Held = { graph: HostResult<'workflows.get'>['workflow'] | null; kept: HostResult<'profiles.list'> };
 
@@ -106,9 +107,12 @@ export function NodePromotionCard({ workflowId, node }: { workflowId: string; no
               {held.graph ? `${workflowName} has no agent node “${node}” any more` : `The workflow “${workflowId}” is no longer stored on the host`}: these figures are its recorded history, and there is no phase to change.
             </p>
           ) : (
-            suggestion && (
-              <PromotionSuggestion suggestion={suggestion} subject="this node" applying={applying} onApply={(to) => void apply(to)} />
-            )
+            <>
+              {suggestion && <PromotionSuggestion suggestion={suggestion} subject="this node" applying={applying} onApply={(to) => void apply(to)} />}
+              {deployment && figures.outcomes > 0 && (
+                <TrialPanel target={{ kind: 'node', workflow_id: workflowId, node_id: node }} phase={deployment.deployment.phase} promotion={deployment.deployment.promotion} applying={applying} onApply={(to) => void apply(to)} />
+              )}
+            </>
           )}
           <PromotionResult result={result} />
         </>

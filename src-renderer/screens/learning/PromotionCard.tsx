@@ -12,6 +12,7 @@ import { Chip } from '../../components/Chip';
 import { Spinner } from '../../components/Icons';
 import { chartGeometry } from '../../supervision/promotion-chart';
 import { PromotionResult, PromotionSuggestion } from './PromotionSuggestion';
+import { TrialPanel } from './TrialPanel';
 import { formatDateTime } from '../../view/format';
 
 export const CHART_POINTS = 60;
@@ -174,6 +175,7 @@ export function PromotionCard({ row }: { row: WorkflowRow }) {
           )}
           <Metrics metrics={computed.metrics} />
           <PromotionSuggestion suggestion={computed.suggestion} applying={applying} onApply={(to) => void apply(to)} />
+          {computed.outcomes > 0 && <TrialPanel target={{ kind: 'spec', spec_id: row.id }} phase={deployment.deployment.phase} promotion={deployment.deployment.promotion} applying={applying} onApply={(to) => void apply(to)} />}
           <PromotionResult result={result} />
         </>
       )}

@@ -1,6 +1,7 @@
 import { useMemo, useState } from 'react';
 import { useLiveQuery } from 'dexie-react-hooks';
 import { EFFECT_CLASSES, EFFECT_LABELS, isProtectedEffect, type ToolEffect } from '@shared/contracts/tool-effect';
+import { SERVER_TRUST_LABELS, trustOf } from '@shared/contracts/server-trust';
 import type { RegisteredServer } from '@shared/contracts/host-registry';
 import { canonicalJson } from '@shared/util/canonical-json';
 import { useHost } from '../../app/HostProvider';
@@ -230,7 +231,10 @@ function ServerCard({ group, rows, servers, onStatus }: ServerCardProps) {
           <p className="muted">
             <code>{group.server.package ?? group.server.command ?? group.server.url}</code>
             {group.server.url !== undefined && ' (remote)'}
-            {group.server.args.length > 0 && <code> {group.server.args.join(' ')}</code>} · {group.server.source === 'shipped' ? 'ships with Steward' : 'registered by you'}
+            {group.server.args.length > 0 && <code> {group.server.args.join(' ')}</code>} · {group.server.source === 'shipped' ? 'ships with Steward' : 'registered by you'} ·{' '}
+            <span data-testid="server-trust" title={SERVER_TRUST_LABELS[trustOf(group.server)]}>
+              {trustOf(group.server) === 'trusted' ? 'trusted' : 'untrusted results (values copied from them are reviewed)'}
+            </span>
             {group.workflows.length > 0 && ' · used by '}
             {group.workflows.map((w, i) => (
               <span key={w.id}>

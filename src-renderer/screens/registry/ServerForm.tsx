@@ -248,6 +248,18 @@ export function ServerForm({ servers, editing, onDone, onCancel }: { servers: re
         </fieldset>
       )}
 
+      <fieldset className="server-form__env" data-testid="server-trust-field">
+        <legend className="field__label">What it returns</legend>
+        <CheckField
+          id={fid('trust')}
+          label="Trusted: only I write what this server returns"
+          hint="Off (the default): what it returns may be written by others (a file, a page, a stored note), so a tool call carrying a value copied from it is sent to the teacher, even at phase 4, and its cards say where the value came from."
+          checked={form.trusted}
+          onChange={(trusted) => set({ trusted })}
+          testId="server-trusted"
+        />
+      </fieldset>
+
       {problems.length > 0 && (
         <p className="error" role="alert">
           {problems.length === 1 ? 'One field needs a change' : `${problems.length} fields need a change`}: nothing was registered.

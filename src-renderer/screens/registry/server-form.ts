@@ -42,6 +42,8 @@ export interface ServerForm {
   oauthMachine: boolean;
   /** A machine-to-machine client's private key (PEM) signing its JWT: a credential's NAME (instead of a secret). */
   oauthPrivateKey: string;
+  /** The person alone writes what this server returns: values copied from its results are not sent to review (server-trust.ts). */
+  trusted: boolean;
 }
 
 /** `id`, `label`, `package`, `command`, `url`, `args`, `env.N` (the N-th env row), `oauth.client_id` or `oauth.client_secret`. */
@@ -53,7 +55,7 @@ export interface FormProblem {
 export type FormResult<T> = { ok: true; registration: T } | { ok: false; problems: FormProblem[] };
 
 export function emptyServerForm(): ServerForm {
-  return { id: '', label: '', kind: 'package', package: '', command: '', url: '', args: '', env: [], oauthClientId: '', oauthSecret: '', oauthMachine: false, oauthPrivateKey: '' };
+  return { id: '', label: '', kind: 'package', package: '', command: '', url: '', args: '', env: [], oauthClientId: '', oauthSecret: '', oauthMachine: false, oauthPrivateKey: '', trusted: false };
 }
 
 export function formFromServer(server: RegisteredServer): ServerForm {
@@ -70,6 +72,7 @@ export function formFromServer(server: RegisteredServer): ServerForm {
     oauthSecret: server.oauth?.client_secret === undefined ? '' : credentialNameOf(server.oauth.client_secret),
     oauthMachine: server.oauth?.grant === 'client_credentials',
     oauthPrivateKey: server.oauth?.private_key === undefined ? '' : credentialNameOf(server.oauth.private_key),
+    trusted: server.trust === 'trusted',
   };
 }
 
@@ -153,10 +156,13 @@ export function serverRegistrationFromForm(form: ServerForm, context: { servers:
   });
 
   if (problems.length > 0) return { ok: false, problems };
-  const checked = ServerRegistration.safeParse({ id, label, ...launch, args, env });
+  const checked = ServerRegistration.safeParse({ id, label, ...launch, args, env, ...trustOfForm(form) });
   if (!checked.success) return { ok: false, problems: checked.error.issues.map((i) => ({ field: String(i.path[0] ?? 'id'), message: issueInWords(i) })) };
   return { ok: true, registration: checked.data };
 }
+
+/** Trusted only when the person says so; absent is untrusted (the default every server starts with). */
+const trustOfForm = (form: Pick<ServerForm, 'trusted'>): { trust?: 'trusted' } => (form.trusted ? { trust: 'trusted' } : {});
 
 const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$/;
 
@@ -178,7 +184,7 @@ function remoteRegistrationFromForm(form: ServerForm, id: string, label: string,
   });
   const oauth = oauthFromForm(form, headers, problems);
   if (problems.length > 0) return { ok: false, problems };
-  const checked = ServerRegistration.safeParse({ id, label, url, headers, ...(oauth ? { oauth } : {}) });
+  const checked = ServerRegistration.safeParse({ id, label, url, headers, ...(oauth ? { oauth } : {}), ...trustOfForm(form) });
   if (!checked.success) return { ok: false, problems: checked.error.issues.map((i) => ({ field: remoteField(i.path), message: issueInWords(i) })) };
   return { ok: true, registration: checked.data };
 }

@@ -20,6 +20,7 @@ import { TakenRouteLine, TakenRouteTag } from './TakenRoute';
 import { PatternTimeline } from './PatternTimeline';
 import { ValuesList } from './ValueView';
 import { focusTarget, workflowPending, type PendingQuestion } from './run-nodes';
+import { ChildRuns } from './ChildRuns';
 import { failureCodeWords } from '@shared/contracts/code-words';
 
 /**
@@ -279,6 +280,7 @@ export function InvocationDetails({ view, events }: { view: InvocationView; even
           </div>
         </div>
       )}
+      <ChildRuns events={events} invocationId={view.id} />
       {view.kind === 'pattern' && (
         <div className="step">
           <div className="step__label">Iterations</div>

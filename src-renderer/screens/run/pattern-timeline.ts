@@ -1,5 +1,5 @@
 import type { RunEvent, RunEventOf } from '@shared/contracts/events';
-import type { CallerIdentity, JudgmentRecord, PatternStatus, VerdictKind } from '@shared/pattern/contracts';
+import type { CallerIdentity, JudgmentRecord, PatternStatus, VerdictKind, VERIFIER_KINDS } from '@shared/pattern/contracts';
 
 /**
  * A pattern node's iterations as the run view shows them (issue 12): each iteration's output and
@@ -76,11 +76,20 @@ export function describeCaller(caller: CallerIdentity): string {
     case 'human':
       return caller.who !== undefined ? `a person (${caller.who})` : 'a person';
     case 'llm':
-      return `model “${caller.profile}”`;
+      return `model “${caller.profile}”${caller.model !== undefined ? ` (${caller.model})` : ''}`;
+    case 'a2a': {
+      // The agent card's name and version as read when it judged (the audit), and where it is.
+      const name = caller.agent?.name ?? caller.name;
+      return `A2A agent${name !== undefined ? ` “${name}”` : ''}${caller.agent?.version ? ` ${caller.agent.version}` : ''} at ${caller.url}`;
+    }
+    case 'verifier':
+      return `${VERIFIER_WORDS[caller.verifier]} “${caller.name}”`;
     case 'system':
       return 'the system';
   }
 }
+
+const VERIFIER_WORDS = { json_schema: 'JSON Schema verifier', expression: 'expression verifier' } satisfies Record<(typeof VERIFIER_KINDS)[number], string>;
 
 export function judgmentView(record: JudgmentRecord): JudgmentView {
   const v = record.verdict;

@@ -22,7 +22,7 @@ function alternativesRun() {
   log.add({ type: 'scs.committee.plan_drafted', phase: 1, attempt: 1, plan: READ_FIRST, alternatives: [READ_FIRST, WRITE_NOW] });
   log.add({ type: 'scs.student.plan_vetoed', phase: 1, trigger: 'plan', decision: { decision: 'veto_plan', confidence: 0.7, evidence: [], reason: 'Neither plan checks the action items.' }, budget: 8, alternatives: 2 });
   log.add({ type: 'scs.committee.plan_drafted', phase: 1, attempt: 2, plan: READ_FIRST, alternatives: [READ_FIRST, WRITE_NOW] });
-  log.add({ type: 'scs.warning', message: "The student's approval was refused: the student's edit of plan 2 is not a valid plan (plan: Too small: expected array to have >=3 items). The student is asked again." });
+  log.add({ type: 'scs.warning', message: "The student's approval was refused: the student's edit of plan 2 is not a valid plan (plan needs at least 3 entries). The student is asked again." });
   log.add({ type: 'scs.student.plan_approved', phase: 1, trigger: 'plan', decision: { decision: 'approve_plan', confidence: 0.8, evidence: [], reason: 'Plan 2, with the action items listed.', choice: 2, edit: EDIT }, budget: 8, alternatives: 2 });
   log.add({ type: 'scs.supervisor.phase_started', phase: 1, plan: { ...WRITE_NOW, ...EDIT } });
   return log;

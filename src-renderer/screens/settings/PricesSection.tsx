@@ -1,4 +1,5 @@
 import { useMemo, useState, type FormEvent } from 'react';
+import { MessageText } from '../run/MessageText';
 import { useLiveQuery } from 'dexie-react-hooks';
 import type { ModelPrice } from '@shared/supervisor/contracts';
 import type { PriceList } from '@shared/accounting/price-list';
@@ -94,9 +95,9 @@ export function PricesSection() {
         cap keeps to it. Models on this machine (Ollama, a local server, replay) cost $0 unless you price them here; a model on another host that is not listed is an unknown cost, never $0.
       </p>
       {problem && (
-        <p className="error" role="alert">
-          {problem}
-        </p>
+        <div className="error" role="alert" data-testid="prices-problem">
+          <MessageText text={problem} />
+        </div>
       )}
       {!loaded ? (
         <p className="muted">Loading…</p>

@@ -14,6 +14,7 @@ import { downloadText } from '../../view/download';
 import { formatDateTime, plural } from '../../view/format';
 import { ProfileEditor, newProfileInput } from './ProfileEditor';
 import { ProfileConflicts } from './ProfileConflicts';
+import { ProfileReplayButton, ProfileReplayResultView, useProfileReplay } from './ProfileReplay';
 import { BLOCK_BEHAVIOUR_LABELS, ESCALATION_BEHAVIOUR_LABELS } from '@shared/contracts/spec';
 
 type Editing = { base?: ProfileRow; initial: ProfileInput };
@@ -39,6 +40,8 @@ function summary(row: ProfileRow): string {
 
 function ProfileItem({ latest, versions, origin, onEdit, onDuplicate, onDelete }: { latest: ProfileRow; versions: ProfileRow[]; origin: string; onEdit: () => void; onDuplicate: () => void; onDelete: () => Promise<void> }) {
   const readOnly = isReadOnlyProfile(latest);
+  // A supervision profile's review rules can be put to the recorded rounds (issue 31).
+  const replay = useProfileReplay(() => toProfile(latest));
   return (
     <li className="profile-item" data-testid="profile-item" data-profile-id={latest.id} data-version={latest.version} data-origin={origin}>
       <div className="profile-item__main">
@@ -59,8 +62,10 @@ function ProfileItem({ latest, versions, origin, onEdit, onDuplicate, onDelete }
             </ol>
           </details>
         )}
+        {replay.replay && <ProfileReplayResultView replay={replay.replay} onClose={replay.close} />}
       </div>
       <div className="profile-item__actions">
+        {latest.kind === 'supervision' && <ProfileReplayButton name={latest.name} disabled={!replay.canStart} onClick={replay.start} />}
         {readOnly ? (
           <span className="muted profile-item__readonly" title="Built-in profiles ship with Steward and never change: duplicate one to make your own.">
             read-only

@@ -126,13 +126,5 @@ export function ExposureText({ models, privacy, ollamaHost }: { models: { studen
 /** The Runtime group: editable (RuntimeGroup.tsx). */
 export { RuntimeGroup, runtimeSummary } from './RuntimeGroup';
 
-export function SynthesisGroup() {
-  return (
-    <div className="form-grid" data-testid="synthesis-group">
-      <p>
-        <strong>Not available yet.</strong> Synthesis would generate extra training examples (variations of reviewed rounds) for the student. Steward does not synthesise data today: every
-        learning example comes from a real round a teacher reviewed or decided, and you export them from <a href={routeHref({ name: 'learning' })}>Learning</a>.
-      </p>
-    </div>
-  );
-}
+/** The Synthesis group: speech for delivered responses, editable (SynthesisGroup.tsx). */
+export { SynthesisGroup, synthesisGroupSummary } from './SynthesisGroup';

@@ -1,40 +1,17 @@
 import { useState } from 'react';
 import type { HostedWorkflow } from '@shared/contracts/hosted-workflow';
-import { OUTPUT_TOKEN_BOUNDS, PROPOSAL_OUTPUT_TOKENS } from '@shared/contracts/output-bound';
 import { useHost } from '../../app/HostProvider';
-import { fieldDomId, FieldRow } from '../../components/Form';
+import { fieldDomId } from '../../components/Form';
 import { runtimeLimitsOf, setRuntimeLimits } from '../../db/workflow-runtime';
 import { parseRuntimeTexts, runtimeTextsOf, type RuntimeField, type RuntimeTexts } from '../../supervision/runtime-edit';
+import { RuntimeFields } from '../../supervision/RuntimeFields';
+import { GroupSaveRow } from './GroupSaveRow';
 
 const FIELD_IDS = {
   max_rounds: fieldDomId('limits.max_rounds'),
   decision_timeout_s: fieldDomId('limits.decision_timeout_ms'),
   max_output_tokens: fieldDomId('limits.max_output_tokens'),
 } satisfies Record<RuntimeField, string>;
-
-const FIELDS = [
-  {
-    field: 'max_rounds',
-    label: 'Round limit',
-    unit: 'rounds',
-    placeholder: '12',
-    hint: 'The run stops after this many model rounds without completing (1–200).',
-  },
-  {
-    field: 'decision_timeout_s',
-    label: 'Decision timeout',
-    unit: 'seconds',
-    placeholder: 'none',
-    hint: 'A model that takes longer over one decision (or one review) is stopped and the round fails (1–600 s). Empty: only each model’s own call timeout.',
-  },
-  {
-    field: 'max_output_tokens',
-    label: 'Model reply bound',
-    unit: 'output tokens',
-    placeholder: `Steward’s own (${PROPOSAL_OUTPUT_TOKENS.toLocaleString('en')} / ${OUTPUT_TOKEN_BOUNDS.teacher.toLocaleString('en')})`,
-    hint: `Output tokens one reply may use, sent with every proposal and review so the model’s server stops there (256–32,768). A reply cut at the bound is never used. Empty: ${PROPOSAL_OUTPUT_TOKENS.toLocaleString('en')} for a proposal, ${OUTPUT_TOKEN_BOUNDS.teacher.toLocaleString('en')} for a review.`,
-  },
-] as const satisfies readonly { field: RuntimeField; label: string; unit: string; placeholder: string; hint: string }[];
 
 /**
  * The agent's runtime limits (issue 29): round limit, decision timeout and model reply bound,
@@ -76,54 +53,18 @@ export function RuntimeGroup({ doc }: { doc: HostedWorkflow }) {
   const script = doc.script;
   return (
     <div className="form-grid" id={fieldDomId('runtime')} tabIndex={-1} data-testid="runtime-group">
-      {FIELDS.map(({ field, label, unit, placeholder, hint }) => {
-        const id = FIELD_IDS[field];
-        const issue = issues[field];
-        return (
-          <FieldRow key={field} label={label} htmlFor={id} hint={hint} issue={issue}>
-            <span className="input-with-unit">
-              <input
-                id={id}
-                className="input input--number"
-                inputMode="decimal"
-                value={texts[field]}
-                placeholder={placeholder}
-                data-testid={`runtime-${field}`}
-                onChange={(e) => change(field, e.target.value)}
-                {...(issue ? { 'aria-invalid': true, 'aria-describedby': `${id}-issue` } : {})}
-              />{' '}
-              <span className="muted">{unit}</span>
-            </span>
-          </FieldRow>
-        );
-      })}
-      <div className="form-row">
-        <span className="form-row__label" aria-hidden="true">
-          {'\u00a0'}
-        </span>
-        <div className="form-row__control">
-          <div>
-            <button type="button" className="button button--primary" disabled={!changed || !parsed.ok || saving} onClick={() => void save()} data-testid="runtime-save">
-              Save runtime limits
-            </button>{' '}
-            {changed && (
-              <button type="button" className="button" disabled={saving} onClick={() => setTyped(undefined)} data-testid="runtime-discard">
-                Discard
-              </button>
-            )}
-          </div>
-          {changed && !parsed.ok && (
-            <p className="form-row__issue" role="alert" data-testid="runtime-refused">
-              Not saved: fix the {Object.keys(issues).length === 1 ? 'value' : 'values'} above first.
-            </p>
-          )}
-          {result && (
-            <p className={result.tone === 'error' ? 'error' : 'ok-text'} role={result.tone === 'error' ? 'alert' : 'status'} data-testid="runtime-result">
-              {result.text}
-            </p>
-          )}
-        </div>
-      </div>
+      <RuntimeFields texts={texts} issues={issues} onChange={change} idOf={(field) => FIELD_IDS[field]} testIdOf={(field) => `runtime-${field}`} />
+      <GroupSaveRow
+        testId="runtime"
+        saveLabel="Save runtime limits"
+        changed={changed}
+        valid={parsed.ok}
+        saving={saving}
+        refusedCount={Object.keys(issues).length}
+        result={result}
+        onSave={() => void save()}
+        onDiscard={() => setTyped(undefined)}
+      />
       <dl className="meta meta--wide">
         <div className="meta__row">
           <dt>Failures</dt>

@@ -22,7 +22,7 @@ import { ADVANCED_GROUP_LABELS, fieldTarget, type AdvancedGroup } from '../../su
 import { useCredentialNames, useStartRun, type WorkflowConfig } from '../../supervision/use-workflow-config';
 import { ProfileSelect, ProfileSelectControl } from './ProfileSelect';
 import { ValidationReportView } from './ValidationReport';
-import { ExposureText, RuntimeGroup, runtimeSummary, SynthesisGroup, ToolSafetyGroup } from './AdvancedGroups';
+import { ExposureText, RuntimeGroup, runtimeSummary, SynthesisGroup, synthesisGroupSummary, ToolSafetyGroup } from './AdvancedGroups';
 import { RunRounds } from '../RunScreen';
 import { ScsSection } from './ScsSection';
 import { RoutesSection } from './RoutesSection';
@@ -363,8 +363,8 @@ export function SupervisionPanel({ row, config }: { row: WorkflowRow; config: Wo
             </div>
           )}
         </Accordion>
-        <Accordion title={ADVANCED_GROUP_LABELS.synthesis} summary="not available yet" open={open.has('synthesis')} onToggle={() => toggle('synthesis')} testId="group-synthesis">
-          <SynthesisGroup />
+        <Accordion title={ADVANCED_GROUP_LABELS.synthesis} summary={synthesisGroupSummary(row.doc)} open={open.has('synthesis')} onToggle={() => toggle('synthesis')} testId="group-synthesis">
+          <SynthesisGroup doc={row.doc} />
         </Accordion>
         <Accordion title={ADVANCED_GROUP_LABELS.deployment} summary={editsLabel('deployment')} open={open.has('deployment')} onToggle={() => toggle('deployment')} testId="group-deployment" badge={modified(['deployment'])}>
           {deployment && (

@@ -94,7 +94,9 @@ export function approvedPlan(call: RoleCall, d: MonitorDecision): PhasePlan | un
   const chosen = options[(d.choice ?? 1) - 1];
   if (!chosen || !d.edit) return chosen;
   const edited = PhasePlan.safeParse({ ...chosen, ...d.edit });
-  return edited.success ? edited.data : undefined;
+  // Stated independently of the machine: an edit may narrow the committee's tools, never widen them.
+  if (!edited.success || edited.data.allowed_tools.some((t) => !chosen.allowed_tools.includes(t))) return undefined;
+  return edited.data;
 }
 /** A usable approval that resolves to no valid plan: refused, never announced. */
 const refusedApproval = (call: RoleCall): boolean => {

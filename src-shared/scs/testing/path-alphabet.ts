@@ -37,11 +37,12 @@ export interface AlphabetOptions {
   alternatives?: boolean;
 }
 
-/** The student's answers over alternatives: plan 2 edited (valid), a plan that does not exist, an edit that is not a plan. */
+/** The student's answers over alternatives: plan 2 edited (valid), a plan that does not exist, an edit that is not a plan, an edit that widens the plan's tools. */
 const CHOICE_ANSWERS = [
   monitorAnswer('approve_plan', { choice: 2, edit: { plan: ['List the notes folder', 'Read each note', 'Quote the action items'] } }),
   monitorAnswer('approve_plan', { choice: 3 }),
   monitorAnswer('approve_plan', { choice: 1, edit: { plan: ['Write summary.md'] } }),
+  monitorAnswer('approve_plan', { choice: 2, edit: { allowed_tools: ['list_directory', 'read_file', 'write_file'] } }),
 ];
 
 /** What the monitor could answer: decision kinds (right or wrong for the trigger), malformed, a failure. */

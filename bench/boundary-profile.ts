@@ -1,0 +1,66 @@
+/**
+ * bench/boundary-profile — the supervised read round of bench/boundary alone, for a profiler
+ * (issue 26): `npx tsx --tsconfig tsconfig.main.json --cpu-prof --cpu-prof-dir=DIR bench/boundary-profile.ts`,
+ * then `node bench/profile-self-time.mjs DIR/<file>.cpuprofile`. The host is the app's (boundary-host.ts);
+ * the model is the scripted TEST DOUBLE. PROFILE_LATENCY_MS=50 profiles the 50 ms model's case.
+ * Prints ms a round per run and the median; with PROFILE_BARE=1 a bare loop alternates with the runs.
+ */
+import { performance } from 'node:perf_hooks';
+import { EventJournal } from '../src-main/events/event-journal';
+import { bareLoop, openAppHost } from './boundary-host';
+
+/** Main-thread time inside the history's appends (hrtime spans around EventJournal.appendReport). */
+let inAppends = 0;
+const appendReport = EventJournal.prototype.appendReport;
+EventJournal.prototype.appendReport = function spanned(this: EventJournal, ...args: Parameters<EventJournal['appendReport']>) {
+  const t0 = performance.now();
+  try {
+    return appendReport.apply(this, args);
+  } finally {
+    inAppends += performance.now() - t0;
+  }
+};
+
+const RUNS = Number(process.env.PROFILE_RUNS ?? 10);
+const ROUNDS = Number(process.env.PROFILE_ROUNDS ?? 200);
+const LATENCY = Number(process.env.PROFILE_LATENCY_MS ?? 0);
+
+async function main() {
+  const app = await openAppHost();
+  const bare = process.env.PROFILE_BARE === '1' ? await bareLoop(app.folder, app.file, LATENCY > 0 ? 40 : ROUNDS, LATENCY) : undefined;
+  try {
+    await app.run(20, { phase: 3, latencyMs: LATENCY });
+    const rounds: number[] = [];
+    const bares: number[] = [];
+    const cpu: number[] = [];
+    const appends: number[] = [];
+    const t0 = performance.now();
+    for (let i = 0; i < RUNS; i += 1) {
+      if (bare) bares.push(await bare.perCall());
+      const c0 = process.cpuUsage();
+      const a0 = inAppends;
+      const ends = await app.run(ROUNDS, { phase: 3, latencyMs: LATENCY });
+      const used = process.cpuUsage(c0);
+      // This process's CPU (every thread: the event loop, the thread pool's syncs) a round, whole run included.
+      cpu.push((used.user + used.system) / 1000 / ROUNDS);
+      appends.push((inAppends - a0) / ROUNDS);
+      rounds.push((ends.at(-1)! - ends[0]!) / (ends.length - 1));
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+    console.log(`rounds (ms): ${rounds.map((x) => x.toFixed(3)).join(' ')}; median ${median(rounds).toFixed(3)}; total ${(performance.now() - t0).toFixed(0)} ms`);
+    console.log(`process CPU a round (ms, the run's start included): ${cpu.map((x) => x.toFixed(3)).join(' ')}; median ${median(cpu).toFixed(3)}`);
+    console.log(`main thread inside history appends a round (ms): median ${median(appends).toFixed(3)}`);
+    if (bare) console.log(`bare (ms): ${bares.map((x) => x.toFixed(3)).join(' ')}; median ${median(bares).toFixed(3)}; ratio ${(median(bares) / median(rounds)).toFixed(2)}×`);
+  } finally {
+    await bare?.close();
+    await app.close();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

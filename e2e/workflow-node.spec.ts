@@ -1,0 +1,104 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { ownHostAndPage } from './own-host';
+
+// Issue 29, workflows as agents (seed 004): a person adds a "Run a workflow" node in the editor,
+// picks one of their stored workflows (its ports come with it), connects it, saves and runs, and
+// sees under the node the child run with the intervention its teacher made inside it. Real host,
+// real page; the models are the child's replay script (the test double at the model boundary).
+
+const SHOTS = '/tmp/shots';
+mkdirSync(SHOTS, { recursive: true });
+const held = ownHostAndPage('subworkflow');
+
+const SUMMARIZE = {
+  format: 'steward/v1',
+  kind: 'workflow',
+  id: 'summarize',
+  name: 'Summarize',
+  nodes: [
+    { id: 'in', kind: 'input', fields: [{ name: 'text', type: 'text' }] },
+    {
+      id: 'writer',
+      kind: 'agent',
+      instructions: 'Summarize in one line.',
+      task: 'Summarize: {{text}}',
+      inputs: [{ name: 'text', type: 'text' }],
+      supervision: { enabled: true, phase: 2 },
+      script: {
+        student: [{ json: { decision_type: 'complete', output: 'notes' } }],
+        teacher: [{ json: { verdict: 'replace', reason_codes: ['hallucination'], explanation: 'Name the slip.', replacement: { decision_type: 'complete', output: 'The release slips a week.' } } }],
+      },
+    },
+    { id: 'out', kind: 'output', fields: [{ name: 'summary', type: 'text' }] },
+  ],
+  edges: [
+    { from: { node: 'in', port: 'text' }, to: { node: 'writer', port: 'text' } },
+    { from: { node: 'writer', port: 'output' }, to: { node: 'out', port: 'summary' } },
+  ],
+};
+
+test('a Run a workflow node: picked in the editor, run, its child run and the teacher’s intervention inside it shown under the node', async () => {
+  const { page, host } = held;
+  await page.setViewportSize({ width: 1360, height: 900 });
+  const dir = mkdtempSync(join(tmpdir(), 'steward-e2e-subworkflow-file-'));
+  try {
+    const file = join(dir, 'summarize.workflow.json');
+    writeFileSync(file, JSON.stringify(SUMMARIZE));
+    await page.goto(host.url);
+    await expect(page.getByTestId('connection-banner')).toHaveCount(0, { timeout: 20_000 });
+    await page.evaluate(() => (window.location.hash = '#/workflows'));
+    await page.getByTestId('import-workflow-file').setInputFiles(file);
+    await expect(page.getByTestId('open-workflow-summarize')).toBeVisible();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+
+  // The editor: the palette's "Run a workflow", then the stored workflow picked; its ports come with it.
+  await page.evaluate(() => (window.location.hash = '#/workflows/new'));
+  await expect(page.getByTestId('node-input')).toBeVisible();
+  await expect(page.getByTestId('palette-item-workflow')).toContainText('Run a workflow');
+  await page.getByTestId('palette-item-workflow').press('Enter');
+  await expect(page.getByTestId('node-workflow')).toBeVisible();
+  const pick = page.getByTestId('inspector-workflow-pick');
+  if (!(await pick.isVisible())) await page.getByTestId('node-workflow').click();
+  await pick.selectOption('summarize');
+  // Named after the workflow it runs (its id follows, as any node's follows its name).
+  await expect(page.getByTestId('node-summarize')).toBeVisible();
+  await expect(page.getByTestId('inspector-workflow-inputs')).toContainText('text · text');
+  await expect(page.getByTestId('inspector-workflow-outputs')).toContainText('summary · text');
+
+  // Connected by keyboard: input.text → workflow.text, workflow.summary → output.result.
+  await page.getByTestId('connect-input-text').focus();
+  await page.keyboard.press('Enter');
+  await page.getByRole('option', { name: /· text/ }).filter({ hasNotText: 'output' }).first().click();
+  await expect(page.getByTestId('rf__edge-input.text->summarize.text')).toHaveCount(1);
+  await page.getByTestId('connect-summarize-summary').focus();
+  await page.keyboard.press('Enter');
+  await page.getByRole('option', { name: /output · result/ }).click();
+  await expect(page.getByTestId('rf__edge-summarize.summary->output.result')).toHaveCount(1);
+  await expect(page.getByTestId('problems-list')).toHaveAttribute('data-count', '0', { timeout: 20_000 });
+  await page.screenshot({ path: `${SHOTS}/workflow-node-editor.png` });
+
+  await page.getByTestId('save-workflow').click();
+  await expect(page.getByTestId('saved-indicator')).toBeVisible();
+  await page.getByTestId('run-workflow').click();
+  await page.getByTestId('run-input-text').fill('Release moved from Monday to next Monday.');
+  await page.getByTestId('run-start').click();
+  await page.getByTestId('open-run').click();
+  await expect(page).toHaveURL(/#\/runs\//);
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed', { timeout: 30_000 });
+
+  // The run view: under the node, the child run, its outcome and the teacher's intervention inside it.
+  const row = page.locator('[data-testid=node-invocation][data-invocation-id="summarize"]');
+  await expect(row).toHaveAttribute('data-status', 'done');
+  await row.locator('.node-inv__toggle').click();
+  const child = row.getByTestId('node-child-run');
+  await expect(child).toContainText('Ran Summarize');
+  await expect(child.getByTestId('node-child-run-status')).toHaveText('Completed');
+  await expect(child.getByTestId('node-child-interventions')).toContainText('the teacher replaced round 1: Name the slip.');
+  await expect(row.getByTestId('node-outputs')).toContainText('The release slips a week.');
+  await page.screenshot({ path: `${SHOTS}/workflow-node-run.png`, fullPage: true });
+});

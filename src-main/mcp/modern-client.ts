@@ -1,0 +1,61 @@
+import { randomUUID } from 'node:crypto';
+import { Client, ProtocolError, ProtocolErrorCode, type CreateMessageRequest, type CreateMessageResult, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/client';
+import type { ChatMessage } from '@shared/contracts/model';
+import { elicitationFields } from '@shared/policy/elicitation-form';
+import { CLIENT_INFO, workspaceRoots, type ClientCapabilityOptions, type ElicitationAsk, type ElicitationReply, type SamplingAsk, type SamplingReply } from './client-capabilities';
+
+/** The revision the SDK v2 client speaks beside the 2025 ones (server/discover, `_meta` per request, multi round-trip requests). */
+export const MODERN_REVISION = '2026-07-28';
+
+/**
+ * The SDK v2 client a 2026-07-28 connection uses: pinned to that revision (no fallback here: the
+ * caller falls back to the 2025-era connection), with the same answers the 2025 client gives. On
+ * this revision a server asks for input by answering a request with `input_required`; the SDK
+ * puts each embedded request to the handlers below (a person for a form or a link, the run's model
+ * for sampling, the workspace for roots) and retries the request with `inputResponses` and the
+ * server's `requestState` echoed untouched.
+ */
+export function newModernClient(options: ClientCapabilityOptions & { probeTimeoutMs: number; maxInputRounds?: number }): Client {
+  const { onElicit, onSample } = options;
+  const client = new Client(CLIENT_INFO, {
+    capabilities: { roots: { listChanged: false }, ...(onElicit ? { elicitation: { form: {}, url: {} } } : {}), ...(onSample ? { sampling: {} } : {}) },
+    versionNegotiation: { mode: { pin: MODERN_REVISION }, probe: { timeoutMs: options.probeTimeoutMs } },
+    inputRequired: { autoFulfill: true, maxRounds: options.maxInputRounds ?? 10 },
+    listMaxPages: 50,
+  });
+  const roots = workspaceRoots(options.roots ?? []);
+  client.setRequestHandler('roots/list', () => ({ roots }));
+  if (onElicit) client.setRequestHandler('elicitation/create', (request) => elicit(request, onElicit));
+  if (onSample) client.setRequestHandler('sampling/createMessage', (request) => sample(request, onSample));
+  return client;
+}
+
+/** A form the person cannot be shown (a field of another kind) is declined without asking. The host fills in `server`. */
+async function elicit(request: ElicitRequest, onElicit: (ask: ElicitationAsk) => Promise<ElicitationReply>): Promise<ElicitResult> {
+  const params = request.params;
+  if (params.mode === 'url') {
+    // 2026-07-28 has no elicitation id (the server correlates through its requestState): one of Steward's own.
+    return toResult(await onElicit({ server: '', mode: 'url', message: params.message, url: params.url, elicitation_id: randomUUID() }));
+  }
+  const form = elicitationFields(params.requestedSchema);
+  if (!form.ok) return { action: 'decline' };
+  return toResult(await onElicit({ server: '', mode: 'form', message: params.message, fields: form.fields }));
+}
+
+function toResult(reply: ElicitationReply): ElicitResult {
+  return reply.action === 'accept' ? { action: 'accept', ...(reply.content ? { content: reply.content } : {}) } : { action: reply.action };
+}
+
+/** Text conversations only, as for the 2025 client. */
+async function sample(request: CreateMessageRequest, onSample: (ask: SamplingAsk) => Promise<SamplingReply>): Promise<CreateMessageResult> {
+  const { params } = request;
+  const messages: ChatMessage[] = params.systemPrompt ? [{ role: 'system', content: params.systemPrompt }] : [];
+  for (const message of params.messages) {
+    const blocks = Array.isArray(message.content) ? message.content : [message.content];
+    const texts = blocks.map((b) => (b.type === 'text' ? b.text : undefined));
+    if (texts.some((t) => t === undefined)) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, 'Steward samples text conversations only');
+    messages.push({ role: message.role, content: texts.join('\n') });
+  }
+  const reply = await onSample({ server: '', messages, max_tokens: params.maxTokens });
+  return { role: 'assistant', content: { type: 'text', text: reply.text }, model: reply.model, stopReason: 'endTurn' };
+}
