@@ -38,7 +38,7 @@ import { stickyVerdictFor } from '@shared/supervisor/ledger';
 import { partialFailureOf, partialMessage, type PartialFailure } from '@shared/workflow/partial-failure';
 import type { NodeProfiles } from './node-deployments';
 import type { SubworkflowParent } from '@shared/contracts/events';
-import { childRunner, runSubworkflowNode, type SubworkflowDeps } from './workflow-node';
+import { childRunId, childRunner, runSubworkflowNode, type SubworkflowDeps } from './workflow-node';
 import type { WorkflowLibrary } from './workflow-library';
 import { workflowToolsFor } from './workflow-as-tool';
 
@@ -773,6 +773,12 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
         }, resumeWith);
       }
       case 'workflow': {
+        // A replay never runs a child workflow again: its agents would call live models (and, in a
+        // dry run, nothing may execute). The child is a run of its own, replayed on its own.
+        if (replay) {
+          const recorded = childRunId(replay.replay_of, invocation.id);
+          return failed('replay_mismatch', `the workflow node ${node.id} ran the stored workflow "${node.workflow}" as a run of its own; a replay does not run it again: replay that run on its own (steward replay ${recorded})`);
+        }
         // A child run that waits is resumed from its own checkpoint with the answer (workflow-node.ts).
         const child = resumeWith?.parked.child;
         if (resumeWith && !child) return failed('internal_error', `the waiting workflow node ${invocation.id} has no child run to resume`);

@@ -112,6 +112,29 @@ describe('a workflow node', () => {
     expect(agentStarted?.type === 'agent.started' && agentStarted.task).toBe('Summarize (plain): Release moved from Monday to next Monday.');
   });
 
+  it('a replay of the parent never runs the child workflow again (its agents would call live models): the node fails closed, naming the child run to replay', async () => {
+    const dir = dataDir();
+    new WorkflowStore(dir).save(summarize as Parameters<WorkflowStore['save']>[0]);
+    const first = await run(dir, parent(), { notes: 'n' });
+    expect(first.result.status).toBe('completed');
+    const events: RunEvent[] = [];
+    const replayed = await runWorkflow({
+      graph: parent(),
+      inputs: { notes: 'n' },
+      specDir: dir,
+      ledger: createMemoryLedger(),
+      onEvent: (e) => events.push(RunEvent.parse(e)),
+      runId: 'replay-run-0001',
+      library: workflowLibrary(dir),
+      replay: { replay_of: 'parent-run-0001', live: false, invocations: {} },
+    });
+    expect(replayed.status).toBe('failed');
+    expect(replayed.message).toContain('a replay does not run it again: replay that run on its own (steward replay parent-run-0001:sum)');
+    // No child run was started: nothing ran under a child id, no model was asked.
+    expect(events.some((e) => e.run_id.startsWith('replay-run-0001:'))).toBe(false);
+    expect(events.some((e) => e.type === 'subworkflow.started')).toBe(false);
+  });
+
   it('a child that fails shows in the parent in words, and the node fails with it', async () => {
     const dir = dataDir();
     const failing = structuredClone(summarize);
