@@ -17,7 +17,8 @@ const json = (text: string) => JSON.parse(text) as Record<string, unknown>;
 const keys = fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'path', 'topic');
 /** JSON objects whose keys include the dangerous ones, nested. */
 const hostile = fc.letrec((tie) => ({
-  value: fc.oneof({ depthSize: 'small' }, fc.string({ maxLength: 8 }), fc.integer(), tie('object')),
+  // No "${": substituteVars rightly refuses a variable nobody defined, which is not what this property is about.
+  value: fc.oneof({ depthSize: 'small' }, fc.string({ maxLength: 8 }).filter((t) => !t.includes('${')), fc.integer(), tie('object')),
   object: fc.array(fc.tuple(keys, tie('value')), { maxLength: 4 }).map((entries) => {
     const out: Record<string, unknown> = {};
     for (const [k, v] of entries) setOwn(out, k, v);
