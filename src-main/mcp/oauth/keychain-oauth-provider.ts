@@ -1,5 +1,7 @@
 import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { errorMessage } from '../errors';
+import { authorizationResponseIssuerRefusal, metadataIssuerRefusal, recordedIssuerOf } from './issuer-check';
 import type { OAuthRecord, OAuthRecordStore } from './oauth-record';
 
 /** A sign-in in progress: where the browser comes back to, and how the host shows the page. */
@@ -32,6 +34,10 @@ const EXPIRY_MARGIN_MS = 30_000;
 export class KeychainOAuthProvider implements OAuthClientProvider {
   private verifier: string | undefined;
   private discovery: OAuthDiscoveryState | undefined;
+  /** The record as this flow found it: what a refused sign-in leaves behind (undoRefusedSignIn). */
+  private readonly found: OAuthRecord;
+  /** This flow's authorization response was refused (issuer checks): what it stored is to be undone. */
+  private refused = false;
 
   private constructor(
     private readonly records: OAuthRecordStore,
@@ -46,7 +52,9 @@ export class KeychainOAuthProvider implements OAuthClientProvider {
      * the flow, so it asks the person instead of refreshing the old, narrower grant.
      */
     private fresh: boolean,
-  ) {}
+  ) {
+    this.found = record;
+  }
 
   static async load(
     records: OAuthRecordStore,
@@ -112,6 +120,7 @@ export class KeychainOAuthProvider implements OAuthClientProvider {
     // A refresh that returns no new refresh token keeps the old one (RFC 6749 §6).
     const refresh_token = tokens.refresh_token ?? this.record.tokens?.refresh_token;
     this.fresh = false;
+    this.refused = false;
     await this.write((r) => ({ ...r, tokens: refresh_token === undefined ? tokens : { ...tokens, refresh_token }, expires_at }));
   }
 
@@ -130,7 +139,33 @@ export class KeychainOAuthProvider implements OAuthClientProvider {
   }
 
   saveDiscoveryState(state: OAuthDiscoveryState): void {
+    // RFC 8414 §3.3: metadata naming another issuer than the one the resource metadata advertised
+    // is not used (the SDK saves it before any use). With no advertised issuer (the 2025-03-26
+    // fallback to the MCP server's own origin) there is no issuer identifier to hold it to.
+    const metadata = state.authorizationServerMetadata;
+    const advertised = (state.resourceMetadata?.authorization_servers ?? []).length > 0;
+    const refusal = metadata === undefined || !advertised ? undefined : metadataIssuerRefusal(state.authorizationServerUrl, metadata.issuer);
+    if (refusal !== undefined) throw new Error(refusal);
     this.discovery = state;
+  }
+
+  /** RFC 9207: whether the redirect's `iss` (undefined when absent) matches this sign-in's authorization server; a refusal in words if not. */
+  issuerRefusal(iss: string | undefined): string | undefined {
+    const refusal = authorizationResponseIssuerRefusal(recordedIssuerOf(this.discovery?.authorizationServerMetadata), iss);
+    if (refusal !== undefined) this.refused = true;
+    return refusal;
+  }
+
+  /** After a refused authorization response: the keychain goes back to what this flow found (a client it registered is not kept). */
+  async undoRefusedSignIn(): Promise<boolean> {
+    if (!this.refused) return false;
+    this.refused = false;
+    try {
+      await this.write(() => this.found);
+    } catch (error) {
+      throw new Error(`the sign-in to MCP server "${this.serverLabel}" was stopped, and Steward could not remove the client registration it had stored for it: ${errorMessage(error)}`);
+    }
+    return true;
   }
 
   discoveryState(): OAuthDiscoveryState | undefined {

@@ -19,11 +19,17 @@ const PAGE = (text: string) =>
   `<!doctype html><meta charset="utf-8"><title>Steward</title><body style="font:16px system-ui;margin:3em">${text}</body>`;
 
 /**
+ * Checks the authorization response's `iss` (undefined when absent) before its code is accepted:
+ * a refusal in words stops the sign-in there (issuer-check.ts, RFC 9207), so the code is never exchanged.
+ */
+export type IssuerCheck = (iss: string | undefined) => string | undefined;
+
+/**
  * Listens on 127.0.0.1 (RFC 8252 §7.3: a loopback redirect, never a name a resolver could change)
  * for `/callback?code=…&state=…`. Only the request carrying this sign-in's state counts; the page
  * shown never repeats the code. `preferredPort` reuses the port a registered client knows.
  */
-export async function startLoopbackRedirect(preferredPort?: number): Promise<LoopbackRedirect> {
+export async function startLoopbackRedirect(preferredPort?: number, checkIssuer?: IssuerCheck): Promise<LoopbackRedirect> {
   const state = randomBytes(16).toString('hex');
   let settle: { resolve: (code: string) => void; reject: (error: Error) => void } | undefined;
   const arrived = new Promise<string>((resolve, reject) => {
@@ -47,6 +53,12 @@ export async function startLoopbackRedirect(preferredPort?: number): Promise<Loo
       const why = (url.searchParams.get('error_description') ?? error ?? 'no code').slice(0, 200);
       res.writeHead(400, { 'content-type': 'text/html' }).end(PAGE('Sign-in was not completed. You can close this tab.'));
       settle?.reject(new SignInFailedError(`the authorization server did not sign you in (${why})`));
+      return;
+    }
+    const refusal = checkIssuer?.(url.searchParams.get('iss') ?? undefined);
+    if (refusal !== undefined) {
+      res.writeHead(400, { 'content-type': 'text/html' }).end(PAGE(`${escapeHtml(refusal)} You can close this tab.`));
+      settle?.reject(new SignInFailedError(refusal));
       return;
     }
     res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE('Signed in. You can close this tab and return to Steward.'));
@@ -73,6 +85,10 @@ export async function startLoopbackRedirect(preferredPort?: number): Promise<Loo
       });
     },
   };
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 function listen(server: Server, port: number | undefined): Promise<number> {

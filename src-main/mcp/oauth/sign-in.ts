@@ -58,16 +58,19 @@ async function consentFlow(
   hint: AuthHint,
 ): Promise<void> {
   const why = hint.scope ? `it asks for access to ${hint.scope}` : 'its sign-in is missing or has expired';
-  const redirect = await startLoopbackRedirect(portOf((await records.read()).client));
+  let p: KeychainOAuthProvider | undefined;
+  const redirect = await startLoopbackRedirect(portOf((await records.read()).client), (iss) => p?.issuerRefusal(iss));
   try {
     const interaction = { redirectUrl: redirect.redirectUrl, state: redirect.state, open: (url: URL) => options.open(url, why) };
-    const p = await KeychainOAuthProvider.load(records, spec.id, { interaction, preRegistered: options.preRegistered, fresh: true });
+    p = await KeychainOAuthProvider.load(records, spec.id, { interaction, preRegistered: options.preRegistered, fresh: true });
     const base = { serverUrl: endpoint.url, resourceMetadataUrl: hint.resourceMetadataUrl, scope: hint.scope, fetchFn: options.authFetch };
     if ((await auth(p, base)) === 'AUTHORIZED') return;
     let authorizationCode: string;
     try {
       authorizationCode = await redirect.code(options.timeoutMs ?? DEFAULT_SIGN_IN_TIMEOUT_MS);
     } catch (error) {
+      // A response refused by the issuer checks: the keychain is left as the consent found it.
+      if (await p.undoRefusedSignIn()) throw new SignInRequiredError(`MCP server "${spec.id}" needed your consent (${why}): ${errorMessage(error)}`);
       throw new SignInRequiredError(`MCP server "${spec.id}" needed your consent (${why}) and it did not come: ${errorMessage(error)}`);
     }
     if ((await auth(p, { ...base, authorizationCode })) !== 'AUTHORIZED') throw new SignInRequiredError(`MCP server "${spec.id}": the authorization server did not issue a token after your consent`);
@@ -135,11 +138,13 @@ export async function connectSignedIn(spec: McpServerSpec, options: SignInOption
     return { conn, close: () => conn.close() };
   }
   const known = await records.read();
-  const redirect = await startLoopbackRedirect(portOf(known.client));
+  // The provider of the flow under way: its authorization server's issuer is what the redirect's `iss` must be.
+  let flowProvider: KeychainOAuthProvider | undefined;
+  const redirect = await startLoopbackRedirect(portOf(known.client), (iss) => flowProvider?.issuerRefusal(iss));
   try {
     const interaction = { redirectUrl: redirect.redirectUrl, state: redirect.state, open: options.open };
     const auth = oauthFetch({
-      provider: () => KeychainOAuthProvider.load(records, spec.id, { interaction, preRegistered: () => preRegisteredClient(spec, options.store) }),
+      provider: async () => (flowProvider = await KeychainOAuthProvider.load(records, spec.id, { interaction, preRegistered: () => preRegisteredClient(spec, options.store) })),
       endpoint,
       authFetch: signInFetch(endpoint, options.privacy),
       awaitCode: () => redirect.code(timeoutMs),
@@ -150,10 +155,13 @@ export async function connectSignedIn(spec: McpServerSpec, options: SignInOption
       async close() {
         await conn.close();
         await redirect.close();
+        await flowProvider?.undoRefusedSignIn();
       },
     };
   } catch (error) {
     await redirect.close();
+    // A sign-in stopped by the issuer checks (issuer-check.ts) keeps no client it registered on the way.
+    await flowProvider?.undoRefusedSignIn();
     throw error;
   }
 }
