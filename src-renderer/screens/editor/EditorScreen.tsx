@@ -229,13 +229,15 @@ function Editor({ initial, save, adopt, openRun, showRun }: { initial: Opened; s
         return false;
       }
       setOpened({ ...out.opened, doc: draft });
-      // Saved is not runnable: the host's problems with what was saved are said with it.
-      const left = checked.state === 'checked' ? checked.problems.length : await client.request('workflows.validate', { workflow: parsed.data }).then((r) => r.problems.length, () => checked.problems.length);
-      setNotice(left === 0 ? { text: 'Saved.', ok: true } : { text: `Saved with ${left} problem${left === 1 ? '' : 's'}: it cannot run until ${left === 1 ? 'it is' : 'they are'} fixed (see the list below the canvas).`, warn: true });
+      // The route follows the save at once, before the check below: a person who leaves the editor
+      // while that check runs is not brought back to it when it answers.
       if (out.opened.storedId !== opened.storedId && out.opened.storedId !== undefined) {
         adopt(out.opened.storedId);
         navigate({ name: 'workflow-edit', workflowId: out.opened.storedId, run: false });
       }
+      // Saved is not runnable: the host's problems with what was saved are said with it.
+      const left = checked.state === 'checked' ? checked.problems.length : await client.request('workflows.validate', { workflow: parsed.data }).then((r) => r.problems.length, () => checked.problems.length);
+      setNotice(left === 0 ? { text: 'Saved.', ok: true } : { text: `Saved with ${left} problem${left === 1 ? '' : 's'}: it cannot run until ${left === 1 ? 'it is' : 'they are'} fixed (see the list below the canvas).`, warn: true });
       return true;
     },
     [adopt, checked.problems.length, checked.state, client, draft, opened, pending.length, save],
