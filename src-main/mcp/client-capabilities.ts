@@ -73,17 +73,34 @@ export function newMcpClient(options: ClientCapabilityOptions): Client {
   return client;
 }
 
-/** Text conversations only: an image, audio or tool block is refused as a request Steward cannot take. */
-async function sample(request: CreateMessageRequest, onSample: (ask: SamplingAsk) => Promise<SamplingReply>): Promise<CreateMessageResult> {
-  const { params } = request;
+/** A sampling request as both SDKs type it: what Steward reads of it. */
+export interface SamplingParams {
+  systemPrompt?: string;
+  maxTokens: number;
+  messages: readonly { role: 'user' | 'assistant'; content: { type: string; text?: string } | readonly { type: string; text?: string }[] }[];
+}
+
+/**
+ * A sampling request as the conversation Steward samples: text only (an image, audio or tool block
+ * is refused as a request Steward cannot take: undefined). One reading for the 2025 and the 2026-07-28 clients.
+ */
+export function samplingConversation(params: SamplingParams): ChatMessage[] | undefined {
   const messages: ChatMessage[] = params.systemPrompt ? [{ role: 'system', content: params.systemPrompt }] : [];
   for (const message of params.messages) {
     const blocks = Array.isArray(message.content) ? message.content : [message.content];
-    const texts = blocks.map((b) => (b.type === 'text' ? b.text : undefined));
-    if (texts.some((t) => t === undefined)) throw new McpError(ErrorCode.InvalidRequest, 'Steward samples text conversations only');
+    const texts = blocks.map((b: { type: string; text?: string }) => (b.type === 'text' ? b.text : undefined));
+    if (texts.some((t) => t === undefined)) return undefined;
     messages.push({ role: message.role, content: texts.join('\n') });
   }
-  const reply = await onSample({ server: '', messages, max_tokens: params.maxTokens });
+  return messages;
+}
+
+export const SAMPLES_TEXT_ONLY = 'Steward samples text conversations only';
+
+async function sample(request: CreateMessageRequest, onSample: (ask: SamplingAsk) => Promise<SamplingReply>): Promise<CreateMessageResult> {
+  const messages = samplingConversation(request.params);
+  if (!messages) throw new McpError(ErrorCode.InvalidRequest, SAMPLES_TEXT_ONLY);
+  const reply = await onSample({ server: '', messages, max_tokens: request.params.maxTokens });
   return { role: 'assistant', content: { type: 'text', text: reply.text }, model: reply.model, stopReason: 'endTurn' };
 }
 

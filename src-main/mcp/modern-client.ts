@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, ProtocolError, ProtocolErrorCode, type CreateMessageRequest, type CreateMessageResult, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/client';
-import type { ChatMessage } from '@shared/contracts/model';
 import { elicitationFields } from '@shared/policy/elicitation-form';
-import { CLIENT_INFO, workspaceRoots, type ClientCapabilityOptions, type ElicitationAsk, type ElicitationReply, type SamplingAsk, type SamplingReply } from './client-capabilities';
+import { CLIENT_INFO, SAMPLES_TEXT_ONLY, samplingConversation, workspaceRoots, type ClientCapabilityOptions, type ElicitationAsk, type ElicitationReply, type SamplingAsk, type SamplingReply } from './client-capabilities';
 
 /** The revision the SDK v2 client speaks beside the 2025 ones (server/discover, `_meta` per request, multi round-trip requests). */
 export const MODERN_REVISION = '2026-07-28';
@@ -46,16 +45,10 @@ function toResult(reply: ElicitationReply): ElicitResult {
   return reply.action === 'accept' ? { action: 'accept', ...(reply.content ? { content: reply.content } : {}) } : { action: reply.action };
 }
 
-/** Text conversations only, as for the 2025 client. */
+/** Text conversations only, read as for the 2025 client. */
 async function sample(request: CreateMessageRequest, onSample: (ask: SamplingAsk) => Promise<SamplingReply>): Promise<CreateMessageResult> {
-  const { params } = request;
-  const messages: ChatMessage[] = params.systemPrompt ? [{ role: 'system', content: params.systemPrompt }] : [];
-  for (const message of params.messages) {
-    const blocks = Array.isArray(message.content) ? message.content : [message.content];
-    const texts = blocks.map((b) => (b.type === 'text' ? b.text : undefined));
-    if (texts.some((t) => t === undefined)) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, 'Steward samples text conversations only');
-    messages.push({ role: message.role, content: texts.join('\n') });
-  }
-  const reply = await onSample({ server: '', messages, max_tokens: params.maxTokens });
+  const messages = samplingConversation(request.params);
+  if (!messages) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, SAMPLES_TEXT_ONLY);
+  const reply = await onSample({ server: '', messages, max_tokens: request.params.maxTokens });
   return { role: 'assistant', content: { type: 'text', text: reply.text }, model: reply.model, stopReason: 'endTurn' };
 }
