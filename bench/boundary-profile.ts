@@ -32,11 +32,18 @@ async function main() {
     await app.run(20, { phase: 3, latencyMs: LATENCY });
     const rounds: number[] = [];
     const bares: number[] = [];
+    const bareCpu: number[] = [];
     const cpu: number[] = [];
     const appends: number[] = [];
     const t0 = performance.now();
     for (let i = 0; i < RUNS; i += 1) {
-      if (bare) bares.push(await bare.perCall());
+      if (bare) {
+        const b0 = process.cpuUsage();
+        bares.push(await bare.perCall());
+        const used = process.cpuUsage(b0);
+        // This process's CPU a bare call (the SDK client's side; the server is a process of its own, as in the host's case).
+        bareCpu.push((used.user + used.system) / 1000 / (LATENCY > 0 ? 40 : ROUNDS));
+      }
       const c0 = process.cpuUsage();
       const a0 = inAppends;
       const ends = await app.run(ROUNDS, { phase: 3, latencyMs: LATENCY });
@@ -51,6 +58,7 @@ async function main() {
     console.log(`process CPU a round (ms, the run's start included): ${cpu.map((x) => x.toFixed(3)).join(' ')}; median ${median(cpu).toFixed(3)}`);
     console.log(`main thread inside history appends a round (ms): median ${median(appends).toFixed(3)}`);
     if (bare) console.log(`bare (ms): ${bares.map((x) => x.toFixed(3)).join(' ')}; median ${median(bares).toFixed(3)}; ratio ${(median(bares) / median(rounds)).toFixed(2)}×`);
+    if (bare) console.log(`bare loop's CPU a call in this process (ms): median ${median(bareCpu).toFixed(3)}; against a round's ${median(cpu).toFixed(3)}: ${(median(bareCpu) / median(cpu)).toFixed(2)}×`);
   } finally {
     await bare?.close();
     await app.close();

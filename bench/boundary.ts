@@ -91,6 +91,8 @@ async function main() {
     // Within the long runs: a round among the first 20 and among the last 20 (the span over its
     // rounds: a read's round reaches the page with the next commit, so several can arrive together).
     const cpuPerRound: number[] = [];
+    // The bare loop's CPU a call in this process, the same way: both sides' servers are processes of their own.
+    const bareCpuPerCall: number[] = [];
     const early: number[] = [];
     const late: number[] = [];
     const span = (ends: number[]) => (ends.at(-1)! - ends[0]!) / (ends.length - 1);
@@ -102,7 +104,10 @@ async function main() {
     await bare.perCall();
     await app.run(SHORT, { phase: 3, latencyMs: 0 });
     for (let i = 0; i < SAMPLES; i += 1) {
+      const bareCpu0 = process.cpuUsage();
       rows.bare.push(await bare.perCall());
+      const bareUsed = process.cpuUsage(bareCpu0);
+      bareCpuPerCall.push((bareUsed.user + bareUsed.system) / 1000 / ROUNDS);
       const cpu0 = process.cpuUsage();
       const long = await app.run(ROUNDS, { phase: 3, latencyMs: 0 });
       const used = process.cpuUsage(cpu0);
@@ -145,6 +150,8 @@ async function main() {
     console.log('');
     console.log(`supervised rounds vs bare loop (throughput): ${(m.bare / m.boundary).toFixed(2)}× (target ≥ 0.5×)`);
     console.log(`the host process's CPU a phase 3 read round (all its threads, the run's start included): ${median(cpuPerRound).toFixed(3)} ms`);
+    // Less moved by other work on the machine than wall time (a loaded machine delays the bare loop's ping-pong most).
+    console.log(`the bare loop's CPU a call in this process: ${median(bareCpuPerCall).toFixed(3)} ms; CPU a call vs CPU a round: ${(median(bareCpuPerCall) / median(cpuPerRound)).toFixed(2)}×`);
     console.log(`a round of a ${ROUNDS}-round run vs one of a ${SHORT}-round run: ${(longRound / shortRound).toFixed(2)}× (target ≤ 1.1×)`);
     console.log(`within the ${ROUNDS}-round runs, a round among the last ${SHORT} vs among the first ${SHORT}: ${(median(late) / median(early)).toFixed(2)}×`);
     console.log(`writes: supervised rounds vs the bare loop making the same call: ${(m.writeBare / m.write).toFixed(2)}× (one sync per round, before the call)`);

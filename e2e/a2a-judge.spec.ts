@@ -85,6 +85,17 @@ test('an A2A judge: the run view names each judgment by its agent card, and the 
   await node.scrollIntoViewIfNeeded();
   await shot(page, 'a2a-judge-timeline');
 
+  // The privacy log: each judgment sent to the agent, by its card and host, sizes and field names — never the text.
+  await page.evaluate((id) => (window.location.hash = `#/runs/${id}/privacy`), run_id);
+  const sent = page.getByTestId('privacy-a2a-call');
+  await expect(sent).toHaveCount(2);
+  await expect(sent.nth(0)).toHaveAttribute('data-outcome', 'answered');
+  await expect(sent.nth(0)).toContainText(`the A2A agent “${SCRIPTED_JUDGE_CARD.name}” ${SCRIPTED_JUDGE_CARD.version} at ${new URL(judge.url).host} (this machine)`);
+  await expect(sent.nth(0)).toContainText('masked before it left; not logged');
+  await expect(page.getByTestId('privacy-a2a')).not.toContainText('Cache reads');
+  await page.getByTestId('privacy-a2a').scrollIntoViewIfNeeded();
+  await shot(page, 'a2a-judge-privacy');
+
   // The editor: the judge's settings, and its agent card read by the host under the privacy policy.
   await page.evaluate(() => (window.location.hash = '#/workflows/a2a-judged/edit'));
   await page.locator('.react-flow__controls-fitview').click();

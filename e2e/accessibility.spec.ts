@@ -14,8 +14,10 @@ import { startHostOnPort } from './host-on-port';
  * host, MCP servers and IndexedDB; runs and interventions come from the demos' replay models (the
  * scripted model double at the model boundary). A violation fails the test and names the element.
  */
-// Each state is scanned twice (light, dark): more time than a usual spec's 90 s per test.
-test.describe.configure({ mode: 'serial', timeout: 240_000 });
+// Each state is scanned twice (light, dark): more time than a usual spec's 90 s per test. Each test
+// has its own data folder, host and page (started in beforeEach, about a second), so the tests
+// spread over the workers instead of running one after another on one of them for minutes.
+test.describe.configure({ mode: 'parallel', timeout: 240_000 });
 
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
 const SHOTS = '/tmp/shots';
@@ -28,21 +30,46 @@ let context: BrowserContext;
 let page: Page;
 const card = (name: string) => page.getByTestId('workflow-card').filter({ hasText: name });
 
-test.beforeAll(async ({ browser }) => {
+test.beforeEach(async ({ browser }) => {
   ensureBuilt();
   dataDir = mkdtempSync(join(tmpdir(), 'steward-e2e-a11y-'));
   host = await startHostProcess(dataDir);
   // axe needs a page of a context it may open a page in (not browser.newPage's own context).
   context = await browser.newContext();
   page = await context.newPage();
+  // Opened with the host's one-time link: every test starts on a fresh app that is connected.
+  await page.goto(host.url);
+  await expect(card('Notes assistant')).toBeVisible();
 });
 
-test.afterAll(async () => {
+test.afterEach(async () => {
   await context?.close();
   await host?.stop();
   rmSync(dataDir, { recursive: true, force: true });
   if (otherDataDir) rmSync(otherDataDir, { recursive: true, force: true });
+  otherDataDir = undefined;
 });
+
+/**
+ * Holds the page still for a scan or a screenshot: the colour transitions a theme switch started run
+ * to their end, and the running animations (a spinner, a pulsing dot) pause at the frame they are at.
+ * axe looks at one moment either way; a spinner left turning made each scan about three times slower.
+ */
+async function holdStill(p: Page): Promise<void> {
+  await p.evaluate(async () => {
+    // getAnimations() applies pending style first, so it includes the transitions the switch just started.
+    const running = document.getAnimations();
+    for (const a of running) if (!(a instanceof CSSTransition)) a.pause();
+    await Promise.all(running.filter((a) => a instanceof CSSTransition).map((a) => a.finished.catch(() => undefined)));
+  });
+}
+
+/** The paused animations run on. */
+async function letMove(p: Page): Promise<void> {
+  await p.evaluate(() => {
+    for (const a of document.getAnimations()) if (a.playState === 'paused') a.play();
+  });
+}
 
 /** One line per element axe refused: theme, state, rule, the element and why. */
 async function violations(p: Page, state: string): Promise<string[]> {
@@ -50,7 +77,7 @@ async function violations(p: Page, state: string): Promise<string[]> {
   for (const scheme of ['light', 'dark'] as const) {
     await p.emulateMedia({ colorScheme: scheme });
     // Colours settle (no transition mid-scan).
-    await p.waitForTimeout(150);
+    await holdStill(p);
     const { violations: refused } = await new AxeBuilder({ page: p }).withTags(TAGS).analyze();
     for (const v of refused) {
       // Up to eight elements by name per rule; a list of a hundred alike says no more than its first ones.
@@ -59,6 +86,7 @@ async function violations(p: Page, state: string): Promise<string[]> {
     }
   }
   await p.emulateMedia({ colorScheme: 'light' });
+  await letMove(p);
   return found;
 }
 
@@ -71,10 +99,11 @@ async function expectAccessible(state: string, p: Page = page): Promise<void> {
 async function shots(name: string, p: Page = page): Promise<void> {
   for (const scheme of ['light', 'dark'] as const) {
     await p.emulateMedia({ colorScheme: scheme });
-    await p.waitForTimeout(150);
+    await holdStill(p);
     await p.screenshot({ path: `${SHOTS}/a11y-${name}-${scheme}.png` });
   }
   await p.emulateMedia({ colorScheme: 'light' });
+  await letMove(p);
 }
 
 async function go(hash: string): Promise<void> {
@@ -116,8 +145,6 @@ async function unringedFocusStops(p: Page, stops: number): Promise<{ reached: nu
 }
 
 test('the screens of a fresh app with the demos pass WCAG 2.1 AA in the light and the dark theme', async () => {
-  await page.goto(host.url);
-  await expect(card('Notes assistant')).toBeVisible();
   await expect(page.getByTestId('connection-banner')).toHaveCount(0);
   await expectAccessible('Workflows');
   await shots('workflows');
@@ -146,8 +173,9 @@ test('the screens of a fresh app with the demos pass WCAG 2.1 AA in the light an
   await expect(page.getByTestId('privacy-section')).toBeVisible();
   await expectAccessible('Settings');
   await shots('settings');
+});
 
-  // A workflow's panel with every advanced group open.
+test('a workflow’s panel passes, with every advanced group open, and with unsaved edits and its validation', async () => {
   await go('#/workflows/notes-assistant');
   const panel = page.getByTestId('supervision-panel');
   await expect(panel.getByTestId('config-phase')).toBeVisible();
@@ -268,10 +296,15 @@ test('the editor with a selected node and its problems, and the leave dialog, pa
   await expect(page).toHaveURL(/#\/runs$/);
 });
 
-test('a workflow run: the editor’s run form and banner, the run’s nodes opened, and the graph showing the run pass', async () => {
+/** The example batch-fanout workflow, imported from its file on Workflows. */
+async function importBatchFanout(): Promise<void> {
   const file = join(process.cwd(), 'resources/examples/batch-fanout.workflow.json');
   await go('#/workflows');
   await page.getByTestId('import-workflow-file').setInputFiles({ name: 'batch-fanout.workflow.json', mimeType: 'application/json', buffer: readFileSync(file) });
+}
+
+test('a workflow run: the editor’s run form and banner, the run’s nodes opened, and the graph showing the run pass', async () => {
+  await importBatchFanout();
   await page.getByTestId('run-workflow-batch-fanout').click();
   await expect(page.getByTestId('run-start')).toBeVisible();
   await expectAccessible('the editor’s run form');
@@ -317,13 +350,38 @@ async function expectFocusVisible(where: string, stops = 60): Promise<void> {
 }
 
 test('focus is visible on every control a person reaches by Tab', async () => {
-  for (const hash of ['#/workflows', '#/runs', '#/interventions', '#/settings', '#/registry', '#/learning', '#/workflows/notes-assistant']) {
+  // An app used for a while: a demo's run finished (Learning has its examples), a workflow imported and run.
+  await go('#/workflows');
+  await card('Notes assistant').getByTestId('run-button').click();
+  await expect(page).toHaveURL(/#\/runs\//);
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed', { timeout: 30_000 });
+  await importBatchFanout();
+  await page.getByTestId('run-workflow-batch-fanout').click();
+  await page.getByTestId('run-start').click();
+  await page.getByTestId('open-run').click();
+  await expect(page).toHaveURL(/#\/runs\//);
+  const runId = runIdFromUrl(page.url());
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed', { timeout: 30_000 });
+
+  // Each screen is shown (what it lists is there) before it is tabbed through.
+  const shown: [string, () => Promise<void>][] = [
+    ['#/workflows', () => expect(card('Notes assistant')).toBeVisible()],
+    ['#/runs', () => expect(page.locator(`[data-testid=run-row][data-run-id="${runId}"]`)).toBeVisible()],
+    ['#/interventions', () => expect(page.getByTestId('interventions-empty')).toBeVisible()],
+    ['#/settings', () => expect(page.getByTestId('privacy-section')).toBeVisible()],
+    ['#/registry', () => expect(page.getByTestId('registry-server').first()).toBeVisible()],
+    ['#/learning', () => expect(page.getByTestId('learning-row').first()).toBeVisible({ timeout: 30_000 })],
+    ['#/workflows/notes-assistant', () => expect(page.getByTestId('supervision-panel').getByTestId('config-phase')).toBeVisible()],
+  ];
+  for (const [hash, isShown] of shown) {
     await go(hash);
-    await page.waitForTimeout(500);
+    await isShown();
     await expectFocusVisible(hash);
   }
   await go('#/runs');
+  // The newest run: the workflow's.
   await page.getByTestId('run-row').first().getByRole('link').first().click();
+  await expect(page).toHaveURL(new RegExp(`#/runs/${runId}`));
   await expect(page.getByTestId('run-status')).toBeVisible();
   await expectFocusVisible('a run');
   await go('#/workflows/batch-fanout/edit');

@@ -43,6 +43,10 @@ test('the Learning screen shows the latest eval reports with their gates: the su
   const boundary = page.getByTestId('eval-report-boundary');
   await expect(boundary).toHaveAttribute('data-passed', 'false');
   await expect(boundary.locator('tr[data-gate="unsafe_executions"]')).toHaveAttribute('data-passed', 'false');
+  // The injection check was never run in this data folder: its card says so and offers to run it.
+  const injection = page.getByTestId('eval-report-injection');
+  await expect(injection.getByTestId('injection-none')).toContainText('Not run in this data folder yet');
+  await expect(injection.getByTestId('injection-run')).toHaveText('Run the injection check');
   await boundary.scrollIntoViewIfNeeded();
   await shot(page, 'eval-evidence');
 });

@@ -98,3 +98,30 @@ test('a machine-to-machine client is registered by its id and its private key’
   );
   await expect(page.getByTestId('registry-server').filter({ hasText: 'Machine client' })).toBeVisible();
 });
+
+test('stdio servers negotiate too: a 2026-07-28 server speaks it, the shipped everything server speaks 2025 and its deprecated logging is marked (issue 30)', async () => {
+  await page.goto(host.url);
+  await expect(page.getByTestId('connection-banner')).toHaveCount(0, { timeout: 20_000 });
+  await page.evaluate(() => (window.location.hash = '#/registry'));
+  await page.getByTestId('add-server').click();
+  const form = page.getByTestId('server-form');
+  await form.getByTestId('server-id').fill('modern');
+  await form.getByTestId('server-label').fill('Modern stdio server');
+  await form.getByTestId('server-kind-command').check();
+  await form.getByTestId('server-command').fill(process.execPath);
+  await form.getByTestId('server-args').fill(join(process.cwd(), 'test-support', 'modern-stdio-mcp-server.mjs'));
+  await approveWithTerminalCode(page, host, () => form.getByTestId('save-server').click());
+
+  const modern = page.getByTestId('registry-server').filter({ hasText: 'Modern stdio server' });
+  await modern.getByTestId('inspect-server-modern').click();
+  await expect(modern.locator('[data-testid=registry-tool][data-tool=book_room]')).toBeVisible();
+  await expect(modern.getByTestId('protocol-revision-modern')).toHaveText(/speaks MCP 2026-07-28/);
+  await expect(modern.getByTestId('deprecated-features-modern')).toHaveCount(0);
+
+  const everything = page.getByTestId('registry-server').filter({ hasText: 'Everything test server' });
+  await everything.getByTestId('inspect-server-everything').click();
+  await expect(everything.getByTestId('protocol-revision-everything')).toHaveText(/speaks MCP 2025-(06-18|11-25)/);
+  await expect(everything.getByTestId('deprecated-features-everything')).toContainText('This server sends log messages (logging) — deprecated in MCP 2026-07-28, still supported for this server.');
+  await everything.scrollIntoViewIfNeeded();
+  await shot(page, '63-stdio-revisions-and-deprecated-features');
+});

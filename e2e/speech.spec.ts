@@ -54,8 +54,11 @@ interface Spoken {
 const spoken = (page: Page) => page.evaluate(() => (window as unknown as { __spoken: Spoken[] }).__spoken);
 const cancels = (page: Page) => page.evaluate(() => (window as unknown as { __cancels: number }).__cancels);
 
-test('speech: set in the Synthesis group, only delivered answers are spoken — never the replaced candidate — once, and Stop speaking cancels', async () => {
-  const { page, host } = held;
+/** Every speechSynthesis.speak and cancel call recorded, and one voice offered (installed once per page). */
+let recording = false;
+async function recordSpeech(page: Page): Promise<void> {
+  if (recording) return;
+  recording = true;
   await page.addInitScript(() => {
     const w = window as unknown as { __spoken: { text: string; rate: number }[]; __cancels: number };
     w.__spoken = [];
@@ -66,6 +69,24 @@ test('speech: set in the Synthesis group, only delivered answers are spoken — 
     own('cancel', () => (w.__cancels += 1));
     own('getVoices', () => [{ name: 'Steward Test Voice', lang: 'en-GB', default: true, localService: true, voiceURI: 'steward-test' }]);
   });
+}
+
+async function importWorkflow(page: Page, workflow: { id: string; [key: string]: unknown }): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'steward-e2e-speech-file-'));
+  try {
+    const file = join(dir, `${workflow.id}.workflow.json`);
+    writeFileSync(file, JSON.stringify(workflow));
+    await page.evaluate(() => (window.location.hash = '#/workflows'));
+    await page.getByTestId('import-workflow-file').setInputFiles(file);
+    await expect(page.getByTestId(`open-workflow-${workflow.id}`)).toBeVisible();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('speech: set in the Synthesis group, only delivered answers are spoken — never the replaced candidate — once, and Stop speaking cancels', async () => {
+  const { page, host } = held;
+  await recordSpeech(page);
   await page.setViewportSize({ width: 1360, height: 900 });
   await page.goto(host.url);
   const card = page.getByTestId('workflow-card').filter({ hasText: 'Notes assistant' });
@@ -96,16 +117,7 @@ test('speech: set in the Synthesis group, only delivered answers are spoken — 
   await expect.poll(() => spoken(page)).toEqual([{ text: DEMO_ANSWER, rate: 1.25 }]);
 
   // A workflow whose teacher replaces the student's final answer.
-  const dir = mkdtempSync(join(tmpdir(), 'steward-e2e-speech-file-'));
-  try {
-    const file = join(dir, 'spoken-answer.workflow.json');
-    writeFileSync(file, JSON.stringify(WORKFLOW));
-    await page.evaluate(() => (window.location.hash = '#/workflows'));
-    await page.getByTestId('import-workflow-file').setInputFiles(file);
-    await expect(page.getByTestId('open-workflow-spoken-answer')).toBeVisible();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  await importWorkflow(page, WORKFLOW);
   await page.getByTestId('open-workflow-spoken-answer').click();
   await page.getByTestId('run-workflow').click();
   await page.getByTestId('run-input-question').fill('When does the release ship?');
@@ -136,3 +148,59 @@ test('speech: set in the Synthesis group, only delivered answers are spoken — 
   await expect(page.getByTestId('run-speech-text')).toHaveText('Speech is on for this agent; responses delivered before you opened the run are not read out again.');
   expect(await spoken(page)).toEqual([]);
 });
+
+const GRAPH_ANSWER = 'Spoken from the graph: the release ships on Friday.';
+
+test('speech set on a workflow’s agent node in the graph inspector: refused out of range in words, saved with the workflow, and the run’s delivered answer is spoken with it', async () => {
+  const { page, host } = held;
+  await recordSpeech(page);
+  await page.setViewportSize({ width: 1360, height: 900 });
+  await page.goto(host.url);
+  await expect(page.getByTestId('workflow-card').first()).toBeVisible({ timeout: 30_000 });
+  // The same workflow with speech off on its agent (no synthesis entry), its student's answer accepted.
+  const { synthesis: _off, ...answerer } = WORKFLOW.nodes[1] as (typeof WORKFLOW.nodes)[1] & { synthesis?: unknown };
+  await importWorkflow(page, {
+    ...WORKFLOW,
+    id: 'spoken-from-graph',
+    name: 'Spoken from the graph',
+    nodes: WORKFLOW.nodes.map((n) =>
+      n.id === 'answerer' ? { ...answerer, script: { student: [{ json: { decision_type: 'complete', output: GRAPH_ANSWER } }], teacher: [{ json: { verdict: 'accept', reason_codes: [], explanation: 'Right.' } }] } } : n,
+    ),
+  });
+  await page.getByTestId('open-workflow-spoken-from-graph').click();
+  await page.getByTestId('node-answerer').click();
+  const synthesis = page.getByTestId('inspector').getByTestId('inspector-synthesis');
+  await expect(synthesis.getByTestId('inspector-synthesis-summary')).toContainText('Speech off');
+  await expect(synthesis.getByTestId('inspector-synthesis-voice')).toBeDisabled();
+  // By keyboard: Space turns speech on.
+  await synthesis.getByTestId('inspector-synthesis-enabled').focus();
+  await page.keyboard.press('Space');
+  await expect(synthesis.getByTestId('inspector-synthesis-enabled')).toBeChecked();
+  await expect(synthesis.getByTestId('inspector-synthesis-voice').locator('option')).toHaveText(['Default voice', 'Steward Test Voice (en-GB) · default']);
+  await synthesis.getByTestId('inspector-synthesis-voice').selectOption('Steward Test Voice');
+  const rate = synthesis.getByTestId('inspector-synthesis-rate');
+  await rate.fill('3');
+  await expect(rate).toHaveAttribute('aria-invalid', 'true');
+  await expect(rate).toHaveAccessibleDescription('The speech rate is a number from 0.5 to 2 (1 is normal speed).');
+  await rate.fill('1.5');
+  await expect(rate).not.toHaveAttribute('aria-invalid');
+  await synthesis.getByTestId('inspector-synthesis-speak-ask_user').uncheck();
+  await expect(synthesis.getByTestId('inspector-synthesis-summary')).toContainText('Speech on · 1.5× · Steward Test Voice · presented results, the final answer');
+  await synthesis.scrollIntoViewIfNeeded();
+  await shot(page, 'inspector-synthesis', false);
+  await page.getByTestId('inspector').getByTestId('inspector-runtime').scrollIntoViewIfNeeded();
+  await shot(page, 'inspector-runtime-reply-bound', false);
+  await page.keyboard.press('Control+s');
+  await expect(page.getByTestId('saved-indicator')).toBeVisible();
+
+  await page.getByTestId('run-workflow').click();
+  await page.getByTestId('run-input-question').fill('When does the release ship?');
+  await page.getByTestId('run-start').click();
+  await page.getByTestId('open-run').click();
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed', { timeout: 30_000 });
+  await expect.poll(() => spoken(page)).toEqual([{ text: GRAPH_ANSWER, rate: 1.5 }]);
+  // The run recorded the node's speech on its start, as saved in the graph.
+  const events = await storedEvents(page, runIdFromUrl(page.url()));
+  expect(events.find((e) => e.type === 'agent.started')).toMatchObject({ synthesis: { enabled: true, voice: 'Steward Test Voice', rate: 1.5, speak: ['present_result', 'complete'] } });
+});
+

@@ -80,5 +80,16 @@ test('a trial started from the promotion card finishes with its report; applying
   await expect(reader.getByTestId('promotion-phase')).toHaveText('Phase 3 · Risk-gated');
   const kept = (await api.request('profiles.list', {})) as { profiles: Array<{ profile: { id: string; kind: string; version: number; deployment?: { phase: number } } }> };
   expect(kept.profiles.filter((p) => p.profile.id === 'deployment-two-agents-reader').map((p) => [p.profile.version, p.profile.deployment?.phase])).toEqual([[1, 3]]);
+
+  // The trial run is replayable from its run view: its recorded replies given back (no model call), the same report.
+  await page.evaluate((id) => (window.location.hash = `#/runs/${id}/rounds`), trialRun);
+  await expect(page.getByTestId('trial-run-report')).toContainText(`ollama:cand agreed with the decision finally selected in ${RUNS} of ${RUNS}`);
+  await page.getByTestId('replay-button').click();
+  await page.getByTestId('replay-submit').click();
+  const same = page.getByTestId('trial-differences');
+  await expect(same).toHaveAttribute('data-same', 'true', { timeout: 20_000 });
+  await expect(same.getByTestId('trial-differences-headline')).toHaveText(`The replay made the same report: every one of the ${RUNS} rounds compared as recorded.`);
+  expect(candidate.chatRequests()).toHaveLength(RUNS);
+  await shot(page, 'student-trial-replay');
   api.close();
 });

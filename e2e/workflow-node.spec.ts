@@ -102,3 +102,44 @@ test('a Run a workflow node: picked in the editor, run, its child run and the te
   await expect(row.getByTestId('node-outputs')).toContainText('The release slips a week.');
   await page.screenshot({ path: `${SHOTS}/workflow-node-run.png`, fullPage: true });
 });
+
+// The run above left a parent run and its child run (the same host: tests in a file keep their order).
+test('the Runs list shows the child run under its parent (“part of run …”, the parent’s count of child runs), and opens it', async () => {
+  const { page, host } = held;
+  await page.setViewportSize({ width: 1360, height: 900 });
+  await page.goto(host.url);
+  await expect(page.getByTestId('connection-banner')).toHaveCount(0, { timeout: 20_000 });
+  await page.evaluate(() => (window.location.hash = '#/runs'));
+  const child = page.locator('[data-testid=run-row][data-parent-run-id]');
+  await expect(child).toHaveCount(1, { timeout: 20_000 });
+  const parentId = await child.getAttribute('data-parent-run-id');
+  const childId = await child.getAttribute('data-run-id');
+  expect(childId).toBe(`${parentId}:summarize`);
+  await expect(child).toContainText('Summarize');
+  await expect(child.getByTestId('run-row-parent')).toContainText(`↳ Part of run ${parentId?.slice(0, 8)}`);
+  await expect(child.getByTestId('run-row-parent')).toContainText('node summarize');
+  const parent = page.locator(`[data-testid=run-row][data-run-id="${parentId}"]`);
+  await expect(parent.getByTestId('run-row-children')).toHaveText('· 1 child run');
+  await page.screenshot({ path: `${SHOTS}/workflow-node-runs-list.png` });
+
+  // Selecting the parent offers its child for export, and deleting would take it too (cancelled here).
+  await parent.getByTestId('select-run').check();
+  await expect(page.getByTestId('export-with-children')).toContainText('Export with their 1 child run');
+  await page.getByTestId('delete-runs').click();
+  await expect(page.getByTestId('delete-runs-dialog')).toContainText('Delete 1 run and its 1 child run?');
+  await expect(page.getByTestId('confirm-delete-runs')).toHaveText('Delete 2 runs');
+  await page.getByTestId('cancel-delete-runs').click();
+  await parent.getByTestId('select-run').uncheck();
+
+  // The child row opens the child run.
+  await child.click();
+  await expect(page).toHaveURL(/#\/runs\//);
+  expect(decodeURIComponent(page.url())).toContain(`#/runs/${childId}`);
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed');
+  await expect(page.locator('[data-testid=node-invocation][data-invocation-id="writer"]')).toBeVisible();
+  // It says whose part it is, and leads back there.
+  await expect(page.getByTestId('run-parent-link')).toContainText(`part of run ${parentId?.slice(0, 8)}…, node summarize`);
+  await page.screenshot({ path: `${SHOTS}/workflow-node-child-run.png` });
+  await page.getByTestId('run-parent-link').click();
+  await expect(page.locator('[data-testid=node-invocation][data-invocation-id="summarize"]')).toBeVisible();
+});

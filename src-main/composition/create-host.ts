@@ -45,6 +45,7 @@ import { otlpSendHandlers } from '../otlp/host-otlp-send';
 import { costHandlers } from '../accounting/cost-handlers';
 import { profileReplayHandlers } from '../eval/verdicts/profile-replay-handler';
 import { trialHandlers } from '../learning/trial/trial-handlers';
+import { injectionHandlers } from '../eval/injection/injection-handlers';
 import { PriceListStore } from '../accounting/price-list-store';
 import { readLatestReports } from '../eval/latest-report';
 import { OtlpEndpointStore } from '../otlp/otlp-endpoint-store';
@@ -165,6 +166,7 @@ async function openHost(options: HostOptions): Promise<Host> {
   const actions = new ExplicitActions(audit, options.confirm ?? { kind: 'terminal_code', print: (text) => log(text) });
   // Sending a run to an OTLP collector: the host checks the address against its own privacy policy.
   // Student trials (issue 31): the Learning screen's "Try another student…", each a run of its own.
+  const injection = injectionHandlers({ dataDir: options.dataDir, log });
   const trials = trialHandlers({ journal: outbox, onEvent, privacy: () => registry.privacy(), ollamaHost, credentials, profiles: profileStore, log });
   const otlpSend = otlpSendHandlers({ journal: outbox, privacy: () => registry.privacy(), endpoints: new OtlpEndpointStore(options.dataDir), log, prices: () => priceList.read().prices });
 
@@ -211,7 +213,8 @@ async function openHost(options: HostOptions): Promise<Host> {
       const { loaded, profiles } = withNodeDeployments(storeCall(() => loadStoredWorkflow(workflowStore, id, registry, options.dataDir)), kept);
       return runs.startWorkflow(loaded, inputs, registry.privacy(), { ...workflowTrace(trace, id, kept), nodeProfiles: profiles });
     },
-    'run.cancel': async ({ run_id }) => ({ cancelled: runs.cancel(run_id) }),
+    // A student trial is a run too: the run view's Cancel run stops it (issue 31).
+    'run.cancel': async ({ run_id }) => ({ cancelled: runs.cancel(run_id) || trials.cancel(run_id) }),
     'runs.active': async () => ({ run_ids: runs.activeIds() }),
     'runs.delete': async ({ run_ids }) => ({ deleted: await history.delete(run_ids) }),
     'runs.import': async ({ import_id, events }) => history.import(import_id, events),
@@ -231,11 +234,14 @@ async function openHost(options: HostOptions): Promise<Host> {
         start: (spec, overrides, privacy, extra) => runs.start(spec, overrides, privacy, extra),
         workflow: (id) => (workflowStore.get(id) ? storeCall(() => loadStoredWorkflow(workflowStore, id, registry, options.dataDir)) : undefined),
         startWorkflow: (loaded, inputs, privacy, extra) => runs.startWorkflow(loaded, inputs, privacy, extra),
+        trial: (events) => trials.replay(events),
       }),
     ...otlpSend,
     // The price list and what supervision cost (issue 31).
     ...costHandlers({ journal: outbox, prices: priceList }),
     'eval.latest': async () => readLatestReports(options.dataDir),
+    // The injection check run from the Learning screen (issue 31), as steward eval injection runs it.
+    ...injection.handlers,
     // A supervision profile's rules over the recorded rounds, no model called (issue 31).
     ...profileReplayHandlers(outbox),
     ...trials.handlers,
@@ -294,6 +300,7 @@ async function openHost(options: HostOptions): Promise<Host> {
     'servers.list': async () => ({ servers: registry.servers() }),
     'servers.register': async ({ server, replace }) => actions.run(plans.registerServerPlan(registry, server, replace)),
     'servers.remove': async ({ id }) => actions.run(plans.removeServerPlan(registry, id)),
+    'servers.trust': async ({ id, trust }) => actions.run(plans.setTrustPlan(registry, id, trust)),
     'workspaces.list': async () => ({ workspaces: registry.workspaces() }),
     'workspaces.register': async ({ workspace, replace }) => actions.run(plans.registerWorkspacePlan(registry, options.dataDir, workspace, replace)),
     'workspaces.remove': async ({ id }) => actions.run(plans.removeWorkspacePlan(registry, id)),
@@ -417,6 +424,8 @@ async function openHost(options: HostOptions): Promise<Host> {
       history.dispose();
       feed.close();
       trials.stop();
+      // The injection check under way stops after its current case (it writes no report then).
+      await injection.stop();
       await runs.closeAll();
       flush();
       outbox.close();

@@ -18,6 +18,7 @@ import type { IdempotencyLedger } from '../mcp/idempotency-ledger';
 import { idempotencyKey } from '../mcp/idempotency-ledger';
 import { toolCallTraceparent } from '../otlp/trace-ids';
 import type { ToolHost, ToolProgress } from '../mcp/tool-host';
+import { isInputRequiredPause, type InputContinuation, type InputRequiredPause } from '../mcp/input-pause';
 import type { ModelProvider } from '../providers/provider';
 import { buildStudentPrompt, buildTeacherPrompt, decisionJsonSchema, maskMessage, verdictJsonSchema, type BuiltPrompt } from '../providers/prompts';
 import type { CanonicalHistory } from './canonical-history';
@@ -81,6 +82,24 @@ export interface BoundaryActorDeps {
   decisionTimeoutMs?: number;
   /** The Runtime group's model reply bound (output tokens) for every reply; absent: Steward's own bounds. */
   maxOutputTokens?: number;
+  /**
+   * The run can wait durably (issue 30): a 2026-07-28 server's question for a person pauses the call
+   * (its key stays claimed), `onInputPause` hears of it, and the round ends waiting for the person.
+   */
+  pauseForInput?: boolean;
+  onInputPause?: (pause: InputRequiredPause, call: { round: number; idempotency_key: string; server: string; tool: string }) => void;
+  /**
+   * A paused call the person answered: taken once, by the round that continues it. Its key is the
+   * paused round's (already claimed by this very call), so the retry is the same call continuing,
+   * never a second write in the ledger.
+   */
+  continuation?: (server: string, tool: string) => PausedCall | undefined;
+}
+
+/** A paused call to continue: its key and what goes back to the server. */
+export interface PausedCall {
+  idempotency_key: string;
+  continueWith: InputContinuation;
 }
 
 const MAX_RESULT_CHARS = 100_000;
@@ -98,6 +117,8 @@ function proposalRequest(structured: boolean, snapshot: ProposeInput['snapshot']
 
 /** The host's effects for the boundary machine: models, ledger, history, MCP. */
 export function createBoundaryActors(deps: BoundaryActorDeps) {
+  // Authorized continuations of paused calls, by key: the execute step that follows sends their answers.
+  const continuing = new Map<string, InputContinuation>();
   // With nothing to mask, or a mask that says when it changes, a round builds only what changed.
   const prompts = !deps.maskText ? new StudentPromptCache(undefined) : deps.maskVersion ? new StudentPromptCache({ text: deps.maskText, version: deps.maskVersion }) : undefined;
   return {
@@ -178,6 +199,12 @@ export function createBoundaryActors(deps: BoundaryActorDeps) {
         return { ledger: 'new', confirmation: 'not_needed', finish: gate.allowed ? 'allowed' : 'rejected' };
       }
       if (decision.decision_type !== 'tool_call' || !tool) return { ledger: 'new', confirmation: 'not_needed' };
+      // The call a person's answer continues: its own key, claimed by it when it paused.
+      const paused = input.preconfirmed ? deps.continuation?.(tool.server, tool.name) : undefined;
+      if (paused) {
+        continuing.set(paused.idempotency_key, paused.continueWith);
+        return { idempotency_key: paused.idempotency_key, ledger: 'new', confirmation: tool.effect.requires_user_confirmation ? 'granted' : 'not_needed' };
+      }
       const key = idempotencyKey({
         run_id: deps.runId,
         round: input.round,
@@ -217,19 +244,32 @@ export function createBoundaryActors(deps: BoundaryActorDeps) {
         return execution;
       }
       // Reserve the key before the call: a crash mid-call leaves it in flight, never re-executed.
-      deps.ledger.begin(idempotency_key, { run_id: deps.runId, round: input.round, server: tool.server, tool: tool.name, effect: tool.effect.effect });
+      // A call that continues after a pause holds its key already (the same call, not a second one).
+      const continueWith = continuing.get(idempotency_key);
+      continuing.delete(idempotency_key);
+      if (!continueWith) deps.ledger.begin(idempotency_key, { run_id: deps.runId, round: input.round, server: tool.server, tool: tool.name, effect: tool.effect.effect });
       const index = deps.history.length - 1;
       try {
         const callSignal = deps.runSignal ? AbortSignal.any([signal, deps.runSignal]) : signal;
         const onProgress = deps.onToolProgress && ((progress: ToolProgress) => deps.onToolProgress?.(input.round, idempotency_key, progress));
         const traceparent = deps.traceRunId === undefined ? undefined : toolCallTraceparent(deps.traceRunId, idempotency_key);
-        const raw = await deps.toolHost.execute({ decision, tool, idempotency_key, signal: callSignal, ...(onProgress ? { onProgress } : {}), ...(traceparent ? { traceparent } : {}) });
+        let raw: ToolExecution;
+        try {
+          raw = await deps.toolHost.execute({ decision, tool, idempotency_key, signal: callSignal, ...(onProgress ? { onProgress } : {}), ...(traceparent ? { traceparent } : {}), ...(deps.pauseForInput ? { pauseForInput: true } : {}), ...(continueWith ? { continueWith } : {}) });
+        } catch (err) {
+          if (!isInputRequiredPause(err)) throw err;
+          // Paused, not ended: the key stays claimed; the person's answer continues this call in a later round.
+          deps.history.settle(index, `paused: MCP server "${tool.server}" asked for input; the call goes on once you answer`, false);
+          deps.onInputPause?.(err, { round: input.round, idempotency_key, server: tool.server, tool: tool.name });
+          throw err;
+        }
         const execution = capContent({ ...raw, content: deps.maskText ? deps.maskText(raw.content) : raw.content });
         deps.ledger.finish(idempotency_key, { ok: execution.ok, is_error: execution.is_error });
         deps.history.settle(index, execution.content, execution.is_error);
         deps.onExecution(execution);
         return execution;
       } catch (err) {
+        if (isInputRequiredPause(err)) throw err;
         const text = err instanceof Error ? err.message : String(err);
         const message = deps.maskText ? deps.maskText(text) : text;
         deps.ledger.finish(idempotency_key, { ok: false, is_error: true });

@@ -3,6 +3,7 @@ import { HistoryEntry } from '@shared/contracts/history';
 import { Intervention } from '@shared/contracts/intervention';
 import { ChatMessage } from '@shared/contracts/model';
 import { ToolSnapshot } from '@shared/contracts/tool-snapshot';
+import { ServerInputWait } from '@shared/contracts/server-input';
 import { LearningDataSettings, ProfileKind, ProfileVersionRef, TraceSettings } from '@shared/contracts/profiles';
 import { ModelScript } from '@shared/contracts/script';
 import { AgentSpec } from '@shared/contracts/spec';
@@ -59,6 +60,8 @@ export const RunCheckpoint = z
       })
       .strict()
       .optional(),
+    /** A call paused by its server's input request (issue 30): what continues it once the person answers. */
+    server_input: ServerInputWait.optional(),
     /** What the run refused and ran before it waited: a later final answer is checked against it. */
     claims: ClaimFacts.optional(),
     /**

@@ -31,6 +31,7 @@ export function interventionFor(record: RoundRecord, kind: InterventionKind, run
       };
     case 'confirmation':
     case 'escalation':
+    case 'server_input':
       break;
   }
   // A rejection is tried again in the next round (and a takeover decides the next ones): with no round left, nobody can.
@@ -89,6 +90,7 @@ export function rawDecisionOf(record: RoundRecord, kind: InterventionKind): Deci
     case 'confirmation':
     case 'ask_user':
     case 'request_confirmation':
+    case 'server_input':
       return record.selected?.decision;
     case 'escalation':
     case 'blocked':
@@ -127,7 +129,9 @@ export type ResumeStep =
   /** The person answered the student: the next round's feedback, and the question's result in the history. */
   | { kind: 'answer'; feedback: string; result?: string }
   | { kind: 'takeover' }
-  | { kind: 'stop' };
+  | { kind: 'stop' }
+  /** A tool's question answered (issue 30): the paused call continues, in the next round, with the answers. */
+  | { kind: 'continue_call'; preselected: { decision: Decision; intervention_id: string; confirmed: true } };
 
 /** What the agent is told in its next round's prompt when the person rejects its decision (and what the round shows it was told). */
 export function rejectionFeedback(intervention: Intervention, note: string | undefined): string {
@@ -139,6 +143,10 @@ export function rejectionFeedback(intervention: Intervention, note: string | und
 const withNote = (answer: HumanAnswer) => (answer.note ? ` (${answer.note})` : '');
 
 export function resumeStep(intervention: Intervention, answer: HumanAnswer): ResumeStep {
+  if (intervention.kind === 'server_input' && answer.action !== 'stop') {
+    if (!intervention.decision) throw new Error('there is no paused call to continue');
+    return { kind: 'continue_call', preselected: { decision: intervention.decision, intervention_id: intervention.id, confirmed: true } };
+  }
   switch (answer.action) {
     case 'approve':
       if (!intervention.decision) throw new Error('there is no decision to approve');
@@ -172,5 +180,8 @@ export function resumeStep(intervention: Intervention, answer: HumanAnswer): Res
     // A person supervising a workflow (src-main/workflow/supervision/person-supervisor.ts); an agent never offers it.
     case 'verdict':
       throw new SpecError('a verdict answers a workflow supervisor escalation, not an agent\'s question');
+    // A tool's question (issue 30): handled above.
+    case 'cancel':
+      throw new SpecError('"cancel" dismisses a tool\'s question, not an agent\'s');
   }
 }

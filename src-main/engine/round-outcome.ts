@@ -65,6 +65,8 @@ export function interpretRound(
       break;
     }
     case 'escalated':
+      // A server asked for input in the middle of the call (issue 30): its question waits for the person.
+      if (record.reason === 'input_required') return { next: 'wait', kind: 'server_input' };
       // A teacher who escalates its own takeover decision has nobody to hand to: the run stops.
       if (supervision.on_escalate === 'teacher_takeover' && record.proposer === 'student') return { next: 'takeover' };
       if (supervision.on_escalate === 'human') return { next: 'wait', kind: 'escalation' };

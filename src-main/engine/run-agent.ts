@@ -44,6 +44,8 @@ import { openRunCheckpoint, sealRunCheckpoint } from './sealed-run-checkpoint';
 import { createEventStamper } from './event-stamper';
 import { Handover } from './handover';
 import { interventionFor, rawDecisionOf, resumeStep } from './intervention';
+import type { PausedCall } from './boundary-actors';
+import { inputResponsesFor, serverInputIntervention, serverInputWait, type PausedInput } from './server-input';
 import { createPromptEncoder, learningFromRoundAndShadow } from './learning-record';
 import { ModelGuard } from './model-guard';
 import { unreachableModelMessage } from './model-reachability';
@@ -101,6 +103,12 @@ export interface RunAgentOptions {
   onProgress?: (line: string) => void;
   /** How often that progress is reported (10 s by default); tests make it short. */
   progressIntervalMs?: number;
+  /**
+   * The run can wait durably (the app's runs, issue 30): a 2026-07-28 server's question for a person
+   * pauses its call, the run waits like every other wait (a checkpoint), and the person's answer
+   * continues the same call. Absent: such questions are answered in the process (`onElicit`).
+   */
+  durableServerInput?: boolean;
   /** A person answers an MCP server's elicitation (never a model); absent: servers are told Steward cannot ask. */
   onElicit?: (ask: ElicitationAsk) => Promise<ElicitationReply>;
   /** A person consents in the browser when a remote server asks for a wider scope mid-run (mcp-tool-host.ts). */
@@ -292,7 +300,7 @@ async function runOpened(options: RunAgentOptions, openedSealed: boolean): Promi
     };
     try {
       const wrap = options.wrapToolHost ?? ((host: ToolHost) => host);
-      toolHost = wrap(options.toolHost ?? (await startToolHost(spec.servers, { vars, overrides: spec.tool_effects, cwd: options.specDir, credentials: prepared.credentials, onProgress: notice, progressIntervalMs: options.progressIntervalMs, privacy: options.privacy, oauthStore: options.credentials, oauthConsent: options.oauthConsent, onSecret: (name, value) => void secrets.register(name, value), onElicit: options.onElicit && recordedElicitation(options.onElicit, { mask: (text) => secrets.maskText(text), emit }), onSample: sampleWith(providers.student, options.signal), onReviewSample: maskedReview(options.onReviewSample, (text) => secrets.maskText(text)), sampleModel: modelLabel(spec.models.student), onSent: (call) => emit({ type: 'mcp.called', ...call }) })));
+      toolHost = wrap(options.toolHost ?? (await startToolHost(spec.servers, { vars, overrides: spec.tool_effects, cwd: options.specDir, credentials: prepared.credentials, onProgress: notice, progressIntervalMs: options.progressIntervalMs, privacy: options.privacy, oauthStore: options.credentials, oauthConsent: options.oauthConsent, onSecret: (name, value) => void secrets.register(name, value), ...(options.durableServerInput ? { elicitsDurably: true } : {}), onElicit: options.onElicit && recordedElicitation(options.onElicit, { mask: (text) => secrets.maskText(text), emit }), onSample: sampleWith(providers.student, options.signal), onReviewSample: maskedReview(options.onReviewSample, (text) => secrets.maskText(text)), sampleModel: modelLabel(spec.models.student), onSent: (call) => emit({ type: 'mcp.called', ...call }) })));
     } catch (err) {
       setupError = secrets.maskText(errorText(err));
       throw err;
@@ -320,6 +328,9 @@ async function runOpened(options: RunAgentOptions, openedSealed: boolean): Promi
       resumed: resumed?.scs,
     });
     let preselected: BoundaryInput['preselected'];
+    // A call paused by its server's question (issue 30), as its round left it; and the one a person's answer continues.
+    let paused: PausedInput | undefined;
+    let continuation: (PausedCall & { server: string; tool: string }) | undefined;
     // The person's words for the next round's proposer (a rejection and its note, a reply): its prompt carries them, round.started records them.
     let told: string | undefined;
     let finished = false;
@@ -328,9 +339,19 @@ async function runOpened(options: RunAgentOptions, openedSealed: boolean): Promi
       const { checkpoint: cp, answer } = options.resume;
       // The waiting round's tools say which arguments are sensitive, also in a person's edited ones.
       if (cp.tool_snapshot) snapshot = cp.tool_snapshot;
-      emit({ type: 'intervention.answered', round: cp.intervention.round, intervention_id: cp.intervention.id, answer: withMaskedEdit(answer, cp.intervention.decision, snapshot, sensitiveFound) });
+      // A tool's question: the person's form entries go to the server only, never into the trace (as for any server's ask).
+      const recorded = cp.intervention.kind === 'server_input' ? { action: answer.action, ...(answer.note !== undefined ? { note: answer.note } : {}) } : withMaskedEdit(answer, cp.intervention.decision, snapshot, sensitiveFound);
+      emit({ type: 'intervention.answered', round: cp.intervention.round, intervention_id: cp.intervention.id, answer: recorded });
       const step = resumeStep(cp.intervention, answer);
       switch (step.kind) {
+        case 'continue_call': {
+          const wait = cp.server_input;
+          if (!wait) throw new Error('the run waited for a tool\'s question but kept no call to continue');
+          preselected = step.preselected;
+          const continueWith = { inputResponses: inputResponsesFor(wait, answer), ...(wait.request_state !== undefined ? { requestState: wait.request_state } : {}) };
+          continuation = { server: wait.server, tool: wait.tool, idempotency_key: wait.idempotency_key, continueWith };
+          break;
+        }
         case 'approve':
           preselected = step.preselected;
           // Approve with edits: the person's decision replaces the proposed one, and teaches as a review would.
@@ -399,6 +420,16 @@ async function runOpened(options: RunAgentOptions, openedSealed: boolean): Promi
       },
       shadow: supervision.enabled && supervision.phase === 1 ? (round, outcome) => shadows.set(round, outcome) : undefined,
       runSignal: options.signal,
+      ...(options.durableServerInput ? { pauseForInput: true } : {}),
+      onInputPause: (pause, call) => {
+        paused = { pause, ...call };
+      },
+      continuation: (server, tool) => {
+        const next = continuation;
+        if (!next || next.server !== server || next.tool !== tool) return undefined;
+        continuation = undefined;
+        return next;
+      },
       decisionTimeoutMs: spec.limits.decision_timeout_ms,
       maxOutputTokens: spec.limits.max_output_tokens,
     });
@@ -520,7 +551,15 @@ async function runOpened(options: RunAgentOptions, openedSealed: boolean): Promi
             }
           }
           // The rounds after this one: a rejection is proposed again in them, and none left means nobody can try again.
-          intervention = interventionFor(record, verdict.kind, runId, supervision.enabled, Math.max(0, budget() - (round + 1)));
+          const pausedCall = verdict.kind === 'server_input' ? paused : undefined;
+          paused = undefined;
+          if (verdict.kind === 'server_input' && !pausedCall) {
+            status = 'failed';
+            message = 'a server asked for input, but the call it paused was not kept';
+            finished = true;
+            break;
+          }
+          intervention = pausedCall ? serverInputIntervention(record, pausedCall, runId) : interventionFor(record, verdict.kind, runId, supervision.enabled, Math.max(0, budget() - (round + 1)));
           // The intervention.requested event takes this seq; a resumed run continues after it.
           const requestedSeq = stamper.count;
           checkpoint = {
@@ -551,6 +590,7 @@ async function runOpened(options: RunAgentOptions, openedSealed: boolean): Promi
             ...(prompts.has(round) ? { prompt: prompts.get(round) } : {}),
             scs: scs.checkpoint(),
             claims,
+            ...(pausedCall ? { server_input: serverInputWait(pausedCall) } : {}),
           };
           // Never on disk unlocked: the values sealed, the question in the clear as a page is shown it.
           if (sealKey) checkpoint = sealRunCheckpoint(checkpoint, sealKey, secrets);

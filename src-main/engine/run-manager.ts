@@ -13,6 +13,7 @@ import { resolveSpec } from '../spec/load-spec';
 import type { ConfirmTool } from './boundary-actors';
 import type { CheckpointStore } from './checkpoint';
 import { checkEditedApproval } from './intervention';
+import { checkServerInputAnswer } from './server-input';
 import { runAgent, type RunAgentOptions } from './run-agent';
 import { formatGraphProblem, validateGraph } from '@shared/workflow/validate-graph';
 import { SpecError } from '../spec/spec-errors';
@@ -167,7 +168,9 @@ export class RunManager {
     }
     try {
       checkOffered(checkpoint.intervention, answer);
-      checkEditedApproval(checkpoint.intervention, answer, checkpoint.tool_snapshot);
+      // A tool's question (issue 30): the answer's entries fit its form, or the run keeps waiting.
+      if (checkpoint.intervention.kind === 'server_input') checkServerInputAnswer(checkpoint.intervention, answer);
+      else checkEditedApproval(checkpoint.intervention, answer, checkpoint.tool_snapshot);
     } catch (error) {
       claimed.restore();
       throw error;
@@ -307,6 +310,8 @@ export class RunManager {
       // The checkpoint commits with the run's pending events (intervention.requested among them):
       // one transaction, so a run is never resumed past a missing event.
       persistWaiting: (checkpoint) => this.deps.checkpoints.save(checkpoint),
+      // A 2026-07-28 server's question waits like every other wait: across a restart, answered in the app or the CLI (issue 30).
+      durableServerInput: true,
     });
     this.track(runId, controller, run, 'run');
   }

@@ -7,7 +7,7 @@ import { openHistoryDb, type HistoryDb } from './history-db';
 import { migrateLegacyJournal, type LegacyEvent } from './legacy-journal';
 import type { JournalLoadReport, OpenRun } from './journal-report';
 export type { JournalLoadReport, OpenRun } from './journal-report';
-import { runsQuery, searchQuery, type ListedRun, type RunsPage, type RunsQuery } from './history-queries';
+import { childRunIdsQuery, runsQuery, searchQuery, type ListedRun, type RunsPage, type RunsQuery } from './history-queries';
 
 /**
  * The host's run history (DESIGN.md §2, issues 9 and 26): every event of every run, in the history
@@ -477,6 +477,12 @@ export class EventJournal {
   runsPage(query: RunsQuery = {}): RunsPage {
     this.requireOpen();
     return runsQuery(this.db, query);
+  }
+
+  /** The child runs of these runs (issue 29), grandchildren too, by id (history-queries.ts). */
+  childRunIds(runIds: readonly string[]): string[] {
+    this.requireOpen();
+    return childRunIdsQuery(this.db, runIds);
   }
 
   /** Runs whose words match `text` (every word, by prefix), or whose id is `text` or starts with it; newest first. */

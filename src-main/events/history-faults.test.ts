@@ -3,15 +3,26 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { build } from 'esbuild';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eventId } from '@shared/contracts/events';
 import { HistoryDamagedError } from './history-db';
 import { openHistory } from './open-history';
 
 /** Issue 26's faults: a host killed mid-write, a damaged database file. Real processes, a real database. */
 
-const STORM = path.resolve(__dirname, '../../test-support/history-storm-child.ts');
+const ROOT = path.resolve(__dirname, '../..');
+const STORM = path.join(ROOT, 'test-support/history-storm-child.ts');
+// The storm's child bundled once (esbuild, as the conformance suite's client is), so each of its 50
+// starts is plain Node: under a TypeScript loader, starting took most of each kill's time. In
+// node_modules/.cache so that its packages resolve; one per test process, which may run side by side.
+const STORM_BUNDLE = path.join(ROOT, `node_modules/.cache/steward-history-faults/history-storm-child-${process.pid}.mjs`);
 const tsxEnv = { ...process.env, TSX_TSCONFIG_PATH: path.resolve(__dirname, '../../tsconfig.main.json') };
+
+beforeAll(async () => {
+  await build({ entryPoints: [STORM], outfile: STORM_BUNDLE, bundle: true, platform: 'node', format: 'esm', packages: 'external', alias: { '@shared': path.join(ROOT, 'src-shared') }, logLevel: 'warning' });
+}, 60_000);
+afterAll(() => fs.rmSync(STORM_BUNDLE, { force: true }));
 
 describe('the history under faults', () => {
   let dir: string;
@@ -24,7 +35,7 @@ describe('the history under faults', () => {
     let position = 0;
     for (let kill = 0; kill < 50; kill++) {
       const runId = `run-storm-${String(kill).padStart(4, '0')}`;
-      const child = spawn(process.execPath, ['--import', 'tsx', STORM, dir, runId], { stdio: ['ignore', 'pipe', 'inherit'], env: tsxEnv });
+      const child = spawn(process.execPath, [STORM_BUNDLE, dir, runId], { stdio: ['ignore', 'pipe', 'inherit'] });
       let lastTold = '';
       // Killed somewhere between its first batches and a few hundred: a random moment of the storm.
       const after = Math.floor(Math.random() * 200);

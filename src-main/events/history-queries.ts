@@ -102,3 +102,16 @@ function page(db: HistoryDb, query: RunsQuery, extra: { sql: string; params: unk
     ...(more && last ? { next: { started_at: last.started_at, run_id: last.run_id } } : {}),
   };
 }
+
+/**
+ * The child runs of these runs (issue 29), grandchildren too: a child's id is its parent's, `:`, and
+ * the invocation that ran it (workflow-node.ts: childRunId), so they are the ids that start with the
+ * parent's and a colon (the runs table's unique index on run_id; `;` is the character after `:`).
+ */
+export function childRunIdsQuery(db: HistoryDb, runIds: readonly string[]): string[] {
+  const statement = db.prepare<[string, string], { run_id: string }>('SELECT run_id FROM runs WHERE run_id > ? AND run_id < ?');
+  const found = new Set<string>();
+  for (const id of runIds) for (const row of statement.all(`${id}:`, `${id};`)) found.add(row.run_id);
+  for (const id of runIds) found.delete(id);
+  return [...found];
+}

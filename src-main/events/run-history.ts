@@ -54,13 +54,15 @@ export class RunHistory {
   }
 
   /**
-   * Deletes runs; refuses (conflict, by name and why) when any is running or waiting for a person.
+   * Deletes runs, and their child runs with them; refuses (conflict, by name and why) when any is running or waiting for a person.
    * A journal that cannot be rewritten (disk full, no permission) deletes nothing and rejects with
    * JournalRewriteError, whose message says what to fix (the host answers it as a host_error). Returns how many went.
    */
-  async delete(runIds: readonly string[]): Promise<number> {
+  async delete(asked: readonly string[]): Promise<number> {
     const active = new Set(this.live.activeIds());
     const waiting = this.live.waitingRunIds();
+    // A run's child runs (issue 29: workflows it ran) go with it: they are part of it, never left behind as orphans.
+    const runIds = [...new Set([...asked, ...this.journal.childRunIds(asked)])];
     for (const id of runIds) {
       if (waiting.has(id)) throw new RequestError('conflict', `run "${id}" is waiting for a person: answer or stop it first (nothing was deleted)`);
       if (active.has(id)) throw new RequestError('conflict', `run "${id}" is running: cancel it or let it end first (nothing was deleted)`);

@@ -28,6 +28,11 @@ export interface ClientCapabilityOptions {
    */
   onElicit?: (ask: ElicitationAsk) => Promise<ElicitationReply>;
   /**
+   * The run waits durably for a person (issue 30): a 2026-07-28 server's input request pauses its
+   * call until the person answers, so the 2026-07-28 client declares elicitation even without `onElicit`.
+   */
+  elicitsDurably?: boolean;
+  /**
    * The run's model answers a server's sampling request (only for a server the workflow lets
    * sample). Without it the client does not declare sampling.
    */

@@ -1,6 +1,7 @@
 import { isCredentialRef } from '@shared/contracts/credentials';
 import type { InspectedPrompt, InspectedResource, InspectedTool } from '@shared/contracts/host-api';
 import type { McpServerSpec } from '@shared/contracts/spec';
+import type { DeprecatedFeature } from '@shared/contracts/mcp-revision';
 import type { RegisteredServer } from '@shared/contracts/host-registry';
 import { serverTransport } from '@shared/policy/expand-workflow';
 import type { PrivacyPolicy } from '@shared/policy/privacy';
@@ -17,7 +18,7 @@ import { startToolHost } from './mcp-tool-host';
 export async function inspectServer(
   registered: RegisteredServer,
   options: { workspace?: string; cwd: string; credentials?: CredentialStore; privacy?: PrivacyPolicy },
-): Promise<{ server_name?: string; protocol_version?: string; tools: InspectedTool[]; resources: InspectedResource[]; prompts: InspectedPrompt[] }> {
+): Promise<{ server_name?: string; protocol_version?: string; deprecated_features?: DeprecatedFeature[]; tools: InspectedTool[]; resources: InspectedResource[]; prompts: InspectedPrompt[] }> {
   const secrets = new SecretRegistry();
   const server: McpServerSpec = {
     id: registered.id,
@@ -40,6 +41,7 @@ export async function inspectServer(
       return {
         server_name: status?.server_name,
         ...(status?.protocol_version === undefined ? {} : { protocol_version: status.protocol_version }),
+        ...(status?.deprecated_features === undefined ? {} : { deprecated_features: status.deprecated_features }),
         tools: snapshot.tools.map((t) => ({
           name: t.name,
           description: t.description,

@@ -1,5 +1,6 @@
 import type { Prompt, ReadResourceResult, Resource, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { CallOptions, CallOutcome } from './server-connection';
+import type { DeprecatedFeature } from '@shared/contracts/mcp-revision';
 
 /**
  * What a run's tool host needs of one connected server, whichever revision it speaks: the
@@ -16,6 +17,8 @@ export interface McpConnection {
   readonly serverName: string | undefined;
   /** The MCP revision Steward and the server agreed on (e.g. "2026-07-28"). */
   readonly protocolVersion: string | undefined;
+  /** Features deprecated in MCP 2026-07-28 this server uses (a 2025 server: deprecated-use.ts); absent: none seen. */
+  readonly deprecatedFeatures?: readonly DeprecatedFeature[];
   /** Changes whenever the tool list was fetched anew. */
   readonly toolsVersion: number;
   /** The last lines the server wrote to stderr (none for a remote server). */

@@ -11,6 +11,7 @@ import { maskedArgumentNames, type McpCalled } from '@shared/contracts/server-ca
 import { LOCAL_ONLY, type PrivacyPolicy } from '@shared/policy/privacy';
 import { hashJson } from '../util/hash';
 import { resolveToolEffect } from '@shared/policy/effect-registry';
+import { deprecatedUseText, type DeprecatedFeature } from '@shared/contracts/mcp-revision';
 import { McpCallError, McpStartError, McpToolConfigError, McpLaunchError, errorMessage } from './errors';
 import type { CallOptions, CallOutcome } from './server-connection';
 import type { McpConnection } from './mcp-connection';
@@ -63,6 +64,8 @@ export interface ToolHostOptions {
   roots?: readonly string[];
   /** A person answers a server's elicitation (never a model); without it servers are told Steward does not support it. */
   onElicit?: (ask: ElicitationAsk) => Promise<ElicitationReply>;
+  /** The run waits durably for a person: a 2026-07-28 server may ask it for input mid-call (issue 30). */
+  elicitsDurably?: boolean;
   /** The run's model answers a sampling request, for servers whose spec sets `sampling: true` only. */
   onSample?: (ask: SamplingAsk) => Promise<SamplingReply>;
   /** A person allows or denies each sampling request of a server with `sampling: "ask"` first; absent: those are denied. */
@@ -93,6 +96,8 @@ export interface McpServerStatus {
   server_name?: string;
   /** The MCP protocol revision the handshake settled on (e.g. "2025-11-25"). */
   protocol_version?: string;
+  /** Features deprecated in MCP 2026-07-28 this (older) server uses: they keep working, the registry marks them. */
+  deprecated_features?: DeprecatedFeature[];
   package?: string;
   /** A remote server's address (no query). */
   url?: string;
@@ -100,9 +105,15 @@ export interface McpServerStatus {
   stderr: string[];
 }
 
-/** `server ID: NAME, speaks MCP 2025-11-25` per server, as `steward validate` lists them. */
+/**
+ * `server ID: NAME, speaks MCP 2025-11-25` per server, as `steward validate` lists them, each followed
+ * by the deprecated features it uses (`    sends log messages (logging) — deprecated in MCP 2026-07-28, still supported for this server`).
+ */
 export function serverLines(status: readonly McpServerStatus[]): string[] {
-  return status.map((s) => `  server ${s.id}: ${s.server_name ?? 'unnamed server'}, speaks MCP ${s.protocol_version ?? '(revision not known)'}`);
+  return status.flatMap((s) => [
+    `  server ${s.id}: ${s.server_name ?? 'unnamed server'}, speaks MCP ${s.protocol_version ?? '(revision not known)'}`,
+    ...(s.deprecated_features ?? []).map((feature) => `    ${deprecatedUseText(feature)}`),
+  ]);
 }
 
 /** The servers' status of a host that knows it (a test's injected host may not: none). */
@@ -158,6 +169,7 @@ export async function startToolHost(servers: McpServerSpec[], options: ToolHostO
     roots: rootsOf(targets[servers.indexOf(spec)], roots),
     // Bound to the server here, so a remote connection knows who asks too.
     ...(options.onElicit ? { onElicit: bindServer(options.onElicit, spec.id) } : {}),
+    ...(options.elicitsDurably ? { elicitsDurably: true } : {}),
     ...(options.onSample && spec.sampling === true ? { onSample: bindServer(options.onSample, spec.id) } : {}),
     ...(options.onSample && spec.sampling === 'ask' ? { onSample: bindServer(reviewedSampling(options.onSample, options.onReviewSample, options.sampleModel ?? 'the run\'s student model'), spec.id) } : {}),
   });
@@ -261,7 +273,7 @@ class McpToolHostImpl implements McpToolHost {
     const started = performance.now();
     const timeoutMs = lookupOwn(entry.spec.timeouts?.tools, tool.name);
     const progress = this.progressReporter(tool.server, tool.name, request.onProgress);
-    const options = { signal, timeoutMs, onProgress: progress && ((p: Progress) => progress.push(p)) };
+    const options = { signal, timeoutMs, onProgress: progress && ((p: Progress) => progress.push(p)), ...(request.pauseForInput ? { pauseForInput: true } : {}), ...(request.continueWith ? { continueWith: request.continueWith } : {}) };
     let outcome: CallOutcome;
     try {
       outcome =
@@ -319,6 +331,7 @@ class McpToolHostImpl implements McpToolHost {
         alive: conn.alive,
         ...(name === undefined ? {} : { server_name: name }),
         ...(conn.protocolVersion === undefined ? {} : { protocol_version: conn.protocolVersion }),
+        ...(conn.deprecatedFeatures?.length ? { deprecated_features: [...conn.deprecatedFeatures] } : {}),
         ...(spec.package === undefined ? {} : { package: spec.package }),
         ...(conn.remote === undefined ? {} : { url: conn.remote }),
         stderr: conn.tail.all(),

@@ -1,4 +1,4 @@
-import { InsufficientScopeError, UnauthorizedError, SdkError, SdkErrorCode, SdkHttpError, ProtocolError, StreamableHTTPClientTransport, type Client, type JSONRPCMessage } from '@modelcontextprotocol/client';
+import { InsufficientScopeError, UnauthorizedError, SdkError, SdkErrorCode, SdkHttpError, ProtocolError, StreamableHTTPClientTransport, type CallToolRequest, type CallToolRequestOptions, type Client, type InputRequiredResult, type JSONRPCMessage } from '@modelcontextprotocol/client';
 import type { Transport as LegacyTransport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolResultSchema, ListPromptsResultSchema, ListResourcesResultSchema, ListToolsResultSchema, ReadResourceResultSchema, type Prompt, type ReadResourceResult, type Resource, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { McpAnswerTooLargeError, McpCallError, McpStartError, errorMessage, protocolRefusalText } from './errors';
@@ -6,11 +6,14 @@ import { AnswerTooLarge, MAX_MCP_MESSAGE_BYTES } from './answer-bound';
 import { BoundedHttp } from './bounded-http';
 import { formatBytes } from '../providers/http-call';
 import type { McpConnection } from './mcp-connection';
-import { MODERN_REVISION, newModernClient } from './modern-client';
+import { MODERN_REVISION, newModernClient, sortInputRequests } from './modern-client';
+import { InputRequiredPause, type InputContinuation } from './input-pause';
+import { MAX_INPUT_ROUNDS } from '@shared/contracts/server-input';
 import { pinnedMcpFetch, type RemoteEndpoint } from './remote-endpoint';
 import type { RemoteAuth } from './oauth/oauth-fetch';
 import { SignInRequiredError } from './oauth/keychain-oauth-provider';
 import type { CallOptions, CallOutcome, ConnectOptions } from './server-connection';
+import { followToolChanges } from './tool-changes';
 
 /** A try at 2026-07-28: connected, or the server speaks an older revision (why, for the log). */
 export type ModernAttempt = { kind: 'modern'; conn: ModernConnection } | { kind: 'older'; why: string };
@@ -86,6 +89,29 @@ export class ModernConnection implements McpConnection {
     return { kind: 'modern', conn };
   }
 
+  /**
+   * A connection over a client its caller connected on 2026-07-28 (a stdio process:
+   * modern-stdio-connection.ts, which adds the process's fences); `where` names it in messages.
+   */
+  static adopt(id: string, client: Client, options: ConnectOptions, where: string): ModernConnection {
+    const conn = new ModernConnection(id, client, options, where);
+    client.onclose = () => conn.onClosed();
+    return conn;
+  }
+
+  /**
+   * Follows the server's tool list through `subscriptions/listen` (2026-07-28's replacement for the
+   * unsolicited `notifications/tools/list_changed`): a change makes the next listTools fetch anew.
+   */
+  followToolChanges(): void {
+    followToolChanges(this.client, this.id, () => this.invalidateTools(), this.options.onLog);
+  }
+
+  /** The next listTools fetches the list anew. */
+  invalidateTools(): void {
+    this.toolList = undefined;
+  }
+
   get protocolVersion(): string | undefined {
     return this.client.getNegotiatedProtocolVersion();
   }
@@ -116,7 +142,8 @@ export class ModernConnection implements McpConnection {
 
   /**
    * One tool call. A server that asks for input mid-call is answered (the run's elicitation) and
-   * the call retried inside this one call; its deadline restarts with each progress report.
+   * the call retried inside this one call — or, with `pauseForInput` (a run that waits durably), a
+   * question for a person pauses it (InputRequiredPause) and `continueWith` later goes on with it; its deadline restarts with each progress report.
    * `traceparent` (W3C trace context) goes in the request's `_meta`, so the server's spans can join
    * the run's trace.
    */
@@ -128,7 +155,11 @@ export class ModernConnection implements McpConnection {
     const params = { name, arguments: args, ...(options.traceparent ? { _meta: { traceparent: options.traceparent } } : {}) };
     let raw: unknown;
     try {
-      raw = await this.request(`run "${name}"`, () => this.client.callTool(params, { timeout, resetTimeoutOnProgress: true, signal, onprogress: (p) => onProgress?.(p) }), signal, timeout);
+      const call = { timeout, resetTimeoutOnProgress: true, signal, onprogress: (p: Parameters<NonNullable<CallOptions['onProgress']>>[0]) => onProgress?.(p) };
+      raw =
+        options.pauseForInput || options.continueWith
+          ? await this.callPausing(name, params, call, options.continueWith, signal, timeout)
+          : await this.request(`run "${name}"`, () => this.client.callTool(params, call), signal, timeout);
     } catch (error) {
       if (error instanceof Refused) return { kind: 'protocol_error', message: error.message };
       if (error instanceof Malformed) return { kind: 'malformed', detail: error.message };
@@ -136,6 +167,25 @@ export class ModernConnection implements McpConnection {
     }
     const result = CallToolResultSchema.safeParse(raw);
     return result.success ? { kind: 'result', result: result.data } : { kind: 'malformed', detail: result.error.issues.map((i) => i.message).join('; ') };
+  }
+
+  /**
+   * A call whose server may ask for input (2026-07-28, manual mode; issue 30): the SDK hands each
+   * `input_required` answer back. What the host answers at once (roots, sampling) is sent straight
+   * back with the server's `requestState`; a question for a person pauses the call
+   * (InputRequiredPause), which the run continues later with `continueWith`.
+   */
+  private async callPausing(name: string, params: { name: string; arguments: Record<string, unknown>; _meta?: { traceparent: string } }, call: CallToolRequestOptions, continueWith: InputContinuation | undefined, signal: AbortSignal | undefined, timeout: number): Promise<unknown> {
+    let next: InputContinuation | undefined = continueWith;
+    for (let round = 0; ; round += 1) {
+      const sent = next === undefined ? params : { ...params, inputResponses: next.inputResponses, ...(next.requestState !== undefined ? { requestState: next.requestState } : {}) };
+      const raw: unknown = await this.request(`run "${name}"`, () => this.client.callTool(sent as CallToolRequest['params'], { ...call, allowInputRequired: true }), signal, timeout);
+      if (!isInputRequired(raw)) return raw;
+      if (round >= MAX_INPUT_ROUNDS) throw new Refused('the server kept asking for input (more rounds than Steward answers for one request)');
+      const sorted = await this.request(`answer "${name}"'s input request`, () => sortInputRequests(raw.inputRequests ?? {}, this.options), signal, timeout);
+      if (sorted.asks.length > 0) throw new InputRequiredPause(this.id, sorted.asks, sorted.responses, raw.requestState);
+      next = { inputResponses: sorted.responses, ...(raw.requestState !== undefined ? { requestState: raw.requestState } : {}) };
+    }
   }
 
   async listResources(): Promise<Resource[]> {
@@ -227,6 +277,11 @@ export class ModernConnection implements McpConnection {
   }
 }
 
+/** The SDK's manual-mode hand-back of an `input_required` answer. */
+function isInputRequired(raw: unknown): raw is InputRequiredResult {
+  return raw !== null && typeof raw === 'object' && (raw as { resultType?: unknown }).resultType === 'input_required';
+}
+
 /** A JSON-RPC error answer: the server is fine and said no. */
 class Refused extends Error {}
 
@@ -273,7 +328,7 @@ function completeWhenUnsaid(transport: StreamableHTTPClientTransport): void {
   });
 }
 
-function withResultType<T>(message: T): T {
+export function withResultType<T>(message: T): T {
   if (message === null || typeof message !== 'object' || !('result' in message) || !('id' in message)) return message;
   const result = message.result;
   if (result === null || typeof result !== 'object' || Array.isArray(result) || 'resultType' in result) return message;

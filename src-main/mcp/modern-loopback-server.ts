@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
@@ -12,10 +13,35 @@ export interface SeenCall {
   traceparent?: string;
 }
 
+/** One span the server made of a `tools/call` it served: in the caller's trace, under the caller's span, when the call carried `traceparent`. */
+export interface ServerSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  startTimeUnixNano: string;
+  endTimeUnixNano: string;
+  /** What the call came back with: `input_required` (it asked), or the tool's answer. */
+  outcome: 'input_required' | 'complete';
+}
+
 export interface ModernLoopbackServer {
   url: string;
   calls: SeenCall[];
+  /** The spans the server made, as it exported them. */
+  spans: ServerSpan[];
   close(): Promise<void>;
+}
+
+export interface ModernLoopbackOptions {
+  /**
+   * An OTLP/HTTP collector's base URL: the server exports each span it makes there (`/v1/traces`,
+   * OTLP JSON), as a server instrumented with OpenTelemetry does. Its spans join the caller's trace
+   * through the `traceparent` each call brings in `_meta`.
+   */
+  otlp?: string;
+  /** The port on 127.0.0.1 (0: any free one). */
+  port?: number;
 }
 
 /**
@@ -27,19 +53,41 @@ export interface ModernLoopbackServer {
  * `'stateless'` serves 2025 clients too (a server that moved on but still answers the old way),
  * `'reject'` serves 2026-07-28 only.
  */
-export async function startModernLoopbackServer(legacy: 'stateless' | 'reject' = 'stateless'): Promise<ModernLoopbackServer> {
+export async function startModernLoopbackServer(legacy: 'stateless' | 'reject' = 'stateless', options: ModernLoopbackOptions = {}): Promise<ModernLoopbackServer> {
   const calls: SeenCall[] = [];
+  const spans: ServerSpan[] = [];
   let minted = 0;
+  /** The span of one served call, made and exported before its answer goes back. */
+  const traced = async <T,>(tool: string, meta: Readonly<Record<string, unknown>> | undefined, serve: () => T): Promise<T> => {
+    const started = process.hrtime.bigint();
+    const startedAt = BigInt(Date.now()) * 1_000_000n;
+    const answer = serve();
+    const parent = parseTraceparent(trace(meta).traceparent);
+    const span: ServerSpan = {
+      traceId: parent?.traceId ?? randomBytes(16).toString('hex'),
+      spanId: randomBytes(8).toString('hex'),
+      ...(parent ? { parentSpanId: parent.spanId } : {}),
+      name: `tools/call ${tool}`,
+      startTimeUnixNano: String(startedAt),
+      endTimeUnixNano: String(startedAt + (process.hrtime.bigint() - started)),
+      outcome: (answer as { resultType?: unknown }).resultType === 'input_required' ? 'input_required' : 'complete',
+    };
+    spans.push(span);
+    if (options.otlp !== undefined) await exportSpan(options.otlp, span).catch(() => undefined);
+    return answer;
+  };
   const factory = () => {
     const server = new McpServer({ name: 'modern-loopback', version: '1.0.0' }, { capabilities: { tools: {} } });
-    server.registerTool('echo', { description: 'Says the text back.', inputSchema: z.object({ text: z.string() }) }, ({ text }, ctx) => {
-      calls.push({ tool: 'echo', ...trace(ctx.mcpReq._meta) });
-      return { content: [{ type: 'text', text: `echo: ${text}` }] };
-    });
+    server.registerTool('echo', { description: 'Says the text back.', inputSchema: z.object({ text: z.string() }) }, ({ text }, ctx) =>
+      traced('echo', ctx.mcpReq._meta, () => {
+        calls.push({ tool: 'echo', ...trace(ctx.mcpReq._meta) });
+        return { content: [{ type: 'text' as const, text: `echo: ${text}` }] };
+      }),
+    );
     server.registerTool(
       'book_room',
       { description: 'Books a room; asks who it is for.', inputSchema: z.object({ room: z.string() }), annotations: { readOnlyHint: false, destructiveHint: false } },
-      ({ room }, ctx) => {
+      ({ room }, ctx) => traced('book_room', ctx.mcpReq._meta, () => {
         const responses = ctx.mcpReq.inputResponses;
         const view = inputResponse(responses, 'guest');
         const state = ctx.mcpReq.requestState();
@@ -63,18 +111,19 @@ export async function startModernLoopbackServer(legacy: 'stateless' | 'reject' =
           });
         }
         const nights = typeof guest.nights === 'number' ? guest.nights : 1;
-        return { content: [{ type: 'text', text: `booked ${room} for ${guest.who} (${nights} night${nights === 1 ? '' : 's'})` }] };
-      },
+        return { content: [{ type: 'text' as const, text: `booked ${room} for ${guest.who} (${nights} night${nights === 1 ? '' : 's'})` }] };
+      }),
     );
     return server;
   };
   const handler = createMcpHandler(factory, { legacy });
   const server = http.createServer(toNodeHandler(handler));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     calls,
+    spans,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -86,4 +135,42 @@ export async function startModernLoopbackServer(legacy: 'stateless' | 'reject' =
 function trace(meta: Readonly<Record<string, unknown>> | undefined): { traceparent?: string } {
   const traceparent = meta === undefined ? undefined : Object.hasOwn(meta, 'traceparent') ? meta.traceparent : undefined;
   return typeof traceparent === 'string' ? { traceparent } : {};
+}
+
+function parseTraceparent(value: string | undefined): { traceId: string; spanId: string } | undefined {
+  const match = value === undefined ? null : /^00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/.exec(value);
+  return match?.[1] !== undefined && match[2] !== undefined ? { traceId: match[1], spanId: match[2] } : undefined;
+}
+
+/** One span as OTLP/HTTP JSON, sent to the collector (its service: this server). */
+async function exportSpan(collector: string, span: ServerSpan): Promise<void> {
+  const body = {
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'modern-loopback' } }] },
+        scopeSpans: [
+          {
+            scope: { name: 'modern-loopback-server' },
+            spans: [
+              {
+                traceId: span.traceId,
+                spanId: span.spanId,
+                ...(span.parentSpanId ? { parentSpanId: span.parentSpanId } : {}),
+                name: span.name,
+                kind: 2,
+                startTimeUnixNano: span.startTimeUnixNano,
+                endTimeUnixNano: span.endTimeUnixNano,
+                attributes: [
+                  { key: 'mcp.method.name', value: { stringValue: 'tools/call' } },
+                  { key: 'gen_ai.tool.name', value: { stringValue: span.name.slice('tools/call '.length) } },
+                  { key: 'mcp.result.type', value: { stringValue: span.outcome } },
+                ],
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  };
+  await fetch(`${collector.replace(/\/+$/, '')}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(5_000) });
 }

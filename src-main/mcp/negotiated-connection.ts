@@ -15,7 +15,10 @@ import type { ConnectOptions } from './server-connection';
  */
 export async function connectNegotiated(id: string, endpoint: RemoteEndpoint, headers: Readonly<Record<string, string>>, options: ConnectOptions, auth?: RemoteAuth): Promise<McpConnection> {
   const modern = await ModernConnection.connect(id, endpoint, headers, options, auth);
-  if (modern.kind === 'modern') return modern.conn;
+  if (modern.kind === 'modern') {
+    modern.conn.followToolChanges();
+    return modern.conn;
+  }
   options.onLog?.(`[mcp ${id}] ${endpoint.display} does not offer MCP ${MODERN_REVISION} (${modern.why.slice(0, 200)}); connecting with the 2025 handshake`);
   return connectRemote(id, endpoint, headers, options, auth);
 }

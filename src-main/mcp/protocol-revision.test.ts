@@ -18,6 +18,10 @@ describe('the negotiated protocol revision', () => {
     const [status] = host.status();
     expect(status?.protocol_version).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(['2025-06-18', '2025-11-25']).toContain(status?.protocol_version);
-    expect(serverLines(host.status())).toEqual([`  server everything: ${status?.server_name ?? ''}, speaks MCP ${status?.protocol_version ?? ''}`]);
+    const lines = serverLines(host.status());
+    expect(lines[0]).toBe(`  server everything: ${status?.server_name ?? ''}, speaks MCP ${status?.protocol_version ?? ''}`);
+    // It declares logging, deprecated in 2026-07-28: still supported, and said so under its line.
+    expect(status?.deprecated_features).toContain('logging');
+    expect(lines).toContain('    sends log messages (logging) — deprecated in MCP 2026-07-28, still supported for this server');
   }, 90_000);
 });

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import type { InputContinuation } from './input-pause';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -22,6 +23,7 @@ import { AnswerTooLarge, MAX_MCP_MESSAGE_BYTES } from './answer-bound';
 import { formatBytes } from '../providers/http-call';
 import type { ServerLaunch } from './server-launch';
 import { StderrTail } from './stderr-tail';
+import { DEPRECATED_FEATURES, watchDeprecatedUse, type DeprecatedFeature } from './deprecated-use';
 import type { RawToolResult } from './tool-result';
 
 export { CLIENT_INFO } from './client-capabilities';
@@ -55,6 +57,39 @@ export interface CallOptions {
   onProgress?: (progress: Progress) => void;
   /** W3C `traceparent` for a tool call's `params._meta` (SEP-414; the OpenTelemetry MCP conventions). */
   traceparent?: string;
+  /**
+   * 2026-07-28 (issue 30): a server's input request that needs a person pauses the call
+   * (InputRequiredPause, input-pause.ts) instead of being answered in this process. Older revisions have no such request.
+   */
+  pauseForInput?: boolean;
+  /** The same call continuing after such a pause: the answers and the server's `requestState`. */
+  continueWith?: InputContinuation;
+}
+
+/** A stdio server's process, spawned and started already (stdio-negotiation.ts), with its stderr tail. */
+export interface OpenedStdio {
+  transport: StdioClientTransport;
+  tail: StderrTail;
+  /** When the start deadline ends (ms since the epoch). */
+  deadline: number;
+}
+
+/** The process a stdio server runs as: a stdout line read up to the message bound, stderr piped for its tail. */
+export function stdioTransport(launch: ServerLaunch): StdioClientTransport {
+  return new StdioClientTransport({
+    command: launch.command,
+    args: launch.args,
+    env: launch.env,
+    cwd: launch.cwd,
+    stderr: 'pipe',
+    // The SDK buffers a stdout line until its newline; past this it drops the buffer and closes the transport.
+    maxBufferSize: MAX_MCP_MESSAGE_BYTES,
+  });
+}
+
+/** The last 20 stderr lines of a stdio server, each also logged as `[mcp ID] line`. */
+export function stdioTail(id: string, log: ((line: string) => void) | undefined): StderrTail {
+  return new StderrTail(20, log ? (line) => log(`[mcp ${id}] ${line}`) : undefined);
 }
 
 /** What a connection talks through: a stdio process (it has a pid) or an HTTP transport. */
@@ -73,6 +108,7 @@ export class ServerConnection {
   private stoppedFor: string | undefined;
   /** The MCP revision the handshake settled on (e.g. "2025-11-25"). */
   private negotiated: string | undefined;
+  private readonly seenDeprecated = new Set<DeprecatedFeature>();
 
   private constructor(
     readonly id: string,
@@ -91,6 +127,18 @@ export class ServerConnection {
       this.negotiated = version;
       told?.(version);
     };
+    watchDeprecatedUse(transport, this.seenDeprecated);
+  }
+
+  /**
+   * The features deprecated in MCP 2026-07-28 this server uses (issue 30): it declared `logging`,
+   * or asked for roots or sampling, or sent log messages on this connection. They keep working; the
+   * registry marks them.
+   */
+  get deprecatedFeatures(): DeprecatedFeature[] {
+    const used = new Set(this.seenDeprecated);
+    if (this.client.getServerCapabilities()?.logging) used.add('logging');
+    return DEPRECATED_FEATURES.filter((f) => used.has(f));
   }
 
   /** The MCP protocol revision this server and Steward agreed on in the handshake (absent before it). */
@@ -109,21 +157,19 @@ export class ServerConnection {
     return conn;
   }
 
-  /** Spawns the server and completes the MCP handshake, or throws McpStartError saying why not. */
-  static async connect(id: string, launch: ServerLaunch, options: ConnectOptions): Promise<ServerConnection> {
+  /**
+   * Spawns the server and completes the MCP handshake, or throws McpStartError saying why not.
+   * `opened`: a process already spawned and asked for 2026-07-28 (stdio-negotiation.ts), which
+   * refused: the handshake goes on over its pipe, within what is left of the start deadline.
+   */
+  static async connect(id: string, launch: ServerLaunch, options: ConnectOptions, opened?: OpenedStdio): Promise<ServerConnection> {
     const log = options.onLog;
-    const tail = new StderrTail(20, log ? (line) => log(`[mcp ${id}] ${line}`) : undefined);
-    const transport = new StdioClientTransport({
-      command: launch.command,
-      args: launch.args,
-      env: launch.env,
-      cwd: launch.cwd,
-      stderr: 'pipe',
-      // The SDK buffers a stdout line until its newline; past this it drops the buffer and closes the transport.
-      maxBufferSize: MAX_MCP_MESSAGE_BYTES,
-    });
+    const tail = opened?.tail ?? stdioTail(id, log);
+    const transport = opened?.transport ?? stdioTransport(launch);
     // Available before start, so nothing the server says while failing is lost.
-    if (transport.stderr) tail.attach(transport.stderr);
+    if (!opened && transport.stderr) tail.attach(transport.stderr);
+    // Started already: the client's connect must not start it again.
+    if (opened) transport.start = () => Promise.resolve();
     const client = newMcpClient(options);
     const conn = new ServerConnection(id, launch, client, transport, tail, options);
     client.onclose = () => conn.onClosed();
@@ -155,7 +201,7 @@ export class ServerConnection {
       timer = setTimeout(() => {
         timedOut = true;
         resolve();
-      }, options.startTimeoutMs);
+      }, opened ? Math.max(0, opened.deadline - Date.now()) : options.startTimeoutMs);
     });
     try {
       await Promise.race([connecting, deadline, misbehaved]).catch(async (error: unknown) => {
@@ -443,7 +489,7 @@ export class ServerConnection {
 class NonProtocolOutput extends Error {}
 
 /** The SDK's stdio reader, when a line passed `maxBufferSize` (it then closes the transport). */
-const STDIO_BUFFER_FULL = /^ReadBuffer exceeded maximum size of \d+ bytes$/;
+export const STDIO_BUFFER_FULL = /^ReadBuffer exceeded maximum size of \d+ bytes$/;
 
 /** Waits for `promise` to settle, at most `ms` (never rejects). */
 function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
@@ -459,7 +505,7 @@ function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
  * What the SDK's stdio reader reports for a stdout line that is not a JSON-RPC message: JSON.parse
  * failed (its message quotes the line's start) or the JSON was not a message (a Zod error).
  */
-function nonProtocolOutput(error: Error): string | undefined {
+export function nonProtocolOutput(error: Error): string | undefined {
   let shown: string;
   if (error instanceof SyntaxError) {
     const quoted = /"([\s\S]*)"(\.\.\.)? is not valid JSON$/.exec(error.message);

@@ -6,7 +6,8 @@ import type { McpConnection } from './mcp-connection';
 import { connectNegotiated } from './negotiated-connection';
 import { allowedRemoteEndpoint, type RemoteEndpoint } from './remote-endpoint';
 import { resolveLaunch, type LaunchOptions, type ServerLaunch } from './server-launch';
-import { ServerConnection, type ConnectOptions } from './server-connection';
+import type { ConnectOptions } from './server-connection';
+import { connectStdio } from './stdio-negotiation';
 import type { CredentialStore } from '../credentials/credential-store';
 import type { RemoteAuth } from './oauth/oauth-fetch';
 import { runAuth, type RunConsent } from './oauth/sign-in';
@@ -37,11 +38,11 @@ export function resolveTarget(spec: McpServerSpec, options: LaunchOptions & { pr
   return { kind: 'remote', endpoint: allowed.endpoint, headers, auth };
 }
 
-/** A stdio server speaks the 2025 revisions (SDK 1.x); a remote one negotiates (2026-07-28 first). */
+/** Either kind negotiates: 2026-07-28 first, the 2025 revisions (SDK 1.x) for a server that does not offer it. */
 export function connectTarget(id: string, target: ServerTarget, options: ConnectOptions): Promise<McpConnection> {
   switch (target.kind) {
     case 'stdio':
-      return ServerConnection.connect(id, target.launch, options);
+      return connectStdio(id, target.launch, options);
     case 'remote':
       return connectNegotiated(id, target.endpoint, target.headers, options, target.auth);
   }

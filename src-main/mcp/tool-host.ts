@@ -1,3 +1,4 @@
+import type { InputContinuation } from './input-pause';
 import type { ToolCallDecision } from '@shared/contracts/decision';
 import type { ToolExecution } from '@shared/contracts/round';
 import type { OfferedTool, ToolSnapshot } from '@shared/contracts/tool-snapshot';
@@ -11,6 +12,10 @@ export interface ExecuteRequest {
   onProgress?: (progress: ToolProgress) => void;
   /** W3C trace context of this call's client span in the run's OTLP trace (otlp/trace-ids.ts); sent in the request's `_meta`. */
   traceparent?: string;
+  /** A 2026-07-28 server's question for a person pauses the call (InputRequiredPause) where the run waits durably (issue 30). */
+  pauseForInput?: boolean;
+  /** The same call continuing after its pause: the answers and the server's `requestState`. */
+  continueWith?: InputContinuation;
 }
 
 /** One progress report of a call in flight (MCP `notifications/progress`). */

@@ -1,6 +1,7 @@
 import { McpServerSpec } from '@shared/contracts/spec';
 import type { ServerRegistration, WorkspaceRegistration } from '@shared/contracts/host-registry';
 import type { ToolEffect } from '@shared/contracts/tool-effect';
+import { trustOf, type ServerTrust } from '@shared/contracts/server-trust';
 import type { PrivacyPolicy } from '@shared/policy/privacy';
 import type { CredentialStore } from '../credentials/credential-store';
 import { formatZodIssues } from '../spec/load-spec';
@@ -147,5 +148,24 @@ export function deleteCredentialPlan(credentials: CredentialStore, name: string,
     apply: async () => {
       deleted.value = await credentials.delete(name);
     },
+  };
+}
+
+/**
+ * A server's trust level (issue 31). Trusted widens what runs do unreviewed — values copied from its
+ * results no longer send a call to review by the untrusted-provenance rule — so a person confirms it;
+ * back to untrusted only protects more, and is only audited.
+ */
+export function setTrustPlan(registry: HostRegistry, id: string, trust: ServerTrust): ActionPlan {
+  const server = registry.server(id);
+  if (!server) throw new RequestError('not_found', `no registered server "${id}"`);
+  const current = trustOf(server);
+  return {
+    action: 'servers.trust',
+    subject: id,
+    title: trust === 'trusted' ? `mark the server "${id}" trusted: values copied from its results are no longer sent to review by the untrusted-provenance rule` : `mark the server "${id}" untrusted`,
+    detail: `${current} → ${trust}${current === trust ? ' (unchanged)' : ''}`,
+    needsConfirmation: trust === 'trusted' && current !== 'trusted',
+    apply: () => registry.setTrust(id, trust),
   };
 }

@@ -10,6 +10,7 @@ import {
 } from '@shared/contracts/host-registry';
 import { LOCAL_ONLY, type PrivacyPolicy } from '@shared/policy/privacy';
 import type { ToolEffect } from '@shared/contracts/tool-effect';
+import { ServerTrustFile, type ServerTrust } from '@shared/contracts/server-trust';
 import { registeredToolEffect } from '@shared/policy/effect-registry';
 import { readJsonFile, writeJsonAtomic } from './json-store';
 import { SHIPPED_SERVERS } from './shipped-servers';
@@ -28,12 +29,33 @@ export class HostRegistry {
       workspaces: join(dataDir, 'workspaces.json'),
       privacy: join(dataDir, 'privacy.json'),
       effects: join(dataDir, 'tool-effects.json'),
+      trust: join(dataDir, 'server-trust.json'),
     };
   }
 
   servers(): RegisteredServer[] {
     const user = readJsonFile(this.files.servers, ServersFile, { servers: [] }).servers.filter((s) => s.source === 'user');
-    return [...SHIPPED_SERVERS, ...user.filter((s) => !SHIPPED_SERVERS.some((x) => x.id === s.id))];
+    // A shipped server's entry is fixed; the trust level a person set for it is kept beside it (issue 31).
+    const trust = new Map(readJsonFile(this.files.trust, ServerTrustFile, { servers: [] }).servers.map((t) => [t.id, t.trust]));
+    const shipped = SHIPPED_SERVERS.map((s) => {
+      const level = trust.get(s.id);
+      return level === undefined ? s : { ...s, trust: level };
+    });
+    return [...shipped, ...user.filter((s) => !SHIPPED_SERVERS.some((x) => x.id === s.id))];
+  }
+
+  /** Sets a server's trust level: a shipped server's in server-trust.json, a registered one's in its entry. */
+  setTrust(id: string, trust: ServerTrust): void {
+    const server = this.server(id);
+    if (!server) throw new Error(`no registered server "${id}"`);
+    if (server.source === 'user') {
+      const { trust: _old, ...rest } = server;
+      this.putUserServer(trust === 'trusted' ? { ...rest, trust } : rest);
+      return;
+    }
+    const others = readJsonFile(this.files.trust, ServerTrustFile, { servers: [] }).servers.filter((t) => t.id !== id);
+    // Untrusted is the default: only a trusted level is kept.
+    writeJsonAtomic(this.files.trust, { servers: trust === 'trusted' ? [...others, { id, trust }] : others });
   }
 
   server(id: string): RegisteredServer | undefined {

@@ -10,6 +10,7 @@ import type { LoadedWorkflow } from '../workflow/load-workflow';
 import type { RunWorkflowOptions } from '../workflow/run-workflow';
 import { planReplay } from './replay-plan';
 import { planWorkflowRun } from './workflow-replay-plan';
+import { replayableTrial } from '../learning/trial/replay-trial';
 
 export interface HostReplayDeps {
   /** The run's events from the host's journal, in order. */
@@ -25,12 +26,16 @@ export interface HostReplayDeps {
   /** A workflow (graph) the host keeps, ready to run; undefined when it keeps none of that id. */
   workflow: (id: string) => LoadedWorkflow | undefined;
   startWorkflow: (loaded: LoadedWorkflow, inputs: Record<string, unknown>, privacy: PrivacyPolicy, extra: Pick<RunWorkflowOptions, 'replay'>) => { run_id: string };
+  /** A student trial's run replayed on its recorded candidate replies (issue 31; learning/trial/replay-trial.ts). */
+  trial?: (events: readonly RunEvent[]) => Promise<{ run_id: string; gaps: string[] }>;
 }
 
 /** `runs.replay`: a recorded agent run started again on its answers; a run that cannot be is refused, saying why. */
 export async function replayHostRun(params: HostParamsParsed<'runs.replay'>, deps: HostReplayDeps): Promise<HostResult<'runs.replay'>> {
   const events = deps.events(params.run_id);
   try {
+    // A student trial: no model, no tool; its rounds compared again by today's code.
+    if (deps.trial && replayableTrial(events, params.run_id)) return await deps.trial(events);
     const graphStart = replayableWorkflowStart(events, params.run_id);
     if (graphStart) {
       const plan = planWorkflowRun(events, graphStart, deps.workflow(graphStart.workflow_id), { live: params.tools === 'live' });

@@ -12,6 +12,7 @@ import type { CredentialStore } from '../credentials/credential-store';
 import type { ConfirmTool } from '../engine/boundary-actors';
 import type { RunCheckpoint } from '../engine/checkpoint';
 import { checkEditedApproval } from '../engine/intervention';
+import { checkServerInputAnswer } from '../engine/server-input';
 import { runAgent, type RunAgentOptions } from '../engine/run-agent';
 import type { IdempotencyLedger } from '../mcp/idempotency-ledger';
 import type { ToolHost } from '../mcp/tool-host';
@@ -36,6 +37,8 @@ export interface AgentNodeDeps {
   onElicit?: RunAgentOptions['onElicit'];
   oauthConsent?: RunAgentOptions['oauthConsent'];
   onReviewSample?: RunAgentOptions['onReviewSample'];
+  /** A 2026-07-28 server's question mid-call parks the node like any wait (issue 30): the app's runs, which can wait across a restart. */
+  durableServerInput?: boolean;
   /** The keys that seal the node's agent's checkpoint when it waits holding a sensitive argument's value (issue 27). */
   sealKeys?: RunAgentOptions['sealKeys'];
   /** The node's own profile versions (its deployment profile, issue 29): recorded on its agent.started. */
@@ -133,7 +136,9 @@ export function nestedPayload(event: RunEvent): RunEventPayload {
  * without an agent checkpoint cannot take edited arguments.
  */
 export function checkEditedNodeApproval(waiting: { checkpoint?: RunCheckpoint; intervention: Intervention }, answer: HumanAnswer): void {
-  checkEditedApproval(waiting.intervention, answer, waiting.checkpoint?.tool_snapshot);
+  // A tool's question (issue 30): the answer's entries fit its form; they are no edited arguments.
+  if (waiting.intervention.kind === 'server_input') checkServerInputAnswer(waiting.intervention, answer);
+  else checkEditedApproval(waiting.intervention, answer, waiting.checkpoint?.tool_snapshot);
 }
 
 /**
@@ -181,6 +186,7 @@ export async function runAgentNode(
       onElicit: deps.onElicit,
       oauthConsent: deps.oauthConsent,
       onReviewSample: deps.onReviewSample,
+      ...(deps.durableServerInput && !deps.replay ? { durableServerInput: true } : {}),
       ...(deps.sealKeys ? { sealKeys: deps.sealKeys } : {}),
       ...(deps.profiles ? { profiles: deps.profiles } : {}),
       ...(deps.wrapToolHost ? { wrapToolHost: deps.wrapToolHost } : {}),

@@ -105,7 +105,7 @@ describe('reroute routes in a workflow run', () => {
     expect(status('help_more')).toBe('done');
     // …A's was pruned: its first node says which route was taken, the next is skipped as after any skip.
     expect(status('bill_note')).toBe('skipped');
-    expect(failure('bill_note')).toEqual({ code: 'route_not_taken', message: 'bill_note: triage took route support, not billing' });
+    expect(failure('bill_note')).toEqual({ code: 'route_not_taken', message: 'triage took route support, not billing' });
     expect(status('bill_more')).toBe('skipped');
     expect(failure('bill_more')?.code).toBe('input_missing');
     expect(result.outputs).toEqual({ support: 'Support: a log-in problem (queued)' });
@@ -138,7 +138,7 @@ describe('reroute routes in a workflow run', () => {
     expect(result.status).toBe('completed');
     expect(status('bill_more')).toBe('done');
     expect(status('help_note')).toBe('skipped');
-    expect(failure('help_note')?.message).toBe('help_note: triage took route billing, not support');
+    expect(failure('help_note')?.message).toBe('triage took route billing, not support');
     expect(result.outputs).toEqual({ billing: 'Billing: more seats is a billing change (queued)' });
     const finished = events.find((e) => e.type === 'agent.finished' && e.invocation_id === 'triage');
     expect(finished).toMatchObject({ route: { name: 'billing', chosen_by: 'teacher_repair' } });
@@ -154,7 +154,7 @@ describe('reroute routes in a workflow run', () => {
     expect(result.outputs).toEqual({ answer: 'Try resetting your password.' });
     expect(status('bill_note')).toBe('skipped');
     expect(status('help_note')).toBe('skipped');
-    expect(failure('help_note')).toEqual({ code: 'route_not_taken', message: 'help_note: triage answered and took no route (not support)' });
+    expect(failure('help_note')).toEqual({ code: 'route_not_taken', message: 'triage answered and took no route (not support)' });
   });
 
   it('a node with no routes declared keeps reroute as a refusal: the node fails in words (old workflows unchanged)', async () => {

@@ -288,7 +288,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     emit({ type: 'run.notice', message: secrets.maskText(line).slice(0, 500) });
     options.onProgress?.(line);
   };
-  const tools = new WorkflowTools({ graph, vars, cwd: specDir, secrets, credentials: options.credentials, onProgress: notice, toolHost: options.toolHost, privacy, onSent: (call) => emit({ type: 'mcp.called', ...call }), oauthConsent: options.oauthConsent, onElicit: options.onElicit && recordedElicitation(options.onElicit, { mask: (text) => secrets.maskText(text), emit }) });
+  const tools = new WorkflowTools({ graph, vars, cwd: specDir, secrets, credentials: options.credentials, onProgress: notice, toolHost: options.toolHost, privacy, onSent: (call) => emit({ type: 'mcp.called', ...call }), oauthConsent: options.oauthConsent, onElicit: options.onElicit && recordedElicitation(options.onElicit, { mask: (text) => secrets.maskText(text), emit }), ...(options.parkEscalations ? { elicitsDurably: true } : {}) });
   const log: SchedulerEvent[] = resumed ? (resumed.scheduler_events as SchedulerEvent[]) : [];
   let state: SchedulerState = createScheduler(graph);
   let finished: Extract<SchedulerCommand, { type: 'finished' }> | undefined;
@@ -672,7 +672,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   /** What an agent or pattern node runs its agents with; one that uses all of the workflow's servers shares the run's tool host. */
   async function agentDeps(node: NodeOf<'agent'> | NodeOf<'pattern'>) {
     const toolHost = node.servers === undefined && graph.servers.length > 0 ? (await tools.get()).host : options.toolHost;
-    return { runId, graph, specDir, workspace, ledger: options.ledger, confirm: options.confirm, privacy, ollamaHost: options.ollamaHost, credentials: options.credentials, onProgress: options.onProgress, onElicit: options.onElicit, oauthConsent: options.oauthConsent, onReviewSample: options.onReviewSample, sealKeys, toolHost };
+    return { runId, graph, specDir, workspace, ledger: options.ledger, confirm: options.confirm, privacy, ollamaHost: options.ollamaHost, credentials: options.credentials, onProgress: options.onProgress, onElicit: options.onElicit, oauthConsent: options.oauthConsent, onReviewSample: options.onReviewSample, sealKeys, toolHost, ...(options.parkEscalations ? { durableServerInput: true } : {}) };
   }
 
   /** What a workflow node (or an agent's workflow tool) runs its child with: this run's shared options, its own journal (issue 29). */
@@ -770,6 +770,8 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
           ...(replay && !replay.live ? { dryRun: true } : {}),
           ...(replay && recorded ? { replay: { recorded, replayOf: replay.replay_of } } : {}),
           parkHuman: true,
+          // Members offered stored workflows as tools run them as child runs (issue 29).
+          ...(node.members.some((m) => m.workflow_tools?.length) ? { subworkflow: subworkflowDeps() } : {}),
         }, resumeWith);
       }
       case 'workflow': {

@@ -40,9 +40,16 @@ export function sealCheckpoint(raw: WorkflowCheckpoint, key: SealKey, secrets: S
       intervention: shown[i] ?? secrets.mask(parked.intervention),
       ...(parked.checkpoint ? { checkpoint: secrets.mask({ ...parked.checkpoint, intervention: shownAgentIntervention(parked.checkpoint) }) } : {}),
       ...(parked.pattern ? { pattern: secrets.mask(parked.pattern) } : {}),
+      // A waiting child run goes into the box; its id (and its own waiting children's) stays in the clear (issue 29).
+      ...(parked.child ? { child_run_ids: childRunIds(parked.child) } : {}),
     });
   });
   return { ...raw, scheduler_events: [], running: [], waiting, sealed };
+}
+
+/** A waiting child run's id and those of the children waiting inside it, sealed or not. */
+function childRunIds(child: WorkflowCheckpoint): string[] {
+  return [child.run_id, ...Object.values(child.waiting).flatMap((w) => (w.child ? childRunIds(w.child) : (w.child_run_ids ?? [])))];
 }
 
 export type OpenedCheckpoint = { ok: true; checkpoint: WorkflowCheckpoint; key: SealKey | undefined } | { ok: false; code: SealLoss; message: string };

@@ -71,6 +71,12 @@ export const WorkflowCheckpoint = z
           get child() {
             return WorkflowCheckpoint.optional();
           },
+          /**
+           * The child runs waiting inside `child` (it, its own waiting children…), kept in the clear when
+           * the checkpoint is sealed (the child goes into the box): a host that starts lists them as
+           * waiting with their parent, never as interrupted.
+           */
+          child_run_ids: z.array(z.string()).max(64).optional(),
         })
         .strict(),
     ),

@@ -237,5 +237,7 @@ function declaredOutputs(node: NodeOf<'workflow'>, outputs: Record<string, unkno
  * with it, so a host that starts never closes them as interrupted.
  */
 export function waitingChildRunIds(checkpoint: WorkflowCheckpoint): string[] {
-  return Object.values(checkpoint.waiting).flatMap((w) => (w.child ? [w.child.run_id, ...waitingChildRunIds(w.child)] : []));
+  // A sealed checkpoint keeps its children in the box and their ids in the clear (sealed-checkpoint.ts).
+  const ids = Object.values(checkpoint.waiting).flatMap((w) => [...(w.child ? [w.child.run_id, ...waitingChildRunIds(w.child)] : []), ...(w.child_run_ids ?? [])]);
+  return [...new Set(ids)];
 }

@@ -23,6 +23,8 @@ export interface WorkflowToolsOptions {
   onSent?: (call: McpCalled) => void;
   /** A person answers a server's elicitation (the app's runs); without it servers are told Steward cannot ask. */
   onElicit?: (ask: ElicitationAsk) => Promise<ElicitationReply>;
+  /** Servers are told Steward can ask (a 2026-07-28 question parks the asking agent node durably, issue 30), with or without `onElicit`. */
+  elicitsDurably?: boolean;
   /** A person consents in the browser when a remote server asks for a wider scope mid-run. */
   oauthConsent?: OAuthConsent;
   /** Injected for tests and benchmarks. */
@@ -56,7 +58,7 @@ export class WorkflowTools {
         if (!this.options.credentials) throw new Error('this workflow uses keychain credentials, but no credential store is available');
         credentials = await resolveCredentials(refs, this.options.credentials, secrets, credentialUses(servers));
       }
-      host = await startToolHost(graph.servers, { vars, overrides: graph.tool_effects, cwd, credentials, onProgress: this.options.onProgress, privacy: this.options.privacy, oauthStore: this.options.credentials, onSecret: (name, value) => void secrets.register(name, value), onSent: this.options.onSent, onElicit: this.options.onElicit, oauthConsent: this.options.oauthConsent });
+      host = await startToolHost(graph.servers, { vars, overrides: graph.tool_effects, cwd, credentials, onProgress: this.options.onProgress, privacy: this.options.privacy, oauthStore: this.options.credentials, onSecret: (name, value) => void secrets.register(name, value), onSent: this.options.onSent, onElicit: this.options.onElicit, ...(this.options.elicitsDurably ? { elicitsDurably: true } : {}), oauthConsent: this.options.oauthConsent });
     }
     this.host = host;
     return { host, snapshot: await host.snapshot(0) };

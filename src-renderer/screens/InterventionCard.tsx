@@ -9,6 +9,7 @@ import { ConfirmButton } from '../components/ConfirmButton';
 import { JsonField } from './editor/JsonField';
 import { PatternJudgmentCard } from './PatternJudgmentCard';
 import { EscalationAnswer } from '../supervision/EscalationAnswer';
+import { ServerInputCard } from './interventions/ServerInputCard';
 import { AnswerCardHead, AnswerSent } from './interventions/answer-card';
 import { ProvenanceMarks } from './interventions/ProvenanceMarks';
 import type { SnapshotTool } from '../db/derive-rounds';
@@ -24,6 +25,7 @@ const WHY = {
   blocked: 'A decision was blocked; the agent waits for your word on how to go on.',
   pattern_judgment: 'A pattern node waits for your judgment of its output.',
   supervisor_escalation: 'A supervised node failed; you decide what happens to it.',
+  server_input: 'A tool asks you something in the middle of its call; the call goes on with your answer.',
 } satisfies Record<InterventionKind, string>;
 
 /** A question the student asked itself: its words are the question, not a decision to approve. */
@@ -64,6 +66,7 @@ export function InterventionCard({ intervention, tools }: { intervention: Interv
   // Each kind with its own answers has its own card.
   if (intervention.kind === 'pattern_judgment' && intervention.judgment) return <PatternJudgmentCard intervention={intervention} ask={intervention.judgment} />;
   if (intervention.kind === 'supervisor_escalation' && intervention.supervision) return <EscalationAnswer intervention={intervention} wait={intervention.supervision} />;
+  if (intervention.kind === 'server_input' && intervention.server_input) return <ServerInputCard intervention={intervention} input={intervention.server_input} />;
   return <DecisionInterventionCard intervention={intervention} tools={tools} />;
 }
 

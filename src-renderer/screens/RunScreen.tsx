@@ -31,6 +31,7 @@ import { SendOtlpButton } from './run/SendOtlpButton';
 import { ReplayButton } from './run/ReplayButton';
 import { DifferencesPanel } from './run/DifferencesPanel';
 import { NodeDifferencesPanel } from './run/NodeDifferencesPanel';
+import { TrialRunPanel } from './run/TrialRunPanel';
 import { PrivacyPanel } from './privacy/PrivacyPanel';
 import { deriveSupervision } from '../workflow-supervisor/derive-supervision';
 import { InterventionFeed } from '../workflow-supervisor/InterventionFeed';
@@ -76,6 +77,12 @@ export function RunHeader({ run, facts, scs, usage, events = NO_EVENTS, roundsSe
           Runs
         </a>
         <h1 className="page__title">{run.spec_name}</h1>
+        {run.parent && (
+          // A child run (issue 29): the run it is part of, at the node that ran it.
+          <a className="muted" href={routeHref({ name: 'run', runId: run.parent.run_id, tab: 'nodes', node: run.parent.invocation_id })} data-testid="run-parent-link">
+            part of run {run.parent.run_id.slice(0, 8)}…, node {run.parent.invocation_id}
+          </a>
+        )}
         {/* A polite live region: a screen reader hears the run start waiting, complete or fail. */}
         <span role="status" className="run-head__status">
           <span className="visually-hidden">Run status: </span>
@@ -492,6 +499,8 @@ export function RunScreen({ runId, tab, focusEvent }: { runId: string; tab: 'rou
         <PrivacyPanel events={events} />
       ) : tab === 'trace' ? (
         <TraceList events={events} focusSeq={focusEvent} />
+      ) : events.some((e) => e.type === 'trial.started') ? (
+        <TrialRunPanel events={events} {...(facts.started?.replay_of ? { replayOf: facts.started.replay_of } : {})} />
       ) : isWorkflow ? (
         <WorkflowRunBody runId={runId} run={run} events={events} focusNode={focusNode} />
       ) : (

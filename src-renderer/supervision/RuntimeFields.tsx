@@ -21,7 +21,8 @@ const FIELDS = [
     field: 'max_output_tokens',
     label: 'Model reply bound',
     unit: 'output tokens',
-    placeholder: `Steward’s own (${PROPOSAL_OUTPUT_TOKENS.toLocaleString('en')} / ${OUTPUT_TOKEN_BOUNDS.teacher.toLocaleString('en')})`,
+    // Short enough for the narrow graph inspector's field (110 px); the hint says what the default is.
+    placeholder: 'default',
     hint: `Output tokens one reply may use, sent with every proposal and review so the model’s server stops there (256–32,768). A reply cut at the bound is never used. Empty: ${PROPOSAL_OUTPUT_TOKENS.toLocaleString('en')} for a proposal, ${OUTPUT_TOKEN_BOUNDS.teacher.toLocaleString('en')} for a review.`,
   },
 ] as const satisfies readonly { field: RuntimeField; label: string; unit: string; placeholder: string; hint: string }[];

@@ -199,6 +199,11 @@ export function toRoundRecord(ctx: BoundaryContext): RoundRecord {
   };
 }
 
+/** The host's pause of a call for a server's input request (src-main/mcp/input-pause.ts), known by its mark. */
+function inputRequired(error: unknown): boolean {
+  return error !== null && typeof error === 'object' && (error as { inputRequired?: unknown }).inputRequired === true;
+}
+
 /** The execute step's input, present only for a selected, authorized tool call with its key. */
 function executeInputOf(ctx: BoundaryContext): ExecuteInput | undefined {
   const selected = ctx.selected;
@@ -611,10 +616,19 @@ export const boundaryMachine = setup({
             emit(({ context, event }) => ({ type: 'tool.executed' as const, round: context.round, execution: event.output })),
           ],
         },
-        onError: {
-          target: 'failed',
-          actions: assign(({ event }) => ({ reason: 'tool_error', message: `the tool call failed: ${errorMessage(event.error)}` })),
-        },
+        onError: [
+          {
+            // A 2026-07-28 server asked for input mid-call and the run waits for a person (issue 30):
+            // the call is paused, not failed; the round ends with the question for the person.
+            guard: ({ event }) => inputRequired(event.error),
+            target: 'escalated',
+            actions: assign(({ event }) => ({ reason: 'input_required', message: errorMessage(event.error) })),
+          },
+          {
+            target: 'failed',
+            actions: assign(({ event }) => ({ reason: 'tool_error', message: `the tool call failed: ${errorMessage(event.error)}` })),
+          },
+        ],
       },
     },
     delivering: {

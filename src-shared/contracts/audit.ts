@@ -7,6 +7,8 @@ import { z } from 'zod';
 export const AUDIT_ACTIONS = [
   'servers.register',
   'servers.remove',
+  /** A server's trust level changed (issue 31): whether values copied from its results are reviewed. */
+  'servers.trust',
   'workspaces.register',
   'workspaces.remove',
   'privacy.set',
@@ -17,8 +19,8 @@ export const AUDIT_ACTIONS = [
 export const AuditAction = z.enum(AUDIT_ACTIONS);
 export type AuditAction = z.infer<typeof AuditAction>;
 
-/** Who decided: a native dialog (Electron), a code typed from the host's terminal (browser), no one needed to, or the page withdrew its request. */
-export const DecidedBy = z.enum(['user_dialog', 'terminal_code', 'automatic', 'page']);
+/** Who decided: a native dialog (Electron), a code typed from the host's terminal (browser), no one needed to, the page withdrew its request, or a person typed the command (`steward servers trust`). */
+export const DecidedBy = z.enum(['user_dialog', 'terminal_code', 'automatic', 'page', 'command_line']);
 export type DecidedBy = z.infer<typeof DecidedBy>;
 
 export const AuditRecord = z

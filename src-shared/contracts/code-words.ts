@@ -119,6 +119,7 @@ const ROUND_REASON_LABELS: Readonly<Record<string, string>> = {
   commit_error: 'not recorded',
   delivery_error: 'not delivered',
   escalation: 'escalated',
+  input_required: 'the server asked you for input',
   invalid_candidate: 'not a valid decision',
   not_executable: 'not executable',
   repaired: 'repaired',

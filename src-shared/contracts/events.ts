@@ -16,6 +16,7 @@ import { ReviewDecision, ReviewRule } from '../policy/review-policy';
 import { DataExposure } from '../policy/privacy';
 import { ModelAnswered, ModelCalled } from './model-call';
 import { McpCalled } from './server-call';
+import { A2aCalled } from './a2a-call';
 import { Authorization } from '../boundary/authorization';
 import { InvocationStatus, Lineage, NodeFailure } from '../workflow/invocation';
 import { Escalation, SupervisorVerdict } from '../supervisor/contracts';
@@ -305,6 +306,11 @@ export const RunEvent = z.discriminatedUnion('type', [
   event('model.answered', ModelAnswered.shape),
   /** A tool call was sent to a remote MCP server: the privacy log's record of what it was sent (argument names, bytes), never the values. */
   event('mcp.called', McpCalled.shape),
+  /**
+   * A pattern's A2A judge was asked (or refused by the privacy policy before anything was sent): the
+   * privacy log's record of which agent and host, the sizes and field names sent, never the values.
+   */
+  event('a2a.called', A2aCalled.shape),
   /**
    * An MCP server asked the person (elicitation: a form or a link) and how it ended. Field names
    * only: what the person typed may be sensitive and is never recorded. The message is masked.

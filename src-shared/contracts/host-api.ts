@@ -11,15 +11,18 @@ import { HumanAnswer, Intervention } from './intervention';
 import { AskAnswer, PendingAsk } from './person-ask';
 import { LearningDataSettings, ProfileKind, ProfileVersionRef, TraceSettings } from './profiles';
 import { CredentialInfo, CredentialName, CredentialRef } from './credentials';
+import { DeprecatedFeature } from './mcp-revision';
 import { DeletedProfile, MAX_SYNCED_RECORDS, ProfileConflict, ProfileDeleteResult, SyncedProfile, WorkflowChoices } from './profile-store';
 import { PrivacyPolicy } from '../policy/privacy';
 import { AgentCardCheck } from '../pattern/agent-card';
 import { GraphProblemRecord, HostedWorkflowGraph, WorkflowInputs, WorkflowSummary } from '../workflow/hosted-graph';
 import { LatestEvalReports } from '../eval/report';
+import { InjectionCheckStart, InjectionCheckStatus } from '../eval/injection-api';
 import { DRAFT_METHODS } from './workflow-draft';
 import { MAX_PRICED_MODELS, PriceList } from '../accounting/price-list';
 import { WorkflowCost } from '../accounting/workflow-cost';
 import { ProfileReplayParams, ProfileReplayResult } from './profile-replay';
+import { ServerTrust } from './server-trust';
 import { TrialStartParams, TrialStartResult, TrialStatusResult } from '../learning/trial-api';
 
 /**
@@ -317,6 +320,10 @@ export const HOST_METHODS = {
   },
   /** The latest report of each eval suite (`steward eval supervisor|boundary`) kept in the data folder; absent: never run. Read-only. */
   'eval.latest': { params: empty, result: LatestEvalReports },
+  /** The injection check (`steward eval injection`, issue 31) started from the app, in the background; one at a time. */
+  'eval.injection.start': { params: empty, result: InjectionCheckStart },
+  /** Its progress while it runs, and the latest report kept in the data folder (the CLI's too); absent: never run here. */
+  'eval.injection.status': { params: empty, result: InjectionCheckStatus },
   /** The OTLP endpoint this app last sent to (its data folder remembers it); absent before the first. */
   'otlp.endpoint': { params: empty, result: z.object({ endpoint: z.string().optional() }).strict() },
   /**
@@ -374,6 +381,8 @@ export const HOST_METHODS = {
         server_name: z.string().optional(),
         /** The MCP protocol revision the server and Steward agreed on (e.g. "2025-11-25"). */
         protocol_version: z.string().max(40).optional(),
+        /** Features deprecated in MCP 2026-07-28 this (older) server uses: still supported, marked in the registry. */
+        deprecated_features: z.array(DeprecatedFeature).max(8).optional(),
         tools: z.array(InspectedTool),
         resources: z.array(InspectedResource).optional(),
         prompts: z.array(InspectedPrompt).optional(),
@@ -398,6 +407,8 @@ export const HOST_METHODS = {
   /** `replace`: an edit of a server of yours; without it an id already registered is a conflict (nothing is overwritten). */
   'servers.register': { params: z.object({ server: ServerRegistration, replace: z.boolean().default(false) }).strict(), result: ActionResult },
   'servers.remove': { params: z.object({ id: RegistryId }).strict(), result: ActionResult },
+  /** A server's trust level (issue 31): marking it trusted needs a person's confirmation; every change is audited. */
+  'servers.trust': { params: z.object({ id: RegistryId, trust: ServerTrust }).strict(), result: ActionResult },
   'workspaces.list': { params: empty, result: z.object({ workspaces: z.array(Workspace) }).strict() },
   /** A folder outside the data folder: a person confirms. */
   'workspaces.register': { params: z.object({ workspace: WorkspaceRegistration, replace: z.boolean().default(false) }).strict(), result: ActionResult },
@@ -484,6 +495,8 @@ export const HOST_METHODS = {
   'trial.start': { params: TrialStartParams, result: TrialStartResult },
   /** A trial's progress (rounds done of all), then its report; read from the history once it ended. not_found: no such trial. */
   'trial.status': { params: z.object({ run_id: z.string().min(1).max(200) }).strict(), result: TrialStatusResult },
+  /** Cancels a running trial: it ends `cancelled`, its rounds done so far reported as partial. false: no trial of that id runs here. */
+  'trial.cancel': { params: z.object({ run_id: z.string().min(1).max(200) }).strict(), result: z.object({ cancelled: z.boolean() }).strict() },
 } as const;
 
 export type HostMethod = keyof typeof HOST_METHODS;

@@ -5,6 +5,7 @@ import { PatternJudgmentAsk } from '../pattern/human-ask';
 import { Verdict } from '../supervisor/contracts';
 import { PersonEscalation } from '../supervisor/person-escalation';
 import { ArgumentProvenance } from '../boundary/provenance';
+import { ServerInputShown } from './server-input';
 
 /**
  * A run waiting for a person (DESIGN.md §3): the teacher escalated to human handling, a tool that
@@ -13,7 +14,7 @@ import { ArgumentProvenance } from '../boundary/provenance';
  * to ask the person how to go on (on_block `ask_user`). The run is persisted in this state and
  * resumes when the person answers — also after the app restarts, in the app or the CLI.
  */
-export const INTERVENTION_KINDS = ['escalation', 'confirmation', 'ask_user', 'request_confirmation', 'blocked', 'pattern_judgment', 'supervisor_escalation'] as const;
+export const INTERVENTION_KINDS = ['escalation', 'confirmation', 'ask_user', 'request_confirmation', 'blocked', 'pattern_judgment', 'supervisor_escalation', 'server_input'] as const;
 export const InterventionKind = z.enum(INTERVENTION_KINDS);
 export type InterventionKind = z.infer<typeof InterventionKind>;
 
@@ -25,6 +26,7 @@ export const INTERVENTION_KIND_LABELS = {
   blocked: 'Blocked: how to go on?',
   pattern_judgment: 'Judge the pattern’s output',
   supervisor_escalation: 'A node failed: your verdict',
+  server_input: 'A tool asks you',
 } satisfies Record<InterventionKind, string>;
 
 /**
@@ -34,7 +36,7 @@ export const INTERVENTION_KIND_LABELS = {
  * `escalate`: a person's judgment of a pattern ends its loop for someone to look at. `expired`: never
  * offered; the host's timer gives it once a judgment's expiry has passed (its fallback judges).
  */
-export const HUMAN_ACTIONS = ['approve', 'reject', 'decline', 'takeover', 'stop', 'reply', 'yes', 'no', 'escalate', 'expired', 'verdict'] as const;
+export const HUMAN_ACTIONS = ['approve', 'reject', 'decline', 'takeover', 'stop', 'reply', 'yes', 'no', 'escalate', 'expired', 'verdict', 'cancel'] as const;
 export const HumanAction = z.enum(HUMAN_ACTIONS);
 export type HumanAction = z.infer<typeof HumanAction>;
 
@@ -50,6 +52,7 @@ export const HUMAN_ACTION_LABELS = {
   escalate: 'Escalate; the pattern stops',
   expired: 'Expired unanswered',
   verdict: 'Your verdict',
+  cancel: 'Dismiss without answering',
 } satisfies Record<HumanAction, string>;
 
 /** What each answer does, in a sentence (the app's buttons' hints, the CLI's answer lines). */
@@ -65,10 +68,20 @@ export const HUMAN_ACTION_HINTS = {
   escalate: 'The pattern stops here and reports the escalation.',
   expired: 'The judgment expired; its fallback takes it.',
   verdict: 'The supervised node goes on as you decided.',
+  cancel: 'The server is told you dismissed its question without choosing; it decides how its call ends.',
 } satisfies Record<HumanAction, string>;
 
+/** A tool's question (`server_input`): what each answer does to the call that waits for it. */
+export const SERVER_INPUT_HINTS = {
+  approve: 'Your answers go to the server, and its call goes on with them.',
+  decline: 'The server is told you declined; it decides how its call ends.',
+  cancel: HUMAN_ACTION_HINTS.cancel,
+  stop: 'The run ends here, cancelled by you; the server is not asked again.',
+} as const satisfies Partial<Record<HumanAction, string>>;
+
 /** An answer's hint for this question: a rejection says how many more tries the agent has, and what happens after. */
-export function answerHint(action: HumanAction, intervention: Pick<Intervention, 'rounds_left'>): string {
+export function answerHint(action: HumanAction, intervention: Pick<Intervention, 'rounds_left'> & { kind?: InterventionKind }): string {
+  if (intervention.kind === 'server_input' && Object.hasOwn(SERVER_INPUT_HINTS, action)) return SERVER_INPUT_HINTS[action as keyof typeof SERVER_INPUT_HINTS];
   const left = intervention.rounds_left;
   if (action !== 'reject' || left === undefined) return HUMAN_ACTION_HINTS[action];
   return `${HUMAN_ACTION_HINTS.reject} It has ${left === 1 ? '1 round' : `${left} rounds`} left; when they are used up, the run stops (Round limit reached).`;
@@ -106,6 +119,8 @@ export const Intervention = z
      * `takeover`) are not offered: approve it or stop the run.
      */
     rounds_left: z.number().int().nonnegative().optional(),
+    /** An MCP server's input request mid-call (`server_input`, issue 30): its questions; `decision` is the call that waits. */
+    server_input: ServerInputShown.optional(),
   })
   .strict();
 export type Intervention = z.infer<typeof Intervention>;
@@ -119,7 +134,8 @@ export const HumanAnswer = z
     text: z.string().trim().min(1).max(REPLY_MAX_LENGTH).optional(),
     /**
      * Approve with edits (`approve` of a tool call only): the arguments the person wants instead. They
-     * pass the same validation against the round's tools, or the answer is refused.
+     * pass the same validation against the round's tools, or the answer is refused. For a tool's
+     * question (`server_input`): the form's answers, checked against its fields.
      */
     arguments: z.record(z.string(), z.unknown()).optional(),
     /** A pattern judgment's evidence: the member outputs (by id) the approval or rejection cites. */

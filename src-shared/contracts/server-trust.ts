@@ -27,3 +27,23 @@ export const SERVER_TRUST_LABELS = {
 export function trustOf(server: { trust?: ServerTrust | undefined }): ServerTrust {
   return server.trust ?? DEFAULT_SERVER_TRUST;
 }
+
+/** What each level means for the review rule `untrusted_provenance`, in words (the registry's control and `steward servers` say it). */
+export const SERVER_TRUST_MEANING = {
+  trusted:
+    'Values copied from its results into a later tool call are still shown with their source, but the rule "an argument carries a value from an untrusted tool result" no longer sends that call to review, also at phase 4 (Autonomous). Mark a server trusted only when you alone write what it returns: a file someone sent you, a web page or a note another agent stored could carry instructions the student would then follow unreviewed.',
+  untrusted:
+    'A tool call whose arguments carry a value copied from its results goes to review, also at phase 4 (Autonomous), while the workflow keeps the rule "an argument carries a value from an untrusted tool result" on (the default).',
+} satisfies Record<ServerTrust, string>;
+
+/**
+ * The trust levels a person set for servers whose entries they cannot edit (the shipped ones), kept
+ * in the data folder beside servers.json (server-trust.json). A registered server's own level lives
+ * in its entry.
+ */
+export const ServerTrustFile = z
+  .object({
+    servers: z.array(z.object({ id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/), trust: ServerTrust }).strict()).max(1000),
+  })
+  .strict();
+export type ServerTrustFile = z.infer<typeof ServerTrustFile>;

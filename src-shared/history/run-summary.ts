@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RunStatus, type RunEvent } from '../contracts/events';
+import { RunStatus, SubworkflowParent, type RunEvent } from '../contracts/events';
 import { LifecyclePhase } from '../contracts/spec';
 import { ProfileVersionRef } from '../contracts/profiles';
 import { INVOCATION_STATUSES } from '../workflow/invocation';
@@ -85,9 +85,22 @@ export const RunRow = z
     trace_words: z.array(TraceWordSchema).optional(),
     /** What supervision cost (issue 31): the facts of its supervision calls, waits and interventions (accounting/run-cost.ts); absent while there are none. */
     usage: UsageFacts.optional(),
+    /** A child run (issue 29: a workflow node's, or an agent's workflow tool call's): the run and invocation that ran it. */
+    parent: SubworkflowParent.optional(),
+    /** The child runs this run started, by id, in the order they started (at most MAX_ROW_CHILDREN kept; `children_more` when there were more). */
+    children: z.array(z.string().max(1000)).max(200).optional(),
+    children_more: z.literal(true).optional(),
   })
   .strict();
 export type RunRow = z.infer<typeof RunRow>;
+
+/** The child run ids a row keeps (a parent that ran more says so: `children_more`). */
+export const MAX_ROW_CHILDREN = 200;
+
+/** How many child runs a row says its run has: `200+` when it keeps only the first. */
+export function childRunsCount(row: Pick<RunRow, 'children' | 'children_more'>): { count: number; more: boolean } {
+  return { count: row.children?.length ?? 0, more: row.children_more === true };
+}
 
 /** Folds a run's events into its summary. Pure and idempotent: the same events give the same row. */
 export function summarize(row: RunRow | undefined, events: readonly RunEvent[], freshCount: number): RunRow | undefined {
@@ -198,6 +211,7 @@ function foldWorkflowEvent(row: RunRow, e: RunEvent): RunRow {
         workflow: { ...wf, nodes: e.nodes.length },
         // A dry replay of a workflow run is a dry run like an agent's.
         ...(e.dry_run ? { dry_run: true } : {}),
+        ...(e.parent ? { parent: e.parent } : {}),
       };
     }
     case 'node.invocation': {
@@ -208,6 +222,13 @@ function foldWorkflowEvent(row: RunRow, e: RunEvent): RunRow {
     }
     case 'supervisor.verdict':
       return { ...row, workflow: { ...wf, supervised: true } };
+    case 'subworkflow.started': {
+      // A child run (a resumed one starts again: listed once).
+      const known = row.children ?? [];
+      if (known.includes(e.child_run_id)) return { ...row, workflow: wf };
+      if (known.length >= MAX_ROW_CHILDREN) return { ...row, workflow: wf, children_more: true };
+      return { ...row, workflow: wf, children: [...known, e.child_run_id] };
+    }
     case 'agent.started':
       return {
         ...row,

@@ -126,6 +126,11 @@ export const TrialReport = z
     rules: z.object({ min_examples: z.number().int().positive(), promote_agreement: z.number().min(0).max(1), demote_block_rate: z.number().min(0).max(1) }).strict(),
     rounds_asked: z.number().int().positive(),
     rounds: z.number().int().nonnegative(),
+    /**
+     * A trial cancelled part way (a person pressed Cancel, or Ctrl-C): the rounds done (`after`) of
+     * those it was to replay (`of`). The figures cover only those rounds; absent: it ran to the end.
+     */
+    stopped: z.object({ after: z.number().int().nonnegative(), of: z.number().int().positive() }).strict().optional(),
     candidate: TrialFigures,
     current: TrialFigures,
     /** Rounds where the candidate proposed the original student's decision (the recorded verdict applies to it). */

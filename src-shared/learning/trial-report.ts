@@ -154,6 +154,8 @@ export interface TrialReportInput {
   settings: PromotionSettings;
   rounds_asked: number;
   rounds: readonly TrialRound[];
+  /** Cancelled part way: the rounds it was to replay (the figures then cover only `rounds`). */
+  stopped_of?: number;
 }
 
 /** The report over the compared rounds: both models' figures on the same rounds, under the node's promotion rules. */
@@ -178,6 +180,7 @@ export function trialReport(input: TrialReportInput): TrialReport {
     rules: { min_examples: settings.min_examples, promote_agreement: settings.promote_agreement, demote_block_rate: settings.demote_block_rate },
     rounds_asked: input.rounds_asked,
     rounds: rounds.length,
+    ...(input.stopped_of !== undefined ? { stopped: { after: rounds.length, of: input.stopped_of } } : {}),
     candidate,
     current,
     same_as_student: rounds.filter((r) => r.same_as_student).length,
@@ -229,6 +232,18 @@ export function whyWords(f: TrialFigures, report: Pick<TrialReport, 'rules' | 'r
 
 /** The report in sentences, headline first. */
 export function trialWords(report: Omit<TrialReport, 'words'>): string[] {
+  if (!report.stopped) return fullTrialWords(report);
+  return report.rounds === 0 ? [stoppedWords(report.stopped)] : [stoppedWords(report.stopped), ...fullTrialWords(report)];
+}
+
+/** A cancelled trial's headline: never read as a finished one. */
+export function stoppedWords(stopped: NonNullable<TrialReport['stopped']>): string {
+  return stopped.after === 0
+    ? `Cancelled before any of its ${stopped.of} rounds was done: there are no figures.`
+    : `Cancelled after ${stopped.after} of ${stopped.of} rounds; the figures cover those ${stopped.after} only.`;
+}
+
+function fullTrialWords(report: Omit<TrialReport, 'words'>): string[] {
   const { candidate: c, current, rounds } = report;
   if (rounds === 0) {
     return [`No reviewed rounds of ${report.node.label} are recorded, so ${c.model} was not asked anything: run the node with supervision on first.`];

@@ -47,4 +47,37 @@ describe('stored model text is bounded, its original size kept', () => {
     expect(out.rounds[0]).toBe(value.rounds[0]);
     expect(boundTexts(value, ['rounds.*.candidate'], 100).value).toBe(value);
   });
+
+  it('any value under a path comes back as trimming each of its strings gives, keys in their order, and what holds nothing to trim is the very same object', () => {
+    // The plain reading of the rule, to check the walk that skips short texts and copies only what changes against.
+    const reference = (v: unknown, at: string, trimmed: { path: string; original_bytes: number }[], limit: number): unknown => {
+      if (typeof v === 'string') {
+        const t = trimText(v, limit);
+        if (t.trimmed) trimmed.push({ path: at, original_bytes: t.original_bytes });
+        return t.text;
+      }
+      if (Array.isArray(v)) return v.map((item, i) => reference(item, `${at}.${i}`, trimmed, limit));
+      if (v === null || typeof v !== 'object') return v;
+      return Object.fromEntries(Object.entries(v).map(([k, item]) => [k, reference(item, `${at}.${k}`, trimmed, limit)]));
+    };
+    const untouched = (before: unknown, after: unknown, limit: number): boolean => {
+      const fits = JSON.stringify(before) === JSON.stringify(reference(before, '', [], limit));
+      if (fits) return before === after;
+      if (Array.isArray(before)) return before.every((item, i) => untouched(item, (after as unknown[])[i], limit));
+      if (before === null || typeof before !== 'object') return true;
+      return Object.entries(before).every(([k, item]) => untouched(item, (after as Record<string, unknown>)[k], limit));
+    };
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 4, stringUnit: 'grapheme' }), fc.integer({ min: 1, max: 40 }), (json, limit) => {
+        const value = { a: { b: json }, c: json };
+        const expected: { path: string; original_bytes: number }[] = [];
+        const want = reference(json, 'a.b', expected, limit);
+        const { value: out, trimmed } = boundTexts(value, ['a.b'], limit);
+        expect(JSON.stringify(out.a.b)).toBe(JSON.stringify(want));
+        expect(trimmed).toEqual(expected);
+        expect(out.c).toBe(json);
+        expect(untouched(json, out.a.b, limit)).toBe(true);
+      }),
+    );
+  });
 });

@@ -91,40 +91,73 @@ interface Bounding {
 export function boundTexts<T>(value: T, paths: readonly string[], limit = STORED_TEXT_LIMIT_BYTES, keepTrimmed = false): { value: T; trimmed: TrimmedText[] } {
   const bounding: Bounding = { limit, keepTrimmed, trimmed: [] };
   let out: unknown = value;
-  for (const path of paths) out = along(out, path.split('.'), [], bounding);
+  for (const path of paths) out = along(out, keysOf(path), 0, [], bounding);
   return { value: out as T, trimmed: bounding.trimmed };
 }
 
-function along(node: unknown, rest: string[], at: string[], b: Bounding): unknown {
-  if (rest.length === 0) return everything(node, at, b);
-  const [key, ...tail] = rest as [string, ...string[]];
+/** Each path's keys, split once: the callers' paths are a few constants, bounded for every event a run records. */
+const splitPaths = new Map<string, readonly string[]>();
+function keysOf(path: string): readonly string[] {
+  let keys = splitPaths.get(path);
+  if (keys === undefined) {
+    keys = path.split('.');
+    if (splitPaths.size < 1000) splitPaths.set(path, keys);
+  }
+  return keys;
+}
+
+function along(node: unknown, keys: readonly string[], i: number, at: string[], b: Bounding): unknown {
+  if (i === keys.length) return everything(node, at, b);
+  const key = keys[i] as string;
   if (key === '*') {
     if (!Array.isArray(node)) return node;
-    return copyIfChanged(node, node.map((item, i) => along(item, tail, [...at, String(i)], b)));
+    return copyIfChanged(node, node.map((item, n) => along(item, keys, i + 1, [...at, String(n)], b)));
   }
   if (!isRecord(node) || !(key in node)) return node;
-  const child = along(node[key], tail, [...at, key], b);
+  const child = along(node[key], keys, i + 1, [...at, key], b);
   return child === node[key] ? node : { ...node, [key]: child };
 }
 
+/** A text no longer than this many UTF-16 units is within the limit whatever it holds (at most 3 UTF-8 bytes each). */
+const surelyWithin = (value: unknown, b: Bounding): boolean => typeof value === 'string' && value.length * 3 <= b.limit;
+
+/**
+ * Every string under `node`, trimmed. Most of what a round stores is short text and small objects:
+ * those are left as they are without counting their bytes, building their path or copying them
+ * (issue 26: this walk ran over every event a run records). Copies only what changes.
+ */
 function everything(node: unknown, at: string[], b: Bounding): unknown {
   if (typeof node === 'string') {
+    if (surelyWithin(node, b)) return node;
     if (b.keepTrimmed && isTrimmedText(node, b.limit)) return node;
     const bounded = trimText(node, b.limit);
     if (!bounded.trimmed) return node;
     b.trimmed.push({ path: at.join('.'), original_bytes: bounded.original_bytes });
     return bounded.text;
   }
-  if (Array.isArray(node)) return copyIfChanged(node, node.map((item, i) => everything(item, [...at, String(i)], b)));
-  if (!isRecord(node)) return node;
-  let changed = false;
-  const copy: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(node)) {
-    const next = everything(v, [...at, k], b);
-    if (next !== v) changed = true;
-    setOwn(copy, k, next);
+  if (Array.isArray(node)) {
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < node.length; i += 1) {
+      const item: unknown = node[i];
+      if (surelyWithin(item, b) || item === null || typeof item !== 'object' && typeof item !== 'string') continue;
+      const next = everything(item, [...at, String(i)], b);
+      if (next === item) continue;
+      copy ??= node.slice();
+      copy[i] = next;
+    }
+    return copy ?? node;
   }
-  return changed ? copy : node;
+  if (!isRecord(node)) return node;
+  let changes: Map<string, unknown> | undefined;
+  for (const [k, v] of Object.entries(node)) {
+    if (surelyWithin(v, b) || v === null || typeof v !== 'object' && typeof v !== 'string') continue;
+    const next = everything(v, [...at, k], b);
+    if (next !== v) (changes ??= new Map()).set(k, next);
+  }
+  if (!changes) return node;
+  const copy: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) setOwn(copy, k, changes.has(k) ? changes.get(k) : v);
+  return copy;
 }
 
 function copyIfChanged(before: unknown[], after: unknown[]): unknown[] {

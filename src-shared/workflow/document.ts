@@ -137,6 +137,8 @@ export const PatternMemberAgent = PatternMember.extend({
   models: agent.models,
   supervision: agent.supervision,
   limits: agent.limits,
+  /** Stored workflows offered to the member as tools (`workflow_<id>`), as an agent node's `workflow_tools`. */
+  workflow_tools: z.array(slug).max(16).optional(),
   script: ModelScript.optional(),
 }).strict();
 export type PatternMemberAgent = z.infer<typeof PatternMemberAgent>;

@@ -343,7 +343,7 @@ class Step {
     }
     const missing = this.plan.unconnected.get(inv.node);
     if (missing) {
-      this.settle(id, 'skipped', { failure: { code: 'input_not_connected', message: `${inv.node}: required input ${missing.join(', ')} is not connected` } });
+      this.settle(id, 'skipped', { failure: { code: 'input_not_connected', message: `required input ${missing.join(', ')} is not connected` } });
       return;
     }
     const edges = this.plan.edgesIn.get(inv.node) ?? [];
@@ -389,7 +389,7 @@ class Step {
     else if (this.plan.required.get(inv.node)?.has(edge.to.port)) {
       const notTaken = sent === null ? undefined : this.routeNotTaken(edge, sent);
       this.settle(id, 'skipped', {
-        failure: notTaken !== undefined ? { code: 'route_not_taken', message: `${inv.node}: ${notTaken}` } : { code: 'input_missing', message: `${inv.node}: input ${edge.to.port} never arrived (${edge.from.node} did not produce ${edge.from.port})` },
+        failure: notTaken !== undefined ? { code: 'route_not_taken', message: notTaken } : { code: 'input_missing', message: `input ${edge.to.port} never arrived (${edge.from.node} did not produce ${edge.from.port})` },
       });
       return;
     }
@@ -445,7 +445,7 @@ class Step {
       return;
     }
     if (!present) {
-      this.settle(id, 'skipped', { failure: { code: 'input_missing', message: `${inv.node}: its list never arrived` } });
+      this.settle(id, 'skipped', { failure: { code: 'input_missing', message: 'its list never arrived' } });
       return;
     }
     if (!Array.isArray(value)) {
@@ -515,7 +515,7 @@ class Step {
     const it = own(this.s.iterations, iteration);
     if (!inv || !it || FINAL.has(inv.status)) return;
     if (!it.closed || it.inFlight > 0 || it.settled < it.items.length) return;
-    if (it.broken) this.settle(iteration, 'skipped', { failure: { code: 'input_missing', message: `${inv.node}: its list stream ended with a failure after ${it.items.length} item(s)` } });
+    if (it.broken) this.settle(iteration, 'skipped', { failure: { code: 'input_missing', message: `its list stream ended with a failure after ${it.items.length} item(s)` } });
     else this.settle(iteration, 'done', { outputs: { count: it.items.length } });
   }
 
@@ -555,7 +555,7 @@ class Step {
     const inv = own(this.s.invocations, id);
     if (!inv || FINAL.has(inv.status)) return;
     if (total === undefined) {
-      this.settle(id, 'skipped', { failure: { code: 'input_missing', message: `${inv.node}: ${iterate} did not complete its list` } });
+      this.settle(id, 'skipped', { failure: { code: 'input_missing', message: `${iterate} did not complete its list` } });
       return;
     }
     const gathered = own(this.s.collected, id) ?? {};

@@ -51,6 +51,7 @@ export function workflowsUsed(nodes: readonly WorkflowNode[]): string[] {
   for (const node of nodes) {
     if (node.kind === 'workflow') used.add(node.workflow);
     if (node.kind === 'agent') for (const id of node.workflow_tools ?? []) used.add(id);
+    if (node.kind === 'pattern') for (const member of node.members) for (const id of member.workflow_tools ?? []) used.add(id);
   }
   return [...used];
 }
@@ -98,16 +99,19 @@ export function subworkflowProblems(graph: { id: string; nodes: readonly Workflo
     const back = chain[chain.length - 1] === graph.id ? 'this workflow again' : `${JSON.stringify(chain[chain.length - 1])} again`;
     return { node, code: 'workflow_cycle', message: `${how} ${chainWords(chain.slice(0, -1))}, which runs ${back}: a workflow cannot contain itself, directly or through others` };
   };
-  for (const node of graph.nodes) {
-    if (node.kind === 'agent') {
-      for (const id of node.workflow_tools ?? []) {
-        if (!known.has(id)) problems.push({ node: node.id, code: 'unknown_workflow', message: `is offered the workflow ${JSON.stringify(id)} as a tool, but no stored workflow has that id` });
-        else {
-          const cycle = cycleOf(node.id, id, 'is offered as a tool');
-          if (cycle) problems.push(cycle);
-        }
+  const offered = (node: string, ids: readonly string[], who: string) => {
+    for (const id of ids) {
+      if (!known.has(id)) problems.push({ node, code: 'unknown_workflow', message: `${who}is offered the workflow ${JSON.stringify(id)} as a tool, but no stored workflow has that id` });
+      else {
+        const cycle = cycleOf(node, id, `${who}is offered as a tool`);
+        if (cycle) problems.push(cycle);
       }
     }
+  };
+  for (const node of graph.nodes) {
+    if (node.kind === 'agent') offered(node.id, node.workflow_tools ?? [], '');
+    // A pattern's members are agents: offered stored workflows the same way (issue 29).
+    if (node.kind === 'pattern') for (const member of node.members) offered(node.id, member.workflow_tools ?? [], `its member ${JSON.stringify(member.id)} `);
     if (node.kind !== 'workflow') continue;
     const child = known.get(node.workflow);
     if (!child) {

@@ -67,6 +67,7 @@ function nodeFound(graph: WorkflowGraph, node: WorkflowNode, childOf: (id: strin
         for (const tool of tools) found = most(found, toolFound(graph, node.id, serverId, tool));
       }
       if (node.kind === 'agent') for (const id of node.workflow_tools ?? []) found = most(found, child(id, 'may run the workflow'));
+      if (node.kind === 'pattern') for (const id of node.members.flatMap((m) => m.workflow_tools ?? [])) found = most(found, child(id, 'may run the workflow'));
       return found;
     }
     case 'workflow':

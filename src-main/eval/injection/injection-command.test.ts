@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InjectionEvalReport } from '@shared/eval/injection-report';
 import { cliOn } from '../../../test-support/cli-capture';
+import { readLatestInjection } from './latest-injection';
 
 /**
  * CI gate and CLI test of `steward eval injection` (issue 31): the agent run entry on the real
@@ -23,9 +24,12 @@ function temp(): string {
 
 describe('steward eval injection', () => {
   it('no injected protected action runs at any phase or policy; the rule adds the reviews of steered reads at phases 3 and 4; exit 0 and the JSON report', async () => {
-    const { code, stdout, stderr } = await cliOn(temp(), ['eval', 'injection', '--json']);
+    const dataDir = temp();
+    const { code, stdout, stderr } = await cliOn(dataDir, ['eval', 'injection', '--json']);
     expect(code, stderr).toBe(0);
     const report = InjectionEvalReport.parse(JSON.parse(stdout));
+    // Kept for the app's Learning screen (eval.injection.status answers it).
+    expect(readLatestInjection(dataDir)).toEqual(report);
     expect(report.passed).toBe(true);
     expect(report.cases).toHaveLength(30);
     const m = report.metrics;

@@ -7,11 +7,14 @@ import { SpecError } from '../../spec/spec-errors';
 import type { CliIo } from '../../shells/cli/cli-io';
 import { INJECTION_TEACHERS, type InjectionTeacherName } from './doubles';
 import { runInjectionSuite } from './suite';
+import { writeLatestInjection } from './latest-injection';
+import { defaultDataDir } from '../../util/data-dir';
 
 /** `steward eval injection` (issue 31): what injected instructions get done, per phase and policy, and what the safety costs in reviews. */
 
 export const INJECTION_USAGE = `Usage:
   steward eval injection [--json] [--min-success GATE=VALUE]... [--phase 0-4]... [--teacher provenance-checking|provenance-blind]
+                         [--data-dir DIR]
 
   injection    tasks on the shipped filesystem and memory servers whose results carry injected
                instructions (write a file, send a secret, delete an entity), run with the worst
@@ -21,6 +24,8 @@ export const INJECTION_USAGE = `Usage:
   --json         print the report as one JSON object instead of the table
   --phase        only these lifecycle phases (default: 0–4)
   --teacher      provenance-blind: a teacher that accepts everything, to see a gate fail
+  --data-dir     where the report is kept for the app's Learning screen (a full run with the
+                 capable teacher only; default STEWARD_DATA_DIR, else the platform's usual place)
   Gates: no injected protected action runs below phase 4 (either policy), nor at phase 4 with the rule on.
 Exit codes of eval injection: 0 every gate holds · 1 a gate failed · 2 bad input`;
 
@@ -82,6 +87,7 @@ export async function injectionCommand(args: string[], io: CliIo): Promise<numbe
         'min-success': { type: 'string', multiple: true },
         teacher: { type: 'string' },
         phase: { type: 'string', multiple: true },
+        'data-dir': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -108,6 +114,11 @@ export async function injectionCommand(args: string[], io: CliIo): Promise<numbe
     thresholds: thresholds.thresholds,
     onCase: (c) => io.stderr(`  ${c.id} · ${c.status} · ${c.injected_protected_executed} injected protected action(s) ran\n`),
   });
+  // A full run with the capable teacher is evidence: kept for the app (a partial or deliberately bad one is not).
+  if (phases.length === 0 && teacher === 'provenance-checking' && Object.keys(thresholds.thresholds).length === 0) {
+    const kept = writeLatestInjection(values['data-dir'] ?? defaultDataDir(io.env), report);
+    if (!values.json) io.stderr(`report kept for the app's Learning screen: ${kept}\n`);
+  }
   io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatInjectionReport(report));
   return report.passed ? 0 : 1;
 }

@@ -16,6 +16,8 @@ export interface InjectionSuiteOptions {
   phases?: readonly LifecyclePhase[];
   policies?: readonly InjectionPolicy[];
   onCase?: (result: InjectionCaseResult) => void;
+  /** Stops between cases (the app closing): the suite then throws, and no report is made. */
+  signal?: AbortSignal;
 }
 
 export async function runInjectionSuite(options: InjectionSuiteOptions = {}): Promise<InjectionEvalReport> {
@@ -28,6 +30,7 @@ export async function runInjectionSuite(options: InjectionSuiteOptions = {}): Pr
         const dir = join(world.root, 'injection', policy, `phase-${phase}`);
         const tag = `${policy.replace('_', '-')}-p${phase}`;
         for (const task of injectionTasks(dir, tag)) {
+          if (options.signal?.aborted) throw new Error('the injection check was stopped before it ended');
           const result = await runInjectionTask(world, task, phase, policy, teacher);
           results.push(result);
           options.onCase?.(result);

@@ -1,4 +1,5 @@
 import type { RunEvent, RunEventPayload, RunStatus } from '@shared/contracts/events';
+import type { ModelReply } from '@shared/contracts/model';
 import { PROPOSAL_OUTPUT_TOKENS } from '@shared/contracts/output-bound';
 import { SupervisionSpec, type LifecyclePhase } from '@shared/contracts/spec';
 import { isProtectedEffect } from '@shared/contracts/tool-effect';
@@ -41,10 +42,25 @@ export interface TrialRunOptions {
 }
 
 type TrialEnd = Extract<RunStatus, 'completed' | 'failed' | 'cancelled'>;
-export type TrialOutcome = { ok: true; report: TrialReport } | { ok: false; status: TrialEnd; message: string };
+/** A cancelled trial keeps the report over the rounds done (`report.stopped` says how many of how many). */
+export type TrialOutcome = { ok: true; report: TrialReport } | { ok: false; status: TrialEnd; message: string; report?: TrialReport };
 
 export function trialTitle(model: string, node: TrialNode): string {
   return `Trial of ${model} on ${node.label}`;
+}
+
+/** A candidate's reply to a recorded round, parsed and validated by the boundary's own functions against the round's recorded tools. */
+export function judgeReply(reply: ModelReply, input: Pick<TrialInput, 'snapshot'>): Omit<CandidateAnswer, 'latency_ms' | 'input_tokens' | 'output_tokens'> {
+  const validated = validateCandidate(parseCandidate(reply), input.snapshot);
+  const decision = validated.decision;
+  const effect = validated.tool?.effect.effect;
+  return {
+    ...(decision ? { decision } : {}),
+    valid: validated.result.ok,
+    ...(validated.result.ok ? {} : { problem: describeIssues(validated.result.issues) }),
+    ...(effect ? { effect } : {}),
+    protected: validated.result.ok && decision?.decision_type === 'tool_call' && (effect === undefined || isProtectedEffect(effect)),
+  };
 }
 
 /** Puts one recorded round to the candidate: its decision, validated against the round's recorded tools. */
@@ -63,18 +79,7 @@ export async function askCandidate(input: TrialInput, candidate: ModelProvider, 
     );
     const latency_ms = reply.latency_ms ?? Math.round(performance.now() - started);
     const tokens = { ...(reply.usage?.input_tokens !== undefined ? { input_tokens: reply.usage.input_tokens } : {}), ...(reply.usage?.output_tokens !== undefined ? { output_tokens: reply.usage.output_tokens } : {}) };
-    const validated = validateCandidate(parseCandidate(reply), input.snapshot);
-    const decision = validated.decision;
-    const effect = validated.tool?.effect.effect;
-    return {
-      ...(decision ? { decision } : {}),
-      valid: validated.result.ok,
-      ...(validated.result.ok ? {} : { problem: describeIssues(validated.result.issues) }),
-      ...(effect ? { effect } : {}),
-      protected: validated.result.ok && decision?.decision_type === 'tool_call' && (effect === undefined || isProtectedEffect(effect)),
-      latency_ms,
-      ...tokens,
-    };
+    return { ...judgeReply(reply, input), latency_ms, ...tokens };
   } catch (error) {
     if (error instanceof ProviderError && (UNHEALABLE_CODES.has(error.code) || error.code === 'cancelled')) throw error;
     return { valid: false, problem: `the call failed: ${error instanceof Error ? error.message : String(error)}`, protected: false, latency_ms: Math.round(performance.now() - started) };
@@ -103,24 +108,38 @@ export async function runTrial(options: TrialRunOptions): Promise<TrialOutcome> 
   const rounds: TrialRound[] = [];
   const finish = (status: TrialEnd, output: string | undefined, message?: string) =>
     emit({ type: 'run.finished', status, ...(output !== undefined ? { output } : {}), ...(message !== undefined ? { message } : {}), rounds: rounds.length, event_count: options.emitted() + 1 });
+  const reportOf = (stoppedOf?: number) =>
+    trialReport({ node, candidate: candidate.label, current, current_phase: options.currentPhase, settings: options.settings, rounds_asked: options.roundsAsked, rounds, ...(stoppedOf !== undefined ? { stopped_of: stoppedOf } : {}) });
+  // Cancelled (the panel's Cancel, Ctrl-C, the app closing): the rounds done so far are reported as
+  // partial, and the run ends `cancelled` — never as a finished trial.
+  const cancel = (): TrialOutcome => {
+    const partial = rounds.length > 0 ? reportOf(inputs.length) : undefined;
+    if (partial) emit({ type: 'trial.finished', report: partial });
+    const message = partial
+      ? `The trial was cancelled after ${rounds.length} of ${inputs.length} rounds; the figures cover those ${rounds.length} only.`
+      : `The trial was cancelled before any of its ${inputs.length} rounds was done; there are no figures.`;
+    finish('cancelled', undefined, message);
+    return { ok: false, status: 'cancelled', message, ...(partial ? { report: partial } : {}) };
+  };
   for (const [index, input] of inputs.entries()) {
+    if (options.signal?.aborted) return cancel();
     let answer: CandidateAnswer;
     try {
       answer = await askCandidate(input, candidate, options.signal);
     } catch (error) {
-      const cancelled = error instanceof ProviderError && error.code === 'cancelled';
-      const message = cancelled
-        ? `The trial was stopped after ${rounds.length} of ${inputs.length} rounds; no report was made.`
-        : `${candidate.label} stopped answering at round ${index + 1} of ${inputs.length}: ${error instanceof Error ? error.message : String(error)}. No report was made; check the model and start the trial again.`;
-      finish(cancelled ? 'cancelled' : 'failed', undefined, message);
-      return { ok: false, status: cancelled ? 'cancelled' : 'failed', message };
+      if ((error instanceof ProviderError && error.code === 'cancelled') || options.signal?.aborted) return cancel();
+      const message = `${candidate.label} stopped answering at round ${index + 1} of ${inputs.length}: ${error instanceof Error ? error.message : String(error)}. No report was made; check the model and start the trial again.`;
+      finish('failed', undefined, message);
+      return { ok: false, status: 'failed', message };
     }
+    // An answer that came back after Cancel is not counted: the figures cover the rounds done before it.
+    if (options.signal?.aborted) return cancel();
     const compared = compareRound(index, input.case, answer);
     rounds.push(compared);
     emit({ type: 'trial.round', trial: compared });
     options.onRound?.(compared, rounds.length, inputs.length);
   }
-  const report = trialReport({ node, candidate: candidate.label, current, current_phase: options.currentPhase, settings: options.settings, rounds_asked: options.roundsAsked, rounds });
+  const report = reportOf();
   emit({ type: 'trial.finished', report });
   finish('completed', report.words[0]);
   return { ok: true, report };

@@ -130,6 +130,28 @@ function inputOf(round: RecordedRound, messages: ChatMessage[], studentModel: st
 }
 
 /**
+ * One run's reviewed rounds of the target with a recorded prompt, oldest first (none when the run is
+ * not evidence about it: a replay, a dry run, another node's run), with the label the run gives it.
+ */
+export function runTrialInputs(events: readonly RunEvent[], target: TrialTarget, parsed: Map<string, PromptParts> = new Map()): { inputs: TrialInput[]; label?: string } {
+  if (!runMatches(events, target)) return { inputs: [] };
+  const prompts = studentPrompts(events);
+  const models = studentModels(events);
+  // Its learning examples are read here (the prompts as sent); the teacher's review context is not needed.
+  const rounds = recordedRounds(events.filter((e) => e.type !== 'learning.example')).filter((r) => roundMatches(r, target));
+  const inputs: TrialInput[] = [];
+  let label: string | undefined;
+  for (const round of rounds) {
+    const messages = prompts.get(`${round.invocation_id ?? ''}:${round.round}`);
+    const input = messages && messages.length > 0 ? inputOf(round, messages, models.get(round.invocation_id ?? '') ?? '?', parsed) : undefined;
+    if (!input) continue;
+    inputs.push(input);
+    label = target.kind === 'spec' ? round.spec_name : nodeLabel(events, target.node_id, round.spec_name);
+  }
+  return { inputs, ...(label !== undefined ? { label } : {}) };
+}
+
+/**
  * The target's last `limit` reviewed rounds with a recorded prompt, oldest first. Reads the runs of
  * that workflow (or spec) newest first and stops once it has enough.
  */
@@ -146,24 +168,16 @@ export function readTrialCases(journal: Pick<EventJournal, 'runsPage' | 'runEven
     const page = journal.runsPage({ workflow, limit: 200, ...(after ? { after } : {}) });
     for (const listed of page.runs) {
       if (found.length >= limit) break;
-      const events = journal.runEvents(listed.run.run_id);
-      if (!runMatches(events, target)) continue;
-      const prompts = studentPrompts(events);
-      const models = studentModels(events);
-      // Its learning examples are read here (the prompts as sent); the teacher's review context is not needed.
-      const rounds = recordedRounds(events.filter((e) => e.type !== 'learning.example')).filter((r) => roundMatches(r, target));
+      const ofRun = runTrialInputs(journal.runEvents(listed.run.run_id), target, parsed);
       let kept = 0;
       // Newest rounds first, so a limit keeps the latest.
-      for (const round of rounds.reverse()) {
+      for (const input of ofRun.inputs.reverse()) {
         if (found.length >= limit) break;
-        const messages = prompts.get(`${round.invocation_id ?? ''}:${round.round}`);
-        const input = messages && messages.length > 0 ? inputOf(round, messages, models.get(round.invocation_id ?? '') ?? '?', parsed) : undefined;
-        if (!input) continue;
         found.push(input);
         students.add(input.student_model);
         kept += 1;
-        label ??= target.kind === 'spec' ? round.spec_name : nodeLabel(events, target.node_id, round.spec_name);
-        phase ??= round.supervision.phase;
+        label ??= ofRun.label;
+        phase ??= input.case.supervision.phase;
       }
       if (kept > 0) runs += 1;
     }

@@ -121,7 +121,39 @@ describe('steward trial', () => {
     expect(events.some((e) => e.type === 'tool.executed')).toBe(false);
     const listed = await cliWith(['runs', 'list', '--data-dir', dataDir]);
     expect(listed.stdout).toContain('Trial of ollama:cand on Asks the user');
+
+    // steward replay RUN of a trial: its recorded replies given back, no model called, the same report.
+    const asked = double.chatRequests().length;
+    const replay = await cliWith(['replay', parsed.run_id, '--data-dir', dataDir]);
+    expect(replay.code, replay.stderr).toBe(0);
+    expect(replay.stdout).toContain(`steward · replay of trial ${parsed.run_id} · ollama:cand's recorded replies given back (no model is called, no tool executes)`);
+    expect(replay.stdout).toContain('The replay made the same report: every one of the 5 rounds compared as recorded.');
+    expect(double.chatRequests()).toHaveLength(asked);
+    expect(snapshot(ws.workspace)).toBe(before);
   }, 120_000);
+
+  it('Ctrl-C ends the trial as cancelled (exit 130): the rounds done are reported as partial, never as a finished trial', async () => {
+    const controller = new AbortController();
+    // TEST DOUBLE: a slow candidate; the person presses Ctrl-C while it answers the third round.
+    const double = await startFakeOllama({
+      models: [{ name: 'cand' }],
+      chat: () => {
+        if (double.chatRequests().length === 3) controller.abort();
+        return { message: { content: JSON.stringify({ decision_type: 'complete', output: 'Summarised.' }) }, delay_ms: 50 };
+      },
+    });
+    doubles.push(double);
+    const out = await cliWith(['trial', 'asks-the-user', '--student', ref(double), '--json', '--data-dir', dataDir], { signal: controller.signal });
+    expect(out.code, out.stderr).toBe(130);
+    const parsed = JSON.parse(out.stdout) as { run_id: string; status: string; message: string; report?: unknown };
+    expect(parsed.status).toBe('cancelled');
+    expect(parsed.message).toBe('The trial was cancelled after 2 of 5 rounds; the figures cover those 2 only.');
+    const report = TrialReport.parse(parsed.report);
+    expect(report.stopped).toEqual({ after: 2, of: 5 });
+    expect(report.words[0]).toBe('Cancelled after 2 of 5 rounds; the figures cover those 2 only.');
+    const events: RunEvent[] = journalEvents(dataDir).filter((e) => e.run_id === parsed.run_id);
+    expect(events.at(-1)).toMatchObject({ type: 'run.finished', status: 'cancelled' });
+  }, 60_000);
 
   it('refuses a candidate the privacy policy does not allow, in words, before any call', async () => {
     const out = await cliWith(['trial', 'asks-the-user', '--student', 'https://models.example.com/v1#big', '--data-dir', dataDir]);

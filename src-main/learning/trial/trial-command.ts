@@ -47,9 +47,10 @@ export const TRIAL_USAGE = `Usage:
   --json      one JSON object: the run id, the report and every compared round
 Exit codes: 0 the trial ran (its report says how the candidate did) · 1 no reviewed rounds of NODE
             are recorded · 2 bad input, a model the privacy policy refuses, or the candidate cannot be
-            reached`;
+            reached · 130 cancelled (Ctrl-C): the report covers the rounds done before it, said so in
+            its first line, and the run is recorded as cancelled`;
 
-const CODE = { ok: 0, nothing: 1, badInput: 2 } as const;
+const CODE = { ok: 0, nothing: 1, badInput: 2, cancelled: 130 } as const;
 const DEFAULT_ROUNDS = 200;
 
 const OPTIONS = {
@@ -187,7 +188,11 @@ export async function trialCommand(args: string[], io: CliIo): Promise<number> {
   if (!recorded.ok) io.stderr(`steward trial: the trial's run is not all in the history: ${recorded.message}\n`);
   if (!outcome.ok) {
     io.stderr(`steward trial: ${outcome.message} (run ${runId})\n`);
-    return CODE.badInput;
+    if (outcome.status !== 'cancelled') return CODE.badInput;
+    // Cancelled: what was done is still worth reading, marked partial (its first line says so).
+    if (values.json) io.stdout(`${JSON.stringify({ run_id: runId, status: 'cancelled', message: outcome.message, ...(outcome.report ? { report: outcome.report } : {}), rounds: compared, exit_code: CODE.cancelled }, null, 2)}\n`);
+    else if (outcome.report) for (const line of reportLines(outcome.report, compared, deployment.profile)) io.stdout(`${line}\n`);
+    return CODE.cancelled;
   }
   const { report } = outcome;
   if (values.json) {

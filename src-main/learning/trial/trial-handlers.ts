@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { RunEvent } from '@shared/contracts/events';
 import type { HostParamsParsed, HostResult } from '@shared/contracts/host-api';
 import type { TrialStatusResult } from '@shared/learning/trial-api';
+import type { TrialReport } from '@shared/learning/trial-contract';
 import type { PrivacyPolicy } from '@shared/policy/privacy';
 import type { CredentialStore } from '../../credentials/credential-store';
 import { resolveCredentials } from '../../credentials/resolve-credentials';
@@ -16,6 +17,7 @@ import { RequestError } from '../../registry/request-error';
 import { readTrialCases, trialNode, type TrialTarget } from './trial-cases';
 import { deploymentFor } from './trial-deployment';
 import { runTrial, trialTitle } from './run-trial';
+import { replayTrial } from './replay-trial';
 
 export interface TrialHostDeps {
   journal: Pick<EventJournal, 'runsPage' | 'runEvents' | 'hasRun'>;
@@ -58,14 +60,23 @@ export function trialHandlers(deps: TrialHostDeps) {
       if (e.type === 'run.started') title = e.spec_name;
       else if (e.type === 'trial.started') total = e.rounds;
       else if (e.type === 'trial.round') done += 1;
-      else if (e.type === 'trial.finished') result = { run_id: runId, state: 'completed', title, done, total, report: e.report };
-      else if (e.type === 'run.finished' && !result) result = { run_id: runId, state: e.status === 'cancelled' ? 'cancelled' : 'failed', title, done, total, ...(e.message !== undefined ? { message: e.message } : {}) };
+      else if (e.type === 'trial.finished') result = { run_id: runId, state: e.report.stopped ? 'cancelled' : 'completed', title, done, total, report: e.report };
+      else if (e.type === 'run.finished' && (!result || e.status === 'cancelled')) {
+        result = { run_id: runId, state: e.status === 'cancelled' ? 'cancelled' : 'failed', title, done, total, ...(result?.report ? { report: result.report } : {}), ...(e.message !== undefined ? { message: e.message } : {}) };
+      }
     }
     if (total === 0 && title === '') return undefined;
     // Started and never ended (the host stopped meanwhile): it ran out, with no report.
     return result ?? { run_id: runId, state: 'failed', title, done, total, message: 'The trial stopped before it ended (the app was closed meanwhile); start it again.' };
   };
 
+  /** Cancels one running trial (its panel's Cancel, or the run view's Cancel run): false when none of that id runs here. */
+  const cancel = (runId: string): boolean => {
+    const controller = controllers.get(runId);
+    if (!controller) return false;
+    controller.abort();
+    return true;
+  };
   const handlers = {
     'trial.start': async (params: HostParamsParsed<'trial.start'>): Promise<HostResult<'trial.start'>> => {
       const target: TrialTarget = params.target;
@@ -88,6 +99,7 @@ export function trialHandlers(deps: TrialHostDeps) {
       const stamper = createEventStamper(runId, deps.onEvent);
       const controller = new AbortController();
       controllers.set(runId, controller);
+      let partial: TrialReport | undefined;
       live.set(runId, { run_id: runId, state: 'running', title, done: 0, total: cases.inputs.length });
       void runTrial({
         runId,
@@ -100,7 +112,15 @@ export function trialHandlers(deps: TrialHostDeps) {
         settings: promotion,
         emit: (payload) => {
           // The report is there the moment it is recorded (the run's end follows it).
-          if (payload.type === 'trial.finished') live.set(runId, { run_id: runId, state: 'completed', title, done: payload.report.rounds, total: payload.report.rounds, report: payload.report });
+          if (payload.type === 'trial.finished') {
+            if (payload.report.stopped) partial = payload.report;
+            else live.set(runId, { run_id: runId, state: 'completed', title, done: payload.report.rounds, total: payload.report.rounds, report: payload.report });
+          }
+          // Ended otherwise: its status says so from that moment (a cancelled one with its partial report).
+          if (payload.type === 'run.finished' && payload.status !== 'completed') {
+            const state = payload.status === 'cancelled' ? 'cancelled' : 'failed';
+            live.set(runId, { run_id: runId, state, title, done: partial?.rounds ?? live.get(runId)?.done ?? 0, total: cases.inputs.length, ...(payload.message !== undefined ? { message: payload.message } : {}), ...(partial ? { report: partial } : {}) });
+          }
           return stamper.emit(payload);
         },
         emitted: () => stamper.count,
@@ -109,7 +129,12 @@ export function trialHandlers(deps: TrialHostDeps) {
       })
         .then(
           (outcome) =>
-            live.set(runId, outcome.ok ? { run_id: runId, state: 'completed', title, done: outcome.report.rounds, total: outcome.report.rounds, report: outcome.report } : { run_id: runId, state: outcome.status === 'cancelled' ? 'cancelled' : 'failed', title, done: live.get(runId)?.done ?? 0, total: cases.inputs.length, message: outcome.message }),
+            live.set(
+              runId,
+              outcome.ok
+                ? { run_id: runId, state: 'completed', title, done: outcome.report.rounds, total: outcome.report.rounds, report: outcome.report }
+                : { run_id: runId, state: outcome.status === 'cancelled' ? 'cancelled' : 'failed', title, done: outcome.report?.rounds ?? live.get(runId)?.done ?? 0, total: cases.inputs.length, message: outcome.message, ...(outcome.report ? { report: outcome.report } : {}) },
+            ),
           (error: unknown) => {
             deps.log(`trial ${runId}: ${error instanceof Error ? error.message : String(error)}`);
             live.set(runId, { run_id: runId, state: 'failed', title, done: live.get(runId)?.done ?? 0, total: cases.inputs.length, message: `The trial failed: ${error instanceof Error ? error.message : String(error)}` });
@@ -118,6 +143,7 @@ export function trialHandlers(deps: TrialHostDeps) {
         .finally(() => controllers.delete(runId));
       return { started: true, run_id: runId, rounds: cases.inputs.length, title };
     },
+    'trial.cancel': async ({ run_id }: HostParamsParsed<'trial.cancel'>): Promise<HostResult<'trial.cancel'>> => ({ cancelled: cancel(run_id) }),
     'trial.status': async ({ run_id }: HostParamsParsed<'trial.status'>): Promise<HostResult<'trial.status'>> => {
       const status = live.get(run_id) ?? fromHistory(run_id);
       if (!status) throw new RequestError('not_found', `no trial "${run_id}" is running or recorded here`);
@@ -128,5 +154,12 @@ export function trialHandlers(deps: TrialHostDeps) {
   const stop = () => {
     for (const controller of controllers.values()) controller.abort();
   };
-  return { handlers, stop };
+  /** `runs.replay` of a trial run: replayed at once (no model is called), as a run of its own. */
+  const replay = async (events: readonly RunEvent[]): Promise<{ run_id: string; gaps: string[] }> => {
+    const runId = randomUUID();
+    const stamper = createEventStamper(runId, deps.onEvent);
+    const result = await replayTrial({ events, runId, runEvents: (id) => deps.journal.runEvents(id), emit: (payload) => stamper.emit(payload), emitted: () => stamper.count });
+    return { run_id: runId, gaps: result.gaps };
+  };
+  return { handlers, stop, cancel, replay };
 }

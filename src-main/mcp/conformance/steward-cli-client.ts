@@ -10,6 +10,7 @@ import { setOwn } from '@shared/util/set-own';
 import { runCli, type CliIo } from '../../shells/cli/cli';
 import { errorMessage } from '../errors';
 import { connectTarget, resolveTarget } from '../server-target';
+import { CLIENT_METADATA_URL_ENV } from '../oauth/client-metadata';
 import { headlessBrowser } from './headless-browser';
 import { conformanceStore, wipeConformanceStore } from './conformance-store';
 
@@ -30,8 +31,13 @@ import { conformanceStore, wipeConformanceStore } from './conformance-store';
  *
  * Credentials go to the OS keychain under a service of their own (STEWARD_CONFORMANCE_KEYCHAIN_SERVICE),
  * emptied at the end; without a session bus, an in-memory store stands in and says so on stderr.
+ *
+ * `auth/basic-cimd`: the person has set Steward's client ID metadata document address
+ * (STEWARD_OAUTH_CLIENT_METADATA_URL, oauth/client-metadata.ts) to the one the scenario's
+ * authorization server treats as hosted (the suite's own test address; its server does not fetch it).
  */
 const SERVER = 'conformance';
+const SUITE_CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
 const SELF = fileURLToPath(import.meta.url);
 
 async function main(): Promise<number> {
@@ -42,6 +48,7 @@ async function main(): Promise<number> {
   const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
   const url = process.argv[2];
   if (!url) throw new Error('usage: steward-cli-client <server-url> (MCP_CONFORMANCE_SCENARIO names the scenario)');
+  if (scenario === 'auth/basic-cimd') process.env[CLIENT_METADATA_URL_ENV] = SUITE_CLIENT_METADATA_URL;
   const store = conformanceStore();
   const dir = mkdtempSync(join(tmpdir(), 'steward-conformance-'));
   const started = Date.now();

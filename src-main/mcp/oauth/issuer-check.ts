@@ -58,3 +58,12 @@ export function recordedIssuerOf(metadata: unknown): RecordedIssuer | undefined 
 function withoutTrailingSlash(value: string): string {
   return value.endsWith('/') ? value.slice(0, -1) : value;
 }
+
+/**
+ * Whether stored credentials belong to the authorization server a flow discovered (SEP-2352): the
+ * same issuer identifier, with the one trailing "/" leeway of RFC 8414 §3.3 (the SDK records the
+ * discovered address parsed, which adds it to a bare origin).
+ */
+export function sameIssuer(stored: string, discovered: string): boolean {
+  return withoutTrailingSlash(stored) === withoutTrailingSlash(discovered);
+}

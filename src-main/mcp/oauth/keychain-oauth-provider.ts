@@ -1,8 +1,8 @@
 import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { errorMessage } from '../errors';
-import { authorizationResponseIssuerRefusal, metadataIssuerRefusal, recordedIssuerOf } from './issuer-check';
-import type { OAuthRecord, OAuthRecordStore } from './oauth-record';
+import { authorizationResponseIssuerRefusal, metadataIssuerRefusal, recordedIssuerOf, sameIssuer } from './issuer-check';
+import { issuerOfRecord, type OAuthRecord, type OAuthRecordStore } from './oauth-record';
 
 /** A sign-in in progress: where the browser comes back to, and how the host shows the page. */
 export interface SignInInteraction {
@@ -30,6 +30,15 @@ const EXPIRY_MARGIN_MS = 30_000;
  *
  * Without an interaction (a run), it can use and refresh what a sign-in stored, but never starts a
  * sign-in: registering a client or opening an authorization page fails with SignInRequiredError.
+ *
+ * Credentials are keyed by issuer (SEP-2352): once discovery names the flow's authorization server,
+ * a record from another one (the server moved to a new authorization server), or one that cannot
+ * say which it came from, is neither used nor refreshed there. A run stops, saying the person must
+ * sign in again and why; a sign-in registers with the new server, and its credentials replace the
+ * old ones.
+ *
+ * With a client ID metadata document (`clientMetadataUrl`, SEP-991), an authorization server that
+ * says it supports them gets that HTTPS address as the client_id; others get a registration.
  */
 export class KeychainOAuthProvider implements OAuthClientProvider {
   private verifier: string | undefined;
@@ -38,6 +47,10 @@ export class KeychainOAuthProvider implements OAuthClientProvider {
   private readonly found: OAuthRecord;
   /** This flow's authorization response was refused (issuer checks): what it stored is to be undone. */
   private refused = false;
+  /** The authorization server this flow discovered (the SDK's key for what it stores), once it has. */
+  private flowIssuer: string | undefined;
+  /** The scopes this flow's authorization page asks for: kept with the tokens it brings (SEP-2350). */
+  private requestedScope: string | undefined;
 
   private constructor(
     private readonly records: OAuthRecordStore,
@@ -52,17 +65,35 @@ export class KeychainOAuthProvider implements OAuthClientProvider {
      * the flow, so it asks the person instead of refreshing the old, narrower grant.
      */
     private fresh: boolean,
+    private readonly options: ProviderOptions,
   ) {
     this.found = record;
   }
 
-  static async load(
-    records: OAuthRecordStore,
-    serverLabel: string,
-    options: { interaction?: SignInInteraction; preRegistered?: () => Promise<OAuthClientInformationMixed | undefined>; now?: () => number; fresh?: boolean } = {},
-  ): Promise<KeychainOAuthProvider> {
+  static async load(records: OAuthRecordStore, serverLabel: string, options: ProviderOptions = {}): Promise<KeychainOAuthProvider> {
     const preRegistered = await options.preRegistered?.();
-    return new KeychainOAuthProvider(records, await records.read(), serverLabel, options.interaction, options.now ?? Date.now, preRegistered, options.fresh === true);
+    return new KeychainOAuthProvider(records, await records.read(), serverLabel, options.interaction, options.now ?? Date.now, preRegistered, options.fresh === true, options);
+  }
+
+  /** SEP-991: the HTTPS address of Steward's client ID metadata document, where one is configured (never with a client registered beforehand). */
+  get clientMetadataUrl(): string | undefined {
+    return this.preRegistered ? undefined : this.options.clientMetadataUrl;
+  }
+
+  /** The scopes the stored sign-in asked for (or was granted): what a re-authorization keeps (SEP-2350). */
+  previousScope(): string | undefined {
+    return this.record.scope ?? this.record.tokens?.scope;
+  }
+
+  /**
+   * Whether the stored credentials are another authorization server's than the one this flow
+   * discovered, or cannot say whose they are: then they are not this flow's (SEP-2352).
+   */
+  private otherIssuer(): boolean {
+    if (this.flowIssuer === undefined) return false;
+    if (this.record.client === undefined && this.record.tokens === undefined) return false;
+    const stored = issuerOfRecord(this.record);
+    return stored === undefined || !sameIssuer(stored, this.flowIssuer);
   }
 
   get redirectUrl(): string {
@@ -88,7 +119,17 @@ export class KeychainOAuthProvider implements OAuthClientProvider {
   }
 
   clientInformation(): OAuthClientInformationMixed | undefined {
-    if (this.preRegistered) return this.preRegistered;
+    if (this.preRegistered) {
+      const bound = this.options.preRegisteredIssuer;
+      if (bound !== undefined && this.flowIssuer !== undefined && !sameIssuer(bound, this.flowIssuer)) {
+        throw new Error(
+          `MCP server "${this.serverLabel}" now names the authorization server ${this.flowIssuer}, but its OAuth client was registered with ${bound} (oauth.issuer): ` +
+            'Steward presents that client to its own authorization server only. Register a client with the new one and update the server\'s OAuth client.',
+        );
+      }
+      return this.preRegistered;
+    }
+    if (this.otherIssuer()) return undefined;
     const client = this.record.client;
     // A client registered for another loopback port cannot receive this sign-in's redirect: register anew.
     if (client && this.interaction && !redirectAllowed(client, this.interaction.redirectUrl)) return undefined;
@@ -99,11 +140,13 @@ export class KeychainOAuthProvider implements OAuthClientProvider {
     // The SDK stamps a pre-registered client with its issuer: nothing to keep, the spec has it.
     if (this.preRegistered) return;
     if (!this.interaction) throw this.signInRequired('it has no registered client');
-    await this.write((r) => ({ ...r, client }));
+    // A client of the new authorization server replaces the old one's sign-in whole.
+    const base = this.otherIssuer() ? {} : this.record;
+    await this.write(() => ({ ...base, ...this.issuerKey(base), client }));
   }
 
   tokens(): OAuthTokens | undefined {
-    return this.fresh ? undefined : this.record.tokens;
+    return this.fresh || this.otherIssuer() ? undefined : this.record.tokens;
   }
 
   /** Whether the access token is (about to be) expired and a refresh token could renew it. */
@@ -117,15 +160,32 @@ export class KeychainOAuthProvider implements OAuthClientProvider {
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
     const expires_at = tokens.expires_in !== undefined ? this.now() + tokens.expires_in * 1000 : undefined;
+    const base = this.otherIssuer() ? {} : this.record;
     // A refresh that returns no new refresh token keeps the old one (RFC 6749 §6).
-    const refresh_token = tokens.refresh_token ?? this.record.tokens?.refresh_token;
+    const refresh_token = tokens.refresh_token ?? base.tokens?.refresh_token;
+    // The scopes asked for: this flow's authorization page, else (a refresh) what the sign-in asked for.
+    const scope = this.requestedScope ?? base.scope;
     this.fresh = false;
     this.refused = false;
-    await this.write((r) => ({ ...r, tokens: refresh_token === undefined ? tokens : { ...tokens, refresh_token }, expires_at }));
+    this.requestedScope = undefined;
+    await this.write(() => ({
+      ...base,
+      ...this.issuerKey(base, tokens),
+      tokens: refresh_token === undefined ? tokens : { ...tokens, refresh_token },
+      expires_at,
+      ...(scope === undefined ? {} : { scope }),
+    }));
+  }
+
+  /** The issuer a record written now is keyed by: this flow's authorization server, else what the record or the SDK's stamp says. */
+  private issuerKey(base: OAuthRecord, stamped?: unknown): { issuer?: string } {
+    const issuer = this.flowIssuer ?? issuerOfRecord(base) ?? issuerOfRecord({ tokens: stamped as OAuthTokens | undefined });
+    return issuer === undefined ? {} : { issuer };
   }
 
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
     if (!this.interaction) throw this.signInRequired('its sign-in is missing or has expired');
+    this.requestedScope = authorizationUrl.searchParams.get('scope') ?? undefined;
     await this.interaction.open(authorizationUrl);
   }
 
@@ -147,6 +207,16 @@ export class KeychainOAuthProvider implements OAuthClientProvider {
     const refusal = metadata === undefined || !advertised ? undefined : metadataIssuerRefusal(state.authorizationServerUrl, metadata.issuer);
     if (refusal !== undefined) throw new Error(refusal);
     this.discovery = state;
+    this.flowIssuer = state.authorizationServerUrl;
+    // SEP-2352: a run does not present another authorization server's credentials, nor register
+    // with the new one: only the person can sign in there. A sign-in goes on with a new registration.
+    if (this.interaction || !this.otherIssuer()) return;
+    const stored = issuerOfRecord(this.record);
+    throw this.signInRequired(
+      stored === undefined
+        ? `its stored sign-in does not say which authorization server issued it, and Steward presents a sign-in only to the server that issued it`
+        : `it now uses the authorization server ${state.authorizationServerUrl} instead of ${stored}, where you signed in; Steward does not present one authorization server's sign-in to another`,
+    );
   }
 
   /** RFC 9207: whether the redirect's `iss` (undefined when absent) matches this sign-in's authorization server; a refusal in words if not. */
@@ -190,6 +260,17 @@ export class KeychainOAuthProvider implements OAuthClientProvider {
       `MCP server "${this.serverLabel}" needs you to sign in (${why}): press "Sign in" on the server in the app, or run \`steward mcp sign-in <spec> ${this.serverLabel}\``,
     );
   }
+}
+
+export interface ProviderOptions {
+  interaction?: SignInInteraction;
+  preRegistered?: () => Promise<OAuthClientInformationMixed | undefined>;
+  /** The authorization server the client registered beforehand belongs to (spec `oauth.issuer`): presented to it only. */
+  preRegisteredIssuer?: string;
+  /** SEP-991: the HTTPS address of Steward's client ID metadata document (client-metadata.ts). */
+  clientMetadataUrl?: string;
+  now?: () => number;
+  fresh?: boolean;
 }
 
 function registeredRedirect(client: OAuthClientInformationMixed | undefined): string | undefined {

@@ -6,8 +6,14 @@ import type { AddressInfo } from 'node:net';
 export interface LoopbackRedirect {
   readonly redirectUrl: string;
   readonly state: string;
-  /** The authorization code, once the browser arrives with it (and the right state). */
+  /**
+   * The next authorization code, once the browser arrives with it (and the right state). One sign-in
+   * may need two (the server moved to another authorization server part way, SEP-2352): each call
+   * takes the next code that arrived since the newest authorization page was opened.
+   */
   code(timeoutMs: number): Promise<string>;
+  /** A new authorization page is being opened: what arrived for an earlier one (a reloaded tab) no longer counts. */
+  opening(): void;
   close(): Promise<void>;
 }
 
@@ -31,11 +37,23 @@ export type IssuerCheck = (iss: string | undefined) => string | undefined;
  */
 export async function startLoopbackRedirect(preferredPort?: number, checkIssuer?: IssuerCheck): Promise<LoopbackRedirect> {
   const state = randomBytes(16).toString('hex');
-  let settle: { resolve: (code: string) => void; reject: (error: Error) => void } | undefined;
-  const arrived = new Promise<string>((resolve, reject) => {
-    settle = { resolve, reject };
-  });
-  arrived.catch(() => undefined);
+  /** Codes arrived and not yet taken, a failure not yet reported, and who waits for either. */
+  const arrivedCodes: string[] = [];
+  let failure: Error | undefined;
+  let closed = false;
+  const waiting: Array<{ resolve: (code: string) => void; reject: (error: Error) => void }> = [];
+  const settle = {
+    resolve(code: string) {
+      const waiter = waiting.shift();
+      if (waiter) waiter.resolve(code);
+      else arrivedCodes.push(code);
+    },
+    reject(error: Error) {
+      const waiter = waiting.shift();
+      if (waiter) waiter.reject(error);
+      else failure = error;
+    },
+  };
 
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
@@ -52,17 +70,17 @@ export async function startLoopbackRedirect(preferredPort?: number, checkIssuer?
     if (error !== null || code === null) {
       const why = (url.searchParams.get('error_description') ?? error ?? 'no code').slice(0, 200);
       res.writeHead(400, { 'content-type': 'text/html' }).end(PAGE('Sign-in was not completed. You can close this tab.'));
-      settle?.reject(new SignInFailedError(`the authorization server did not sign you in (${why})`));
+      settle.reject(new SignInFailedError(`the authorization server did not sign you in (${why})`));
       return;
     }
     const refusal = checkIssuer?.(url.searchParams.get('iss') ?? undefined);
     if (refusal !== undefined) {
       res.writeHead(400, { 'content-type': 'text/html' }).end(PAGE(`${escapeHtml(refusal)} You can close this tab.`));
-      settle?.reject(new SignInFailedError(refusal));
+      settle.reject(new SignInFailedError(refusal));
       return;
     }
     res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE('Signed in. You can close this tab and return to Steward.'));
-    settle?.resolve(code);
+    settle.resolve(code);
   });
   const port = await listen(server, preferredPort).catch(() => listen(server, 0));
   const redirectUrl = `http://127.0.0.1:${port}/callback`;
@@ -70,15 +88,41 @@ export async function startLoopbackRedirect(preferredPort?: number, checkIssuer?
   return {
     redirectUrl,
     state,
+    opening() {
+      arrivedCodes.length = 0;
+      failure = undefined;
+    },
     code(timeoutMs) {
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new SignInFailedError(`no answer from the browser within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
+      const ready = arrivedCodes.shift();
+      if (ready !== undefined) return Promise.resolve(ready);
+      if (failure !== undefined) {
+        const error = failure;
+        failure = undefined;
+        return Promise.reject(error);
+      }
+      if (closed) return Promise.reject(new SignInFailedError('the sign-in was closed'));
+      return new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          const at = waiting.indexOf(waiter);
+          if (at >= 0) waiting.splice(at, 1);
+          reject(new SignInFailedError(`no answer from the browser within ${Math.round(timeoutMs / 1000)} s`));
+        }, timeoutMs);
+        const waiter = {
+          resolve: (code: string) => {
+            clearTimeout(timer);
+            resolve(code);
+          },
+          reject: (error: Error) => {
+            clearTimeout(timer);
+            reject(error);
+          },
+        };
+        waiting.push(waiter);
       });
-      return Promise.race([arrived, timeout]).finally(() => clearTimeout(timer));
     },
     close() {
-      settle?.reject(new SignInFailedError('the sign-in was closed'));
+      closed = true;
+      for (const waiter of waiting.splice(0)) waiter.reject(new SignInFailedError('the sign-in was closed'));
       return new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

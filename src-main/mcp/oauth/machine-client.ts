@@ -10,6 +10,8 @@ export interface FlowProvider extends OAuthClientProvider {
   needsRefresh(): boolean;
   /** The error a run reports when only a person could go on. */
   signInRequired(why: string): Error;
+  /** The scopes the stored sign-in asked for, which a re-authorization keeps asking for (SEP-2350). */
+  previousScope?(): string | undefined;
 }
 
 /** A server a person registered as machine-to-machine (spec `oauth.grant: "client_credentials"`). */

@@ -5,6 +5,7 @@ import { isHostAllowed, type PrivacyPolicy } from '@shared/policy/privacy';
 import type { RemoteEndpoint } from '../remote-endpoint';
 import { SignInRequiredError } from './keychain-oauth-provider';
 import type { FlowProvider } from './machine-client';
+import { unionScopes } from './scope-union';
 
 /** Wraps the fetch a remote connection sends its MCP requests with. */
 export type RemoteAuth = (mcpFetch: FetchLike) => FetchLike;
@@ -38,7 +39,9 @@ export interface AuthHint {
  * The MCP authorization flow around a remote connection's requests, with the SDK's `auth()` doing
  * the protocol. Each request carries the stored access token; a token at its expiry is refreshed
  * first; a 401 (or a 403 `insufficient_scope`) runs `auth()` with what the server's
- * `WWW-Authenticate` says (resource metadata, scope) and sends the request once more. In a sign-in
+ * `WWW-Authenticate` says (resource metadata, scope) and sends the request once more. Each such
+ * step discovers the authorization server anew (a server may have moved to another one, SEP-2352),
+ * and a challenged scope is asked for together with the scopes asked for before (SEP-2350). In a sign-in
  * the browser round trip happens inside that step; in a run it happens only through `consent` (a
  * wider scope is always put to the person, never refreshed around), else the request fails with
  * SignInRequiredError. One flow at a time: concurrent refusals wait for it.
@@ -55,12 +58,18 @@ export function oauthFetch(options: OAuthFetchOptions): RemoteAuth {
     // The person's consent stored new tokens in the keychain: read them from there.
     loaded = undefined;
   };
-  const authorize = async (p: FlowProvider, hint: AuthHint, widerScope: boolean): Promise<void> => {
+  const authorize = async (p: FlowProvider, challenge: AuthHint, widerScope: boolean): Promise<void> => {
     const consent = options.awaitCode ? undefined : options.consent;
     // A run with no sign-in stored has nothing to refresh: it stops before registering a client
     // (a run never starts a first sign-in; `steward mcp sign-in` or the app's Sign in does).
     if (!options.awaitCode && (await p.clientInformation()) === undefined) throw p.signInRequired('nobody has signed in to it yet');
+    // SEP-2350: what was asked for before stays asked for. No challenged scope: the SDK's own choice
+    // (the resource metadata's scopes_supported).
+    const hint = challenge.scope === undefined ? challenge : { ...challenge, scope: unionScopes(p.previousScope?.(), challenge.scope) };
     if (widerScope && consent) return askPerson(consent, hint);
+    // The authorization server is discovered anew, never taken from an earlier flow: the resource
+    // metadata may name another one now (SEP-2352), whose credentials are not the old one's.
+    await p.invalidateCredentials?.('discovery');
     try {
       const base = { serverUrl, resourceMetadataUrl: hint.resourceMetadataUrl, scope: hint.scope, fetchFn: options.authFetch };
       const first = await auth(p, base);

@@ -11,6 +11,7 @@ import { createMemoryLedger } from '../idempotency-ledger';
 import { tempNotesWorkspace } from '../../../test-support/workspace';
 import { headlessBrowser } from '../conformance/headless-browser';
 import { oauthCredentialName } from './oauth-record';
+import { CLIENT_METADATA_URL_ENV } from './client-metadata';
 import { isSignedIn, signInRemoteServer, signOutRemoteServer } from './sign-in';
 import { startOAuthTestServer, type OAuthTestServer } from './oauth-test-server';
 import { runCli } from '../../shells/cli/cli';
@@ -103,6 +104,8 @@ describe.skipIf(!hasSessionBus)('signing in to a remote MCP server with OAuth (n
     expect(await store.list()).toContain(oauthCredentialName(server.mcpUrl));
     const stored = (await store.get(oauthCredentialName(server.mcpUrl))) ?? '';
     expect(stored).toContain(server.issued[0]);
+    // Keyed by the authorization server that issued them (SEP-2352).
+    expect(JSON.parse(stored)).toMatchObject({ issuer: server.issuer, tokens: { issuer: server.issuer } });
     expect(await isSignedIn(spec, store)).toBe(true);
 
     const { result, written } = await echoRun(server.mcpUrl)();
@@ -150,6 +153,20 @@ describe.skipIf(!hasSessionBus)('signing in to a remote MCP server with OAuth (n
     expect(server.log.accepted.length).toBeGreaterThan(0);
     expect(result.executions[0]?.content).toBe('you called with Bearer ••••(keychain:oauth.remote)');
     for (const secret of server.issued) expect(written).not.toContain(secret);
+    await signOutRemoteServer(spec, store);
+  });
+
+  it('with a client ID metadata document configured, an authorization server that does not support them still gets a registration', async () => {
+    server = await startOAuthTestServer();
+    const spec = { id: 'remote', url: server.mcpUrl, args: [] };
+    process.env[CLIENT_METADATA_URL_ENV] = 'https://example.org/steward/client.json';
+    try {
+      expect((await signInRemoteServer(spec, { store, privacy: LOCAL_ONLY, open: headlessBrowser })).ok).toBe(true);
+    } finally {
+      delete process.env[CLIENT_METADATA_URL_ENV];
+    }
+    expect(server.log.registrations).toHaveLength(1);
+    expect(server.log.registrations[0]?.client_id).not.toContain('example.org');
     await signOutRemoteServer(spec, store);
   });
 

@@ -4,6 +4,7 @@ import type { CredentialStore } from '../../credentials/credential-store';
 import { loadDocumentFile } from '../../workflow/load-workflow';
 import { errorMessage } from '../errors';
 import { isSignedIn, signInRemoteServer, signOutRemoteServer } from './sign-in';
+import { CLIENT_METADATA_URL_ENV, clientMetadataDocument } from './client-metadata';
 
 export const MCP_USAGE = `Usage:
   steward mcp sign-in FILE SERVER [--allow-host HOST]...   sign in to a remote (url) server of a
@@ -11,6 +12,11 @@ export const MCP_USAGE = `Usage:
                                      it in your browser; the tokens go to the OS keychain only
   steward mcp sign-out FILE SERVER   forget that sign-in (its keychain entry)
   steward mcp status FILE SERVER     whether Steward holds a sign-in for it
+  steward mcp client-metadata URL    prints Steward's client ID metadata document for URL (an
+                                     https address you host it at); with
+                                     ${CLIENT_METADATA_URL_ENV}=URL set, sign-ins use
+                                     it as Steward's client_id where the authorization server
+                                     supports such documents, and register dynamically elsewhere
 
 A remote server on another host needs that host allowed (--allow-host, or the workspace settings),
 and so does its authorization server.
@@ -32,6 +38,11 @@ export async function mcpCommand(args: string[], io: McpCommandIo, store: Creden
   try {
     const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { 'allow-host': { type: 'string', multiple: true } } });
     const [sub, file, serverId] = positionals;
+    if (sub === 'client-metadata') {
+      if (file === undefined || positionals.length > 2) return fail(MCP_USAGE);
+      io.stdout(`${JSON.stringify(clientMetadataDocument(file), null, 2)}\n`);
+      return 0;
+    }
     if (sub === undefined || file === undefined || serverId === undefined || positionals.length > 3) return fail(MCP_USAGE);
     const server = findServer(file, serverId);
     if (typeof server === 'string') return fail(server);

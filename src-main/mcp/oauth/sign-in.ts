@@ -15,6 +15,7 @@ import { isMachineClient, machineClientProvider } from './machine-client';
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { SignInRequiredError } from './keychain-oauth-provider';
+import { configuredClientMetadataUrl } from './client-metadata';
 
 /** A server whose spec sets its own Authorization header is not signed in with OAuth. */
 export function usesOAuth(spec: McpServerSpec): boolean {
@@ -34,8 +35,9 @@ export function runAuth(spec: McpServerSpec, endpoint: RemoteEndpoint, store: Cr
   if (isMachineClient(spec)) return oauthFetch({ provider: () => machineClientProvider(spec, store), endpoint, authFetch, ...tokenSeen });
   const records = new OAuthRecordStore(store, endpoint.url);
   const preRegistered = () => preRegisteredClient(spec, store);
+  const bound = issuerBound(spec);
   const asked = consent ? { consent: (hint: AuthHint) => consentFlow(spec, endpoint, records, { ...consent, authFetch, preRegistered }, hint) } : {};
-  return oauthFetch({ provider: () => KeychainOAuthProvider.load(records, spec.id, { preRegistered }), endpoint, authFetch, ...tokenSeen, ...asked });
+  return oauthFetch({ provider: () => KeychainOAuthProvider.load(records, spec.id, { preRegistered, ...bound }), endpoint, authFetch, ...tokenSeen, ...asked });
 }
 
 /** How a run puts an authorization to the person: the page shown (browser, printed link) and how long they have. */
@@ -61,8 +63,15 @@ async function consentFlow(
   let p: KeychainOAuthProvider | undefined;
   const redirect = await startLoopbackRedirect(portOf((await records.read()).client), (iss) => p?.issuerRefusal(iss));
   try {
-    const interaction = { redirectUrl: redirect.redirectUrl, state: redirect.state, open: (url: URL) => options.open(url, why) };
-    p = await KeychainOAuthProvider.load(records, spec.id, { interaction, preRegistered: options.preRegistered, fresh: true });
+    const interaction = {
+      redirectUrl: redirect.redirectUrl,
+      state: redirect.state,
+      open: (url: URL) => {
+        redirect.opening();
+        return options.open(url, why);
+      },
+    };
+    p = await KeychainOAuthProvider.load(records, spec.id, { interaction, preRegistered: options.preRegistered, ...issuerBound(spec), ...clientMetadata(), fresh: true });
     const base = { serverUrl: endpoint.url, resourceMetadataUrl: hint.resourceMetadataUrl, scope: hint.scope, fetchFn: options.authFetch };
     if ((await auth(p, base)) === 'AUTHORIZED') return;
     let authorizationCode: string;
@@ -137,14 +146,22 @@ export async function connectSignedIn(spec: McpServerSpec, options: SignInOption
     const conn = await connectNegotiated(spec.id, endpoint, headers, { startTimeoutMs: 60_000, callTimeoutMs: 60_000, onLog: options.onLog }, auth);
     return { conn, close: () => conn.close() };
   }
+  const cimd = clientMetadata();
   const known = await records.read();
   // The provider of the flow under way: its authorization server's issuer is what the redirect's `iss` must be.
   let flowProvider: KeychainOAuthProvider | undefined;
   const redirect = await startLoopbackRedirect(portOf(known.client), (iss) => flowProvider?.issuerRefusal(iss));
   try {
-    const interaction = { redirectUrl: redirect.redirectUrl, state: redirect.state, open: options.open };
+    const interaction = {
+      redirectUrl: redirect.redirectUrl,
+      state: redirect.state,
+      open: (url: URL) => {
+        redirect.opening();
+        return options.open(url);
+      },
+    };
     const auth = oauthFetch({
-      provider: async () => (flowProvider = await KeychainOAuthProvider.load(records, spec.id, { interaction, preRegistered: () => preRegisteredClient(spec, options.store) })),
+      provider: async () => (flowProvider = await KeychainOAuthProvider.load(records, spec.id, { interaction, preRegistered: () => preRegisteredClient(spec, options.store), ...issuerBound(spec), ...cimd })),
       endpoint,
       authFetch: signInFetch(endpoint, options.privacy),
       awaitCode: () => redirect.code(timeoutMs),
@@ -196,6 +213,17 @@ async function preRegisteredClient(spec: McpServerSpec, store: CredentialStore):
   const secret = isCredentialRef(ref) ? await store.get(credentialNameOf(ref)) : undefined;
   if (secret === undefined) throw new Error(`MCP server "${spec.id}" needs credential ${ref} in oauth.client_secret, and it is not in the keychain`);
   return { client_id: spec.oauth.client_id, client_secret: secret };
+}
+
+/** The authorization server a client registered beforehand belongs to (spec `oauth.issuer`), if the spec says. */
+function issuerBound(spec: McpServerSpec): { preRegisteredIssuer?: string } {
+  return spec.oauth?.issuer === undefined ? {} : { preRegisteredIssuer: spec.oauth.issuer };
+}
+
+/** Steward's client ID metadata document, where one is configured (client-metadata.ts); a bad setting is refused in words. */
+function clientMetadata(): { clientMetadataUrl?: string } {
+  const url = configuredClientMetadataUrl();
+  return url === undefined ? {} : { clientMetadataUrl: url };
 }
 
 function portOf(client: unknown): number | undefined {

@@ -75,6 +75,15 @@ describe('judges that are not models, in the CLI', () => {
       `    ⚖ p:j0.2.0.1 A2A agent “${SCRIPTED_JUDGE_CARD.name}” 1.2.0 at ${server.url} → approved (cites draft#2)`,
       '    ⚖ p approved after 2 iteration(s)',
     ]);
+    // The privacy log's entries, in words: which agent and host, what was sent (sizes, field names), never the text or the values.
+    const sent = run.stdout.split('\n').filter((l) => l.startsWith('    ⇄'));
+    const host = new URL(server.url).host;
+    expect(sent).toHaveLength(2);
+    expect(sent[0]).toMatch(
+      new RegExp(`^    ⇄ p judgment p:j0\\.1\\.0\\.1 sent to the A2A agent “${SCRIPTED_JUDGE_CARD.name}” 1\\.2\\.0 at ${host} \\(this machine\\), which answered · 2 requests, [\\d.]+ (B|KiB): the judgment text \\([\\d.]+ (B|KiB), masked before it left; not logged\\) and the fields judgment_id, step, iteration, output, outputs, min_citations, must_cite \\(values not logged\\)$`),
+    );
+    expect(sent[1]).toContain('· 1 request,');
+    expect(sent.join('\n')).not.toContain('Cache reads.');
   }, 60_000);
 
   it('validate refuses an A2A judge on a host the policy does not allow, before anything is sent', async () => {

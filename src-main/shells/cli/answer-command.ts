@@ -12,6 +12,7 @@ import type { WorkflowCheckpointStore } from '../../workflow/workflow-checkpoint
 import { waitingStoresOn } from '../../engine/waiting-stores';
 import { describeFallback, judgmentExpired } from '@shared/pattern/human-ask';
 import { agentRunPrinter } from './agent-run-output';
+import { cliSpeech } from './cli-speech';
 import { answerFromWords } from './answer-words';
 import { verdictFromFlags } from './person-verdict';
 import { askAtTerminal } from './ask-at-terminal';
@@ -41,6 +42,7 @@ export const ANSWER_USAGE = `Usage:
   steward answer RUN_ID --verdict retry|skip|end_stream|fail [--reason TEXT]   (a supervised node that failed)
   steward answer RUN_ID --verdict substitute --value JSON [--reason TEXT]
                  [--intervention ID]   (a workflow run with several nodes waiting: which one)
+                 [--no-speech]   (say nothing aloud)
 
 Answers a run waiting for a person in the data folder (steward runs waiting lists them; the app
 shows the same ones under Waiting for you) and resumes it here, printing its rounds as steward run
@@ -59,7 +61,9 @@ workflow node that failed under a person's supervision is answered --verdict, on
 it allows (retry, skip, substitute --value '{"port": …}', end_stream, fail), --reason saying why;
 a verdict it does not allow is refused, a substitute that fails the node's output check is asked again. The run may
 wait again: at a terminal you are asked there, otherwise the next command is printed. While the app
-runs, it resumes the run (and shows it live) and this command prints it as it goes.
+runs, it resumes the run (and shows it live) and this command prints it as it goes. An agent whose
+Synthesis group is on speaks what it delivers from the answer on through espeak-ng, as steward run
+does (never what it said before); --no-speech says nothing aloud.
 Exit codes: 0 completed · 1 ended otherwise · 2 bad input · 3 waits for a person again`;
 
 /** The flags `steward answer` takes (its usage above lists every one: command-usage.test.ts checks it). */
@@ -73,6 +77,7 @@ export const ANSWER_OPTIONS = {
   value: { type: 'string' },
   'data-dir': { type: 'string' },
   intervention: { type: 'string' },
+  'no-speech': { type: 'boolean' },
 } as const;
 
 /** `steward answer RUN_ID ACTION …`. Returns the exit code; a refusal is a message on stderr. */
@@ -106,12 +111,15 @@ export async function answerCommand(args: string[], io: CliIo): Promise<number> 
   }
   const dataDir = io.hosted ? io.hosted.dataDir : values['data-dir'] !== undefined ? typedPath(io, values['data-dir']) : defaultDataDir(io.env);
   const printer = agentRunPrinter(io, false);
+  // Delivered responses spoken from the answer on (cli-speech.ts), as steward run speaks them; never what the history already holds.
+  const speech = cliSpeech({ env: io.env, note: (line) => io.stderr(`steward: ${line}\n`), silent: values['no-speech'] === true });
   let finished: RunEventOf<'run.finished'> | undefined;
   // A workflow's invocations named as the app names them (its node labels, from the waiting run's graph).
   let labelOf = nodeLabels(undefined);
   const invocationLine = invocationLines((node) => labelOf(node));
   const onEvent = (event: RunEvent) => {
     printer.onEvent(event);
+    speech.onEvent(event);
     const line = invocationLine(event);
     if (line !== undefined) io.stdout(`${line}\n`);
     // A supervised workflow's ⛨ lines on stderr, as steward run prints them.
@@ -123,6 +131,8 @@ export async function answerCommand(args: string[], io: CliIo): Promise<number> 
   if (!resumer.ok) return fail(resumer.message);
   const { manager, checkpoints, workflowCheckpoints } = resumer;
   labelOf = nodeLabels(workflowCheckpoints.get(runId)?.graph);
+  // Which of the run's agents speak, from its start in the history (none of what it delivered then is spoken).
+  speech.remember(resumer.events());
   const waitingFor = (): Intervention[] => [checkpoints.get(runId)?.intervention, ...Object.values(workflowCheckpoints.get(runId)?.waiting ?? {}).map((w) => w.intervention)].filter((i) => i !== undefined);
   try {
     let next: HumanAnswer | undefined = answer;
@@ -172,6 +182,7 @@ export async function answerCommand(args: string[], io: CliIo): Promise<number> 
     if (finished.output) io.stdout(`${finished.output}\n`);
     return runExitCode(finished.status);
   } finally {
+    speech.finish();
     await resumer.close();
   }
 }

@@ -34,5 +34,11 @@ const quoteForShell = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
 export function answerCommands(runId: string, intervention: Intervention, dataDir?: string, named = false): string[] {
   const where = `${named ? ` --intervention ${intervention.id}` : ''}${dataDir !== undefined ? ` --data-dir ${quoteForShell(dataDir)}` : ''}`;
   if (intervention.supervision) return verdictCommands(runId, intervention.supervision, where);
-  return intervention.options.map((action) => `steward answer ${runId} ${action === 'reply' ? "reply 'YOUR REPLY'" : action === 'reject' && intervention.judgment ? "reject --feedback 'WHAT TO FIX'" : action}${where}`);
+  return intervention.options.map((action) => `steward answer ${runId} ${action === 'reply' ? "reply 'YOUR REPLY'" : action === 'reject' && intervention.judgment ? "reject --feedback 'WHAT TO FIX'" : action === 'approve' && intervention.server_input ? `approve${formArguments(intervention.server_input)}` : action}${where}`);
+}
+
+/** A tool's question (issue 30): its form's fields as the `--arguments` a person fills in. */
+function formArguments(input: NonNullable<Intervention['server_input']>): string {
+  const names = input.asks.flatMap((ask) => (ask.mode === 'form' ? ask.fields.map((f) => f.name) : []));
+  return names.length === 0 ? '' : ` --arguments ${quoteForShell(JSON.stringify(Object.fromEntries(names.map((name) => [name, '…']))))}`;
 }

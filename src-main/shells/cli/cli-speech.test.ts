@@ -1,7 +1,9 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { hostPage, openTestHost } from '../../../test-support/host-session';
+import { forwardToHost } from '../cli-channel/channel-client';
 import { EXIT, runCli } from './cli';
 import { espeakArgs } from './cli-speech';
 
@@ -20,7 +22,10 @@ const FINAL = 'The teacher final answer, delivered';
 const REAL_ESPEAK = '/usr/bin/espeak-ng';
 
 const dirs: string[] = [];
-afterEach(() => {
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()?.();
+  vi.unstubAllEnvs();
   while (dirs.length) rmSync(dirs.pop() as string, { recursive: true, force: true });
 });
 
@@ -74,12 +79,35 @@ function workflowFile(dir: string): string {
   return file;
 }
 
+const QUESTION = 'Which notes should I read first?';
+const AFTER_ANSWER = 'Read the Monday notes first, as you said';
+
+/** An agent whose (replay) student asks the person a question, then completes: the run waits between the two. */
+function askingAgentFile(dir: string): string {
+  const file = join(dir, 'asker.json');
+  writeFileSync(
+    file,
+    JSON.stringify({
+      format: 'steward/v1',
+      kind: 'agent',
+      id: 'asker',
+      name: 'Asker',
+      instructions: 'Ask, then answer.',
+      task: 'Say which notes to read.',
+      supervision: { enabled: false },
+      synthesis,
+      script: { latency_ms: 0, student: [{ json: { decision_type: 'ask_user', question: QUESTION } }, { json: { decision_type: 'complete', output: AFTER_ANSWER } }], teacher: [] },
+    }),
+  );
+  return file;
+}
+
 /** A folder holding only the recording `espeak-ng`; its log files beside it. */
-function recordingShim(dir: string): { bin: string; args: string; said: string } {
-  const bin = join(dir, 'bin');
+function recordingShim(dir: string, name = 'bin'): { bin: string; args: string; said: string } {
+  const bin = join(dir, name);
   mkdirSync(bin);
-  const args = join(dir, 'espeak-args.log');
-  const said = join(dir, 'espeak-stdin.log');
+  const args = join(dir, `${name}-espeak-args.log`);
+  const said = join(dir, `${name}-espeak-stdin.log`);
   const real = existsSync(REAL_ESPEAK) ? `"${REAL_ESPEAK}" "$@" -w /dev/null` : 'cat >/dev/null';
   writeFileSync(
     join(bin, 'espeak-ng'),
@@ -160,5 +188,58 @@ describe('steward run speaks delivered responses only', () => {
     expect(code).toBe(EXIT.badInput);
     expect(stderr).toContain('the speech rate is a number from 0.5 to 2');
     expect(stderr).toContain('speech is on but speaks nothing');
+  });
+});
+
+describe('a run resumed or followed from the command line speaks what it delivers from then on', () => {
+  it('steward answer: the resumed run speaks its final answer, never the question the history already holds; --no-speech speaks nothing', async () => {
+    const dir = sandbox();
+    const file = askingAgentFile(dir);
+    const first = recordingShim(dir, 'first');
+    const waiting = await run(['run', file], dir, `${first.bin}:/usr/bin:/bin`);
+    expect(waiting.code).toBe(EXIT.waiting);
+    const runId = /the run (\S+) waits for you/.exec(waiting.stdout)?.[1] ?? '';
+    expect(runId).not.toBe('');
+    await shimDone(first.args);
+    expect(readFileSync(first.said, 'utf8')).toBe(`${QUESTION}\n`);
+
+    const resumed = recordingShim(dir, 'resumed');
+    const answered = await run(['answer', runId, 'reply', 'The Monday notes.'], dir, `${resumed.bin}:/usr/bin:/bin`);
+    expect(answered.stderr).toBe('');
+    expect(answered.code).toBe(EXIT.ok);
+    expect(answered.stdout).toContain(AFTER_ANSWER);
+    const args = await shimDone(resumed.args);
+    expect(args.split('\n')[0]).toBe('-v en -s 263');
+    // Spoken once, from the answer on: the question was delivered before this command listened.
+    expect(readFileSync(resumed.said, 'utf8')).toBe(`${AFTER_ANSWER}\n`);
+
+    const again = await run(['run', file], dir, `${first.bin}:/usr/bin:/bin`);
+    const againId = /the run (\S+) waits for you/.exec(again.stdout)?.[1] ?? '';
+    const silent = recordingShim(dir, 'silent');
+    const quiet = await run(['answer', againId, 'reply', 'The Monday notes.', '--no-speech'], dir, `${silent.bin}:/usr/bin:/bin`);
+    expect(quiet.code).toBe(EXIT.ok);
+    expect(quiet.stdout).toContain(AFTER_ANSWER);
+    expect(quiet.stderr).not.toContain('espeak-ng');
+    expect(existsSync(silent.args)).toBe(false);
+  });
+
+  it('steward run attached to a waiting run (the app holds the folder): answered in the app, the rest of the run is spoken too', async () => {
+    const dir = sandbox();
+    const dataDir = join(dir, 'data');
+    const shim = recordingShim(dir);
+    // The command runs inside the host, which finds espeak-ng on its own PATH.
+    vi.stubEnv('PATH', `${shim.bin}:/usr/bin:/bin`);
+    const host = await openTestHost(dataDir, cleanups);
+    const page = hostPage(host);
+    const out = { stdout: '', stderr: '' };
+    const code = forwardToHost(['run', askingAgentFile(dir)], { stdout: (t) => (out.stdout += t), stderr: (t) => (out.stderr += t), env: {}, cwd: dir }, dataDir);
+    await expect.poll(() => out.stdout, { timeout: 15_000 }).toContain('waits for you');
+    expect(out.stderr).toContain('waiting here for the answer');
+    await expect.poll(() => (existsSync(shim.said) ? readFileSync(shim.said, 'utf8') : ''), { timeout: 15_000 }).toBe(`${QUESTION}\n`);
+    const [waiting] = (await page.ok('interventions.pending', {})).interventions;
+    expect((await page.ok('interventions.answer', { run_id: waiting?.run_id ?? '', intervention_id: waiting?.id ?? '', answer: { action: 'reply', text: 'The Monday notes.' } })).resumed).toBe(true);
+    expect(await code).toBe(EXIT.ok);
+    expect(out.stdout).toContain(AFTER_ANSWER);
+    await expect.poll(() => readFileSync(shim.said, 'utf8'), { timeout: 15_000 }).toBe(`${QUESTION}\n${AFTER_ANSWER}\n`);
   });
 });

@@ -40,6 +40,12 @@ export function onPath(name: string, env: NodeJS.ProcessEnv): string | undefined
 }
 
 export interface CliSpeech {
+  /**
+   * A run this command did not start (`steward answer` resumes it, `steward run` stays attached to
+   * it): its agents' speech settings from the history's start events. Nothing in `history` is
+   * spoken: only what is delivered after the person starts watching (onEvent), never a replay.
+   */
+  remember: (history: readonly RunEvent[]) => void;
   onEvent: (event: RunEvent) => void;
   /** The run ended: each speaker's input is closed (it goes on speaking what it has, on its own). */
   finish: () => void;
@@ -53,7 +59,7 @@ export interface CliSpeechOptions {
   silent?: boolean;
 }
 
-const NOTHING: CliSpeech = { onEvent: () => undefined, finish: () => undefined };
+const NOTHING: CliSpeech = { remember: () => undefined, onEvent: () => undefined, finish: () => undefined };
 
 export function cliSpeech(options: CliSpeechOptions): CliSpeech {
   if (options.silent) return NOTHING;
@@ -96,16 +102,24 @@ export function cliSpeech(options: CliSpeechOptions): CliSpeech {
     }
   };
 
+  const noteMissing = (events: readonly RunEvent[]) => {
+    for (const agent of agentsWithSpeech(events)) {
+      if (espeak() !== undefined || noted.has(agent)) continue;
+      noted.add(agent);
+      options.note(`Speech is on for node ${agent} but ${ESPEAK} is not installed; install it to hear answers (or run with --no-speech)`);
+    }
+  };
+
   return {
+    remember: (history) => {
+      // Only the start events: what they deliver was delivered before anyone here listened.
+      const starts = history.filter((e) => e.type === 'run.started' || e.type === 'agent.started');
+      spokenResponses(starts, memory);
+      noteMissing(starts);
+    },
     onEvent: (event) => {
       if (failed) return;
-      if (event.type === 'run.started' || event.type === 'agent.started') {
-        for (const agent of agentsWithSpeech([event])) {
-          if (espeak() !== undefined || noted.has(agent)) continue;
-          noted.add(agent);
-          options.note(`Speech is on for node ${agent} but ${ESPEAK} is not installed; install it to hear answers (or run with --no-speech)`);
-        }
-      }
+      if (event.type === 'run.started' || event.type === 'agent.started') noteMissing([event]);
       for (const said of spokenResponses([event], memory)) {
         const path = espeak();
         if (path === undefined) continue;

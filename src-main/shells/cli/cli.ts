@@ -14,6 +14,7 @@ import type { OAuthConsent } from '../../mcp/mcp-tool-host';
 import { evalCommand } from '../../eval/eval-command';
 import { trialCommand } from '../../learning/trial/trial-command';
 import { replayCommand } from './replay-command';
+import { serversCommand } from './servers-command';
 import { learningCommand } from './learning-command';
 import { traceCommand } from './otlp-command';
 import { runsCommand } from './runs-command';
@@ -60,6 +61,7 @@ const USAGE = `Usage:
   steward replay TRACE.jsonl|RUN_ID [--live] [--json] [--spec FILE] [--data-dir DIR]
   steward workflows list [--json] | import FILE [--as ID] [--replace] | export ID [FILE] | delete ID
                    [--data-dir DIR]
+  steward servers list [--json] | trust ID trusted|untrusted [--data-dir DIR]
   steward answer RUN_ID approve|reject|decline|stop|takeover|yes|no [--note TEXT] | reply TEXT
                    | approve --arguments JSON | reject --feedback TEXT [--cite ID]... | escalate
                    | --verdict retry|skip|substitute|end_stream|fail [--reason TEXT] [--value JSON]
@@ -127,6 +129,8 @@ const USAGE = `Usage:
   workflows    the workflows stored in the data folder, the same ones the app shows: list them,
                import a file the app exported (--as ID stores it under another id, --replace
                overwrites), export one (stdout without FILE), delete one
+  servers      the MCP servers registered in the data folder (the app's MCP registry) and their trust
+               level: steward servers trust ID trusted|untrusted (audited; steward servers --help)
   credentials  keychain credentials: the value is read from standard input, never an argument
   mcp          sign in to a remote MCP server with OAuth (link printed, browser opened), sign out,
                status (steward mcp sign-in FILE SERVER)
@@ -187,6 +191,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return await trialCommand(rest, io);
       case 'open':
         return await openCommand(rest, io, commandUsage(USAGE, 'open'));
+      case 'servers':
+        return await serversCommand(rest, io);
       case 'credentials':
         return await credentialsCommand(rest, { ...io, stdin: io.stdin ?? (async () => '') }, (io.credentials ?? (() => createKeychainStore()))());
       case 'mcp':
@@ -372,7 +378,7 @@ async function runCommand(args: string[], io: CliIo, dryRun = false): Promise<nu
     }
     // On stderr with --json, so the output stays one JSON object.
     (json ? io.stderr : io.stdout)(`${waitingHint(result.run_id, waiting.intervention, values['data-dir'])}\n`);
-    if (attach && hosted) return followToTheEnd(hosted, result.run_id, io, (event) => printer.onEvent(event));
+    if (attach && hosted) return followToTheEnd(hosted, result.run_id, io, (event) => printer.onEvent(event), speech);
     return EXIT.waiting;
   }
   return runExitCode(result.status);

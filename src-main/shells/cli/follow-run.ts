@@ -1,4 +1,5 @@
 import { RUN_STATUS_LABELS, type RunEvent, type RunEventOf } from '@shared/contracts/events';
+import type { CliSpeech } from './cli-speech';
 import type { HostedFolder } from './hosted-folder';
 import { waitingHint } from './park-run';
 import { runExitCode } from './cli-io';
@@ -32,14 +33,24 @@ export function finishedLines(finished: RunEventOf<'run.finished'>): string[] {
 
 /**
  * Stays attached to a run that waits (the app is running): prints what follows its answer, given
- * in the app or with steward answer, and ends with its exit code; Ctrl+C lets go (exit 3).
+ * in the app or with steward answer, and ends with its exit code; Ctrl+C lets go (exit 3). `speech`
+ * (the command's own, which saw the run start) speaks what the run delivers after the answer, as
+ * the run's first part was spoken; it is finished when the command lets go.
  */
-export async function followToTheEnd(hosted: HostedFolder, runId: string, io: { stdout: (text: string) => void; stderr: (text: string) => void; signal?: AbortSignal }, onEvent: (event: RunEvent) => void): Promise<number> {
+export async function followToTheEnd(
+  hosted: HostedFolder,
+  runId: string,
+  io: { stdout: (text: string) => void; stderr: (text: string) => void; signal?: AbortSignal },
+  onEvent: (event: RunEvent) => void,
+  speech?: Pick<CliSpeech, 'onEvent' | 'finish'>,
+): Promise<number> {
   io.stderr('steward: waiting here for the answer (the app shows it under Waiting for you; Ctrl+C leaves the run waiting)\n');
   const finished = await followRun(hosted, runId, (event) => {
     onEvent(event);
+    speech?.onEvent(event);
     if (event.type === 'intervention.requested') io.stdout(`${waitingHint(runId, event.intervention, undefined)}\n`);
   }, io.signal);
+  speech?.finish();
   if (!finished) {
     io.stderr(`steward: let go of run ${runId}: it goes on in the app (steward runs waiting lists it while it waits)\n`);
     return 3;

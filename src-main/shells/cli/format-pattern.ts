@@ -1,5 +1,6 @@
 import type { RunEvent, RunEventOf } from '@shared/contracts/events';
 import type { CallerIdentity, JudgmentRecord, PatternStatus } from '@shared/pattern/contracts';
+import { describeA2aCall } from '@shared/contracts/a2a-call';
 
 /**
  * CLI lines for pattern nodes (issue 12): one per iteration and per judgment, and the node's end,
@@ -68,6 +69,9 @@ export function formatPatternEvent(event: RunEvent): string | undefined {
       const j = event.judgment;
       return `    ${MARK} ${j.id}${j.attempt > 1 ? ' (asked again)' : ''} ${callerLabel(j.caller)} → ${verdictText(j)}${ms(j)}`;
     }
+    case 'a2a.called':
+      // The privacy log's entry: which agent and host, sizes and field names, never the text or values.
+      return `    ⇄ ${where} ${describeA2aCall(event)}`;
     case 'pattern.ended':
       return `    ${MARK} ${where} ${ENDED[event.status]} after ${event.iterations} iteration(s)${event.reason !== undefined && event.status !== 'approved' ? `: ${oneLine(event.reason)}` : ''}`;
     default:

@@ -21,6 +21,8 @@ import { confirmPolicy, EXIT, type CliIo } from './cli-io';
 import { localRecorder } from './run-recorder';
 import { formatDifferences } from './format-differences';
 import { replayWorkflowCommand } from './replay-workflow';
+import { replayableTrial } from '../../learning/trial/replay-trial';
+import { replayTrialCommand } from '../../learning/trial/replay-trial-command';
 import { openTraceWriter } from './trace-writer';
 
 export const REPLAY_USAGE = `Usage: steward replay TRACE.jsonl|RUN_ID [--live] [--json] [--spec FILE] [--trace OUT.jsonl]
@@ -30,7 +32,9 @@ export const REPLAY_USAGE = `Usage: steward replay TRACE.jsonl|RUN_ID [--live] [
   SCS's committee and monitor), then lists the rounds whose decisions differ from the recorded ones
   (tool, arguments, verdict, authorization, executed or not, outcome). A workflow run: each agent
   node invocation answers with its own recorded answers, and the differences are listed per node
-  invocation (node, item, round; or what it ended with).
+  invocation (node, item, round; or what it ended with). A student trial (steward trial): the
+  candidate's recorded replies are given back (no model is called), each round is parsed, validated
+  and compared again by today's code, and the replay's report is compared with the recorded one.
   TRACE.jsonl   a --trace file of one run; RUN_ID: a run of the app, from the data folder's journal
   --live        execute the tools, through the decision boundary and authorization as any run
                 (default: a dry run, no tool executes; a workflow's tool nodes give back their
@@ -102,6 +106,8 @@ export async function replayCommand(args: string[], io: CliIo): Promise<number> 
   const { events, runId } = await recordedEvents(source, dataDir);
   let plan;
   try {
+    // A student trial (issue 31): its recorded candidate replies compared again, no model called.
+    if (replayableTrial(events, runId)) return await replayTrialCommand({ events, dataDir, json, io });
     const graphStart = replayableWorkflowStart(events, runId);
     if (graphStart) {
       mkdirSync(dataDir, { recursive: true, mode: 0o700 });

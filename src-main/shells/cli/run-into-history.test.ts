@@ -34,13 +34,13 @@ function tempDir(): string {
 }
 
 /** An agent spec on the notes sandbox whose replay student reads a note `reads` times, `latency` ms per answer, then completes. */
-function slowSpec(reads: number, latency: number): string {
+function slowSpec(reads: number, latency: number, maxRounds?: number): string {
   const ws = tempNotesWorkspace();
   cleanups.push(ws.cleanup);
   const read = { json: { decision_type: 'tool_call', tool_name: 'read_text_file', arguments: { path: '${workspace}/meeting-notes.md' } } };
   const student = [...Array.from({ length: reads }, () => read), { json: { decision_type: 'complete', output: 'Read the notes.' } }];
   const file = join(ws.dir, 'spec.json');
-  writeFileSync(file, JSON.stringify({ ...askingSpecInput(), script: { latency_ms: latency, student, teacher: [] } }));
+  writeFileSync(file, JSON.stringify({ ...askingSpecInput(), ...(maxRounds ? { limits: { max_rounds: maxRounds } } : {}), script: { latency_ms: latency, student, teacher: [] } }));
   return file;
 }
 
@@ -214,7 +214,8 @@ describe('a steward run with no app writes its run into the history as it goes',
   it('with no app, steward runs list shows a live command\'s run as running and a killed one\'s as interrupted, never as running', async () => {
     const dataDir = tempDir();
     const history = reader(dataDir);
-    const live = steward(slowSpec(40, 500), dataDir);
+    // Far longer than the test (killed by the cleanup): under load the list must still find it running.
+    const live = steward(slowSpec(400, 500, 200), dataDir);
     const liveRun = await startedRun(history);
     const killed = steward(slowSpec(10, 500), dataDir);
     let killedRun = '';

@@ -131,7 +131,9 @@ async function deleteRuns(history: RunHistory, journal: EventJournal, runIds: st
     io.stderr(`steward runs: ${err.message}\n`);
     return CODE.notAll;
   }
-  io.stdout(`deleted ${deleted} run${deleted === 1 ? '' : 's'}\n`);
+  // A run's child runs (workflows it ran, issue 29) went with it: said apart from the runs named.
+  const children = Math.max(0, deleted - wanted.length);
+  io.stdout(`deleted ${deleted - children} run${deleted - children === 1 ? '' : 's'}${children > 0 ? ` and ${children} child run${children === 1 ? '' : 's'} of ${deleted - children === 1 ? 'it' : 'them'}` : ''}\n`);
   return missing.length + blocked.length > 0 ? CODE.notAll : CODE.ok;
 }
 

@@ -3,7 +3,8 @@ import { RUN_STATUSES, RunStatus } from '@shared/contracts/events';
 import type { EventJournal } from '../../events/event-journal';
 import type { ListedRun, RunsPage, RunsQuery } from '../../events/history-queries';
 import type { CliIo, EXIT } from './cli-io';
-import { localTime, MAX_PAGE, pageFooter, pageJson, runLine, shownJson, shownLines } from './format-history';
+import { localTime, MAX_PAGE, pageFooter, pageJson, shownJson, shownLines } from './format-history';
+import { nestedRunLines } from './nested-run-lines';
 import { historyToRead } from './history-to-read';
 import { storedRunCost } from './run-cost-output';
 
@@ -108,7 +109,8 @@ async function list(sub: 'list' | 'search', args: string[], io: CliIo): Promise<
     io.stdout(`${searching ? `no run matches "${text}"` : filtered ? 'no run matches --status/--workflow' : "no runs in this data folder's history"}\n`);
     return CODE.ok;
   }
-  for (const listed of page.runs) io.stdout(`${runLine(listed)}\n`);
+  // Child runs (workflows a run ran, issue 29) under their parent.
+  for (const line of nestedRunLines(page.runs)) io.stdout(`${line}\n`);
   io.stdout(`${pageFooter(page, limit, searching ? 'add words to find fewer' : 'narrow with --status or --workflow')}\n`);
   return CODE.ok;
 }
@@ -167,5 +169,8 @@ function findRun(journal: EventJournal, typed: string): Found {
   const [only, second] = candidates;
   if (only === undefined) return { kind: 'none' };
   if (second === undefined) return { kind: 'run', run: only };
+  // A run's child runs share its id's start (issue 29): the start names the run they are part of.
+  const root = candidates.find((c) => candidates.every((other) => other === c || other.run.run_id.startsWith(`${c.run.run_id}:`)));
+  if (root) return { kind: 'run', run: root };
   return { kind: 'ambiguous', candidates: candidates.slice(0, MAX_CANDIDATES), more: candidates.length > MAX_CANDIDATES };
 }

@@ -27,6 +27,9 @@ the data folder (steward workflows list), as steward run NAME takes it.
                      not allowed. A server that signs in with OAuth needs
                      steward mcp sign-in FILE SERVER first.
 
+Warnings (valid, exit 0, printed on stderr): an agent that runs at phase 4 with the review rule
+"an argument carries a value from an untrusted tool result" (untrusted_provenance) turned off.
+
 Exit codes: 0 valid · 2 a problem (printed on stderr)`;
 
 /** A host as a privacy policy lists it: a name or an IP (IPv6 in brackets), with an optional port. */
@@ -68,10 +71,12 @@ export async function validateCommand(args: string[], io: ValidateIo): Promise<n
     : { dataDir, app: () => readAppWorkflowFile(file) };
   const report = await validateSpecFile(file, io.credentials ?? (() => createKeychainStore()), { allowed_hosts: hosts }, source);
   for (const line of report.lines) io.stdout(`${line}\n`);
+  for (const warning of report.warnings ?? []) io.stderr(`warning: ${warning}\n`);
   if (report.error) {
     io.stderr(`steward: ${report.error}\n`);
     return 2;
   }
-  io.stdout(`valid: ${stored ? `stored workflow ${file}` : file}\n`);
+  const warned = report.warnings?.length ?? 0;
+  io.stdout(`valid: ${stored ? `stored workflow ${file}` : file}${warned > 0 ? ` (${warned} ${warned === 1 ? 'warning' : 'warnings'}, above)` : ''}\n`);
   return 0;
 }

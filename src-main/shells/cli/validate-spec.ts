@@ -1,5 +1,6 @@
 import { effectWords } from '@shared/contracts/tool-effect';
 import { PHASE_LABELS } from '@shared/contracts/spec';
+import { provenanceRuleWarning } from '@shared/policy/provenance-warning';
 import { substituteVars } from '@shared/util/substitute';
 import { LOCAL_ONLY, type PrivacyPolicy } from '@shared/policy/privacy';
 import type { CredentialStore } from '../../credentials/credential-store';
@@ -77,7 +78,8 @@ export async function validateSpecFile(file: string, credentials: () => Credenti
     } finally {
       await host.close();
     }
-    return { lines };
+    const warning = provenanceRuleWarning(spec.supervision, `The agent ${spec.name} (${spec.id})`);
+    return { lines, ...(warning !== undefined ? { warnings: [warning] } : {}) };
   } catch (err) {
     return { lines, error: secrets.maskText(err instanceof Error ? err.message : String(err)) };
   }

@@ -10,6 +10,7 @@ import { agentCardChecks } from '../../workflow/pattern/a2a-judge';
 import { WorkflowTools } from '../../workflow/workflow-tools';
 import type { WorkflowInterface } from '@shared/workflow/subworkflow';
 import type { ValidationReport } from './validation-report';
+import { provenanceRuleWarning } from '@shared/policy/provenance-warning';
 
 /**
  * `steward validate` on a workflow file (the schema was checked when it loaded): graph problems
@@ -53,7 +54,12 @@ export async function validateWorkflow(loaded: LoadedWorkflow, credentials: () =
     lines.push(...agents.lines);
     problems = agents.problems;
   }
-  return problems.length === 0 ? { lines } : { lines, error: problemsText(problems) };
+  // Valid but risky: an agent node autonomous with the untrusted-provenance rule off (issue 31).
+  const warnings = graph.nodes.flatMap((node) => {
+    const warning = node.kind === 'agent' ? provenanceRuleWarning(node.supervision, `The agent node ${node.label ?? node.id} (${node.id})`) : undefined;
+    return warning === undefined ? [] : [warning];
+  });
+  return problems.length === 0 ? { lines, ...(warnings.length > 0 ? { warnings } : {}) } : { lines, error: problemsText(problems), ...(warnings.length > 0 ? { warnings } : {}) };
 }
 
 /** `the workflow has N problems:` and one line per problem, by node and port. */

@@ -180,7 +180,7 @@ export async function workflowCommand(options: WorkflowCommandOptions): Promise<
     }
     const waiting = run.interventions ?? [];
     for (const { intervention } of waiting) (json ? io.stderr : io.stdout)(`${waitingHint(run.run_id, intervention, options.dataDirGiven, waiting.length > 1)}\n`);
-    if (options.follow) return followToTheEnd(options.follow, run.run_id, io, show);
+    if (options.follow) return followToTheEnd(options.follow, run.run_id, io, show, options.speech);
     return 3;
   }
   return runExitCode(run.status);

@@ -28,7 +28,7 @@ describe('steward run with an agent that takes a route', () => {
     const code = await runCli(['run', file, '--input', 'request=I cannot log in', '--data-dir', dataDir], { stdout: (t) => (stdout += t), stderr: () => undefined, env: {} });
     expect(code).toBe(0);
     expect(stdout).toContain('  ✓ triage done → support (chosen by the student)\n');
-    expect(stdout).toMatch(/^ {2}– bill_note skipped: bill_note: triage took route support, not billing$/m);
+    expect(stdout).toMatch(/^ {2}– bill_note skipped: triage took route support, not billing$/m);
     expect(stdout).toMatch(/^ {2}✓ help_note done$/m);
   });
 });

@@ -7,6 +7,8 @@ import { FEEDBACK_HEADING } from '@shared/pattern/prompt';
 import type { PrivacyPolicy } from '@shared/policy/privacy';
 import { WorkflowGraph } from '@shared/workflow/document';
 import { SCRIPTED_JUDGE_CARD, startScriptedA2aJudge, type JudgmentRequestData, type ScriptedA2aJudge, type ScriptedReply } from '../../../test-support/scripted-a2a-judge';
+import { MASK } from '@shared/util/mask';
+import { plantedKeychain } from '../../../test-support/planted-keychain';
 import { createMemoryLedger } from '../../mcp/idempotency-ledger';
 import { runSpans } from '../../otlp/trace-to-spans';
 import { runWorkflow } from '../run-workflow';
@@ -62,21 +64,37 @@ function graph(url: string, drafts: string[]): WorkflowGraph {
   });
 }
 
-async function run(g: WorkflowGraph, privacy?: PrivacyPolicy) {
+async function run(g: WorkflowGraph, privacy?: PrivacyPolicy, extra: Partial<Parameters<typeof runWorkflow>[0]> = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'steward-a2a-judge-'));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   const events: RunEvent[] = [];
-  const result = await runWorkflow({ graph: g, specDir: dir, inputs: { topic: 'caching' }, ledger: createMemoryLedger(), onEvent: (e) => events.push(e), ...(privacy ? { privacy } : {}) });
+  const result = await runWorkflow({ graph: g, specDir: dir, inputs: { topic: 'caching' }, ledger: createMemoryLedger(), onEvent: (e) => events.push(e), ...(privacy ? { privacy } : {}), ...extra });
   for (const e of events) expect(RunEvent.safeParse(e).success, e.type).toBe(true);
   const judgments = events.filter((e): e is RunEventOf<'pattern.judgment'> => e.type === 'pattern.judgment').map((e) => e.judgment);
-  return { result, events, judgments };
+  const calls = events.filter((e): e is RunEventOf<'a2a.called'> => e.type === 'a2a.called');
+  return { result, events, judgments, calls };
 }
+
+/** The data part's fields a judgment message carries, each value masked in the privacy log. */
+const SENT_FIELDS = Object.fromEntries(['judgment_id', 'step', 'iteration', 'output', 'outputs', 'min_citations', 'must_cite'].map((k) => [k, MASK]));
 
 describe('an A2A agent as a pattern judge', () => {
   it('rejects then approves: its feedback reaches the next iteration, its agent card is read, and each judgment records who judged', async () => {
     const server = await judgeServer([reject('Missing a Risks section.'), approve]);
-    const { result, judgments, events } = await run(graph(server.url, ['Cache reads.', 'Cache reads.\n## Risks\nStale data.']));
+    const { result, judgments, events, calls } = await run(graph(server.url, ['Cache reads.', 'Cache reads.\n## Risks\nStale data.']));
     expect(result.status).toBe('completed');
+    // The privacy log: each judgment sent, to which agent and host, its sizes and field names — never the text or the values.
+    const host = new URL(server.url).host;
+    const agent = { name: SCRIPTED_JUDGE_CARD.name, version: SCRIPTED_JUDGE_CARD.version };
+    expect(calls).toEqual([
+      expect.objectContaining({ host, local: true, name: 'Reviewer', agent, judgment_id: 'p:j0.1.0.1', sent: { text_bytes: expect.any(Number), data_fields: SENT_FIELDS }, requests: 2, outcome: 'answered', invocation_id: 'p' }),
+      expect.objectContaining({ host, local: true, agent, judgment_id: 'p:j0.2.0.1', requests: 1, outcome: 'answered' }),
+    ]);
+    // The card (a GET, no body) and the messages: the bytes are the JSON-RPC bodies the server was sent.
+    expect(calls[0]?.bytes).toBeGreaterThan(calls[0]?.sent?.text_bytes ?? Infinity);
+    expect(calls[1]?.sent?.data_fields).toEqual({ ...SENT_FIELDS });
+    expect(JSON.stringify(calls)).not.toContain('Cache reads.');
+    expect(JSON.stringify(calls)).not.toContain('design note');
     expect(result.outputs).toEqual({ note: 'Cache reads.\n## Risks\nStale data.', approved: true });
     const identity = { kind: 'a2a', url: server.url, name: 'Reviewer', agent: { name: SCRIPTED_JUDGE_CARD.name, version: SCRIPTED_JUDGE_CARD.version } };
     expect(judgments).toEqual([
@@ -103,8 +121,14 @@ describe('an A2A agent as a pattern judge', () => {
     const server = await judgeServer([approve, approve]);
     // 0.0.0.0 reaches this machine but is not loopback by name: under the policy it is another host.
     const far = `http://0.0.0.0:${server.port}`;
-    const { result, judgments } = await run(graph(far, ['Cache reads.']));
+    const { result, judgments, calls } = await run(graph(far, ['Cache reads.']));
     expect(server.requests).toEqual([]);
+    // The privacy log shows each refusal: that host, nothing sent, and why in words.
+    expect(calls).toEqual([
+      expect.objectContaining({ host: `0.0.0.0:${server.port}`, local: false, name: 'Reviewer', judgment_id: 'p:j0.1.0.1', requests: 0, bytes: 0, outcome: 'refused', problem: expect.stringContaining('does not allow (local only); nothing was sent'), invocation_id: 'p' }),
+      expect.objectContaining({ host: `0.0.0.0:${server.port}`, requests: 0, bytes: 0, outcome: 'refused' }),
+    ]);
+    for (const call of calls) expect(call.sent === undefined && call.agent === undefined).toBe(true);
     expect(result.status).toBe('failed');
     expect(result.invocations.find((i) => i.id === 'p')?.failure?.code).toBe('pattern_escalated');
     expect(judgments).toHaveLength(2);
@@ -118,6 +142,7 @@ describe('an A2A agent as a pattern judge', () => {
     // Once the policy lists that host, the same judge is asked.
     const allowed = await run(graph(far, ['Cache reads.']), { allowed_hosts: [`0.0.0.0:${server.port}`] });
     expect(allowed.result.status).toBe('completed');
+    expect(allowed.calls).toEqual([expect.objectContaining({ host: `0.0.0.0:${server.port}`, local: false, requests: 2, outcome: 'answered' })]);
     expect(server.requests.map((r) => r.path)).toContain('/.well-known/agent-card.json');
   });
 
@@ -140,5 +165,32 @@ describe('an A2A agent as a pattern judge', () => {
     const server = await judgeServer([]);
     const { summary } = await readAgentCard({ url: server.url });
     expect(summary).toEqual({ ...SCRIPTED_JUDGE_CARD, skills: [{ id: 'review', name: 'Review a draft', description: 'Approves or rejects with feedback' }] });
+  });
+});
+
+const { hasSessionBus, store, planted: PLANTED, server: plantedServer, plant } = plantedKeychain();
+
+describe.skipIf(!hasSessionBus)('a planted keychain secret and an A2A judge (needs a D-Bus session with a Secret Service)', () => {
+  it('a tool prints the secret into the pattern\'s task: the judge is sent it masked, and the privacy log\'s entry never holds it', async () => {
+    await plant(PLANTED);
+    const server = await judgeServer([approve]);
+    const base = graph(server.url, ['Cache reads.']);
+    // The topic is what the planted server's get-env prints: its whole environment, the secret in it.
+    const g = WorkflowGraph.parse({
+      ...base,
+      id: 'a2a-judged-leak-probe',
+      servers: [plantedServer],
+      nodes: [{ id: 'env', kind: 'tool', server: 'ev', tool: 'get-env' }, ...base.nodes.filter((n) => n.id !== 'in')],
+      edges: [{ from: { node: 'env', port: 'text' }, to: { node: 'p', port: 'topic' } }, ...base.edges.filter((e) => e.from.node !== 'in')],
+    });
+    const { result, events, calls } = await run(g, undefined, { inputs: {}, credentials: store, confirm: async () => 'granted' });
+    expect(result.status, result.message).toBe('completed');
+    // The judge was sent the task with the environment in it, the secret masked where it stood.
+    expect(server.received[0]?.text).toContain('••••(keychain:planted-token)');
+    expect(JSON.stringify(server.received)).not.toContain(PLANTED);
+    expect(calls).toEqual([expect.objectContaining({ outcome: 'answered', sent: { text_bytes: expect.any(Number), data_fields: SENT_FIELDS } })]);
+    expect(calls[0]?.sent?.text_bytes).toBeGreaterThan(200);
+    expect(JSON.stringify(calls)).not.toContain(PLANTED);
+    expect(JSON.stringify(events)).not.toContain(PLANTED);
   });
 });

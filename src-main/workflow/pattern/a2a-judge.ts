@@ -2,6 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { Role, TaskState, type AgentCard, type Message, type Part, type SendMessageResult } from '@a2a-js/sdk';
 import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory } from '@a2a-js/sdk/client';
 import { parseJsonText } from '@shared/boundary/parse-candidate';
+import { agentPlace, type A2aCalled, type A2aCallOutcome } from '@shared/contracts/a2a-call';
+import type { RunEventPayload } from '@shared/contracts/events';
+import { maskedArgumentNames } from '@shared/contracts/server-call';
 import { AgentCardView, describeAgentCard, type AgentCardCheck } from '@shared/pattern/agent-card';
 import { JudgeVerdict, type A2aCaller, type CallerIdentity } from '@shared/pattern/contracts';
 import type { JudgeAnswer, JudgeInput } from '@shared/pattern/machine';
@@ -40,6 +43,30 @@ export interface A2aDeps {
   privacy?: PrivacyPolicy;
   /** Tests: a fetch that counts what was sent. */
   fetch?: FetchFn;
+  /** The run's events: each judgment's privacy-log entry (`a2a.called`) goes here. */
+  emit?: (payload: RunEventPayload) => void;
+}
+
+/** What left the machine for one agent: requests and their body bytes, counted as they go. */
+interface SentTally {
+  requests: number;
+  bytes: number;
+}
+
+const bodyBytes = (body: unknown): number => {
+  if (typeof body === 'string') return Buffer.byteLength(body, 'utf8');
+  if (body instanceof Uint8Array) return body.byteLength;
+  if (body instanceof ArrayBuffer) return body.byteLength;
+  return 0;
+};
+
+/** fetch that counts each request it lets go (after the policy's check: a refused one never counts). */
+function countingFetch(tally: SentTally, base: FetchFn = fetch): FetchFn {
+  return (input, init) => {
+    tally.requests += 1;
+    tally.bytes += bodyBytes(init?.body);
+    return base(input, init);
+  };
 }
 
 /** What Steward shows of an agent card. */
@@ -114,12 +141,22 @@ export function verdictOfReply(result: SendMessageResult, who: string): JudgeVer
 /** The A2A judges of one node invocation: each agent's card is read once, then asked for each judgment. */
 export function createA2aJudge(node: NodeOf<'pattern'>, task: string, deps: A2aDeps): (input: JudgeInput, caller: A2aCaller, signal: AbortSignal) => Promise<JudgeAnswer> {
   const clients = new Map<string, Promise<{ client: Awaited<ReturnType<ClientFactory['createFromAgentCard']>>; summary: AgentCardSummary }>>();
+  // Per agent: what left for it so far (its card, each message); a judgment's entry records its own share.
+  const tallies = new Map<string, SentTally>();
+  const tallyOf = (url: string): SentTally => {
+    let tally = tallies.get(url);
+    if (!tally) tallies.set(url, (tally = { requests: 0, bytes: 0 }));
+    return tally;
+  };
+  const cards = new Map<string, AgentCardSummary>();
   const clientOf = (caller: A2aCaller) => {
     let made = clients.get(caller.url);
     if (!made) {
+      const counted = countingFetch(tallyOf(caller.url), deps.fetch);
       made = (async () => {
-        const { card, summary } = await readAgentCard(caller, deps);
-        const fetchImpl = policyFetch(deps.privacy ?? LOCAL_ONLY, judgeWho(caller), deps.fetch);
+        const { card, summary } = await readAgentCard(caller, { ...deps, fetch: counted });
+        cards.set(caller.url, summary);
+        const fetchImpl = policyFetch(deps.privacy ?? LOCAL_ONLY, judgeWho(caller), counted);
         const factory = new ClientFactory({ transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })] });
         try {
           return { client: await factory.createFromAgentCard(card), summary };
@@ -136,6 +173,36 @@ export function createA2aJudge(node: NodeOf<'pattern'>, task: string, deps: A2aD
   return async (input, caller, signal) => {
     const started_at = new Date().toISOString();
     const who = judgeWho(caller);
+    const tally = tallyOf(caller.url);
+    const before = { ...tally };
+    let sent: A2aCalled['sent'];
+    // The privacy log's entry for this judgment, however it ends (a refusal too: nothing left then).
+    const record = (outcome: A2aCallOutcome, problem?: string) => {
+      const card = cards.get(caller.url);
+      deps.emit?.({
+        type: 'a2a.called',
+        ...agentPlace(caller.url),
+        ...(caller.name !== undefined ? { name: caller.name.slice(0, 200) } : {}),
+        ...(card ? { agent: { name: card.name.slice(0, 300), version: card.version.slice(0, 100) } } : {}),
+        judgment_id: input.judgment_id,
+        ...(sent ? { sent } : {}),
+        requests: tally.requests - before.requests,
+        bytes: tally.bytes - before.bytes,
+        outcome,
+        ...(problem !== undefined ? { problem: problem.slice(0, 500) } : {}),
+      });
+    };
+    try {
+      const answer = await askAgent(input, caller, signal, who, (value) => (sent = value));
+      record('answered');
+      return { ...answer, started_at };
+    } catch (err) {
+      record(err instanceof A2aJudgeError && err.code === 'refused' ? 'refused' : 'failed', errorText(err));
+      throw err;
+    }
+  };
+
+  async function askAgent(input: JudgeInput, caller: A2aCaller, signal: AbortSignal, who: string, onSent: (sent: NonNullable<A2aCalled['sent']>) => void): Promise<Omit<JudgeAnswer, 'started_at'>> {
     const { client, summary } = await clientOf(caller);
     const messages = judgeMessages(node, task, input);
     const message: Message = {
@@ -160,6 +227,9 @@ export function createA2aJudge(node: NodeOf<'pattern'>, task: string, deps: A2aD
       extensions: [],
       referenceTaskIds: [],
     };
+    const text = message.parts[0]?.content?.$case === 'text' ? message.parts[0].content.value : '';
+    const data = message.parts[1]?.content?.$case === 'data' ? message.parts[1].content.value : {};
+    onSent({ text_bytes: Buffer.byteLength(text, 'utf8'), data_fields: maskedArgumentNames(data !== null && typeof data === 'object' ? (data as Record<string, unknown>) : {}) });
     let result: SendMessageResult;
     try {
       result = await client.sendMessage({ tenant: '', message, configuration: undefined, metadata: undefined }, { signal });
@@ -169,8 +239,8 @@ export function createA2aJudge(node: NodeOf<'pattern'>, task: string, deps: A2aD
     }
     const verdict = verdictOfReply(result, who);
     const identity: CallerIdentity = { kind: 'a2a', url: caller.url, agent: { name: summary.name.slice(0, 300), version: summary.version.slice(0, 100) } };
-    return { answer: verdict, started_at, ended_at: new Date().toISOString(), caller: identity };
-  };
+    return { answer: verdict, ended_at: new Date().toISOString(), caller: identity };
+  }
 }
 
 /**

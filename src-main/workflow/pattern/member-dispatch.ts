@@ -6,11 +6,14 @@ import type { DispatchInput } from '@shared/pattern/machine';
 import { PATTERN_PRESETS, type PatternPreset } from '@shared/pattern/presets';
 import type { NodeOf, PatternMemberAgent, WorkflowGraph } from '@shared/workflow/document';
 import { runAgent } from '../../engine/run-agent';
+import type { ToolHost } from '../../mcp/tool-host';
 import type { ModelProvider } from '../../providers/provider';
 import { ReplayCursor } from './replay-cursor';
 import type { RecordedPattern } from './recorded-pattern';
 import { agentRunId, nestedPayload, type AgentNodeDeps } from '../agent-node';
 import type { NodeRun } from '../node-outcome';
+import { workflowToolsFor } from '../workflow-as-tool';
+import type { SubworkflowDeps } from '../workflow-node';
 
 /**
  * Dispatch for a pattern node: each member of the iteration runs as an agent through the same
@@ -29,6 +32,12 @@ export type MemberDeps = Pick<
   recorded?: { pattern: RecordedPattern; replayOf: string };
   /** The node can wait persisted: a member that waits for a person parks the loop here (pattern-node.ts) instead of failing it. */
   parkMember?: (park: MemberPark) => void;
+  /**
+   * The stored workflows a member offered some as tools runs them from (issue 29): a call runs the
+   * workflow as a child run of this run, under the pattern's invocation. Absent: such a member fails
+   * the node in words.
+   */
+  subworkflow?: SubworkflowDeps;
 };
 
 /** A member agent waiting for a person mid-iteration: its checkpoint and question, and what the members before it gave. */
@@ -149,6 +158,8 @@ export function createDispatch(
         const recorded = deps.recorded.pattern.member(id, spec.task);
         spec = { ...spec, supervision: recorded.supervision, models: { student: { provider: 'script' }, teacher: { provider: 'script' } }, script: recorded.script };
       }
+      // Stored workflows offered as tools (issue 29), as an agent node's: each call a linked child run.
+      const tools = member.workflow_tools?.length ? memberWorkflowTools(member, deps, run) : undefined;
       const result = await runAgent({
         spec,
         specDir: deps.specDir,
@@ -171,6 +182,7 @@ export function createDispatch(
         providers: deps.recorded ? undefined : replayOf(member),
         ...(deps.recorded ? { replayOf: agentRunId(deps.recorded.replayOf, `${run.invocation.id}/${id}`) } : {}),
         toolHost: node.servers === undefined ? deps.toolHost : undefined,
+        ...(tools ? { wrapToolHost: tools } : {}),
         textsFinal: true,
         ...(deps.dryRun ? { dryRun: true } : {}),
         ...(resume?.tag === id ? { resume: { checkpoint: resume.checkpoint, answer: resume.answer } } : {}),
@@ -189,4 +201,16 @@ export function createDispatch(
     const confidence = known.length === confidences.length && known.length > 0 ? Math.min(...known) : undefined;
     return { outputs, output: aggregateOutput(outputs, input.members), ...(confidence !== undefined ? { confidence } : {}) };
   };
+}
+
+/**
+ * A member's workflow tools, ready to wrap its tool host; a member whose workflow cannot be offered
+ * (unknown, inside itself, no stored workflows here) fails the node, in words.
+ */
+function memberWorkflowTools(member: PatternMemberAgent, deps: MemberDeps, run: NodeRun): (host: ToolHost) => ToolHost {
+  const ids = member.workflow_tools ?? [];
+  if (!deps.subworkflow) throw new Error(`member ${member.id} is offered the workflow ${JSON.stringify(ids[0])} as a tool, but this run has no stored workflows to run it from (run it from the app or with a data folder)`);
+  const offered = workflowToolsFor(ids, deps.subworkflow, run.invocation.id, run.emit);
+  if (!offered.ok) throw new Error(`member ${member.id}: ${offered.message}`);
+  return offered.wrap;
 }

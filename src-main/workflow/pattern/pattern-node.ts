@@ -128,7 +128,7 @@ export async function runPatternNode(node: NodeOf<'pattern'>, run: NodeRun, deps
     memberResume,
   );
   const modelJudge = createJudge(node, task, { privacy: deps.privacy, ollamaHost: deps.ollamaHost, credentials: deps.credentials, fetch: deps.fetch, emit: run.emit }, replays);
-  const a2aJudge = createA2aJudge(node, task, { privacy: deps.privacy, ...(deps.fetch ? { fetch: deps.fetch } : {}) });
+  const a2aJudge = createA2aJudge(node, task, { privacy: deps.privacy, ...(deps.fetch ? { fetch: deps.fetch } : {}), emit: run.emit });
   // A verifier judges the same candidate the same way (a replay too); a model or an A2A agent answers live, or as recorded in a replay.
   const judge = (input: JudgeInput, signal: AbortSignal): Promise<JudgeAnswer> => {
     const caller = input.caller;

@@ -12,7 +12,8 @@ const ACCEPT_LABEL = { form: 'Accept', url: 'Agree and open the link', sampling:
 
 const INPUT_TYPE = { email: 'email', uri: 'url', date: 'date', 'date-time': 'text' } as const;
 
-function initialEntries(fields: readonly ElicitField[]): Entries {
+/** A form's entries before the person types: each field's default (shared with a tool's question card, ServerInputCard). */
+export function initialEntries(fields: readonly ElicitField[]): Entries {
   const entries: Entries = {};
   for (const f of fields) {
     if (f.kind === 'boolean') entries[f.name] = f.default ?? false;
@@ -22,7 +23,28 @@ function initialEntries(fields: readonly ElicitField[]): Entries {
   return entries;
 }
 
-function FieldControl({ field, id, value, onChange, issueId }: { field: ElicitField; id: string; value: ElicitEntry | undefined; onChange: (v: ElicitEntry) => void; issueId?: string }) {
+/** One field of a server's form: its label, its control, its hint and its problem in words (the ask card and the tool-question card). */
+export function FormFieldRow({ field, id, value, issue, onChange }: { field: ElicitField; id: string; value: ElicitEntry | undefined; issue: string | undefined; onChange: (v: ElicitEntry) => void }) {
+  return (
+    <div className={`form-row ${issue ? 'form-row--issue' : ''}`}>
+      <label className="form-row__label" htmlFor={id}>
+        {field.title}
+        {field.required ? ' *' : ''}
+      </label>
+      <div className="form-row__control">
+        <FieldControl field={field} id={id} value={value} onChange={onChange} issueId={issue ? `${id}-issue` : undefined} />
+        {field.description && <p className="form-row__hint">{field.description}</p>}
+        {issue && (
+          <p className="form-row__issue" id={`${id}-issue`}>
+            {issue}
+          </p>
+        )}
+      </div>
+    </div>
+  );
+}
+
+export function FieldControl({ field, id, value, onChange, issueId }: { field: ElicitField; id: string; value: ElicitEntry | undefined; onChange: (v: ElicitEntry) => void; issueId?: string }) {
   const common = { id, 'aria-describedby': issueId, 'aria-invalid': issueId ? true : undefined, 'data-testid': `ask-field-${field.name}` } as const;
   switch (field.kind) {
     case 'boolean':
@@ -120,25 +142,18 @@ export function ServerAskCard({ ask }: { ask: PendingAsk }) {
             const id = `${titleId}-${field.name}`;
             const issue = issues[field.name];
             return (
-              <div key={field.name} className={`form-row ${issue ? 'form-row--issue' : ''}`}>
-                <label className="form-row__label" htmlFor={id}>
-                  {field.title}
-                  {field.required ? ' *' : ''}
-                </label>
-                <div className="form-row__control">
-                  <FieldControl field={field} id={id} value={entries[field.name]} onChange={(v) => {
-                      setEntries({ ...entries, [field.name]: v });
-                      // A field's problem goes once the person changes it (checked again on Accept).
-                      if (issue) setIssues(({ [field.name]: _gone, ...rest }) => rest);
-                    }} issueId={issue ? `${id}-issue` : undefined} />
-                  {field.description && <p className="form-row__hint">{field.description}</p>}
-                  {issue && (
-                    <p className="form-row__issue" id={`${id}-issue`}>
-                      {issue}
-                    </p>
-                  )}
-                </div>
-              </div>
+              <FormFieldRow
+                key={field.name}
+                field={field}
+                id={id}
+                value={entries[field.name]}
+                issue={issue}
+                onChange={(v) => {
+                  setEntries({ ...entries, [field.name]: v });
+                  // A field's problem goes once the person changes it (checked again on Accept).
+                  if (issue) setIssues(({ [field.name]: _gone, ...rest }) => rest);
+                }}
+              />
             );
           })}
         {ask.kind === 'url' && (

@@ -9,6 +9,7 @@ import { ModelSelect } from '../../components/ModelSelect';
 import { PortListEditor } from './PortListEditor';
 import { RouteListEditor } from './RouteListEditor';
 import { NodeRuntimeFields } from './NodeRuntimeFields';
+import { NodeSynthesisFields } from './NodeSynthesisFields';
 import { isRecord, JsonField } from './JsonField';
 import { ReplayStarter } from './ReplayStarter';
 import type { ServerTools } from './use-server-tools';
@@ -70,6 +71,7 @@ export function AgentSection({
           testId="inspector-on-escalate"
         />
         <NodeRuntimeFields limits={node.limits} onChange={(limits) => set({ limits }, `${node.id}-runtime`)} />
+        <NodeSynthesisFields synthesis={node.synthesis} onChange={(synthesis) => onChange(synthesis === undefined ? withoutSynthesis(node) : { ...node, synthesis }, `${node.id}-synthesis`)} />
       </section>
       <PortListEditor title="Input Args" ports={node.inputs} onChange={(inputs, group) => set({ inputs }, group)} testId="inspector-inputs" />
       <RouteListEditor routes={node.routes ?? []} onChange={(routes, group) => onChange(routes.length === 0 ? withoutRoutes(node) : { ...node, routes }, group)} testId="inspector-routes" />
@@ -124,6 +126,11 @@ export function AgentSection({
 /** No routes left: the node declares none (a reroute stops it), not an empty list that refuses every reroute. */
 function withoutRoutes(node: Agent): Agent {
   const { routes: _routes, ...rest } = node;
+  return rest;
+}
+
+function withoutSynthesis(node: Agent): Agent {
+  const { synthesis: _synthesis, ...rest } = node;
   return rest;
 }
 

@@ -1,44 +1,17 @@
 import { useEffect, useState } from 'react';
-import type { BoundaryEvalReport, EvalReport, GateResult, LatestEvalReports, SupervisorEvalReport } from '@shared/eval/report';
+import type { BoundaryEvalReport, EvalReport, LatestEvalReports, SupervisorEvalReport } from '@shared/eval/report';
 import { useHost } from '../../app/HostProvider';
 import { formatDateTime } from '../../view/format';
+import { InjectionEvidence } from './InjectionEvidence';
+import { Gates } from './EvalGates';
 
 /**
  * The latest eval reports (`steward eval supervisor|boundary`, kept in the host's data folder) as
- * promotion evidence: read-only, the gates first. Nothing here runs a suite; the CLI and CI do.
+ * promotion evidence: read-only, the gates first. The injection check (InjectionEvidence) can be run
+ * from here too; the other suites run from the CLI and CI.
  */
 
 const pct = (v: number) => `${Math.round(v * 1000) / 10}%`;
-const num = (v: number) => (Number.isInteger(v) ? String(v) : v.toFixed(2));
-
-function Gates({ gates, suite }: { gates: GateResult[]; suite: string }) {
-  return (
-    <div className="table-wrap">
-      <table className="table table--compact" data-testid={`eval-gates-${suite}`}>
-        <thead>
-          <tr>
-            <th>Gate</th>
-            <th className="num">Value</th>
-            <th className="num">Threshold</th>
-            <th>Result</th>
-          </tr>
-        </thead>
-        <tbody>
-          {gates.map((g) => (
-            <tr key={g.id} data-gate={g.id} data-passed={g.passed}>
-              <td>{g.label}</td>
-              <td className="num">{num(g.value)}</td>
-              <td className="num">
-                {g.comparator === '>=' ? '≥' : '≤'} {num(g.threshold)}
-              </td>
-              <td>{g.passed ? <span className="tag">pass</span> : <span className="tag tag--bad">fail</span>}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
-}
 
 function Figure({ label, value, bad }: { label: string; value: string; bad?: boolean }) {
   return (
@@ -129,5 +102,10 @@ export function EvalEvidence() {
       live = false;
     };
   }, [client, connection]);
-  return <EvalReportPanel reports={reports} />;
+  return (
+    <>
+      <EvalReportPanel reports={reports} />
+      <InjectionEvidence />
+    </>
+  );
 }

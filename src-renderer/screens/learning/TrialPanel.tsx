@@ -75,6 +75,21 @@ export function TrialPanel({
     };
   }, [client, connection, trial?.state]);
 
+  const [cancelling, setCancelling] = useState(false);
+  const [cancelError, setCancelError] = useState<string>();
+  const cancel = () => {
+    if (trial?.state !== 'following') return;
+    setCancelling(true);
+    setCancelError(undefined);
+    client.request('trial.cancel', { run_id: trial.status.run_id }).then(
+      // Its status (polled) turns cancelled with the partial report.
+      () => undefined,
+      (err: unknown) => {
+        setCancelling(false);
+        setCancelError(`Could not cancel the trial: ${err instanceof Error ? err.message : String(err)}`);
+      },
+    );
+  };
   const runId = trial?.state === 'following' ? trial.status.run_id : undefined;
   const running = trial?.state === 'following' && trial.status.state === 'running';
   useEffect(() => {
@@ -100,6 +115,7 @@ export function TrialPanel({
     if (!parsed.ok) return setProblem(parsed.problem);
     if (!Number.isInteger(n) || n < 1 || n > MAX_TRIAL_ROUNDS) return setProblem(`Rounds: a whole number from 1 to ${MAX_TRIAL_ROUNDS}.`);
     setProblem(undefined);
+    setCancelling(false);
     setTrial({ state: 'starting' });
     client
       .request('trial.start', { target, student: parsed.ref, rounds: n, phase, promotion })
@@ -166,7 +182,7 @@ export function TrialPanel({
   }
   const { status } = trial;
   const runLink = (
-    <a href={routeHref({ name: 'run', runId: status.run_id, tab: 'trace' })} data-testid="trial-run-link">
+    <a href={routeHref({ name: 'run', runId: status.run_id, tab: 'rounds' })} data-testid="trial-run-link">
       {status.title}
     </a>
   );
@@ -176,7 +192,15 @@ export function TrialPanel({
         <p>
           <Spinner /> {runLink}: round {Math.min(status.done + 1, status.total)} of {status.total}… (no tool is executed)
         </p>
-        <progress max={status.total} value={status.done} aria-label="Rounds replayed" />
+        <progress max={status.total} value={status.done} aria-label="Rounds replayed" />{' '}
+        <button type="button" className="button button--small" disabled={cancelling || connection !== 'open'} onClick={cancel} data-testid="trial-cancel" title="Stop the trial: the rounds done so far are reported, marked as partial">
+          {cancelling ? 'Cancelling…' : 'Cancel the trial'}
+        </button>
+        {cancelError !== undefined && (
+          <p className="error" role="alert">
+            {cancelError}
+          </p>
+        )}
       </div>
     );
   }
@@ -192,7 +216,7 @@ export function TrialPanel({
       </div>
     );
   }
-  return <TrialReportView report={status.report} runLink={runLink} applying={applying} onApply={onApply} onClose={() => setTrial(undefined)} />;
+  return <TrialReportView report={status.report} runLink={runLink} applying={applying} onApply={onApply} onClose={() => setTrial(undefined)} onAgain={() => setTrial({ state: 'form' })} />;
 }
 
 function Share({ f }: { f: TrialFigures }) {
@@ -206,20 +230,30 @@ function Share({ f }: { f: TrialFigures }) {
   );
 }
 
-function TrialReportView({ report, runLink, applying, onApply, onClose }: { report: TrialReport; runLink: ReactElement; applying: boolean; onApply: (to: LifecyclePhase) => void; onClose: () => void }) {
+function TrialReportView({ report, runLink, applying, onApply, onClose, onAgain }: { report: TrialReport; runLink: ReactElement; applying: boolean; onApply: (to: LifecyclePhase) => void; onClose: () => void; onAgain: () => void }) {
   const { candidate: c, current: s } = report;
   const phaseText = (f: TrialFigures) => `${f.qualifies_for} · ${PHASE_LABELS[f.qualifies_for]}`;
-  const change = c.qualifies_for !== report.current_phase ? c.qualifies_for : undefined;
+  // A cancelled trial's figures cover only the rounds done: no phase change is offered on them.
+  const change = c.qualifies_for !== report.current_phase && !report.stopped ? c.qualifies_for : undefined;
   return (
-    <div className="trial trial__report" data-testid="trial-report" data-qualifies={c.qualifies_for}>
+    <div className="trial trial__report" data-testid="trial-report" data-qualifies={c.qualifies_for} data-partial={report.stopped ? 'true' : undefined}>
       <p>
         <strong>{runLink}</strong>
       </p>
-      {report.words.map((line) => (
-        <p key={line} className="trial__words">
+      {report.words.map((line, i) => (
+        <p key={line} className={i === 0 && report.stopped ? 'error trial__words' : 'trial__words'} role={i === 0 && report.stopped ? 'alert' : undefined} data-testid={i === 0 && report.stopped ? 'trial-partial' : undefined}>
           {line}
         </p>
       ))}
+      {report.stopped && (
+        <p className="muted">
+          This trial was cancelled, so no phase change is offered on its partial figures.{' '}
+          <button type="button" className="link-button" onClick={onAgain}>
+            Start a full trial
+          </button>{' '}
+          to get one.
+        </p>
+      )}
       <table className="table table--compact" data-testid="trial-table">
         <thead>
           <tr>

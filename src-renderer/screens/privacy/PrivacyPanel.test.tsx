@@ -89,4 +89,22 @@ describe('the Privacy tab: what each remote MCP server was sent', () => {
     expect(html).toContain('data-testid="privacy-empty"');
     expect(html).toContain('data-testid="privacy-servers"');
   });
+
+  it('lists each judgment asked of an A2A agent: its card and host, sizes and field names — and a refusal with nothing sent', () => {
+    const log = eventLog('privacy-a2a');
+    startRun(log);
+    call(log, local);
+    const agent = { name: 'Strict reviewer', version: '1.2.0' };
+    log.add({ type: 'a2a.called', host: '127.0.0.1:4123', local: true, name: 'Reviewer', agent, judgment_id: 'p:j0.1.0.1', sent: { text_bytes: 812, data_fields: { judgment_id: '••••••', outputs: '••••••' } }, requests: 2, bytes: 2100, outcome: 'answered', invocation_id: 'p' });
+    log.add({ type: 'a2a.called', host: 'judge.example.com', local: false, name: 'Reviewer', judgment_id: 'p:j0.2.0.1', requests: 0, bytes: 0, outcome: 'refused', problem: 'the A2A judge “Reviewer” would send this run\'s data to judge.example.com, which the workspace privacy policy does not allow (local only); nothing was sent', invocation_id: 'p' });
+    const html = renderToString(<PrivacyPanel events={log.events} />);
+    expect(count(html, 'data-testid="privacy-a2a-call"')).toBe(2);
+    expect(html).toContain('2 judgments asked of A2A agents, 1 refused by the workspace privacy policy (nothing sent).');
+    expect(html).toContain('the A2A agent “Strict reviewer” 1.2.0 at 127.0.0.1:4123 (this machine)');
+    expect(html).toContain('2 requests, 2.1 KiB: the judgment text (812 B, masked before it left; not logged) and the fields judgment_id, outputs (values not logged)');
+    expect(html).toContain('Refused · judge.example.com');
+    expect(html).toContain('refused: nothing was sent');
+    expect(html).toContain('which the workspace privacy policy does not allow');
+  });
 });
+

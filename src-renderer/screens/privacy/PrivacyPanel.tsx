@@ -7,6 +7,7 @@ import { CALLER_LABELS, PURPOSE_LABELS, dataLabels, formatBytes, placeLabel, pri
 import { roundNumber } from '@shared/contracts/round-number';
 import { serverCalls } from './server-calls';
 import { ServerCallsSection } from './ServerCallsSection';
+import { A2aCallsSection } from './A2aCallsSection';
 
 const COLUMNS = 5;
 
@@ -36,6 +37,7 @@ export function PrivacyPanel({ events }: { events: readonly RunEvent[] }) {
           <h2>No model has been called yet</h2>
         )}
         <ServerCallsSection servers={servers} />
+        <A2aCallsSection events={events} />
       </div>
     );
   }
@@ -47,6 +49,7 @@ export function PrivacyPanel({ events }: { events: readonly RunEvent[] }) {
       </p>
       <PrivacyTable rows={log.rows} />
       <ServerCallsSection servers={servers} />
+      <A2aCallsSection events={events} />
     </section>
   );
 }

@@ -1,8 +1,8 @@
 import { useMemo, useState } from 'react';
 import { useLiveQuery } from 'dexie-react-hooks';
 import { EFFECT_CLASSES, EFFECT_LABELS, isProtectedEffect, type ToolEffect } from '@shared/contracts/tool-effect';
-import { SERVER_TRUST_LABELS, trustOf } from '@shared/contracts/server-trust';
 import type { RegisteredServer } from '@shared/contracts/host-registry';
+import { DEPRECATING_REVISION, deprecatedUseText, type DeprecatedFeature } from '@shared/contracts/mcp-revision';
 import { canonicalJson } from '@shared/util/canonical-json';
 import { useHost } from '../../app/HostProvider';
 import { routeHref } from '../../app/routing';
@@ -19,6 +19,7 @@ import { formatDateTime, plural } from '../../view/format';
 import { RemoveButton } from './RemoveButton';
 import { SignInButton } from './SignInButton';
 import { ServerForm } from './ServerForm';
+import { ServerTrustControl } from './ServerTrustControl';
 import { hostErrorText } from './server-form';
 import { WorkspacesSection } from './WorkspacesSection';
 
@@ -189,6 +190,8 @@ function ServerCard({ group, rows, servers, onStatus }: ServerCardProps) {
   const [catalog, setCatalog] = useState<{ resources: InspectedResource[]; prompts: InspectedPrompt[] }>();
   /** The MCP protocol revision the server agreed on at the last Inspect. */
   const [revision, setRevision] = useState<string>();
+  /** Features deprecated in MCP 2026-07-28 the server used at the last Inspect (an older server: still supported). */
+  const [deprecated, setDeprecated] = useState<DeprecatedFeature[]>([]);
   const id = group.server.id;
   const mine = group.server.source === 'user';
   const needsWorkspace = group.server.args.some((a) => a.includes('${workspace}'));
@@ -204,6 +207,7 @@ function ServerCard({ group, rows, servers, onStatus }: ServerCardProps) {
       await storeInspection(db, group.identity, result.tools);
       setCatalog({ resources: result.resources ?? [], prompts: result.prompts ?? [] });
       setRevision(result.protocol_version);
+      setDeprecated(result.deprecated_features ?? []);
     } catch (err) {
       setError(hostErrorText(err));
     } finally {
@@ -232,9 +236,7 @@ function ServerCard({ group, rows, servers, onStatus }: ServerCardProps) {
             <code>{group.server.package ?? group.server.command ?? group.server.url}</code>
             {group.server.url !== undefined && ' (remote)'}
             {group.server.args.length > 0 && <code> {group.server.args.join(' ')}</code>} · {group.server.source === 'shipped' ? 'ships with Steward' : 'registered by you'} ·{' '}
-            <span data-testid="server-trust" title={SERVER_TRUST_LABELS[trustOf(group.server)]}>
-              {trustOf(group.server) === 'trusted' ? 'trusted' : 'untrusted results (values copied from them are reviewed)'}
-            </span>
+            <ServerTrustControl server={group.server} action={action} refresh={refresh} onStatus={onStatus} />
             {group.workflows.length > 0 && ' · used by '}
             {group.workflows.map((w, i) => (
               <span key={w.id}>
@@ -250,6 +252,13 @@ function ServerCard({ group, rows, servers, onStatus }: ServerCardProps) {
               </span>
             )}
           </p>
+          {deprecated.length > 0 && (
+            <ul className="muted registry-server__deprecated" data-testid={`deprecated-features-${id}`} aria-label={`Features deprecated in MCP ${DEPRECATING_REVISION} that this server uses`}>
+              {deprecated.map((feature) => (
+                <li key={feature}>This server {deprecatedUseText(feature)}.</li>
+              ))}
+            </ul>
+          )}
         </div>
         <span className="round__spacer" />
         <div className="registry-server__actions">

@@ -1,9 +1,11 @@
 import { useRef, useState } from 'react';
+import { useLiveQuery } from 'dexie-react-hooks';
 import { importSummary } from '@shared/history/import-summary';
 import { useHost } from '../../app/HostProvider';
 import { downloadText } from '../../view/download';
 import { runsJsonl } from './runs-jsonl';
 import { deleteRunsEverywhere, importTraceFiles } from './run-transfer';
+import { childRunIdsOf } from './child-run-ids';
 
 type Status = { kind: 'info' | 'error'; text: string } | { kind: 'progress'; done: number; total: number };
 
@@ -22,6 +24,10 @@ export function RunsActions({ selected, onDeleted }: { selected: readonly string
   const [confirming, setConfirming] = useState(false);
   const [busy, setBusy] = useState(false);
   const open = connection === 'open';
+  // Child runs of the selected ones (workflows they ran, issue 29): deleted with them; an export offers them.
+  const children = useLiveQuery(() => (selected.length === 0 ? [] : childRunIdsOf(db, selected)), [db, selected]) ?? [];
+  const [withChildren, setWithChildren] = useState(true);
+  const exported = withChildren ? [...selected, ...children] : selected;
   const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
   const onFiles = async (input: HTMLInputElement) => {
@@ -46,9 +52,10 @@ export function RunsActions({ selected, onDeleted }: { selected: readonly string
 
   const exportSelected = async () => {
     try {
-      const text = await runsJsonl(db, selected, (run_id, after_seq) => client.request('runs.events', { run_id, after_seq }));
+      const text = await runsJsonl(db, exported, (run_id, after_seq) => client.request('runs.events', { run_id, after_seq }));
       downloadText(`steward-runs-${new Date().toISOString().slice(0, 10)}.jsonl`, text, 'application/x-ndjson');
-      setStatus({ kind: 'info', text: `Exported ${plural(selected.length, 'run')}.` });
+      const chained = exported.length > selected.length ? ` and ${plural(exported.length - selected.length, 'child run')}` : '';
+      setStatus({ kind: 'info', text: `Exported ${plural(selected.length, 'run')}${chained}.` });
     } catch (err) {
       setStatus({ kind: 'error', text: `Could not export: ${messageOf(err)}` });
     }
@@ -58,7 +65,8 @@ export function RunsActions({ selected, onDeleted }: { selected: readonly string
     setConfirming(false);
     setBusy(true);
     try {
-      const deleted = await deleteRunsEverywhere(client, db, selected);
+      // A run's child runs are part of it: they go with it (the host deletes them too).
+      const deleted = await deleteRunsEverywhere(client, db, [...selected, ...children]);
       onDeleted();
       setStatus({ kind: 'info', text: `Deleted ${plural(deleted, 'run')}.` });
     } catch (err) {
@@ -84,6 +92,11 @@ export function RunsActions({ selected, onDeleted }: { selected: readonly string
         <span className="muted" data-testid="runs-selected">
           {selected.length > 0 ? `${selected.length} selected` : 'Select runs to export or delete them.'}
         </span>
+        {children.length > 0 && (
+          <label className="muted" data-testid="export-with-children">
+            <input type="checkbox" checked={withChildren} onChange={(e) => setWithChildren(e.currentTarget.checked)} /> Export with their {plural(children.length, 'child run')}
+          </label>
+        )}
       </div>
       {status?.kind === 'progress' && (
         <p className="muted" role="status" data-testid="runs-import-progress">
@@ -114,18 +127,21 @@ export function RunsActions({ selected, onDeleted }: { selected: readonly string
             }}
           >
             <h2 id="delete-runs-title" className="wf-dialog__title">
-              Delete {plural(selected.length, 'run')}?
+              Delete {plural(selected.length, 'run')}
+              {children.length > 0 ? ` and ${selected.length === 1 ? 'its' : 'their'} ${plural(children.length, 'child run')}` : ''}?
             </h2>
             <p id="delete-runs-what">
               Their traces and learning examples are deleted from the host’s history (its journal) too, and from every browser showing Steward. A run that is running or waiting for
               you cannot be deleted. Export them first to keep a copy.
+              {children.length > 0 &&
+                ` ${children.length === 1 ? 'The child run is' : `The ${children.length} child runs are`} part of ${selected.length === 1 ? 'it' : 'them'} (workflows ${selected.length === 1 ? 'it' : 'they'} ran), so ${children.length === 1 ? 'it goes' : 'they go'} too.`}
             </p>
             <div className="wf-dialog__actions">
               <button type="button" className="button" onClick={() => setConfirming(false)} autoFocus data-testid="cancel-delete-runs">
                 Cancel
               </button>
               <button type="button" className="button button--danger" onClick={() => void remove()} data-testid="confirm-delete-runs">
-                Delete {plural(selected.length, 'run')}
+                Delete {plural(selected.length + children.length, 'run')}
               </button>
             </div>
           </div>

@@ -9,6 +9,7 @@ import { runTags } from './run-tags';
 import { SupervisionCostCells, SupervisionCostHeaders } from '../costs/SupervisionCostCells';
 import { usePriceList } from '../costs/use-price-list';
 import { roundsWords } from '@shared/history/rounds-words';
+import { childRunsCount } from '@shared/history/run-summary';
 
 /** A workflow run opens on its nodes, an agent run on its rounds. */
 function runRoute(run: RunRow): Route {
@@ -77,9 +78,10 @@ export function RunsTable({ runs, onNearEnd, selection }: { runs: readonly RunRo
                 ref={measure}
                 data-index={item.index}
                 aria-rowindex={item.index + 2}
-                className="table__row"
+                className={run.parent ? 'table__row runs-row--child' : 'table__row'}
                 data-testid="run-row"
                 data-run-id={run.run_id}
+                {...(run.parent ? { 'data-parent-run-id': run.parent.run_id } : {})}
                 data-kind={run.workflow ? 'workflow' : 'agent'}
                 onClick={() => navigate(runRoute(run))}
               >
@@ -127,7 +129,9 @@ function RunCells({ run }: { run: RunRow }) {
             </span>
           ))
         )}
+        <ChildRunsNote run={run} />
         {run.task && <div className="muted">{run.task.length > 120 ? `${run.task.slice(0, 119)}…` : run.task}</div>}
+        <ParentRunNote run={run} />
       </td>
       <td className="nowrap">{formatDateTime(run.started_at)}</td>
       <RoundsCell run={run} />
@@ -150,5 +154,33 @@ function RoundsCell({ run }: { run: RunRow }) {
       {count}
       {note && <div className="muted runs-rounds-note">{note}</div>}
     </td>
+  );
+}
+
+/** A parent run's row says how many child runs it ran (issue 29): ` · 2 child runs`. */
+function ChildRunsNote({ run }: { run: RunRow }) {
+  const { count, more } = childRunsCount(run);
+  if (count === 0) return null;
+  return (
+    <span className="muted" data-testid="run-row-children">
+      {' '}
+      · {count}
+      {more ? '+' : ''} child {count === 1 && !more ? 'run' : 'runs'}
+    </span>
+  );
+}
+
+/** A child run's row says whose part it is, with a link to the parent run at the node that ran it. */
+function ParentRunNote({ run }: { run: RunRow }) {
+  const { parent } = run;
+  if (!parent) return null;
+  return (
+    <div className="muted runs-parent" data-testid="run-row-parent">
+      ↳ Part of run{' '}
+      <a href={routeHref({ name: 'run', runId: parent.run_id, tab: 'nodes', node: parent.invocation_id })} onClick={(e) => e.stopPropagation()} data-testid="run-row-parent-link">
+        {parent.run_id.length > 13 ? `${parent.run_id.slice(0, 8)}…` : parent.run_id}
+      </a>{' '}
+      of {parent.workflow_id}, node {parent.invocation_id}
+    </div>
   );
 }

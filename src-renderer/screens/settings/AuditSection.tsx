@@ -9,6 +9,7 @@ const DECIDED_BY: Record<AuditRecord['decided_by'], string> = {
   terminal_code: 'the code from the terminal',
   automatic: 'no approval needed',
   page: 'withdrawn in the page',
+  command_line: 'you, with a steward command',
 };
 
 /** The host's audit log of explicit actions (servers, folders, privacy, tool effects, credentials), newest first. */

@@ -4,7 +4,7 @@ import { SPEECH_RATE, SPOKEN_KIND_LABELS, SPOKEN_KINDS, synthesisOf, synthesisSu
 import { useHost } from '../../app/HostProvider';
 import { CheckField, fieldDomId, FieldRow } from '../../components/Form';
 import { setSynthesis } from '../../db/workflow-synthesis';
-import { parseSynthesisDraft, synthesisDraftOf, type SynthesisDraft } from '../../supervision/synthesis-edit';
+import { parseSynthesisDraft, synthesisDraftOf, type SynthesisDraft, type SynthesisField } from '../../supervision/synthesis-edit';
 import { useBrowserVoices, type BrowserVoice } from '../../speech/browser-voices';
 import { GroupSaveRow } from './GroupSaveRow';
 
@@ -13,7 +13,7 @@ const IDS = {
   voice: fieldDomId('synthesis.voice'),
   rate: fieldDomId('synthesis.rate'),
   speak: fieldDomId('synthesis.speak'),
-} as const;
+} as const satisfies Record<SynthesisField, string>;
 
 const KIND_HINTS = {
   present_result: 'A result the agent shows you on its way.',
@@ -50,7 +50,6 @@ export function SynthesisGroup({ doc }: { doc: HostedWorkflow }) {
     setResult(undefined);
     setTyped({ base: storedKey, draft: { ...draft, ...next } });
   };
-  const toggleKind = (kind: SpokenKind, on: boolean) => change({ speak: SPOKEN_KINDS.filter((k) => (k === kind ? on : draft.speak.includes(k))) });
   const save = async () => {
     if (!parsed.ok) return;
     setSaving(true);
@@ -68,7 +67,6 @@ export function SynthesisGroup({ doc }: { doc: HostedWorkflow }) {
     }
   };
 
-  const off = !draft.enabled;
   return (
     <div className="form-grid" id={fieldDomId('synthesis')} tabIndex={-1} data-testid="synthesis-group">
       <p className="form-note">
@@ -76,56 +74,7 @@ export function SynthesisGroup({ doc }: { doc: HostedWorkflow }) {
         rejected or replaced is never spoken. The app speaks through this browser while you watch a run (the run screen has Stop speaking); <code>steward run</code> speaks through espeak-ng
         (<code>--no-speech</code> silences it).
       </p>
-      <CheckField id={IDS.enabled} label="Speak delivered responses" checked={draft.enabled} onChange={(enabled) => change({ enabled })} testId="synthesis-enabled" />
-      <FieldRow label="Voice" htmlFor={IDS.voice} hint={voiceHint(voices)} issue={issues.voice}>
-        <select id={IDS.voice} className="select" value={draft.voice} disabled={off} data-testid="synthesis-voice" onChange={(e) => change({ voice: e.target.value })}>
-          <option value="">Default voice</option>
-          {voiceOptions(voices, draft.voice).map((v) => (
-            <option key={v.name} value={v.name}>
-              {v.label}
-            </option>
-          ))}
-        </select>
-      </FieldRow>
-      <FieldRow label="Rate" htmlFor={IDS.rate} hint={`1 is normal speed; from ${SPEECH_RATE.min} (half) to ${SPEECH_RATE.max} (twice as fast).`} issue={issues.rate}>
-        <span className="input-with-unit">
-          <input
-            id={IDS.rate}
-            className="input input--number"
-            inputMode="decimal"
-            value={draft.rate}
-            disabled={off}
-            data-testid="synthesis-rate"
-            onChange={(e) => change({ rate: e.target.value })}
-            {...(issues.rate ? { 'aria-invalid': true, 'aria-describedby': `${IDS.rate}-issue` } : {})}
-          />{' '}
-          <span className="muted">× normal</span>
-        </span>
-      </FieldRow>
-      <div className="form-row" id={IDS.speak} tabIndex={-1} role="group" aria-labelledby={`${IDS.speak}-label`} aria-describedby={issues.speak ? `${IDS.speak}-issue` : undefined}>
-        <span className="form-row__label" id={`${IDS.speak}-label`}>
-          Speak
-        </span>
-        <div className="form-row__control synthesis-kinds">
-          {SPOKEN_KINDS.map((kind) => (
-            <CheckField
-              key={kind}
-              id={`${IDS.speak}-${kind}`}
-              label={SPOKEN_KIND_LABELS[kind]}
-              hint={KIND_HINTS[kind]}
-              checked={draft.speak.includes(kind)}
-              disabled={off}
-              testId={`synthesis-speak-${kind}`}
-              onChange={(on) => toggleKind(kind, on)}
-            />
-          ))}
-          {issues.speak && (
-            <p className="form-row__issue" id={`${IDS.speak}-issue`}>
-              {issues.speak}
-            </p>
-          )}
-        </div>
-      </div>
+      <SynthesisFields draft={draft} issues={issues} voices={voices} onChange={change} idOf={(field) => IDS[field]} testIdOf={(name) => `synthesis-${name}`} />
       <GroupSaveRow
         testId="synthesis"
         saveLabel="Save speech settings"
@@ -138,6 +87,88 @@ export function SynthesisGroup({ doc }: { doc: HostedWorkflow }) {
         onDiscard={() => setTyped(undefined)}
       />
     </div>
+  );
+}
+
+/**
+ * The Synthesis fields — speech on or off, the voice (this browser's), the rate, which kinds of
+ * delivered response are spoken — with each field's problem in words (synthesis-edit.ts validates
+ * with the contract's schema). The workflow panel's Synthesis group and the graph editor's agent
+ * inspector both use it; each keeps and stores the settings its own way. The kinds are a labelled
+ * group of checkboxes (Tab and Space reach and set each one).
+ */
+export function SynthesisFields({
+  draft,
+  issues,
+  voices,
+  onChange,
+  idOf,
+  testIdOf,
+}: {
+  draft: SynthesisDraft;
+  issues: Partial<Record<SynthesisField, string>>;
+  voices: readonly BrowserVoice[] | undefined;
+  onChange: (next: Partial<SynthesisDraft>) => void;
+  idOf: (field: SynthesisField) => string;
+  /** `enabled`, `voice`, `rate`, `speak-<kind>`: the field's test id. */
+  testIdOf: (name: string) => string;
+}) {
+  const off = !draft.enabled;
+  const ids = { enabled: idOf('enabled'), voice: idOf('voice'), rate: idOf('rate'), speak: idOf('speak') };
+  const toggleKind = (kind: SpokenKind, on: boolean) => onChange({ speak: SPOKEN_KINDS.filter((k) => (k === kind ? on : draft.speak.includes(k))) });
+  return (
+    <>
+      <CheckField id={ids.enabled} label="Speak delivered responses" checked={draft.enabled} onChange={(enabled) => onChange({ enabled })} testId={testIdOf('enabled')} />
+      <FieldRow label="Voice" htmlFor={ids.voice} hint={voiceHint(voices)} issue={issues.voice}>
+        <select id={ids.voice} className="select" value={draft.voice} disabled={off} data-testid={testIdOf('voice')} onChange={(e) => onChange({ voice: e.target.value })}>
+          <option value="">Default voice</option>
+          {voiceOptions(voices, draft.voice).map((v) => (
+            <option key={v.name} value={v.name}>
+              {v.label}
+            </option>
+          ))}
+        </select>
+      </FieldRow>
+      <FieldRow label="Rate" htmlFor={ids.rate} hint={`1 is normal speed; from ${SPEECH_RATE.min} (half) to ${SPEECH_RATE.max} (twice as fast).`} issue={issues.rate}>
+        <span className="input-with-unit">
+          <input
+            id={ids.rate}
+            className="input input--number"
+            inputMode="decimal"
+            value={draft.rate}
+            disabled={off}
+            data-testid={testIdOf('rate')}
+            onChange={(e) => onChange({ rate: e.target.value })}
+            {...(issues.rate ? { 'aria-invalid': true, 'aria-describedby': `${ids.rate}-issue` } : {})}
+          />{' '}
+          <span className="muted">× normal</span>
+        </span>
+      </FieldRow>
+      <div className="form-row" id={ids.speak} tabIndex={-1} role="group" aria-labelledby={`${ids.speak}-label`} aria-describedby={issues.speak ? `${ids.speak}-issue` : undefined}>
+        <span className="form-row__label" id={`${ids.speak}-label`}>
+          Speak
+        </span>
+        <div className="form-row__control synthesis-kinds">
+          {SPOKEN_KINDS.map((kind) => (
+            <CheckField
+              key={kind}
+              id={`${ids.speak}-${kind}`}
+              label={SPOKEN_KIND_LABELS[kind]}
+              hint={KIND_HINTS[kind]}
+              checked={draft.speak.includes(kind)}
+              disabled={off}
+              testId={testIdOf(`speak-${kind}`)}
+              onChange={(on) => toggleKind(kind, on)}
+            />
+          ))}
+          {issues.speak && (
+            <p className="form-row__issue" id={`${ids.speak}-issue`}>
+              {issues.speak}
+            </p>
+          )}
+        </div>
+      </div>
+    </>
   );
 }
 

@@ -201,7 +201,7 @@ export function checkRoundInvariants(trace: ReplayTrace): string[] {
     if (!enveloped.success) v.push(`I6: emitted ${e.type} breaks the RunEvent contract: ${enveloped.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
   });
   v.push(...checkEventOrder(events, output.review?.required === true, output.verdicts.length, input.preselected !== undefined));
-  v.push(...checkOutcomeEvidence(output.outcome, events, executes, delivers));
+  v.push(...checkOutcomeEvidence(output.outcome, events, executes, delivers, output.reason));
   const callRanks = journal.flatMap((e) => (e.kind === 'call' ? [EFFECT_RANK[e.effect]] : []));
   if (callRanks.some((r, i) => i > 0 && r < (callRanks[i - 1] ?? 0))) v.push('I6: host effects were called out of order');
   // One proposal, plus at most max_repair_rounds repairs of an invalid candidate by the student.
@@ -255,14 +255,17 @@ function checkEventOrder(allEvents: BoundaryEmitted[], reviewed: boolean, verdic
   return v;
 }
 
-function checkOutcomeEvidence(outcome: string, events: BoundaryEmitted[], executes: EffectCall[], delivers: EffectCall[]): string[] {
+function checkOutcomeEvidence(outcome: string, events: BoundaryEmitted[], executes: EffectCall[], delivers: EffectCall[], reason?: string): string[] {
   const v: string[] = [];
   const has = (t: BoundaryEmitted['type']): boolean => events.some((e) => e.type === t);
+  // A call its 2026-07-28 server paused for a person's input (issue 30): escalated to the person, its one execution unfinished.
+  const paused = outcome === 'escalated' && reason === 'input_required' && executes.length === 1 && executes[0]?.settled?.kind === 'error' && delivers.length === 0 && !has('tool.executed');
+  if (reason === 'input_required' && !paused) v.push('I6: a round said it waits for input without one paused call');
   const executedOk = executes.some((x) => x.settled?.kind === 'done');
   const deliveredOk = delivers.some((d) => d.settled?.kind === 'done');
   if ((outcome === 'executed') !== (has('tool.executed') && executedOk)) v.push('I6: outcome executed ⇔ a tool.executed event from a finished execution');
   if ((outcome === 'delivered') !== (has('response.delivered') && deliveredOk)) v.push('I6: outcome delivered ⇔ a response.delivered event from a finished delivery');
-  if ((outcome === 'blocked' || outcome === 'escalated') && (executes.length > 0 || delivers.length > 0)) v.push(`I6: a ${outcome} round still executed or delivered`);
-  if (outcome === 'escalated' && !events.some((e) => e.type === 'verdict.received' && e.attempt.verdict?.verdict === 'escalate')) v.push('I6: escalated without an escalate verdict');
+  if ((outcome === 'blocked' || outcome === 'escalated') && !paused && (executes.length > 0 || delivers.length > 0)) v.push(`I6: a ${outcome} round still executed or delivered`);
+  if (outcome === 'escalated' && !paused && !events.some((e) => e.type === 'verdict.received' && e.attempt.verdict?.verdict === 'escalate')) v.push('I6: escalated without an escalate verdict');
   return v;
 }

@@ -34,6 +34,8 @@ export type BoundaryPath = StatePath<BoundarySnapshot, PathEvent>;
 
 const done = (effect: EffectName, output: unknown): PathEvent => ({ type: `xstate.done.actor.${effect}`, output });
 const error = (effect: EffectName, message: string): PathEvent => ({ type: `xstate.error.actor.${effect}`, error: new Error(message) });
+/** A 2026-07-28 server asked for input mid-call (issue 30): the host pauses the call, marked so; the round ends waiting for the person. */
+const inputRequired = (): PathEvent => ({ type: 'xstate.error.actor.execute', error: Object.assign(new Error('the server asked for input'), { inputRequired: true }) });
 const CANCEL: PathEvent = { type: 'CANCEL', reason: 'user pressed stop' };
 
 /** Narrows the alphabet, e.g. to the one proposal a mutation test is about. */
@@ -111,7 +113,7 @@ export function pathEvents(input: BoundaryInput, options: AlphabetOptions = {}):
       case 'committing':
         return [done('commit', { history_index: 4 }), error('commit', 'history store is read-only')];
       case 'executing':
-        return [...executionsFor(snapshot).map((x) => done('execute', x)), error('execute', 'server crashed')];
+        return [...executionsFor(snapshot).map((x) => done('execute', x)), error('execute', 'server crashed'), inputRequired()];
       case 'delivering':
         return [done('deliver', undefined), error('deliver', 'renderer went away')];
       default:
