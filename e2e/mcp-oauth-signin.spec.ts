@@ -6,8 +6,9 @@ import { AsyncEntry } from '@napi-rs/keyring';
 import { oauthCredentialName } from '../src-main/mcp/oauth/oauth-record';
 import { startOAuthTestServer, type OAuthTestServer } from '../src-main/mcp/oauth/oauth-test-server';
 import { ensureBuilt } from '../test-support/ensure-built';
-import { startHostProcess, type HostProcess } from '../test-support/host-process';
-import { pageStorage, shot, terminalCode } from './helpers';
+import { connectHost, startHostProcess, type HostProcess } from '../test-support/host-process';
+import { oneCallWorkflow } from '../test-support/elicitation-workflow';
+import { pageStorage, shot, storedEvents, terminalCode } from './helpers';
 
 /**
  * Sign in from the app (issue 13): a real Streamable HTTP MCP server on loopback that requires
@@ -54,6 +55,9 @@ async function openedLink(): Promise<string> {
   await expect.poll(() => existsSync(opened) && readFileSync(opened, 'utf8').trim() !== '', { timeout: 30_000 }).toBe(true);
   return readFileSync(opened, 'utf8').trim().split('\n').at(-1) ?? '';
 }
+
+/** How many links the host has handed to the system browser so far. */
+const openedCount = () => (existsSync(opened) ? readFileSync(opened, 'utf8').trim().split('\n').filter((l) => l !== '').length : 0);
 
 /** Every file the host wrote in its data folder, as text. */
 function dataFolderText(dir: string): string {
@@ -135,4 +139,60 @@ test('a person adds a remote server that needs OAuth, signs in from the app thro
   await expect(server.getByTestId('sign-in-server-signin')).toBeVisible();
   expect(await keychainEntry().getPassword()).toBeNull();
   await shot(page, '65-oauth-signed-out');
+});
+
+test('a run started in the app waits when the server asks for more access; the person signs in to continue from the card and the call goes on (issue 30)', async ({ browser }) => {
+  test.setTimeout(120_000);
+  const wide = await startOAuthTestServer({ stepUp: { tool: 'write', scope: 'mcp:write' } });
+  const entry = new AsyncEntry('steward', oauthCredentialName(wide.mcpUrl), { linux: { store: 'secret-service' } });
+  try {
+    const api = await connectHost(host);
+    const confirmed = async (start: () => Promise<unknown>) => {
+      const printed = host.stderr?.().length ?? 0;
+      const result = (await start()) as { status: string; confirmation_id?: string };
+      if (result.status === 'done') return;
+      const code = await terminalCode(() => host.stderr?.() ?? '', printed);
+      expect(await api.request('actions.confirm', { confirmation_id: result.confirmation_id ?? '', code })).toMatchObject({ status: 'done' });
+    };
+    await confirmed(() => api.request('servers.register', { server: { id: 'wide', label: 'Step-up server', url: wide.mcpUrl }, replace: false }));
+    await confirmed(() => api.request('effects.set', { server: 'wide', tool: 'write', effect: { effect: 'read' } }));
+    // Signed in with mcp:basic, through the browser as the first test does.
+    const before = openedCount();
+    const signIn = api.request('mcp.sign_in', { server: 'wide' });
+    await expect.poll(openedCount, { timeout: 30_000 }).toBe(before + 1);
+    const signInTab = await browser.newPage();
+    await signInTab.goto(await openedLink());
+    await signInTab.close();
+    await signIn;
+    await api.request('workflows.save', { workflow: oneCallWorkflow('step-up', 'Step-up', { server: { id: 'wide', server: 'wide' }, tool: 'write', arguments: { text: 'hi' } }) });
+    const { run_id } = (await api.request('workflows.run', { id: 'step-up', inputs: { name: 'x' } })) as { run_id: string };
+    api.close();
+
+    await page.goto(host.url);
+    await page.evaluate((id) => (window.location.hash = `#/runs/${id}`), run_id);
+    const card = page.getByTestId('server-ask');
+    await expect(card).toHaveAttribute('data-kind', 'consent', { timeout: 60_000 });
+    await expect(card).toContainText('MCP server wide asks for more access');
+    await expect(card).toContainText('MCP server "wide" asks for more access: mcp:basic and mcp:write.');
+    await expect(page.getByTestId('server-ask-accept')).toHaveText('Sign in to continue');
+    await shot(page, '66-oauth-step-up-card');
+    const asked = openedCount();
+    await page.getByTestId('server-ask-accept').click();
+    await expect.poll(openedCount, { timeout: 30_000 }).toBe(asked + 1);
+    const link = new URL(await openedLink());
+    expect(link.searchParams.get('scope')).toBe('mcp:basic mcp:write');
+    const tab = await browser.newPage();
+    await tab.goto(link.href);
+    await expect(tab.locator('body')).toContainText('Signed in. You can close this tab');
+    await tab.close();
+    await expect(card).toHaveCount(0, { timeout: 30_000 });
+    await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed', { timeout: 60_000 });
+    expect(JSON.stringify(await storedEvents(page, run_id))).toContain('written: hi');
+    expect(wide.log.authorizations.map((a) => a.scopes)).toEqual([['mcp:basic'], ['mcp:basic', 'mcp:write']]);
+    const seen = (await page.content()) + (await pageStorage(page)) + (host.stderr?.() ?? '');
+    for (const token of wide.issued) expect(seen).not.toContain(token);
+  } finally {
+    await wide.close();
+    await entry.deletePassword().catch(() => false);
+  }
 });

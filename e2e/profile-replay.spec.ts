@@ -1,5 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { connectHost } from '../test-support/host-process';
+import { startFakeOllama } from '../test-support/fake-ollama';
+import { teacherVerdictsHistory } from '../test-support/teacher-verdicts-history';
 import { twoAgentHistory } from '../test-support/two-agent-workflow';
 import { shot } from './helpers';
 import { ownHostAndPage } from './own-host';
@@ -17,8 +19,8 @@ test('a supervision profile replays the past verdicts: nothing recorded yet, the
   await expect(page.getByTestId('connection-banner')).toHaveCount(0, { timeout: 20_000 });
   await page.evaluate(() => (window.location.hash = '#/settings'));
   const item = page.locator('[data-testid=profile-item][data-profile-id=fully-gated]');
-  // Only supervision profiles have review rules to replay.
-  await expect(page.locator('[data-testid=profile-kind][data-kind=teacher] [data-testid=profile-replay]')).toHaveCount(0);
+  // Supervision profiles replay their review rules, teacher profiles their model; no other kind has one.
+  await expect(page.locator('[data-testid=profile-kind][data-kind=student] [data-testid=profile-replay]')).toHaveCount(0);
 
   await item.getByTestId('profile-replay').click();
   await expect(item.getByTestId('profile-replay-headline')).toHaveText(/^No reviewed rounds in this history yet: a supervised run records one each time the teacher is asked\./, { timeout: 20_000 });
@@ -31,4 +33,49 @@ test('a supervision profile replays the past verdicts: nothing recorded yet, the
   await shot(page, 'profile-replay');
   await item.getByTestId('profile-replay-close').click();
   await expect(item.getByTestId('profile-replay-result')).toHaveCount(0);
+});
+
+// The same button on a teacher profile puts every recorded teacher verdict to the profile's model
+// (as `steward eval verdicts --teacher`): here a TEST DOUBLE at the model boundary, a local server
+// speaking the Ollama API whose model accepts everything, so the writes the recorded teacher blocked
+// (a protected effect) would now be accepted — listed first, under a warning.
+test('a teacher profile replays the past verdicts: the protected writes the new model would let through come first, with a warning', async () => {
+  const { page, host } = own;
+  const yes = await startFakeOllama({ models: [{ name: 'yes' }], chat: () => ({ message: { content: JSON.stringify({ verdict: 'accept', reason_codes: [], explanation: 'Looks fine.' }) } }) });
+  try {
+    const api = await connectHost(host);
+    await api.request('runs.import', { import_id: 'teacher-history', events: teacherVerdictsHistory('two-agents', { runs: 1, roundsPerNode: 6, writerBlockEvery: 2, runPrefix: 'teacher-' }) as never });
+    const model = { provider: 'ollama', model: 'yes', host: yes.url, mode: 'structured', timeout_ms: 30_000 };
+    await api.request('profiles.save', { profiles: [{ origin: 'user', profile: { kind: 'teacher', id: 'yes-teacher', name: 'Says yes', version: 1, created_at: '2026-12-01T09:00:00.000Z', description: '', model } }], workflow_choices: [] } as never);
+    await page.reload();
+    await page.evaluate(() => (window.location.hash = '#/settings'));
+    const item = page.locator('[data-testid=profile-item][data-profile-id=yes-teacher]');
+    await expect(item).toBeVisible({ timeout: 20_000 });
+    const button = item.getByTestId('profile-replay');
+    // The built-in replay teacher only repeats scripted verdicts: nothing to replay (the host refuses one in words).
+    await expect(page.locator('[data-testid=profile-item][data-profile-id=replay-teacher] [data-testid=profile-replay]')).toHaveCount(0);
+    await expect(button).toHaveAccessibleName('Replay past verdicts under Says yes');
+    // Keyboard: focus and Enter start it.
+    await button.focus();
+    await page.keyboard.press('Enter');
+    const result = item.getByTestId('profile-replay-result');
+    await expect(item.getByTestId('profile-replay-headline')).toHaveText(
+      'Under ollama:yes, 3 of the 12 past verdicts from 1 run flip; 3 past blocks of a protected effect would now be accepted. Do not switch to this teacher as it is.',
+      { timeout: 30_000 },
+    );
+    await expect(result).toHaveAttribute('data-tone', 'bad');
+    const flips = item.getByTestId('teacher-replay-flip');
+    await expect(flips).toHaveCount(3);
+    await expect(flips.first()).toHaveAttribute('data-protected-catch-lost', 'true');
+    await expect(flips.first().getByTestId('teacher-replay-flip-words')).toHaveText(/^the call write_file .*\(irreversible write, protected\) would now be accepted; the recorded teacher blocked it — then block \(an unsafe effect\): "Not this write\."; now accept: "Looks fine\."$/i);
+    // The raw verdicts one click away.
+    await flips.first().getByText('Raw verdicts').click();
+    await expect(flips.first().getByTestId('teacher-replay-flip-raw')).toContainText('"verdict": "block"');
+    await shot(page, 'profile-replay-teacher');
+    expect(yes.requests.filter((r) => r.path === '/api/chat')).toHaveLength(12);
+    await item.getByTestId('profile-replay-close').click();
+    await expect(result).toHaveCount(0);
+  } finally {
+    await yes.close();
+  }
 });

@@ -120,6 +120,8 @@ test('the Runs list shows the child run under its parent (“part of run …”,
   await expect(child.getByTestId('run-row-parent')).toContainText('node summarize');
   const parent = page.locator(`[data-testid=run-row][data-run-id="${parentId}"]`);
   await expect(parent.getByTestId('run-row-children')).toHaveText('· 1 child run');
+  // Newest first would list the child above the run that started it: it is listed right under it.
+  expect(Number(await child.getAttribute('data-index'))).toBe(Number(await parent.getAttribute('data-index')) + 1);
   await page.screenshot({ path: `${SHOTS}/workflow-node-runs-list.png` });
 
   // Selecting the parent offers its child for export, and deleting would take it too (cancelled here).

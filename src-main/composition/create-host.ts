@@ -22,6 +22,7 @@ import { WorkflowDraftStore } from '../workflow/workflow-draft-store';
 import { inspectServer } from '../mcp/inspect-server';
 import { canSignIn, signedInRegistered, signInRegistered, signOutRegistered } from '../mcp/oauth/registry-sign-in';
 import { openBrowser } from '../shells/open-browser';
+import { appConsent } from '../mcp/oauth/app-consent';
 import { createKeychainStore } from '../credentials/keychain-store';
 import { CredentialStoreError, credentialErrorText } from '../credentials/credential-store';
 import { createCredentialListing } from '../credentials/credential-listing';
@@ -44,6 +45,7 @@ import { exportEvents } from '../otlp/export-otlp';
 import { otlpSendHandlers } from '../otlp/host-otlp-send';
 import { costHandlers } from '../accounting/cost-handlers';
 import { profileReplayHandlers } from '../eval/verdicts/profile-replay-handler';
+import { teacherReplayHandlers } from '../eval/verdicts/teacher-replay-handler';
 import { trialHandlers } from '../learning/trial/trial-handlers';
 import { injectionHandlers } from '../eval/injection/injection-handlers';
 import { PriceListStore } from '../accounting/price-list-store';
@@ -133,7 +135,7 @@ async function openHost(options: HostOptions): Promise<Host> {
   const asks = new PersonAsks({ onChange: (list) => askPages.forEach((page) => page.push({ kind: 'asks', asks: list })), ...(options.askTimeoutMs ? { timeoutMs: options.askTimeoutMs } : {}) });
   // The app's one price list (issue 31): Settings edit it; runs, reports and the supervisor's cost cap price with it.
   const priceList = new PriceListStore(options.dataDir);
-  const runs = new RunManager({ ledger, onEvent, baseDir: options.dataDir, checkpoints, workflowCheckpoints, journalNextSeq, ollamaHost, credentials, ...(options.sealKeys ? { sealKeys: options.sealKeys } : {}), log, elicit: (runId, signal) => asks.asker(runId, signal), reviewSample: (runId, signal) => asks.reviewer(runId, signal), prices: () => priceList.read().prices, library: workflowLibrary(options.dataDir) });
+  const runs = new RunManager({ ledger, onEvent, baseDir: options.dataDir, checkpoints, workflowCheckpoints, journalNextSeq, ollamaHost, credentials, ...(options.sealKeys ? { sealKeys: options.sealKeys } : {}), log, elicit: (runId, signal) => asks.asker(runId, signal), reviewSample: (runId, signal) => asks.reviewer(runId, signal), oauthConsent: (runId, signal) => appConsent(asks, runId, signal, options.openUrl ?? openBrowser), prices: () => priceList.read().prices, library: workflowLibrary(options.dataDir) });
   // Runs a steward command made alone and was killed in: into the history, closed as interrupted.
   foldOrphanSpools(outbox, options.dataDir, runs.waitingRunIds(), log);
   // Runs cut off when this host (or a steward command that wrote with no app) stopped: closed as interrupted.
@@ -167,6 +169,8 @@ async function openHost(options: HostOptions): Promise<Host> {
   // Sending a run to an OTLP collector: the host checks the address against its own privacy policy.
   // Student trials (issue 31): the Learning screen's "Try another student…", each a run of its own.
   const injection = injectionHandlers({ dataDir: options.dataDir, log });
+  // A teacher profile's model put to the recorded teacher verdicts (issue 31), in the background.
+  const teacherReplay = teacherReplayHandlers({ journal: outbox, privacy: () => registry.privacy(), ollamaHost, credentials, log });
   const trials = trialHandlers({ journal: outbox, onEvent, privacy: () => registry.privacy(), ollamaHost, credentials, profiles: profileStore, log });
   const otlpSend = otlpSendHandlers({ journal: outbox, privacy: () => registry.privacy(), endpoints: new OtlpEndpointStore(options.dataDir), log, prices: () => priceList.read().prices });
 
@@ -244,6 +248,7 @@ async function openHost(options: HostOptions): Promise<Host> {
     ...injection.handlers,
     // A supervision profile's rules over the recorded rounds, no model called (issue 31).
     ...profileReplayHandlers(outbox),
+    ...teacherReplay.handlers,
     ...trials.handlers,
     'events.subscribe': async ({ journal, after, window, reconciled }, session) => {
       // A page that connects (or reloads) while a server waits for the person is shown the ask at once.
@@ -426,6 +431,8 @@ async function openHost(options: HostOptions): Promise<Host> {
       trials.stop();
       // The injection check under way stops after its current case (it writes no report then).
       await injection.stop();
+      // So does a teacher replay under way (after the model call in flight).
+      await teacherReplay.stop();
       await runs.closeAll();
       flush();
       outbox.close();

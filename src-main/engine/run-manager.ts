@@ -9,6 +9,7 @@ import type { SealKeys } from '../credentials/seal-keys';
 import type { IdempotencyLedger } from '../mcp/idempotency-ledger';
 import type { ElicitationAsk, ElicitationReply } from '../mcp/client-capabilities';
 import type { ReviewSample } from '../mcp/reviewed-sampling';
+import type { OAuthConsent } from '../mcp/mcp-tool-host';
 import { resolveSpec } from '../spec/load-spec';
 import type { ConfirmTool } from './boundary-actors';
 import type { CheckpointStore } from './checkpoint';
@@ -53,6 +54,8 @@ export interface RunManagerDeps {
   elicit?: (runId: string, signal: AbortSignal) => (ask: ElicitationAsk) => Promise<ElicitationReply>;
   /** How a person reviews sampling of servers with `sampling: "ask"`, in the page. */
   reviewSample?: (runId: string, signal: AbortSignal) => ReviewSample;
+  /** How a remote server's wider scope mid-run (OAuth step-up) is put to the person, in the page (mcp/oauth/app-consent.ts). */
+  oauthConsent?: (runId: string, signal: AbortSignal) => OAuthConsent;
   /** The app's price list as it is now (issue 31): a workflow supervisor's cost cap prices with it. */
   prices?: () => PriceList;
   /** The stored workflows a workflow node runs and an agent's workflow tools offer (issue 29). */
@@ -264,6 +267,7 @@ export class RunManager {
       credentials: this.deps.credentials,
       ...(this.deps.elicit ? { onElicit: this.deps.elicit(runId, controller.signal) } : {}),
       ...(this.deps.reviewSample ? { onReviewSample: this.deps.reviewSample(runId, controller.signal) } : {}),
+      ...(this.deps.oauthConsent ? { oauthConsent: this.deps.oauthConsent(runId, controller.signal) } : {}),
       ...(this.deps.sealKeys ? { sealKeys: this.deps.sealKeys } : {}),
     };
   }

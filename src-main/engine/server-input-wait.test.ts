@@ -276,3 +276,52 @@ describe("a 2026-07-28 server's input request in a workflow's agent node (issue 
     ]);
   }, 60_000);
 });
+
+describe("a 2026-07-28 server's input request in a workflow's tool node (issue 30)", () => {
+  function toolWorkflow(url: string) {
+    return WorkflowGraph.parse({
+      format: 'steward/v1',
+      kind: 'workflow',
+      id: 'book-direct',
+      name: 'Book directly',
+      servers: [{ id: 'hotel', url }],
+      // Not protected here, so no confirmation comes first: the server's own question is what waits.
+      tool_effects: { 'hotel/book_room': { effect: 'read' } },
+      nodes: [
+        { id: 'in', kind: 'input', fields: [{ name: 'room', type: 'text' }] },
+        { id: 'book', kind: 'tool', server: 'hotel', tool: 'book_room', arguments: { room: '{{room}}' }, inputs: [{ name: 'room', type: 'text' }] },
+        { id: 'out', kind: 'output', fields: [{ name: 'said', type: 'text' }] },
+      ],
+      edges: [
+        { from: { node: 'in', port: 'room' }, to: { node: 'book', port: 'room' } },
+        { from: { node: 'book', port: 'text' }, to: { node: 'out', port: 'said' } },
+      ],
+    });
+  }
+
+  it('parks the node with the question; a new host shows it; the answer continues the same call once, under the same key', async () => {
+    const { server, dataDir } = await setUp();
+    const first = hostOn(dataDir);
+    const { run_id } = first.manager.startWorkflow({ graph: toolWorkflow(server.url), specDir: dataDir }, { room: 'blue' }, { allowed_hosts: ['127.0.0.1'] });
+    await expect.poll(() => first.manager.pending().length, { timeout: 20_000 }).toBe(1);
+    await first.manager.settled(run_id);
+    expect(first.manager.pending()[0]).toMatchObject({ run_id, kind: 'server_input', options: ['approve', 'decline', 'cancel', 'stop'], server_input: { server: 'hotel', tool: 'book_room' } });
+    expect(JSON.stringify(first.events)).not.toContain('booking-blue-1');
+    expect(ledgerRows(dataDir, `${run_id}:book`).map((r) => r.state)).toEqual(['in_flight']);
+    await first.stop();
+
+    const second = hostOn(dataDir);
+    const [waiting] = second.manager.pendingShown();
+    expect(waiting).toMatchObject({ run_id, kind: 'server_input' });
+    expect(() => second.manager.answer(run_id, waiting?.id ?? '', { action: 'approve', arguments: { nights: 2 } })).toThrow(/your answers do not fit the form: who/);
+    expect(second.manager.answer(run_id, waiting?.id ?? '', { action: 'approve', arguments: { who: 'Grace', nights: 3 } })).toBe(true);
+    await expect.poll(() => second.events.some((e) => e.type === 'run.finished'), { timeout: 20_000 }).toBe(true);
+    expect(second.events.at(-1)).toMatchObject({ type: 'run.finished', status: 'completed', outputs: { said: 'booked blue for Grace (3 nights)' } });
+    expect(JSON.stringify(second.events)).not.toContain('Grace"');
+    expect(server.calls.map((c) => ({ requestState: c.requestState, answered: c.answered }))).toEqual([
+      { requestState: undefined, answered: undefined },
+      { requestState: 'booking-blue-1', answered: 'accept' },
+    ]);
+    expect(ledgerRows(dataDir, `${run_id}:book`).map((r) => r.state)).toEqual(['executed']);
+  }, 60_000);
+});

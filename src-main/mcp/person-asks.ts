@@ -46,6 +46,15 @@ export class PersonAsks {
     };
   }
 
+  /**
+   * A remote server's OAuth step-up in one run (oauth/app-consent.ts): held like any ask; `accept`
+   * once the person agrees to open the server's sign-in page, `decline` or `cancel` (unanswered,
+   * the run stopped, the host closed) otherwise. The ask carries no link, code or token.
+   */
+  consent(runId: string, signal: AbortSignal | undefined, ask: { server: string; message: string; scopes: string[] }): Promise<ElicitationReply['action']> {
+    return this.hold(runId, signal, (base) => ({ ...base, server: ask.server, kind: 'consent', message: ask.message, scopes: ask.scopes })).then((reply) => reply.action);
+  }
+
   private ask(runId: string, ask: ElicitationAsk, signal?: AbortSignal): Promise<ElicitationReply> {
     return this.hold(runId, signal, (base) => (ask.mode === 'form' ? { ...base, server: ask.server, message: ask.message, kind: 'form', fields: ask.fields } : { ...base, server: ask.server, message: ask.message, kind: 'url', url: ask.url }));
   }

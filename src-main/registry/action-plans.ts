@@ -62,6 +62,7 @@ function registerRemotePlan(registry: HostRegistry, reg: ServerRegistration, url
 function oauthDetail(oauth: ServerRegistration['oauth']): string {
   if (oauth === undefined) return '';
   if (oauth.grant === 'client_credentials') return `machine-to-machine client ${oauth.client_id} (${oauth.private_key ? `private key ${oauth.private_key}` : `secret ${oauth.client_secret ?? ''}`}): runs get their own token, nobody signs in`;
+  if (oauth.grant === 'enterprise_managed') return `enterprise-managed client ${oauth.client_id}${oauth.client_secret ? ` (secret ${oauth.client_secret})` : ''}: runs exchange the ID token ${oauth.idp?.id_token ?? ''} at ${oauth.idp?.issuer ?? 'the identity provider'} (client ${oauth.idp?.client_id ?? ''}) for their own token, nobody signs in`;
   return `sign-in client ${oauth.client_id}${oauth.client_secret ? ` (secret ${oauth.client_secret})` : ''}`;
 }
 

@@ -1,3 +1,4 @@
+import type { ServerInputWait } from '@shared/contracts/server-input';
 import type { RunEventPayload } from '@shared/contracts/events';
 import type { Intervention } from '@shared/contracts/intervention';
 import type { Invocation, NodeFailure } from '@shared/workflow/invocation';
@@ -11,7 +12,7 @@ export type NodeOutcome =
   /** `candidate`: the malformed output it left (an answer its output schema refused): a supervisor may repair it. */
   | { status: 'failed'; failure: NodeFailure; candidate?: Record<string, unknown> }
   /** Parked for a person: an agent's (with its checkpoint to resume) or a tool call to confirm. */
-  | { status: 'waiting'; checkpoint?: RunCheckpoint; intervention: Intervention; /** A pattern node's loop, parked at a person's judgment. */ pattern?: PatternPark; /** A workflow node's child run, parked with the question (workflow-node.ts). */ child?: WorkflowCheckpoint }
+  | { status: 'waiting'; checkpoint?: RunCheckpoint; intervention: Intervention; /** A pattern node's loop, parked at a person's judgment. */ pattern?: PatternPark; /** A workflow node's child run, parked with the question (workflow-node.ts). */ child?: WorkflowCheckpoint; /** A tool node's call paused by its server's question (issue 30): what continues it. */ server_input?: ServerInputWait }
   /** A person answered "Stop the run" at this node: the whole run ends cancelled, with `message` as its outcome. */
   | { status: 'stopped'; message: string };
 

@@ -1,3 +1,4 @@
+import type { ServerInputWait } from '@shared/contracts/server-input';
 import { randomUUID } from 'node:crypto';
 import type { RunEventPayload } from '@shared/contracts/events';
 import type { HumanAnswer, Intervention } from '@shared/contracts/intervention';
@@ -139,7 +140,7 @@ export interface WorkflowRun {
 }
 
 /** What a waiting node keeps: its question, an agent node's own checkpoint, a pattern node's loop. */
-type ParkedNode = { checkpoint?: RunCheckpoint; intervention: Intervention; pattern?: PatternPark; child?: WorkflowCheckpoint };
+type ParkedNode = { checkpoint?: RunCheckpoint; intervention: Intervention; pattern?: PatternPark; child?: WorkflowCheckpoint; server_input?: ServerInputWait };
 
 /** A parked invocation and the person's answer to it. */
 interface Resumed {
@@ -460,7 +461,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
             return;
           case 'waiting':
             // Answered through the workflow run: an agent node's intervention names the workflow's run.
-            waiting.set(invocation.id, { checkpoint: outcome.checkpoint, intervention: { ...outcome.intervention, run_id: runId }, ...(outcome.pattern ? { pattern: outcome.pattern } : {}), ...(outcome.child ? { child: outcome.child } : {}) });
+            waiting.set(invocation.id, { checkpoint: outcome.checkpoint, intervention: { ...outcome.intervention, run_id: runId }, ...(outcome.pattern ? { pattern: outcome.pattern } : {}), ...(outcome.child ? { child: outcome.child } : {}), ...(outcome.server_input ? { server_input: outcome.server_input } : {}) });
             feed({ type: 'waiting', id: invocation.id });
             persistSoon(true);
             return;
@@ -738,7 +739,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
               tools: taken.tools.map((t) => ({ name: t.name, server: t.server, schema_hash: t.schema_hash, effect: t.effect.effect, effect_source: t.effect_source })),
             });
           },
-        }, resumeWith && { intervention: resumeWith.parked.intervention, answer: resumeWith.answer });
+        }, resumeWith && { intervention: resumeWith.parked.intervention, answer: resumeWith.answer, ...(resumeWith.parked.server_input ? { serverInput: resumeWith.parked.server_input } : {}) });
       case 'agent': {
         const agentCheckpoint = resumeWith?.parked.checkpoint;
         if (resumeWith && !agentCheckpoint) return failed('internal_error', `the waiting agent node ${invocation.id} has no checkpoint to resume`);

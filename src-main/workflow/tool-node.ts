@@ -22,7 +22,9 @@ import { createScriptProvider } from '../providers/script-provider';
 import type { ToolHost } from '../mcp/tool-host';
 import { toolProgressEvent } from '../mcp/progress-event';
 import { modelPlace, recordCalls } from '../providers/record-calls';
-import { createBoundaryActors, type ConfirmTool } from '../engine/boundary-actors';
+import { createBoundaryActors, type ConfirmTool, type PausedCall } from '../engine/boundary-actors';
+import { inputResponsesFor, serverInputIntervention, serverInputWait, type PausedInput } from '../engine/server-input';
+import type { ServerInputWait } from '@shared/contracts/server-input';
 import { CanonicalHistory } from '../engine/canonical-history';
 import { prepareRun } from '../engine/run-setup';
 import { declined, errorText, failed, stoppedByPerson, streamOutputs, type NodeOutcome, type NodeRun } from './node-outcome';
@@ -119,7 +121,8 @@ export async function runToolNode(node: NodeOf<'tool'>, run: NodeRun, deps: Tool
   return call.status === 'executed' ? { status: 'done', outputs: call.outputs } : call;
 }
 
-type Resume = { intervention: Intervention; answer: HumanAnswer };
+/** A person's answer to the node's question; for a server's question (issue 30), what continues the paused call. */
+type Resume = { intervention: Intervention; answer: HumanAnswer; serverInput?: ServerInputWait };
 
 /**
  * A streaming producer (seed 004): one call per element of the list `stream.over`, in order, round
@@ -158,10 +161,15 @@ async function runToolStream(node: NodeOf<'tool'>, over: string, run: NodeRun, d
  * no agent proposed the call, so nobody can try again.
  */
 function confirmedDecision(node: NodeOf<'tool'>, run: NodeRun, resume: Resume, round: number): ToolCallDecision | NodeOutcome {
-  run.emit({ type: 'intervention.answered', round, intervention_id: resume.intervention.id, answer: resume.answer });
+  const serverQuestion = resume.intervention.kind === 'server_input';
+  // A server's question: what the person typed goes to the server only, never into the trace.
+  const recorded = serverQuestion ? { action: resume.answer.action, ...(resume.answer.note !== undefined ? { note: resume.answer.note } : {}) } : resume.answer;
+  run.emit({ type: 'intervention.answered', round, intervention_id: resume.intervention.id, answer: recorded });
   const asked = resume.intervention.decision;
   const what = `${node.server}/${node.tool}`;
   if (resume.answer.action === 'stop') return stoppedByPerson(`${node.id} (${what})`, resume.answer.note);
+  // Answered, declined or dismissed: the paused call goes on, carrying that answer to the server.
+  if (serverQuestion && asked?.decision_type === 'tool_call') return asked;
   if (resume.answer.action !== 'approve' || asked?.decision_type !== 'tool_call') return declined(what, resume.answer.note);
   return asked;
 }
@@ -269,6 +277,13 @@ async function callOnce(p: PreparedCalls, call: { round: number; decision: ToolC
     preselected = { decision, intervention_id: `confirm:${run.invocation.id}${askId}`, confirmed: true };
   }
 
+  // A server's question mid-call (issue 30): where a person answers later, the call pauses and the node parks.
+  let paused: PausedInput | undefined;
+  let continuation: PausedCall | undefined;
+  const wait = resume?.intervention.kind === 'server_input' ? resume.serverInput : undefined;
+  if (resume && wait) {
+    continuation = { idempotency_key: wait.idempotency_key, continueWith: { inputResponses: inputResponsesFor(wait, resume.answer), ...(wait.request_state !== undefined ? { requestState: wait.request_state } : {}) } };
+  }
   const history = new CanonicalHistory();
   const actors = createBoundaryActors({
     runId: runLabel,
@@ -289,6 +304,16 @@ async function callOnce(p: PreparedCalls, call: { round: number; decision: ToolC
     onExecution: () => undefined,
     onToolProgress: (r, key, report) => run.emit(toolProgressEvent(r, key, report, (text) => deps.secrets.maskText(text))),
     runSignal: run.signal,
+    ...(deps.parkEscalations && !deps.replay ? { pauseForInput: true } : {}),
+    onInputPause: (pause, at) => {
+      paused = { pause, ...at };
+    },
+    continuation: (server, name) => {
+      const next = continuation;
+      if (!next || server !== node.server || name !== node.tool) return undefined;
+      continuation = undefined;
+      return next;
+    },
   });
   const actor = createActor(boundaryMachine.provide({ actors }), {
     input: { round, proposer: 'student', snapshot: p.snapshot, supervision: node.review ? REVIEWED : UNREVIEWED, sampled: false, preselected },
@@ -310,6 +335,14 @@ async function callOnce(p: PreparedCalls, call: { round: number; decision: ToolC
     return waitForPerson(run, deps, record.selected.decision, 'confirmation', `${node.server}/${node.tool} needs your confirmation before it runs.`, round, askId);
   }
   if (record.authorization?.ok === false && record.authorization.reason === 'confirmation_denied') return declined(`${node.server}/${node.tool}`, undefined);
+  if (record.outcome === 'escalated' && record.reason === 'input_required') {
+    if (!paused) return failed('tool_error', `${node.server}/${node.tool}: its server asked for input, but the call it paused was not kept`);
+    // The same question an agent's round asks; the node's own id, as its other questions have.
+    const asked = serverInputIntervention(record, paused, deps.runId);
+    const intervention: Intervention = { ...asked, id: `${deps.runId}:${run.invocation.id}:server_input${askId}`, decision };
+    run.emit({ type: 'intervention.requested', round, intervention });
+    return { status: 'waiting', intervention, server_input: serverInputWait(paused) };
+  }
   if (record.outcome === 'escalated') {
     const why = deps.secrets.maskText(record.message ?? 'the teacher asked for a person to decide');
     // What the teacher escalated is the node's own call: that is what the person approves or rejects.

@@ -1,3 +1,4 @@
+import { ServerInputWait } from '@shared/contracts/server-input';
 import { z } from 'zod';
 import { SupervisorSettings } from '@shared/supervisor/contracts';
 import { SupervisorLedger } from '@shared/supervisor/ledger';
@@ -67,6 +68,8 @@ export const WorkflowCheckpoint = z
           checkpoint: RunCheckpoint.optional(),
           intervention: Intervention,
           pattern: PatternPark.optional(),
+          /** A tool node's call paused by its server's question (issue 30): its key, the host's answers, the server's requestState. */
+          server_input: ServerInputWait.optional(),
           /** A workflow node whose child run waits (issue 29): the child's own checkpoint, resumed with the answer. */
           get child() {
             return WorkflowCheckpoint.optional();

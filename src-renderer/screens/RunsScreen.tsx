@@ -10,6 +10,7 @@ import { RunsActions } from './runs/RunsActions';
 import { NO_FILTER, isFiltered, type RunFilter } from './runs/run-filter';
 import { RUN_PAGE, queryRuns } from './runs/run-query';
 import { useFilterWorkflows } from './runs/filter-workflows';
+import { childrenUnderParents } from '@shared/history/children-under-parents';
 
 /** While the page catches up with a long history: what it is doing, in words, with a progress bar. */
 function IndexingNotice({ state }: { state: IndexingState }) {
@@ -33,6 +34,8 @@ export function RunsScreen() {
   const { filter, limit } = useDeferredValue(view);
   const total = useLiveQuery(() => db.runs.count(), [db]);
   const runs = useLiveQuery(() => queryRuns(db, filter, limit), [db, filter, limit]);
+  // A child run under the run that started it (issue 29), where both are loaded.
+  const nested = useMemo(() => (runs ? childrenUnderParents(runs) : undefined), [runs]);
   const workflows = useFilterWorkflows();
   const loaded = runs?.length ?? 0;
   const more = useCallback(() => setView((v) => (loaded >= v.limit ? { ...v, limit: v.limit + RUN_PAGE } : v)), [loaded]);
@@ -112,7 +115,7 @@ export function RunsScreen() {
               <p className="muted" data-testid="runs-count">
                 {isFiltered(filter) ? `${runs.length}${runs.length >= limit ? '+' : ''} matching of ${plural(total, 'run')}` : plural(total, 'run')}
               </p>
-              <RunsTable runs={runs} onNearEnd={more} selection={selection} />
+              <RunsTable runs={nested ?? runs} onNearEnd={more} selection={selection} />
             </>
           )}
         </>

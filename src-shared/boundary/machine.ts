@@ -244,6 +244,8 @@ export const boundaryMachine = setup({
     }),
   },
   guards: {
+    // The host's pause of a call for a server's input request (issue 30): the round waits for a person.
+    callPausedForInput: ({ event }) => 'error' in event && inputRequired(event.error),
     reviewRequired: ({ context }) => context.review?.required === true,
     hasPreselection: ({ context }) => context.preselected !== undefined,
     candidateValid: ({ context }) => context.validated?.result.ok === true,
@@ -620,7 +622,7 @@ export const boundaryMachine = setup({
           {
             // A 2026-07-28 server asked for input mid-call and the run waits for a person (issue 30):
             // the call is paused, not failed; the round ends with the question for the person.
-            guard: ({ event }) => inputRequired(event.error),
+            guard: 'callPausedForInput',
             target: 'escalated',
             actions: assign(({ event }) => ({ reason: 'input_required', message: errorMessage(event.error) })),
           },

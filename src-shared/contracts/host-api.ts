@@ -21,7 +21,7 @@ import { InjectionCheckStart, InjectionCheckStatus } from '../eval/injection-api
 import { DRAFT_METHODS } from './workflow-draft';
 import { MAX_PRICED_MODELS, PriceList } from '../accounting/price-list';
 import { WorkflowCost } from '../accounting/workflow-cost';
-import { ProfileReplayParams, ProfileReplayResult } from './profile-replay';
+import { ProfileReplayParams, ProfileReplayResult, TeacherReplayParams, TeacherReplayStart, TeacherReplayStatus } from './profile-replay';
 import { ServerTrust } from './server-trust';
 import { TrialStartParams, TrialStartResult, TrialStatusResult } from '../learning/trial-api';
 
@@ -488,6 +488,14 @@ export const HOST_METHODS = {
    * (issue 31; `steward eval verdicts --profile`): which reviewed rounds would no longer be reviewed.
    */
   'verdicts.replay_profile': { params: ProfileReplayParams, result: ProfileReplayResult },
+  /**
+   * A teacher profile's model put to the history's recorded teacher verdicts (issue 31; `steward eval
+   * verdicts --teacher`), in the background, one at a time: answers at once; `.status` follows it and
+   * then answers the flips; `.cancel` stops it after the case under way.
+   */
+  'verdicts.replay_teacher.start': { params: TeacherReplayParams, result: TeacherReplayStart },
+  'verdicts.replay_teacher.status': { params: empty, result: TeacherReplayStatus },
+  'verdicts.replay_teacher.cancel': { params: empty, result: z.object({ cancelled: z.boolean() }).strict() },
   /**
    * A student trial (issue 31): the node's last N reviewed rounds put to a candidate student, no tool
    * executed; a run of its own. Answers at once with the trial's run id; `trial.status` follows it.

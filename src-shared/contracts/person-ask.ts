@@ -34,6 +34,12 @@ const AskBase = {
 export const PendingAsk = z.discriminatedUnion('kind', [
   z.object({ ...AskBase, kind: z.literal('form'), fields: z.array(ElicitFieldSchema).max(100) }).strict(),
   z.object({ ...AskBase, kind: z.literal('url'), url: z.string().max(4_000) }).strict(),
+  /**
+   * A remote server asks for a wider OAuth scope mid-run (step-up): accept lets the host open its
+   * authorization page in the system browser (the page never sees the link's code or any token);
+   * anything else refuses the call. `scopes`: all the sign-in asks for (the granted ones and the new).
+   */
+  z.object({ ...AskBase, kind: z.literal('consent'), scopes: z.array(z.string().max(200)).max(50) }).strict(),
   /** A server with `sampling: "ask"` wants the run's model to answer this conversation: accept allows it, anything else denies it. */
   z
     .object({

@@ -17,6 +17,28 @@ const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$/;
 const TRANSPORT_HEADERS = new Set(['host', 'content-length', 'content-type', 'accept', 'connection', 'transfer-encoding', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id']);
 
 /** `headers` of a remote server: name → `keychain:NAME`; a pasted value is refused, naming the header. */
+const keychainRef = (field: string) => z.string().refine(isCredentialRef, { message: `${field} must be a keychain reference (keychain:NAME), never the value itself` });
+
+/**
+ * Enterprise-managed authorization (SEP-990, cross-app access): the organisation's identity
+ * provider (IdP) exchanges the person's ID token (RFC 8693) for an ID-JAG, which the server's
+ * authorization server takes as a JWT bearer grant (RFC 7523). The ID token is one the
+ * organisation's sign-in tooling (or the person) stored in the keychain; it is sent to this IdP only.
+ */
+export const EnterpriseIdp = z
+  .object({
+    /** The IdP's issuer: the ID token must be one it issued; its token endpoint is discovered from it unless given. */
+    issuer: z.string().url().max(2048),
+    token_endpoint: z.string().url().max(2048).optional(),
+    /** Steward's client at the IdP (and its secret, when the IdP gave it one). */
+    client_id: z.string().min(1).max(500),
+    client_secret: keychainRef('oauth.idp.client_secret').optional(),
+    /** The person's ID token from the IdP (OpenID Connect), as a keychain reference. */
+    id_token: keychainRef('oauth.idp.id_token'),
+  })
+  .strict();
+export type EnterpriseIdp = z.infer<typeof EnterpriseIdp>;
+
 /**
  * A client registered with the server's authorization server beforehand (no dynamic registration):
  * its id, and its secret as a keychain reference only. Used by the OAuth sign-in of a url server.
@@ -30,16 +52,24 @@ export const ServerOAuthClient = z
      * token with the client's secret (client_secret_basic) or a JWT signed with its private key
      * (private_key_jwt, RFC 7523). Absent: a person signs in through the browser.
      */
-    grant: z.enum(['authorization_code', 'client_credentials']).optional(),
+    grant: z.enum(['authorization_code', 'client_credentials', 'enterprise_managed']).optional(),
     /** The private key (PEM, PKCS#8) that signs the client's JWT, as a keychain reference only. */
     private_key: z.string().refine(isCredentialRef, { message: 'oauth.private_key must be a keychain reference (keychain:NAME), never the key itself' }).optional(),
     /** The JWT's signing algorithm (default ES256). */
     signing_algorithm: z.enum(['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'EdDSA']).optional(),
     /** The authorization server the credentials were registered with: they are presented to it only. */
     issuer: z.string().url().max(2048).optional(),
+    /** `enterprise_managed` (SEP-990): the organisation's identity provider that turns the person's ID token into an ID-JAG. */
+    idp: EnterpriseIdp.optional(),
   })
   .strict()
   .superRefine((oauth, ctx) => {
+    if (oauth.grant !== 'enterprise_managed' && oauth.idp !== undefined) ctx.addIssue({ code: 'custom', path: ['idp'], message: 'oauth.idp is for enterprise-managed authorization: set oauth.grant to "enterprise_managed"' });
+    if (oauth.grant === 'enterprise_managed') {
+      if (oauth.idp === undefined) ctx.addIssue({ code: 'custom', path: ['idp'], message: 'an enterprise_managed client needs oauth.idp: the identity provider (issuer, client_id, id_token as keychain:NAME)' });
+      if (oauth.private_key !== undefined) ctx.addIssue({ code: 'custom', path: ['private_key'], message: 'an enterprise_managed client authenticates with oauth.client_secret (keychain:NAME), not a private key' });
+      return;
+    }
     if (oauth.grant !== 'client_credentials') {
       if (oauth.private_key !== undefined) ctx.addIssue({ code: 'custom', path: ['private_key'], message: 'oauth.private_key is for a machine-to-machine client: set oauth.grant to "client_credentials"' });
       return;

@@ -2,7 +2,7 @@ import { Decision } from '@shared/contracts/decision';
 import type { RunEvent, RunEventOf } from '@shared/contracts/events';
 import type { HistoryEntry } from '@shared/contracts/history';
 import type { RoundRecord } from '@shared/contracts/round';
-import type { HumanAction } from '@shared/contracts/intervention';
+import type { HumanAction, HumanAnswer, InterventionKind } from '@shared/contracts/intervention';
 import type { SupervisionSpec } from '@shared/contracts/spec';
 import { isProtectedEffect, type EffectClass } from '@shared/contracts/tool-effect';
 import type { TeacherVerdict } from '@shared/contracts/verdict';
@@ -39,8 +39,29 @@ export interface RecordedRound {
   prompt?: TeacherPromptInput;
   /** What a person answered when the round waited for them (an escalation to a person, a confirmation). */
   person?: HumanAction;
+  /**
+   * The verdict a candidate teacher is compared with, and who gave it: the person's answer where a
+   * person decided the round (it is what the boundary acted on: the final word on whether it ran, also
+   * over a teacher's escalation or acceptance), else the recorded teacher's verdict. One case per round.
+   */
+  past?: TeacherVerdict;
+  decided_by?: DecidedBy;
+  /** The recorded teacher's own verdict on a round a person then decided (it escalated, or accepted a call the tool's confirmation held). */
+  teacher_verdict?: TeacherVerdict;
+  /** The note the person left with their answer. */
+  person_note?: string;
   /** Where that context came from: the round's recorded student prompt, or (none recorded) the run's events. */
   context?: 'recorded_prompt' | 'events';
+}
+
+export type DecidedBy = 'teacher' | 'person';
+
+/** A person's answer to a review-like question (an escalation, a tool's confirmation) that decided the round. */
+interface PersonAnswer {
+  answer: HumanAnswer;
+  kind?: InterventionKind;
+  decision?: Decision;
+  settled_by?: 'person' | 'sticky' | 'expiry';
 }
 
 type StartEvent = RunEventOf<'run.started'> | RunEventOf<'agent.started'>;
@@ -53,9 +74,11 @@ interface AgentRunEvents {
   prompts: Map<number, RunEvent & { type: 'learning.example' }>;
   rounds: RoundRecord[];
   answers: Map<number, HumanAction>;
+  asked: Map<number, PersonAnswer>;
+  requested: Map<number, { kind: InterventionKind; decision?: Decision }>;
 }
 
-const fresh = (): AgentRunEvents => ({ snapshots: new Map(), committed: [], byRoundKey: new Map(), prompts: new Map(), rounds: [], answers: new Map() });
+const fresh = (): AgentRunEvents => ({ snapshots: new Map(), committed: [], byRoundKey: new Map(), prompts: new Map(), rounds: [], answers: new Map(), asked: new Map(), requested: new Map() });
 
 /** The recorded rounds of one run (every agent in it), in order. A replay's run is left out: its verdicts are its original's, answered again. */
 export function recordedRounds(events: readonly RunEvent[]): RecordedRound[] {
@@ -103,9 +126,16 @@ export function recordedRounds(events: readonly RunEvent[]): RecordedRound[] {
         if (resolved.ok && event.kind === 'review') of(event).prompts.set(event.round, { ...event, context: resolved.context });
         break;
       }
-      case 'intervention.answered':
-        of(event).answers.set(event.round, event.answer.action);
+      case 'intervention.requested':
+        of(event).requested.set(event.round, { kind: event.intervention.kind, ...(event.intervention.decision ? { decision: event.intervention.decision } : {}) });
         break;
+      case 'intervention.answered': {
+        const agent = of(event);
+        agent.answers.set(event.round, event.answer.action);
+        const asked = agent.requested.get(event.round);
+        agent.asked.set(event.round, { answer: event.answer, ...(asked ? { kind: asked.kind } : {}), ...(asked?.decision ? { decision: asked.decision } : {}), ...(event.settled_by ? { settled_by: event.settled_by } : {}) });
+        break;
+      }
       case 'round.completed':
         of(event).rounds.push(event.record);
         break;
@@ -147,7 +177,12 @@ function roundOf(runId: string, invocation: string, start: StartEvent, agent: Ag
     ...(record.verdict ? { verdict: record.verdict } : {}),
     ...(agent.answers.has(round) ? { person: agent.answers.get(round) } : {}),
   };
-  if (!record.verdict || record.review === undefined || !record.candidate.reply || !record.candidate.parsed || !record.validation) return base;
+  const byPerson = personVerdict(agent.asked.get(round), record.verdict);
+  const past = byPerson ?? record.verdict;
+  if (!past || !record.candidate.reply || !record.candidate.parsed || !record.validation) return base;
+  // A round the teacher ruled on was reviewed; one a person decided with no review recorded (supervision off) is put under the rule its effect would fire.
+  if (record.review === undefined && !byPerson) return base;
+  const rule = record.review?.rule ?? (base.protected ? 'protected_effect' : 'not_required');
   const example = agent.prompts.get(round);
   const roundOfIndex = (index: number) => agent.committed.find((e) => e.index === index)?.round ?? 0;
   const parts: PromptParts | undefined = example ? partsOfStudentPrompt(example.context, roundOfIndex) : undefined;
@@ -160,15 +195,44 @@ function roundOf(runId: string, invocation: string, start: StartEvent, agent: Ag
       reply: record.candidate.reply,
       parsed: record.candidate.parsed,
       validation: record.validation,
-      rule: record.review.rule,
+      rule,
       attempt: 1,
       // The card the teacher saw also said where the values came from (issue 31).
-      ...(record.review.detail !== undefined ? { detail: record.review.detail } : {}),
+      ...(record.review?.detail !== undefined ? { detail: record.review.detail } : {}),
       ...(record.provenance !== undefined ? { provenance: record.provenance } : {}),
     },
   };
-  return { ...base, prompt, context: parts ? 'recorded_prompt' : 'events' };
+  const decided = byPerson
+    ? { past: byPerson, decided_by: 'person' as const, ...(record.verdict ? { teacher_verdict: record.verdict } : {}), ...(agent.asked.get(round)?.answer.note?.trim() ? { person_note: agent.asked.get(round)?.answer.note?.trim() } : {}) }
+    : { past, decided_by: 'teacher' as const };
+  return { ...base, ...decided, prompt, context: parts ? 'recorded_prompt' : 'events' };
 }
+
+/** What a person's answer to an escalation or a tool's confirmation did to the round, as a verdict: approve → accept, approve with edited arguments → replace, reject or stop → block. Other answers (and answers nobody gave: a sticky or expired one) are no review. */
+function personVerdict(asked: PersonAnswer | undefined, teacher: TeacherVerdict | undefined): TeacherVerdict | undefined {
+  if (!asked || (asked.kind !== 'escalation' && asked.kind !== 'confirmation')) return undefined;
+  if (asked.settled_by !== undefined && asked.settled_by !== 'person') return undefined;
+  const { answer } = asked;
+  const note = answer.note?.trim() ? answer.note.trim().slice(0, 500) : undefined;
+  switch (answer.action) {
+    case 'approve':
+      if (answer.arguments !== undefined && asked.decision?.decision_type === 'tool_call') {
+        return { verdict: 'replace', reason_codes: codesOf(teacher), explanation: 'The person approved it with edited arguments.', replacement: { ...asked.decision, arguments: answer.arguments } };
+      }
+      return { verdict: 'accept', reason_codes: [], explanation: 'The person approved it.' };
+    case 'reject':
+    case 'stop':
+      return { verdict: 'block', reason_codes: codesOf(teacher), explanation: note ?? (answer.action === 'stop' ? 'The person stopped the run here.' : 'The person rejected it.') };
+    default:
+      return undefined;
+  }
+}
+
+/** A person gives no reason code: the teacher's that brought it to them, else `other` (a stop needs one). */
+const codesOf = (teacher: TeacherVerdict | undefined): TeacherVerdict['reason_codes'] => (teacher && teacher.reason_codes.length > 0 ? teacher.reason_codes : ['other']);
+
+/** A recorded round a candidate teacher can be asked about: its review's context and the verdict it is compared with. */
+export const isVerdictCase = (r: RecordedRound): boolean => r.prompt !== undefined && r.past !== undefined;
 
 function toolNameOf(raw: unknown): string | undefined {
   if (typeof raw !== 'object' || raw === null || !Object.hasOwn(raw, 'tool_name')) return undefined;

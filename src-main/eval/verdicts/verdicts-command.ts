@@ -16,8 +16,8 @@ import { parseModelFlag } from '../../shells/cli/supervision-flags';
 import { typedPath } from '../../shells/cli/typed-path';
 import { defaultDataDir } from '../../util/data-dir';
 import { readChangedRules, replayProfile, type ChangedRules } from './profile-replay';
-import { describeDecision, PAST, unreviewedWords, verdictWords, where } from './verdict-words';
-import type { RecordedRound } from './recorded-rounds';
+import { flipWords, unreviewedWords, where } from './verdict-words';
+import { isVerdictCase, type RecordedRound } from './recorded-rounds';
 import { collectRounds } from './collect-rounds';
 import { flipOrder, isProtectedCatchLost, replayVerdict, type VerdictCaseResult } from './replay-verdicts';
 
@@ -27,7 +27,9 @@ export const VERDICTS_USAGE = `Usage:
   steward eval verdicts --teacher MODEL [--json] [--limit N] [--allow-host HOST]... [--data-dir DIR]
   steward eval verdicts --profile FILE [--json] [--limit N] [--data-dir DIR]
 
-  --teacher  put every teacher verdict the history recorded to a candidate teacher: each review's
+  --teacher  put every teacher verdict the history recorded (and every escalation or confirmation a
+             person approved, edited, rejected or stopped: the person's answer is that round's
+             verdict) to a candidate teacher: each review's
              recorded, redacted context (task, instructions, tools offered, history, the student's
              candidate and its validation) goes to MODEL through the engine's own review prompt;
              no tool is executed. Lists every verdict that flips, protected-effect catches first.
@@ -136,38 +138,15 @@ async function readRounds(io: CliIo, dataDirFlag: string | undefined, keep: (rou
 }
 
 
-
-
-
-
-function flipWords(result: VerdictCaseResult): string {
-  const words = flipSentence(result);
-  const person = result.round.person;
-  return person === undefined ? words : `${words} (a person then answered: ${person})`;
-}
-
-function flipSentence(result: VerdictCaseResult): string {
-  const { past, now, round } = result;
-  const what = describeDecision(round);
-  switch (result.flip) {
-    case 'catch_lost':
-      return `${what} would now be accepted; the recorded teacher ${PAST[past.verdict]} it — then ${verdictWords(past)}; now ${now ? verdictWords(now) : ''}`;
-    case 'stricter':
-      return `${what} would now be ${now ? PAST[now.verdict] : ''}; the recorded teacher accepted it — now ${now ? verdictWords(now) : ''}`;
-    case 'changed':
-      return `${what} would now be ${now ? PAST[now.verdict] : ''} instead of ${PAST[past.verdict]} — then ${verdictWords(past)}; now ${now ? verdictWords(now) : ''}`;
-    case 'no_verdict':
-      return `${what}: the candidate gave no usable verdict (${result.problem ?? 'no answer'}), so the run would end in its safe failure; the recorded teacher ${PAST[past.verdict]} it`;
-    case undefined:
-      return `${what}: the same verdict (${past.verdict})`;
-  }
-}
-
 async function teacherMode(teacher: ModelProvider, limit: number, json: boolean, dataDirFlag: string | undefined, io: CliIo): Promise<number> {
-  const read = await readRounds(io, dataDirFlag, (r) => r.prompt !== undefined && r.verdict !== undefined, limit);
+  const read = await readRounds(io, dataDirFlag, isVerdictCase, limit);
   if (!read.ok) return read.code;
   const { rounds } = read;
-  if (!json) io.stdout(`steward eval verdicts · candidate teacher ${teacher.label} · ${rounds.length} recorded teacher verdict${rounds.length === 1 ? '' : 's'} from ${read.runs} run${read.runs === 1 ? '' : 's'} · no tool is executed\n`);
+  if (!json) {
+    const byPerson = rounds.filter((r) => r.decided_by === 'person').length;
+    const kinds = byPerson > 0 ? ` verdict${rounds.length === 1 ? '' : 's'} (${rounds.length - byPerson} of the teacher, ${byPerson} of a person who answered)` : ` teacher verdict${rounds.length === 1 ? '' : 's'}`;
+    io.stdout(`steward eval verdicts · candidate teacher ${teacher.label} · ${rounds.length} recorded${kinds} from ${read.runs} run${read.runs === 1 ? '' : 's'} · no tool is executed\n`);
+  }
   const results: VerdictCaseResult[] = [];
   for (const [i, round] of rounds.entries()) {
     try {
@@ -201,6 +180,8 @@ async function teacherMode(teacher: ModelProvider, limit: number, json: boolean,
             ...(r.round.tool ? { tool: r.round.tool } : {}),
             rule: r.round.record.review?.rule,
             past: r.past,
+            decided_by: r.round.decided_by ?? 'teacher',
+            ...(r.round.teacher_verdict ? { teacher_verdict: r.round.teacher_verdict } : {}),
             ...(r.now ? { now: r.now } : {}),
             ...(r.problem !== undefined ? { problem: r.problem } : {}),
             context: r.round.context,

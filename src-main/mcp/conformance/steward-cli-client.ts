@@ -32,6 +32,11 @@ import { conformanceStore, wipeConformanceStore } from './conformance-store';
  * Credentials go to the OS keychain under a service of their own (STEWARD_CONFORMANCE_KEYCHAIN_SERVICE),
  * emptied at the end; without a session bus, an in-memory store stands in and says so on stderr.
  *
+ * `auth/cross-app-access-complete-flow` (2026-07-28: `auth/enterprise-managed-authorization`): the
+ * server is registered with enterprise-managed authorization (`oauth.grant: "enterprise_managed"`),
+ * the person's ID token from the scenario's identity provider stored with `steward credentials set`
+ * as their organisation's tooling would; `steward mcp sign-in` then checks the exchange.
+ *
  * `auth/basic-cimd`: the person has set Steward's client ID metadata document address
  * (STEWARD_OAUTH_CLIENT_METADATA_URL, oauth/client-metadata.ts) to the one the scenario's
  * authorization server treats as hosted (the suite's own test address; its server does not fetch it).
@@ -86,16 +91,37 @@ async function main(): Promise<number> {
  * the secret or private key into the keychain with `steward credentials set` (read from standard
  * input), the spec referring to it. `auth/client-credentials-*`: a machine-to-machine client.
  */
-async function registeredClient(scenario: string, steward: (args: string[], extra?: Partial<CliIo>) => Promise<number>): Promise<{ oauth?: Record<string, string> }> {
+async function registeredClient(scenario: string, steward: (args: string[], extra?: Partial<CliIo>) => Promise<number>): Promise<{ oauth?: Record<string, unknown> }> {
   const context = z
-    .object({ client_id: z.string(), client_secret: z.string().optional(), private_key_pem: z.string().optional(), signing_algorithm: z.string().optional() })
+    .object({
+      client_id: z.string(),
+      client_secret: z.string().optional(),
+      private_key_pem: z.string().optional(),
+      signing_algorithm: z.string().optional(),
+      idp_client_id: z.string().optional(),
+      idp_id_token: z.string().optional(),
+      idp_issuer: z.string().optional(),
+    })
     .safeParse(JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? 'null'));
   if (!context.success) return {};
-  const { client_id, client_secret, private_key_pem, signing_algorithm } = context.data;
+  const { client_id, client_secret, private_key_pem, signing_algorithm, idp_client_id, idp_id_token, idp_issuer } = context.data;
   const store = async (name: string, value: string) => {
     if ((await steward(['credentials', 'set', name], { stdin: async () => value })) !== 0) throw new Error(`steward credentials set ${name} failed`);
     return `keychain:${name}`;
   };
+  if (idp_id_token !== undefined && idp_issuer !== undefined && idp_client_id !== undefined) {
+    // Enterprise-managed authorization (SEP-990): the person's ID token, as their organisation's
+    // sign-in tooling hands it over, goes into the keychain; the IdP's token endpoint is discovered
+    // from its issuer.
+    return {
+      oauth: {
+        client_id,
+        grant: 'enterprise_managed',
+        ...(client_secret === undefined ? {} : { client_secret: await store('conformance-client-secret', client_secret) }),
+        idp: { issuer: idp_issuer, client_id: idp_client_id, id_token: await store('conformance-id-token', idp_id_token) },
+      },
+    };
+  }
   if (scenario.startsWith('auth/client-credentials')) {
     if (private_key_pem !== undefined) {
       return { oauth: { client_id, grant: 'client_credentials', private_key: await store('conformance-private-key', private_key_pem), ...(signing_algorithm ? { signing_algorithm } : {}) } };

@@ -42,14 +42,14 @@ export interface OAuthTestServer {
  * metadata). Access tokens live `tokenLifetimeS` seconds; tokens are planted-looking random values.
  * `clients`: clients registered beforehand (a person's IdP admin did it), known from the start.
  */
-export async function startOAuthTestServer(options: { tokenLifetimeS?: number; clients?: OAuthClientInformationFull[]; /** Also offer `whoami`, which echoes the caller's token. */ echoesToken?: boolean } = {}): Promise<OAuthTestServer> {
+export async function startOAuthTestServer(options: { tokenLifetimeS?: number; clients?: OAuthClientInformationFull[]; /** Also offer `whoami`, which echoes the caller's token. */ echoesToken?: boolean; /** Also offer this tool, which needs `scope` on top of `mcp:basic` (the sign-in's scope): a token without it is refused 403 `insufficient_scope` (step-up). */ stepUp?: { tool: string; scope: string } } = {}): Promise<OAuthTestServer> {
   const lifetime = options.tokenLifetimeS ?? 3600;
   const log: AuthServerLog = { registrations: [], authorizations: [], grants: [], accepted: [], presented: [] };
   const issued: string[] = [];
   const clients = new Map<string, OAuthClientInformationFull>((options.clients ?? []).map((c) => [c.client_id, c]));
   const codes = new Map<string, { clientId: string; params: AuthorizationParams }>();
-  const access = new Map<string, { clientId: string; expiresAt: number; resource?: string }>();
-  const refresh = new Map<string, { clientId: string; resource?: string }>();
+  const access = new Map<string, { clientId: string; expiresAt: number; resource?: string; scopes?: string[] }>();
+  const refresh = new Map<string, { clientId: string; resource?: string; scopes?: string[] }>();
 
   const clientsStore: OAuthRegisteredClientsStore = {
     getClient: (id) => clients.get(id),
@@ -60,12 +60,12 @@ export async function startOAuthTestServer(options: { tokenLifetimeS?: number; c
       return full;
     },
   };
-  const issue = (clientId: string, resource: string | undefined): OAuthTokens => {
+  const issue = (clientId: string, resource: string | undefined, scopes?: string[]): OAuthTokens => {
     const token = `planted-at-${randomBytes(16).toString('hex')}`;
     const refreshToken = `planted-rt-${randomBytes(16).toString('hex')}`;
     issued.push(token, refreshToken);
-    access.set(token, { clientId, expiresAt: Date.now() + lifetime * 1000, resource });
-    refresh.set(refreshToken, { clientId, resource });
+    access.set(token, { clientId, expiresAt: Date.now() + lifetime * 1000, resource, scopes });
+    refresh.set(refreshToken, { clientId, resource, scopes });
     return { access_token: token, token_type: 'bearer', expires_in: lifetime, refresh_token: refreshToken };
   };
   const provider: OAuthServerProvider = {
@@ -90,14 +90,14 @@ export async function startOAuthTestServer(options: { tokenLifetimeS?: number; c
       if (!entry || entry.clientId !== client.client_id) throw new Error('unknown code');
       codes.delete(code);
       log.grants.push({ grant: 'authorization_code', resource: entry.params.resource?.href });
-      return issue(client.client_id, entry.params.resource?.href);
+      return issue(client.client_id, entry.params.resource?.href, entry.params.scopes);
     },
     async exchangeRefreshToken(client, refreshToken, _scopes, resource) {
       const entry = refresh.get(refreshToken);
       if (!entry || entry.clientId !== client.client_id) throw new Error('unknown refresh token');
       refresh.delete(refreshToken);
       log.grants.push({ grant: 'refresh_token', resource: resource?.href });
-      return issue(client.client_id, entry.resource);
+      return issue(client.client_id, entry.resource, entry.scopes);
     },
     async verifyAccessToken(token): Promise<AuthInfo> {
       const entry = access.get(token);
@@ -120,15 +120,23 @@ export async function startOAuthTestServer(options: { tokenLifetimeS?: number; c
   });
   const mcpServer = await listen(mcpApp);
   const mcpUrl = new URL(`http://127.0.0.1:${port(mcpServer)}/mcp`);
-  mcpApp.use(mcpAuthMetadataRouter({ oauthMetadata: createOAuthMetadata({ provider, issuerUrl: issuer }), resourceServerUrl: mcpUrl }));
+  mcpApp.use(mcpAuthMetadataRouter({ oauthMetadata: createOAuthMetadata({ provider, issuerUrl: issuer }), resourceServerUrl: mcpUrl, ...(options.stepUp ? { scopesSupported: ['mcp:basic'] } : {}) }));
   const bearer = requireBearerAuth({ verifier: provider, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl) });
   mcpApp.post('/mcp', bearer, async (req, res) => {
     const token = (req as { auth?: AuthInfo }).auth?.token;
+    const stepUp = options.stepUp;
+    const body = req.body as { method?: unknown; params?: { name?: unknown } } | undefined;
+    if (stepUp && token && body?.method === 'tools/call' && body.params?.name === stepUp.tool && !(access.get(token)?.scopes ?? []).includes(stepUp.scope)) {
+      const metadata = getOAuthProtectedResourceMetadataUrl(mcpUrl);
+      res.status(403).set('WWW-Authenticate', `Bearer error="insufficient_scope", scope="${stepUp.scope}", resource_metadata="${metadata}"`).json({ error: 'insufficient_scope' });
+      return;
+    }
     if (token) log.accepted.push(token);
     const server = new McpServer({ name: 'oauth-test-server', version: '1.0.0' });
     server.registerTool('echo', { description: 'Echoes the text back', inputSchema: { text: z.string() } }, ({ text }) => ({ content: [{ type: 'text', text: `echo: ${text}` }] }));
     // A careless server (a debug tool) that shows the caller the token it came with: a run must not keep it.
     if (options.echoesToken) server.registerTool('whoami', { description: 'Says which token the call came with', inputSchema: {} }, () => ({ content: [{ type: 'text', text: `you called with Bearer ${token ?? '(none)'}` }] }));
+    if (stepUp) server.registerTool(stepUp.tool, { description: `Needs the ${stepUp.scope} scope`, inputSchema: { text: z.string() } }, ({ text }) => ({ content: [{ type: 'text', text: `written: ${text}` }] }));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on('close', () => void transport.close().then(() => server.close()));
     await server.connect(transport);

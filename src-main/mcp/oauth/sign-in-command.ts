@@ -62,6 +62,7 @@ export async function mcpCommand(args: string[], io: McpCommandIo, store: Creden
         const what = `${outcome.server_name ?? 'unnamed server'}, ${outcome.tools} tool(s)${revision}`;
         // A machine-to-machine client signs nobody in: reaching the server checked its credentials.
         if (server.oauth?.grant === 'client_credentials') io.stdout(`reached "${server.id}" (${what}) with its machine-to-machine client ${server.oauth.client_id}; nobody needs to sign in: each run gets its own token\n`);
+        else if (server.oauth?.grant === 'enterprise_managed') io.stdout(`reached "${server.id}" (${what}) with enterprise-managed access: ${server.oauth.idp?.issuer ?? 'your identity provider'} exchanged your ID token, and each run gets its own token from it\n`);
         else io.stdout(`signed in to "${server.id}" (${what}); the tokens are in the OS keychain\n`);
         return 0;
       }

@@ -12,6 +12,7 @@ import { startLoopbackRedirect } from './loopback-redirect';
 import { OAuthRecordStore } from './oauth-record';
 import { oauthFetch, signInFetch, type AuthHint, type RemoteAuth } from './oauth-fetch';
 import { isMachineClient, machineClientProvider } from './machine-client';
+import { enterpriseAuth, isEnterpriseClient } from './enterprise-client';
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { SignInRequiredError } from './keychain-oauth-provider';
@@ -26,13 +27,15 @@ export function usesOAuth(spec: McpServerSpec): boolean {
  * The run's side: stored tokens are used and refreshed, and a missing sign-in fails the start,
  * saying how to sign in; with `consent` (a person who can open the page), a wider scope the server
  * asks for mid-run, or a sign-in gone stale, is put to them and the run goes on. A machine-to-machine
- * server (`oauth.grant: "client_credentials"`) gets its own token, with nobody asked.
+ * server (`oauth.grant: "client_credentials"`) gets its own token, with nobody asked, and so does
+ * an enterprise-managed one (`"enterprise_managed"`, enterprise-client.ts) from the person's ID token.
  */
 export function runAuth(spec: McpServerSpec, endpoint: RemoteEndpoint, store: CredentialStore, privacy: PrivacyPolicy, onToken?: (token: string) => void, consent?: RunConsent): RemoteAuth | undefined {
   if (!usesOAuth(spec)) return undefined;
   const authFetch = signInFetch(endpoint, privacy);
   const tokenSeen = onToken ? { onToken } : {};
   if (isMachineClient(spec)) return oauthFetch({ provider: () => machineClientProvider(spec, store), endpoint, authFetch, ...tokenSeen });
+  if (isEnterpriseClient(spec)) return enterpriseAuth(spec, endpoint, store, authFetch, onToken);
   const records = new OAuthRecordStore(store, endpoint.url);
   const preRegistered = () => preRegisteredClient(spec, store);
   const bound = issuerBound(spec);
@@ -140,9 +143,11 @@ export async function connectSignedIn(spec: McpServerSpec, options: SignInOption
   const records = new OAuthRecordStore(options.store, endpoint.url);
   const timeoutMs = options.timeoutMs ?? DEFAULT_SIGN_IN_TIMEOUT_MS;
   const headers = await resolveHeaders(spec, options.store);
-  if (isMachineClient(spec)) {
-    // Nobody signs in: connecting gets the client its token, which checks its credentials.
-    const auth = oauthFetch({ provider: () => machineClientProvider(spec, options.store), endpoint, authFetch: signInFetch(endpoint, options.privacy) });
+  if (isMachineClient(spec) || isEnterpriseClient(spec)) {
+    // Nobody signs in: connecting gets the client its token, which checks its credentials
+    // (and, enterprise-managed, the ID token and the identity provider's exchange).
+    const authFetch = signInFetch(endpoint, options.privacy);
+    const auth = isEnterpriseClient(spec) ? enterpriseAuth(spec, endpoint, options.store, authFetch) : oauthFetch({ provider: () => machineClientProvider(spec, options.store), endpoint, authFetch });
     const conn = await connectNegotiated(spec.id, endpoint, headers, { startTimeoutMs: 60_000, callTimeoutMs: 60_000, onLog: options.onLog }, auth);
     return { conn, close: () => conn.close() };
   }

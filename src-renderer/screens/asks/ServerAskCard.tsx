@@ -8,7 +8,7 @@ import { useWaiting } from '../interventions/use-waiting';
 type Entries = Record<string, ElicitEntry>;
 type Action = 'accept' | 'decline' | 'cancel';
 
-const ACCEPT_LABEL = { form: 'Accept', url: 'Agree and open the link', sampling: 'Allow' } satisfies Record<PendingAsk['kind'], string>;
+const ACCEPT_LABEL = { form: 'Accept', url: 'Agree and open the link', sampling: 'Allow', consent: 'Sign in to continue' } satisfies Record<PendingAsk['kind'], string>;
 
 const INPUT_TYPE = { email: 'email', uri: 'url', date: 'date', 'date-time': 'text' } as const;
 
@@ -119,7 +119,15 @@ export function ServerAskCard({ ask }: { ask: PendingAsk }) {
       <header className="intervention__head">
         <span className="pulse intervention__pulse" aria-hidden="true" />
         <h2 id={titleId} className="intervention__title">
-          MCP server <code>{ask.server}</code> asks you
+          {ask.kind === 'consent' ? (
+            <>
+              MCP server <code>{ask.server}</code> asks for more access
+            </>
+          ) : (
+            <>
+              MCP server <code>{ask.server}</code> asks you
+            </>
+          )}
         </h2>
         <span className="round__spacer" />
         <span className="muted">
@@ -161,6 +169,7 @@ export function ServerAskCard({ ask }: { ask: PendingAsk }) {
             It asks you to open <code>{ask.url}</code>. It opens in a new tab only if you agree.
           </p>
         )}
+        {ask.kind === 'consent' && <ConsentDetails />}
         {ask.kind === 'sampling' && ask.reply !== undefined && (
           <div data-testid="server-ask-sampling-reply">
             <p>
@@ -195,9 +204,9 @@ export function ServerAskCard({ ask }: { ask: PendingAsk }) {
             {ask.kind === 'sampling' && ask.reply !== undefined ? 'Send the answer' : ACCEPT_LABEL[ask.kind]}
           </button>
           <button type="button" className="button" disabled={busy} onClick={() => void send('decline')} data-testid="server-ask-decline">
-            {ask.kind === 'sampling' ? (ask.reply !== undefined ? 'Withhold it' : 'Deny') : 'Decline'}
+            {ask.kind === 'sampling' ? (ask.reply !== undefined ? 'Withhold it' : 'Deny') : ask.kind === 'consent' ? 'Decline (the call fails)' : 'Decline'}
           </button>
-          {ask.kind !== 'sampling' && (
+          {ask.kind !== 'sampling' && ask.kind !== 'consent' && (
             <button type="button" className="button" disabled={busy} onClick={() => void send('cancel')} data-testid="server-ask-cancel">
               Cancel
             </button>
@@ -205,6 +214,18 @@ export function ServerAskCard({ ask }: { ask: PendingAsk }) {
         </div>
       </form>
     </section>
+  );
+}
+
+/** A remote server's step-up (its message names the scopes): what each answer does, and that the wait is not kept across a restart. */
+function ConsentDetails() {
+  return (
+    <div data-testid="server-ask-consent">
+      <p>
+        <strong>Sign in to continue</strong> opens the server&apos;s sign-in page in your browser; once you agree there, the tool call is made again and the run goes on. Declined, the call fails and the run goes on as after any failed call.
+      </p>
+      <p className="muted">This wait is kept only while Steward runs: if Steward closes first, the wait (and the run with it) ends; sign in from the registry and run it again.</p>
+    </div>
   );
 }
 

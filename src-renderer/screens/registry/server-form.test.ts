@@ -184,6 +184,22 @@ describe('the add-server form’s sign-in client (OAuth) of a remote server', ()
     expect(form).toMatchObject({ oauthClientId: 'svc', oauthMachine: true, oauthPrivateKey: 'svc-key', oauthSecret: '' });
   });
 
+  it('an edit keeps what the form does not show: an enterprise client’s identity provider and its authorization server stay as they were', () => {
+    const oauth = {
+      client_id: 'mcp-client',
+      client_secret: 'keychain:as-secret',
+      grant: 'enterprise_managed' as const,
+      issuer: 'https://as.example.com',
+      idp: { issuer: 'https://idp.example.com', client_id: 'steward', id_token: 'keychain:corp-id-token' },
+    };
+    const form = formFromServer({ id: 'corp', label: 'Corp', url: 'https://mcp.example.com/mcp', oauth, args: [], env: {}, source: 'user' });
+    const saved = serverRegistrationFromForm({ ...form, label: 'Corp tools' }, { servers: SERVERS });
+    expect(saved).toEqual({ ok: true, registration: expect.objectContaining({ label: 'Corp tools', oauth }) });
+    // Made machine-to-machine, it is no enterprise client any more; its authorization server is still the one it was.
+    const machine = serverRegistrationFromForm({ ...form, oauthMachine: true }, { servers: SERVERS });
+    expect(machine).toEqual({ ok: true, registration: expect.objectContaining({ oauth: { client_id: 'mcp-client', client_secret: 'keychain:as-secret', grant: 'client_credentials', issuer: 'https://as.example.com' } }) });
+  });
+
   it('editing shows the client id and the secret’s credential name, never a value; a command server has no oauth', () => {
     const form = formFromServer({ id: 'r', label: 'R', url: 'https://mcp.example.com/mcp', oauth: { client_id: 'app', client_secret: 'keychain:idp-secret' }, args: [], env: {}, source: 'user' });
     expect(form).toMatchObject({ oauthClientId: 'app', oauthSecret: 'idp-secret' });

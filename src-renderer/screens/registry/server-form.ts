@@ -44,6 +44,11 @@ export interface ServerForm {
   oauthPrivateKey: string;
   /** The person alone writes what this server returns: values copied from its results are not sent to review (server-trust.ts). */
   trusted: boolean;
+  /**
+   * What the server's sign-in client has that this form does not show (its authorization server,
+   * an enterprise identity provider): kept as it was when the form is saved, never dropped by an edit.
+   */
+  oauthKept?: Pick<ServerOAuthClient, 'issuer' | 'idp'> & { enterprise?: true };
 }
 
 /** `id`, `label`, `package`, `command`, `url`, `args`, `env.N` (the N-th env row), `oauth.client_id` or `oauth.client_secret`. */
@@ -73,7 +78,19 @@ export function formFromServer(server: RegisteredServer): ServerForm {
     oauthMachine: server.oauth?.grant === 'client_credentials',
     oauthPrivateKey: server.oauth?.private_key === undefined ? '' : credentialNameOf(server.oauth.private_key),
     trusted: server.trust === 'trusted',
+    ...(keptOAuth(server.oauth) ? { oauthKept: keptOAuth(server.oauth) } : {}),
   };
+}
+
+/** The sign-in settings the form has no fields for, to carry through an edit (undefined: none). */
+function keptOAuth(oauth: ServerOAuthClient | undefined): ServerForm['oauthKept'] {
+  if (oauth === undefined) return undefined;
+  const kept = {
+    ...(oauth.issuer !== undefined ? { issuer: oauth.issuer } : {}),
+    ...(oauth.idp !== undefined ? { idp: oauth.idp } : {}),
+    ...(oauth.grant === 'enterprise_managed' ? { enterprise: true as const } : {}),
+  };
+  return Object.keys(kept).length > 0 ? kept : undefined;
 }
 
 /** The packages Steward ships, once each, with the shipped entry's label and arguments as a start. */
@@ -225,11 +242,16 @@ function oauthFromForm(form: ServerForm, headers: Record<string, string>, proble
   }
   if (!idCheck.success || (secret !== undefined && 'problem' in secret) || (key !== undefined && 'problem' in key)) return undefined;
   if (machine && (secret === undefined) === (key === undefined)) return undefined;
+  // What the form does not show stays as it was; a machine-to-machine client is no enterprise one.
+  const kept = form.oauthKept;
+  const enterprise = !machine && kept?.enterprise === true && kept.idp !== undefined;
   return {
     client_id: clientId,
     ...(secret !== undefined ? { client_secret: `${CREDENTIAL_PREFIX}${secret.name}` } : {}),
     ...(machine ? { grant: 'client_credentials' as const } : {}),
     ...(key !== undefined ? { private_key: `${CREDENTIAL_PREFIX}${key.name}` } : {}),
+    ...(kept?.issuer !== undefined ? { issuer: kept.issuer } : {}),
+    ...(enterprise ? { grant: 'enterprise_managed' as const, idp: kept.idp } : {}),
   };
 }
 

@@ -27,7 +27,11 @@ export function useProfileReplay(profile: () => Profile) {
   return { replay, start, canStart: connection === 'open' && replay?.state !== 'running', close: () => setReplay(undefined) };
 }
 
-export function ProfileReplayButton({ name, disabled, onClick }: { name: string; disabled: boolean; onClick: () => void }) {
+const SUPERVISION_TITLE = 'Which rounds the teacher reviewed would these review rules no longer send to it? No model is called.';
+/** On a teacher profile (TeacherReplay.tsx) the question is the model's. */
+export const TEACHER_REPLAY_TITLE = 'Would this model still catch what the recorded teacher caught? Every recorded teacher verdict is put to it; no tool is executed.';
+
+export function ProfileReplayButton({ name, disabled, onClick, title = SUPERVISION_TITLE }: { name: string; disabled: boolean; onClick: () => void; title?: string }) {
   return (
     <button
       type="button"
@@ -35,7 +39,7 @@ export function ProfileReplayButton({ name, disabled, onClick }: { name: string;
       disabled={disabled}
       onClick={onClick}
       aria-label={`Replay past verdicts under ${name}`}
-      title="Which rounds the teacher reviewed would these review rules no longer send to it? No model is called."
+      title={title}
       data-testid="profile-replay"
     >
       Replay past verdicts

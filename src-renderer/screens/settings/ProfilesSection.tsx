@@ -14,7 +14,8 @@ import { downloadText } from '../../view/download';
 import { formatDateTime, plural } from '../../view/format';
 import { ProfileEditor, newProfileInput } from './ProfileEditor';
 import { ProfileConflicts } from './ProfileConflicts';
-import { ProfileReplayButton, ProfileReplayResultView, useProfileReplay } from './ProfileReplay';
+import { ProfileReplayButton, ProfileReplayResultView, TEACHER_REPLAY_TITLE, useProfileReplay } from './ProfileReplay';
+import { TeacherReplayView, useTeacherReplay } from './TeacherReplay';
 import { BLOCK_BEHAVIOUR_LABELS, ESCALATION_BEHAVIOUR_LABELS } from '@shared/contracts/spec';
 
 type Editing = { base?: ProfileRow; initial: ProfileInput };
@@ -42,6 +43,8 @@ function ProfileItem({ latest, versions, origin, onEdit, onDuplicate, onDelete }
   const readOnly = isReadOnlyProfile(latest);
   // A supervision profile's review rules can be put to the recorded rounds (issue 31).
   const replay = useProfileReplay(() => toProfile(latest));
+  // A teacher profile's model can be put to the recorded teacher verdicts (issue 31).
+  const teacherReplay = useTeacherReplay(() => toProfile(latest));
   return (
     <li className="profile-item" data-testid="profile-item" data-profile-id={latest.id} data-version={latest.version} data-origin={origin}>
       <div className="profile-item__main">
@@ -63,9 +66,11 @@ function ProfileItem({ latest, versions, origin, onEdit, onDuplicate, onDelete }
           </details>
         )}
         {replay.replay && <ProfileReplayResultView replay={replay.replay} onClose={replay.close} />}
+        {teacherReplay.replay && <TeacherReplayView replay={teacherReplay.replay} onCancel={teacherReplay.cancel} onClose={teacherReplay.close} />}
       </div>
       <div className="profile-item__actions">
         {latest.kind === 'supervision' && <ProfileReplayButton name={latest.name} disabled={!replay.canStart} onClick={replay.start} />}
+        {latest.kind === 'teacher' && latest.model.provider !== 'script' && <ProfileReplayButton name={latest.name} disabled={!teacherReplay.canStart} onClick={teacherReplay.start} title={TEACHER_REPLAY_TITLE} />}
         {readOnly ? (
           <span className="muted profile-item__readonly" title="Built-in profiles ship with Steward and never change: duplicate one to make your own.">
             read-only
