@@ -21,6 +21,13 @@ describe('opening a browser', () => {
     }
   });
 
+  it('opens web links only: a sign-in address a remote server names as file: or an app scheme opens nothing', () => {
+    for (const platform of ['linux', 'darwin', 'win32'] as const) {
+      for (const url of ['file:///etc/passwd', 'ms-settings:privacy', 'smb://evil.example.com/share', 'javascript:alert(1)', ' https://x.example.com/']) expect(openCommand(url, platform)).toBeNull();
+      expect(openCommand('https://login.example.com/authorize?scope=a%20b', platform)).not.toBeNull();
+    }
+  });
+
   it('uses the platform opener', () => {
     const url = 'http://127.0.0.1:1/#launch=abc';
     expect(openCommand(url, 'linux')).toEqual({ command: 'xdg-open', args: [url] });

@@ -11,9 +11,13 @@ export function shouldOpenBrowser(env: NodeJS.ProcessEnv, platform: NodeJS.Platf
 /**
  * The platform's "open this URL" command. `start` is a cmd built-in; its first quoted argument is a
  * window title. Null for a URL that carries the session token: every local user can read a command
- * line (/proc/PID/cmdline, ps), so only a one-time launch link may go there.
+ * line (/proc/PID/cmdline, ps), so only a one-time launch link may go there. Null for anything but
+ * an http(s) link.
  */
 export function openCommand(url: string, platform: NodeJS.Platform): { command: string; args: string[] } | null {
+  // Web links only: a sign-in page's address comes from a remote server's metadata, and an opener
+  // hands `file:` or an app's own scheme to whatever handles it.
+  if (!/^https?:\/\//i.test(url)) return null;
   const hash = url.indexOf('#');
   if (hash >= 0 && tokenFromHash(url.slice(hash)) !== null) return null;
   if (platform === 'darwin') return { command: 'open', args: [url] };
