@@ -46,7 +46,9 @@ function runScenario(scenario: string): Promise<void> {
   const args = ['--import', `${HERE}node20-register.mjs`, SUITE, 'client', '--command', `node ${BUNDLE}`, '--scenario', scenario, '--spec-version', REVISION, '--timeout', '60000', '--expected-failures', `${HERE}expected-failures-2026-07-28.yml`, '-o', results];
   if (unscored.includes(scenario)) args.push('--force');
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, STEWARD_CONFORMANCE_KEYCHAIN_SERVICE: SERVICE }, stdio: ['ignore', 'pipe', 'pipe'] });
+    // A keychain service per scenario: two run at once, and each stores (and at its end wipes) credentials of the same names.
+    const service = `${SERVICE}-${scenario.replace(/[^a-z0-9]+/gi, '-')}`;
+    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, STEWARD_CONFORMANCE_KEYCHAIN_SERVICE: service }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
