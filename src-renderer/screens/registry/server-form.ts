@@ -64,6 +64,7 @@ export function emptyServerForm(): ServerForm {
 }
 
 export function formFromServer(server: RegisteredServer): ServerForm {
+  const kept = keptOAuth(server.oauth);
   return {
     id: server.id,
     label: server.label,
@@ -78,7 +79,7 @@ export function formFromServer(server: RegisteredServer): ServerForm {
     oauthMachine: server.oauth?.grant === 'client_credentials',
     oauthPrivateKey: server.oauth?.private_key === undefined ? '' : credentialNameOf(server.oauth.private_key),
     trusted: server.trust === 'trusted',
-    ...(keptOAuth(server.oauth) ? { oauthKept: keptOAuth(server.oauth) } : {}),
+    ...(kept ? { oauthKept: kept } : {}),
   };
 }
 
