@@ -418,7 +418,15 @@ export const RunEvent = z.discriminatedUnion('type', [
     output: z.string(),
   }),
   /** One judgment call: who judged (human / llm / system), the verdict, feedback, evidence, verification and timing. */
-  event('pattern.judgment', { judgment: JudgmentRecord }),
+  event('pattern.judgment', {
+    judgment: JudgmentRecord,
+    /**
+     * The judge's prompt as a model judge is sent it (the task, the judgment prompt, the member
+     * outputs by id), masked like every event: what `steward eval verdicts --teacher` puts to a
+     * candidate (issue 31). Recorded for a model's, an A2A agent's and a person's judgment; absent in older runs.
+     */
+    context: z.array(ChatMessage).optional(),
+  }),
   /** A rejected output with its feedback and the approved output that followed: a preference pair for learning. */
   event('pattern.preference', {
     step: z.number().int().nonnegative(),

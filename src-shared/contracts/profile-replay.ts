@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Profile } from './profiles';
+import { JudgeVerdict, JudgmentVerdict } from '../pattern/contracts';
 import { TeacherVerdict, Verdict } from './verdict';
 
 /**
@@ -110,6 +111,45 @@ export const VerdictFlipView = RecordedRoundPlace
   .strict();
 export type VerdictFlipView = z.infer<typeof VerdictFlipView>;
 
+/** A pattern node's judgment that flips under the candidate (seed 002): asked with the judge's recorded prompt. */
+export const JudgmentFlipView = z
+  .object({
+    run_id: z.string(),
+    /** The pattern node's invocation. */
+    invocation_id: z.string(),
+    /** The workflow's name. */
+    spec_name: z.string(),
+    started_at: z.string(),
+    judgment_id: z.string(),
+    /** Counted from 1, as the run view counts them. */
+    step: z.number().int().positive(),
+    iteration: z.number().int().positive(),
+    kind: VerdictFlipKind,
+    /** Who judged then: a model judge, a remote A2A agent, a person. */
+    judge: z.enum(['llm', 'a2a', 'human']),
+    past: JudgmentVerdict,
+    now: JudgeVerdict.optional(),
+    problem: z.string().optional(),
+    words: z.string(),
+  })
+  .strict();
+export type JudgmentFlipView = z.infer<typeof JudgmentFlipView>;
+
+/** The pattern judgments put to the candidate beside the reviews: a judgment is no effect, so none of them is a protected catch. */
+export const JudgmentReplayResult = z
+  .object({
+    cases: z.number().int().nonnegative(),
+    agreeing: z.number().int().nonnegative(),
+    flipped: z.number().int().nonnegative(),
+    /** Outputs a judge or a person stopped that the candidate would approve. */
+    approvals_gained: z.number().int().nonnegative(),
+    /** Judgments recorded before Steward kept the judge's prompt: counted, not asked. */
+    not_asked: z.number().int().nonnegative(),
+    flips: z.array(JudgmentFlipView).max(MAX_LISTED_FLIPS),
+  })
+  .strict();
+export type JudgmentReplayResult = z.infer<typeof JudgmentReplayResult>;
+
 export const TeacherReplayResult = z
   .object({
     /** "Cautious teacher v2". */
@@ -126,6 +166,8 @@ export const TeacherReplayResult = z
     flips: z.array(VerdictFlipView).max(MAX_LISTED_FLIPS),
     /** The history holds more recorded verdicts than one replay puts: these are the newest. */
     truncated: z.boolean(),
+    /** The pattern judgments (absent from a host before they were cases). */
+    judgments: JudgmentReplayResult.optional(),
   })
   .strict();
 export type TeacherReplayResult = z.infer<typeof TeacherReplayResult>;

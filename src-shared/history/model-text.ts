@@ -32,7 +32,8 @@ const MODEL_SAID: Partial<Record<RunEventType, readonly string[]>> = {
   'supervisor.verdict': ['verdict.verdict.value'],
   // A pattern's outputs are what its members said; an approval's verdict carries the output too.
   'pattern.iteration': ['output'],
-  'pattern.judgment': ['judgment.verdict'],
+  // The judge's prompt carries the members' outputs: bounded like them.
+  'pattern.judgment': ['judgment.verdict', 'context'],
   'pattern.preference': ['rejected', 'chosen', 'feedback'],
 };
 

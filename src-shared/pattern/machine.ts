@@ -163,7 +163,8 @@ function judgeInput(ctx: PatternContext): JudgeInput {
   };
 }
 
-function waitingFor(ctx: PatternContext): WaitingFor {
+/** What a person is asked to judge (also what a model judge would have been sent in their place: issue 31). */
+export function waitingFor(ctx: PatternContext): WaitingFor {
   const c = callerOf(ctx);
   return {
     judgment_id: judgmentId(ctx),

@@ -9,11 +9,13 @@ import { SecretRegistry } from '../../credentials/secret-registry';
 import type { EventJournal } from '../../events/event-journal';
 import { credentialRefsOf, resolveProvider } from '../../providers/resolve-provider';
 import { ProviderError, type ModelProvider } from '../../providers/provider';
-import { collectRounds } from './collect-rounds';
-import { isVerdictCase } from './recorded-rounds';
+import { collectCases } from './collect-rounds';
+import type { RecordedJudgment } from './recorded-judgments';
+import type { RecordedRound } from './recorded-rounds';
 import { MAX_REPLAYED_RUNS } from './profile-replay-handler';
+import { judgmentFlipOrder, replayJudgment, type JudgmentCaseResult } from './replay-judgments';
 import { flipOrder, isProtectedCatchLost, replayVerdict, type VerdictCaseResult } from './replay-verdicts';
-import { flipWords } from './verdict-words';
+import { flipWords, judgmentFlipWords } from './verdict-words';
 
 export interface TeacherReplayDeps {
   journal: Pick<EventJournal, 'runsPage' | 'runEvents'>;
@@ -32,6 +34,9 @@ interface Job {
   runs: number;
   truncated: boolean;
   results: VerdictCaseResult[];
+  judged: JudgmentCaseResult[];
+  /** Judgments recorded before their prompt was kept. */
+  unasked: number;
   message?: string;
   controller: AbortController;
 }
@@ -81,25 +86,55 @@ export function teacherReplayHandlers(deps: TeacherReplayDeps) {
         words: flipWords(r),
       })),
       truncated: j.truncated,
+      judgments: judgmentsOf(j),
     };
   };
 
-  const run = async (j: Job, rounds: Parameters<typeof replayVerdict>[0][], candidate: ModelProvider) => {
-    for (const [i, round] of rounds.entries()) {
+  const judgmentsOf = (j: Job): NonNullable<TeacherReplayResult['judgments']> => {
+    const flips = j.judged.filter((r) => r.flip !== undefined).sort(judgmentFlipOrder);
+    return {
+      cases: j.judged.length,
+      agreeing: j.judged.length - flips.length,
+      flipped: flips.length,
+      approvals_gained: flips.filter((r) => r.flip === 'catch_lost').length,
+      not_asked: j.unasked,
+      flips: flips.slice(0, MAX_LISTED_FLIPS).map((r) => ({
+        run_id: r.judgment.run_id,
+        invocation_id: r.judgment.invocation_id,
+        spec_name: r.judgment.spec_name,
+        started_at: r.judgment.started_at,
+        judgment_id: r.judgment.judgment_id,
+        step: r.judgment.step + 1,
+        iteration: r.judgment.iteration,
+        kind: r.flip ?? 'no_verdict',
+        judge: r.judgment.caller.kind,
+        past: r.judgment.past,
+        ...(r.now ? { now: r.now } : {}),
+        ...(r.problem !== undefined ? { problem: r.problem } : {}),
+        words: judgmentFlipWords(r),
+      })),
+    };
+  };
+
+  const run = async (j: Job, rounds: RecordedRound[], judgments: RecordedJudgment[], candidate: ModelProvider) => {
+    // Reviews first, then the pattern judgments: one list of cases, counted together.
+    const cases = [...rounds.map((round) => ({ round })), ...judgments.map((judgment) => ({ judgment }))];
+    for (const [i, c] of cases.entries()) {
       if (j.controller.signal.aborted) break;
       try {
-        j.results.push(await replayVerdict(round, candidate, j.controller.signal));
+        if ('round' in c) j.results.push(await replayVerdict(c.round, candidate, j.controller.signal));
+        else j.judged.push(await replayJudgment(c.judgment, candidate, j.controller.signal));
       } catch (error) {
         if (j.controller.signal.aborted || (error instanceof ProviderError && error.code === 'cancelled')) break;
         j.state = 'failed';
-        j.message = `${candidate.label} stopped answering at case ${i + 1} of ${rounds.length}: ${error instanceof Error ? error.message : String(error)}. The verdicts compared before it are listed; check the model and replay again.`;
+        j.message = `${candidate.label} stopped answering at case ${i + 1} of ${cases.length}: ${error instanceof Error ? error.message : String(error)}. The verdicts compared before it are listed; check the model and replay again.`;
         deps.log(`eval verdicts (app): ${j.message}`);
         return;
       }
     }
     if (j.controller.signal.aborted) {
       j.state = 'cancelled';
-      j.message = `Cancelled after ${j.results.length} of ${rounds.length} cases: only those were compared.`;
+      j.message = `Cancelled after ${j.results.length + j.judged.length} of ${cases.length} cases: only those were compared.`;
       return;
     }
     j.state = 'completed';
@@ -110,7 +145,7 @@ export function teacherReplayHandlers(deps: TeacherReplayDeps) {
       // The contract lets only a teacher profile through; narrowed here for its model.
       if (profile.kind !== 'teacher') throw new Error('only a teacher profile has a model to put the past verdicts to');
       if (job?.state === 'running') {
-        return { started: false, message: `Past verdicts are already being replayed under ${job.teacher} (${job.results.length} of ${job.total} done). Wait for it or cancel it, then start again.` };
+        return { started: false, message: `Past verdicts are already being replayed under ${job.teacher} (${job.results.length + job.judged.length} of ${job.total} done). Wait for it or cancel it, then start again.` };
       }
       const name = `${profile.name} v${profile.version}`;
       if (profile.model.provider === 'script') {
@@ -122,10 +157,10 @@ export function teacherReplayHandlers(deps: TeacherReplayDeps) {
       } catch (error) {
         return { started: false, message: `The model of ${name} cannot be used as a candidate teacher here: ${error instanceof Error ? error.message : String(error)}. Nothing was sent to it.` };
       }
-      const read = collectRounds(deps.journal, isVerdictCase, limit ?? MAX_TEACHER_REPLAY_CASES, MAX_REPLAYED_RUNS);
-      const j: Job = { profile_id: profile.id, profile: name, teacher: candidate.label, state: 'running', total: read.rounds.length, runs: read.runs, truncated: read.truncated, results: [], controller: new AbortController() };
+      const read = collectCases(deps.journal, limit ?? MAX_TEACHER_REPLAY_CASES, MAX_REPLAYED_RUNS);
+      const j: Job = { profile_id: profile.id, profile: name, teacher: candidate.label, state: 'running', total: read.rounds.length + read.judgments.length, runs: read.runs, truncated: read.truncated, results: [], judged: [], unasked: read.unasked, controller: new AbortController() };
       job = j;
-      finished = run(j, read.rounds, candidate).catch((error: unknown) => {
+      finished = run(j, read.rounds, read.judgments, candidate).catch((error: unknown) => {
         j.state = 'failed';
         j.message = `The replay failed: ${error instanceof Error ? error.message : String(error)}`;
         deps.log(`eval verdicts (app): ${j.message}`);
@@ -137,7 +172,7 @@ export function teacherReplayHandlers(deps: TeacherReplayDeps) {
       return {
         state: job.state,
         profile_id: job.profile_id,
-        done: job.results.length,
+        done: job.results.length + job.judged.length,
         total: job.total,
         teacher: job.teacher,
         ...(job.state === 'running' ? {} : { result: resultOf(job) }),

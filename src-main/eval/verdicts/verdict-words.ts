@@ -7,6 +7,9 @@ import { REVIEW_RULE_LABELS } from '@shared/policy/review-policy';
 import type { UnreviewedRound } from './profile-replay';
 import type { RecordedRound } from './recorded-rounds';
 import type { VerdictCaseResult } from './replay-verdicts';
+import type { JudgeVerdict, JudgmentVerdict } from '@shared/pattern/contracts';
+import type { RecordedJudgment } from './recorded-judgments';
+import type { JudgmentCaseResult } from './replay-judgments';
 
 /** How `steward eval verdicts` and the Settings screen's profile replay say a recorded round and its verdict. */
 
@@ -80,5 +83,52 @@ function flipSentence(result: VerdictCaseResult): string {
       return `${what}: the candidate gave no usable verdict (${result.problem ?? 'no answer'}), so the run would end in its safe failure; ${then}`;
     case undefined:
       return `${what}: the same verdict (${past.verdict})`;
+  }
+}
+
+const JUDGED = { approved: 'approved', rejected: 'rejected', escalated: 'escalated' } satisfies Record<JudgeVerdict['verdict'], string>;
+
+/** Where a judgment was: "run 1a2b3c4d · Drafting · critic_loop judgment 2 (step 1, iteration 2)". */
+export function judgmentWhere(j: RecordedJudgment): string {
+  return `run ${j.run_id.slice(0, 8)} · ${j.spec_name} · ${j.invocation_id} judgment at step ${j.step + 1}, iteration ${j.iteration}`;
+}
+
+function judgeWho(j: RecordedJudgment): string {
+  switch (j.caller.kind) {
+    case 'human':
+      return j.caller.who !== undefined ? `the person (${j.caller.who})` : 'the person';
+    case 'llm':
+      return `the model judge “${j.caller.profile}”${j.caller.model !== undefined ? ` (${j.caller.model})` : ''}`;
+    case 'a2a':
+      return `the A2A judge ${j.caller.agent?.name ?? j.caller.name ?? j.caller.url}`;
+  }
+}
+
+function judgedWords(v: JudgeVerdict | JudgmentVerdict): string {
+  switch (v.verdict) {
+    case 'approved':
+      return 'approved';
+    case 'rejected':
+      return `rejected: "${clip(v.feedback, 120)}"`;
+    case 'escalated':
+      return `escalated: "${clip(v.reason, 120)}"`;
+  }
+}
+
+/** A judgment that flips under a candidate teacher, in words. */
+export function judgmentFlipWords(r: JudgmentCaseResult): string {
+  const { judgment: j, now } = r;
+  const then = `${judgeWho(j)} ${judgedWords(j.past)}`;
+  switch (r.flip) {
+    case 'catch_lost':
+      return `the output would now be approved and leave the node; then ${then}`;
+    case 'stricter':
+      return `the output would now be ${now ? judgedWords(now) : ''}; then ${then}`;
+    case 'changed':
+      return `the output would now be ${now ? JUDGED[now.verdict] : ''} instead of ${JUDGED[j.past.verdict]} — then ${then}; now ${now ? judgedWords(now) : ''}`;
+    case 'no_verdict':
+      return `the candidate gave no usable judgment (${r.problem ?? 'no answer'}); then ${then}`;
+    case undefined:
+      return `the same judgment (${j.past.verdict})`;
   }
 }

@@ -16,9 +16,10 @@ import { parseModelFlag } from '../../shells/cli/supervision-flags';
 import { typedPath } from '../../shells/cli/typed-path';
 import { defaultDataDir } from '../../util/data-dir';
 import { readChangedRules, replayProfile, type ChangedRules } from './profile-replay';
-import { flipWords, unreviewedWords, where } from './verdict-words';
-import { isVerdictCase, type RecordedRound } from './recorded-rounds';
-import { collectRounds } from './collect-rounds';
+import { flipWords, judgmentFlipWords, judgmentWhere, unreviewedWords, where } from './verdict-words';
+import type { RecordedRound } from './recorded-rounds';
+import { collectCases, collectRounds } from './collect-rounds';
+import { judgmentFlipOrder, replayJudgment, type JudgmentCaseResult } from './replay-judgments';
 import { flipOrder, isProtectedCatchLost, replayVerdict, type VerdictCaseResult } from './replay-verdicts';
 
 /** `steward eval verdicts`: past verdicts as a regression suite for a new teacher or new review rules (issue 31). */
@@ -32,7 +33,9 @@ export const VERDICTS_USAGE = `Usage:
              verdict) to a candidate teacher: each review's
              recorded, redacted context (task, instructions, tools offered, history, the student's
              candidate and its validation) goes to MODEL through the engine's own review prompt;
-             no tool is executed. Lists every verdict that flips, protected-effect catches first.
+             no tool is executed. Each pattern node's judgment (by a model judge, an A2A agent or
+             a person) goes to MODEL too, as a model judge is asked: the task, the judgment prompt
+             and the member outputs. Lists every verdict that flips, protected-effect catches first.
              MODEL: ollama:MODEL | URL#MODEL | a model ref as JSON; it must be one the data
              folder's privacy policy allows (plus --allow-host)
   --profile  no model is called: which past reviewed rounds a changed supervision profile (its
@@ -137,29 +140,65 @@ async function readRounds(io: CliIo, dataDirFlag: string | undefined, keep: (rou
   }
 }
 
+/** Every case for a candidate teacher (recorded reviews and pattern judgments), newest runs first; the history is let go before any model is called. */
+async function readCases(io: CliIo, dataDirFlag: string | undefined, limit: number): Promise<({ ok: true } & ReturnType<typeof collectCases>) | { ok: false; code: number }> {
+  const history = await historyToRead(io, dataDirFlag);
+  if (!history.ok) {
+    if (history.missing) {
+      io.stderr(`steward: there is no data folder at ${history.dataDir}, so no recorded verdicts (is --data-dir right?)\n`);
+      return { ok: true, rounds: [], judgments: [], unasked: 0, runs: 0, truncated: false };
+    }
+    io.stderr(`steward eval verdicts: ${history.message}\n`);
+    return { ok: false, code: CODE.badInput };
+  }
+  try {
+    return { ok: true, ...collectCases(history.journal, limit) };
+  } finally {
+    history.close();
+  }
+}
 
 async function teacherMode(teacher: ModelProvider, limit: number, json: boolean, dataDirFlag: string | undefined, io: CliIo): Promise<number> {
-  const read = await readRounds(io, dataDirFlag, isVerdictCase, limit);
+  const read = await readCases(io, dataDirFlag, limit);
   if (!read.ok) return read.code;
-  const { rounds } = read;
+  const { rounds, judgments } = read;
+  const total = rounds.length + judgments.length;
   if (!json) {
     const byPerson = rounds.filter((r) => r.decided_by === 'person').length;
     const kinds = byPerson > 0 ? ` verdict${rounds.length === 1 ? '' : 's'} (${rounds.length - byPerson} of the teacher, ${byPerson} of a person who answered)` : ` teacher verdict${rounds.length === 1 ? '' : 's'}`;
-    io.stdout(`steward eval verdicts · candidate teacher ${teacher.label} · ${rounds.length} recorded${kinds} from ${read.runs} run${read.runs === 1 ? '' : 's'} · no tool is executed\n`);
+    const judged = `${judgments.length} pattern judgment${judgments.length === 1 ? '' : 's'}`;
+    const cases = judgments.length === 0 ? `${rounds.length} recorded${kinds}` : rounds.length === 0 ? `${judgments.length} recorded ${judged.slice(judged.indexOf(' ') + 1)}` : `${rounds.length} recorded${kinds} and ${judged}`;
+    io.stdout(`steward eval verdicts · candidate teacher ${teacher.label} · ${cases} from ${read.runs} run${read.runs === 1 ? '' : 's'} · no tool is executed\n`);
+    if (read.unasked > 0) io.stdout(`  ${read.unasked} pattern judgment${read.unasked === 1 ? ' was' : 's were'} recorded before Steward kept a judge's prompt: not asked\n`);
   }
   const results: VerdictCaseResult[] = [];
+  const judged: JudgmentCaseResult[] = [];
+  const stopped = (i: number, error: unknown) => {
+    const message = error instanceof ProviderError ? error.message : error instanceof Error ? error.message : String(error);
+    io.stderr(`steward eval verdicts: the candidate teacher ${teacher.label} stopped answering at case ${i + 1} of ${total}: ${message}\n`);
+    return CODE.badInput;
+  };
   for (const [i, round] of rounds.entries()) {
     try {
       const result = await replayVerdict(round, teacher, io.signal);
       results.push(result);
-      io.stderr(`  ${i + 1}/${rounds.length} ${where(round)} · ${result.flip === undefined ? 'same verdict' : result.flip === 'no_verdict' ? 'no usable verdict' : `${result.past.verdict} → ${result.now?.verdict ?? '?'}`}\n`);
+      io.stderr(`  ${i + 1}/${total} ${where(round)} · ${result.flip === undefined ? 'same verdict' : result.flip === 'no_verdict' ? 'no usable verdict' : `${result.past.verdict} → ${result.now?.verdict ?? '?'}`}\n`);
     } catch (error) {
-      const message = error instanceof ProviderError ? error.message : error instanceof Error ? error.message : String(error);
-      io.stderr(`steward eval verdicts: the candidate teacher ${teacher.label} stopped answering at case ${i + 1} of ${rounds.length}: ${message}\n`);
-      return CODE.badInput;
+      return stopped(i, error);
+    }
+  }
+  for (const [k, judgment] of judgments.entries()) {
+    const i = rounds.length + k;
+    try {
+      const result = await replayJudgment(judgment, teacher, io.signal);
+      judged.push(result);
+      io.stderr(`  ${i + 1}/${total} ${judgmentWhere(judgment)} · ${result.flip === undefined ? 'same judgment' : result.flip === 'no_verdict' ? 'no usable judgment' : `${judgment.past.verdict} → ${result.now?.verdict ?? '?'}`}\n`);
+    } catch (error) {
+      return stopped(i, error);
     }
   }
   const flips = results.filter((r) => r.flip !== undefined).sort(flipOrder);
+  const judgmentFlips = judged.filter((r) => r.flip !== undefined).sort(judgmentFlipOrder);
   const lost = flips.filter(isProtectedCatchLost);
   const code = lost.length > 0 ? CODE.caughtLost : CODE.ok;
   if (json) {
@@ -167,9 +206,23 @@ async function teacherMode(teacher: ModelProvider, limit: number, json: boolean,
       `${JSON.stringify(
         {
           teacher: teacher.label,
-          cases: results.length,
-          agreeing: results.length - flips.length,
+          cases: results.length + judged.length,
+          agreeing: results.length - flips.length + judged.length - judgmentFlips.length,
           protected_catches_lost: lost.length,
+          judgments: { cases: judged.length, agreeing: judged.length - judgmentFlips.length, not_asked: read.unasked },
+          judgment_flips: judgmentFlips.map((r) => ({
+            run_id: r.judgment.run_id,
+            invocation_id: r.judgment.invocation_id,
+            spec_name: r.judgment.spec_name,
+            judgment_id: r.judgment.judgment_id,
+            step: r.judgment.step,
+            iteration: r.judgment.iteration,
+            kind: r.flip,
+            past: r.judgment.past,
+            ...(r.now ? { now: r.now } : {}),
+            ...(r.problem !== undefined ? { problem: r.problem } : {}),
+            words: judgmentFlipWords(r),
+          })),
           flips: flips.map((r) => ({
             run_id: r.round.run_id,
             ...(r.round.invocation_id !== undefined ? { invocation_id: r.round.invocation_id } : {}),
@@ -197,11 +250,21 @@ async function teacherMode(teacher: ModelProvider, limit: number, json: boolean,
     return code;
   }
   for (const r of flips) io.stdout(`${isProtectedCatchLost(r) ? '✗' : '·'} ${where(r.round)}: ${flipWords(r)}\n`);
-  if (results.length === 0) io.stdout('no recorded teacher verdicts in this history: nothing to compare (a supervised run records one for each review)\n');
-  else if (flips.length === 0) io.stdout(`no verdict flips: the candidate ruled as the recorded teacher on all ${results.length} case${results.length === 1 ? '' : 's'}\n`);
+  for (const r of judgmentFlips) io.stdout(`· ${judgmentWhere(r.judgment)}: ${judgmentFlipWords(r)}\n`);
+  if (results.length + judged.length === 0) io.stdout('no recorded teacher verdicts or pattern judgments in this history: nothing to compare (a supervised run records one for each review)\n');
   else {
-    const worst = lost.length > 0 ? ` · ${lost.length} past catch${lost.length === 1 ? '' : 'es'} of a protected effect would now be accepted: do not switch to this teacher as it is` : '';
-    io.stdout(`${flips.length} of ${results.length} verdicts flip${worst}\n`);
+    if (results.length > 0) {
+      if (flips.length === 0) io.stdout(`no verdict flips: the candidate ruled as the recorded teacher on all ${results.length} case${results.length === 1 ? '' : 's'}\n`);
+      else {
+        const worst = lost.length > 0 ? ` · ${lost.length} past catch${lost.length === 1 ? '' : 'es'} of a protected effect would now be accepted: do not switch to this teacher as it is` : '';
+        io.stdout(`${flips.length} of ${results.length} verdicts flip${worst}\n`);
+      }
+    }
+    if (judged.length > 0) {
+      const lostJudged = judgmentFlips.filter((r) => r.flip === 'catch_lost').length;
+      const worst = lostJudged > 0 ? ` · ${lostJudged} output${lostJudged === 1 ? '' : 's'} a judge or a person stopped would now be approved` : '';
+      io.stdout(judgmentFlips.length === 0 ? `no judgment flips: the candidate judged as recorded on all ${judged.length} pattern judgment${judged.length === 1 ? '' : 's'}\n` : `${judgmentFlips.length} of ${judged.length} pattern judgments flip${worst}\n`);
+    }
   }
   return code;
 }

@@ -32,11 +32,12 @@ export interface JudgeDeps {
 }
 
 let verdictSchema: Record<string, unknown> | undefined;
-const verdictJsonSchema = (): Record<string, unknown> => (verdictSchema ??= Object.freeze(z.toJSONSchema(JudgeVerdict, { io: 'input' })) as Record<string, unknown>);
+/** The JSON Schema a judge answers in (structured mode): also what a candidate teacher is bound to when past judgments are put to it. */
+export const judgeVerdictJsonSchema = (): Record<string, unknown> => (verdictSchema ??= Object.freeze(z.toJSONSchema(JudgeVerdict, { io: 'input' })) as Record<string, unknown>);
 
 /** What the judge is told: its part, the verdict's shape, what it must cite; then the seed's judgment prompt and the outputs by id. */
-export function judgeMessages(node: NodeOf<'pattern'>, task: string, input: JudgeInput): ChatMessage[] {
-  const asMember = input.caller.kind === 'llm' ? input.caller.as_member : undefined;
+export function judgeMessages(node: NodeOf<'pattern'>, task: string, input: Pick<JudgeInput, 'prompt' | 'outputs' | 'problem'> & { caller?: JudgeInput['caller'] }): ChatMessage[] {
+  const asMember = input.caller?.kind === 'llm' ? input.caller.as_member : undefined;
   const member = asMember === undefined ? undefined : node.members.find((m) => m.id === asMember);
   const { min_citations, must_cite } = node.judgment.verifier;
   const system = [
@@ -90,7 +91,7 @@ export function createJudge(node: NodeOf<'pattern'>, task: string, deps: JudgeDe
     const reply = await provider.complete({
       role: 'teacher',
       messages: judgeMessages(node, task, input),
-      format: verdictJsonSchema(),
+      format: judgeVerdictJsonSchema(),
       max_output_tokens: OUTPUT_TOKEN_BOUNDS.judge,
       signal,
       call: { caller: 'judge', purpose: 'review', data: [...data] },

@@ -1,7 +1,7 @@
 import { createActor, fromPromise, type SnapshotFrom } from 'xstate';
 import type { HumanAnswer, Intervention } from '@shared/contracts/intervention';
 import type { JudgmentRecord, PatternOutcome } from '@shared/pattern/contracts';
-import { patternMachine, type JudgeAnswer, type JudgeInput, type DispatchInput, type PatternEvent, type WaitingFor } from '@shared/pattern/machine';
+import { patternMachine, waitingFor, type JudgeAnswer, type JudgeInput, type DispatchInput, type PatternEvent, type WaitingFor } from '@shared/pattern/machine';
 import { preferencePairs, type JudgedIteration } from '@shared/pattern/preference';
 import type { PatternReplay } from '@shared/pattern/replay-plan';
 import { substituteVars } from '@shared/util/substitute';
@@ -13,7 +13,8 @@ import { errorText, failed, type NodeOutcome, type NodeRun } from '../node-outco
 import { answerJudgment, parkForJudgment, PatternPark } from './human-judgment';
 import { isVerifierCaller, verifierJudgment } from '@shared/pattern/verifier-judge';
 import { createA2aJudge } from './a2a-judge';
-import { createJudge } from './judge-caller';
+import { createJudge, judgeMessages } from './judge-caller';
+import type { ChatMessage } from '@shared/contracts/model';
 import { ReplayCursor } from './replay-cursor';
 import { RecordedPattern } from './recorded-pattern';
 import { createDispatch, MemberWaitsError, type MemberDeps, type MemberPark, type MemberResume } from './member-dispatch';
@@ -130,10 +131,15 @@ export async function runPatternNode(node: NodeOf<'pattern'>, run: NodeRun, deps
   const modelJudge = createJudge(node, task, { privacy: deps.privacy, ollamaHost: deps.ollamaHost, credentials: deps.credentials, fetch: deps.fetch, emit: run.emit }, replays);
   const a2aJudge = createA2aJudge(node, task, { privacy: deps.privacy, ...(deps.fetch ? { fetch: deps.fetch } : {}), emit: run.emit });
   // A verifier judges the same candidate the same way (a replay too); a model or an A2A agent answers live, or as recorded in a replay.
+  // The prompt each judgment put (or would put) to a model judge, by judgment and attempt: recorded with
+  // its event, so past judgments can be put to a candidate teacher (issue 31). A replay records none.
+  const contexts = new Map<string, ChatMessage[]>();
+  const contextKey = (id: string, attempt: number) => `${id}#${attempt}`;
   const judge = (input: JudgeInput, signal: AbortSignal): Promise<JudgeAnswer> => {
     const caller = input.caller;
     if (isVerifierCaller(caller)) return Promise.resolve().then(() => verifierJudgment(caller, input));
     if (recorded) return Promise.resolve().then(() => recorded.judge(input));
+    contexts.set(contextKey(input.judgment_id, input.attempt), judgeMessages(node, task, input));
     return caller.kind === 'a2a' ? a2aJudge(input, caller, signal) : modelJudge(input, signal);
   };
   // A replay's person answers as recorded, at once: the loop does not park.
@@ -171,9 +177,16 @@ export async function runPatternNode(node: NodeOf<'pattern'>, run: NodeRun, deps
         resolve(undefined);
       });
     };
-    actor.on('pattern.judgment_recorded', ({ record }) => run.emit({ type: 'pattern.judgment', judgment: record }));
+    actor.on('pattern.judgment_recorded', ({ record }) => {
+      const key = contextKey(record.id, record.attempt);
+      const context = contexts.get(key) ?? (record.caller.kind === 'human' ? contexts.get(contextKey(record.id, 0)) : undefined);
+      contexts.delete(key);
+      run.emit({ type: 'pattern.judgment', judgment: record, ...(context ? { context } : {}) });
+    });
     actor.on('pattern.ended', ({ outcome: ended }) => resolve(ended));
     actor.on('pattern.waiting', ({ waiting }) => {
+      // A person's judgment is a case too: the prompt a model judge would have had for it.
+      if (!recorded) contexts.set(contextKey(waiting.judgment_id, 0), judgeMessages(node, task, waiting));
       if (parkHuman) {
         // The loop yields: once the machine rests in `waiting` (nothing runs), its snapshot is parked.
         queueMicrotask(() => {
@@ -201,6 +214,11 @@ export async function runPatternNode(node: NodeOf<'pattern'>, run: NodeRun, deps
     });
     actor.subscribe({ error: reject });
     run.signal.addEventListener('abort', onAbort, { once: true });
+    // A person's answer to a parked judgment: the prompt a model judge would have had, from the parked loop.
+    if (resumed && !memberResume && !recorded) {
+      const waiting = waitingFor(actor.getSnapshot().context);
+      contexts.set(contextKey(waiting.judgment_id, 0), judgeMessages(node, task, waiting));
+    }
     actor.start();
     if (resumed?.event) actor.send(resumed.event);
     if (run.signal.aborted) onAbort();

@@ -124,8 +124,13 @@ function Editor({ initial, save, adopt, openRun, showRun }: { initial: Opened; s
   const [nodes, setNodes] = useState<StepNode[]>(() => toFlowNodes(initial.doc, index));
   const carry = useRef<{ rename?: [string, string]; select?: string }>({});
   useEffect(() => {
-    const { rename, select } = carry.current;
-    carry.current = {};
+    // Taken only by the draft that holds the node: an effect of an earlier render, flushed between the
+    // palette's key press and the new draft's render (seen on a loaded CI machine), must not use it up.
+    const ids = new Set(draft.nodes.map((n) => n.id));
+    const rename = carry.current.rename && ids.has(carry.current.rename[1]) ? carry.current.rename : undefined;
+    const select = carry.current.select !== undefined && ids.has(carry.current.select) ? carry.current.select : undefined;
+    if (rename) delete carry.current.rename;
+    if (select !== undefined) delete carry.current.select;
     setNodes((prev) => {
       const byId = new Map(prev.map((n) => [n.id, n]));
       return toFlowNodes(draft, index, runId ? run.states : {}).map((n) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderToStaticMarkup } from 'react-dom/server';
-import type { TeacherReplayResult, VerdictFlipView } from '@shared/contracts/profile-replay';
+import type { JudgmentFlipView, TeacherReplayResult, VerdictFlipView } from '@shared/contracts/profile-replay';
 import { TeacherReplayView } from './TeacherReplay';
 import { teacherReplayHeadline } from './teacher-replay-words';
 
@@ -22,7 +22,7 @@ describe('Replay past verdicts on a teacher profile: the outcome in words', () =
   it('an empty history says what records a teacher verdict', () => {
     expect(teacherReplayHeadline({ ...base, cases: 0, runs: 0, agreeing: 0 })).toEqual({
       tone: 'empty',
-      text: 'No recorded teacher verdicts in this history yet: a supervised run records one each time the teacher rules on a round. Run a supervised workflow, then replay again.',
+      text: 'No recorded teacher verdicts or pattern judgments in this history yet: a supervised run records one each time the teacher rules on a round, a pattern node each time it is judged. Run a supervised workflow, then replay again.',
     });
   });
 
@@ -48,6 +48,36 @@ describe('Replay past verdicts on a teacher profile: the outcome in words', () =
     expect(html).toContain('decided by a person');
     expect(html).toContain('the person rejected it (the recorded teacher had escalated it)');
     expect(html.match(/data-testid="teacher-replay-flip-person"/g)).toHaveLength(1);
+  });
+
+  it('pattern judgments are cases too: an output a judge stopped that the candidate would approve is a warning, never a protected catch', () => {
+    const judged: JudgmentFlipView = {
+      run_id: 'run-2',
+      invocation_id: 'decision',
+      spec_name: 'Storage decision, debated',
+      started_at: '2026-12-01T11:00:00.000Z',
+      judgment_id: 'decision-s0-i1-a1',
+      step: 1,
+      iteration: 1,
+      kind: 'catch_lost',
+      judge: 'llm',
+      past: { verdict: 'rejected', feedback: 'Answer the cost.', evidence: ['proponent#1'], caller: { kind: 'llm', profile: 'judge' } },
+      now: { verdict: 'approved', evidence: ['proponent#1'] },
+      words: 'the output would now be approved and leave the node; then the model judge “judge” rejected: "Answer the cost."',
+    };
+    const judgments = { cases: 2, agreeing: 1, flipped: 1, approvals_gained: 1, not_asked: 3, flips: [judged] };
+    expect(teacherReplayHeadline({ ...base, judgments })).toEqual({
+      tone: 'warn',
+      text: 'Under ollama:yes, none of the 12 past verdicts from 1 run flips: it ruled as the recorded teacher on every one. 1 of the 2 pattern judgments flip: it would approve 1 output a judge or a person stopped.',
+    });
+    // Only judgments in the history: said without the reviews.
+    expect(teacherReplayHeadline({ ...base, cases: 0, runs: 1, agreeing: 0, judgments: { ...judgments, flipped: 0, agreeing: 2, approvals_gained: 0, flips: [] } })).toEqual({ tone: 'ok', text: 'Under ollama:yes, it judged as recorded on all 2 pattern judgments.' });
+    const html = renderToStaticMarkup(<TeacherReplayView replay={{ state: 'status', status: { state: 'completed', done: 14, total: 14, teacher: 'ollama:yes', result: { ...base, judgments } } }} onCancel={noop} onClose={noop} />);
+    expect(html).toContain('Pattern judgments that flip');
+    expect(html).toContain('data-testid="teacher-replay-judgment-flip" data-kind="catch_lost" data-judge="llm"');
+    expect(html).toContain('now approved');
+    expect(html).toContain('href="#/runs/run-2/nodes/decision"');
+    expect(html).toContain('3 pattern judgments were recorded before Steward kept the judge’s prompt, so they were not asked.');
   });
 
   it('while it runs: the case under way, a progress bar and a Cancel button; a cancelled one says only part was compared', () => {

@@ -1,10 +1,10 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { Profile } from '@shared/contracts/profiles';
-import type { TeacherReplayStatus, VerdictFlipView } from '@shared/contracts/profile-replay';
+import type { JudgmentFlipView, TeacherReplayStatus, VerdictFlipView } from '@shared/contracts/profile-replay';
 import { useHost } from '../../app/HostProvider';
 import { routeHref } from '../../app/routing';
 import { formatDateTime, plural } from '../../view/format';
-import { FLIP_TAGS, teacherReplayHeadline } from './teacher-replay-words';
+import { FLIP_TAGS, JUDGE_WORDS, JUDGMENT_FLIP_TAGS, teacherReplayHeadline } from './teacher-replay-words';
 
 /** How often a running replay's progress is read (the host answers from memory). */
 const POLL_MS = 500;
@@ -29,6 +29,24 @@ export function useTeacherReplay(profile: () => Profile) {
     [client],
   );
   const running = replay?.state === 'status' && replay.status.state === 'running';
+  // A replay of this profile still running after a reload (or in another window) is shown again, with its progress.
+  const open = connection === 'open';
+  useEffect(() => {
+    if (!open) return;
+    let live = true;
+    const id = profile().id;
+    client.request('verdicts.replay_teacher.status', {}).then(
+      (status) => {
+        if (live && status.state === 'running' && status.profile_id === id) setReplay((shown) => shown ?? { state: 'status', status });
+      },
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+    // Once per connection: `profile` is the caller's getter of the same profile.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [client, open]);
   useEffect(() => {
     if (!running) return;
     const timer = setInterval(() => void read(), POLL_MS);
@@ -76,6 +94,28 @@ function FlipItem({ flip }: { flip: VerdictFlipView }) {
   );
 }
 
+function JudgmentFlipItem({ flip }: { flip: JudgmentFlipView }) {
+  return (
+    <li data-testid="teacher-replay-judgment-flip" data-kind={flip.kind} data-judge={flip.judge}>
+      <span className={flip.kind === 'catch_lost' ? 'tag tag--warn' : 'tag'}>{JUDGMENT_FLIP_TAGS[flip.kind]}</span>{' '}
+      <span className="tag" title="Who judged the pattern's output then">
+        {JUDGE_WORDS[flip.judge]}
+      </span>{' '}
+      <a href={routeHref({ name: 'run', runId: flip.run_id, tab: 'nodes', node: flip.invocation_id })}>
+        {flip.spec_name} · {flip.invocation_id} · step {flip.step}, iteration {flip.iteration}
+      </a>{' '}
+      <span className="muted">· {formatDateTime(flip.started_at)}</span>
+      <div className="profile-replay__words" data-testid="teacher-replay-judgment-words">
+        {flip.words}
+      </div>
+      <details className="profile-replay__detail">
+        <summary>Raw judgments</summary>
+        <pre>{JSON.stringify({ kind: flip.kind, judge: flip.judge, past: flip.past, now: flip.now, problem: flip.problem, run_id: flip.run_id, invocation_id: flip.invocation_id, judgment_id: flip.judgment_id }, null, 2)}</pre>
+      </details>
+    </li>
+  );
+}
+
 export function TeacherReplayView({ replay, onCancel, onClose }: { replay: TeacherReplay; onCancel: () => void; onClose: () => void }) {
   if (replay.state === 'starting') {
     return (
@@ -112,6 +152,7 @@ export function TeacherReplayView({ replay, onCancel, onClose }: { replay: Teach
   if (!result) return null;
   const headline = teacherReplayHeadline(result, status.state);
   const hidden = result.flipped - result.flips.length;
+  const { judgments } = result;
   return (
     <div className="profile-replay" role="status" data-testid="profile-replay-result" data-tone={headline.tone} data-state={status.state}>
       <p className={headline.tone === 'bad' ? 'profile-replay__headline profile-replay__headline--bad' : 'profile-replay__headline'} data-testid="profile-replay-headline">
@@ -129,6 +170,22 @@ export function TeacherReplayView({ replay, onCancel, onClose }: { replay: Teach
           ))}
           {hidden > 0 && <li className="muted">and {plural(hidden, 'more flip')}</li>}
         </ol>
+      )}
+      {judgments && judgments.flips.length > 0 && (
+        <>
+          <h4 className="profile-replay__subheading">Pattern judgments that flip</h4>
+          <ol className="plain-list profile-replay__list" data-testid="teacher-replay-judgment-flips">
+            {judgments.flips.map((f) => (
+              <JudgmentFlipItem key={`${f.run_id}:${f.judgment_id}`} flip={f} />
+            ))}
+            {judgments.flipped > judgments.flips.length && <li className="muted">and {plural(judgments.flipped - judgments.flips.length, 'more flip')}</li>}
+          </ol>
+        </>
+      )}
+      {judgments && judgments.not_asked > 0 && (
+        <p className="muted" data-testid="teacher-replay-judgments-not-asked">
+          {plural(judgments.not_asked, 'pattern judgment')} {judgments.not_asked === 1 ? 'was' : 'were'} recorded before Steward kept the judge’s prompt, so {judgments.not_asked === 1 ? 'it was' : 'they were'} not asked.
+        </p>
       )}
       <button type="button" className="link-button" onClick={onClose} data-testid="profile-replay-close">
         Close
