@@ -3,11 +3,12 @@ import { HistoryEntry } from '@shared/contracts/history';
 import { Intervention } from '@shared/contracts/intervention';
 import { ChatMessage } from '@shared/contracts/model';
 import { ModelScript } from '@shared/contracts/script';
+import { ServerInputWait } from '@shared/contracts/server-input';
 import type { SecretRegistry } from '../credentials/secret-registry';
 import type { SealKey, SealKeys } from '../credentials/seal-keys';
 import { sealText } from '../workflow/sealed-box';
 import { DAMAGED_WHY, lostWords, openSealedText, type SealLoss } from '../workflow/sealed-checkpoint';
-import { shownAgentIntervention } from '../workflow/shown-waiting';
+import { clearServerInput, shownAgentIntervention } from '../workflow/shown-waiting';
 import { RunCheckpoint } from './checkpoint';
 
 /** What the box holds: the fields of an agent run's checkpoint that carry the values. */
@@ -20,6 +21,8 @@ const SealedRunFields = z
     /** The spec's own inline script (a demo's, a replay's): the model answers, the proposed call among them. */
     spec_script: ModelScript.optional(),
     scs: z.unknown().optional(),
+    /** A call paused by its server's question: the host's answers (a sampled model reply may repeat a value) and the server's opaque state. */
+    server_input: ServerInputWait.optional(),
   })
   .strict();
 
@@ -39,11 +42,12 @@ export function sealRunCheckpoint(raw: RunCheckpoint, key: SealKey, secrets: Sec
     ...(raw.script !== undefined ? { script: raw.script } : {}),
     ...(raw.spec.script !== undefined ? { spec_script: raw.spec.script } : {}),
     ...(raw.scs !== undefined ? { scs: raw.scs } : {}),
+    ...(raw.server_input !== undefined ? { server_input: raw.server_input } : {}),
   };
   const sealed = sealText(JSON.stringify(fields), key, raw.run_id);
-  const { prompt: _prompt, script: _script, scs: _scs, ...rest } = raw;
+  const { prompt: _prompt, script: _script, scs: _scs, server_input: serverInput, ...rest } = raw;
   const { script: _specScript, ...spec } = raw.spec;
-  return { ...rest, spec, history: [], intervention: secrets.mask(shownAgentIntervention(raw)), sealed };
+  return { ...rest, spec, history: [], intervention: secrets.mask(shownAgentIntervention(raw)), ...(serverInput ? { server_input: clearServerInput(serverInput) } : {}), sealed };
 }
 
 export type OpenedRunCheckpoint = { ok: true; checkpoint: RunCheckpoint; sealed: boolean } | { ok: false; code: SealLoss; message: string };

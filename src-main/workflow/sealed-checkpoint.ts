@@ -5,7 +5,8 @@ import { credentialErrorText, CredentialStoreError } from '../credentials/creden
 import type { SecretRegistry } from '../credentials/secret-registry';
 import type { SealKey, SealKeys } from '../credentials/seal-keys';
 import { openText, sealText, type SealedBox } from './sealed-box';
-import { shownAgentIntervention, shownWorkflowInterventions } from './shown-waiting';
+import { clearServerInput, shownAgentIntervention, shownWorkflowInterventions } from './shown-waiting';
+import type { RunCheckpoint } from '../engine/checkpoint';
 import { WorkflowCheckpoint } from './workflow-checkpoint';
 
 /** What the box holds: the fields of the checkpoint that carry the values. */
@@ -38,13 +39,19 @@ export function sealCheckpoint(raw: WorkflowCheckpoint, key: SealKey, secrets: S
   Object.entries(raw.waiting).forEach(([id, parked], i) => {
     setOwn(waiting, id, {
       intervention: shown[i] ?? secrets.mask(parked.intervention),
-      ...(parked.checkpoint ? { checkpoint: secrets.mask({ ...parked.checkpoint, intervention: shownAgentIntervention(parked.checkpoint) }) } : {}),
+      ...(parked.checkpoint ? { checkpoint: secrets.mask(clearAgentCheckpoint(parked.checkpoint)) } : {}),
       ...(parked.pattern ? { pattern: secrets.mask(parked.pattern) } : {}),
       // A waiting child run goes into the box; its id (and its own waiting children's) stays in the clear (issue 29).
       ...(parked.child ? { child_run_ids: childRunIds(parked.child) } : {}),
     });
   });
   return { ...raw, scheduler_events: [], running: [], waiting, sealed };
+}
+
+/** A waiting agent node's checkpoint as it stays in the clear (the whole one is in the box): its question as shown, a paused call's answers and server state left out. */
+function clearAgentCheckpoint(checkpoint: RunCheckpoint): RunCheckpoint {
+  const { server_input: wait, ...rest } = checkpoint;
+  return { ...rest, intervention: shownAgentIntervention(checkpoint), ...(wait ? { server_input: clearServerInput(wait) } : {}) };
 }
 
 /** A waiting child run's id and those of the children waiting inside it, sealed or not. */

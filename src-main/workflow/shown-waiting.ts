@@ -1,4 +1,5 @@
 import type { Intervention } from '@shared/contracts/intervention';
+import type { ServerInputWait } from '@shared/contracts/server-input';
 import { maskArguments } from '@shared/util/mask';
 import { redactToolArguments } from '@shared/util/redact';
 import type { SchedulerEvent } from '@shared/workflow/scheduler';
@@ -40,4 +41,10 @@ export function shownWorkflowInterventions(checkpoint: Pick<WorkflowCheckpoint, 
 
 function sameIds(asked: Intervention, shown: Intervention): Intervention {
   return { ...shown, id: asked.id, run_id: asked.run_id };
+}
+
+/** What of a paused call stays in the clear beside a sealed box: which call asks what (as a page is shown it), never the answers the host gave (a sampled model reply may repeat a value) or the server's opaque state. */
+export function clearServerInput(wait: ServerInputWait): ServerInputWait {
+  const { request_state: _state, ...shown } = wait;
+  return { ...shown, responses: {} };
 }
