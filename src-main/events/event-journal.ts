@@ -80,6 +80,8 @@ export interface JournalRunFacts {
   finished_at?: string;
   /** What the run's trace profile said when it started (run.started.retention). */
   retention?: { days?: number | undefined; runs?: number | undefined };
+  /** A child run's parent (a workflow node's or an agent's workflow tool's run): the family goes with its root. */
+  parent_run_id?: string;
 }
 
 /** Removing runs failed: nothing was removed. */
@@ -257,8 +259,8 @@ export class EventJournal {
       deleteWords: db.prepare<[number]>('DELETE FROM run_words WHERE rowid = ?'),
       insertWords: db.prepare<[number, string]>('INSERT INTO run_words (rowid, words) VALUES (?, ?)'),
       openRuns: db.prepare<[number], OpenRun>('SELECT run_id, next_seq, rounds FROM runs WHERE finished_at IS NULL AND imported = ? ORDER BY n'),
-      retentionFacts: db.prepare<[], RunColumns>(
-        'SELECT * FROM runs WHERE spec_id IN (SELECT spec_id FROM runs WHERE retention_days IS NOT NULL OR retention_runs IS NOT NULL)',
+      retentionFacts: db.prepare<[], RunColumns & { parent_run_id: string | null }>(
+        "SELECT *, json_extract(summary, '$.parent.run_id') AS parent_run_id FROM runs WHERE spec_id IN (SELECT spec_id FROM runs WHERE retention_days IS NOT NULL OR retention_runs IS NOT NULL)",
       ),
       deleteRunEvents: db.prepare<[string]>('DELETE FROM events WHERE run_id = ?'),
       deleteRun: db.prepare<[number]>('DELETE FROM runs WHERE n = ?'),
@@ -536,6 +538,7 @@ export class EventJournal {
 
   /** Runs removed when the head was at or after `after`: a page whose cursor is `after` may still hold them. */
   deletedSince(after: number): string[] {
+      ...(row.parent_run_id !== null ? { parent_run_id: row.parent_run_id } : {}),
     return this.sql.tombstonesSince.all(after).map((row) => row.run_id);
   }
 

@@ -25,4 +25,10 @@ describe('retention', () => {
     ];
     expect(runsPastRetention(runs, NOW, new Set())).toEqual(['a1', 'a2']);
   });
+
+  it('a child run is never chosen nor counted on its own: its parent decides (the host removes a parent with its children)', () => {
+    const child = (id: string, daysAgo: number, parent: string): JournalRunFacts => ({ ...run(id, daysAgo, true, { days: 1, runs: 1 }, 'child-flow'), parent_run_id: parent });
+    const runs = [run('p1', 40, true, { days: 30 }), child('p1:n', 40, 'p1'), run('p2', 3, true, { days: 30 }), child('p2:n', 3, 'p2'), run('c-alone', 2, true, { runs: 1 }, 'child-flow')];
+    expect(runsPastRetention(runs, NOW, new Set())).toEqual(['p1']);
+  });
 });

@@ -71,6 +71,26 @@ function recordedRun(runId: string, specId: string, daysAgo: number, retention?:
   ];
 }
 
+/** A finished workflow run; with `parent`, a child run a workflow node of that run started (issue 29). */
+function recordedWorkflowRun(runId: string, workflowId: string, daysAgo: number, retention?: { days?: number; runs?: number }, parent?: string): RunEvent[] {
+  return [
+    RunEvent.parse({
+      type: 'workflow.started',
+      id: eventId(runId, 0),
+      run_id: runId,
+      seq: 0,
+      ts: ts(daysAgo),
+      workflow_id: workflowId,
+      workflow_name: workflowId,
+      nodes: [],
+      inputs: {},
+      ...(retention ? { retention } : {}),
+      ...(parent ? { parent: { run_id: parent, invocation_id: 'hail', workflow_id: 'greet' } } : {}),
+    }),
+    { type: 'run.finished', id: eventId(runId, 1), run_id: runId, seq: 1, ts: ts(daysAgo), status: 'completed', rounds: 0, event_count: 2 },
+  ];
+}
+
 describe('deleting runs', () => {
   it('a deleted run never comes back: not after a restart, not to a page subscribing afresh, and every page that held it is told', async () => {
     const dataDir = dataFolder();
@@ -270,6 +290,31 @@ describe('retention', () => {
     await fresh.ok('events.subscribe', {});
     await expect.poll(() => new Set(fresh.events.map((e) => e.run_id)).size).toBe(4);
     expect([...new Set(fresh.events.map((e) => e.run_id))].sort()).toEqual(['counted-0002', 'counted-0003', 'forever-0001', 'new-run-0001']);
+  });
+
+  it('a child run goes with its parent and never on its own: the parent past its retention takes its child runs; a child past its own stays while its parent does', async () => {
+    const dataDir = dataFolder();
+    const journal = EventJournal.open(join(dataDir, 'history.sqlite'), { log: () => undefined });
+    journal.append([
+      ...recordedWorkflowRun('greet-old-01', 'greet', 40, { days: 30 }),
+      // Its child keeps for ever by its own profile: it goes with its parent all the same.
+      ...recordedWorkflowRun('greet-old-01:hail', 'shout', 40, undefined, 'greet-old-01'),
+      ...recordedWorkflowRun('greet-new-01', 'greet', 3, { days: 30 }),
+      // Past its own retention (and one of two runs of "shout" kept 1): it stays while its parent does.
+      ...recordedWorkflowRun('greet-new-01:hail', 'shout', 3, { days: 1, runs: 1 }, 'greet-new-01'),
+      ...recordedWorkflowRun('shout-alone-1', 'shout', 0.1, { runs: 1 }),
+    ]);
+    const { id, head } = { id: journal.id, head: journal.head };
+    journal.close();
+
+    const host = await open(dataDir);
+    const p = hostPage(host, 'p');
+    expect(await p.ok('events.subscribe', { journal: id, after: head })).toMatchObject({ deleted: 2 });
+    expect(p.deleted.sort()).toEqual(['greet-old-01', 'greet-old-01:hail']);
+    const fresh = hostPage(host, 'fresh');
+    await fresh.ok('events.subscribe', {});
+    await expect.poll(() => new Set(fresh.events.map((e) => e.run_id)).size).toBe(3);
+    expect([...new Set(fresh.events.map((e) => e.run_id))].sort()).toEqual(['greet-new-01', 'greet-new-01:hail', 'shout-alone-1']);
   });
 
   it('keep N runs: when a run finishes, the oldest of its workflow\'s runs beyond N go, and pages are told', async () => {

@@ -163,7 +163,13 @@ export class RunHistory {
    */
   async applyRetention(now = Date.now()): Promise<string[]> {
     const keep = new Set([...this.live.activeIds(), ...this.live.waitingRunIds()]);
-    const due = runsPastRetention(this.journal.retentionFacts(), now, keep);
+    const roots = runsPastRetention(this.journal.retentionFacts(), now, keep);
+    if (roots.length === 0) return [];
+    // Each run with the child runs it started (and theirs): a family goes whole, and not while one of it still runs or waits.
+    const due = roots.flatMap((root) => {
+      const family = [root, ...this.journal.childRunIds([root])];
+      return family.some((id) => keep.has(id)) ? [] : family;
+    });
     if (due.length === 0) return [];
     const { run_ids } = await this.journal.remove(due);
     this.log(`retention: deleted ${run_ids.length} run(s) past their trace profile's retention`);
