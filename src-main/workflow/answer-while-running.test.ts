@@ -178,7 +178,8 @@ describe('the checkpoint of a run answered live', () => {
       ...stores,
     });
     cleanups.push(() => manager.closeAll());
-    const { run_id } = manager.startWorkflow({ graph: twoConfirmations(workspace, 4_000), specDir: data, workspace }, { name: 'shared.md' }, { allowed_hosts: [] });
+    // The slow branch must outlast both writes' questions (each starts the filesystem server): 8 s, as a loaded CI machine once took more than 4.
+    const { run_id } = manager.startWorkflow({ graph: twoConfirmations(workspace, 8_000), specDir: data, workspace }, { name: 'shared.md' }, { allowed_hosts: [] });
     await expect.poll(() => manager.pending().length, { timeout: 20_000 }).toBe(2);
     const first = manager.pending().find((i) => i.id.includes(':sharer'));
     expect(first).toBeDefined();
