@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { connectHost } from '../test-support/host-process';
 import { startFakeOllama } from '../test-support/fake-ollama';
@@ -41,10 +43,23 @@ test('a supervision profile replays the past verdicts: nothing recorded yet, the
 // (a protected effect) would now be accepted — listed first, under a warning.
 test('a teacher profile replays the past verdicts: the protected writes the new model would let through come first, with a warning', async () => {
   const { page, host } = own;
-  const yes = await startFakeOllama({ models: [{ name: 'yes' }], chat: () => ({ message: { content: JSON.stringify({ verdict: 'accept', reason_codes: [], explanation: 'Looks fine.' }) } }) });
+  // It accepts every review, and approves every pattern output it is asked to judge (citing what it was shown).
+  const yes = await startFakeOllama({
+    models: [{ name: 'yes' }],
+    chat: (request) => {
+      const judging = String(request.messages[0]?.content ?? '').includes('pattern');
+      const cited = [...String(request.messages.at(-1)?.content ?? '').matchAll(/^\[([^\]]+)\]/gm)].map((m) => m[1]);
+      return { message: { content: JSON.stringify(judging ? { verdict: 'approved', evidence: cited } : { verdict: 'accept', reason_codes: [], explanation: 'Looks fine.' }) } };
+    },
+  });
   try {
     const api = await connectHost(host);
     await api.request('runs.import', { import_id: 'teacher-history', events: teacherVerdictsHistory('two-agents', { runs: 1, roundsPerNode: 6, writerBlockEvery: 2, runPrefix: 'teacher-' }) as never });
+    // A pattern node's judgments are cases too (seed 002): the debate example, run on this host (its judge rejects, then approves).
+    const debate = JSON.parse(readFileSync(join(process.cwd(), 'resources/examples/pattern-debate.workflow.json'), 'utf8')) as Record<string, unknown>;
+    await api.request('workflows.save', { workflow: debate as never });
+    const { run_id: debated } = (await api.request('workflows.run', { id: String(debate.id), inputs: { topic: 'the storage engine' } } as never)) as { run_id: string };
+    await expect.poll(async () => ((await api.request('runs.list', {} as never)) as { runs: Array<{ run_id: string; status: string }> }).runs.find((r) => r.run_id === debated)?.status, { timeout: 30_000 }).toBe('completed');
     const model = { provider: 'ollama', model: 'yes', host: yes.url, mode: 'structured', timeout_ms: 30_000 };
     await api.request('profiles.save', { profiles: [{ origin: 'user', profile: { kind: 'teacher', id: 'yes-teacher', name: 'Says yes', version: 1, created_at: '2026-12-01T09:00:00.000Z', description: '', model } }], workflow_choices: [] } as never);
     await page.reload();
@@ -60,7 +75,7 @@ test('a teacher profile replays the past verdicts: the protected writes the new 
     await page.keyboard.press('Enter');
     const result = item.getByTestId('profile-replay-result');
     await expect(item.getByTestId('profile-replay-headline')).toHaveText(
-      'Under ollama:yes, 3 of the 12 past verdicts from 1 run flip; 3 past blocks of a protected effect would now be accepted. Do not switch to this teacher as it is.',
+      'Under ollama:yes, 3 of the 12 past verdicts from 1 run flip; 3 past blocks of a protected effect would now be accepted. Do not switch to this teacher as it is. 1 of the 2 pattern judgments flip: it would approve 1 output a judge or a person stopped.',
       { timeout: 30_000 },
     );
     await expect(result).toHaveAttribute('data-tone', 'bad');
@@ -71,8 +86,13 @@ test('a teacher profile replays the past verdicts: the protected writes the new 
     // The raw verdicts one click away.
     await flips.first().getByText('Raw verdicts').click();
     await expect(flips.first().getByTestId('teacher-replay-flip-raw')).toContainText('"verdict": "block"');
+    // The judge's rejection the candidate would approve, listed apart: a judgment is no effect, never a protected catch.
+    const judged = item.getByTestId('teacher-replay-judgment-flip');
+    await expect(judged).toHaveCount(1);
+    await expect(judged).toHaveAttribute('data-kind', 'catch_lost');
+    await expect(judged.getByTestId('teacher-replay-judgment-words')).toHaveText(/^the output would now be approved and leave the node; then the model judge “judge” rejected: "The proponent has not answered/);
     await shot(page, 'profile-replay-teacher');
-    expect(yes.requests.filter((r) => r.path === '/api/chat')).toHaveLength(12);
+    expect(yes.requests.filter((r) => r.path === '/api/chat')).toHaveLength(14);
     await item.getByTestId('profile-replay-close').click();
     await expect(result).toHaveCount(0);
   } finally {

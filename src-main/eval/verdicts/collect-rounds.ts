@@ -35,20 +35,22 @@ export function collectRounds(
 /**
  * Every case a candidate teacher is asked (issue 31), newest runs first, in one read of each run: the
  * recorded reviews (a teacher's verdict or a person's answer, isVerdictCase) and the pattern judgments
- * whose prompt was recorded. `limit` counts both; `unasked` counts judgments recorded before their prompt was.
+ * whose prompt was recorded. `limit` counts both; `unasked` counts judgments recorded before their prompt was;
+ * `runs` the runs any case came from, `reviewRuns` those of the reviews.
  */
 export function collectCases(
   journal: Pick<EventJournal, 'runsPage' | 'runEvents'>,
   limit: number,
   maxRuns = Number.POSITIVE_INFINITY,
-): { rounds: RecordedRound[]; judgments: RecordedJudgment[]; unasked: number; runs: number; truncated: boolean } {
+): { rounds: RecordedRound[]; judgments: RecordedJudgment[]; unasked: number; runs: number; reviewRuns: number; truncated: boolean } {
   const rounds: RecordedRound[] = [];
   const judgments: RecordedJudgment[] = [];
   let unasked = 0;
   let runs = 0;
+  let reviewRuns = 0;
   let read = 0;
   let after;
-  const done = (truncated: boolean) => ({ rounds, judgments, unasked, runs, truncated });
+  const done = (truncated: boolean) => ({ rounds, judgments, unasked, runs, reviewRuns, truncated });
   do {
     const page = journal.runsPage({ limit: 200, ...(after ? { after } : {}) });
     for (const listed of page.runs) {
@@ -63,6 +65,7 @@ export function collectCases(
       // The last run read gives what room is left, its newest first: reviews, then judgments.
       const room = limit - rounds.length - judgments.length;
       const newest = kept.reverse().slice(0, room);
+      if (newest.length > 0) reviewRuns += 1;
       rounds.push(...newest);
       judgments.push(...asked.reverse().slice(0, room - newest.length));
       if (rounds.length + judgments.length >= limit) return done(true);

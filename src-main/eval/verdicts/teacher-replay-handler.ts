@@ -158,7 +158,7 @@ export function teacherReplayHandlers(deps: TeacherReplayDeps) {
         return { started: false, message: `The model of ${name} cannot be used as a candidate teacher here: ${error instanceof Error ? error.message : String(error)}. Nothing was sent to it.` };
       }
       const read = collectCases(deps.journal, limit ?? MAX_TEACHER_REPLAY_CASES, MAX_REPLAYED_RUNS);
-      const j: Job = { profile_id: profile.id, profile: name, teacher: candidate.label, state: 'running', total: read.rounds.length + read.judgments.length, runs: read.runs, truncated: read.truncated, results: [], judged: [], unasked: read.unasked, controller: new AbortController() };
+      const j: Job = { profile_id: profile.id, profile: name, teacher: candidate.label, state: 'running', total: read.rounds.length + read.judgments.length, runs: read.reviewRuns, truncated: read.truncated, results: [], judged: [], unasked: read.unasked, controller: new AbortController() };
       job = j;
       finished = run(j, read.rounds, read.judgments, candidate).catch((error: unknown) => {
         j.state = 'failed';

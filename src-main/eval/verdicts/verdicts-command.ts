@@ -146,7 +146,7 @@ async function readCases(io: CliIo, dataDirFlag: string | undefined, limit: numb
   if (!history.ok) {
     if (history.missing) {
       io.stderr(`steward: there is no data folder at ${history.dataDir}, so no recorded verdicts (is --data-dir right?)\n`);
-      return { ok: true, rounds: [], judgments: [], unasked: 0, runs: 0, truncated: false };
+      return { ok: true, rounds: [], judgments: [], unasked: 0, runs: 0, reviewRuns: 0, truncated: false };
     }
     io.stderr(`steward eval verdicts: ${history.message}\n`);
     return { ok: false, code: CODE.badInput };
