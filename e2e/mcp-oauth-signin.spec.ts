@@ -123,6 +123,8 @@ test('a person adds a remote server that needs OAuth, signs in from the app thro
   await server.getByTestId('inspect-server-signin').click();
   await expect(server.locator('[data-testid=registry-tool][data-tool=echo]')).toBeVisible();
   await expect(server.getByTestId('registry-error')).toHaveCount(0);
+  // The test server registered Steward's client on the spot: deprecated in MCP 2026-07-28, and the card says so.
+  await expect(server.getByTestId('deprecated-features-signin')).toContainText('This server is signed in to with a client Steward registered for it on the spot (dynamic client registration) — deprecated in MCP 2026-07-28, still supported for this server.');
   await shot(page, '64-oauth-signed-in-tools');
   expect(oauth.log.registrations).toHaveLength(1);
   expect(oauth.log.accepted.length).toBeGreaterThan(0);
@@ -137,6 +139,7 @@ test('a person adds a remote server that needs OAuth, signs in from the app thro
   await server.getByTestId('sign-out-server-signin').click();
   await expect(page.getByTestId('registry-status')).toContainText('Signed out of “signin”');
   await expect(server.getByTestId('sign-in-server-signin')).toBeVisible();
+  await expect(server.getByTestId('deprecated-features-signin')).toHaveCount(0);
   expect(await keychainEntry().getPassword()).toBeNull();
   await shot(page, '65-oauth-signed-out');
 });
@@ -187,7 +190,11 @@ test('a run started in the app waits when the server asks for more access; the p
     await tab.close();
     await expect(card).toHaveCount(0, { timeout: 30_000 });
     await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed', { timeout: 60_000 });
-    expect(JSON.stringify(await storedEvents(page, run_id))).toContain('written: hi');
+    const events = await storedEvents(page, run_id);
+    expect(JSON.stringify(events)).toContain('written: hi');
+    // The trace records the consent and that it was given, in words only: never the link (its state).
+    expect(events).toContainEqual(expect.objectContaining({ type: 'mcp.elicitation', server: 'wide', mode: 'url', action: 'accept', asked_for: 'authorization', message: 'MCP server "wide" asks for more access: mcp:basic and mcp:write.' }));
+    expect(JSON.stringify(events)).not.toContain(link.searchParams.get('state') ?? 'no state');
     expect(wide.log.authorizations.map((a) => a.scopes)).toEqual([['mcp:basic'], ['mcp:basic', 'mcp:write']]);
     const seen = (await page.content()) + (await pageStorage(page)) + (host.stderr?.() ?? '');
     for (const token of wide.issued) expect(seen).not.toContain(token);

@@ -20,7 +20,7 @@ import { ToolListCache, validateDraft } from '../workflow/validate-draft';
 import { workflowLibrary } from '../workflow/workflow-library';
 import { WorkflowDraftStore } from '../workflow/workflow-draft-store';
 import { inspectServer } from '../mcp/inspect-server';
-import { canSignIn, signedInRegistered, signInRegistered, signOutRegistered } from '../mcp/oauth/registry-sign-in';
+import { canSignIn, signedInRegistered, signInClientRegistered, signInRegistered, signOutRegistered } from '../mcp/oauth/registry-sign-in';
 import { openBrowser } from '../shells/open-browser';
 import { appConsent } from '../mcp/oauth/app-consent';
 import { createKeychainStore } from '../credentials/keychain-store';
@@ -300,7 +300,10 @@ async function openHost(options: HostOptions): Promise<Host> {
       const entry = registry.server(server);
       if (!entry) throw new RequestError('not_found', `no registered server "${server}"`);
       const can = canSignIn(entry);
-      return { can_sign_in: can, signed_in: can && (await signedInRegistered(entry, credentials)) };
+      const signedIn = can && (await signedInRegistered(entry, credentials));
+      // How the sign-in's client was obtained: a dynamic registration is deprecated in MCP 2026-07-28 (the registry says so).
+      const client = can ? await signInClientRegistered(entry, credentials) : undefined;
+      return { can_sign_in: can, signed_in: signedIn, ...(client === undefined ? {} : { client }) };
     },
     'servers.list': async () => ({ servers: registry.servers() }),
     'servers.register': async ({ server, replace }) => actions.run(plans.registerServerPlan(registry, server, replace)),

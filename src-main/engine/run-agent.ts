@@ -25,7 +25,7 @@ import { toolProgressEvent } from '../mcp/progress-event';
 import { startToolHost } from '../mcp/mcp-tool-host';
 import type { ElicitationAsk, ElicitationReply } from '../mcp/client-capabilities';
 import { sampleWith } from '../mcp/sample-with-model';
-import { recordedElicitation } from '../mcp/recorded-elicitation';
+import { recordedConsent, recordedElicitation } from '../mcp/recorded-elicitation';
 import { maskedReview, type ReviewSample } from '../mcp/reviewed-sampling';
 import type { ToolHost } from '../mcp/tool-host';
 import type { ModelProvider } from '../providers/provider';
@@ -300,7 +300,7 @@ async function runOpened(options: RunAgentOptions, openedSealed: boolean): Promi
     };
     try {
       const wrap = options.wrapToolHost ?? ((host: ToolHost) => host);
-      toolHost = wrap(options.toolHost ?? (await startToolHost(spec.servers, { vars, overrides: spec.tool_effects, cwd: options.specDir, credentials: prepared.credentials, onProgress: notice, progressIntervalMs: options.progressIntervalMs, privacy: options.privacy, oauthStore: options.credentials, oauthConsent: options.oauthConsent, onSecret: (name, value) => void secrets.register(name, value), ...(options.durableServerInput ? { elicitsDurably: true } : {}), onElicit: options.onElicit && recordedElicitation(options.onElicit, { mask: (text) => secrets.maskText(text), emit }), onSample: sampleWith(providers.student, options.signal), onReviewSample: maskedReview(options.onReviewSample, (text) => secrets.maskText(text)), sampleModel: modelLabel(spec.models.student), onSent: (call) => emit({ type: 'mcp.called', ...call }) })));
+      toolHost = wrap(options.toolHost ?? (await startToolHost(spec.servers, { vars, overrides: spec.tool_effects, cwd: options.specDir, credentials: prepared.credentials, onProgress: notice, progressIntervalMs: options.progressIntervalMs, privacy: options.privacy, oauthStore: options.credentials, oauthConsent: options.oauthConsent && recordedConsent(options.oauthConsent, { mask: (text) => secrets.maskText(text), emit }), onSecret: (name, value) => void secrets.register(name, value), ...(options.durableServerInput ? { elicitsDurably: true } : {}), onElicit: options.onElicit && recordedElicitation(options.onElicit, { mask: (text) => secrets.maskText(text), emit }), onSample: sampleWith(providers.student, options.signal), onReviewSample: maskedReview(options.onReviewSample, (text) => secrets.maskText(text)), sampleModel: modelLabel(spec.models.student), onSent: (call) => emit({ type: 'mcp.called', ...call }) })));
     } catch (err) {
       setupError = secrets.maskText(errorText(err));
       throw err;

@@ -19,9 +19,14 @@ import { offerResourceTool, readResourceToolName, resourceText } from './resourc
 import type { ElicitationAsk, ElicitationReply, SamplingAsk, SamplingReply } from './client-capabilities';
 import type { CredentialStore } from '../credentials/credential-store';
 import { connectTarget, resolveTarget, type ServerTarget } from './server-target';
+import type { ConsentAction } from './oauth/sign-in';
 
-/** Shows a server's authorization page to the person mid-run (`why`: what the server asks for, in words). */
-export type OAuthConsent = (server: string, authorizationUrl: URL, why: string) => Promise<void>;
+/**
+ * Shows a server's authorization page to the person mid-run (`why`: what the server asks for, in
+ * words). `settled`, where given, says how the consent ended once the page's answer is in
+ * (sign-in.ts consentFlow): what the run's trace records (recorded-elicitation.ts recordedConsent).
+ */
+export type OAuthConsent = (server: string, authorizationUrl: URL, why: string, settled?: Promise<ConsentAction>) => Promise<void>;
 import type { ExecuteRequest, ToolHost, ToolProgress } from './tool-host';
 import { throttleReports, type Throttled } from './progress-throttle';
 import { progressText } from './progress-event';
@@ -153,7 +158,7 @@ export async function startToolHost(servers: McpServerSpec[], options: ToolHostO
   const targets: ServerTarget[] = servers.map((spec) => {
     try {
       const consent = options.oauthConsent;
-      return resolveTarget(spec, { vars: options.vars, cwd: options.cwd, credentials: options.credentials, privacy, oauthStore: options.oauthStore, onSecret: options.onSecret, ...(consent ? { consent: { open: (url: URL, why: string) => consent(spec.id, url, why) } } : {}) });
+      return resolveTarget(spec, { vars: options.vars, cwd: options.cwd, credentials: options.credentials, privacy, oauthStore: options.oauthStore, onSecret: options.onSecret, ...(consent ? { consent: { open: (url: URL, why: string, settled?: Promise<ConsentAction>) => consent(spec.id, url, why, settled) } } : {}) });
     } catch (error) {
       throw new McpStartError(spec.id, error instanceof McpLaunchError ? error.message : errorMessage(error));
     }

@@ -31,7 +31,7 @@ import { setUpSupervision, type RunSupervision } from './supervision/supervise-f
 import { AttemptTrail, escalatedEvent, failedInvocation, portValidator, settlementOf, supervisionEvents, supervisorCheckpoint, supervisorNamed, verdictEvent, type WorkflowSupervisionOptions } from './supervision/workflow-supervision';
 import type { InvocationRecord, WorkflowCheckpoint } from './workflow-checkpoint';
 import { WorkflowTools } from './workflow-tools';
-import { recordedElicitation } from '../mcp/recorded-elicitation';
+import { recordedConsent, recordedElicitation } from '../mcp/recorded-elicitation';
 import { checkJudgmentAnswer, type PatternPark } from './pattern/human-judgment';
 import { answerPerson, escalateToPerson, escalationIntervention, expirePerson, isPersonSupervisor, personSupervisionOf, settledWithoutPerson } from './supervision/person-supervisor';
 import { checkPersonVerdict } from '@shared/supervisor/person-escalation';
@@ -289,7 +289,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     emit({ type: 'run.notice', message: secrets.maskText(line).slice(0, 500) });
     options.onProgress?.(line);
   };
-  const tools = new WorkflowTools({ graph, vars, cwd: specDir, secrets, credentials: options.credentials, onProgress: notice, toolHost: options.toolHost, privacy, onSent: (call) => emit({ type: 'mcp.called', ...call }), oauthConsent: options.oauthConsent, onElicit: options.onElicit && recordedElicitation(options.onElicit, { mask: (text) => secrets.maskText(text), emit }), ...(options.parkEscalations ? { elicitsDurably: true } : {}) });
+  const tools = new WorkflowTools({ graph, vars, cwd: specDir, secrets, credentials: options.credentials, onProgress: notice, toolHost: options.toolHost, privacy, onSent: (call) => emit({ type: 'mcp.called', ...call }), oauthConsent: options.oauthConsent && recordedConsent(options.oauthConsent, { mask: (text) => secrets.maskText(text), emit }), onElicit: options.onElicit && recordedElicitation(options.onElicit, { mask: (text) => secrets.maskText(text), emit }), ...(options.parkEscalations ? { elicitsDurably: true } : {}) });
   const log: SchedulerEvent[] = resumed ? (resumed.scheduler_events as SchedulerEvent[]) : [];
   let state: SchedulerState = createScheduler(graph);
   let finished: Extract<SchedulerCommand, { type: 'finished' }> | undefined;

@@ -323,6 +323,12 @@ export const RunEvent = z.discriminatedUnion('type', [
     action: z.enum(['accept', 'decline', 'cancel']),
     /** Nobody could be asked (no terminal, --json): the form's defaults answered it (SEP-1034). */
     answered_by: z.literal('defaults').optional(),
+    /**
+     * Steward asked the person to authorize the server (a wider OAuth scope, or signing in again)
+     * mid-run: mode `url`, the message in words only, never the authorization link, its state, the
+     * code or a token. `accept`: the person agreed and the authorization page came back with a code.
+     */
+    asked_for: z.literal('authorization').optional(),
   }),
   /**
    * A tool call in flight reported progress (MCP `notifications/progress`), thinned out by the tool

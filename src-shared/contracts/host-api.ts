@@ -11,7 +11,7 @@ import { HumanAnswer, Intervention } from './intervention';
 import { AskAnswer, PendingAsk } from './person-ask';
 import { LearningDataSettings, ProfileKind, ProfileVersionRef, TraceSettings } from './profiles';
 import { CredentialInfo, CredentialName, CredentialRef } from './credentials';
-import { DeprecatedFeature } from './mcp-revision';
+import { DeprecatedFeature, SignInClient } from './mcp-revision';
 import { DeletedProfile, MAX_SYNCED_RECORDS, ProfileConflict, ProfileDeleteResult, SyncedProfile, WorkflowChoices } from './profile-store';
 import { PrivacyPolicy } from '../policy/privacy';
 import { AgentCardCheck } from '../pattern/agent-card';
@@ -401,7 +401,8 @@ export const HOST_METHODS = {
   /** Forgets a server's sign-in (its keychain entry). */
   'mcp.sign_out': { params: z.object({ server: RegistryId }).strict(), result: z.object({ signed_out: z.boolean() }).strict() },
   /** Whether a server can sign in (a url server without its own Authorization header) and whether it has. */
-  'mcp.auth_status': { params: z.object({ server: RegistryId }).strict(), result: z.object({ can_sign_in: z.boolean(), signed_in: z.boolean() }).strict() },
+  /** `client`: how the sign-in's OAuth client was obtained (absent: nobody signed in, or it cannot be told); `dynamic_registration` is deprecated in MCP 2026-07-28. */
+  'mcp.auth_status': { params: z.object({ server: RegistryId }).strict(), result: z.object({ can_sign_in: z.boolean(), signed_in: z.boolean(), client: SignInClient.optional() }).strict() },
   'servers.list': { params: empty, result: z.object({ servers: z.array(RegisteredServer) }).strict() },
   /** A command server (or a shipped package with other arguments) runs as the user: a person confirms. */
   /** `replace`: an edit of a server of yours; without it an id already registered is a conflict (nothing is overwritten). */

@@ -1,5 +1,15 @@
 import { SignInRequiredError } from './keychain-oauth-provider';
 
+/** The person declined the consent, or it went unanswered (the run stopped, nobody answered in time): the call is not made. */
+export class ConsentRefusedError extends SignInRequiredError {
+  constructor(
+    message: string,
+    readonly action: 'decline' | 'cancel',
+  ) {
+    super(message);
+  }
+}
+
 /** Where the app holds a run's consent ask until the person answers (PersonAsks). */
 export interface ConsentAsks {
   consent(runId: string, signal: AbortSignal | undefined, ask: { server: string; message: string; scopes: string[] }): Promise<'accept' | 'decline' | 'cancel'>;
@@ -42,8 +52,8 @@ export function appConsent(asks: ConsentAsks, runId: string, signal: AbortSignal
       return;
     }
     const asked = scopes.length > 0 ? `more access (${listed(scopes)})` : 'a sign-in';
-    if (action === 'decline') throw new SignInRequiredError(`MCP server "${server}" asked for ${asked} and you declined, so the call was not made`);
+    if (action === 'decline') throw new ConsentRefusedError(`MCP server "${server}" asked for ${asked} and you declined, so the call was not made`, 'decline');
     const when = signal?.aborted ? 'the run stopped before you answered' : 'nobody answered in time, or Steward closed';
-    throw new SignInRequiredError(`MCP server "${server}" asked for ${asked} and ${when}, so the call was not made; sign in from the registry and run it again`);
+    throw new ConsentRefusedError(`MCP server "${server}" asked for ${asked} and ${when}, so the call was not made; sign in from the registry and run it again`, 'cancel');
   };
 }

@@ -19,6 +19,14 @@ export interface LoopbackRedirect {
 
 export class SignInFailedError extends Error {
   override readonly name = 'SignInFailedError';
+
+  constructor(
+    message: string,
+    /** The authorization server said the person refused (`error=access_denied`, RFC 6749 §4.1.2.1). */
+    readonly denied = false,
+  ) {
+    super(message);
+  }
 }
 
 const PAGE = (text: string) =>
@@ -70,7 +78,7 @@ export async function startLoopbackRedirect(preferredPort?: number, checkIssuer?
     if (error !== null || code === null) {
       const why = (url.searchParams.get('error_description') ?? error ?? 'no code').slice(0, 200);
       res.writeHead(400, { 'content-type': 'text/html' }).end(PAGE('Sign-in was not completed. You can close this tab.'));
-      settle.reject(new SignInFailedError(`the authorization server did not sign you in (${why})`));
+      settle.reject(new SignInFailedError(`the authorization server did not sign you in (${why})`, error === 'access_denied'));
       return;
     }
     const refusal = checkIssuer?.(url.searchParams.get('iss') ?? undefined);

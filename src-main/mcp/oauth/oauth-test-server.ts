@@ -42,7 +42,7 @@ export interface OAuthTestServer {
  * metadata). Access tokens live `tokenLifetimeS` seconds; tokens are planted-looking random values.
  * `clients`: clients registered beforehand (a person's IdP admin did it), known from the start.
  */
-export async function startOAuthTestServer(options: { tokenLifetimeS?: number; clients?: OAuthClientInformationFull[]; /** Also offer `whoami`, which echoes the caller's token. */ echoesToken?: boolean; /** Also offer this tool, which needs `scope` on top of `mcp:basic` (the sign-in's scope): a token without it is refused 403 `insufficient_scope` (step-up). */ stepUp?: { tool: string; scope: string } } = {}): Promise<OAuthTestServer> {
+export async function startOAuthTestServer(options: { tokenLifetimeS?: number; clients?: OAuthClientInformationFull[]; /** Also offer `whoami`, which echoes the caller's token. */ echoesToken?: boolean; /** Also offer this tool, which needs `scope` on top of `mcp:basic` (the sign-in's scope): a token without it is refused 403 `insufficient_scope` (step-up). */ stepUp?: { tool: string; scope: string }; /** Say it supports client ID metadata documents (SEP-991) and take an https client_id as one (the document is not fetched: a public native client with a loopback redirect, as Steward's is). */ clientMetadataDocuments?: boolean } = {}): Promise<OAuthTestServer> {
   const lifetime = options.tokenLifetimeS ?? 3600;
   const log: AuthServerLog = { registrations: [], authorizations: [], grants: [], accepted: [], presented: [] };
   const issued: string[] = [];
@@ -52,7 +52,9 @@ export async function startOAuthTestServer(options: { tokenLifetimeS?: number; c
   const refresh = new Map<string, { clientId: string; resource?: string; scopes?: string[] }>();
 
   const clientsStore: OAuthRegisteredClientsStore = {
-    getClient: (id) => clients.get(id),
+    getClient: (id) =>
+      clients.get(id) ??
+      (options.clientMetadataDocuments && id.startsWith('https://') ? ({ client_id: id, client_name: 'Steward', redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] } satisfies OAuthClientInformationFull) : undefined),
     registerClient: (client) => {
       const full = { ...client, client_id: randomUUID(), client_id_issued_at: Math.floor(Date.now() / 1000) } as OAuthClientInformationFull;
       clients.set(full.client_id, full);
@@ -109,6 +111,8 @@ export async function startOAuthTestServer(options: { tokenLifetimeS?: number; c
   const authApp = express();
   const authServer = await listen(authApp);
   const issuer = new URL(`http://127.0.0.1:${port(authServer)}/`);
+  const authMetadata = { ...createOAuthMetadata({ provider, issuerUrl: issuer }), ...(options.clientMetadataDocuments ? { client_id_metadata_document_supported: true } : {}) };
+  if (options.clientMetadataDocuments) authApp.get('/.well-known/oauth-authorization-server', (_req, res) => void res.json(authMetadata));
   authApp.use(mcpAuthRouter({ provider, issuerUrl: issuer }));
 
   const mcpApp = express();
@@ -120,7 +124,7 @@ export async function startOAuthTestServer(options: { tokenLifetimeS?: number; c
   });
   const mcpServer = await listen(mcpApp);
   const mcpUrl = new URL(`http://127.0.0.1:${port(mcpServer)}/mcp`);
-  mcpApp.use(mcpAuthMetadataRouter({ oauthMetadata: createOAuthMetadata({ provider, issuerUrl: issuer }), resourceServerUrl: mcpUrl, ...(options.stepUp ? { scopesSupported: ['mcp:basic'] } : {}) }));
+  mcpApp.use(mcpAuthMetadataRouter({ oauthMetadata: authMetadata, resourceServerUrl: mcpUrl, ...(options.stepUp ? { scopesSupported: ['mcp:basic'] } : {}) }));
   const bearer = requireBearerAuth({ verifier: provider, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl) });
   mcpApp.post('/mcp', bearer, async (req, res) => {
     const token = (req as { auth?: AuthInfo }).auth?.token;

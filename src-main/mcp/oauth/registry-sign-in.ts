@@ -1,9 +1,10 @@
 import type { RegisteredServer } from '@shared/contracts/host-registry';
+import type { SignInClient } from '@shared/contracts/mcp-revision';
 import type { McpServerSpec } from '@shared/contracts/spec';
 import { serverTransport } from '@shared/policy/expand-workflow';
 import type { PrivacyPolicy } from '@shared/policy/privacy';
 import type { CredentialStore } from '../../credentials/credential-store';
-import { isSignedIn, signInRemoteServer, signOutRemoteServer, usesOAuth, type SignInOutcome } from './sign-in';
+import { isSignedIn, signInClientOf, signInRemoteServer, signOutRemoteServer, usesOAuth, type SignInOutcome } from './sign-in';
 
 /** A registered remote server as the spec a run would give it. */
 function remoteSpec(registered: RegisteredServer): McpServerSpec {
@@ -30,4 +31,9 @@ export function signOutRegistered(registered: RegisteredServer, store: Credentia
 
 export function signedInRegistered(registered: RegisteredServer, store: CredentialStore): Promise<boolean> {
   return isSignedIn(remoteSpec(registered), store);
+}
+
+/** How the client of this registered server's sign-in was obtained (mcp.auth_status `client`). */
+export function signInClientRegistered(registered: RegisteredServer, store: CredentialStore): Promise<SignInClient | undefined> {
+  return signInClientOf(remoteSpec(registered), store);
 }

@@ -5,6 +5,9 @@ import { allowedRemoteEndpoint } from '../remote-endpoint';
 import { SignInRequiredError } from './keychain-oauth-provider';
 import type { FlowProvider } from './machine-client';
 import { oauthFetch, type AuthHint } from './oauth-fetch';
+import { recordedConsent, type ElicitationRecord } from '../recorded-elicitation';
+import { ConsentRefusedError } from './app-consent';
+import type { ConsentAction } from './sign-in';
 
 /**
  * Scope step-up mid-run (MCP authorization, "Step-up authorization flow"): a server that answers a
@@ -98,5 +101,45 @@ describe('a wider scope asked for mid-run', () => {
     const unauthorized = async () => new Response('{}', { status: 401, headers: { 'www-authenticate': 'Bearer resource_metadata="http://127.0.0.1:9/.well-known/oauth-protected-resource/mcp"' } });
     await expect(wrap(unauthorized)(endpoint.url, { method: 'POST', body: '{}' })).rejects.toThrow('needs you to sign in (nobody has signed in to it yet)');
     expect(asked).toBe(0);
+  });
+});
+
+describe('a consent in the run\'s trace', () => {
+  // A planted authorization link: its state, challenge and client must never reach an event.
+  const link = new URL('http://127.0.0.1:9/authorize?response_type=code&client_id=planted-client-1f3a&state=planted-state-9c2e&code_challenge=planted-challenge-77d1&scope=mcp%3Abasic+mcp%3Awrite');
+  const why = 'it asks for access to mcp:basic mcp:write';
+  const recorder = () => {
+    const events: ElicitationRecord[] = [];
+    return { events, run: { mask: (text: string) => text.replace('mcp:write', '••••'), emit: (e: ElicitationRecord) => events.push(e) } };
+  };
+
+  it('a page shown without asking (the terminal) is recorded as the page ends: accept with a code, decline when the authorization server says the person refused, cancel when nobody came back', async () => {
+    for (const action of ['accept', 'decline', 'cancel'] as const satisfies readonly ConsentAction[]) {
+      const { events, run } = recorder();
+      let end: (a: ConsentAction) => void = () => undefined;
+      const settled = new Promise<ConsentAction>((resolve) => (end = resolve));
+      await recordedConsent(async () => undefined, run)('s', link, why, settled);
+      // Nothing is recorded while the page is open.
+      expect(events).toEqual([]);
+      end(action);
+      await settled;
+      expect(events).toEqual([{ type: 'mcp.elicitation', server: 's', mode: 'url', message: 'MCP server "s" asks for more access: mcp:basic and ••••.', fields: [], action, asked_for: 'authorization' }]);
+    }
+  });
+
+  it('a consent the person declines or leaves unanswered (the app\'s card) is recorded so, and the refusal still ends the call; no part of the link is recorded', async () => {
+    const all: ElicitationRecord[] = [];
+    for (const [thrown, action] of [
+      [new ConsentRefusedError('you declined', 'decline'), 'decline'],
+      [new ConsentRefusedError('the run stopped before you answered', 'cancel'), 'cancel'],
+      [new Error('the browser could not be opened'), 'cancel'],
+    ] as const) {
+      const { events, run } = recorder();
+      await expect(recordedConsent(() => Promise.reject(thrown), run)('s', link, 'its sign-in is missing or has expired', Promise.resolve('cancel'))).rejects.toBe(thrown);
+      expect(events).toEqual([{ type: 'mcp.elicitation', server: 's', mode: 'url', message: 'MCP server "s" needs you to sign in again (its sign-in is missing or has expired).', fields: [], action, asked_for: 'authorization' }]);
+      all.push(...events);
+    }
+    const traced = JSON.stringify(all);
+    for (const planted of ['planted-client-1f3a', 'planted-state-9c2e', 'planted-challenge-77d1', '127.0.0.1:9', 'authorize']) expect(traced).not.toContain(planted);
   });
 });

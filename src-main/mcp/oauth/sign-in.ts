@@ -1,5 +1,6 @@
 import { credentialNameOf, isCredentialRef } from '@shared/contracts/credentials';
 import type { McpServerSpec } from '@shared/contracts/spec';
+import type { SignInClient } from '@shared/contracts/mcp-revision';
 import type { PrivacyPolicy } from '@shared/policy/privacy';
 import type { CredentialStore } from '../../credentials/credential-store';
 import { errorMessage } from '../errors';
@@ -8,7 +9,7 @@ import { allowedRemoteEndpoint, type RemoteEndpoint } from '../remote-endpoint';
 import type { McpConnection } from '../mcp-connection';
 import type { OAuthClientInformationMixed } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { KeychainOAuthProvider } from './keychain-oauth-provider';
-import { startLoopbackRedirect } from './loopback-redirect';
+import { SignInFailedError, startLoopbackRedirect } from './loopback-redirect';
 import { OAuthRecordStore } from './oauth-record';
 import { oauthFetch, signInFetch, type AuthHint, type RemoteAuth } from './oauth-fetch';
 import { isMachineClient, machineClientProvider } from './machine-client';
@@ -45,10 +46,16 @@ export function runAuth(spec: McpServerSpec, endpoint: RemoteEndpoint, store: Cr
 
 /** How a run puts an authorization to the person: the page shown (browser, printed link) and how long they have. */
 export interface RunConsent {
-  /** Shows the authorization page; `why` says in words what the server asks for. */
-  open: (authorizationUrl: URL, why: string) => Promise<void>;
+  /**
+   * Shows the authorization page; `why` says in words what the server asks for. `settled` resolves
+   * once the consent has ended (it always does, after `open` resolved): what the trace records.
+   */
+  open: (authorizationUrl: URL, why: string, settled: Promise<ConsentAction>) => Promise<void>;
   timeoutMs?: number;
 }
+
+/** How a consent ended: the person agreed and the page came back with a code, refused, or did not answer (the wait ran out, the run stopped). */
+export type ConsentAction = 'accept' | 'decline' | 'cancel';
 
 /**
  * One consent mid-run: a loopback redirect of its own, the SDK's flow with the scope the server
@@ -64,6 +71,9 @@ async function consentFlow(
 ): Promise<void> {
   const why = hint.scope ? `it asks for access to ${hint.scope}` : 'its sign-in is missing or has expired';
   let p: KeychainOAuthProvider | undefined;
+  // How the consent ended, for the run's trace: settled once (the first answer wins), and always before this returns.
+  let settle: (action: ConsentAction) => void = () => undefined;
+  const settled = new Promise<ConsentAction>((resolve) => (settle = resolve));
   const redirect = await startLoopbackRedirect(portOf((await records.read()).client), (iss) => p?.issuerRefusal(iss));
   try {
     const interaction = {
@@ -71,7 +81,7 @@ async function consentFlow(
       state: redirect.state,
       open: (url: URL) => {
         redirect.opening();
-        return options.open(url, why);
+        return options.open(url, why, settled);
       },
     };
     p = await KeychainOAuthProvider.load(records, spec.id, { interaction, preRegistered: options.preRegistered, ...issuerBound(spec), ...clientMetadata(), fresh: true });
@@ -80,13 +90,16 @@ async function consentFlow(
     let authorizationCode: string;
     try {
       authorizationCode = await redirect.code(options.timeoutMs ?? DEFAULT_SIGN_IN_TIMEOUT_MS);
+      settle('accept');
     } catch (error) {
+      settle(error instanceof SignInFailedError && error.denied ? 'decline' : 'cancel');
       // A response refused by the issuer checks: the keychain is left as the consent found it.
       if (await p.undoRefusedSignIn()) throw new SignInRequiredError(`MCP server "${spec.id}" needed your consent (${why}): ${errorMessage(error)}`);
       throw new SignInRequiredError(`MCP server "${spec.id}" needed your consent (${why}) and it did not come: ${errorMessage(error)}`);
     }
     if ((await auth(p, { ...base, authorizationCode })) !== 'AUTHORIZED') throw new SignInRequiredError(`MCP server "${spec.id}": the authorization server did not issue a token after your consent`);
   } finally {
+    settle('cancel');
     await redirect.close();
   }
 }
@@ -198,6 +211,35 @@ export async function signOutRemoteServer(spec: McpServerSpec, store: Credential
 export async function isSignedIn(spec: McpServerSpec, store: CredentialStore): Promise<boolean> {
   if (spec.url === undefined) return false;
   return (await new OAuthRecordStore(store, spec.url).read()).tokens !== undefined;
+}
+
+/**
+ * How the client of this server's sign-in was obtained (mcp.auth_status, `steward servers list`):
+ * a machine-to-machine client needs no sign-in; otherwise only a stored sign-in (tokens) says. A
+ * client the spec registered beforehand (`oauth`), else the stored client: its client_id an https
+ * address (a client ID metadata document, SEP-991) or one the authorization server issued on
+ * registration (dynamic client registration, deprecated in MCP 2026-07-28). Undefined: nobody
+ * signed in, or the record does not say.
+ */
+export async function signInClientOf(spec: McpServerSpec, store: CredentialStore): Promise<SignInClient | undefined> {
+  if (spec.url === undefined || !usesOAuth(spec)) return undefined;
+  if (isMachineClient(spec)) return 'client_credentials';
+  // Enterprise-managed: the client was registered beforehand; each run exchanges the person's ID token.
+  if (isEnterpriseClient(spec)) return 'pre_registered';
+  const record = await new OAuthRecordStore(store, spec.url).read();
+  if (record.tokens === undefined) return undefined;
+  if (spec.oauth !== undefined) return 'pre_registered';
+  const clientId = record.client?.client_id;
+  if (clientId === undefined) return undefined;
+  return isHttpsAddress(clientId) ? 'metadata_document' : 'dynamic_registration';
+}
+
+function isHttpsAddress(value: string): boolean {
+  try {
+    return new URL(value).protocol === 'https:';
+  } catch {
+    return false;
+  }
 }
 
 async function resolveHeaders(spec: McpServerSpec, store: CredentialStore): Promise<Record<string, string>> {

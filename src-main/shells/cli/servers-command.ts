@@ -1,7 +1,12 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import type { RegisteredServer } from '@shared/contracts/host-registry';
+import { deprecatedSignIn, deprecatedUseText, type SignInClient } from '@shared/contracts/mcp-revision';
 import { SERVER_TRUST_LEVELS, SERVER_TRUST_MEANING, ServerTrust, trustOf } from '@shared/contracts/server-trust';
+import { createKeychainStore } from '../../credentials/keychain-store';
+import { canSignIn, signInClientRegistered } from '../../mcp/oauth/registry-sign-in';
+import { errorMessage } from '../../mcp/errors';
 import { AuditLog } from '../../registry/audit-log';
 import { setTrustPlan } from '../../registry/action-plans';
 import { HostRegistry } from '../../registry/host-registry';
@@ -16,7 +21,8 @@ export const SERVERS_USAGE = `Usage:
   steward servers trust ID trusted|untrusted [--data-dir DIR]
 
   The MCP servers registered in the data folder (the app's MCP registry): the shipped ones and
-  yours, with their trust level.
+  yours, with their trust level. A remote server you signed in to with a client Steward registered
+  dynamically says so (dynamic client registration is deprecated in MCP 2026-07-28).
   trust   whether values copied from a server's results are reviewed. untrusted (the default, also
           for every shipped server): ${SERVER_TRUST_MEANING.untrusted}
           trusted: ${SERVER_TRUST_MEANING.trusted}
@@ -42,10 +48,27 @@ export async function serversCommand(args: string[], io: CliIo): Promise<number>
   const dataDir = values['data-dir'] !== undefined ? typedPath(io, values['data-dir']) : defaultDataDir(io.env);
   if (sub === 'list' && id === undefined) {
     const servers = existsSync(dataDir) ? new HostRegistry(dataDir).servers() : new HostRegistry(join(dataDir, '.none')).servers();
+    const clients = await signInClients(servers, io);
     if (values.json) {
-      io.stdout(`${JSON.stringify({ servers: servers.map((s) => ({ id: s.id, label: s.label, source: s.source, trust: trustOf(s) })) }, null, 2)}\n`);
+      io.stdout(
+        `${JSON.stringify(
+          {
+            servers: servers.map((s) => {
+              const client = clients.get(s.id);
+              const deprecated = deprecatedSignIn(client);
+              return { id: s.id, label: s.label, source: s.source, trust: trustOf(s), ...(client === undefined ? {} : { sign_in_client: client }), ...(deprecated === undefined ? {} : { deprecated_features: [deprecated] }) };
+            }),
+          },
+          null,
+          2,
+        )}\n`,
+      );
     } else {
-      for (const s of servers) io.stdout(`${s.id.padEnd(16)} ${trustOf(s).padEnd(10)} ${s.label}${s.source === 'shipped' ? ' · ships with Steward' : ''}\n`);
+      for (const s of servers) {
+        io.stdout(`${s.id.padEnd(16)} ${trustOf(s).padEnd(10)} ${s.label}${s.source === 'shipped' ? ' · ships with Steward' : ''}\n`);
+        const deprecated = deprecatedSignIn(clients.get(s.id));
+        if (deprecated !== undefined) io.stdout(`    This server ${deprecatedUseText(deprecated)}.\n`);
+      }
     }
     return EXIT.ok;
   }
@@ -66,4 +89,25 @@ export async function serversCommand(args: string[], io: CliIo): Promise<number>
   new AuditLog(join(dataDir, 'audit.jsonl')).append({ action: plan.action, subject: plan.subject, detail: plan.detail, decided_by: 'command_line', outcome: 'approved' });
   io.stdout(`${id} is now ${trust.data}: ${SERVER_TRUST_MEANING[trust.data]}\nRecorded in the audit log (${plan.detail}).\n`);
   return EXIT.ok;
+}
+
+/**
+ * How each remote server's sign-in client was obtained, read from the keychain (only when there is
+ * a server that signs in). A keychain that cannot be read leaves them out, saying so on stderr: the
+ * list itself does not need it.
+ */
+async function signInClients(servers: readonly RegisteredServer[], io: CliIo): Promise<Map<string, SignInClient>> {
+  const found = new Map<string, SignInClient>();
+  const remote = servers.filter((s) => canSignIn(s));
+  if (remote.length === 0) return found;
+  const store = (io.credentials ?? (() => createKeychainStore()))();
+  try {
+    for (const s of remote) {
+      const client = await signInClientRegistered(s, store);
+      if (client !== undefined) found.set(s.id, client);
+    }
+  } catch (error) {
+    io.stderr(`steward servers: how the remote servers' sign-ins were made is not shown: the keychain could not be read (${errorMessage(error)})\n`);
+  }
+  return found;
 }

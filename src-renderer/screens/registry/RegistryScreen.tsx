@@ -2,7 +2,8 @@ import { useMemo, useState } from 'react';
 import { useLiveQuery } from 'dexie-react-hooks';
 import { EFFECT_CLASSES, EFFECT_LABELS, isProtectedEffect, type ToolEffect } from '@shared/contracts/tool-effect';
 import type { RegisteredServer } from '@shared/contracts/host-registry';
-import { DEPRECATING_REVISION, deprecatedUseText, type DeprecatedFeature } from '@shared/contracts/mcp-revision';
+import type { DeprecatedFeature, SignInClient } from '@shared/contracts/mcp-revision';
+import { DeprecatedFeatures, deprecatedShown } from './DeprecatedFeatures';
 import { canonicalJson } from '@shared/util/canonical-json';
 import { useHost } from '../../app/HostProvider';
 import { routeHref } from '../../app/routing';
@@ -192,6 +193,8 @@ function ServerCard({ group, rows, servers, onStatus }: ServerCardProps) {
   const [revision, setRevision] = useState<string>();
   /** Features deprecated in MCP 2026-07-28 the server used at the last Inspect (an older server: still supported). */
   const [deprecated, setDeprecated] = useState<DeprecatedFeature[]>([]);
+  /** How the client of the person's sign-in was obtained (a remote server; mcp.auth_status): a dynamic registration is marked as deprecated too. */
+  const [signInClient, setSignInClient] = useState<SignInClient>();
   const id = group.server.id;
   const mine = group.server.source === 'user';
   const needsWorkspace = group.server.args.some((a) => a.includes('${workspace}'));
@@ -252,13 +255,7 @@ function ServerCard({ group, rows, servers, onStatus }: ServerCardProps) {
               </span>
             )}
           </p>
-          {deprecated.length > 0 && (
-            <ul className="muted registry-server__deprecated" data-testid={`deprecated-features-${id}`} aria-label={`Features deprecated in MCP ${DEPRECATING_REVISION} that this server uses`}>
-              {deprecated.map((feature) => (
-                <li key={feature}>This server {deprecatedUseText(feature)}.</li>
-              ))}
-            </ul>
-          )}
+          <DeprecatedFeatures server={id} features={deprecatedShown(deprecated, signInClient)} />
         </div>
         <span className="round__spacer" />
         <div className="registry-server__actions">
@@ -268,7 +265,7 @@ function ServerCard({ group, rows, servers, onStatus }: ServerCardProps) {
             </button>
           )}
           {mine && <RemoveButton what={`the server ${id}`} consequence="Workflows using it cannot run until they name another." testId={`remove-server-${id}`} disabled={connection !== 'open'} onRemove={remove} />}
-          {group.server.url !== undefined && <SignInButton server={id} onStatus={onStatus} />}
+          {group.server.url !== undefined && <SignInButton server={id} onStatus={onStatus} onClient={setSignInClient} />}
           <button
             type="button"
             className="button"

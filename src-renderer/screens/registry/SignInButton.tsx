@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import type { SignInClient } from '@shared/contracts/mcp-revision';
 import { useHost } from '../../app/HostProvider';
 import { Spinner } from '../../components/Icons';
 import { hostErrorText } from './server-form';
@@ -8,10 +9,12 @@ import { hostErrorText } from './server-form';
  * in the system browser and waits for it to come back; the tokens stay in the host's keychain (the
  * page only learns that it worked). Signed in: "Sign out" forgets them. Nothing for other servers.
  */
-export function SignInButton({ server, onStatus }: { server: string; onStatus: (status: { tone: 'ok' | 'error'; text: string }) => void }) {
+export function SignInButton({ server, onStatus, onClient }: { server: string; onStatus: (status: { tone: 'ok' | 'error'; text: string }) => void; /** How the sign-in's client was obtained (undefined: none, or not known). */ onClient?: (client: SignInClient | undefined) => void }) {
   const { client, connection } = useHost();
-  const [status, setStatus] = useState<{ can_sign_in: boolean; signed_in: boolean }>();
+  const [status, setStatus] = useState<{ can_sign_in: boolean; signed_in: boolean; client?: SignInClient }>();
   const [busy, setBusy] = useState(false);
+  /** Bumped after a sign-in, so the status (and its client) is asked for again. */
+  const [asked, setAsked] = useState(0);
 
   useEffect(() => {
     if (connection !== 'open') return;
@@ -23,7 +26,11 @@ export function SignInButton({ server, onStatus }: { server: string; onStatus: (
     return () => {
       live = false;
     };
-  }, [client, connection, server]);
+  }, [client, connection, server, asked]);
+
+  useEffect(() => {
+    onClient?.(status?.client);
+  }, [onClient, status?.client]);
 
   if (!status?.can_sign_in) return null;
 
@@ -32,6 +39,7 @@ export function SignInButton({ server, onStatus }: { server: string; onStatus: (
     try {
       const result = await client.request('mcp.sign_in', { server });
       setStatus({ can_sign_in: true, signed_in: true });
+      setAsked((n) => n + 1);
       onStatus({ tone: 'ok', text: `Signed in to “${server}” (${result.server_name ?? 'server'}, ${result.tools} ${result.tools === 1 ? 'tool' : 'tools'}). The tokens are in your OS keychain.` });
     } catch (err) {
       onStatus({ tone: 'error', text: hostErrorText(err) });
