@@ -116,6 +116,31 @@ describe('EventJournal', () => {
     j.close();
   });
 
+  it("a run's row is the same whether its events came one commit each or all in one (a commit that moves only counts leaves the indexed columns)", () => {
+    const events = [...[0, 1, 2, 3, 4].map(roundStarted), finished(5)];
+    const rowsOf = (file: string, batches: RunEvent[][]) => {
+      const j = EventJournal.open(file, { log });
+      const rows: unknown[] = [];
+      const db = new Database(file, { readonly: true });
+      for (const batch of batches) {
+        j.append(batch);
+        rows.push(db.prepare('SELECT run_id, spec_id, name, status, started_at, finished_at, next_seq, rounds, stored, imported, retention_days, retention_runs, summary FROM runs').all());
+      }
+      const byStatus = db.prepare("SELECT run_id FROM runs WHERE status = 'completed'").all();
+      const open = j.openRuns();
+      db.close();
+      j.close();
+      return { last: rows.at(-1), afterFirst: rows[0], byStatus, open };
+    };
+    const one = rowsOf(path.join(dir, 'one.sqlite'), events.map((event) => [event]));
+    const all = rowsOf(path.join(dir, 'all.sqlite'), [events]);
+    expect(one.last).toEqual(all.last);
+    expect((one.afterFirst as Array<{ next_seq: number; stored: number }>)[0]).toMatchObject({ next_seq: 1, stored: 1 });
+    // The status index saw the run's end, and the run is no longer open.
+    expect(one.byStatus).toEqual([{ run_id: RUN }]);
+    expect(one.open).toEqual([]);
+  });
+
   it('a closed journal refuses appends and reads with a clear error', () => {
     const j = EventJournal.open(journal, { log });
     j.close();

@@ -150,6 +150,21 @@ export interface AppendResult {
   refused: number;
 }
 
+/** The columns of a run's row that its indexes hold (or whose change an index must see) are the same. */
+function indexedUnchanged(row: RunColumns, next: Omit<RunColumns, 'n'>): boolean {
+  return (
+    row.run_id === next.run_id &&
+    row.spec_id === next.spec_id &&
+    row.name === next.name &&
+    row.status === next.status &&
+    row.started_at === next.started_at &&
+    row.finished_at === next.finished_at &&
+    row.imported === next.imported &&
+    row.retention_days === next.retention_days &&
+    row.retention_runs === next.retention_runs
+  );
+}
+
 /** A run's row as this connection last stored it (EventJournal.runRows). */
 interface FoldedRun {
   row: RunColumns;
@@ -162,6 +177,8 @@ interface FoldedRun {
 interface RunColumns {
   n: number;
   run_id: string;
+  name: string;
+  status: string;
   next_seq: number;
   rounds: number;
   stored: number;
@@ -252,10 +269,13 @@ export class EventJournal {
         `INSERT INTO runs (run_id, spec_id, name, status, started_at, finished_at, next_seq, rounds, stored, imported, retention_days, retention_runs, summary)
          VALUES (@run_id, @spec_id, @name, @status, @started_at, @finished_at, @next_seq, @rounds, @stored, @imported, @retention_days, @retention_runs, @summary)`,
       ),
+      // A column added here is compared in indexedUnchanged too, or a commit that changes it takes updateRunProgress and drops it.
       updateRun: db.prepare(
         `UPDATE runs SET spec_id = @spec_id, name = @name, status = @status, started_at = @started_at, finished_at = @finished_at, next_seq = @next_seq,
          rounds = @rounds, stored = @stored, imported = @imported, retention_days = @retention_days, retention_runs = @retention_runs, summary = @summary WHERE n = @n`,
       ),
+      // A round's commit moves only these (no index holds them): the runs' indexes are not rewritten (issue 26).
+      updateRunProgress: db.prepare<[number, number, number, string, number]>('UPDATE runs SET next_seq = ?, rounds = ?, stored = ?, summary = ? WHERE n = ?'),
       deleteWords: db.prepare<[number]>('DELETE FROM run_words WHERE rowid = ?'),
       insertWords: db.prepare<[number, string]>('INSERT INTO run_words (rowid, words) VALUES (?, ?)'),
       openRuns: db.prepare<[number], OpenRun>('SELECT run_id, next_seq, rounds FROM runs WHERE finished_at IS NULL AND imported = ? ORDER BY n'),
@@ -519,6 +539,7 @@ export class EventJournal {
       run_id: row.run_id,
       started_at: row.started_at,
       ...(row.spec_id !== null ? { spec_id: row.spec_id } : {}),
+      ...(row.parent_run_id !== null ? { parent_run_id: row.parent_run_id } : {}),
       ...(row.finished_at !== null ? { finished_at: row.finished_at } : {}),
       ...(row.retention_days !== null || row.retention_runs !== null
         ? { retention: { ...(row.retention_days !== null ? { days: row.retention_days } : {}), ...(row.retention_runs !== null ? { runs: row.retention_runs } : {}) } }
@@ -538,7 +559,6 @@ export class EventJournal {
 
   /** Runs removed when the head was at or after `after`: a page whose cursor is `after` may still hold them. */
   deletedSince(after: number): string[] {
-      ...(row.parent_run_id !== null ? { parent_run_id: row.parent_run_id } : {}),
     return this.sql.tombstonesSince.all(after).map((row) => row.run_id);
   }
 
@@ -823,7 +843,9 @@ export class EventJournal {
     let n: number;
     if (row) {
       n = row.n;
-      this.sql.updateRun.run({ ...columns, n });
+      // Most commits of a run move its counts and summary only: the columns its indexes hold are left as they are.
+      if (indexedUnchanged(row, columns)) this.sql.updateRunProgress.run(columns.next_seq, columns.rounds, columns.stored, columns.summary, n);
+      else this.sql.updateRun.run({ ...columns, n });
       // The search index is rewritten only when the run's words changed (most rounds add none).
       if (kept?.words !== text) {
         this.sql.deleteWords.run(n);

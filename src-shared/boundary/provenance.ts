@@ -163,7 +163,8 @@ function indexResult(result: ToolResultSeen): IndexedResult {
   const known = indexCache.get(result);
   if (known) return known;
   const plain = normaliseText(result.text);
-  const unescaped = normaliseText(unescapeJson(result.text));
+  // Most results hold no JSON escape: their unescaped form is the same text, normalised once.
+  const unescaped = result.text.includes('\\') ? normaliseText(unescapeJson(result.text)) : plain;
   const echoes: string[] = [];
   leafTexts(result.arguments, echoes);
   const text = unescaped === plain ? plain : `${plain}${SEP}${unescaped}`;
@@ -290,9 +291,36 @@ function copiedSpans(text: string, attributor: Attributor): { raw: string; sourc
   return spans;
 }
 
-function marksOfString(path: string, raw: string, attributor: Attributor, out: ArgumentProvenance[]): void {
+/** What a string argument is made of, for tracing: a pure function of the text. */
+interface StringShape {
+  whole: string;
+  meaningful: boolean;
+  atoms: { raw: string; kind: ValueKind; norm: string }[];
+}
+
+/**
+ * A run proposes the same argument texts round after round (a path, a URL): their shape is worked
+ * out once (a small memo, keyed by the text), and only their attribution, which the results seen
+ * since can change, is done again (issue 26: a round's host CPU).
+ */
+const shapeMemo = new Map<string, StringShape>();
+const SHAPE_MEMO_SIZE = 256;
+const SHAPE_MEMO_TEXT = 2000;
+function shapeOf(raw: string): StringShape {
+  const known = shapeMemo.get(raw);
+  if (known) return known;
   const whole = normaliseText(raw);
-  if (meaningfulWhole(raw, whole)) {
+  const shape = { whole, meaningful: meaningfulWhole(raw, whole), atoms: embeddedAtoms(raw).map((atom) => ({ ...atom, norm: normaliseText(atom.raw) })) };
+  if (raw.length <= SHAPE_MEMO_TEXT) {
+    if (shapeMemo.size >= SHAPE_MEMO_SIZE) shapeMemo.delete(shapeMemo.keys().next().value as string);
+    shapeMemo.set(raw, shape);
+  }
+  return shape;
+}
+
+function marksOfString(path: string, raw: string, attributor: Attributor, out: ArgumentProvenance[]): void {
+  const { whole, meaningful, atoms } = shapeOf(raw);
+  if (meaningful) {
     const found = attributor.attribute(whole);
     // The person's value: so is every part of it.
     if (found.kind === 'given') return;
@@ -306,8 +334,8 @@ function marksOfString(path: string, raw: string, attributor: Attributor, out: A
   for (const s of spans) out.push({ path, value: clipValue(s.raw), kind: 'text', sources: s.sources });
   // URLs and addresses first: a path or number inside one is part of it, not a value of its own.
   const covered: string[] = [...spanTexts];
-  for (const atom of embeddedAtoms(raw)) {
-    const norm = normaliseText(atom.raw);
+  for (const atom of atoms) {
+    const norm = atom.norm;
     if (covered.some((t) => t.includes(norm))) continue;
     covered.push(norm);
     const found = attributor.attribute(norm);
