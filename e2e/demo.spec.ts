@@ -30,6 +30,9 @@ test('the demo runs live: a read passes unreviewed, the teacher replaces the uns
   await expect(page.getByTestId('workflow-card')).toHaveCount(4);
   const card = notesCard(page);
   await expect(card.getByTestId('supervision-toggle')).toHaveAttribute('aria-checked', 'true');
+  // Four cards, four Run buttons: each one's name says which workflow it runs.
+  await expect(card.getByTestId('run-button')).toHaveAccessibleName('Run Notes assistant');
+  await expect(card.getByTestId('configure-button')).toHaveAccessibleName('Supervision & Learning for Notes assistant');
   await shot(page, '01-workflows', false);
 
   await card.getByTestId('run-button').click();

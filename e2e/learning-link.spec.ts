@@ -61,4 +61,9 @@ test('a learning example opened by its link shows it whole, also after a reload;
   await expect(page.getByTestId('learning-example-missing')).toContainText('No learning example “no-such-example” here');
   await expect(page.getByTestId('example-detail')).toHaveCount(0);
   await shot(page, '63-learning-example-unknown');
+
+  // A run link the host does not know says so, rather than "Starting run…" with a spinner.
+  await page.evaluate(() => (window.location.hash = '#/runs/no-such-run'));
+  await expect(page.getByTestId('run-not-found')).toContainText('The host’s history has no run no-such-run');
+  await expect(page.getByTestId('rounds-waiting')).toHaveCount(0);
 });

@@ -308,6 +308,8 @@ test('allowing a host waits for the code printed on the host terminal; a wrong c
   const records = audit.getByTestId('audit-record');
   await expect(records.first()).toHaveAttribute('data-action', 'privacy.set');
   await expect(audit.locator('[data-action="privacy.set"]', { hasText: 'the code from the terminal' })).toHaveCount(1);
+  // The action reads as words; its code is only the row's tooltip.
+  await expect(records.first().getByRole('cell').nth(1)).toHaveText('Privacy policy changed');
   // The registry test before this one saved write_file's metadata: also recorded.
   await expect(audit.locator('[data-action="effects.set"]', { hasText: 'filesystem/write_file' })).toHaveCount(1);
   await audit.scrollIntoViewIfNeeded();

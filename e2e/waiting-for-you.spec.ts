@@ -68,7 +68,11 @@ test('a run waiting for a person is counted in the sidebar, the title and its wo
   await rows.first().getByTestId('intervention-approve').focus();
   await page.keyboard.press('Enter');
 
-  await expect(view.getByTestId('interventions-empty')).toHaveText('Nothing waits for you.', { timeout: 30_000 });
+  const empty = view.getByTestId('interventions-empty');
+  await expect(empty.getByRole('heading')).toHaveText('Nothing waits for you.', { timeout: 30_000 });
+  // The empty state says what would appear here and where to see one.
+  await expect(empty).toContainText('the question appears here');
+  await expect(empty.getByRole('link', { name: 'Workflows' })).toHaveAttribute('href', '#/workflows');
   await expect(page.getByTestId('waiting-count')).toBeHidden();
   await expect(nav).toHaveAttribute('aria-label', 'Waiting for you: nothing');
   await expect(page).toHaveTitle('Steward');
@@ -151,7 +155,7 @@ test('a student\'s question the command line left waiting is answered in the app
   // By keyboard: Ctrl+Enter in the text box sends the reply.
   await reply.focus();
   await page.keyboard.press('Control+Enter');
-  await expect(page.getByTestId('interventions-view').getByTestId('interventions-empty')).toHaveText('Nothing waits for you.', { timeout: 30_000 });
+  await expect(page.getByTestId('interventions-view').getByTestId('interventions-empty').getByRole('heading')).toHaveText('Nothing waits for you.', { timeout: 30_000 });
 
   await page.evaluate((id) => (window.location.hash = `#/runs/${id}`), runId);
   await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed', { timeout: 30_000 });

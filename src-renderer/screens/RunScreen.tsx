@@ -40,6 +40,7 @@ import { supervisionFact } from '../workflow-supervisor/supervisor-fact';
 import { ToolProgressBars } from './run/ToolProgressBars';
 import { useHeldRun } from './run/use-held-run';
 import { HeldRunNotice } from './run/HeldRunNotice';
+import { RunNotFound } from './run/RunNotFound';
 import { PartialOutcome } from './run/PartialOutcome';
 import { MessageText } from './run/MessageText';
 // "3 · the 3rd was interrupted": the words Runs and `steward runs` use for the same row (issue 28).
@@ -448,6 +449,18 @@ export function RunScreen({ runId, tab, focusEvent }: { runId: string; tab: 'rou
   const roundCount = useMemo(() => new Set(events.flatMap((e) => ('round' in e ? [e.round] : []))).size, [events]);
   const modelCalls = useMemo(() => events.reduce((n, e) => n + (e.type === 'model.called' ? 1 : 0), 0), [events]);
   const invocationCount = useMemo(() => new Set(events.flatMap((e) => (e.type === 'node.invocation' && e.invocation_id !== undefined ? [e.invocation_id] : []))).size, [events]);
+
+  // The host has no such run and this browser holds nothing of it: say so, rather than "Starting run…".
+  // After a moment only: a run started a moment ago may not be in the host's history yet (its first
+  // events are committed with the next window), while its live events are on their way.
+  const seemsMissing = run === undefined && held.state.kind === 'unknown' && events.length === 0;
+  const [missing, setMissing] = useState(false);
+  useEffect(() => {
+    if (!seemsMissing) return;
+    const timer = setTimeout(() => setMissing(true), 1500);
+    return () => clearTimeout(timer);
+  }, [seemsMissing]);
+  if (missing && seemsMissing) return <RunNotFound runId={runId} />;
 
   return (
     <div className={`page page--run ${scs.active ? 'page--run-scs' : ''}`}>

@@ -101,7 +101,12 @@ function WorkflowCard({ row }: { row: WorkflowRow }) {
         <div className="meta__row">
           <dt>SCS</dt>
           <dd data-testid="workflow-scs" data-mode={scsMode}>
-            <a className={`scs-card-mode scs-card-mode--${scsMode}`} href={`${routeHref({ name: 'workflow', workflowId: row.id })}`} title="SCS task gates: change in Supervision & Learning">
+            <a
+              className={`scs-card-mode scs-card-mode--${scsMode}`}
+              href={`${routeHref({ name: 'workflow', workflowId: row.id })}`}
+              title="SCS task gates: change in Supervision & Learning"
+              aria-label={`SCS task gates ${SCS_MODE_SHORT[scsMode]}: change in Supervision & Learning`}
+            >
               {SCS_MODE_SHORT[scsMode]}
             </a>
           </dd>
@@ -128,10 +133,10 @@ function WorkflowCard({ row }: { row: WorkflowRow }) {
             {error}
           </p>
         )}
-        <a className="button" href={routeHref({ name: 'workflow', workflowId: row.id })} data-testid="configure-button">
+        <a className="button" href={routeHref({ name: 'workflow', workflowId: row.id })} aria-label={`Supervision & Learning for ${row.name}`} data-testid="configure-button">
           Supervision &amp; Learning
         </a>
-        <button type="button" className="button button--primary" data-testid="run-button" onClick={() => void run()} disabled={starting || connection !== 'open' || !config}>
+        <button type="button" className="button button--primary" data-testid="run-button" aria-label={starting ? `Starting ${row.name}…` : `Run ${row.name}`} onClick={() => void run()} disabled={starting || connection !== 'open' || !config}>
           {starting ? <Spinner /> : <span aria-hidden="true">▶</span>}
           {starting ? 'Starting…' : 'Run'}
         </button>

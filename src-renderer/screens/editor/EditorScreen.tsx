@@ -43,7 +43,7 @@ export function EditorScreen({ workflowId, openRun = false, showRun }: { workflo
   const { state, save, adopt } = useStoredWorkflow(workflowId);
   if (state.status !== 'ready')
     return (
-      <div className="page">
+      <div className="page editor-load">
         <p className={state.status === 'error' ? 'error' : 'muted'} role={state.status === 'error' ? 'alert' : undefined} data-testid="editor-load">
           {state.status === 'error' ? state.message : 'Loading the workflow…'}
         </p>

@@ -3,6 +3,7 @@ import type { WorkflowSummary } from '@shared/workflow/hosted-graph';
 import { useHost } from '../../app/HostProvider';
 import { routeHref } from '../../app/routing';
 import { downloadText } from '../../view/download';
+import { formatDateTime } from '../../view/format';
 import { uniqueId } from './graph-edit';
 import { errorText } from './use-stored-workflow';
 import { duplicateOf, exportText, parseWorkflowFile } from './workflow-file';
@@ -126,25 +127,25 @@ export function UserWorkflows() {
                 </a>
                 <span className="muted">
                   {' '}
-                  <code>{w.id}</code> · {w.node_count} node{w.node_count === 1 ? '' : 's'} · saved {new Date(w.updated_at).toLocaleString()}
+                  <code>{w.id}</code> · {w.node_count} node{w.node_count === 1 ? '' : 's'} · saved {formatDateTime(w.updated_at)}
                 </span>
                 <WaitingChip count={waiting.get(w.id) ?? 0} />
                 {w.description && <p className="workflow__description">{w.description}</p>}
               </div>
               <div className="wf-list__actions">
-                <a className="button button--small" href={routeHref({ name: 'workflow-edit', workflowId: w.id, run: false })} data-testid={`open-workflow-${w.id}`}>
+                <a className="button button--small" href={routeHref({ name: 'workflow-edit', workflowId: w.id, run: false })} aria-label={`Open ${w.name} in the editor`} data-testid={`open-workflow-${w.id}`}>
                   Open
                 </a>
-                <a className="button button--small button--primary" href={routeHref({ name: 'workflow-edit', workflowId: w.id, run: true })} data-testid={`run-workflow-${w.id}`}>
-                  ▶ Run
+                <a className="button button--small button--primary" href={routeHref({ name: 'workflow-edit', workflowId: w.id, run: true })} aria-label={`Run ${w.name}`} data-testid={`run-workflow-${w.id}`}>
+                  <span aria-hidden="true">▶</span> Run
                 </a>
-                <button type="button" className="button button--small" onClick={() => void duplicate(w)} data-testid={`duplicate-workflow-${w.id}`}>
+                <button type="button" className="button button--small" onClick={() => void duplicate(w)} aria-label={`Duplicate ${w.name}`} data-testid={`duplicate-workflow-${w.id}`}>
                   Duplicate
                 </button>
-                <button type="button" className="button button--small" onClick={() => void exportOne(w)} data-testid={`export-workflow-${w.id}`}>
+                <button type="button" className="button button--small" onClick={() => void exportOne(w)} aria-label={`Export ${w.name}`} data-testid={`export-workflow-${w.id}`}>
                   Export
                 </button>
-                <button type="button" className="button button--small button--danger" onClick={() => setDeleting(w)} data-testid={`delete-workflow-${w.id}`}>
+                <button type="button" className="button button--small button--danger" onClick={() => setDeleting(w)} aria-label={`Delete ${w.name}`} data-testid={`delete-workflow-${w.id}`}>
                   Delete
                 </button>
               </div>

@@ -49,10 +49,12 @@ describe('the Interventions view', () => {
     expect(paint(<InterventionsList items={items} />)).not.toContain('member');
   });
 
-  it('says "Nothing waits for you." when nothing does', () => {
+  it('says "Nothing waits for you." when nothing does, what would appear here, and where to see one', () => {
     const html = paint(<InterventionsList items={[]} />);
     expect(html).toContain('data-testid="interventions-empty"');
-    expect(html).toContain('Nothing waits for you.');
+    expect(html).toContain('<h2>Nothing waits for you.</h2>');
+    expect(html).toContain('the question appears here and its run pauses until you answer');
+    expect(html).toContain('<a href="#/workflows">Workflows</a>');
     expect(html).not.toContain('data-testid="intervention-row"');
   });
 });

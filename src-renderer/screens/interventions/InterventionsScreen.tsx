@@ -4,6 +4,7 @@ import { Chip } from '../../components/Chip';
 import { InterventionCard } from '../InterventionCard';
 import { ServerAsks } from '../asks/ServerAskCard';
 import { formatDateTime } from '../../view/format';
+import { routeHref } from '../../app/routing';
 import { useWaiting } from './use-waiting';
 import { waitingHref, waitingLabel, type WaitingItem, type WaitingKind } from './waiting';
 
@@ -74,7 +75,11 @@ export function InterventionsList({ items, asks = 0 }: { items: readonly Waiting
   if (items.length === 0) {
     return (
       <div className="empty" data-testid="interventions-empty">
-        <p>Nothing waits for you.</p>
+        <h2>Nothing waits for you.</h2>
+        <p>
+          When a teacher escalates a decision, a tool asks for input or a workflow’s supervisor needs you, the question appears here and its run pauses until you answer. Run the Ask a human demo
+          on <a href={routeHref({ name: 'workflows' })}>Workflows</a> to see one.
+        </p>
       </div>
     );
   }

@@ -72,7 +72,7 @@ function ReportCard({ report }: { report: EvalReport }) {
 export function EvalReportPanel({ reports }: { reports: LatestEvalReports | undefined }) {
   const shown = [reports?.supervisor, reports?.boundary].filter((r): r is EvalReport => r !== undefined);
   return (
-    <div data-testid="eval-evidence">
+    <div className="eval-evidence" data-testid="eval-evidence">
       {shown.length === 0 ? (
         <p className="muted" data-testid="eval-none">
           No eval report yet. Run <code>steward eval supervisor</code> or <code>steward eval boundary</code> on this data folder to add supervision evidence here.

@@ -81,7 +81,9 @@ export function InjectionEvidence() {
             {starting && <Spinner />}
             {report ? 'Run it again' : 'Run the injection check'}
           </button>{' '}
-          <span className="muted">a few seconds; the same as steward eval injection</span>
+          <span className="muted">
+            a few seconds; the same as <code>steward eval injection</code>
+          </span>
         </p>
       )}
       {status?.state === 'failed' && status.message && (

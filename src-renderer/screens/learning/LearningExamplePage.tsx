@@ -19,7 +19,7 @@ export function LearningExamplePage({ exampleId }: { exampleId: string }) {
   const workflow = useLiveQuery(async () => (example?.spec_id === undefined ? undefined : db.workflows.get(example.spec_id)), [db, example?.spec_id]);
   return (
     <div className="page page--wide" data-testid="learning-example-page">
-      <p className="muted">
+      <p className="muted page__back">
         <a href={routeHref({ name: 'learning' })}>← All learning examples</a>
       </p>
       {found === undefined ? (

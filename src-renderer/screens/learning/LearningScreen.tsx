@@ -175,7 +175,7 @@ export function LearningScreen() {
         {(graphNodes ?? []).map((n) => (
           <NodePromotionCard key={`${n.workflow_id}\u0000${n.node}`} workflowId={n.workflow_id} node={n.node} />
         ))}
-        <h3 className="section-head__title">Supervision evals</h3>
+        <h3 className="section-head__title learning-subhead">Supervision evals</h3>
         <p className="muted section-intro">The latest runs of the eval suites on this data folder: whether supervision held its gates under injected faults and known mistakes.</p>
         <EvalEvidence />
       </section>

@@ -149,7 +149,7 @@ export function TrialPanel({
         </p>
         <label>
           Candidate model{' '}
-          <input list="trial-models" value={model} onChange={(e) => setModel(e.target.value)} placeholder="ollama:qwen3:4b" data-testid="trial-model" required />
+          <input className="input trial__model" list="trial-models" value={model} onChange={(e) => setModel(e.target.value)} placeholder="ollama:qwen3:4b" data-testid="trial-model" required />
           <datalist id="trial-models">
             {models.map((m) => (
               <option key={m} value={m} />
@@ -158,7 +158,7 @@ export function TrialPanel({
         </label>{' '}
         <label>
           Last{' '}
-          <input type="number" min={1} max={MAX_TRIAL_ROUNDS} value={rounds} onChange={(e) => setRounds(e.target.value)} className="trial__rounds" data-testid="trial-rounds" /> reviewed rounds
+          <input type="number" min={1} max={MAX_TRIAL_ROUNDS} value={rounds} onChange={(e) => setRounds(e.target.value)} className="input trial__rounds" data-testid="trial-rounds" /> reviewed rounds
         </label>{' '}
         <button type="submit" className="button button--primary button--small" disabled={trial.state === 'starting' || connection !== 'open'} data-testid="trial-start">
           {trial.state === 'starting' && <Spinner />}

@@ -12,9 +12,9 @@ export function RunFilters({ filter, onChange, workflows }: { filter: RunFilter;
   };
   return (
     <div className="filters" role="group" aria-label="Filter runs">
-      <label className="field">
+      <label className="field field--wide">
         <span className="field__label">Search</span>
-        <input className="input" type="search" placeholder="Words from a task, output, explanation or argument, or a run id" value={filter.text} onChange={(e) => set({ text: e.target.value })} data-testid="runs-search" />
+        <input className="input" type="search" placeholder="Task, output, explanation, argument or run id" value={filter.text} onChange={(e) => set({ text: e.target.value })} data-testid="runs-search" />
       </label>
       <label className="field">
         <span className="field__label">Status</span>
@@ -77,9 +77,12 @@ export function RunFilters({ filter, onChange, workflows }: { filter: RunFilter;
           <option value="oldest">Oldest first</option>
         </select>
       </label>
-      <label className="field">
+      <label className="field field--check">
         <span className="field__label">Waiting for you</span>
-        <input type="checkbox" checked={filter.waitingForYou} onChange={(e) => set({ waitingForYou: e.target.checked })} data-testid="runs-filter-waiting" />
+        <span className="field__check">
+          <input type="checkbox" checked={filter.waitingForYou} onChange={(e) => set({ waitingForYou: e.target.checked })} data-testid="runs-filter-waiting" />
+          Only runs that wait
+        </span>
       </label>
       <button type="button" className="button button--small" onClick={() => onChange({ ...NO_FILTER, sort: filter.sort })} data-testid="runs-clear-filters">
         Clear filters

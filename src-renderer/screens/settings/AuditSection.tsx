@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { AuditRecord } from '@shared/contracts/audit';
+import type { AuditAction, AuditRecord } from '@shared/contracts/audit';
 import { useHost } from '../../app/HostProvider';
 import { useHostRegistry } from '../../host/use-host-registry';
 import { formatDateTime } from '../../view/format';
@@ -11,6 +11,19 @@ const DECIDED_BY: Record<AuditRecord['decided_by'], string> = {
   page: 'withdrawn in the page',
   command_line: 'you, with a steward command',
 };
+
+/** What each recorded action was, in words (its code stays in the row's data-action and tooltip). */
+export const AUDIT_ACTION_WORDS = {
+  'servers.register': 'Server added or changed',
+  'servers.remove': 'Server removed',
+  'servers.trust': 'Server trust changed',
+  'workspaces.register': 'Workspace folder added or changed',
+  'workspaces.remove': 'Workspace folder removed',
+  'privacy.set': 'Privacy policy changed',
+  'effects.set': 'Tool effect set',
+  'credentials.set': 'Credential stored',
+  'credentials.delete': 'Credential deleted',
+} as const satisfies Record<AuditAction, string>;
 
 /** The host's audit log of explicit actions (servers, folders, privacy, tool effects, credentials), newest first. */
 export function AuditSection() {
@@ -72,9 +85,7 @@ export function AuditSection() {
             {records.map((r, i) => (
               <tr key={`${r.at}-${i}`} data-testid="audit-record" data-action={r.action} data-outcome={r.outcome}>
                 <td>{formatDateTime(r.at)}</td>
-                <td>
-                  <code>{r.action}</code>
-                </td>
+                <td title={r.action}>{AUDIT_ACTION_WORDS[r.action]}</td>
                 <td>
                   <code>{r.subject}</code> <span className="muted">{r.detail}</span>
                 </td>

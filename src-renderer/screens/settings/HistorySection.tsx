@@ -58,7 +58,7 @@ export function HistorySection() {
           ? 'Counting…'
           : `Now: ${count(facts.runs, 'run')} listed; ${count(facts.events, 'event')} kept here (about ${size(facts.events)}), of ${count(facts.heldRuns, 'recent or opened run')}.`}
       </p>
-      <form className="cred-form" onSubmit={(e) => void save(e)}>
+      <form className="cred-form history-form" onSubmit={(e) => void save(e)}>
         <div className="field">
           <label className="field__label" htmlFor="history-budget">
             Keep at most this many events

@@ -156,8 +156,8 @@ export function PricesSection() {
               Add a model
             </button>
             {unpriced.slice(0, 3).map((m) => (
-              <button key={m} type="button" className="button button--small" onClick={() => add(m)} title="A model your runs used that has no price">
-                Price {m}
+              <button key={m} type="button" className="button" onClick={() => add(m)} title="A model your runs used that has no price">
+                Add a price for <code>{m}</code>
               </button>
             ))}
             <button type="submit" className="button button--primary" disabled={busy || !edited} data-testid="prices-save">
