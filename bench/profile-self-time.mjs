@@ -1,4 +1,5 @@
 // Self time by function in a V8 .cpuprofile (node --cpu-prof), top N: node bench/profile-self-time.mjs FILE [N] [FILTER]
+// (PROFILE_ROUNDS=N adds ms a round by where each sample entered the project: see the end of this file.)
 // FILTER (a regular expression on url) keeps only the samples of functions from matching files.
 import { readFileSync } from 'node:fs';
 
@@ -70,4 +71,39 @@ if (process.env.CALLERS) {
   }
   console.log(`\ncallers of ${process.env.CALLERS}:`);
   for (const [key, c] of [...from].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`${(c * dt).toFixed(1).padStart(8)} ms  ${key}`);
+}
+
+// PROFILE_ROUNDS=N (the rounds the profile spans, e.g. 2020 for 10 runs × 200 after a 20-round warm-up):
+// every non-idle sample charged to the innermost project function on its stack (src-main, src-shared),
+// so library and runtime time counts where the project called it; in ms a round, by file and by function.
+const rounds = Number(process.env.PROFILE_ROUNDS ?? 0);
+if (rounds > 0) {
+  const parent = new Map();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const where = (node) => node.callFrame.url.replace(/^.*node_modules\//, 'nm/').replace(/^.*\/(src-(main|shared)\/)/, '$1');
+  const entryFiles = new Map();
+  const entryFunctions = new Map();
+  for (const id of profile.samples) {
+    const leaf = byId.get(id);
+    if (leaf.callFrame.functionName === '(idle)' || leaf.callFrame.functionName === '(program)') continue;
+    let at = id;
+    let entry;
+    while (at !== undefined) {
+      const node = byId.get(at);
+      if (/^src-(main|shared)\//.test(where(node))) {
+        entry = node;
+        break;
+      }
+      at = parent.get(at);
+    }
+    const file = entry ? where(entry) : leaf.callFrame.functionName === '(garbage collector)' ? '(garbage collector)' : '(outside the project)';
+    const fn = entry ? `${entry.callFrame.functionName || '(anon)'} ${file}:${entry.callFrame.columnNumber}` : file;
+    entryFiles.set(file, (entryFiles.get(file) ?? 0) + 1);
+    entryFunctions.set(fn, (entryFunctions.get(fn) ?? 0) + 1);
+  }
+  const perRound = (c) => ((c * dt) / rounds).toFixed(4).padStart(8);
+  console.log(`\nms a round by the innermost project file (${rounds} rounds):`);
+  for (const [key, c] of [...entryFiles].sort((a, b) => b[1] - a[1]).slice(0, Number(n))) console.log(`${perRound(c)}  ${key}`);
+  console.log('\nms a round by the innermost project function (column in the transpiled file):');
+  for (const [key, c] of [...entryFunctions].sort((a, b) => b[1] - a[1]).slice(0, Number(n))) console.log(`${perRound(c)}  ${key}`);
 }

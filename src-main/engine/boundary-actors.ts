@@ -22,6 +22,7 @@ import { isInputRequiredPause, type InputContinuation, type InputRequiredPause }
 import type { ModelProvider } from '../providers/provider';
 import { buildStudentPrompt, buildTeacherPrompt, decisionJsonSchema, maskMessage, verdictJsonSchema, type BuiltPrompt } from '../providers/prompts';
 import type { CanonicalHistory } from './canonical-history';
+import { createCallSignals } from './call-signals';
 import { StudentPromptCache } from './student-prompt';
 import { withinDecisionTimeout } from './decision-timeout';
 import type { ArgumentProvenance } from '@shared/boundary/provenance';
@@ -119,6 +120,8 @@ function proposalRequest(structured: boolean, snapshot: ProposeInput['snapshot']
 export function createBoundaryActors(deps: BoundaryActorDeps) {
   // Authorized continuations of paused calls, by key: the execute step that follows sends their answers.
   const continuing = new Map<string, InputContinuation>();
+  // Each tool call's signal: aborted when its step is stopped or the run is cancelled.
+  const callSignals = createCallSignals(deps.runSignal);
   // With nothing to mask, or a mask that says when it changes, a round builds only what changed.
   const prompts = !deps.maskText ? new StudentPromptCache(undefined) : deps.maskVersion ? new StudentPromptCache({ text: deps.maskText, version: deps.maskVersion }) : undefined;
   return {
@@ -250,18 +253,20 @@ export function createBoundaryActors(deps: BoundaryActorDeps) {
       if (!continueWith) deps.ledger.begin(idempotency_key, { run_id: deps.runId, round: input.round, server: tool.server, tool: tool.name, effect: tool.effect.effect });
       const index = deps.history.length - 1;
       try {
-        const callSignal = deps.runSignal ? AbortSignal.any([signal, deps.runSignal]) : signal;
+        const call = callSignals(signal);
         const onProgress = deps.onToolProgress && ((progress: ToolProgress) => deps.onToolProgress?.(input.round, idempotency_key, progress));
         const traceparent = deps.traceRunId === undefined ? undefined : toolCallTraceparent(deps.traceRunId, idempotency_key);
         let raw: ToolExecution;
         try {
-          raw = await deps.toolHost.execute({ decision, tool, idempotency_key, signal: callSignal, ...(onProgress ? { onProgress } : {}), ...(traceparent ? { traceparent } : {}), ...(deps.pauseForInput ? { pauseForInput: true } : {}), ...(continueWith ? { continueWith } : {}) });
+          raw = await deps.toolHost.execute({ decision, tool, idempotency_key, signal: call.signal, ...(onProgress ? { onProgress } : {}), ...(traceparent ? { traceparent } : {}), ...(deps.pauseForInput ? { pauseForInput: true } : {}), ...(continueWith ? { continueWith } : {}) });
         } catch (err) {
           if (!isInputRequiredPause(err)) throw err;
           // Paused, not ended: the key stays claimed; the person's answer continues this call in a later round.
           deps.history.settle(index, `paused: MCP server "${tool.server}" asked for input; the call goes on once you answer`, false);
           deps.onInputPause?.(err, { round: input.round, idempotency_key, server: tool.server, tool: tool.name });
           throw err;
+        } finally {
+          call.done();
         }
         const execution = capContent({ ...raw, content: deps.maskText ? deps.maskText(raw.content) : raw.content });
         deps.ledger.finish(idempotency_key, { ok: execution.ok, is_error: execution.is_error });

@@ -439,8 +439,11 @@ async function runOpened(options: RunAgentOptions, openedSealed: boolean): Promi
     const provenanceOf = new ProvenanceFactsOf(spec.servers);
     const personWords: string[] = [];
     const provenanceFacts = () => {
-      const answers = history.view().flatMap((e) => (e.decision.decision_type !== 'tool_call' && e.result !== undefined ? [e.result] : []));
-      return provenanceOf.facts([task, instructions, ...personWords, ...answers], history.view(), snapshot);
+      // A loop, not flatMap: a round visits every entry, and an array each would be garbage each round.
+      const given = [task, instructions, ...personWords];
+      const entries = history.view();
+      for (const e of entries) if (e.decision.decision_type !== 'tool_call' && e.result !== undefined) given.push(e.result);
+      return provenanceOf.facts(given, entries, snapshot);
     };
 
     // A decision the person approved runs in its own round, even when the one it was asked in was the last.

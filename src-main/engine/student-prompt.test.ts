@@ -33,6 +33,8 @@ describe('the student prompt built from what changed', () => {
       if (round === 10) secrets.register('NOTES_TOKEN', 'tok-secret-123');
       if (round === 15) tools = snapshot('tools-2', [readTool, { ...readTool, name: 'list_directory', schema_hash: 'hash-list-0001' }]);
       if (round === 20) instructions = 'Read the notes, then stop.';
+      // An entry long settled changes (its turns are built again, and everything after them is assembled again).
+      if (round === 25) history.settle(3, 'a result that changed later', false);
       const parts: StudentPromptParts = { instructions, task: 'Summarise the notes', snapshot: tools, history: history.view(), mode: 'structured', ...(round % 7 === 3 ? { feedback: 'arguments_invalid: path' } : {}) };
       const built = cache.build(parts);
       const whole = buildStudentPrompt({ ...parts, history: history.entries() });

@@ -43,6 +43,10 @@ export class StudentPromptCache {
   private system: { key: string; message: ChatMessage } | undefined;
   private taskTurn: { key: string; message: ChatMessage } | undefined;
   private readonly turns: Turn[] = [];
+  /** The system message, the task's, then each entry's turns in order (what `assembledTurns` lists, each ending at `assembledEnds`). */
+  private assembled: ChatMessage[] = [];
+  private assembledTurns: (readonly ChatMessage[])[] = [];
+  private assembledEnds: number[] = [];
 
   constructor(private readonly mask: PromptMask | undefined) {}
 
@@ -52,13 +56,44 @@ export class StudentPromptCache {
     if (this.system?.key !== systemKey) this.system = { key: systemKey, message: this.masked(studentSystemMessage(parts)) };
     const taskKey = `${version}\u0000${parts.task}`;
     if (this.taskTurn?.key !== taskKey) this.taskTurn = { key: taskKey, message: this.masked(taskMessage(parts.task)) };
-    const messages: ChatMessage[] = [this.system.message, this.taskTurn.message];
-    parts.history.forEach((entry, index) => messages.push(...this.turnsOf(entry, index, version)));
+    const { history } = parts;
+    const assembled = this.assemble(this.system.message, this.taskTurn.message);
+    // The messages assembled last round stand while each entry's turns are the very same objects.
+    let kept = true;
+    for (let index = 0; index < history.length; index += 1) {
+      const turns = this.turnsOf(history[index]!, index, version);
+      if (kept && this.assembledTurns[index] === turns) continue;
+      if (kept) {
+        kept = false;
+        assembled.length = this.assembledEnds[index - 1] ?? 2;
+        this.assembledTurns.length = index;
+        this.assembledEnds.length = index;
+      }
+      for (let i = 0; i < turns.length; i += 1) assembled.push(turns[i]!);
+      this.assembledTurns.push(turns);
+      this.assembledEnds.push(assembled.length);
+    }
+    if (kept && this.assembledTurns.length > history.length) {
+      assembled.length = this.assembledEnds[history.length - 1] ?? 2;
+      this.assembledTurns.length = history.length;
+      this.assembledEnds.length = history.length;
+    }
     // A history that lost entries (never in a run; a new cache is cheap): nothing stale is kept.
-    this.turns.length = Math.min(this.turns.length, parts.history.length);
+    this.turns.length = Math.min(this.turns.length, history.length);
+    // The round's own array (its caller keeps it): a copy, made at its final size.
+    const messages = assembled.slice();
     const feedback = feedbackMessage(parts.feedback);
     if (feedback) messages.push(this.masked(feedback));
     return { messages, data: studentPromptData(parts) };
+  }
+
+  private assemble(system: ChatMessage, task: ChatMessage): ChatMessage[] {
+    if (this.assembled[0] !== system || this.assembled[1] !== task) {
+      this.assembled = [system, task];
+      this.assembledTurns = [];
+      this.assembledEnds = [];
+    }
+    return this.assembled;
   }
 
   private turnsOf(entry: HistoryEntry, index: number, version: number): readonly ChatMessage[] {

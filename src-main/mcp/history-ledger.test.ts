@@ -30,6 +30,23 @@ describe('the ledger in the history database', () => {
     again.close();
   });
 
+  it('a read claimed just after its state was read is claimed once: the state read is used for that one claim only', () => {
+    const ledger = openDataFolderLedger(dir);
+    const read = { ...meta, tool: 'read_text_file', effect: 'read' as const };
+    expect(ledger.state('k')).toBe('new');
+    ledger.begin('k', read);
+    // Committed (alone on its connection): a second claim asks the table again and is refused.
+    expect(() => ledger.begin('k', read)).toThrow(DuplicateExecutionError);
+    expect(ledger.state('k')).toBe('in_flight');
+    // Another process claims a key after this one read it as new: a write's claim reads it again under the lock.
+    expect(ledger.state('w')).toBe('new');
+    const other = openDataFolderLedger(dir);
+    other.begin('w', meta);
+    expect(() => ledger.begin('w', meta)).toThrow(DuplicateExecutionError);
+    other.close();
+    ledger.close();
+  });
+
   it('an older folder\'s JSONL ledger moves in at the first open: every key keeps its state, the file is kept aside', () => {
     const legacy = path.join(dir, LEGACY_LEDGER);
     const old = openFileLedger(legacy);

@@ -50,6 +50,13 @@ export class HistoryLedger implements IdempotencyLedger {
   private readonly finishing = new Set<string>();
   /** Claims of reads not yet committed (they ride in the next commit): in flight, answered from here meanwhile. */
   private readonly claiming = new Set<string>();
+  /**
+   * The key the last `state` found new in the table: a round asks for its key's state (the review
+   * reads it) just before it claims the key, and a read's claim need not ask the table again
+   * (issue 26). A read's claim is not exclusive between processes anyway: its row rides in the
+   * next commit. Every other claim reads the key again under the write lock.
+   */
+  private newInTable: string | undefined;
 
   constructor(
     private readonly db: HistoryDb,
@@ -57,7 +64,7 @@ export class HistoryLedger implements IdempotencyLedger {
     legacyLedger: string,
   ) {
     this.sql = {
-      state: this.db.prepare<[string], { state: Exclude<LedgerState, 'new'> }>('SELECT state FROM ledger WHERE key = ?'),
+      state: this.db.prepare<[string], Exclude<LedgerState, 'new'>>('SELECT state FROM ledger WHERE key = ?').pluck(),
       begin: this.db.prepare<[string, string, number, string, string, string]>(
         "INSERT INTO ledger (key, state, run_id, round, server, tool, begun_at) VALUES (?, 'in_flight', ?, ?, ?, ?, ?)",
       ),
@@ -70,9 +77,15 @@ export class HistoryLedger implements IdempotencyLedger {
   }
 
   state(key: string): LedgerState {
+    const state = this.lookUp(key);
+    this.newInTable = state === 'new' ? key : undefined;
+    return state;
+  }
+
+  private lookUp(key: string): LedgerState {
     if (this.finishing.has(key)) return 'executed';
     if (this.claiming.has(key)) return 'in_flight';
-    return this.sql.state.get(key)?.state ?? 'new';
+    return this.sql.state.get(key) ?? 'new';
   }
 
   /**
@@ -84,8 +97,10 @@ export class HistoryLedger implements IdempotencyLedger {
    */
   begin(key: string, meta: LedgerBeginMeta): void {
     const at = new Date().toISOString();
+    const lookedUp = this.newInTable === key;
+    this.newInTable = undefined;
     if (meta.effect === 'read') {
-      const state = this.state(key);
+      const state = lookedUp && !this.claiming.has(key) && !this.finishing.has(key) ? 'new' : this.lookUp(key);
       if (state !== 'new') throw new DuplicateExecutionError(key, state);
       this.claiming.add(key);
       try {
@@ -101,7 +116,7 @@ export class HistoryLedger implements IdempotencyLedger {
     }
     this.write(() => {
       // Read under the write lock: another process's claim is seen before this one is made.
-      const state = this.state(key);
+      const state = this.lookUp(key);
       if (state !== 'new') throw new DuplicateExecutionError(key, state);
       this.sql.begin.run(key, meta.run_id, meta.round, meta.server, meta.tool, at);
     });
@@ -112,7 +127,7 @@ export class HistoryLedger implements IdempotencyLedger {
    * which is never run again either (I5 holds); it rides in the next commit.
    */
   finish(key: string, outcome: LedgerOutcome): void {
-    const state = this.state(key);
+    const state = this.lookUp(key);
     if (state !== 'in_flight') throw new LedgerError(`cannot finish idempotency key ${key.slice(0, 12)}…: it is ${state}, not in flight`);
     const at = new Date().toISOString();
     this.finishing.add(key);

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * The W3C trace context ids of a run, derived from its id (issue 30): the OTLP export
@@ -7,9 +7,13 @@ import { createHash } from 'node:crypto';
  * call's client span. One place for both: the export and the header can never disagree.
  */
 
+let lastTrace: { runId: string; id: string } | undefined;
+
 /** The run's trace id: 16 bytes of lowercase hex. */
 export function runTraceId(runId: string): string {
-  return hexId(`trace:${runId}`, 16);
+  // A run asks for its own id every tool call: the last one is kept (issue 26).
+  if (lastTrace?.runId !== runId) lastTrace = { runId, id: hexId(`trace:${runId}`, 16) };
+  return lastTrace.id;
 }
 
 /** The id of the span the export names `key` in the run's trace: 8 bytes of lowercase hex. */
@@ -29,6 +33,6 @@ export function toolCallTraceparent(runId: string, idempotencyKey: string): stri
 
 /** `bytes` bytes of a hash, as lowercase hex; never all zeros (an invalid W3C/OTLP id). */
 function hexId(seed: string, bytes: number): string {
-  const hex = createHash('sha256').update(seed).digest('hex').slice(0, bytes * 2);
+  const hex = hash('sha256', seed, 'hex').slice(0, bytes * 2);
   return /^0+$/.test(hex) ? `${'0'.repeat(bytes * 2 - 1)}1` : hex;
 }

@@ -25,19 +25,54 @@ export function modelPlace(ref: ModelRef, ollamaDefault?: string): ModelPlace {
  * made a round's cost grow with the run's length (issue 26).
  */
 export function requestBytes(request: ModelRequest): number {
-  const fields: Array<[string, unknown]> = [
-    ['messages', request.messages],
-    ['tools', request.tools],
-    ['format', request.format],
-  ];
+  return measureRequest(request, arrayBytes);
+}
+
+/**
+ * `requestBytes` for one caller's requests in turn (a role's provider): a round's prompt is the
+ * previous round's with a few messages more, so the frozen messages it starts with, the very same
+ * objects as last time, are summed from what was counted then, without looking at each again
+ * (issue 26: a round of a 200-round run no longer visits every message of its history to size it).
+ */
+export function requestSizer(): (request: ModelRequest) => number {
+  // The frozen messages the last request began with, and the running sum of their bytes.
+  const leading: unknown[] = [];
+  const sums: number[] = [];
+  const messagesBytes = (items: readonly unknown[]): number => {
+    if (Object.isFrozen(items)) return jsonBytes(items);
+    const limit = Math.min(items.length, leading.length);
+    let same = 0;
+    while (same < limit && items[same] === leading[same]) same += 1;
+    leading.length = same;
+    sums.length = same;
+    let bytes = same > 0 ? sums[same - 1]! : 0;
+    let extending = true;
+    for (let i = same; i < items.length; i += 1) {
+      const item = items[i];
+      bytes += jsonBytes(item);
+      // Only a frozen message keeps its size: a prefix is remembered up to the first that is not.
+      if (extending && typeof item === 'object' && item !== null && Object.isFrozen(item)) {
+        leading.push(item);
+        sums.push(bytes);
+      } else extending = false;
+    }
+    return bytes + 2 + Math.max(0, items.length - 1); // [] and the commas
+  };
+  return (request) => measureRequest(request, messagesBytes);
+}
+
+function measureRequest(request: ModelRequest, messagesBytes: (items: readonly unknown[]) => number): number {
   let bytes = 2; // {}
   let first = true;
-  for (const [name, value] of fields) {
-    if (value === undefined) continue;
+  const field = (name: string, value: unknown, array: (items: readonly unknown[]) => number) => {
+    if (value === undefined) return;
     bytes += (first ? 0 : 1) + name.length + 3; // ,"name":
-    bytes += Array.isArray(value) ? arrayBytes(value) : jsonBytes(value);
+    bytes += Array.isArray(value) ? array(value) : jsonBytes(value);
     first = false;
-  }
+  };
+  field('messages', request.messages, messagesBytes);
+  field('tools', request.tools, arrayBytes);
+  field('format', request.format, arrayBytes);
   return bytes;
 }
 
@@ -72,6 +107,7 @@ function arrayBytes(items: readonly unknown[]): number {
  */
 export function recordCalls(provider: ModelProvider, place: ModelPlace, onCall: (call: ModelCalled) => void, onAnswer?: (answer: ModelAnswered) => void): ModelProvider {
   const attempts = new WeakMap<ModelRequest, number>();
+  const sized = requestSizer();
   return {
     ...provider,
     complete: (request) => {
@@ -79,7 +115,7 @@ export function recordCalls(provider: ModelProvider, place: ModelPlace, onCall: 
       const attempt = (attempts.get(request) ?? 0) + 1;
       attempts.set(request, attempt);
       const call = request.call ?? { caller: request.role, purpose: 'other' as const, data: ['prompt' as const] };
-      onCall({ ...call, ...place, bytes: requestBytes(request), attempt });
+      onCall({ ...call, ...place, bytes: sized(request), attempt });
       if (!onAnswer) return provider.complete(request);
       const elapsed = startStopwatch();
       const answered = (ok: boolean, usage: ModelUsage | undefined): void => {

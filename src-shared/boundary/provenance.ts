@@ -127,6 +127,20 @@ function normalisedGiven(text: string): string {
   return normalised;
 }
 
+/**
+ * The person's texts normalised and joined: a run passes the same texts every round, so the last
+ * joined form is kept while they are the same (the memo's entries compare it, and a new string of
+ * the same text would be compared character by character).
+ */
+let lastGiven: { texts: readonly string[]; joined: string } | undefined;
+function joinedGiven(texts: readonly string[]): string {
+  const last = lastGiven;
+  if (last !== undefined && last.texts.length === texts.length && last.texts.every((text, i) => text === texts[i])) return last.joined;
+  const joined = texts.map(normalisedGiven).join(SEP);
+  lastGiven = { texts: [...texts], joined };
+  return joined;
+}
+
 const unescapeJson = (text: string): string =>
   text.replace(/\\(["\\/nrt])/gu, (_, c: string) => (c === 'n' ? '\n' : c === 'r' ? '\r' : c === 't' ? '\t' : c));
 
@@ -185,7 +199,7 @@ class Attributor {
   private readonly seen: readonly ToolResultSeen[];
   private readonly memo: AttributionMemo | undefined;
   constructor(facts: ProvenanceFacts) {
-    this.given = facts.given.map(normalisedGiven).join(SEP);
+    this.given = joinedGiven(facts.given);
     this.seen = facts.results;
     this.memo = facts.memo;
   }

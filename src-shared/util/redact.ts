@@ -29,17 +29,32 @@ interface Context {
  * handed to `found` so the run masks it in everything it shows later.
  */
 export function redactToolArguments<T>(value: T, snapshot: Pick<ToolSnapshot, 'tools'>, found?: SensitiveSink): T {
-  const sensitive = new Map<string, readonly string[]>();
-  for (const tool of snapshot.tools) {
-    if (tool.effect.sensitive_arguments.length > 0) sensitive.set(tool.name, tool.effect.sensitive_arguments);
-  }
-  if (sensitive.size === 0) return value;
+  const sensitive = sensitiveArguments(snapshot.tools);
+  if (sensitive === undefined) return value;
   const ctx: Context = { sensitive, names: new Set([...sensitive.values()].flat()), found: new Set() };
   const redacted = walk(value, ctx, undefined, 0);
   if (ctx.found.size === 0) return redacted as T;
   const values = [...ctx.found];
   for (const v of values) found?.(v);
   return maskValues(redacted, values, 0) as T;
+}
+
+/**
+ * The tools' sensitive argument names by tool, or nothing when none has any. A frozen tool list (a
+ * round's snapshot, deep-frozen by the tool host) is worked out once: every event of a round is
+ * redacted against the same list (issue 26).
+ */
+const sensitiveOfFrozen = new WeakMap<object, Map<string, readonly string[]> | null>();
+function sensitiveArguments(tools: ToolSnapshot['tools']): Map<string, readonly string[]> | undefined {
+  const frozen = Object.isFrozen(tools);
+  const known = frozen ? sensitiveOfFrozen.get(tools) : undefined;
+  if (known !== undefined) return known ?? undefined;
+  let sensitive: Map<string, readonly string[]> | undefined;
+  for (const tool of tools) {
+    if (tool.effect.sensitive_arguments.length > 0) (sensitive ??= new Map()).set(tool.name, tool.effect.sensitive_arguments);
+  }
+  if (frozen) sensitiveOfFrozen.set(tools, sensitive ?? null);
+  return sensitive;
 }
 
 function walk(value: unknown, ctx: Context, key: string | undefined, depth: number): unknown {

@@ -106,20 +106,37 @@ function keysOf(path: string): readonly string[] {
   return keys;
 }
 
+/**
+ * `at` is the path walked so far, one stack for the whole walk (pushed going down, popped coming
+ * back): it is joined only for a text that is trimmed, so a walk that trims nothing builds no path.
+ */
 function along(node: unknown, keys: readonly string[], i: number, at: string[], b: Bounding): unknown {
   if (i === keys.length) return everything(node, at, b);
   const key = keys[i] as string;
   if (key === '*') {
     if (!Array.isArray(node)) return node;
-    return copyIfChanged(node, node.map((item, n) => along(item, keys, i + 1, [...at, String(n)], b)));
+    return copyIfChanged(
+      node,
+      node.map((item, n) => {
+        at.push(String(n));
+        const next = along(item, keys, i + 1, at, b);
+        at.pop();
+        return next;
+      }),
+    );
   }
   if (!isRecord(node) || !(key in node)) return node;
-  const child = along(node[key], keys, i + 1, [...at, key], b);
+  at.push(key);
+  const child = along(node[key], keys, i + 1, at, b);
+  at.pop();
   return child === node[key] ? node : { ...node, [key]: child };
 }
 
 /** A text no longer than this many UTF-16 units is within the limit whatever it holds (at most 3 UTF-8 bytes each). */
 const surelyWithin = (value: unknown, b: Bounding): boolean => typeof value === 'string' && value.length * 3 <= b.limit;
+
+/** Nothing under it can need trimming without a look: a short text, a number, a boolean, null. */
+const nothingToLookAt = (value: unknown, b: Bounding): boolean => surelyWithin(value, b) || value === null || (typeof value !== 'object' && typeof value !== 'string');
 
 /**
  * Every string under `node`, trimmed. Most of what a round stores is short text and small objects:
@@ -139,8 +156,10 @@ function everything(node: unknown, at: string[], b: Bounding): unknown {
     let copy: unknown[] | undefined;
     for (let i = 0; i < node.length; i += 1) {
       const item: unknown = node[i];
-      if (surelyWithin(item, b) || item === null || typeof item !== 'object' && typeof item !== 'string') continue;
-      const next = everything(item, [...at, String(i)], b);
+      if (nothingToLookAt(item, b)) continue;
+      at.push(String(i));
+      const next = everything(item, at, b);
+      at.pop();
       if (next === item) continue;
       copy ??= node.slice();
       copy[i] = next;
@@ -148,15 +167,20 @@ function everything(node: unknown, at: string[], b: Bounding): unknown {
     return copy ?? node;
   }
   if (!isRecord(node)) return node;
+  // Own enumerable keys, in Object.entries' order, without an entry array for each.
+  const keys = Object.keys(node);
   let changes: Map<string, unknown> | undefined;
-  for (const [k, v] of Object.entries(node)) {
-    if (surelyWithin(v, b) || v === null || typeof v !== 'object' && typeof v !== 'string') continue;
-    const next = everything(v, [...at, k], b);
+  for (const k of keys) {
+    const v = node[k];
+    if (nothingToLookAt(v, b)) continue;
+    at.push(k);
+    const next = everything(v, at, b);
+    at.pop();
     if (next !== v) (changes ??= new Map()).set(k, next);
   }
   if (!changes) return node;
   const copy: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(node)) setOwn(copy, k, changes.has(k) ? changes.get(k) : v);
+  for (const k of keys) setOwn(copy, k, changes.has(k) ? changes.get(k) : node[k]);
   return copy;
 }
 
