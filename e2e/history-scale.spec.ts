@@ -107,6 +107,8 @@ function recordedRun(i: number): RunEvent[] {
 }
 
 test('a fresh profile on a 200k-event history lists every run right at once, says it is indexing, and finds a run by its id start', async ({ browser }) => {
+  // A 200k-event history indexing in the page while it is used: on a loaded CI machine this took up to 1.6 min.
+  test.setTimeout(240_000);
   const dataDir = folder('scale');
   // The history goes in as a user's would: a trace file, `steward runs import`.
   const trace = join(dataDir, 'history.trace.jsonl');
@@ -147,7 +149,9 @@ test('a fresh profile on a 200k-event history lists every run right at once, say
   await expect(page.getByTestId('history-held')).toContainText('3,300 runs listed');
   await page.getByTestId('history-budget').fill('2000');
   await page.getByRole('button', { name: 'Save' }).last().click();
-  await expect(page.getByTestId('history-budget-status')).toContainText('Saved.');
+  // "Saving…" at once; saved when this browser's indexing lets its write in, and the room is made after (on a loaded machine, a while: trimToBudget's own tests cover it).
+  await expect(page.getByTestId('history-budget-status')).toContainText('Sav');
+  await expect(page.getByTestId('history-budget-status')).toContainText('Saved.', { timeout: 60_000 });
   await shot(page, '71-history-budget', false);
   await context.close();
 });

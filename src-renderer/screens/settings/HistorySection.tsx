@@ -29,8 +29,12 @@ export function HistorySection() {
       return;
     }
     setBusy(true);
+    // This browser may be indexing a large history: its writes go in turn, so say that it is under way.
+    setStatus({ kind: 'info', text: 'Saving…' });
     try {
       await writeBudget(db, { events });
+      // Kept at once; making room can wait behind this browser's indexing of a large history.
+      setStatus({ kind: 'info', text: 'Saved. Making room for it in this browser…' });
       const dropped = await trimToBudget(db, { events }, openRuns());
       setInput(undefined);
       setStatus({
