@@ -51,7 +51,7 @@ const judgmentsOf = (dataDir: string) => journalEvents(dataDir).filter((e): e is
 interface Report {
   cases: number;
   judgments: { cases: number; agreeing: number; not_asked: number };
-  judgment_flips: Array<{ kind: string; judgment_id: string; past: { verdict: string }; now?: { verdict: string }; words: string }>;
+  judgment_flips: Array<{ kind: string; judgment_id: string; step: number; iteration: number; past: { verdict: string }; now?: { verdict: string }; words: string }>;
   exit_code: number;
 }
 
@@ -80,7 +80,8 @@ describe('pattern judgments as cases of steward eval verdicts', () => {
     const json = await cliWith(['eval', 'verdicts', '--teacher', `${approves.baseUrl}#approves-all`, '--json', '--data-dir', dataDir]);
     const report = JSON.parse(json.stdout) as Report;
     expect(report.judgments).toEqual({ cases: 2, agreeing: 1, not_asked: 0 });
-    expect(report.judgment_flips).toMatchObject([{ kind: 'catch_lost', past: { verdict: 'rejected' }, now: { verdict: 'approved' } }]);
+    // Steps counted from 1, as the run view and the app's list count them.
+    expect(report.judgment_flips).toMatchObject([{ kind: 'catch_lost', step: 1, iteration: 1, past: { verdict: 'rejected' }, now: { verdict: 'approved' } }]);
     expect(report.exit_code).toBe(0);
 
     // The app's "Replay past verdicts" on a teacher profile asks the same cases through the host.
