@@ -5,7 +5,7 @@ import { JudgeVerdict, type VerdictKind } from '@shared/pattern/contracts';
 import { ProviderError, UNHEALABLE_CODES, type ModelProvider } from '../../providers/provider';
 import { judgeVerdictJsonSchema } from '../../workflow/pattern/judge-caller';
 import type { RecordedJudgment } from './recorded-judgments';
-import type { FlipKind } from './replay-verdicts';
+import { FLIP_KINDS, flipBetween, type FlipKind } from './replay-verdicts';
 
 /**
  * A past judgment put to a candidate teacher (issue 31): the judge's recorded prompt goes to it as a
@@ -25,13 +25,6 @@ export interface JudgmentCaseResult {
 /** As a judge's own retry after an answer that could not be used. */
 const ATTEMPTS = 2;
 
-function flipOf(past: VerdictKind, now: VerdictKind | undefined): FlipKind | undefined {
-  if (now === undefined) return 'no_verdict';
-  if (past === now) return undefined;
-  if (now === 'approved') return 'catch_lost';
-  if (past === 'approved') return 'stricter';
-  return 'changed';
-}
 
 /** Throws a ProviderError the rest of the cases cannot get past (unreachable, missing model, refused key, cancelled). */
 export async function replayJudgment(judgment: RecordedJudgment, teacher: ModelProvider, signal?: AbortSignal): Promise<JudgmentCaseResult> {
@@ -53,7 +46,7 @@ export async function replayJudgment(judgment: RecordedJudgment, teacher: ModelP
       const json = parseJsonText(reply.text);
       const parsed = json.ok ? JudgeVerdict.safeParse(json.value) : undefined;
       if (parsed?.success) {
-        const flip = flipOf(judgment.past.verdict, parsed.data.verdict);
+        const flip = flipBetween<VerdictKind>(judgment.past.verdict, parsed.data.verdict, 'approved');
         return { judgment, now: parsed.data, ...(flip ? { flip } : {}), latency_ms: Date.now() - started };
       }
       problem = !json.ok ? `its verdict could not be read: ${json.error}` : `its verdict is not a judgment: ${parsed?.error.issues.map((i) => `${i.path.join('.') || 'verdict'}: ${i.message}`).join('; ') ?? ''}`;
@@ -67,8 +60,7 @@ export async function replayJudgment(judgment: RecordedJudgment, teacher: ModelP
 
 /** Flips listed worst first (an output stopped then that would now leave), newest first within. */
 export function judgmentFlipOrder(a: JudgmentCaseResult, b: JudgmentCaseResult): number {
-  const KINDS: readonly FlipKind[] = ['catch_lost', 'stricter', 'changed', 'no_verdict'];
-  const byKind = KINDS.indexOf(a.flip ?? 'no_verdict') - KINDS.indexOf(b.flip ?? 'no_verdict');
+  const byKind = FLIP_KINDS.indexOf(a.flip ?? 'no_verdict') - FLIP_KINDS.indexOf(b.flip ?? 'no_verdict');
   if (byKind !== 0) return byKind;
   if (a.judgment.started_at !== b.judgment.started_at) return a.judgment.started_at < b.judgment.started_at ? 1 : -1;
   return a.judgment.judgment_id < b.judgment.judgment_id ? -1 : 1;

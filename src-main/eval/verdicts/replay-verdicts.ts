@@ -37,11 +37,12 @@ export interface VerdictCaseResult {
 /** Verdict attempts per case, as the engine's default `max_verdict_attempts`. */
 const ATTEMPTS = 2;
 
-function flipOf(past: Verdict, now: Verdict | undefined): FlipKind | undefined {
+/** How a verdict flips between two of one kind's values, `passes` the one that lets the candidate through (a review's accept, a judgment's approval). */
+export function flipBetween<V extends string>(past: V, now: V | undefined, passes: V): FlipKind | undefined {
   if (now === undefined) return 'no_verdict';
   if (past === now) return undefined;
-  if (now === 'accept') return 'catch_lost';
-  if (past === 'accept') return 'stricter';
+  if (now === passes) return 'catch_lost';
+  if (past === passes) return 'stricter';
   return 'changed';
 }
 
@@ -67,7 +68,7 @@ export async function replayVerdict(round: RecordedRound, teacher: ModelProvider
       if (parsed.ok) {
         const usable = usableProblem(parsed.verdict, input.review.validation.ok);
         if (usable === undefined) {
-          const flip = flipOf(past.verdict, parsed.verdict.verdict);
+          const flip = flipBetween<Verdict>(past.verdict, parsed.verdict.verdict, 'accept');
           return { round, past, now: parsed.verdict, ...(flip ? { flip } : {}), latency_ms: Date.now() - started };
         }
         problem = usable;

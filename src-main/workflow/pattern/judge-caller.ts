@@ -29,6 +29,8 @@ export interface JudgeDeps {
   credentials?: CredentialStore;
   fetch?: FetchFn;
   emit: (payload: RunEventPayload) => void;
+  /** The prompt a judgment was sent (recorded with its event: issue 31). */
+  onPrompt?: (input: JudgeInput, messages: ChatMessage[]) => void;
 }
 
 let verdictSchema: Record<string, unknown> | undefined;
@@ -88,9 +90,11 @@ export function createJudge(node: NodeOf<'pattern'>, task: string, deps: JudgeDe
     if (caller.kind !== 'llm') throw new Error(`a model judge was asked for a ${caller.kind} caller`);
     const provider = await providerOf(caller.profile);
     const data = input.problem !== undefined || input.prompt.includes(FEEDBACK_HEADING) ? (['candidate', 'feedback', 'instructions', 'task'] as const) : (['candidate', 'instructions', 'task'] as const);
+    const messages = judgeMessages(node, task, input);
+    deps.onPrompt?.(input, messages);
     const reply = await provider.complete({
       role: 'teacher',
-      messages: judgeMessages(node, task, input),
+      messages,
       format: judgeVerdictJsonSchema(),
       max_output_tokens: OUTPUT_TOKEN_BOUNDS.judge,
       signal,

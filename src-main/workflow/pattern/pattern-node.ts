@@ -128,18 +128,20 @@ export async function runPatternNode(node: NodeOf<'pattern'>, run: NodeRun, deps
     replays,
     memberResume,
   );
-  const modelJudge = createJudge(node, task, { privacy: deps.privacy, ollamaHost: deps.ollamaHost, credentials: deps.credentials, fetch: deps.fetch, emit: run.emit }, replays);
-  const a2aJudge = createA2aJudge(node, task, { privacy: deps.privacy, ...(deps.fetch ? { fetch: deps.fetch } : {}), emit: run.emit });
-  // A verifier judges the same candidate the same way (a replay too); a model or an A2A agent answers live, or as recorded in a replay.
   // The prompt each judgment put (or would put) to a model judge, by judgment and attempt: recorded with
   // its event, so past judgments can be put to a candidate teacher (issue 31). A replay records none.
   const contexts = new Map<string, ChatMessage[]>();
   const contextKey = (id: string, attempt: number) => `${id}#${attempt}`;
+  const prompted = (input: JudgeInput, messages: ChatMessage[]) => void contexts.set(contextKey(input.judgment_id, input.attempt), messages);
+  const modelJudge = createJudge(node, task, { privacy: deps.privacy, ollamaHost: deps.ollamaHost, credentials: deps.credentials, fetch: deps.fetch, emit: run.emit, onPrompt: prompted }, replays);
+  const a2aJudge = createA2aJudge(node, task, { privacy: deps.privacy, ...(deps.fetch ? { fetch: deps.fetch } : {}), emit: run.emit });
+  // A verifier judges the same candidate the same way (a replay too); a model or an A2A agent answers live, or as recorded in a replay.
   const judge = (input: JudgeInput, signal: AbortSignal): Promise<JudgeAnswer> => {
     const caller = input.caller;
     if (isVerifierCaller(caller)) return Promise.resolve().then(() => verifierJudgment(caller, input));
     if (recorded) return Promise.resolve().then(() => recorded.judge(input));
-    contexts.set(contextKey(input.judgment_id, input.attempt), judgeMessages(node, task, input));
+    // An A2A agent is sent its own message: its case is the prompt a model judge gets (the model judge records its own).
+    if (caller.kind === 'a2a') prompted(input, judgeMessages(node, task, input));
     return caller.kind === 'a2a' ? a2aJudge(input, caller, signal) : modelJudge(input, signal);
   };
   // A replay's person answers as recorded, at once: the loop does not park.
