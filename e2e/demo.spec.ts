@@ -95,6 +95,16 @@ test('the demo runs live: a read passes unreviewed, the teacher replaces the uns
   await expect(page.getByTestId('run-row')).toHaveCount(1);
   await expect(page.getByTestId('run-row')).toContainText('Completed');
   await shot(page, '05-runs', false);
+  // The table fits its page at 1360 and at 900 px: lower-priority columns fold into the row (their
+  // facts in words under the run's name) instead of the table scrolling sideways.
+  const overflow = () => page.getByTestId('runs-list').evaluate((t) => t.scrollWidth - (t.parentElement?.clientWidth ?? 0));
+  await expect.poll(overflow).toBeLessThanOrEqual(0);
+  await page.setViewportSize({ width: 900, height: 900 });
+  await expect(page.getByRole('columnheader', { name: 'Started' })).toBeHidden();
+  await expect.poll(overflow).toBeLessThanOrEqual(0);
+  await expect(page.getByTestId('run-row-folded')).toContainText(/Started .+ events .*models replay/);
+  await shot(page, '05b-runs-900', false);
+  await page.setViewportSize({ width: 1360, height: 900 });
 });
 
 test('with supervision switched off, the unsafe write is blocked and never reaches the disk', async ({ page }) => {
@@ -137,6 +147,12 @@ test('the boundary refusals demo: malformed output repaired by the student, para
   await expect(rounds.nth(1).getByTestId('selected-decision')).toHaveAttribute('data-source', 'teacher');
   await expect(rounds.nth(2)).toHaveAttribute('data-outcome', 'blocked');
   await expect(rounds.nth(2).getByTestId('verdict')).toHaveCount(2);
+  // The refused replacement (move_file, not offered) is said in a sentence; the engine's message waits in a details element.
+  const refused = rounds.nth(2).locator('[data-testid=verdict][data-usable=false]').getByTestId('verdict-problem');
+  await expect(refused).toContainText('The teacher’s replacement (move_file) was refused, so it never ran: a tool not offered this round.');
+  await expect(refused.getByTestId('verdict-problem-raw')).toBeHidden();
+  await refused.getByText('What the check said').click();
+  await expect(refused.getByTestId('verdict-problem-raw')).toContainText('replacement failed validation');
   await expect(page.getByTestId('run-output')).toContainText('I could not complete this safely');
   await shot(page, '08-guarded-writes');
   expect(existsSync('/tmp/ideas-archive.md')).toBe(false);

@@ -226,6 +226,8 @@ test('around a run the focus stays on the Run button, and the server’s name bo
 
   // Started: the form goes, the focus is on Run (never lost to the page), the banner says it runs.
   await page.keyboard.press('Enter');
+  // Its text input reads as its name, not "text (text)": a text box needs no type said.
+  await expect(page.getByTestId('run-input-text')).toHaveAccessibleName('Text');
   await page.getByTestId('run-input-text').fill('hello');
   await page.getByTestId('run-start').click();
   await expect(page.getByTestId('run-form')).toHaveCount(0);

@@ -99,6 +99,41 @@ test('a machine-to-machine client is registered by its id and its private key’
   await expect(page.getByTestId('registry-server').filter({ hasText: 'Machine client' })).toBeVisible();
 });
 
+test('an enterprise-managed server is registered from the form: its identity provider, and its ID token by credential name (SEP-990)', async () => {
+  await page.goto(host.url);
+  await expect(page.getByTestId('connection-banner')).toHaveCount(0, { timeout: 20_000 });
+  await page.evaluate(() => (window.location.hash = '#/registry'));
+  await page.getByTestId('add-server').click();
+  const form = page.getByTestId('server-form');
+  await form.getByTestId('server-id').fill('corp');
+  await form.getByTestId('server-label').fill('Corp tools');
+  await form.getByTestId('server-kind-url').check();
+  await form.getByTestId('server-url').fill(remote.url());
+  await form.getByTestId('server-oauth-enterprise').check();
+  await form.getByTestId('server-oauth-client-id').fill('steward-at-as');
+  await form.getByTestId('server-oauth-idp-issuer').fill('http://idp.example.com');
+  await form.getByTestId('server-oauth-idp-client-id').fill('steward-at-idp');
+  // A plain-http identity provider and no ID token: said on their fields, nothing is sent.
+  await form.getByTestId('save-server').click();
+  await expect(form.getByText(/must be an https:\/\/ address/)).toBeVisible();
+  await expect(form.getByText(/Pick the credential that holds your ID token/)).toBeVisible();
+  await form.getByTestId('server-oauth').evaluate((section) => section.scrollIntoView({ block: 'start' }));
+  await shot(page, '64-remote-server-enterprise-managed', false);
+  await form.getByTestId('server-oauth-idp-issuer').fill('https://idp.example.com');
+  const token = form.getByTestId('server-oauth-idp-token-credential');
+  if (await token.count()) await token.selectOption('__type-a-name');
+  await form.getByTestId('server-oauth-idp-token-name').fill('corp-id-token');
+  await approveWithTerminalCode(
+    page,
+    host,
+    () => form.getByTestId('save-server').click(),
+    (panel) => expect(panel).toContainText('runs exchange the ID token keychain:corp-id-token at https://idp.example.com'),
+  );
+  await expect(page.getByTestId('sign-in-way-corp')).toContainText('signs in through your organisation’s identity provider (https://idp.example.com)');
+  await page.getByTestId('sign-in-way-corp').scrollIntoViewIfNeeded();
+  await shot(page, '65-remote-server-enterprise-card', false);
+});
+
 test('stdio servers negotiate too: a 2026-07-28 server speaks it, the shipped everything server speaks 2025 and its deprecated logging is marked (issue 30)', async () => {
   await page.goto(host.url);
   await expect(page.getByTestId('connection-banner')).toHaveCount(0, { timeout: 20_000 });

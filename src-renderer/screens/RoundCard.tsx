@@ -12,6 +12,7 @@ import type { ReactNode } from 'react';
 import { SCS_ROLE_LABELS } from '@shared/scs/contracts';
 import type { FinishGateEntry } from '../db/derive-scs';
 import { REASON_CODE_LABELS, VALIDATION_CODE_LABELS, roundReasonWords } from '@shared/contracts/code-words';
+import { verdictProblemWords } from './verdict-problem-words';
 
 const STAGE_LABELS = {
   proposing: 'Waiting for the model’s proposal…',
@@ -88,7 +89,17 @@ function VerdictAttemptView({ attempt, total }: { attempt: VerdictAttempt; total
         {attempt.reply && <span className="muted verdict__model">{attempt.reply.model}</span>}
       </div>
       {v?.explanation && <p className="verdict__explanation">{v.explanation}</p>}
-      {attempt.problem && <p className="verdict__problem">{attempt.problem}</p>}
+      {!attempt.usable && (
+        <div className="verdict__problem" data-testid="verdict-problem">
+          <p>{verdictProblemWords(attempt, attempt.attempt < total)}</p>
+          {attempt.problem && (
+            <details className="verdict__problem-detail">
+              <summary>What the check said</summary>
+              <code data-testid="verdict-problem-raw">{attempt.problem}</code>
+            </details>
+          )}
+        </div>
+      )}
     </li>
   );
 }

@@ -199,6 +199,18 @@ describe.runIf(Boolean(process.env.DBUS_SESSION_BUS_ADDRESS))('enterprise-manage
     expect(elsewhere.ok ? '' : elsewhere.message).toContain(`was issued by ${d.idpIssuer}, not by the identity provider http://127.0.0.1:1/other-idp`);
     expect(d.exchanges).toHaveLength(0);
   });
+
+  it('never sends the ID token in the clear to an identity provider off this machine (a hand-edited registry)', async () => {
+    const d = (doubles = await startDoubles());
+    await store.set('corp-as-secret', 'as-secret');
+    await store.set('corp-id-token', d.idToken);
+    const cleartext = await reach(d, { issuer: 'http://idp.example.com' });
+    expect(cleartext.ok).toBe(false);
+    expect(cleartext.ok ? '' : cleartext.message).toContain('oauth.idp.issuer must be an https:// address');
+    expect(cleartext.ok ? '' : cleartext.message).not.toContain(d.idToken);
+    expect(d.exchanges).toHaveLength(0);
+    expect(d.grants).toHaveLength(0);
+  });
 });
 
 describe('an enterprise-managed server in a spec', () => {

@@ -3,6 +3,7 @@ import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } fr
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { z } from 'zod';
 import { credentialNameOf, isCredentialRef } from '@shared/contracts/credentials';
+import { checkModelUrl, isLoopbackHostname } from '@shared/contracts/model-url';
 import type { EnterpriseIdp } from '@shared/contracts/remote-server';
 import type { McpServerSpec } from '@shared/contracts/spec';
 import type { CredentialStore } from '../../credentials/credential-store';
@@ -47,6 +48,15 @@ export async function enterpriseClientProvider(spec: McpServerSpec, store: Crede
     if (value === undefined) throw new Error(`MCP server "${spec.id}" needs credential ${ref} in oauth.${field}, and it is not in the keychain (steward credentials set ${isCredentialRef(ref) ? credentialNameOf(ref) : 'NAME'})`);
     return value;
   };
+  // The person's ID token goes to the IdP: never in cleartext off this machine (the Registry form
+  // refuses such an issuer; a hand-edited registry or spec is refused here, before any credential is read).
+  for (const [field, url] of [['idp.issuer', oauth.idp.issuer], ['idp.token_endpoint', oauth.idp.token_endpoint]] as const) {
+    if (url === undefined) continue;
+    const check = checkModelUrl(url);
+    if (!check.ok || (check.parts.scheme === 'http' && !isLoopbackHostname(check.parts.hostname))) {
+      throw new Error(`MCP server "${spec.id}": oauth.${field} must be an https:// address (http:// only on this machine): your ID token would be sent to ${url} in the clear. Nothing was sent.`);
+    }
+  }
   const client: OAuthClientInformationMixed = {
     client_id: oauth.client_id,
     ...(oauth.client_secret === undefined ? {} : { client_secret: await read(oauth.client_secret, 'client_secret') }),

@@ -8,6 +8,7 @@ import { Spinner } from '../../components/Icons';
 import type { ProfileRow } from '../../db/db';
 import { latestOfEach, profileLabel, refOf } from '../../db/profiles';
 import { runInputs, type RawInput } from './run-inputs';
+import { runFieldLabel } from './run-field-label';
 
 /** The trace profile a run gets: none chosen here means the one the workflow's own choices name on the host. */
 export interface RunTrace {
@@ -26,6 +27,17 @@ export function traceChoices(rows: readonly ProfileRow[]): Array<{ key: string; 
 }
 
 const initial = (f: InputField): RawInput => (f.type === 'boolean' ? f.default === true : f.default === undefined ? '' : typeof f.default === 'string' && f.type === 'text' ? f.default : JSON.stringify(f.default));
+
+/** A field's label: its name, and in brackets only what helps (see runFieldLabel). */
+function RunFieldLabel({ field }: { field: InputField }) {
+  const { name, note } = runFieldLabel(field);
+  return (
+    <>
+      {name}
+      {note && <span className="muted"> ({note})</span>}
+    </>
+  );
+}
 
 /** The model providers as the host finds them now: asked when the form opens and on "Check again". */
 function useProvidersNow(): { providers?: ProviderStatus; checking: boolean; check: () => void } {
@@ -123,7 +135,7 @@ export function RunForm({
           return (
             <div key={f.name} className={`form-row ${errors[f.name] ? 'form-row--issue' : ''}`}>
               <label className="form-row__label" htmlFor={fid}>
-                {f.name} <span className="muted">({f.type}{f.required && f.default === undefined ? '' : ', optional'})</span>
+                <RunFieldLabel field={f} />
               </label>
               <div className="form-row__control">
                 {f.type === 'boolean' ? (

@@ -19,10 +19,12 @@ import { Spinner } from '../../components/Icons';
 import { formatDateTime, plural } from '../../view/format';
 import { RemoveButton } from './RemoveButton';
 import { SignInButton } from './SignInButton';
+import { signInWords } from './sign-in-words';
 import { ServerForm } from './ServerForm';
 import { ServerTrustControl } from './ServerTrustControl';
 import { hostErrorText } from './server-form';
 import { WorkspacesSection } from './WorkspacesSection';
+import { InspectWhere } from './InspectWhere';
 
 interface ServerGroup {
   identity: string;
@@ -238,6 +240,7 @@ function ServerCard({ group, rows, servers, onStatus }: ServerCardProps) {
           <p className="muted">
             <code>{group.server.package ?? group.server.command ?? group.server.url}</code>
             {group.server.url !== undefined && ' (remote)'}
+            {signInWords(group.server) !== undefined && <span data-testid={`sign-in-way-${id}`}> · {signInWords(group.server)}</span>}
             {group.server.args.length > 0 && <code> {group.server.args.join(' ')}</code>} · {group.server.source === 'shipped' ? 'ships with Steward' : 'registered by you'} ·{' '}
             <ServerTrustControl server={group.server} action={action} refresh={refresh} onStatus={onStatus} />
             {group.workflows.length > 0 && ' · used by '}
@@ -279,11 +282,7 @@ function ServerCard({ group, rows, servers, onStatus }: ServerCardProps) {
           </button>
         </div>
       </header>
-      {needsWorkspace && (
-        <p className="muted" id={`${id}-inspect-where`}>
-          {group.workspace ? `Inspect starts it in the workspace “${group.workspace}”.` : 'It opens a workspace folder: add a workspace below to inspect it.'}
-        </p>
-      )}
+      {needsWorkspace && <InspectWhere id={`${id}-inspect-where`} workspace={group.workspace} />}
       {action.panel}
       {editing && (
         <ServerForm

@@ -3,15 +3,22 @@ import type { RegisteredServer } from '@shared/contracts/host-registry';
 import { useHost } from '../../app/HostProvider';
 import { routeHref } from '../../app/routing';
 import { useCredentialNames } from '../../supervision/use-workflow-config';
-import { emptyServerForm, formFromServer, registerablePackages, serverRegistrationFromForm, type FormProblem, type ServerForm as FormState } from './server-form';
+import { emptyServerForm, formFromServer, registerablePackages, serverRegistrationFromForm, type FormProblem, type OAuthGrantChoice, type ServerForm as FormState } from './server-form';
 import { CredentialPicker } from './CredentialPicker';
+import { EnterpriseIdpFields, keychainNote } from './EnterpriseIdpFields';
 import { FieldProblem, FormFooter, problemProps, TextField } from './FormParts';
+import { SignInWayChoice } from './SignInWayChoice';
 import { useRegistryAction } from './use-registry-action';
 import { CheckField } from '../../components/Form';
 
 const REMOTE_HINT = 'Streamable HTTP (older HTTP+SSE servers work too). Runs reach it only if the privacy policy allows its host; this machine always is.';
 
-const OAUTH_HINT = 'Leave empty and Steward registers itself with the server’s sign-in provider when you click Sign in. Fill in only if the provider issued a client for Steward beforehand.';
+/** What the sign-in client's id is, for each way of signing in. */
+const CLIENT_ID_HINT = {
+  browser: 'Leave empty and Steward registers itself with the server’s sign-in provider when you click Sign in. Fill in only if the provider issued a client for Steward beforehand.',
+  machine: 'The client the server’s sign-in provider registered for this machine-to-machine use.',
+  enterprise: 'Steward’s client at the server’s authorization server: it presents the grant from your identity provider with it.',
+} as const satisfies Record<OAuthGrantChoice, string>;
 
 /**
  * Add or edit a server of the user's. Env values are picked from the keychain's credential names
@@ -29,7 +36,7 @@ export function ServerForm({ servers, editing, onDone, onCancel }: { servers: re
   const [typingSecret, setTypingSecret] = useState(false);
   const [typingKey, setTypingKey] = useState(false);
   const [problems, setProblems] = useState<FormProblem[]>([]);
-  const fid = (field: string) => `${uid}-${field.replace('.', '-')}`;
+  const fid = (field: string) => `${uid}-${field.replaceAll('.', '-')}`;
   const problem = (field: string) => problems.find((p) => p.field === field)?.message;
   const set = (patch: Partial<FormState>) => setForm((f) => ({ ...f, ...patch }));
   const remote = form.kind === 'url';
@@ -194,10 +201,20 @@ export function ServerForm({ servers, editing, onDone, onCancel }: { servers: re
       {remote && (
         <fieldset className="server-form__env" data-testid="server-oauth">
           <legend className="field__label">Sign-in client (OAuth, optional)</legend>
-          <TextField id={fid('oauth.client_id')} label="Client id" value={form.oauthClientId} onChange={(oauthClientId) => set({ oauthClientId })} placeholder="issued by the sign-in provider" testId="server-oauth-client-id" problem={problem('oauth.client_id')} hint={OAUTH_HINT} />
+          <SignInWayChoice name={`${uid}-grant`} value={form.oauthGrant} onChange={(oauthGrant) => set({ oauthGrant })} />
+          <TextField
+            id={fid('oauth.client_id')}
+            label={form.oauthGrant === 'enterprise' ? 'Client id at the server' : 'Client id'}
+            value={form.oauthClientId}
+            onChange={(oauthClientId) => set({ oauthClientId })}
+            placeholder="issued by the sign-in provider"
+            testId="server-oauth-client-id"
+            problem={problem('oauth.client_id')}
+            hint={CLIENT_ID_HINT[form.oauthGrant]}
+          />
           <div className="env-row" role="group" aria-label="Client secret">
             <label className="field__label" htmlFor={fid('oauth.client_secret')}>
-              Client secret
+              {form.oauthGrant === 'enterprise' ? 'Client secret at the server' : 'Client secret'}
             </label>
             <code className="env-row__prefix">keychain:</code>
             <CredentialPicker
@@ -213,17 +230,9 @@ export function ServerForm({ servers, editing, onDone, onCancel }: { servers: re
               inputTestId="server-oauth-secret-name"
               problem={problem('oauth.client_secret')}
             />
-            <FieldProblem id={fid('oauth.client_secret')} message={problem('oauth.client_secret')} hint="Only if the provider gave the client a secret: store it in Settings → Credentials and pick its name." />
+            <FieldProblem id={fid('oauth.client_secret')} message={problem('oauth.client_secret')} hint={keychainNote(form.oauthSecret, names, 'the secret') ?? 'Only if the provider gave the client a secret: store it in Settings → Credentials and pick its name.'} />
           </div>
-          <CheckField
-            id={fid('oauth.grant')}
-            label="Machine-to-machine client"
-            hint="Nobody signs in: a run gets the client its own token with its secret or its private key (OAuth client credentials)."
-            checked={form.oauthMachine}
-            onChange={(oauthMachine) => set({ oauthMachine })}
-            testId="server-oauth-machine"
-          />
-          {form.oauthMachine && (
+          {form.oauthGrant === 'machine' && (
             <div className="env-row" role="group" aria-label="Private key">
               <label className="field__label" htmlFor={fid('oauth.private_key')}>
                 Private key (instead of a secret)
@@ -245,6 +254,7 @@ export function ServerForm({ servers, editing, onDone, onCancel }: { servers: re
               <FieldProblem id={fid('oauth.private_key')} message={problem('oauth.private_key')} hint="A PEM private key (PKCS#8) the provider knows the public half of: Steward signs an ES256 JWT with it. Store it in Settings → Credentials and pick its name." />
             </div>
           )}
+          {form.oauthGrant === 'enterprise' && <EnterpriseIdpFields values={form} onChange={set} names={names} fid={fid} problem={problem} />}
         </fieldset>
       )}
 

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { RegisteredServer } from '@shared/contracts/host-registry';
 import { HostRequestError } from '../../host/host-client';
-import { emptyServerForm, hostErrorText, formFromServer, serverRegistrationFromForm, shippedPackages, workspaceRegistrationFromForm, type ServerForm } from './server-form';
+import { ServerRegistration } from '@shared/contracts/host-registry';
+import { emptyServerForm, hostErrorText, formFromServer, idpIssuerProblem, serverRegistrationFromForm, shippedPackages, workspaceRegistrationFromForm, type ServerForm } from './server-form';
+import { signInWords } from './sign-in-words';
 
 const SHIPPED: RegisteredServer[] = [
   { id: 'filesystem', label: 'Filesystem (shipped)', package: '@modelcontextprotocol/server-filesystem', args: ['${workspace}'], env: {}, source: 'shipped' },
@@ -172,19 +174,19 @@ describe('the add-server form’s sign-in client (OAuth) of a remote server', ()
   });
 
   it('a machine-to-machine client: its secret or its private key (keychain references), exactly one, and it reads back when editing', () => {
-    const basic = serverRegistrationFromForm(remoteForm({ oauthClientId: 'svc', oauthSecret: 'svc-secret', oauthMachine: true }), { servers: SERVERS });
+    const basic = serverRegistrationFromForm(remoteForm({ oauthClientId: 'svc', oauthSecret: 'svc-secret', oauthGrant: 'machine' }), { servers: SERVERS });
     expect(basic).toMatchObject({ ok: true, registration: { oauth: { client_id: 'svc', client_secret: 'keychain:svc-secret', grant: 'client_credentials' } } });
-    const jwt = serverRegistrationFromForm(remoteForm({ oauthClientId: 'svc', oauthPrivateKey: 'svc-key', oauthMachine: true }), { servers: SERVERS });
+    const jwt = serverRegistrationFromForm(remoteForm({ oauthClientId: 'svc', oauthPrivateKey: 'svc-key', oauthGrant: 'machine' }), { servers: SERVERS });
     expect(jwt).toMatchObject({ ok: true, registration: { oauth: { client_id: 'svc', grant: 'client_credentials', private_key: 'keychain:svc-key' } } });
-    expect(serverRegistrationFromForm(remoteForm({ oauthClientId: 'svc', oauthMachine: true }), { servers: SERVERS })).toEqual({ ok: false, problems: [{ field: 'oauth.client_secret', message: expect.stringContaining('secret or its private key') }] });
-    expect(serverRegistrationFromForm(remoteForm({ oauthClientId: 'svc', oauthSecret: 'a', oauthPrivateKey: 'b', oauthMachine: true }), { servers: SERVERS })).toEqual({ ok: false, problems: [{ field: 'oauth.private_key', message: expect.stringContaining('not both') }] });
+    expect(serverRegistrationFromForm(remoteForm({ oauthClientId: 'svc', oauthGrant: 'machine' }), { servers: SERVERS })).toEqual({ ok: false, problems: [{ field: 'oauth.client_secret', message: expect.stringContaining('secret or its private key') }] });
+    expect(serverRegistrationFromForm(remoteForm({ oauthClientId: 'svc', oauthSecret: 'a', oauthPrivateKey: 'b', oauthGrant: 'machine' }), { servers: SERVERS })).toEqual({ ok: false, problems: [{ field: 'oauth.private_key', message: expect.stringContaining('not both') }] });
     // A private key left in the form after unticking machine-to-machine is not registered.
     expect(serverRegistrationFromForm(remoteForm({ oauthClientId: 'app', oauthPrivateKey: 'svc-key' }), { servers: SERVERS })).toEqual({ ok: true, registration: expect.objectContaining({ oauth: { client_id: 'app' } }) });
     const form = formFromServer({ id: 'r', label: 'R', url: 'https://mcp.example.com/mcp', oauth: { client_id: 'svc', grant: 'client_credentials', private_key: 'keychain:svc-key' }, args: [], env: {}, source: 'user' });
-    expect(form).toMatchObject({ oauthClientId: 'svc', oauthMachine: true, oauthPrivateKey: 'svc-key', oauthSecret: '' });
+    expect(form).toMatchObject({ oauthClientId: 'svc', oauthGrant: 'machine', oauthPrivateKey: 'svc-key', oauthSecret: '' });
   });
 
-  it('an edit keeps what the form does not show: an enterprise client’s identity provider and its authorization server stay as they were', () => {
+  it('an edit keeps the enterprise client’s identity provider and what the form does not show (its authorization server) as they were', () => {
     const oauth = {
       client_id: 'mcp-client',
       client_secret: 'keychain:as-secret',
@@ -196,7 +198,7 @@ describe('the add-server form’s sign-in client (OAuth) of a remote server', ()
     const saved = serverRegistrationFromForm({ ...form, label: 'Corp tools' }, { servers: SERVERS });
     expect(saved).toEqual({ ok: true, registration: expect.objectContaining({ label: 'Corp tools', oauth }) });
     // Made machine-to-machine, it is no enterprise client any more; its authorization server is still the one it was.
-    const machine = serverRegistrationFromForm({ ...form, oauthMachine: true }, { servers: SERVERS });
+    const machine = serverRegistrationFromForm({ ...form, oauthGrant: 'machine' }, { servers: SERVERS });
     expect(machine).toEqual({ ok: true, registration: expect.objectContaining({ oauth: { client_id: 'mcp-client', client_secret: 'keychain:as-secret', grant: 'client_credentials', issuer: 'https://as.example.com' } }) });
   });
 
@@ -206,5 +208,123 @@ describe('the add-server form’s sign-in client (OAuth) of a remote server', ()
     expect(formFromServer(MINE)).toMatchObject({ oauthClientId: '', oauthSecret: '' });
     const command = serverRegistrationFromForm(commandForm({ oauthClientId: 'ignored' }), { servers: SERVERS });
     expect(command.ok && 'oauth' in command.registration).toBe(false);
+  });
+});
+
+describe('the add-server form’s enterprise-managed sign-in (SEP-990)', () => {
+  const enterpriseForm = (over: Partial<ServerForm> = {}): ServerForm => ({
+    ...emptyServerForm(),
+    id: 'corp',
+    label: 'Corp',
+    kind: 'url',
+    url: 'https://mcp.example.com/mcp',
+    oauthGrant: 'enterprise',
+    oauthClientId: 'steward-at-as',
+    idpIssuer: ' https://login.example.com ',
+    idpClientId: ' steward-at-idp ',
+    idpIdToken: 'corp-id-token',
+    ...over,
+  });
+  const JWT = 'eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiJodHRwczovL2xvZ2luLmV4YW1wbGUuY29tIn0.c2lnbmF0dXJlLXBsYW50ZWQ';
+
+  it('its identity provider, client and ID token become the registration’s oauth, the secrets as keychain references', () => {
+    const result = serverRegistrationFromForm(enterpriseForm({ oauthSecret: 'as-secret', idpSecret: 'keychain:idp-secret' }), { servers: SERVERS });
+    expect(result).toEqual({
+      ok: true,
+      registration: {
+        id: 'corp',
+        label: 'Corp',
+        url: 'https://mcp.example.com/mcp',
+        args: [],
+        env: {},
+        headers: {},
+        oauth: {
+          client_id: 'steward-at-as',
+          client_secret: 'keychain:as-secret',
+          grant: 'enterprise_managed',
+          idp: { issuer: 'https://login.example.com', client_id: 'steward-at-idp', client_secret: 'keychain:idp-secret', id_token: 'keychain:corp-id-token' },
+        },
+      },
+    });
+  });
+
+  it('each missing or wrong field is named on its own field in words, and nothing is registered', () => {
+    const empty = serverRegistrationFromForm(enterpriseForm({ oauthClientId: '', idpIssuer: '', idpClientId: '', idpIdToken: '' }), { servers: SERVERS });
+    expect(empty.ok).toBe(false);
+    if (empty.ok) return;
+    expect(empty.problems.map((p) => p.field)).toEqual(['oauth.idp.issuer', 'oauth.idp.client_id', 'oauth.idp.id_token', 'oauth.client_id']);
+    expect(empty.problems[0]?.message).toContain('issuer');
+    expect(empty.problems[1]?.message).toContain('client id your identity provider issued');
+    expect(empty.problems[2]?.message).toContain('ID token');
+    expect(empty.problems[3]?.message).toContain('authorization server');
+    const plainHttp = serverRegistrationFromForm(enterpriseForm({ idpIssuer: 'http://login.example.com' }), { servers: SERVERS });
+    expect(plainHttp).toEqual({ ok: false, problems: [{ field: 'oauth.idp.issuer', message: expect.stringContaining('https://') }] });
+  });
+
+  it('the issuer is https, or http on this machine only; an address with a password, a query or no scheme is refused', () => {
+    for (const ok of ['https://login.example.com', 'https://login.example.com/oauth2/default', 'http://127.0.0.1:8080', 'http://localhost:9000/idp', 'http://[::1]:8080']) expect(idpIssuerProblem(ok)).toBeUndefined();
+    expect(idpIssuerProblem('http://idp.corp.example')).toMatch(/must be an https:\/\/ address/);
+    expect(idpIssuerProblem('https://ada:pw@login.example.com')).toMatch(/user name or password/);
+    expect(idpIssuerProblem('https://login.example.com/?tenant=a')).toMatch(/query/);
+    expect(idpIssuerProblem('login.example.com')).toMatch(/must start with http:\/\/ or https:\/\//);
+    expect(idpIssuerProblem('https://login.example.com/#x')).toMatch(/fragment/);
+  });
+
+  it('a planted ID token, a pasted client secret or a token in the client id is refused on its field and appears nowhere in the result', () => {
+    const planted = 'sk-proj-PlantedIdpSecret0123456789AbCdEf';
+    const result = serverRegistrationFromForm(enterpriseForm({ idpIdToken: JWT, idpSecret: planted, idpClientId: JWT }), { servers: SERVERS });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.problems.map((p) => p.field)).toEqual(['oauth.idp.client_id', 'oauth.idp.client_secret', 'oauth.idp.id_token']);
+    expect(result.problems.every((p) => /key|token itself/.test(p.message))).toBe(true);
+    expect(JSON.stringify(result)).not.toContain('eyJhbGci');
+    expect(JSON.stringify(result)).not.toContain('PlantedIdpSecret');
+  });
+
+  it('whatever is typed as the ID token or the identity provider’s secret, a registration only ever holds keychain references there', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 80 }), fc.string({ maxLength: 80 }), (token, secret) => {
+        const result = serverRegistrationFromForm(enterpriseForm({ idpIdToken: token, idpSecret: secret }), { servers: SERVERS });
+        if (!result.ok) return;
+        const idp = result.registration.oauth?.idp;
+        expect(idp?.id_token).toMatch(/^keychain:[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/);
+        if (idp?.client_secret !== undefined) expect(idp.client_secret).toMatch(/^keychain:[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/);
+      }),
+    );
+  });
+
+  it('editing shows its values (secrets by credential name) and saving it unchanged gives back exactly what was registered', () => {
+    const registered: RegisteredServer = {
+      id: 'corp',
+      label: 'Corp',
+      url: 'https://mcp.example.com/mcp',
+      headers: {},
+      args: [],
+      env: {},
+      source: 'user',
+      trust: 'trusted',
+      oauth: {
+        client_id: 'steward-at-as',
+        client_secret: 'keychain:as-secret',
+        grant: 'enterprise_managed',
+        issuer: 'https://as.example.com',
+        idp: { issuer: 'https://login.example.com', token_endpoint: 'https://login.example.com/oauth2/token', client_id: 'steward-at-idp', client_secret: 'keychain:idp-secret', id_token: 'keychain:corp-id-token' },
+      },
+    };
+    const form = formFromServer(registered);
+    expect(form).toMatchObject({ oauthGrant: 'enterprise', oauthClientId: 'steward-at-as', oauthSecret: 'as-secret', idpIssuer: 'https://login.example.com', idpClientId: 'steward-at-idp', idpSecret: 'idp-secret', idpIdToken: 'corp-id-token' });
+    const { source: _source, ...asRegistered } = registered;
+    expect(serverRegistrationFromForm(form, { servers: [...SERVERS, registered], editing: 'corp' })).toEqual({ ok: true, registration: ServerRegistration.parse(asRegistered) });
+    // Back to a browser sign-in: the identity provider and its token are not sent any more.
+    const browser = serverRegistrationFromForm({ ...form, oauthGrant: 'browser' }, { servers: SERVERS, editing: 'corp' });
+    expect(browser).toEqual({ ok: true, registration: expect.objectContaining({ oauth: { client_id: 'steward-at-as', client_secret: 'keychain:as-secret', issuer: 'https://as.example.com' } }) });
+  });
+
+  it('the registry card says in words that it signs in through the organisation’s identity provider; other servers say nothing', () => {
+    expect(signInWords({ oauth: { client_id: 'c', grant: 'enterprise_managed', idp: { issuer: 'https://login.example.com/', client_id: 'i', id_token: 'keychain:t' } } })).toBe(
+      'signs in through your organisation’s identity provider (https://login.example.com) with your ID token from the keychain; nobody signs in at the server',
+    );
+    expect(signInWords({ oauth: { client_id: 'c', grant: 'client_credentials', client_secret: 'keychain:s' } })).toBeUndefined();
+    expect(signInWords({})).toBeUndefined();
   });
 });

@@ -2,9 +2,10 @@ import type { z } from 'zod';
 import { CREDENTIAL_PREFIX, CredentialName, credentialNameOf } from '@shared/contracts/credentials';
 import { RegistryId, ServerRegistration, WorkspaceRegistration, type RegisteredServer, type Workspace } from '@shared/contracts/host-registry';
 import { McpServerSpec } from '@shared/contracts/spec';
-import { ServerOAuthClient, ServerUrl } from '@shared/contracts/remote-server';
+import { checkModelUrl, isLoopbackHostname } from '@shared/contracts/model-url';
+import { EnterpriseIdp, ServerOAuthClient, ServerUrl } from '@shared/contracts/remote-server';
 import { INSTALLED_SERVERS } from '@shared/policy/installed-servers';
-import { looksLikeRawSecret } from '@shared/policy/secrets';
+import { holdsKnownKey, looksLikeRawSecret } from '@shared/policy/secrets';
 import { HostRequestError } from '../../host/host-client';
 import { issueInWords } from '../../view/issue-words';
 
@@ -22,6 +23,13 @@ export interface EnvRow {
   credential: string;
 }
 
+/**
+ * How a remote server's sign-in client gets its token: a person signs in through the browser
+ * (authorization code, the default), a machine-to-machine client (client credentials), or the
+ * organisation's identity provider vouches for the person (enterprise-managed, SEP-990).
+ */
+export type OAuthGrantChoice = 'browser' | 'machine' | 'enterprise';
+
 export interface ServerForm {
   id: string;
   label: string;
@@ -38,20 +46,33 @@ export interface ServerForm {
   oauthClientId: string;
   /** That client's secret: a credential's NAME in the keychain (empty: a public client). */
   oauthSecret: string;
-  /** Machine-to-machine (client_credentials): nobody signs in; the client gets its own token with its secret or private key. */
-  oauthMachine: boolean;
+  /** How the client gets its token; `machine`: nobody signs in (client_credentials); `enterprise`: through the organisation's identity provider. */
+  oauthGrant: OAuthGrantChoice;
   /** A machine-to-machine client's private key (PEM) signing its JWT: a credential's NAME (instead of a secret). */
   oauthPrivateKey: string;
+  /** Enterprise-managed: the organisation's identity provider's issuer (https, or http on this machine). */
+  idpIssuer: string;
+  /** Enterprise-managed: Steward's client id at the identity provider. */
+  idpClientId: string;
+  /** Enterprise-managed: that client's secret at the identity provider, a credential's NAME (empty: none). */
+  idpSecret: string;
+  /** Enterprise-managed: the person's ID token from the identity provider, a credential's NAME. */
+  idpIdToken: string;
   /** The person alone writes what this server returns: values copied from its results are not sent to review (server-trust.ts). */
   trusted: boolean;
   /**
    * What the server's sign-in client has that this form does not show (its authorization server,
-   * an enterprise identity provider): kept as it was when the form is saved, never dropped by an edit.
+   * a machine client's signing algorithm, the identity provider's token endpoint): kept as it was
+   * when the form is saved, never dropped by an edit.
    */
-  oauthKept?: Pick<ServerOAuthClient, 'issuer' | 'idp'> & { enterprise?: true };
+  oauthKept?: Pick<ServerOAuthClient, 'issuer' | 'signing_algorithm'> & { idpTokenEndpoint?: string; /** The file said `grant: "authorization_code"` (the default) in so many words. */ browserGrant?: true };
 }
 
-/** `id`, `label`, `package`, `command`, `url`, `args`, `env.N` (the N-th env row), `oauth.client_id` or `oauth.client_secret`. */
+/**
+ * `id`, `label`, `package`, `command`, `url`, `args`, `env.N` (the N-th env row), `oauth.client_id`,
+ * `oauth.client_secret`, `oauth.private_key`, or an identity provider's `oauth.idp.issuer`,
+ * `oauth.idp.client_id`, `oauth.idp.client_secret`, `oauth.idp.id_token`.
+ */
 export interface FormProblem {
   field: string;
   message: string;
@@ -60,11 +81,12 @@ export interface FormProblem {
 export type FormResult<T> = { ok: true; registration: T } | { ok: false; problems: FormProblem[] };
 
 export function emptyServerForm(): ServerForm {
-  return { id: '', label: '', kind: 'package', package: '', command: '', url: '', args: '', env: [], oauthClientId: '', oauthSecret: '', oauthMachine: false, oauthPrivateKey: '', trusted: false };
+  return { id: '', label: '', kind: 'package', package: '', command: '', url: '', args: '', env: [], oauthClientId: '', oauthSecret: '', oauthGrant: 'browser', oauthPrivateKey: '', idpIssuer: '', idpClientId: '', idpSecret: '', idpIdToken: '', trusted: false };
 }
 
 export function formFromServer(server: RegisteredServer): ServerForm {
   const kept = keptOAuth(server.oauth);
+  const idp = server.oauth?.idp;
   return {
     id: server.id,
     label: server.label,
@@ -76,20 +98,29 @@ export function formFromServer(server: RegisteredServer): ServerForm {
     env: Object.entries(server.url !== undefined ? (server.headers ?? {}) : server.env).map(([key, ref]) => ({ key, credential: credentialNameOf(ref) })),
     oauthClientId: server.oauth?.client_id ?? '',
     oauthSecret: server.oauth?.client_secret === undefined ? '' : credentialNameOf(server.oauth.client_secret),
-    oauthMachine: server.oauth?.grant === 'client_credentials',
+    oauthGrant: grantChoice(server.oauth?.grant),
     oauthPrivateKey: server.oauth?.private_key === undefined ? '' : credentialNameOf(server.oauth.private_key),
+    idpIssuer: idp?.issuer ?? '',
+    idpClientId: idp?.client_id ?? '',
+    idpSecret: idp?.client_secret === undefined ? '' : credentialNameOf(idp.client_secret),
+    idpIdToken: idp === undefined ? '' : credentialNameOf(idp.id_token),
     trusted: server.trust === 'trusted',
     ...(kept ? { oauthKept: kept } : {}),
   };
 }
+
+const GRANT_CHOICE = { authorization_code: 'browser', client_credentials: 'machine', enterprise_managed: 'enterprise' } as const satisfies Record<NonNullable<ServerOAuthClient['grant']>, OAuthGrantChoice>;
+
+const grantChoice = (grant: ServerOAuthClient['grant']): OAuthGrantChoice => (grant === undefined ? 'browser' : GRANT_CHOICE[grant]);
 
 /** The sign-in settings the form has no fields for, to carry through an edit (undefined: none). */
 function keptOAuth(oauth: ServerOAuthClient | undefined): ServerForm['oauthKept'] {
   if (oauth === undefined) return undefined;
   const kept = {
     ...(oauth.issuer !== undefined ? { issuer: oauth.issuer } : {}),
-    ...(oauth.idp !== undefined ? { idp: oauth.idp } : {}),
-    ...(oauth.grant === 'enterprise_managed' ? { enterprise: true as const } : {}),
+    ...(oauth.signing_algorithm !== undefined ? { signing_algorithm: oauth.signing_algorithm } : {}),
+    ...(oauth.idp?.token_endpoint !== undefined ? { idpTokenEndpoint: oauth.idp.token_endpoint } : {}),
+    ...(oauth.grant === 'authorization_code' ? { browserGrant: true as const } : {}),
   };
   return Object.keys(kept).length > 0 ? kept : undefined;
 }
@@ -207,32 +238,44 @@ function remoteRegistrationFromForm(form: ServerForm, id: string, label: string,
   return { ok: true, registration: checked.data };
 }
 
-/** A contract issue's path as the form's field: headers on the first row, oauth on its own field. */
+const OAUTH_FIELDS = new Set(['oauth.client_id', 'oauth.client_secret', 'oauth.private_key', 'oauth.idp.issuer', 'oauth.idp.client_id', 'oauth.idp.client_secret', 'oauth.idp.id_token']);
+
+/** A contract issue's path as the form's field: headers on the first row, oauth on its own field (else its client id). */
 function remoteField(path: readonly PropertyKey[]): string {
   if (path[0] === 'headers') return 'env.0';
-  if (path[0] === 'oauth') return path[1] === 'client_secret' ? 'oauth.client_secret' : 'oauth.client_id';
+  if (path[0] === 'oauth') {
+    const field = path.slice(0, path[1] === 'idp' ? 3 : 2).map(String).join('.');
+    return OAUTH_FIELDS.has(field) ? field : 'oauth.client_id';
+  }
   return String(path[0] ?? 'id');
 }
 
 /**
  * The sign-in client registered beforehand, checked by the registry's own contract: its id, and its
  * secret only as a credential's name (a pasted secret is refused here, before it leaves the page).
- * Neither given: undefined, and Steward registers itself with the server when signing in.
+ * Neither given for a browser sign-in: undefined, and Steward registers itself with the server when
+ * signing in. A machine-to-machine or an enterprise-managed client always needs its id.
  */
 function oauthFromForm(form: ServerForm, headers: Record<string, string>, problems: FormProblem[]): ServerOAuthClient | undefined {
+  const grant = form.oauthGrant;
+  const machine = grant === 'machine';
   const clientId = form.oauthClientId.trim();
   const typedSecret = form.oauthSecret.trim();
-  const machine = form.oauthMachine;
   const typedKey = machine ? form.oauthPrivateKey.trim() : '';
-  if (clientId === '' && typedSecret === '' && typedKey === '' && !machine) return undefined;
+  if (clientId === '' && typedSecret === '' && typedKey === '' && grant === 'browser') return undefined;
+  const before = problems.length;
   const secret = typedSecret === '' ? undefined : credentialProblem(typedSecret);
   if (secret !== undefined && 'problem' in secret) problems.push({ field: 'oauth.client_secret', message: secret.problem });
   const key = typedKey === '' ? undefined : credentialProblem(typedKey);
   if (key !== undefined && 'problem' in key) problems.push({ field: 'oauth.private_key', message: key.problem });
   if (machine && secret === undefined && key === undefined) problems.push({ field: 'oauth.client_secret', message: 'A machine-to-machine client proves itself with its secret or its private key: pick the credential that holds one.' });
   if (machine && secret !== undefined && key !== undefined) problems.push({ field: 'oauth.private_key', message: 'Pick the client’s secret or its private key, not both.' });
+  const idp = grant === 'enterprise' ? idpFromForm(form, problems) : undefined;
   if (clientId === '') {
-    problems.push({ field: 'oauth.client_id', message: 'Give the client id the server’s sign-in provider issued for this secret, or clear the secret.' });
+    problems.push({
+      field: 'oauth.client_id',
+      message: grant === 'enterprise' ? 'Give the client id the server’s authorization server issued for Steward: it presents your identity provider’s grant with it.' : 'Give the client id the server’s sign-in provider issued for this secret, or clear the secret.',
+    });
     return undefined;
   }
   const idCheck = ServerOAuthClient.shape.client_id.safeParse(clientId);
@@ -241,18 +284,66 @@ function oauthFromForm(form: ServerForm, headers: Record<string, string>, proble
   else if (Object.keys(headers).some((h) => h.toLowerCase() === 'authorization')) {
     problems.push({ field: 'oauth.client_id', message: 'This server sends its own Authorization header, so it never signs in with OAuth: remove the header or the client id.' });
   }
-  if (!idCheck.success || (secret !== undefined && 'problem' in secret) || (key !== undefined && 'problem' in key)) return undefined;
-  if (machine && (secret === undefined) === (key === undefined)) return undefined;
-  // What the form does not show stays as it was; a machine-to-machine client is no enterprise one.
+  if (problems.length > before || (secret !== undefined && 'problem' in secret) || (key !== undefined && 'problem' in key)) return undefined;
+  // What the form does not show stays as it was, where it still applies to the grant chosen.
   const kept = form.oauthKept;
-  const enterprise = !machine && kept?.enterprise === true && kept.idp !== undefined;
   return {
     client_id: clientId,
     ...(secret !== undefined ? { client_secret: `${CREDENTIAL_PREFIX}${secret.name}` } : {}),
-    ...(machine ? { grant: 'client_credentials' as const } : {}),
+    ...(machine ? { grant: 'client_credentials' as const } : grant === 'enterprise' ? { grant: 'enterprise_managed' as const } : kept?.browserGrant ? { grant: 'authorization_code' as const } : {}),
     ...(key !== undefined ? { private_key: `${CREDENTIAL_PREFIX}${key.name}` } : {}),
+    ...(machine && key !== undefined && kept?.signing_algorithm !== undefined ? { signing_algorithm: kept.signing_algorithm } : {}),
     ...(kept?.issuer !== undefined ? { issuer: kept.issuer } : {}),
-    ...(enterprise ? { grant: 'enterprise_managed' as const, idp: kept.idp } : {}),
+    ...(idp !== undefined ? { idp } : {}),
+  };
+}
+
+/**
+ * Why an identity provider's issuer cannot be used, in words (undefined: it can). The person's ID
+ * token is sent there: https, or http only on this machine (loopback), read by the same strict
+ * pattern as the server's own address, and no query (an issuer names itself without one).
+ */
+export function idpIssuerProblem(issuer: string): string | undefined {
+  if (issuer === '') return 'Give your identity provider’s issuer: the address it signs you in from, e.g. https://login.example.com.';
+  const check = checkModelUrl(issuer);
+  if (!check.ok) return `The issuer ${check.problem.replace(" and set the model's api_key to keychain:NAME", '')}.`;
+  if (check.parts.scheme === 'http' && !isLoopbackHostname(check.parts.hostname)) {
+    return 'The issuer must be an https:// address: your ID token is sent to this identity provider (http:// only for one on this machine, e.g. http://127.0.0.1:8080).';
+  }
+  if (check.parts.rest.includes('?')) return 'The issuer has a query (?…): give the address alone, as your identity provider names itself.';
+  const contract = EnterpriseIdp.shape.issuer.safeParse(issuer);
+  return contract.success ? undefined : `The issuer: ${firstIssue(contract.error)}.`;
+}
+
+/**
+ * Enterprise-managed (SEP-990): the organisation's identity provider, its client for Steward, and the
+ * person's ID token. The client's secret and the ID token are credentials' names only: a pasted
+ * token is refused on its field (and is in no problem's words), so it never leaves the page.
+ */
+function idpFromForm(form: ServerForm, problems: FormProblem[]): EnterpriseIdp | undefined {
+  const before = problems.length;
+  const issuer = form.idpIssuer.trim();
+  const issuerProblem = idpIssuerProblem(issuer);
+  if (issuerProblem) problems.push({ field: 'oauth.idp.issuer', message: issuerProblem });
+  const clientId = form.idpClientId.trim();
+  const idCheck = EnterpriseIdp.shape.client_id.safeParse(clientId);
+  if (clientId === '') problems.push({ field: 'oauth.idp.client_id', message: 'Give the client id your identity provider issued for Steward (your organisation’s administrator has it).' });
+  else if (holdsKnownKey(clientId)) problems.push({ field: 'oauth.idp.client_id', message: 'This looks like a key or a token itself, not a client id: store it in Settings → Credentials and pick its name below. Nothing was sent.' });
+  else if (!idCheck.success) problems.push({ field: 'oauth.idp.client_id', message: `Client id: ${firstIssue(idCheck.error)}.` });
+  const typedSecret = form.idpSecret.trim();
+  const secret = typedSecret === '' ? undefined : credentialProblem(typedSecret);
+  if (secret !== undefined && 'problem' in secret) problems.push({ field: 'oauth.idp.client_secret', message: secret.problem });
+  const typedToken = form.idpIdToken.trim();
+  const token = typedToken === '' ? { problem: 'Pick the credential that holds your ID token from the identity provider (store it in Settings → Credentials first).' } : credentialProblem(typedToken);
+  if ('problem' in token) problems.push({ field: 'oauth.idp.id_token', message: token.problem });
+  if (problems.length > before || 'problem' in token || (secret !== undefined && 'problem' in secret)) return undefined;
+  const endpoint = form.oauthKept?.idpTokenEndpoint;
+  return {
+    issuer,
+    ...(endpoint !== undefined ? { token_endpoint: endpoint } : {}),
+    client_id: clientId,
+    ...(secret !== undefined ? { client_secret: `${CREDENTIAL_PREFIX}${secret.name}` } : {}),
+    id_token: `${CREDENTIAL_PREFIX}${token.name}`,
   };
 }
 

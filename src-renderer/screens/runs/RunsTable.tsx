@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { Fragment, useEffect, type ReactNode } from 'react';
 import { navigate, routeHref, type Route } from '../../app/routing';
 import type { RunRow } from '../../db/db';
 import { workflowRunSummary } from '../run/run-nodes';
@@ -10,6 +10,10 @@ import { SupervisionCostCells, SupervisionCostHeaders } from '../costs/Supervisi
 import { usePriceList } from '../costs/use-price-list';
 import { roundsWords } from '@shared/history/rounds-words';
 import { childRunsCount } from '@shared/history/run-summary';
+import { runCost } from '@shared/accounting/run-cost';
+import { tokenCountText, usdText } from '@shared/accounting/cost-words';
+import type { PriceList } from '@shared/accounting/price-list';
+import './runs.css';
 
 /** A workflow run opens on its nodes, an agent run on its rounds. */
 function runRoute(run: RunRow): Route {
@@ -17,6 +21,21 @@ function runRoute(run: RunRow): Route {
 }
 
 const COLUMNS = 10;
+
+/**
+ * The columns a narrow list folds into the row, as classes (runs.css): on a narrow page their cells
+ * hide and the same facts show as a line under the run's name, so nothing is lost and the table never
+ * scrolls sideways. `first` folds below 1200 px of table, `later` below 700 px.
+ */
+const FOLD = {
+  started: 'runs-col runs-col--later',
+  events: 'runs-col runs-col--first',
+  models: 'runs-col runs-col--first',
+  took: 'runs-col runs-col--first',
+  cost: 'runs-col runs-col--later',
+  tokens: 'runs-col runs-col--first',
+} as const;
+const COST_CLASSES = { cost: FOLD.cost, tokens: FOLD.tokens };
 
 /** Which runs are checked; the header box checks or clears every loaded row. */
 export interface RunSelection {
@@ -39,8 +58,8 @@ export function RunsTable({ runs, onNearEnd, selection }: { runs: readonly RunRo
   }, [last, runs.length, onNearEnd]);
 
   return (
-    <div className="card table-wrap">
-      <table className="table" data-testid="runs-list" aria-rowcount={runs.length + 1}>
+    <div className="card table-wrap runs-table-wrap">
+      <table className="table runs-table" data-testid="runs-list" aria-rowcount={runs.length + 1}>
         <thead>
           <tr>
             <th scope="col" className="runs-check">
@@ -52,20 +71,26 @@ export function RunsTable({ runs, onNearEnd, selection }: { runs: readonly RunRo
                 data-testid="select-all-runs"
               />
             </th>
-            <th scope="col">Status</th>
+            <th scope="col" className="runs-status">
+              Status
+            </th>
             <th scope="col">Workflow</th>
-            <th scope="col">Started</th>
+            <th scope="col" className={FOLD.started}>
+              Started
+            </th>
             <th scope="col" className="num">
               Rounds
             </th>
-            <th scope="col" className="num">
+            <th scope="col" className={`num ${FOLD.events}`}>
               Events
             </th>
-            <th scope="col">Models</th>
-            <th scope="col" className="num">
+            <th scope="col" className={FOLD.models}>
+              Models
+            </th>
+            <th scope="col" className={`num ${FOLD.took}`}>
               Took
             </th>
-            <SupervisionCostHeaders />
+            <SupervisionCostHeaders classes={COST_CLASSES} />
           </tr>
         </thead>
         <tbody ref={bodyRef}>
@@ -94,8 +119,8 @@ export function RunsTable({ runs, onNearEnd, selection }: { runs: readonly RunRo
                     data-testid="select-run"
                   />
                 </td>
-                <RunCells run={run} />
-                <SupervisionCostCells run={run} prices={prices} />
+                <RunCells run={run} prices={prices} />
+                <SupervisionCostCells run={run} prices={prices} classes={COST_CLASSES} />
               </tr>
             );
           })}
@@ -106,10 +131,15 @@ export function RunsTable({ runs, onNearEnd, selection }: { runs: readonly RunRo
   );
 }
 
-function RunCells({ run }: { run: RunRow }) {
+const eventsText = (run: RunRow) => (run.event_count !== undefined && run.event_count !== run.stored_events ? `${run.stored_events}/${run.event_count}` : String(run.stored_events));
+
+const eventsWords = (run: RunRow) =>
+  run.event_count !== undefined && run.event_count !== run.stored_events ? `${run.stored_events} of ${run.event_count} events stored` : `${run.stored_events} ${run.stored_events === 1 ? 'event' : 'events'}`;
+
+function RunCells({ run, prices }: { run: RunRow; prices: PriceList }) {
   return (
     <>
-      <td>
+      <td className="runs-status">
         <StatusBadge status={run.status} supervised={run.workflow?.supervised} partial={run.partial} />
       </td>
       <td>
@@ -132,17 +162,58 @@ function RunCells({ run }: { run: RunRow }) {
         <ChildRunsNote run={run} />
         {run.task && <div className="muted">{run.task.length > 120 ? `${run.task.slice(0, 119)}…` : run.task}</div>}
         <ParentRunNote run={run} />
+        <FoldedFacts run={run} prices={prices} />
       </td>
-      <td className="nowrap">{formatDateTime(run.started_at)}</td>
+      <td className={`nowrap ${FOLD.started}`}>{formatDateTime(run.started_at)}</td>
       <RoundsCell run={run} />
-      <td className="num">{run.event_count !== undefined && run.event_count !== run.stored_events ? `${run.stored_events}/${run.event_count}` : run.stored_events}</td>
-      <td>
-        <code className="muted">{run.models.student}</code>
-        <span className="muted"> / </span>
-        <code className="muted">{run.models.teacher}</code>
+      <td className={`num ${FOLD.events}`}>{eventsText(run)}</td>
+      <td className={`runs-models ${FOLD.models}`}>
+        <Models run={run} />
       </td>
-      <td className="num nowrap">{formatDuration(run.started_at, run.finished_at) ?? '—'}</td>
+      <td className={`num nowrap ${FOLD.took}`}>{formatDuration(run.started_at, run.finished_at) ?? '—'}</td>
     </>
+  );
+}
+
+function Models({ run }: { run: RunRow }) {
+  return (
+    <>
+      <code className="muted">{run.models.student}</code>
+      <span className="muted"> / </span>
+      <code className="muted">{run.models.teacher}</code>
+    </>
+  );
+}
+
+/**
+ * The folded columns' facts, in words, under the run's name: each shows only while its column is
+ * hidden (runs.css), so a narrow list still says when the run started, how long it took, its events,
+ * models and supervision cost.
+ */
+function FoldedFacts({ run, prices }: { run: RunRow; prices: PriceList }) {
+  const took = formatDuration(run.started_at, run.finished_at);
+  const supervision = run.usage ? runCost(run.usage, prices).supervision : undefined;
+  const spent = supervision && supervision.calls > 0 ? supervision : undefined;
+  const facts: Array<{ key: string; folds: 'first' | 'later'; words: ReactNode } | false | undefined> = [
+    { key: 'started', folds: 'later', words: `Started ${formatDateTime(run.started_at)}` },
+    took !== undefined && { key: 'took', folds: 'first', words: `took ${took}` },
+    { key: 'events', folds: 'first', words: eventsWords(run) },
+    { key: 'models', folds: 'first', words: <>models <Models run={run} /></> },
+    spent && { key: 'cost', folds: 'later', words: `supervision cost ${usdText(spent)}` },
+    spent && { key: 'tokens', folds: 'first', words: `supervision tokens ${tokenCountText(spent)}` },
+  ];
+  return (
+    <div className="runs-fold muted" data-testid="run-row-folded">
+      {facts.map(
+        (f) =>
+          f && (
+            // A space after each: the facts read apart when copied or read aloud, not only on screen.
+            <Fragment key={f.key}>
+              <span className={`runs-fact--${f.folds}`}>{f.words}</span>{' '}
+            </Fragment>
+          ),
+      )}
+    </div>
   );
 }
 

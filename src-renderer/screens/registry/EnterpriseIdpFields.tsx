@@ -1,0 +1,106 @@
+import { useState } from 'react';
+import type { ServerForm } from './server-form';
+import { CredentialPicker } from './CredentialPicker';
+import { FieldProblem, TextField } from './FormParts';
+
+type IdpValues = Pick<ServerForm, 'idpIssuer' | 'idpClientId' | 'idpSecret' | 'idpIdToken'>;
+
+/**
+ * What a credential picked for a secret means: stored in the OS keychain under that name (the form
+ * never holds the value), and how to replace it; a name the keychain does not list is said so.
+ */
+export function keychainNote(name: string, names: readonly string[] | undefined, what: string): string | undefined {
+  if (name.trim() === '') return undefined;
+  if (names !== undefined && !names.includes(name)) return `“${name}” is not in the keychain yet: store ${what} in Settings → Credentials under that name before a run uses it.`;
+  return `Stored in the OS keychain as “${name}”; this form never holds the value. To replace it, store the new one in Settings → Credentials and pick it here.`;
+}
+
+/**
+ * Enterprise-managed authorization (SEP-990): the organisation's identity provider, Steward's client
+ * there, and the person's ID token. Both secrets are picked by credential name from the keychain,
+ * exactly as the client secret above is: the form has no field a token's value could go in.
+ */
+export function EnterpriseIdpFields(props: {
+  values: IdpValues;
+  onChange: (patch: Partial<IdpValues>) => void;
+  names: readonly string[] | undefined;
+  fid: (field: string) => string;
+  problem: (field: string) => string | undefined;
+}) {
+  const { values, onChange, names, fid, problem } = props;
+  const [typingSecret, setTypingSecret] = useState(false);
+  const [typingToken, setTypingToken] = useState(false);
+  return (
+    <fieldset className="server-form__env" data-testid="server-oauth-idp" aria-label="Your organisation’s identity provider">
+      <legend className="field__label">Your organisation’s identity provider</legend>
+      <TextField
+        id={fid('oauth.idp.issuer')}
+        label="Identity provider issuer URL"
+        value={values.idpIssuer}
+        onChange={(idpIssuer) => onChange({ idpIssuer })}
+        placeholder="https://login.example.com"
+        testId="server-oauth-idp-issuer"
+        problem={problem('oauth.idp.issuer')}
+        hint="The address your identity provider signs you in from (https). Your ID token is sent there only, and only if it was issued there."
+      />
+      <TextField
+        id={fid('oauth.idp.client_id')}
+        label="Client id at the identity provider"
+        value={values.idpClientId}
+        onChange={(idpClientId) => onChange({ idpClientId })}
+        placeholder="issued by your identity provider"
+        testId="server-oauth-idp-client-id"
+        problem={problem('oauth.idp.client_id')}
+        hint="The client your organisation’s administrator registered for Steward at the identity provider."
+      />
+      <div className="env-row" role="group" aria-label="Client secret at the identity provider">
+        <label className="field__label" htmlFor={fid('oauth.idp.client_secret')}>
+          Client secret at the identity provider (optional)
+        </label>
+        <code className="env-row__prefix">keychain:</code>
+        <CredentialPicker
+          id={fid('oauth.idp.client_secret')}
+          value={values.idpSecret}
+          onChange={(idpSecret) => onChange({ idpSecret })}
+          names={names}
+          typing={typingSecret}
+          onTyping={() => setTypingSecret(true)}
+          emptyLabel="No secret (a public client)"
+          ariaLabel="Identity provider client secret credential"
+          selectTestId="server-oauth-idp-secret-credential"
+          inputTestId="server-oauth-idp-secret-name"
+          problem={problem('oauth.idp.client_secret')}
+        />
+        <FieldProblem
+          id={fid('oauth.idp.client_secret')}
+          message={problem('oauth.idp.client_secret')}
+          hint={keychainNote(values.idpSecret, names, 'the secret') ?? 'Only if the identity provider gave Steward’s client a secret: store it in Settings → Credentials and pick its name.'}
+        />
+      </div>
+      <div className="env-row" role="group" aria-label="ID token">
+        <label className="field__label" htmlFor={fid('oauth.idp.id_token')}>
+          ID token
+        </label>
+        <code className="env-row__prefix">keychain:</code>
+        <CredentialPicker
+          id={fid('oauth.idp.id_token')}
+          value={values.idpIdToken}
+          onChange={(idpIdToken) => onChange({ idpIdToken })}
+          names={names}
+          typing={typingToken}
+          onTyping={() => setTypingToken(true)}
+          emptyLabel="Pick a credential…"
+          ariaLabel="ID token credential"
+          selectTestId="server-oauth-idp-token-credential"
+          inputTestId="server-oauth-idp-token-name"
+          problem={problem('oauth.idp.id_token')}
+        />
+        <FieldProblem
+          id={fid('oauth.idp.id_token')}
+          message={problem('oauth.idp.id_token')}
+          hint={keychainNote(values.idpIdToken, names, 'your ID token') ?? 'Your ID token from the identity provider, as your organisation’s sign-in tooling gives it: store it in Settings → Credentials and pick its name.'}
+        />
+      </div>
+    </fieldset>
+  );
+}
