@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { OWN_PROCESS_FILES } from './test-support/own-process-files.js';
 
 /**
  * The suite's longest files start first. On a clean clone Vitest has no timings cached and orders
@@ -25,7 +26,6 @@ const jsonReport = process.env.STEWARD_VITEST_JSON;
 export default defineConfig({
   resolve: { alias: { '@shared': fileURLToPath(new URL('./src-shared', import.meta.url)) } },
   test: {
-    include: ['src-shared/**/*.test.ts', 'src-main/**/*.test.ts', 'src-renderer/**/*.test.{ts,tsx}', 'test-support/**/*.test.ts'],
     environment: 'node',
     testTimeout: 30_000,
     hookTimeout: 30_000,
@@ -35,5 +35,25 @@ export default defineConfig({
     maxWorkers: availableParallelism(),
     sequence: { sequencer: LongestFirst },
     reporters: jsonReport ? ['default', ['json', { outputFile: jsonReport }]] : ['default'],
+    projects: [
+      {
+        // Every file but those that change their process (test-support/own-process-files.ts) shares a process per worker: the module graph it imports (the host, the
+        // MCP SDK, zod contracts, React) is evaluated once per worker, not once per file. Isolated,
+        // evaluating it again was 270 s of the suite's time on two cores (the page's files alone:
+        // 123 s of imports isolated, 12 s shared, the same 577 tests passing). The files a worker runs
+        // share their modules: a file must leave the process and every module as it found them.
+        extends: true,
+        test: {
+          name: 'shared-process',
+          include: ['src-shared/**/*.test.ts', 'src-main/**/*.test.ts', 'src-renderer/**/*.test.{ts,tsx}', 'test-support/**/*.test.ts'],
+          exclude: OWN_PROCESS_FILES,
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'own-process', include: OWN_PROCESS_FILES, isolate: true },
+      },
+    ],
   },
 });

@@ -6,6 +6,7 @@
  * Prints ms a round per run and the median; with PROFILE_BARE=1 a bare loop alternates with the runs.
  */
 import { performance } from 'node:perf_hooks';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { EventJournal } from '../src-main/events/event-journal';
 import { bareLoop, openAppHost } from './boundary-host';
 
@@ -21,6 +22,23 @@ EventJournal.prototype.appendReport = function spanned(this: EventJournal, ...ar
   }
 };
 
+/**
+ * Time a round's tool call is in flight (from the SDK client's callTool to its result; the bare loop's
+ * calls are timed apart, by its own clock): what a round spends outside it is the host's own path.
+ */
+let inFlight = 0;
+let timingCalls = false;
+const callTool = Client.prototype.callTool;
+Client.prototype.callTool = async function timed(this: Client, ...args: Parameters<Client['callTool']>) {
+  if (!timingCalls) return callTool.apply(this, args);
+  const t0 = performance.now();
+  try {
+    return await callTool.apply(this, args);
+  } finally {
+    inFlight += performance.now() - t0;
+  }
+} as Client['callTool'];
+
 const RUNS = Number(process.env.PROFILE_RUNS ?? 10);
 const ROUNDS = Number(process.env.PROFILE_ROUNDS ?? 200);
 const LATENCY = Number(process.env.PROFILE_LATENCY_MS ?? 0);
@@ -35,6 +53,7 @@ async function main() {
     const bareCpu: number[] = [];
     const cpu: number[] = [];
     const appends: number[] = [];
+    const flights: number[] = [];
     const t0 = performance.now();
     for (let i = 0; i < RUNS; i += 1) {
       if (bare) {
@@ -46,7 +65,11 @@ async function main() {
       }
       const c0 = process.cpuUsage();
       const a0 = inAppends;
+      const f0 = inFlight;
+      timingCalls = true;
       const ends = await app.run(ROUNDS, { phase: 3, latencyMs: LATENCY });
+      timingCalls = false;
+      flights.push((inFlight - f0) / ROUNDS);
       const used = process.cpuUsage(c0);
       // This process's CPU (every thread: the event loop, the thread pool's syncs) a round, whole run included.
       cpu.push((used.user + used.system) / 1000 / ROUNDS);
@@ -57,6 +80,7 @@ async function main() {
     console.log(`rounds (ms): ${rounds.map((x) => x.toFixed(3)).join(' ')}; median ${median(rounds).toFixed(3)}; total ${(performance.now() - t0).toFixed(0)} ms`);
     console.log(`process CPU a round (ms, the run's start included): ${cpu.map((x) => x.toFixed(3)).join(' ')}; median ${median(cpu).toFixed(3)}`);
     console.log(`main thread inside history appends a round (ms): median ${median(appends).toFixed(3)}`);
+    console.log(`a round's tool call in flight (ms): median ${median(flights).toFixed(3)}; the rest of a round (the host's own path): ${(median(rounds) - median(flights)).toFixed(3)}`);
     if (bare) console.log(`bare (ms): ${bares.map((x) => x.toFixed(3)).join(' ')}; median ${median(bares).toFixed(3)}; ratio ${(median(bares) / median(rounds)).toFixed(2)}×`);
     if (bare) console.log(`bare loop's CPU a call in this process (ms): median ${median(bareCpu).toFixed(3)}; against a round's ${median(cpu).toFixed(3)}: ${(median(bareCpu) / median(cpu)).toFixed(2)}×`);
   } finally {

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
+import axe from 'axe-core';
 import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
 import { ensureBuilt } from '../test-support/ensure-built';
 import { startHostProcess, type HostProcess } from '../test-support/host-process';
@@ -71,28 +72,55 @@ async function letMove(p: Page): Promise<void> {
   });
 }
 
-/** One line per element axe refused: theme, state, rule, the element and why. */
-async function violations(p: Page, state: string): Promise<string[]> {
+/**
+ * What axe refuses on the page as it is now, by the WCAG 2.1 AA tags: the engine @axe-core/playwright
+ * injects (the same axe-core), put in once per document (a hash change keeps it) and run with axe.run
+ * in the page. AxeBuilder put the whole engine in again on every scan and finished each one in a
+ * blank page of its own; that was most of this file's time. A page with frames goes through AxeBuilder.
+ */
+async function axeViolations(p: Page): Promise<axe.Result[]> {
+  if (p.frames().length > 1) return (await new AxeBuilder({ page: p }).withTags(TAGS).analyze()).violations;
+  type WithAxe = { axe?: { run(context: Document, options: axe.RunOptions): Promise<axe.AxeResults> } };
+  if (!(await p.evaluate(() => typeof (window as unknown as WithAxe).axe?.run === 'function'))) await p.evaluate(axe.source);
+  return p.evaluate(
+    async (tags) => {
+      const engine = (window as unknown as WithAxe).axe;
+      if (!engine) throw new Error('axe-core is not in the page');
+      return (await engine.run(document, { runOnly: { type: 'tag', values: tags } })).violations;
+    },
+    TAGS,
+  );
+}
+
+/**
+ * One line per element axe refused: theme, state, rule, the element and why. With `shot`, the page
+ * in each theme is also saved for a person to look at, at the moment it was scanned.
+ */
+async function violations(p: Page, state: string, shot?: string): Promise<string[]> {
   const found: string[] = [];
   for (const scheme of ['light', 'dark'] as const) {
     await p.emulateMedia({ colorScheme: scheme });
     // Colours settle (no transition mid-scan).
     await holdStill(p);
-    const { violations: refused } = await new AxeBuilder({ page: p }).withTags(TAGS).analyze();
+    const refused = await axeViolations(p);
     for (const v of refused) {
       // Up to eight elements by name per rule; a list of a hundred alike says no more than its first ones.
       for (const node of v.nodes.slice(0, 8)) found.push(`${scheme} · ${state} · ${v.id} (${v.impact ?? 'unknown'}): ${node.target.join(' ')} — ${(node.failureSummary ?? v.help).replace(/\s+/g, ' ')}`);
       if (v.nodes.length > 8) found.push(`${scheme} · ${state} · ${v.id}: and ${v.nodes.length - 8} more elements`);
     }
+    if (shot) await p.screenshot({ path: `${SHOTS}/a11y-${shot}-${scheme}.png` });
   }
   await p.emulateMedia({ colorScheme: 'light' });
   await letMove(p);
   return found;
 }
 
-/** Scans the page as it is now, in both themes; a violation fails the test (softly: every state is still scanned). */
-async function expectAccessible(state: string, p: Page = page): Promise<void> {
-  expect.soft(await violations(p, state), `WCAG 2.1 AA violations on ${state}`).toEqual([]);
+/**
+ * Scans the page as it is now, in both themes; a violation fails the test (softly: every state is
+ * still scanned). `shot`: also saves the page in both themes (see `shots`) while each theme is on.
+ */
+async function expectAccessible(state: string, p: Page = page, shot?: string): Promise<void> {
+  expect.soft(await violations(p, state, shot), `WCAG 2.1 AA violations on ${state}`).toEqual([]);
 }
 
 /** The page in the light and the dark theme, for a person to look at. */
@@ -115,15 +143,16 @@ async function go(hash: string): Promise<void> {
  * focus indicator (an outline or a ring on it, its parent or the box it stands for).
  */
 async function unringedFocusStops(p: Page, stops: number): Promise<{ reached: number; missing: string[] }> {
+  // Each Tab press (its keydown, before the focus moves on) notes how the element the previous press
+  // focused looks now: one round trip per stop instead of a press and a look. The first press notes
+  // the page itself (nothing focused yet); the press after the last stop notes that stop.
   await p.evaluate(() => {
     (document.activeElement as HTMLElement | null)?.blur();
     window.scrollTo(0, 0);
-  });
-  const missing: string[] = [];
-  let reached = 0;
-  for (let i = 0; i < stops; i++) {
-    await p.keyboard.press('Tab');
-    const verdict = await p.evaluate(() => {
+    const held = window as unknown as { focusVerdicts?: (string | null)[]; stopNotingFocus?: () => void };
+    held.stopNotingFocus?.();
+    const verdicts: (string | null)[] = [];
+    const verdict = (): string | null => {
       const el = document.activeElement as HTMLElement | null;
       if (!el || el === document.body) return null;
       const ringed = (e: Element | null): boolean => {
@@ -136,18 +165,33 @@ async function unringedFocusStops(p: Page, stops: number): Promise<{ reached: nu
       const shown = ringed(el) || ringed(el.parentElement) || ringed(el.firstElementChild) || thick;
       const name = `${el.tagName.toLowerCase()}${el.dataset.testid ? `[data-testid=${el.dataset.testid}]` : ''}${el.className && typeof el.className === 'string' ? `.${el.className.trim().split(/\s+/).join('.')}` : ''} "${(el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 40)}"`;
       return shown ? '' : name;
-    });
-    if (verdict === null) break;
-    reached++;
-    if (verdict) missing.push(verdict);
+    };
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Tab') verdicts.push(verdict());
+    };
+    window.addEventListener('keydown', onKey, true);
+    held.focusVerdicts = verdicts;
+    held.stopNotingFocus = () => window.removeEventListener('keydown', onKey, true);
+  });
+  const noted = () =>
+    p.evaluate(() => (window as unknown as { focusVerdicts: (string | null)[] }).focusVerdicts.slice(1));
+  // Pressed in tens; stops early once the focus has left the page's controls (nothing focused).
+  for (let pressed = 0; pressed <= stops; ) {
+    const batch = Math.min(10, stops + 1 - pressed);
+    for (let i = 0; i < batch; i++) await p.keyboard.press('Tab');
+    pressed += batch;
+    if ((await noted()).includes(null)) break;
   }
-  return { reached, missing };
+  const verdicts = (await noted()).slice(0, stops);
+  await p.evaluate(() => (window as unknown as { stopNotingFocus: () => void }).stopNotingFocus());
+  const end = verdicts.indexOf(null);
+  const reachedStops = (end === -1 ? verdicts : verdicts.slice(0, end)) as string[];
+  return { reached: reachedStops.length, missing: reachedStops.filter((v) => v !== '') };
 }
 
 test('the screens of a fresh app with the demos pass WCAG 2.1 AA in the light and the dark theme', async () => {
   await expect(page.getByTestId('connection-banner')).toHaveCount(0);
-  await expectAccessible('Workflows');
-  await shots('workflows');
+  await expectAccessible('Workflows', page, 'workflows');
 
   await go('#/runs');
   await expect(page.getByRole('heading', { name: 'Runs', level: 1 })).toBeVisible();
@@ -166,13 +210,11 @@ test('the screens of a fresh app with the demos pass WCAG 2.1 AA in the light an
   await expect(page.getByTestId('registry-server').first()).toBeVisible();
   await expectAccessible('MCP registry');
   await page.getByTestId('add-server').click();
-  await expectAccessible('MCP registry, adding a server');
-  await shots('registry-add');
+  await expectAccessible('MCP registry, adding a server', page, 'registry-add');
 
   await go('#/settings');
   await expect(page.getByTestId('privacy-section')).toBeVisible();
-  await expectAccessible('Settings');
-  await shots('settings');
+  await expectAccessible('Settings', page, 'settings');
 });
 
 test('a workflow’s panel passes, with every advanced group open, and with unsaved edits and its validation', async () => {
@@ -189,8 +231,7 @@ test('a workflow’s panel passes, with every advanced group open, and with unsa
   await expect(panel.getByTestId('save-bar')).toBeVisible();
   await panel.getByTestId('validate-button').click();
   await expect(panel.getByTestId('validation-report')).toBeVisible();
-  await expectAccessible('a workflow’s panel with unsaved edits and its validation');
-  await shots('panel');
+  await expectAccessible('a workflow’s panel with unsaved edits and its validation', page, 'panel');
   await panel.getByTestId('discard-profiles').click();
 });
 
@@ -205,14 +246,12 @@ test('a run mid-run and finished, its trace, the Runs list and Learning pass; th
   const live = page.getByRole('status').filter({ has: status });
   await expect(live).toContainText('Run status: Running');
   await expect(page.locator('[data-testid=round-card][data-round="0"]')).toBeVisible();
-  await expectAccessible('a run mid-run');
-  await shots('run-live');
+  await expectAccessible('a run mid-run', page, 'run-live');
 
   await expect(status).toHaveAttribute('data-status', 'completed', { timeout: 30_000 });
   await expect(live).toContainText('Run status: Completed');
   await expect(page.getByTestId('round-card')).toHaveCount(4);
-  await expectAccessible('a finished run (its rounds, the teacher’s replacement)');
-  await shots('run-completed');
+  await expectAccessible('a finished run (its rounds, the teacher’s replacement)', page, 'run-completed');
 
   await page.getByTestId('trace-tab').click();
   await expect(page.getByTestId('trace-event').first()).toBeVisible();
@@ -227,16 +266,14 @@ test('a run mid-run and finished, its trace, the Runs list and Learning pass; th
   await expectAccessible('Runs with a run');
   await page.getByTestId('select-run').first().check();
   await expect(page.getByTestId('runs-selected')).toBeVisible();
-  await expectAccessible('Runs with a run selected');
-  await shots('runs');
+  await expectAccessible('Runs with a run selected', page, 'runs');
 
   await go('#/learning');
   await expect(page.getByTestId('learning-row').first()).toBeVisible({ timeout: 30_000 });
   await expectAccessible('Learning with examples');
   await page.getByTestId('learning-row-toggle').first().click();
   await expect(page.getByTestId('example-detail').first()).toBeVisible();
-  await expectAccessible('Learning with an example open');
-  await shots('learning');
+  await expectAccessible('Learning with an example open', page, 'learning');
 });
 
 test('an intervention card and Waiting for you pass, and a new wait is announced', async () => {
@@ -248,8 +285,7 @@ test('an intervention card and Waiting for you pass, and a new wait is announced
   // Announced once, politely, wherever the person is: the sidebar's live region says it.
   await expect(page.getByTestId('waiting-announcement')).toHaveText('1 waiting for you');
   await expect(page.getByRole('status').filter({ has: page.getByTestId('run-status') })).toContainText('Run status: Waiting');
-  await expectAccessible('a run waiting, its intervention card');
-  await shots('intervention-card');
+  await expectAccessible('a run waiting, its intervention card', page, 'intervention-card');
   await page.getByTestId('intervention-card').getByTestId('intervention-edit-arguments').click();
   await expectAccessible('an intervention card editing the arguments');
 
@@ -258,8 +294,7 @@ test('an intervention card and Waiting for you pass, and a new wait is announced
   await expect(row).toBeVisible();
   await expectAccessible('Waiting for you, one run waiting');
   await row.getByTestId('intervention-answer-here').click();
-  await expectAccessible('Waiting for you, answering here');
-  await shots('waiting');
+  await expectAccessible('Waiting for you, answering here', page, 'waiting');
   await row.getByTestId('intervention-approve').click();
   await expect(page.getByTestId('interventions-view').getByTestId('interventions-empty')).toBeVisible({ timeout: 30_000 });
   await expect(page.getByTestId('waiting-announcement')).toHaveText('Nothing waits for you');
@@ -284,14 +319,12 @@ test('the editor with a selected node and its problems, and the leave dialog, pa
   // Each port too: which way it goes, its name and type, and its problem.
   await expect(page.getByTestId('port-agent-in-listing')).toHaveAttribute('aria-label', /^input listing, \w+, .+/);
   await expect(page.getByTestId('port-input-out-text')).toHaveAttribute('aria-label', /^output text, \w+$/);
-  await expectAccessible('the editor, a node selected with its problems');
-  await shots('editor');
+  await expectAccessible('the editor, a node selected with its problems', page, 'editor');
 
   // Leaving with unsaved changes asks first: the dialog passes too.
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Runs' }).click();
   await expect(page.getByTestId('leave-dialog')).toBeVisible();
-  await expectAccessible('the leave dialog');
-  await shots('leave-dialog');
+  await expectAccessible('the leave dialog', page, 'leave-dialog');
   await page.getByTestId('leave-discard').click();
   await expect(page).toHaveURL(/#\/runs$/);
 });
@@ -317,8 +350,7 @@ test('a workflow run: the editor’s run form and banner, the run’s nodes open
   await expectAccessible('a finished workflow run, its nodes');
   await page.locator('[data-testid=node-invocation][data-node=summarize]').first().getByRole('button').first().click();
   await expect(page.getByTestId('node-invocation-body').first()).toBeVisible();
-  await expectAccessible('a workflow run with a node’s invocation open');
-  await shots('workflow-run');
+  await expectAccessible('a workflow run with a node’s invocation open', page, 'workflow-run');
   await page.getByTestId('open-in-editor').click();
   await expect(page.locator('.react-flow__node[data-id="summarize"]')).toHaveAttribute('aria-label', /^Agent node “summarize”; inputs: ticket; outputs: output; 4\/4 done/);
   await expectAccessible('a workflow’s graph showing its run');
@@ -397,15 +429,13 @@ test('the banners a page shows when it cannot reach Steward pass', async ({ brow
   const port = host.port;
   await host.stop();
   await expect(page.getByTestId('connection-banner')).toBeVisible({ timeout: 20_000 });
-  await expectAccessible('the host stopped (reconnecting)');
-  await shots('reconnecting');
+  await expectAccessible('the host stopped (reconnecting)', page, 'reconnecting');
 
   // Another data folder's Steward on the same port refuses this page's token: the page says what to do.
   otherDataDir = mkdtempSync(join(tmpdir(), 'steward-e2e-a11y-other-'));
   host = await startHostOnPort(otherDataDir, port);
   await expect(page.locator('[data-testid=connection-banner][data-state=refused]')).toBeVisible({ timeout: 30_000 });
-  await expectAccessible('a host that no longer accepts this page');
-  await shots('refused');
+  await expectAccessible('a host that no longer accepts this page', page, 'refused');
 });
 
 async function expectBanner(browser: Browser, url: string, state: string): Promise<void> {
@@ -414,8 +444,7 @@ async function expectBanner(browser: Browser, url: string, state: string): Promi
     const p = await other.newPage();
     await p.goto(url);
     await expect(p.locator('[data-testid=connection-banner][data-state=refused], [data-testid=launch-refused]').first()).toBeVisible({ timeout: 20_000 });
-    await expectAccessible(state, p);
-    await shots(state.replace(/\W+/g, '-'), p);
+    await expectAccessible(state, p, state.replace(/\W+/g, '-'));
   } finally {
     await other.close();
   }

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,8 +16,17 @@ test.describe.configure({ mode: 'serial' });
 
 const hosts: HostProcess[] = [];
 const folders: string[] = [];
-test.beforeAll(() => ensureBuilt());
+/** The 200k-event history of the second test, imported while the first test runs (see `importScaleHistory`). */
+let scaleHistory: Promise<ScaleHistory> | undefined;
+let importing: ChildProcess | undefined;
+test.beforeAll(() => {
+  ensureBuilt();
+  scaleHistory = importScaleHistory();
+});
 test.afterAll(async () => {
+  // The import has ended (or is stopped, when the second test did not run) before its folder is removed.
+  if (importing && importing.exitCode === null && importing.signalCode === null) importing.kill('SIGTERM');
+  await scaleHistory?.catch(() => undefined);
   for (const host of hosts.splice(0)) await host.stop();
   for (const dir of folders.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
@@ -106,14 +115,37 @@ function recordedRun(i: number): RunEvent[] {
   return events;
 }
 
+interface ScaleHistory {
+  dataDir: string;
+  imported: { stdout: string; stderr: string; code: number | null };
+}
+
+/**
+ * The history goes in as a user's would: a trace file, `steward runs import`. Started before the
+ * first test and awaited by the second: the import (most of it waiting on the disk) runs while the
+ * first test's demo runs, instead of after it.
+ */
+function importScaleHistory(): Promise<ScaleHistory> {
+  const dataDir = folder('scale');
+  const trace = join(dataDir, 'history.trace.jsonl');
+  writeFileSync(trace, Array.from({ length: RUNS }, (_, i) => recordedRun(i).map((e) => JSON.stringify(e)).join('\n')).join('\n') + '\n');
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['out/main/cli.js', 'runs', 'import', trace, '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    importing = child;
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ dataDir, imported: { stdout, stderr, code } }));
+  });
+}
+
 test('a fresh profile on a 200k-event history lists every run right at once, says it is indexing, and finds a run by its id start', async ({ browser }) => {
   // A 200k-event history indexing in the page while it is used: on a loaded CI machine this took up to 1.6 min.
   test.setTimeout(240_000);
-  const dataDir = folder('scale');
-  // The history goes in as a user's would: a trace file, `steward runs import`.
-  const trace = join(dataDir, 'history.trace.jsonl');
-  writeFileSync(trace, Array.from({ length: RUNS }, (_, i) => recordedRun(i).map((e) => JSON.stringify(e)).join('\n')).join('\n') + '\n');
-  const imported = spawnSync(process.execPath, ['out/main/cli.js', 'runs', 'import', trace, '--data-dir', dataDir], { encoding: 'utf8' });
+  if (!scaleHistory) throw new Error('the history is imported in beforeAll');
+  const { dataDir, imported } = await scaleHistory;
   expect(imported.stdout).toContain(`imported ${RUNS * (STEPS + 2)} events of ${RUNS} runs`);
   const host = await start(dataDir);
 

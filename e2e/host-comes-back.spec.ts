@@ -100,13 +100,16 @@ test('the host stopped and started again on the same data folder and port: the o
   page.on('load', () => (loads += 1));
   await page.goto((await steward(['open', '--print', '--data-dir', dataDir])).stdout.trim());
   const notes = page.getByTestId('workflow-card').filter({ hasText: 'Notes assistant' });
+  // A link printed before the stop and never used: it ends with the host that made it. (Asked for
+  // from the other terminal while the run goes on.)
+  const printedBefore = steward(['open', '--print', '--data-dir', dataDir]);
   await notes.getByTestId('run-button').click();
   await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed', { timeout: 30_000 });
   await page.evaluate(() => (window.location.hash = '#/runs'));
   await expect(page.getByTestId('run-row')).toHaveCount(1);
   await page.evaluate(() => ((window as unknown as { sameDocument: string }).sameDocument = 'yes'));
-  // A link printed before the stop and never used: it ends with the host that made it.
-  const before = (await steward(['open', '--print', '--data-dir', dataDir])).stdout.trim();
+  const before = (await printedBefore).stdout.trim();
+  expect(before).toMatch(/#launch=/);
 
   await host.stop();
   const banner = page.getByTestId('connection-banner');

@@ -64,11 +64,12 @@ beforeAll(async () => {
   host = await createHost({ dataDir, shell: 'browser', credentials: memoryCredentials(), log: () => undefined });
 });
 
+// Closing waits for the dry runs the fuzzing started to end (their servers stop): on a loaded machine, more than the default 30 s.
 afterAll(async () => {
   await host.close();
   rmSync(dataDir, { recursive: true, force: true });
   process.off('unhandledRejection', onUnhandled);
-});
+}, 90_000);
 
 /** A response frame that validates, with a result of its method's result type when ok. */
 function expectTypedResponse(frame: ResponseFrame, method: string): void {

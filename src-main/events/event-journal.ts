@@ -483,6 +483,12 @@ export class EventJournal {
     return row ? (JSON.parse(row.body) as RunEvent) : undefined;
   }
 
+  /** Runs `look` (reads only) in one read transaction: its look-ups share one snapshot and one lock (an import's check of many lines). */
+  reading<T>(look: () => T): T {
+    this.requireOpen();
+    return this.db.transaction(look).deferred();
+  }
+
   /** The stored event at this place of a run, if any. */
   eventAt(runId: string, seq: number): RunEvent | undefined {
     const row = this.sql.bodyAtPlace.get(runId, seq);

@@ -32,6 +32,8 @@ export function diskTraceMemory(): DiskTraceMemory {
   const db = new Database(join(dir, 'lines.sqlite'));
   db.pragma('journal_mode = OFF');
   db.pragma('synchronous = OFF');
+  // This process's own scratch file: its locks are taken once, not around every look-up (pass 2 asks one a line).
+  db.pragma('locking_mode = EXCLUSIVE');
   db.pragma('cache_size = -8000'); // 8 MB of pages at most
   db.exec(`CREATE TABLE taken (id TEXT PRIMARY KEY, run_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, file TEXT NOT NULL, line INTEGER NOT NULL, print TEXT NOT NULL) WITHOUT ROWID;
     CREATE UNIQUE INDEX taken_place ON taken (run_id, seq);

@@ -31,11 +31,20 @@ export type Checked =
   | { ok: true; counts: Omit<ImportCounts, 'imported' | 'repeated' | 'held'> & { events: number }; memory: DiskTraceMemory }
   | { ok: false; message: string };
 
+/** What pass 1 reads of the history: an event by id or by place, a batch of look-ups in one read transaction. */
+export type HistoryLookUp = Pick<EventJournal, 'eventById' | 'eventAt' | 'reading'>;
+
 /** A history that holds nothing (a data folder not made yet). */
-export const NO_HISTORY: Pick<EventJournal, 'eventById' | 'eventAt'> = { eventById: () => undefined, eventAt: () => undefined };
+export const NO_HISTORY: HistoryLookUp = { eventById: () => undefined, eventAt: () => undefined, reading: (look) => look() };
+
+/**
+ * Lines checked against the history together, in one read transaction: a look-up each outside one
+ * took and dropped SQLite's locks every time (2.5 million fcntl calls for a 200k-event trace).
+ */
+const LOOK_UP_BATCH = 1_000;
 
 /** Pass 1: the first problem of any line of any file, by file and line, or what they hold. */
-export async function checkTraceStreams(files: readonly string[], history: Pick<EventJournal, 'eventById' | 'eventAt'>, progress: (line: string) => void): Promise<Checked> {
+export async function checkTraceStreams(files: readonly string[], history: HistoryLookUp, progress: (line: string) => void): Promise<Checked> {
   const memory = diskTraceMemory();
   // 128 bits of a SHA-256 per event: what tells a changed repeat from the same one, on disk, not in memory.
   const checker = new TraceChecker({ fingerprint: (event) => createHash('sha256').update(canonicalJson(event)).digest('base64url').slice(0, 22), keep: false, memory });
@@ -43,13 +52,30 @@ export async function checkTraceStreams(files: readonly string[], history: Pick<
     memory.close();
     return { ok: false, message };
   };
+  // Events read but not yet looked up in the history, in line order: the first problem is still the first by line.
+  let unchecked: Array<{ at: TraceLineAt; event: RunEvent }> = [];
+  const lookUp = (): string | undefined => {
+    if (unchecked.length === 0) return undefined;
+    const batch = unchecked;
+    unchecked = [];
+    return history.reading(() => {
+      for (const { at, event } of batch) {
+        const problem = againstHistory(at, event, history);
+        if (problem) return problem;
+      }
+      return undefined;
+    });
+  };
   for (const file of files) {
     const problem = await eachLine(file, 'checking', progress, (at, raw) => {
       const read = checker.lineEvent(at, raw);
-      if (!read.ok) return traceProblemMessage(read.problem.at, read.problem.problem);
-      return read.event ? againstHistory(at, read.event, history) : undefined;
+      if (!read.ok) return lookUp() ?? traceProblemMessage(read.problem.at, read.problem.problem);
+      if (read.event) unchecked.push({ at, event: read.event });
+      return unchecked.length >= LOOK_UP_BATCH ? lookUp() : undefined;
     });
-    if (problem) return refuse(problem);
+    // Lines before a file that stopped reading are looked up first: their problem comes first.
+    const first = lookUp() ?? problem;
+    if (first) return refuse(first);
     const empty = checker.endFile(basename(file));
     if (empty) return refuse(traceProblemMessage(empty.at, empty.problem));
   }
@@ -107,7 +133,7 @@ async function importChunks(files: readonly string[], memory: DiskTraceMemory, h
 }
 
 /** The history's own event under this id or at this place, if it is another. */
-function againstHistory(at: TraceLineAt, event: RunEvent, history: Pick<EventJournal, 'eventById' | 'eventAt'>): string | undefined {
+function againstHistory(at: TraceLineAt, event: RunEvent, history: HistoryLookUp): string | undefined {
   const byId = history.eventById(event.id);
   if (byId && !sameStoredEvent(byId, storedForm(event))) {
     return traceProblemMessage(at, `the history holds a different event with the id "${event.id}": the trace was changed or damaged, or its run is another under the same id. Nothing was imported`);
