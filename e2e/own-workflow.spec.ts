@@ -89,10 +89,26 @@ async function confirmWithTerminalCode(scope: Locator | Page, printedBefore: num
 
 const handle = (node: string, dir: 'in' | 'out', port: string) => page.getByTestId(`port-${node}-${dir}-${port}`).locator('.react-flow__handle');
 
-/** Drags from an output handle to an input handle, as a person connects two ports; the edge is drawn. */
+/**
+ * Drags from an output handle to an input handle, as a person connects two ports, in steps as a hand
+ * moves; the edge is drawn. On a loaded machine a drag whose moves came before the canvas took its
+ * press draws nothing (CI saw it once): the person would drag again, and so does this, once the edge
+ * is still missing after a few seconds (an input takes one edge, so a second drag never doubles it).
+ */
 async function connectPorts(from: [string, string], to: [string, string]): Promise<void> {
-  await handle(from[0], 'out', from[1]).dragTo(handle(to[0], 'in', to[1]));
-  await expect(page.getByTestId(`rf__edge-${from[0]}.${from[1]}->${to[0]}.${to[1]}`)).toHaveCount(1);
+  const edge = page.getByTestId(`rf__edge-${from[0]}.${from[1]}->${to[0]}.${to[1]}`);
+  await expect(async () => {
+    if ((await edge.count()) === 0) {
+      const start = await handle(from[0], 'out', from[1]).boundingBox();
+      const end = await handle(to[0], 'in', to[1]).boundingBox();
+      if (!start || !end) throw new Error('a port is not on screen');
+      await page.mouse.move(start.x + start.width / 2, start.y + start.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(end.x + end.width / 2, end.y + end.height / 2, { steps: 8 });
+      await page.mouse.up();
+    }
+    await expect(edge).toHaveCount(1, { timeout: 5_000 });
+  }).toPass({ timeout: 30_000 });
 }
 
 /**

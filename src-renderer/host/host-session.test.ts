@@ -245,4 +245,41 @@ describe('host session', () => {
     expect(transport.methods()).not.toContain('events.cursor');
     session.stop();
   });
+
+  it('asks for the providers again within seconds while Ollama does not answer, and at the poll interval once it does', async () => {
+    let reachable = false;
+    const answers = hostAnswers([]);
+    const transport = new FakeTransport((frame) =>
+      frame.method === 'providers.status' ? { script: { available: true, label: 'replay' }, ollama: { host: 'http://127.0.0.1:11434', reachable, models: [] } } : answers(frame),
+    );
+    const seen: boolean[] = [];
+    const listener = { connection: () => undefined, info: () => undefined, providers: (p: { ollama: { reachable: boolean } }) => void seen.push(p.ollama.reachable), problem: () => undefined };
+    const session = startHostSession(createHostClient(transport), db, listener, { providerPollMs: 5_000, unreachableProviderPollMs: 30 });
+    const asked = () => transport.methods().filter((m) => m === 'providers.status').length;
+    transport.setState('open');
+    await settle(session);
+    // Not answering: asked again and again (every 30 ms), where the interval alone would wait 5 s.
+    await expect.poll(asked, { timeout: 5_000 }).toBeGreaterThanOrEqual(3);
+    // Started: the next answer says so; from then on the next ask is the interval's, 5 s away.
+    reachable = true;
+    await expect.poll(() => seen.at(-1), { timeout: 5_000 }).toBe(true);
+    const after = asked();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(asked()).toBe(after);
+    session.stop();
+  });
+
+  it('stops asking for the providers when the session stops, even while Ollama does not answer', async () => {
+    const transport = new FakeTransport(hostAnswers([]));
+    const session = startHostSession(createHostClient(transport), db, { connection: () => undefined, info: () => undefined, providers: () => undefined, problem: () => undefined }, { unreachableProviderPollMs: 30 });
+    const asked = () => transport.methods().filter((m) => m === 'providers.status').length;
+    transport.setState('open');
+    await settle(session);
+    await expect.poll(asked, { timeout: 5_000 }).toBeGreaterThanOrEqual(2);
+    session.stop();
+    await session.done();
+    const stopped = asked();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(asked()).toBe(stopped);
+  });
 });

@@ -27,7 +27,10 @@ export interface SessionListener {
 }
 
 export interface HostSessionOptions {
+  /** How often the providers' status is asked for while Ollama answers. */
   providerPollMs?: number;
+  /** How often while it does not (default 4 s; never longer than `providerPollMs`). */
+  unreachableProviderPollMs?: number;
   /** How long to wait before subscribing again after a frame could not be stored or did not follow. */
   resubscribeMs?: number;
 }
@@ -76,9 +79,12 @@ export async function prepareProfiles(db: StewardDb): Promise<void> {
  */
 export function startHostSession(client: HostClient, db: StewardDb, listener: SessionListener, options: HostSessionOptions = {}): { stop(): void; done(): Promise<void> } {
   const pollMs = options.providerPollMs ?? 20_000;
+  // Ollama not answering (not started yet, or too busy to answer in time): asked again sooner, so a
+  // server a person just started, or one that was slow once, shows as running within seconds.
+  const unreachablePollMs = Math.min(pollMs, options.unreachableProviderPollMs ?? 4_000);
   const resubscribeMs = options.resubscribeMs ?? 2_000;
   let generation = 0;
-  let poll: ReturnType<typeof setInterval> | undefined;
+  let poll: ReturnType<typeof setTimeout> | undefined;
   let retry: ReturnType<typeof setTimeout> | undefined;
   let chain = Promise.resolve();
   /** What the next frame must follow: the cursor this page subscribed with, moved by each stored frame. */
@@ -90,8 +96,22 @@ export function startHostSession(client: HostClient, db: StewardDb, listener: Se
   /** The connected host's journal (host.info), to resume from this database's cursor in it. */
   let hostJournal: string | undefined;
 
-  const refreshProviders = () => {
-    client.request('providers.status', {}).then(listener.providers, (err: unknown) => console.warn('[steward] providers.status', err));
+  /** Asks now, then again after the poll's interval (shorter while Ollama does not answer); a newer connection ends the chain. */
+  const refreshProviders = (mine = generation) => {
+    clearTimeout(poll);
+    const next = (ms: number) => {
+      if (mine === generation) poll = setTimeout(() => refreshProviders(mine), ms);
+    };
+    client.request('providers.status', {}).then(
+      (status) => {
+        listener.providers(status);
+        next(status.ollama.reachable ? pollMs : unreachablePollMs);
+      },
+      (err: unknown) => {
+        console.warn('[steward] providers.status', err);
+        next(pollMs);
+      },
+    );
   };
 
   /** From the cursor this database stored: another page of this origin may have moved it further. */
@@ -284,21 +304,20 @@ export function startHostSession(client: HostClient, db: StewardDb, listener: Se
   const profileSync = createProfileSync(db, client, listener.problem);
   const offState = client.onState((state) => {
     generation += 1;
-    clearInterval(poll);
+    clearTimeout(poll);
     clearTimeout(retry);
     retry = undefined;
     listener.connection(state);
     if (state !== 'open') return profileSync.pause();
     startup = startUp(generation);
-    refreshProviders();
-    poll = setInterval(refreshProviders, pollMs);
+    refreshProviders(generation);
   });
 
   return {
     stop() {
       generation += 1;
       clearTimeout(trimTimer);
-      clearInterval(poll);
+      clearTimeout(poll);
       clearTimeout(retry);
       offState();
       offEvents();
