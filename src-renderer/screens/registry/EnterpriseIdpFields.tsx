@@ -1,7 +1,6 @@
-import { useState } from 'react';
 import type { ServerForm } from './server-form';
-import { CredentialPicker } from './CredentialPicker';
-import { FieldProblem, TextField } from './FormParts';
+import { CredentialField } from './CredentialField';
+import { TextField } from './FormParts';
 
 type IdpValues = Pick<ServerForm, 'idpIssuer' | 'idpClientId' | 'idpSecret' | 'idpIdToken'>;
 
@@ -28,8 +27,6 @@ export function EnterpriseIdpFields(props: {
   problem: (field: string) => string | undefined;
 }) {
   const { values, onChange, names, fid, problem } = props;
-  const [typingSecret, setTypingSecret] = useState(false);
-  const [typingToken, setTypingToken] = useState(false);
   return (
     <fieldset className="server-form__env" data-testid="server-oauth-idp" aria-label="Your organisation’s identity provider">
       <legend className="field__label">Your organisation’s identity provider</legend>
@@ -53,54 +50,34 @@ export function EnterpriseIdpFields(props: {
         problem={problem('oauth.idp.client_id')}
         hint="The client your organisation’s administrator registered for Steward at the identity provider."
       />
-      <div className="env-row" role="group" aria-label="Client secret at the identity provider">
-        <label className="field__label" htmlFor={fid('oauth.idp.client_secret')}>
-          Client secret at the identity provider (optional)
-        </label>
-        <code className="env-row__prefix">keychain:</code>
-        <CredentialPicker
-          id={fid('oauth.idp.client_secret')}
-          value={values.idpSecret}
-          onChange={(idpSecret) => onChange({ idpSecret })}
-          names={names}
-          typing={typingSecret}
-          onTyping={() => setTypingSecret(true)}
-          emptyLabel="No secret (a public client)"
-          ariaLabel="Identity provider client secret credential"
-          selectTestId="server-oauth-idp-secret-credential"
-          inputTestId="server-oauth-idp-secret-name"
-          problem={problem('oauth.idp.client_secret')}
-        />
-        <FieldProblem
-          id={fid('oauth.idp.client_secret')}
-          message={problem('oauth.idp.client_secret')}
-          hint={keychainNote(values.idpSecret, names, 'the secret') ?? 'Only if the identity provider gave Steward’s client a secret: store it in Settings → Credentials and pick its name.'}
-        />
-      </div>
-      <div className="env-row" role="group" aria-label="ID token">
-        <label className="field__label" htmlFor={fid('oauth.idp.id_token')}>
-          ID token
-        </label>
-        <code className="env-row__prefix">keychain:</code>
-        <CredentialPicker
-          id={fid('oauth.idp.id_token')}
-          value={values.idpIdToken}
-          onChange={(idpIdToken) => onChange({ idpIdToken })}
-          names={names}
-          typing={typingToken}
-          onTyping={() => setTypingToken(true)}
-          emptyLabel="Pick a credential…"
-          ariaLabel="ID token credential"
-          selectTestId="server-oauth-idp-token-credential"
-          inputTestId="server-oauth-idp-token-name"
-          problem={problem('oauth.idp.id_token')}
-        />
-        <FieldProblem
-          id={fid('oauth.idp.id_token')}
-          message={problem('oauth.idp.id_token')}
-          hint={keychainNote(values.idpIdToken, names, 'your ID token') ?? 'Your ID token from the identity provider, as your organisation’s sign-in tooling gives it: store it in Settings → Credentials and pick its name.'}
-        />
-      </div>
+      <CredentialField
+        id={fid('oauth.idp.client_secret')}
+        group="Client secret at the identity provider"
+        label="Client secret at the identity provider (optional)"
+        value={values.idpSecret}
+        onChange={(idpSecret) => onChange({ idpSecret })}
+        names={names}
+        emptyLabel="No secret (a public client)"
+        ariaLabel="Identity provider client secret credential"
+        selectTestId="server-oauth-idp-secret-credential"
+        inputTestId="server-oauth-idp-secret-name"
+        problem={problem('oauth.idp.client_secret')}
+        hint={keychainNote(values.idpSecret, names, 'the secret') ?? 'Only if the identity provider gave Steward’s client a secret: store it in Settings → Credentials and pick its name.'}
+      />
+      <CredentialField
+        id={fid('oauth.idp.id_token')}
+        group="ID token"
+        label="ID token"
+        value={values.idpIdToken}
+        onChange={(idpIdToken) => onChange({ idpIdToken })}
+        names={names}
+        emptyLabel="Pick a credential…"
+        ariaLabel="ID token credential"
+        selectTestId="server-oauth-idp-token-credential"
+        inputTestId="server-oauth-idp-token-name"
+        problem={problem('oauth.idp.id_token')}
+        hint={keychainNote(values.idpIdToken, names, 'your ID token') ?? 'Your ID token from the identity provider, as your organisation’s sign-in tooling gives it: store it in Settings → Credentials and pick its name.'}
+      />
     </fieldset>
   );
 }

@@ -4,6 +4,7 @@ import { useHost } from '../../app/HostProvider';
 import { routeHref } from '../../app/routing';
 import { useCredentialNames } from '../../supervision/use-workflow-config';
 import { emptyServerForm, formFromServer, registerablePackages, serverRegistrationFromForm, type FormProblem, type OAuthGrantChoice, type ServerForm as FormState } from './server-form';
+import { CredentialField } from './CredentialField';
 import { CredentialPicker } from './CredentialPicker';
 import { EnterpriseIdpFields, keychainNote } from './EnterpriseIdpFields';
 import { FieldProblem, FormFooter, problemProps, TextField } from './FormParts';
@@ -33,8 +34,6 @@ export function ServerForm({ servers, editing, onDone, onCancel }: { servers: re
   const packages = registerablePackages(servers);
   const [form, setForm] = useState<FormState>(() => (editing ? formFromServer(editing) : { ...emptyServerForm(), package: packages[0]?.package ?? '', args: packages[0]?.args.join('\n') ?? '' }));
   const [typing, setTyping] = useState<boolean[]>(() => form.env.map(() => false));
-  const [typingSecret, setTypingSecret] = useState(false);
-  const [typingKey, setTypingKey] = useState(false);
   const [problems, setProblems] = useState<FormProblem[]>([]);
   const fid = (field: string) => `${uid}-${field.replaceAll('.', '-')}`;
   const problem = (field: string) => problems.find((p) => p.field === field)?.message;
@@ -212,47 +211,35 @@ export function ServerForm({ servers, editing, onDone, onCancel }: { servers: re
             problem={problem('oauth.client_id')}
             hint={CLIENT_ID_HINT[form.oauthGrant]}
           />
-          <div className="env-row" role="group" aria-label="Client secret">
-            <label className="field__label" htmlFor={fid('oauth.client_secret')}>
-              {form.oauthGrant === 'enterprise' ? 'Client secret at the server' : 'Client secret'}
-            </label>
-            <code className="env-row__prefix">keychain:</code>
-            <CredentialPicker
-              id={fid('oauth.client_secret')}
-              value={form.oauthSecret}
-              onChange={(oauthSecret) => set({ oauthSecret })}
-              names={names}
-              typing={typingSecret}
-              onTyping={() => setTypingSecret(true)}
-              emptyLabel="No secret (a public client)"
-              ariaLabel="Client secret credential"
-              selectTestId="server-oauth-secret-credential"
-              inputTestId="server-oauth-secret-name"
-              problem={problem('oauth.client_secret')}
-            />
-            <FieldProblem id={fid('oauth.client_secret')} message={problem('oauth.client_secret')} hint={keychainNote(form.oauthSecret, names, 'the secret') ?? 'Only if the provider gave the client a secret: store it in Settings → Credentials and pick its name.'} />
-          </div>
+          <CredentialField
+            id={fid('oauth.client_secret')}
+            group="Client secret"
+            label={form.oauthGrant === 'enterprise' ? 'Client secret at the server' : 'Client secret'}
+            value={form.oauthSecret}
+            onChange={(oauthSecret) => set({ oauthSecret })}
+            names={names}
+            emptyLabel="No secret (a public client)"
+            ariaLabel="Client secret credential"
+            selectTestId="server-oauth-secret-credential"
+            inputTestId="server-oauth-secret-name"
+            problem={problem('oauth.client_secret')}
+            hint={keychainNote(form.oauthSecret, names, 'the secret') ?? 'Only if the provider gave the client a secret: store it in Settings → Credentials and pick its name.'}
+          />
           {form.oauthGrant === 'machine' && (
-            <div className="env-row" role="group" aria-label="Private key">
-              <label className="field__label" htmlFor={fid('oauth.private_key')}>
-                Private key (instead of a secret)
-              </label>
-              <code className="env-row__prefix">keychain:</code>
-              <CredentialPicker
-                id={fid('oauth.private_key')}
-                value={form.oauthPrivateKey}
-                onChange={(oauthPrivateKey) => set({ oauthPrivateKey })}
-                names={names}
-                typing={typingKey}
-                onTyping={() => setTypingKey(true)}
-                emptyLabel="No private key (the client uses its secret)"
-                ariaLabel="Private key credential"
-                selectTestId="server-oauth-key-credential"
-                inputTestId="server-oauth-key-name"
-                problem={problem('oauth.private_key')}
-              />
-              <FieldProblem id={fid('oauth.private_key')} message={problem('oauth.private_key')} hint="A PEM private key (PKCS#8) the provider knows the public half of: Steward signs an ES256 JWT with it. Store it in Settings → Credentials and pick its name." />
-            </div>
+            <CredentialField
+              id={fid('oauth.private_key')}
+              group="Private key"
+              label="Private key (instead of a secret)"
+              value={form.oauthPrivateKey}
+              onChange={(oauthPrivateKey) => set({ oauthPrivateKey })}
+              names={names}
+              emptyLabel="No private key (the client uses its secret)"
+              ariaLabel="Private key credential"
+              selectTestId="server-oauth-key-credential"
+              inputTestId="server-oauth-key-name"
+              problem={problem('oauth.private_key')}
+              hint="A PEM private key (PKCS#8) the provider knows the public half of: Steward signs an ES256 JWT with it. Store it in Settings → Credentials and pick its name."
+            />
           )}
           {form.oauthGrant === 'enterprise' && <EnterpriseIdpFields values={form} onChange={set} names={names} fid={fid} problem={problem} />}
         </fieldset>
