@@ -103,6 +103,11 @@ export function isLoopbackHostname(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
 
+/** An address a credential must not be sent to: plain http to another machine (https, or http on loopback, may carry one). */
+export function inTheClearOffMachine(parts: ModelUrlParts): boolean {
+  return parts.scheme === 'http' && !isLoopbackHostname(parts.hostname);
+}
+
 export const DEFAULT_OLLAMA_PORT = '11434';
 
 /**

@@ -3,7 +3,7 @@ import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } fr
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { z } from 'zod';
 import { credentialNameOf, isCredentialRef } from '@shared/contracts/credentials';
-import { checkModelUrl, isLoopbackHostname } from '@shared/contracts/model-url';
+import { checkModelUrl, inTheClearOffMachine } from '@shared/contracts/model-url';
 import type { EnterpriseIdp } from '@shared/contracts/remote-server';
 import type { McpServerSpec } from '@shared/contracts/spec';
 import type { CredentialStore } from '../../credentials/credential-store';
@@ -53,7 +53,7 @@ export async function enterpriseClientProvider(spec: McpServerSpec, store: Crede
   for (const [field, url] of [['idp.issuer', oauth.idp.issuer], ['idp.token_endpoint', oauth.idp.token_endpoint]] as const) {
     if (url === undefined) continue;
     const check = checkModelUrl(url);
-    if (!check.ok || (check.parts.scheme === 'http' && !isLoopbackHostname(check.parts.hostname))) {
+    if (!check.ok || inTheClearOffMachine(check.parts)) {
       throw new Error(`MCP server "${spec.id}": oauth.${field} must be an https:// address (http:// only on this machine): your ID token would be sent to ${url} in the clear. Nothing was sent.`);
     }
   }

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { CREDENTIAL_PREFIX, CredentialName, credentialNameOf } from '@shared/contracts/credentials';
 import { RegistryId, ServerRegistration, WorkspaceRegistration, type RegisteredServer, type Workspace } from '@shared/contracts/host-registry';
 import { McpServerSpec } from '@shared/contracts/spec';
-import { checkModelUrl, isLoopbackHostname } from '@shared/contracts/model-url';
+import { checkModelUrl, inTheClearOffMachine } from '@shared/contracts/model-url';
 import { EnterpriseIdp, ServerOAuthClient, ServerUrl } from '@shared/contracts/remote-server';
 import { INSTALLED_SERVERS } from '@shared/policy/installed-servers';
 import { holdsKnownKey, looksLikeRawSecret } from '@shared/policy/secrets';
@@ -307,7 +307,7 @@ export function idpIssuerProblem(issuer: string): string | undefined {
   if (issuer === '') return 'Give your identity provider’s issuer: the address it signs you in from, e.g. https://login.example.com.';
   const check = checkModelUrl(issuer);
   if (!check.ok) return `The issuer ${check.problem.replace(" and set the model's api_key to keychain:NAME", '')}.`;
-  if (check.parts.scheme === 'http' && !isLoopbackHostname(check.parts.hostname)) {
+  if (inTheClearOffMachine(check.parts)) {
     return 'The issuer must be an https:// address: your ID token is sent to this identity provider (http:// only for one on this machine, e.g. http://127.0.0.1:8080).';
   }
   if (check.parts.rest.includes('?')) return 'The issuer has a query (?…): give the address alone, as your identity provider names itself.';
