@@ -9,8 +9,9 @@
 // trace context), for a test to read in the server's stderr tail.
 //   --modern-only  refuse the 2025 handshake (a server that moved on entirely)
 import { z } from 'zod';
-import { McpServer, acceptedContent, inputRequired, inputResponse } from '@modelcontextprotocol/server';
+import { McpServer } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { registerBookRoom } from './book-room.mjs';
 
 const seen = (call) => process.stderr.write(`seen ${JSON.stringify(call)}\n`);
 const traceOf = (meta) => (meta && typeof meta.traceparent === 'string' ? { traceparent: meta.traceparent } : {});
@@ -23,36 +24,7 @@ serveStdio(
       seen({ tool: 'echo', ...traceOf(ctx.mcpReq._meta) });
       return { content: [{ type: 'text', text: `echo: ${text}` }] };
     });
-    server.registerTool(
-      'book_room',
-      { description: 'Books a room; asks who it is for.', inputSchema: z.object({ room: z.string() }), annotations: { readOnlyHint: false, destructiveHint: false } },
-      ({ room }, ctx) => {
-        const responses = ctx.mcpReq.inputResponses;
-        const view = inputResponse(responses, 'guest');
-        const state = ctx.mcpReq.requestState();
-        seen({ tool: 'book_room', ...(typeof state === 'string' ? { requestState: state } : {}), ...(view.kind === 'elicit' ? { answered: view.action } : {}) });
-        if (view.kind === 'elicit' && view.action !== 'accept') return { content: [{ type: 'text', text: `not booked: the person answered ${view.action}` }], isError: true };
-        const guest = acceptedContent(responses, 'guest');
-        if (guest === undefined || typeof guest.who !== 'string') {
-          minted += 1;
-          return inputRequired({
-            inputRequests: {
-              guest: inputRequired.elicit({
-                message: `Who is room ${room} for?`,
-                requestedSchema: {
-                  type: 'object',
-                  properties: { who: { type: 'string', title: 'Guest name', default: 'a guest' }, nights: { type: 'integer', title: 'Nights', default: 1, minimum: 1 } },
-                  required: ['who'],
-                },
-              }),
-            },
-            requestState: `booking-${room}-${minted}`,
-          });
-        }
-        const nights = typeof guest.nights === 'number' ? guest.nights : 1;
-        return { content: [{ type: 'text', text: `booked ${room} for ${guest.who} (${nights} night${nights === 1 ? '' : 's'})` }] };
-      },
-    );
+    registerBookRoom(server, { seen, mint: () => (minted += 1) });
     server.registerTool('flood', { description: 'Answers with one line past 8 MiB.', inputSchema: z.object({}) }, () => ({ content: [{ type: 'text', text: 'x'.repeat(9 * 1024 * 1024) }] }));
     server.registerTool('unlock', { description: 'Adds the `opened` tool.', inputSchema: z.object({}) }, () => {
       seen({ tool: 'unlock' });

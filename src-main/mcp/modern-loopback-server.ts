@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
-import { McpServer, acceptedContent, createMcpHandler, inputRequired, inputResponse } from '@modelcontextprotocol/server';
+import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
+import { registerBookRoom } from '../../test-support/book-room.mjs';
 
 /** One `tools/call` as the server saw it: the state it got back, the answers, the trace context. */
 export interface SeenCall {
@@ -84,36 +85,11 @@ export async function startModernLoopbackServer(legacy: 'stateless' | 'reject' =
         return { content: [{ type: 'text' as const, text: `echo: ${text}` }] };
       }),
     );
-    server.registerTool(
-      'book_room',
-      { description: 'Books a room; asks who it is for.', inputSchema: z.object({ room: z.string() }), annotations: { readOnlyHint: false, destructiveHint: false } },
-      ({ room }, ctx) => traced('book_room', ctx.mcpReq._meta, () => {
-        const responses = ctx.mcpReq.inputResponses;
-        const view = inputResponse(responses, 'guest');
-        const state = ctx.mcpReq.requestState();
-        calls.push({ tool: 'book_room', ...(typeof state === 'string' ? { requestState: state } : {}), ...(view.kind === 'elicit' ? { answered: view.action } : {}), ...trace(ctx.mcpReq._meta) });
-        if (view.kind === 'elicit' && view.action !== 'accept') return { content: [{ type: 'text', text: `not booked: the person answered ${view.action}` }], isError: true };
-        const guest = acceptedContent<{ who?: unknown; nights?: unknown }>(responses, 'guest');
-        if (guest === undefined || typeof guest.who !== 'string') {
-          minted += 1;
-          return inputRequired({
-            inputRequests: {
-              guest: inputRequired.elicit({
-                message: `Who is room ${room} for?`,
-                requestedSchema: {
-                  type: 'object',
-                  properties: { who: { type: 'string', title: 'Guest name', default: 'a guest' }, nights: { type: 'integer', title: 'Nights', default: 1, minimum: 1 } },
-                  required: ['who'],
-                },
-              }),
-            },
-            requestState: `booking-${room}-${minted}`,
-          });
-        }
-        const nights = typeof guest.nights === 'number' ? guest.nights : 1;
-        return { content: [{ type: 'text' as const, text: `booked ${room} for ${guest.who} (${nights} night${nights === 1 ? '' : 's'})` }] };
-      }),
-    );
+    registerBookRoom(server, {
+      seen: (call, meta) => calls.push({ ...call, ...trace(meta) }),
+      mint: () => (minted += 1),
+      wrap: (meta, serve) => traced('book_room', meta, serve),
+    });
     return server;
   };
   const handler = createMcpHandler(factory, { legacy });

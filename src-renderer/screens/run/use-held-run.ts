@@ -32,7 +32,13 @@ export function useHeldRun(runId: string | undefined): { state: HeldRunState; re
     const run = async () => {
       // Asked at once, beside the check of what the page holds (that check may wait behind the page's indexing).
       const first = connection === 'open' ? fetchPage(runId, -1, FIRST_PAGE_EVENTS) : undefined;
-      first?.catch(() => undefined);
+      // Shown as soon as it comes: the check below can wait seconds behind a long history's indexing (10M events).
+      first?.then(
+        (page) => {
+          if (current && page.known) setArrived((shown) => (shown?.runId === runId ? shown : { runId, events: page.events.filter((e) => e.run_id === runId) }));
+        },
+        () => undefined,
+      );
       if (await holdsWhole(db, runId)) {
         await markUsed(db, runId);
         if (current) setState({ kind: 'held' });
