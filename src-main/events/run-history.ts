@@ -75,7 +75,8 @@ export class RunHistory {
    * history (another event under its id or at its place) or the chunk refuses the whole chunk with
    * a RequestError naming its run and seq. Events are stored trimmed and masked as recorded ones.
    * An event the history holds unchanged is a harmless repeat. A run the journal held before this
-   * import (`importId`) keeps its events: its new events here are left out (`held`).
+   * import (`importId`) keeps its events: its new events here are left out (`held`). `events` were
+   * parsed where they arrived (the host's `runs.import` contract, the CLI's trace reader).
    */
   import(importId: string, events: readonly RunEvent[]): ImportReport {
     const mine = this.runsOfImport(importId);
@@ -92,7 +93,7 @@ export class RunHistory {
       adding.add(event.run_id);
       accepted.push(event);
     }
-    const stored = accepted.length > 0 ? this.journal.appendReport(accepted, { imported: true }) : { appended: 0, repeated: 0, refused: 0 };
+    const stored = accepted.length > 0 ? this.journal.appendReport(accepted, { imported: true, validated: true }) : { appended: 0, repeated: 0, refused: 0 };
     for (const runId of adding) mine.add(runId);
     this.closeImportWhenIdle(importId);
     // The check leaves the journal nothing to repeat or refuse (it refuses both first); were it to, the counts would still add up.
