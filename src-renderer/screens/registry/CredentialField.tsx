@@ -18,8 +18,8 @@ export function CredentialField(props: {
   names: readonly string[] | undefined;
   emptyLabel: string;
   ariaLabel: string;
-  selectTestId: string;
-  inputTestId: string;
+  /** The picker's test ids: `${testId}-credential` (the list) and `${testId}-name` (a typed name). */
+  testId: string;
   problem: string | undefined;
   hint: string;
 }) {
@@ -40,8 +40,8 @@ export function CredentialField(props: {
         onTyping={() => setTyping(true)}
         emptyLabel={props.emptyLabel}
         ariaLabel={props.ariaLabel}
-        selectTestId={props.selectTestId}
-        inputTestId={props.inputTestId}
+        selectTestId={`${props.testId}-credential`}
+        inputTestId={`${props.testId}-name`}
         problem={problem}
       />
       <FieldProblem id={id} message={problem} hint={props.hint} />

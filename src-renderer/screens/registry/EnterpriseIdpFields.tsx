@@ -59,8 +59,7 @@ export function EnterpriseIdpFields(props: {
         names={names}
         emptyLabel="No secret (a public client)"
         ariaLabel="Identity provider client secret credential"
-        selectTestId="server-oauth-idp-secret-credential"
-        inputTestId="server-oauth-idp-secret-name"
+        testId="server-oauth-idp-secret"
         problem={problem('oauth.idp.client_secret')}
         hint={keychainNote(values.idpSecret, names, 'the secret') ?? 'Only if the identity provider gave Steward’s client a secret: store it in Settings → Credentials and pick its name.'}
       />
@@ -73,8 +72,7 @@ export function EnterpriseIdpFields(props: {
         names={names}
         emptyLabel="Pick a credential…"
         ariaLabel="ID token credential"
-        selectTestId="server-oauth-idp-token-credential"
-        inputTestId="server-oauth-idp-token-name"
+        testId="server-oauth-idp-token"
         problem={problem('oauth.idp.id_token')}
         hint={keychainNote(values.idpIdToken, names, 'your ID token') ?? 'Your ID token from the identity provider, as your organisation’s sign-in tooling gives it: store it in Settings → Credentials and pick its name.'}
       />

@@ -220,8 +220,7 @@ export function ServerForm({ servers, editing, onDone, onCancel }: { servers: re
             names={names}
             emptyLabel="No secret (a public client)"
             ariaLabel="Client secret credential"
-            selectTestId="server-oauth-secret-credential"
-            inputTestId="server-oauth-secret-name"
+            testId="server-oauth-secret"
             problem={problem('oauth.client_secret')}
             hint={keychainNote(form.oauthSecret, names, 'the secret') ?? 'Only if the provider gave the client a secret: store it in Settings → Credentials and pick its name.'}
           />
@@ -235,8 +234,7 @@ export function ServerForm({ servers, editing, onDone, onCancel }: { servers: re
               names={names}
               emptyLabel="No private key (the client uses its secret)"
               ariaLabel="Private key credential"
-              selectTestId="server-oauth-key-credential"
-              inputTestId="server-oauth-key-name"
+              testId="server-oauth-key"
               problem={problem('oauth.private_key')}
               hint="A PEM private key (PKCS#8) the provider knows the public half of: Steward signs an ES256 JWT with it. Store it in Settings → Credentials and pick its name."
             />
