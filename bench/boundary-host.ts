@@ -104,3 +104,30 @@ export async function bareLoop(folder: string, file: string, calls: number, dela
     close: () => client.close(),
   };
 }
+
+/**
+ * A bare loop as a run meets its server: a filesystem server spawned for it, connected and asked for its
+ * tools, then `calls` calls; timed as the host's rounds are (from the first call's end to the last's, its
+ * start not counted). A run's server is new each run, while `bareLoop`'s has answered thousands of calls
+ * (V8 has compiled its hot paths): the same calls take it longer for the first few hundred.
+ */
+export async function freshBareLoop(folder: string, file: string, calls: number): Promise<{ perCall: () => Promise<number> }> {
+  const command = { command: process.execPath, args: [resolvePackageBin('@modelcontextprotocol/server-filesystem', 'fs'), folder], stderr: 'ignore' as const };
+  return {
+    async perCall() {
+      const client = new Client({ name: 'bench', version: '1' });
+      await client.connect(new StdioClientTransport(command));
+      try {
+        await client.listTools();
+        const ends: number[] = [];
+        for (let i = 0; i < calls; i += 1) {
+          await client.callTool({ name: 'read_text_file', arguments: { path: file } });
+          ends.push(performance.now());
+        }
+        return (ends.at(-1)! - ends[0]!) / (ends.length - 1);
+      } finally {
+        await client.close();
+      }
+    },
+  };
+}

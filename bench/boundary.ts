@@ -2,7 +2,8 @@
  * bench/boundary — what the decision boundary costs per round, as the app is wired (issue 26).
  *
  *  bare        a loop calling the real filesystem MCP server's read_text_file directly (SDK client);
- *              it writes nothing durable
+ *              it writes nothing durable. Its server lives through the bench (thousands of calls);
+ *              a second bare loop spawns a server for each sample, as every run does (`fresh`)
  *  boundary    agent rounds run by the real host (createHost on a temp data folder on disk): the
  *              history database, the idempotency ledger in it, the journal writer (its windowed
  *              commits synced on the thread pool, the page told after), the feed, the real
@@ -33,7 +34,7 @@ import type { ModelReply } from '@shared/contracts/model';
 import { SupervisionSpec } from '@shared/contracts/spec';
 import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
 import { startToolHost } from '../src-main/mcp/mcp-tool-host';
-import { bareLoop, openAppHost } from './boundary-host';
+import { bareLoop, freshBareLoop, openAppHost } from './boundary-host';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);
 const SHORT = 20;
@@ -79,11 +80,12 @@ async function machineAlone(snapshot: ToolSnapshot): Promise<number> {
 async function main() {
   const app = await openAppHost();
   const bare = await bareLoop(app.folder, app.file, ROUNDS);
+  const freshBare = await freshBareLoop(app.folder, app.file, ROUNDS);
   const slowBare = await bareLoop(app.folder, app.file, SLOW_ROUNDS, SLOW_MODEL_MS);
   const writeBare = await bareLoop(app.folder, app.file, ROUNDS, 0, true);
   try {
     // Interleaved, so a slower minute of the machine weighs on both sides of a ratio alike.
-    const rows = { bare: [] as number[], boundary: [] as number[], gated: [] as number[], slowBare: [] as number[], slow: [] as number[], writeBare: [] as number[], write: [] as number[] };
+    const rows = { bare: [] as number[], freshBare: [] as number[], boundary: [] as number[], gated: [] as number[], slowBare: [] as number[], slow: [] as number[], writeBare: [] as number[], write: [] as number[] };
     // Rounds of short and long runs pooled (total time over total rounds): the database's periodic
     // checkpoint (every ~1,000 pages written) lands in long runs every time and in short ones now
     // and then, so a median of short runs would leave it out of one side only.
@@ -108,6 +110,7 @@ async function main() {
       rows.bare.push(await bare.perCall());
       const bareUsed = process.cpuUsage(bareCpu0);
       bareCpuPerCall.push((bareUsed.user + bareUsed.system) / 1000 / ROUNDS);
+      rows.freshBare.push(await freshBare.perCall());
       const cpu0 = process.cpuUsage();
       const long = await app.run(ROUNDS, { phase: 3, latencyMs: 0 });
       const used = process.cpuUsage(cpu0);
@@ -138,6 +141,7 @@ async function main() {
     console.log('|---|---:|---:|---:|');
     const row = (name: string, ms: number, base: number) => console.log(`| ${name} | ${ms.toFixed(3)} | ${(1000 / ms).toFixed(0)} | ${(ms / base).toFixed(2)}× time |`);
     row('bare MCP call (baseline)', m.bare, m.bare);
+    row(`bare MCP call, a server new for the loop as for a run (${ROUNDS} calls)`, m.freshBare, m.bare);
     row(`full boundary round, phase 3 (${ROUNDS}-round run)`, m.boundary, m.bare);
     row(`full boundary round, phase 2, every round reviewed`, m.gated, m.bare);
     row(`full boundary round, phase 3 (${ROUNDS}-round runs, pooled)`, longRound, m.bare);
@@ -149,6 +153,7 @@ async function main() {
     row(`full boundary round, phase 3, an irreversible write each round, reviewed (${ROUNDS}-round run)`, m.write, m.writeBare);
     console.log('');
     console.log(`supervised rounds vs bare loop (throughput): ${(m.bare / m.boundary).toFixed(2)}× (target ≥ 0.5×)`);
+    console.log(`  the same against a bare loop on a server new for it, as each run's is: ${(m.freshBare / m.boundary).toFixed(2)}×`);
     console.log(`the host process's CPU a phase 3 read round (all its threads, the run's start included): ${median(cpuPerRound).toFixed(3)} ms`);
     // Less moved by other work on the machine than wall time (a loaded machine delays the bare loop's ping-pong most).
     console.log(`the bare loop's CPU a call in this process: ${median(bareCpuPerCall).toFixed(3)} ms; CPU a call vs CPU a round: ${(median(bareCpuPerCall) / median(cpuPerRound)).toFixed(2)}×`);

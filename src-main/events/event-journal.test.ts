@@ -44,6 +44,31 @@ describe('EventJournal', () => {
     j.close();
   });
 
+  it('the run count it keeps follows every run added or removed, here or by another connection', async () => {
+    const j = EventJournal.open(journal, { log });
+    const started = (runId: string): RunEvent => ({ type: 'round.started', id: eventId(runId, 0), run_id: runId, seq: 0, ts: new Date(0).toISOString(), round: 0, proposer: 'student' });
+    expect(j.runCount).toBe(0);
+    j.append([started('run-count-a'), started('run-count-b')]);
+    expect(j.runCount).toBe(2);
+    // A repeat adds no run.
+    j.append([started('run-count-a')]);
+    expect(j.runCount).toBe(2);
+    // Another connection (a steward command with no app) adds one: this one's kept count is not used.
+    const other = EventJournal.open(journal, { log });
+    other.append([started('run-count-c')]);
+    other.close();
+    expect(j.runCount).toBe(3);
+    await j.remove(['run-count-b']);
+    expect(j.runCount).toBe(2);
+    // Rolled back: the count stays what is stored.
+    expect(() => j.appendReport([started('run-count-d')], { within: () => { throw new Error('refused'); } })).toThrow('refused');
+    expect(j.runCount).toBe(2);
+    const direct = new Database(journal, { readonly: true });
+    expect((direct.prepare('SELECT count(*) AS c FROM runs').get() as { c: number }).c).toBe(2);
+    direct.close();
+    j.close();
+  });
+
   it('keeps every event: reading after a position gives exactly what follows it, in batches', () => {
     const j = EventJournal.open(journal, { log });
     j.append([0, 1, 2, 3, 4].map(roundStarted));

@@ -253,6 +253,9 @@ export class EventJournal {
   private readonly runRows = new Map<string, FoldedRun>();
   /** Folded inside the append's transaction: into `runRows` when it commits, dropped when it rolls back. */
   private readonly foldedNow = new Map<string, FoldedRun>();
+  /** Moved by every insert or delete of a run's row on this connection (committed or not): runCount's kept count is then stale. */
+  private runsAddedOrRemoved = 0;
+  private runCountKept: { version: number; changes: number; count: number } | undefined;
 
   private constructor(file: string, options: EventJournalOptions) {
     this.path = file;
@@ -359,9 +362,19 @@ export class EventJournal {
     return Math.max(this.headPos, this.floorPos);
   }
 
-  /** Runs in the history (a count over the runs table: one row per run, not per event). */
+  /**
+   * Runs in the history: a count over the runs table (one row per run, not per event), 7 ms at
+   * 172,000 runs, so kept until a run is added or removed here or another connection commits (its
+   * `data_version`): a fresh page lists a 10M-event history 250 rows a request, each with the total.
+   */
   get runCount(): number {
-    return (this.db.prepare('SELECT count(*) AS c FROM runs').get() as { c: number }).c;
+    this.requireOpen();
+    const version = this.sql.dataVersion.get() ?? -1;
+    const kept = this.runCountKept;
+    if (kept && kept.version === version && kept.changes === this.runsAddedOrRemoved) return kept.count;
+    const count = (this.db.prepare('SELECT count(*) AS c FROM runs').get() as { c: number }).c;
+    this.runCountKept = { version, changes: this.runsAddedOrRemoved, count };
+    return count;
   }
 
   /** Events stored (a count over the table: for reports and tests, not a hot path). */
@@ -709,6 +722,7 @@ export class EventJournal {
           this.sql.deleteRunEvents.run(runId);
           this.sql.deleteWords.run(row.n);
           this.sql.deleteRun.run(row.n);
+          this.runsAddedOrRemoved += 1;
           removed.push(runId);
         }
         if (removed.length === 0) return removed;
@@ -872,6 +886,7 @@ export class EventJournal {
       }
     } else {
       n = Number(this.sql.insertRun.run(columns).lastInsertRowid);
+      this.runsAddedOrRemoved += 1;
       // Its events came back (an import of a deleted run): it is no longer deleted.
       this.sql.deleteTombstone.run(runId);
       this.sql.insertWords.run(n, text);
@@ -908,6 +923,7 @@ export class EventJournal {
       supervision_enabled: false,
       stored_events: 0,
     };
+    this.runsAddedOrRemoved += 1;
     const n = Number(
       this.sql.insertRun.run({
         run_id: run.run_id,

@@ -9,8 +9,12 @@ export interface SummaryPage {
   total: number;
 }
 
-/** Rows asked per request while a page lists the history. */
-export const SUMMARY_PAGE = 1_000;
+/**
+ * Rows asked per request while a page lists the history. A page of 1,000 rows (2 MB) kept the main
+ * thread 90-180 ms to read and check, so a run opened meanwhile waited about as long (issue 26,
+ * bench/history-scale); 250 are 40-50 ms, for a few more requests (a 10M-event history's 172,000 runs).
+ */
+export const SUMMARY_PAGE = 250;
 
 export interface SummaryProgress {
   listed: number;

@@ -5,6 +5,7 @@ import { HostedWorkflow } from '@shared/contracts/hosted-workflow';
 import { StewardDb } from '../db/db';
 import { createHostClient } from './host-client';
 import { FEED_WINDOW, startHostSession } from './host-session';
+import { inForeground } from './foreground';
 import { readEventCursor } from '../db/event-cursor';
 import { FakeTransport } from '../testing/fake-transport';
 import { eventLog, finishRun, readExecutedRound, startRun, writeReplacedRound } from '../testing/event-fixtures';
@@ -222,6 +223,28 @@ describe('host session', () => {
     expect(writes.length).toBeLessThanOrEqual(3);
     expect(await db.events.count()).toBe(base + next.events.length);
     expect(await readEventCursor(db)).toEqual({ journal: JOURNAL, position: base + next.events.length });
+    session.stop();
+  });
+
+  it('events that arrive while a person opens a run are stored once its first page is shown, not before (issue 26)', async () => {
+    const { transport, session } = setup();
+    transport.setState('open');
+    await settle(session);
+    const log = eventLog('run-session-006');
+    startRun(log);
+    readExecutedRound(log, 0);
+    finishRun(log, 'completed', 1, 'done');
+    let shown!: () => void;
+    const opening = inForeground(new Promise<void>((resolve) => (shown = resolve)));
+    transport.push({ kind: 'events', events: log.events, cursor: { journal: JOURNAL, after: 0, position: log.events.length } });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await db.events.count()).toBe(0);
+    expect(await readEventCursor(db)).toBeUndefined();
+    shown();
+    await opening;
+    await settle(session);
+    expect(await db.events.count()).toBe(log.events.length);
+    expect(await readEventCursor(db)).toEqual({ journal: JOURNAL, position: log.events.length });
     session.stop();
   });
 

@@ -11,6 +11,7 @@ import { seedBuiltinProfiles } from '../db/builtin-profiles';
 import { ensureWorkflowProfiles } from '../db/workflow-profiles';
 import { createProfileSync } from '../db/profile-sync';
 import { HostRequestError, type HostClient } from './host-client';
+import { whenForegroundIdle } from './foreground';
 import type { ConnectionState } from './transport';
 
 /** How far this page's index of the host's history is: shown while it catches up (a fresh profile on a long history). */
@@ -171,6 +172,8 @@ export function startHostSession(client: HostClient, db: StewardDb, listener: Se
     }, TRIM_DELAY_MS);
   };
   const storeGroup = async (group: Group) => {
+    // A run a person is opening is read and shown first (its read would wait behind this transaction).
+    await whenForegroundIdle();
     await storeEventsAt(db, group.events, group.cursor);
     if (group.events.some((e) => e.type === 'run.finished')) scheduleTrim();
     expected = { journal: group.cursor.journal, position: group.cursor.position };
@@ -265,7 +268,13 @@ export function startHostSession(client: HostClient, db: StewardDb, listener: Se
     listener.indexing?.({ stage: 'runs', listed: 0, total: first.total });
     await syncRunSummaries(
       db,
-      async (after) => (after ? client.request('runs.list', { limit: SUMMARY_PAGE, after }) : first),
+      async (after) => {
+        await whenForegroundIdle();
+        const page = after ? await client.request('runs.list', { limit: SUMMARY_PAGE, after }) : first;
+        // Stored once what a person opened meanwhile is shown.
+        await whenForegroundIdle();
+        return page;
+      },
       ({ listed, total }) => {
         if (mine === generation) listener.indexing?.({ stage: 'runs', listed, total });
       },

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from 'react';
 import type { RunEvent } from '@shared/contracts/events';
 import { useHost } from '../../app/HostProvider';
 import { holdOpen, markUsed } from '../../db/history-budget';
+import { inForeground } from '../../host/foreground';
 import { fetchRunEvents, FIRST_PAGE_EVENTS, holdsWhole, type FetchRunEventsPage } from '../../db/run-events-from-host';
 
 /** Where a run's events are for the screen that shows them (issue 26: the page keeps recent and opened runs only). */
@@ -31,7 +32,8 @@ export function useHeldRun(runId: string | undefined): { state: HeldRunState; re
     const fetchPage: FetchRunEventsPage = (id, after, limit) => client.request('runs.events', { run_id: id, after_seq: after, ...(limit !== undefined ? { limit } : {}) });
     const run = async () => {
       // Asked at once, beside the check of what the page holds (that check may wait behind the page's indexing).
-      const first = connection === 'open' ? fetchPage(runId, -1, FIRST_PAGE_EVENTS) : undefined;
+      // The page's background indexing waits until it is shown (host/foreground.ts).
+      const first = connection === 'open' ? inForeground(fetchPage(runId, -1, FIRST_PAGE_EVENTS)) : undefined;
       // Shown as soon as it comes: the check below can wait seconds behind a long history's indexing (10M events).
       first?.then(
         (page) => {
