@@ -12,7 +12,8 @@ export interface SummaryPage {
 /**
  * Rows asked per request while a page lists the history. A page of 1,000 rows (2 MB) kept the main
  * thread 90-180 ms to read and check, so a run opened meanwhile waited about as long (issue 26,
- * bench/history-scale); 250 are 40-50 ms, for a few more requests (a 10M-event history's 172,000 runs).
+ * bench/history-scale); 250 are 40-50 ms, for four times the requests (688 for a 10M-event history's
+ * 172,000 runs: seconds, beside the minutes IndexedDB takes to put their rows).
  */
 export const SUMMARY_PAGE = 250;
 
