@@ -108,8 +108,9 @@ export async function bareLoop(folder: string, file: string, calls: number, dela
 /**
  * A bare loop as a run meets its server: a filesystem server spawned for it, connected and asked for its
  * tools, then `calls` calls; timed as the host's rounds are (from the first call's end to the last's, its
- * start not counted). A run's server is new each run, while `bareLoop`'s has answered thousands of calls
- * (V8 has compiled its hot paths): the same calls take it longer for the first few hundred.
+ * start not counted). A run's server is new each run, while `bareLoop`'s has answered thousands of calls:
+ * a control for whether the server's warm-up weighs on the ratio (on 2026-12-06 it did not, 0.692 ms a call
+ * against 0.707: docs/benchmarks.md).
  */
 export async function freshBareLoop(folder: string, file: string, calls: number): Promise<{ perCall: () => Promise<number> }> {
   const command = { command: process.execPath, args: [resolvePackageBin('@modelcontextprotocol/server-filesystem', 'fs'), folder], stderr: 'ignore' as const };
