@@ -263,6 +263,7 @@ try {
     console.log(`  open a 10,000-event run   while the page lists runs: ${opened(fullBrowser.open)} (from the host: the page does not keep it)`);
     if (fullBrowser.openStoring) console.log(`                            while it stores their events: ${opened(fullBrowser.openStoring)}`);
     if (fullBrowser.openIndexed) console.log(`                            once indexed (${((fullBrowser.indexed ?? 0) / 1000).toFixed(0)} s after the page opened): ${opened(fullBrowser.openIndexed)}`);
+    else if (ONLY === 'browser-listed') console.log('                            once indexed: not measured (BENCH_ONLY=browser-listed)');
     else console.log(`                            once listed and indexed: not measured past ${INDEXED_UP_TO.toLocaleString('en')} events (the page lists about 550 runs a second and indexes about 200,000 events in 130 s)`);
   }
   if (ONLY === 'browser' || ONLY === 'browser-listed' || ONLY === 'first-page') process.exit(0);
