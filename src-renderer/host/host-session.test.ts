@@ -248,6 +248,45 @@ describe('host session', () => {
     session.stop();
   });
 
+  it('a page far behind lists the runs a page at a time, and asks for the next page only once a run being opened is shown (issue 26)', async () => {
+    const listed = (run_id: string, started_at: string) => ({
+      run_id,
+      workflow_id: 'demo-read',
+      spec_name: 'Demo read',
+      status: 'completed',
+      started_at,
+      rounds: 1,
+      models: { student: 's', teacher: 't' },
+      supervision_enabled: true,
+      stored_events: 5,
+      event_count: 5,
+    });
+    const base = hostAnswers([]);
+    const transport = new FakeTransport((frame) => {
+      if (frame.method !== 'runs.list') return base(frame);
+      const after = (frame.params as { after?: unknown }).after;
+      // Far behind: the head is past CATCH_UP_EVENTS, two runs in two pages.
+      return after === undefined
+        ? { runs: [listed('run-listed-new', '2026-12-02T00:00:00.000Z')], next: { started_at: '2026-12-02T00:00:00.000Z', run_id: 'run-listed-new' }, total: 2, head: 5_000 }
+        : { runs: [listed('run-listed-old', '2026-12-01T00:00:00.000Z')], total: 2, head: 5_000 };
+    });
+    const client = createHostClient(transport);
+    let shown!: () => void;
+    const opening = inForeground(new Promise<void>((resolve) => (shown = resolve)));
+    const session = startHostSession(client, db, { connection: () => undefined, info: () => undefined, providers: () => undefined, problem: () => undefined }, { resubscribeMs: 10 });
+    transport.setState('open');
+    await new Promise((r) => setTimeout(r, 100));
+    // Only the first page was asked, and nothing of it stored, while the run is being opened.
+    expect(transport.sent.filter((f) => f.method === 'runs.list')).toHaveLength(1);
+    expect(await db.runs.count()).toBe(0);
+    shown();
+    await opening;
+    await settle(session);
+    expect(transport.sent.filter((f) => f.method === 'runs.list')).toHaveLength(2);
+    expect((await db.runs.toArray()).map((r) => r.run_id).sort()).toEqual(['run-listed-new', 'run-listed-old']);
+    session.stop();
+  });
+
   it('a host from before windows (it refuses the parameter) is subscribed without one and told nothing of what is stored', async () => {
     const answers = hostAnswers([]);
     const transport: FakeTransport = new FakeTransport((frame) => {
