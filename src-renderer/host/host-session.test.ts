@@ -1,5 +1,5 @@
 import 'fake-indexeddb/auto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ClientFrame } from '@shared/contracts/host-api';
 import { HostedWorkflow } from '@shared/contracts/hosted-workflow';
 import { StewardDb } from '../db/db';
@@ -275,6 +275,7 @@ describe('host session', () => {
     const opening = inForeground(new Promise<void>((resolve) => (shown = resolve)));
     const session = startHostSession(client, db, { connection: () => undefined, info: () => undefined, providers: () => undefined, problem: () => undefined }, { resubscribeMs: 10 });
     transport.setState('open');
+    await vi.waitFor(() => expect(transport.sent.filter((f) => f.method === 'runs.list')).toHaveLength(1));
     await new Promise((r) => setTimeout(r, 100));
     // Only the first page was asked, and nothing of it stored, while the run is being opened.
     expect(transport.sent.filter((f) => f.method === 'runs.list')).toHaveLength(1);
