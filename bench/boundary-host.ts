@@ -87,10 +87,14 @@ export async function openAppHost() {
   return { run, folder, file, dataDir, close: () => host.close().finally(() => rmSync(dataDir, { recursive: true, force: true })) };
 }
 
+/** The shipped filesystem server over `folder`, as a bare loop spawns it. */
+const filesystemServer = (folder: string) =>
+  new StdioClientTransport({ command: process.execPath, args: [resolvePackageBin('@modelcontextprotocol/server-filesystem', 'fs'), folder], stderr: 'ignore' });
+
 /** A bare loop on its own filesystem server over the same folder: ms per call. */
 export async function bareLoop(folder: string, file: string, calls: number, delayMs = 0, write = false): Promise<{ perCall: () => Promise<number>; close: () => Promise<void> }> {
   const client = new Client({ name: 'bench', version: '1' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [resolvePackageBin('@modelcontextprotocol/server-filesystem', 'fs'), folder], stderr: 'ignore' }));
+  await client.connect(filesystemServer(folder));
   return {
     async perCall() {
       const t0 = performance.now();
@@ -113,11 +117,10 @@ export async function bareLoop(folder: string, file: string, calls: number, dela
  * against 0.707: docs/benchmarks.md).
  */
 export async function freshBareLoop(folder: string, file: string, calls: number): Promise<{ perCall: () => Promise<number> }> {
-  const command = { command: process.execPath, args: [resolvePackageBin('@modelcontextprotocol/server-filesystem', 'fs'), folder], stderr: 'ignore' as const };
   return {
     async perCall() {
       const client = new Client({ name: 'bench', version: '1' });
-      await client.connect(new StdioClientTransport(command));
+      await client.connect(filesystemServer(folder));
       try {
         await client.listTools();
         const ends: number[] = [];

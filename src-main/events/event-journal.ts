@@ -267,6 +267,7 @@ export class EventJournal {
       getMeta: db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?'),
       setMeta: db.prepare<[string, string]>('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
       maxPos: db.prepare<[], { pos: number | null }>('SELECT max(pos) AS pos FROM events'),
+      countRuns: db.prepare<[], number>('SELECT count(*) FROM runs').pluck(),
       hasId: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM events WHERE id = ?'),
       bodyOfId: db.prepare<[string], { body: string }>('SELECT body FROM events WHERE id = ?'),
       hasPlace: db.prepare<[string, number], { one: number }>('SELECT 1 AS one FROM events WHERE run_id = ? AND seq = ?'),
@@ -372,7 +373,7 @@ export class EventJournal {
     const version = this.sql.dataVersion.get() ?? -1;
     const kept = this.runCountKept;
     if (kept && kept.version === version && kept.changes === this.runsAddedOrRemoved) return kept.count;
-    const count = (this.db.prepare('SELECT count(*) AS c FROM runs').get() as { c: number }).c;
+    const count = this.sql.countRuns.get() ?? 0;
     this.runCountKept = { version, changes: this.runsAddedOrRemoved, count };
     return count;
   }

@@ -54,10 +54,12 @@ afterEach(async () => {
   await db.delete();
 });
 
-function setup() {
+/** `answer` may answer a method differently; what it leaves (undefined) is answered as hostAnswers does. */
+function setup(answer?: (frame: ClientFrame) => unknown) {
   const acked: string[][] = [];
   const problems: Array<string | undefined> = [];
-  const transport = new FakeTransport(hostAnswers(acked));
+  const base = hostAnswers(acked);
+  const transport = new FakeTransport((frame) => answer?.(frame) ?? base(frame));
   const client = createHostClient(transport);
   const session = startHostSession(client, db, { connection: () => undefined, info: () => undefined, providers: () => undefined, problem: (p) => problems.push(p) }, { resubscribeMs: 10 });
   return { transport, client, session, acked, problems };
@@ -261,19 +263,16 @@ describe('host session', () => {
       stored_events: 5,
       event_count: 5,
     });
-    const base = hostAnswers([]);
-    const transport = new FakeTransport((frame) => {
-      if (frame.method !== 'runs.list') return base(frame);
+    let shown!: () => void;
+    const opening = inForeground(new Promise<void>((resolve) => (shown = resolve)));
+    const { transport, session } = setup((frame) => {
+      if (frame.method !== 'runs.list') return undefined;
       const after = (frame.params as { after?: unknown }).after;
       // Far behind: the head is past CATCH_UP_EVENTS, two runs in two pages.
       return after === undefined
         ? { runs: [listed('run-listed-new', '2026-12-02T00:00:00.000Z')], next: { started_at: '2026-12-02T00:00:00.000Z', run_id: 'run-listed-new' }, total: 2, head: 5_000 }
         : { runs: [listed('run-listed-old', '2026-12-01T00:00:00.000Z')], total: 2, head: 5_000 };
     });
-    const client = createHostClient(transport);
-    let shown!: () => void;
-    const opening = inForeground(new Promise<void>((resolve) => (shown = resolve)));
-    const session = startHostSession(client, db, { connection: () => undefined, info: () => undefined, providers: () => undefined, problem: () => undefined }, { resubscribeMs: 10 });
     transport.setState('open');
     await vi.waitFor(() => expect(transport.sent.filter((f) => f.method === 'runs.list')).toHaveLength(1));
     await new Promise((r) => setTimeout(r, 100));
