@@ -162,6 +162,15 @@ test('a fresh profile on a 200k-event history lists every run right at once, say
   await expect(page.getByTestId('run-row').filter({ hasText: 'Running' })).toHaveCount(0);
   await shot(page, '70-fresh-profile-indexing', false);
 
+  // Words of an old run's task: the page lists that run without its search words (it holds none of its
+  // events yet), so the host's history finds it; the page's own index answers for the runs it holds.
+  await page.getByTestId('runs-search').fill('day 1234');
+  await expect(page.getByTestId('run-row')).toHaveCount(1);
+  await expect(page.getByTestId('run-row').first()).toHaveAttribute('data-run-id', runIdOf(1234));
+  await expect(page.getByTestId('runs-searching')).toHaveCount(0);
+  await expect(page.getByTestId('runs-search-problem')).toHaveCount(0);
+  await shot(page, '73-found-by-the-host', false);
+
   // A run id's first 8 characters, as a person copies it from `steward run`.
   const wanted = runIdOf(1234);
   await page.getByTestId('runs-search').fill(wanted.slice(0, 8));

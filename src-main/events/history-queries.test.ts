@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventId, RunEvent } from '@shared/contracts/events';
 import { EventJournal } from './event-journal';
-import { searchQuery, type RunsPage, type RunsQuery } from './history-queries';
+import { runsQuery, searchQuery, type RunsPage, type RunsQuery } from './history-queries';
 
 const started = (runId: string, i: number, task: string): RunEvent =>
   RunEvent.parse({
@@ -68,6 +68,22 @@ describe('searchQuery', () => {
     expect(tidy).toHaveLength(48);
     expect(tidy[0]).toBe('run-0059-search');
     expect(new Set(tidy).size).toBe(48);
+  });
+
+  it('a date range and oldest-first order page through exactly the runs started in the range, each once, in order (as the Runs screen asks)', () => {
+    const db = journal.connection;
+    // Runs 10–29 started in [5 s, 15 s): two a second.
+    const range = { from: new Date(Date.UTC(2026, 0, 1, 0, 0, 5)).toISOString(), to: new Date(Date.UTC(2026, 0, 1, 0, 0, 15)).toISOString() };
+    const expected = Array.from({ length: 20 }, (_, k) => `run-${String(10 + k).padStart(4, '0')}-search`);
+    for (const broadMatch of [5, Number.POSITIVE_INFINITY]) {
+      const oldest = allPages((q) => searchQuery(db, 'notes', { ...q, ...range, oldest: true }, broadMatch), 7);
+      expect(oldest.flat(), `oldest, broadMatch ${broadMatch}`).toEqual(expected);
+      const newest = allPages((q) => searchQuery(db, 'notes', { ...q, ...range }, broadMatch), 7);
+      expect(newest.flat(), `newest, broadMatch ${broadMatch}`).toEqual([...expected].reverse());
+    }
+    expect(allPages((q) => runsQuery(db, { ...q, ...range, oldest: true }), 3).flat()).toEqual(expected);
+    // "archive" is every fifth run: 10, 15, 20 and 25 in the range.
+    expect(allPages((q) => searchQuery(db, 'archive', { ...q, ...range, oldest: true }), 3).flat()).toEqual(['run-0010-search', 'run-0015-search', 'run-0020-search', 'run-0025-search']);
   });
 
   it('a broad word walks the runs by their start, so a page reads what it shows, not every match', () => {

@@ -3,11 +3,16 @@ import type { RunRow } from '@shared/history/run-summary';
 import { searchWords } from '@shared/history/search-words';
 import type { HistoryDb } from './history-db';
 
-/** Which runs, and which page of them: newest first, continuing after `after` (the last row of the page before). */
+/** Which runs, and which page of them: newest first (or oldest), continuing after `after` (the last row of the page before). */
 export interface RunsQuery {
   status?: readonly RunStatus[] | undefined;
   /** A workflow's id (or an agent spec's). */
   workflow?: string | undefined;
+  /** Runs started at or after this instant (ISO), and before `to` (the page's date filter). */
+  from?: string | undefined;
+  to?: string | undefined;
+  /** Oldest first (then `after` is the last row of the page before, in that order). Default newest first. */
+  oldest?: boolean | undefined;
   /** Rows per page; default 50, at most 1,000. */
   limit?: number | undefined;
   after?: RunsCursor | undefined;
@@ -102,12 +107,21 @@ function page(db: HistoryDb, query: RunsQuery, extra: { sql: string; params: unk
     where.push('spec_id = ?');
     params.push(query.workflow);
   }
+  if (query.from !== undefined) {
+    where.push('started_at >= ?');
+    params.push(query.from);
+  }
+  if (query.to !== undefined) {
+    where.push('started_at < ?');
+    params.push(query.to);
+  }
+  const [before, order] = query.oldest ? ['>', 'ASC'] : ['<', 'DESC'];
   if (query.after) {
-    where.push('(started_at < ? OR (started_at = ? AND run_id < ?))');
+    where.push(`(started_at ${before} ? OR (started_at = ? AND run_id ${before} ?))`);
     params.push(query.after.started_at, query.after.started_at, query.after.run_id);
   }
   const sql = `SELECT run_id, started_at, stored, imported, summary FROM runs ${indexedBy ? `INDEXED BY ${indexedBy} ` : ''}${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
-    ORDER BY started_at DESC, run_id DESC LIMIT ?`;
+    ORDER BY started_at ${order}, run_id ${order} LIMIT ?`;
   const rows = db.prepare<unknown[], Row>(sql).all(...params, limit + 1);
   const more = rows.length > limit;
   const shown = rows.slice(0, limit);

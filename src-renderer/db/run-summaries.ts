@@ -53,6 +53,12 @@ export async function syncRunSummaries(
  * Puts the host's rows, keeping the count of events this page holds for each. One transaction. A row
  * this page folded from more events than the host's row had when it was listed (another tab of this
  * origin storing a live run meanwhile) is the newer one and stays.
+ *
+ * A run listed only (the page holds none of its events) is put without its search words: the `*words`
+ * index holds the runs this page holds, and text search asks the host's database for the rest
+ * (screens/runs/host-search.ts). Indexing every run's ~80 words made a long listing slower the
+ * longer it got (3.8 ms a row at first, 9.7 ms at 60,000 rows, against a flat 2.5–2.8 ms without
+ * them: bench/idb-listing.ts), so a 10M-event history's 172,000 runs never finished listing.
  */
 export async function mergeSummaries(db: StewardDb, rows: readonly RunRow[]): Promise<void> {
   if (rows.length === 0) return;
@@ -61,7 +67,9 @@ export async function mergeSummaries(db: StewardDb, rows: readonly RunRow[]): Pr
     const newer = rows.flatMap((row, i) => {
       const held = mine[i];
       if (held && held.stored_events > row.stored_events) return [];
-      return [{ ...row, stored_events: held?.stored_events ?? 0, words: runWords(row) }];
+      const { words: _listed, ...listed } = row;
+      const holds = held !== undefined && held.stored_events > 0;
+      return [{ ...listed, stored_events: held?.stored_events ?? 0, ...(holds ? { words: runWords(row) } : {}) }];
     });
     await db.runs.bulkPut(newer);
   });

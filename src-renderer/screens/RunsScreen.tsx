@@ -8,7 +8,9 @@ import { RunFilters } from './runs/RunFilters';
 import { RunsTable, type RunSelection } from './runs/RunsTable';
 import { RunsActions } from './runs/RunsActions';
 import { NO_FILTER, isFiltered, type RunFilter } from './runs/run-filter';
-import { RUN_PAGE, queryRuns } from './runs/run-query';
+import { RUN_PAGE } from './runs/run-query';
+import { useRunsFound } from './runs/use-runs-found';
+import { useRunsTotal } from './runs/use-runs-total';
 import { useFilterWorkflows } from './runs/filter-workflows';
 import { childrenUnderParents } from '@shared/history/children-under-parents';
 
@@ -32,8 +34,10 @@ export function RunsScreen() {
   const [view, setView] = useState<{ filter: RunFilter; limit: number }>({ filter: NO_FILTER, limit: RUN_PAGE });
   // Typing stays responsive: the query follows the latest filter when React has time.
   const { filter, limit } = useDeferredValue(view);
-  const total = useLiveQuery(() => db.runs.count(), [db]);
-  const runs = useLiveQuery(() => queryRuns(db, filter, limit), [db, filter, limit]);
+  // Not a live count while the page lists or indexes a long history: each count walks every row.
+  const total = useRunsTotal(db, indexing);
+  // A text search also asks the host's history for the runs this page lists without their traces.
+  const { runs, searching, problem: searchProblem } = useRunsFound(filter, limit);
   // A child run under the run that started it (issue 29), where both are loaded.
   const nested = useMemo(() => (runs ? childrenUnderParents(runs) : undefined), [runs]);
   const workflows = useFilterWorkflows();
@@ -96,9 +100,14 @@ export function RunsScreen() {
       ) : (
         <>
           <RunFilters filter={view.filter} onChange={setFilter} workflows={workflows} />
-          {runs === undefined ? (
+          {searchProblem !== undefined && (
+            <p className="notice" role="status" data-testid="runs-search-problem">
+              {searchProblem}
+            </p>
+          )}
+          {runs === undefined || (runs.length === 0 && searching) ? (
             <p className="muted" data-testid="runs-loading">
-              Loading…
+              {searching ? 'Searching the history…' : 'Loading…'}
             </p>
           ) : runs.length === 0 ? (
             <div className="empty" data-testid="runs-no-match">
@@ -114,6 +123,7 @@ export function RunsScreen() {
             <>
               <p className="muted" data-testid="runs-count">
                 {isFiltered(filter) ? `${runs.length}${runs.length >= limit ? '+' : ''} matching of ${plural(total, 'run')}` : plural(total, 'run')}
+                {searching && <span data-testid="runs-searching"> · searching the rest of the history…</span>}
               </p>
               <RunsTable runs={nested ?? runs} onNearEnd={more} selection={selection} />
             </>

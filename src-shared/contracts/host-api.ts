@@ -245,8 +245,9 @@ export const HOST_METHODS = {
    */
   /**
    * A page of the host's runs, newest first, from its history database (issue 26): every run's
-   * summary row (the fold of all its events), filtered by status and workflow, and by `text` (every
-   * word by its start, or the run's id whole or its start). `after`: the last row of the page before.
+   * summary row (the fold of all its events), filtered by status and workflow, by start (`from`
+   * inclusive, `to` exclusive: ISO instants), and by `text` (every word by its start, or the run's id
+   * whole or its start); `order` oldest first on request. `after`: the last row of the page before.
    * `total`: runs in the history; `head`: the history's head, so a page knows how far behind it is.
    */
   'runs.list': {
@@ -255,6 +256,9 @@ export const HOST_METHODS = {
         text: z.string().max(500).optional(),
         status: z.array(RunStatus).max(20).optional(),
         workflow: z.string().min(1).max(200).optional(),
+        from: z.string().max(100).optional(),
+        to: z.string().max(100).optional(),
+        order: z.enum(['newest', 'oldest']).optional(),
         limit: z.number().int().min(1).max(1_000).optional(),
         after: z.object({ started_at: z.string().max(100), run_id: RunIdParam }).strict().optional(),
       })

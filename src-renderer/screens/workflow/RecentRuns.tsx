@@ -3,6 +3,7 @@ import { routeHref } from '../../app/routing';
 import { StatusBadge } from '../../components/Chip';
 import { formatDateTime } from '../../view/format';
 import { runTags } from '../runs/run-tags';
+import { RECENT_RUNS } from './recent-runs';
 
 /** A workflow's latest runs, newest first (`runs` undefined while loading). */
 export function RecentRuns({ runs }: { runs: RunRow[] | undefined }) {
@@ -10,7 +11,7 @@ export function RecentRuns({ runs }: { runs: RunRow[] | undefined }) {
   if (runs.length === 0) return <p className="muted">No runs yet.</p>;
   return (
     <ul className="plain-list recent-runs" data-testid="workflow-runs">
-      {runs.slice(0, 8).map((r) => (
+      {runs.slice(0, RECENT_RUNS).map((r) => (
         <li key={r.run_id}>
           <a href={routeHref({ name: 'run', runId: r.run_id, tab: 'rounds' })}>
             <StatusBadge status={r.status} supervised={r.workflow?.supervised} partial={r.partial} /> <span className="muted">{formatDateTime(r.started_at)}</span>

@@ -7,13 +7,14 @@ import { useRunAndOpen, useWorkflowConfig } from '../../supervision/use-workflow
 import { SupervisionPanel } from './SupervisionPanel';
 import { serverIdentity } from '../../db/registry';
 import { RecentRuns } from './RecentRuns';
+import { recentRunsOf } from './recent-runs';
 
 /** `#/workflows/<id>`: the workflow, its recent runs, and its Supervision & Learning panel. */
 export function WorkflowScreen({ workflowId }: { workflowId: string }) {
   const { db, connection } = useHost();
   const row = useLiveQuery(() => db.workflows.get(workflowId).then((r) => r ?? null), [db, workflowId]);
   const config = useWorkflowConfig(row ?? undefined);
-  const runs = useLiveQuery(() => db.runs.where('workflow_id').equals(workflowId).reverse().sortBy('started_at'), [db, workflowId]);
+  const runs = useLiveQuery(() => recentRunsOf(db, workflowId), [db, workflowId]);
   const { run: runAndOpen, starting, error } = useRunAndOpen();
 
   if (row === undefined) {
