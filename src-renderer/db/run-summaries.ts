@@ -57,8 +57,9 @@ export async function syncRunSummaries(
  * A run listed only (the page holds none of its events) is put without its search words: the `*words`
  * index holds the runs this page holds, and text search asks the host's database for the rest
  * (screens/runs/host-search.ts). Indexing every run's ~80 words made a long listing slower the
- * longer it got (3.8 ms a row at first, 9.7 ms at 60,000 rows, against a flat 2.5–2.8 ms without
- * them: bench/idb-listing.ts), so a 10M-event history's 172,000 runs never finished listing.
+ * longer it got (1.25 ms a row at first, 2.90 ms after 50,000 rows, against 0.41–0.49 ms without
+ * them: bench/idb-listing.ts), and a 10M-event history's 172,000 runs had not finished listing after
+ * 27 minutes.
  */
 export async function mergeSummaries(db: StewardDb, rows: readonly RunRow[]): Promise<void> {
   if (rows.length === 0) return;

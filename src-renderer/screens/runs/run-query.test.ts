@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RUN_STATUSES } from '@shared/contracts/events';
 import { StewardDb } from '../../db/db';
 import { RunFilter, providerOfLabel } from './run-filter';
-import { SEARCH_TUNING, dayRange, queryRuns, scanRuns } from './run-query';
+import { SEARCH_TUNING, queryRuns, scanRuns } from './run-query';
+import { dayRange } from './run-match';
 import { syntheticRuns } from './synthetic-runs';
 import { rowsReadDb } from '../../testing/rows-read';
 

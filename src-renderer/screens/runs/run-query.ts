@@ -5,8 +5,6 @@ import { searchWords } from '@shared/history/search-words';
 import type { RunFilter } from './run-filter';
 import { dayRange, ordered, rowTest, runIdPrefix, wantedStatus } from './run-match';
 
-export { dayRange, runIdPrefix } from './run-match';
-
 /** Rows fetched per page: the list asks for the next page as its end scrolls into view. */
 export const RUN_PAGE = 100;
 
