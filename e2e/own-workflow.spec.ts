@@ -89,19 +89,43 @@ async function confirmWithTerminalCode(scope: Locator | Page, printedBefore: num
 
 const handle = (node: string, dir: 'in' | 'out', port: string) => page.getByTestId(`port-${node}-${dir}-${port}`).locator('.react-flow__handle');
 
+/** Whether a box lies inside another (a port's handle inside the canvas's visible pane). */
+const inside = (box: { x: number; y: number; width: number; height: number }, pane: { x: number; y: number; width: number; height: number }) =>
+  box.x >= pane.x && box.y >= pane.y && box.x + box.width <= pane.x + pane.width && box.y + box.height <= pane.y + pane.height;
+
 /**
  * Drags from an output handle to an input handle, as a person connects two ports, in steps as a hand
  * moves; the edge is drawn. On a loaded machine a drag whose moves came before the canvas took its
- * press draws nothing (CI saw it once): the person would drag again, and so does this, once the edge
- * is still missing after a few seconds (an input takes one edge, so a second drag never doubles it).
+ * press draws nothing (CI saw it once), and a "fit view" made before the nodes were measured can
+ * leave a port under the inspector (CI saw that once too: the drag then selected the inspector's
+ * text). The person would fit the view again and drag again, and so does this, once the edge is
+ * still missing (an input takes one edge, so a second drag never doubles it).
  */
 async function connectPorts(from: [string, string], to: [string, string]): Promise<void> {
   const edge = page.getByTestId(`rf__edge-${from[0]}.${from[1]}->${to[0]}.${to[1]}`);
+  let attempt = 0;
   await expect(async () => {
     if ((await edge.count()) === 0) {
+      if (attempt++ > 0) await page.locator('.react-flow__controls-fitview').click();
+      // The view moves to fit in an animation: the ports are read once it has stopped.
+      const viewport = page.locator('.react-flow__viewport');
+      let before = '';
+      await expect
+        .poll(
+          async () => {
+            const now = await viewport.evaluate((el) => getComputedStyle(el).transform);
+            const still = now === before;
+            before = now;
+            return still;
+          },
+          { intervals: [150], timeout: 3_000 },
+        )
+        .toBe(true);
+      const pane = await page.locator('.react-flow').boundingBox();
       const start = await handle(from[0], 'out', from[1]).boundingBox();
       const end = await handle(to[0], 'in', to[1]).boundingBox();
-      if (!start || !end) throw new Error('a port is not on screen');
+      if (!pane || !start || !end) throw new Error('a port is not on screen');
+      if (!inside(start, pane) || !inside(end, pane)) throw new Error('a port is outside the canvas\'s view');
       await page.mouse.move(start.x + start.width / 2, start.y + start.height / 2);
       await page.mouse.down();
       await page.mouse.move(end.x + end.width / 2, end.y + end.height / 2, { steps: 8 });
