@@ -8,9 +8,9 @@ export const INDEXING_COUNT_MS = 5_000;
 
 /**
  * How many runs the Runs screen says there are (issue 26). Counting IndexedDB's runs walks every row
- * (about 2.75 µs a row, 470 ms at 172,000: bench/idb-listing.ts), and a live count counts again after
- * every write: while the page listed a 10M-event history (a write every few hundred ms) those counts
- * held up the listing's own writes. So: while the page lists, the host's count is the total (every
+ * (about 2.75 µs a row: 165 ms at 60,000 in bench/idb-listing.ts, so some 470 ms at 172,000), and a
+ * live count counts again after every write: while the page listed a 10M-event history (a write
+ * every few hundred ms) those counts held up the listing's own writes. So: while the page lists, the host's count is the total (every
  * run its history holds, listed here yet or not); while it stores the events, the count is taken
  * every INDEXING_COUNT_MS; otherwise it is live. The last count stands while the next is taken.
  */
