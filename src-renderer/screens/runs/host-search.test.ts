@@ -26,13 +26,15 @@ function hostOf(all: readonly RunRow[], hasText: (r: RunRow, text: string) => bo
   const asked: HostRunsQuery[] = [];
   const ask = async (q: HostRunsQuery) => {
     asked.push(q);
+    // As the host reads them: no text matches nothing, the default page is 50 rows, newest first unless asked.
+    const limit = q.limit ?? 50;
     const key = (r: RunRow) => `${r.started_at}\u0000${r.run_id}`;
-    const sorted = all.filter((r) => hasText(r, q.text) && (q.status === undefined || q.status.includes(r.status))).sort((a, b) => (key(a) < key(b) ? -1 : 1));
-    const ordered = q.order === 'newest' ? sorted.reverse() : sorted;
+    const sorted = all.filter((r) => hasText(r, q.text ?? '') && (q.status === undefined || q.status.includes(r.status))).sort((a, b) => (key(a) < key(b) ? -1 : 1));
+    const ordered = q.order === 'oldest' ? sorted : sorted.reverse();
     const start = q.after ? ordered.findIndex((r) => r.run_id === q.after?.run_id) + 1 : 0;
-    const runs = ordered.slice(start, start + q.limit);
+    const runs = ordered.slice(start, start + limit);
     const last = runs.at(-1);
-    return { runs, ...(start + q.limit < ordered.length && last ? { next: { started_at: last.started_at, run_id: last.run_id } } : {}) };
+    return { runs, ...(start + limit < ordered.length && last ? { next: { started_at: last.started_at, run_id: last.run_id } } : {}) };
   };
   return { ask, asked };
 }

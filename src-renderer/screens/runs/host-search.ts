@@ -1,19 +1,10 @@
-import type { RunStatus } from '@shared/contracts/events';
+import type { HostParams } from '@shared/contracts/host-api';
 import type { RunRow } from '@shared/history/run-summary';
 import type { RunFilter } from './run-filter';
 import { dayRange, ordered, rowTest, wantedStatus } from './run-match';
 
-/** What the Runs screen asks the host's `runs.list` for a text search (host-api.ts). */
-export interface HostRunsQuery {
-  text: string;
-  status?: RunStatus[];
-  workflow?: string;
-  from?: string;
-  to?: string;
-  order: 'newest' | 'oldest';
-  limit: number;
-  after?: { started_at: string; run_id: string };
-}
+/** What the Runs screen asks the host's `runs.list` for a text search: the contract's own params. */
+export type HostRunsQuery = HostParams<'runs.list'>;
 export type HostRunsPage = (query: HostRunsQuery) => Promise<{ runs: RunRow[]; next?: { started_at: string; run_id: string } | undefined }>;
 
 /** Rows asked per request: a page of the list and some to spare for the filters the host does not apply. */
