@@ -20,6 +20,12 @@ if (vitest) {
   passed += vitest.numPassedTests ?? 0;
   failed += (vitest.numFailedTests ?? 0) + (vitest.numFailedTestSuites > 0 && vitest.numFailedTests === 0 ? vitest.numFailedTestSuites : 0);
   console.log(`vitest: ${vitest.numPassedTests} passed, ${vitest.numFailedTests} failed (${vitest.testResults?.length ?? '?'} files)`);
+  // The failures by name, with the first line of their message: the log's tail is often all that is kept.
+  for (const file of vitest.testResults ?? []) {
+    const failures = (file.assertionResults ?? []).filter((t) => t.status === 'failed');
+    if (failures.length === 0 && file.status === 'failed') console.log(`  failed: ${file.name}: ${String(file.message ?? '').split('\n')[0].slice(0, 300)}`);
+    for (const t of failures) console.log(`  failed: ${file.name} › ${t.fullName}: ${String(t.failureMessages?.[0] ?? '').split('\n')[0].slice(0, 300)}`);
+  }
 } else {
   failed += 1;
   console.log('vitest: no report (did not run to the end)');

@@ -101,8 +101,14 @@ test('the Supervision & Learning panel shows an agent workflow\'s routes; one ad
   const section = page.getByTestId('routes-section');
   await expect(section).toContainText('No routes: a reroute stops the agent.');
   await section.getByTestId('panel-routes-add').click();
-  await section.getByTestId('panel-routes-0-name').fill('mail_agent');
-  await section.getByTestId('panel-routes-0-description').fill('anything to send by mail');
+  // Typed key by key, as a person types: each valid keystroke is stored at once, and the echo of an
+  // earlier keystroke's write must not drop the ones typed since (CI once stored the added route's
+  // default name under the typed description).
+  await section.getByTestId('panel-routes-0-name').fill('');
+  await section.getByTestId('panel-routes-0-name').pressSequentially('mail_agent');
+  await section.getByTestId('panel-routes-0-description').pressSequentially('anything to send by mail');
+  await expect(section.getByTestId('panel-routes-0-name')).toHaveValue('mail_agent');
+  await expect(section.getByTestId('panel-routes-0-description')).toHaveValue('anything to send by mail');
   await expect(section.getByTestId('panel-routes-problem')).toHaveCount(0);
   await section.scrollIntoViewIfNeeded();
   await page.screenshot({ path: `${SHOTS}/29-routes-panel.png` });

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { AgentRoute } from '@shared/contracts/routes';
 import { useHost } from '../../app/HostProvider';
+import { shownValue, typeOver, type TypedOverStored } from '../../components/typed-over-stored';
 import type { WorkflowRow } from '../../db/db';
 import { routesOf, setRoutes } from '../../db/workflow-routes';
 import { RouteListEditor, routesProblem } from '../editor/RouteListEditor';
@@ -14,13 +15,15 @@ export function RoutesSection({ row }: { row: WorkflowRow }) {
   const { db } = useHost();
   const stored = routesOf(row.doc);
   const storedKey = JSON.stringify(stored);
-  const [typed, setTyped] = useState<{ base: string; routes: AgentRoute[] }>();
+  const [typed, setTyped] = useState<TypedOverStored<AgentRoute[]>>();
   const [error, setError] = useState<string>();
-  const routes = typed && typed.base === storedKey ? typed.routes : stored;
+  const routes = shownValue(typed, storedKey, stored);
 
   const change = (next: AgentRoute[]) => {
-    setTyped({ base: storedKey, routes: next });
-    if (routesProblem(next) !== undefined) return;
+    const valid = routesProblem(next) === undefined;
+    // Each valid change is written at once; the key is what its write stores, as read back.
+    setTyped(typeOver(typed, storedKey, next, valid ? JSON.stringify(routesOf({ routes: next })) : undefined));
+    if (!valid) return;
     setRoutes(db, row.id, next).then(
       () => setError(undefined),
       (err: unknown) => setError(err instanceof Error ? err.message : String(err)),

@@ -1,6 +1,7 @@
 import { useId, useState } from 'react';
-import { SCS_ROLE_LABELS, type ScsSettings } from '@shared/scs/contracts';
+import { SCS_ROLE_LABELS, ScsSettings } from '@shared/scs/contracts';
 import { useHost } from '../../app/HostProvider';
+import { shownValue, typeOver, type TypedOverStored } from '../../components/typed-over-stored';
 import type { WorkflowRow } from '../../db/db';
 import { scsSettingsOf, setScsSettings } from '../../db/workflow-scs';
 import { Accordion, NumberField, SelectField, fieldDomId } from '../../components/Form';
@@ -37,12 +38,15 @@ export function ScsSection({ row, config }: { row: WorkflowRow; config: Workflow
   const [error, setError] = useState<string>();
   const stored = scsSettingsOf(row.doc);
   const storedKey = JSON.stringify(stored);
-  // What was just typed, until the stored document catches up (Dexie answers asynchronously).
-  const [typed, setTyped] = useState<{ base: string; values: Partial<ScsSettings> }>();
-  const scs: ScsSettings = typed && typed.base === storedKey ? { ...stored, ...typed.values } : stored;
+  // What was just typed, until the stored document catches up (Dexie answers asynchronously, and an
+  // earlier keystroke's write may come back after later keystrokes: typed-over-stored.ts).
+  const [typed, setTyped] = useState<TypedOverStored<ScsSettings>>();
+  const scs = shownValue(typed, storedKey, stored);
 
   const change = (changes: Partial<ScsSettings>) => {
-    setTyped((t) => ({ base: storedKey, values: { ...(t && t.base === storedKey ? t.values : {}), ...changes } }));
+    const next = { ...scs, ...changes };
+    const parsed = ScsSettings.safeParse(next);
+    setTyped(typeOver(typed, storedKey, next, parsed.success ? JSON.stringify(parsed.data) : undefined));
     setScsSettings(db, row.id, changes).then(
       () => setError(undefined),
       (err: unknown) => {
