@@ -70,12 +70,17 @@ export function runLine({ run, events, imported }: ListedRun): string {
   return [`${shortId(run.run_id)}  ${statusOf(run).padEnd(LABEL_WIDTH)}  ${run.spec_name}`, `started ${localTime(run.started_at)}`, roundsPhrase(run), plural(events, 'event'), ...tags].join(' · ');
 }
 
-/** The line under a list: how many it showed and, when more follow, how to see them. */
-export function pageFooter(page: RunsPage, limit: number, narrow: string): string {
+/**
+ * The line under a list: how many it showed and, when more follow, how to see them: the same
+ * command with `--after` and the id of the page's last run goes on from there, however long the
+ * history (--limit stops at 1,000).
+ */
+export function pageFooter(page: RunsPage, { limit, oldest, narrow }: { limit: number; oldest: boolean; narrow: string }): string {
   const shown = page.runs.length;
   if (!page.next) return `${plural(shown, 'run')} · steward runs show RUN_ID (or its first 8 characters) shows one`;
-  const more = limit < MAX_PAGE ? `--limit ${Math.min(MAX_PAGE, limit * 2)} shows more` : `that is as many as --limit shows (${MAX_PAGE}): ${narrow}`;
-  return `${plural(shown, 'run')} shown, newest first; more follow: ${more}`;
+  const next = `the same command with --after ${page.next.run_id} shows the next ${limit}`;
+  const more = limit < MAX_PAGE ? `${next}; --limit ${Math.min(MAX_PAGE, limit * 2)} shows more at once` : `${next}; or ${narrow}`;
+  return `${plural(shown, 'run')} shown, ${oldest ? 'oldest' : 'newest'} first; more follow: ${more}`;
 }
 
 /** What `steward runs show` prints of a run: its summary, then how many of its events are stored. */

@@ -98,7 +98,7 @@ describe('steward runs list, search and show', () => {
 
     const page = await cli(['runs', 'list', '--limit', '2'], dataDir);
     expect(page.stdout.trimEnd().split('\n')).toHaveLength(3);
-    expect(page.stdout).toContain('2 runs shown, newest first; more follow: --limit 4 shows more');
+    expect(page.stdout).toMatch(/2 runs shown, newest first; more follow: the same command with --after \S+ shows the next 2; --limit 4 shows more at once/);
     const json = JSON.parse((await cli(['runs', 'list', '--limit', '2', '--json'], dataDir)).stdout) as { runs: Array<{ run: { run_id: string; words?: unknown }; events: number; imported: boolean }>; next?: { run_id: string } };
     expect(json.runs).toHaveLength(2);
     expect(json.next?.run_id).toBe(json.runs[1]?.run.run_id);
@@ -110,10 +110,58 @@ describe('steward runs list, search and show', () => {
     expect(failed.next).toBeUndefined();
     const ofSpec = JSON.parse((await cli(['runs', 'list', '--workflow', 'notes-assistant', '--json'], dataDir)).stdout) as typeof json;
     expect(ofSpec.runs.map((r) => r.run.run_id)).toEqual([notes]);
-    expect((await cli(['runs', 'list', '--status', 'waiting'], dataDir)).stdout).toBe('no run matches --status/--workflow\n');
+    expect((await cli(['runs', 'list', '--status', 'waiting'], dataDir)).stdout).toBe('no run matches --status\n');
 
     expect(await cli(['runs', 'list', '--status', 'done'], dataDir)).toMatchObject({ code: EXIT.badInput, stderr: expect.stringContaining('--status takes one of running, waiting, completed') });
     expect(await cli(['runs', 'list', '--limit', '0'], dataDir)).toMatchObject({ code: EXIT.badInput, stderr: expect.stringContaining('--limit takes a whole number from 1 to 1000') });
+  });
+
+  it('list and search reach any page of a long history: --since/--until keep a time, --oldest turns the order, --after goes on from the footer\'s run', async () => {
+    const { dataDir, notes, echo } = await folderWithRuns();
+    const ids = async (argv: string[]) => {
+      const out = await cli([...argv, '--json'], dataDir);
+      expect(out.code, out.stderr).toBe(EXIT.ok);
+      return (JSON.parse(out.stdout) as { runs: Array<{ run: { run_id: string } }> }).runs.map((x) => x.run.run_id);
+    };
+    // The imported runs started on 2025-01-02 at 10:01 and 10:02 UTC; the others today.
+    expect(await ids(['runs', 'list', '--until', '2025-01-02T10:02Z'])).toEqual(['feedface-0001']);
+    expect(await ids(['runs', 'list', '--since', '2025-01-02T10:02Z', '--until', '2025-01-03T00:00Z'])).toEqual(['feedface-0002']);
+    expect(await ids(['runs', 'list', '--since', '2025-01-02T11:01+01:00', '--until', '2025-01-02T11:02+01:00'])).toEqual(['feedface-0001']);
+    // A day is this machine's local day: --until includes it.
+    const today = new Date();
+    const day = `${today.getFullYear()}-${String(today.getMonth() + 1).padStart(2, '0')}-${String(today.getDate()).padStart(2, '0')}`;
+    expect((await ids(['runs', 'list', '--since', day])).sort()).toEqual([notes, echo].sort());
+    expect((await ids(['runs', 'list', '--until', day])).sort()).toEqual([notes, echo, 'feedface-0001', 'feedface-0002'].sort());
+    expect(await ids(['runs', 'search', 'invoices', '--oldest'])).toEqual(['feedface-0001', 'feedface-0002']);
+
+    // Page by page with --after, newest first and oldest first: every run once, in order.
+    for (const order of [[], ['--oldest']]) {
+      const whole = await ids(['runs', 'list', ...order]);
+      const paged: string[] = [];
+      let after: string[] = [];
+      for (let pages = 0; pages < 10; pages += 1) {
+        const out = await cli(['runs', 'list', '--limit', '1', ...order, ...after], dataDir);
+        expect(out.code, out.stderr).toBe(EXIT.ok);
+        const [line, footer] = out.stdout.trimEnd().split('\n');
+        paged.push(whole.find((id) => line!.startsWith(id.slice(0, 8)) && !paged.includes(id))!);
+        const next = /with --after (\S+) shows the next 1/.exec(footer ?? '');
+        if (!next) break;
+        expect(footer).toContain(order.length > 0 ? 'oldest first' : 'newest first');
+        after = ['--after', next[1]!];
+      }
+      expect(paged).toEqual(whole);
+    }
+    // After the oldest run, newest first, nothing is left.
+    const [oldestRun] = await ids(['runs', 'list', '--oldest']);
+    expect((await cli(['runs', 'list', '--after', oldestRun!], dataDir)).stdout).toBe('no runs after run feedface-0001\n');
+
+    const refused = async (argv: string[], said: string) => expect(await cli(['runs', ...argv], dataDir)).toMatchObject({ code: EXIT.badInput, stderr: expect.stringContaining(said) });
+    await refused(['list', '--since', 'yesterday'], '--since takes a day (2026-12-05');
+    await refused(['list', '--until', '2026-02-30'], 'not "2026-02-30"');
+    await refused(['list', '--since', '2026-12-05T24:00'], 'not "2026-12-05T24:00"');
+    await refused(['list', '--since', '2026-12-05', '--until', '2026-12-04'], 'is not before --until');
+    await refused(['list', '--after', 'deadbeef-0000'], 'there is no run "deadbeef-0000" here');
+    await refused(['show', notes, '--oldest'], '--oldest apply to list and search');
   });
 
   it('search: every word by its start, or a run id by its first 8 characters', async () => {
@@ -169,11 +217,11 @@ describe('steward runs list, search and show', () => {
   it('has help: steward runs --help and steward --help name them, and a subcommand\'s --help prints it', async () => {
     const dataDir = tempDir();
     const help = await cli(['runs', '--help'], dataDir);
-    expect(help.stdout).toMatch(/steward runs list \[--status S\]\.\.\. \[--workflow ID\] \[--limit N\] \[--json\]/);
+    expect(help.stdout).toMatch(/steward runs list \[--status S\]\.\.\. \[--workflow ID\] \[--since WHEN\] \[--until WHEN\] \[--oldest\] \[--limit N\] \[--after RUN_ID\] \[--json\]/);
     expect(help.stdout).toContain('steward runs search WORDS|RUN_ID');
     expect(help.stdout).toContain('steward runs show RUN_ID [--json]');
     expect(await cli(['runs', 'show', '--help'], dataDir)).toMatchObject({ code: EXIT.ok, stdout: help.stdout });
-    expect((await cli(['--help'], dataDir)).stdout).toMatch(/steward runs list \[--status S\].*\n  steward runs search WORDS\|RUN_ID .*\| show RUN_ID/);
+    expect((await cli(['--help'], dataDir)).stdout).toMatch(/steward runs list \[--status S\].*\n.*\[--after RUN_ID\].*\n  steward runs search WORDS\|RUN_ID .*\| show RUN_ID/);
   });
 
   it('a data folder that is not there has no runs, and none is made', async () => {

@@ -44,6 +44,10 @@ const OPTIONS = {
   limit: { type: 'string' },
   status: { type: 'string', multiple: true },
   workflow: { type: 'string' },
+  since: { type: 'string' },
+  until: { type: 'string' },
+  oldest: { type: 'boolean', default: false },
+  after: { type: 'string' },
 } as const;
 
 function parse(args: string[]) {
@@ -60,6 +64,41 @@ function limitOf(text: string | undefined): number {
   const n = Number(text);
   if (!/^\d+$/.test(text) || n < 1 || n > MAX_PAGE) throw new BadInput(`--limit takes a whole number from 1 to ${MAX_PAGE} (got "${text}")`);
   return n;
+}
+
+/** 2026-12-05, or 2026-12-05T14:30[:SS[.mmm]][Z|±hh:mm]. */
+const WHEN = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?(Z|[+-]\d{2}:\d{2})?)?$/;
+
+/**
+ * `--since`/`--until` as the history's instants: a day (2026-12-05) is this machine's local day, from
+ * its midnight (`--since`) or through its end (`--until` includes the day); a date and time is local
+ * unless it ends in Z or an offset. `--until` is exclusive of the instant it gives.
+ */
+function periodOf(since: string | undefined, until: string | undefined): { from?: string; to?: string } {
+  const from = since === undefined ? undefined : instantOf('--since', since, 'start');
+  const to = until === undefined ? undefined : instantOf('--until', until, 'end');
+  if (from !== undefined && to !== undefined && from >= to) throw new BadInput(`--since ${since} is not before --until ${until}: no run can start in between`);
+  return { ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}) };
+}
+
+function instantOf(flag: string, text: string, dayEdge: 'start' | 'end'): string {
+  const refused = new BadInput(`${flag} takes a day (2026-12-05, this machine's local day) or a day and time (2026-12-05T14:30, local unless it ends in Z or an offset such as +01:00), not "${text}"`);
+  const m = WHEN.exec(text);
+  if (!m) throw refused;
+  const [y, mo, d, h, mi, sec, ms] = [1, 2, 3, 4, 5, 6, 7].map((i) => Number(m[i] === undefined ? 0 : i === 7 ? m[i]!.padEnd(3, '0') : m[i]));
+  const offset = m[8];
+  // The calendar and the clock, checked on their own (Date would roll 2026-02-30 into March, 24:00 into the next day).
+  const probe = new Date(Date.UTC(y!, mo! - 1, d!, h!, mi!, sec!));
+  if (probe.getUTCFullYear() !== y || probe.getUTCMonth() !== mo! - 1 || probe.getUTCDate() !== d || probe.getUTCHours() !== h || probe.getUTCMinutes() !== mi || probe.getUTCSeconds() !== sec) throw refused;
+  if (m[4] === undefined) {
+    const at = new Date(y!, mo! - 1, d! + (dayEdge === 'end' ? 1 : 0));
+    return at.toISOString();
+  }
+  if (offset === undefined) return new Date(y!, mo! - 1, d!, h!, mi!, sec!, ms!).toISOString();
+  const sign = offset.startsWith('-') ? -1 : 1;
+  const minutes = offset === 'Z' ? 0 : sign * (Number(offset.slice(1, 3)) * 60 + Number(offset.slice(4, 6)));
+  if (Math.abs(minutes) > 14 * 60) throw refused;
+  return new Date(Date.UTC(y!, mo! - 1, d!, h!, mi!, sec!, ms!) - minutes * 60_000).toISOString();
 }
 
 /** `--status completed --status failed`, or `--status completed,failed`. */
@@ -84,7 +123,16 @@ async function list(sub: 'list' | 'search', args: string[], io: CliIo): Promise<
   const limit = limitOf(values.limit);
   const status = statusesOf(values.status ?? []);
   const workflow = values.workflow;
-  const query: RunsQuery = { limit, ...(status.length > 0 ? { status } : {}), ...(workflow !== undefined ? { workflow } : {}) };
+  const { from, to } = periodOf(values.since, values.until);
+  const oldest = values.oldest;
+  const query: RunsQuery = {
+    limit,
+    ...(status.length > 0 ? { status } : {}),
+    ...(workflow !== undefined ? { workflow } : {}),
+    ...(from !== undefined ? { from } : {}),
+    ...(to !== undefined ? { to } : {}),
+    ...(oldest ? { oldest } : {}),
+  };
   const history = await historyToRead(io, values['data-dir']);
   if (!history.ok && !history.missing) {
     io.stderr(`steward runs: ${history.message}\n`);
@@ -93,10 +141,18 @@ async function list(sub: 'list' | 'search', args: string[], io: CliIo): Promise<
   let page: RunsPage = { runs: [] };
   if (history.ok) {
     try {
+      // --after: the page after that run, in this order (the footer of the page before names it).
+      if (values.after !== undefined) {
+        const last = history.journal.run(values.after);
+        if (!last) throw new BadInput(`--after takes the whole id of a run listed before (the footer of a page names the next one's), and there is no run "${values.after}" here`);
+        query.after = { started_at: last.run.started_at, run_id: last.run.run_id };
+      }
       page = searching ? history.journal.search(text, query) : history.journal.runsPage(query);
     } finally {
       history.close();
     }
+  } else if (values.after !== undefined) {
+    throw new BadInput(`--after takes the whole id of a run listed before, and there is no data folder at ${history.dataDir}`);
   } else {
     io.stderr(`steward: there is no data folder at ${history.dataDir}, so no runs (is --data-dir right?)\n`);
   }
@@ -105,19 +161,21 @@ async function list(sub: 'list' | 'search', args: string[], io: CliIo): Promise<
     return CODE.ok;
   }
   if (page.runs.length === 0) {
-    const filtered = status.length > 0 || workflow !== undefined;
-    io.stdout(`${searching ? `no run matches "${text}"` : filtered ? 'no run matches --status/--workflow' : "no runs in this data folder's history"}\n`);
+    const filters = [...(status.length > 0 ? ['--status'] : []), ...(workflow !== undefined ? ['--workflow'] : []), ...(from !== undefined ? ['--since'] : []), ...(to !== undefined ? ['--until'] : [])];
+    const after = values.after !== undefined ? ` after run ${values.after}` : '';
+    io.stdout(`${searching ? `no run matches "${text}"${after}` : filters.length > 0 ? `no run matches ${filters.join('/')}${after}` : after ? `no runs${after}` : "no runs in this data folder's history"}\n`);
     return CODE.ok;
   }
   // Child runs (workflows a run ran, issue 29) under their parent.
   for (const line of nestedRunLines(page.runs)) io.stdout(`${line}\n`);
-  io.stdout(`${pageFooter(page, limit, searching ? 'add words to find fewer' : 'narrow with --status or --workflow')}\n`);
+  io.stdout(`${pageFooter(page, { limit, oldest, narrow: searching ? 'add words to find fewer' : 'narrow with --status, --workflow, --since or --until' })}\n`);
   return CODE.ok;
 }
 
 async function show(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parse(args);
-  const notHere = (['limit', 'status', 'workflow'] as const).filter((flag) => values[flag] !== undefined);
+  const notHere = (['limit', 'status', 'workflow', 'since', 'until', 'after'] as const).filter((flag) => values[flag] !== undefined).map(String);
+  if (values.oldest) notHere.push('oldest');
   if (notHere.length > 0) throw new BadInput(`show takes one run: ${notHere.map((flag) => `--${flag}`).join(', ')} apply to list and search`);
   const [typed, ...extra] = positionals;
   if (typed === undefined || extra.length > 0) throw new BadInput('show takes one RUN_ID (the whole id, or its first 8 characters or more)');
