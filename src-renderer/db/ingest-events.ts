@@ -44,10 +44,14 @@ export async function ingestEvents(db: StewardDb, events: readonly RunEvent[], o
 
     const runIds = [...byRun.keys()];
     const [rows, held] = await Promise.all([db.runs.bulkGet(runIds), db.held_runs.bulkGet(runIds)]);
+    // The writes are issued as they are made and awaited together at the end: IndexedDB carries them out
+    // in the order they were issued, while this page derives the next (run rows, learning examples,
+    // promotion figures) instead of waiting for each in turn (bench/trace-store's backfill).
+    const writes: Promise<unknown>[] = [];
     // Every event updates its run's row and what is distilled from it; only the events of runs this page keeps are stored.
     const kept = keptRuns(runIds, rows, held, byRun);
-    if (kept.newlyHeld.length > 0) await db.held_runs.bulkPut(kept.newlyHeld);
-    await db.events.bulkPut(kept.all ? unique : unique.filter((e) => kept.runs.has(e.run_id)));
+    if (kept.newlyHeld.length > 0) writes.push(db.held_runs.bulkPut(kept.newlyHeld));
+    writes.push(db.events.bulkPut(kept.all ? unique : unique.filter((e) => kept.runs.has(e.run_id))));
     const updated: RunRow[] = [];
     runIds.forEach((runId, i) => {
       const runBatch = (byRun.get(runId) ?? []).sort((a, b) => a.seq - b.seq);
@@ -55,24 +59,32 @@ export async function ingestEvents(db: StewardDb, events: readonly RunEvent[], o
       const next = summarize(rows[i], runBatch, freshCount);
       if (next) updated.push(next);
     });
-    if (updated.length > 0) await db.runs.bulkPut(updated);
+    if (updated.length > 0) writes.push(db.runs.bulkPut(updated));
 
     const runOf = new Map<string, RunRow>();
     for (const row of [...rows, ...updated]) if (row) runOf.set(row.run_id, row);
     const examples = learningRowsForIngest(unique, (runId) => runOf.get(runId));
-    if (examples.length > 0) await db.learning_examples.bulkPut(examples);
-    await forgetDryRunExamples(db, unique);
+    if (examples.length > 0) writes.push(db.learning_examples.bulkPut(examples));
+    // After the examples' put in the transaction's order: a dry run's examples are gone, those just put too.
+    writes.push(forgetDryRunExamples(db, unique));
     // A run's start arriving after its examples (it should not, but a replay may reorder) fills in their workflow.
     // Only a run stored before this batch can have examples stored before it (every batch writes its runs' rows).
     const storedBefore = new Set(rows.flatMap((row) => (row ? [row.run_id] : [])));
     for (const e of unique) {
       if (e.type === 'run.started' && storedBefore.has(e.run_id)) {
-        await db.learning_examples.where('run_id').equals(e.run_id).modify((ex) => {
-          if (ex.spec_id === undefined) ex.spec_id = e.spec_id;
-        });
+        writes.push(
+          db.learning_examples
+            .where('run_id')
+            .equals(e.run_id)
+            .modify((ex) => {
+              if (ex.spec_id === undefined) ex.spec_id = e.spec_id;
+            }),
+        );
       }
     }
-    await keepPromotionCounts(db, unique, (runId) => runOf.get(runId)?.workflow_id);
+    // Its own tables only (promotion-counts.ts): none of the writes above changes what it reads.
+    writes.push(keepPromotionCounts(db, unique, (runId) => runOf.get(runId)?.workflow_id));
+    await Promise.all(writes);
     return { ids, fresh: isFresh.size };
   });
 }
