@@ -41,6 +41,7 @@ import { openHistory } from '../src-main/events/open-history';
 import { ensureBuilt } from '../test-support/ensure-built';
 import { connectHost } from '../test-support/host-process';
 import { launchDiskProfile } from './disk-profile';
+import { profilePage } from './page-profile';
 
 const EVENTS = Number(process.env.EVENTS ?? 1_000_000);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 5);
@@ -53,9 +54,11 @@ const INDEXED_UP_TO = Number(process.env.BENCH_INDEXED_UP_TO ?? 2_000_000);
 /**
  * BENCH_ONLY=browser: the history, then the browser figures alone (a quick look while working on the page);
  * BENCH_ONLY=browser-listed: of those, up to the run opened once every run is listed (not the whole indexing);
- * BENCH_ONLY=first-page: of those, only a fresh profile's first correct Runs page, empty and full.
+ * BENCH_ONLY=first-page: of those, only a fresh profile's first correct Runs page, empty and full;
+ * BENCH_PROFILE=1: the page's CPU profile from opening until every run is listed (self time, top 25).
  */
 const ONLY = process.env.BENCH_ONLY;
+const PROFILE = process.env.BENCH_PROFILE === '1';
 
 ensureBuilt();
 const dir = mkdtempSync(join(tmpdir(), 'steward-bench-history-'));
@@ -170,6 +173,8 @@ async function browserFigures(
   const profile = await launchDiskProfile();
   try {
     const page = await profile.browser.newPage();
+    // BENCH_PROFILE=1: where the page's time goes from opening until every run is listed.
+    const profiler = PROFILE && long !== undefined ? await profilePage(page) : undefined;
     const t0 = performance.now();
     await page.goto(host.url);
     await page.evaluate(() => (window.location.hash = '#/runs'));
@@ -190,13 +195,15 @@ async function browserFigures(
     };
     // At once: the page is still listing the runs (their summary rows, a page of them at a time).
     const open = await openRun(long.first);
-    // Listing every run takes the page about 30 s at 1M events and over 27 minutes at 10M (a run's row
-    // is put with its search words' index): past INDEXED_UP_TO the rest is not waited for.
+    // Listing every run takes the page about 15 s at 1M events and under 3 minutes at 10M (2026-12-06;
+    // it was over 27 minutes before the listed rows lost their search words and the Runs screen its
+    // per-write walks): past INDEXED_UP_TO the rest is not waited for.
     if (EVENTS > INDEXED_UP_TO) return { firstPage, open };
     // Once every run is listed, while the page stores the history's events (transactions of up to 2,000).
     await page.evaluate(() => (window.location.hash = '#/runs'));
     await page.getByTestId('runs-indexing').filter({ hasText: 'Every run is listed' }).waitFor({ timeout: 60 * 60_000 });
     console.error(`  (every run listed ${((performance.now() - t0) / 1000).toFixed(0)} s after the page opened)`);
+    await profiler?.stop('page profile, opening until every run is listed');
     const openStoring = await openRun(long.middle);
     if (ONLY === 'browser-listed') return { firstPage, open, openStoring };
     // Then the page indexes the whole history (it says so on Runs until it has), and another old run is opened.

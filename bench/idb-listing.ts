@@ -11,7 +11,8 @@
  *
  * Prints ms a row for each slice of 10,000 rows, and each mode's last slice against its first (how
  * the cost grows with the rows already there) and the last slices' ratio; and after each slice of the
- * listed rows, what counting them costs (the Runs screen's total): by the store, by an index. The real page's listing
+ * listed rows, what counting them costs (the Runs screen's total): by the store, by an index; and what listing
+ * the workflows the runs are of costs (the Runs filter's list, a unique-key cursor). The real page's listing
  * of a whole history is measured by bench/history-scale (BENCH_ONLY=browser-listed).
  * Run: npx tsx --tsconfig tsconfig.test.json bench/idb-listing.ts   (ROWS=60000 by default; needs `npm run build`;
  * ROWS=170000 IDB_MODES=listed: a 10M-event history's runs, the page's way only)
@@ -60,6 +61,8 @@ function demoRow(): RunRow {
 interface Counted {
   store: number;
   index: number;
+  /** The workflows the runs are of (the Runs filter's list): a `nextunique` key cursor on workflow_id, as Dexie's uniqueKeys walks it. */
+  workflows: number;
 }
 
 /**
@@ -128,7 +131,14 @@ async function list(origin: string, row: RunRow, withWords: boolean): Promise<{ 
               });
               ms.push(performance.now() - t0);
             }
-            return { store: ms[0]!, index: ms[1]! };
+            const store = db.transaction('runs').objectStore('runs');
+            const t0 = performance.now();
+            await new Promise<void>((resolve, reject) => {
+              const cursor = store.index('workflow_id').openKeyCursor(null, 'nextunique');
+              cursor.onsuccess = () => (cursor.result ? cursor.result.continue() : resolve());
+              cursor.onerror = () => reject(cursor.error);
+            });
+            return { store: ms[0]!, index: ms[1]!, workflows: performance.now() - t0 };
           }),
         );
         sliceStart = performance.now();
@@ -156,11 +166,11 @@ async function main() {
     const [words, listed] = [withWords.slices, withoutWords.slices];
     console.log(`bench/idb-listing — ${ROWS.toLocaleString('en')} rows of ${JSON.stringify(row).length} bytes, ${runWords(row).length} search words each; headless Chromium, disk-backed profile`);
     console.log('');
-    console.log('| rows already there | with the words index (before) | listed without words (now) | then a count: by the store · by the started_at index |');
-    console.log('|---:|---:|---:|---:|');
+    console.log('| rows already there | with the words index (before) | listed without words (now) | then a count: by the store · by the started_at index | the workflows (unique keys) |');
+    console.log('|---:|---:|---:|---:|---:|');
     words.forEach((ms, i) => {
       const counted = withoutWords.counts[i]!;
-      console.log(`| ${(i * SLICE).toLocaleString('en')} | ${both ? `${ms.toFixed(2)} ms a row` : 'not measured'} | ${listed[i]!.toFixed(2)} ms a row | ${counted.store.toFixed(1)} · ${counted.index.toFixed(1)} ms |`);
+      console.log(`| ${(i * SLICE).toLocaleString('en')} | ${both ? `${ms.toFixed(2)} ms a row` : 'not measured'} | ${listed[i]!.toFixed(2)} ms a row | ${counted.store.toFixed(1)} · ${counted.index.toFixed(1)} ms | ${counted.workflows.toFixed(1)} ms |`);
     });
     console.log('');
     console.log(`growth, the last ${SLICE.toLocaleString('en')} rows against the first: ${both ? `with words ${(words.at(-1)! / words[0]!).toFixed(2)}×, ` : ''}listed ${(listed.at(-1)! / listed[0]!).toFixed(2)}×`);

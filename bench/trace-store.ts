@@ -45,6 +45,7 @@ import { connectHost } from '../test-support/host-process';
 import { HostedWorkflow, type HostedWorkflowInput } from '@shared/contracts/hosted-workflow';
 import { median } from './timed-median';
 import { launchDiskProfile } from './disk-profile';
+import { profilePage } from './page-profile';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 100_000);
 const LIVE = Number(process.env.BENCH_LIVE ?? 5_000);
@@ -237,16 +238,12 @@ async function livePath(template: RunEvent[][]): Promise<void> {
   const browser = profile.browser;
   try {
     const page = await browser.newPage();
-    const profiler = PROFILE ? await page.context().newCDPSession(page) : undefined;
-    if (profiler) {
-      await profiler.send('Profiler.enable');
-      await profiler.send('Profiler.start');
-    }
+    const profiler = PROFILE ? await profilePage(page) : undefined;
     let t = performance.now();
     await page.goto(url);
     await untilStored(page, backfill.length, 30 * 60_000);
     const backfillMs = performance.now() - t;
-    if (profiler) printProfile((await profiler.send('Profiler.stop')).profile);
+    await profiler?.stop('page profile of the backfill');
 
     t = performance.now();
     const { port, token } = JSON.parse(stdout.split('\n')[0] ?? '{}') as { port: number; token: string };
@@ -275,20 +272,6 @@ async function livePath(template: RunEvent[][]): Promise<void> {
     await shell.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
-}
-
-/** The page's functions that took most of the backfill's time (self time), for BENCH_PROFILE=1. */
-function printProfile(profile: { nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number } }>; samples?: number[]; timeDeltas?: number[] }): void {
-  const byNode = new Map(profile.nodes.map((n) => [n.id, n]));
-  const self = new Map<string, number>();
-  (profile.samples ?? []).forEach((id, i) => {
-    const frame = byNode.get(id)?.callFrame;
-    const key = frame ? `${frame.functionName || '(anonymous)'} ${frame.url.split('/').pop()}:${frame.lineNumber + 1}:${frame.columnNumber + 1}` : '?';
-    self.set(key, (self.get(key) ?? 0) + (profile.timeDeltas?.[i] ?? 0) / 1000);
-  });
-  const total = [...self.values()].reduce((a, b) => a + b, 0);
-  console.log(`  page profile (self time, ${(total / 1000).toFixed(1)} s sampled):`);
-  for (const [key, ms] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`    ${((100 * ms) / total).toFixed(1)}%  ${key}`);
 }
 
 const LIVE_RUNS = Math.ceil(LIVE / ROUND_EVENTS);

@@ -22,13 +22,19 @@ export function mergeWorkflowChoices(...sources: readonly (readonly WorkflowChoi
 
 /**
  * The workflows runs stored here were of (a run's workflow may since have been deleted or renamed,
- * or come from an imported trace): one index walk for the ids, one row each for the name it ran under.
+ * or come from an imported trace), each with the name a run of it ran under. A loose index scan:
+ * each step seeks past the workflow before it, so the cost grows with the workflows, not the runs.
+ * (A unique-key cursor walks every run's index entry: 305 ms at 60,000 runs of one workflow in
+ * Chromium, bench/idb-listing, and this list is asked again after every write to the runs.)
  */
 export async function workflowsInHistory(db: StewardDb): Promise<WorkflowChoice[]> {
   return db.transaction('r', db.runs, async () => {
-    const ids = (await db.runs.orderBy('workflow_id').uniqueKeys()).filter((id): id is string => typeof id === 'string' && id !== '');
-    const rows = await Promise.all(ids.map((id) => db.runs.where('workflow_id').equals(id).first()));
-    return rows.flatMap((r) => (r ? [{ id: r.workflow_id, name: r.spec_name }] : []));
+    const found: WorkflowChoice[] = [];
+    // Strings above '' only: a run of no workflow ('') has no choice.
+    for (let row = await db.runs.where('workflow_id').above('').first(); row; row = await db.runs.where('workflow_id').above(row.workflow_id).first()) {
+      found.push({ id: row.workflow_id, name: row.spec_name });
+    }
+    return found;
   });
 }
 
