@@ -2,19 +2,10 @@ import 'fake-indexeddb/auto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StewardDb, type RunRow } from '../../db/db';
 import { rowsReadDb } from '../../testing/rows-read';
+import { runRow } from '../../testing/run-row';
 import { workflowsInHistory } from './filter-workflows';
 
-const row = (run_id: string, workflow_id: string, spec_name: string, minute: number): RunRow => ({
-  run_id,
-  workflow_id,
-  spec_name,
-  status: 'completed',
-  started_at: new Date(Date.UTC(2026, 0, 1, 0, minute)).toISOString(),
-  rounds: 1,
-  models: { student: 'replay', teacher: 'replay' },
-  supervision_enabled: true,
-  stored_events: 0,
-});
+const row = (run_id: string, workflow_id: string, spec_name: string, minute: number): RunRow => runRow(run_id, workflow_id, minute, { spec_name });
 
 let db: StewardDb;
 beforeEach(async () => {
