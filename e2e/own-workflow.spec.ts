@@ -98,15 +98,24 @@ const inside = (box: { x: number; y: number; width: number; height: number }, pa
  * moves; the edge is drawn. On a loaded machine a drag whose moves came before the canvas took its
  * press draws nothing (CI saw it once), and a "fit view" made before the nodes were measured can
  * leave a port under the inspector (CI saw that once too: the drag then selected the inspector's
- * text). The person would fit the view again and drag again, and so does this, once the edge is
- * still missing (an input takes one edge, so a second drag never doubles it).
+ * text). The person would let go, fit the view again and drag again, and so does this, once the
+ * edge is still missing (an input takes one edge, so a second drag never doubles it).
  */
 async function connectPorts(from: [string, string], to: [string, string]): Promise<void> {
   const edge = page.getByTestId(`rf__edge-${from[0]}.${from[1]}->${to[0]}.${to[1]}`);
   let attempt = 0;
   await expect(async () => {
     if ((await edge.count()) === 0) {
-      if (attempt++ > 0) await page.locator('.react-flow__controls-fitview').click();
+      if (attempt++ > 0) {
+        // A drag the canvas still holds (its release missed) pans the view on and on while the
+        // pointer rests near an edge (React Flow's auto-pan; CI saw the view never settle): let go,
+        // rest the pointer in the middle, cancel, then fit the view again.
+        await page.mouse.up();
+        const pane = await page.locator('.react-flow').boundingBox();
+        if (pane) await page.mouse.move(pane.x + pane.width / 2, pane.y + pane.height / 2);
+        await page.keyboard.press('Escape');
+        await page.locator('.react-flow__controls-fitview').click();
+      }
       // The view moves to fit in an animation: the ports are read once it has stopped.
       const viewport = page.locator('.react-flow__viewport');
       let before = '';

@@ -42,7 +42,8 @@ export const RUNS_USAGE = `Usage:
   waiting  the runs waiting for a person (answer them with steward answer)
   delete   delete runs from the data folder's history
   import   add the runs of JSONL traces to it
-  --json   list, search: { runs: [{ run, events, imported }], next? } (next: more runs follow);
+  --json   list, search: { runs: [{ run, events, imported }], next? } (next: more runs follow,
+           --after with its run_id gives them);
            show: { run, imported, events }, the events exactly as stored
 
 This is the history the app's Runs screen shows. A deleted run's events leave the history
