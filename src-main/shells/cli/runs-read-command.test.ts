@@ -127,9 +127,10 @@ describe('steward runs list, search and show', () => {
     expect(await ids(['runs', 'list', '--until', '2025-01-02T10:02Z'])).toEqual(['feedface-0001']);
     expect(await ids(['runs', 'list', '--since', '2025-01-02T10:02Z', '--until', '2025-01-03T00:00Z'])).toEqual(['feedface-0002']);
     expect(await ids(['runs', 'list', '--since', '2025-01-02T11:01+01:00', '--until', '2025-01-02T11:02+01:00'])).toEqual(['feedface-0001']);
-    // A day is this machine's local day: --until includes it.
-    const today = new Date();
-    const day = `${today.getFullYear()}-${String(today.getMonth() + 1).padStart(2, '0')}-${String(today.getDate()).padStart(2, '0')}`;
+    // A day is this machine's local day: --until includes it. (The day the notes run started, read from the history, not the clock.)
+    const listed = JSON.parse((await cli(['runs', 'list', '--json'], dataDir)).stdout) as { runs: Array<{ run: { run_id: string; started_at: string } }> };
+    const started = new Date(listed.runs.find((r) => r.run.run_id === notes)!.run.started_at);
+    const day = `${started.getFullYear()}-${String(started.getMonth() + 1).padStart(2, '0')}-${String(started.getDate()).padStart(2, '0')}`;
     expect((await ids(['runs', 'list', '--since', day])).sort()).toEqual([notes, echo].sort());
     expect((await ids(['runs', 'list', '--until', day])).sort()).toEqual([notes, echo, 'feedface-0001', 'feedface-0002'].sort());
     expect(await ids(['runs', 'search', 'invoices', '--oldest'])).toEqual(['feedface-0001', 'feedface-0002']);
