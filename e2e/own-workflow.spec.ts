@@ -103,6 +103,7 @@ const inside = (box: { x: number; y: number; width: number; height: number }, pa
  */
 async function connectPorts(from: [string, string], to: [string, string]): Promise<void> {
   const edge = page.getByTestId(`rf__edge-${from[0]}.${from[1]}->${to[0]}.${to[1]}`);
+  const canvas = page.locator('.react-flow');
   let attempt = 0;
   await expect(async () => {
     if ((await edge.count()) === 0) {
@@ -111,8 +112,8 @@ async function connectPorts(from: [string, string], to: [string, string]): Promi
         // pointer rests near an edge (React Flow's auto-pan; CI saw the view never settle): let go,
         // rest the pointer in the middle, cancel, then fit the view again.
         await page.mouse.up();
-        const pane = await page.locator('.react-flow').boundingBox();
-        if (pane) await page.mouse.move(pane.x + pane.width / 2, pane.y + pane.height / 2);
+        const middle = await canvas.boundingBox();
+        if (middle) await page.mouse.move(middle.x + middle.width / 2, middle.y + middle.height / 2);
         await page.keyboard.press('Escape');
         await page.locator('.react-flow__controls-fitview').click();
       }
@@ -130,7 +131,7 @@ async function connectPorts(from: [string, string], to: [string, string]): Promi
           { intervals: [150], timeout: 3_000 },
         )
         .toBe(true);
-      const pane = await page.locator('.react-flow').boundingBox();
+      const pane = await canvas.boundingBox();
       const start = await handle(from[0], 'out', from[1]).boundingBox();
       const end = await handle(to[0], 'in', to[1]).boundingBox();
       if (!pane || !start || !end) throw new Error('a port is not on screen');

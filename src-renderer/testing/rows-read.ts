@@ -1,10 +1,14 @@
 import { StewardDb } from '../db/db';
 
+/** A request that reached IndexedDB for the watched table: a query (with its limit) or a cursor (unique or not). */
+export type SeenRequest = { kind: 'query'; limit: number | undefined } | { kind: 'cursor'; unique: boolean };
+
 /**
  * Another connection to the database `name` that reports every row one table hands out (by query or by id), to
- * check what a read reads, not only what it returns. Open it before use, close it after.
+ * check what a read reads, not only what it returns; and, to `onRequest`, every query and cursor asked of that
+ * table. Open it before use, close it after.
  */
-export function rowsReadDb<T>(name: string, table: string, onRow: (row: T) => void): StewardDb {
+export function rowsReadDb<T>(name: string, table: string, onRow: (row: T) => void, onRequest: (request: SeenRequest) => void = () => undefined): StewardDb {
   const db = new StewardDb(name);
   db.use({
     stack: 'dbcore',
@@ -22,9 +26,14 @@ export function rowsReadDb<T>(name: string, table: string, onRow: (row: T) => vo
             return rows;
           },
           query: async (req) => {
+            onRequest({ kind: 'query', limit: req.limit });
             const res = await inner.query(req);
             if (req.values) for (const r of res.result) onRow(r as T);
             return res;
+          },
+          openCursor: (req) => {
+            onRequest({ kind: 'cursor', unique: req.unique === true });
+            return inner.openCursor(req);
           },
         };
       },

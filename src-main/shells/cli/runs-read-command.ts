@@ -85,20 +85,19 @@ function instantOf(flag: string, text: string, dayEdge: 'start' | 'end'): string
   const refused = new BadInput(`${flag} takes a day (2026-12-05, this machine's local day) or a day and time (2026-12-05T14:30, local unless it ends in Z or an offset such as +01:00), not "${text}"`);
   const m = WHEN.exec(text);
   if (!m) throw refused;
-  const [y, mo, d, h, mi, sec, ms] = [1, 2, 3, 4, 5, 6, 7].map((i) => Number(m[i] === undefined ? 0 : i === 7 ? m[i]!.padEnd(3, '0') : m[i]));
-  const offset = m[8];
+  const part = (i: number) => Number(m[i] ?? 0);
+  const [y, mo, d, h, mi, sec] = [part(1), part(2) - 1, part(3), part(4), part(5), part(6)];
+  const ms = Number((m[7] ?? '0').padEnd(3, '0'));
   // The calendar and the clock, checked on their own (Date would roll 2026-02-30 into March, 24:00 into the next day).
-  const probe = new Date(Date.UTC(y!, mo! - 1, d!, h!, mi!, sec!));
-  if (probe.getUTCFullYear() !== y || probe.getUTCMonth() !== mo! - 1 || probe.getUTCDate() !== d || probe.getUTCHours() !== h || probe.getUTCMinutes() !== mi || probe.getUTCSeconds() !== sec) throw refused;
-  if (m[4] === undefined) {
-    const at = new Date(y!, mo! - 1, d! + (dayEdge === 'end' ? 1 : 0));
-    return at.toISOString();
-  }
-  if (offset === undefined) return new Date(y!, mo! - 1, d!, h!, mi!, sec!, ms!).toISOString();
-  const sign = offset.startsWith('-') ? -1 : 1;
-  const minutes = offset === 'Z' ? 0 : sign * (Number(offset.slice(1, 3)) * 60 + Number(offset.slice(4, 6)));
+  const probe = new Date(Date.UTC(y, mo, d, h, mi, sec));
+  if (probe.getUTCFullYear() !== y || probe.getUTCMonth() !== mo || probe.getUTCDate() !== d || probe.getUTCHours() !== h || probe.getUTCMinutes() !== mi || probe.getUTCSeconds() !== sec) throw refused;
+  // A day alone: its local midnight, or the next one for --until (which includes the day).
+  if (m[4] === undefined) return new Date(y, mo, d + (dayEdge === 'end' ? 1 : 0)).toISOString();
+  const offset = m[8];
+  if (offset === undefined) return new Date(y, mo, d, h, mi, sec, ms).toISOString();
+  const minutes = offset === 'Z' ? 0 : (offset.startsWith('-') ? -1 : 1) * (Number(offset.slice(1, 3)) * 60 + Number(offset.slice(4, 6)));
   if (Math.abs(minutes) > 14 * 60) throw refused;
-  return new Date(Date.UTC(y!, mo! - 1, d!, h!, mi!, sec!, ms!) - minutes * 60_000).toISOString();
+  return new Date(Date.UTC(y, mo, d, h, mi, sec, ms) - minutes * 60_000).toISOString();
 }
 
 /** `--status completed --status failed`, or `--status completed,failed`. */
@@ -125,14 +124,7 @@ async function list(sub: 'list' | 'search', args: string[], io: CliIo): Promise<
   const workflow = values.workflow;
   const { from, to } = periodOf(values.since, values.until);
   const oldest = values.oldest;
-  const query: RunsQuery = {
-    limit,
-    ...(status.length > 0 ? { status } : {}),
-    ...(workflow !== undefined ? { workflow } : {}),
-    ...(from !== undefined ? { from } : {}),
-    ...(to !== undefined ? { to } : {}),
-    ...(oldest ? { oldest } : {}),
-  };
+  const query: RunsQuery = { limit, status: status.length > 0 ? status : undefined, workflow, from, to, oldest };
   const history = await historyToRead(io, values['data-dir']);
   if (!history.ok && !history.missing) {
     io.stderr(`steward runs: ${history.message}\n`);
@@ -163,7 +155,8 @@ async function list(sub: 'list' | 'search', args: string[], io: CliIo): Promise<
   if (page.runs.length === 0) {
     const filters = [...(status.length > 0 ? ['--status'] : []), ...(workflow !== undefined ? ['--workflow'] : []), ...(from !== undefined ? ['--since'] : []), ...(to !== undefined ? ['--until'] : [])];
     const after = values.after !== undefined ? ` after run ${values.after}` : '';
-    io.stdout(`${searching ? `no run matches "${text}"${after}` : filters.length > 0 ? `no run matches ${filters.join('/')}${after}` : after ? `no runs${after}` : "no runs in this data folder's history"}\n`);
+    const none = searching ? `no run matches "${text}"` : filters.length > 0 ? `no run matches ${filters.join('/')}` : after ? 'no runs' : "no runs in this data folder's history";
+    io.stdout(`${none}${after}\n`);
     return CODE.ok;
   }
   // Child runs (workflows a run ran, issue 29) under their parent.
@@ -174,8 +167,7 @@ async function list(sub: 'list' | 'search', args: string[], io: CliIo): Promise<
 
 async function show(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parse(args);
-  const notHere = (['limit', 'status', 'workflow', 'since', 'until', 'after'] as const).filter((flag) => values[flag] !== undefined).map(String);
-  if (values.oldest) notHere.push('oldest');
+  const notHere = [...(['limit', 'status', 'workflow', 'since', 'until', 'after'] as const).filter((flag) => values[flag] !== undefined), ...(values.oldest ? ['oldest'] : [])];
   if (notHere.length > 0) throw new BadInput(`show takes one run: ${notHere.map((flag) => `--${flag}`).join(', ')} apply to list and search`);
   const [typed, ...extra] = positionals;
   if (typed === undefined || extra.length > 0) throw new BadInput('show takes one RUN_ID (the whole id, or its first 8 characters or more)');

@@ -34,32 +34,15 @@ describe('the Runs filter’s workflows from the history', () => {
   it('reads one row a workflow, however many runs each has, and opens no unique-key cursor (Chromium walks every run for one; this is asked again after every write)', async () => {
     await db.runs.bulkPut([...Array.from({ length: 2_000 }, (_, i) => row(`a-${i}`, 'a', 'A', i)), ...Array.from({ length: 2_000 }, (_, i) => row(`b-${i}`, 'b', 'B', i))]);
     let read = 0;
-    const counted = rowsReadDb<RunRow>(db.name, 'runs', () => (read += 1));
     // What reaches IndexedDB: each query's limit, and every cursor opened on the runs.
     const limits: Array<number | undefined> = [];
     const cursors: Array<{ unique: boolean }> = [];
-    counted.use({
-      stack: 'dbcore',
-      name: 'cursors-seen',
-      create: (down) => ({
-        ...down,
-        table: (name) => {
-          const table = down.table(name);
-          if (name !== 'runs') return table;
-          return {
-            ...table,
-            query: (req) => {
-              limits.push(req.limit);
-              return table.query(req);
-            },
-            openCursor: (req) => {
-              cursors.push({ unique: req.unique === true });
-              return table.openCursor(req);
-            },
-          };
-        },
-      }),
-    });
+    const counted = rowsReadDb<RunRow>(
+      db.name,
+      'runs',
+      () => (read += 1),
+      (request) => (request.kind === 'query' ? limits.push(request.limit) : cursors.push({ unique: request.unique })),
+    );
     await counted.open();
     try {
       expect((await workflowsInHistory(counted)).map((w) => w.id)).toEqual(['a', 'b']);
