@@ -14,6 +14,10 @@
  *                        prompts by reference since database v6 —, promotion rows…) copied into a
  *                        database with the same stores and indexes, BATCH rows per transaction: what
  *                        the page writes, without Dexie or the derivations; its bytes per store
+ *       raw puts, fresh  the raw event puts again, first, in a disk-backed profile of their own (a blank
+ *                        loopback page): later in the page's profile its own 70 MB may still be compacting
+ *     and the CPU each used: the host (this process) and Chromium's processes by type (/proc, Linux),
+ *     since on a machine of few cores the path's processes share them.
  *     live: LIVE_RUNS one-round supervised runs (replay provider, no servers, ~16 events each)
  *     started back to back through the host's API while the page is subscribed: when the host had
  *     appended the last event, and how long after that the page had stored it.
@@ -27,7 +31,9 @@
  * BENCH_PART=1 or 2 for one part, BENCH_PROFILE=1 to print where the page spent the backfill)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
@@ -46,6 +52,7 @@ import { HostedWorkflow, type HostedWorkflowInput } from '@shared/contracts/host
 import { median } from './timed-median';
 import { launchDiskProfile } from './disk-profile';
 import { profilePage } from './page-profile';
+import { processesCpuByType } from './proc-cpu';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 100_000);
 const LIVE = Number(process.env.BENCH_LIVE ?? 5_000);
@@ -57,6 +64,10 @@ const MODEL_MS = 50;
 const PROFILE = process.env.BENCH_PROFILE === '1';
 const STATIC_DIR = process.env.BENCH_STATIC_DIR ?? fileURLToPath(new URL('../out/renderer', import.meta.url));
 
+/** Chromium's processes (browser, renderer, GPU, utility), by command name. */
+const CHROMIUM = /^(chrom|headless_shell)/;
+/** Chromium's CPU seconds by process type since `before`. */
+const cpuSince = (before: Record<string, number>) => Object.fromEntries(Object.entries(processesCpuByType(CHROMIUM)).map(([type, s]) => [type, s - (before[type] ?? 0)]));
 const ratio = (x: number) => `${x.toFixed(2)}×`;
 const perSecond = (events: number, ms: number) => `${Math.round((events * 1000) / ms)} events/s`;
 
@@ -215,9 +226,40 @@ async function giveToPage(page: Page, events: readonly RunEvent[]): Promise<void
   }
 }
 
+/**
+ * Raw puts of `events` in a fresh disk-backed profile of their own, on a blank page of a loopback origin: the
+ * baseline without the page's database beside it (later in the page's profile, its own writes may still be
+ * compacting). Ms, and Chromium's CPU by process type meanwhile.
+ */
+async function rawPutsInFreshProfile(events: readonly RunEvent[]): Promise<{ ms: number; cpu: Record<string, number> }> {
+  const server = createServer((_, response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>raw</title>'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const profile = await launchDiskProfile();
+  try {
+    const page = await profile.browser.newPage();
+    await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    await giveToPage(page, events);
+    const before = processesCpuByType(CHROMIUM);
+    const ms = await rawPuts(page, BATCH);
+    return { ms, cpu: cpuSince(before) };
+  } finally {
+    await profile.close();
+    server.close();
+  }
+}
+
+/** "browser 11.2 s, renderer 3.5 s": the processes that used a noticeable share. */
+const cpuWords = (cpu: Record<string, number>) =>
+  Object.entries(cpu)
+    .filter(([, s]) => s >= 0.05)
+    .map(([type, s]) => `${type} ${s.toFixed(1)} s`)
+    .join(', ');
+
 async function livePath(template: RunEvent[][]): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'steward-bench-store-'));
   const backfill = copies(template, EVENTS, 'bench-backfill');
+  // First, before anything else writes to disk: the same events put raw in a profile of their own.
+  const fresh = await rawPutsInFreshProfile(backfill);
   const live = copies(template, LIVE * 2, 'bench-live'); // the raw baseline's live events (as many as the runs appended)
   // The journal as the host left it: written before the host starts.
   const journal = openHistory(dataDir);
@@ -240,24 +282,34 @@ async function livePath(template: RunEvent[][]): Promise<void> {
     const page = await browser.newPage();
     const profiler = PROFILE ? await profilePage(page) : undefined;
     let t = performance.now();
+    const hostCpu0 = process.cpuUsage();
+    const browserCpu0 = processesCpuByType(CHROMIUM);
     await page.goto(url);
     await untilStored(page, backfill.length, 30 * 60_000);
     const backfillMs = performance.now() - t;
+    const hostCpu = process.cpuUsage(hostCpu0);
+    const browserCpu = cpuSince(browserCpu0);
     await profiler?.stop('page profile of the backfill');
 
     t = performance.now();
     const { port, token } = JSON.parse(stdout.split('\n')[0] ?? '{}') as { port: number; token: string };
     console.log(`(1) live path host → page → Dexie, ${backfill.length} events (${BATCH} per frame), real Chromium`);
     console.log(`  backfill  page: ${(backfillMs / 1000).toFixed(1)} s (${perSecond(backfill.length, backfillMs)})`);
+    // On a machine with few cores the path's processes share them: where its CPU went says what would speed it up.
+    console.log(`  CPU during the backfill: host (this process) ${((hostCpu.user + hostCpu.system) / 1e6).toFixed(1)} s, Chromium's processes ${cpuWords(browserCpu)}, over ${(backfillMs / 1000).toFixed(1)} s on ${availableParallelism()} cores`);
     // The page's own rows, copied before the live runs add theirs: the baseline of what it writes. Printed as measured (a browser lost later keeps them).
     const stored = await rawPutsOfStored(page, BATCH);
     await giveToPage(page, backfill);
+    const rawCpu0 = processesCpuByType(CHROMIUM);
     const rawMs = await rawPuts(page, BATCH);
+    const rawCpu = cpuSince(rawCpu0);
     await page.evaluate(() => ((window as unknown as { __bench: unknown[] }).__bench = []));
     const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
     const largest = Object.entries(stored.byStore).sort((a, b) => b[1] - a[1]);
     console.log(`  raw IndexedDB puts of the same events (${BATCH} per transaction, db.ts's indexes): ${(rawMs / 1000).toFixed(1)} s (${perSecond(backfill.length, rawMs)})`);
-    console.log(`  → backfill ${ratio(rawMs / backfillMs)} raw event puts`);
+    console.log(`  → backfill ${ratio(rawMs / backfillMs)} raw event puts; Chromium's CPU during them: ${cpuWords(rawCpu)}`);
+    console.log(`  the same raw puts first, in a fresh profile of their own: ${(fresh.ms / 1000).toFixed(1)} s (${perSecond(backfill.length, fresh.ms)}); Chromium's CPU: ${cpuWords(fresh.cpu)}`);
+    console.log(`  → backfill ${ratio(fresh.ms / backfillMs)} those`);
     console.log(
       `  raw IndexedDB puts of every row the page stored (${stored.rows} rows in ${stored.stores} stores, ${mb(stored.bytes)} as JSON: ${largest.map(([name, bytes]) => `${name} ${mb(bytes)}`).join(', ')}; ${BATCH} rows per transaction): ${(stored.ms / 1000).toFixed(1)} s  → backfill ${ratio(stored.ms / backfillMs)} of that`,
     );

@@ -1,0 +1,28 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/**
+ * CPU seconds (user + system) used so far by the processes whose command name matches `name`, by Chromium's
+ * process type (`--type=renderer`, …; "browser" without one). Linux /proc; empty elsewhere. With
+ * `process.cpuUsage()` for the bench's own process: where a pipeline's CPU went on a machine of few cores.
+ */
+export function processesCpuByType(name: RegExp): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (process.platform !== 'linux') return out;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      // "pid (comm) state …": comm may hold spaces, so the fields are counted after its closing parenthesis.
+      const close = stat.lastIndexOf(')');
+      const comm = stat.slice(stat.indexOf('(') + 1, close);
+      if (!name.test(comm)) continue;
+      const fields = stat.slice(close + 2).split(' ');
+      const type = /--type=([a-z-]+)/.exec(readFileSync(`/proc/${pid}/cmdline`, 'utf8'))?.[1] ?? 'browser';
+      // utime and stime (fields 14 and 15 of stat), in USER_HZ ticks (100 on Linux).
+      out[type] = (out[type] ?? 0) + (Number(fields[11]) + Number(fields[12])) / 100;
+    } catch {
+      // The process ended while listed.
+    }
+  }
+  return out;
+}
