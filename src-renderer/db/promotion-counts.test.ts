@@ -186,6 +186,34 @@ describe('promotion figures kept as events are stored', () => {
     db.close();
   });
 
+  it('a batch of runs new to the page reads back neither their rounds nor outcomes they cannot have yet (a fresh profile’s backfill)', async () => {
+    const reviewedRun = (i: number): Run => ({
+      workflow: 'wf-a',
+      graph: false,
+      started: true,
+      dry: false,
+      start: i * 100,
+      rounds: Array.from({ length: 4 }, (_, round) => ({ round, node: 'reader', kind: 'reviewed', rule: 'sampled', ruling: 'accept', learning: true, record: true, answer: undefined, agree: true, write: false, pause: 1 })),
+    });
+    const first = Array.from({ length: 10 }, (_, i) => runEvents(reviewedRun(i), i)).flat();
+    const next = Array.from({ length: 10 }, (_, i) => runEvents(reviewedRun(10 + i), 10 + i)).flat();
+    const db = await freshDb();
+    await ingestEvents(db, first);
+    const seen = { outcomeKeys: 0, roundQueries: 0 };
+    const outcomes = rowsReadDb(db.name, 'promotion_outcomes', () => undefined, (r) => (seen.outcomeKeys += r.kind === 'get' ? r.keys : 0));
+    await outcomes.open();
+    await ingestEvents(outcomes, next.slice(0, next.length / 2));
+    outcomes.close();
+    const rounds = rowsReadDb(db.name, 'promotion_rounds', () => undefined, (r) => (seen.roundQueries += r.kind === 'query' ? 1 : 0));
+    await rounds.open();
+    await ingestEvents(rounds, next.slice(next.length / 2));
+    rounds.close();
+    expect(seen).toEqual({ outcomeKeys: 0, roundQueries: 0 });
+    // And the figures are those of every run.
+    expect(await readPromotion(db, 'wf-a', 500, 5)).toEqual(await scanned(db, 'wf-a', [...first, ...next], { ...SETTINGS, window: 500 }, 5));
+    db.close();
+  });
+
   it('a dry run’s rounds and an approved escalation never count against the student on the card', async () => {
     const db = await freshDb();
     const reviewed = (ruling: Round['ruling'], answer?: Round['answer']): Round => ({ round: 0, node: 'reader', kind: 'reviewed', rule: 'protected_effect', ruling, learning: true, record: true, answer, agree: false, write: true, pause: 1 });

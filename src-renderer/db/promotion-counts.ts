@@ -114,30 +114,42 @@ export async function keepPromotionCounts(t: PromotionTables, events: readonly R
     if (facts && (!prior || !same(prior, { ...facts, id }))) changed.set(id, { ...facts, id });
   });
   if (changed.size > 0) await t.promotion_rounds.bulkPut([...changed.values()]);
-  // Every round of a run whose workflow or dry-run flag changed counts again.
+  // Every round of a run whose workflow or dry-run flag changed counts again. A run new here has no rounds stored
+  // before this batch (every batch with a run's rounds writes its run row), so only runs known before are read.
   const recount = new Map(changed);
-  if (movedRuns.length > 0) {
+  const knownBefore = new Set(runIds.filter((_, i) => priorRuns[i] !== undefined));
+  const knownMoved = movedRuns.filter((id) => knownBefore.has(id));
+  if (knownMoved.length > 0) {
     // Run by run: an anyOf cursor re-walks its range at each step in fake-indexeddb.
-    const stored = await Promise.all(movedRuns.map((id) => t.promotion_rounds.where('run_id').equals(id).toArray()));
+    const stored = await Promise.all(knownMoved.map((id) => t.promotion_rounds.where('run_id').equals(id).toArray()));
     for (const row of stored.flat()) if (!recount.has(row.id)) recount.set(row.id, row);
   }
-  if (recount.size > 0) await recountRounds(t, [...recount.values()], (runId) => runs.get(runId));
+  // A round new here has no outcomes stored (they are kept only for stored rounds): only the others' are read.
+  const newRounds = new Set(roundIds.filter((_, i) => priorRounds[i] === undefined));
+  if (recount.size > 0) await recountRounds(t, [...recount.values()], (runId) => runs.get(runId), newRounds);
 }
 
-/** Replaces the outcome rows of these rounds and re-ranks each workflow from the first place that changed. */
-async function recountRounds(t: PromotionTables, rounds: readonly PromotionRoundRow[], runOf: (runId: string) => PromotionRunRow | undefined): Promise<void> {
+/**
+ * Replaces the outcome rows of these rounds and re-ranks each workflow from the first place that changed.
+ * `unstored`: rounds first stored in this batch, whose outcomes cannot be stored yet (they are not read).
+ */
+async function recountRounds(t: PromotionTables, rounds: readonly PromotionRoundRow[], runOf: (runId: string) => PromotionRunRow | undefined, unstored: ReadonlySet<string> = new Set()): Promise<void> {
   const wanted = new Map<string, PromotionOutcomeRow>();
   const ids: string[] = [];
+  const stored: string[] = [];
   for (const f of rounds) {
     const run = runOf(f.run_id);
-    ids.push(`${f.id}\u0000review`, `${f.id}\u0000shadow`);
+    const own = [`${f.id}\u0000review`, `${f.id}\u0000shadow`];
+    ids.push(...own);
+    if (!unstored.has(f.id)) stored.push(...own);
     if (!run || run.workflow_id === '') continue;
     for (const o of roundOutcomes(f, run)) {
       const id = `${f.id}\u0000${o.kind}`;
       wanted.set(id, { id, workflow_id: run.workflow_id, node: nodeOfScope(f.scope), ts: o.ts, run_id: f.run_id, round: f.round, kind: o.kind, scope: f.scope, agreed: o.agreed, blocked: o.blocked, protected_error: o.protected_error, rank: 0, totals: ZERO_TOTALS });
     }
   }
-  const existing = await t.promotion_outcomes.bulkGet(ids);
+  const found = new Map((await t.promotion_outcomes.bulkGet(stored)).map((row, i) => [stored[i]!, row]));
+  const existing = ids.map((id) => found.get(id));
   const gone: string[] = [];
   const changedRows: PromotionOutcomeRow[] = [];
   ids.forEach((id, i) => {

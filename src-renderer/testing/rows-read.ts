@@ -1,12 +1,12 @@
 import { StewardDb } from '../db/db';
 
-/** A request that reached IndexedDB for the watched table: a query (with its limit) or a cursor (unique or not). */
-export type SeenRequest = { kind: 'query'; limit: number | undefined } | { kind: 'cursor'; unique: boolean };
+/** A request that reached IndexedDB for the watched table: rows by key (how many keys), a query (with its limit) or a cursor (unique or not). */
+export type SeenRequest = { kind: 'get'; keys: number } | { kind: 'query'; limit: number | undefined } | { kind: 'cursor'; unique: boolean };
 
 /**
  * Another connection to the database `name` that reports every row one table hands out (by query or by id), to
  * check what a read reads, not only what it returns; and, to `onRequest`, every query and cursor asked of that
- * table. Open it before use, close it after.
+ * table (a read by key included, with how many keys it asked). Open it before use, close it after.
  */
 export function rowsReadDb<T>(name: string, table: string, onRow: (row: T) => void, onRequest: (request: SeenRequest) => void = () => undefined): StewardDb {
   const db = new StewardDb(name);
@@ -21,6 +21,7 @@ export function rowsReadDb<T>(name: string, table: string, onRow: (row: T) => vo
         return {
           ...inner,
           getMany: async (req) => {
+            onRequest({ kind: 'get', keys: req.keys.length });
             const rows = await inner.getMany(req);
             for (const r of rows) if (r !== undefined) onRow(r as T);
             return rows;

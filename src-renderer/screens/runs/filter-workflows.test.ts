@@ -41,7 +41,10 @@ describe('the Runs filter’s workflows from the history', () => {
       db.name,
       'runs',
       () => (read += 1),
-      (request) => (request.kind === 'query' ? limits.push(request.limit) : cursors.push({ unique: request.unique })),
+      (request) => {
+        if (request.kind === 'query') limits.push(request.limit);
+        if (request.kind === 'cursor') cursors.push({ unique: request.unique });
+      },
     );
     await counted.open();
     try {
