@@ -68,8 +68,9 @@ export async function ingestEvents(db: StewardDb, events: readonly RunEvent[], o
     // After the examples' put in the transaction's order: a dry run's examples are gone, those just put too.
     writes.push(forgetDryRunExamples(db, unique));
     // A run's start arriving after its examples (it should not, but a replay may reorder) fills in their workflow.
-    // Only a run stored before this batch can have examples stored before it (every batch writes its runs' rows).
-    const storedBefore = new Set(rows.flatMap((row) => (row ? [row.run_id] : [])));
+    // Only a run with events taken in before this batch can have examples stored before it (every batch counts its
+    // runs' events in their rows); a row listed from the host's summaries (a fresh profile catching up) has none.
+    const storedBefore = new Set(rows.flatMap((row) => (row && row.stored_events > 0 ? [row.run_id] : [])));
     for (const e of unique) {
       if (e.type === 'run.started' && storedBefore.has(e.run_id)) {
         writes.push(

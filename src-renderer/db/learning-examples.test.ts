@@ -9,6 +9,8 @@ import { ingestEvents } from './ingest-events';
 import { wholeExamples } from './example-prompts';
 import { blockedRound, eventLog, finishRun, readExecutedRound, startRun, writeReplacedRound } from '../testing/event-fixtures';
 import { referencedRun } from '../testing/learning-fixtures';
+import { rowsReadDb, type SeenRequest } from '../testing/rows-read';
+import { runRow } from '../testing/run-row';
 
 let db: StewardDb;
 beforeEach(async () => {
@@ -56,6 +58,18 @@ describe('learning examples at ingest', () => {
     await ingestEvents(db, rest);
     expect((await db.learning_examples.toArray()).every((e) => e.spec_id === undefined)).toBe(true);
     await ingestEvents(db, start);
+    expect((await db.learning_examples.toArray()).map((e) => e.spec_id)).toEqual(['notes-cleanup', 'notes-cleanup']);
+  });
+
+  it('a run listed from the host’s summaries (a fresh profile catching up) takes its events without looking for earlier examples of it', async () => {
+    const log = runWithExamples('run-learning-0003');
+    await db.runs.put(runRow('run-learning-0003', 'notes-cleanup', 0));
+    const requests: SeenRequest[] = [];
+    const counted = rowsReadDb<LearningExampleRow>(db.name, 'learning_examples', () => undefined, (r) => requests.push(r));
+    await counted.open();
+    await ingestEvents(counted, log.events);
+    counted.close();
+    expect(requests.filter((r) => r.kind !== 'get')).toEqual([]);
     expect((await db.learning_examples.toArray()).map((e) => e.spec_id)).toEqual(['notes-cleanup', 'notes-cleanup']);
   });
 });

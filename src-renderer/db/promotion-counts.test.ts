@@ -199,16 +199,19 @@ describe('promotion figures kept as events are stored', () => {
     const next = Array.from({ length: 10 }, (_, i) => runEvents(reviewedRun(10 + i), 10 + i)).flat();
     const db = await freshDb();
     await ingestEvents(db, first);
-    const seen = { outcomeKeys: 0, roundQueries: 0 };
+    const seen = { outcomeKeys: 0, roundKeys: 0, roundQueries: 0 };
     const outcomes = rowsReadDb(db.name, 'promotion_outcomes', () => undefined, (r) => (seen.outcomeKeys += r.kind === 'get' ? r.keys : 0));
     await outcomes.open();
     await ingestEvents(outcomes, next.slice(0, next.length / 2));
     outcomes.close();
-    const rounds = rowsReadDb(db.name, 'promotion_rounds', () => undefined, (r) => (seen.roundQueries += r.kind === 'query' ? 1 : 0));
+    const rounds = rowsReadDb(db.name, 'promotion_rounds', () => undefined, (r) => {
+      if (r.kind === 'get') seen.roundKeys += r.keys;
+      if (r.kind === 'query') seen.roundQueries += 1;
+    });
     await rounds.open();
     await ingestEvents(rounds, next.slice(next.length / 2));
     rounds.close();
-    expect(seen).toEqual({ outcomeKeys: 0, roundQueries: 0 });
+    expect(seen).toEqual({ outcomeKeys: 0, roundKeys: 0, roundQueries: 0 });
     // And the figures are those of every run.
     expect(await readPromotion(db, 'wf-a', 500, 5)).toEqual(await scanned(db, 'wf-a', [...first, ...next], { ...SETTINGS, window: 500 }, 5));
     db.close();

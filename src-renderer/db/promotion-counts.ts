@@ -101,31 +101,41 @@ export async function keepPromotionCounts(t: PromotionTables, events: readonly R
   const changedRunRows = movedRuns.map((id) => runs.get(id)!);
   if (changedRunRows.length > 0) await t.promotion_runs.bulkPut(changedRunRows);
 
-  // Rounds: fold the batch into their facts; only those that changed are written and counted again.
-  const byRound = new Map<string, RunEvent[]>();
-  for (const e of events) if (isRoundEvent(e)) byRound.set(roundKeyId(roundKeyOf(e)), [...(byRound.get(roundKeyId(roundKeyOf(e))) ?? []), e]);
-  const roundIds = [...byRound.keys()];
-  const priorRounds = await t.promotion_rounds.bulkGet(roundIds);
-  const changed = new Map<string, PromotionRoundRow>();
-  roundIds.forEach((id, i) => {
-    const prior = priorRounds[i];
-    let facts: RoundFacts | undefined = prior;
-    for (const e of byRound.get(id) ?? []) if (isRoundEvent(e)) facts = foldRoundFacts(facts, e);
-    if (facts && (!prior || !same(prior, { ...facts, id }))) changed.set(id, { ...facts, id });
-  });
-  if (changed.size > 0) await t.promotion_rounds.bulkPut([...changed.values()]);
-  // Every round of a run whose workflow or dry-run flag changed counts again. A run new here has no rounds stored
-  // before this batch (every batch with a run's rounds writes its run row), so only runs known before are read.
-  const recount = new Map(changed);
+  // A run new here has no rounds stored before this batch (every batch with a run's rounds writes its run row):
+  // only the rounds of runs known before are read back, and only those runs' stored rounds when they moved.
   const knownBefore = new Set(runIds.filter((_, i) => priorRuns[i] !== undefined));
+
+  // Rounds: fold the batch into their facts; only those that changed are written and counted again.
+  const byRound = new Map<string, { run_id: string; events: RunEvent[] }>();
+  for (const e of events) {
+    if (!isRoundEvent(e)) continue;
+    const id = roundKeyId(roundKeyOf(e));
+    const round = byRound.get(id);
+    if (round) round.events.push(e);
+    else byRound.set(id, { run_id: e.run_id, events: [e] });
+  }
+  const roundIds = [...byRound.keys()];
+  const storedIds = roundIds.filter((id) => knownBefore.has(byRound.get(id)!.run_id));
+  const found = new Map((await t.promotion_rounds.bulkGet(storedIds)).map((row, i) => [storedIds[i]!, row]));
+  const changed = new Map<string, PromotionRoundRow>();
+  // Rounds first stored in this batch: they have no outcomes stored yet (those are kept only for stored rounds).
+  const newRounds = new Set<string>();
+  for (const id of roundIds) {
+    const prior = found.get(id);
+    if (!prior) newRounds.add(id);
+    let facts: RoundFacts | undefined = prior;
+    for (const e of byRound.get(id)!.events) if (isRoundEvent(e)) facts = foldRoundFacts(facts, e);
+    if (facts && (!prior || !same(prior, { ...facts, id }))) changed.set(id, { ...facts, id });
+  }
+  if (changed.size > 0) await t.promotion_rounds.bulkPut([...changed.values()]);
+  // Every round of a run whose workflow or dry-run flag changed counts again.
+  const recount = new Map(changed);
   const knownMoved = movedRuns.filter((id) => knownBefore.has(id));
   if (knownMoved.length > 0) {
     // Run by run: an anyOf cursor re-walks its range at each step in fake-indexeddb.
     const stored = await Promise.all(knownMoved.map((id) => t.promotion_rounds.where('run_id').equals(id).toArray()));
     for (const row of stored.flat()) if (!recount.has(row.id)) recount.set(row.id, row);
   }
-  // A round new here has no outcomes stored (they are kept only for stored rounds): only the others' are read.
-  const newRounds = new Set(roundIds.filter((_, i) => priorRounds[i] === undefined));
   if (recount.size > 0) await recountRounds(t, [...recount.values()], (runId) => runs.get(runId), newRounds);
 }
 
