@@ -11,8 +11,9 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { EventJournal } from '../src-main/events/event-journal';
 import { bareLoop, openAppHost } from './boundary-host';
+import { runMain } from './run-main';
+import { spanAppends } from './append-spans';
 
 const MODEL_MS = 50;
 const ROUNDS = Number(process.env.PROFILE_ROUNDS ?? 40);
@@ -45,15 +46,9 @@ Client.prototype.callTool = async function timed(this: Client, ...args: Paramete
   }
 } as Client['callTool'];
 
-const appendReport = EventJournal.prototype.appendReport;
-EventJournal.prototype.appendReport = function spanned(this: EventJournal, ...args: Parameters<EventJournal['appendReport']>) {
-  const t0 = performance.now();
-  try {
-    return appendReport.apply(this, args);
-  } finally {
-    if (marking) marks.push({ mark: 'append', at: t0, ms: performance.now() - t0 });
-  }
-};
+spanAppends((at, ms) => {
+  if (marking) marks.push({ mark: 'append', at, ms });
+});
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 const ms = (x: number) => `${x.toFixed(2)} ms`;
@@ -112,10 +107,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);

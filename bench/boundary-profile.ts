@@ -7,20 +7,13 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { EventJournal } from '../src-main/events/event-journal';
 import { bareLoop, openAppHost } from './boundary-host';
+import { runMain } from './run-main';
+import { spanAppends } from './append-spans';
 
-/** Main-thread time inside the history's appends (hrtime spans around EventJournal.appendReport). */
+/** Main-thread time inside the history's appends (spans around EventJournal.appendReport). */
 let inAppends = 0;
-const appendReport = EventJournal.prototype.appendReport;
-EventJournal.prototype.appendReport = function spanned(this: EventJournal, ...args: Parameters<EventJournal['appendReport']>) {
-  const t0 = performance.now();
-  try {
-    return appendReport.apply(this, args);
-  } finally {
-    inAppends += performance.now() - t0;
-  }
-};
+spanAppends((_, ms) => (inAppends += ms));
 
 /**
  * Time a round's tool call is in flight (from the SDK client's callTool to its result; the bare loop's
@@ -89,10 +82,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -35,6 +35,7 @@ import { SupervisionSpec } from '@shared/contracts/spec';
 import type { ToolSnapshot } from '@shared/contracts/tool-snapshot';
 import { startToolHost } from '../src-main/mcp/mcp-tool-host';
 import { bareLoop, freshBareLoop, openAppHost } from './boundary-host';
+import { runMain } from './run-main';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);
 const SHORT = 20;
@@ -169,11 +170,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    // Server processes may still hold the event loop open after a failure.
-    process.exit(1);
-  },
-);
+runMain(main);

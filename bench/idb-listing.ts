@@ -29,6 +29,7 @@ import { summarize, type RunRow } from '@shared/history/run-summary';
 import { runWords } from '@shared/history/search-words';
 import { ensureBuilt } from '../test-support/ensure-built';
 import { launchDiskProfile } from './disk-profile';
+import { runMain } from './run-main';
 
 const ROWS = Number(process.env.ROWS ?? 60_000);
 const SLICE = 10_000;
@@ -180,10 +181,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -19,6 +19,7 @@ import type { RunEvent } from '@shared/contracts/events';
 import { EventJournal } from '../src-main/events/event-journal';
 import { historyPath } from '../src-main/events/history-db';
 import { openAppHost } from './boundary-host';
+import { runMain } from './run-main';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 15);
 /** Rounds a commit: a zero-latency run's 2.5 ms rounds give about 2 in the writer's 5 ms window (8 in a 20 ms one). */
@@ -92,10 +93,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -18,6 +18,7 @@ import { createEventStamper } from '../src-main/engine/event-stamper';
 import { EventJournal } from '../src-main/events/event-journal';
 import { historyPath } from '../src-main/events/history-db';
 import { openAppHost } from './boundary-host';
+import { runMain } from './run-main';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 15);
 /** Each sample passes over the run this many times (a pass over 200 rounds is too short to time alone). */
@@ -72,10 +73,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -16,6 +16,7 @@ import { performance } from 'node:perf_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { resolvePackageBin } from '../src-main/mcp/server-launch';
+import { runMain } from './run-main';
 
 const CALLS = 200;
 const WARM = Number(process.env.WARM ?? 4_000);
@@ -94,10 +95,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);
