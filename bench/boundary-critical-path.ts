@@ -21,8 +21,8 @@ const ROUNDS = Number(process.env.PROFILE_ROUNDS ?? 40);
 type Mark = 'timer-set' | 'timer-fire' | 'call-start' | 'call-end' | 'append';
 const marks: Array<{ mark: Mark; at: number; ms?: number }> = [];
 let marking = false;
-const mark = (m: Mark, ms?: number) => {
-  if (marking) marks.push({ mark: m, at: performance.now(), ...(ms !== undefined ? { ms } : {}) });
+const mark = (m: Mark) => {
+  if (marking) marks.push({ mark: m, at: performance.now() });
 };
 
 // The scripted model's (and the bare loop's) 50 ms timers: set and fired.
