@@ -10,10 +10,9 @@
  * Also printed: when the history's appends ran (off the round's path when they follow the next timer).
  */
 import { performance } from 'node:perf_hooks';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { bareLoop, openAppHost } from './boundary-host';
 import { runMain } from './run-main';
-import { spanAppends } from './append-spans';
+import { spanAppends, spanToolCalls } from './host-spans';
 
 const MODEL_MS = 50;
 const ROUNDS = Number(process.env.PROFILE_ROUNDS ?? 40);
@@ -36,15 +35,10 @@ globalThis.setTimeout = ((handler: (...args: unknown[]) => void, ms?: number, ..
   }, ms);
 }) as typeof setTimeout;
 
-const callTool = Client.prototype.callTool;
-Client.prototype.callTool = async function timed(this: Client, ...args: Parameters<Client['callTool']>) {
-  mark('call-start');
-  try {
-    return await callTool.apply(this, args);
-  } finally {
-    mark('call-end');
-  }
-} as Client['callTool'];
+spanToolCalls((at, ms) => {
+  if (!marking) return;
+  marks.push({ mark: 'call-start', at }, { mark: 'call-end', at: at + ms });
+});
 
 spanAppends((at, ms) => {
   if (marking) marks.push({ mark: 'append', at, ms });
@@ -53,9 +47,12 @@ spanAppends((at, ms) => {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 const ms = (x: number) => `${x.toFixed(2)} ms`;
 
+/** The marks in time order (a call's and an append's are reported when they end). */
+const inOrder = () => [...marks].sort((a, b) => a.at - b.at);
+
 /** The spans between consecutive marks `from` → `to` (appends skipped). */
 function spans(from: Mark, to: Mark): number[] {
-  const timeline = marks.filter((m) => m.mark !== 'append');
+  const timeline = inOrder().filter((m) => m.mark !== 'append');
   const out: number[] = [];
   for (let i = 0; i + 1 < timeline.length; i += 1) if (timeline[i]!.mark === from && timeline[i + 1]!.mark === to) out.push(timeline[i + 1]!.at - timeline[i]!.at);
   return out;
@@ -75,7 +72,7 @@ async function main() {
     // An append on the round's path starts between a timer firing and the next timer being set.
     let onPath = 0;
     let fired = false;
-    for (const m of marks) {
+    for (const m of inOrder()) {
       if (m.mark === 'timer-fire') fired = true;
       if (m.mark === 'timer-set') fired = false;
       if (m.mark === 'append' && fired) onPath += 1;

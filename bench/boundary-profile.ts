@@ -6,10 +6,9 @@
  * Prints ms a round per run and the median; with PROFILE_BARE=1 a bare loop alternates with the runs.
  */
 import { performance } from 'node:perf_hooks';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { bareLoop, openAppHost } from './boundary-host';
 import { runMain } from './run-main';
-import { spanAppends } from './append-spans';
+import { spanAppends, spanToolCalls } from './host-spans';
 
 /** Main-thread time inside the history's appends (spans around EventJournal.appendReport). */
 let inAppends = 0;
@@ -21,16 +20,9 @@ spanAppends((_, ms) => (inAppends += ms));
  */
 let inFlight = 0;
 let timingCalls = false;
-const callTool = Client.prototype.callTool;
-Client.prototype.callTool = async function timed(this: Client, ...args: Parameters<Client['callTool']>) {
-  if (!timingCalls) return callTool.apply(this, args);
-  const t0 = performance.now();
-  try {
-    return await callTool.apply(this, args);
-  } finally {
-    inFlight += performance.now() - t0;
-  }
-} as Client['callTool'];
+spanToolCalls((_, ms) => {
+  if (timingCalls) inFlight += ms;
+});
 
 const RUNS = Number(process.env.PROFILE_RUNS ?? 10);
 const ROUNDS = Number(process.env.PROFILE_ROUNDS ?? 200);
