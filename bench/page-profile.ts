@@ -1,4 +1,5 @@
 import type { Page } from '@playwright/test';
+import { writeFileSync } from 'node:fs';
 
 interface CpuProfile {
   nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number } }>;
@@ -6,14 +7,17 @@ interface CpuProfile {
   timeDeltas?: number[];
 }
 
-/** The page's V8 CPU profiler (CDP), started now; `stop` prints the functions that took most of the time between (self time). */
+/** The page's V8 CPU profiler (CDP), started now; `stop` prints the functions that took most of the time between (self time), and writes the profile to BENCH_PROFILE_OUT if set. */
 export async function profilePage(page: Page): Promise<{ stop(label: string): Promise<void> }> {
   const session = await page.context().newCDPSession(page);
   await session.send('Profiler.enable');
   await session.send('Profiler.start');
   return {
     async stop(label) {
-      printProfile(label, (await session.send('Profiler.stop')).profile as CpuProfile);
+      const { profile } = await session.send('Profiler.stop');
+      // BENCH_PROFILE_OUT: the whole profile too, for DevTools' Performance panel or a script.
+      if (process.env.BENCH_PROFILE_OUT) writeFileSync(process.env.BENCH_PROFILE_OUT, JSON.stringify(profile));
+      printProfile(label, profile as CpuProfile);
     },
   };
 }

@@ -6,8 +6,11 @@
  *     through the engine — scripted student and teacher, the real filesystem MCP server — copied
  *     under new run ids), the real browser-run host (in this process) and the built page in
  *     headless Chromium; timed from opening the page (about a second of it) until the page's stored
- *     cursor (the `event-cursor` row of IndexedDB 'steward') reaches the journal's head.
- *     baselines, in the same browser, fresh databases:
+ *     cursor (the `event-cursor` row of IndexedDB 'steward') reaches the journal's head, and from the
+ *     first frame it stored (the path itself, after its start: scripts, the run summaries listed first).
+ *     pairs: PAIRS times a fresh disk-backed profile's backfill and a fresh profile's raw puts of the
+ *       same events, alternating which goes first, each closed before the next: the ratio's median.
+ *     Then the measure in detail, in one more fresh profile, and its baselines in the same browser:
  *       raw event puts   the same events put with plain `indexedDB` into a store with db.ts's key
  *                        and indexes, one transaction per BATCH (the feed's frame size)
  *       raw stored rows  every row the page stored (events, run rows, learning examples — their
@@ -28,7 +31,7 @@
  * Ratios are measured in the same run.
  * Run: npm run bench:trace-store (builds nothing: run `npm run build` first; BENCH_STATIC_DIR for
  * another renderer build; BENCH_EVENTS, BENCH_LIVE, BENCH_ROUNDS, BENCH_SAMPLES to change the sizes,
- * BENCH_PART=1 or 2 for one part, BENCH_PROFILE=1 to print where the page spent the backfill)
+ * BENCH_PART=1 or 2 for one part, BENCH_PAIRS for the backfill and raw-puts pairs (3; 0 for none), BENCH_PROFILE=1 to print where the page spent the backfill)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -62,6 +65,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 5);
 const MODEL_MS = 50;
 const PROFILE = process.env.BENCH_PROFILE === '1';
+/** Backfill and raw-puts pairs for the ratio's median, before the measure in detail. */
+const PAIRS = Number(process.env.BENCH_PAIRS ?? 3);
 const STATIC_DIR = process.env.BENCH_STATIC_DIR ?? fileURLToPath(new URL('../out/renderer', import.meta.url));
 
 /** Chromium's processes (browser, renderer, GPU, utility), by command name. */
@@ -69,7 +74,8 @@ const CHROMIUM = /^(chrom|headless_shell)/;
 /** Chromium's CPU seconds by process type since `before`. */
 const cpuSince = (before: Record<string, number>) => Object.fromEntries(Object.entries(processesCpuByType(CHROMIUM)).map(([type, s]) => [type, s - (before[type] ?? 0)]));
 const ratio = (x: number) => `${x.toFixed(2)}×`;
-const perSecond = (events: number, ms: number) => `${Math.round((events * 1000) / ms)} events/s`;
+const perSecondValue = (events: number, ms: number) => (events * 1000) / ms;
+const perSecond = (events: number, ms: number) => `${Math.round(perSecondValue(events, ms))} events/s`;
 
 /** At least `count` events: the template runs' events again and again, each copy a whole run of its own (so none is left open). */
 function copies(template: readonly RunEvent[][], count: number, prefix: string): RunEvent[] {
@@ -86,39 +92,52 @@ function copies(template: readonly RunEvent[][], count: number, prefix: string):
   return out;
 }
 
-/** The page's stored cursor (position 0 before the first frame is stored). */
+/**
+ * The page's stored cursor (position 0 before the first frame is stored). One connection is kept open between
+ * polls once the page's database has its tables (opening one is a round trip through the browser's IndexedDB
+ * backend: the poll should not cost the path it measures); it is closed when the page upgrades the database.
+ */
 function storedCursor(page: Page): Promise<{ journal: string; position: number }> {
-  return page.evaluate(
-    () =>
-      new Promise<{ journal: string; position: number }>((resolve) => {
-        const none = { journal: '', position: 0 };
-        const open = indexedDB.open('steward');
-        open.onerror = () => resolve(none);
-        open.onsuccess = () => {
-          const db = open.result;
-          if (!db.objectStoreNames.contains('settings')) {
-            db.close();
-            return resolve(none);
-          }
-          const get = db.transaction('settings', 'readonly').objectStore('settings').get('event-cursor');
-          get.onsuccess = () => {
-            db.close();
-            resolve((get.result as { value?: { journal: string; position: number } } | undefined)?.value ?? none);
-          };
-          get.onerror = () => {
-            db.close();
-            resolve(none);
-          };
+  // No named functions inside: the bench's transform would wrap them in a helper the page does not have.
+  return page.evaluate(async () => {
+    const none = { journal: '', position: 0 };
+    const w = window as unknown as { __benchCursorDb?: IDBDatabase };
+    w.__benchCursorDb ??= await new Promise<IDBDatabase | undefined>((resolve) => {
+      const open = indexedDB.open('steward');
+      open.onerror = () => resolve(undefined);
+      open.onsuccess = () => {
+        const db = open.result;
+        if (!db.objectStoreNames.contains('settings')) {
+          db.close();
+          return resolve(undefined);
+        }
+        db.onversionchange = () => {
+          db.close();
+          w.__benchCursorDb = undefined;
         };
-      }),
-  );
+        resolve(db);
+      };
+    });
+    const db = w.__benchCursorDb;
+    if (!db) return none;
+    return new Promise<{ journal: string; position: number }>((resolve) => {
+      const get = db.transaction('settings', 'readonly').objectStore('settings').get('event-cursor');
+      get.onsuccess = () => resolve((get.result as { value?: { journal: string; position: number } } | undefined)?.value ?? none);
+      get.onerror = () => resolve(none);
+    });
+  });
 }
 
-async function untilStored(page: Page, head: number, timeoutMs: number): Promise<void> {
+/** Polls until the page's cursor is at `head`; when it first saw a stored frame (performance.now()) and up to where. */
+async function untilStored(page: Page, head: number, timeoutMs: number): Promise<{ firstAt: number; firstPosition: number }> {
   const deadline = performance.now() + timeoutMs;
-  while ((await storedCursor(page)).position < head) {
-    if (performance.now() > deadline) throw new Error(`the page stored up to ${(await storedCursor(page)).position} of ${head} events in ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
+  let first: { firstAt: number; firstPosition: number } | undefined;
+  for (;;) {
+    const { position } = await storedCursor(page);
+    if (position > 0) first ??= { firstAt: performance.now(), firstPosition: position };
+    if (position >= head) return first!;
+    if (performance.now() > deadline) throw new Error(`the page stored up to ${position} of ${head} events in ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
   }
 }
 
@@ -255,6 +274,44 @@ const cpuWords = (cpu: Record<string, number>) =>
     .map(([type, s]) => `${type} ${s.toFixed(1)} s`)
     .join(', ');
 
+/** One backfill of the host at `url` into a fresh disk-backed profile, closed after: whole (from the page's open) and after its start. */
+async function backfillInFreshProfile(url: string, events: number): Promise<{ ms: number; streamMs: number; streamed: number }> {
+  const profile = await launchDiskProfile();
+  try {
+    const page = await profile.browser.newPage();
+    const t = performance.now();
+    await page.goto(url);
+    const { firstAt, firstPosition } = await untilStored(page, events, 30 * 60_000);
+    const end = performance.now();
+    return { ms: end - t, streamMs: end - firstAt, streamed: events - firstPosition };
+  } finally {
+    await profile.close();
+  }
+}
+
+/**
+ * PAIRS pairs, each a fresh profile's backfill of the host at `url` and a fresh profile's raw puts of the same events,
+ * alternating which goes first, every profile closed before the next starts (a profile that just wrote keeps
+ * compacting in the background): this machine's speed drifts by a fifth from minute to minute, so one pair's
+ * ratio is not a figure; the median of the pairs is.
+ */
+async function backfillPairs(url: string, events: readonly RunEvent[]): Promise<void> {
+  const pairs: { whole: number; stream: number }[] = [];
+  for (let i = 0; i < PAIRS; i++) {
+    const rawFirst = i % 2 === 1;
+    const rawBefore = rawFirst ? (await rawPutsInFreshProfile(events)).ms : undefined;
+    const page = await backfillInFreshProfile(url, events.length);
+    const rawMs = rawBefore ?? (await rawPutsInFreshProfile(events)).ms;
+    const pair = { whole: rawMs / page.ms, stream: perSecondValue(page.streamed, page.streamMs) / perSecondValue(events.length, rawMs) };
+    pairs.push(pair);
+    console.log(`  pair ${i + 1} (${rawFirst ? 'raw puts first' : 'page first'}): backfill ${(page.ms / 1000).toFixed(1)} s, raw puts ${(rawMs / 1000).toFixed(1)} s → ${ratio(pair.whole)}; after the page's start ${ratio(pair.stream)}`);
+  }
+  const range = (xs: number[]) => `${ratio(Math.min(...xs))}–${ratio(Math.max(...xs))}`;
+  console.log(
+    `  → over ${pairs.length} pairs: backfill ${ratio(median(pairs.map((p) => p.whole)))} raw puts (median; ${range(pairs.map((p) => p.whole))}); after the page's start ${ratio(median(pairs.map((p) => p.stream)))} (${range(pairs.map((p) => p.stream))})`,
+  );
+}
+
 async function livePath(template: RunEvent[][]): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'steward-bench-store-'));
   const backfill = copies(template, EVENTS, 'bench-backfill');
@@ -275,6 +332,9 @@ async function livePath(template: RunEvent[][]): Promise<void> {
   );
   if (shell.kind !== 'running') throw new Error(`the browser shell did not start (exit ${shell.code})`);
   const { url } = JSON.parse(stdout.split('\n')[0] ?? '{}') as { url: string };
+  console.log(`(1) live path host → page → Dexie, ${backfill.length} events (${BATCH} per frame), real Chromium, disk-backed profiles`);
+  if (PAIRS > 0) await backfillPairs(url, backfill);
+  // The measure in detail, in one more fresh profile: where the CPU went, what the page wrote, the live runs after.
   // A disk-backed profile, as the app's browser has: IndexedDB on disk for the page and the raw baselines alike.
   const profile = await launchDiskProfile();
   const browser = profile.browser;
@@ -282,18 +342,21 @@ async function livePath(template: RunEvent[][]): Promise<void> {
     const page = await browser.newPage();
     const profiler = PROFILE ? await profilePage(page) : undefined;
     let t = performance.now();
+    const t0 = t;
     const hostCpu0 = process.cpuUsage();
     const browserCpu0 = processesCpuByType(CHROMIUM);
     await page.goto(url);
-    await untilStored(page, backfill.length, 30 * 60_000);
+    const { firstAt, firstPosition } = await untilStored(page, backfill.length, 30 * 60_000);
     const backfillMs = performance.now() - t;
+    // The path itself, after the page's start (its scripts, the host's run summaries listed first): from the first frame seen stored.
+    const streamMs = performance.now() - firstAt;
+    const streamed = backfill.length - firstPosition;
     const hostCpu = process.cpuUsage(hostCpu0);
     const browserCpu = cpuSince(browserCpu0);
     await profiler?.stop('page profile of the backfill');
 
     t = performance.now();
     const { port, token } = JSON.parse(stdout.split('\n')[0] ?? '{}') as { port: number; token: string };
-    console.log(`(1) live path host → page → Dexie, ${backfill.length} events (${BATCH} per frame), real Chromium`);
     console.log(`  backfill  page: ${(backfillMs / 1000).toFixed(1)} s (${perSecond(backfill.length, backfillMs)})`);
     // On a machine with few cores the path's processes share them: where its CPU went says what would speed it up.
     console.log(`  CPU during the backfill: host (this process) ${((hostCpu.user + hostCpu.system) / 1e6).toFixed(1)} s, Chromium's processes ${cpuWords(browserCpu)}, over ${(backfillMs / 1000).toFixed(1)} s on ${availableParallelism()} cores`);
@@ -310,6 +373,10 @@ async function livePath(template: RunEvent[][]): Promise<void> {
     console.log(`  → backfill ${ratio(rawMs / backfillMs)} raw event puts; Chromium's CPU during them: ${cpuWords(rawCpu)}`);
     console.log(`  the same raw puts first, in a fresh profile of their own: ${(fresh.ms / 1000).toFixed(1)} s (${perSecond(backfill.length, fresh.ms)}); Chromium's CPU: ${cpuWords(fresh.cpu)}`);
     console.log(`  → backfill ${ratio(fresh.ms / backfillMs)} those (issue 26's measure: the baseline undisturbed by the page's own writes)`);
+    const streamRatio = perSecondValue(streamed, streamMs) / perSecondValue(backfill.length, fresh.ms);
+    console.log(
+      `  after the page's start (${((firstAt - t0) / 1000).toFixed(1)} s to its first stored frame: scripts, run summaries): ${streamed} events in ${(streamMs / 1000).toFixed(1)} s (${perSecond(streamed, streamMs)}) → ${ratio(streamRatio)} the fresh profile's raw puts`,
+    );
     console.log(
       `  raw IndexedDB puts of every row the page stored (${stored.rows} rows in ${stored.stores} stores, ${mb(stored.bytes)} as JSON: ${largest.map(([name, bytes]) => `${name} ${mb(bytes)}`).join(', ')}; ${BATCH} rows per transaction): ${(stored.ms / 1000).toFixed(1)} s  → backfill ${ratio(stored.ms / backfillMs)} of that`,
     );
