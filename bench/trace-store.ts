@@ -278,16 +278,31 @@ const cpuWords = (cpu: Record<string, number>) =>
     .map(([type, s]) => `${type} ${s.toFixed(1)} s`)
     .join(', ');
 
-/** One backfill of the host at `url` into a fresh disk-backed profile, closed after: whole (from the page's open) and after its start. */
-async function backfillInFreshProfile(url: string, events: number): Promise<{ ms: number; streamMs: number; streamed: number }> {
+/** A backfill as the page opens the host at `url`: whole (from its open), its start (to the first frame seen stored), and the rest. */
+interface Backfill {
+  ms: number;
+  startMs: number;
+  /** The path itself, after the page's start (its scripts, the host's run summaries listed first). */
+  streamMs: number;
+  streamed: number;
+}
+
+async function timeBackfill(page: Page, url: string, events: number): Promise<Backfill> {
+  const t = performance.now();
+  await page.goto(url);
+  const { firstAt, firstPosition } = await untilStored(page, events, 30 * 60_000);
+  const end = performance.now();
+  return { ms: end - t, startMs: firstAt - t, streamMs: end - firstAt, streamed: events - firstPosition };
+}
+
+/** The backfill after the page's start against raw puts of all `events` in `rawMs`, as rates. */
+const afterStart = (b: Backfill, events: number, rawMs: number) => perSecondValue(b.streamed, b.streamMs) / perSecondValue(events, rawMs);
+
+/** One backfill into a fresh disk-backed profile, closed after. */
+async function backfillInFreshProfile(url: string, events: number): Promise<Backfill> {
   const profile = await launchDiskProfile();
   try {
-    const page = await profile.browser.newPage();
-    const t = performance.now();
-    await page.goto(url);
-    const { firstAt, firstPosition } = await untilStored(page, events, 30 * 60_000);
-    const end = performance.now();
-    return { ms: end - t, streamMs: end - firstAt, streamed: events - firstPosition };
+    return await timeBackfill(await profile.browser.newPage(), url, events);
   } finally {
     await profile.close();
   }
@@ -306,7 +321,7 @@ async function backfillPairs(url: string, events: readonly RunEvent[]): Promise<
     const rawBefore = rawFirst ? (await rawPutsInFreshProfile(events)).ms : undefined;
     const page = await backfillInFreshProfile(url, events.length);
     const rawMs = rawBefore ?? (await rawPutsInFreshProfile(events)).ms;
-    const pair = { whole: rawMs / page.ms, stream: perSecondValue(page.streamed, page.streamMs) / perSecondValue(events.length, rawMs) };
+    const pair = { whole: rawMs / page.ms, stream: afterStart(page, events.length, rawMs) };
     pairs.push(pair);
     console.log(`  pair ${i + 1} (${rawFirst ? 'raw puts first' : 'page first'}): backfill ${(page.ms / 1000).toFixed(1)} s, raw puts ${(rawMs / 1000).toFixed(1)} s → ${ratio(pair.whole)}; after the page's start ${ratio(pair.stream)}`);
   }
@@ -345,21 +360,14 @@ async function livePath(template: RunEvent[][]): Promise<void> {
   try {
     const page = await browser.newPage();
     const profiler = PROFILE ? await profilePage(page) : undefined;
-    let t = performance.now();
-    const t0 = t;
     const hostCpu0 = process.cpuUsage();
     const browserCpu0 = processesCpuByType(CHROMIUM);
-    await page.goto(url);
-    const { firstAt, firstPosition } = await untilStored(page, backfill.length, 30 * 60_000);
-    const backfillMs = performance.now() - t;
-    // The path itself, after the page's start (its scripts, the host's run summaries listed first): from the first frame seen stored.
-    const streamMs = performance.now() - firstAt;
-    const streamed = backfill.length - firstPosition;
+    const timed = await timeBackfill(page, url, backfill.length);
+    const backfillMs = timed.ms;
     const hostCpu = process.cpuUsage(hostCpu0);
     const browserCpu = cpuSince(browserCpu0);
     await profiler?.stop('page profile of the backfill');
 
-    t = performance.now();
     const { port, token } = JSON.parse(stdout.split('\n')[0] ?? '{}') as { port: number; token: string };
     console.log(`  backfill  page: ${(backfillMs / 1000).toFixed(1)} s (${perSecond(backfill.length, backfillMs)})`);
     // On a machine with few cores the path's processes share them: where its CPU went says what would speed it up.
@@ -377,9 +385,8 @@ async function livePath(template: RunEvent[][]): Promise<void> {
     console.log(`  → backfill ${ratio(rawMs / backfillMs)} raw event puts; Chromium's CPU during them: ${cpuWords(rawCpu)}`);
     console.log(`  the same raw puts first, in a fresh profile of their own: ${(fresh.ms / 1000).toFixed(1)} s (${perSecond(backfill.length, fresh.ms)}); Chromium's CPU: ${cpuWords(fresh.cpu)}`);
     console.log(`  → backfill ${ratio(fresh.ms / backfillMs)} those (issue 26's measure: the baseline undisturbed by the page's own writes)`);
-    const streamRatio = perSecondValue(streamed, streamMs) / perSecondValue(backfill.length, fresh.ms);
     console.log(
-      `  after the page's start (${((firstAt - t0) / 1000).toFixed(1)} s to its first stored frame: scripts, run summaries): ${streamed} events in ${(streamMs / 1000).toFixed(1)} s (${perSecond(streamed, streamMs)}) → ${ratio(streamRatio)} the fresh profile's raw puts`,
+      `  after the page's start (${(timed.startMs / 1000).toFixed(1)} s to its first stored frame: scripts, run summaries): ${timed.streamed} events in ${(timed.streamMs / 1000).toFixed(1)} s (${perSecond(timed.streamed, timed.streamMs)}) → ${ratio(afterStart(timed, backfill.length, fresh.ms))} the fresh profile's raw puts`,
     );
     console.log(
       `  raw IndexedDB puts of every row the page stored (${stored.rows} rows in ${stored.stores} stores, ${mb(stored.bytes)} as JSON: ${largest.map(([name, bytes]) => `${name} ${mb(bytes)}`).join(', ')}; ${BATCH} rows per transaction): ${(stored.ms / 1000).toFixed(1)} s  → backfill ${ratio(stored.ms / backfillMs)} of that`,
