@@ -1,20 +1,24 @@
 /**
- * bench/promotion-card — the Promotion card's figures for a workflow whose runs hold EVENTS events: read from the
- * kept figures (readPromotion, src-renderer/db/promotion-counts.ts: a few rows by rank) against what the card did
- * before (every event of the workflow's runs read, then reviewOutcomesFromEvents, promotionMetrics and
- * metricsSeries), in one run, in fake-indexeddb; median of SAMPLES. Also what keeping the figures costs the
- * ingest path: the same events stored in 500-event batches, ingestEvents whole against keepPromotionCounts alone.
- * Run: npx tsx --tsconfig tsconfig.test.json bench/promotion-card.ts (BENCH_EVENTS, BENCH_SAMPLES)
+ * bench/promotion-card — the Promotion card's figures for a workflow whose runs hold EVENTS events, as the host
+ * keeps them (events/promotion-store.ts, in the history database: folded from the events when asked, each counted
+ * outcome with its rank and running totals, so a window's metrics are two rows' difference) against what the card
+ * did before any were kept (every event of the workflow's runs read, then reviewOutcomesFromEvents,
+ * promotionMetrics and metricsSeries), in one run, on a disk-backed history.sqlite; median of SAMPLES. Also:
+ * the first fold of a history that was never folded (an upgraded data folder: once), a read after one more run
+ * (the fold of its events), a read after the 10 oldest runs are deleted (the node's outcomes ranked again, once),
+ * and the cost of appending the events, which the fold does not touch. At EVENTS/10 too, for how a read grows.
+ * Run: npm run bench:promotion-card (BENCH_EVENTS, BENCH_SAMPLES)
  */
-import 'fake-indexeddb/auto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { eventId, RunEvent, type RunEventPayload } from '@shared/contracts/events';
 import { DeploymentSettings } from '@shared/contracts/profiles';
 import { SupervisionSpec } from '@shared/contracts/spec';
 import { metricsSeries, promotionMetrics, reviewOutcomesFromEvents } from '@shared/policy/promotion';
-import { runEvents, StewardDb } from '../src-renderer/db/db';
-import { ingestEvents } from '../src-renderer/db/ingest-events';
-import { keepPromotionCounts, promotionTables, readPromotion } from '../src-renderer/db/promotion-counts';
+import { EventJournal } from '../src-main/events/event-journal';
+import { historyPath } from '../src-main/events/history-db';
 import { timedMedian } from './timed-median';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 100_000);
@@ -94,49 +98,70 @@ function runOf(i: number, workflowId: string): RunEvent[] {
   return payloads.map((p, seq) => RunEvent.parse({ ...p, id: eventId(runId, seq), run_id: runId, seq, ts: new Date(t0 + seq * 1000).toISOString() }));
 }
 
-const events: RunEvent[] = [];
-for (let i = 0; events.length < EVENTS; i++) events.push(...runOf(i, i % 10 === 9 ? 'other-workflow' : 'notes-cleanup'));
-const runsOfCard = new Set(events.filter((e) => e.type === 'run.started' && e.spec_id === 'notes-cleanup').map((e) => e.run_id)).size;
+const ms = (x: number) => x.toLocaleString('en', { maximumFractionDigits: 1, minimumFractionDigits: 1 });
 
-const db = new StewardDb(`bench-promotion-${Date.now()}`);
-await db.open();
-let ingestMs = 0;
-for (let i = 0; i < events.length; i += 500) {
-  const t = performance.now();
-  await ingestEvents(db, events.slice(i, i + 500));
-  ingestMs += performance.now() - t;
-}
-// The counting alone, on a second database holding the same run rows (counting reads them).
-const bare = new StewardDb(`bench-promotion-bare-${Date.now()}`);
-await bare.open();
-await bare.runs.bulkPut(await db.runs.toArray());
-let countMs = 0;
-for (let i = 0; i < events.length; i += 500) {
-  const batch = events.slice(i, i + 500);
-  const t = performance.now();
-  await bare.transaction('rw', [bare.runs, ...promotionTables(bare)], () => keepPromotionCounts(bare, batch));
-  countMs += performance.now() - t;
+async function measure(size: number): Promise<void> {
+  const events: RunEvent[] = [];
+  let runs = 0;
+  for (; events.length < size; runs++) events.push(...runOf(runs, runs % 10 === 9 ? 'other-workflow' : 'notes-cleanup'));
+  const dir = mkdtempSync(join(tmpdir(), 'bench-promotion-'));
+  const journal = EventJournal.open(historyPath(dir), { log: () => undefined });
+  try {
+    let appendMs = 0;
+    for (let i = 0; i < events.length; i += 500) {
+      const t = performance.now();
+      journal.append(events.slice(i, i + 500));
+      appendMs += performance.now() - t;
+    }
+    await journal.settled();
+    const kept = () => journal.promotion.figures('notes-cleanup', '', settings.window, POINTS);
+    /** What the card did before: every event of the workflow's runs, read and scanned. */
+    const scan = () => {
+      const runIds: string[] = [];
+      for (let page = journal.runsPage({ workflow: 'notes-cleanup', limit: 1_000 }); ; page = journal.runsPage({ workflow: 'notes-cleanup', limit: 1_000, after: page.next })) {
+        runIds.push(...page.runs.map((r) => r.run.run_id));
+        if (!page.next) break;
+      }
+      const all = runIds.flatMap((id) => journal.runEvents(id));
+      const outcomes = reviewOutcomesFromEvents(all);
+      return Promise.resolve({ outcomes: outcomes.length, metrics: promotionMetrics(outcomes, settings), series: metricsSeries(outcomes, settings, POINTS) });
+    };
+    let t = performance.now();
+    const first = await kept();
+    const firstMs = performance.now() - t;
+    const scanned = await scan();
+    if (JSON.stringify(first) !== JSON.stringify(scanned)) throw new Error('the kept figures differ from the scan');
+    const keptMs = await timedMedian(SAMPLES, kept);
+    const scanMs = await timedMedian(SAMPLES, scan);
+    // One more run of the card's workflow, then the card asks again.
+    const extra = runOf(runs, 'notes-cleanup');
+    journal.append(extra);
+    t = performance.now();
+    await kept();
+    const afterRunMs = performance.now() - t;
+    // The 10 oldest runs deleted: their outcomes go, and the node's later ones are ranked again at the next read.
+    t = performance.now();
+    await journal.remove(Array.from({ length: 10 }, (_, i) => `run-${String(i).padStart(6, '0')}`));
+    const removeMs = performance.now() - t;
+    t = performance.now();
+    const afterDelete = await kept();
+    const afterDeleteMs = performance.now() - t;
+    const check = await scan();
+    if (JSON.stringify(afterDelete) !== JSON.stringify(check)) throw new Error('the kept figures differ from the scan after the deletion');
+    console.log(`\n${events.length.toLocaleString('en')} events of ${runs} runs, ${first.outcomes.toLocaleString('en')} reviewed rounds of the card's workflow (history.sqlite on disk)`);
+    console.log('| read | ms | vs scan |');
+    console.log('|---|---:|---:|');
+    console.log(`| kept figures, nothing new | ${ms(keptMs)} | ${(keptMs / scanMs).toFixed(4)}× |`);
+    console.log(`| scan of every event of the workflow's runs (before) | ${ms(scanMs)} | 1× |`);
+    console.log(`| first read of a history never folded (once) | ${ms(firstMs)} | ${(firstMs / scanMs).toFixed(3)}× |`);
+    console.log(`| read after one more run (${extra.length} events folded) | ${ms(afterRunMs)} | ${(afterRunMs / scanMs).toFixed(4)}× |`);
+    console.log(`| read after deleting the 10 oldest runs (all ranked again) | ${ms(afterDeleteMs)} | ${(afterDeleteMs / scanMs).toFixed(4)}× |`);
+    console.log(`appending the events in 500-event batches: ${ms(appendMs)} ms (the fold adds nothing to it); deleting the 10 runs: ${ms(removeMs)} ms`);
+  } finally {
+    journal.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
-/** What the card did before: every event of the workflow's runs, scanned. */
-async function scan() {
-  const runIds = (await db.runs.where('workflow_id').equals('notes-cleanup').toArray()).map((r) => r.run_id);
-  // Run by run through [run_id+seq]: the card's anyOf over run ids is quadratic in fake-indexeddb (5,000 events: 22 s).
-  const all = (await Promise.all(runIds.map((id) => runEvents(db, id)))).flat();
-  const outcomes = reviewOutcomesFromEvents(all.filter((e) => e.type === 'run.started' || e.type === 'tools.snapshot' || e.type === 'round.completed' || e.type === 'learning.example'));
-  return { outcomes: outcomes.length, metrics: promotionMetrics(outcomes, settings), series: metricsSeries(outcomes, settings, POINTS) };
-}
-const kept = () => readPromotion(db, 'notes-cleanup', settings.window, POINTS);
-const [a, b] = [await kept(), await scan()];
-if (JSON.stringify(a) !== JSON.stringify(b)) throw new Error('the kept figures differ from the scan');
-
-const keptMs = await timedMedian(SAMPLES, kept);
-const scanMs = await timedMedian(SAMPLES, scan);
-console.log(`${events.length.toLocaleString('en')} events, ${runsOfCard} of the card's runs, ${a.outcomes.toLocaleString('en')} reviewed rounds (fake-indexeddb)\n`);
-console.log('| read | ms | vs scan |');
-console.log('|---|---:|---:|');
-console.log(`| kept figures (readPromotion) | ${keptMs.toFixed(1)} | ${(keptMs / scanMs).toFixed(4)}× |`);
-console.log(`| scan of every event (before) | ${scanMs.toFixed(1)} | 1× |`);
-console.log(`\nIngest in 500-event batches: ${ingestMs.toFixed(0)} ms in all, of which keeping the figures ≈ ${countMs.toFixed(0)} ms (${((countMs / ingestMs) * 100).toFixed(1)}%).`);
-db.close();
-bare.close();
+await measure(Math.round(EVENTS / 10));
+await measure(EVENTS);

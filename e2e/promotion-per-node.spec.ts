@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import type { RunEvent } from '../src-shared/contracts/events';
+import { eventId, type RunEvent } from '../src-shared/contracts/events';
 import { connectHost, waitFor } from '../test-support/host-process';
 import { twoAgentGraph, twoAgentHistory } from '../test-support/two-agent-workflow';
 import { shot } from './helpers';
@@ -63,5 +63,16 @@ test('a workflow with two agent nodes gets a promotion card per node; Apply move
   expect(readerStart?.profiles.deployment).toMatchObject({ id: 'deployment-two-agents-reader', version: 2 });
   expect(writerStart?.supervision.phase).toBe(2);
   expect(writerStart?.profiles.deployment).toBeUndefined();
+
+  // The figures are the host's (issue 26): a run that arrives while the page is open counts at once, a deleted one stops counting.
+  await expect(reader.getByTestId('metric-examples')).toHaveText('24');
+  const later = 'two-agents-later-000';
+  const more = twoAgentHistory('two-agents', { runs: 1, roundsPerNode: 24, writerBlockEvery: 2, start: Date.UTC(2026, 10, 2) }).map((e) => ({ ...e, run_id: later, id: eventId(later, e.seq) }));
+  await api.request('runs.import', { import_id: 'two-agents-later', events: more as never });
+  await expect(reader.getByTestId('metric-examples')).toHaveText('48');
+  await expect(writer.getByTestId('metric-errors')).toHaveText('24');
+  await api.request('runs.delete', { run_ids: [later] });
+  await expect(reader.getByTestId('metric-examples')).toHaveText('24');
+  await expect(writer.getByTestId('metric-errors')).toHaveText('12');
   api.close();
 });

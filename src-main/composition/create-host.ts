@@ -263,6 +263,9 @@ async function openHost(options: HostOptions): Promise<Host> {
       const page = text !== undefined && text.trim().length > 0 ? outbox.search(text, query) : outbox.runsPage(query);
       return { runs: page.runs.map((listed) => listed.run), ...(page.next ? { next: page.next } : {}), total: outbox.runCount, head: outbox.head };
     },
+    // Promotion figures from the host's own history, folded when asked (events/promotion-store.ts).
+    'promotion.figures': async ({ workflow_id, node, window, points }) => outbox.promotion.figures(workflow_id, node, window, points),
+    'promotion.nodes': async ({ workflow_id }) => ({ nodes: await outbox.promotion.subjects(workflow_id) }),
     // Nothing is dropped on an ack any more: another page may still need the event.
     'events.ack': async () => ({ acked: 0 }),
     'events.cursor': async ({ journal, position }, session) => ({ acknowledged: feed.acknowledge(session.id, { journal, position }) }),

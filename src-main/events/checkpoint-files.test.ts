@@ -9,7 +9,7 @@ import { escalatedAgentRun, escalatedWorkflowRun, writeLegacyCheckpoint } from '
 import { tempFolder } from '../../test-support/temp-folder';
 import { waitingStoresIn } from '../../test-support/waiting-stores';
 import { tempNotesWorkspace } from '../../test-support/workspace';
-import { historyPath, openHistoryDb } from './history-db';
+import { historyPath, openHistoryDb, SCHEMA_VERSION } from './history-db';
 
 /**
  * Issue 26: the checkpoints an older Steward kept as JSON files move into the history database at
@@ -107,7 +107,7 @@ describe('moving the JSON checkpoints of an older Steward into the history datab
     writeLegacyCheckpoint(dataDir, agent);
     expect(waitingStoresIn(dataDir, cleanups).checkpoints.list()).toEqual([agent]);
     const after = new Database(historyPath(dataDir), { readonly: true });
-    expect(after.pragma('user_version', { simple: true })).toBe(3);
+    expect(after.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     after.close();
   });
 });

@@ -7,6 +7,7 @@ import { openHistoryDb, type HistoryDb } from './history-db';
 import { migrateLegacyJournal, type LegacyEvent } from './legacy-journal';
 import type { JournalLoadReport, OpenRun } from './journal-report';
 export type { JournalLoadReport, OpenRun } from './journal-report';
+import { PromotionStore } from './promotion-store';
 import { childRunIdsQuery, runsQuery, searchQuery, type ListedRun, type RunsPage, type RunsQuery } from './history-queries';
 
 /**
@@ -214,6 +215,7 @@ export class EventJournal {
   readonly path: string;
   readonly loadReport: JournalLoadReport;
   private readonly db: HistoryDb;
+  private readonly promotionStore: PromotionStore;
   private journalId: string;
   private headPos: number;
   private floorPos: number;
@@ -263,6 +265,7 @@ export class EventJournal {
     this.maxTombstones = Math.max(0, options.maxTombstones ?? MAX_TOMBSTONES);
     this.db = openHistoryDb(file, options.busyTimeoutMs);
     const db = this.db;
+    this.promotionStore = new PromotionStore(db);
     this.sql = {
       getMeta: db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?'),
       setMeta: db.prepare<[string, string]>('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
@@ -351,6 +354,12 @@ export class EventJournal {
   get connection(): HistoryDb {
     this.requireOpen();
     return this.db;
+  }
+
+  /** Promotion figures from this history, folded when asked (promotion-store.ts). */
+  get promotion(): PromotionStore {
+    this.requireOpen();
+    return this.promotionStore;
   }
 
   /** This journal's identity: a cursor is only meaningful for the journal that gave it. */
@@ -727,6 +736,7 @@ export class EventJournal {
           removed.push(runId);
         }
         if (removed.length === 0) return removed;
+        this.promotionStore.forget(removed);
         // Room for this removal's tombstones first: a removal never drops its own.
         this.compactTombstones(removed.length);
         this.recordTombstones(removed, at);

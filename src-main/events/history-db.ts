@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { keepFilePrivate } from '../util/private-folder';
+import { PROMOTION_SCHEMA } from './promotion-schema';
 
 /**
  * The history database (issue 26): SQLite in the data folder, WAL, one writer at a time (the folder
@@ -23,15 +24,16 @@ import { keepFilePrivate } from '../util/private-folder';
  *   ledger      the idempotency ledger: one row per tool call's key (mcp/history-ledger.ts).
  *   waiting     runs waiting for a person: one checkpoint per run and kind (agent, workflow), and who
  *               claimed it to resume it (events/checkpoint-table.ts).
+ *   promotion_* promotion figures per agent node, folded from the events when asked (events/promotion-store.ts).
  */
 export const HISTORY_FILE = 'history.sqlite';
 export const historyPath = (dataDir: string) => path.join(dataDir, HISTORY_FILE);
 
 /**
  * 1: events, runs, words, tombstones · 2: the idempotency ledger (mcp/history-ledger.ts) · 3: the
- * checkpoints of waiting runs (events/checkpoint-table.ts).
+ * checkpoints of waiting runs (events/checkpoint-table.ts) · 4: promotion figures, folded lazily (events/promotion-store.ts).
  */
-const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -89,7 +91,7 @@ CREATE TABLE IF NOT EXISTS waiting (
   claimed_at TEXT,
   UNIQUE (kind, run_id)
 );
-`;
+${PROMOTION_SCHEMA}`;
 
 /** The history database could not be opened as one: a person decides what happens to it, never Steward. */
 export class HistoryDamagedError extends Error {

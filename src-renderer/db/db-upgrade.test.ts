@@ -2,13 +2,10 @@ import 'fake-indexeddb/auto';
 import Dexie from 'dexie';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HostedWorkflow } from '@shared/contracts/hosted-workflow';
-import { DB_VERSION, SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V7, StewardDb, runEvents, type RunRow } from './db';
+import { DB_VERSION, SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V8, StewardDb, runEvents, type RunRow } from './db';
 import { ingestEvents } from './ingest-events';
 import { twoAgentHistory } from '../../test-support/two-agent-workflow';
-import { readPromotion } from './promotion-counts';
 import { learningRowsFromEvents } from './learning-examples';
-import { DeploymentSettings } from '@shared/contracts/profiles';
-import { metricsSeries, promotionMetrics, reviewOutcomesFromEvents } from '@shared/policy/promotion';
 import { runWords } from '@shared/history/search-words';
 import { summarize } from './ingest-events';
 import { workflowRow } from './seed-demo';
@@ -81,7 +78,7 @@ describe('the v1 → v2 upgrade', () => {
     const db = new StewardDb(name);
     await db.open();
     expect(db.verno).toBe(DB_VERSION);
-    expect(db.tables.map((t) => t.name).sort()).toEqual(['events', 'held_runs', 'learning_examples', 'profiles', 'promotion_outcomes', 'promotion_rounds', 'promotion_runs', 'registry', 'runs', 'settings', 'workflows']);
+    expect(db.tables.map((t) => t.name).sort()).toEqual(['events', 'held_runs', 'learning_examples', 'profiles', 'registry', 'runs', 'settings', 'workflows']);
     db.close();
   });
 });
@@ -143,7 +140,7 @@ describe('the v3 → v4 upgrade', () => {
 });
 
 describe('the v4 → v5 upgrade', () => {
-  it('counts the promotion figures of every event stored before it, as the scan of those events did, and lists examples through the time indexes', async () => {
+  it('lists the examples stored before it through the time indexes', async () => {
     const name = `steward-v5-${Math.random().toString(36).slice(2)}`;
     const old = await oldDatabase(name, 4, SCHEMA_V4);
     const rounds = [readExecutedRound, writeReplacedRound, blockedRound];
@@ -162,14 +159,6 @@ describe('the v4 → v5 upgrade', () => {
     const db = new StewardDb(name);
     await db.open();
     expect(db.verno).toBe(DB_VERSION);
-    const settings = DeploymentSettings.parse({}).promotion;
-    const outcomes = reviewOutcomesFromEvents(events);
-    expect(outcomes.length).toBeGreaterThan(0);
-    expect(await readPromotion(db, 'notes-cleanup', settings.window, 60)).toEqual({
-      outcomes: outcomes.length,
-      metrics: promotionMetrics(outcomes, settings),
-      series: metricsSeries(outcomes, settings, 60),
-    });
     const newest = await db.learning_examples.where('[spec_id+ts+id]').between(['notes-cleanup', Dexie.minKey], ['notes-cleanup', Dexie.maxKey]).reverse().toArray();
     const all = await db.learning_examples.toArray();
     expect(all.length).toBeGreaterThan(1);
@@ -224,34 +213,35 @@ describe('the v5 → v6 upgrade', () => {
   });
 });
 
-describe('the v7 → v8 upgrade (issue 29: promotion per agent node)', () => {
-  it('recounts the outcomes a v7 page counted per workflow as per-node figures, equal to counting afresh, from its own rows (no event needed)', async () => {
-    const events = twoAgentHistory('two-agents', { runs: 2, roundsPerNode: 6, writerBlockEvery: 3 });
-    // What counting afresh gives (a v8 page).
-    const freshName = `steward-v8-fresh-${Math.random().toString(36).slice(2)}`;
-    names.push(freshName);
-    const fresh = new StewardDb(freshName);
+describe('the v8 → v9 upgrade (issue 26: the host keeps the promotion figures)', () => {
+  it('drops the page’s promotion tables and keeps every run, event, held run and learning example', async () => {
+    const events = twoAgentHistory('two-agents', { runs: 2, roundsPerNode: 3, writerBlockEvery: 3 });
+    // A page as v8 kept it: the runs, their events, examples and held runs, and promotion rows.
+    const v8Name = `steward-v9-${Math.random().toString(36).slice(2)}`;
+    names.push(v8Name);
+    const fresh = new StewardDb(v8Name);
     await fresh.open();
     await ingestEvents(fresh, events);
-    const expected = await Promise.all(['reader', 'writer'].map((node) => readPromotion(fresh, 'two-agents', 50, 10, node)));
-    const [runs, rounds, outcomes] = await Promise.all([fresh.promotion_runs.toArray(), fresh.promotion_rounds.toArray(), fresh.promotion_outcomes.toArray()]);
+    const [runs, held, examples] = await Promise.all([fresh.runs.toArray(), fresh.held_runs.toArray(), fresh.learning_examples.toArray()]);
     fresh.close();
-    expect(expected.map((f) => f.outcomes)).toEqual([12, 12]);
-
-    // The same figures as a v7 page kept them: one rank sequence per workflow, no node; its events no longer held.
-    const name = `steward-v8-${Math.random().toString(36).slice(2)}`;
-    const old = await oldDatabase(name, 7, SCHEMA_V7);
-    const ordered = outcomes.map(({ node: _node, ...row }) => row).sort((a, b) => (a.ts === b.ts ? (a.id < b.id ? -1 : 1) : a.ts < b.ts ? -1 : 1));
-    await old.table('promotion_runs').bulkPut(runs);
-    await old.table('promotion_rounds').bulkPut(rounds);
-    await old.table('promotion_outcomes').bulkPut(ordered.map((row, i) => ({ ...row, rank: i + 1 })));
+    await Dexie.delete(v8Name);
+    const old = await oldDatabase(v8Name, 8, SCHEMA_V8);
+    await old.table('runs').bulkPut(runs);
+    await old.table('events').bulkPut(events);
+    await old.table('held_runs').bulkPut(held);
+    await old.table('learning_examples').bulkPut(examples);
+    await old.table('promotion_runs').put({ run_id: runs[0]!.run_id, dry_run: false, workflow_id: 'two-agents' });
+    await old.table('promotion_outcomes').put({ id: 'x', workflow_id: 'two-agents', node: 'reader', ts: '2026-01-01T00:00:00.000Z', run_id: runs[0]!.run_id, round: 0, kind: 'review', scope: 'reader', agreed: true, blocked: false, protected_error: false, rank: 1, totals: {} });
     old.close();
 
-    const db = new StewardDb(name);
+    const db = new StewardDb(v8Name);
     await db.open();
     expect(db.verno).toBe(DB_VERSION);
-    expect(await db.events.count()).toBe(0);
-    expect(await Promise.all(['reader', 'writer'].map((node) => readPromotion(db, 'two-agents', 50, 10, node)))).toEqual(expected);
+    expect(db.tables.map((t) => t.name)).not.toContain('promotion_outcomes');
+    expect(await db.runs.count()).toBe(runs.length);
+    expect(await db.events.count()).toBe(events.length);
+    expect(await db.held_runs.count()).toBe(held.length);
+    expect(await db.learning_examples.count()).toBe(examples.length);
     db.close();
   });
 });

@@ -10,7 +10,6 @@ import { backfillLearningExamples, storeLearningByReference, type LearningExampl
 import { runWords } from '@shared/history/search-words';
 import type { RunRow } from '@shared/history/run-summary';
 export type { RunRow, WorkflowRunFacts } from '@shared/history/run-summary';
-import { backfillPromotionCounts, countPromotionPerNode, PROMOTION_ORDER_V5, PROMOTION_RANK_V5, PROMOTION_ORDER, PROMOTION_RANK, PROMOTION_RUN, type PromotionOutcomeRow, type PromotionRoundRow, type PromotionRunRow } from './promotion-counts';
 
 /** A workflow's chosen profile version per kind (versions are immutable, so a choice is exact). */
 export interface ProfileChoice {
@@ -79,7 +78,7 @@ export interface HeldRunRow {
 }
 export type SettingsKey = SettingsRow['key'];
 
-export const DB_VERSION = 8;
+export const DB_VERSION = 9;
 
 export const SCHEMA_V1 = {
   workflows: 'id, name, updated_at',
@@ -107,10 +106,17 @@ export const SCHEMA_V4 = {
   runs: `${SCHEMA_V3.runs}, *words`,
 } as const;
 
+/** v5–v8 kept promotion figures in three tables (v9 leaves them to the host): their keys, as those versions declared them. */
+const PROMOTION_ORDER_V5 = '[workflow_id+ts+run_id+round+kind+scope]';
+const PROMOTION_RANK_V5 = '[workflow_id+rank]';
+const PROMOTION_ORDER = '[workflow_id+node+ts+run_id+round+kind+scope]';
+const PROMOTION_RANK = '[workflow_id+node+rank]';
+const PROMOTION_RUN = '[run_id+workflow_id]';
+
 /**
  * v5: the Learning list pages newest first through `[spec_id+ts+id]`, `[kind+ts+id]` or `[ts+id]` (the id keeps a
- * page's end exact when examples share an instant); promotion figures are kept as events are stored
- * (promotion-counts.ts), per run, per round and per counted outcome in a workflow's order.
+ * page's end exact when examples share an instant); promotion figures were kept as events were stored,
+ * per run, per round and per counted outcome in a workflow's order (until v9).
  */
 export const SCHEMA_V5 = {
   ...SCHEMA_V4,
@@ -132,6 +138,17 @@ export const SCHEMA_V8 = {
   promotion_outcomes: `id, rank, ${PROMOTION_ORDER}, ${PROMOTION_RANK}, ${PROMOTION_RUN}`,
 } as const;
 
+/**
+ * v9 (issue 26): the host keeps the promotion figures from its whole history (events/promotion-store.ts)
+ * and the cards ask it: the page's tables go, and ingesting a frame writes three fewer kinds of row.
+ */
+export const SCHEMA_V9 = {
+  ...SCHEMA_V7,
+  promotion_runs: null,
+  promotion_rounds: null,
+  promotion_outcomes: null,
+} as const;
+
 export class StewardDb extends Dexie {
   declare workflows: EntityTable<WorkflowRow, 'id'>;
   declare runs: EntityTable<RunRow, 'run_id'>;
@@ -140,9 +157,6 @@ export class StewardDb extends Dexie {
   declare registry: Table<RegistryRow, [string, string]>;
   declare learning_examples: EntityTable<LearningExampleRow, 'id'>;
   declare settings: EntityTable<SettingsRow, 'key'>;
-  declare promotion_runs: EntityTable<PromotionRunRow, 'run_id'>;
-  declare promotion_rounds: EntityTable<PromotionRoundRow, 'id'>;
-  declare promotion_outcomes: EntityTable<PromotionOutcomeRow, 'id'>;
   declare held_runs: EntityTable<HeldRunRow, 'run_id'>;
 
   constructor(name = 'steward') {
@@ -165,7 +179,7 @@ export class StewardDb extends Dexie {
             run.words = runWords(run);
           }),
       );
-    // v5 indexes examples by time and adds the promotion tables; v8 counts the events stored before them (in v8's order).
+    // v5 indexes examples by time and adds the promotion tables (v9 drops them).
     this.version(5).stores(SCHEMA_V5);
     // v6 stores examples' prompts by reference, as their events hold them: the rows stored whole before it are distilled again from those events.
     this.version(6)
@@ -181,16 +195,10 @@ export class StewardDb extends Dexie {
         });
         await tx.table<HeldRunRow, string>('held_runs').bulkPut(held);
       });
-    // v8: promotion is counted per agent node. A page that counted (v5–v7) re-counts its outcome rows
-    // per node (no event needed: it may no longer hold older runs' events); one from before v5 counts
-    // the events it holds, once, here.
-    this.version(8)
-      .stores(SCHEMA_V8)
-      .upgrade(async (tx: Transaction) => {
-        const tables = { runs: tx.table('runs'), promotion_runs: tx.table('promotion_runs'), promotion_rounds: tx.table('promotion_rounds'), promotion_outcomes: tx.table('promotion_outcomes') };
-        if ((await tables.promotion_runs.count()) === 0) await backfillPromotionCounts(tx.table('events'), tables);
-        else await countPromotionPerNode(tables.promotion_outcomes);
-      });
+    // v8 counted promotion per agent node; v9 drops the page's promotion tables (the host keeps the figures),
+    // so an older page upgrading now has nothing to count: its rows go with the tables.
+    this.version(8).stores(SCHEMA_V8);
+    this.version(9).stores(SCHEMA_V9);
   }
 }
 

@@ -1,22 +1,20 @@
 import type { StewardDb } from './db';
-import { forgetPromotionRuns, promotionTables } from './promotion-counts';
 
 /**
  * Deletes runs from this page's database: what the host deleted from its journal (a person, or a
  * trace profile's retention) goes here too: the run rows, their events and their learning examples,
- * and their kept promotion figures (the outcomes after theirs are re-ranked), in one transaction.
+ * in one transaction (the host's promotion figures forget them with its own deletion).
  * Returns how many of the runs this database held.
  */
 export async function deleteRuns(db: StewardDb, runIds: readonly string[]): Promise<number> {
   const ids = [...new Set(runIds)];
   if (ids.length === 0) return 0;
-  return db.transaction('rw', [db.runs, db.events, db.held_runs, db.learning_examples, ...promotionTables(db)], async () => {
+  return db.transaction('rw', [db.runs, db.events, db.held_runs, db.learning_examples], async () => {
     const held = (await db.runs.bulkGet(ids)).filter((row) => row !== undefined).length;
     await db.runs.bulkDelete(ids);
     await db.events.where('run_id').anyOf(ids).delete();
     await db.held_runs.bulkDelete(ids);
     await db.learning_examples.where('run_id').anyOf(ids).delete();
-    await forgetPromotionRuns(db, ids);
     return held;
   });
 }

@@ -3,7 +3,6 @@ import type { HeldRunRow, RunRow, StewardDb } from './db';
 import { summarize } from '@shared/history/run-summary';
 export { outputsSummary, PER_NODE, summarize } from '@shared/history/run-summary';
 import { forgetDryRunExamples, learningRowsForIngest } from './learning-examples';
-import { keepPromotionCounts, promotionTables } from './promotion-counts';
 
 export interface IngestOptions {
   /**
@@ -31,7 +30,7 @@ export async function ingestEvents(db: StewardDb, events: readonly RunEvent[], o
   if (unique.length === 0) return { ids: [], fresh: 0 };
   const ids = unique.map((e) => e.id);
 
-  return db.transaction('rw', [db.events, db.runs, db.learning_examples, db.held_runs, ...promotionTables(db)], async () => {
+  return db.transaction('rw', [db.events, db.runs, db.learning_examples, db.held_runs], async () => {
     const before = options.fresh ? [] : await db.events.bulkGet(ids);
     const isFresh = new Set(options.fresh ? ids : ids.filter((_, i) => before[i] === undefined));
 
@@ -45,8 +44,8 @@ export async function ingestEvents(db: StewardDb, events: readonly RunEvent[], o
     const runIds = [...byRun.keys()];
     const [rows, held] = await Promise.all([db.runs.bulkGet(runIds), db.held_runs.bulkGet(runIds)]);
     // The writes are issued as they are made and awaited together at the end: IndexedDB carries them out
-    // in the order they were issued, while this page derives the next (run rows, learning examples,
-    // promotion figures) instead of waiting for each in turn (bench/trace-store's backfill).
+    // in the order they were issued, while this page derives the next (run rows, learning examples)
+    // instead of waiting for each in turn (bench/trace-store's backfill). Promotion figures are the host's (v9).
     const writes: Promise<unknown>[] = [];
     // Every event updates its run's row and what is distilled from it; only the events of runs this page keeps are stored.
     const kept = keptRuns(runIds, rows, held, byRun);
@@ -83,8 +82,6 @@ export async function ingestEvents(db: StewardDb, events: readonly RunEvent[], o
         );
       }
     }
-    // Its own tables only (promotion-counts.ts): none of the writes above changes what it reads.
-    writes.push(keepPromotionCounts(db, unique, (runId) => runOf.get(runId)?.workflow_id));
     await Promise.all(writes);
     return { ids, fresh: isFresh.size };
   });

@@ -24,6 +24,7 @@ import { WorkflowCost } from '../accounting/workflow-cost';
 import { ProfileReplayParams, ProfileReplayResult, TeacherReplayParams, TeacherReplayStart, TeacherReplayStatus } from './profile-replay';
 import { ServerTrust } from './server-trust';
 import { TrialStartParams, TrialStartResult, TrialStatusResult } from '../learning/trial-api';
+import { MetricsPoint, PromotionMetrics } from '../policy/promotion';
 
 /**
  * The host API: one contract for both transports (Electron IPC and the browser-run WebSocket).
@@ -160,6 +161,8 @@ export const FeedWindow = z.number().int().min(1).max(1_000);
 export const RunIdParam = z.string().min(1).max(200);
 /** Runs one runs.delete request removes at most. */
 export const MAX_DELETE_RUNS = 1_000;
+/** Points of a promotion chart the host computes at most (the card draws 60). */
+export const MAX_PROMOTION_POINTS = 500;
 /** Events one runs.import request carries at most (the page sends a file in chunks; a WebSocket message stays under 1 MB). */
 export const MAX_IMPORT_EVENTS = 2_000;
 /** Events of one run in one runs.events answer, at most (and about 4 MB of them). */
@@ -303,6 +306,27 @@ export const HOST_METHODS = {
         skipped: z.number().int().nonnegative(),
       })
       .strict(),
+  },
+  /**
+   * An agent node's promotion figures (issue 26: kept by the host, folded from its history when asked;
+   * the page keeps none): how many reviewed outcomes it has, the metrics over its last `window`, and a
+   * chart of at most `points` points. `node` '': a workflow's own agent runs; a graph's agent node by id.
+   */
+  'promotion.figures': {
+    params: z
+      .object({
+        workflow_id: z.string().min(1).max(200),
+        node: z.string().max(200).default(''),
+        window: z.number().int().min(1).max(1_000_000),
+        points: z.number().int().min(1).max(MAX_PROMOTION_POINTS),
+      })
+      .strict(),
+    result: z.object({ outcomes: z.number().int().nonnegative(), metrics: PromotionMetrics, series: z.array(MetricsPoint).max(MAX_PROMOTION_POINTS) }).strict(),
+  },
+  /** The agent nodes with counted outcomes, of one workflow or of all ('' for a workflow's own agent runs). */
+  'promotion.nodes': {
+    params: z.object({ workflow_id: z.string().min(1).max(200).optional() }).strict(),
+    result: z.object({ nodes: z.array(z.object({ workflow_id: z.string(), node: z.string() }).strict()) }).strict(),
   },
   /** A run from the host's journal as OpenTelemetry OTLP/JSON (docs/otlp.md); not_found for a run it does not hold. */
   'runs.otlp': {

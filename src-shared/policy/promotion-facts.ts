@@ -7,8 +7,8 @@ import { ReviewRule } from './review-policy';
 /**
  * What promotion needs to know of one round, folded from its events one at a time. Every fold keeps
  * the latest by sequence number (or an OR), so the same events in any order, any batching, any
- * number of times, give the same facts: the page can keep them as events are stored instead of
- * scanning a workflow's whole trace (src-renderer/db/promotion-counts.ts), and the in-memory scan
+ * number of times, give the same facts: the host can keep them as events are folded instead of
+ * scanning a workflow's whole trace (src-main/events/promotion-store.ts), and the in-memory scan
  * (promotion.ts) folds the same way, so both agree.
  */
 

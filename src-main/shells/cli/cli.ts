@@ -73,6 +73,7 @@ const USAGE = `Usage:
   steward credentials set NAME | list | delete NAME
   steward mcp sign-in|sign-out|status FILE SERVER [--allow-host HOST]...
   steward learning export TRACE.jsonl [TRACE.jsonl …] --format sft|preference -o|--output OUT.jsonl
+  steward learning promotion [WORKFLOW_ID] [--node NODE] [--window N] [--json] [--data-dir DIR]
   steward trace otlp TRACE.jsonl [-o|--output OUT.json] [--endpoint URL] [--allow-host HOST]...
   steward eval supervisor|boundary [--json FILE] [--min-success GATE=VALUE]... [--case TEXT]
                    [--supervisor|--teacher DOUBLE] [--data-dir DIR]
@@ -139,7 +140,8 @@ const USAGE = `Usage:
   runs         the runs in the data folder's history (the app's Runs list): list them, search them
                by words or id, show one (its events with --json), list those waiting for a person,
                delete them, or import JSONL traces (steward runs --help)
-  learning     turn traces into fine-tuning data: sft (chat JSONL) or preference (DPO pairs)
+  learning     turn traces into fine-tuning data: sft (chat JSONL) or preference (DPO pairs); what
+               each agent node's student has earned toward promotion (steward learning promotion)
   eval         measure supervision: fault-injection cases for the workflow supervisor, known student
                mistakes for the decision boundary; exit 1 when a gate fails (steward eval --help).
                verdicts: every recorded teacher verdict replayed to a candidate teacher

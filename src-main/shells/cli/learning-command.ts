@@ -4,6 +4,7 @@ import { describeCount, describeSkipped } from '@shared/learning/export-formats'
 import { exportLearning } from '../../learning/export-learning';
 import { LearningExportError } from '../../learning/learning-errors';
 import type { CliIo, EXIT } from './cli-io';
+import { PROMOTION_USAGE, promotionCommand } from './promotion-command';
 
 // Type-only link to cli.ts (which imports this file): the codes are checked equal to EXIT at compile time.
 const CODE = { ok: 0, badInput: 2 } as const satisfies Pick<typeof EXIT, 'ok' | 'badInput'>;
@@ -13,11 +14,14 @@ const MAX_PROBLEMS_SHOWN = 10;
 
 export const LEARNING_USAGE = `Usage:
   steward learning export TRACE.jsonl [TRACE.jsonl …] --format sft|preference -o OUT.jsonl
+  steward learning promotion [WORKFLOW_ID] [--node NODE] [--window N] [--json] [--data-dir DIR]
 
   export     turn the learning examples in --trace files into fine-tuning JSONL
              --format sft          one chat example per reviewed round with a final decision
              --format preference   one pair per teacher replacement (preferred = teacher)
              -o, --output FILE     where to write; -o - writes to standard output
+
+${PROMOTION_USAGE.replace(/^Usage:\n.*\n\n/, '')}
 
 See docs/learning-data.md for what each line contains.`;
 
@@ -27,6 +31,8 @@ export async function learningCommand(args: string[], io: CliIo): Promise<number
   switch (sub) {
     case 'export':
       return exportCommand(rest, io);
+    case 'promotion':
+      return promotionCommand(rest, io);
     case '--help':
     case '-h':
     case 'help':

@@ -12,7 +12,7 @@ import { EvalEvidence } from './EvalEvidence';
 import { WorkflowCostsSection } from '../costs/WorkflowCostsSection';
 import { PromotionCard } from './PromotionCard';
 import { NodePromotionCard } from './NodePromotionCard';
-import { promotionNodes } from '../../db/promotion-counts';
+import { useHistoryAnswer } from '../../host/use-history-answer';
 import { ALL_EXAMPLES, EXAMPLE_PAGE, examplesForExport, queryExamples, type Choice as Filter, type LearningFilter } from './learning-query';
 import { KIND_LABELS, LearningTable } from './LearningTable';
 
@@ -22,12 +22,14 @@ function exportFileName(format: LearningExportFormat, now = new Date()): string 
 
 /** `#/learning`: every learning example, its export to fine-tuning files, and promotion per workflow. */
 export function LearningScreen() {
-  const { db } = useHost();
+  const { db, client } = useHost();
   // Whether there are any at all (the empty state), apart from what the filters keep.
   const total = useLiveQuery(() => db.learning_examples.count(), [db]);
   const workflows = useLiveQuery(() => db.workflows.orderBy('name').toArray(), [db]);
   // Workflow graphs' agent nodes with counted rounds: one card each (an agent workflow's one node has its card above).
-  const graphNodes = useLiveQuery(async () => (await promotionNodes(db)).filter((n) => n.node !== ''), [db]);
+  // Kept by the host from its history (issue 26), asked again as runs come and go.
+  const promoted = useHistoryAnswer('promotion.nodes', () => client.request('promotion.nodes', {}));
+  const graphNodes = promoted.value?.nodes.filter((n) => n.node !== '');
   // The filter names every workflow: the person's own (the host's), the demos, and any runs here were of.
   const choices = useFilterWorkflows();
   // A new filter starts again from its first page.
@@ -172,6 +174,11 @@ export function LearningScreen() {
         {(workflows ?? []).map((w) => (
           <PromotionCard key={w.id} row={w} />
         ))}
+        {promoted.problem !== undefined && (
+          <p className="error" role="alert" data-testid="promotion-nodes-problem">
+            The agent nodes of workflow graphs could not be listed from the host’s history: {promoted.problem}
+          </p>
+        )}
         {(graphNodes ?? []).map((n) => (
           <NodePromotionCard key={`${n.workflow_id}\u0000${n.node}`} workflowId={n.workflow_id} node={n.node} />
         ))}

@@ -1,15 +1,14 @@
 import { useEffect, useMemo, useState } from 'react';
-import { useLiveQuery } from 'dexie-react-hooks';
 import { PHASE_LABELS, type LifecyclePhase } from '@shared/contracts/spec';
 import type { HostResult } from '@shared/contracts/host-api';
 import { suggestPhase } from '@shared/policy/promotion';
 import { useHost } from '../../app/HostProvider';
 import { routeHref } from '../../app/routing';
-import { readPromotion } from '../../db/promotion-counts';
+import { useHistoryAnswer } from '../../host/use-history-answer';
 import { applyNodeDeploymentPhase, nodeDeploymentOf } from '../../db/node-deployment';
 import { Chip } from '../../components/Chip';
 import { Spinner } from '../../components/Icons';
-import { CHART_POINTS, Metrics, PromotionChart } from './PromotionCard';
+import { CHART_POINTS, Metrics, PromotionChart, PromotionProblem } from './PromotionCard';
 import { PromotionResult, PromotionSuggestion } from './PromotionSuggestion';
 import { TrialPanel } from './TrialPanel';
 
@@ -48,7 +47,8 @@ export function NodePromotionCard({ workflowId, node }: { workflowId: string; no
   const agentNode = agent?.kind === 'agent' ? agent : undefined;
   const deployment = held && agentNode ? nodeDeploymentOf(held.kept, workflowId, node, agentNode.supervision.phase) : undefined;
   const window = deployment?.deployment.promotion.window ?? 50;
-  const figures = useLiveQuery(() => readPromotion(db, workflowId, window, CHART_POINTS, node), [db, workflowId, window, node]);
+  const asked = useHistoryAnswer(JSON.stringify([workflowId, node, window]), () => client.request('promotion.figures', { workflow_id: workflowId, node, window, points: CHART_POINTS }));
+  const figures = asked.value;
   const suggestion = useMemo(() => (figures && deployment ? suggestPhase(deployment.deployment.phase, figures.metrics, deployment.deployment.promotion) : undefined), [figures, deployment]);
 
   const workflowName = held?.graph?.name ?? workflowId;
@@ -94,6 +94,8 @@ export function NodePromotionCard({ workflowId, node }: { workflowId: string; no
         <p className="error" role="alert">
           Could not read this node’s deployment from the host: {loadError}
         </p>
+      ) : !figures && asked.problem !== undefined ? (
+        <PromotionProblem problem={asked.problem} />
       ) : !held || !figures ? (
         <p className="muted">
           <Spinner /> Computing from the trace…

@@ -6,7 +6,7 @@ import { useHost } from '../../app/HostProvider';
 import { routeHref } from '../../app/routing';
 import type { WorkflowRow } from '../../db/db';
 import { profileLabel } from '../../db/profiles';
-import { readPromotion } from '../../db/promotion-counts';
+import { useHistoryAnswer } from '../../host/use-history-answer';
 import { applyDeploymentPhase, resolveFromRows } from '../../db/workflow-profiles';
 import { Chip } from '../../components/Chip';
 import { Spinner } from '../../components/Icons';
@@ -116,17 +116,29 @@ export function Metrics({ metrics }: { metrics: PromotionMetrics }) {
   );
 }
 
+/** The host could not give a card its figures: said in words, with what to do. */
+export function PromotionProblem({ problem }: { problem: string }) {
+  return (
+    <p className="error" role="alert" data-testid="promotion-problem">
+      The promotion figures could not be read from the host’s history: {problem}. They are asked again as soon as the host answers.
+    </p>
+  );
+}
+
 /** Promotion for one agent workflow (its one agent node): earned from its trace, suggested here, applied only by the user. Graph nodes: NodePromotionCard. */
 export function PromotionCard({ row }: { row: WorkflowRow }) {
-  const { db } = useHost();
+  const { db, client } = useHost();
   const profiles = useLiveQuery(() => db.profiles.toArray(), [db]);
   const [applying, setApplying] = useState(false);
   const [result, setResult] = useState<{ tone: 'ok' | 'error'; text: string }>();
 
   const deployment = profiles ? resolveFromRows(profiles, row.profiles).deployment : undefined;
   const window = deployment?.deployment.promotion.window;
-  // Figures kept as the events were stored (db/promotion-counts.ts): a few rows read, however long the history.
-  const figures = useLiveQuery(() => (window === undefined ? undefined : readPromotion(db, row.id, window, CHART_POINTS)), [db, row.id, window]);
+  // Kept by the host from its history (events/promotion-store.ts): a few rows read, however long the history.
+  const asked = useHistoryAnswer(window === undefined ? undefined : JSON.stringify([row.id, '', window]), () =>
+    client.request('promotion.figures', { workflow_id: row.id, node: '', window: window ?? 1, points: CHART_POINTS }),
+  );
+  const figures = asked.value;
   const computed = useMemo(() => {
     if (!figures || !deployment) return undefined;
     const settings = deployment.deployment.promotion;
@@ -160,7 +172,9 @@ export function PromotionCard({ row }: { row: WorkflowRow }) {
         <span className="round__spacer" />
         {deployment && <span className="muted">window: last {deployment.deployment.promotion.window} reviewed rounds</span>}
       </header>
-      {!computed || !deployment ? (
+      {!computed && asked.problem !== undefined ? (
+        <PromotionProblem problem={asked.problem} />
+      ) : !computed || !deployment ? (
         <p className="muted">
           <Spinner /> Computing from the trace…
         </p>
