@@ -1,41 +1,42 @@
-import 'fake-indexeddb/auto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RunEvent } from '@shared/contracts/events';
+import type { RunEvent } from '@shared/contracts/events';
+import { HOST_METHODS } from '@shared/contracts/host-api';
 import { LEARNING_EXPORT_FORMATS, type LearningExportFormat } from '@shared/contracts/learning-export';
 import { toExportLines, toJsonl } from '@shared/learning/export-formats';
 import { runCli } from '../src-main/shells/cli/cli';
 import { readTraceExamples } from '../src-main/learning/read-trace';
-import { StewardDb } from '../src-renderer/db/db';
-import { ingestEvents } from '../src-renderer/db/ingest-events';
-import { wholeExamples } from '../src-renderer/db/example-prompts';
-import { ALL_EXAMPLES, examplesForExport, type LearningFilter } from '../src-renderer/screens/learning/learning-query';
+import { openHistory } from '../src-main/events/open-history';
+import { ALL_EXAMPLES, examplesForExport, type AskExamples, type LearningFilter } from '../src-renderer/screens/learning/learning-query';
+import { hostPage, openTestHost } from './host-session';
 import { recordLearningRun } from './learning-run';
 
 /**
- * Issue 9, "trace size linear in run length": the page stores learning examples by reference, as their
- * events hold them, and rebuilds whole prompts only to show or export them. Real supervised runs through
- * the engine (scripted student and teacher, the real filesystem MCP server); the page's database in
- * fake-indexeddb, as the other data-layer tests.
+ * Issue 9, "trace size linear in run length": learning examples are recorded by reference, as their
+ * events hold them, and whole prompts are rebuilt only to show or export them; since issue 26 the host
+ * rebuilds them from its history and the Learning page asks it. Real supervised runs through the engine
+ * (scripted student and teacher, the real filesystem MCP server); the real host on a data folder.
  */
 
 const dirs: string[] = [];
-const dbs: StewardDb[] = [];
+const cleanups: Array<() => Promise<void> | void> = [];
 afterAll(async () => {
-  for (const db of dbs) await db.delete();
+  while (cleanups.length) await cleanups.pop()?.();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-async function pageWith(events: readonly RunEvent[]): Promise<StewardDb> {
-  const db = new StewardDb(`steward-learning-page-${Math.random().toString(36).slice(2)}`);
-  dbs.push(db);
-  await db.open();
-  // As the host sends them: JSON over the wire, validated by the page, in frames.
-  const received = RunEvent.array().parse(JSON.parse(JSON.stringify(events)));
-  for (let i = 0; i < received.length; i += 500) await ingestEvents(db, received.slice(i, i + 500), { fresh: true });
-  return db;
+/** A host whose history holds these events, and the page's way to ask it for learning examples. */
+async function hostWith(events: readonly RunEvent[]): Promise<AskExamples> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'steward-learning-host-'));
+  dirs.push(dataDir);
+  const history = openHistory(dataDir, { log: () => undefined });
+  history.append(events);
+  history.close();
+  const page = hostPage(await openTestHost(dataDir, cleanups));
+  // As the page's client takes it: JSON over the wire, validated on arrival.
+  return async (params) => HOST_METHODS['learning.examples'].result.parse(JSON.parse(JSON.stringify(await page.ok('learning.examples', params))));
 }
 
 const jsonl = (events: readonly RunEvent[]) => events.map((e) => `${JSON.stringify(e)}\n`).join('');
@@ -48,16 +49,17 @@ async function cliExport(format: LearningExportFormat, traces: readonly string[]
   return stdout;
 }
 
-async function pageExport(db: StewardDb, format: LearningExportFormat, filter: LearningFilter = ALL_EXAMPLES): Promise<string> {
-  return toJsonl(toExportLines(format, await examplesForExport(db, filter)).lines);
+async function pageExport(ask: AskExamples, format: LearningExportFormat, filter: LearningFilter = ALL_EXAMPLES): Promise<string> {
+  return toJsonl(toExportLines(format, await examplesForExport(ask, filter)).lines);
 }
 
 describe('the Learning page’s export of examples stored by reference', () => {
   let traces: string[] = [];
-  let db: StewardDb;
+  let runs: RunEvent[][] = [];
+  let ask: AskExamples;
   beforeAll(async () => {
     // Phase 2 (the teacher reviews every round, replacing every third) and phase 1 (demonstration + shadow each round).
-    const runs = [(await recordLearningRun(20, 2)).events, (await recordLearningRun(12, 1)).events];
+    runs = [(await recordLearningRun(20, 2)).events, (await recordLearningRun(12, 1)).events];
     const dir = mkdtempSync(join(tmpdir(), 'steward-learning-page-'));
     dirs.push(dir);
     traces = runs.map((events, i) => {
@@ -65,15 +67,15 @@ describe('the Learning page’s export of examples stored by reference', () => {
       writeFileSync(path, jsonl(events));
       return path;
     });
-    db = await pageWith(runs.flat());
+    ask = await hostWith(runs.flat());
   }, 120_000);
 
   it('is byte for byte what `steward learning export` writes from the same runs’ traces, in both formats', async () => {
-    expect((await db.learning_examples.toArray()).filter((r) => r.context_ref !== undefined).length).toBeGreaterThan(40);
+    expect(runs.flat().filter((e) => e.type === 'learning.example' && e.context_ref !== undefined).length).toBeGreaterThan(40);
     for (const format of LEARNING_EXPORT_FORMATS) {
       const cli = await cliExport(format, traces);
       expect(cli.split('\n').length).toBeGreaterThan(format === 'sft' ? 30 : 5);
-      expect(await pageExport(db, format)).toBe(cli);
+      expect(await pageExport(ask, format)).toBe(cli);
     }
   });
 
@@ -81,31 +83,31 @@ describe('the Learning page’s export of examples stored by reference', () => {
     const shadows = (await readTraceExamples(traces[1] ?? '')).examples.filter((e) => e.kind === 'shadow');
     const expected = toJsonl(toExportLines('preference', shadows).lines);
     expect(expected.split('\n').length).toBeGreaterThan(3);
-    expect(await pageExport(db, 'preference', { ...ALL_EXAMPLES, kind: 'shadow' })).toBe(expected);
+    expect(await pageExport(ask, 'preference', { ...ALL_EXAMPLES, kind: 'shadow' })).toBe(expected);
   });
 });
 
-/** Every row of every table of the page's database, as JSON bytes: what the run costs the browser's storage. */
-async function storedBytes(db: StewardDb): Promise<{ total: number; learning: number }> {
+/** The bytes of a run's events as recorded (JSONL, as its trace and the history hold them), and of its learning examples. */
+function recordedBytes(events: readonly RunEvent[]): { total: number; learning: number } {
   let total = 0;
   let learning = 0;
-  for (const table of db.tables) {
-    const bytes = (await table.toArray()).reduce((n: number, row: unknown) => n + Buffer.byteLength(JSON.stringify(row)), 0);
+  for (const e of events) {
+    const bytes = Buffer.byteLength(JSON.stringify(e));
     total += bytes;
-    if (table.name === 'learning_examples') learning += bytes;
+    if (e.type === 'learning.example') learning += bytes;
   }
   return { total, learning };
 }
 
-describe('a long run in the page', () => {
-  it('takes storage linear in its rounds: 200 rounds store about 4× what 50 do', async () => {
-    const [shortDb, longDb] = [await pageWith((await recordLearningRun(50, 2)).events), await pageWith((await recordLearningRun(200, 2)).events)];
-    const [short, long] = [await storedBytes(shortDb), await storedBytes(longDb)];
+describe('a long run', () => {
+  it('is recorded in bytes linear in its rounds (200 rounds about 4× 50), while the whole prompts the export rebuilds grow with their square', async () => {
+    const [shortRun, longRun] = [(await recordLearningRun(50, 2)).events, (await recordLearningRun(200, 2)).events];
+    const [short, long] = [recordedBytes(shortRun), recordedBytes(longRun)];
     expect(long.learning / short.learning).toBeLessThan(4.3);
     expect(long.total / short.total).toBeLessThan(4.3);
     expect(long.total / short.total).toBeGreaterThan(3.7);
-    // Stored with their whole prompts (as before), the same examples grow with the square of the rounds.
-    const copied = async (db: StewardDb) => Buffer.byteLength(JSON.stringify(await wholeExamples(db, await db.learning_examples.toArray())));
-    expect((await copied(longDb)) / (await copied(shortDb))).toBeGreaterThan(12);
+    // Rebuilt whole by the host (as the export asks), the same examples grow with the square of the rounds.
+    const whole = async (events: readonly RunEvent[]) => Buffer.byteLength(JSON.stringify(await examplesForExport(await hostWith(events), ALL_EXAMPLES)));
+    expect((await whole(longRun)) / (await whole(shortRun))).toBeGreaterThan(12);
   }, 120_000);
 });

@@ -7,6 +7,8 @@ import { openHistoryDb, type HistoryDb } from './history-db';
 import { migrateLegacyJournal, type LegacyEvent } from './legacy-journal';
 import type { JournalLoadReport, OpenRun } from './journal-report';
 export type { JournalLoadReport, OpenRun } from './journal-report';
+import { HistoryFold } from './history-fold';
+import { LearningStore } from './learning-store';
 import { PromotionStore } from './promotion-store';
 import { childRunIdsQuery, runsQuery, searchQuery, type ListedRun, type RunsPage, type RunsQuery } from './history-queries';
 
@@ -216,6 +218,9 @@ export class EventJournal {
   readonly loadReport: JournalLoadReport;
   private readonly db: HistoryDb;
   private readonly promotionStore: PromotionStore;
+  private readonly learningStore: LearningStore;
+  /** What is derived from the events when asked: promotion figures, learning examples (history-fold.ts). */
+  private readonly folded: HistoryFold;
   private journalId: string;
   private headPos: number;
   private floorPos: number;
@@ -265,7 +270,10 @@ export class EventJournal {
     this.maxTombstones = Math.max(0, options.maxTombstones ?? MAX_TOMBSTONES);
     this.db = openHistoryDb(file, options.busyTimeoutMs);
     const db = this.db;
-    this.promotionStore = new PromotionStore(db);
+    const catchUp = () => this.folded.catchUp();
+    this.promotionStore = new PromotionStore(db, catchUp);
+    this.learningStore = new LearningStore(db, catchUp);
+    this.folded = new HistoryFold(db, [this.promotionStore, this.learningStore]);
     this.sql = {
       getMeta: db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?'),
       setMeta: db.prepare<[string, string]>('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
@@ -360,6 +368,18 @@ export class EventJournal {
   get promotion(): PromotionStore {
     this.requireOpen();
     return this.promotionStore;
+  }
+
+  /** The learning examples of this history, folded when asked (learning-store.ts). */
+  get learning(): LearningStore {
+    this.requireOpen();
+    return this.learningStore;
+  }
+
+  /** Folds what was appended since the last fold (history-fold.ts); `foldChunk` one chunk of it. */
+  get fold(): Pick<HistoryFold, 'catchUp' | 'foldChunk' | 'foldedThrough'> {
+    this.requireOpen();
+    return this.folded;
   }
 
   /** This journal's identity: a cursor is only meaningful for the journal that gave it. */
@@ -736,7 +756,7 @@ export class EventJournal {
           removed.push(runId);
         }
         if (removed.length === 0) return removed;
-        this.promotionStore.forget(removed);
+        this.folded.forget(removed);
         // Room for this removal's tombstones first: a removal never drops its own.
         this.compactTombstones(removed.length);
         this.recordTombstones(removed, at);

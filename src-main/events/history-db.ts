@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { keepFilePrivate } from '../util/private-folder';
-import { PROMOTION_SCHEMA } from './promotion-schema';
+import { FOLDED_SCHEMA } from './folded-schema';
 
 /**
  * The history database (issue 26): SQLite in the data folder, WAL, one writer at a time (the folder
@@ -25,13 +25,15 @@ import { PROMOTION_SCHEMA } from './promotion-schema';
  *   waiting     runs waiting for a person: one checkpoint per run and kind (agent, workflow), and who
  *               claimed it to resume it (events/checkpoint-table.ts).
  *   promotion_* promotion figures per agent node, folded from the events when asked (events/promotion-store.ts).
+ *   learning_examples  the Learning list's examples, folded the same way (events/learning-store.ts).
  */
 export const HISTORY_FILE = 'history.sqlite';
 export const historyPath = (dataDir: string) => path.join(dataDir, HISTORY_FILE);
 
 /**
  * 1: events, runs, words, tombstones · 2: the idempotency ledger (mcp/history-ledger.ts) · 3: the
- * checkpoints of waiting runs (events/checkpoint-table.ts) · 4: promotion figures, folded lazily (events/promotion-store.ts).
+ * checkpoints of waiting runs (events/checkpoint-table.ts) · 4: promotion figures and learning examples, folded
+ * from the events when asked (events/history-fold.ts).
  */
 export const SCHEMA_VERSION = 4;
 
@@ -91,7 +93,7 @@ CREATE TABLE IF NOT EXISTS waiting (
   claimed_at TEXT,
   UNIQUE (kind, run_id)
 );
-${PROMOTION_SCHEMA}`;
+${FOLDED_SCHEMA}`;
 
 /** The history database could not be opened as one: a person decides what happens to it, never Steward. */
 export class HistoryDamagedError extends Error {

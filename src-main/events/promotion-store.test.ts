@@ -144,15 +144,15 @@ describe('promotion figures kept by the host', () => {
     let journal = EventJournal.open(historyPath(dir), { log: () => undefined });
     const first = Array.from({ length: 10 }, (_, i) => runEvents(reviewedRun(i), i)).flat();
     journal.append(first);
-    expect(journal.promotion.foldedThrough).toBe(0);
+    expect(journal.fold.foldedThrough).toBe(0);
     expect((await journal.promotion.figures('wf-a', '', 500, 5)).outcomes).toBe(40);
-    expect(journal.promotion.foldedThrough).toBe(journal.head);
+    expect(journal.fold.foldedThrough).toBe(journal.head);
     journal.close();
 
     journal = EventJournal.open(historyPath(dir), { log: () => undefined });
     const next = Array.from({ length: 10 }, (_, i) => runEvents(reviewedRun(10 + i), 10 + i)).flat();
     journal.append(next);
-    expect(journal.promotion.foldChunk(1_000_000)).toBe(false);
+    expect(journal.fold.foldChunk(1_000_000)).toBe(false);
     // Folding the new runs read none of the old rounds back.
     const changes = journal.connection.prepare('SELECT count(*) AS c FROM promotion_rounds').get() as { c: number };
     expect(changes.c).toBe(80);
@@ -181,7 +181,7 @@ describe('promotion figures kept by the host', () => {
     const events = Array.from({ length: 40 }, (_, i) => runEvents(reviewedRun(i, 8), i)).flat();
     journal.append(events);
     let chunks = 0;
-    while (journal.promotion.foldChunk(50)) chunks++;
+    while (journal.fold.foldChunk(50)) chunks++;
     expect(chunks).toBeGreaterThan(5);
     const figures = await journal.promotion.figures('wf-a', '', 50, 10);
     expect(figures.outcomes).toBe(320);

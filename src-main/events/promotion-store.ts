@@ -13,12 +13,13 @@ import {
 } from '@shared/policy/promotion-facts';
 import { metricsBetween, seriesWindows, ZERO_TOTALS, type MetricsPoint, type PromotionMetrics, type Totals } from '@shared/policy/promotion';
 import type { HistoryDb } from './history-db';
-import { ORDER } from './promotion-schema';
+import type { Fold } from './history-fold';
+import { ORDER } from './folded-schema';
 
 /**
  * Promotion figures kept by the host from its own history (issue 26: the page no longer mirrors
- * them). Folded lazily: nothing is added to a round's write; when figures are asked, the events
- * appended since the last fold (`meta.promotion_folded`, a position) are folded into
+ * them). Folded lazily (history-fold.ts): nothing is added to a round's write; when figures are
+ * asked, the events appended since the last fold are folded into
  *   promotion_runs      per run: its facts (promotion-facts.ts) and the workflow it counts for;
  *   promotion_rounds    per round: its facts, folded from its events latest-by-sequence;
  *   promotion_outcomes  per counted outcome of an agent node (the workflow's own agent runs: node ''),
@@ -53,11 +54,6 @@ export interface PromotionSubject {
   node: string;
 }
 
-const FOLDED = 'promotion_folded';
-/** Events read per fold transaction: the host answers other requests between them. */
-const FOLD_CHUNK = 5_000;
-const FOLDED_TYPES = ['run.started', 'agent.started', 'workflow.started', 'tools.snapshot', 'round.completed', 'learning.example', 'intervention.answered'] as const;
-const TYPES_SQL = FOLDED_TYPES.map((t) => `'${t}'`).join(', ');
 const ORDER_DESC = 'ts DESC, run_id DESC, round DESC, kind DESC, scope DESC';
 
 
@@ -96,16 +92,16 @@ export function compareKeys(a: OutcomeKey, b: OutcomeKey): number {
 }
 const totalsOf = (r: RankRow): Totals => ({ examples: r.rank, reviews: r.reviews_through, agreed: r.agreed_through, blocked: r.blocked_through, protected_errors: r.errors_through });
 
-export class PromotionStore {
+export class PromotionStore implements Fold {
+  readonly types = ['run.started', 'agent.started', 'workflow.started', 'tools.snapshot', 'round.completed', 'learning.example', 'intervention.answered'] as const;
   private readonly sql;
-  private catching: Promise<void> | undefined;
 
-  constructor(private readonly db: HistoryDb) {
+  /** `catchUp`: folds what was appended since the last fold (history-fold.ts), before every read. */
+  constructor(
+    private readonly db: HistoryDb,
+    private readonly catchUp: () => Promise<void>,
+  ) {
     this.sql = {
-      folded: db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?'),
-      setFolded: db.prepare<[string, string]>('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
-      head: db.prepare<[], { pos: number | null }>('SELECT max(pos) AS pos FROM events'),
-      toFold: db.prepare<[number, number, number], { pos: number; body: string }>(`SELECT pos, body FROM events WHERE pos > ? AND pos <= ? AND type IN (${TYPES_SQL}) ORDER BY pos LIMIT ?`),
       runSpec: db.prepare<[string], { spec_id: string | null }>('SELECT spec_id FROM runs WHERE run_id = ?'),
       getRun: db.prepare<[string], { workflow_id: string; facts: string }>('SELECT workflow_id, facts FROM promotion_runs WHERE run_id = ?'),
       putRun: db.prepare<[string, string, string]>('INSERT INTO promotion_runs (run_id, workflow_id, facts) VALUES (?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET workflow_id = excluded.workflow_id, facts = excluded.facts'),
@@ -156,43 +152,6 @@ export class PromotionStore {
     };
   }
 
-  /** The position folded through. */
-  get foldedThrough(): number {
-    return Number(this.sql.folded.get(FOLDED)?.value ?? 0);
-  }
-
-  /**
-   * Folds every event appended since the last fold, a chunk per transaction, yielding between chunks
-   * (a first fold of a long history takes a while; the host answers meanwhile). Concurrent callers share one.
-   */
-  catchUp(): Promise<void> {
-    if (this.catching) return this.catching;
-    const run = (async () => {
-      while (this.foldChunk()) await new Promise((resolve) => setImmediate(resolve));
-    })();
-    // Cleared once settled (never inside the async body: a fold that ends at once would clear it before it is set).
-    const shared = run.finally(() => {
-      if (this.catching === shared) this.catching = undefined;
-    });
-    this.catching = shared;
-    return shared;
-  }
-
-  /** Folds one chunk; true when more are left. Synchronous: one transaction. */
-  foldChunk(limit = FOLD_CHUNK): boolean {
-    return this.db.transaction(() => {
-      const from = this.foldedThrough;
-      const head = this.sql.head.get()?.pos ?? 0;
-      if (head <= from) return false;
-      const rows = this.sql.toFold.all(from, head, limit);
-      const more = rows.length === limit;
-      const through = more ? rows.at(-1)!.pos : head;
-      if (rows.length > 0) this.fold(rows.map((row) => JSON.parse(row.body) as RunEvent));
-      this.sql.setFolded.run(FOLDED, String(through));
-      return more;
-    }).immediate();
-  }
-
   /** The node's figures (`node` '': a workflow's own agent runs), after folding what is new. */
   async figures(workflowId: string, node: string, window: number, points: number): Promise<PromotionFigures> {
     await this.catchUp();
@@ -233,7 +192,8 @@ export class PromotionStore {
     this.markStale(stale);
   }
 
-  private fold(events: readonly RunEvent[]): void {
+  /** A chunk of events, in position order (history-fold.ts). */
+  fold(events: readonly RunEvent[]): void {
     const runIds = [...new Set(events.filter((e) => isStartEvent(e) || isRoundEvent(e) || e.type === 'workflow.started').map((e) => e.run_id))];
     // Runs: dry or not, and the workflow they count for (a start folded after their rounds moves them).
     const runs = new Map<string, { facts: RunFacts; workflow_id: string }>();

@@ -2,18 +2,14 @@ import 'fake-indexeddb/auto';
 import Dexie from 'dexie';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HostedWorkflow } from '@shared/contracts/hosted-workflow';
-import { DB_VERSION, SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V4, SCHEMA_V5, SCHEMA_V8, StewardDb, runEvents, type RunRow } from './db';
+import { DB_VERSION, SCHEMA_V1, SCHEMA_V2, SCHEMA_V3, SCHEMA_V5, SCHEMA_V8, StewardDb, runEvents, type RunRow } from './db';
 import { ingestEvents } from './ingest-events';
 import { twoAgentHistory } from '../../test-support/two-agent-workflow';
-import { learningRowsFromEvents } from './learning-examples';
 import { runWords } from '@shared/history/search-words';
 import { summarize } from './ingest-events';
 import { workflowRow } from './seed-demo';
-import { blockedRound, eventLog, finishRun, readExecutedRound, startRun, writeReplacedRound } from '../testing/event-fixtures';
+import { eventLog, finishRun, readExecutedRound, startRun, writeReplacedRound } from '../testing/event-fixtures';
 import { referencedRun } from '../testing/learning-fixtures';
-import { learningExampleFromEvent } from '@shared/learning/export-formats';
-import { PromptBook } from '@shared/learning/learning-context';
-import { wholeExamples } from './example-prompts';
 
 const names: string[] = [];
 afterEach(async () => {
@@ -48,7 +44,7 @@ async function v1Database(name: string) {
 }
 
 describe('the v1 → v2 upgrade', () => {
-  it('keeps every v1 workflow, run and event, and distils the stored learning examples', async () => {
+  it('keeps every v1 workflow, run and event', async () => {
     const name = `steward-upgrade-${Math.random().toString(36).slice(2)}`;
     names.push(name);
     const log = await v1Database(name);
@@ -63,11 +59,6 @@ describe('the v1 → v2 upgrade', () => {
     expect((await db.runs.get('run-before-upgrade'))?.status).toBe('completed');
     expect((await runEvents(db, 'run-before-upgrade')).map((e) => e.id)).toEqual(log.events.map((e) => e.id));
 
-    const examples = await db.learning_examples.toArray();
-    const learningEvents = log.events.filter((e) => e.type === 'learning.example');
-    expect(learningEvents).toHaveLength(1);
-    expect(examples.map((e) => e.id)).toEqual(learningEvents.map((e) => e.id));
-    expect(examples[0]).toMatchObject({ run_id: 'run-before-upgrade', spec_id: 'notes-cleanup', kind: 'review', agreement: false });
     expect(await db.profiles.count()).toBe(0);
     db.close();
   });
@@ -78,7 +69,7 @@ describe('the v1 → v2 upgrade', () => {
     const db = new StewardDb(name);
     await db.open();
     expect(db.verno).toBe(DB_VERSION);
-    expect(db.tables.map((t) => t.name).sort()).toEqual(['events', 'held_runs', 'learning_examples', 'profiles', 'registry', 'runs', 'settings', 'workflows']);
+    expect(db.tables.map((t) => t.name).sort()).toEqual(['events', 'held_runs', 'profiles', 'registry', 'runs', 'settings', 'workflows']);
     db.close();
   });
 });
@@ -139,63 +130,7 @@ describe('the v3 → v4 upgrade', () => {
   });
 });
 
-describe('the v4 → v5 upgrade', () => {
-  it('lists the examples stored before it through the time indexes', async () => {
-    const name = `steward-v5-${Math.random().toString(36).slice(2)}`;
-    const old = await oldDatabase(name, 4, SCHEMA_V4);
-    const rounds = [readExecutedRound, writeReplacedRound, blockedRound];
-    const logs = ['run-v5-aaaa', 'run-v5-bbbb'].map((id, i) => {
-      const log = eventLog(id);
-      startRun(log);
-      rounds.slice(i).forEach((round, n) => round(log, n));
-      return log;
-    });
-    const events = logs.flatMap((l) => l.events);
-    await old.table('runs').bulkPut(logs.map((l) => summarize(undefined, l.events, l.events.length)));
-    await old.table('events').bulkPut(events);
-    await old.table('learning_examples').bulkPut(learningRowsFromEvents(events, () => 'notes-cleanup'));
-    old.close();
-
-    const db = new StewardDb(name);
-    await db.open();
-    expect(db.verno).toBe(DB_VERSION);
-    const newest = await db.learning_examples.where('[spec_id+ts+id]').between(['notes-cleanup', Dexie.minKey], ['notes-cleanup', Dexie.maxKey]).reverse().toArray();
-    const all = await db.learning_examples.toArray();
-    expect(all.length).toBeGreaterThan(1);
-    expect(newest.map((e) => e.id)).toEqual(all.sort((a, b) => (a.ts === b.ts ? (a.id < b.id ? 1 : -1) : a.ts < b.ts ? 1 : -1)).map((e) => e.id));
-    db.close();
-  });
-});
-
-describe('the v5 → v6 upgrade', () => {
-  it('stores every example by reference as its event holds it, keeps its workflow, and rebuilds the same whole prompts', async () => {
-    const name = `steward-v6-${Math.random().toString(36).slice(2)}`;
-    const old = await oldDatabase(name, 5, SCHEMA_V5);
-    const { log, prompts } = referencedRun('run-v6-aaaa', [{ rounds: 5, kinds: ['review'], systemChangeAt: 2 }]);
-    const learning = log.events.filter((e) => e.type === 'learning.example');
-    await old.table('runs').put(summarize(undefined, log.events, log.events.length));
-    await old.table('events').bulkPut(log.events);
-    // As v5 stored them: each prompt rebuilt whole; the last one as if its reference had not been rebuilt then (no prompt).
-    const book = new PromptBook();
-    const whole = learning.map((e, i) => {
-      const prompt = book.resolve(e);
-      return learningExampleFromEvent(e, 'notes-cleanup', prompt.ok && i < learning.length - 1 ? prompt.context : []);
-    });
-    await old.table('learning_examples').bulkPut(whole);
-    old.close();
-
-    const db = new StewardDb(name);
-    await db.open();
-    expect(db.verno).toBe(DB_VERSION);
-    const stored = await db.learning_examples.orderBy('id').toArray();
-    expect(stored.map((r) => [r.id, r.spec_id, r.seq, r.context, r.context_ref, r.context_head])).toEqual(
-      learning.map((e) => e.type === 'learning.example' && [e.id, 'notes-cleanup', e.seq, e.context, e.context_ref, e.context_head]),
-    );
-    expect(stored.filter((r) => r.context_ref !== undefined)).toHaveLength(4);
-    expect((await wholeExamples(db, stored)).map((e) => e.context)).toEqual(learning.map((e) => prompts.get(e.id)));
-    db.close();
-  });
-
+describe('the v6 → v7 upgrade', () => {
   it('v7: every run this page stored events of keeps them (held since it started); a run listed without events is not held', async () => {
     const name = `steward-v7-${Math.random().toString(36).slice(2)}`;
     const old = await oldDatabase(name, 6, SCHEMA_V5);
@@ -213,8 +148,8 @@ describe('the v5 → v6 upgrade', () => {
   });
 });
 
-describe('the v8 → v9 upgrade (issue 26: the host keeps the promotion figures)', () => {
-  it('drops the page’s promotion tables and keeps every run, event, held run and learning example', async () => {
+describe('the v8 → v9 upgrade (issue 26: the host keeps the learning examples and the promotion figures)', () => {
+  it('drops the page’s learning examples and promotion tables, and keeps every run, event and held run', async () => {
     const events = twoAgentHistory('two-agents', { runs: 2, roundsPerNode: 3, writerBlockEvery: 3 });
     // A page as v8 kept it: the runs, their events, examples and held runs, and promotion rows.
     const v8Name = `steward-v9-${Math.random().toString(36).slice(2)}`;
@@ -222,14 +157,15 @@ describe('the v8 → v9 upgrade (issue 26: the host keeps the promotion figures)
     const fresh = new StewardDb(v8Name);
     await fresh.open();
     await ingestEvents(fresh, events);
-    const [runs, held, examples] = await Promise.all([fresh.runs.toArray(), fresh.held_runs.toArray(), fresh.learning_examples.toArray()]);
+    const [runs, held] = await Promise.all([fresh.runs.toArray(), fresh.held_runs.toArray()]);
+    const examples = events.filter((e) => e.type === 'learning.example');
     fresh.close();
     await Dexie.delete(v8Name);
     const old = await oldDatabase(v8Name, 8, SCHEMA_V8);
     await old.table('runs').bulkPut(runs);
     await old.table('events').bulkPut(events);
     await old.table('held_runs').bulkPut(held);
-    await old.table('learning_examples').bulkPut(examples);
+    await old.table('learning_examples').bulkPut(examples.map((e) => ({ id: e.id, run_id: e.run_id, kind: 'review', ts: e.ts })));
     await old.table('promotion_runs').put({ run_id: runs[0]!.run_id, dry_run: false, workflow_id: 'two-agents' });
     await old.table('promotion_outcomes').put({ id: 'x', workflow_id: 'two-agents', node: 'reader', ts: '2026-01-01T00:00:00.000Z', run_id: runs[0]!.run_id, round: 0, kind: 'review', scope: 'reader', agreed: true, blocked: false, protected_error: false, rank: 1, totals: {} });
     old.close();
@@ -238,10 +174,11 @@ describe('the v8 → v9 upgrade (issue 26: the host keeps the promotion figures)
     await db.open();
     expect(db.verno).toBe(DB_VERSION);
     expect(db.tables.map((t) => t.name)).not.toContain('promotion_outcomes');
+    expect(db.tables.map((t) => t.name)).not.toContain('learning_examples');
+    expect(examples.length).toBeGreaterThan(0);
     expect(await db.runs.count()).toBe(runs.length);
     expect(await db.events.count()).toBe(events.length);
     expect(await db.held_runs.count()).toBe(held.length);
-    expect(await db.learning_examples.count()).toBe(examples.length);
     db.close();
   });
 });

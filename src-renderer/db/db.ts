@@ -6,7 +6,6 @@ import type { Profile, ProfileKind } from '@shared/contracts/profiles';
 import type { InspectedTool } from '@shared/contracts/host-api';
 import type { ToolEffect } from '@shared/contracts/tool-effect';
 import type { PrivacyPolicy } from '@shared/policy/privacy';
-import { backfillLearningExamples, storeLearningByReference, type LearningExampleRow } from './learning-examples';
 import { runWords } from '@shared/history/search-words';
 import type { RunRow } from '@shared/history/run-summary';
 export type { RunRow, WorkflowRunFacts } from '@shared/history/run-summary';
@@ -55,15 +54,6 @@ export interface RegistryRow {
   inspected_at?: string;
   updated_at: string;
 }
-
-/**
- * A learning example with the workflow it came from (the run's spec id), for filtering. Its prompt is kept as its
- * `learning.example` event holds it (since v6): whole, or a reference to an earlier example's of the same agent run
- * and what is new (learning-context.ts), so the store grows with a run's rounds, not their square. The whole prompt
- * is rebuilt only when an example is opened or exported (example-prompts.ts); `seq` (its event's) orders a run's
- * examples for that.
- */
-export type { LearningExampleRow };
 
 export type SettingsRow = { key: 'privacy'; value: PrivacyPolicy };
 
@@ -139,11 +129,13 @@ export const SCHEMA_V8 = {
 } as const;
 
 /**
- * v9 (issue 26): the host keeps the promotion figures from its whole history (events/promotion-store.ts)
- * and the cards ask it: the page's tables go, and ingesting a frame writes three fewer kinds of row.
+ * v9 (issue 26): the host keeps the promotion figures and the learning examples of its whole history
+ * (events/promotion-store.ts, events/learning-store.ts), and the Learning screen asks it: the page's
+ * tables for them go, and ingesting a frame writes events, held runs and run rows only.
  */
 export const SCHEMA_V9 = {
   ...SCHEMA_V7,
+  learning_examples: null,
   promotion_runs: null,
   promotion_rounds: null,
   promotion_outcomes: null,
@@ -155,17 +147,14 @@ export class StewardDb extends Dexie {
   declare events: EntityTable<RunEvent, 'id'>;
   declare profiles: Table<ProfileRow, [string, number]>;
   declare registry: Table<RegistryRow, [string, string]>;
-  declare learning_examples: EntityTable<LearningExampleRow, 'id'>;
   declare settings: EntityTable<SettingsRow, 'key'>;
   declare held_runs: EntityTable<HeldRunRow, 'run_id'>;
 
   constructor(name = 'steward') {
     super(name);
     this.version(1).stores(SCHEMA_V1);
-    // v2 adds tables and keeps every v1 row; learning examples are distilled from the stored events.
-    this.version(2)
-      .stores(SCHEMA_V2)
-      .upgrade((tx: Transaction) => backfillLearningExamples(tx.table('events'), tx.table('runs'), tx.table('learning_examples')));
+    // v2 adds tables and keeps every v1 row (v2–v8 also distilled learning examples here; v9 leaves them to the host).
+    this.version(2).stores(SCHEMA_V2);
     // v3 only adds indexes: IndexedDB builds them from the stored rows.
     this.version(3).stores(SCHEMA_V3);
     // v4 indexes each run's words; rows stored before it get theirs from the fields they already hold.
@@ -179,12 +168,10 @@ export class StewardDb extends Dexie {
             run.words = runWords(run);
           }),
       );
-    // v5 indexes examples by time and adds the promotion tables (v9 drops them).
+    // v5 indexes examples by time and adds the promotion tables (v9 drops both).
     this.version(5).stores(SCHEMA_V5);
-    // v6 stores examples' prompts by reference, as their events hold them: the rows stored whole before it are distilled again from those events.
-    this.version(6)
-      .stores(SCHEMA_V5)
-      .upgrade((tx: Transaction) => storeLearningByReference(tx.table('events'), tx.table('runs'), tx.table('learning_examples')));
+    // v6 stored examples' prompts by reference (v9 drops the page's examples).
+    this.version(6).stores(SCHEMA_V5);
     // v7: every run this page stored events of keeps them, until the budget says otherwise (checked after start-up).
     this.version(7)
       .stores(SCHEMA_V7)

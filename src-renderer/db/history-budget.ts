@@ -7,7 +7,7 @@ import type { HeldRunRow, StewardDb } from './db';
  * page keeps every run's summary row (Runs, its filters and search are whole at once) and the events of
  * the runs that ran while it watched, were the newest when it listed the history, or were opened here,
  * up to a budget a person sets in Settings. Past it, the events of the runs used longest ago go (their
- * rows and learning examples stay); opening such a run fetches its events again.
+ * rows stay); opening such a run fetches its events again.
  */
 export const BUDGET_LIMITS = { min: 1_000, max: 10_000_000 } as const;
 export const HistoryBudget = z.object({ events: z.number().int().min(BUDGET_LIMITS.min).max(BUDGET_LIMITS.max) }).strict();

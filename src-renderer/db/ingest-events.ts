@@ -2,7 +2,6 @@ import type { RunEvent } from '@shared/contracts/events';
 import type { HeldRunRow, RunRow, StewardDb } from './db';
 import { summarize } from '@shared/history/run-summary';
 export { outputsSummary, PER_NODE, summarize } from '@shared/history/run-summary';
-import { forgetDryRunExamples, learningRowsForIngest } from './learning-examples';
 
 export interface IngestOptions {
   /**
@@ -30,7 +29,7 @@ export async function ingestEvents(db: StewardDb, events: readonly RunEvent[], o
   if (unique.length === 0) return { ids: [], fresh: 0 };
   const ids = unique.map((e) => e.id);
 
-  return db.transaction('rw', [db.events, db.runs, db.learning_examples, db.held_runs], async () => {
+  return db.transaction('rw', [db.events, db.runs, db.held_runs], async () => {
     const before = options.fresh ? [] : await db.events.bulkGet(ids);
     const isFresh = new Set(options.fresh ? ids : ids.filter((_, i) => before[i] === undefined));
 
@@ -44,10 +43,10 @@ export async function ingestEvents(db: StewardDb, events: readonly RunEvent[], o
     const runIds = [...byRun.keys()];
     const [rows, held] = await Promise.all([db.runs.bulkGet(runIds), db.held_runs.bulkGet(runIds)]);
     // The writes are issued as they are made and awaited together at the end: IndexedDB carries them out
-    // in the order they were issued, while this page derives the next (run rows, learning examples)
-    // instead of waiting for each in turn (bench/trace-store's backfill). Promotion figures are the host's (v9).
+    // in the order they were issued, while this page derives the next (run rows) instead of waiting for each
+    // in turn (bench/trace-store's backfill). Learning examples and promotion figures are the host's (v9).
     const writes: Promise<unknown>[] = [];
-    // Every event updates its run's row and what is distilled from it; only the events of runs this page keeps are stored.
+    // Every event updates its run's row; only the events of runs this page keeps are stored.
     const kept = keptRuns(runIds, rows, held, byRun);
     if (kept.newlyHeld.length > 0) writes.push(db.held_runs.bulkPut(kept.newlyHeld));
     writes.push(db.events.bulkPut(kept.all ? unique : unique.filter((e) => kept.runs.has(e.run_id))));
@@ -60,28 +59,6 @@ export async function ingestEvents(db: StewardDb, events: readonly RunEvent[], o
     });
     if (updated.length > 0) writes.push(db.runs.bulkPut(updated));
 
-    const runOf = new Map<string, RunRow>();
-    for (const row of [...rows, ...updated]) if (row) runOf.set(row.run_id, row);
-    const examples = learningRowsForIngest(unique, (runId) => runOf.get(runId));
-    if (examples.length > 0) writes.push(db.learning_examples.bulkPut(examples));
-    // After the examples' put in the transaction's order: a dry run's examples are gone, those just put too.
-    writes.push(forgetDryRunExamples(db, unique));
-    // A run's start arriving after its examples (it should not, but a replay may reorder) fills in their workflow.
-    // Only a run with events taken in before this batch can have examples stored before it (every batch counts its
-    // runs' events in their rows); a row listed from the host's summaries (a fresh profile catching up) has none.
-    const storedBefore = new Set(rows.flatMap((row) => (row && row.stored_events > 0 ? [row.run_id] : [])));
-    for (const e of unique) {
-      if (e.type === 'run.started' && storedBefore.has(e.run_id)) {
-        writes.push(
-          db.learning_examples
-            .where('run_id')
-            .equals(e.run_id)
-            .modify((ex) => {
-              if (ex.spec_id === undefined) ex.spec_id = e.spec_id;
-            }),
-        );
-      }
-    }
     await Promise.all(writes);
     return { ids, fresh: isFresh.size };
   });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ModelRef, ModelUrl } from './model';
+import { ChatMessage, ModelRef, ModelUrl } from './model';
 import { RunEvent, RunStatus } from './events';
 import { RunRow } from '../history/run-summary';
 import { SupervisionSpec } from './spec';
@@ -25,6 +25,8 @@ import { ProfileReplayParams, ProfileReplayResult, TeacherReplayParams, TeacherR
 import { ServerTrust } from './server-trust';
 import { TrialStartParams, TrialStartResult, TrialStatusResult } from '../learning/trial-api';
 import { MetricsPoint, PromotionMetrics } from '../policy/promotion';
+import { LearningKind } from './learning-export';
+import { Verdict } from './verdict';
 
 /**
  * The host API: one contract for both transports (Electron IPC and the browser-run WebSocket).
@@ -161,6 +163,20 @@ export const FeedWindow = z.number().int().min(1).max(1_000);
 export const RunIdParam = z.string().min(1).max(200);
 /** Runs one runs.delete request removes at most. */
 export const MAX_DELETE_RUNS = 1_000;
+/** Learning examples in one learning.examples answer, at most. */
+export const MAX_EXAMPLES_PAGE = 500;
+/** Where a page of learning examples ended. */
+export const ExamplesCursor = z.object({ ts: z.string().max(100), id: z.string().min(1).max(400) }).strict();
+/** A learning example as the host lists it: its event, its run's workflow when known, and its whole prompt when asked. */
+export const HostedExample = z
+  .object({
+    event: RunEvent.refine((e) => e.type === 'learning.example', 'a learning.example event'),
+    spec_id: z.string().optional(),
+    context: z.array(ChatMessage).optional(),
+    prompt_problem: z.string().optional(),
+  })
+  .strict();
+export type HostedExample = z.infer<typeof HostedExample>;
 /** Points of a promotion chart the host computes at most (the card draws 60). */
 export const MAX_PROMOTION_POINTS = 500;
 /** Events one runs.import request carries at most (the page sends a file in chunks; a WebSocket message stays under 1 MB). */
@@ -327,6 +343,33 @@ export const HOST_METHODS = {
   'promotion.nodes': {
     params: z.object({ workflow_id: z.string().min(1).max(200).optional() }).strict(),
     result: z.object({ nodes: z.array(z.object({ workflow_id: z.string(), node: z.string() }).strict()) }).strict(),
+  },
+  /**
+   * A page of the host's learning examples (issue 26: the page keeps none), newest first (or oldest),
+   * narrowed by workflow, kind, verdict ('none': without one) and agreement; never a dry run's. `after`:
+   * the last example of the page before. `whole`: each with its whole prompt (`context`, rebuilt from
+   * its run's examples up to it) or why it cannot be rebuilt (`prompt_problem`), as an export needs.
+   * `total`: examples in the history.
+   */
+  'learning.examples': {
+    params: z
+      .object({
+        workflow: z.string().min(1).max(200).optional(),
+        kind: LearningKind.optional(),
+        verdict: z.union([Verdict, z.literal('none')]).optional(),
+        agreed: z.boolean().optional(),
+        order: z.enum(['newest', 'oldest']).optional(),
+        limit: z.number().int().min(1).max(MAX_EXAMPLES_PAGE),
+        after: ExamplesCursor.optional(),
+        whole: z.boolean().optional(),
+      })
+      .strict(),
+    result: z.object({ examples: z.array(HostedExample).max(MAX_EXAMPLES_PAGE), next: ExamplesCursor.optional(), total: z.number().int().nonnegative() }).strict(),
+  },
+  /** One learning example by its event id, with its whole prompt (or why it cannot be rebuilt); not_found when the history holds none. */
+  'learning.example': {
+    params: z.object({ id: z.string().min(1).max(400) }).strict(),
+    result: z.object({ example: HostedExample }).strict(),
   },
   /** A run from the host's journal as OpenTelemetry OTLP/JSON (docs/otlp.md); not_found for a run it does not hold. */
   'runs.otlp': {

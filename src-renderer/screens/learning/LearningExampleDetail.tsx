@@ -1,11 +1,11 @@
-import type { ReactNode } from 'react';
-import { useLiveQuery } from 'dexie-react-hooks';
+import { useEffect, useState, type ReactNode } from 'react';
+import type { ResolvedContext } from '@shared/learning/learning-context';
 import { Decision } from '@shared/contracts/decision';
 import type { ChatMessage } from '@shared/contracts/model';
 import { REVIEW_RULE_LABELS } from '@shared/policy/review-policy';
 import { useHost } from '../../app/HostProvider';
 import { routeHref } from '../../app/routing';
-import type { LearningExampleRow } from '../../db/db';
+import type { LearningExampleRow } from './example-row';
 import { DecisionView } from '../../components/DecisionView';
 import { VerdictChip } from '../../components/Chip';
 import { shortJson } from '../../view/describe-decision';
@@ -58,11 +58,21 @@ function Prompt({ messages }: { messages: readonly ChatMessage[] }) {
 
 /** What one learning example holds: the student's prompt, its candidate, the teacher's verdict and replacement, and what was decided. */
 export function LearningExampleDetail({ example }: { example: LearningExampleRow }) {
-  const { db } = useHost();
-  // Stored by reference to an earlier example's prompt (db.ts, v6): rebuilt when opened; an old trace's whole prompt is shown as stored.
+  const { client } = useHost();
+  // Recorded by reference to an earlier example's prompt: rebuilt by the host when opened; an old trace's whole prompt is shown as recorded.
   const stored = storedPrompt(example);
-  const rebuilt = useLiveQuery(() => (example.context_ref === undefined ? undefined : examplePrompt(db, example)), [db, example]);
-  const prompt = stored ?? rebuilt;
+  const [rebuilt, setRebuilt] = useState<{ id: string; prompt: ResolvedContext }>();
+  useEffect(() => {
+    if (example.context_ref === undefined) return undefined;
+    let live = true;
+    void examplePrompt((params) => client.request('learning.example', params), example).then((prompt) => {
+      if (live) setRebuilt({ id: example.id, prompt });
+    });
+    return () => {
+      live = false;
+    };
+  }, [client, example]);
+  const prompt = stored ?? (rebuilt?.id === example.id ? rebuilt.prompt : undefined);
   const verdict = example.verdict;
   return (
     <div className="steps" data-testid="example-detail">

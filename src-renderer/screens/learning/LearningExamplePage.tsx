@@ -6,15 +6,26 @@ import { routeHref } from '../../app/routing';
 import { formatDateTime } from '../../view/format';
 import { LearningExampleDetail } from './LearningExampleDetail';
 import { KIND_LABELS } from './LearningTable';
+import { exampleRow } from './example-row';
+import { useHistoryAnswer } from '../../host/use-history-answer';
+import { HostRequestError } from '../../host/host-client';
 
 /**
  * `#/learning/ID`: one learning example on its own page, so it can be linked to (a bookmark, a note, another person
  * on this machine) and still shows after a reload. An id this browser does not hold says so, and how to get it.
  */
 export function LearningExamplePage({ exampleId }: { exampleId: string }) {
-  const { db } = useHost();
-  // Wrapped: undefined while loading, { row: undefined } for an id not held here.
-  const found = useLiveQuery(async () => ({ row: await db.learning_examples.get(exampleId) }), [db, exampleId]);
+  const { db, client } = useHost();
+  // From the host's history: undefined while loading, { row: undefined } for an id it does not hold.
+  const asked = useHistoryAnswer(exampleId, async () => {
+    try {
+      return { row: exampleRow((await client.request('learning.example', { id: exampleId })).example) };
+    } catch (err) {
+      if (err instanceof HostRequestError && err.code === 'not_found') return { row: undefined };
+      throw err;
+    }
+  });
+  const found = asked.value;
   const example = found?.row;
   const workflow = useLiveQuery(async () => (example?.spec_id === undefined ? undefined : db.workflows.get(example.spec_id)), [db, example?.spec_id]);
   return (
@@ -22,14 +33,18 @@ export function LearningExamplePage({ exampleId }: { exampleId: string }) {
       <p className="muted page__back">
         <a href={routeHref({ name: 'learning' })}>← All learning examples</a>
       </p>
-      {found === undefined ? (
+      {found === undefined && asked.problem !== undefined ? (
+        <p className="error" role="alert" data-testid="learning-example-problem">
+          This example could not be read from the host’s history: {asked.problem}
+        </p>
+      ) : found === undefined ? (
         <p className="muted">Loading…</p>
       ) : example === undefined ? (
         <div className="empty" data-testid="learning-example-missing">
           <h1>No learning example “{exampleId}” here</h1>
           <p>
-            This browser holds no example with that id. Its run may have been deleted, or its trace not reached this browser yet (it arrives from the Steward host that ran it):
-            open Steward from that host, or import the run’s trace on the <a href={routeHref({ name: 'runs' })}>Runs</a> screen.
+            This Steward’s history holds no example with that id. Its run may have been deleted, or it ran on another machine or data folder: open Steward from there, or import the
+            run’s trace on the <a href={routeHref({ name: 'runs' })}>Runs</a> screen.
           </p>
         </div>
       ) : (

@@ -23,8 +23,6 @@ function exportFileName(format: LearningExportFormat, now = new Date()): string 
 /** `#/learning`: every learning example, its export to fine-tuning files, and promotion per workflow. */
 export function LearningScreen() {
   const { db, client } = useHost();
-  // Whether there are any at all (the empty state), apart from what the filters keep.
-  const total = useLiveQuery(() => db.learning_examples.count(), [db]);
   const workflows = useLiveQuery(() => db.workflows.orderBy('name').toArray(), [db]);
   // Workflow graphs' agent nodes with counted rounds: one card each (an agent workflow's one node has its card above).
   // Kept by the host from its history (issue 26), asked again as runs come and go.
@@ -41,8 +39,11 @@ export function LearningScreen() {
   const [exportError, setExportError] = useState<string>();
 
   const isFiltered = workflow !== 'all' || kind !== 'all' || verdict !== 'all' || agreed !== 'all';
-  // A page at a time, newest first, through the time indexes (learning-query.ts); the list asks for more as it scrolls.
-  const matching = useLiveQuery(() => queryExamples(db, filter, limit), [db, filter, limit]);
+  // From the host's history (issue 26), a page at a time, newest first; the list asks for more as it scrolls, and
+  // asks again as examples arrive. `total`: whether there are any at all (the empty state), whatever the filters keep.
+  const found = useHistoryAnswer(JSON.stringify([filter, limit]), () => queryExamples((params) => client.request('learning.examples', params), filter, limit));
+  const matching = found.value?.rows;
+  const total = found.value?.total;
   const loaded = matching?.length ?? 0;
   const more = useCallback(() => setView((v) => (loaded >= v.limit ? { ...v, limit: v.limit + EXAMPLE_PAGE } : v)), [loaded]);
   const nameOf = (id: string | undefined) => choices.find((w) => w.id === id)?.name ?? id ?? 'unknown workflow';
@@ -51,13 +52,13 @@ export function LearningScreen() {
     // The export takes every match, not the pages shown; oldest first, as the rounds happened, their prompts rebuilt whole.
     setExportError(undefined);
     try {
-      const filtered = await examplesForExport(db, filter);
+      const filtered = await examplesForExport((params) => client.request('learning.examples', params), filter);
       const { lines, skipped } = toExportLines(format, filtered);
       downloadText(exportFileName(format), toJsonl(lines), 'application/jsonl');
       const skippedText = describeSkipped(skipped);
       setExported({ format, text: `Wrote ${describeCount(format, lines.length)} from ${plural(filtered.length, 'example')}${skippedText ? ` (${skippedText})` : ''}.` });
     } catch (err) {
-      setExportError(`The examples could not be read from this browser's storage (${err instanceof Error ? err.message : String(err)}). Reload the page and export again.`);
+      setExportError(`The examples could not be read from the host’s history (${err instanceof Error ? err.message : String(err)}). Check that Steward is running, then export again.`);
     }
   };
 
@@ -138,8 +139,13 @@ export function LearningScreen() {
             {exported.format === 'sft' ? 'SFT' : 'Preference'} export: {exported.text} Your data is in it (task, instructions, tool results): read it before uploading it anywhere.
           </p>
         )}
+        {found.problem !== undefined && (
+          <p className="error" role="alert" data-testid="learning-problem">
+            The learning examples could not be read from the host’s history: {found.problem}
+          </p>
+        )}
         {total === undefined || matching === undefined ? (
-          <p className="muted">Loading…</p>
+          found.problem === undefined && <p className="muted">Loading…</p>
         ) : total === 0 ? (
           <div className="empty" data-testid="learning-empty">
             <h2>No learning examples yet</h2>

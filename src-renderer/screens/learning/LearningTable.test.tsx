@@ -3,7 +3,8 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import type { ReactNode } from 'react';
 import { HostProvider } from '../../app/HostProvider';
 import { createHostClient } from '../../host/host-client';
-import { StewardDb, type LearningExampleRow } from '../../db/db';
+import { StewardDb } from '../../db/db';
+import type { LearningExampleRow } from './example-row';
 import { FakeTransport } from '../../testing/fake-transport';
 import { LearningTable } from './LearningTable';
 

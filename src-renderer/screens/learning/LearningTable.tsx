@@ -3,7 +3,7 @@ import { useWindowVirtualizer } from '@tanstack/react-virtual';
 import type { LearningKind } from '@shared/contracts/learning-export';
 import { REVIEW_RULE_LABELS } from '@shared/policy/review-policy';
 import { routeHref } from '../../app/routing';
-import type { LearningExampleRow } from '../../db/db';
+import type { LearningExampleRow } from './example-row';
 import { Chip, VerdictChip } from '../../components/Chip';
 import { formatDateTime } from '../../view/format';
 import { FIRST_FRAME_RECT, useDocumentOffset } from '../runs/use-document-offset';

@@ -1,18 +1,14 @@
-import 'fake-indexeddb/auto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import type { RunEventOf } from '@shared/contracts/events';
 import type { ChatMessage } from '@shared/contracts/model';
+import type { HostedExample, HostParams } from '@shared/contracts/host-api';
 import { encodeContext } from '@shared/learning/learning-context';
-import { StewardDb } from '../../db/db';
-import { ingestEvents } from '../../db/ingest-events';
 import { eventLog, startRun } from '../../testing/event-fixtures';
+import { HostRequestError } from '../../host/host-client';
 import { examplePrompt } from './example-prompt';
+import { exampleRow } from './example-row';
 
-const names: string[] = [];
-afterEach(async () => {
-  for (const name of names.splice(0)) await new StewardDb(name).delete();
-});
-
-/** Two review examples of one run, the second's prompt stored as a reference to the first's (as the engine writes it). */
+/** Two review examples of one run, the second's prompt recorded as a reference to the first's (as the engine writes it). */
 function twoRounds(runId: string) {
   const log = eventLog(runId);
   startRun(log);
@@ -34,40 +30,37 @@ function twoRounds(runId: string) {
       agreement: true,
       models: { student: 'replay', teacher: 'replay' },
     });
-  const a = example(0, first);
-  const b = example(1, second, { round: 0, kind: 'review', context: first });
-  return { log, a, b, second };
-}
-
-async function freshDb() {
-  const name = `steward-example-prompt-${Math.random().toString(36).slice(2)}`;
-  names.push(name);
-  const db = new StewardDb(name);
-  await db.open();
-  return db;
+  const a = example(0, first) as RunEventOf<'learning.example'>;
+  const b = example(1, second, { round: 0, kind: 'review', context: first }) as RunEventOf<'learning.example'>;
+  return { a, b, first, second };
 }
 
 describe('an opened learning example’s prompt', () => {
-  it('is rebuilt from the run’s stored examples, whichever arrived first (the row holds only what is new)', async () => {
-    const db = await freshDb();
-    const { log, a, b, second } = twoRounds('run-prompt-0001');
-    expect(b.type === 'learning.example' && b.context_ref).toBeTruthy();
-    await ingestEvents(db, log.events.filter((e) => e !== a));
-    await ingestEvents(db, [a]);
-    const row = (await db.learning_examples.get(b.id))!;
-    expect(row.context).toEqual(second.slice(2));
-    expect(await examplePrompt(db, row)).toEqual({ ok: true, context: second });
-    expect(await examplePrompt(db, (await db.learning_examples.get(a.id))!)).toEqual({ ok: true, context: second.slice(0, 2) });
-    db.close();
+  it('recorded whole, is shown as recorded, nothing asked; recorded by reference, is the host’s rebuilt prompt', async () => {
+    const { a, b, first, second } = twoRounds('run-prompt-0001');
+    const asked: HostParams<'learning.example'>[] = [];
+    const ask = async (params: HostParams<'learning.example'>) => {
+      asked.push(params);
+      return { example: { event: b, spec_id: 'notes-cleanup', context: second } satisfies HostedExample };
+    };
+    const rowA = exampleRow({ event: a })!;
+    const rowB = exampleRow({ event: b })!;
+    expect(rowB.context).toEqual(second.slice(2));
+    expect(await examplePrompt(ask, rowA)).toEqual({ ok: true, context: first });
+    expect(asked).toEqual([]);
+    expect(await examplePrompt(ask, rowB)).toEqual({ ok: true, context: second });
+    expect(asked).toEqual([{ id: b.id }]);
   });
 
-  it('says why when it cannot be rebuilt: the example it repeats is not stored here', async () => {
-    const db = await freshDb();
-    const { log, a, b } = twoRounds('run-prompt-0002');
-    await ingestEvents(db, log.events.filter((e) => e !== a));
-    const result = await examplePrompt(db, (await db.learning_examples.get(b.id))!);
-    expect(result).toMatchObject({ ok: false });
-    expect(result.ok ? '' : result.message).toContain('review example, which is not here');
-    db.close();
+  it('says why when it cannot be rebuilt, or when the host cannot be asked', async () => {
+    const { b } = twoRounds('run-prompt-0002');
+    const row = exampleRow({ event: b })!;
+    const unbuilt = await examplePrompt(async () => ({ example: { event: b, prompt_problem: 'the review example of round 1 it repeats is not in the history' } }), row);
+    expect(unbuilt).toEqual({ ok: false, message: 'The prompt cannot be rebuilt: the review example of round 1 it repeats is not in the history.' });
+    const gone = await examplePrompt(async () => {
+      throw new HostRequestError('learning.example', 'not_found', 'no learning example here');
+    }, row);
+    expect(gone).toMatchObject({ ok: false });
+    expect(gone.ok ? '' : gone.message).toMatch(/^The prompt could not be read from the host’s history: /);
   });
 });

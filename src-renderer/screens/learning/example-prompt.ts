@@ -1,6 +1,6 @@
+import type { HostParams, HostResult } from '@shared/contracts/host-api';
 import type { ResolvedContext } from '@shared/learning/learning-context';
-import type { LearningExampleRow, StewardDb } from '../../db/db';
-import { rebuildPrompts } from '../../db/example-prompts';
+import type { LearningExampleRow } from './example-row';
 
 const NONE = 'No prompt was recorded for this round.';
 
@@ -10,16 +10,21 @@ export function storedPrompt(example: LearningExampleRow): ResolvedContext | und
   return example.context.length > 0 ? { ok: true, context: example.context } : { ok: false, message: NONE };
 }
 
+export type AskExample = (params: HostParams<'learning.example'>) => Promise<HostResult<'learning.example'>>;
+
 /**
- * A learning example's whole prompt. Stored by reference to an earlier example's (db.ts, v6), it is rebuilt
- * here from its run's stored examples up to it, in order (src-renderer/db/example-prompts.ts); or the
- * reason it cannot be is given.
+ * A learning example's whole prompt. Stored by reference to an earlier example's, it is rebuilt by the host
+ * from its run's examples up to it, in order (src-main/events/learning-store.ts); or the reason it cannot be is given.
  */
-export async function examplePrompt(db: StewardDb, example: LearningExampleRow): Promise<ResolvedContext> {
+export async function examplePrompt(ask: AskExample, example: LearningExampleRow): Promise<ResolvedContext> {
   const stored = storedPrompt(example);
   if (stored) return stored;
-  const rebuilt = (await rebuildPrompts(db, [example.run_id], example.seq)).get(example.id);
-  if (!rebuilt) return { ok: false, message: 'The prompt is not stored in this browser: the example is no longer here.' };
-  if (!rebuilt.ok) return { ok: false, message: `The prompt cannot be rebuilt: ${rebuilt.message}.` };
-  return rebuilt.context.length > 0 ? rebuilt : { ok: false, message: NONE };
+  let found: HostResult<'learning.example'>['example'];
+  try {
+    found = (await ask({ id: example.id })).example;
+  } catch (err) {
+    return { ok: false, message: `The prompt could not be read from the host’s history: ${err instanceof Error ? err.message : String(err)}.` };
+  }
+  if (found.context === undefined) return { ok: false, message: `The prompt cannot be rebuilt: ${found.prompt_problem ?? 'its run holds no example before it'}.` };
+  return found.context.length > 0 ? { ok: true, context: found.context } : { ok: false, message: NONE };
 }
