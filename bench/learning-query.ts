@@ -74,7 +74,7 @@ async function measure(examples: number): Promise<void> {
     const runs = Math.ceil(examples / PER_RUN);
     for (let r = 0; r < runs; r += 25) journal.append(Array.from({ length: Math.min(25, runs - r) }, (_, i) => runOf(r + i)).flat());
     await journal.settled();
-    let t = performance.now();
+    const t = performance.now();
     await journal.fold.catchUp();
     const foldMs = performance.now() - t;
     const specOf = new Map<string, string>();
