@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { RunEvent } from '../src-shared/contracts/events';
 import { runCli, type CliIo } from '../src-main/shells/cli/cli';
 import { EventJournal } from '../src-main/events/event-journal';
+import { forwardToHost } from '../src-main/shells/cli-channel/channel-client';
 
 /** `steward ARGV` in-process on a data folder: its exit code and everything it wrote. */
 export async function cliOn(dataDir: string, argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -16,6 +17,14 @@ export async function cliWith(argv: string[], extra: Partial<CliIo> = {}): Promi
   let stdout = '';
   let stderr = '';
   const code = await runCli(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env: {}, ...extra });
+  return { code, stdout, stderr };
+}
+
+/** `steward ARGV --data-dir DIR` as the `steward` bin sends it to the app holding the data folder (`code` undefined: no app took it). */
+export async function forwardedWith(argv: string[], dataDir: string): Promise<{ code: number | undefined; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await forwardToHost([...argv, '--data-dir', dataDir], { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env: {}, cwd: process.cwd() }, dataDir);
   return { code, stdout, stderr };
 }
 

@@ -2,7 +2,7 @@ import 'fake-indexeddb/auto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StewardDb } from './db';
 import { ingestEvents } from './ingest-events';
-import { deleteRuns } from './delete-runs';
+import { deleteRuns, RUNS_DELETED_KEY } from './delete-runs';
 import { blockedRound, eventLog, finishRun, startRun, writeReplacedRound } from '../testing/event-fixtures';
 
 let db: StewardDb;
@@ -37,10 +37,12 @@ describe('deleting runs in the page', () => {
     expect(await db.events.where('run_id').equals('run-delete-0002').count()).toBe(keptEvents);
   });
 
-  it('deleting nothing, or runs it never held, changes nothing', async () => {
+  it('deleting nothing changes nothing; deleting runs it never held keeps its runs and stamps the deletion (the host’s answers are asked again)', async () => {
     await ingestEvents(db, runWithExamples('run-delete-0003'));
     expect(await deleteRuns(db, [])).toBe(0);
+    expect(await db.table('settings').get(RUNS_DELETED_KEY)).toBeUndefined();
     expect(await deleteRuns(db, ['run-elsewhere'])).toBe(0);
     expect(await db.runs.count()).toBe(1);
+    expect(await db.table('settings').get(RUNS_DELETED_KEY)).toMatchObject({ key: RUNS_DELETED_KEY, value: expect.any(String) });
   });
 });

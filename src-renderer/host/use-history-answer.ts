@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { useLiveQuery } from 'dexie-react-hooks';
 import { useHost } from '../app/HostProvider';
 import { readEventCursor } from '../db/event-cursor';
+import { RUNS_DELETED_KEY } from '../db/delete-runs';
 
 /** How often at most an answer is asked again while events keep arriving (a run in progress). */
 const REASK_MS = 1_000;
@@ -30,14 +31,16 @@ export interface HistoryAnswer<T> {
  * An answer the host computes from its history (issue 26: the page does not mirror what it does not
  * show), asked when the connection opens and again as the history changes: when this page stores
  * new events or deletes runs, at most once a second, one request at a time. `key` names the
- * question (its parameters): a new key asks at once and drops the previous answer.
+ * question (its parameters): a new key asks at once and drops the previous answer, unless both are of
+ * one `group` (a list asked for more rows): then the previous answer stays until the new one comes.
  */
-export function useHistoryAnswer<T>(key: string | undefined, ask: () => Promise<T>): HistoryAnswer<T> {
+export function useHistoryAnswer<T>(key: string | undefined, ask: () => Promise<T>, options: { group?: string } = {}): HistoryAnswer<T> {
   const { db, connection } = useHost();
   const open = connection === 'open';
-  // What moves when the history does, as this page sees it.
-  const seen = useLiveQuery(async () => `${(await readEventCursor(db))?.position ?? 0}:${await db.runs.count()}`, [db]);
-  const [answer, setAnswer] = useState<HistoryAnswer<T> & { key?: string }>({});
+  // What moves when the history does, as this page sees it: two single-row reads, whatever the history's size.
+  const seen = useLiveQuery(async () => `${(await readEventCursor(db))?.position ?? 0}:${JSON.stringify((await db.table('settings').get(RUNS_DELETED_KEY))?.value ?? '')}`, [db]);
+  const [answer, setAnswer] = useState<HistoryAnswer<T> & { key?: string; group?: string }>({});
+  const group = options.group;
   const asking = useRef<Asking>(undefined);
   const askRef = useRef(ask);
   // The latest `ask` (it closes over the caller's values), for the requests the effect makes.
@@ -70,11 +73,11 @@ export function useHistoryAnswer<T>(key: string | undefined, ask: () => Promise<
       askRef.current()
         .then(
           (value) => {
-            if (state === asking.current) setAnswer({ key, value });
+            if (state === asking.current) setAnswer({ key, group, value });
           },
           (err: unknown) => {
             const problem = err instanceof Error ? err.message : String(err);
-            if (state === asking.current) setAnswer((prior) => ({ key, ...(prior.key === key && prior.value !== undefined ? { value: prior.value } : {}), problem }));
+            if (state === asking.current) setAnswer((prior) => ({ key, group, ...(prior.key === key && prior.value !== undefined ? { value: prior.value } : {}), problem }));
           },
         )
         .finally(() => {
@@ -93,9 +96,11 @@ export function useHistoryAnswer<T>(key: string | undefined, ask: () => Promise<
       // Asked again when the effect comes back (a new `seen`, the connection again).
       state.seen = NEVER;
     };
+    // `group` only labels the answers the effect stores.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key, open, seen]);
 
-  const current = answer.key === key ? answer : {};
+  const current = answer.key === key || (group !== undefined && answer.group === group && answer.problem === undefined) ? answer : {};
   if (key !== undefined && !open && current.value === undefined) return { problem: 'The host is not connected: these figures come from its history.' };
   return { ...(current.value !== undefined ? { value: current.value } : {}), ...(current.problem !== undefined ? { problem: current.problem } : {}) };
 }

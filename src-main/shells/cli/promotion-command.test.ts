@@ -8,8 +8,8 @@ import { openTestHost } from '../../../test-support/host-session';
 import { runEvents, type Round, type Run } from '../../../test-support/promotion-runs';
 import { tempFolder } from '../../../test-support/temp-folder';
 import { openHistory } from '../../events/open-history';
-import { forwardToHost } from '../cli-channel/channel-client';
-import { EXIT, runCli } from './cli';
+import { cliWith, forwardedWith } from '../../../test-support/cli-capture';
+import { EXIT } from './cli';
 
 /** Issue 26: promotion figures from a terminal, kept by the history as the app's cards show them. */
 
@@ -18,19 +18,8 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()?.();
 });
 
-async function cli(argv: string[], dataDir: string) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli([...argv, '--data-dir', dataDir], { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env: {} });
-  return { code, stdout, stderr };
-}
-
-async function forwarded(argv: string[], dataDir: string) {
-  let stdout = '';
-  let stderr = '';
-  const code = await forwardToHost([...argv, '--data-dir', dataDir], { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env: {}, cwd: process.cwd() }, dataDir);
-  return { code, stdout, stderr };
-}
+const cli = (argv: string[], dataDir: string) => cliWith([...argv, '--data-dir', dataDir]);
+const forwarded = forwardedWith;
 
 const round = (n: number, node: Round['node'], ruling: Round['ruling'], write = false): Round => ({ round: n, node, kind: 'reviewed', rule: write ? 'protected_effect' : 'sampled', ruling, learning: true, record: true, answer: undefined, agree: false, write, pause: 1 });
 /** A graph workflow's two agent nodes over two runs, and an agent workflow's runs. */

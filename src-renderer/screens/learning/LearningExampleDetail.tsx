@@ -1,4 +1,4 @@
-import { useEffect, useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import type { ResolvedContext } from '@shared/learning/learning-context';
 import { Decision } from '@shared/contracts/decision';
 import type { ChatMessage } from '@shared/contracts/model';
@@ -62,16 +62,22 @@ export function LearningExampleDetail({ example }: { example: LearningExampleRow
   // Recorded by reference to an earlier example's prompt: rebuilt by the host when opened; an old trace's whole prompt is shown as recorded.
   const stored = storedPrompt(example);
   const [rebuilt, setRebuilt] = useState<{ id: string; prompt: ResolvedContext }>();
+  // Asked once per example (the list's rows are new objects each time it is asked again; an example never changes).
+  const latest = useRef(example);
   useEffect(() => {
-    if (example.context_ref === undefined) return undefined;
+    latest.current = example;
+  });
+  const byReference = example.context_ref !== undefined;
+  useEffect(() => {
+    if (!byReference) return undefined;
     let live = true;
-    void examplePrompt((params) => client.request('learning.example', params), example).then((prompt) => {
-      if (live) setRebuilt({ id: example.id, prompt });
+    void examplePrompt((params) => client.request('learning.example', params), latest.current).then((prompt) => {
+      if (live) setRebuilt({ id: latest.current.id, prompt });
     });
     return () => {
       live = false;
     };
-  }, [client, example]);
+  }, [client, example.id, byReference]);
   const prompt = stored ?? (rebuilt?.id === example.id ? rebuilt.prompt : undefined);
   const verdict = example.verdict;
   return (

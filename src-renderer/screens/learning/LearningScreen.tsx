@@ -41,7 +41,8 @@ export function LearningScreen() {
   const isFiltered = workflow !== 'all' || kind !== 'all' || verdict !== 'all' || agreed !== 'all';
   // From the host's history (issue 26), a page at a time, newest first; the list asks for more as it scrolls, and
   // asks again as examples arrive. `total`: whether there are any at all (the empty state), whatever the filters keep.
-  const found = useHistoryAnswer(JSON.stringify([filter, limit]), () => queryExamples((params) => client.request('learning.examples', params), filter, limit));
+  // Scrolling for more keeps the rows shown until the longer list comes (one group per filter).
+  const found = useHistoryAnswer(JSON.stringify([filter, limit]), () => queryExamples((params) => client.request('learning.examples', params), filter, limit), { group: JSON.stringify(filter) });
   const matching = found.value?.rows;
   const total = found.value?.total;
   const loaded = matching?.length ?? 0;
