@@ -48,6 +48,7 @@ export default defineConfig({
           include: ['src-shared/**/*.test.ts', 'src-main/**/*.test.ts', 'src-renderer/**/*.test.{ts,tsx}', 'test-support/**/*.test.ts'],
           exclude: OWN_PROCESS_FILES,
           isolate: false,
+          setupFiles: ['./test-support/indexeddb-setup.ts'],
         },
       },
       {
