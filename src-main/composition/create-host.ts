@@ -267,15 +267,7 @@ async function openHost(options: HostOptions): Promise<Host> {
     'promotion.figures': async ({ workflow_id, node, window, points }) => outbox.promotion.figures(workflow_id, node, window, points),
     'promotion.nodes': async ({ workflow_id }) => ({ nodes: await outbox.promotion.subjects(workflow_id) }),
     // The Learning list from the host's history, folded the same way (events/learning-store.ts).
-    'learning.examples': async ({ workflow, kind, verdict, agreed, order, limit, after, whole }) => {
-      const page = await outbox.learning.page({ workflow, kind, verdict, agreed, oldest: order === 'oldest', limit, after });
-      const prompts = whole ? outbox.learning.wholePrompts(page.examples) : undefined;
-      const examples = page.examples.map((example) => {
-        const prompt = prompts?.get(example.event.id);
-        return prompt === undefined ? example : { ...example, ...(prompt.ok ? { context: prompt.context } : { prompt_problem: prompt.message }) };
-      });
-      return { examples, ...(page.next ? { next: page.next } : {}), total: page.total };
-    },
+    'learning.examples': async ({ workflow, kind, verdict, agreed, order, limit, after, whole }) => outbox.learning.page({ workflow, kind, verdict, agreed, oldest: order === 'oldest', limit, after, whole }),
     'learning.example': async ({ id }) => {
       const found = await outbox.learning.example(id);
       if (!found) throw new RequestError('not_found', `no learning example "${id}" in this history`);

@@ -187,8 +187,19 @@ describe('what the Learning list holds', () => {
       expect(found?.prompt).toEqual({ ok: true, context: prompts[round] });
       expect(found?.spec_id).toBe('notes-cleanup');
     }
-    const whole = journal.learning.wholePrompts((await journal.learning.page({ limit: 2 })).examples);
-    expect([...whole.entries()].filter(([id]) => id === eventId('run-ref-0001', 5)).map(([, p]) => p)).toEqual([{ ok: true, context: prompts[4] }]);
+    // A page with whole prompts (the export's), newest first; past its byte budget it ends early and says where to go on.
+    const whole = await journal.learning.page({ limit: 5, whole: true });
+    expect(whole.examples.map((x) => x.context)).toEqual([...prompts].reverse());
+    const budget = JSON.stringify(whole.examples[0]).length + 10;
+    const pages: (ChatMessage[] | undefined)[][] = [];
+    let after: LearningQuery['after'];
+    do {
+      const page = await journal.learning.page({ limit: 5, whole: true, after }, budget);
+      pages.push(page.examples.map((x) => x.context));
+      after = page.next;
+    } while (after);
+    expect(pages.length).toBeGreaterThan(1);
+    expect(pages.flat()).toEqual([...prompts].reverse());
     expect(await journal.learning.example('run-ref-0001:99')).toBeUndefined();
     journal.close();
   });

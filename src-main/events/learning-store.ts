@@ -1,5 +1,6 @@
 import type { RunEvent, RunEventOf } from '@shared/contracts/events';
 import type { LearningKind } from '@shared/contracts/learning-export';
+import type { ChatMessage } from '@shared/contracts/model';
 import type { Verdict } from '@shared/contracts/verdict';
 import { PromptBook, type ResolvedContext } from '@shared/learning/learning-context';
 import type { HistoryDb } from './history-db';
@@ -24,7 +25,12 @@ export interface LearningQuery {
   limit: number;
   /** The last example of the page before. */
   after?: LearningCursor | undefined;
+  /** Each with its whole prompt (or why it cannot be rebuilt), as an export needs. */
+  whole?: boolean | undefined;
 }
+
+/** About how much a page with whole prompts carries at most (a long run's prompts are long): it ends early, with `next`. */
+export const WHOLE_PAGE_BYTES = 4 * 1024 * 1024;
 
 export interface LearningCursor {
   ts: string;
@@ -35,6 +41,9 @@ export interface ListedExample {
   event: RunEventOf<'learning.example'>;
   /** The run's workflow, when known. */
   spec_id?: string;
+  /** With `whole`: the whole prompt, or why it cannot be rebuilt. */
+  context?: ChatMessage[];
+  prompt_problem?: string;
 }
 
 export interface LearningPage {
@@ -108,8 +117,8 @@ export class LearningStore implements Fold {
     for (const runId of runIds) this.sql.dropRun.run(runId);
   }
 
-  /** A page of examples matching the query, newest first (or oldest), after `after`. */
-  async page(query: LearningQuery): Promise<LearningPage> {
+  /** A page of examples matching the query, newest first (or oldest), after `after`; with `whole`, at most about `maxBytes` of them. */
+  async page(query: LearningQuery, maxBytes = WHOLE_PAGE_BYTES): Promise<LearningPage> {
     await this.catchUp();
     const where: string[] = [];
     const params: Record<string, string | number> = { limit: query.limit + 1 };
@@ -142,11 +151,28 @@ export class LearningStore implements Fold {
     const sql = `SELECT l.id, l.ts, l.spec_id, e.body FROM learning_examples AS l INDEXED BY ${index} JOIN events AS e ON e.id = l.id
       ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY l.ts ${direction}, l.id ${direction} LIMIT @limit`;
     const rows = this.db.prepare<Record<string, string | number>, Row>(sql).all(params);
-    const more = rows.length > query.limit;
-    const shown = more ? rows.slice(0, query.limit) : rows;
-    const last = shown.at(-1);
+    let more = rows.length > query.limit;
+    let examples = (more ? rows.slice(0, query.limit) : rows).map(listed);
+    if (query.whole) {
+      const prompts = this.wholePrompts(examples);
+      let bytes = 0;
+      const kept: ListedExample[] = [];
+      for (const example of examples) {
+        const prompt = prompts.get(example.event.id) ?? { ok: false, message: 'its run holds no example before it to rebuild it from' };
+        const item = { ...example, ...(prompt.ok ? { context: prompt.context } : { prompt_problem: prompt.message }) };
+        bytes += JSON.stringify(item).length;
+        // At least one, however long: a page always moves the export on.
+        if (kept.length > 0 && bytes > maxBytes) {
+          more = true;
+          break;
+        }
+        kept.push(item);
+      }
+      examples = kept;
+    }
+    const last = examples.at(-1)?.event;
     return {
-      examples: shown.map(listed),
+      examples,
       ...(more && last ? { next: { ts: last.ts, id: last.id } } : {}),
       total: this.sql.count.get() ?? 0,
     };
@@ -162,7 +188,7 @@ export class LearningStore implements Fold {
   }
 
   /** These examples' whole prompts, by id: each run's examples read once, in order, up to its last one here. */
-  wholePrompts(examples: readonly ListedExample[]): Map<string, ResolvedContext> {
+  private wholePrompts(examples: readonly ListedExample[]): Map<string, ResolvedContext> {
     const upTo = new Map<string, number>();
     for (const { event } of examples) upTo.set(event.run_id, Math.max(upTo.get(event.run_id) ?? -1, event.seq));
     const prompts = new Map<string, ResolvedContext>();

@@ -15,6 +15,7 @@ import { NodePromotionCard } from './NodePromotionCard';
 import { useHistoryAnswer } from '../../host/use-history-answer';
 import { ALL_EXAMPLES, EXAMPLE_PAGE, examplesForExport, queryExamples, type Choice as Filter, type LearningFilter } from './learning-query';
 import { KIND_LABELS, LearningTable } from './LearningTable';
+import { Spinner } from '../../components/Icons';
 
 function exportFileName(format: LearningExportFormat, now = new Date()): string {
   return `steward-${format === 'sft' ? 'sft' : 'preference'}-${now.toISOString().slice(0, 10)}.jsonl`;
@@ -37,6 +38,8 @@ export function LearningScreen() {
   const narrow = (patch: Partial<LearningFilter>) => setView((v) => ({ filter: { ...v.filter, ...patch }, limit: EXAMPLE_PAGE }));
   const [exported, setExported] = useState<{ format: LearningExportFormat; text: string }>();
   const [exportError, setExportError] = useState<string>();
+  // While an export reads its examples from the host: how many so far (a long history takes a while).
+  const [exporting, setExporting] = useState<{ format: LearningExportFormat; read: number }>();
 
   const isFiltered = workflow !== 'all' || kind !== 'all' || verdict !== 'all' || agreed !== 'all';
   // From the host's history (issue 26), a page at a time, newest first; the list asks for more as it scrolls, and
@@ -52,14 +55,18 @@ export function LearningScreen() {
   const exportAs = async (format: LearningExportFormat) => {
     // The export takes every match, not the pages shown; oldest first, as the rounds happened, their prompts rebuilt whole.
     setExportError(undefined);
+    setExported(undefined);
+    setExporting({ format, read: 0 });
     try {
-      const filtered = await examplesForExport((params) => client.request('learning.examples', params), filter);
+      const filtered = await examplesForExport((params) => client.request('learning.examples', params), filter, (read) => setExporting({ format, read }));
       const { lines, skipped } = toExportLines(format, filtered);
       downloadText(exportFileName(format), toJsonl(lines), 'application/jsonl');
       const skippedText = describeSkipped(skipped);
       setExported({ format, text: `Wrote ${describeCount(format, lines.length)} from ${plural(filtered.length, 'example')}${skippedText ? ` (${skippedText})` : ''}.` });
     } catch (err) {
       setExportError(`The examples could not be read from the host’s history (${err instanceof Error ? err.message : String(err)}). Check that Steward is running, then export again.`);
+    } finally {
+      setExporting(undefined);
     }
   };
 
@@ -79,10 +86,10 @@ export function LearningScreen() {
             Learning examples
           </h2>
           <span className="round__spacer" />
-          <button type="button" className="button" disabled={loaded === 0} onClick={() => void exportAs('sft')} data-testid="export-sft">
+          <button type="button" className="button" disabled={loaded === 0 || exporting !== undefined} onClick={() => void exportAs('sft')} data-testid="export-sft">
             Export SFT JSONL
           </button>
-          <button type="button" className="button" disabled={loaded === 0} onClick={() => void exportAs('preference')} data-testid="export-preference">
+          <button type="button" className="button" disabled={loaded === 0 || exporting !== undefined} onClick={() => void exportAs('preference')} data-testid="export-preference">
             Export preference JSONL
           </button>
         </div>
@@ -130,6 +137,11 @@ export function LearningScreen() {
             </select>
           </label>
         </div>
+        {exporting && (
+          <p className="muted" role="status" data-testid="export-progress">
+            <Spinner /> Exporting {exporting.format === 'sft' ? 'SFT' : 'preference'} JSONL: {plural(exporting.read, 'example')} read from the host’s history…
+          </p>
+        )}
         {exportError && (
           <p className="error" role="alert" data-testid="export-error">
             {exportError}

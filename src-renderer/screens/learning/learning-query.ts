@@ -58,8 +58,8 @@ export async function queryExamples(ask: AskExamples, f: LearningFilter, limit: 
   return { rows, total };
 }
 
-/** What the export writes from: every example matching `f`, oldest first (as the rounds happened), each with its whole prompt. */
-export async function examplesForExport(ask: AskExamples, f: LearningFilter): Promise<LearningExample[]> {
+/** What the export writes from: every example matching `f`, oldest first (as the rounds happened), each with its whole prompt; `progress` after each page, with how many so far. */
+export async function examplesForExport(ask: AskExamples, f: LearningFilter, progress?: (read: number) => void): Promise<LearningExample[]> {
   const examples: LearningExample[] = [];
   let after: HostResult<'learning.examples'>['next'];
   do {
@@ -68,6 +68,7 @@ export async function examplesForExport(ask: AskExamples, f: LearningFilter): Pr
       const example = wholeExample(hosted);
       if (example) examples.push(example);
     }
+    progress?.(examples.length);
     after = page.next;
   } while (after);
   return examples;
