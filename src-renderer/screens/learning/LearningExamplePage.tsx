@@ -12,7 +12,7 @@ import { HostRequestError } from '../../host/host-client';
 
 /**
  * `#/learning/ID`: one learning example on its own page, so it can be linked to (a bookmark, a note, another person
- * on this machine) and still shows after a reload. An id this browser does not hold says so, and how to get it.
+ * on this machine) and still shows after a reload; the host answers from its history. An id it does not hold says so, and how to get it.
  */
 export function LearningExamplePage({ exampleId }: { exampleId: string }) {
   const { db, client } = useHost();
