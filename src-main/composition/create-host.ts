@@ -27,6 +27,7 @@ import { createKeychainStore } from '../credentials/keychain-store';
 import { CredentialStoreError, credentialErrorText } from '../credentials/credential-store';
 import { createCredentialListing } from '../credentials/credential-listing';
 import { openHistory } from '../events/open-history';
+import { withPrompt } from '../events/learning-store';
 import { journalTombstoneBound } from '../events/tombstone-bound';
 import { JournalFeed } from '../events/journal-feed';
 import { RunHistory, retainAfterRunsFinish } from '../events/run-history';
@@ -272,7 +273,7 @@ async function openHost(options: HostOptions): Promise<Host> {
       const found = await outbox.learning.example(id);
       if (!found) throw new RequestError('not_found', `no learning example "${id}" in this history`);
       const { prompt, ...example } = found;
-      return { example: { ...example, ...(prompt.ok ? { context: prompt.context } : { prompt_problem: prompt.message }) } };
+      return { example: withPrompt(example, prompt) };
     },
     // Nothing is dropped on an ack any more: another page may still need the event.
     'events.ack': async () => ({ acked: 0 }),

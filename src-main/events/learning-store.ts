@@ -3,6 +3,7 @@ import type { LearningKind } from '@shared/contracts/learning-export';
 import type { ChatMessage } from '@shared/contracts/model';
 import type { Verdict } from '@shared/contracts/verdict';
 import { PromptBook, type ResolvedContext } from '@shared/learning/learning-context';
+import type { Statement } from 'better-sqlite3';
 import type { HistoryDb } from './history-db';
 import type { Fold } from './history-fold';
 
@@ -61,10 +62,18 @@ interface Row {
 }
 
 const isExample = (e: RunEvent): e is RunEventOf<'learning.example'> => e.type === 'learning.example';
+const NO_SOURCE: ResolvedContext = { ok: false, message: 'its run holds no example before it to rebuild it from' };
+
+/** An example as answered with its whole prompt: `context`, or why it cannot be rebuilt (`prompt_problem`). */
+export function withPrompt(example: ListedExample, prompt: ResolvedContext): ListedExample {
+  return { ...example, ...(prompt.ok ? { context: prompt.context } : { prompt_problem: prompt.message }) };
+}
 
 export class LearningStore implements Fold {
   readonly types = ['run.started', 'agent.started', 'workflow.started', 'learning.example'] as const;
   private readonly sql;
+  /** A page's statement per filter shape (a list asks again every second while it is open). */
+  private readonly pageStatements = new Map<string, Statement<Record<string, string | number>, Row>>();
 
   /** `catchUp`: folds what was appended since the last fold (history-fold.ts), before every read. */
   constructor(
@@ -150,7 +159,12 @@ export class LearningStore implements Fold {
     const direction = query.oldest ? 'ASC' : 'DESC';
     const sql = `SELECT l.id, l.ts, l.spec_id, e.body FROM learning_examples AS l INDEXED BY ${index} JOIN events AS e ON e.id = l.id
       ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY l.ts ${direction}, l.id ${direction} LIMIT @limit`;
-    const rows = this.db.prepare<Record<string, string | number>, Row>(sql).all(params);
+    let statement = this.pageStatements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare<Record<string, string | number>, Row>(sql);
+      this.pageStatements.set(sql, statement);
+    }
+    const rows = statement.all(params);
     let more = rows.length > query.limit;
     let examples = (more ? rows.slice(0, query.limit) : rows).map(listed);
     if (query.whole) {
@@ -158,8 +172,7 @@ export class LearningStore implements Fold {
       let bytes = 0;
       const kept: ListedExample[] = [];
       for (const example of examples) {
-        const prompt = prompts.get(example.event.id) ?? { ok: false, message: 'its run holds no example before it to rebuild it from' };
-        const item = { ...example, ...(prompt.ok ? { context: prompt.context } : { prompt_problem: prompt.message }) };
+        const item = withPrompt(example, prompts.get(example.event.id) ?? NO_SOURCE);
         bytes += JSON.stringify(item).length;
         // At least one, however long: a page always moves the export on.
         if (kept.length > 0 && bytes > maxBytes) {
@@ -184,7 +197,7 @@ export class LearningStore implements Fold {
     const row = this.sql.one.get(id);
     if (!row) return undefined;
     const found = listed(row);
-    return { ...found, prompt: this.prompts(row.run_id, row.seq).get(id) ?? { ok: false, message: 'its run holds no example before it to rebuild it from' } };
+    return { ...found, prompt: this.prompts(row.run_id, row.seq).get(id) ?? NO_SOURCE };
   }
 
   /** These examples' whole prompts, by id: each run's examples read once, in order, up to its last one here. */

@@ -2,6 +2,7 @@ import type { RunEvent, RunEventOf } from '@shared/contracts/events';
 import type { HostedExample } from '@shared/contracts/host-api';
 import type { LearningExample } from '@shared/contracts/learning-export';
 import type { EncodedPrompt } from '@shared/learning/learning-context';
+import { learningExampleFromEvent } from '@shared/learning/export-formats';
 
 /**
  * A learning example as the Learning list shows it: the fields an export's example has, its prompt as
@@ -40,8 +41,7 @@ export function exampleRow(hosted: HostedExample): LearningExampleRow | undefine
 
 /** An example with its whole prompt, as the export writes it (none when the host could not rebuild it: the export skips it, saying why). */
 export function wholeExample(hosted: HostedExample): LearningExample | undefined {
-  const row = exampleRow(hosted);
-  if (!row) return undefined;
-  const { seq: _seq, invocation_id: _invocation, context_ref: _ref, context_head: _head, ...example } = row;
-  return { ...example, context: hosted.context ?? (row.context_ref === undefined ? row.context : []) };
+  const e = hosted.event;
+  // The CLI's export makes its examples the same way (a trace's events), so both write the same lines.
+  return isExample(e) ? learningExampleFromEvent(e, hosted.spec_id, hosted.context) : undefined;
 }
