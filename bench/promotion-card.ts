@@ -7,6 +7,9 @@
  * the first fold of a history that was never folded (an upgraded data folder: once), a read after one more run
  * (the fold of its events), a read after the 10 oldest runs are deleted (the node's outcomes ranked again, once),
  * and the cost of appending the events, which the fold does not touch. At EVENTS/10 too, for how a read grows.
+ * And the host's background fold (events/background-fold.ts) of the same history in a second database: how long
+ * a quiet host takes to fold it all, its chunks (the longest is what a request arriving meanwhile may wait), and
+ * the card's first read afterwards.
  * Run: npm run bench:promotion-card (BENCH_EVENTS, BENCH_SAMPLES)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,6 +20,7 @@ import { eventId, RunEvent, type RunEventPayload } from '@shared/contracts/event
 import { DeploymentSettings } from '@shared/contracts/profiles';
 import { SupervisionSpec } from '@shared/contracts/spec';
 import { metricsSeries, promotionMetrics, reviewOutcomesFromEvents } from '@shared/policy/promotion';
+import { foldInBackground } from '../src-main/events/background-fold';
 import { EventJournal } from '../src-main/events/event-journal';
 import { historyPath } from '../src-main/events/history-db';
 import { timedMedian } from './timed-median';
@@ -98,6 +102,62 @@ function runOf(i: number, workflowId: string): RunEvent[] {
   return payloads.map((p, seq) => RunEvent.parse({ ...p, id: eventId(runId, seq), run_id: runId, seq, ts: new Date(t0 + seq * 1000).toISOString() }));
 }
 
+/** The host's background fold of `events` in a database of their own, as a quiet host runs it (its default chunk and gap). */
+async function backgroundFold(events: readonly RunEvent[]): Promise<{ ms: number; chunks: number[]; readMs: number }> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-promotion-bg-'));
+  const journal = EventJournal.open(historyPath(dir), { log: () => undefined });
+  try {
+    for (let i = 0; i < events.length; i += 500) journal.append(events.slice(i, i + 500));
+    await journal.settled();
+    const chunks: number[] = [];
+    // The fold's timers never keep a process alive (a host's server does): this bench's wait does.
+    const alive = setInterval(() => undefined, 1_000);
+    const t0 = performance.now();
+    await new Promise<void>((resolve, reject) => {
+      // A tick's time: a fold chunk, and when it was the last one, the ranking piece after it in the same tick.
+      let tickStart: number | undefined;
+      const timed = {
+        foldChunk: (limit?: number) => {
+          tickStart = performance.now();
+          try {
+            const more = journal.fold.foldChunk(limit);
+            if (more) {
+              chunks.push(performance.now() - tickStart);
+              tickStart = undefined;
+            }
+            return more;
+          } catch (error) {
+            reject(error);
+            throw error;
+          }
+        },
+        settleChunk: (limit: number) => {
+          try {
+            const more = journal.fold.settleChunk(limit);
+            if (!more) setImmediate(resolve);
+            return more;
+          } catch (error) {
+            reject(error);
+            throw error;
+          } finally {
+            chunks.push(performance.now() - (tickStart ?? performance.now()));
+            tickStart = undefined;
+          }
+        },
+      };
+      foldInBackground(timed, { busy: () => false, log: () => undefined, delayMs: 0 }).nudge();
+    });
+    const foldMs = performance.now() - t0;
+    clearInterval(alive);
+    const t1 = performance.now();
+    await journal.promotion.figures('notes-cleanup', '', settings.window, POINTS);
+    return { ms: foldMs, chunks, readMs: performance.now() - t1 };
+  } finally {
+    journal.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const ms = (x: number) => x.toLocaleString('en', { maximumFractionDigits: 1, minimumFractionDigits: 1 });
 
 async function measure(size: number): Promise<void> {
@@ -157,6 +217,12 @@ async function measure(size: number): Promise<void> {
     console.log(`| read after one more run (${extra.length} events folded) | ${ms(afterRunMs)} | ${(afterRunMs / scanMs).toFixed(4)}× |`);
     console.log(`| read after deleting the 10 oldest runs (all ranked again) | ${ms(afterDeleteMs)} | ${(afterDeleteMs / scanMs).toFixed(4)}× |`);
     console.log(`appending the events in 500-event batches: ${ms(appendMs)} ms (the fold adds nothing to it); deleting the 10 runs: ${ms(removeMs)} ms`);
+    const background = await backgroundFold(events);
+    const sorted = [...background.chunks].sort((a, b) => a - b);
+    console.log(
+      `the host's background fold of the same history, never folded (a quiet host): ${ms(background.ms)} ms in ${sorted.length} chunks ` +
+        `(a chunk, its ranking piece included: median ${ms(sorted[Math.floor(sorted.length / 2)]!)} ms, longest ${ms(sorted.at(-1)!)} ms); the card's first read afterwards: ${ms(background.readMs)} ms`,
+    );
   } finally {
     journal.close();
     rmSync(dir, { recursive: true, force: true });

@@ -68,6 +68,7 @@ import { startJudgmentExpiry } from '../workflow/pattern/judgment-expiry';
 import { PersonAsks } from '../mcp/person-asks';
 import type { RunEvent } from '@shared/contracts/events';
 import { foldOrphanSpools, foldSpool } from '../events/cli-run-spool';
+import { foldInBackground } from '../events/background-fold';
 import { closeInterruptedRuns } from '../events/interrupted-runs';
 import { watchCommandRuns } from '../events/command-runs-watch';
 import { openCliChannel, type CliChannel } from '../shells/cli-channel/channel-server';
@@ -153,6 +154,11 @@ async function openHost(options: HostOptions): Promise<Host> {
     log(`retention at start-up failed (nothing was deleted): ${error instanceof Error ? error.message : String(error)}`);
   }
   const stopRetention = retainAfterRunsFinish(outbox, history, log);
+  // Promotion figures and learning examples kept current while no run is under way, so a card or the Learning screen finds them ready.
+  const backgroundFold = foldInBackground(outbox.fold, { busy: () => runs.activeIds().length > 0 || commandRuns.liveRunIds().length > 0, log });
+  // New events to fold; a deletion leaves its nodes' later ranks to count again.
+  const nudges = [outbox.subscribe(() => backgroundFold.nudge()), outbox.onRemoved(() => backgroundFold.nudge())];
+  backgroundFold.nudge();
   // A pattern judgment a person left past its expiry goes to its fallback (the expiry is on disk: it holds across restarts).
   const stopExpiry = startJudgmentExpiry({ pending: () => runs.pending(), answer: (runId, id, answer) => runs.answer(runId, id, answer), log });
   // The host is the judge of what runs (issue 7): servers, workspaces, privacy and tool effects are
@@ -439,6 +445,8 @@ async function openHost(options: HostOptions): Promise<Host> {
       await channel?.close();
       commandRuns.stop();
       stopRetention();
+      for (const stop of nudges) stop();
+      backgroundFold.stop();
       stopExpiry();
       asks.close();
       history.dispose();

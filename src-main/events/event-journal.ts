@@ -376,8 +376,8 @@ export class EventJournal {
     return this.learningStore;
   }
 
-  /** Folds what was appended since the last fold (history-fold.ts); `foldChunk` one chunk of it. */
-  get fold(): Pick<HistoryFold, 'catchUp' | 'foldChunk' | 'foldedThrough'> {
+  /** Folds what was appended since the last fold (history-fold.ts); `foldChunk` one chunk of it, `settleChunk` a piece of what reads would do first. */
+  get fold(): Pick<HistoryFold, 'catchUp' | 'foldChunk' | 'settleChunk' | 'foldedThrough'> {
     this.requireOpen();
     return this.folded;
   }

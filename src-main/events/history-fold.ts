@@ -13,6 +13,11 @@ export interface Fold {
   fold(events: readonly RunEvent[]): void;
   /** Forgets deleted runs; inside the transaction that deletes them. */
   forget(runIds: readonly string[]): void;
+  /**
+   * Does up to `limit` pieces of what a read would otherwise do first (ranks a fold or a deletion left
+   * stale: promotion-store.ts); true while some is left. Inside a transaction.
+   */
+  settle?(limit: number): boolean;
 }
 
 const FOLDED = 'folded';
@@ -77,6 +82,11 @@ export class HistoryFold {
       this.sql.setFolded.run(FOLDED, String(through));
       return more;
     }).immediate();
+  }
+
+  /** One piece (`limit`) of what the folds' next reads would otherwise do first, in one transaction; true while some is left. */
+  settleChunk(limit: number): boolean {
+    return this.db.transaction(() => this.folds.some((f) => f.settle?.(limit) === true)).immediate();
   }
 
   /** Deleted runs: every fold forgets them (call in the deleting transaction). */

@@ -91,6 +91,39 @@ describe('promotion figures kept by the host', () => {
     );
   });
 
+  it('ranked a piece at a time in the background (any piece size, between any appends and deletions), the figures are the scan’s', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(Run, { minLength: 2, maxLength: 5 }),
+        fc.integer({ min: 1, max: 7 }),
+        fc.array(fc.nat(3), { minLength: 1, maxLength: 8 }),
+        fc.nat(4),
+        async (runs, piece, settleBetween, k) => {
+          const traces = runs.map(runEvents);
+          const journal = freshJournal();
+          const settle = (times: number) => {
+            for (let i = 0; i < times && (journal.fold.foldChunk(7) || journal.fold.settleChunk(piece)); i += 1);
+          };
+          traces.forEach((trace, i) => {
+            journal.append(trace);
+            settle(settleBetween[i % settleBetween.length]!);
+          });
+          // A deletion marks the nodes stale again from its first outcome; a few pieces, then the rest by a read.
+          const gone = runId(k % traces.length);
+          await journal.remove([gone]);
+          settle(settleBetween[0]!);
+          const left = traces.flat().filter((e) => e.run_id !== gone);
+          for (const wf of ['wf-a', 'wf-b']) for (const node of NODES) expect(await journal.promotion.figures(wf, node, 3, 4)).toEqual(scanned(journal, wf, left, { ...SETTINGS, window: 3 }, 4, node));
+          // Settled to the end, nothing is left stale and the figures are the same.
+          while (journal.fold.settleChunk(piece));
+          for (const wf of ['wf-a', 'wf-b']) for (const node of NODES) expect(await journal.promotion.figures(wf, node, 3, 4)).toEqual(scanned(journal, wf, left, { ...SETTINGS, window: 3 }, 4, node));
+          journal.close();
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
   it('a dry run’s rounds and an approved escalation never count against the student', async () => {
     const journal = freshJournal();
     const reviewed = (ruling: Round['ruling'], answer?: Round['answer']): Round => ({ round: 0, node: 'reader', kind: 'reviewed', rule: 'protected_effect', ruling, learning: true, record: true, answer, agree: false, write: true, pause: 1 });

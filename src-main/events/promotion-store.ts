@@ -139,6 +139,27 @@ export class PromotionStore implements Fold {
                WINDOW w AS (ORDER BY ${ORDER} ROWS UNBOUNDED PRECEDING)) AS r
          WHERE o.id = r.id`,
       ),
+      // The same, for the next `limit` outcomes from the stale one only (a background pass ranks a long node a piece at a time).
+      rerankSome: db.prepare<RerankParams & { limit: number }>(
+        `UPDATE promotion_outcomes AS o SET rank = r.rank, reviews_through = r.reviews, agreed_through = r.agreed, blocked_through = r.blocked, errors_through = r.errors
+         FROM (SELECT id,
+                 @rank + row_number() OVER w AS rank,
+                 @reviews + sum(kind = 'review') OVER w AS reviews,
+                 @agreed + sum(agreed) OVER w AS agreed,
+                 @blocked + sum(blocked) OVER w AS blocked,
+                 @errors + sum(protected_error) OVER w AS errors
+               FROM (SELECT * FROM promotion_outcomes INDEXED BY promotion_order
+                     WHERE workflow_id = @workflow_id AND node = @node AND (${ORDER}) >= (@ts, @run_id, @round, @kind, @scope)
+                     ORDER BY ${ORDER} LIMIT @limit)
+               WINDOW w AS (ORDER BY ${ORDER} ROWS UNBOUNDED PRECEDING)) AS r
+         WHERE o.id = r.id`,
+      ),
+      // The outcome `offset` places after the stale one: where the ranks are stale once those before it are ranked.
+      staleAfter: db.prepare<[string, string, string, string, number, string, string, number], OutcomeKey>(
+        `SELECT ts, run_id, round, kind, scope FROM promotion_outcomes INDEXED BY promotion_order
+         WHERE workflow_id = ? AND node = ? AND (${ORDER}) >= (?, ?, ?, ?, ?) ORDER BY ${ORDER} LIMIT 1 OFFSET ?`,
+      ),
+      firstStale: db.prepare<[], PromotionSubject>('SELECT workflow_id, node FROM promotion_subjects WHERE stale_from IS NOT NULL LIMIT 1'),
       last: db.prepare<[string, string], RankRow>(
         'SELECT rank, ts, reviews_through, agreed_through, blocked_through, errors_through FROM promotion_outcomes INDEXED BY promotion_rank WHERE workflow_id = ? AND node = ? ORDER BY rank DESC LIMIT 1',
       ),
@@ -293,13 +314,32 @@ export class PromotionStore implements Fold {
     return text ? (JSON.parse(text) as OutcomeKey) : undefined;
   }
 
+  /**
+   * Ranks up to `limit` stale outcomes of one node, what its next read would otherwise rank whole (after a long
+   * fold or a deletion: 0.8 s for 100,000 outcomes). True while some node is left stale. Call in a transaction.
+   */
+  settle(limit: number): boolean {
+    const subject = this.sql.firstStale.get();
+    if (!subject) return false;
+    const from = this.storedStale(subject)!;
+    const next = this.sql.staleAfter.get(subject.workflow_id, subject.node, ...keyParams(from), limit);
+    this.sql.rerankSome.run({ ...this.rankParams(subject, from), limit });
+    this.sql.markStale.run(subject.workflow_id, subject.node, next ? JSON.stringify(next) : null);
+    return true;
+  }
+
   private rerankIfStale(subject: PromotionSubject): void {
     const from = this.storedStale(subject);
     if (!from) return;
+    this.sql.rerank.run(this.rankParams(subject, from));
+    this.sql.markStale.run(subject.workflow_id, subject.node, null);
+  }
+
+  /** Ranks from `from` on continue from the totals of the outcome before it. */
+  private rankParams(subject: PromotionSubject, from: OutcomeKey): RerankParams {
     const base = this.sql.before.get(subject.workflow_id, subject.node, ...keyParams(from));
     const t = base ? totalsOf(base) : ZERO_TOTALS;
-    this.sql.rerank.run({ rank: t.examples, reviews: t.reviews, agreed: t.agreed, blocked: t.blocked, errors: t.protected_errors, ...subject, ...from });
-    this.sql.markStale.run(subject.workflow_id, subject.node, null);
+    return { rank: t.examples, reviews: t.reviews, agreed: t.agreed, blocked: t.blocked, errors: t.protected_errors, ...subject, ...from };
   }
 }
 
