@@ -20,8 +20,8 @@ import { resolvePackageBin } from '../src-main/mcp/server-launch';
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** The app's host on a data folder of its own, with one page subscribed to its events (as the app's page is). */
-export async function openAppHost() {
+/** The app's host on a data folder of its own, with one page subscribed to its events (as the app's page is). `onRoundEnd`: each round's end as the page receives it. */
+export async function openAppHost(options: { onRoundEnd?: () => void } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'steward-bench-host-'));
   const host: Host = await createHost({ dataDir, shell: 'browser', cliChannel: false, log: () => undefined });
   // Each round's end, as the page receives it (durable first), by run.
@@ -73,6 +73,7 @@ export async function openAppHost() {
         if (event.type === 'round.completed') {
           if (event.record.outcome !== 'executed') reject(new Error(`bench run broke: round ${event.round} ${event.record.outcome}: ${event.record.message ?? event.record.reason ?? ''}`));
           ends.push(at);
+          options.onRoundEnd?.();
         }
         if (event.type === 'run.finished') {
           if (ends.length !== rounds) reject(new Error(`bench run broke: ${event.status} after ${ends.length} rounds: ${event.message ?? ''}`));
