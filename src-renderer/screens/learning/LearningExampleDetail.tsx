@@ -56,18 +56,21 @@ function Prompt({ messages }: { messages: readonly ChatMessage[] }) {
   );
 }
 
-/** What one learning example holds: the student's prompt, its candidate, the teacher's verdict and replacement, and what was decided. */
-export function LearningExampleDetail({ example }: { example: LearningExampleRow }) {
+/**
+ * What one learning example holds: the student's prompt, its candidate, the teacher's verdict and replacement, and what was decided.
+ * `prompt`: its whole prompt when the caller has it already (the example's own page asked the host for the example, prompt and all).
+ */
+export function LearningExampleDetail({ example, prompt: given }: { example: LearningExampleRow; prompt?: ResolvedContext }) {
   const { client } = useHost();
   // Recorded by reference to an earlier example's prompt: rebuilt by the host when opened; an old trace's whole prompt is shown as recorded.
-  const stored = storedPrompt(example);
+  const stored = given ?? storedPrompt(example);
   const [rebuilt, setRebuilt] = useState<{ id: string; prompt: ResolvedContext }>();
   // Asked once per example (the list's rows are new objects each time it is asked again; an example never changes).
   const latest = useRef(example);
   useEffect(() => {
     latest.current = example;
   });
-  const byReference = example.context_ref !== undefined;
+  const byReference = example.context_ref !== undefined && given === undefined;
   useEffect(() => {
     if (!byReference) return undefined;
     let live = true;

@@ -7,6 +7,7 @@ import { formatDateTime } from '../../view/format';
 import { LearningExampleDetail } from './LearningExampleDetail';
 import { KIND_LABELS } from './LearningTable';
 import { exampleRow } from './example-row';
+import { hostedPrompt } from './example-prompt';
 import { useHistoryAnswer } from '../../host/use-history-answer';
 import { HostRequestError } from '../../host/host-client';
 
@@ -19,7 +20,9 @@ export function LearningExamplePage({ exampleId }: { exampleId: string }) {
   // From the host's history: undefined while loading, { row: undefined } for an id it does not hold.
   const asked = useHistoryAnswer(exampleId, async () => {
     try {
-      return { row: exampleRow((await client.request('learning.example', { id: exampleId })).example) };
+      // The host answers with the whole prompt too: the detail shows it without asking again.
+      const { example: hosted } = await client.request('learning.example', { id: exampleId });
+      return { row: exampleRow(hosted), prompt: hostedPrompt(hosted) };
     } catch (err) {
       if (err instanceof HostRequestError && err.code === 'not_found') return { row: undefined };
       throw err;
@@ -59,7 +62,7 @@ export function LearningExamplePage({ exampleId }: { exampleId: string }) {
             </p>
           </header>
           <div className="card">
-            <LearningExampleDetail example={example} />
+            <LearningExampleDetail example={example} prompt={found.prompt} />
           </div>
         </>
       )}

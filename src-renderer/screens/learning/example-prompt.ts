@@ -25,6 +25,11 @@ export async function examplePrompt(ask: AskExample, example: LearningExampleRow
   } catch (err) {
     return { ok: false, message: `The prompt could not be read from the host’s history: ${err instanceof Error ? err.message : String(err)}.` };
   }
+  return hostedPrompt(found);
+}
+
+/** The prompt in the host's answer to `learning.example`: whole, or why it cannot be rebuilt. */
+export function hostedPrompt(found: HostResult<'learning.example'>['example']): ResolvedContext {
   if (found.context === undefined) return { ok: false, message: `The prompt cannot be rebuilt: ${found.prompt_problem ?? 'its run holds no example before it'}.` };
   return found.context.length > 0 ? { ok: true, context: found.context } : { ok: false, message: NONE };
 }
