@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import {
   ClientFrame,
   HOST_METHODS,
@@ -78,6 +79,8 @@ import type { HostedFolder } from '../shells/cli/hosted-folder';
 const PUSH_BATCH = 500;
 /** About this much of a run's events in one runs.events answer (one frame, well under the transport's limit). */
 const RUN_EVENTS_PAGE_BYTES = 4 * 1024 * 1024;
+/** The history's background fold waits this long after a request (a page listing, searching, opening a run). */
+const QUIET_AFTER_REQUEST_MS = 1_000;
 
 /** The store's refusals as the request's error; a damaged file stays a host error (logged by name). */
 function storeCall<T>(action: () => T): T {
@@ -154,8 +157,11 @@ async function openHost(options: HostOptions): Promise<Host> {
     log(`retention at start-up failed (nothing was deleted): ${error instanceof Error ? error.message : String(error)}`);
   }
   const stopRetention = retainAfterRunsFinish(outbox, history, log);
-  // Promotion figures and learning examples kept current while no run is under way, so a card or the Learning screen finds them ready.
-  const backgroundFold = foldInBackground(outbox.fold, { busy: () => runs.activeIds().length > 0 || commandRuns.liveRunIds().length > 0, log });
+  // Promotion figures and learning examples kept current while no run is under way and nobody is asking (a page's
+  // list, a search), so a card or the Learning screen finds them ready. A page acknowledging frames is not asking.
+  let askedAt = -Infinity;
+  const asking = () => performance.now() - askedAt < QUIET_AFTER_REQUEST_MS;
+  const backgroundFold = foldInBackground(outbox.fold, { busy: () => asking() || runs.activeIds().length > 0 || commandRuns.liveRunIds().length > 0, log });
   // New events to fold; a deletion leaves its nodes' later ranks to count again.
   const nudges = [outbox.subscribe(() => backgroundFold.nudge()), outbox.onRemoved(() => backgroundFold.nudge())];
   backgroundFold.nudge();
@@ -417,6 +423,7 @@ async function openHost(options: HostOptions): Promise<Host> {
       }
       const { id, method } = frame.data;
       if (!isHostMethod(method)) return fail(id, 'unknown_method', `unknown method "${method}"`);
+      if (method !== 'events.cursor' && method !== 'events.ack') askedAt = performance.now();
       const params = HOST_METHODS[method].params.safeParse(frame.data.params ?? {});
       if (!params.success) return fail(id, 'invalid_params', `invalid params for ${method}: ${formatZodIssues(params.error)}`);
       try {

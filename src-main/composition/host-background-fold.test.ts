@@ -35,7 +35,7 @@ function foldState(file: string): { folded: number; head: number } {
 }
 
 describe('the host keeps its promotion figures and learning examples current by itself', () => {
-  it('a history nothing has folded (an upgraded data folder) is folded once the host is up and quiet, before any card or Learning screen asks', async () => {
+  it('a history nothing has folded (an upgraded data folder) is folded once the host is up and nobody asks, before any card or Learning screen does', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'steward-background-fold-host-'));
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
     const file = historyPath(dataDir);
@@ -46,7 +46,15 @@ describe('the host keeps its promotion figures and learning examples current by 
 
     const host = await createHost({ dataDir, shell: 'browser', cliChannel: false, log: () => undefined });
     cleanups.push(() => host.close());
-    // No request at all: the host folds on its own, a few seconds after its start.
+    // A page asking (its runs list, every 300 ms) comes first: nothing is folded past the host's first 3 s meanwhile.
+    const session = { id: 'page', push: () => undefined };
+    for (let i = 0; i < 15; i += 1) {
+      const answer = await host.handle({ kind: 'request', id: i + 1, method: 'runs.list', params: {} }, session);
+      expect(answer.ok).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    expect(foldState(file).folded).toBe(0);
+    // Nobody asking: the host folds on its own, a few seconds later.
     await vi.waitFor(() => {
       const { folded, head } = foldState(file);
       expect(head).toBeGreaterThan(0);
