@@ -45,6 +45,16 @@ export const Run = fc.record({
 });
 export type Run = typeof Run extends fc.Arbitrary<infer R> ? R : never;
 
+/** A plain reviewed agent run of wf-a: every round reviewed and recorded, the teacher blocking one in three. */
+export const reviewedRun = (i: number, rounds = 4): Run => ({
+  workflow: 'wf-a',
+  graph: false,
+  started: true,
+  dry: false,
+  start: i * 100,
+  rounds: Array.from({ length: rounds }, (_, round) => ({ round, node: 'reader', kind: 'reviewed', rule: 'sampled', ruling: round % 3 ? 'accept' : 'block', learning: true, record: true, answer: undefined, agree: true, write: false, pause: 1 })),
+});
+
 const T0 = Date.UTC(2026, 4, 1);
 /** One run's events as the engine writes them; clocks start close together, so runs share instants. */
 export const runId = (i: number) => `run-${String(i).padStart(6, '0')}`;

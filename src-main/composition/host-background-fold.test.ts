@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { runEvents, type Run } from '../../test-support/promotion-runs';
+import { reviewedRun, runEvents } from '../../test-support/promotion-runs';
 import { EventJournal } from '../events/event-journal';
 import { historyPath } from '../events/history-db';
 import { createHost } from './create-host';
@@ -13,14 +13,6 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()?.();
 });
 
-const reviewedRun = (i: number): Run => ({
-  workflow: 'wf-a',
-  graph: false,
-  started: true,
-  dry: false,
-  start: i * 100,
-  rounds: Array.from({ length: 5 }, (_, round) => ({ round, node: 'reader', kind: 'reviewed', rule: 'sampled', ruling: round % 3 ? 'accept' : 'block', learning: true, record: true, answer: undefined, agree: true, write: false, pause: 1 })),
-});
 
 /** Where the history's fold stands and where its events end, read as another process would (read-only). */
 function foldState(file: string): { folded: number; head: number } {
@@ -40,7 +32,7 @@ describe('the host keeps its promotion figures and learning examples current by 
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
     const file = historyPath(dataDir);
     const writer = EventJournal.open(file, { log: () => undefined });
-    for (let i = 0; i < 30; i += 1) writer.append(runEvents(reviewedRun(i), i));
+    for (let i = 0; i < 30; i += 1) writer.append(runEvents(reviewedRun(i, 5), i));
     writer.close();
     expect(foldState(file).folded).toBe(0);
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { runEvents, type Run } from '../../test-support/promotion-runs';
+import { reviewedRun, runEvents } from '../../test-support/promotion-runs';
 import { foldInBackground, type BackgroundFold } from './background-fold';
 import { EventJournal } from './event-journal';
 import { historyPath } from './history-db';
@@ -17,14 +17,6 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-const reviewedRun = (i: number, rounds = 6): Run => ({
-  workflow: 'wf-a',
-  graph: false,
-  started: true,
-  dry: false,
-  start: i * 100,
-  rounds: Array.from({ length: rounds }, (_, round) => ({ round, node: 'reader', kind: 'reviewed', rule: 'sampled', ruling: round % 3 ? 'accept' : 'block', learning: true, record: true, answer: undefined, agree: true, write: false, pause: 1 })),
-});
 
 /** A history of `runs` reviewed runs that nothing has folded yet (as an upgraded data folder's, or a long import's). */
 function unfoldedHistory(runs: number, options: { busyTimeoutMs?: number } = {}): { journal: EventJournal; file: string; head: number } {
@@ -33,7 +25,7 @@ function unfoldedHistory(runs: number, options: { busyTimeoutMs?: number } = {})
   const file = historyPath(dir);
   const journal = EventJournal.open(file, { log: () => undefined, ...options });
   opened.push(journal);
-  for (let i = 0; i < runs; i += 1) journal.append(runEvents(reviewedRun(i), i));
+  for (let i = 0; i < runs; i += 1) journal.append(runEvents(reviewedRun(i, 6), i));
   expect(journal.fold.foldedThrough).toBe(0);
   return { journal, file, head: journal.head };
 }
@@ -78,11 +70,11 @@ describe('the host folds its history in the background', () => {
     folds.push(fold);
     fold.nudge();
     await vi.waitFor(() => expect(journal.fold.foldedThrough).toBe(head));
-    journal.append(runEvents(reviewedRun(2), 2));
+    journal.append(runEvents(reviewedRun(2, 6), 2));
     fold.nudge();
     await vi.waitFor(() => expect(journal.fold.foldedThrough).toBe(journal.head));
     fold.stop();
-    journal.append(runEvents(reviewedRun(3), 3));
+    journal.append(runEvents(reviewedRun(3, 6), 3));
     fold.nudge();
     await new Promise((resolve) => setTimeout(resolve, 30));
     expect(journal.fold.foldedThrough).toBeLessThan(journal.head);

@@ -7,7 +7,7 @@ import type { RunEvent } from '@shared/contracts/events';
 import { DeploymentSettings } from '@shared/contracts/profiles';
 import { metricsSeries, promotionMetrics, reviewOutcomesFromEvents, type PromotionSettings } from '@shared/policy/promotion';
 import { nodeOfScope } from '@shared/policy/promotion-facts';
-import { runEvents, runId, Run, type Round } from '../../test-support/promotion-runs';
+import { reviewedRun, runEvents, runId, Run, type Round } from '../../test-support/promotion-runs';
 import { EventJournal } from './event-journal';
 import { historyPath, SCHEMA_VERSION } from './history-db';
 
@@ -32,14 +32,6 @@ function scanned(journal: EventJournal, workflowId: string, all: readonly RunEve
   return { outcomes: outcomes.length, metrics: promotionMetrics(outcomes, settings), series: metricsSeries(outcomes, settings, points) };
 }
 
-const reviewedRun = (i: number, rounds = 4): Run => ({
-  workflow: 'wf-a',
-  graph: false,
-  started: true,
-  dry: false,
-  start: i * 100,
-  rounds: Array.from({ length: rounds }, (_, round) => ({ round, node: 'reader', kind: 'reviewed', rule: 'sampled', ruling: round % 3 ? 'accept' : 'block', learning: true, record: true, answer: undefined, agree: true, write: false, pause: 1 })),
-});
 
 describe('promotion figures kept by the host', () => {
   it('equal the scan of every event of the workflow’s runs, for any runs, any append order and batching, folded at any point', async () => {

@@ -92,6 +92,21 @@ export function compareKeys(a: OutcomeKey, b: OutcomeKey): number {
 }
 const totalsOf = (r: RankRow): Totals => ({ examples: r.rank, reviews: r.reviews_through, agreed: r.agreed_through, blocked: r.blocked_through, protected_errors: r.errors_through });
 
+/** A node's outcomes from its stale one on (named parameters: the node and the stale outcome's key). */
+const STALE_ON = `workflow_id = @workflow_id AND node = @node AND (${ORDER}) >= (@ts, @run_id, @round, @kind, @scope)`;
+/** Each outcome of `source` (in order) gets its rank and running totals, counted on from the row before's (@rank, @reviews…). */
+const rerankOf = (source: string) =>
+  `UPDATE promotion_outcomes AS o SET rank = r.rank, reviews_through = r.reviews, agreed_through = r.agreed, blocked_through = r.blocked, errors_through = r.errors
+   FROM (SELECT id,
+           @rank + row_number() OVER w AS rank,
+           @reviews + sum(kind = 'review') OVER w AS reviews,
+           @agreed + sum(agreed) OVER w AS agreed,
+           @blocked + sum(blocked) OVER w AS blocked,
+           @errors + sum(protected_error) OVER w AS errors
+         FROM ${source}
+         WINDOW w AS (ORDER BY ${ORDER} ROWS UNBOUNDED PRECEDING)) AS r
+   WHERE o.id = r.id`;
+
 export class PromotionStore implements Fold {
   readonly types = ['run.started', 'agent.started', 'workflow.started', 'tools.snapshot', 'round.completed', 'learning.example', 'intervention.answered'] as const;
   private readonly sql;
@@ -126,34 +141,9 @@ export class PromotionStore implements Fold {
          WHERE workflow_id = ? AND node = ? AND (${ORDER}) < (?, ?, ?, ?, ?) ORDER BY ${ORDER_DESC} LIMIT 1`,
       ),
       // One statement: each outcome from the stale one on gets its rank and running totals, added to the row before's.
-      rerank: db.prepare<RerankParams>(
-        `UPDATE promotion_outcomes AS o SET rank = r.rank, reviews_through = r.reviews, agreed_through = r.agreed, blocked_through = r.blocked, errors_through = r.errors
-         FROM (SELECT id,
-                 @rank + row_number() OVER w AS rank,
-                 @reviews + sum(kind = 'review') OVER w AS reviews,
-                 @agreed + sum(agreed) OVER w AS agreed,
-                 @blocked + sum(blocked) OVER w AS blocked,
-                 @errors + sum(protected_error) OVER w AS errors
-               FROM promotion_outcomes INDEXED BY promotion_order
-               WHERE workflow_id = @workflow_id AND node = @node AND (${ORDER}) >= (@ts, @run_id, @round, @kind, @scope)
-               WINDOW w AS (ORDER BY ${ORDER} ROWS UNBOUNDED PRECEDING)) AS r
-         WHERE o.id = r.id`,
-      ),
+      rerank: db.prepare<RerankParams>(rerankOf(`promotion_outcomes INDEXED BY promotion_order WHERE ${STALE_ON}`)),
       // The same, for the next `limit` outcomes from the stale one only (a background pass ranks a long node a piece at a time).
-      rerankSome: db.prepare<RerankParams & { limit: number }>(
-        `UPDATE promotion_outcomes AS o SET rank = r.rank, reviews_through = r.reviews, agreed_through = r.agreed, blocked_through = r.blocked, errors_through = r.errors
-         FROM (SELECT id,
-                 @rank + row_number() OVER w AS rank,
-                 @reviews + sum(kind = 'review') OVER w AS reviews,
-                 @agreed + sum(agreed) OVER w AS agreed,
-                 @blocked + sum(blocked) OVER w AS blocked,
-                 @errors + sum(protected_error) OVER w AS errors
-               FROM (SELECT * FROM promotion_outcomes INDEXED BY promotion_order
-                     WHERE workflow_id = @workflow_id AND node = @node AND (${ORDER}) >= (@ts, @run_id, @round, @kind, @scope)
-                     ORDER BY ${ORDER} LIMIT @limit)
-               WINDOW w AS (ORDER BY ${ORDER} ROWS UNBOUNDED PRECEDING)) AS r
-         WHERE o.id = r.id`,
-      ),
+      rerankSome: db.prepare<RerankParams & { limit: number }>(rerankOf(`(SELECT * FROM promotion_outcomes INDEXED BY promotion_order WHERE ${STALE_ON} ORDER BY ${ORDER} LIMIT @limit)`)),
       // The outcome `offset` places after the stale one: where the ranks are stale once those before it are ranked.
       staleAfter: db.prepare<[string, string, string, string, number, string, string, number], OutcomeKey>(
         `SELECT ts, run_id, round, kind, scope FROM promotion_outcomes INDEXED BY promotion_order
