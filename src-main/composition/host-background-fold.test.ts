@@ -13,7 +13,6 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()?.();
 });
 
-
 /** Where the history's fold stands and where its events end, read as another process would (read-only). */
 function foldState(file: string): { folded: number; head: number } {
   const db = new Database(file, { readonly: true });

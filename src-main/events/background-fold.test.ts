@@ -17,7 +17,6 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-
 /** A history of `runs` reviewed runs that nothing has folded yet (as an upgraded data folder's, or a long import's). */
 function unfoldedHistory(runs: number, options: { busyTimeoutMs?: number } = {}): { journal: EventJournal; file: string; head: number } {
   const dir = mkdtempSync(join(tmpdir(), 'steward-background-fold-'));

@@ -1,7 +1,7 @@
 import type { HistoryFold } from './history-fold';
 
 export interface BackgroundFoldOptions {
-  /** True while runs are under way: their rounds come first, the fold waits for a quiet host. */
+  /** True while the host is busy (runs under way, a page asking): they come first, the fold waits for a quiet host. */
   busy: () => boolean;
   log: (line: string) => void;
   /** Before the first chunk after the host starts or new events arrive (its start and a page's first asks come first). */
@@ -29,10 +29,10 @@ const MAX_BACKOFF_MS = 60_000;
 /**
  * Keeps the host's derived figures (promotion, the Learning list: history-fold.ts) caught up while
  * nobody waits for them. A history never folded (a data folder from before schema 4, or a long
- * import) took one full pass at the first ask: 8.3 s at 1M events, so the first Learning screen or
+ * import) took one full pass at the first ask: 8–10 s at 1M events, so the first Learning screen or
  * Promotion card after an upgrade said "Computing from the trace…" that long (docs/benchmarks.md).
- * Folded here in small chunks when no run is under way (then the nodes' ranks, a piece at a time: a
- * read would rank a long node whole, 0.8 s at 1M events), it is ready before anyone asks; an ask that
+ * Folded here in small chunks while the host is quiet (then the nodes' ranks, a piece at a time: a
+ * read would rank a long node whole, 0.5–0.8 s at 1M events), it is ready before anyone asks; an ask that
  * comes first still does the rest itself (history-fold.ts's catchUp), and either picks up where the
  * other stopped: the position folded through and where ranks are stale are in the database, written with each chunk.
  */

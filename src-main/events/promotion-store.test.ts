@@ -32,7 +32,6 @@ function scanned(journal: EventJournal, workflowId: string, all: readonly RunEve
   return { outcomes: outcomes.length, metrics: promotionMetrics(outcomes, settings), series: metricsSeries(outcomes, settings, points) };
 }
 
-
 describe('promotion figures kept by the host', () => {
   it('equal the scan of every event of the workflow’s runs, for any runs, any append order and batching, folded at any point', async () => {
     await fc.assert(

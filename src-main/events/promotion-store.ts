@@ -306,7 +306,7 @@ export class PromotionStore implements Fold {
 
   /**
    * Ranks up to `limit` stale outcomes of one node, what its next read would otherwise rank whole (after a long
-   * fold or a deletion: 0.8 s for 100,000 outcomes). True while some node is left stale. Call in a transaction.
+   * fold or a deletion: 0.5–0.8 s for 100,000 outcomes). True while some node is left stale. Call in a transaction.
    */
   settle(limit: number): boolean {
     const subject = this.sql.firstStale.get();
