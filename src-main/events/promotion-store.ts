@@ -149,7 +149,7 @@ export class PromotionStore implements Fold {
         `SELECT ts, run_id, round, kind, scope FROM promotion_outcomes INDEXED BY promotion_order
          WHERE workflow_id = ? AND node = ? AND (${ORDER}) >= (?, ?, ?, ?, ?) ORDER BY ${ORDER} LIMIT 1 OFFSET ?`,
       ),
-      firstStale: db.prepare<[], PromotionSubject>('SELECT workflow_id, node FROM promotion_subjects WHERE stale_from IS NOT NULL LIMIT 1'),
+      firstStale: db.prepare<[], PromotionSubject & { stale_from: string }>('SELECT workflow_id, node, stale_from FROM promotion_subjects WHERE stale_from IS NOT NULL LIMIT 1'),
       last: db.prepare<[string, string], RankRow>(
         'SELECT rank, ts, reviews_through, agreed_through, blocked_through, errors_through FROM promotion_outcomes INDEXED BY promotion_rank WHERE workflow_id = ? AND node = ? ORDER BY rank DESC LIMIT 1',
       ),
@@ -309,9 +309,10 @@ export class PromotionStore implements Fold {
    * fold or a deletion: 0.5–0.8 s for 100,000 outcomes). True while some node is left stale. Call in a transaction.
    */
   settle(limit: number): boolean {
-    const subject = this.sql.firstStale.get();
-    if (!subject) return false;
-    const from = this.storedStale(subject)!;
+    const stale = this.sql.firstStale.get();
+    if (!stale) return false;
+    const subject = { workflow_id: stale.workflow_id, node: stale.node };
+    const from = JSON.parse(stale.stale_from) as OutcomeKey;
     const next = this.sql.staleAfter.get(subject.workflow_id, subject.node, ...keyParams(from), limit);
     this.sql.rerankSome.run({ ...this.rankParams(subject, from), limit });
     this.sql.markStale.run(subject.workflow_id, subject.node, next ? JSON.stringify(next) : null);
