@@ -4,8 +4,19 @@
  * then `node bench/profile-self-time.mjs DIR/<file>.cpuprofile`. The host is the app's (boundary-host.ts);
  * the model is the scripted TEST DOUBLE. PROFILE_LATENCY_MS=50 profiles the 50 ms model's case.
  * Prints ms a round per run and the median; with PROFILE_BARE=1 a bare loop alternates with the runs.
+ *
+ * Without --cpu-prof (whose profile also holds the modules' loading and the warm-up):
+ *   PROFILE_OUT=FILE       a CPU profile of the timed runs only (node:inspector, started after the warm-up,
+ *                          50 µs sampling); `PROFILE_ROUNDS=2000 node bench/profile-self-time.mjs FILE` reads it
+ *   PROFILE_HEAP_OUT=FILE  a sampling heap profile of the timed runs (every allocation, collected or not);
+ *                          `node bench/allocation-by-library.mjs FILE ROUNDS` reads it
+ * Always printed: this process's CPU a round by thread (Linux /proc: the event loop, the others together) and
+ * the whole machine's busy CPU a round (/proc/stat, every process: the MCP servers', their spawns included).
  */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { performance } from 'node:perf_hooks';
+import { machineCpuMs, threadsCpuMs } from './proc-cpu';
 import { bareLoop, openAppHost } from './boundary-host';
 import { runMain } from './run-main';
 import { spanAppends, spanToolCalls } from './host-spans';
@@ -33,6 +44,21 @@ async function main() {
   const bare = process.env.PROFILE_BARE === '1' ? await bareLoop(app.folder, app.file, LATENCY > 0 ? 40 : ROUNDS, LATENCY) : undefined;
   try {
     await app.run(20, { phase: 3, latencyMs: LATENCY });
+    // A second warm-up when only the timed runs are profiled: the JIT has settled by then.
+    if (process.env.PROFILE_OUT || process.env.PROFILE_HEAP_OUT) await app.run(ROUNDS, { phase: 3, latencyMs: LATENCY });
+    const session = process.env.PROFILE_OUT || process.env.PROFILE_HEAP_OUT ? new Session() : undefined;
+    session?.connect();
+    if (process.env.PROFILE_OUT) {
+      await session!.post('Profiler.enable');
+      await session!.post('Profiler.setSamplingInterval', { interval: 50 });
+      await session!.post('Profiler.start');
+    }
+    if (process.env.PROFILE_HEAP_OUT) {
+      await session!.post('HeapProfiler.enable');
+      await session!.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+    }
+    const threads0 = threadsCpuMs();
+    const machine0 = machineCpuMs();
     const rounds: number[] = [];
     const bares: number[] = [];
     const bareCpu: number[] = [];
@@ -61,11 +87,24 @@ async function main() {
       appends.push((inAppends - a0) / ROUNDS);
       rounds.push((ends.at(-1)! - ends[0]!) / (ends.length - 1));
     }
+    const threads1 = threadsCpuMs();
+    const machine1 = machineCpuMs();
+    if (process.env.PROFILE_OUT) writeFileSync(process.env.PROFILE_OUT, JSON.stringify((await session!.post('Profiler.stop')).profile));
+    if (process.env.PROFILE_HEAP_OUT) writeFileSync(process.env.PROFILE_HEAP_OUT, JSON.stringify((await session!.post('HeapProfiler.stopSampling')).profile));
+    session?.disconnect();
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
     console.log(`rounds (ms): ${rounds.map((x) => x.toFixed(3)).join(' ')}; median ${median(rounds).toFixed(3)}; total ${(performance.now() - t0).toFixed(0)} ms`);
     console.log(`process CPU a round (ms, the run's start included): ${cpu.map((x) => x.toFixed(3)).join(' ')}; median ${median(cpu).toFixed(3)}`);
     console.log(`main thread inside history appends a round (ms): median ${median(appends).toFixed(3)}`);
     console.log(`a round's tool call in flight (ms): median ${median(flights).toFixed(3)}; the rest of a round (the host's own path): ${(median(rounds) - median(flights)).toFixed(3)}`);
+    const timed = RUNS * ROUNDS;
+    if (threads0 && threads1 && machine0 && machine1) {
+      const others = threads1.others - threads0.others;
+      console.log(
+        `this process's CPU a round by thread (the runs' starts included${bare ? ', the bare loop too' : ''}): the event loop ${((threads1.main - threads0.main) / timed).toFixed(3)} ms, ` +
+          `its other threads (V8's GC and compiler helpers, libuv's pool) ${(others / timed).toFixed(3)} ms; the machine's busy CPU a round, every process: ${((machine1 - machine0) / timed).toFixed(3)} ms`,
+      );
+    }
     if (bare) console.log(`bare (ms): ${bares.map((x) => x.toFixed(3)).join(' ')}; median ${median(bares).toFixed(3)}; ratio ${(median(bares) / median(rounds)).toFixed(2)}×`);
     if (bare) console.log(`bare loop's CPU a call in this process (ms): median ${median(bareCpu).toFixed(3)}; against a round's ${median(cpu).toFixed(3)}: ${(median(bareCpu) / median(cpu)).toFixed(2)}×`);
   } finally {

@@ -26,3 +26,30 @@ export function processesCpuByType(name: RegExp): Record<string, number> {
   }
   return out;
 }
+
+/** This process's CPU ms so far: its main thread (the event loop) and its other threads together. Linux /proc; undefined elsewhere. */
+export function threadsCpuMs(): { main: number; others: number } | undefined {
+  if (process.platform !== 'linux') return undefined;
+  let main = 0;
+  let others = 0;
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+      if (tid === String(process.pid)) main += ms;
+      else others += ms;
+    } catch {
+      // The thread ended while listed.
+    }
+  }
+  return { main, others };
+}
+
+/** The whole machine's busy CPU ms so far (user, nice, system, irq, softirq, steal; every CPU). Linux /proc; undefined elsewhere. */
+export function machineCpuMs(): number | undefined {
+  if (process.platform !== 'linux') return undefined;
+  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
+  const [user, nice, system, , , irq, softirq, steal] = ticks.map(Number);
+  return ((user! + nice! + system! + irq! + softirq! + (steal ?? 0)) * 1000) / 100;
+}

@@ -102,6 +102,16 @@ if (rounds > 0) {
     entryFunctions.set(fn, (entryFunctions.get(fn) ?? 0) + 1);
   }
   const perRound = (c) => ((c * dt) / rounds).toFixed(4).padStart(8);
+  // Self time by the library (or project file, or native function) the sampled function belongs to: XState's own code, zod's, SQLite's `run`.
+  const byLibrary = new Map();
+  for (const id of profile.samples) {
+    const { callFrame } = byId.get(id);
+    if (callFrame.functionName === '(idle)') continue;
+    const lib = where({ callFrame }).replace(/^nm\/(@[^/]+\/[^/]+|[^/]+)\/.*/, 'nm/$1') || callFrame.functionName || '(native)';
+    byLibrary.set(lib, (byLibrary.get(lib) ?? 0) + 1);
+  }
+  console.log(`\nms a round of self time by library or file (${rounds} rounds):`);
+  for (const [key, c] of [...byLibrary].sort((a, b) => b[1] - a[1]).slice(0, Number(n))) console.log(`${perRound(c)}  ${key}`);
   console.log(`\nms a round by the innermost project file (${rounds} rounds):`);
   for (const [key, c] of [...entryFiles].sort((a, b) => b[1] - a[1]).slice(0, Number(n))) console.log(`${perRound(c)}  ${key}`);
   console.log('\nms a round by the innermost project function (column in the transpiled file):');
