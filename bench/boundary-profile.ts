@@ -102,7 +102,7 @@ async function main() {
       const others = threads1.others - threads0.others;
       console.log(
         `this process's CPU a round by thread (the runs' starts included${bare ? ', the bare loop too' : ''}): the event loop ${((threads1.main - threads0.main) / timed).toFixed(3)} ms, ` +
-          `its other threads (V8's GC and compiler helpers, libuv's pool) ${(others / timed).toFixed(3)} ms; the machine's busy CPU a round, every process: ${((machine1 - machine0) / timed).toFixed(3)} ms`,
+          `its other threads (V8's GC and compiler helpers, libuv's pool; the profiler's too when one runs) ${(others / timed).toFixed(3)} ms; the machine's busy CPU a round, every process: ${((machine1 - machine0) / timed).toFixed(3)} ms`,
       );
     }
     if (bare) console.log(`bare (ms): ${bares.map((x) => x.toFixed(3)).join(' ')}; median ${median(bares).toFixed(3)}; ratio ${(median(bares) / median(rounds)).toFixed(2)}×`);
