@@ -2,6 +2,14 @@ import { defineConfig } from '@playwright/test';
 
 const jsonReport = process.env.STEWARD_PLAYWRIGHT_JSON;
 
+/**
+ * The files that take longest on CI's two cores (3–6.5 min of one worker each: seeding 10,000 runs,
+ * whole journeys with restarts, accessibility scans in two themes), in a project of their own listed
+ * first, so they start while the other workers take the short files: started last, in alphabetical
+ * order, they were the suite's tail (a 16.6–17.8 min e2e phase on ~40 min of tests over three workers).
+ */
+const LONGEST = ['accessibility.spec.ts', 'own-workflow.spec.ts', 'runs-scale.spec.ts', 'supervision.spec.ts'];
+
 /** Headless Debian Chromium (Playwright cannot download its own browser here). */
 export default defineConfig({
   testDir: 'e2e',
@@ -18,6 +26,10 @@ export default defineConfig({
   workers: Number(process.env.STEWARD_E2E_WORKERS ?? 3),
   retries: 0,
   reporter: jsonReport ? [['list'], ['json', { outputFile: jsonReport }]] : [['list']],
+  projects: [
+    { name: 'longest', testMatch: LONGEST },
+    { name: 'e2e', testIgnore: LONGEST },
+  ],
   use: {
     browserName: 'chromium',
     headless: true,
