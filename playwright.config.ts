@@ -3,10 +3,10 @@ import { defineConfig } from '@playwright/test';
 const jsonReport = process.env.STEWARD_PLAYWRIGHT_JSON;
 
 /**
- * The files that take longest on CI's two cores (3–6.5 min of one worker each: seeding 10,000 runs,
- * whole journeys with restarts, accessibility scans in two themes), in a project of their own listed
- * first, so they start while the other workers take the short files: started last, in alphabetical
- * order, they were the suite's tail (a 16.6–17.8 min e2e phase on ~40 min of tests over three workers).
+ * The files that take longest on CI's two cores (up to 3–6.5 min of one worker each: seeding 10,000
+ * runs, whole journeys with restarts, accessibility scans in two themes), in a project of their own
+ * listed first, so they start while the other workers take the short files. Where alphabetical order
+ * put them they started late and could set when the suite ended.
  */
 const LONGEST = ['accessibility.spec.ts', 'own-workflow.spec.ts', 'runs-scale.spec.ts', 'supervision.spec.ts'];
 
