@@ -2,11 +2,10 @@
 // library or project file whose function allocated it, and by the innermost project function on its stack:
 //   node bench/allocation-by-library.mjs FILE ROUNDS [N]
 import { readFileSync } from 'node:fs';
+import { libraryOf, sourcePath as where } from './profile-paths.mjs';
 
 const [file, rounds = '1', n = '20'] = process.argv.slice(2);
 const profile = JSON.parse(readFileSync(file, 'utf8'));
-const where = (url) => url.replace(/^.*node_modules\//, 'nm/').replace(/^.*\/(src-(main|shared)\/)/, '$1');
-const library = (url) => where(url).replace(/^nm\/(@[^/]+\/[^/]+|[^/]+)\/.*/, 'nm/$1');
 const byLibrary = new Map();
 const byProject = new Map();
 let total = 0;
@@ -14,7 +13,7 @@ const walk = (node, project) => {
   const { functionName, url, lineNumber } = node.callFrame;
   const inProject = /^src-(main|shared)\//.test(where(url)) ? `${functionName || '(anon)'} ${where(url)}:${lineNumber + 1}` : project;
   if (node.selfSize > 0) {
-    const lib = library(url) || functionName || '(native)';
+    const lib = libraryOf(url) || functionName || '(native)';
     byLibrary.set(lib, (byLibrary.get(lib) ?? 0) + node.selfSize);
     byProject.set(inProject ?? '(outside the project)', (byProject.get(inProject ?? '(outside the project)') ?? 0) + node.selfSize);
     total += node.selfSize;

@@ -12,19 +12,23 @@ export function processesCpuByType(name: RegExp): Record<string, number> {
     if (!/^\d+$/.test(pid)) continue;
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      // "pid (comm) state …": comm may hold spaces, so the fields are counted after its closing parenthesis.
-      const close = stat.lastIndexOf(')');
-      const comm = stat.slice(stat.indexOf('(') + 1, close);
-      if (!name.test(comm)) continue;
-      const fields = stat.slice(close + 2).split(' ');
+      if (!name.test(statComm(stat))) continue;
       const type = /--type=([a-z-]+)/.exec(readFileSync(`/proc/${pid}/cmdline`, 'utf8'))?.[1] ?? 'browser';
-      // utime and stime (fields 14 and 15 of stat), in USER_HZ ticks (100 on Linux).
-      out[type] = (out[type] ?? 0) + (Number(fields[11]) + Number(fields[12])) / 100;
+      out[type] = (out[type] ?? 0) + statCpuMs(stat) / 1000;
     } catch {
       // The process ended while listed.
     }
   }
   return out;
+}
+
+/** A /proc stat line's command name ("pid (comm) state …": comm may hold spaces and parentheses). */
+const statComm = (stat: string) => stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+
+/** A /proc stat line's CPU so far in ms: utime and stime (fields 14 and 15, counted after comm's closing parenthesis), in USER_HZ ticks (100 on Linux). */
+function statCpuMs(stat: string): number {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
 /** This process's CPU ms so far: its main thread (the event loop) and its other threads together. Linux /proc; undefined elsewhere. */
@@ -34,9 +38,7 @@ export function threadsCpuMs(): { main: number; others: number } | undefined {
   let others = 0;
   for (const tid of readdirSync('/proc/self/task')) {
     try {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+      const ms = statCpuMs(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8'));
       if (tid === String(process.pid)) main += ms;
       else others += ms;
     } catch {

@@ -2,6 +2,7 @@
 // (PROFILE_ROUNDS=N adds ms a round by where each sample entered the project: see the end of this file.)
 // FILTER (a regular expression on url) keeps only the samples of functions from matching files.
 import { readFileSync } from 'node:fs';
+import { libraryOf, sourcePath } from './profile-paths.mjs';
 
 const [file, n = '40'] = process.argv.slice(2);
 const profile = JSON.parse(readFileSync(file, 'utf8'));
@@ -80,7 +81,7 @@ const rounds = Number(process.env.PROFILE_ROUNDS ?? 0);
 if (rounds > 0) {
   const parent = new Map();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
-  const where = (node) => node.callFrame.url.replace(/^.*node_modules\//, 'nm/').replace(/^.*\/(src-(main|shared)\/)/, '$1');
+  const where = (node) => sourcePath(node.callFrame.url);
   const entryFiles = new Map();
   const entryFunctions = new Map();
   for (const id of profile.samples) {
@@ -107,7 +108,7 @@ if (rounds > 0) {
   for (const id of profile.samples) {
     const { callFrame } = byId.get(id);
     if (callFrame.functionName === '(idle)') continue;
-    const lib = where({ callFrame }).replace(/^nm\/(@[^/]+\/[^/]+|[^/]+)\/.*/, 'nm/$1') || callFrame.functionName || '(native)';
+    const lib = libraryOf(callFrame.url) || callFrame.functionName || '(native)';
     byLibrary.set(lib, (byLibrary.get(lib) ?? 0) + 1);
   }
   console.log(`\nms a round of self time by library or file (${rounds} rounds):`);
