@@ -100,10 +100,42 @@ const inside = (box: { x: number; y: number; width: number; height: number }, pa
  * leave a port under the inspector (CI saw that once too: the drag then selected the inspector's
  * text). The person would let go, fit the view again and drag again, and so does this, once the
  * edge is still missing (an input takes one edge, so a second drag never doubles it).
+ *
+ * The editor's fit stops at a legible zoom (0.85) and then shows the graph's start: where the palette
+ * put the new nodes depends on the view they were added in, so a graph can be too wide for the canvas
+ * at that zoom and a port stays out of view after any fit. In a 1360-pixel window the new workflow's
+ * four nodes need about 0.8 here: CI saw the output node's input port just past the canvas's right
+ * edge after every fit for 30 s. The person then zooms out with the canvas's own control until both
+ * ports show.
  */
 async function connectPorts(from: [string, string], to: [string, string]): Promise<void> {
   const edge = page.getByTestId(`rf__edge-${from[0]}.${from[1]}->${to[0]}.${to[1]}`);
   const canvas = page.locator('.react-flow');
+  const viewport = page.locator('.react-flow__viewport');
+  /** The view moves in an animation (a fit, a zoom): the ports are read once it has stopped. */
+  const settled = async () => {
+    let before = '';
+    await expect
+      .poll(
+        async () => {
+          const now = await viewport.evaluate((el) => getComputedStyle(el).transform);
+          const still = now === before;
+          before = now;
+          return still;
+        },
+        { intervals: [150], timeout: 3_000 },
+      )
+      .toBe(true);
+  };
+  /** Both ports' handles and the canvas's pane, once the view is still; whether both are in view. */
+  const ports = async () => {
+    await settled();
+    const pane = await canvas.boundingBox();
+    const start = await handle(from[0], 'out', from[1]).boundingBox();
+    const end = await handle(to[0], 'in', to[1]).boundingBox();
+    if (!pane || !start || !end) throw new Error('a port is not on screen');
+    return { start, end, shown: inside(start, pane) && inside(end, pane) };
+  };
   let attempt = 0;
   await expect(async () => {
     if ((await edge.count()) === 0) {
@@ -117,25 +149,18 @@ async function connectPorts(from: [string, string], to: [string, string]): Promi
         await page.keyboard.press('Escape');
         await page.locator('.react-flow__controls-fitview').click();
       }
-      // The view moves to fit in an animation: the ports are read once it has stopped.
-      const viewport = page.locator('.react-flow__viewport');
-      let before = '';
-      await expect
-        .poll(
-          async () => {
-            const now = await viewport.evaluate((el) => getComputedStyle(el).transform);
-            const still = now === before;
-            before = now;
-            return still;
-          },
-          { intervals: [150], timeout: 3_000 },
-        )
-        .toBe(true);
-      const pane = await canvas.boundingBox();
-      const start = await handle(from[0], 'out', from[1]).boundingBox();
-      const end = await handle(to[0], 'in', to[1]).boundingBox();
-      if (!pane || !start || !end) throw new Error('a port is not on screen');
-      if (!inside(start, pane) || !inside(end, pane)) throw new Error('a port is outside the canvas\'s view');
+      let seen = await ports();
+      // Each zoom-out is React Flow's step (÷1.2) about the canvas's middle; four reach ~0.4, where
+      // any graph of this test's four nodes fits.
+      for (let zoomed = 0; !seen.shown && zoomed < 4; zoomed++) {
+        await page.locator('.react-flow__controls-zoomout').click();
+        seen = await ports();
+      }
+      if (!seen.shown) {
+        const transform = await viewport.evaluate((el) => getComputedStyle(el).transform);
+        throw new Error(`a port is outside the canvas's view (view ${transform}; ${JSON.stringify(seen)})`);
+      }
+      const { start, end } = seen;
       await page.mouse.move(start.x + start.width / 2, start.y + start.height / 2);
       await page.mouse.down();
       await page.mouse.move(end.x + end.width / 2, end.y + end.height / 2, { steps: 8 });
