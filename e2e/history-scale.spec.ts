@@ -146,7 +146,7 @@ test('a fresh profile on a 200k-event history lists every run right at once, say
   test.setTimeout(240_000);
   if (!scaleHistory) throw new Error('the history is imported in beforeAll');
   const { dataDir, imported } = await scaleHistory;
-  expect(imported.stdout).toContain(`imported ${RUNS * (STEPS + 2)} events of ${RUNS} runs`);
+  expect(imported.stdout).toContain(`imported ${(RUNS * (STEPS + 2)).toLocaleString('en-US')} events of ${RUNS.toLocaleString('en-US')} runs`);
   const host = await start(dataDir);
 
   const context = await browser.newContext();
@@ -154,7 +154,7 @@ test('a fresh profile on a 200k-event history lists every run right at once, say
   await page.goto(host.url);
   await toRuns(page);
   // Every run listed, newest first, finished ones as finished — while the traces are still being indexed.
-  await expect(page.getByTestId('runs-count')).toHaveText('3300 runs', { timeout: 30_000 });
+  await expect(page.getByTestId('runs-count')).toHaveText('3,300 runs', { timeout: 30_000 });
   await expect(page.getByTestId('runs-indexing')).toContainText('Indexing their traces');
   const first = page.getByTestId('run-row').first();
   await expect(first).toHaveAttribute('data-run-id', runIdOf(RUNS - 1));

@@ -92,7 +92,7 @@ test('10,000 runs: fewer than 200 rows in the page however far it scrolls, and a
   await expect(page.getByTestId('run-row').first()).toBeVisible();
   const firstRowMs = Date.now() - started;
   expect(await rowCount(page)).toBeLessThan(200);
-  await expect(page.getByTestId('runs-count')).toContainText(`${RUNS} runs`);
+  await expect(page.getByTestId('runs-count')).toContainText(`${RUNS.toLocaleString('en-US')} runs`);
   await shot(page, 'runs-scale-01-list', false);
 
   // Scroll to the end of what is loaded, again and again: pages load, the DOM stays small.
@@ -123,7 +123,7 @@ test('10,000 runs: fewer than 200 rows in the page however far it scrolls, and a
   await page.getByTestId('runs-search').fill('no-such-word-anywhere');
   await expect(page.getByTestId('runs-no-match')).toBeVisible();
   await page.getByTestId('runs-no-match').getByRole('button', { name: 'Clear filters' }).click();
-  await expect(page.getByTestId('runs-count')).toContainText(`${RUNS} runs`);
+  await expect(page.getByTestId('runs-count')).toContainText(`${RUNS.toLocaleString('en-US')} runs`);
   expect(await rowCount(page)).toBeLessThan(200);
 
   console.log(`runs-scale: first row after ${firstRowMs} ms (navigation included), a run found by its task in ${searchMs} ms`);

@@ -3,7 +3,7 @@ import { useLiveQuery } from 'dexie-react-hooks';
 import { useHost } from '../app/HostProvider';
 import type { IndexingState } from '../host/host-session';
 import { routeHref } from '../app/routing';
-import { plural } from '../view/format';
+import { count, plural } from '../view/format';
 import { RunFilters } from './runs/RunFilters';
 import { RunsTable, type RunSelection } from './runs/RunsTable';
 import { RunsActions } from './runs/RunsActions';
@@ -18,8 +18,8 @@ import { childrenUnderParents } from '@shared/history/children-under-parents';
 function IndexingNotice({ state }: { state: IndexingState }) {
   const [done, total, text] =
     state.stage === 'runs'
-      ? [state.listed, state.total, `Listing this data folder's runs: ${state.listed.toLocaleString('en')} of ${plural(state.total, 'run')}. The list fills in as they arrive.`]
-      : [state.stored, state.head, `Every run is listed. Indexing their traces for this browser: ${state.stored.toLocaleString('en')} of ${state.head.toLocaleString('en')} events. A run opened meanwhile loads from the host's history.`];
+      ? [state.listed, state.total, `Listing this data folder's runs: ${count(state.listed)} of ${plural(state.total, 'run')}. The list fills in as they arrive.`]
+      : [state.stored, state.head, `Every run is listed. Indexing their traces for this browser: ${count(state.stored)} of ${plural(state.head, 'event')}. A run opened meanwhile loads from the host's history.`];
   return (
     <div className="notice runs-indexing" role="status" aria-live="polite" data-testid="runs-indexing">
       <p>{text}</p>
@@ -116,13 +116,13 @@ export function RunsScreen() {
                 <button type="button" className="link-button" onClick={() => setFilter({ ...NO_FILTER, sort: view.filter.sort })}>
                   Clear filters
                 </button>{' '}
-                to see all {total} runs.
+                to see all {plural(total, 'run')}.
               </p>
             </div>
           ) : (
             <>
               <p className="muted" data-testid="runs-count">
-                {isFiltered(filter) ? `${runs.length}${runs.length >= limit ? '+' : ''} matching of ${plural(total, 'run')}` : plural(total, 'run')}
+                {isFiltered(filter) ? `${count(runs.length)}${runs.length >= limit ? '+' : ''} matching of ${plural(total, 'run')}` : plural(total, 'run')}
                 {searching && <span data-testid="runs-searching"> · searching the rest of the history…</span>}
               </p>
               <RunsTable runs={nested ?? runs} onNearEnd={more} selection={selection} />

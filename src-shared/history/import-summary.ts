@@ -1,3 +1,5 @@
+import { plural } from '../util/words';
+
 /** What an import did, as counted by the file check (check-trace.ts) and the host (runs.import). */
 export interface ImportCounts {
   /** Events stored now. */
@@ -15,7 +17,6 @@ export interface ImportCounts {
   masked?: number;
 }
 
-const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /**
  * One sentence for both shells (lower case: each starts it its own way). Honest about what was not
@@ -24,11 +25,11 @@ const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? on
  */
 export function importSummary(c: ImportCounts): string {
   const notes = [
-    c.repeated > 0 ? `${count(c.repeated, 'event')} already there unchanged` : '',
-    c.held > 0 ? `${count(c.held, 'event')} of runs the history already held left out (a run keeps the events it has)` : '',
-    (c.repeatedLines ?? 0) > 0 ? `${count(c.repeatedLines ?? 0, 'line')} repeating an earlier one, taken once` : '',
-    (c.trimmed ?? 0) > 0 ? `${count(c.trimmed ?? 0, 'event')} with model text over 16 KiB trimmed, as recorded runs are` : '',
-    (c.masked ?? 0) > 0 ? `${count(c.masked ?? 0, 'event')} holding what looks like an API key or token, masked` : '',
+    c.repeated > 0 ? `${plural(c.repeated, 'event')} already there unchanged` : '',
+    c.held > 0 ? `${plural(c.held, 'event')} of runs the history already held left out (a run keeps the events it has)` : '',
+    (c.repeatedLines ?? 0) > 0 ? `${plural(c.repeatedLines ?? 0, 'line')} repeating an earlier one, taken once` : '',
+    (c.trimmed ?? 0) > 0 ? `${plural(c.trimmed ?? 0, 'event')} with model text over 16 KiB trimmed, as recorded runs are` : '',
+    (c.masked ?? 0) > 0 ? `${plural(c.masked ?? 0, 'event')} holding what looks like an API key or token, masked` : '',
   ].filter((note) => note !== '');
-  return `imported ${count(c.imported, 'event')} of ${count(c.runs, 'run')}${notes.length > 0 ? `; ${notes.join('; ')}` : ''}`;
+  return `imported ${plural(c.imported, 'event')} of ${plural(c.runs, 'run')}${notes.length > 0 ? `; ${notes.join('; ')}` : ''}`;
 }

@@ -7,6 +7,7 @@ import { addOutcome, metricsBetween, suggestPhase, ZERO_TOTALS, type PromotionSe
 import { decideReview } from '../policy/review-policy';
 import { canonicalJson } from '../util/canonical-json';
 import type { TrialBlock, TrialFigures, TrialNode, TrialReport, TrialRound, TrialShare, TrialSource } from './trial-contract';
+import { plural } from '../util/words';
 
 /**
  * The pure half of a student trial: each replayed round compared (`compareRound`), and the report
@@ -211,7 +212,6 @@ export function shareWords(share: TrialShare): string {
   return `${share.count} of ${share.of} (${percent(share.rate)}; 95% interval ${percent(share.low)}–${percent(share.high)})`;
 }
 
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /** The phase a model's figures qualify for, in words. */
 export function qualifiesWords(f: TrialFigures, current: LifecyclePhase): string {

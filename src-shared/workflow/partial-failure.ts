@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { invocationId, Lineage, NodeFailure, type InvocationStatus } from './invocation';
 import { invocationText } from './invocation-text';
+import { plural } from '../util/words';
 
 /**
  * A workflow run that got its outputs while some of its work failed (issue 28): an iterate item an
@@ -100,7 +101,6 @@ export function partialFailureOf(ends: Iterable<InvocationEnd>, labelOf: (node: 
   };
 }
 
-const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 /** "1 of 5 items failed", "1 node failed", "2 of 5 items and 1 node failed". */
 export function partialCountsText(p: PartialCounts): string {

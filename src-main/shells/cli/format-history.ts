@@ -3,6 +3,7 @@ import type { CostJson } from '@shared/accounting/cost-words';
 import type { RunRow } from '@shared/history/run-summary';
 import { roundsWords } from '@shared/history/rounds-words';
 import type { ListedRun, RunsPage } from '../../events/history-queries';
+import { plural } from '@shared/util/words';
 
 /** A run id as a person types it: its first 8 characters (steward runs show takes them). */
 export const shortId = (runId: string) => runId.slice(0, 8);
@@ -54,7 +55,6 @@ export function duration(from: string, to: string): string | undefined {
   return `${Math.floor(min / 60)} h${min % 60 ? ` ${min % 60} min` : ''}`;
 }
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 /** "3 rounds (the 3rd was interrupted)": the count the app's Runs and run view show, and what became of an unfinished round. */
 const roundsPhrase = (row: RunRow) => {
   const { count, note } = roundsWords(row);

@@ -65,7 +65,7 @@ describe('steward runs', () => {
     writeFileSync(file, lines.join('\n') + '\n');
     const result = await cli(['runs', 'import', file], dataDir);
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe(`imported ${runs * 14} events of ${runs} runs\n`);
+    expect(result.stdout).toBe(`imported ${(runs * 14).toLocaleString('en-US')} events of ${runs.toLocaleString('en-US')} runs\n`);
     expect(result.stderr).toMatch(/checking big\.jsonl: 10%/);
     expect(result.stderr).toMatch(/importing big\.jsonl: 90%/);
     const journal = EventJournal.open(join(dataDir, 'history.sqlite'), { log: () => undefined });

@@ -3,13 +3,13 @@ import { useLiveQuery } from 'dexie-react-hooks';
 import { importSummary } from '@shared/history/import-summary';
 import { useHost } from '../../app/HostProvider';
 import { downloadText } from '../../view/download';
+import { count, plural } from '../../view/format';
 import { runsJsonl } from './runs-jsonl';
 import { deleteRunsEverywhere, importTraceFiles } from './run-transfer';
 import { childRunIdsOf } from './child-run-ids';
 
 type Status = { kind: 'info' | 'error'; text: string } | { kind: 'progress'; done: number; total: number };
 
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 /** importSummary's words as a sentence on the page. */
 const sentence = (words: string) => `${words.charAt(0).toUpperCase()}${words.slice(1)}.`;
 
@@ -100,7 +100,7 @@ export function RunsActions({ selected, onDeleted }: { selected: readonly string
       </div>
       {status?.kind === 'progress' && (
         <p className="muted" role="status" data-testid="runs-import-progress">
-          <progress max={status.total} value={status.done} /> Importing… {status.done} of {plural(status.total, 'part')}
+          <progress max={status.total} value={status.done} /> Importing… {count(status.done)} of {plural(status.total, 'part')}
         </p>
       )}
       {status?.kind === 'info' && (

@@ -2,10 +2,10 @@ import { useState, type FormEvent } from 'react';
 import { useLiveQuery } from 'dexie-react-hooks';
 import { useHost } from '../../app/HostProvider';
 import { BUDGET_LIMITS, heldFacts, openRuns, readBudget, trimToBudget, writeBudget } from '../../db/history-budget';
+import { plural } from '../../view/format';
 
 /** About what a demo event takes in IndexedDB with its indexes: for the size a person reads beside the number. */
 const BYTES_PER_EVENT = 1_000;
-const count = (n: number, one: string) => `${n.toLocaleString('en')} ${n === 1 ? one : `${one}s`}`;
 const size = (events: number) => (events * BYTES_PER_EVENT >= 1e9 ? `${((events * BYTES_PER_EVENT) / 1e9).toFixed(1)} GB` : `${Math.max(1, Math.round((events * BYTES_PER_EVENT) / 1e6))} MB`);
 
 /**
@@ -39,7 +39,7 @@ export function HistorySection() {
       setInput(undefined);
       setStatus({
         kind: 'info',
-        text: dropped.length > 0 ? `Saved. The events of ${count(dropped.length, 'run')} used longest ago left this browser; they stay in the host's history and load when opened.` : 'Saved. Nothing had to leave this browser.',
+        text: dropped.length > 0 ? `Saved. The events of ${plural(dropped.length, 'run')} used longest ago left this browser; they stay in the host's history and load when opened.` : 'Saved. Nothing had to leave this browser.',
       });
     } catch (err) {
       setStatus({ kind: 'error', text: `Not saved: ${err instanceof Error ? err.message : String(err)}` });
@@ -60,7 +60,7 @@ export function HistorySection() {
       <p data-testid="history-held">
         {facts === undefined
           ? 'Counting…'
-          : `Now: ${count(facts.runs, 'run')} listed; ${count(facts.events, 'event')} kept here (about ${size(facts.events)}), of ${count(facts.heldRuns, 'recent or opened run')}.`}
+          : `Now: ${plural(facts.runs, 'run')} listed; ${plural(facts.events, 'event')} kept here (about ${size(facts.events)}), of ${plural(facts.heldRuns, 'recent or opened run')}.`}
       </p>
       <form className="cred-form history-form" onSubmit={(e) => void save(e)}>
         <div className="field">
