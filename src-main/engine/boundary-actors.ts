@@ -1,4 +1,3 @@
-import { fromPromise } from 'xstate';
 import type { AuthorizationFacts } from '@shared/boundary/authorization';
 import type {
   AuthorizeInput,
@@ -116,8 +115,22 @@ function proposalRequest(structured: boolean, snapshot: ProposeInput['snapshot']
   return { messages, format: structured ? decisionJsonSchema() : undefined, tools: structured ? undefined : snapshot.tools, max_output_tokens: maxOutputTokens, signal };
 }
 
+/**
+ * The host's effects for one boundary actor, each as XState's `fromPromise` takes it: a function of
+ * the step's input and its abort signal. One set serves an agent's whole run (its prompt cache and
+ * paused calls are the run's), or one tool node's call; `boundary-actor.ts` runs them.
+ */
+export interface BoundaryEffects {
+  propose(args: { input: ProposeInput; signal: AbortSignal }): Promise<ModelReply>;
+  review(args: { input: ReviewInput; signal: AbortSignal }): Promise<ModelReply>;
+  authorize(args: { input: AuthorizeInput }): Promise<AuthorizationFacts>;
+  commit(args: { input: CommitInput }): Promise<{ history_index: number }>;
+  execute(args: { input: ExecuteInput; signal: AbortSignal }): Promise<ToolExecution>;
+  deliver(args: { input: DeliverInput }): Promise<void>;
+}
+
 /** The host's effects for the boundary machine: models, ledger, history, MCP. */
-export function createBoundaryActors(deps: BoundaryActorDeps) {
+export function boundaryEffects(deps: BoundaryActorDeps): BoundaryEffects {
   // Authorized continuations of paused calls, by key: the execute step that follows sends their answers.
   const continuing = new Map<string, InputContinuation>();
   // Each tool call's signal: aborted when its step is stopped or the run is cancelled.
@@ -125,7 +138,7 @@ export function createBoundaryActors(deps: BoundaryActorDeps) {
   // With nothing to mask, or a mask that says when it changes, a round builds only what changed.
   const prompts = !deps.maskText ? new StudentPromptCache(undefined) : deps.maskVersion ? new StudentPromptCache({ text: deps.maskText, version: deps.maskVersion }) : undefined;
   return {
-    propose: fromPromise<ModelReply, ProposeInput>(({ input, signal: roundSignal }) => withinDecisionTimeout(deps.decisionTimeoutMs, 'decision', roundSignal, async (signal) => {
+    propose: ({ input, signal: roundSignal }) => withinDecisionTimeout(deps.decisionTimeoutMs, 'decision', roundSignal, async (signal) => {
       const provider = input.proposer === 'student' ? deps.student : deps.teacher;
       const structured = input.proposer === 'teacher' || deps.studentMode === 'structured';
       // Teacher and student propose from the same prompt: a teacher decision is a demonstration
@@ -163,9 +176,9 @@ export function createBoundaryActors(deps: BoundaryActorDeps) {
       } finally {
         await shadow;
       }
-    })),
+    }),
 
-    review: fromPromise<ModelReply, ReviewInput>(({ input, signal: roundSignal }) => withinDecisionTimeout(deps.decisionTimeoutMs, 'review', roundSignal, (signal) => {
+    review: ({ input, signal: roundSignal }) => withinDecisionTimeout(deps.decisionTimeoutMs, 'review', roundSignal, (signal) => {
       const prompt = buildTeacherPrompt({
         instructions: deps.instructions(),
         task: deps.task,
@@ -193,9 +206,9 @@ export function createBoundaryActors(deps: BoundaryActorDeps) {
           call: { caller: 'teacher', purpose: 'review', data: prompt.data, round: input.round },
         })
         .then(assertReplyDepth);
-    })),
+    }),
 
-    authorize: fromPromise<AuthorizationFacts, AuthorizeInput>(async ({ input }) => {
+    authorize: async ({ input }) => {
       const { decision, tool } = input;
       if (decision.decision_type === 'complete' && deps.finishGate) {
         const gate = await deps.finishGate(input.round);
@@ -222,13 +235,13 @@ export function createBoundaryActors(deps: BoundaryActorDeps) {
           ? 'granted'
           : await deps.confirm({ run_id: deps.runId, round: input.round, server: tool.server, tool: tool.name, arguments: decision.arguments, ...(input.provenance ? { provenance: input.provenance } : {}) });
       return { idempotency_key: key, ledger: deps.ledger.state(key), confirmation };
+    },
+
+    commit: async ({ input }) => ({
+      history_index: deps.history.commit(input.round, input.decision),
     }),
 
-    commit: fromPromise<{ history_index: number }, CommitInput>(async ({ input }) => ({
-      history_index: deps.history.commit(input.round, input.decision),
-    })),
-
-    execute: fromPromise<ToolExecution, ExecuteInput>(async ({ input, signal }) => {
+    execute: async ({ input, signal }) => {
       const { tool, decision, idempotency_key } = input;
       if (deps.dryRun) {
         const content = `(dry run: ${tool.server}/${tool.name} was not executed)`;
@@ -292,10 +305,10 @@ export function createBoundaryActors(deps: BoundaryActorDeps) {
         });
         throw err;
       }
-    }),
+    },
 
-    deliver: fromPromise<void, DeliverInput>(async () => {
+    deliver: async () => {
       deps.history.settle(deps.history.length - 1, 'delivered', false);
-    }),
+    },
   };
 }

@@ -1,7 +1,7 @@
 import type { OAuthConsent } from '../mcp/mcp-tool-host';
 import { randomUUID } from 'node:crypto';
-import { createActor, toPromise } from 'xstate';
-import { boundaryMachine, type BoundaryInput } from '@shared/boundary/machine';
+import { toPromise } from 'xstate';
+import type { BoundaryInput } from '@shared/boundary/machine';
 import { checkFinalAnswer, foldClaimEvent, NO_CLAIM_FACTS, type ClaimFacts } from '@shared/boundary/final-answer-check';
 import type { RunEvent, RunEventPayload, FinalRunStatus } from '@shared/contracts/events';
 import type { HumanAnswer, Intervention } from '@shared/contracts/intervention';
@@ -34,7 +34,8 @@ import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../providers/retry';
 import { RecentEvents } from '../scs/evidence';
 import { eventIdsSince } from '../scs/round-fact';
 import { ScsSession } from '../scs/scs-session';
-import { createBoundaryActors, type ConfirmTool } from './boundary-actors';
+import { createBoundaryActor } from './boundary-actor';
+import { boundaryEffects, type ConfirmTool } from './boundary-actors';
 import { CanonicalHistory } from './canonical-history';
 import type { RunCheckpoint } from './checkpoint';
 import { defaultSealKeys, type SealKey, type SealKeys } from '../credentials/seal-keys';
@@ -392,7 +393,7 @@ async function runOpened(options: RunAgentOptions, openedSealed: boolean): Promi
       }
     }
 
-    const actors = createBoundaryActors({
+    const effects = boundaryEffects({
       runId,
       traceRunId: options.traceRunId ?? runId,
       instructions: () => scs.withBrief(instructions),
@@ -433,7 +434,6 @@ async function runOpened(options: RunAgentOptions, openedSealed: boolean): Promi
       decisionTimeoutMs: spec.limits.decision_timeout_ms,
       maxOutputTokens: spec.limits.max_output_tokens,
     });
-    const machine = boundaryMachine.provide({ actors });
     const budget = () => scs.budget(spec.limits.max_rounds);
     // Where a tool call's values came from (issue 31): the person's texts against the results the history holds.
     const provenanceOf = new ProvenanceFactsOf(spec.servers);
@@ -484,7 +484,7 @@ async function runOpened(options: RunAgentOptions, openedSealed: boolean): Promi
       // A replay draws as the run it replays did, so the same rounds are sampled for review.
       const sampled = isSampled(supervision.rules.sample_rate, supervision.rules.sample_seed, replayOf ?? runId, round);
       if (told !== undefined) personWords.push(told);
-      const actor = createActor(machine, { input: { round, proposer, snapshot, supervision, sampled, preselected, constraints: scs.constraints, claims, provenanceFacts: provenanceFacts(), ...(told !== undefined ? { told } : {}) } });
+      const actor = createBoundaryActor(effects, { round, proposer, snapshot, supervision, sampled, preselected, constraints: scs.constraints, claims, provenanceFacts: provenanceFacts(), ...(told !== undefined ? { told } : {}) });
       preselected = undefined;
       told = undefined;
       actor.on('*', (payload) => emit(payload));

@@ -91,7 +91,22 @@ function decisionGuide(): string {
     .join('\n');
 }
 
+/**
+ * A tool's lines, by the offered tool: a snapshot's tools are the same objects until the server's list
+ * changes, and a workflow's tool node builds a prompt per call (JSON of every input schema each time).
+ */
+const described = new WeakMap<OfferedTool, string>();
+
 function describeTool(tool: OfferedTool): string {
+  let lines = described.get(tool);
+  if (lines === undefined) {
+    lines = describeToolNow(tool);
+    described.set(tool, lines);
+  }
+  return lines;
+}
+
+function describeToolNow(tool: OfferedTool): string {
   const flags = [tool.effect.effect, ...(tool.effect.requires_user_confirmation ? ['needs user confirmation'] : [])].join(', ');
   const description = tool.description.trim() === '' ? '' : `: ${oneLine(tool.description)}`;
   return `- ${tool.name} [effect: ${flags}]${description}\n  input schema: ${JSON.stringify(tool.input_schema)}`;

@@ -8,7 +8,7 @@ import { createMemoryLedger } from '../mcp/idempotency-ledger';
 import { FILESYSTEM_PACKAGE } from '@shared/policy/shipped-effects';
 import { tempNotesWorkspace } from '../../test-support/workspace';
 import type { NodeRun } from './node-outcome';
-import { runToolNode, type ToolNodeDeps } from './tool-node';
+import { runToolNode, toolOutputs, type ToolNodeDeps } from './tool-node';
 import { WorkflowTools } from './workflow-tools';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -47,6 +47,12 @@ function setup(tool: Record<string, unknown>, extra: Partial<ToolNodeDeps> = {})
 }
 
 describe('tool node', () => {
+  it("a tool's text is its JSON result when it is an object or an array; any other text is the result's content", () => {
+    expect(toolOutputs(' \n{"files": 2}').result).toEqual({ files: 2 });
+    expect(toolOutputs('[1, 2]').result).toEqual([1, 2]);
+    for (const text of ['42', '"quoted"', 'null', 'plain file contents', '{ not json', '', '[unclosed']) expect(toolOutputs(text)).toEqual({ result: { content: text }, text });
+  });
+
   it('a read tool crosses the boundary unreviewed and gives its text and JSON result', async () => {
     const { ws, call, events } = setup({ tool: 'directory_tree', arguments: { path: '{{path}}' } });
     const outcome = await call({ path: ws.workspace });
