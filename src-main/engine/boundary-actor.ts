@@ -18,8 +18,9 @@ function effects(system: object): BoundaryEffects {
 /**
  * The boundary machine with the host's actors provided once for the process. `provide` builds a new
  * machine (every state node and transition again, and XState's caches cold): once per tool node's
- * call it was about 1 ms of XState a node (bench/workflow, docs/benchmarks.md). Each actor's own
- * effects are found by its actor system instead, so one machine serves every round and every call.
+ * call a round of the machine took 0.8 ms against 0.24 (docs/benchmarks.md, bench/workflow). Each
+ * actor's own effects are found by its actor system instead, so one machine serves every round and
+ * every call.
  */
 const hostedBoundaryMachine = boundaryMachine.provide({
   actors: {
