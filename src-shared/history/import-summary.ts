@@ -17,7 +17,6 @@ export interface ImportCounts {
   masked?: number;
 }
 
-
 /**
  * One sentence for both shells (lower case: each starts it its own way). Honest about what was not
  * stored: "already there" only for events the history holds unchanged; a held run's new events are

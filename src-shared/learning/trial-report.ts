@@ -212,7 +212,6 @@ export function shareWords(share: TrialShare): string {
   return `${share.count} of ${share.of} (${percent(share.rate)}; 95% interval ${percent(share.low)}–${percent(share.high)})`;
 }
 
-
 /** The phase a model's figures qualify for, in words. */
 export function qualifiesWords(f: TrialFigures, current: LifecyclePhase): string {
   if (f.qualifies_for === current) return `stays in phase ${current} (${PHASE_LABELS[current]})`;

@@ -101,7 +101,6 @@ export function partialFailureOf(ends: Iterable<InvocationEnd>, labelOf: (node: 
   };
 }
 
-
 /** "1 of 5 items failed", "1 node failed", "2 of 5 items and 1 node failed". */
 export function partialCountsText(p: PartialCounts): string {
   const items = p.items_failed > 0 ? `${p.items_failed} of ${plural(p.items, 'item', 'items')}` : undefined;
