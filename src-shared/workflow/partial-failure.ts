@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { invocationId, Lineage, NodeFailure, type InvocationStatus } from './invocation';
 import { invocationText } from './invocation-text';
-import { plural } from '../util/words';
+import { count as grouped, plural } from '../util/words';
 
 /**
  * A workflow run that got its outputs while some of its work failed (issue 28): an iterate item an
@@ -103,7 +103,7 @@ export function partialFailureOf(ends: Iterable<InvocationEnd>, labelOf: (node: 
 
 /** "1 of 5 items failed", "1 node failed", "2 of 5 items and 1 node failed". */
 export function partialCountsText(p: PartialCounts): string {
-  const items = p.items_failed > 0 ? `${p.items_failed} of ${plural(p.items, 'item', 'items')}` : undefined;
+  const items = p.items_failed > 0 ? `${grouped(p.items_failed)} of ${plural(p.items, 'item', 'items')}` : undefined;
   const nodes = p.nodes_failed > 0 ? plural(p.nodes_failed, 'node', 'nodes') : undefined;
   const what = [items, nodes].filter((x) => x !== undefined).join(' and ');
   return `${what || 'some work'} failed`;
