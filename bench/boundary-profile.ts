@@ -45,8 +45,9 @@ async function main() {
   try {
     await app.run(20, { phase: 3, latencyMs: LATENCY });
     // A second warm-up when only the timed runs are profiled: the JIT has settled by then.
-    if (process.env.PROFILE_OUT || process.env.PROFILE_HEAP_OUT) await app.run(ROUNDS, { phase: 3, latencyMs: LATENCY });
-    const session = process.env.PROFILE_OUT || process.env.PROFILE_HEAP_OUT ? new Session() : undefined;
+    const profiling = Boolean(process.env.PROFILE_OUT || process.env.PROFILE_HEAP_OUT);
+    if (profiling) await app.run(ROUNDS, { phase: 3, latencyMs: LATENCY });
+    const session = profiling ? new Session() : undefined;
     session?.connect();
     if (process.env.PROFILE_OUT) {
       await session!.post('Profiler.enable');

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { z } from 'zod';
 import { RunEvent } from '@shared/contracts/events';
+import { count } from '@shared/util/words';
 import type { HistoryDb } from './history-db';
 import type { JournalLoadReport, OpenRun } from './journal-report';
 
@@ -116,7 +117,7 @@ export function migrateLegacyJournal(file: string, target: MigrationTarget): Jou
       const shown = Math.floor((offset / Math.max(1, size)) * 10);
       if (shown !== lastShown && size > READ_BYTES) {
         lastShown = shown;
-        target.log(`history: moved ${percent(offset, size)} of the event journal (${report.events.toLocaleString('en')} events so far)`);
+        target.log(`history: moved ${percent(offset, size)} of the event journal (${count(report.events)} events so far)`);
       }
     };
     let position = offset;
@@ -160,8 +161,8 @@ export function migrateLegacyJournal(file: string, target: MigrationTarget): Jou
   fs.renameSync(file, backup);
   const runs = (target.db.prepare('SELECT count(*) AS c FROM runs').get() as { c: number }).c;
   // The counts agree: every event line read is moved, a repeat of one already moved, or refused (said above).
-  const accounted = `${eventLines.toLocaleString('en')} event lines read${resumed ? ' in this pass' : ''}: ${report.events.toLocaleString('en')} moved, ${repeated} repeats, ${refused} refused`;
-  target.log(`history: the event journal is in the history database now (${report.events.toLocaleString('en')} events${resumed ? ' in this pass' : ''}, ${runs.toLocaleString('en')} runs; ${accounted}); the old file is kept as ${backup}`);
+  const accounted = `${count(eventLines)} event lines read${resumed ? ' in this pass' : ''}: ${count(report.events)} moved, ${repeated} repeats, ${refused} refused`;
+  target.log(`history: the event journal is in the history database now (${count(report.events)} events${resumed ? ' in this pass' : ''}, ${count(runs)} runs; ${accounted}); the old file is kept as ${backup}`);
   return report;
 }
 

@@ -1,5 +1,6 @@
 import { OUTPUT_TOKEN_BOUNDS, PROPOSAL_OUTPUT_TOKENS } from '@shared/contracts/output-bound';
 import { FieldRow } from '../components/Form';
+import { count } from '../view/format';
 import type { RuntimeField, RuntimeTexts } from './runtime-edit';
 
 const FIELDS = [
@@ -23,7 +24,7 @@ const FIELDS = [
     unit: 'output tokens',
     // Short enough for the narrow graph inspector's field (110 px); the hint says what the default is.
     placeholder: 'default',
-    hint: `Output tokens one reply may use, sent with every proposal and review so the model’s server stops there (256–32,768). A reply cut at the bound is never used. Empty: ${PROPOSAL_OUTPUT_TOKENS.toLocaleString('en')} for a proposal, ${OUTPUT_TOKEN_BOUNDS.teacher.toLocaleString('en')} for a review.`,
+    hint: `Output tokens one reply may use, sent with every proposal and review so the model’s server stops there (256–32,768). A reply cut at the bound is never used. Empty: ${count(PROPOSAL_OUTPUT_TOKENS)} for a proposal, ${count(OUTPUT_TOKEN_BOUNDS.teacher)} for a review.`,
   },
 ] as const satisfies readonly { field: RuntimeField; label: string; unit: string; placeholder: string; hint: string }[];
 

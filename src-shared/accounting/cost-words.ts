@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ModelCaller } from '../contracts/model-call';
 import { InterventionCountKind, type RunCost, type UsageTotals } from './run-cost';
+import { count as grouped } from '../util/words';
 
 /**
  * The accounting in words and in JSON (issue 31). A figure nobody recorded reads "not recorded"
@@ -22,7 +23,7 @@ export function tokensText(t: UsageTotals): string {
   if (t.recorded_calls === 0) return 'not recorded';
   if (t.counted_calls === 0) return 'not reported by the model';
   const some = t.counted_calls < Math.max(t.calls, t.recorded_calls) ? '≥ ' : '';
-  return `${some}${t.input_tokens.toLocaleString('en-US')} in · ${t.output_tokens.toLocaleString('en-US')} out`;
+  return `${some}${grouped(t.input_tokens)} in · ${grouped(t.output_tokens)} out`;
 }
 
 /** Tokens in and out together, for a narrow column. */
@@ -31,7 +32,7 @@ export function tokenCountText(t: UsageTotals): string {
   if (t.recorded_calls === 0) return 'not recorded';
   if (t.counted_calls === 0) return 'not reported';
   const some = t.counted_calls < Math.max(t.calls, t.recorded_calls) ? '≥ ' : '';
-  return `${some}${(t.input_tokens + t.output_tokens).toLocaleString('en-US')}`;
+  return `${some}${grouped(t.input_tokens + t.output_tokens)}`;
 }
 
 /** Four decimals under a dollar, two above. */

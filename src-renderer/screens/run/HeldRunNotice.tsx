@@ -1,4 +1,5 @@
 import type { HeldRunState } from './use-held-run';
+import { count } from '../../view/format';
 
 /** Says where a run's events are while they are not all on this page: loading from the host, waiting for it, or not there. */
 export function HeldRunNotice({ state, expected, retry }: { state: HeldRunState; expected?: number | undefined; retry(): void }) {
@@ -10,8 +11,8 @@ export function HeldRunNotice({ state, expected, retry }: { state: HeldRunState;
       return (
         <div className="notice" role="status" aria-live="polite" data-testid="run-events-loading">
           <p>
-            Loading this run's events from the host's history: {state.arrived.toLocaleString('en')}
-            {expected !== undefined ? ` of ${expected.toLocaleString('en')}` : ''}. This browser keeps recent and opened runs; the rest stay on the host.
+            Loading this run's events from the host's history: {count(state.arrived)}
+            {expected !== undefined ? ` of ${count(expected)}` : ''}. This browser keeps recent and opened runs; the rest stay on the host.
           </p>
           <progress max={Math.max(1, expected ?? state.arrived)} value={state.arrived} aria-label="Events loaded" />
         </div>

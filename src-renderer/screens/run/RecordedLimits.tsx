@@ -1,7 +1,6 @@
 import type { RecordedLimits } from '@shared/contracts/events';
 import { OUTPUT_TOKEN_BOUNDS, PROPOSAL_OUTPUT_TOKENS } from '@shared/contracts/output-bound';
-
-const tokens = (n: number) => n.toLocaleString('en');
+import { count } from '../../view/format';
 
 /** The runtime limits a run recorded on its start (the Runtime group's round limit, decision timeout and reply bound), in words. */
 export function recordedLimitsLines(limits: RecordedLimits): { label: string; text: string; key: string }[] {
@@ -15,7 +14,7 @@ export function recordedLimitsLines(limits: RecordedLimits): { label: string; te
     {
       key: 'max_output_tokens',
       label: 'Model reply bound',
-      text: limits.max_output_tokens === undefined ? `Steward’s own (${tokens(PROPOSAL_OUTPUT_TOKENS)} tokens per proposal, ${tokens(OUTPUT_TOKEN_BOUNDS.teacher)} per review)` : `${tokens(limits.max_output_tokens)} output tokens per reply`,
+      text: limits.max_output_tokens === undefined ? `Steward’s own (${count(PROPOSAL_OUTPUT_TOKENS)} tokens per proposal, ${count(OUTPUT_TOKEN_BOUNDS.teacher)} per review)` : `${count(limits.max_output_tokens)} output tokens per reply`,
     },
     { key: 'max_consecutive_failures', label: 'Failures', text: `the run fails after ${limits.max_consecutive_failures} failed rounds in a row` },
   ];

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useLiveQuery } from 'dexie-react-hooks';
 import { useHost } from '../../app/HostProvider';
 import { BUDGET_LIMITS, heldFacts, openRuns, readBudget, trimToBudget, writeBudget } from '../../db/history-budget';
-import { plural } from '../../view/format';
+import { count, plural } from '../../view/format';
 
 /** About what a demo event takes in IndexedDB with its indexes: for the size a person reads beside the number. */
 const BYTES_PER_EVENT = 1_000;
@@ -25,7 +25,7 @@ export function HistorySection() {
     e.preventDefault();
     const events = Number(value.replace(/[\s,_]/g, ''));
     if (!Number.isInteger(events) || events < BUDGET_LIMITS.min || events > BUDGET_LIMITS.max) {
-      setStatus({ kind: 'error', text: `Enter a whole number of events from ${BUDGET_LIMITS.min.toLocaleString('en')} to ${BUDGET_LIMITS.max.toLocaleString('en')}.` });
+      setStatus({ kind: 'error', text: `Enter a whole number of events from ${count(BUDGET_LIMITS.min)} to ${count(BUDGET_LIMITS.max)}.` });
       return;
     }
     setBusy(true);

@@ -6,6 +6,7 @@ import { runtimeLimitsOf, setRuntimeLimits } from '../../db/workflow-runtime';
 import { parseRuntimeTexts, runtimeTextsOf, type RuntimeField, type RuntimeTexts } from '../../supervision/runtime-edit';
 import { RuntimeFields } from '../../supervision/RuntimeFields';
 import { GroupSaveRow } from './GroupSaveRow';
+import { count } from '../../view/format';
 
 const FIELD_IDS = {
   max_rounds: fieldDomId('limits.max_rounds'),
@@ -87,5 +88,5 @@ export function RuntimeGroup({ doc }: { doc: HostedWorkflow }) {
 export function runtimeSummary(doc: HostedWorkflow): string {
   const limits = runtimeLimitsOf(doc);
   const timeout = limits.decision_timeout_ms === undefined ? 'no decision timeout' : `${limits.decision_timeout_ms / 1000} s per decision`;
-  return `${limits.max_rounds} rounds · ${timeout}${limits.max_output_tokens === undefined ? '' : ` · ${limits.max_output_tokens.toLocaleString('en')} tokens per reply`}`;
+  return `${limits.max_rounds} rounds · ${timeout}${limits.max_output_tokens === undefined ? '' : ` · ${count(limits.max_output_tokens)} tokens per reply`}`;
 }
