@@ -1,6 +1,5 @@
 import { and, assign, emit, fromPromise, setup } from 'xstate';
-import type { z } from 'zod';
-import { issueWords as schemaIssueWords } from '../workflow/schema-problems';
+import { allIssueWordsIn } from '../workflow/schema-problems';
 import type { RunEventPayload } from '../contracts/events';
 import {
   DECISIONS_FOR_TRIGGER,
@@ -118,19 +117,16 @@ function parseDecision(raw: unknown, trigger: MonitorTrigger): { decision: Monit
 /** The student may be asked again this many times about one draft after its approval was refused. */
 const REFUSAL_RETRIES = 1;
 
-/** A plan's problems in words ("plan needs at least 3 entries"), never the schema's own text: a person reads them in the SCS timeline. */
-const issueWords = (issues: readonly z.core.$ZodIssue[], whole: string) => issues.map((i) => schemaIssueWords(i, i.path.map(String).join('.') || whole)).join('; ');
-
-/** The committee's answer: one plan, or alternatives (the first is the draft the machine carries). */
+/** The committee's answer (its problems in words, never the schema's own text: a person reads them in the SCS timeline): one plan, or alternatives (the first is the draft the machine carries). */
 function parseDraft(raw: unknown): { draft: PhasePlan; alternatives: PhasePlan[] } | { problem: string } {
   if (typeof raw === 'object' && raw !== null && Object.hasOwn(raw, 'alternatives')) {
     const parsed = PlanAlternatives.safeParse(raw);
-    if (!parsed.success) return { problem: `the committee's alternative plans were malformed: ${issueWords(parsed.error.issues, 'alternatives')}` };
+    if (!parsed.success) return { problem: `the committee's alternative plans were malformed: ${allIssueWordsIn(raw, parsed.error.issues, 'alternatives')}` };
     const [first] = parsed.data.alternatives;
     return first ? { draft: first, alternatives: parsed.data.alternatives } : { problem: 'the committee drafted no alternative plans' };
   }
   const parsed = PhasePlan.safeParse(raw);
-  return parsed.success ? { draft: parsed.data, alternatives: [] } : { problem: `the committee's plan was malformed: ${issueWords(parsed.error.issues, 'plan')}` };
+  return parsed.success ? { draft: parsed.data, alternatives: [] } : { problem: `the committee's plan was malformed: ${allIssueWordsIn(raw, parsed.error.issues, 'plan')}` };
 }
 
 /**

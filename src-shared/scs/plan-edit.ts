@@ -1,8 +1,5 @@
-import { issueWords as schemaIssueWords } from '../workflow/schema-problems';
+import { allIssueWordsIn } from '../workflow/schema-problems';
 import { PhasePlan } from './contracts';
-
-const issueWords = (issues: readonly { path: readonly PropertyKey[] }[], whole: string): string =>
-  issues.map((i) => schemaIssueWords(i as Parameters<typeof schemaIssueWords>[0], i.path.map(String).join('.') || whole)).join('; ');
 
 /**
  * The student's edit of a committee plan: fields replacing the chosen plan's, and the result checked
@@ -11,8 +8,10 @@ const issueWords = (issues: readonly { path: readonly PropertyKey[] }[], whole: 
  * reviewed in the plan (each call is still checked at the decision boundary; this keeps the plan honest).
  */
 export function applyPlanEdit(chosen: PhasePlan, edit: Record<string, unknown>): { plan: PhasePlan } | { problem: string } {
-  const edited = PhasePlan.safeParse({ ...chosen, ...edit });
-  if (!edited.success) return { problem: `is not a valid plan (${issueWords(edited.error.issues, 'plan')})` };
+  const merged = { ...chosen, ...edit };
+  const edited = PhasePlan.safeParse(merged);
+  // A plan's problems in words ("plan needs at least 3 entries"), never the schema's own text: a person reads them in the SCS timeline.
+  if (!edited.success) return { problem: `is not a valid plan (${allIssueWordsIn(merged, edited.error.issues, 'plan')})` };
   const allowed = new Set(chosen.allowed_tools);
   const added = edited.data.allowed_tools.filter((t) => !allowed.has(t));
   if (added.length > 0) {

@@ -3,7 +3,7 @@ import { Decision } from '../contracts/decision';
 import type { ModelScript } from '../contracts/script';
 import type { WorkflowNode } from './document';
 import { UnknownVariableError, substituteVars } from '../util/substitute';
-import { issueWords } from './schema-problems';
+import { issueWordsIn } from './schema-problems';
 import type { GraphProblem } from './validate-graph';
 
 /**
@@ -136,7 +136,7 @@ function scriptProblems(nodeId: string, script: ModelScript, where: string): Gra
     const parsed = Decision.safeParse(entry.json);
     if (parsed.success) return [];
     const first = parsed.error.issues[0];
-    const words = first ? issueWords(first) : 'not a decision';
+    const words = first ? issueWordsIn(entry.json, first) : 'not a decision';
     const type = isObject(entry.json) && typeof entry.json.decision_type === 'string' ? ` (${entry.json.decision_type.slice(0, 40)})` : '';
     return [{ node: nodeId, code: 'invalid_script_decision', message: `${where}: student reply ${i + 1}${type} is not a decision the boundary accepts: ${words}` }];
   });

@@ -26,6 +26,24 @@ describe('schema problems in words', () => {
     expect(words(HostedWorkflowGraph, { ...base, name: '' })).toEqual(['workflow: name is required']);
   });
 
+  it('a value of the wrong type says what it must be; only a missing or empty one is "required"', () => {
+    expect(words(HostedWorkflowGraph, { ...base, name: 42 })).toEqual(['workflow: name must be a string']);
+    expect(words(HostedWorkflowGraph, { ...base, name: undefined })).toEqual(['workflow: name is required']);
+    const { name: _name, ...nameless } = base;
+    expect(words(HostedWorkflowGraph, nameless)).toEqual(['workflow: name is required']);
+    // A server entry's `server` given as a number is present, not missing.
+    expect(words(HostedWorkflowGraph, { ...base, servers: [{ id: 'fs', server: 7 }] })).toEqual(['workflow: `server` in the first server entry must be a string']);
+  });
+
+  it("a tool node the editor just added (no server chosen yet) says its server is required, not how to spell one", () => {
+    const doc = { ...base, nodes: [...base.nodes, { id: 'tool', kind: 'tool', server: '', tool: '' }] };
+    const out = words(HostedWorkflowGraph, doc);
+    expect(out).toContain('node tool: server is required');
+    expect(out.join('\n')).not.toMatch(/lowercase/);
+    // A server typed badly still gets the pattern's own words.
+    expect(words(HostedWorkflowGraph, { ...base, nodes: [...base.nodes, { id: 'tool', kind: 'tool', server: 'My Server', tool: 'read' }] })).toEqual(['node tool: server: use lowercase letters, digits, - and _']);
+  });
+
   it('a field left empty on a node names the node and port', () => {
     const doc = { ...base, nodes: [{ id: 'in', kind: 'input', fields: [{ name: 'Bad Name' }] }, base.nodes[1]] };
     const parsed = HostedWorkflowGraph.safeParse(doc);

@@ -12,6 +12,21 @@ export function schemaProblems(doc: unknown, error: z.ZodError): GraphProblem[] 
   return error.issues.map((issue) => schemaProblem(doc, issue));
 }
 
+/**
+ * Whether the checked value has nothing at an issue's place: no key, `undefined`, or an empty text a
+ * pattern or a minimum refused. Zod 4 leaves the input out of its issues (so a secret never rides in
+ * one), so this is read from the value itself; without it, from Zod's "received undefined".
+ */
+function isEmptyAt(issue: z.core.$ZodIssue, root: unknown, hasRoot: boolean): boolean {
+  if (!hasRoot) return issue.code === 'invalid_type' && /\breceived undefined$/.test(issue.message);
+  let at: unknown = root;
+  for (const key of issue.path) {
+    if (typeof at !== 'object' || at === null || !Object.hasOwn(at, key)) return true;
+    at = (at as Record<PropertyKey, unknown>)[key];
+  }
+  return at === undefined || (at === '' && (issue.code === 'invalid_format' || issue.code === 'too_small'));
+}
+
 interface NodeLike {
   id?: unknown;
   inputs?: unknown;
@@ -19,6 +34,8 @@ interface NodeLike {
 }
 
 function schemaProblem(doc: unknown, issue: z.core.$ZodIssue): GraphProblem {
+  const placeWords = (at: readonly string[]) => placeWordsIn(doc, issue, at);
+  const issueWords = (field: string) => issueWordsIn(doc, issue, field);
   // A segment that is not the schema's own (a record's key) is elided, as an unknown key's name is.
   const path = issue.path.map((p) => (typeof p === 'number' ? String(p) : typeof p === 'string' && SCHEMA_KEY.test(p) ? p : '…'));
   const nodes = isObject(doc) && Array.isArray(doc.nodes) ? (doc.nodes as unknown[]) : [];
@@ -30,11 +47,11 @@ function schemaProblem(doc: unknown, issue: z.core.$ZodIssue): GraphProblem {
     const port = typeof entry?.name === 'string' && entry.name !== '' ? entry.name : undefined;
     const id = typeof node?.id === 'string' && node.id !== '' ? node.id : undefined;
     // A kind the document format does not have: say which it has.
-    const message = issue.code === 'invalid_union' && rest.length === 1 && rest[0] === 'kind' ? `kind must be one of ${NODE_KINDS.map((k) => `"${k}"`).join(', ')}` : placeWords(issue, rest);
+    const message = issue.code === 'invalid_union' && rest.length === 1 && rest[0] === 'kind' ? `kind must be one of ${NODE_KINDS.map((k) => `"${k}"`).join(', ')}` : placeWords(rest);
     return { ...(id !== undefined ? { node: id } : {}), ...(port !== undefined ? { port } : {}), code: 'schema', message };
   }
-  if (path[0] === 'edges' && path[1] !== undefined) return { edge: Number(path[1]), code: 'schema', message: `edge ${Number(path[1]) + 1}: ${path.length > 2 ? placeWords(issue, path.slice(2)) : issueWords(issue, 'the edge')}` };
-  return { code: 'schema', message: path.length > 0 ? placeWords(issue, path) : issueWords(issue, 'the document') };
+  if (path[0] === 'edges' && path[1] !== undefined) return { edge: Number(path[1]), code: 'schema', message: `edge ${Number(path[1]) + 1}: ${path.length > 2 ? placeWords(path.slice(2)) : issueWords('the edge')}` };
+  return { code: 'schema', message: path.length > 0 ? placeWords(path) : issueWords('the document') };
 }
 
 /**
@@ -42,18 +59,18 @@ function schemaProblem(doc: unknown, issue: z.core.$ZodIssue): GraphProblem {
  * first server entry", not `servers.0`), a field of it in backquotes; a missing field says what to
  * put there where the format knows.
  */
-function placeWords(issue: z.core.$ZodIssue, path: readonly string[]): string {
+function placeWordsIn(doc: unknown, issue: z.core.$ZodIssue, path: readonly string[]): string {
   const last = lastIndexAt(path);
-  if (last < 0) return issueWords(issue, path.join('.'));
+  if (last < 0) return issueWordsIn(doc, issue, path.join('.'));
   const entry = entryWords(path.slice(0, last + 1));
   const tail = path.slice(last + 1).join('.');
-  if (tail === '') return issueWords(issue, entry);
-  if (isMissing(issue)) {
+  if (tail === '') return issueWordsIn(doc, issue, entry);
+  if (isMissing(issue, doc)) {
     const list = path[last - 1] ?? '';
     const hint = MISSING_HINTS.get(`${list}.${tail}`);
     return `${entry} has no \`${tail}\`${hint ? `: ${hint}` : ''}`;
   }
-  return issueWords(issue, `\`${tail}\` in ${entry}`);
+  return issueWordsIn(doc, issue, `\`${tail}\` in ${entry}`);
 }
 
 /** What to put in a required field a file left out, where the format knows (list.field). */
@@ -65,8 +82,8 @@ const MISSING_HINTS: ReadonlyMap<string, string> = new Map([
   ['checks.check', 'say which check it is'],
 ]);
 
-function isMissing(issue: z.core.$ZodIssue): boolean {
-  return (issue.code === 'invalid_type' && issue.input === undefined) || (issue.code === 'too_small' && issue.origin === 'string' && Number(issue.minimum) <= 1);
+function isMissing(issue: z.core.$ZodIssue, doc: unknown): boolean {
+  return (issue.code === 'invalid_type' && isEmptyAt(issue, doc, true)) || (issue.code === 'too_small' && issue.origin === 'string' && Number(issue.minimum) <= 1);
 }
 
 /** Position of the last list index in a path (-1: none); an index at the start names no list. */
@@ -113,6 +130,20 @@ const SCHEMA_KEY = /^[a-z_]{1,40}$/;
 
 /** One issue as a sentence about `field` (its path, by default). */
 export function issueWords(issue: z.core.$ZodIssue, field: string = issue.path.map(String).join('.') || 'the document'): string {
+  return wordsOf(issue, field, (i) => isEmptyAt(i, undefined, false));
+}
+
+/** The same, for an issue of `checked` (the value that was parsed): an empty or missing value is "required". */
+export function issueWordsIn(checked: unknown, issue: z.core.$ZodIssue, field: string = issue.path.map(String).join('.') || 'the document'): string {
+  return wordsOf(issue, field, (i) => isEmptyAt(i, checked, true));
+}
+
+/** Every issue of `checked`, each named by its path (or `whole` for the value itself), joined as one sentence. */
+export function allIssueWordsIn(checked: unknown, issues: readonly z.core.$ZodIssue[], whole: string): string {
+  return issues.map((i) => issueWordsIn(checked, i, i.path.map(String).join('.') || whole)).join('; ');
+}
+
+function wordsOf(issue: z.core.$ZodIssue, field: string, empty: (issue: z.core.$ZodIssue) => boolean): string {
   switch (issue.code) {
     case 'too_small': {
       const min = Number(issue.minimum);
@@ -128,7 +159,7 @@ export function issueWords(issue: z.core.$ZodIssue, field: string = issue.path.m
       return ownWords(issue) ? `${field}: ${issue.message}` : `${field} must be at most ${max}`;
     }
     case 'invalid_type':
-      return issue.input === undefined ? `${field} is required` : `${field} must be ${article(issue.expected)}`;
+      return empty(issue) ? `${field} is required` : `${field} must be ${article(issue.expected)}`;
     case 'unrecognized_keys': {
       const plain = issue.keys.every((k) => SCHEMA_KEY.test(k));
       const names = plain ? issue.keys.map((k) => `"${k}"`).join(', ') : `${issue.keys.length}`;
@@ -139,6 +170,8 @@ export function issueWords(issue: z.core.$ZodIssue, field: string = issue.path.m
     case 'invalid_union':
       return `${field} is not any of the forms it may take`;
     case 'invalid_format':
+      // Nothing typed yet is a missing value, not a badly spelled one.
+      if (issue.format === 'regex' && empty(issue)) return `${field} is required`;
       // A pattern with its own message ("use lowercase letters, digits, - and _") says it best.
       return issue.message.startsWith('Invalid') ? `${field} is not a valid ${issue.format === 'regex' ? 'value' : issue.format}` : `${field}: ${issue.message}`;
     default:

@@ -36,7 +36,11 @@ export function exportText(workflow: HostedWorkflowGraph): { fileName: string; t
   return { fileName: `${workflow.id}.workflow.json`, text: `${JSON.stringify(workflow, null, 2)}\n` };
 }
 
-/** A new workflow: one input, one output, connected, so it is valid from the start. */
+/**
+ * A new workflow: one input, one output, connected, so it is valid from the start. The output
+ * stands where Auto-layout would put it (the input's 200 px and the layout's gap), so the two fit
+ * the canvas at a legible zoom in a laptop's window rather than the output being cut at its edge.
+ */
 export function newWorkflowDraft(taken: Iterable<string>): Draft {
   return {
     format: 'steward/v1',
@@ -47,7 +51,7 @@ export function newWorkflowDraft(taken: Iterable<string>): Draft {
     servers: [],
     nodes: [
       { id: 'input', kind: 'input', position: { x: 0, y: 80 }, fields: [{ name: 'text', type: 'text', required: true }] },
-      { id: 'output', kind: 'output', position: { x: 420, y: 80 }, fields: [{ name: 'result', type: 'any', required: true }] },
+      { id: 'output', kind: 'output', position: { x: 280, y: 80 }, fields: [{ name: 'result', type: 'any', required: true }] },
     ],
     edges: [{ from: { node: 'input', port: 'text' }, to: { node: 'output', port: 'result' } }],
   };
