@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { RunEvent } from '@shared/contracts/events';
 import { historyPath } from '../events/history-db';
 import { legacyJournalPath } from '../events/open-history';
+import { runNamedBy, type RunNamed } from '../events/run-named-by';
 
 /**
  * One run's events from a data folder's history, read without taking the folder: a host may hold
@@ -23,6 +24,22 @@ export async function journalFileRunEvents(dataDir: string, runId: string): Prom
     }
   }
   return legacyRunEvents(legacyJournalPath(dataDir), runId);
+}
+
+/**
+ * The run a typed id names in a data folder's history (whole, or its first 8 characters or more, as
+ * `steward runs list` prints it), read the same way. A folder with only an old journal file takes the
+ * whole id.
+ */
+export function journalFileRunNamed(dataDir: string, typed: string): RunNamed {
+  const file = historyPath(dataDir);
+  if (!existsSync(file)) return { kind: 'run', runId: typed };
+  const db = new Database(file, { readonly: true, fileMustExist: true, timeout: 10_000 });
+  try {
+    return runNamedBy(db, typed);
+  } finally {
+    db.close();
+  }
 }
 
 async function legacyRunEvents(path: string, runId: string): Promise<RunEvent[]> {

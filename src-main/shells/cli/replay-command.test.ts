@@ -108,6 +108,10 @@ describe('steward replay', () => {
     const replay = await cli(['replay', run_id, '--json'], dataDir);
     expect(replay.stderr).toBe('');
     expect(JSON.parse(replay.stdout)).toMatchObject({ replay_of: run_id, dry_run: true, differences: [] });
+    // By its first 8 characters, as `steward runs list` and `steward run` print it.
+    const byStart = await cli(['replay', run_id.slice(0, 8), '--json'], dataDir);
+    expect(byStart.stderr).toBe('');
+    expect(JSON.parse(byStart.stdout)).toMatchObject({ replay_of: run_id, dry_run: true, differences: [] });
 
     const missing = await cli(['replay', 'no-such-run'], dataDir);
     expect(missing.code).toBe(EXIT.badInput);

@@ -11,7 +11,7 @@ import { prepareDemoWorkspace } from '../../demo/demo-workspace';
 import { onExampleCopy } from '../../demo/example-workspace';
 import { runAgent } from '../../engine/run-agent';
 import { readTraceEvents } from '../../otlp/read-trace-events';
-import { journalFileRunEvents } from '../../replay/journal-file-run';
+import { journalFileRunEvents, journalFileRunNamed } from '../../replay/journal-file-run';
 import { planReplay } from '../../replay/replay-plan';
 import { SpecError } from '../../spec/spec-errors';
 import { defaultDataDir } from '../../util/data-dir';
@@ -24,6 +24,7 @@ import { replayWorkflowCommand } from './replay-workflow';
 import { replayableTrial } from '../../learning/trial/replay-trial';
 import { replayTrialCommand } from '../../learning/trial/replay-trial-command';
 import { openTraceWriter } from './trace-writer';
+import { ambiguousWords } from './run-named-words';
 
 export const REPLAY_USAGE = `Usage: steward replay TRACE.jsonl|RUN_ID [--live] [--json] [--spec FILE] [--trace OUT.jsonl]
                       [--yes | --no-confirm] [--data-dir DIR]
@@ -54,7 +55,11 @@ async function recordedEvents(source: string, dataDir: string): Promise<{ events
     return { events, runId: runs[0] ?? source };
   }
   if (source.endsWith('.jsonl')) throw new SpecError(`cannot read trace ${source}: no such file`);
-  return { events: await journalFileRunEvents(dataDir, source), runId: source };
+  // A run id as `steward runs list` prints it (its first 8 characters) or whole; one that names no run has no events.
+  const named = journalFileRunNamed(dataDir, source);
+  if (named.kind === 'ambiguous') throw new SpecError(ambiguousWords(source, named));
+  const runId = named.kind === 'run' ? named.runId : source;
+  return { events: await journalFileRunEvents(dataDir, runId), runId };
 }
 
 /** The workflow the run names: the --spec file, else the demo of that id (as the app runs it, in the data folder). */

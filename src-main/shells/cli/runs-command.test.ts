@@ -116,6 +116,23 @@ describe('steward runs', () => {
     expect(page.deleted).toEqual(['cli-run-00004']);
   });
 
+  it('deletes a run named as `runs list` prints it (its first 8 characters); a start two runs share deletes neither', async () => {
+    const dataDir = tempDir();
+    const ids = ['7a4eb7df-1352-4f0e-bfa2-ceb4248a0113', 'feedface-0001', 'feedface-0002'];
+    await cli(['runs', 'import', traceFile(tempDir(), ids.flatMap(run))], dataDir);
+    const shared = await cli(['runs', 'delete', 'feedface'], dataDir);
+    expect(shared.code).toBe(1);
+    expect(shared.stdout).toBe('deleted 0 runs\n');
+    expect(shared.stderr).toContain('"feedface" is the start of 2 runs\' ids; give more of the one you mean:\n  feedface-0001\n  feedface-0002\n(not deleted)');
+    const short = await cli(['runs', 'delete', '7a4eb7'], dataDir);
+    expect(short.stderr).toContain('at least 8 characters');
+    expect(heldRuns(dataDir)).toEqual(ids);
+
+    const named = await cli(['runs', 'delete', '7a4eb7df', 'feedface-0002'], dataDir);
+    expect(named).toMatchObject({ code: 0, stdout: 'deleted 2 runs\n', stderr: '' });
+    expect(heldRuns(dataDir)).toEqual(['feedface-0001']);
+  });
+
   it('refuses while the app holds the data folder, saying what to do', async () => {
     const dataDir = tempDir();
     await openTestHost(dataDir, cleanups);

@@ -6,11 +6,13 @@ import { HistoryWriteError, JournalRewriteError, type EventJournal } from '../..
 import { openHistory } from '../../events/open-history';
 import { liveCommandRuns } from '../../events/interrupted-runs';
 import { RunHistory } from '../../events/run-history';
+import { runNamedBy } from '../../events/run-named-by';
 import { RequestError } from '../../registry/request-error';
 import { defaultDataDir } from '../../util/data-dir';
 import { acquireDataFolderLock, DataFolderInUseError } from '../../util/data-folder-lock';
 import type { CliIo, EXIT } from './cli-io';
 import { checkTraceStreams, importTraceStreams, NO_HISTORY, type Checked } from './import-traces';
+import { ambiguousWords, noRunWords } from './run-named-words';
 import { isReadSubcommand, runsReadCommand } from './runs-read-command';
 import { typedPath } from './typed-path';
 import { waitingCommand } from './waiting-command';
@@ -40,7 +42,8 @@ export const RUNS_USAGE = `Usage:
            RUN_ID is the whole id or its first 8 characters or more (a start that several runs'
            ids share lists them and shows none)
   waiting  the runs waiting for a person (answer them with steward answer)
-  delete   delete runs from the data folder's history
+  delete   delete runs from the data folder's history; each RUN_ID whole or its first 8
+           characters or more, as show takes it (a start several runs share deletes none of them)
   import   add the runs of JSONL traces to it
   --json   list, search: { runs: [{ run, events, imported }], next? } (next: more runs follow,
            --after with its run_id gives them);
@@ -54,7 +57,8 @@ first, also against the history, and a bad line imports nothing; a run the histo
 keeps its events; a key-like value (sk-…, ghp_…) is masked and model text over 16 KiB trimmed, as
 recorded runs are, and the summary says so. While the app runs, it runs these commands itself: its Runs screen changes at once, and
 list, search and show read its history as it is that moment.
-Exit codes: 0 done · 1 delete: some runs were not there or are waiting; show: no such run
+Exit codes: 0 done · 1 delete: some runs were not there, are waiting, or were named by a start
+            several share; show: no such run
             · 2 bad input (show: a RUN_ID start that several runs share)`;
 
 /** `steward runs …`. Returns the exit code; a refusal is a message on stderr. */
@@ -122,11 +126,14 @@ export async function runsCommand(args: string[], io: CliIo): Promise<number> {
   }
 }
 
-async function deleteRuns(history: RunHistory, journal: EventJournal, runIds: string[], waiting: ReadonlySet<string>, io: CliIo): Promise<number> {
-  const missing = runIds.filter((id) => !journal.hasRun(id));
+async function deleteRuns(history: RunHistory, journal: EventJournal, typed: string[], waiting: ReadonlySet<string>, io: CliIo): Promise<number> {
+  // Each RUN_ID as `runs list` prints it (its first 8 characters) or whole: a start several runs share deletes none of them.
+  const named = typed.map((id) => ({ typed: id, named: runNamedBy(journal.connection, id) }));
+  const refused = named.filter((n) => n.named.kind !== 'run');
+  for (const { typed: id, named: n } of refused) io.stderr(`steward runs: ${n.kind === 'ambiguous' ? `${ambiguousWords(id, n)}\n(not deleted)` : noRunWords(id, "this data folder's history", n.kind === 'none' && n.short)}\n`);
+  const runIds = [...new Set(named.flatMap((n) => (n.named.kind === 'run' ? [n.named.runId] : [])))];
   const blocked = runIds.filter((id) => waiting.has(id));
-  const wanted = runIds.filter((id) => journal.hasRun(id) && !waiting.has(id));
-  for (const id of missing) io.stderr(`steward runs: no run "${id}" in this data folder's history\n`);
+  const wanted = runIds.filter((id) => !waiting.has(id));
   for (const id of blocked) io.stderr(`steward runs: run "${id}" is waiting for a person: answer or stop it first, with steward answer or in the app (not deleted)\n`);
   let deleted = 0;
   try {
@@ -139,7 +146,7 @@ async function deleteRuns(history: RunHistory, journal: EventJournal, runIds: st
   // A run's child runs (workflows it ran, issue 29) went with it: said apart from the runs named.
   const children = Math.max(0, deleted - wanted.length);
   io.stdout(`deleted ${deleted - children} run${deleted - children === 1 ? '' : 's'}${children > 0 ? ` and ${children} child run${children === 1 ? '' : 's'} of ${deleted - children === 1 ? 'it' : 'them'}` : ''}\n`);
-  return missing.length + blocked.length > 0 ? CODE.notAll : CODE.ok;
+  return refused.length + blocked.length > 0 ? CODE.notAll : CODE.ok;
 }
 
 /**

@@ -206,8 +206,8 @@ describe('steward runs list, search and show', () => {
     const ambiguous = await cli(['runs', 'show', 'feedface'], dataDir);
     expect(ambiguous.code).toBe(EXIT.badInput);
     expect(ambiguous.stdout).toBe('');
-    expect(ambiguous.stderr).toContain('"feedface" is the start of 2 runs\' ids; give more of the one you mean:\n  feedface-0002 · Filed elsewhere');
-    expect(ambiguous.stderr).toContain('  feedface-0001 · Filed elsewhere');
+    expect(ambiguous.stderr).toContain('"feedface" is the start of 2 runs\' ids; give more of the one you mean:\n  feedface-0001 · Filed elsewhere');
+    expect(ambiguous.stderr).toContain('  feedface-0002 · Filed elsewhere');
 
     expect(await cli(['runs', 'show', 'deadbeef'], dataDir)).toMatchObject({ code: EXIT.runNotCompleted, stderr: expect.stringContaining('no run "deadbeef" in the history of') });
     expect(await cli(['runs', 'show', notes.slice(0, 6)], dataDir)).toMatchObject({ code: EXIT.runNotCompleted, stderr: expect.stringContaining('at least 8 characters') });

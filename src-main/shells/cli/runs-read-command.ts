@@ -1,12 +1,13 @@
 import { parseArgs } from 'node:util';
 import { RUN_STATUSES, RunStatus } from '@shared/contracts/events';
-import type { EventJournal } from '../../events/event-journal';
-import type { ListedRun, RunsPage, RunsQuery } from '../../events/history-queries';
+import type { RunsPage, RunsQuery } from '../../events/history-queries';
+import { runNamedBy } from '../../events/run-named-by';
 import type { CliIo, EXIT } from './cli-io';
 import { localTime, MAX_PAGE, pageFooter, pageJson, shownJson, shownLines } from './format-history';
 import { nestedRunLines } from './nested-run-lines';
 import { historyToRead } from './history-to-read';
 import { storedRunCost } from './run-cost-output';
+import { ambiguousWords, noRunWords } from './run-named-words';
 
 // Type-only link to cli.ts (which imports this file through runs-command.ts): the codes are checked equal to EXIT at compile time.
 const CODE = { ok: 0, noRun: 1, badInput: 2 } as const satisfies { ok: (typeof EXIT)['ok']; noRun: (typeof EXIT)['runNotCompleted']; badInput: (typeof EXIT)['badInput'] };
@@ -17,8 +18,6 @@ export const isReadSubcommand = (sub: string | undefined): sub is ReadSubcommand
 
 /** Rows a plain list shows unless --limit says otherwise (a screenful). */
 const DEFAULT_LIMIT = 20;
-/** A run id's start that `show` takes for the whole id. */
-const MIN_PREFIX = 8;
 
 class BadInput extends Error {}
 
@@ -177,18 +176,25 @@ async function show(args: string[], io: CliIo): Promise<number> {
     return history.missing ? CODE.noRun : CODE.badInput;
   }
   try {
-    const found = findRun(history.journal, typed);
+    const found = runNamedBy(history.journal.connection, typed);
     if (found.kind === 'none') {
-      const short = typed.length < MIN_PREFIX ? ` (a run id's start must be at least ${MIN_PREFIX} characters long to name it)` : '';
-      io.stderr(`steward runs: no run "${typed}" in the history of ${history.dataDir}${short}; steward runs search finds runs by words\n`);
+      io.stderr(`steward runs: ${noRunWords(typed, `the history of ${history.dataDir}`, found.short)}; steward runs search finds runs by words\n`);
       return CODE.noRun;
     }
     if (found.kind === 'ambiguous') {
-      const lines = found.candidates.map(({ run }) => `  ${run.run_id} · ${run.spec_name} · started ${localTime(run.started_at)}`);
-      io.stderr(`steward runs: "${typed}" is the start of ${found.more ? 'more than ' : ''}${found.candidates.length} runs' ids; give more of the one you mean:\n${lines.join('\n')}\n`);
+      const described = (runId: string) => {
+        const run = history.journal.run(runId)?.run;
+        return run ? `${run.run_id} · ${run.spec_name} · started ${localTime(run.started_at)}` : runId;
+      };
+      io.stderr(`steward runs: ${ambiguousWords(typed, found, described)}\n`);
       return CODE.badInput;
     }
-    const { run, imported } = found.run;
+    const listed = history.journal.run(found.runId);
+    if (!listed) {
+      io.stderr(`steward runs: ${noRunWords(typed, `the history of ${history.dataDir}`, false)}\n`);
+      return CODE.noRun;
+    }
+    const { run, imported } = listed;
     const events = history.journal.runEvents(run.run_id);
     if (values.json) io.stdout(`${JSON.stringify(shownJson(run, imported, events, storedRunCost(events, history.dataDir)), null, 2)}\n`);
     else io.stdout(`${shownLines(run, imported, events.length).join('\n')}\n`);
@@ -198,29 +204,3 @@ async function show(args: string[], io: CliIo): Promise<number> {
   }
 }
 
-/** Candidates an ambiguous start lists at most. */
-const MAX_CANDIDATES = 10;
-
-type Found = { kind: 'run'; run: ListedRun } | { kind: 'none' } | { kind: 'ambiguous'; candidates: ListedRun[]; more: boolean };
-
-/** The run a typed id names: the whole id, or a start of at least 8 characters that only one run's id has. */
-function findRun(journal: EventJournal, typed: string): Found {
-  const whole = journal.run(typed);
-  if (whole) return { kind: 'run', run: whole };
-  if (typed.length < MIN_PREFIX) return { kind: 'none' };
-  // The history's search finds runs by their id's start (and by words, which are let go here).
-  const candidates: ListedRun[] = [];
-  let after: RunsQuery['after'];
-  do {
-    const page = journal.search(typed, { limit: MAX_PAGE, ...(after ? { after } : {}) });
-    candidates.push(...page.runs.filter((listed) => listed.run.run_id.startsWith(typed)));
-    after = page.next;
-  } while (after && candidates.length <= MAX_CANDIDATES);
-  const [only, second] = candidates;
-  if (only === undefined) return { kind: 'none' };
-  if (second === undefined) return { kind: 'run', run: only };
-  // A run's child runs share its id's start (issue 29): the start names the run they are part of.
-  const root = candidates.find((c) => candidates.every((other) => other === c || other.run.run_id.startsWith(`${c.run.run_id}:`)));
-  if (root) return { kind: 'run', run: root };
-  return { kind: 'ambiguous', candidates: candidates.slice(0, MAX_CANDIDATES), more: candidates.length > MAX_CANDIDATES };
-}
