@@ -13,10 +13,11 @@ import { runSupervisorSuite } from './supervisor/suite';
 import type { CliIo } from '../shells/cli/cli-io';
 import { VERDICTS_USAGE, verdictsCommand } from './verdicts/verdicts-command';
 import { INJECTION_USAGE, injectionCommand } from './injection/injection-command';
+import { wrapUsage } from '@shared/util/wrap-usage';
 
 /** `steward eval supervisor|boundary`: run a suite, print its table, keep its report, exit 1 when a gate fails; `steward eval verdicts`: past verdicts as a regression suite (verdicts/); `steward eval injection`: injected instructions against provenance (injection/). */
 
-export const EVAL_USAGE = `Usage:
+export const EVAL_USAGE = wrapUsage(`Usage:
   steward eval supervisor [--json FILE] [--min-success GATE=VALUE]... [--case TEXT]
                           [--supervisor reference|${Object.keys(BAD_POLICIES).join('|')}] [--data-dir DIR]
   steward eval boundary   [--json FILE] [--min-success GATE=VALUE]... [--teacher ground-truth|${Object.keys(BAD_TEACHERS).join('|')}] [--data-dir DIR]
@@ -34,7 +35,7 @@ Exit codes: 0 every gate holds · 1 a gate failed · 2 bad input
 
 ${VERDICTS_USAGE.replace(/^Usage:\n/, '').replace(/\nExit codes:/, '\nExit codes of eval verdicts:')}
 
-${INJECTION_USAGE.replace(/^Usage:\n/, '')}`;
+${INJECTION_USAGE.replace(/^Usage:\n/, '')}`);
 
 type EvalIo = CliIo;
 

@@ -9,10 +9,11 @@ import { INJECTION_TEACHERS, type InjectionTeacherName } from './doubles';
 import { runInjectionSuite } from './suite';
 import { writeLatestInjection } from './latest-injection';
 import { defaultDataDir } from '../../util/data-dir';
+import { wrapUsage } from '@shared/util/wrap-usage';
 
 /** `steward eval injection` (issue 31): what injected instructions get done, per phase and policy, and what the safety costs in reviews. */
 
-export const INJECTION_USAGE = `Usage:
+export const INJECTION_USAGE = wrapUsage(`Usage:
   steward eval injection [--json] [--min-success GATE=VALUE]... [--phase 0-4]... [--teacher provenance-checking|provenance-blind]
                          [--data-dir DIR]
 
@@ -27,7 +28,7 @@ export const INJECTION_USAGE = `Usage:
   --data-dir     where the report is kept for the app's Learning screen (a full run with the
                  capable teacher only; default STEWARD_DATA_DIR, else the platform's usual place)
   Gates: no injected protected action runs below phase 4 (either policy), nor at phase 4 with the rule on.
-Exit codes of eval injection: 0 every gate holds · 1 a gate failed · 2 bad input`;
+Exit codes of eval injection: 0 every gate holds · 1 a gate failed · 2 bad input`);
 
 function table(rows: string[][]): string[] {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];

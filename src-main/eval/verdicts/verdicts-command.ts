@@ -21,10 +21,11 @@ import type { RecordedRound } from './recorded-rounds';
 import { collectCases, collectRounds } from './collect-rounds';
 import { judgmentFlipOrder, replayJudgment, type JudgmentCaseResult } from './replay-judgments';
 import { flipOrder, isProtectedCatchLost, replayVerdict, type VerdictCaseResult } from './replay-verdicts';
+import { wrapUsage } from '@shared/util/wrap-usage';
 
 /** `steward eval verdicts`: past verdicts as a regression suite for a new teacher or new review rules (issue 31). */
 
-export const VERDICTS_USAGE = `Usage:
+export const VERDICTS_USAGE = wrapUsage(`Usage:
   steward eval verdicts --teacher MODEL [--json] [--limit N] [--allow-host HOST]... [--data-dir DIR]
   steward eval verdicts --profile FILE [--json] [--limit N] [--data-dir DIR]
 
@@ -46,7 +47,7 @@ export const VERDICTS_USAGE = `Usage:
 Exit codes: 0 nothing the old teacher stopped on a protected effect gets through
             · 1 --teacher: a past block, replacement or escalation of a protected effect would now
               be accepted · --profile: a round the teacher blocked, replaced or escalated would no
-              longer be reviewed · 2 bad input, or the candidate teacher cannot be reached`;
+              longer be reviewed · 2 bad input, or the candidate teacher cannot be reached`);
 
 const CODE = { ok: 0, caughtLost: 1, badInput: 2 } as const;
 

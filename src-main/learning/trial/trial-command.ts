@@ -25,10 +25,11 @@ import { defaultDataDir } from '../../util/data-dir';
 import { readTrialCases, trialNode, type TrialCases, type TrialTarget } from './trial-cases';
 import { folderDeployment } from './trial-deployment';
 import { runTrial, trialTitle } from './run-trial';
+import { wrapUsage } from '@shared/util/wrap-usage';
 
 /** `steward trial NODE --student MODEL`: would this student have done well here? (issue 31) */
 
-export const TRIAL_USAGE = `Usage:
+export const TRIAL_USAGE = wrapUsage(`Usage:
   steward trial NODE --student MODEL [--rounds N] [--workflow FILE_OR_ID] [--json] [--allow-host HOST]... [--data-dir DIR]
 
   Puts the recorded, redacted contexts of an agent node's last N reviewed rounds (default 200) to a
@@ -46,9 +47,9 @@ export const TRIAL_USAGE = `Usage:
   --workflow  the workflow graph (its file, or its id) NODE belongs to
   --json      one JSON object: the run id, the report and every compared round
 Exit codes: 0 the trial ran (its report says how the candidate did) · 1 no reviewed rounds of NODE
-            are recorded · 2 bad input, a model the privacy policy refuses, or the candidate cannot be
-            reached · 130 cancelled (Ctrl-C): the report covers the rounds done before it, said so in
-            its first line, and the run is recorded as cancelled`;
+            are recorded · 2 bad input, a model the privacy policy refuses, or the candidate cannot
+            be reached · 130 cancelled (Ctrl-C): the report covers the rounds done before it, said
+            so in its first line, and the run is recorded as cancelled`);
 
 const CODE = { ok: 0, nothing: 1, badInput: 2, cancelled: 130 } as const;
 const DEFAULT_ROUNDS = 200;

@@ -5,8 +5,9 @@ import { loadDocumentFile } from '../../workflow/load-workflow';
 import { errorMessage } from '../errors';
 import { isSignedIn, signInRemoteServer, signOutRemoteServer } from './sign-in';
 import { CLIENT_METADATA_URL_ENV, clientMetadataDocument } from './client-metadata';
+import { wrapUsage } from '@shared/util/wrap-usage';
 
-export const MCP_USAGE = `Usage:
+export const MCP_USAGE = wrapUsage(`Usage:
   steward mcp sign-in FILE SERVER [--allow-host HOST]...   sign in to a remote (url) server of a
                                      spec or workflow with OAuth: prints the sign-in link and opens
                                      it in your browser; the tokens go to the OS keychain only
@@ -20,7 +21,7 @@ export const MCP_USAGE = `Usage:
 
 A remote server on another host needs that host allowed (--allow-host, or the workspace settings),
 and so does its authorization server.
-Exit codes: 0 done · 1 not signed in / sign-in failed · 2 bad input`;
+Exit codes: 0 done · 1 not signed in / sign-in failed · 2 bad input`);
 
 export interface McpCommandIo {
   stdout: (text: string) => void;
@@ -35,6 +36,12 @@ export async function mcpCommand(args: string[], io: McpCommandIo, store: Creden
     io.stderr(`steward mcp: ${message}\n`);
     return code;
   };
+  // Help is asked for as with every other command: it goes to stdout, and is not a refusal.
+  if (args[0] === 'help' || args.includes('--help') || args.includes('-h')) {
+    io.stdout(`${MCP_USAGE}\n`);
+    return 0;
+  }
+  if (args.length === 0) return fail(`which subcommand?\n\n${MCP_USAGE}`);
   try {
     const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { 'allow-host': { type: 'string', multiple: true } } });
     const [sub, file, serverId] = positionals;

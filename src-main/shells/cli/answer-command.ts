@@ -23,6 +23,7 @@ import { invocationLines, nodeLabels } from './format-workflow';
 import { formatEscalated, formatSummary, formatVerdict, summarizeSupervision } from './format-supervision';
 import { lockDataFolder, waitingHint } from './park-run';
 import { runExitCode } from './cli-io';
+import { wrapUsage } from '@shared/util/wrap-usage';
 
 // Type-only link to cli.ts (which imports this file): the codes are checked equal to EXIT at compile time.
 const CODE = { ok: 0, notCompleted: 1, badInput: 2, waiting: 3 } as const satisfies {
@@ -32,7 +33,7 @@ const CODE = { ok: 0, notCompleted: 1, badInput: 2, waiting: 3 } as const satisf
   waiting: (typeof EXIT)['waiting'];
 };
 
-export const ANSWER_USAGE = `Usage:
+export const ANSWER_USAGE = wrapUsage(`Usage:
   steward answer RUN_ID approve|reject|stop|takeover|yes|no [--note TEXT] [--data-dir DIR]
   steward answer RUN_ID decline [--note TEXT] [--data-dir DIR]   (a workflow step's tool call)
   steward answer RUN_ID reply TEXT… [--data-dir DIR]
@@ -49,22 +50,23 @@ shows the same ones under Waiting for you) and resumes it here, printing its rou
 does. reply answers the agent's question (the rest of the words are the reply); yes and no answer
 its request for confirmation; approve, reject, takeover and stop answer an escalation or a tool's
 confirmation, as the question offers. reject: nothing runs, the agent is told why (--note) and
-proposes again in its next round; the run stops at its round limit when no round is left (then reject
-is not offered). stop ends the whole run, cancelled by you. A workflow's tool node calls with its
-author's arguments, so no agent can try again: it offers approve, decline (nothing runs, the step
-ends declined and the run's outcome says "you declined SERVER/TOOL: NOTE") and stop. approve
+proposes again in its next round; the run stops at its round limit when no round is left (then
+reject is not offered). stop ends the whole run, cancelled by you. A workflow's tool node calls with
+its author's arguments, so no agent can try again: it offers approve, decline (nothing runs, the
+step ends declined and the run's outcome says "you declined SERVER/TOOL: NOTE") and stop. approve
 --arguments '{"path": "…"}' approves the tool call with your arguments instead (an agent run's
-question only): they are validated against the round's tools like any decision, or refused. A pattern
-node's judgment is answered approve, reject --feedback TEXT (the next iteration addresses it) or
-escalate (--note is the reason); --cite names the member outputs it rests on (all shown, if none). A
-workflow node that failed under a person's supervision is answered --verdict, one of the verdicts
-it allows (retry, skip, substitute --value '{"port": …}', end_stream, fail), --reason saying why;
-a verdict it does not allow is refused, a substitute that fails the node's output check is asked again. The run may
-wait again: at a terminal you are asked there, otherwise the next command is printed. While the app
-runs, it resumes the run (and shows it live) and this command prints it as it goes. An agent whose
-Synthesis group is on speaks what it delivers from the answer on through espeak-ng, as steward run
-does (never what it said before); --no-speech says nothing aloud.
-Exit codes: 0 completed · 1 ended otherwise · 2 bad input · 3 waits for a person again`;
+question only): they are validated against the round's tools like any decision, or refused. A
+pattern node's judgment is answered approve, reject --feedback TEXT (the next iteration addresses
+it) or escalate (--note is the reason); --cite names the member outputs it rests on (all shown, if
+none). A workflow node that failed under a person's supervision is answered --verdict, one of the
+verdicts it allows (retry, skip, substitute --value '{"port": …}', end_stream, fail), --reason
+saying why; a verdict it does not allow is refused, a substitute that fails the node's output check
+is asked again. The run may wait again: at a terminal you are asked there, otherwise the next
+command is printed. While the app runs, it resumes the run (and shows it live) and this command
+prints it as it goes. An agent whose Synthesis group is on speaks what it delivers from the answer
+on through espeak-ng, as steward run does (never what it said before); --no-speech says nothing
+aloud.
+Exit codes: 0 completed · 1 ended otherwise · 2 bad input · 3 waits for a person again`);
 
 /** The flags `steward answer` takes (its usage above lists every one: command-usage.test.ts checks it). */
 export const ANSWER_OPTIONS = {

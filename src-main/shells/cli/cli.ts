@@ -48,9 +48,10 @@ import { openCommand } from './open-command';
 import { anySupervisionFlag, SUPERVISION_FLAGS, supervisionOverrides } from './supervision-flags';
 import { storedDocument, storedRunHosts, storedWorkflowName, workflowsCommand } from './workflows-command';
 import { cliSpeech } from './cli-speech';
+import { wrapUsage } from '@shared/util/wrap-usage';
 
 
-const USAGE = `Usage:
+const USAGE = wrapUsage(`Usage:
   steward run FILE|NAME [--json] [--trace OUT.jsonl] [--phase 0-4] [--yes | --no-confirm]
                    [--scs on|off|auto] [--allow-host HOST]... [--data-dir DIR]
                    [--input KEY=VALUE]... [--inputs FILE.json] [--detach]
@@ -163,7 +164,7 @@ const USAGE = `Usage:
 Exit codes: 0 completed · 1 the run ended otherwise (blocked, failed, …) · 2 bad input
             · 3 the run waits for a person (answer it with steward answer RUN_ID …)
             · 4 a workflow completed with failures: items of an iterate failed and are missing
-              from its outputs (the result line says how many and where)`;
+              from its outputs (the result line says how many and where)`);
 
 /** The `steward` command, in-process (the bin wraps it). Returns the exit code; never throws. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {

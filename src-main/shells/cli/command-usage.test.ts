@@ -84,3 +84,38 @@ describe('every command lists every flag it takes in its help', () => {
     expect(missing(top), 'missing from steward --help').toEqual([]);
   });
 });
+
+/** Every help a person can ask for, as they would type it. */
+const HELPS = [
+  ['--help'],
+  ['run', '--help'],
+  ['dry-run', '--help'],
+  ['validate', '--help'],
+  ['replay', '--help'],
+  ['answer', '--help'],
+  ['workflows', '--help'],
+  ['runs', '--help'],
+  ['runs', 'list', '--help'],
+  ['learning', '--help'],
+  ['trace', '--help'],
+  ['eval', '--help'],
+  ['eval', 'verdicts', '--help'],
+  ['trial', '--help'],
+  ['servers', '--help'],
+  ['credentials', '--help'],
+  ['mcp', '--help'],
+  ['mcp', 'help'],
+  ['open', '--help'],
+];
+
+/** A terminal's width the help is written for. */
+const COLUMNS = 100;
+
+describe('every help reads in a 100-column terminal', () => {
+  it.each(HELPS.map((argv) => ({ typed: argv.join(' '), argv })))('steward $typed: exit 0, and no line wider than 100 columns', async ({ argv }) => {
+    const text = await helpOf(argv);
+    expect(text.trim().length).toBeGreaterThan(0);
+    const wide = text.split('\n').filter((line) => [...line].length > COLUMNS);
+    expect(wide, `lines of steward ${argv.join(' ')} wider than ${COLUMNS} columns`).toEqual([]);
+  });
+});

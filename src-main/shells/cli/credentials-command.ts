@@ -3,6 +3,7 @@ import { looksLikeRawSecret } from '@shared/policy/secrets';
 import type { CredentialStore } from '../../credentials/credential-store';
 import { MIN_MASKABLE_LENGTH, SecretRegistry } from '../../credentials/secret-registry';
 import type { CliIo } from './cli-io';
+import { wrapUsage } from '@shared/util/wrap-usage';
 
 export interface CredentialsIo extends CliIo {
   /** The whole of standard input (the shell prompts first when it is a terminal). */
@@ -12,7 +13,7 @@ export interface CredentialsIo extends CliIo {
 /** 0 done · 1 `delete` found nothing to delete · 2 bad input or the keychain failed. */
 export const CREDENTIALS_EXIT = { ok: 0, notFound: 1, badInput: 2 } as const;
 
-export const CREDENTIALS_USAGE = `Usage:
+export const CREDENTIALS_USAGE = wrapUsage(`Usage:
   steward credentials set NAME       store a secret in the OS keychain; the value is read from
                                      standard input, never from an argument
                                      (e.g. printf %s "$KEY" | steward credentials set openai)
@@ -20,7 +21,7 @@ export const CREDENTIALS_USAGE = `Usage:
   steward credentials delete NAME    remove a credential
 
 Specs and profiles refer to a credential as keychain:NAME.
-Exit codes: 0 done · 1 delete: no such credential · 2 bad input or keychain error`;
+Exit codes: 0 done · 1 delete: no such credential · 2 bad input or keychain error`);
 
 /**
  * `steward credentials …`. Returns the exit code; never throws. No value is ever written to

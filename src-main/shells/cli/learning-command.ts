@@ -5,6 +5,7 @@ import { exportLearning } from '../../learning/export-learning';
 import { LearningExportError } from '../../learning/learning-errors';
 import type { CliIo, EXIT } from './cli-io';
 import { PROMOTION_USAGE, promotionCommand } from './promotion-command';
+import { wrapUsage } from '@shared/util/wrap-usage';
 
 // Type-only link to cli.ts (which imports this file): the codes are checked equal to EXIT at compile time.
 const CODE = { ok: 0, badInput: 2 } as const satisfies Pick<typeof EXIT, 'ok' | 'badInput'>;
@@ -12,7 +13,7 @@ const CODE = { ok: 0, badInput: 2 } as const satisfies Pick<typeof EXIT, 'ok' | 
 /** Most bad trace lines listed individually; the rest are counted. */
 const MAX_PROBLEMS_SHOWN = 10;
 
-export const LEARNING_USAGE = `Usage:
+export const LEARNING_USAGE = wrapUsage(`Usage:
   steward learning export TRACE.jsonl [TRACE.jsonl …] --format sft|preference -o OUT.jsonl
   steward learning promotion [WORKFLOW_ID] [--node NODE] [--window N] [--json] [--data-dir DIR]
 
@@ -23,7 +24,7 @@ export const LEARNING_USAGE = `Usage:
 
 ${PROMOTION_USAGE.replace(/^Usage:\n.*\n\n/, '')}
 
-See docs/learning-data.md for what each line contains.`;
+See docs/learning-data.md for what each line contains.`);
 
 /** `steward learning …`. Returns the exit code; never throws. */
 export async function learningCommand(args: string[], io: CliIo): Promise<number> {

@@ -7,11 +7,12 @@ import { otlpTarget, sendOtlp } from '../../otlp/send-otlp';
 import { defaultDataDir } from '../../util/data-dir';
 import type { CliIo, EXIT } from './cli-io';
 import { storedRunHosts } from './workflows-command';
+import { wrapUsage } from '@shared/util/wrap-usage';
 
 // Type-only link to cli.ts (which imports this file): the codes are checked equal to EXIT at compile time.
 const CODE = { ok: 0, notSent: 1, badInput: 2 } as const satisfies Record<'ok' | 'notSent' | 'badInput', (typeof EXIT)[keyof typeof EXIT]>;
 
-export const TRACE_USAGE = `Usage:
+export const TRACE_USAGE = wrapUsage(`Usage:
   steward trace otlp TRACE.jsonl [-o OUT.json] [--endpoint URL] [--allow-host HOST]... [--data-dir DIR]
 
   otlp       a --trace file as OpenTelemetry OTLP/JSON (GenAI semantic conventions: invoke_agent,
@@ -23,7 +24,7 @@ export const TRACE_USAGE = `Usage:
              --allow-host HOST   let this export reach HOST
              --data-dir DIR      whose privacy policy applies (default STEWARD_DATA_DIR, else the platform's)
 
-See docs/otlp.md for the span mapping.`;
+See docs/otlp.md for the span mapping.`);
 
 /** `steward trace …`. Returns the exit code; never throws. */
 export async function traceCommand(args: string[], io: CliIo): Promise<number> {

@@ -4,6 +4,7 @@ import type { PromotionMetrics } from '@shared/policy/promotion';
 import type { PromotionFigures, PromotionSubject } from '../../events/promotion-store';
 import type { CliIo, EXIT } from './cli-io';
 import { historyToRead } from './history-to-read';
+import { wrapUsage } from '@shared/util/wrap-usage';
 
 // Type-only link to cli.ts (which imports this file through learning-command.ts): the codes are checked equal to EXIT at compile time.
 const CODE = { ok: 0, badInput: 2 } as const satisfies Pick<typeof EXIT, 'ok' | 'badInput'>;
@@ -13,7 +14,7 @@ const DEFAULT_WINDOW = DeploymentSettings.parse({}).promotion.window;
 /** Points of `--json`'s series for one node (the app's chart draws as many). */
 const SERIES_POINTS = 60;
 
-export const PROMOTION_USAGE = `Usage:
+export const PROMOTION_USAGE = wrapUsage(`Usage:
   steward learning promotion [WORKFLOW_ID] [--node NODE] [--window N] [--json] [--data-dir DIR]
 
   promotion  what the student of each agent node has earned, from the data folder's history (the
@@ -22,7 +23,7 @@ export const PROMOTION_USAGE = `Usage:
              protected-effect errors. Without WORKFLOW_ID, every agent node that has any; with it,
              that workflow's (its own agent runs: --node ''; a graph's agent node: --node ID).
              --json adds, for one node, the chart's series. Reads the history directly, or through
-             the app while it runs.`;
+             the app while it runs.`);
 
 class BadInput extends Error {}
 

@@ -25,8 +25,9 @@ import { replayableTrial } from '../../learning/trial/replay-trial';
 import { replayTrialCommand } from '../../learning/trial/replay-trial-command';
 import { openTraceWriter } from './trace-writer';
 import { ambiguousWords } from './run-named-words';
+import { wrapUsage } from '@shared/util/wrap-usage';
 
-export const REPLAY_USAGE = `Usage: steward replay TRACE.jsonl|RUN_ID [--live] [--json] [--spec FILE] [--trace OUT.jsonl]
+export const REPLAY_USAGE = wrapUsage(`Usage: steward replay TRACE.jsonl|RUN_ID [--live] [--json] [--spec FILE] [--trace OUT.jsonl]
                       [--yes | --no-confirm] [--data-dir DIR]
 
   Runs a recorded agent run again on its recorded model answers (the student's and the teacher's,
@@ -45,7 +46,7 @@ export const REPLAY_USAGE = `Usage: steward replay TRACE.jsonl|RUN_ID [--live] [
                 workspace (a workflow: its nodes)
   --json        one JSON object: the replay's result, replay_of, gaps and differences
 
-Exit codes: 0 the same decisions · 1 they differ · 2 bad input`;
+Exit codes: 0 the same decisions · 1 they differ · 2 bad input`);
 
 async function recordedEvents(source: string, dataDir: string): Promise<{ events: RunEvent[]; runId: string }> {
   if (existsSync(source)) {

@@ -16,11 +16,12 @@ import { ambiguousWords, noRunWords } from './run-named-words';
 import { isReadSubcommand, runsReadCommand } from './runs-read-command';
 import { typedPath } from './typed-path';
 import { waitingCommand } from './waiting-command';
+import { wrapUsage } from '@shared/util/wrap-usage';
 
 // Type-only link to cli.ts (which imports this file): the codes are checked equal to EXIT at compile time.
 const CODE = { ok: 0, notAll: 1, badInput: 2 } as const satisfies { ok: (typeof EXIT)['ok']; notAll: (typeof EXIT)['runNotCompleted']; badInput: (typeof EXIT)['badInput'] };
 
-export const RUNS_USAGE = `Usage:
+export const RUNS_USAGE = wrapUsage(`Usage:
   steward runs list [--status S]... [--workflow ID] [--since WHEN] [--until WHEN] [--oldest] [--limit N] [--after RUN_ID] [--json] [--data-dir DIR]
   steward runs search WORDS|RUN_ID [--status S]... [--workflow ID] [--since WHEN] [--until WHEN] [--oldest] [--limit N] [--after RUN_ID] [--json] [--data-dir DIR]
   steward runs show RUN_ID [--json] [--data-dir DIR]
@@ -55,11 +56,11 @@ person is never deleted. An import takes steward run --trace files and the app's
 files of any size (read a line at a time, with progress on a large one): every line is checked
 first, also against the history, and a bad line imports nothing; a run the history already holds
 keeps its events; a key-like value (sk-…, ghp_…) is masked and model text over 16 KiB trimmed, as
-recorded runs are, and the summary says so. While the app runs, it runs these commands itself: its Runs screen changes at once, and
-list, search and show read its history as it is that moment.
+recorded runs are, and the summary says so. While the app runs, it runs these commands itself: its
+Runs screen changes at once, and list, search and show read its history as it is that moment.
 Exit codes: 0 done · 1 delete: some runs were not there, are waiting, or were named by a start
             several share; show: no such run
-            · 2 bad input (show: a RUN_ID start that several runs share)`;
+            · 2 bad input (show: a RUN_ID start that several runs share)`);
 
 /** `steward runs …`. Returns the exit code; a refusal is a message on stderr. */
 export async function runsCommand(args: string[], io: CliIo): Promise<number> {

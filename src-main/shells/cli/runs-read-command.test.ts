@@ -218,7 +218,8 @@ describe('steward runs list, search and show', () => {
   it('has help: steward runs --help and steward --help name them, and a subcommand\'s --help prints it', async () => {
     const dataDir = tempDir();
     const help = await cli(['runs', '--help'], dataDir);
-    expect(help.stdout).toMatch(/steward runs list \[--status S\]\.\.\. \[--workflow ID\] \[--since WHEN\] \[--until WHEN\] \[--oldest\] \[--limit N\] \[--after RUN_ID\] \[--json\]/);
+    // Wrapped for a 100-column terminal: the synopsis goes on four spaces in.
+    expect(help.stdout).toMatch(/steward runs list \[--status S\]\.\.\. \[--workflow ID\] \[--since WHEN\] \[--until WHEN\] \[--oldest\]\n {6}\[--limit N\] \[--after RUN_ID\] \[--json\]/);
     expect(help.stdout).toContain('steward runs search WORDS|RUN_ID');
     expect(help.stdout).toContain('steward runs show RUN_ID [--json]');
     expect(await cli(['runs', 'show', '--help'], dataDir)).toMatchObject({ code: EXIT.ok, stdout: help.stdout });

@@ -15,8 +15,9 @@ import { SpecError } from '../../spec/spec-errors';
 import { defaultDataDir } from '../../util/data-dir';
 import { EXIT, type CliIo } from './cli-io';
 import { typedPath } from './typed-path';
+import { wrapUsage } from '@shared/util/wrap-usage';
 
-export const SERVERS_USAGE = `Usage:
+export const SERVERS_USAGE = wrapUsage(`Usage:
   steward servers list [--json] [--data-dir DIR]
   steward servers trust ID trusted|untrusted [--data-dir DIR]
 
@@ -29,7 +30,7 @@ export const SERVERS_USAGE = `Usage:
           The change is recorded in the audit log (the app's Settings · Audit), with when and that
           you made it with this command.
 
-Exit codes: 0 done · 2 bad input (an unknown server, a level other than trusted or untrusted)`;
+Exit codes: 0 done · 2 bad input (an unknown server, a level other than trusted or untrusted)`);
 
 /** `steward servers list|trust`: the data folder's registered servers and their trust level (issue 31). */
 export async function serversCommand(args: string[], io: CliIo): Promise<number> {

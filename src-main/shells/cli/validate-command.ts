@@ -9,8 +9,9 @@ import { readAppWorkflowFile } from '../../workflow/load-workflow';
 import { WorkflowStore } from '../../workflow/workflow-store';
 import { validateSpecFile } from './validate-spec';
 import { storedDocument, storedRunHosts } from './workflows-command';
+import { wrapUsage } from '@shared/util/wrap-usage';
 
-export const VALIDATE_USAGE = `Usage: steward validate FILE|NAME [--data-dir DIR] [--allow-host HOST]...
+export const VALIDATE_USAGE = wrapUsage(`Usage: steward validate FILE|NAME [--data-dir DIR] [--allow-host HOST]...
 
 Checks an agent spec or a workflow as a run would before its first model call: schema, script,
 variables, credentials in the keychain (by name: no value is read), the workflow's graph, its
@@ -30,7 +31,7 @@ the data folder (steward workflows list), as steward run NAME takes it.
 Warnings (valid, exit 0, printed on stderr): an agent that runs at phase 4 with the review rule
 "an argument carries a value from an untrusted tool result" (untrusted_provenance) turned off.
 
-Exit codes: 0 valid · 2 a problem (printed on stderr)`;
+Exit codes: 0 valid · 2 a problem (printed on stderr)`);
 
 /** A host as a privacy policy lists it: a name or an IP (IPv6 in brackets), with an optional port. */
 const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252}))(?::\d{1,5})?$/;

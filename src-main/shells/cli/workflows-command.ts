@@ -14,11 +14,12 @@ import { loadStoredWorkflow } from '../../workflow/stored-workflow';
 import { WorkflowStore, WorkflowStoreError } from '../../workflow/workflow-store';
 import type { CliIo, EXIT } from './cli-io';
 import { typedPath } from './typed-path';
+import { wrapUsage } from '@shared/util/wrap-usage';
 
 // Type-only link to cli.ts (which imports this file): the codes are checked equal to EXIT at compile time.
 const CODE = { ok: 0, notFound: 1, badInput: 2 } as const satisfies { ok: (typeof EXIT)['ok']; notFound: (typeof EXIT)['runNotCompleted']; badInput: (typeof EXIT)['badInput'] };
 
-export const WORKFLOWS_USAGE = `Usage:
+export const WORKFLOWS_USAGE = wrapUsage(`Usage:
   steward workflows list [--json]                         the workflows stored in the data folder
   steward workflows import FILE [--as ID] [--replace]     store a workflow file (as the app exports it)
   steward workflows export ID [FILE]                      write a stored workflow to FILE (stdout without)
@@ -27,7 +28,7 @@ export const WORKFLOWS_USAGE = `Usage:
 
 These are the workflows the app shows: it and the CLI keep them in the same data folder.
 steward run NAME runs the stored workflow NAME.
-Exit codes: 0 done · 1 export/delete: no such workflow · 2 bad input`;
+Exit codes: 0 done · 1 export/delete: no such workflow · 2 bad input`);
 
 function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O) {
   try {
