@@ -119,7 +119,8 @@ const USAGE = wrapUsage(`Usage:
                              at the end, interventions in --json.
                              Over the workflow's own supervisor settings: --max-decisions (per run),
                              --max-retries (per invocation), --supervisor-cost-cap (US dollars),
-                             --supervisor-model replay | ollama:MODEL | URL#MODEL | a model ref as JSON
+                             --supervisor-model replay | ollama:MODEL | URL#MODEL | a model ref
+                             as JSON
                --no-speech   say nothing aloud: an agent whose Synthesis group is on speaks its
                              delivered answers, questions and results through espeak-ng otherwise
   dry-run      run an agent spec with no tool executing: each decision goes through the boundary
@@ -132,8 +133,9 @@ const USAGE = wrapUsage(`Usage:
   workflows    the workflows stored in the data folder, the same ones the app shows: list them,
                import a file the app exported (--as ID stores it under another id, --replace
                overwrites), export one (stdout without FILE), delete one
-  servers      the MCP servers registered in the data folder (the app's MCP registry) and their trust
-               level: steward servers trust ID trusted|untrusted (audited; steward servers --help)
+  servers      the MCP servers registered in the data folder (the app's MCP registry) and their
+               trust level: steward servers trust ID trusted|untrusted (audited; steward servers
+               --help)
   credentials  keychain credentials: the value is read from standard input, never an argument
   mcp          sign in to a remote MCP server with OAuth (link printed, browser opened), sign out,
                status (steward mcp sign-in FILE SERVER)
