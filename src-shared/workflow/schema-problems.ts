@@ -15,17 +15,19 @@ export function schemaProblems(doc: unknown, error: z.ZodError): GraphProblem[] 
 /**
  * Whether the checked value has nothing at an issue's place: no key, `undefined`, or an empty text a
  * pattern or a minimum refused. Zod 4 leaves the input out of its issues (so a secret never rides in
- * one), so this is read from the value itself; without it, from Zod's "received undefined".
+ * one), so this is read from the value itself.
  */
-function isEmptyAt(issue: z.core.$ZodIssue, root: unknown, hasRoot: boolean): boolean {
-  if (!hasRoot) return issue.code === 'invalid_type' && /\breceived undefined$/.test(issue.message);
-  let at: unknown = root;
+function isEmptyIn(checked: unknown, issue: z.core.$ZodIssue): boolean {
+  let at: unknown = checked;
   for (const key of issue.path) {
     if (typeof at !== 'object' || at === null || !Object.hasOwn(at, key)) return true;
     at = (at as Record<PropertyKey, unknown>)[key];
   }
   return at === undefined || (at === '' && (issue.code === 'invalid_format' || issue.code === 'too_small'));
 }
+
+/** The same without the value: only Zod's own "received undefined" says a value is missing. */
+const saysUndefined = (issue: z.core.$ZodIssue): boolean => issue.code === 'invalid_type' && /\breceived undefined$/.test(issue.message);
 
 interface NodeLike {
   id?: unknown;
@@ -83,7 +85,7 @@ const MISSING_HINTS: ReadonlyMap<string, string> = new Map([
 ]);
 
 function isMissing(issue: z.core.$ZodIssue, doc: unknown): boolean {
-  return (issue.code === 'invalid_type' && isEmptyAt(issue, doc, true)) || (issue.code === 'too_small' && issue.origin === 'string' && Number(issue.minimum) <= 1);
+  return (issue.code === 'invalid_type' && isEmptyIn(doc, issue)) || (issue.code === 'too_small' && issue.origin === 'string' && Number(issue.minimum) <= 1);
 }
 
 /** Position of the last list index in a path (-1: none); an index at the start names no list. */
@@ -130,12 +132,12 @@ const SCHEMA_KEY = /^[a-z_]{1,40}$/;
 
 /** One issue as a sentence about `field` (its path, by default). */
 export function issueWords(issue: z.core.$ZodIssue, field: string = issue.path.map(String).join('.') || 'the document'): string {
-  return wordsOf(issue, field, (i) => isEmptyAt(i, undefined, false));
+  return wordsOf(issue, field, saysUndefined);
 }
 
 /** The same, for an issue of `checked` (the value that was parsed): an empty or missing value is "required". */
 export function issueWordsIn(checked: unknown, issue: z.core.$ZodIssue, field: string = issue.path.map(String).join('.') || 'the document'): string {
-  return wordsOf(issue, field, (i) => isEmptyAt(i, checked, true));
+  return wordsOf(issue, field, (i) => isEmptyIn(checked, i));
 }
 
 /** Every issue of `checked`, each named by its path (or `whole` for the value itself), joined as one sentence. */
