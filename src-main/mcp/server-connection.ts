@@ -413,7 +413,8 @@ export class ServerConnection {
       return;
     }
     this.stoppedFor ??= `sent a message larger than ${formatBytes(error.limit)} on its event stream; Steward stopped reading it and closed the connection`;
-    void this.transport.close();
+    // Closing cannot fail the call that found the message too large: a failure to close is logged, never thrown.
+    this.transport.close().catch((error: unknown) => this.options.onLog?.(`[mcp ${this.id}] could not close its connection: ${errorMessage(error)}`));
   }
 
   /** Explains a dead server: which one, and the last thing it wrote to stderr (or why Steward stopped it). */

@@ -14,9 +14,12 @@ export function followToolChanges(client: Client, id: string, onChanged: () => v
   client.setNotificationHandler('notifications/tools/list_changed', () => onChanged());
   client.listen({ toolsListChanged: true }).then(
     (subscription) => {
-      void subscription.closed.then((how) => {
-        if (how === 'graceful') log?.(`[mcp ${id}] the server ended its subscriptions/listen stream; later changes to its tools will not be seen`);
-      });
+      subscription.closed.then(
+        (how) => {
+          if (how === 'graceful') log?.(`[mcp ${id}] the server ended its subscriptions/listen stream; later changes to its tools will not be seen`);
+        },
+        (error: unknown) => log?.(`[mcp ${id}] its subscriptions/listen stream failed: ${errorMessage(error)}; later changes to its tools will not be seen`),
+      );
     },
     (error: unknown) => {
       // The connection closed before the server acknowledged: nothing to follow any more.
