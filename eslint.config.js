@@ -48,6 +48,20 @@ export default tseslint.config(
       ],
     },
   },
+  // Fail closed (DESIGN.md): a promise is awaited, handled, or marked `void` on purpose, never left to
+  // reject unhandled. Type-aware, so each layer is read through its own tsconfig (tests are not).
+  {
+    files: ['src-main/**/*.ts', 'src-shared/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    languageOptions: { parserOptions: { project: ['./tsconfig.main.json'], tsconfigRootDir: import.meta.dirname } },
+    rules: { '@typescript-eslint/no-floating-promises': 'error' },
+  },
+  {
+    files: ['src-renderer/**/*.{ts,tsx}'],
+    ignores: ['**/*.test.{ts,tsx}'],
+    languageOptions: { parserOptions: { project: ['./tsconfig.renderer.json'], tsconfigRootDir: import.meta.dirname } },
+    rules: { '@typescript-eslint/no-floating-promises': 'error' },
+  },
   {
     files: ['src-main/**/*.ts'],
     rules: {
