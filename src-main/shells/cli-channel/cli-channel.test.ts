@@ -131,7 +131,8 @@ describe('the CLI channel of a running host', () => {
     expect(await first.code).toBe(EXIT.waiting);
     expect(first.out.stderr).toContain(`let go of run ${runId}`);
     expect((await page.ok('interventions.pending', {})).interventions.map((i) => i.run_id)).toEqual([runId]);
-    const answered = forward(['answer', runId, 'reply', 'The Monday notes.'], dataDir);
+    // By its first 8 characters, as the app resolves it in its own history.
+    const answered = forward(['answer', runId.slice(0, 8), 'reply', 'The Monday notes.'], dataDir);
     expect(await answered.code).toBe(EXIT.ok);
     expect(answered.out.stdout).toContain('Summarised the Monday notes.');
     expect((await page.ok('interventions.pending', {})).interventions).toEqual([]);

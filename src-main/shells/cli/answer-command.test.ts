@@ -106,7 +106,8 @@ describe('a run that waits for a person, from the command line', () => {
     const wrong = await cli(['answer', runId, 'reply', 'x', '--intervention', 'no-such-question', '--data-dir', dataDir]);
     expect(wrong.code).toBe(EXIT.badInput);
     expect(wrong.stderr).toMatch(/does not wait for --intervention no-such-question: it waits for \S+/);
-    const answered = await cli(['answer', runId, 'reply', 'The', 'Monday', 'notes.', '--data-dir', dataDir]);
+    // Named by its first 8 characters, as steward runs list prints it: the whole run is answered.
+    const answered = await cli(['answer', runId.slice(0, 8), 'reply', 'The', 'Monday', 'notes.', '--data-dir', dataDir]);
     expect(answered.stderr).toBe('');
     expect(answered.code).toBe(EXIT.ok);
     expect(answered.stdout).toContain(`steward · answering ${runId} · reply "The Monday notes."`);

@@ -24,6 +24,9 @@ import { formatEscalated, formatSummary, formatVerdict, summarizeSupervision } f
 import { lockDataFolder, waitingHint } from './park-run';
 import { runExitCode } from './cli-io';
 import { wrapUsage } from '@shared/util/wrap-usage';
+import { runNamedBy } from '../../events/run-named-by';
+import { journalFileRunNamed } from '../../replay/journal-file-run';
+import { ambiguousWords } from './run-named-words';
 
 // Type-only link to cli.ts (which imports this file): the codes are checked equal to EXIT at compile time.
 const CODE = { ok: 0, notCompleted: 1, badInput: 2, waiting: 3 } as const satisfies {
@@ -47,25 +50,25 @@ export const ANSWER_USAGE = wrapUsage(`Usage:
 
 Answers a run waiting for a person in the data folder (steward runs waiting lists them; the app
 shows the same ones under Waiting for you) and resumes it here, printing its rounds as steward run
-does. reply answers the agent's question (the rest of the words are the reply); yes and no answer
-its request for confirmation; approve, reject, takeover and stop answer an escalation or a tool's
-confirmation, as the question offers. reject: nothing runs, the agent is told why (--note) and
-proposes again in its next round; the run stops at its round limit when no round is left (then
-reject is not offered). stop ends the whole run, cancelled by you. A workflow's tool node calls with
-its author's arguments, so no agent can try again: it offers approve, decline (nothing runs, the
-step ends declined and the run's outcome says "you declined SERVER/TOOL: NOTE") and stop. approve
---arguments '{"path": "…"}' approves the tool call with your arguments instead (an agent run's
-question only): they are validated against the round's tools like any decision, or refused. A
-pattern node's judgment is answered approve, reject --feedback TEXT (the next iteration addresses
-it) or escalate (--note is the reason); --cite names the member outputs it rests on (all shown, if
-none). A workflow node that failed under a person's supervision is answered --verdict, one of the
-verdicts it allows (retry, skip, substitute --value '{"port": …}', end_stream, fail), --reason
-saying why; a verdict it does not allow is refused, a substitute that fails the node's output check
-is asked again. The run may wait again: at a terminal you are asked there, otherwise the next
-command is printed. While the app runs, it resumes the run (and shows it live) and this command
-prints it as it goes. An agent whose Synthesis group is on speaks what it delivers from the answer
-on through espeak-ng, as steward run does (never what it said before); --no-speech says nothing
-aloud.
+does. RUN_ID is the whole id or its first 8 characters or more. reply answers the agent's question
+(the rest of the words are the reply); yes and no answer its request for confirmation; approve,
+reject, takeover and stop answer an escalation or a tool's confirmation, as the question offers.
+reject: nothing runs, the agent is told why (--note) and proposes again in its next round; the run
+stops at its round limit when no round is left (then reject is not offered). stop ends the whole
+run, cancelled by you. A workflow's tool node calls with its author's arguments, so no agent can try
+again: it offers approve, decline (nothing runs, the step ends declined and the run's outcome says
+"you declined SERVER/TOOL: NOTE") and stop. approve --arguments '{"path": "…"}' approves the tool
+call with your arguments instead (an agent run's question only): they are validated against the
+round's tools like any decision, or refused. A pattern node's judgment is answered approve, reject
+--feedback TEXT (the next iteration addresses it) or escalate (--note is the reason); --cite names
+the member outputs it rests on (all shown, if none). A workflow node that failed under a person's
+supervision is answered --verdict, one of the verdicts it allows (retry, skip, substitute --value
+'{"port": …}', end_stream, fail), --reason saying why; a verdict it does not allow is refused, a
+substitute that fails the node's output check is asked again. The run may wait again: at a terminal
+you are asked there, otherwise the next command is printed. While the app runs, it resumes the run
+(and shows it live) and this command prints it as it goes. An agent whose Synthesis group is on
+speaks what it delivers from the answer on through espeak-ng, as steward run does (never what it
+said before); --no-speech says nothing aloud.
 Exit codes: 0 completed · 1 ended otherwise · 2 bad input · 3 waits for a person again`);
 
 /** The flags `steward answer` takes (its usage above lists every one: command-usage.test.ts checks it). */
@@ -99,8 +102,8 @@ export async function answerCommand(args: string[], io: CliIo): Promise<number> 
     return fail((err as Error).message, true);
   }
   const { values, positionals } = parsed;
-  const [runId, ...words] = positionals;
-  if (!runId || (words.length === 0 && values.verdict === undefined)) return fail('which run, and what answer?', true);
+  const [typedRun, ...words] = positionals;
+  if (!typedRun || (words.length === 0 && values.verdict === undefined)) return fail('which run, and what answer?', true);
   let answer: HumanAnswer;
   try {
     if (values.verdict !== undefined && words.length > 0) return fail(`a verdict is the whole answer: leave out "${words.join(' ')}"`);
@@ -112,6 +115,10 @@ export async function answerCommand(args: string[], io: CliIo): Promise<number> 
     throw err;
   }
   const dataDir = io.hosted ? io.hosted.dataDir : values['data-dir'] !== undefined ? typedPath(io, values['data-dir']) : defaultDataDir(io.env);
+  // The run whole or by its first 8 characters, as steward runs list prints it (a start several runs share names none).
+  const named = io.hosted ? runNamedBy(io.hosted.journal.connection, typedRun) : journalFileRunNamed(dataDir, typedRun);
+  if (named.kind === 'ambiguous') return fail(ambiguousWords(typedRun, named));
+  const runId = named.kind === 'run' ? named.runId : typedRun;
   const printer = agentRunPrinter(io, false);
   // Delivered responses spoken from the answer on (cli-speech.ts), as steward run speaks them; never what the history already holds.
   const speech = cliSpeech({ env: io.env, note: (line) => io.stderr(`steward: ${line}\n`), silent: values['no-speech'] === true });
