@@ -22,8 +22,9 @@ export const EVAL_USAGE = wrapUsage(`Usage:
                           [--supervisor reference|${Object.keys(BAD_POLICIES).join('|')}] [--data-dir DIR]
   steward eval boundary   [--json FILE] [--min-success GATE=VALUE]... [--teacher ground-truth|${Object.keys(BAD_TEACHERS).join('|')}] [--data-dir DIR]
 
-  supervisor   fault-injection cases over the reference workflow shapes (batch fan-out, paid chain,
-               streaming chain) on replay models and real MCP servers, supervised by a scripted double
+  supervisor   fault-injection cases over the reference workflow shapes (batch fan-out, paid
+               chain, streaming chain) on replay models and real MCP servers, supervised by a
+               scripted double
   boundary     agent tasks on the real filesystem server with a scripted student that makes known
                mistakes, a teacher judging from the ground truth, at lifecycle phases 0–4
   --json         also write the report (JSON) to FILE

@@ -31,12 +31,12 @@ export const VERDICTS_USAGE = wrapUsage(`Usage:
 
   --teacher  put every teacher verdict the history recorded (and every escalation or confirmation a
              person approved, edited, rejected or stopped: the person's answer is that round's
-             verdict) to a candidate teacher: each review's
-             recorded, redacted context (task, instructions, tools offered, history, the student's
-             candidate and its validation) goes to MODEL through the engine's own review prompt;
-             no tool is executed. Each pattern node's judgment (by a model judge, an A2A agent or
-             a person) goes to MODEL too, as a model judge is asked: the task, the judgment prompt
-             and the member outputs. Lists every verdict that flips, protected-effect catches first.
+             verdict) to a candidate teacher: each review's recorded, redacted context (task,
+             instructions, tools offered, history, the student's candidate and its validation) goes
+             to MODEL through the engine's own review prompt; no tool is executed. Each pattern
+             node's judgment (by a model judge, an A2A agent or a person) goes to MODEL too, as a
+             model judge is asked: the task, the judgment prompt and the member outputs. Lists every
+             verdict that flips, protected-effect catches first.
              MODEL: ollama:MODEL | URL#MODEL | a model ref as JSON; it must be one the data
              folder's privacy policy allows (plus --allow-host)
   --profile  no model is called: which past reviewed rounds a changed supervision profile (its

@@ -22,7 +22,8 @@ export const TRACE_USAGE = wrapUsage(`Usage:
                                  /v1/traces); loopback always, another host only when the data
                                  folder's privacy policy or --allow-host allows it
              --allow-host HOST   let this export reach HOST
-             --data-dir DIR      whose privacy policy applies (default STEWARD_DATA_DIR, else the platform's)
+             --data-dir DIR      whose privacy policy applies (default STEWARD_DATA_DIR, else the
+                                 platform's usual place)
 
 See docs/otlp.md for the span mapping.`);
 

@@ -20,10 +20,10 @@ import { wrapUsage } from '@shared/util/wrap-usage';
 const CODE = { ok: 0, notFound: 1, badInput: 2 } as const satisfies { ok: (typeof EXIT)['ok']; notFound: (typeof EXIT)['runNotCompleted']; badInput: (typeof EXIT)['badInput'] };
 
 export const WORKFLOWS_USAGE = wrapUsage(`Usage:
-  steward workflows list [--json]                         the workflows stored in the data folder
-  steward workflows import FILE [--as ID] [--replace]     store a workflow file (as the app exports it)
-  steward workflows export ID [FILE]                      write a stored workflow to FILE (stdout without)
-  steward workflows delete ID                             remove a stored workflow
+  steward workflows list [--json]                      the workflows stored in the data folder
+  steward workflows import FILE [--as ID] [--replace]  store a workflow file (as the app exports it)
+  steward workflows export ID [FILE]                   write a stored workflow to FILE (or stdout)
+  steward workflows delete ID                          remove a stored workflow
   (each takes --data-dir DIR; default STEWARD_DATA_DIR, else the platform's usual place)
 
 These are the workflows the app shows: it and the CLI keep them in the same data folder.
