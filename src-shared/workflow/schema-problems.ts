@@ -26,9 +26,6 @@ function isEmptyIn(checked: unknown, issue: z.core.$ZodIssue): boolean {
   return at === undefined || (at === '' && (issue.code === 'invalid_format' || issue.code === 'too_small'));
 }
 
-/** The same without the value: only Zod's own "received undefined" says a value is missing. */
-const saysUndefined = (issue: z.core.$ZodIssue): boolean => issue.code === 'invalid_type' && /\breceived undefined$/.test(issue.message);
-
 interface NodeLike {
   id?: unknown;
   inputs?: unknown;
@@ -36,8 +33,6 @@ interface NodeLike {
 }
 
 function schemaProblem(doc: unknown, issue: z.core.$ZodIssue): GraphProblem {
-  const placeWords = (at: readonly string[]) => placeWordsIn(doc, issue, at);
-  const issueWords = (field: string) => issueWordsIn(doc, issue, field);
   // A segment that is not the schema's own (a record's key) is elided, as an unknown key's name is.
   const path = issue.path.map((p) => (typeof p === 'number' ? String(p) : typeof p === 'string' && SCHEMA_KEY.test(p) ? p : '…'));
   const nodes = isObject(doc) && Array.isArray(doc.nodes) ? (doc.nodes as unknown[]) : [];
@@ -49,11 +44,11 @@ function schemaProblem(doc: unknown, issue: z.core.$ZodIssue): GraphProblem {
     const port = typeof entry?.name === 'string' && entry.name !== '' ? entry.name : undefined;
     const id = typeof node?.id === 'string' && node.id !== '' ? node.id : undefined;
     // A kind the document format does not have: say which it has.
-    const message = issue.code === 'invalid_union' && rest.length === 1 && rest[0] === 'kind' ? `kind must be one of ${NODE_KINDS.map((k) => `"${k}"`).join(', ')}` : placeWords(rest);
+    const message = issue.code === 'invalid_union' && rest.length === 1 && rest[0] === 'kind' ? `kind must be one of ${NODE_KINDS.map((k) => `"${k}"`).join(', ')}` : placeWordsIn(doc, issue, rest);
     return { ...(id !== undefined ? { node: id } : {}), ...(port !== undefined ? { port } : {}), code: 'schema', message };
   }
-  if (path[0] === 'edges' && path[1] !== undefined) return { edge: Number(path[1]), code: 'schema', message: `edge ${Number(path[1]) + 1}: ${path.length > 2 ? placeWords(path.slice(2)) : issueWords('the edge')}` };
-  return { code: 'schema', message: path.length > 0 ? placeWords(path) : issueWords('the document') };
+  if (path[0] === 'edges' && path[1] !== undefined) return { edge: Number(path[1]), code: 'schema', message: `edge ${Number(path[1]) + 1}: ${path.length > 2 ? placeWordsIn(doc, issue, path.slice(2)) : issueWordsIn(doc, issue, 'the edge')}` };
+  return { code: 'schema', message: path.length > 0 ? placeWordsIn(doc, issue, path) : issueWordsIn(doc, issue, 'the document') };
 }
 
 /**
@@ -130,22 +125,8 @@ export function schemaIssuePath(issue: z.core.$ZodIssue): string {
 /** A key as the schema spells its own: naming one like it cannot echo a secret. */
 const SCHEMA_KEY = /^[a-z_]{1,40}$/;
 
-/** One issue as a sentence about `field` (its path, by default). */
-export function issueWords(issue: z.core.$ZodIssue, field: string = issue.path.map(String).join('.') || 'the document'): string {
-  return wordsOf(issue, field, saysUndefined);
-}
-
-/** The same, for an issue of `checked` (the value that was parsed): an empty or missing value is "required". */
+/** One issue of `checked` (the value that was parsed) as a sentence about `field` (its path, by default): a missing or empty value is "required". */
 export function issueWordsIn(checked: unknown, issue: z.core.$ZodIssue, field: string = issue.path.map(String).join('.') || 'the document'): string {
-  return wordsOf(issue, field, (i) => isEmptyIn(checked, i));
-}
-
-/** Every issue of `checked`, each named by its path (or `whole` for the value itself), joined as one sentence. */
-export function allIssueWordsIn(checked: unknown, issues: readonly z.core.$ZodIssue[], whole: string): string {
-  return issues.map((i) => issueWordsIn(checked, i, i.path.map(String).join('.') || whole)).join('; ');
-}
-
-function wordsOf(issue: z.core.$ZodIssue, field: string, empty: (issue: z.core.$ZodIssue) => boolean): string {
   switch (issue.code) {
     case 'too_small': {
       const min = Number(issue.minimum);
@@ -161,7 +142,7 @@ function wordsOf(issue: z.core.$ZodIssue, field: string, empty: (issue: z.core.$
       return ownWords(issue) ? `${field}: ${issue.message}` : `${field} must be at most ${max}`;
     }
     case 'invalid_type':
-      return empty(issue) ? `${field} is required` : `${field} must be ${article(issue.expected)}`;
+      return isEmptyIn(checked, issue) ? `${field} is required` : `${field} must be ${article(issue.expected)}`;
     case 'unrecognized_keys': {
       const plain = issue.keys.every((k) => SCHEMA_KEY.test(k));
       const names = plain ? issue.keys.map((k) => `"${k}"`).join(', ') : `${issue.keys.length}`;
@@ -173,13 +154,18 @@ function wordsOf(issue: z.core.$ZodIssue, field: string, empty: (issue: z.core.$
       return `${field} is not any of the forms it may take`;
     case 'invalid_format':
       // Nothing typed yet is a missing value, not a badly spelled one.
-      if (issue.format === 'regex' && empty(issue)) return `${field} is required`;
+      if (issue.format === 'regex' && isEmptyIn(checked, issue)) return `${field} is required`;
       // A pattern with its own message ("use lowercase letters, digits, - and _") says it best.
       return issue.message.startsWith('Invalid') ? `${field} is not a valid ${issue.format === 'regex' ? 'value' : issue.format}` : `${field}: ${issue.message}`;
     default:
       // Custom refinements (duplicate ids, pattern rules…) already speak in words.
       return field === 'the document' ? issue.message : `${field}: ${issue.message}`;
   }
+}
+
+/** Every issue of `checked`, each named by its path (or `whole` for the value itself), joined as one sentence. */
+export function allIssueWordsIn(checked: unknown, issues: readonly z.core.$ZodIssue[], whole: string): string {
+  return issues.map((i) => issueWordsIn(checked, i, i.path.map(String).join('.') || whole)).join('; ');
 }
 
 /** Zod's own bound messages start "Too small"/"Too big"; any other was written for a person. */

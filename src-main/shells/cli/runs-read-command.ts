@@ -177,10 +177,6 @@ async function show(args: string[], io: CliIo): Promise<number> {
   }
   try {
     const found = runNamedBy(history.journal.connection, typed);
-    if (found.kind === 'none') {
-      io.stderr(`steward runs: ${noRunWords(typed, `the history of ${history.dataDir}`, found.short)}; steward runs search finds runs by words\n`);
-      return CODE.noRun;
-    }
     if (found.kind === 'ambiguous') {
       const described = (runId: string) => {
         const run = history.journal.run(runId)?.run;
@@ -189,9 +185,9 @@ async function show(args: string[], io: CliIo): Promise<number> {
       io.stderr(`steward runs: ${ambiguousWords(typed, found, described)}\n`);
       return CODE.badInput;
     }
-    const listed = history.journal.run(found.runId);
+    const listed = found.kind === 'run' ? history.journal.run(found.runId) : undefined;
     if (!listed) {
-      io.stderr(`steward runs: ${noRunWords(typed, `the history of ${history.dataDir}`, false)}\n`);
+      io.stderr(`steward runs: ${noRunWords(typed, `the history of ${history.dataDir}`, found.kind === 'none' && found.short)}; steward runs search finds runs by words\n`);
       return CODE.noRun;
     }
     const { run, imported } = listed;
