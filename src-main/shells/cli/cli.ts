@@ -70,6 +70,7 @@ const USAGE = wrapUsage(`Usage:
   steward runs list [--status S]... [--workflow ID] [--since WHEN] [--until WHEN] [--oldest]
                    [--limit N] [--after RUN_ID] [--json] [--data-dir DIR]
   steward runs search WORDS|RUN_ID [the list options] | show RUN_ID [--json] [--data-dir DIR]
+  steward runs export RUN_ID... -o FILE.jsonl|- [--without-children] [--data-dir DIR]
   steward runs delete RUN_ID... | import FILE.jsonl... | waiting [--json] [--data-dir DIR]
   steward credentials set NAME | list | delete NAME
   steward mcp sign-in|sign-out|status FILE SERVER [--allow-host HOST]...
@@ -142,7 +143,7 @@ const USAGE = wrapUsage(`Usage:
   answer       answer a run waiting for a person and resume it here (steward answer --help)
   runs         the runs in the data folder's history (the app's Runs list): list them, search them
                by words or id, show one (its events with --json), list those waiting for a person,
-               delete them, or import JSONL traces (steward runs --help)
+               export them as JSONL traces, delete them, or import traces (steward runs --help)
   learning     turn traces into fine-tuning data: sft (chat JSONL) or preference (DPO pairs); what
                each agent node's student has earned toward promotion (steward learning promotion)
   eval         measure supervision: fault-injection cases for the workflow supervisor, known student

@@ -13,6 +13,7 @@ import { acquireDataFolderLock, DataFolderInUseError } from '../../util/data-fol
 import type { CliIo, EXIT } from './cli-io';
 import { checkTraceStreams, importTraceStreams, NO_HISTORY, type Checked } from './import-traces';
 import { ambiguousWords, noRunWords } from './run-named-words';
+import { runsExportCommand } from './runs-export-command';
 import { isReadSubcommand, runsReadCommand } from './runs-read-command';
 import { typedPath } from './typed-path';
 import { waitingCommand } from './waiting-command';
@@ -26,6 +27,7 @@ export const RUNS_USAGE = wrapUsage(`Usage:
   steward runs search WORDS|RUN_ID [--status S]... [--workflow ID] [--since WHEN] [--until WHEN] [--oldest] [--limit N] [--after RUN_ID] [--json] [--data-dir DIR]
   steward runs show RUN_ID [--json] [--data-dir DIR]
   steward runs waiting [--json] [--data-dir DIR]
+  steward runs export RUN_ID... -o FILE.jsonl|- [--without-children] [--data-dir DIR]
   steward runs delete RUN_ID... [--data-dir DIR]
   steward runs import FILE.jsonl... [--data-dir DIR]
   (--data-dir: default STEWARD_DATA_DIR, else the platform's usual place)
@@ -43,9 +45,13 @@ export const RUNS_USAGE = wrapUsage(`Usage:
            RUN_ID is the whole id or its first 8 characters or more (a start that several runs'
            ids share lists them and shows none)
   waiting  the runs waiting for a person (answer them with steward answer)
+  export   write runs to a JSONL trace, as the app's "Export JSONL" does (-o - writes to standard
+           output): each run's events as stored, with the runs it started (workflows it ran)
+           unless --without-children; each RUN_ID whole or its first 8 characters or more, and
+           one that names no run, or several, exports nothing
   delete   delete runs from the data folder's history; each RUN_ID whole or its first 8
            characters or more, as show takes it (a start several runs share deletes none of them)
-  import   add the runs of JSONL traces to it
+  import   add the runs of JSONL traces to it (an export, here or from another data folder, too)
   --json   list, search: { runs: [{ run, events, imported }], next? } (next: more runs follow,
            --after with its run_id gives them);
            show: { run, imported, events }, the events exactly as stored
@@ -57,10 +63,10 @@ files of any size (read a line at a time, with progress on a large one): every l
 first, also against the history, and a bad line imports nothing; a run the history already holds
 keeps its events; a key-like value (sk-…, ghp_…) is masked and model text over 16 KiB trimmed, as
 recorded runs are, and the summary says so. While the app runs, it runs these commands itself: its
-Runs screen changes at once, and list, search and show read its history as it is that moment.
+Runs screen changes at once, and list, search, show and export read its history as it is then.
 Exit codes: 0 done · 1 delete: some runs were not there, are waiting, or were named by a start
-            several share; show: no such run
-            · 2 bad input (show: a RUN_ID start that several runs share)`);
+            several share; show, export: no such run
+            · 2 bad input (show, export: a RUN_ID start that several runs share)`);
 
 /** `steward runs …`. Returns the exit code; a refusal is a message on stderr. */
 export async function runsCommand(args: string[], io: CliIo): Promise<number> {
@@ -75,6 +81,7 @@ export async function runsCommand(args: string[], io: CliIo): Promise<number> {
   }
   if (sub === 'waiting') return waitingCommand(rest, io, RUNS_USAGE);
   if (isReadSubcommand(sub)) return runsReadCommand(sub, rest, io, RUNS_USAGE);
+  if (sub === 'export') return runsExportCommand(rest, io, RUNS_USAGE);
   if (sub !== 'delete' && sub !== 'import') return fail(sub === undefined ? 'which subcommand?' : `unknown subcommand "${sub}"`, true);
   let parsed;
   try {

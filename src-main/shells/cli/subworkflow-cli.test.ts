@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { HostedWorkflowGraphInput } from '@shared/workflow/hosted-graph';
+import { parentFile, summarize } from '../../../test-support/digest-workflows';
 import { WorkflowStore } from '../../workflow/workflow-store';
 import { runCli } from './cli';
 
@@ -27,57 +27,6 @@ async function cli(argv: string[], dataDir: string) {
   let stderr = '';
   const code = await runCli([...argv, '--data-dir', dataDir], { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env: {} });
   return { code, stdout, stderr };
-}
-
-const summarize: HostedWorkflowGraphInput = {
-  format: 'steward/v1',
-  kind: 'workflow',
-  id: 'summarize',
-  name: 'Summarize',
-  nodes: [
-    { id: 'in', kind: 'input', fields: [{ name: 'text', type: 'text' }] },
-    {
-      id: 'writer',
-      kind: 'agent',
-      label: 'Writer',
-      instructions: 'Summarize in one line.',
-      task: 'Summarize: {{text}}',
-      inputs: [{ name: 'text', type: 'text' }],
-      supervision: { enabled: true, phase: 2 },
-      script: {
-        student: [{ json: { decision_type: 'complete', output: 'notes' } }],
-        teacher: [{ json: { verdict: 'replace', reason_codes: ['hallucination'], explanation: 'Name the slip.', replacement: { decision_type: 'complete', output: 'The release slips a week.' } } }],
-      },
-    },
-    { id: 'out', kind: 'output', fields: [{ name: 'summary', type: 'text' }] },
-  ],
-  edges: [
-    { from: { node: 'in', port: 'text' }, to: { node: 'writer', port: 'text' } },
-    { from: { node: 'writer', port: 'output' }, to: { node: 'out', port: 'summary' } },
-  ],
-};
-
-function parentFile(dir: string, child = 'summarize'): string {
-  const file = join(dir, 'parent.workflow.json');
-  writeFileSync(
-    file,
-    JSON.stringify({
-      format: 'steward/v1',
-      kind: 'workflow',
-      id: 'digest',
-      name: 'Digest',
-      nodes: [
-        { id: 'in', kind: 'input', fields: [{ name: 'notes', type: 'text' }] },
-        { id: 'sum', kind: 'workflow', label: 'Summary', workflow: child, inputs: [{ name: 'text', type: 'text' }], outputs: [{ name: 'summary', type: 'text' }] },
-        { id: 'out', kind: 'output', fields: [{ name: 'digest', type: 'text' }] },
-      ],
-      edges: [
-        { from: { node: 'in', port: 'notes' }, to: { node: 'sum', port: 'text' } },
-        { from: { node: 'sum', port: 'summary' }, to: { node: 'out', port: 'digest' } },
-      ],
-    }),
-  );
-  return file;
 }
 
 describe('steward run: a workflow node', () => {
