@@ -1,5 +1,6 @@
 import { forwardToHost } from '../cli-channel/channel-client';
 import { forwardedDataDir } from './forwarded-command';
+import { pipeOutput } from './pipe-output';
 import { readStdin, terminalAsk, terminalLine } from './terminal';
 
 const controller = new AbortController();
@@ -13,8 +14,8 @@ process.on('SIGINT', () => {
 
 const argv = process.argv.slice(2);
 const io = {
-  stdout: (text: string) => process.stdout.write(text),
-  stderr: (text: string) => process.stderr.write(text),
+  stdout: pipeOutput(process.stdout),
+  stderr: pipeOutput(process.stderr),
   env: process.env,
   signal: controller.signal,
   ask: terminalAsk(),

@@ -232,6 +232,26 @@ describe('the installed command (bin/steward.mjs over the built bundle)', () => 
     }
   });
 
+  it('a reader that goes away early (steward runs list | head -1) ends nothing: a run still completes and is recorded, and no stack trace is printed', async () => {
+    const { file, dir } = exampleCopy('notes-assistant.json');
+    const env = { ...process.env, STEWARD_DATA_DIR: join(dir, 'data') };
+    /** The bin with its standard output's reading end closed at once, as `| head -1` closes it. */
+    const closedEarly = (argv: string[]) => {
+      const child = spawn(process.execPath, [BIN, ...argv], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      child.stdout.destroy();
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      return new Promise<{ code: number | null; stderr: string }>((resolve) => child.once('close', (code) => resolve({ code, stderr })));
+    };
+    const ran = await closedEarly(['run', file]);
+    expect(ran).toEqual({ code: EXIT.ok, stderr: expect.not.stringMatching(/EPIPE|Error|at /) as unknown as string });
+    const listed = await closedEarly(['runs', 'list']);
+    expect(listed).toEqual({ code: EXIT.ok, stderr: '' });
+    // The run went on to its end though nobody read what it printed.
+    const { stdout } = await execFileP(process.execPath, [BIN, 'runs', 'list'], { env });
+    expect(stdout).toMatch(/Completed\s+Notes assistant/);
+  });
+
   it('exits 2 with one line on stderr for an unreadable file', async () => {
     const err = await execFileP(process.execPath, [BIN, 'run', '/no/such.json']).catch((e: { code: number; stderr: string }) => e);
     expect((err as { code: number }).code).toBe(2);
