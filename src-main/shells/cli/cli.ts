@@ -1,7 +1,6 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { typedPath } from './typed-path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { RegistryId } from '@shared/contracts/host-registry';
 import { modelLabel } from '@shared/contracts/model';
 import { PHASE_LABELS } from '@shared/contracts/spec';
 import { LifecyclePhase, type AgentSpec } from '@shared/contracts/spec';
@@ -49,6 +48,7 @@ import { anySupervisionFlag, SUPERVISION_FLAGS, supervisionOverrides } from './s
 import { storedDocument, storedRunHosts, storedWorkflowName, workflowsCommand } from './workflows-command';
 import { cliSpeech } from './cli-speech';
 import { wrapUsage } from '@shared/util/wrap-usage';
+import { namesStoredWorkflow } from './names-stored-workflow';
 
 
 const USAGE = wrapUsage(`Usage:
@@ -259,7 +259,7 @@ async function runCommand(args: string[], io: CliIo, dryRun = false): Promise<nu
   const hosted = io.hosted;
   const dataDir = hosted ? hosted.dataDir : typeof values['data-dir'] === 'string' ? typedPath(io, values['data-dir']) : defaultDataDir(io.env);
   // A name that is no file is a workflow stored in the data folder (the app's).
-  const stored = !existsSync(file) && RegistryId.safeParse(typed).success;
+  const stored = namesStoredWorkflow(typed, file);
   const document = stored ? storedDocument(typed, dataDir) : loadDocumentFile(file, { dataDir });
   // The app's workflow runs as the app runs it: under the data folder's privacy policy (plus --allow-host).
   const allowedHosts = stored ? storedRunHosts(dataDir, values['allow-host'] ?? []) : (values['allow-host'] ?? []);

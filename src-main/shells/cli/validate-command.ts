@@ -1,6 +1,4 @@
-import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { RegistryId } from '@shared/contracts/host-registry';
 import type { CredentialStore } from '../../credentials/credential-store';
 import { createKeychainStore } from '../../credentials/keychain-store';
 import { SpecError } from '../../spec/spec-errors';
@@ -10,6 +8,7 @@ import { WorkflowStore } from '../../workflow/workflow-store';
 import { validateSpecFile } from './validate-spec';
 import { storedDocument, storedRunHosts } from './workflows-command';
 import { wrapUsage } from '@shared/util/wrap-usage';
+import { namesStoredWorkflow } from './names-stored-workflow';
 
 export const VALIDATE_USAGE = wrapUsage(`Usage: steward validate FILE|NAME [--data-dir DIR] [--allow-host HOST]...
 
@@ -64,7 +63,7 @@ export async function validateCommand(args: string[], io: ValidateIo): Promise<n
   if (bad !== undefined) throw new SpecError(`--allow-host takes a host name or host:port (e.g. mcp.example.com), not "${bad}"`);
   const dataDir = values['data-dir'] ?? defaultDataDir(io.env ?? process.env);
   // As for steward run: a name that is no file is a workflow stored in the data folder (the app's).
-  const stored = !existsSync(file) && RegistryId.safeParse(file).success;
+  const stored = namesStoredWorkflow(file, file);
   // A stored workflow (or an app file) runs under the data folder's privacy policy: validate it so.
   const hosts = stored ? storedRunHosts(dataDir, allowedHosts) : allowedHosts;
   const source = stored

@@ -1,17 +1,24 @@
+import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HostMethod, HostResult } from '@shared/contracts/host-api';
 import { HostedWorkflowGraph, type WorkflowSummary } from '@shared/workflow/hosted-graph';
 import { hostedEcho, hostedTriage } from '../../../test-support/hosted-workflows';
 import { EXAMPLES } from '../../../test-support/workspace';
+import { ensureBuilt } from '../../../test-support/ensure-built';
 import { readTraceFile } from '../../../test-support/trace-file';
 import { createHost } from '../../composition/create-host';
 import { WorkflowStore } from '../../workflow/workflow-store';
 import { EXIT, runCli } from './cli';
 
 /** Issue 8: the app and the CLI see the same workflows, kept in the host's data folder. */
+
+const execFileP = promisify(execFile);
+const BIN = fileURLToPath(new URL('../../../bin/steward.mjs', import.meta.url));
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -92,6 +99,27 @@ describe('steward workflows and steward run NAME', () => {
     expect(events[0]?.type).toBe('workflow.started');
     expect(events.at(-1)).toMatchObject({ type: 'run.finished', status: 'completed' });
     expect((await cli(['run', 'echo'], dataDir)).stderr).toMatch(/input name is required/);
+  });
+
+  it('run NAME and validate NAME typed in a folder holding a folder of that name still mean the stored workflow; a file of that name is run as a file', async () => {
+    const dataDir = tempDir();
+    new WorkflowStore(dataDir).save(echo);
+    const project = tempDir();
+    mkdirSync(join(project, 'echo'));
+    let stdout = '';
+    let stderr = '';
+    const ran = await runCli(['run', 'echo', '--input', 'name=Bo', '--json', '--data-dir', dataDir], { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env: {}, cwd: project });
+    expect(ran, stderr).toBe(EXIT.ok);
+    expect(JSON.parse(stdout)).toMatchObject({ status: 'completed', outputs: { said: 'hello Bo' } });
+    ensureBuilt();
+    const validated = await execFileP(process.execPath, [BIN, 'validate', 'echo', '--data-dir', dataDir], { cwd: project });
+    expect(validated.stdout).toContain('echo');
+    // A file named like the stored workflow is what the person typed: it runs (here, a spec with no workflow in it: refused in words).
+    writeFileSync(join(project, 'file-echo'), '{}');
+    new WorkflowStore(dataDir).save({ ...echo, id: 'file-echo' });
+    stderr = '';
+    expect(await runCli(['run', 'file-echo', '--data-dir', dataDir], { stdout: () => undefined, stderr: (t) => (stderr += t), env: {}, cwd: project })).toBe(EXIT.badInput);
+    expect(stderr).toContain(join(project, 'file-echo'));
   });
 
   it('run NAME refuses a stored workflow with problems, naming each by node, before anything runs; an unknown NAME says where it looked', async () => {
