@@ -32,9 +32,9 @@ export function readJson(path: string, what: string): unknown {
     text = readFileSync(path, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new SpecError(
-      code === 'ENOENT' ? `${what} not found: ${path}` : `cannot read ${what} ${path}: ${(err as Error).message}`,
-    );
+    // In words, not the system's (EISDIR: illegal operation on a directory, read).
+    const why = code === 'EISDIR' ? 'it is a folder, not a file' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
+    throw new SpecError(code === 'ENOENT' ? `${what} not found: ${path}` : `cannot read ${what} ${path}: ${why}`);
   }
   const parsed = parseJsonText(text);
   if (!parsed.ok) throw new SpecError(`${what} ${path} is not valid JSON at ${parsed.message}`);

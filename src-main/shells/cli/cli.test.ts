@@ -136,6 +136,12 @@ describe('bad input gets exit code 2 and one clear message', () => {
     expect(code).toBe(EXIT.badInput);
     expect(stderr.trim().split('\n')).toHaveLength(1);
     expect(stderr).toMatch(/spec file not found: \/no\/such\/spec\.json/);
+    // A folder typed for a file is said in words, not as the system's EISDIR.
+    const ws = tempNotesWorkspace();
+    cleanups.push(ws.cleanup);
+    const folder = await cli(['run', `${ws.dir}/`]);
+    expect(folder.code).toBe(EXIT.badInput);
+    expect(folder.stderr).toMatch(/^steward: cannot read spec file .*: it is a folder, not a file\n$/);
   });
 
   it('an invalid spec names the field', async () => {
