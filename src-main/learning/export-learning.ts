@@ -4,6 +4,7 @@ import type { LearningExample, LearningExportFormat, LearningExportSummary, Pref
 import { toExportLines, toJsonl } from '@shared/learning/export-formats';
 import { LearningExportError } from './learning-errors';
 import { readTraceExamples } from './read-trace';
+import { fileProblem } from '../util/file-problem';
 
 export interface ExportLearningOptions {
   /** One or more `--trace` JSONL files; examples are read in order and deduplicated by event id. */
@@ -62,8 +63,6 @@ function writeWhole(path: string, text: string): void {
     renameSync(temp, path);
   } catch (err) {
     rmSync(temp, { force: true });
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'its folder does not exist' : code === 'EISDIR' ? 'it is a folder' : err instanceof Error ? err.message : String(err);
-    throw new LearningExportError(`cannot write ${path}: ${why}`);
+    throw new LearningExportError(`cannot write ${path}: ${fileProblem(err, 'write')}`);
   }
 }

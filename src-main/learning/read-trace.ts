@@ -4,8 +4,9 @@ import type { LearningExample, PreferenceLine, TraceProblem } from '@shared/cont
 import { preferenceLineOf } from '@shared/pattern/preference';
 import { learningExampleFromEvent } from '@shared/learning/export-formats';
 import { PromptBook } from '@shared/learning/learning-context';
-import { traceFileProblem, traceLineEvent } from '../events/trace-line';
+import { traceLineEvent } from '../events/trace-line';
 import { LearningExportError } from './learning-errors';
+import { fileProblem } from '../util/file-problem';
 
 export interface TraceExamples {
   examples: LearningExample[];
@@ -61,7 +62,7 @@ export async function readTraceExamples(path: string): Promise<TraceExamples> {
       }
     }
   } catch (err) {
-    throw new LearningExportError(`cannot read trace ${path}: ${traceFileProblem(err)}`);
+    throw new LearningExportError(`cannot read trace ${path}: ${fileProblem(err)}`);
   }
   const [first] = problems;
   if (events === 0 && first !== undefined) {

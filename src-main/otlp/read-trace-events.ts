@@ -2,8 +2,9 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { RunEvent } from '@shared/contracts/events';
 import type { TraceProblem } from '@shared/contracts/learning-export';
-import { traceFileProblem, traceLineEvent } from '../events/trace-line';
+import { traceLineEvent } from '../events/trace-line';
 import { OtlpExportError } from './otlp-errors';
+import { fileProblem } from '../util/file-problem';
 
 /**
  * Every event of a `--trace` JSONL file, each line validated as a RunEvent: a bad line (the torn
@@ -23,7 +24,7 @@ export async function readTraceEvents(path: string): Promise<{ events: RunEvent[
       else if (read) problems.push({ file: path, line, message: read.problem });
     }
   } catch (err) {
-    throw new OtlpExportError(`cannot read trace ${path}: ${traceFileProblem(err)}`);
+    throw new OtlpExportError(`cannot read trace ${path}: ${fileProblem(err)}`);
   }
   if (events.length > 0) return { events, problems };
   const first = problems[0];

@@ -6,6 +6,7 @@ import { ModelScript } from '@shared/contracts/script';
 import { JsonTooDeepError, MAX_JSON_DEPTH, jsonDepthExceeds } from '@shared/util/json-depth';
 import { SpecError } from './spec-errors';
 import { parseJsonText } from '@shared/util/json-syntax';
+import { fileProblem } from '../util/file-problem';
 
 /** A spec ready to run: parsed, with its script and folders resolved to absolute paths. */
 export interface LoadedSpec {
@@ -32,9 +33,7 @@ export function readJson(path: string, what: string): unknown {
     text = readFileSync(path, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    // In words, not the system's (EISDIR: illegal operation on a directory, read).
-    const why = code === 'EISDIR' ? 'it is a folder, not a file' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
-    throw new SpecError(code === 'ENOENT' ? `${what} not found: ${path}` : `cannot read ${what} ${path}: ${why}`);
+    throw new SpecError(code === 'ENOENT' ? `${what} not found: ${path}` : `cannot read ${what} ${path}: ${fileProblem(err)}`);
   }
   const parsed = parseJsonText(text);
   if (!parsed.ok) throw new SpecError(`${what} ${path} is not valid JSON at ${parsed.message}`);

@@ -11,7 +11,7 @@ import { canonicalJson } from '@shared/util/canonical-json';
 import { diskTraceMemory, type DiskTraceMemory } from './import-memory';
 import type { EventJournal } from '../../events/event-journal';
 import type { RunHistory } from '../../events/run-history';
-import { traceFileProblem } from '../../events/trace-line';
+import { fileProblem } from '../../util/file-problem';
 
 /**
  * `steward runs import` a line at a time (issue 26): a trace of any size is imported holding a digest
@@ -147,15 +147,18 @@ function againstHistory(at: TraceLineAt, event: RunEvent, history: HistoryLookUp
 async function eachLine(file: string, doing: string, progress: (line: string) => void, visit: (at: TraceLineAt, raw: string) => string | undefined): Promise<string | undefined> {
   let size: number;
   try {
-    size = statSync(file).size;
+    const stat = statSync(file);
+    // A folder opens like a file and fails at its first read: said before reading.
+    if (stat.isDirectory()) return `cannot read ${file}: ${fileProblem({ code: 'EISDIR' })}`;
+    size = stat.size;
   } catch (error) {
-    return `cannot read ${file}: ${traceFileProblem(error)}`;
+    return `cannot read ${file}: ${fileProblem(error)}`;
   }
   const name = basename(file);
   const stream = createReadStream(file, { encoding: 'utf8' });
   const opened = new Promise<string | undefined>((resolve) => {
     stream.once('open', () => resolve(undefined));
-    stream.once('error', (error) => resolve(`cannot read ${file}: ${traceFileProblem(error)}`));
+    stream.once('error', (error) => resolve(`cannot read ${file}: ${fileProblem(error)}`));
   });
   const failed = await opened;
   if (failed) return failed;
@@ -174,6 +177,10 @@ async function eachLine(file: string, doing: string, progress: (line: string) =>
         progress(`${doing} ${name}: ${tenth * 10}% (${(bytes / 1024 / 1024).toFixed(0)} of ${(size / 1024 / 1024).toFixed(0)} MB)`);
       }
     }
+  } catch (error) {
+    // The disk failing under the read (EIO…): said as the file's problem; anything else is not the file's.
+    if ((error as NodeJS.ErrnoException).syscall === undefined) throw error;
+    return `cannot read ${file}: ${fileProblem(error)}`;
   } finally {
     stream.destroy();
   }

@@ -99,6 +99,18 @@ describe('steward runs', () => {
     expect(heldRuns(dataDir)).toEqual([]);
   });
 
+  it('a folder, or a file that is not there, named for a trace imports nothing and says so in words', async () => {
+    const dataDir = tempDir();
+    const dir = tempDir();
+    const good = traceFile(dir, run('cli-run-00004'));
+    const folder = await cli(['runs', 'import', good, dir], dataDir);
+    expect(folder).toMatchObject({ code: 2, stdout: '' });
+    expect(folder.stderr).toBe(`steward runs: cannot read ${dir}: it is a folder, not a file; nothing was imported\n`);
+    const missing = await cli(['runs', 'import', join(dir, 'gone.jsonl')], dataDir);
+    expect(missing.stderr).toBe(`steward runs: cannot read ${join(dir, 'gone.jsonl')}: no such file; nothing was imported\n`);
+    expect(heldRuns(dataDir)).toEqual([]);
+  });
+
   it('deletes runs from the data folder\'s history: the app neither lists them after, nor a page that held them keeps them', async () => {
     const dataDir = tempDir();
     await cli(['runs', 'import', traceFile(tempDir(), [...run('cli-run-00004'), ...run('cli-run-00005')])], dataDir);

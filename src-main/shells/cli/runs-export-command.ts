@@ -7,6 +7,7 @@ import { runNamedBy } from '../../events/run-named-by';
 import type { CliIo, EXIT } from './cli-io';
 import { historyToRead } from './history-to-read';
 import { ambiguousWords, noRunWords } from './run-named-words';
+import { fileProblem } from '../../util/file-problem';
 import { typedPath } from './typed-path';
 
 // Type-only link to cli.ts (which imports this file through runs-command.ts): the codes are checked equal to EXIT at compile time.
@@ -163,9 +164,7 @@ function writeWhole(path: string, fill: (write: (text: string) => void) => Writt
     if (fd !== undefined) closeSync(fd);
     rmSync(temp, { force: true });
     if (error instanceof Refused) throw error;
-    const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'its folder does not exist' : code === 'EISDIR' ? 'it is a folder' : code === 'EACCES' ? 'permission denied' : code === 'ENOSPC' ? 'the disk is full' : error instanceof Error ? error.message : String(error);
-    throw new Refused(`cannot write ${path}: ${why}; nothing was exported`, CODE.badInput);
+    throw new Refused(`cannot write ${path}: ${fileProblem(error, 'write')}; nothing was exported`, CODE.badInput);
   }
 }
 
