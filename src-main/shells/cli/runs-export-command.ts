@@ -123,7 +123,7 @@ function runsToExport(journal: EventJournal, typed: readonly string[], withChild
 
 interface Written {
   events: number;
-  /** Runs still under way when exported (running or waiting): their events so far. */
+  /** Runs whose events written hold no end (a run still going, or waiting for a person): their events so far. */
   unfinished: string[];
 }
 
@@ -133,14 +133,17 @@ function writeRuns(journal: EventJournal, runs: readonly ExportedRun[], write: (
   const unfinished: string[] = [];
   for (const { listed } of runs) {
     let after = -1;
+    // Whether the run ended, from its events as written (it may end while it is exported), not its row.
+    let ended = false;
     for (;;) {
       const page = journal.runEventsPage(listed.run.run_id, after, PAGE_EVENTS, PAGE_BYTES);
       if (page.events.length > 0) write(page.events.map((event) => `${traceLine(event)}\n`).join(''));
       events += page.events.length;
+      ended ||= page.events.some((event) => event.type === 'run.finished');
       if (page.next === undefined) break;
       after = page.next;
     }
-    if (listed.run.status === 'running' || listed.run.status === 'waiting') unfinished.push(listed.run.run_id);
+    if (!ended) unfinished.push(listed.run.run_id);
   }
   return { events, unfinished };
 }
@@ -178,7 +181,8 @@ export function exportWords(runs: readonly ExportedRun[], written: Written, wher
   const lines = [`exported ${plural(named, 'run')}${chained} (${plural(written.events, 'event')}) to ${where}`];
   for (const id of written.unfinished) {
     const run = runs.find((r) => r.listed.run.run_id === id)?.listed.run;
-    lines.push(`run ${id.slice(0, 8)} is ${run?.status === 'waiting' ? 'waiting for a person' : 'still running'}: the file holds its events so far (an import closes it as imported unfinished)`);
+    const state = run?.status === 'waiting' ? 'is waiting for a person' : run?.status === 'running' ? 'is still running' : 'has no end in the history';
+    lines.push(`run ${id.slice(0, 8)} ${state}: the file holds its events so far (an import closes it as imported unfinished)`);
   }
   return lines.join('\n');
 }
