@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -5,6 +6,7 @@ import type { RunEvent } from '@shared/contracts/events';
 import { askingSpecInput } from '../../../test-support/asking-spec';
 import { parentFile, summarize } from '../../../test-support/digest-workflows';
 import { cliWith, forwardedWith } from '../../../test-support/cli-capture';
+import { maskingProbeSpec } from '../../../test-support/masking-probe';
 import { openTestHost } from '../../../test-support/host-session';
 import { tempFolder } from '../../../test-support/temp-folder';
 import { tempNotesSpec, tempNotesWorkspace } from '../../../test-support/workspace';
@@ -134,6 +136,31 @@ describe('steward runs export', () => {
     expect(out.code, out.stderr).toBe(EXIT.ok);
     expect(out.stdout).toContain(`run ${runId.slice(0, 8)} is waiting for a person: the file holds its events so far (an import closes it as imported unfinished)`);
     expect(readFileSync(file, 'utf8')).not.toContain('"run.finished"');
+  });
+
+  it('a sensitive argument\'s value never reaches the exported file (a planted value the tool really wrote)', async () => {
+    const ws = tempNotesWorkspace();
+    cleanups.push(ws.cleanup);
+    const secret = `Kestrel ${randomBytes(12).toString('hex')}`;
+    const write = { decision_type: 'tool_call', tool_name: 'write_file', arguments: { path: 'quetzal-report.md', content: secret } };
+    const script = {
+      latency_ms: 0,
+      student: [{ json: write }, { json: { decision_type: 'complete', output: 'Wrote the report.' } }],
+      teacher: [{ json: { verdict: 'accept', reason_codes: [], explanation: 'Inside the workspace.' } }, { json: { verdict: 'accept', reason_codes: [], explanation: 'Done.' } }],
+    };
+    const spec = join(ws.dir, 'probe.json');
+    writeFileSync(spec, JSON.stringify({ ...maskingProbeSpec(), script }));
+    const dataDir = join(tempDir(), 'data');
+    const run = await cli(['run', spec], dataDir);
+    expect(run.code, run.stderr).toBe(EXIT.ok);
+    // The tool got the real value.
+    expect(readFileSync(join(ws.workspace, 'quetzal-report.md'), 'utf8')).toBe(secret);
+    const runId = RUN_ID_LINE.exec(run.stdout)?.[1] ?? '';
+    const file = join(tempDir(), 'probe.jsonl');
+    expect((await cli(['runs', 'export', runId, '-o', file], dataDir)).code).toBe(EXIT.ok);
+    const text = readFileSync(file, 'utf8');
+    expect(text).toContain('quetzal-report.md');
+    expect(text).not.toContain(secret.split(' ')[1]);
   });
 
   it('while the app runs, it exports from its own history, the same file as with no app', async () => {
