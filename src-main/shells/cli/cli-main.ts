@@ -1,6 +1,6 @@
 import { forwardToHost } from '../cli-channel/channel-client';
 import { forwardedDataDir } from './forwarded-command';
-import { pipeOutput } from './pipe-output';
+import { pipeOutput } from '../pipe-output';
 import { readStdin, terminalAsk, terminalLine } from './terminal';
 
 const controller = new AbortController();
