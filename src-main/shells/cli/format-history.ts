@@ -97,7 +97,7 @@ export function shownLines(row: RunRow, imported: boolean, stored: number): stri
   lines.push(`  ${roundsPhrase(row)} · ${eventsLine(stored, row.event_count)}`);
   if (row.message) lines.push(`  message: ${row.message}`);
   if (row.output) lines.push('  output:', ...row.output.split('\n').map((line) => `    ${line}`));
-  lines.push(`its events: steward runs show ${row.run_id} --json`);
+  lines.push(`its events: steward runs show ${row.run_id} --json`, `as a trace file: steward runs export ${row.run_id.slice(0, 8)} -o FILE.jsonl`);
   return lines;
 }
 

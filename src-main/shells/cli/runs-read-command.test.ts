@@ -188,7 +188,7 @@ describe('steward runs list, search and show', () => {
     expect(shown.stdout).toMatch(/models: student .* · teacher /);
     expect(shown.stdout).toMatch(/started \d{4}-\d\d-\d\d \d\d:\d\d:\d\d · ended .*\(/);
     expect(shown.stdout).toContain(`${events.length} events stored (the run announced ${events.length})`);
-    expect(shown.stdout).toContain(`its events: steward runs show ${notes} --json`);
+    expect(shown.stdout).toContain(`its events: steward runs show ${notes} --json\nas a trace file: steward runs export ${notes.slice(0, 8)} -o FILE.jsonl\n`);
 
     const json = JSON.parse((await cli(['runs', 'show', notes, '--json'], dataDir)).stdout) as { run: { run_id: string; status: string; stored_events: number }; imported: boolean; events: RunEvent[] };
     expect(json.run).toMatchObject({ run_id: notes, status: 'completed', stored_events: events.length });
