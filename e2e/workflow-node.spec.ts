@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
+import { summarize } from '../test-support/digest-workflows';
 import { ownHostAndPage } from './own-host';
 
 // Issue 29, workflows as agents (seed 004): a person adds a "Run a workflow" node in the editor,
@@ -13,40 +14,13 @@ const SHOTS = '/tmp/shots';
 mkdirSync(SHOTS, { recursive: true });
 const held = ownHostAndPage('subworkflow');
 
-const SUMMARIZE = {
-  format: 'steward/v1',
-  kind: 'workflow',
-  id: 'summarize',
-  name: 'Summarize',
-  nodes: [
-    { id: 'in', kind: 'input', fields: [{ name: 'text', type: 'text' }] },
-    {
-      id: 'writer',
-      kind: 'agent',
-      instructions: 'Summarize in one line.',
-      task: 'Summarize: {{text}}',
-      inputs: [{ name: 'text', type: 'text' }],
-      supervision: { enabled: true, phase: 2 },
-      script: {
-        student: [{ json: { decision_type: 'complete', output: 'notes' } }],
-        teacher: [{ json: { verdict: 'replace', reason_codes: ['hallucination'], explanation: 'Name the slip.', replacement: { decision_type: 'complete', output: 'The release slips a week.' } } }],
-      },
-    },
-    { id: 'out', kind: 'output', fields: [{ name: 'summary', type: 'text' }] },
-  ],
-  edges: [
-    { from: { node: 'in', port: 'text' }, to: { node: 'writer', port: 'text' } },
-    { from: { node: 'writer', port: 'output' }, to: { node: 'out', port: 'summary' } },
-  ],
-};
-
 test('a Run a workflow node: picked in the editor, run, its child run and the teacher’s intervention inside it shown under the node', async () => {
   const { page, host } = held;
   await page.setViewportSize({ width: 1360, height: 900 });
   const dir = mkdtempSync(join(tmpdir(), 'steward-e2e-subworkflow-file-'));
   try {
     const file = join(dir, 'summarize.workflow.json');
-    writeFileSync(file, JSON.stringify(SUMMARIZE));
+    writeFileSync(file, JSON.stringify(summarize));
     await page.goto(host.url);
     await expect(page.getByTestId('connection-banner')).toHaveCount(0, { timeout: 20_000 });
     await page.evaluate(() => (window.location.hash = '#/workflows'));
