@@ -7,6 +7,7 @@ import { askVerdict, describeEscalation } from './person-verdict';
 import { formatDecision } from './format-round';
 import { provenanceLines } from './format-provenance';
 import { roundNumber } from '@shared/contracts/round-number';
+import { localTime } from './format-history';
 
 export type ReadLine = (question: string) => Promise<string | undefined>;
 
@@ -74,7 +75,7 @@ function describeJudgment(ask: PatternJudgmentAsk): string[] {
   for (const o of ask.outputs) lines.push(`  [${o.id}] ${o.member_id}:`, ...indent(o.text));
   const cites = [ask.min_citations > 0 ? `at least ${ask.min_citations} output(s)` : '', ask.must_cite.length > 0 ? `one of ${ask.must_cite.join(', ')}` : ''].filter(Boolean).join(', ');
   if (cites) lines.push(`  a verdict cites ${cites} (all shown, unless you name them)`);
-  if (ask.expires_at !== undefined) lines.push(`  expires ${ask.expires_at}: then ${describeFallback(ask.fallback)}`);
+  if (ask.expires_at !== undefined) lines.push(`  expires ${localTime(ask.expires_at, true)}: then ${describeFallback(ask.fallback)}`);
   return lines;
 }
 

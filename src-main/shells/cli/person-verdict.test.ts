@@ -20,7 +20,7 @@ function tempDir(): string {
 }
 
 /** value → an assert that wants "ok" (pure, so retry is allowed) → out.checked; value → a template → out.said. A person supervises. */
-function checkingWorkflow(dir: string): string {
+function checkingWorkflow(dir: string, decisionTimeoutMs?: number): string {
   const file = join(dir, 'check.workflow.json');
   writeFileSync(
     file,
@@ -29,7 +29,7 @@ function checkingWorkflow(dir: string): string {
       kind: 'workflow',
       id: 'check',
       name: 'Check',
-      supervisor: { enabled: true, who: { kind: 'person' } },
+      supervisor: { enabled: true, who: { kind: 'person', ...(decisionTimeoutMs !== undefined ? { decision_timeout_ms: decisionTimeoutMs } : {}) } },
       nodes: [
         { id: 'in', kind: 'input', fields: [{ name: 'value', type: 'text' }] },
         { id: 'check', kind: 'assert', checks: [{ check: 'contains', text: 'ok' }] },
@@ -97,6 +97,16 @@ describe('a workflow a person supervises, at the command line', () => {
     // `checked`, and says it lost that work (issue 28: completed with failures, exit 4).
     expect(run.code).toBe(EXIT.itemsFailed);
     expect(run.stdout).toContain('said: got poison');
+  }, 60_000);
+
+  it('a verdict with a deadline says it in this machine\'s local time, as runs list does, not as an ISO instant', async () => {
+    const dir = tempDir();
+    const person = typing('skip', 'not this one');
+    let said = '';
+    const run = await cli(['run', checkingWorkflow(dir, 3_600_000), '--input', 'value=poison', '--data-dir', join(dir, 'data')], { line: person.line, stderr: (t) => (said += t) });
+    // Answered at the terminal: the run goes on to its end.
+    expect(run.code, said).toBe(EXIT.ok);
+    expect(said).toMatch(/ {2}decide by \d{4}-\d\d-\d\d \d\d:\d\d:\d\d: then the node fails \(the default verdict\)\n/);
   }, 60_000);
 
   it('--verdict words: a substitute needs its --value (a JSON object), other verdicts take none; an unknown verdict is refused', () => {

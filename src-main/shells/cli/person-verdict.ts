@@ -3,6 +3,7 @@ import { SUPERVISOR_ACTION_LABELS, SupervisorAction, SUPERVISOR_ACTIONS } from '
 import { checkPersonVerdict, type PersonEscalation } from '@shared/supervisor/person-escalation';
 import { SpecError } from '../../spec/spec-errors';
 import { jsonObjectFlag } from './json-flag';
+import { localTime } from './format-history';
 
 /**
  * A person supervising a workflow at the command line (issue 11): `steward answer RUN --verdict
@@ -32,7 +33,7 @@ export function describeEscalation(wait: PersonEscalation): string[] {
   lines.push(...e.detail.split('\n').map((l) => `    ${l}`));
   if (e.candidate_output !== undefined) lines.push(`  its output: ${JSON.stringify(e.candidate_output).slice(0, 500)}`);
   if (wait.feedback !== undefined) lines.push(`  asked again: ${wait.feedback}`);
-  if (wait.expires_at !== undefined) lines.push(`  decide by ${wait.expires_at}: then the node fails (the default verdict)`);
+  if (wait.expires_at !== undefined) lines.push(`  decide by ${localTime(wait.expires_at, true)}: then the node fails (the default verdict)`);
   lines.push(`  verdicts: ${e.allowed_actions.map((a) => `${a} (${SUPERVISOR_ACTION_LABELS[a].toLowerCase()})`).join(' · ')}`);
   return lines;
 }

@@ -47,7 +47,7 @@ describe('steward runs waiting', () => {
     expect(run.code, run.stderr).toBe(EXIT.waiting);
 
     const listed = await cli(['runs', 'waiting', '--data-dir', dataDir]);
-    expect(listed.stdout).toMatch(/ · A member asks · node draft › member critic · round 1 · /);
+    expect(listed.stdout).toMatch(/ · A member asks · node draft › member critic · round 1 · .* · since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\n/);
     expect(listed.stdout).toContain('Who reads this note?');
     const json = JSON.parse((await cli(['runs', 'waiting', '--json', '--data-dir', dataDir])).stdout) as unknown[];
     expect(json).toEqual([expect.objectContaining({ name: 'A member asks', node: 'draft', member: 'critic' })]);

@@ -3,6 +3,7 @@ import { INTERVENTION_KIND_LABELS, type InterventionKind } from '@shared/contrac
 import { openWaitingStores, type WaitingStores } from '../../engine/waiting-stores';
 import { defaultDataDir } from '../../util/data-dir';
 import type { CliIo } from './cli-io';
+import { localTime } from './format-history';
 import { typedPath } from './typed-path';
 import { roundNumber } from '@shared/contracts/round-number';
 import { memberOfOutputId, waitingAt } from '@shared/pattern/member-label';
@@ -74,7 +75,7 @@ export function waitingCommand(args: string[], io: CliIo, usage: string): number
     return 0;
   }
   for (const row of rows) {
-    io.stdout(`${row.run_id} · ${row.name}${row.node !== undefined ? ` · node ${waitingAt(row.node, row.member)}` : ''} · round ${row.round} · ${INTERVENTION_KIND_LABELS[row.kind].toLowerCase()} · since ${row.since}\n  ${row.asks}\n`);
+    io.stdout(`${row.run_id} · ${row.name}${row.node !== undefined ? ` · node ${waitingAt(row.node, row.member)}` : ''} · round ${row.round} · ${INTERVENTION_KIND_LABELS[row.kind].toLowerCase()} · since ${localTime(row.since, true)}\n  ${row.asks}\n`);
   }
   io.stdout(`${rows.length} waiting for you · answer with: steward answer RUN_ID ANSWER (steward answer --help)\n`);
   return 0;
