@@ -13,16 +13,19 @@ import { toolProgressOutput } from './tool-progress-output';
 export function agentRunPrinter(io: Pick<CliIo, 'stdout'> & Partial<Pick<CliIo, 'stderr'>>, json: boolean, trace?: (event: RunEvent) => void) {
   // A run that ends with its last round's failure (a model that cannot be used) says it once.
   let lastRoundMessage: string | undefined;
+  // Whether the run is a dry run (its run.started says so): its calls are said as not run.
+  let dryRun = false;
   // A tool call's progress, on stderr (tool-progress-output.ts says how much of it, where).
   const progress = io.stderr ? toolProgressOutput({ write: io.stderr, json }) : undefined;
   const onEvent = (event: RunEvent) => {
     trace?.(event);
     progress?.(event);
+    if (event.type === 'run.started') dryRun = event.dry_run;
     if (json) return;
     // The person's words the next round's proposer got (a rejection and its note, a reply), as the app's round shows them.
     if (event.type === 'round.started' && event.told !== undefined) io.stdout(`  told by you: ${event.told}\n`);
     if (event.type === 'round.completed') {
-      io.stdout(`${formatRound(event.record)}\n`);
+      io.stdout(`${formatRound(event.record, dryRun)}\n`);
       lastRoundMessage = event.record.message;
     }
     if (event.type === 'model.retry') io.stdout(`${formatModelRetry(event)}\n`);
@@ -31,7 +34,8 @@ export function agentRunPrinter(io: Pick<CliIo, 'stdout'> & Partial<Pick<CliIo, 
   };
   const summary = (result: AgentRun) => {
     const tools = result.executions.length;
-    io.stdout(`${RUN_STATUS_LABELS[result.status].toLowerCase()} · ${result.rounds.length} round(s) · ${tools} tool call(s)${result.message && result.message !== lastRoundMessage ? ` · ${result.message}` : ''}\n`);
+    const calls = result.dry_run ? `${tools} tool call(s) not run (dry run)` : `${tools} tool call(s)`;
+    io.stdout(`${RUN_STATUS_LABELS[result.status].toLowerCase()} · ${result.rounds.length} round(s) · ${calls}${result.message && result.message !== lastRoundMessage ? ` · ${result.message}` : ''}\n`);
     if (result.scs) io.stdout(`${formatScsStatus(result.scs)}\n`);
     if (result.output) io.stdout(`${result.output}\n`);
   };

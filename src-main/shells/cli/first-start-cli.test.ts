@@ -57,6 +57,13 @@ describe('steward at the terminal, as a new user meets it', () => {
     expect(result.executions.length).toBeGreaterThan(0);
     for (const e of result.executions) expect(e.content).toMatch(/^\(dry run: fs\/\w+ was not executed\)$/);
     expect(() => readFileSync(join(data, 'demo', 'notes-assistant', 'notes-sandbox', 'summary.md'))).toThrow();
+
+    // Its lines say the same: no call reads "executed", and the summary counts calls not run.
+    const lines = await cli(['dry-run', join(EXAMPLES, 'notes-assistant.json')], data);
+    expect(lines.code, lines.stderr).toBe(EXIT.ok);
+    expect(lines.stdout).not.toMatch(/→.* executed$/m);
+    expect(lines.stdout.match(/→.* would have executed \(dry run: not run\)$/gm)).toHaveLength(result.executions.length);
+    expect(lines.stdout).toContain(`completed · ${result.rounds.length} round(s) · ${result.executions.length} tool call(s) not run (dry run)\n`);
   }, 120_000);
 
   it('steward dry-run of a workflow says it takes an agent spec and how to replay a workflow dry; exit 2', async () => {

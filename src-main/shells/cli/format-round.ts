@@ -27,7 +27,7 @@ export function formatDecision(decision: Decision): string {
 }
 
 /** One compact line (two when the teacher changed something) per round for the terminal. */
-export function formatRound(record: RoundRecord): string {
+export function formatRound(record: RoundRecord, dryRun = false): string {
   const head = `  round ${roundNumber(record.round)}`;
   const candidate = record.validation?.ok === false
     ? `${record.proposer} → invalid candidate (${record.validation.issues.map((i) => i.code).join(', ')})`
@@ -56,7 +56,9 @@ export function formatRound(record: RoundRecord): string {
     : '';
   const detail = record.outcome === 'executed' && record.execution?.is_error ? ' (tool reported an error)' : '';
   const why = record.outcome === 'executed' || record.outcome === 'delivered' ? '' : `: ${record.message ?? record.reason ?? ''}`;
-  lines.push(`           →${selected} ${record.outcome}${detail}${why}`);
+  // A dry run's call was authorized and not run: said as the app's round says it, never "executed".
+  const outcome = dryRun && record.outcome === 'executed' ? 'would have executed (dry run: not run)' : record.outcome;
+  lines.push(`           →${selected} ${outcome}${detail}${why}`);
   return lines.join('\n');
 }
 
