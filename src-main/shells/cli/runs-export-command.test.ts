@@ -43,10 +43,10 @@ async function folderWithRuns(): Promise<{ dataDir: string; notes: string; diges
 }
 
 /** What `runs show --json` says of a run: its row and its events as stored. */
-async function shown(dataDir: string, runId: string): Promise<{ run: Record<string, unknown>; events: RunEvent[] }> {
+async function shown(dataDir: string, runId: string): Promise<{ run: Record<string, unknown>; imported: boolean; events: RunEvent[] }> {
   const out = await cli(['runs', 'show', runId, '--json'], dataDir);
   expect(out.code, out.stderr).toBe(EXIT.ok);
-  return JSON.parse(out.stdout) as { run: Record<string, unknown>; events: RunEvent[] };
+  return JSON.parse(out.stdout) as { run: Record<string, unknown>; imported: boolean; events: RunEvent[] };
 }
 
 const lineRunIds = (text: string) => [...new Set(text.trimEnd().split('\n').map((line) => (JSON.parse(line) as { run_id: string }).run_id))];
@@ -78,6 +78,7 @@ describe('steward runs export', () => {
       expect(after[i]?.events).toEqual(was.events);
       // The same run, now marked imported: its workflow, models, status, rounds and counts as before.
       expect(after[i]?.run).toEqual(was.run);
+      expect([was.imported, after[i]?.imported]).toEqual([false, true]);
     }
     // A second import changes nothing.
     expect((await cli(['runs', 'import', file], dataDir)).stdout).toBe(`imported 0 events of 3 runs; ${events} events already there unchanged\n`);
