@@ -1,10 +1,10 @@
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { LearningExample, LearningExportFormat, LearningExportSummary, PreferenceLine, TraceProblem } from '@shared/contracts/learning-export';
 import { toExportLines, toJsonl } from '@shared/learning/export-formats';
 import { LearningExportError } from './learning-errors';
 import { readTraceExamples } from './read-trace';
 import { fileProblem } from '../util/file-problem';
+import { writeFileAtomic } from '../util/write-file-atomic';
 
 export interface ExportLearningOptions {
   /** One or more `--trace` JSONL files; examples are read in order and deduplicated by event id. */
@@ -55,14 +55,12 @@ export async function exportLearning(options: ExportLearningOptions): Promise<Le
   };
 }
 
-/** Write to a temporary sibling, then rename: a failed export never leaves a half-written dataset. */
+/** Written whole or not at all (util/write-file-atomic.ts): a failed export never leaves a half-written dataset. */
 function writeWhole(path: string, text: string): void {
-  const temp = `${path}.${process.pid}.tmp`;
   try {
-    writeFileSync(temp, text);
-    renameSync(temp, path);
+    // The file is the person's dataset: the umask decides who may read it, as for any file they write.
+    writeFileAtomic(path, (write) => write(text), 0o666);
   } catch (err) {
-    rmSync(temp, { force: true });
     throw new LearningExportError(`cannot write ${path}: ${fileProblem(err, 'write')}`);
   }
 }

@@ -1,9 +1,8 @@
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
-import { basename } from 'node:path';
+import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
 import { parseJsonText } from '@shared/util/json-syntax';
 import { formatFileIssues } from '../spec/load-spec';
+import { writeFileAtomic } from '../util/write-file-atomic';
 
 /** A host-held registry file that is unreadable or damaged: nothing that depends on it proceeds. */
 export class RegistryFileError extends Error {
@@ -30,20 +29,7 @@ export function readJsonFile<S extends z.ZodType>(path: string, schema: S, fallb
   return checked.data;
 }
 
-/** Writes a whole file atomically: a temporary file next to it, flushed, then renamed over it. */
+/** Writes a whole JSON file atomically (util/write-file-atomic.ts). */
 export function writeJsonAtomic(path: string, value: unknown): void {
-  const tmp = `${path}.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`;
-  const fd = openSync(tmp, 'w', 0o600);
-  try {
-    writeSync(fd, `${JSON.stringify(value, null, 2)}\n`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    renameSync(tmp, path);
-  } catch (err) {
-    rmSync(tmp, { force: true });
-    throw err;
-  }
+  writeFileAtomic(path, (write) => write(`${JSON.stringify(value, null, 2)}\n`));
 }

@@ -7,9 +7,9 @@ const width = (text: string) => [...text].length;
  * A command's help with every line wider than `columns` wrapped at its spaces, the way it was laid
  * out: a row of two columns ("  delete   what it does", "  steward x Y     what it does") goes on
  * under its second column, a synopsis ("  steward runs list [--status S]…") four spaces further in
- * than it starts, any other line under its own start; an option in brackets is never split. Lines that fit are left exactly as written,
- * so a help whose parts are put together from other text (a shared sentence, a list of values)
- * still reads in a terminal.
+ * than it starts, any other line under its own start; an option in brackets is never split. Lines
+ * that fit are left exactly as written, so a help whose parts are put together from other text (a
+ * shared sentence, a list of values) still reads in a terminal.
  */
 export function wrapUsage(text: string, columns = USAGE_COLUMNS): string {
   return text

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { TOKEN_PATTERN } from '@shared/contracts/bridge';
+import { writeFileAtomic } from '../../util/write-file-atomic';
 
 /**
  * The browser session token belongs to the data folder, not to one launch (issue 28): a page that
@@ -73,18 +74,5 @@ function readKept(file: string): Found {
 
 /** A temporary file of its own, synced, then renamed over the old name (a link there is replaced, never followed). */
 function writeWhole(file: string, text: string): void {
-  const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  const fd = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o600);
-  try {
-    fs.writeFileSync(fd, text);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  try {
-    fs.renameSync(temp, file);
-  } catch (error) {
-    fs.rmSync(temp, { force: true });
-    throw error;
-  }
+  writeFileAtomic(file, (write) => write(text));
 }

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { writeFileAtomic } from '../../util/write-file-atomic';
 
 /**
  * The browser shell's origin is part of the app's identity: IndexedDB (the page's index of the
@@ -25,10 +26,7 @@ export function rememberedPort(dataDir: string): number | undefined {
 
 /** Written atomically (temp + rename), so a crash never leaves half a number behind. */
 export function rememberPort(dataDir: string, port: number): void {
-  const file = path.join(dataDir, PORT_FILE);
-  const temp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temp, `${port}\n`);
-  fs.renameSync(temp, file);
+  writeFileAtomic(path.join(dataDir, PORT_FILE), (write) => write(`${port}\n`), 0o666);
 }
 
 export function isAddressInUse(error: unknown): boolean {

@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChannelAddress } from '@shared/contracts/cli-channel';
+import { writeFileAtomic } from '../../util/write-file-atomic';
 
 /** Where a host on this data folder says it listens (mode 0600: only the user reads the token). */
 export const channelFile = (dataDir: string) => join(dataDir, 'cli-channel.json');
@@ -28,9 +29,7 @@ export const newChannelToken = () => randomBytes(32).toString('hex');
 
 /** Written atomically (temp file, rename), readable by the user alone. */
 export function writeChannelAddress(dataDir: string, address: ChannelAddress): void {
-  const tmp = `${channelFile(dataDir)}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(address)}\n`, { mode: 0o600 });
-  renameSync(tmp, channelFile(dataDir));
+  writeFileAtomic(channelFile(dataDir), (write) => write(`${JSON.stringify(address)}\n`));
 }
 
 /** The address of the host on this folder, or undefined (none, or a file that does not parse). */

@@ -1,13 +1,14 @@
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { traceLine } from '@shared/contracts/trace-format';
 import type { EventJournal } from '../../events/event-journal';
 import type { ListedRun } from '../../events/history-queries';
+import type { RunRow } from '@shared/history/run-summary';
 import { runNamedBy } from '../../events/run-named-by';
 import type { CliIo, EXIT } from './cli-io';
 import { historyToRead } from './history-to-read';
 import { ambiguousWords, noRunWords } from './run-named-words';
 import { fileProblem } from '../../util/file-problem';
+import { writeFileAtomic } from '../../util/write-file-atomic';
 import { typedPath } from './typed-path';
 
 // Type-only link to cli.ts (which imports this file through runs-command.ts): the codes are checked equal to EXIT at compile time.
@@ -124,13 +125,13 @@ function runsToExport(journal: EventJournal, typed: readonly string[], withChild
 interface Written {
   events: number;
   /** Runs whose events written hold no end (a run still going, or waiting for a person): their events so far. */
-  unfinished: string[];
+  unfinished: RunRow[];
 }
 
 /** Each run's events in sequence order, a page of the history at a time. */
 function writeRuns(journal: EventJournal, runs: readonly ExportedRun[], write: (text: string) => void): Written {
   let events = 0;
-  const unfinished: string[] = [];
+  const unfinished: RunRow[] = [];
   for (const { listed } of runs) {
     let after = -1;
     // Whether the run ended, from its events as written (it may end while it is exported), not its row.
@@ -143,29 +144,16 @@ function writeRuns(journal: EventJournal, runs: readonly ExportedRun[], write: (
       if (page.next === undefined) break;
       after = page.next;
     }
-    if (!ended) unfinished.push(listed.run.run_id);
+    if (!ended) unfinished.push(listed.run);
   }
   return { events, unfinished };
 }
 
-/** Written to a temporary sibling, synced, then renamed: a failed or interrupted export never leaves half a trace. */
+/** Written whole or not at all (util/write-file-atomic.ts): a failed or interrupted export never leaves half a trace. */
 function writeWhole(path: string, fill: (write: (text: string) => void) => Written): Written {
-  const temp = `${path}.${process.pid}.tmp`;
-  let fd: number | undefined;
   try {
-    fd = openSync(temp, 'w', 0o600);
-    const open = fd;
-    const written = fill((text) => {
-      writeSync(open, text);
-    });
-    fsyncSync(open);
-    closeSync(open);
-    fd = undefined;
-    renameSync(temp, path);
-    return written;
+    return writeFileAtomic(path, fill);
   } catch (error) {
-    if (fd !== undefined) closeSync(fd);
-    rmSync(temp, { force: true });
     if (error instanceof Refused) throw error;
     throw new Refused(`cannot write ${path}: ${fileProblem(error, 'write')}; nothing was exported`, CODE.badInput);
   }
@@ -174,15 +162,14 @@ function writeWhole(path: string, fill: (write: (text: string) => void) => Writt
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** "exported 1 run and 2 child runs of it (143 events) to runs.jsonl", and a run exported while still under way. */
-export function exportWords(runs: readonly ExportedRun[], written: Written, where: string): string {
+function exportWords(runs: readonly ExportedRun[], written: Written, where: string): string {
   const named = runs.filter((r) => r.named).length;
   const children = runs.length - named;
   const chained = children > 0 ? ` and ${plural(children, 'child run')} of ${named === 1 ? 'it' : 'them'}` : '';
   const lines = [`exported ${plural(named, 'run')}${chained} (${plural(written.events, 'event')}) to ${where}`];
-  for (const id of written.unfinished) {
-    const run = runs.find((r) => r.listed.run.run_id === id)?.listed.run;
-    const state = run?.status === 'waiting' ? 'is waiting for a person' : run?.status === 'running' ? 'is still running' : 'has no end in the history';
-    lines.push(`run ${id.slice(0, 8)} ${state}: the file holds its events so far (an import closes it as imported unfinished)`);
+  for (const run of written.unfinished) {
+    const state = run.status === 'waiting' ? 'is waiting for a person' : run.status === 'running' ? 'is still running' : 'has no end in the history';
+    lines.push(`run ${run.run_id.slice(0, 8)} ${state}: the file holds its events so far (an import closes it as imported unfinished)`);
   }
   return lines.join('\n');
 }
