@@ -58,6 +58,8 @@ test('the Notes demo run, exported, deleted and imported again in one session, i
   const row = page.locator(`[data-testid=run-row][data-run-id="${runId}"]`);
   await expect(row).toContainText('Notes assistant');
   const models = await row.locator('code').allTextContents();
+  // It ran here: nothing says imported.
+  await expect(row).not.toContainText('imported');
   await row.getByTestId('select-run').check();
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-runs').click()]);
   const exported = (await download.path()) ?? '';
@@ -73,6 +75,9 @@ test('the Notes demo run, exported, deleted and imported again in one session, i
   await expect(row).toContainText('Notes assistant');
   expect(await row.locator('code').allTextContents()).toEqual(models);
   await expect(row).not.toContainText('Unknown workflow');
+  // Back from a file, it says where it came from: it never ran on this machine since.
+  await expect(row).toContainText('· imported');
+  await shot(page, '26-imported-run-row', false);
   const back = (await storedEvents(page, runId)).sort((a, b) => a.seq - b.seq);
   expect(back.map((e) => e.id)).toEqual(original.map((e) => e.id));
   expect(back.map((e) => e.type)).toEqual(original.map((e) => e.type));
@@ -81,9 +86,20 @@ test('the Notes demo run, exported, deleted and imported again in one session, i
   await page.reload();
   await toRuns(page);
   await expect(row).toContainText('Notes assistant');
+  await expect(row).toContainText('· imported');
   await row.click();
   await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed');
   await expect(page.getByTestId('round-card')).toHaveCount(4);
+  await expect(page.locator('.run-head')).toContainText('Imported');
+  await shot(page, '26-imported-run-head', false);
+
+  // A fresh browser profile lists the runs from the host's history (runs.list): it says imported too.
+  const fresh = await page.context().browser()!.newContext();
+  const other = await fresh.newPage();
+  await other.goto(host.url);
+  await toRuns(other);
+  await expect(other.locator(`[data-testid=run-row][data-run-id="${runId}"]`)).toContainText('· imported');
+  await fresh.close();
 });
 
 const RUNS = 3_300;

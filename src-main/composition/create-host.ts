@@ -274,7 +274,8 @@ async function openHost(options: HostOptions): Promise<Host> {
     'runs.list': async ({ text, status, workflow, from, to, order, limit, after }) => {
       const query = { status, workflow, from, to, oldest: order === 'oldest', limit, after };
       const page = text !== undefined && text.trim().length > 0 ? outbox.search(text, query) : outbox.runsPage(query);
-      return { runs: page.runs.map((listed) => listed.run), ...(page.next ? { next: page.next } : {}), total: outbox.runCount, head: outbox.head };
+      // A run from an imported trace says so (it never ran here), as steward runs list says it.
+      return { runs: page.runs.map((listed) => (listed.imported ? { ...listed.run, imported: true as const } : listed.run)), ...(page.next ? { next: page.next } : {}), total: outbox.runCount, head: outbox.head };
     },
     // Promotion figures from the host's own history, folded when asked (events/promotion-store.ts).
     'promotion.figures': async ({ workflow_id, node, window, points }) => outbox.promotion.figures(workflow_id, node, window, points),

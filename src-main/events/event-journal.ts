@@ -57,6 +57,13 @@ export interface JournalSlice {
   position: number;
   /** Appended by another connection (a steward command writing its run with no app), noticed here afterwards (catchUp). */
   foreign?: boolean;
+  /** The runs among these events that came from an imported trace (they never ran here): a page marks their rows. */
+  imported?: string[];
+}
+
+/** The runs these events belong to, each once, in the order they first appear. */
+function distinctRuns(events: readonly RunEvent[]): string[] {
+  return [...new Set(events.map((event) => event.run_id))];
 }
 
 /** Events another connection appended, told to subscribers this many at a time. */
@@ -292,6 +299,8 @@ export class EventJournal {
       runEvents: db.prepare<[string], { body: string }>('SELECT body FROM events WHERE run_id = ? ORDER BY seq'),
       runEventsAfter: db.prepare<[string, number, number, number], { seq: number; body: string }>('SELECT seq, body FROM events WHERE run_id = ? AND seq > ? AND pos <= ? ORDER BY seq LIMIT ?'),
       getRun: db.prepare<[string], RunColumns>('SELECT * FROM runs WHERE run_id = ?'),
+      // Which of these runs (a JSON array of ids) came from an imported trace: one statement a slice.
+      importedAmong: db.prepare<[string], { run_id: string }>('SELECT run_id FROM runs WHERE run_id IN (SELECT value FROM json_each(?)) AND imported = 1'),
       hasRun: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM runs WHERE run_id = ?'),
       insertRun: db.prepare(
         `INSERT INTO runs (run_id, spec_id, name, status, started_at, finished_at, next_seq, rounds, stored, imported, retention_days, retention_runs, summary)
@@ -469,7 +478,7 @@ export class EventJournal {
     // What another connection appended since this one last looked comes first: subscribers are told every event, in order.
     if (result.after > known) this.notifyForeign(known, result.after);
     if (result.stored.length > 0) {
-      const slice = { events: result.stored, after: result.after, position: this.head };
+      const slice: JournalSlice = { events: result.stored, after: result.after, position: this.head, ...(options.imported ? { imported: distinctRuns(result.stored) } : {}) };
       if (deferred) {
         this.untold.push({ slice, synced: false, gen: ++this.commitGen });
         this.syncSoon();
@@ -505,7 +514,13 @@ export class EventJournal {
     const last = rows.at(-1);
     if (!last) return { events: [], after, position: after };
     // Rows were validated before they were stored: parsing them again would only cost time.
-    return { events: rows.map((row) => JSON.parse(row.body) as RunEvent), after, position: last.pos };
+    return this.withImported({ events: rows.map((row) => JSON.parse(row.body) as RunEvent), after, position: last.pos });
+  }
+
+  /** The slice, saying which of its runs came from an imported trace (when any did). */
+  private withImported(slice: JournalSlice): JournalSlice {
+    const imported = this.sql.importedAmong.all(JSON.stringify(distinctRuns(slice.events))).map((row) => row.run_id);
+    return imported.length > 0 ? { ...slice, imported } : slice;
   }
 
   /** One run's events in sequence order, read by its index (proportional to the run, not the history). */
@@ -1020,7 +1035,7 @@ export class EventJournal {
       if (!last) break;
       this.headPos = Math.max(this.headPos, last.pos);
       // Synced by the connection that wrote them; told after anything of this one's still untold.
-      this.untold.push({ slice: { events: rows.map((row) => JSON.parse(row.body) as RunEvent), after, position: last.pos, foreign: true }, synced: true, gen: 0 });
+      this.untold.push({ slice: this.withImported({ events: rows.map((row) => JSON.parse(row.body) as RunEvent), after, position: last.pos, foreign: true }), synced: true, gen: 0 });
       this.tell();
       after = last.pos;
       told += rows.length;

@@ -5,6 +5,8 @@ import type { EventJournal, JournalSlice } from './event-journal';
 export interface FeedFrame {
   events: RunEvent[];
   cursor: { journal: string; after: number; position: number };
+  /** The runs among the events that came from an imported trace (absent: none did). */
+  imported?: string[];
 }
 
 /**
@@ -183,7 +185,7 @@ export class JournalFeed {
     reader.cursor = slice.position;
     if (reader.window !== undefined) reader.inFlight.push(slice.position);
     try {
-      reader.push({ events: slice.events, cursor: { journal: this.journal.id, after: slice.after, position: slice.position } });
+      reader.push({ events: slice.events, cursor: { journal: this.journal.id, after: slice.after, position: slice.position }, ...(slice.imported ? { imported: slice.imported } : {}) });
     } catch (error) {
       // A dead connection; its session resubscribes with its own stored cursor.
       this.log(`event journal: pushing to a session failed: ${error instanceof Error ? error.message : String(error)}`);

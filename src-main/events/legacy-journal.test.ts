@@ -44,7 +44,8 @@ describe('moving an old journal into the history database', () => {
     );
     const history = openHistory(dir, { log });
     expect(history.id).toBe('journal-of-2025');
-    expect(history.read(0, 10)).toEqual({ events: [step('run-done-0001', 0), end('run-done-0001', 1), step('run-imported', 0)], after: 0, position: 9 });
+    // The imported run is still known as imported: a page reading it is told so.
+    expect(history.read(0, 10)).toEqual({ events: [step('run-done-0001', 0), end('run-done-0001', 1), step('run-imported', 0)], after: 0, position: 9, imported: ['run-imported'] });
     expect(history.read(5, 1).position).toBe(6);
     expect(history.openRuns()).toEqual([{ run_id: 'run-open-older', next_seq: 7, rounds: 2 }]);
     expect(history.importedOpenRuns()).toEqual([{ run_id: 'run-imported', next_seq: 1, rounds: 0 }]);

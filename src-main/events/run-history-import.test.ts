@@ -1,9 +1,10 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RunEvent, eventId } from '@shared/contracts/events';
 import { MASK } from '@shared/util/mask';
+import { RunRow } from '@shared/history/run-summary';
 import { hostPage, openTestHost } from '../../test-support/host-session';
 import { RequestError } from '../registry/request-error';
 import { EventJournal } from './event-journal';
@@ -119,5 +120,40 @@ describe('runs.import', () => {
     const frame = await p.call('runs.import', { import_id: 'two', events: [{ ...events[1]!, message: 'edited' }] });
     expect(frame).toMatchObject({ ok: false, error: { code: 'conflict' } });
     expect(frame.ok ? '' : frame.error.message).toMatch(/^run "wire-run-0001", seq 1: /);
+  });
+});
+
+describe('a run from an imported trace is named as imported wherever a page learns of it (it never ran here)', () => {
+  it('in the slice subscribers are told, in a backfill read and in what another connection appended; a run that ran here is not', () => {
+    const dir = dataFolder();
+    const { journal, history: h } = history(dir);
+    const told: Array<{ runs: string[]; imported?: string[] }> = [];
+    journal.subscribe((slice) => told.push({ runs: [...new Set(slice.events.map((e) => e.run_id))], ...(slice.imported ? { imported: slice.imported } : {}) }));
+    journal.append(run('ran-here-0001'));
+    h.import('one', [...run('from-file-0001'), ...run('from-file-0002')]);
+    expect(told).toEqual([{ runs: ['ran-here-0001'] }, { runs: ['from-file-0001', 'from-file-0002'], imported: ['from-file-0001', 'from-file-0002'] }]);
+    // A page far behind reads the history from its start: the same word, per slice.
+    expect(journal.read(0, 4)).toMatchObject({ imported: ['from-file-0001'] });
+    expect(journal.read(0, 3).imported).toBeUndefined();
+    expect(journal.read(3, 100).imported).toEqual(['from-file-0001', 'from-file-0002']);
+    // A second connection (steward runs import with another host on the folder): this one notices it, imported.
+    const second = history(dir);
+    second.history.import('two', run('from-file-0003'));
+    told.length = 0;
+    journal.catchUp();
+    expect(told).toEqual([{ runs: ['from-file-0003'], imported: ['from-file-0003'] }]);
+  });
+
+  it('in the frames a page is pushed and in the host\'s runs.list rows, which a fresh profile lists from', async () => {
+    const host = await openTestHost(dataFolder(), cleanups);
+    const frames: Array<{ imported?: string[] }> = [];
+    const session = { id: 'watcher', push: (frame: { kind: string; imported?: string[] }) => void (frame.kind === 'events' && frames.push({ ...(frame.imported ? { imported: frame.imported } : {}) })) };
+    await host.handle({ kind: 'request', id: 1, method: 'events.subscribe', params: {} }, session);
+    const p = hostPage(host, 'p');
+    await p.ok('runs.import', { import_id: 'one', events: run('wire-import-01') });
+    await vi.waitFor(() => expect(frames).toContainEqual({ imported: ['wire-import-01'] }));
+    const listed = await p.ok('runs.list', {});
+    expect(listed.runs.map((row) => [row.run_id, row.imported])).toEqual([['wire-import-01', true]]);
+    expect(RunRow.parse(listed.runs[0])).toMatchObject({ spec_name: 'CLI', imported: true });
   });
 });

@@ -48,13 +48,13 @@ export async function resumeCursor(db: StewardDb, journal: string | undefined): 
  * with no cursor stored, or with events missing (the client dropped invalid ones: they are no longer
  * at `after + i`) is checked id by id.
  */
-export async function storeEventsAt(db: StewardDb, events: readonly RunEvent[], cursor: EventsCursor): Promise<IngestResult> {
+export async function storeEventsAt(db: StewardDb, events: readonly RunEvent[], cursor: EventsCursor, imported?: ReadonlySet<string>): Promise<IngestResult> {
   return db.transaction('rw', db.tables, async () => {
     const before = await readEventCursor(db);
     const consecutive = events.length === cursor.position - cursor.after;
     const known = before !== undefined && before.journal === cursor.journal && consecutive;
     const covered = known ? Math.min(events.length, Math.max(0, before.position - cursor.after)) : 0;
-    const result = await ingestEvents(db, covered > 0 ? events.slice(covered) : events, { fresh: known });
+    const result = await ingestEvents(db, covered > 0 ? events.slice(covered) : events, { fresh: known, ...(imported && imported.size > 0 ? { imported } : {}) });
     if (!before || before.journal !== cursor.journal || before.position < cursor.position) {
       await settings(db).put({ key: KEY, value: { journal: cursor.journal, position: cursor.position } });
     }
@@ -66,9 +66,9 @@ export async function storeEventsAt(db: StewardDb, events: readonly RunEvent[], 
  * Events from an older host, without positions: stored id by id, and the cursor is dropped (these
  * may be events of the journal past it), so the next journal frame is checked id by id too.
  */
-export async function storeUnpositioned(db: StewardDb, events: readonly RunEvent[]): Promise<IngestResult> {
+export async function storeUnpositioned(db: StewardDb, events: readonly RunEvent[], imported?: ReadonlySet<string>): Promise<IngestResult> {
   return db.transaction('rw', db.tables, async () => {
-    const result = await ingestEvents(db, events);
+    const result = await ingestEvents(db, events, imported && imported.size > 0 ? { imported } : {});
     if (result.fresh > 0) await settings(db).delete(KEY);
     return result;
   });

@@ -29,6 +29,18 @@ function fullRun(runId: string) {
 }
 
 describe('ingestEvents', () => {
+  it('a run the host names as imported is marked so, and stays marked as the rest of its events arrive; another run is not', async () => {
+    const fromFile = eventLog('run-from-file');
+    startRun(fromFile);
+    const ranHere = eventLog('run-ran-here');
+    startRun(ranHere);
+    await ingestEvents(db, [...fromFile.events, ...ranHere.events], { imported: new Set(['run-from-file']) });
+    finishRun(fromFile, 'completed', 0);
+    await ingestEvents(db, fromFile.events.slice(-1));
+    expect(await db.runs.get('run-from-file')).toMatchObject({ imported: true, status: 'completed' });
+    expect((await db.runs.get('run-ran-here'))?.imported).toBeUndefined();
+  });
+
   it('a run is found by the words of its task as soon as it starts, and by those of its output once it ends', async () => {
     const log = eventLog('run-words-0001');
     startRun(log);

@@ -9,6 +9,8 @@ export interface IngestOptions {
    * cursor): they are not read back first. Without it every id is checked (a replay stores nothing twice).
    */
   fresh?: boolean;
+  /** Runs among the events that came from an imported trace (the host's frame says so): their rows are marked. */
+  imported?: ReadonlySet<string>;
 }
 
 export interface IngestResult {
@@ -55,7 +57,8 @@ export async function ingestEvents(db: StewardDb, events: readonly RunEvent[], o
       const runBatch = (byRun.get(runId) ?? []).sort((a, b) => a.seq - b.seq);
       const freshCount = runBatch.filter((e) => isFresh.has(e.id)).length;
       const next = summarize(rows[i], runBatch, freshCount);
-      if (next) updated.push(next);
+      // Not in the events: the host's word, kept with the row from then on (summarize keeps what a row has).
+      if (next) updated.push(options.imported?.has(runId) && next.imported !== true ? { ...next, imported: true } : next);
     });
     if (updated.length > 0) writes.push(db.runs.bulkPut(updated));
 

@@ -78,8 +78,11 @@ export interface HostClientStats {
 
 export interface HostClient {
   request<M extends HostMethod>(method: M, params: HostParams<M>): Promise<HostResult<M>>;
-  /** Validated pushed events, with where they sit in the host's journal (a newer host says). Returns an unsubscribe function. */
-  onEvents(cb: (events: RunEvent[], cursor: EventsCursor | undefined) => void): () => void;
+  /**
+   * Validated pushed events, with where they sit in the host's journal (a newer host says) and which of
+   * their runs came from an imported trace. Returns an unsubscribe function.
+   */
+  onEvents(cb: (events: RunEvent[], cursor: EventsCursor | undefined, imported: readonly string[]) => void): () => void;
   /** Runs deleted from the host's journal (by a person or retention): the page deletes what it holds of them. Returns an unsubscribe function. */
   onDeleted(cb: (runIds: string[], journal: string) => void): () => void;
   /** What MCP servers ask the person right now (the whole list, on each change). Returns an unsubscribe function. */
@@ -103,7 +106,7 @@ interface Pending {
  */
 export function createHostClient(transport: Transport): HostClient {
   const pending = new Map<number, Pending>();
-  const eventListeners = new Set<(events: RunEvent[], cursor: EventsCursor | undefined) => void>();
+  const eventListeners = new Set<(events: RunEvent[], cursor: EventsCursor | undefined, imported: readonly string[]) => void>();
   const stateListeners = new Set<(state: ConnectionState) => void>();
   const deletedListeners = new Set<(runIds: string[], journal: string) => void>();
   const askListeners = new Set<(asks: PendingAsk[]) => void>();
@@ -128,10 +131,10 @@ export function createHostClient(transport: Transport): HostClient {
     for (const cb of stateListeners) safeCall(() => cb(next));
   };
 
-  const deliverEvents = (events: RunEvent[], cursor: EventsCursor | undefined) => {
+  const deliverEvents = (events: RunEvent[], cursor: EventsCursor | undefined, imported: readonly string[] = []) => {
     // A frame of only invalid events still moves the cursor past them (they would fail again).
     if (events.length === 0 && cursor === undefined) return;
-    for (const cb of eventListeners) safeCall(() => cb(events, cursor));
+    for (const cb of eventListeners) safeCall(() => cb(events, cursor, imported));
   };
 
   const onFrame = (raw: unknown) => {
@@ -153,7 +156,7 @@ export function createHostClient(transport: Transport): HostClient {
     }
     const frame = parsed.data;
     if (frame.kind === 'events') {
-      deliverEvents(frame.events, frame.cursor);
+      deliverEvents(frame.events, frame.cursor, frame.imported);
       return;
     }
     if (frame.kind === 'runs.deleted') {

@@ -57,8 +57,10 @@ const FRAMES_PER_STORE = FEED_WINDOW / 2;
 interface Frame {
   events: RunEvent[];
   cursor: EventsCursor | undefined;
+  /** Runs among the events that came from an imported trace: their rows say so. */
+  imported: readonly string[];
 }
-type Group = { events: RunEvent[]; cursor: EventsCursor; frames: number };
+type Group = { events: RunEvent[]; cursor: EventsCursor; frames: number; imported: Set<string> };
 
 /** Built-in profiles, and a profile choice for every workflow (what its own file says). */
 export async function prepareProfiles(db: StewardDb): Promise<void> {
@@ -152,8 +154,9 @@ export function startHostSession(client: HostClient, db: StewardDb, listener: Se
   };
 
   /** Consecutive frames as one: their events, the first one's `after`, the last one's `position`. */
-  const merge = (group: Group, cursor: EventsCursor, events: RunEvent[]) => {
+  const merge = (group: Group, cursor: EventsCursor, events: RunEvent[], imported: readonly string[]) => {
     for (const e of events) group.events.push(e);
+    for (const runId of imported) group.imported.add(runId);
     group.cursor = { ...group.cursor, position: cursor.position };
     group.frames += 1;
   };
@@ -174,7 +177,7 @@ export function startHostSession(client: HostClient, db: StewardDb, listener: Se
   const storeGroup = async (group: Group) => {
     // A run a person is opening is read and shown first (its read would wait behind this transaction).
     await whenForegroundIdle();
-    await storeEventsAt(db, group.events, group.cursor);
+    await storeEventsAt(db, group.events, group.cursor, group.imported);
     if (group.events.some((e) => e.type === 'run.finished')) scheduleTrim();
     expected = { journal: group.cursor.journal, position: group.cursor.position };
     if (catchingUp !== undefined) {
@@ -187,17 +190,17 @@ export function startHostSession(client: HostClient, db: StewardDb, listener: Se
   };
   const storeFrames = async (frames: readonly Frame[]) => {
     let group: Group | undefined;
-    for (const { events, cursor } of frames) {
+    for (const { events, cursor, imported } of frames) {
       // An older host: its frames carry no position (it re-sends what was not acknowledged).
       if (!cursor) {
         if (group) await storeGroup(group);
         group = undefined;
-        const { ids } = await storeUnpositioned(db, events);
+        const { ids } = await storeUnpositioned(db, events, new Set(imported));
         if (ids.length > 0) await client.request('events.ack', { ids });
         continue;
       }
       if (group && group.frames < FRAMES_PER_STORE && cursor.journal === group.cursor.journal && cursor.after === group.cursor.position) {
-        merge(group, cursor, events);
+        merge(group, cursor, events, imported);
         continue;
       }
       if (group) await storeGroup(group);
@@ -208,12 +211,12 @@ export function startHostSession(client: HostClient, db: StewardDb, listener: Se
         subscribeAgain();
         continue;
       }
-      group = { events: [...events], cursor, frames: 1 };
+      group = { events: [...events], cursor, frames: 1, imported: new Set(imported) };
     }
     if (group) await storeGroup(group);
   };
 
-  const offEvents = client.onEvents((events, cursor) => {
+  const offEvents = client.onEvents((events, cursor, imported) => {
     if (!waiting) {
       const frames: Frame[] = [];
       waiting = frames;
@@ -229,7 +232,7 @@ export function startHostSession(client: HostClient, db: StewardDb, listener: Se
           subscribeAgain();
         });
     }
-    waiting.push({ events, cursor });
+    waiting.push({ events, cursor, imported });
   });
 
   // Runs the host deleted (a person, retention), in order with the frames around the news.

@@ -94,6 +94,11 @@ export function RunHeader({ run, facts, scs, usage, events = NO_EVENTS, roundsSe
             Dry run
           </Chip>
         )}
+        {run.imported && (
+          <Chip tone="neutral" title="This run came from an imported trace file: it never ran on this machine">
+            Imported
+          </Chip>
+        )}
         <span className="round__spacer" />
         {run.workflow_id && run.workflow && (
           <a className="button" href={routeHref({ name: 'workflow-edit', workflowId: run.workflow_id, run: false, showRun: run.run_id })} data-testid="open-in-editor" title="The workflow's graph with this run's node states and supervisor verdicts">

@@ -90,6 +90,11 @@ export const RunRow = z
     /** The child runs this run started, by id, in the order they started (at most MAX_ROW_CHILDREN kept; `children_more` when there were more). */
     children: z.array(z.string().max(1000)).max(200).optional(),
     children_more: z.literal(true).optional(),
+    /**
+     * The run came from an imported trace (a file): it never ran on this host. Not in its events: the host's
+     * history knows it (runs.list rows say it), and a page marks its row when an events frame names the run.
+     */
+    imported: z.literal(true).optional(),
   })
   .strict();
 export type RunRow = z.infer<typeof RunRow>;

@@ -39,7 +39,11 @@ export function agentRunPrinter(io: Pick<CliIo, 'stdout'> & Partial<Pick<CliIo, 
     if (result.scs) io.stdout(`${formatScsStatus(result.scs)}\n`);
     if (result.output) io.stdout(`${result.output}\n`);
   };
-  return { onEvent, summary };
+  /** A run resumed (steward answer): whether it is dry comes from its start, already in the history. */
+  const remember = (events: readonly RunEvent[]) => {
+    for (const event of events) if (event.type === 'run.started') dryRun = event.dry_run;
+  };
+  return { onEvent, summary, remember, isDryRun: () => dryRun };
 }
 
 /**

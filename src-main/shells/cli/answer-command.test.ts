@@ -124,6 +124,40 @@ describe('a run that waits for a person, from the command line', () => {
     expect(again.stderr).toContain(`no run "${runId}" waits for a person`);
   });
 
+  it('a dry run resumed by steward answer stays dry: its tool call after the answer is said as not run, and none ran', async () => {
+    const ws = tempNotesWorkspace();
+    cleanups.push(ws.cleanup);
+    const file = join(ws.dir, 'asks-then-reads.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        ...askingSpecInput(),
+        script: {
+          latency_ms: 0,
+          student: [
+            { json: { decision_type: 'ask_user', question: 'What should the summary say?' } },
+            { json: { decision_type: 'tool_call', tool_name: 'read_text_file', arguments: { path: '${workspace}/meeting-notes.md' } } },
+            { json: { decision_type: 'complete', output: 'Wrote the summary.' } },
+          ],
+          teacher: [],
+        },
+      }),
+    );
+    const dataDir = tempDir();
+    const run = await cli(['dry-run', file, '--data-dir', dataDir]);
+    expect(run.code).toBe(EXIT.waiting);
+    const runId = /the run (\S+) waits/.exec(run.stdout)?.[1] ?? '';
+    const answered = await cli(['answer', runId, 'reply', 'Keep', 'it', 'short.', '--data-dir', dataDir]);
+    expect(answered.stderr).toBe('');
+    expect(answered.code, answered.stdout).toBe(EXIT.ok);
+    expect(answered.stdout).toMatch(/read_text_file.*\n.*→ would have executed \(dry run: not run\)$/m);
+    expect(answered.stdout).not.toMatch(/→ executed/);
+    expect(answered.stdout).toContain('completed · 3 round(s) · dry run: no tool call was run\n');
+    // Nothing ran: the history has no tool result for it.
+    const events = journalEvents(dataDir).filter((e) => e.run_id === runId);
+    expect(events.filter((e) => e.type === 'tool.executed').map((e) => (e.type === 'tool.executed' ? e.execution.content : ''))).toEqual(['(dry run: fs/read_text_file was not executed)']);
+  });
+
   it('the app lists a run the command line left waiting, and refuses the CLI answer while it holds the folder, saying to answer in the app', async () => {
     const dataDir = tempDir();
     const run = await cli(['run', askingSpec(), '--data-dir', dataDir]);

@@ -141,7 +141,10 @@ export async function answerCommand(args: string[], io: CliIo): Promise<number> 
   const { manager, checkpoints, workflowCheckpoints } = resumer;
   labelOf = nodeLabels(workflowCheckpoints.get(runId)?.graph);
   // Which of the run's agents speak, from its start in the history (none of what it delivered then is spoken).
-  speech.remember(resumer.events());
+  const before = resumer.events();
+  speech.remember(before);
+  // A dry run resumed stays dry: its rounds are said as not run, as steward dry-run said them.
+  printer.remember(before);
   const waitingFor = (): Intervention[] => [checkpoints.get(runId)?.intervention, ...Object.values(workflowCheckpoints.get(runId)?.waiting ?? {}).map((w) => w.intervention)].filter((i) => i !== undefined);
   try {
     let next: HumanAnswer | undefined = answer;
@@ -187,7 +190,8 @@ export async function answerCommand(args: string[], io: CliIo): Promise<number> 
     const all = resumer.events();
     const supervised = all.some((e) => e.type === 'supervisor.verdict');
     if (all.some((e) => (e.type === 'workflow.started' && e.supervisor !== undefined) || e.type === 'supervisor.escalated')) io.stderr(`${formatSummary(summarizeSupervision(all))}\n`);
-    io.stdout(`${runStatusLabel(finished.status, supervised, finished.partial).toLowerCase()} · ${finished.rounds} round(s)${finished.message ? ` · ${finished.message}` : ''}\n`);
+    const dry = printer.isDryRun() ? ' · dry run: no tool call was run' : '';
+    io.stdout(`${runStatusLabel(finished.status, supervised, finished.partial).toLowerCase()} · ${finished.rounds} round(s)${dry}${finished.message ? ` · ${finished.message}` : ''}\n`);
     if (finished.output) io.stdout(`${finished.output}\n`);
     return runExitCode(finished.status);
   } finally {

@@ -60,8 +60,8 @@ const USAGE = wrapUsage(`Usage:
   steward dry-run FILE [the run options]
   steward validate FILE|NAME [--data-dir DIR] [--allow-host HOST]...
   steward replay TRACE.jsonl|RUN_ID [--live] [--json] [--spec FILE] [--data-dir DIR]
-  steward workflows list [--json] | import FILE [--as ID] [--replace] | export ID [FILE] | delete ID
-                   [--data-dir DIR]
+  steward workflows list [--json] | import FILE [--as ID] [--replace] | export ID [-o FILE]
+                   | delete ID [--data-dir DIR]
   steward servers list [--json] | trust ID trusted|untrusted [--data-dir DIR]
   steward answer RUN_ID approve|reject|decline|stop|takeover|yes|no [--note TEXT] | reply TEXT
                    | approve --arguments JSON | reject --feedback TEXT [--cite ID]... | escalate
@@ -133,7 +133,7 @@ const USAGE = wrapUsage(`Usage:
                and list the rounds whose decisions differ (steward replay --help)
   workflows    the workflows stored in the data folder, the same ones the app shows: list them,
                import a file the app exported (--as ID stores it under another id, --replace
-               overwrites), export one (stdout without FILE), delete one
+               overwrites), export one (-o FILE; stdout without it), delete one
   servers      the MCP servers registered in the data folder (the app's MCP registry) and their
                trust level: steward servers trust ID trusted|untrusted (audited; steward servers
                --help)

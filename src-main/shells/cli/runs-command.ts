@@ -45,8 +45,8 @@ export const RUNS_USAGE = wrapUsage(`Usage:
            RUN_ID is the whole id or its first 8 characters or more (a start that several runs'
            ids share lists them and shows none)
   waiting  the runs waiting for a person (answer them with steward answer)
-  export   write runs to a JSONL trace, as the app's "Export JSONL" does (-o - writes to standard
-           output): each run's events as stored, with the runs it started (workflows it ran)
+  export   write runs to a JSONL trace, as the app's "Export JSONL" does (-o, --output FILE; -o -
+           writes to standard output): each run's events as stored, with the runs it started (workflows it ran)
            unless --without-children; each RUN_ID whole or its first 8 characters or more, and
            one that names no run, or several, exports nothing
   delete   delete runs from the data folder's history; each RUN_ID whole or its first 8

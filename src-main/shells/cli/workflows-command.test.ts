@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -70,7 +70,8 @@ describe('steward workflows and steward run NAME', () => {
     expect(exported.code).toBe(EXIT.ok);
     expect(HostedWorkflowGraph.parse(JSON.parse(exported.stdout))).toEqual(workflow);
     const file = join(tempDir(), 'triage.workflow.json');
-    expect((await cli(['workflows', 'export', 'folder-triage', file], dataDir)).stdout).toBe(`exported folder-triage to ${file}\n`);
+    expect((await cli(['workflows', 'export', 'folder-triage', '-o', file], dataDir)).stdout).toBe(`exported folder-triage to ${file}\n`);
+    expect(HostedWorkflowGraph.parse(JSON.parse(readFileSync(file, 'utf8')))).toEqual(workflow);
 
     const imported = await cli(['workflows', 'import', file, '--as', 'triage-copy'], dataDir);
     expect(imported).toMatchObject({ code: EXIT.ok, stderr: '' });
@@ -188,9 +189,27 @@ describe('steward workflows and steward run NAME', () => {
     expect((await cli(['workflows', 'export', 'echo'], dataDir)).code).toBe(1);
   });
 
+  it('an export to a file: -o FILE or the older second argument; a folder that does not exist is said in words and leaves nothing', async () => {
+    const dataDir = tempDir();
+    new WorkflowStore(dataDir).save(echo);
+    const out = tempDir();
+    const positional = join(out, 'echo.workflow.json');
+    expect(await cli(['workflows', 'export', 'echo', positional], dataDir)).toMatchObject({ code: EXIT.ok, stdout: `exported echo to ${positional}\n` });
+    expect(HostedWorkflowGraph.parse(JSON.parse(readFileSync(positional, 'utf8')))).toEqual(echo);
+    expect(await cli(['workflows', 'export', 'echo', '-o', '-'], dataDir)).toMatchObject({ code: EXIT.ok, stdout: `${JSON.stringify(echo, null, 2)}\n` });
+    const twice = await cli(['workflows', 'export', 'echo', positional, '-o', positional], dataDir);
+    expect(twice.code).toBe(EXIT.badInput);
+    expect(twice.stderr).toContain('export takes its FILE once');
+    const missing = join(out, 'no-such-folder', 'echo.workflow.json');
+    const refused = await cli(['workflows', 'export', 'echo', '-o', missing], dataDir);
+    expect(refused).toMatchObject({ code: EXIT.badInput, stdout: '' });
+    expect(refused.stderr).toBe(`steward workflows: cannot write ${missing}: its folder does not exist; nothing was exported\n`);
+    expect(readdirSync(out)).toEqual(['echo.workflow.json']);
+  });
+
   it('the help lists the workflows commands and run NAME', async () => {
     const { stdout } = await cli(['--help'], tempDir());
     expect(stdout).toContain('steward run FILE|NAME');
-    expect(stdout).toContain('steward workflows list [--json] | import FILE [--as ID] [--replace] | export ID [FILE] | delete ID');
+    expect(stdout).toContain('steward workflows list [--json] | import FILE [--as ID] [--replace] | export ID [-o FILE]\n                   | delete ID [--data-dir DIR]');
   });
 });

@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { RegistryId } from '@shared/contracts/host-registry';
@@ -9,6 +9,8 @@ import { HostRegistry } from '../../registry/host-registry';
 import { formatFileIssues, readJson } from '../../spec/load-spec';
 import { SpecError } from '../../spec/spec-errors';
 import { defaultDataDir } from '../../util/data-dir';
+import { fileProblem } from '../../util/file-problem';
+import { writeFileAtomic } from '../../util/write-file-atomic';
 import type { LoadedDocument } from '../../workflow/load-workflow';
 import { loadStoredWorkflow } from '../../workflow/stored-workflow';
 import { WorkflowStore, WorkflowStoreError } from '../../workflow/workflow-store';
@@ -22,7 +24,7 @@ const CODE = { ok: 0, notFound: 1, badInput: 2 } as const satisfies { ok: (typeo
 export const WORKFLOWS_USAGE = wrapUsage(`Usage:
   steward workflows list [--json]                      the workflows stored in the data folder
   steward workflows import FILE [--as ID] [--replace]  store a workflow file (as the app exports it)
-  steward workflows export ID [FILE]                   write a stored workflow to FILE (or stdout)
+  steward workflows export ID [-o, --output FILE]      write a stored workflow to FILE (- or none: stdout)
   steward workflows delete ID                          remove a stored workflow
   (each takes --data-dir DIR; default STEWARD_DATA_DIR, else the platform's usual place)
 
@@ -138,20 +140,27 @@ function importCommand(args: string[], io: CliIo): number {
 }
 
 function exportCommand(args: string[], io: CliIo): number {
-  const { values, positionals } = parse(args, {});
-  const id = oneId(positionals, 'export needs a workflow ID and at most one FILE', 1);
+  const { values, positionals } = parse(args, { output: { type: 'string', short: 'o' } });
+  // `-o FILE` as every other export takes it; a second positional (the older form) still names the file.
+  const id = oneId(positionals, 'export needs a workflow ID and at most one FILE (-o FILE)', 1);
+  if (positionals[1] !== undefined && values.output !== undefined) throw new SpecError(`export takes its FILE once: -o ${values.output} or ${positionals[1]}\n\n${WORKFLOWS_USAGE}`);
   const stored = storeIn(dataDirOf(values, io), io).get(id);
   if (!stored) {
     io.stderr(`steward workflows: no stored workflow "${id}" (steward workflows list)\n`);
     return CODE.notFound;
   }
   const text = `${JSON.stringify(stored.workflow, null, 2)}\n`;
-  const file = positionals[1];
-  if (file === undefined) {
+  const file = values.output ?? positionals[1];
+  if (file === undefined || file === '-') {
     io.stdout(text);
     return CODE.ok;
   }
-  writeFileSync(typedPath(io, file), text);
+  try {
+    // A file a person keeps: readable as any file they write (umask applies), never half written.
+    writeFileAtomic(typedPath(io, file), (write) => write(text), 0o666);
+  } catch (err) {
+    throw new SpecError(`cannot write ${file}: ${fileProblem(err, 'write')}; nothing was exported`);
+  }
   io.stdout(`exported ${id} to ${file}\n`);
   return CODE.ok;
 }

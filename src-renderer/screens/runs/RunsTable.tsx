@@ -150,6 +150,7 @@ function RunCells({ run, prices }: { run: RunRow; prices: PriceList }) {
           <span className="muted" data-testid="run-row-nodes">
             {' '}
             · {workflowRunSummary(run.workflow, run.status)}
+            {run.imported && ' · imported'}
           </span>
         ) : (
           runTags(run).map((tag) => (
