@@ -71,6 +71,11 @@ export interface BoundaryActorDeps {
   finishGate?: (round: number) => Promise<{ allowed: boolean }>;
   /** Dry run: every step runs except the tool itself (no call, nothing in the ledger). */
   dryRun?: boolean;
+  /**
+   * The student is no model: it says a call someone already wrote (a workflow's tool node: its author's).
+   * It reads no prompt, so none is built (the tools' schemas, the history, masked, for every call).
+   */
+  studentReadsNoPrompt?: boolean;
   /** Phase 1: while the teacher proposes, the student proposes the same round in the shadow. */
   shadow?: (round: number, outcome: { reply: ModelReply } | { error: string }) => void;
   /**
@@ -140,6 +145,7 @@ export function boundaryEffects(deps: BoundaryActorDeps): BoundaryEffects {
   return {
     propose: ({ input, signal: roundSignal }) => withinDecisionTimeout(deps.decisionTimeoutMs, 'decision', roundSignal, async (signal) => {
       const provider = input.proposer === 'student' ? deps.student : deps.teacher;
+      if (input.proposer === 'student' && deps.studentReadsNoPrompt) return assertReplyDepth(await provider.complete({ role: 'student', messages: [], signal }));
       const structured = input.proposer === 'teacher' || deps.studentMode === 'structured';
       // Teacher and student propose from the same prompt: a teacher decision is a demonstration
       // of what the student should have said.

@@ -295,6 +295,7 @@ async function callOnce(p: PreparedCalls, call: { round: number; decision: ToolC
     instructions: () => `Workflow ${deps.graph.name}, step ${node.id}.`,
     task: `call ${node.server}/${node.tool}`,
     student: authorProvider(decision),
+    studentReadsNoPrompt: true,
     teacher: p.teacher,
     studentMode: 'structured',
     toolHost: host,
