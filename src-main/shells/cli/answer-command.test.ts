@@ -22,25 +22,17 @@ function tempDir(): string {
   return dir;
 }
 
-/** An agent spec whose (replay) student asks the person which note to summarise, then completes. */
-function askingSpec(): string {
+/** An agent spec whose (replay) student asks the person which note to summarise, then completes (or says `student`). */
+function askingSpec(
+  student: unknown[] = [
+    { json: { decision_type: 'ask_user', question: 'Which note should I summarise?' } },
+    { json: { decision_type: 'complete', output: 'Summarised the Monday notes.' } },
+  ],
+): string {
   const ws = tempNotesWorkspace();
   cleanups.push(ws.cleanup);
   const file = join(ws.dir, 'asks.json');
-  writeFileSync(
-    file,
-    JSON.stringify({
-      ...askingSpecInput(),
-      script: {
-        latency_ms: 0,
-        student: [
-          { json: { decision_type: 'ask_user', question: 'Which note should I summarise?' } },
-          { json: { decision_type: 'complete', output: 'Summarised the Monday notes.' } },
-        ],
-        teacher: [],
-      },
-    }),
-  );
+  writeFileSync(file, JSON.stringify({ ...askingSpecInput(), script: { latency_ms: 0, student, teacher: [] } }));
   return file;
 }
 
@@ -125,24 +117,11 @@ describe('a run that waits for a person, from the command line', () => {
   });
 
   it('a dry run resumed by steward answer stays dry: its tool call after the answer is said as not run, and none ran', async () => {
-    const ws = tempNotesWorkspace();
-    cleanups.push(ws.cleanup);
-    const file = join(ws.dir, 'asks-then-reads.json');
-    writeFileSync(
-      file,
-      JSON.stringify({
-        ...askingSpecInput(),
-        script: {
-          latency_ms: 0,
-          student: [
-            { json: { decision_type: 'ask_user', question: 'What should the summary say?' } },
-            { json: { decision_type: 'tool_call', tool_name: 'read_text_file', arguments: { path: '${workspace}/meeting-notes.md' } } },
-            { json: { decision_type: 'complete', output: 'Wrote the summary.' } },
-          ],
-          teacher: [],
-        },
-      }),
-    );
+    const file = askingSpec([
+      { json: { decision_type: 'ask_user', question: 'What should the summary say?' } },
+      { json: { decision_type: 'tool_call', tool_name: 'read_text_file', arguments: { path: '${workspace}/meeting-notes.md' } } },
+      { json: { decision_type: 'complete', output: 'Wrote the summary.' } },
+    ]);
     const dataDir = tempDir();
     const run = await cli(['dry-run', file, '--data-dir', dataDir]);
     expect(run.code).toBe(EXIT.waiting);
