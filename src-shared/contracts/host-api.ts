@@ -615,8 +615,11 @@ const ResponseError = z
  */
 export const EventsCursor = z.object({ journal: JournalId, after: JournalPosition, position: JournalPosition }).strict();
 export type EventsCursor = z.infer<typeof EventsCursor>;
-/** `imported`: the runs among `events` that came from an imported trace (they never ran on this host); absent when none did. */
-const EventsPush = z.object({ kind: z.literal('events'), events: z.array(RunEvent), cursor: EventsCursor.optional(), imported: z.array(RunIdParam).max(MAX_IMPORT_EVENTS).optional() }).strict();
+/**
+ * `imported`: the runs among `events` that came from an imported trace (they never ran on this host); absent
+ * when none did. Ids as events carry them (no length bound of a request's): at most one per event of a frame.
+ */
+const EventsPush = z.object({ kind: z.literal('events'), events: z.array(RunEvent), cursor: EventsCursor.optional(), imported: z.array(z.string().min(1)).max(MAX_IMPORT_EVENTS).optional() }).strict();
 /** Runs removed from the journal (a person, retention): a page deletes what it holds of them. At most 1,000 per frame. */
 const RunsDeletedPush = z.object({ kind: z.literal('runs.deleted'), journal: JournalId, run_ids: z.array(RunIdParam).max(1_000) }).strict();
 /** Every ask of an MCP server still waiting for the person (the whole list, on each change and on subscribe). */
