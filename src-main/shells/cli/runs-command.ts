@@ -46,9 +46,9 @@ export const RUNS_USAGE = wrapUsage(`Usage:
            ids share lists them and shows none)
   waiting  the runs waiting for a person (answer them with steward answer)
   export   write runs to a JSONL trace, as the app's "Export JSONL" does (-o, --output FILE; -o -
-           writes to standard output): each run's events as stored, with the runs it started (workflows it ran)
-           unless --without-children; each RUN_ID whole or its first 8 characters or more, and
-           one that names no run, or several, exports nothing
+           writes to standard output): each run's events as stored, with the runs it started
+           (workflows it ran) unless --without-children; each RUN_ID whole or its first 8
+           characters or more, and one that names no run, or several, exports nothing
   delete   delete runs from the data folder's history; each RUN_ID whole or its first 8
            characters or more, as show takes it (a start several runs share deletes none of them)
   import   add the runs of JSONL traces to it (an export, here or from another data folder, too)

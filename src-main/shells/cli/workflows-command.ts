@@ -24,7 +24,7 @@ const CODE = { ok: 0, notFound: 1, badInput: 2 } as const satisfies { ok: (typeo
 export const WORKFLOWS_USAGE = wrapUsage(`Usage:
   steward workflows list [--json]                      the workflows stored in the data folder
   steward workflows import FILE [--as ID] [--replace]  store a workflow file (as the app exports it)
-  steward workflows export ID [-o, --output FILE]      write a stored workflow to FILE (- or none: stdout)
+  steward workflows export ID [-o, --output FILE]      write a stored workflow to FILE (or stdout)
   steward workflows delete ID                          remove a stored workflow
   (each takes --data-dir DIR; default STEWARD_DATA_DIR, else the platform's usual place)
 
