@@ -271,8 +271,8 @@ async function openHost(options: HostOptions): Promise<Host> {
     },
     'runs.known': async ({ run_ids }) => ({ known: run_ids.filter((id) => outbox.hasRun(id)) }),
     'runs.events': async ({ run_id, after_seq, limit }) => ({ ...outbox.runEventsPage(run_id, after_seq ?? -1, limit ?? MAX_RUN_EVENTS_PAGE, RUN_EVENTS_PAGE_BYTES), known: outbox.hasRun(run_id) }),
-    'runs.list': async ({ text, status, workflow, from, to, order, limit, after }) => {
-      const query = { status, workflow, from, to, oldest: order === 'oldest', limit, after };
+    'runs.list': async ({ text, status, workflow, from, to, order, imported, limit, after }) => {
+      const query = { status, workflow, from, to, oldest: order === 'oldest', imported, limit, after };
       const page = text !== undefined && text.trim().length > 0 ? outbox.search(text, query) : outbox.runsPage(query);
       // A run from an imported trace says so (it never ran here), as steward runs list says it.
       return { runs: page.runs.map((listed) => (listed.imported ? { ...listed.run, imported: true as const } : listed.run)), ...(page.next ? { next: page.next } : {}), total: outbox.runCount, head: outbox.head };

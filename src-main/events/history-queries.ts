@@ -13,6 +13,8 @@ export interface RunsQuery {
   to?: string | undefined;
   /** Oldest first (then `after` is the last row of the page before, in that order). Default newest first. */
   oldest?: boolean | undefined;
+  /** Only the runs from imported traces (true) or only those that ran here (false). */
+  imported?: boolean | undefined;
   /** Rows per page; default 50, at most 1,000. */
   limit?: number | undefined;
   after?: RunsCursor | undefined;
@@ -106,6 +108,10 @@ function page(db: HistoryDb, query: RunsQuery, extra: { sql: string; params: unk
   if (query.workflow !== undefined) {
     where.push('spec_id = ?');
     params.push(query.workflow);
+  }
+  if (query.imported !== undefined) {
+    where.push('imported = ?');
+    params.push(query.imported ? 1 : 0);
   }
   if (query.from !== undefined) {
     where.push('started_at >= ?');

@@ -155,5 +155,8 @@ describe('a run from an imported trace is named as imported wherever a page lear
     const listed = await p.ok('runs.list', {});
     expect(listed.runs.map((row) => [row.run_id, row.imported])).toEqual([['wire-import-01', true]]);
     expect(RunRow.parse(listed.runs[0])).toMatchObject({ spec_name: 'CLI', imported: true });
+    // The list of the imported runs alone (what a profile that indexed them before asks once), and of the others.
+    expect((await p.ok('runs.list', { imported: true })).runs.map((row) => row.run_id)).toEqual(['wire-import-01']);
+    expect((await p.ok('runs.list', { imported: false })).runs).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@ import 'fake-indexeddb/auto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunRow } from '@shared/history/run-summary';
 import { StewardDb } from './db';
-import { mergeSummaries, syncRunSummaries } from './run-summaries';
+import { markImportedRuns, mergeSummaries, syncRunSummaries } from './run-summaries';
 
 const row = (run_id: string, over: Partial<RunRow> = {}): RunRow => ({
   run_id,
@@ -28,6 +28,31 @@ afterEach(async () => {
 });
 
 describe('run summaries from the host', () => {
+  it('rows this profile indexed before rows said "imported" are marked from the host\'s list of imported runs, page by page, once per history', async () => {
+    await db.runs.bulkPut([row('run-from-file-1'), row('run-from-file-2'), row('run-ran-here')]);
+    const asked: unknown[] = [];
+    const pages = {
+      first: { runs: [row('run-from-file-1', { imported: true }), row('run-not-held', { imported: true })], next: { started_at: '2026-12-01T10:00:00.000Z', run_id: 'run-not-held' }, total: 3 },
+      second: { runs: [row('run-from-file-2', { imported: true })], total: 3 },
+    };
+    const fetchPage = async (after: { started_at: string; run_id: string } | undefined) => {
+      asked.push(after);
+      return after ? pages.second : pages.first;
+    };
+    expect(await markImportedRuns(db, 'journal-a', fetchPage)).toBe(2);
+    expect((await db.runs.toArray()).map((r) => [r.run_id, r.imported === true])).toEqual([
+      ['run-from-file-1', true],
+      ['run-from-file-2', true],
+      ['run-ran-here', false],
+    ]);
+    expect(asked).toEqual([undefined, { started_at: '2026-12-01T10:00:00.000Z', run_id: 'run-not-held' }]);
+    // Once per history: the same journal is not asked again; another is.
+    expect(await markImportedRuns(db, 'journal-a', fetchPage)).toBe(0);
+    expect(asked).toHaveLength(2);
+    await markImportedRuns(db, 'journal-b', fetchPage);
+    expect(asked).toHaveLength(4);
+  });
+
   it('the host\'s row replaces what this page folded from fewer events, keeping the count of events the page holds', async () => {
     await db.runs.put(row('run-stale', { status: 'running', stored_events: 7, event_count: undefined }));
     await mergeSummaries(db, [row('run-stale'), row('run-new')]);

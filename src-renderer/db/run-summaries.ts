@@ -75,3 +75,33 @@ export async function mergeSummaries(db: StewardDb, rows: readonly RunRow[]): Pr
     await db.runs.bulkPut(newer);
   });
 }
+
+/** Per history (journal id): this page's rows were marked from the host's list of imported runs. */
+const importedMarkedKey = (journal: string) => `imported-marked:${journal}`;
+const settings = (db: StewardDb) => db.table<{ key: string; value: unknown }, string>('settings');
+
+/**
+ * Marks this page's rows of the runs that came from imported traces, from the host's list of them
+ * (runs.list `imported: true`), once per history: a profile that indexed those runs before rows said
+ * so learns it. Rows it does not hold are left (they are listed, marked, when it lists them). Later
+ * imports are said by the frames that carry their events. Returns how many rows it marked.
+ */
+export async function markImportedRuns(db: StewardDb, journal: string, fetchPage: (after: SummaryPage['next']) => Promise<SummaryPage>, stillWanted: () => boolean = () => true): Promise<number> {
+  if ((await settings(db).get(importedMarkedKey(journal))) !== undefined) return 0;
+  let after: SummaryPage['next'];
+  let marked = 0;
+  for (;;) {
+    const page = await fetchPage(after);
+    if (!stillWanted()) return marked;
+    marked += await db.transaction('rw', db.runs, async () => {
+      const held = await db.runs.bulkGet(page.runs.map((row) => row.run_id));
+      const unmarked = held.flatMap((row) => (row && row.imported !== true ? [{ ...row, imported: true as const }] : []));
+      if (unmarked.length > 0) await db.runs.bulkPut(unmarked);
+      return unmarked.length;
+    });
+    if (!page.next || page.runs.length === 0) break;
+    after = page.next;
+  }
+  await settings(db).put({ key: importedMarkedKey(journal), value: true });
+  return marked;
+}

@@ -4,7 +4,7 @@ import type { StewardDb } from '../db/db';
 import { resumeCursor, storeEventsAt, storeUnpositioned } from '../db/event-cursor';
 import { deleteRuns } from '../db/delete-runs';
 import { reconcileRuns } from '../db/reconcile-runs';
-import { SUMMARY_PAGE, syncRunSummaries } from '../db/run-summaries';
+import { markImportedRuns, SUMMARY_PAGE, syncRunSummaries } from '../db/run-summaries';
 import { holdNewestRuns, openRuns, readBudget, trimToBudget } from '../db/history-budget';
 import { seedDemoWorkflows } from '../db/seed-demo';
 import { seedBuiltinProfiles } from '../db/builtin-profiles';
@@ -303,6 +303,11 @@ export function startHostSession(client: HostClient, db: StewardDb, listener: Se
       await runsListed;
       if (mine !== generation) return;
       await subscribe(mine);
+      // Rows this profile indexed before rows said "imported" learn it, once per history (later imports: their frames say it).
+      if (hostJournal !== undefined) {
+        const journal = hostJournal;
+        markImportedRuns(db, journal, (after) => client.request('runs.list', { imported: true, limit: SUMMARY_PAGE, ...(after ? { after } : {}) }), () => mine === generation).catch((err: unknown) => console.warn('[steward] marking imported runs failed', err));
+      }
       if (mine === generation) listener.problem(profileProblem);
       scheduleTrim();
     } catch (err) {

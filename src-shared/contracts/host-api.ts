@@ -278,6 +278,8 @@ export const HOST_METHODS = {
         from: z.iso.datetime().optional(),
         to: z.iso.datetime().optional(),
         order: z.enum(['newest', 'oldest']).optional(),
+        /** Only the runs from imported traces (true), or only those that ran here (false). */
+        imported: z.boolean().optional(),
         limit: z.number().int().min(1).max(1_000).optional(),
         after: z.object({ started_at: z.string().max(100), run_id: RunIdParam }).strict().optional(),
       })
