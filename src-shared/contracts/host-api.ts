@@ -264,7 +264,8 @@ export const HOST_METHODS = {
    */
   /**
    * A page of the host's runs, newest first, from its history database (issue 26): every run's
-   * summary row (the fold of all its events), filtered by status and workflow, by start (`from`
+   * summary row (the fold of all its events; `imported` when it came from an imported trace), filtered by
+   * status and workflow, by where it came from (`imported`), by start (`from`
    * inclusive, `to` exclusive: ISO instants), and by `text` (every word by its start, or the run's id
    * whole or its start); `order` oldest first on request. `after`: the last row of the page before.
    * `total`: runs in the history; `head`: the history's head, so a page knows how far behind it is.
