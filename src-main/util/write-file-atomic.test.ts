@@ -1,18 +1,14 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { tempFolder } from '../../test-support/temp-folder';
 import { writeFileAtomic } from './write-file-atomic';
 
-const dirs: string[] = [];
+const cleanups: Array<() => void> = [];
 afterEach(() => {
-  while (dirs.length) rmSync(dirs.pop()!, { recursive: true, force: true });
+  while (cleanups.length) cleanups.pop()?.();
 });
-const tempDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'steward-atomic-'));
-  dirs.push(dir);
-  return dir;
-};
+const tempDir = () => tempFolder('steward-atomic-', cleanups);
 
 describe('a file written whole or not at all', () => {
   it('written in pieces, it holds them all, and nothing is left beside it', () => {

@@ -68,6 +68,12 @@ export interface HeldRunRow {
 }
 export type SettingsKey = SettingsRow['key'];
 
+/**
+ * The `settings` table read as plain rows, for the page's own bookkeeping keys (cursors, budgets,
+ * marks), each checked by its reader's own schema; `SettingsRow` types the keys a person sets.
+ */
+export const plainSettings = (db: StewardDb) => db.table<{ key: string; value: unknown }, string>('settings');
+
 export const DB_VERSION = 9;
 
 export const SCHEMA_V1 = {

@@ -1,9 +1,7 @@
-import type { StewardDb } from './db';
+import { plainSettings, type StewardDb } from './db';
 
 /** The `settings` row a deletion stamps: what the host answers from its history (use-history-answer.ts) is asked again. */
 export const RUNS_DELETED_KEY = 'runs-deleted';
-/** The `settings` table read as plain rows (its declared type is the privacy row's). */
-const settings = (db: StewardDb) => db.table<{ key: string; value: unknown }, string>('settings');
 
 /**
  * Deletes runs from this page's database: what the host deleted from its journal (a person, or a
@@ -20,7 +18,7 @@ export async function deleteRuns(db: StewardDb, runIds: readonly string[]): Prom
     await db.events.where('run_id').anyOf(ids).delete();
     await db.held_runs.bulkDelete(ids);
     // Stamped even when it held none of them: the host's answers (a list, a card's figures) counted them.
-    await settings(db).put({ key: RUNS_DELETED_KEY, value: new Date().toISOString() });
+    await plainSettings(db).put({ key: RUNS_DELETED_KEY, value: new Date().toISOString() });
     return held;
   });
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { JournalId, JournalPosition, type EventsCursor } from '@shared/contracts/host-api';
 import type { RunEvent } from '@shared/contracts/events';
-import type { StewardDb } from './db';
+import { plainSettings, type StewardDb } from './db';
 import { ingestEvents, type IngestResult } from './ingest-events';
 
 /** Up to where this database holds the host journal's events: all of them at or before `position`. */
@@ -11,12 +11,10 @@ export type StoredCursor = z.infer<typeof StoredCursor>;
 const KEY = 'event-cursor';
 /** The cursor in one journal: kept for each journal this database has stored from (another data folder's host on this origin). */
 const keyFor = (journal: string) => `${KEY}:${journal}`;
-/** The `settings` table read as plain rows: the cursor's own schema checks what comes back. */
-const settings = (db: StewardDb) => db.table<{ key: string; value: unknown }, string>('settings');
 
 /** A damaged row reads as no cursor: the page then backfills the whole journal (storing is idempotent). */
 export async function readEventCursor(db: StewardDb): Promise<StoredCursor | undefined> {
-  const parsed = StoredCursor.safeParse((await settings(db).get(KEY))?.value);
+  const parsed = StoredCursor.safeParse((await plainSettings(db).get(KEY))?.value);
   return parsed.success ? parsed.data : undefined;
 }
 
@@ -31,8 +29,8 @@ export async function readEventCursor(db: StewardDb): Promise<StoredCursor | und
 export async function resumeCursor(db: StewardDb, journal: string | undefined): Promise<StoredCursor | undefined> {
   const latest = await readEventCursor(db);
   if (journal === undefined || latest === undefined || latest.journal === journal) return latest;
-  await settings(db).put({ key: keyFor(latest.journal), value: latest });
-  const kept = StoredCursor.safeParse((await settings(db).get(keyFor(journal)))?.value);
+  await plainSettings(db).put({ key: keyFor(latest.journal), value: latest });
+  const kept = StoredCursor.safeParse((await plainSettings(db).get(keyFor(journal)))?.value);
   return kept.success && kept.data.journal === journal ? kept.data : latest;
 }
 
@@ -54,9 +52,9 @@ export async function storeEventsAt(db: StewardDb, events: readonly RunEvent[], 
     const consecutive = events.length === cursor.position - cursor.after;
     const known = before !== undefined && before.journal === cursor.journal && consecutive;
     const covered = known ? Math.min(events.length, Math.max(0, before.position - cursor.after)) : 0;
-    const result = await ingestEvents(db, covered > 0 ? events.slice(covered) : events, { fresh: known, ...(imported && imported.size > 0 ? { imported } : {}) });
+    const result = await ingestEvents(db, covered > 0 ? events.slice(covered) : events, { fresh: known, imported });
     if (!before || before.journal !== cursor.journal || before.position < cursor.position) {
-      await settings(db).put({ key: KEY, value: { journal: cursor.journal, position: cursor.position } });
+      await plainSettings(db).put({ key: KEY, value: { journal: cursor.journal, position: cursor.position } });
     }
     return result;
   });
@@ -68,8 +66,8 @@ export async function storeEventsAt(db: StewardDb, events: readonly RunEvent[], 
  */
 export async function storeUnpositioned(db: StewardDb, events: readonly RunEvent[], imported?: ReadonlySet<string>): Promise<IngestResult> {
   return db.transaction('rw', db.tables, async () => {
-    const result = await ingestEvents(db, events, imported && imported.size > 0 ? { imported } : {});
-    if (result.fresh > 0) await settings(db).delete(KEY);
+    const result = await ingestEvents(db, events, { imported });
+    if (result.fresh > 0) await plainSettings(db).delete(KEY);
     return result;
   });
 }

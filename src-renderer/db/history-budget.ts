@@ -1,6 +1,6 @@
 import Dexie from 'dexie';
 import { z } from 'zod';
-import type { HeldRunRow, StewardDb } from './db';
+import { plainSettings, type HeldRunRow, type StewardDb } from './db';
 
 /**
  * What this page keeps of the host's history (issue 26). The host's database holds every event; the
@@ -16,16 +16,15 @@ export type HistoryBudget = z.infer<typeof HistoryBudget>;
 export const DEFAULT_BUDGET: HistoryBudget = { events: 100_000 };
 
 const KEY = 'history-budget';
-const settings = (db: StewardDb) => db.table<{ key: string; value: unknown }, string>('settings');
 
 /** A damaged or missing value reads as the default. */
 export async function readBudget(db: StewardDb): Promise<HistoryBudget> {
-  const parsed = HistoryBudget.safeParse((await settings(db).get(KEY))?.value);
+  const parsed = HistoryBudget.safeParse((await plainSettings(db).get(KEY))?.value);
   return parsed.success ? parsed.data : DEFAULT_BUDGET;
 }
 
 export async function writeBudget(db: StewardDb, budget: HistoryBudget): Promise<void> {
-  await settings(db).put({ key: KEY, value: HistoryBudget.parse(budget) });
+  await plainSettings(db).put({ key: KEY, value: HistoryBudget.parse(budget) });
 }
 
 /** What the page keeps now: for Settings. */

@@ -10,7 +10,7 @@ export interface IngestOptions {
    */
   fresh?: boolean;
   /** Runs among the events that came from an imported trace (the host's frame says so): their rows are marked. */
-  imported?: ReadonlySet<string>;
+  imported?: ReadonlySet<string> | undefined;
 }
 
 export interface IngestResult {

@@ -1,6 +1,6 @@
 import type { RunRow } from '@shared/history/run-summary';
 import { runWords } from '@shared/history/search-words';
-import type { StewardDb } from './db';
+import { plainSettings, type StewardDb } from './db';
 
 /** One page of the host's runs list: rows newest first, `next` when more follow. */
 export interface SummaryPage {
@@ -78,7 +78,6 @@ export async function mergeSummaries(db: StewardDb, rows: readonly RunRow[]): Pr
 
 /** Per history (journal id): this page's rows were marked from the host's list of imported runs. */
 const importedMarkedKey = (journal: string) => `imported-marked:${journal}`;
-const settings = (db: StewardDb) => db.table<{ key: string; value: unknown }, string>('settings');
 
 /**
  * Marks this page's rows of the runs that came from imported traces, from the host's list of them
@@ -87,7 +86,7 @@ const settings = (db: StewardDb) => db.table<{ key: string; value: unknown }, st
  * imports are said by the frames that carry their events. Returns how many rows it marked.
  */
 export async function markImportedRuns(db: StewardDb, journal: string, fetchPage: (after: SummaryPage['next']) => Promise<SummaryPage>, stillWanted: () => boolean = () => true): Promise<number> {
-  if ((await settings(db).get(importedMarkedKey(journal))) !== undefined) return 0;
+  if ((await plainSettings(db).get(importedMarkedKey(journal))) !== undefined) return 0;
   let after: SummaryPage['next'];
   let marked = 0;
   for (;;) {
@@ -102,6 +101,6 @@ export async function markImportedRuns(db: StewardDb, journal: string, fetchPage
     if (!page.next || page.runs.length === 0) break;
     after = page.next;
   }
-  await settings(db).put({ key: importedMarkedKey(journal), value: true });
+  await plainSettings(db).put({ key: importedMarkedKey(journal), value: true });
   return marked;
 }

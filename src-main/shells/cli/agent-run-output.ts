@@ -17,10 +17,13 @@ export function agentRunPrinter(io: Pick<CliIo, 'stdout'> & Partial<Pick<CliIo, 
   let dryRun = false;
   // A tool call's progress, on stderr (tool-progress-output.ts says how much of it, where).
   const progress = io.stderr ? toolProgressOutput({ write: io.stderr, json }) : undefined;
+  const noteStart = (event: RunEvent) => {
+    if (event.type === 'run.started') dryRun = event.dry_run;
+  };
   const onEvent = (event: RunEvent) => {
     trace?.(event);
     progress?.(event);
-    if (event.type === 'run.started') dryRun = event.dry_run;
+    noteStart(event);
     if (json) return;
     // The person's words the next round's proposer got (a rejection and its note, a reply), as the app's round shows them.
     if (event.type === 'round.started' && event.told !== undefined) io.stdout(`  told by you: ${event.told}\n`);
@@ -40,9 +43,7 @@ export function agentRunPrinter(io: Pick<CliIo, 'stdout'> & Partial<Pick<CliIo, 
     if (result.output) io.stdout(`${result.output}\n`);
   };
   /** A run resumed (steward answer): whether it is dry comes from its start, already in the history. */
-  const remember = (events: readonly RunEvent[]) => {
-    for (const event of events) if (event.type === 'run.started') dryRun = event.dry_run;
-  };
+  const remember = (events: readonly RunEvent[]) => events.forEach(noteStart);
   return { onEvent, summary, remember, isDryRun: () => dryRun };
 }
 
