@@ -98,7 +98,14 @@ test('the Notes demo run, exported, deleted and imported again in one session, i
   const other = await fresh.newPage();
   await other.goto(host.url);
   await toRuns(other);
-  await expect(other.locator(`[data-testid=run-row][data-run-id="${runId}"]`)).toContainText('· imported');
+  const otherRow = other.locator(`[data-testid=run-row][data-run-id="${runId}"]`);
+  await expect(otherRow).toContainText('· imported');
+  // Runs filters by where a run came from: none of this history ran here.
+  await other.getByTestId('runs-filter-origin').selectOption('here');
+  await expect(otherRow).toHaveCount(0);
+  await other.getByTestId('runs-filter-origin').selectOption('imported');
+  await expect(otherRow).toContainText('· imported');
+  await shot(other, '26-runs-came-from-filter', false);
   await fresh.close();
 });
 

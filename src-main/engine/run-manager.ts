@@ -12,6 +12,7 @@ import type { ReviewSample } from '../mcp/reviewed-sampling';
 import type { OAuthConsent } from '../mcp/mcp-tool-host';
 import { resolveSpec } from '../spec/load-spec';
 import type { ConfirmTool } from './boundary-actors';
+import { HostStopping } from './host-stop';
 import type { CheckpointStore } from './checkpoint';
 import { checkEditedApproval } from './intervention';
 import { checkServerInputAnswer } from './server-input';
@@ -299,10 +300,13 @@ export class RunManager {
     return [...this.active.keys()];
   }
 
-  /** Cancels every run and waits for each to record its end. */
+  /**
+   * The host stops: every run is cancelled and records its end, except a workflow run with a node
+   * waiting for a person, which parks with its wait kept (HostStopping), to be answered after the restart.
+   */
   async closeAll(): Promise<void> {
     const runs = [...this.active.values()];
-    for (const run of runs) run.controller.abort();
+    for (const run of runs) run.controller.abort(new HostStopping());
     await Promise.allSettled(runs.map((r) => r.done));
   }
 

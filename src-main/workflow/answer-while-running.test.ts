@@ -160,6 +160,25 @@ describe('answering a workflow node while other branches still run', () => {
     expect(ofRun(all, r.run_id).filter((e) => e.type === 'tool.executed')).toHaveLength(1);
     expect(readFileSync(join(r.workspace, 'shared.md'), 'utf8')).toBe('shared');
   }, 60_000);
+
+  it('a host stop while a node waits and another branch still runs keeps the question: it is listed after the restart, and the answer completes the run', async () => {
+    const r = await runSharing(8_000);
+    expect(nodeDone(r.events, r.run_id, 'slow')).toBe(false);
+    await r.close();
+    // Parked with its question, as a crash there would leave it: not cancelled, nothing recorded for the cut-off branch.
+    expect(finishedOf(r.events, r.run_id)).toBeUndefined();
+    expect(ofRun(r.events, r.run_id).filter((e) => e.type === 'node.invocation' && e.node === 'slow').map((e) => e.type === 'node.invocation' && e.status)).toEqual(['pending', 'running']);
+
+    const again = await startHost(r.dataDir);
+    expect((await again.ok('interventions.pending', {})).interventions.map((i) => i.id)).toEqual([r.question.id]);
+    expect(await again.ok('interventions.answer', { run_id: r.run_id, intervention_id: r.question.id, answer: { action: 'approve' } })).toEqual({ resumed: true });
+    await expect.poll(() => finishedOf(again.events, r.run_id), { timeout: 30_000 }).toBeDefined();
+    expect(finishedOf(again.events, r.run_id)).toMatchObject({ status: 'completed', outputs: { said: 'shared it', thought: 'thought' } });
+    const all = [...new Map([...r.events, ...again.events].map((e) => [e.id, e])).values()];
+    expect(ofRun(all, r.run_id).filter((e) => e.type === 'tool.executed')).toHaveLength(1);
+    expect(readFileSync(join(r.workspace, 'shared.md'), 'utf8')).toBe('shared');
+    expect(checkpointsIn(r.dataDir)).toEqual([]);
+  }, 90_000);
 });
 
 describe('the checkpoint of a run answered live', () => {

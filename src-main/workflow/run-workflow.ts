@@ -42,6 +42,7 @@ import type { SubworkflowParent } from '@shared/contracts/events';
 import { childRunId, childRunner, runSubworkflowNode, type SubworkflowDeps } from './workflow-node';
 import type { WorkflowLibrary } from './workflow-library';
 import { workflowToolsFor } from './workflow-as-tool';
+import { stoppedByHost } from '../engine/host-stop';
 
 /** What a workflow run shares with an agent run: folders, ledger, journal, cancellation, people, models. */
 type SharedRunOptions = Pick<
@@ -228,6 +229,8 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   // Masked, sensitive arguments redacted, model text trimmed: the same path as an agent run's events.
   // A journal that cannot take an event stops the run: a run must not go on unrecorded.
   let crashed: string | undefined;
+  // Parked by a host stop (see suspend): nothing more is recorded or fed.
+  let suspended = false;
   const running = new Map<string, AbortController>();
   const runningInvocations = new Map<string, Invocation>();
   // A supervisor's retry is attempt 2, 3…: kept with a running or waiting invocation, so it goes on as that attempt (and its key).
@@ -237,6 +240,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   const replay = resumed?.replay ?? options.replay;
   const recordedOf = (id: string) => replay?.invocations[id];
   const emit = (payload: RunEventPayload): void => {
+    if (suspended) return;
     if (payload.type === 'round.completed') rounds += 1;
     try {
       stamper.emit(boundModelText(secrets.mask(applyTraceSettings(redactToolArguments(payload, snapshot, sensitiveFound), trace))));
@@ -296,13 +300,26 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   // Called after every scheduler step: the loop below wakes to see whether the run settled.
   let wake: () => void = () => undefined;
 
-  const onAbort = () => feed({ type: 'cancel' });
+  // A host stop while a node waits for a person: the wait is kept and the run parks, as after a
+  // crash (what still ran starts again on resume, a tool call it made never re-run); else a cancel.
+  const onAbort = () => {
+    if (stoppedByHost(options.signal) && options.persistWaiting && waiting.size > 0 && !finished && crashed === undefined) suspend();
+    else feed({ type: 'cancel' });
+  };
+  function suspend(): void {
+    persistNow();
+    if (crashed !== undefined) return;
+    // From here the run records nothing more: the checkpoint just written is where it resumes.
+    suspended = true;
+    for (const controller of running.values()) controller.abort();
+    wake();
+  }
   // Set when a person answered "Stop the run" at a node: the cancelled run's outcome says so.
   let stoppedBy: string | undefined;
 
   function feed(event: SchedulerEvent): void {
     // Cancel is final in the scheduler, and a crash stops the run: the ends of aborted invocations are only awaited.
-    if (!finished && crashed === undefined) {
+    if (!finished && crashed === undefined && !suspended) {
       log.push(event);
       const next = schedule(state, event);
       state = next.state;
@@ -330,7 +347,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   function persistNow(): void {
     if (persistTimer !== undefined) clearTimeout(persistTimer);
     persistTimer = undefined;
-    if (finished || crashed !== undefined || waiting.size === 0) return;
+    if (finished || crashed !== undefined || suspended || waiting.size === 0) return;
     // Nothing changed since the last write: nothing to write.
     const version = `${log.length}:${[...runningInvocations.keys()].map((id) => `${id}#${attempts.get(id) ?? 1}`).join(',')}`;
     if (version === persistedVersion) return;

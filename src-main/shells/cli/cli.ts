@@ -67,8 +67,9 @@ const USAGE = wrapUsage(`Usage:
                    | approve --arguments JSON | reject --feedback TEXT [--cite ID]... | escalate
                    | --verdict retry|skip|substitute|end_stream|fail [--reason TEXT] [--value JSON]
                    [--intervention ID] [--data-dir DIR]
-  steward runs list [--status S]... [--workflow ID] [--since WHEN] [--until WHEN] [--oldest]
-                   [--limit N] [--after RUN_ID] [--json] [--data-dir DIR]
+  steward runs list [--status S]... [--workflow ID] [--since WHEN] [--until WHEN]
+                   [--imported|--ran-here] [--oldest] [--limit N] [--after RUN_ID] [--json]
+                   [--data-dir DIR]
   steward runs search WORDS|RUN_ID [the list options] | show RUN_ID [--json] [--data-dir DIR]
   steward runs export RUN_ID... -o FILE.jsonl|- [--without-children] [--data-dir DIR]
   steward runs delete RUN_ID... | import FILE.jsonl... | waiting [--json] [--data-dir DIR]

@@ -23,8 +23,8 @@ import { wrapUsage } from '@shared/util/wrap-usage';
 const CODE = { ok: 0, notAll: 1, badInput: 2 } as const satisfies { ok: (typeof EXIT)['ok']; notAll: (typeof EXIT)['runNotCompleted']; badInput: (typeof EXIT)['badInput'] };
 
 export const RUNS_USAGE = wrapUsage(`Usage:
-  steward runs list [--status S]... [--workflow ID] [--since WHEN] [--until WHEN] [--oldest] [--limit N] [--after RUN_ID] [--json] [--data-dir DIR]
-  steward runs search WORDS|RUN_ID [--status S]... [--workflow ID] [--since WHEN] [--until WHEN] [--oldest] [--limit N] [--after RUN_ID] [--json] [--data-dir DIR]
+  steward runs list [--status S]... [--workflow ID] [--since WHEN] [--until WHEN] [--imported|--ran-here] [--oldest] [--limit N] [--after RUN_ID] [--json] [--data-dir DIR]
+  steward runs search WORDS|RUN_ID [--status S]... [--workflow ID] [--since WHEN] [--until WHEN] [--imported|--ran-here] [--oldest] [--limit N] [--after RUN_ID] [--json] [--data-dir DIR]
   steward runs show RUN_ID [--json] [--data-dir DIR]
   steward runs waiting [--json] [--data-dir DIR]
   steward runs export RUN_ID... -o FILE.jsonl|- [--without-children] [--data-dir DIR]
@@ -36,7 +36,8 @@ export const RUNS_USAGE = wrapUsage(`Usage:
            (repeat it, or completed,failed) and --workflow (a workflow's or agent spec's id) filter;
            --since and --until keep the runs started in that time: WHEN is a day (2026-12-05,
            this machine's local day; --until includes it) or a day and time (2026-12-05T14:30,
-           local unless it ends in Z or an offset); --oldest lists the oldest first;
+           local unless it ends in Z or an offset); --imported keeps the runs that came from an
+           imported trace, --ran-here those that ran on this machine; --oldest lists the oldest first;
            --limit N of them (default 20, at most 1000); --after RUN_ID goes on after that run
            (the footer of a page names it), so any page of a long history can be reached
   search   the newest runs with every word typed, each word by its start ("summ monday"), or

@@ -111,6 +111,16 @@ describe('steward runs list, search and show', () => {
     const ofSpec = JSON.parse((await cli(['runs', 'list', '--workflow', 'notes-assistant', '--json'], dataDir)).stdout) as typeof json;
     expect(ofSpec.runs.map((r) => r.run.run_id)).toEqual([notes]);
     expect((await cli(['runs', 'list', '--status', 'waiting'], dataDir)).stdout).toBe('no run matches --status\n');
+    // Where a run came from: an imported trace, or this machine.
+    const imported = JSON.parse((await cli(['runs', 'list', '--imported', '--json'], dataDir)).stdout) as typeof json;
+    expect(imported.runs.map((r) => r.run.run_id)).toEqual(['feedface-0002', 'feedface-0001']);
+    const here = JSON.parse((await cli(['runs', 'list', '--ran-here', '--json'], dataDir)).stdout) as typeof json;
+    expect(here.runs.map((r) => r.run.run_id).sort()).toEqual([notes, echo].sort());
+    expect((await cli(['runs', 'search', 'invoices', '--ran-here'], dataDir)).stdout).toBe('no run matches "invoices"\n');
+    expect((await cli(['runs', 'search', 'invoices', '--imported'], dataDir)).stdout).toContain('Filed elsewhere');
+    expect((await cli(['runs', 'list', '--imported', '--status', 'completed'], dataDir)).stdout).toBe('no run matches --status/--imported\n');
+    expect(await cli(['runs', 'list', '--imported', '--ran-here'], dataDir)).toMatchObject({ code: EXIT.badInput, stderr: expect.stringContaining('--imported and --ran-here exclude each other') });
+    expect(await cli(['runs', 'show', notes, '--imported'], dataDir)).toMatchObject({ code: EXIT.badInput, stderr: expect.stringContaining('--imported apply to list and search') });
 
     expect(await cli(['runs', 'list', '--status', 'done'], dataDir)).toMatchObject({ code: EXIT.badInput, stderr: expect.stringContaining('--status takes one of running, waiting, completed') });
     expect(await cli(['runs', 'list', '--limit', '0'], dataDir)).toMatchObject({ code: EXIT.badInput, stderr: expect.stringContaining('--limit takes a whole number from 1 to 1000') });
@@ -219,11 +229,11 @@ describe('steward runs list, search and show', () => {
     const dataDir = tempDir();
     const help = await cli(['runs', '--help'], dataDir);
     // Wrapped for a 100-column terminal: the synopsis goes on four spaces in.
-    expect(help.stdout).toMatch(/steward runs list \[--status S\]\.\.\. \[--workflow ID\] \[--since WHEN\] \[--until WHEN\] \[--oldest\]\n {6}\[--limit N\] \[--after RUN_ID\] \[--json\]/);
+    expect(help.stdout).toMatch(/steward runs list \[--status S\]\.\.\. \[--workflow ID\] \[--since WHEN\] \[--until WHEN\]\n {6}\[--imported\|--ran-here\] \[--oldest\] \[--limit N\] \[--after RUN_ID\] \[--json\]/);
     expect(help.stdout).toContain('steward runs search WORDS|RUN_ID');
     expect(help.stdout).toContain('steward runs show RUN_ID [--json]');
     expect(await cli(['runs', 'show', '--help'], dataDir)).toMatchObject({ code: EXIT.ok, stdout: help.stdout });
-    expect((await cli(['--help'], dataDir)).stdout).toMatch(/steward runs list \[--status S\].*\n.*\[--after RUN_ID\].*\n  steward runs search WORDS\|RUN_ID .*\| show RUN_ID/);
+    expect((await cli(['--help'], dataDir)).stdout).toMatch(/steward runs list \[--status S\].*\n.*\[--imported\|--ran-here\].*\[--after RUN_ID\].*\n.*\n  steward runs search WORDS\|RUN_ID .*\| show RUN_ID/);
   });
 
   it('a data folder that is not there has no runs, and none is made', async () => {

@@ -47,6 +47,8 @@ const OPTIONS = {
   until: { type: 'string' },
   oldest: { type: 'boolean', default: false },
   after: { type: 'string' },
+  imported: { type: 'boolean', default: false },
+  'ran-here': { type: 'boolean', default: false },
 } as const;
 
 function parse(args: string[]) {
@@ -123,7 +125,9 @@ async function list(sub: 'list' | 'search', args: string[], io: CliIo): Promise<
   const workflow = values.workflow;
   const { from, to } = periodOf(values.since, values.until);
   const oldest = values.oldest;
-  const query: RunsQuery = { limit, status: status.length > 0 ? status : undefined, workflow, from, to, oldest };
+  if (values.imported && values['ran-here']) throw new BadInput('--imported and --ran-here exclude each other: a run either came from an imported trace or ran here');
+  const imported = values.imported ? true : values['ran-here'] ? false : undefined;
+  const query: RunsQuery = { limit, status: status.length > 0 ? status : undefined, workflow, from, to, oldest, imported };
   const history = await historyToRead(io, values['data-dir']);
   if (!history.ok && !history.missing) {
     io.stderr(`steward runs: ${history.message}\n`);
@@ -152,7 +156,13 @@ async function list(sub: 'list' | 'search', args: string[], io: CliIo): Promise<
     return CODE.ok;
   }
   if (page.runs.length === 0) {
-    const filters = [...(status.length > 0 ? ['--status'] : []), ...(workflow !== undefined ? ['--workflow'] : []), ...(from !== undefined ? ['--since'] : []), ...(to !== undefined ? ['--until'] : [])];
+    const filters = [
+      ...(status.length > 0 ? ['--status'] : []),
+      ...(workflow !== undefined ? ['--workflow'] : []),
+      ...(from !== undefined ? ['--since'] : []),
+      ...(to !== undefined ? ['--until'] : []),
+      ...(imported === true ? ['--imported'] : imported === false ? ['--ran-here'] : []),
+    ];
     const after = values.after !== undefined ? ` after run ${values.after}` : '';
     const none = searching ? `no run matches "${text}"` : filters.length > 0 ? `no run matches ${filters.join('/')}` : after ? 'no runs' : "no runs in this data folder's history";
     io.stdout(`${none}${after}\n`);
@@ -160,13 +170,13 @@ async function list(sub: 'list' | 'search', args: string[], io: CliIo): Promise<
   }
   // Child runs (workflows a run ran, issue 29) under their parent.
   for (const line of nestedRunLines(page.runs)) io.stdout(`${line}\n`);
-  io.stdout(`${pageFooter(page, { limit, oldest, narrow: searching ? 'add words to find fewer' : 'narrow with --status, --workflow, --since or --until' })}\n`);
+  io.stdout(`${pageFooter(page, { limit, oldest, narrow: searching ? 'add words to find fewer' : 'narrow with --status, --workflow, --since, --until, --imported or --ran-here' })}\n`);
   return CODE.ok;
 }
 
 async function show(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parse(args);
-  const notHere = [...(['limit', 'status', 'workflow', 'since', 'until', 'after'] as const).filter((flag) => values[flag] !== undefined), ...(values.oldest ? ['oldest'] : [])];
+  const notHere = [...(['limit', 'status', 'workflow', 'since', 'until', 'after'] as const).filter((flag) => values[flag] !== undefined), ...(['oldest', 'imported', 'ran-here'] as const).filter((flag) => values[flag])];
   if (notHere.length > 0) throw new BadInput(`show takes one run: ${notHere.map((flag) => `--${flag}`).join(', ')} apply to list and search`);
   const [typed, ...extra] = positionals;
   if (typed === undefined || extra.length > 0) throw new BadInput('show takes one RUN_ID (the whole id, or its first 8 characters or more)');

@@ -1,13 +1,13 @@
 import { RUN_STATUSES, RUN_STATUS_LABELS, RunStatus } from '@shared/contracts/events';
 import type { WorkflowChoice } from './filter-workflows';
-import { NO_FILTER, PROVIDER_LABELS, RunFilter, RunSort } from './run-filter';
+import { NO_FILTER, ORIGIN_LABELS, PROVIDER_LABELS, RunFilter, RunSort } from './run-filter';
 
 /** The runs list's filter bar: every control edits one field of `filter`; its state lives in RunsScreen. */
 export function RunFilters({ filter, onChange, workflows }: { filter: RunFilter; onChange: (f: RunFilter) => void; workflows: readonly WorkflowChoice[] }) {
   const set = (patch: Partial<RunFilter>) => {
     const next: RunFilter = { ...filter, ...patch };
     // An emptied control removes its field, so "All …" narrows nothing.
-    for (const key of ['status', 'workflowId', 'supervision', 'provider', 'fromDay', 'toDay'] as const) if (next[key] === undefined || next[key] === '') delete next[key];
+    for (const key of ['status', 'workflowId', 'supervision', 'provider', 'origin', 'fromDay', 'toDay'] as const) if (next[key] === undefined || next[key] === '') delete next[key];
     onChange(next);
   };
   return (
@@ -56,6 +56,17 @@ export function RunFilters({ filter, onChange, workflows }: { filter: RunFilter;
         <select className="select" value={filter.provider ?? ''} onChange={(e) => set({ provider: e.target.value === '' ? undefined : RunFilter.shape.provider.parse(e.target.value) })} data-testid="runs-filter-provider">
           <option value="">Any provider</option>
           {Object.entries(PROVIDER_LABELS).map(([value, label]) => (
+            <option key={value} value={value}>
+              {label}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="field">
+        <span className="field__label">Came from</span>
+        <select className="select" value={filter.origin ?? ''} onChange={(e) => set({ origin: e.target.value === '' ? undefined : RunFilter.shape.origin.parse(e.target.value) })} data-testid="runs-filter-origin">
+          <option value="">Anywhere</option>
+          {Object.entries(ORIGIN_LABELS).map(([value, label]) => (
             <option key={value} value={value}>
               {label}
             </option>

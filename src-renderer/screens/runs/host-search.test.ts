@@ -61,10 +61,10 @@ describe('text search through the host\'s history', () => {
     expect(host.asked[1]?.after).toEqual({ started_at: all[HOST_SEARCH_PAGE - 1]!.started_at, run_id: all[HOST_SEARCH_PAGE - 1]!.run_id });
   });
 
-  it('passes the status, workflow and days to the host, and asks nothing for an empty text or a status no run can have', async () => {
+  it('passes the status, workflow, days and where runs came from to the host, and asks nothing for an empty text or a status no run can have', async () => {
     const host = hostOf([row(1)], () => true);
-    await hostSearch(host.ask, RunFilter.parse({ text: 'tidy', status: 'failed', workflowId: 'notes', fromDay: '2026-01-01', toDay: '2026-01-02' }), 5);
-    expect(host.asked[0]).toMatchObject({ status: ['failed'], workflow: 'notes' });
+    await hostSearch(host.ask, RunFilter.parse({ text: 'tidy', status: 'failed', workflowId: 'notes', origin: 'imported', fromDay: '2026-01-01', toDay: '2026-01-02' }), 5);
+    expect(host.asked[0]).toMatchObject({ status: ['failed'], workflow: 'notes', imported: true });
     expect(host.asked[0]?.from).toBeDefined();
     expect(host.asked[0]?.to).toBeDefined();
     expect(await hostSearch(host.ask, RunFilter.parse({ text: '  ' }), 5)).toEqual([]);

@@ -32,6 +32,7 @@ export async function hostSearch(ask: HostRunsPage, f: RunFilter, limit: number)
       text,
       ...(status !== undefined ? { status: [status] } : {}),
       ...(f.workflowId !== undefined ? { workflow: f.workflowId } : {}),
+      ...(f.origin !== undefined ? { imported: f.origin === 'imported' } : {}),
       ...range,
       order: f.sort,
       limit: Math.min(1_000, Math.max(HOST_SEARCH_PAGE, limit - found.length)),

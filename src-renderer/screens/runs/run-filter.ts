@@ -12,6 +12,8 @@ export const RunFilter = z
     supervision: z.enum(['supervised', 'unsupervised']).optional(),
     /** Runs whose student or teacher used this kind of provider (read from the models column). */
     provider: z.enum(['replay', 'ollama', 'remote']).optional(),
+    /** Where a run came from: an imported trace file (it never ran here), or this machine. */
+    origin: z.enum(['imported', 'here']).optional(),
     /** Runs paused for a person (status `waiting`). */
     waitingForYou: z.boolean().default(false),
     fromDay: z.iso.date().optional(),
@@ -27,8 +29,11 @@ export const NO_FILTER: RunFilter = RunFilter.parse({});
 
 /** True when anything narrows the list (the sort alone does not). */
 export function isFiltered(f: RunFilter): boolean {
-  return f.status !== undefined || f.workflowId !== undefined || f.supervision !== undefined || f.provider !== undefined || f.waitingForYou || f.fromDay !== undefined || f.toDay !== undefined || f.text.trim() !== '';
+  return f.status !== undefined || f.workflowId !== undefined || f.supervision !== undefined || f.provider !== undefined || f.origin !== undefined || f.waitingForYou || f.fromDay !== undefined || f.toDay !== undefined || f.text.trim() !== '';
 }
+
+export type RunOrigin = NonNullable<RunFilter['origin']>;
+export const ORIGIN_LABELS: Record<RunOrigin, string> = { here: 'Ran here', imported: 'Imported' };
 
 export type ProviderKind = NonNullable<RunFilter['provider']>;
 export const PROVIDER_LABELS: Record<ProviderKind, string> = { replay: 'Replay', ollama: 'Ollama', remote: 'OpenAI-compatible' };

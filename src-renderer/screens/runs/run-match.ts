@@ -46,6 +46,7 @@ export function rowTest(f: RunFilter, status: RunStatus | undefined, range: { fr
     (f.workflowId === undefined || r.workflow_id === f.workflowId) &&
     (f.supervision === undefined || r.supervision_enabled === (f.supervision === 'supervised')) &&
     (f.provider === undefined || providerOfLabel(r.models.student) === f.provider || providerOfLabel(r.models.teacher) === f.provider) &&
+    (f.origin === undefined || (r.imported === true) === (f.origin === 'imported')) &&
     (range.from === undefined || r.started_at >= range.from) &&
     (range.to === undefined || r.started_at < range.to) &&
     // The row's indexed words (masked values are stored masked, so they stay masked here); every query word starts one.

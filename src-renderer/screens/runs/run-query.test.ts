@@ -12,7 +12,8 @@ import { rowsReadDb } from '../../testing/rows-read';
 let db: StewardDb;
 // Run ids as the host makes them (UUIDs), two sharing their first 8 characters, on top of the synthetic ones.
 const UUIDS = ['3f2a9c1e-7b4d-4e2a-9c1f-0a1b2c3d4e5f', '3f2a9c1e-0000-4e2a-9c1f-0a1b2c3d4e5f', 'b7c8d9e0-1111-4222-8333-944455566677'];
-const runs = [...syntheticRuns(1500, 7), ...syntheticRuns(3, 11).map((row, i) => ({ ...row, run_id: UUIDS[i]! }))];
+// Every ninth run came from an imported trace, as the host's rows say (RunRow.imported).
+const runs = [...syntheticRuns(1500, 7), ...syntheticRuns(3, 11).map((row, i) => ({ ...row, run_id: UUIDS[i]! }))].map((row, i) => (i % 9 === 0 ? { ...row, imported: true as const } : row));
 
 beforeAll(async () => {
   db = new StewardDb(`steward-run-query-${Math.random().toString(36).slice(2)}`);
@@ -97,6 +98,14 @@ describe('queryRuns', () => {
     expect(remote.every((r) => r.models.student === 'api.openai.com:gpt-5-mini')).toBe(true);
   });
 
+  it('a "came from" filter keeps the runs imported from a trace, or those that ran here', async () => {
+    const imported = await queryRuns(db, RunFilter.parse({ origin: 'imported' }), 2000);
+    expect(ids(imported).sort()).toEqual(ids(runs.filter((r) => r.imported === true)).sort());
+    expect(imported.length).toBeGreaterThan(100);
+    const here = await queryRuns(db, RunFilter.parse({ origin: 'here', status: 'failed' }), 2000);
+    expect(ids(here).sort()).toEqual(ids(runs.filter((r) => r.imported !== true && r.status === 'failed')).sort());
+  });
+
   it('runs started at the same instant are each listed once, however many chunks the page takes', async () => {
     const same = syntheticRuns(250, 3).map((r, i) => ({ ...r, run_id: `same-${String(i).padStart(3, '0')}`, workflow_id: 'same-instant', started_at: '2026-04-01T12:00:00.000Z' }));
     await db.runs.bulkPut(same);
@@ -127,6 +136,7 @@ describe('queryRuns', () => {
         workflowId: fc.constantFrom('notes-cleanup', 'folder-triage', 'no-such-workflow'),
         supervision: fc.constantFrom('supervised' as const, 'unsupervised' as const),
         provider: fc.constantFrom('replay' as const, 'ollama' as const, 'remote' as const),
+        origin: fc.constantFrom('imported' as const, 'here' as const),
         waitingForYou: fc.boolean(),
         fromDay: fc.constantFrom('2026-02-01', '2026-06-15'),
         toDay: fc.constantFrom('2026-05-31', '2026-12-31'),
