@@ -51,28 +51,8 @@ export function RunFilters({ filter, onChange, workflows }: { filter: RunFilter;
           <option value="unsupervised">Unsupervised</option>
         </select>
       </label>
-      <label className="field">
-        <span className="field__label">Provider</span>
-        <select className="select" value={filter.provider ?? ''} onChange={(e) => set({ provider: e.target.value === '' ? undefined : RunFilter.shape.provider.parse(e.target.value) })} data-testid="runs-filter-provider">
-          <option value="">Any provider</option>
-          {Object.entries(PROVIDER_LABELS).map(([value, label]) => (
-            <option key={value} value={value}>
-              {label}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label className="field">
-        <span className="field__label">Came from</span>
-        <select className="select" value={filter.origin ?? ''} onChange={(e) => set({ origin: e.target.value === '' ? undefined : RunFilter.shape.origin.parse(e.target.value) })} data-testid="runs-filter-origin">
-          <option value="">Anywhere</option>
-          {Object.entries(ORIGIN_LABELS).map(([value, label]) => (
-            <option key={value} value={value}>
-              {label}
-            </option>
-          ))}
-        </select>
-      </label>
+      <ChoiceFilter label="Provider" any="Any provider" labels={PROVIDER_LABELS} value={filter.provider} onPick={(v) => set({ provider: v === '' ? undefined : RunFilter.shape.provider.parse(v) })} testId="runs-filter-provider" />
+      <ChoiceFilter label="Came from" any="Anywhere" labels={ORIGIN_LABELS} value={filter.origin} onPick={(v) => set({ origin: v === '' ? undefined : RunFilter.shape.origin.parse(v) })} testId="runs-filter-origin" />
       <label className="field">
         <span className="field__label">Started from</span>
         <input className="input" type="date" value={filter.fromDay ?? ''} onChange={(e) => set({ fromDay: e.target.value || undefined })} data-testid="runs-filter-from" />
@@ -99,5 +79,22 @@ export function RunFilters({ filter, onChange, workflows }: { filter: RunFilter;
         Clear filters
       </button>
     </div>
+  );
+}
+
+/** A select over a filter's labelled choices, "any" first (the empty value). */
+function ChoiceFilter({ label, any, labels, value, onPick, testId }: { label: string; any: string; labels: Readonly<Record<string, string>>; value: string | undefined; onPick: (value: string) => void; testId: string }) {
+  return (
+    <label className="field">
+      <span className="field__label">{label}</span>
+      <select className="select" value={value ?? ''} onChange={(e) => onPick(e.target.value)} data-testid={testId}>
+        <option value="">{any}</option>
+        {Object.entries(labels).map(([choice, shown]) => (
+          <option key={choice} value={choice}>
+            {shown}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }
