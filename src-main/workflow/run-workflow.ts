@@ -231,6 +231,8 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   let crashed: string | undefined;
   // Parked by a host stop (see suspend): nothing more is recorded or fed.
   let suspended = false;
+  // Child runs (workflow nodes, workflow tools) under way: they keep journals of their own, so a run with one going on is cancelled at a host stop, never parked.
+  let childRunsGoing = 0;
   const running = new Map<string, AbortController>();
   const runningInvocations = new Map<string, Invocation>();
   // A supervisor's retry is attempt 2, 3…: kept with a running or waiting invocation, so it goes on as that attempt (and its key).
@@ -303,7 +305,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   // A host stop while a node waits for a person: the wait is kept and the run parks, as after a
   // crash (what still ran starts again on resume, a tool call it made never re-run); else a cancel.
   const onAbort = () => {
-    if (stoppedByHost(options.signal) && options.persistWaiting && waiting.size > 0 && !finished && crashed === undefined) suspend();
+    if (stoppedByHost(options.signal) && options.persistWaiting && waiting.size > 0 && childRunsGoing === 0 && !finished && crashed === undefined) suspend();
     else feed({ type: 'cancel' });
   };
   function suspend(): void {
@@ -696,8 +698,9 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   /** What a workflow node (or an agent's workflow tool) runs its child with: this run's shared options, its own journal (issue 29). */
   function subworkflowDeps(): SubworkflowDeps {
     const run = childRunner(
-      (child) =>
-        runWorkflow({
+      (child) => {
+        childRunsGoing += 1;
+        return runWorkflow({
           ...child,
           ledger: options.ledger,
           confirm: options.confirm,
@@ -714,7 +717,8 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
           ...(options.reviewTeacher ? { reviewTeacher: options.reviewTeacher } : {}),
           ...(trace ? { trace } : {}),
           ...(options.library ? { library: options.library } : {}),
-        }),
+        }).finally(() => (childRunsGoing -= 1));
+      },
       { privacy, ollamaHost: options.ollamaHost, credentials: options.credentials },
     );
     return { library: options.library, runId, workflowId: graph.id, chain: options.chain ?? [graph.id], ...(options.onEvent ? { onEvent: options.onEvent } : {}), runChild: run };
