@@ -54,13 +54,14 @@ function confirmingWithSlowBranch(workspace: string, delayMs: number): WorkflowG
  * the app keeps it: its filesystem server the shipped entry, its workspace a folder registered
  * inside the data folder.
  */
-async function runSharing(delayMs: number, build: (workspace: string, delayMs: number) => WorkflowGraph = escalatingWithSlowBranch) {
+async function runSharing(delayMs: number, build: (workspace: string, delayMs: number) => WorkflowGraph = escalatingWithSlowBranch, library: readonly HostedWorkflowGraph[] = []) {
   const dataDir = mkdtempSync(join(tmpdir(), 'steward-live-answer-'));
   cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
   const workspace = join(dataDir, 'workspaces', 'share');
   mkdirSync(workspace, { recursive: true });
   const h = await startHost(dataDir);
   await h.ok('workspaces.register', { workspace: { id: 'share', path: workspace } });
+  for (const stored of library) await h.ok('workflows.save', { workflow: stored });
   const graph = build(workspace, delayMs);
   const { tool_effects: _effects, ...document } = graph;
   const workflow = HostedWorkflowGraph.parse({ ...document, workspace: 'share', servers: document.servers.map((s) => ({ id: s.id, server: 'filesystem' })) });
@@ -84,6 +85,35 @@ function twoConfirmations(workspace: string, delayMs: number): WorkflowGraph {
       { ...sharer, id: 'second', arguments: { path: join(workspace, 'second.md'), content: 'second' } },
     ],
     edges: [...graph.edges, { from: { node: 'in', port: 'name' }, to: { node: 'second', port: 'name' } }, { from: { node: 'second', port: 'text' }, to: { node: 'out', port: 'also' } }],
+  });
+}
+
+/** A stored workflow whose one agent answers after `delayMs`: the slow branch as a child run of its own (a workflow node). */
+function slowThought(delayMs: number): HostedWorkflowGraph {
+  return HostedWorkflowGraph.parse({
+    format: 'steward/v1',
+    kind: 'workflow',
+    id: 'slow-thought',
+    name: 'Slow thought',
+    nodes: [
+      { id: 'in', kind: 'input', fields: [{ name: 'name', type: 'text' }] },
+      { id: 'slow', kind: 'agent', instructions: 'Think.', task: 'Think about {{name}}.', inputs: [{ name: 'name', type: 'text' }], servers: [], script: { student: [{ json: { decision_type: 'complete', output: 'thought' }, delay_ms: delayMs }] } },
+      { id: 'out', kind: 'output', fields: [{ name: 'thought', type: 'text' }] },
+    ],
+    edges: [
+      { from: { node: 'in', port: 'name' }, to: { node: 'slow', port: 'name' } },
+      { from: { node: 'slow', port: 'output' }, to: { node: 'out', port: 'thought' } },
+    ],
+  });
+}
+
+/** The slow branch run as that stored workflow, by a workflow node. */
+function escalatingWithSlowChild(workspace: string, delayMs: number): WorkflowGraph {
+  const graph = escalatingWithSlowBranch(workspace, delayMs);
+  return WorkflowGraph.parse({
+    ...graph,
+    nodes: graph.nodes.map((n) => (n.id === 'slow' ? { id: 'slow', kind: 'workflow', workflow: 'slow-thought', inputs: [{ name: 'name', type: 'text' }], outputs: [{ name: 'thought', type: 'text' }] } : n)),
+    edges: graph.edges.map((e) => (e.from.node === 'slow' ? { ...e, from: { node: 'slow', port: 'thought' } } : e)),
   });
 }
 
@@ -177,6 +207,19 @@ describe('answering a workflow node while other branches still run', () => {
     const all = [...new Map([...r.events, ...again.events].map((e) => [e.id, e])).values()];
     expect(ofRun(all, r.run_id).filter((e) => e.type === 'tool.executed')).toHaveLength(1);
     expect(readFileSync(join(r.workspace, 'shared.md'), 'utf8')).toBe('shared');
+    expect(checkpointsIn(r.dataDir)).toEqual([]);
+  }, 90_000);
+
+  it('a host stop while a node waits and a workflow node\'s child run still goes on cancels the run, as before (the child keeps a journal of its own)', async () => {
+    const r = await runSharing(8_000, escalatingWithSlowChild, [slowThought(8_000)]);
+    await r.close();
+    const again = await startHost(r.dataDir);
+    // The restarted host sends what the page was never told: the run and its child ended cancelled, nothing waits.
+    await expect.poll(() => finishedOf(again.events, r.run_id), { timeout: 20_000 }).toMatchObject({ status: 'cancelled' });
+    const childId = ofRun([...r.events, ...again.events], r.run_id).find((e) => e.type === 'subworkflow.started')?.child_run_id;
+    expect(childId).toBeDefined();
+    await expect.poll(() => finishedOf(again.events, childId ?? ''), { timeout: 20_000 }).toMatchObject({ status: 'cancelled' });
+    expect(await again.ok('interventions.pending', {})).toEqual({ interventions: [] });
     expect(checkpointsIn(r.dataDir)).toEqual([]);
   }, 90_000);
 });
