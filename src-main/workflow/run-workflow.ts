@@ -663,7 +663,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   // Until the run settles, a person's answer goes to the waiting node here, in the live run.
   let settled = false;
   const answerLive: LiveAnswer = (interventionId, answer) => {
-    if (settled || finished || crashed !== undefined) return false;
+    if (settled || suspended || finished || crashed !== undefined) return false;
     const found = [...waiting.entries()].find(([, w]) => w.intervention.id === interventionId);
     if (!found) return false;
     const [id, parked] = found;
