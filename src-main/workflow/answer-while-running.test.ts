@@ -206,6 +206,11 @@ describe('answering a workflow node while other branches still run', () => {
     expect(finishedOf(again.events, r.run_id)).toMatchObject({ status: 'completed', outputs: { said: 'shared it', thought: 'thought' } });
     const all = [...new Map([...r.events, ...again.events].map((e) => [e.id, e])).values()];
     expect(ofRun(all, r.run_id).filter((e) => e.type === 'tool.executed')).toHaveLength(1);
+    // The trace says in words why the cut-off branch ran twice.
+    expect(ofRun(all, r.run_id).filter((e) => e.type === 'run.notice').map((e) => e.type === 'run.notice' && e.message)).toEqual([
+      'The host stopped while this run waited for you. What was still running (slow) was stopped and starts again once you answer; a tool call it already made is not made again.',
+    ]);
+    expect(ofRun(all, r.run_id).map((e) => e.seq)).toEqual(ofRun(all, r.run_id).map((_, i) => i));
     expect(readFileSync(join(r.workspace, 'shared.md'), 'utf8')).toBe('shared');
     expect(checkpointsIn(r.dataDir)).toEqual([]);
   }, 90_000);

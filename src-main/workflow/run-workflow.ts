@@ -309,6 +309,12 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     else feed({ type: 'cancel' });
   };
   function suspend(): void {
+    // Said in the trace before the checkpoint is written (its position includes this): why the nodes shown running are not.
+    const cut = [...new Set([...runningInvocations.values()].map((i) => nodes.get(i.node)?.label ?? i.node))];
+    emit({
+      type: 'run.notice',
+      message: `The host stopped while this run waited for you. ${cut.length > 0 ? `What was still running (${cut.join(', ')}) was stopped and starts again once you answer; a tool call it already made is not made again.` : 'Nothing else was running.'}`.slice(0, 500),
+    });
     persistNow();
     if (crashed !== undefined) return;
     // From here the run records nothing more: the checkpoint just written is where it resumes.
