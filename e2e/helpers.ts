@@ -85,3 +85,13 @@ export async function approveWithTerminalCode(page: Page, host: { stderr?: () =>
   await panel.getByTestId('confirm-code').fill(await terminalCode(() => host.stderr?.() ?? '', printed));
   await panel.getByTestId('confirm-approve').click();
 }
+
+/** A restarted host's page opened on Waiting for you, once it lists the one question a run left there: its row. */
+export async function theOneWaitingRow(page: Page, url: string) {
+  await page.goto(url);
+  await expect(page.getByTestId('workflow-card').first()).toBeVisible({ timeout: 30_000 });
+  await page.evaluate(() => (window.location.hash = '#/interventions'));
+  const rows = page.getByTestId('intervention-row');
+  await expect(rows).toHaveCount(1, { timeout: 30_000 });
+  return rows.first();
+}

@@ -7,7 +7,7 @@ import { ensureBuilt } from '../test-support/ensure-built';
 import { connectHost, startHostProcess, waitFor, type HostProcess } from '../test-support/host-process';
 import { EXTRACT_PROSE, personSupervisedExtract, personSupervisedReads, personSupervisedStream } from '../test-support/person-supervised-workflow';
 import { NOTES_SANDBOX } from '../test-support/workspace';
-import { shot } from './helpers';
+import { shot, theOneWaitingRow } from './helpers';
 
 // Real host processes (stopped and started again on the same data folder), renderer and IndexedDB,
 // the shipped filesystem MCP server; no test double: the person is the supervisor (issue 11).
@@ -48,14 +48,10 @@ test('a supervised node that failed waits for the person across a host restart; 
   await host.stop();
   host = await startHostProcess(dataDir);
 
-  await page.goto(host.url);
-  await expect(page.getByTestId('workflow-card').first()).toBeVisible({ timeout: 30_000 });
-  await page.evaluate(() => (window.location.hash = '#/interventions'));
-  const rows = page.getByTestId('intervention-row');
-  await expect(rows).toHaveCount(1, { timeout: 30_000 });
-  await expect(rows.first()).toHaveAttribute('data-kind', 'supervisor_escalation');
-  await expect(rows.first()).toContainText('read failed');
-  await rows.first().getByTestId('intervention-answer-here').click();
+  const row = await theOneWaitingRow(page, host.url);
+  await expect(row).toHaveAttribute('data-kind', 'supervisor_escalation');
+  await expect(row).toContainText('read failed');
+  await row.getByTestId('intervention-answer-here').click();
 
   const card = page.getByTestId('intervention-card');
   await expect(card).toHaveAttribute('data-kind', 'supervisor_escalation');

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { WorkflowGraph } from '@shared/workflow/document';
+import { WorkflowGraph } from '../src-shared/workflow/document';
 
 /**
  * A one-agent workflow whose agent proposes writing `shared.md` in `workspace` and whose teacher

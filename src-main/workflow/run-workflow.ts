@@ -310,10 +310,12 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   };
   function suspend(): void {
     // Said in the trace before the checkpoint is written (its position includes this): why the nodes shown running are not.
-    const cut = [...new Set([...runningInvocations.values()].map((i) => nodes.get(i.node)?.label ?? i.node))];
+    const stopped = [...runningInvocations.values()];
+    const cut = [...new Set(stopped.map((i) => nodes.get(i.node)?.label ?? i.node))];
     emit({
       type: 'run.notice',
       message: `The host stopped while this run waited for you. ${cut.length > 0 ? `What was still running (${cut.join(', ')}) was stopped and starts again once you answer; a tool call it already made is not made again.` : 'Nothing else was running.'}`.slice(0, 500),
+      stopped: stopped.map((i) => i.id).slice(0, 1000),
     });
     persistNow();
     if (crashed !== undefined) return;

@@ -344,8 +344,12 @@ export const RunEvent = z.discriminatedUnion('type', [
     total: z.number().positive().optional(),
     message: z.string().max(200).optional(),
   }),
-  /** Something slow is still under way (an MCP server listing its tools…): shown live, never silent. */
-  event('run.notice', { message: z.string().max(500) }),
+  /**
+   * Something slow is still under way (an MCP server listing its tools…): shown live, never silent.
+   * `stopped`: the host stopped while a workflow waited for a person, and these invocations, running
+   * then, were stopped; they start again once the person answers (run-workflow.ts: suspend).
+   */
+  event('run.notice', { message: z.string().max(500), stopped: z.array(z.string().min(1)).max(1000).optional() }),
   /** Who proposes changed: the teacher takes over after an escalation, or hands back. */
   event('handover', {
     round,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderToStaticMarkup } from 'react-dom/server';
-import { RunEvent } from '@shared/contracts/events';
+import { RunEvent, eventId } from '@shared/contracts/events';
 import { HostProvider } from '../../app/HostProvider';
 import { createHostClient } from '../../host/host-client';
 import { StewardDb } from '../../db/db';
@@ -56,6 +56,26 @@ describe('NodesPanel', () => {
     expect(html).toContain('data-invocation-id="sharer"');
     expect(html).toContain('data-testid="intervention-card"');
     expect(html).toMatch(/<strong>sharer<\/strong> asks you/);
+  });
+
+  it('a run parked by a host stop names the node stopped with it, which starts again once answered, and does not call it still running', () => {
+    const runId = waiting[0]!.run_id;
+    // `slow` was still running when the host stopped: its agent's events and its end never came.
+    const cut = waiting.filter((e) => !(e.invocation_id === 'slow' && (e.type !== 'node.invocation' || e.status === 'done')));
+    const notice = RunEvent.parse({ type: 'run.notice', id: eventId(runId, 38), run_id: runId, seq: 38, ts: waiting.at(-1)!.ts, message: 'The host stopped while this run waited for you.', stopped: ['slow'] });
+    const parked = paint([...cut, notice]);
+    expect(parked).toContain('data-testid="pending-node-stopped"');
+    expect(parked).toContain('The host stopped while this run waited for you, and slow was stopped with it: it starts again once you answer');
+    expect(parked).not.toContain('data-testid="pending-node-others-running"');
+    // Without the host stop, the same running node is said to run beside the question.
+    const live = paint(cut);
+    expect(live).toContain('Other nodes of this run are still running; your answer does not wait for them.');
+    expect(live).not.toContain('data-testid="pending-node-stopped"');
+    // Started again after the stop: running, not stopped.
+    const again = RunEvent.parse({ ...cut.find((e) => e.type === 'node.invocation' && e.invocation_id === 'slow' && e.status === 'running'), id: eventId(runId, 39), seq: 39 });
+    const restarted = paint([...cut, notice, again]);
+    expect(restarted).not.toContain('data-testid="pending-node-stopped"');
+    expect(restarted).toContain('data-testid="pending-node-others-running"');
   });
 
   it('an opened agent item shows its inputs, outputs and its rounds; a reviewed tool call shows its one round', () => {

@@ -19,7 +19,7 @@ import { MessageText } from './MessageText';
 import { TakenRouteLine, TakenRouteTag } from './TakenRoute';
 import { PatternTimeline } from './PatternTimeline';
 import { ValuesList } from './ValueView';
-import { focusTarget, workflowPending, type PendingQuestion } from './run-nodes';
+import { focusTarget, stoppedByHostStop, workflowPending, type PendingQuestion } from './run-nodes';
 import { ChildRuns } from './ChildRuns';
 import { failureCodeWords } from '@shared/contracts/code-words';
 
@@ -33,6 +33,7 @@ export function NodesPanel({ runId, run, events, hostPending, focusNode }: { run
   const facts = useMemo(() => deriveRunFacts(events), [events]);
   const usage = useMemo(() => modelUsageByInvocation(events), [events]);
   const pending = workflowPending(invocations, hostPending, runId, facts.answeredIds, facts.finished);
+  const stopped = useMemo(() => stoppedByHostStop(events), [events]);
   const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
   const listRef = useRef<HTMLOListElement>(null);
   const focusedFor = useRef<string | undefined>(undefined);
@@ -64,7 +65,14 @@ export function NodesPanel({ runId, run, events, hostPending, focusNode }: { run
   return (
     <div className="nodes-panel" data-testid="nodes-panel">
       {pending.map((p) => (
-        <PendingNode key={p.intervention.id} question={p} events={events} othersRunning={invocations.some((v) => v.status === 'running')} onShow={p.invocation ? () => reveal(p.invocation?.id ?? '') : undefined} />
+        <PendingNode
+          key={p.intervention.id}
+          question={p}
+          events={events}
+          othersRunning={invocations.some((v) => v.status === 'running' && !stopped.has(v.id))}
+          stopped={invocations.filter((v) => stopped.has(v.id))}
+          onShow={p.invocation ? () => reveal(p.invocation?.id ?? '') : undefined}
+        />
       ))}
       {focusNode !== undefined && target === undefined && invocations.length > 0 && (
         <p className="muted" role="note" data-testid="nodes-focus-missing">
@@ -118,7 +126,7 @@ function shownStatus(view: InvocationView): RowInvocationStatus {
   return view.status === 'failed' && view.failure?.code === 'declined_by_person' ? 'declined' : view.status;
 }
 
-function PendingNode({ question, events, othersRunning, onShow }: { question: PendingQuestion; events: RunEvent[]; othersRunning: boolean; onShow?: () => void }) {
+function PendingNode({ question, events, othersRunning, stopped, onShow }: { question: PendingQuestion; events: RunEvent[]; othersRunning: boolean; stopped: readonly InvocationView[]; onShow?: () => void }) {
   const { intervention, invocation } = question;
   const tools = useMemo(() => {
     const rounds = deriveRounds(events, invocation?.id);
@@ -146,7 +154,12 @@ function PendingNode({ question, events, othersRunning, onShow }: { question: Pe
       </p>
       {othersRunning && (
         <p className="muted" role="note" data-testid="pending-node-others-running">
-          Other nodes of this run are still running: the host takes your answer once they have finished.
+          Other nodes of this run are still running; your answer does not wait for them.
+        </p>
+      )}
+      {stopped.length > 0 && (
+        <p className="muted" role="note" data-testid="pending-node-stopped">
+          The host stopped while this run waited for you, and {stopped.map(invocationLabel).join(', ')} {stopped.length === 1 ? 'was' : 'were'} stopped with it: {stopped.length === 1 ? 'it starts' : 'they start'} again once you answer (a tool call already made is not made again).
         </p>
       )}
       <InterventionCard intervention={intervention} tools={tools} />

@@ -5,7 +5,7 @@ import { deriveInvocations } from '../../db/derive-invocations';
 import { eventLog } from '../../testing/event-fixtures';
 import { agentAsks, agentRun, item, nodeStatus, startWorkflow, triageRun } from '../../testing/workflow-fixtures';
 import { summarize } from '@shared/history/run-summary';
-import { focusTarget, previewValue, workflowPending, workflowRunSummary } from './run-nodes';
+import { focusTarget, previewValue, stoppedByHostStop, workflowPending, workflowRunSummary } from './run-nodes';
 
 function waitingRun(runId: string) {
   const log = eventLog(runId);
@@ -102,5 +102,18 @@ describe('previewValue', () => {
 
   it('never throws on a value JSON cannot show', () => {
     expect(previewValue(undefined).text).toBe('(nothing)');
+  });
+});
+
+describe('stoppedByHostStop', () => {
+  it('names the invocations the last host stop stopped that have not started again since, and none without a stop', () => {
+    const { log, id } = waitingRun('run-stopped');
+    const other = nodeStatus(log, 'classify', 'running', { lineage: item(3), inputs: { item: 'd.md' } });
+    expect(stoppedByHostStop(log.events)).toEqual(new Set());
+    log.add({ type: 'run.notice', message: 'The host stopped while this run waited for you.', stopped: [other] });
+    expect(stoppedByHostStop(log.events)).toEqual(new Set([other]));
+    nodeStatus(log, 'classify', 'running', { lineage: item(3), inputs: { item: 'd.md' } });
+    expect(stoppedByHostStop(log.events)).toEqual(new Set());
+    expect(id).not.toBe(other);
   });
 });

@@ -1,5 +1,5 @@
 import type { Intervention } from '@shared/contracts/intervention';
-import type { RunStatus } from '@shared/contracts/events';
+import type { RunEvent, RunStatus } from '@shared/contracts/events';
 import { FINAL_INVOCATION_STATUSES } from '@shared/workflow/invocation';
 import type { RowInvocationStatus } from '@shared/history/run-summary';
 import type { WorkflowRunFacts } from '../../db/db';
@@ -80,4 +80,18 @@ function asJson(value: unknown): string {
   } catch {
     return String(value);
   }
+}
+
+/**
+ * The invocations a host stop left stopped in a run that waits for a person (run.notice `stopped`,
+ * run-workflow.ts: suspend): running when the host stopped and not started again since. Their last
+ * event still says running; they start again once the person answers.
+ */
+export function stoppedByHostStop(events: readonly RunEvent[]): ReadonlySet<string> {
+  let at = -1;
+  let ids: readonly string[] = [];
+  for (const e of events) if (e.type === 'run.notice' && e.stopped !== undefined && e.seq > at) [at, ids] = [e.seq, e.stopped];
+  const stopped = new Set(ids);
+  for (const e of events) if (e.type === 'node.invocation' && e.seq > at && e.invocation_id !== undefined) stopped.delete(e.invocation_id);
+  return stopped;
 }

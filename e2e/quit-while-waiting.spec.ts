@@ -1,0 +1,65 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { HostedWorkflowGraph } from '../src-shared/workflow/hosted-graph';
+import { ensureBuilt } from '../test-support/ensure-built';
+import { escalatingWithSlowBranch } from '../test-support/escalating-workflow';
+import { connectHost, startHostProcess, waitFor, type HostProcess } from '../test-support/host-process';
+import { shot, theOneWaitingRow } from './helpers';
+
+// The app quits (the host process gets SIGTERM) while a workflow waits for a person at one node and
+// another node still runs: the question is there after the restart, the run says what happened, and
+// the answer completes it. Real host processes, renderer and IndexedDB, the shipped filesystem server;
+// the models are the replay provider's script (the test double at the model boundary).
+
+let host: HostProcess | undefined;
+let dataDir: string;
+
+test.beforeAll(() => {
+  ensureBuilt();
+  dataDir = mkdtempSync(join(tmpdir(), 'steward-e2e-quit-waiting-'));
+});
+
+test.afterAll(async () => {
+  await host?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+test('quitting while a workflow waits for you and another node still runs keeps the question; after the restart the run says so and the answer completes it', async ({ page }) => {
+  test.setTimeout(180_000);
+  const workspace = join(dataDir, 'workspaces', 'share');
+  mkdirSync(workspace, { recursive: true });
+  host = await startHostProcess(dataDir);
+  const api = await connectHost(host);
+  await api.request('events.subscribe', {});
+  await api.request('workspaces.register', { workspace: { id: 'share', path: workspace } });
+  const workflow = sharingWithSlowBranch(workspace);
+  await api.request('workflows.save', { workflow });
+  const { run_id } = (await api.request('workflows.run', { id: workflow.id, inputs: { name: 'shared.md' } })) as { run_id: string };
+  await waitFor(() => api.events.some((e) => e.run_id === run_id && e.type === 'intervention.requested'), 60_000, 'the question to the person');
+  api.close();
+
+  await host.stop('SIGTERM');
+  host = await startHostProcess(dataDir);
+
+  const row = await theOneWaitingRow(page, host.url);
+  await expect(row).toContainText('A person should approve what gets shared.');
+
+  await page.evaluate((id) => (window.location.hash = `#/runs/${id}`), run_id);
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'waiting', { timeout: 30_000 });
+  // Said in words: the node shown running was stopped with the host and starts again on the answer.
+  await expect(page.getByTestId('pending-node-stopped')).toContainText('The host stopped while this run waited for you, and slow was stopped with it: it starts again once you answer');
+  await expect(page.getByTestId('pending-node-others-running')).toHaveCount(0);
+  await shot(page, 'quit-while-waiting-after-restart', false);
+
+  await page.getByTestId('intervention-card').getByTestId('intervention-approve').click();
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed', { timeout: 120_000 });
+  expect(readFileSync(join(workspace, 'shared.md'), 'utf8')).toBe('shared');
+});
+
+/** The escalating share beside a slow branch (20 s: it outlasts the quit), as the app keeps it: the shipped filesystem server, the registered workspace. */
+function sharingWithSlowBranch(workspace: string): HostedWorkflowGraph {
+  const { tool_effects: _effects, ...document } = escalatingWithSlowBranch(workspace, 20_000);
+  return HostedWorkflowGraph.parse({ ...document, workspace: 'share', servers: document.servers.map((s) => ({ id: s.id, server: 'filesystem' })) });
+}
