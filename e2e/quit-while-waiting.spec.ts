@@ -51,7 +51,8 @@ test('quitting while a workflow waits for you and another node still runs keeps 
   // Said in words: the node shown running was stopped with the host and starts again on the answer.
   await expect(page.getByTestId('pending-node-stopped')).toContainText('The host stopped while this run waited for you, and slow was stopped with it: it starts again once you answer');
   await expect(page.getByTestId('pending-node-others-running')).toHaveCount(0);
-  await shot(page, 'quit-while-waiting-after-restart', false);
+  await expect(page.getByTestId('node-counts')).not.toContainText('running');
+  await shot(page, 'quit-while-waiting-after-restart');
 
   await page.getByTestId('intervention-card').getByTestId('intervention-approve').click();
   await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed', { timeout: 120_000 });

@@ -67,8 +67,11 @@ describe('NodesPanel', () => {
     expect(parked).toContain('data-testid="pending-node-stopped"');
     expect(parked).toContain('The host stopped while this run waited for you, and slow was stopped with it: it starts again once you answer');
     expect(parked).not.toContain('data-testid="pending-node-others-running"');
+    // Its row and the counts say pending (it starts again on the answer), not running.
+    expect(parked).not.toContain('node-inv--running');
     // Without the host stop, the same running node is said to run beside the question.
     const live = paint(cut);
+    expect(live).toContain('node-inv--running');
     expect(live).toContain('Other nodes of this run are still running; your answer does not wait for them.');
     expect(live).not.toContain('data-testid="pending-node-stopped"');
     // Started again after the stop: running, not stopped.

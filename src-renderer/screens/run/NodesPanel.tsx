@@ -34,6 +34,8 @@ export function NodesPanel({ runId, run, events, hostPending, focusNode }: { run
   const usage = useMemo(() => modelUsageByInvocation(events), [events]);
   const pending = workflowPending(invocations, hostPending, runId, facts.answeredIds, facts.finished);
   const stopped = useMemo(() => stoppedByHostStop(events), [events]);
+  // A node a host stop stopped is not running: it waits to start again on the answer (said above the question).
+  const shown = useMemo(() => (stopped.size === 0 ? invocations : invocations.map((v) => (stopped.has(v.id) ? { ...v, status: 'pending' as const } : v))), [invocations, stopped]);
   const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
   const listRef = useRef<HTMLOListElement>(null);
   const focusedFor = useRef<string | undefined>(undefined);
@@ -79,7 +81,7 @@ export function NodesPanel({ runId, run, events, hostPending, focusNode }: { run
           The node <code>{focusNode}</code> has not run in this run.
         </p>
       )}
-      <NodeCounts invocations={invocations} />
+      <NodeCounts invocations={shown} />
       {invocations.length === 0 ? (
         live ? (
           <div className="empty empty--inline" data-testid="nodes-waiting">
@@ -92,7 +94,7 @@ export function NodesPanel({ runId, run, events, hostPending, focusNode }: { run
         )
       ) : (
         <ol className="node-invs" ref={listRef} data-testid="nodes-list" aria-label="Node invocations">
-          {invocations.map((view) => (
+          {shown.map((view) => (
             <InvocationRow key={view.id} view={view} open={open.has(view.id)} focused={view.node === focusNode} onToggle={() => toggle(view.id)} events={events} usage={usage.get(view.id)} />
           ))}
         </ol>
