@@ -71,7 +71,7 @@ export function NodesPanel({ runId, run, events, hostPending, focusNode }: { run
           key={p.intervention.id}
           question={p}
           events={events}
-          othersRunning={invocations.some((v) => v.status === 'running' && !stopped.has(v.id))}
+          othersRunning={shown.some((v) => v.status === 'running')}
           stopped={invocations.filter((v) => stopped.has(v.id))}
           onShow={p.invocation ? () => reveal(p.invocation?.id ?? '') : undefined}
         />
