@@ -13,3 +13,19 @@ export class HostStopping extends Error {
 export function stoppedByHost(signal: AbortSignal | undefined): boolean {
   return signal?.aborted === true && signal.reason instanceof HostStopping;
 }
+
+/**
+ * The reason a workflow run parked by a host stop gives what it stops: a workflow node's child run
+ * then halts without an end (the next start closes it as interrupted), and the parent starts it
+ * again, as a new run, on resume.
+ */
+export class ParkedByHostStop extends HostStopping {
+  constructor() {
+    super();
+    this.name = 'ParkedByHostStop';
+  }
+}
+
+export function parkedAbove(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true && signal.reason instanceof ParkedByHostStop;
+}

@@ -21,6 +21,8 @@ import { errorText, failed, stoppedByPerson, type NodeOutcome, type NodeRun } fr
 
 export interface AgentNodeDeps {
   runId: string;
+  /** The id the agents' own run ids (and so their idempotency keys) derive from, when not `runId` (a child started again: run-workflow.ts). */
+  keyRunId?: string;
   graph: WorkflowGraph;
   specDir: string;
   workspace?: string;
@@ -175,7 +177,7 @@ export async function runAgentNode(
       ledger: deps.ledger,
       onEvent: (event) => run.emit(nestedPayload(event)),
       // A supervisor's retry (retry-safe: only reads within reach) is a new run of the agent, with its own idempotency keys.
-      runId: `${agentRunId(deps.runId, run.invocation.id)}${(run.attempt ?? 1) > 1 ? `#${run.attempt}` : ''}`,
+      runId: `${agentRunId(deps.keyRunId ?? deps.runId, run.invocation.id)}${(run.attempt ?? 1) > 1 ? `#${run.attempt}` : ''}`,
       traceRunId: deps.runId,
       signal: run.signal,
       confirm: deps.confirm,

@@ -6,7 +6,7 @@ import type { RunEvent } from '@shared/contracts/events';
 import { HUMAN_ACTIONS, type Intervention } from '@shared/contracts/intervention';
 import { WorkflowGraph } from '@shared/workflow/document';
 import { HostedWorkflowGraph } from '@shared/workflow/hosted-graph';
-import { escalatingWithSlowBranch } from '../../test-support/escalating-workflow';
+import { escalatingWithSlowBranch, escalatingWithSlowChild, slowThought, storedIn } from '../../test-support/escalating-workflow';
 import { hostPage } from '../../test-support/host-session';
 import { createHost } from '../composition/create-host';
 import { RunManager } from '../engine/run-manager';
@@ -63,8 +63,7 @@ async function runSharing(delayMs: number, build: (workspace: string, delayMs: n
   await h.ok('workspaces.register', { workspace: { id: 'share', path: workspace } });
   for (const stored of library) await h.ok('workflows.save', { workflow: stored });
   const graph = build(workspace, delayMs);
-  const { tool_effects: _effects, ...document } = graph;
-  const workflow = HostedWorkflowGraph.parse({ ...document, workspace: 'share', servers: document.servers.map((s) => ({ id: s.id, server: 'filesystem' })) });
+  const workflow = storedIn(graph, 'share');
   await h.ok('workflows.save', { workflow });
   const { run_id } = await h.ok('workflows.run', { id: workflow.id, inputs: { name: 'shared.md' } });
   await expect.poll(() => h.events.some((e) => e.run_id === run_id && e.type === 'intervention.requested'), { timeout: 20_000 }).toBe(true);
@@ -85,35 +84,6 @@ function twoConfirmations(workspace: string, delayMs: number): WorkflowGraph {
       { ...sharer, id: 'second', arguments: { path: join(workspace, 'second.md'), content: 'second' } },
     ],
     edges: [...graph.edges, { from: { node: 'in', port: 'name' }, to: { node: 'second', port: 'name' } }, { from: { node: 'second', port: 'text' }, to: { node: 'out', port: 'also' } }],
-  });
-}
-
-/** A stored workflow whose one agent answers after `delayMs`: the slow branch as a child run of its own (a workflow node). */
-function slowThought(delayMs: number): HostedWorkflowGraph {
-  return HostedWorkflowGraph.parse({
-    format: 'steward/v1',
-    kind: 'workflow',
-    id: 'slow-thought',
-    name: 'Slow thought',
-    nodes: [
-      { id: 'in', kind: 'input', fields: [{ name: 'name', type: 'text' }] },
-      { id: 'slow', kind: 'agent', instructions: 'Think.', task: 'Think about {{name}}.', inputs: [{ name: 'name', type: 'text' }], servers: [], script: { student: [{ json: { decision_type: 'complete', output: 'thought' }, delay_ms: delayMs }] } },
-      { id: 'out', kind: 'output', fields: [{ name: 'thought', type: 'text' }] },
-    ],
-    edges: [
-      { from: { node: 'in', port: 'name' }, to: { node: 'slow', port: 'name' } },
-      { from: { node: 'slow', port: 'output' }, to: { node: 'out', port: 'thought' } },
-    ],
-  });
-}
-
-/** The slow branch run as that stored workflow, by a workflow node. */
-function escalatingWithSlowChild(workspace: string, delayMs: number): WorkflowGraph {
-  const graph = escalatingWithSlowBranch(workspace, delayMs);
-  return WorkflowGraph.parse({
-    ...graph,
-    nodes: graph.nodes.map((n) => (n.id === 'slow' ? { id: 'slow', kind: 'workflow', workflow: 'slow-thought', inputs: [{ name: 'name', type: 'text' }], outputs: [{ name: 'thought', type: 'text' }] } : n)),
-    edges: graph.edges.map((e) => (e.from.node === 'slow' ? { ...e, from: { node: 'slow', port: 'thought' } } : e)),
   });
 }
 
@@ -215,18 +185,69 @@ describe('answering a workflow node while other branches still run', () => {
     expect(checkpointsIn(r.dataDir)).toEqual([]);
   }, 90_000);
 
-  it('a host stop while a node waits and a workflow node\'s child run still goes on cancels the run, as before (the child keeps a journal of its own)', async () => {
-    const r = await runSharing(8_000, escalatingWithSlowChild, [slowThought(8_000)]);
+  it('a host stop while a node waits and a workflow node\'s child run still goes on parks the run too: the child stops and is closed as interrupted, and on the answer starts again as a new run that completes', async () => {
+    const r = await runSharing(8_000, escalatingWithSlowChild, [slowThought(8_000, 'pondered')]);
+    const childId = `${r.run_id}:slow`;
+    await expect.poll(() => r.events.some((e) => e.run_id === childId && e.type === 'workflow.started'), { timeout: 20_000 }).toBe(true);
     await r.close();
+    expect(finishedOf(r.events, r.run_id)).toBeUndefined();
+
     const again = await startHost(r.dataDir);
-    // The restarted host sends what the page was never told: the run and its child ended cancelled, nothing waits.
-    await expect.poll(() => finishedOf(again.events, r.run_id), { timeout: 20_000 }).toMatchObject({ status: 'cancelled' });
-    const childId = ofRun([...r.events, ...again.events], r.run_id).find((e) => e.type === 'subworkflow.started')?.child_run_id;
-    expect(childId).toBeDefined();
-    await expect.poll(() => finishedOf(again.events, childId ?? ''), { timeout: 20_000 }).toMatchObject({ status: 'cancelled' });
+    expect((await again.ok('interventions.pending', {})).interventions.map((i) => i.id)).toEqual([r.question.id]);
+    const runEvents = async (id: string) => (await again.ok('runs.events', { run_id: id })).events;
+    // The first start of the child: what it did, why it stopped, and its end as the restart found it.
+    const first = await runEvents(childId);
+    expect(first.filter((e) => e.type === 'run.notice').map((e) => e.type === 'run.notice' && e.message)).toEqual([
+      'The host stopped while a run above this one waited for a person. This run stopped with it and starts again, as a new run, once that run resumes; a tool call it already made is not made again.',
+    ]);
+    expect(first.at(-1)).toMatchObject({ type: 'run.finished', status: 'interrupted' });
+
+    expect(await again.ok('interventions.answer', { run_id: r.run_id, intervention_id: r.question.id, answer: { action: 'approve' } })).toEqual({ resumed: true });
+    await expect.poll(() => finishedOf(again.events, r.run_id), { timeout: 40_000 }).toBeDefined();
+    expect(finishedOf(again.events, r.run_id)).toMatchObject({ status: 'completed', outputs: { said: 'shared it', thought: 'thought' } });
+    const all = [...new Map([...r.events, ...again.events].map((e) => [e.id, e])).values()];
+    // The parent names both starts of its child; the second is a run of its own, whole from its first event.
+    expect(ofRun(all, r.run_id).flatMap((e) => (e.type === 'subworkflow.started' ? [e.child_run_id] : []))).toEqual([childId, `${childId}~2`]);
+    // Its report ends the first start as the history does, before the second starts.
+    expect(ofRun(all, r.run_id).flatMap((e) => (e.type === 'subworkflow.finished' ? [[e.child_run_id, e.status]] : []))).toEqual([
+      [childId, 'interrupted'],
+      [`${childId}~2`, 'completed'],
+    ]);
+    expect(ofRun(all, r.run_id).map((e) => e.seq)).toEqual(ofRun(all, r.run_id).map((_, i) => i));
+    const second = await runEvents(`${childId}~2`);
+    expect(second.map((e) => e.seq)).toEqual(second.map((_, i) => i));
+    expect(second[0]).toMatchObject({ type: 'workflow.started', parent: { run_id: r.run_id, invocation_id: 'slow' } });
+    expect(second.at(-1)).toMatchObject({ type: 'run.finished', status: 'completed' });
+    // The first start never reached its tool call; the second made it once.
+    expect([...first, ...second].filter((e) => e.type === 'tool.executed' && e.execution.tool === 'create_directory')).toHaveLength(1);
+    expect(existsSync(join(r.workspace, 'pondered'))).toBe(true);
+    // Nothing the first start recorded was touched by the second.
+    expect(await runEvents(childId)).toEqual(first);
+    expect(readFileSync(join(r.workspace, 'shared.md'), 'utf8')).toBe('shared');
     expect(await again.ok('interventions.pending', {})).toEqual({ interventions: [] });
     expect(checkpointsIn(r.dataDir)).toEqual([]);
-  }, 90_000);
+  }, 120_000);
+});
+
+describe('a child run started again after a host stop', () => {
+  it('keeps its first start\'s keys: a tool call that start made is not made again, and the run says so', async () => {
+    const r = await runSharing(8_000, escalatingWithSlowChild, [slowThought(8_000, 'made-first', true)]);
+    const childId = `${r.run_id}:slow`;
+    await expect.poll(() => r.events.some((e) => e.run_id === childId && e.type === 'tool.executed'), { timeout: 20_000 }).toBe(true);
+    await r.close();
+    const again = await startHost(r.dataDir);
+    expect(await again.ok('interventions.answer', { run_id: r.run_id, intervention_id: r.question.id, answer: { action: 'approve' } })).toEqual({ resumed: true });
+    await expect.poll(() => finishedOf(again.events, r.run_id), { timeout: 40_000 }).toBeDefined();
+    const runEvents = async (id: string) => (await again.ok('runs.events', { run_id: id })).events;
+    const [first, second] = [await runEvents(childId), await runEvents(`${childId}~2`)];
+    // Made by the first start, refused to the second as the same call (its key derives from the first start's run id).
+    expect([...first, ...second].filter((e) => e.type === 'tool.executed' && e.execution.tool === 'create_directory')).toHaveLength(1);
+    const refused = second.find((e) => e.type === 'round.completed' && e.record.outcome === 'blocked');
+    expect(refused?.type === 'round.completed' && refused.record.reason).toBe('duplicate_execution');
+    // Fails closed, in words: never a plain success, never the call again.
+    expect(finishedOf(again.events, r.run_id)).toMatchObject({ status: 'failed', message: expect.stringContaining('was already made, or started before a stop cut it off: it is never made twice') });
+    expect(existsSync(join(r.workspace, 'made-first'))).toBe(true);
+  }, 120_000);
 });
 
 describe('the checkpoint of a run answered live', () => {

@@ -195,6 +195,41 @@ describe('a workflow whose agent waits for a person', () => {
   });
 });
 
+describe('a run whose keys derive from an id other than its own (a child started again after a host stop)', () => {
+  it('records under its run id, claims every call under the key id, keeps the key id in its checkpoint, and goes on with it after a resume', async () => {
+    const ws = workspace();
+    const share = escalatingWorkflow(ws.workspace);
+    // A read before the wait, beside the agent that waits: both claim keys.
+    const graph = WorkflowGraph.parse({
+      ...share,
+      nodes: [
+        ...share.nodes.filter((n) => n.kind !== 'output'),
+        { id: 'look', kind: 'tool', server: 'fs', tool: 'list_directory', inputs: [{ name: 'name', type: 'text' }], arguments: { path: ws.workspace } },
+        { id: 'out', kind: 'output', fields: [{ name: 'said', type: 'text' }, { name: 'listed', type: 'text' }] },
+      ],
+      edges: [...share.edges, { from: { node: 'in', port: 'name' }, to: { node: 'look', port: 'name' } }, { from: { node: 'look', port: 'text' }, to: { node: 'out', port: 'listed' } }],
+    });
+    const ledger = createMemoryLedger();
+    const claimedBy: string[] = [];
+    const watched = { ...ledger, state: ledger.state.bind(ledger), finish: ledger.finish.bind(ledger), begin: (key: string, meta: Parameters<typeof ledger.begin>[1]) => (claimedBy.push(meta.run_id), ledger.begin(key, meta)) };
+    const persisted: WorkflowCheckpoint[] = [];
+    const ids = { runId: 'parent-run:slow~2', keyRunId: 'parent-run:slow' };
+    const first = await run(graph, ws, { ...ids, ledger: watched, inputs: { name: 'shared.md' }, persistWaiting: (c) => persisted.push(c) });
+    expect(first.result.status).toBe('waiting');
+    expect(new Set(first.events.map((e) => e.run_id))).toEqual(new Set([ids.runId]));
+    expect(claimedBy).toEqual(['parent-run:slow:look']);
+    const checkpoint = WorkflowCheckpoint.parse(JSON.parse(JSON.stringify(persisted.at(-1))));
+    expect(checkpoint).toMatchObject({ run_id: ids.runId, key_run_id: ids.keyRunId });
+
+    // Resumed with nothing but the checkpoint: the key id comes from it.
+    const second = await run(graph, ws, { ledger: watched, resume: { checkpoint, answer: { action: 'approve' } } });
+    expect(second.result.status).toBe('completed');
+    expect(new Set(second.events.map((e) => e.run_id))).toEqual(new Set([ids.runId]));
+    expect(claimedBy).toEqual(['parent-run:slow:look', 'parent-run:slow:sharer']);
+    oneJournal([...first.events, ...second.events]);
+  });
+});
+
 describe('a host failure during a workflow run', () => {
   it('an event sink that throws stops the run with a failure, never an unhandled rejection', async () => {
     const ws = tempNotesWorkspace();

@@ -42,7 +42,7 @@ import type { SubworkflowParent } from '@shared/contracts/events';
 import { childRunId, childRunner, runSubworkflowNode, type SubworkflowDeps } from './workflow-node';
 import type { WorkflowLibrary } from './workflow-library';
 import { workflowToolsFor } from './workflow-as-tool';
-import { stoppedByHost } from '../engine/host-stop';
+import { ParkedByHostStop, parkedAbove, stoppedByHost } from '../engine/host-stop';
 
 /** What a workflow run shares with an agent run: folders, ledger, journal, cancellation, people, models. */
 type SharedRunOptions = Pick<
@@ -98,6 +98,11 @@ export interface RunWorkflowOptions extends SharedRunOptions {
   library?: WorkflowLibrary;
   /** This run is a stored workflow run by a parent's node (workflow-node.ts): recorded on its workflow.started. */
   parent?: SubworkflowParent;
+  /**
+   * A child started again after a host stop (workflow-node.ts): the id its first start recorded under,
+   * from which this run's idempotency keys and its nested runs' keys derive, so no call is made twice.
+   */
+  keyRunId?: string;
   /** Stored workflow ids from the outermost run down to this one: a workflow that would run one of them again is refused. */
   chain?: string[];
 }
@@ -203,6 +208,8 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   }
   const graph = resumed?.graph ?? options.graph;
   const runId = resumed?.run_id ?? options.runId ?? randomUUID();
+  // The journal's id is `runId`; the ledger's keys (and nested runs' keys) derive from `keyRunId`.
+  const keyRunId = resumed?.key_run_id ?? options.keyRunId ?? runId;
   const secrets = new SecretRegistry();
   let snapshot: Pick<ToolSnapshot, 'tools'> = { tools: [] };
   const sensitiveFound = (value: string) => void secrets.registerSensitive(value);
@@ -231,13 +238,14 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   let crashed: string | undefined;
   // Parked by a host stop (see suspend): nothing more is recorded or fed.
   let suspended = false;
-  // Child runs (workflow nodes, workflow tools) under way: they keep journals of their own, so a run with one going on is cancelled at a host stop, never parked.
-  let childRunsGoing = 0;
   const running = new Map<string, AbortController>();
   const runningInvocations = new Map<string, Invocation>();
   // A supervisor's retry is attempt 2, 3…: kept with a running or waiting invocation, so it goes on as that attempt (and its key).
   const attempts = new Map<string, number>(Object.entries(resumed?.attempts ?? {}));
   const keptAttempts = (): Record<string, number> => Object.fromEntries([...attempts].filter(([id, n]) => n > 1 && (runningInvocations.has(id) || waiting.has(id))));
+  // Started again after host stops, how many times: a workflow node's child then records under a run id of its own.
+  const restarts = new Map<string, number>(Object.entries(resumed?.restarts ?? {}));
+  const keptRestarts = (): Record<string, number> => Object.fromEntries([...restarts].filter(([id]) => runningInvocations.has(id) || waiting.has(id)));
   const trace = resumed?.trace ?? options.trace;
   const replay = resumed?.replay ?? options.replay;
   const recordedOf = (id: string) => replay?.invocations[id];
@@ -304,8 +312,10 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
 
   // A host stop while a node waits for a person: the wait is kept and the run parks, as after a
   // crash (what still ran starts again on resume, a tool call it made never re-run); else a cancel.
+  // A child run its parked parent stopped (the same reason) halts: the parent starts it again.
   const onAbort = () => {
-    if (stoppedByHost(options.signal) && options.persistWaiting && waiting.size > 0 && childRunsGoing === 0 && !finished && crashed === undefined) suspend();
+    if (stoppedByHost(options.signal) && !finished && crashed === undefined && options.persistWaiting && waiting.size > 0) suspend();
+    else if (parkedAbove(options.signal) && !finished && crashed === undefined && options.parent) halt();
     else feed({ type: 'cancel' });
   };
   function suspend(): void {
@@ -320,8 +330,17 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     persistNow();
     if (crashed !== undefined) return;
     // From here the run records nothing more: the checkpoint just written is where it resumes.
+    stopAll();
+  }
+  /** A child run whose parent parked at a host stop: it says so and records nothing more (the next start closes it as interrupted). */
+  function halt(): void {
+    emit({ type: 'run.notice', message: 'The host stopped while a run above this one waited for a person. This run stopped with it and starts again, as a new run, once that run resumes; a tool call it already made is not made again.' });
+    stopAll();
+  }
+  function stopAll(): void {
     suspended = true;
-    for (const controller of running.values()) controller.abort();
+    // With that reason: a workflow node's child run halts too, and this run starts it again on resume.
+    for (const controller of running.values()) controller.abort(new ParkedByHostStop());
     wake();
   }
   // Set when a person answered "Stop the run" at a node: the cancelled run's outcome says so.
@@ -383,6 +402,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
       version: 1,
       kind: 'workflow',
       run_id: runId,
+      ...(keyRunId !== runId ? { key_run_id: keyRunId } : {}),
       saved_at: new Date().toISOString(),
       graph,
       spec_dir: specDir,
@@ -396,6 +416,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
       invocations: secrets.mask([...records.values()]),
       running: [...runningInvocations.values()],
       ...(Object.keys(keptAttempts()).length > 0 ? { attempts: keptAttempts() } : {}),
+      ...(Object.keys(keptRestarts()).length > 0 ? { restarts: keptRestarts() } : {}),
       // An escalation being decided on its answer is still waiting on disk: a stop then asks again, never reruns the node.
       waiting: { ...Object.fromEntries(deciding), ...Object.fromEntries(waiting) },
       ...(setup.kind === 'on' ? { supervisor_ledger: setup.supervision.ledger } : {}),
@@ -441,6 +462,8 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   }
 
   function start(invocation: Invocation, resumeWith?: Resumed, attempt = 1): void {
+    // A supervisor's retry is a new attempt with names of its own: its first start, not a restart.
+    if (attempt !== (attempts.get(invocation.id) ?? 1)) restarts.delete(invocation.id);
     const controller = new AbortController();
     running.set(invocation.id, controller);
     runningInvocations.set(invocation.id, invocation);
@@ -700,15 +723,14 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   /** What an agent or pattern node runs its agents with; one that uses all of the workflow's servers shares the run's tool host. */
   async function agentDeps(node: NodeOf<'agent'> | NodeOf<'pattern'>) {
     const toolHost = node.servers === undefined && graph.servers.length > 0 ? (await tools.get()).host : options.toolHost;
-    return { runId, graph, specDir, workspace, ledger: options.ledger, confirm: options.confirm, privacy, ollamaHost: options.ollamaHost, credentials: options.credentials, onProgress: options.onProgress, onElicit: options.onElicit, oauthConsent: options.oauthConsent, onReviewSample: options.onReviewSample, sealKeys, toolHost, ...(options.parkEscalations ? { durableServerInput: true } : {}) };
+    return { runId, keyRunId, graph, specDir, workspace, ledger: options.ledger, confirm: options.confirm, privacy, ollamaHost: options.ollamaHost, credentials: options.credentials, onProgress: options.onProgress, onElicit: options.onElicit, oauthConsent: options.oauthConsent, onReviewSample: options.onReviewSample, sealKeys, toolHost, ...(options.parkEscalations ? { durableServerInput: true } : {}) };
   }
 
   /** What a workflow node (or an agent's workflow tool) runs its child with: this run's shared options, its own journal (issue 29). */
-  function subworkflowDeps(): SubworkflowDeps {
+  function subworkflowDeps(invocationId: string): SubworkflowDeps {
     const run = childRunner(
-      (child) => {
-        childRunsGoing += 1;
-        return runWorkflow({
+      (child) =>
+        runWorkflow({
           ...child,
           ledger: options.ledger,
           confirm: options.confirm,
@@ -725,11 +747,11 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
           ...(options.reviewTeacher ? { reviewTeacher: options.reviewTeacher } : {}),
           ...(trace ? { trace } : {}),
           ...(options.library ? { library: options.library } : {}),
-        }).finally(() => (childRunsGoing -= 1));
-      },
+        }),
       { privacy, ollamaHost: options.ollamaHost, credentials: options.credentials },
     );
-    return { library: options.library, runId, workflowId: graph.id, chain: options.chain ?? [graph.id], ...(options.onEvent ? { onEvent: options.onEvent } : {}), runChild: run };
+    const restarted = restarts.get(invocationId);
+    return { library: options.library, runId, keyRunId, ...(restarted !== undefined ? { restarted } : {}), workflowId: graph.id, chain: options.chain ?? [graph.id], ...(options.onEvent ? { onEvent: options.onEvent } : {}), runChild: run };
   }
 
   async function execute(invocation: Invocation, run: NodeRun, resumeWith?: Resumed): Promise<NodeOutcome> {
@@ -745,6 +767,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
       case 'tool':
         return runToolNode(node, run, {
           runId,
+          keyRunId,
           graph,
           tools,
           ledger: options.ledger,
@@ -773,7 +796,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
         const agentCheckpoint = resumeWith?.parked.checkpoint;
         if (resumeWith && !agentCheckpoint) return failed('internal_error', `the waiting agent node ${invocation.id} has no checkpoint to resume`);
         // Stored workflows offered as tools (issue 29): their calls run child workflows under this invocation.
-        const workflowTools = node.workflow_tools?.length ? workflowToolsFor(node.workflow_tools, subworkflowDeps(), invocation.id, run.emit) : undefined;
+        const workflowTools = node.workflow_tools?.length ? workflowToolsFor(node.workflow_tools, subworkflowDeps(invocation.id), invocation.id, run.emit) : undefined;
         if (workflowTools && !workflowTools.ok) return failed('unknown_workflow', workflowTools.message);
         return runAgentNode(
           node,
@@ -801,7 +824,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
           ...(replay && recorded ? { replay: { recorded, replayOf: replay.replay_of } } : {}),
           parkHuman: true,
           // Members offered stored workflows as tools run them as child runs (issue 29).
-          ...(node.members.some((m) => m.workflow_tools?.length) ? { subworkflow: subworkflowDeps() } : {}),
+          ...(node.members.some((m) => m.workflow_tools?.length) ? { subworkflow: subworkflowDeps(invocation.id) } : {}),
         }, resumeWith);
       }
       case 'workflow': {
@@ -814,7 +837,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
         // A child run that waits is resumed from its own checkpoint with the answer (workflow-node.ts).
         const child = resumeWith?.parked.child;
         if (resumeWith && !child) return failed('internal_error', `the waiting workflow node ${invocation.id} has no child run to resume`);
-        return runSubworkflowNode(node, run, subworkflowDeps(), child && resumeWith ? { checkpoint: child, answer: resumeWith.answer, interventionId: resumeWith.parked.intervention.id } : undefined);
+        return runSubworkflowNode(node, run, subworkflowDeps(invocation.id), child && resumeWith ? { checkpoint: child, answer: resumeWith.answer, interventionId: resumeWith.parked.intervention.id } : undefined);
       }
       default:
         return failed('internal_error', `the scheduler asked to run ${invocation.node}, which is not an agent, pattern, tool, template, assert or workflow node`);
@@ -832,7 +855,11 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
       if (parked) resumeNode(resumeTarget, { parked, answer: options.resume.answer });
       // Cut off by a host stop while they ran: they start again (a tool call they made is never re-run).
       // A supervisor's retry goes on as the attempt it was (a read's retry keeps its own key: I5 holds).
-      for (const invocation of resumed.running) if (invocation.id !== resumeTarget) start(invocation, undefined, attempts.get(invocation.id) ?? 1);
+      for (const invocation of resumed.running) {
+        if (invocation.id === resumeTarget) continue;
+        restarts.set(invocation.id, (restarts.get(invocation.id) ?? 0) + 1);
+        start(invocation, undefined, attempts.get(invocation.id) ?? 1);
+      }
       // Escalations still waiting for a person keep their decision time (past already: the default now).
       for (const [id, intervention] of waitingForPerson()) armExpiry(id, intervention);
     } else {

@@ -33,6 +33,8 @@ import type { WorkflowTools } from './workflow-tools';
 
 export interface ToolNodeDeps {
   runId: string;
+  /** The id the call's idempotency key derives from, when not `runId` (a child started again: run-workflow.ts). */
+  keyRunId?: string;
   graph: WorkflowGraph;
   tools: WorkflowTools;
   ledger: IdempotencyLedger;
@@ -223,7 +225,7 @@ async function prepareCalls(node: NodeOf<'tool'>, run: NodeRun, deps: ToolNodeDe
   // workflow-supervision.ts), and each retry of it is a new call with its own key (the attempt in it);
   // every other call keeps one key per invocation and round, so it runs at most once whatever happens.
   const retriedRead = (run.attempt ?? 1) > 1 && tool.effect.effect === 'read';
-  const runLabel = `${deps.runId}:${run.invocation.id}${retriedRead ? `#${run.attempt}` : ''}`;
+  const runLabel = `${deps.keyRunId ?? deps.runId}:${run.invocation.id}${retriedRead ? `#${run.attempt}` : ''}`;
   let teacher: ModelProvider = deps.teacher ?? noTeacher;
   // A replay's reviewer says what the recorded one said, for this invocation only.
   if (deps.replay) teacher = createScriptProvider(ModelScript.parse({ teacher: deps.replay.recorded?.review ?? [] }), 'teacher');

@@ -39,6 +39,12 @@ export const WorkflowCheckpoint = z
     version: z.literal(1),
     kind: z.literal('workflow'),
     run_id: z.string().min(8),
+    /**
+     * A child run started again after a host stop records under a run id of its own (its first start's
+     * is closed in the history); its tool calls' keys and its nested runs' keys still derive from this,
+     * its first start's id, so a call that start made is not made again.
+     */
+    key_run_id: z.string().min(8).optional(),
     saved_at: z.string(),
     graph: WorkflowGraph,
     spec_dir: z.string(),
@@ -60,6 +66,8 @@ export const WorkflowCheckpoint = z
     running: z.array(Invocation).default([]),
     /** A running or waiting invocation that is a supervisor's retry: its attempt (2, 3…), so it goes on as that attempt with that attempt's key. */
     attempts: z.record(z.string(), z.number().int().min(2)).optional(),
+    /** A running or waiting invocation started again after host stops: how many times (a workflow node's child then records under a new run id). */
+    restarts: z.record(z.string(), z.number().int().min(1)).optional(),
     /** Each waiting invocation: what it asks, for an agent node its own checkpoint, for a pattern node its loop. */
     waiting: z.record(
       z.string(),

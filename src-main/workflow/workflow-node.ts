@@ -39,6 +39,8 @@ export interface ChildRunOptions {
   workspace?: string;
   inputs: Record<string, unknown>;
   runId: string;
+  /** The id its keys derive from, when not `runId` (a child started again). */
+  keyRunId?: string;
   parent: SubworkflowParent;
   /** Stored workflow ids from the outermost run down to this child. */
   chain: string[];
@@ -68,6 +70,14 @@ export interface SubworkflowDeps {
   library?: WorkflowLibrary;
   /** The parent run and its workflow. */
   runId: string;
+  /** The id the parent's keys derive from, when not `runId` (it is itself a child started again). */
+  keyRunId?: string;
+  /**
+   * The invocation was started again after host stops, this many times: its child records under a
+   * run id of its own (`~2`, `~3`…; the first start's run is closed in the history) and keeps the
+   * first start's keys, so a tool call that start made is not made again.
+   */
+  restarted?: number;
   workflowId: string;
   /** Stored workflow ids from the outermost run down to the parent. */
   chain: readonly string[];
@@ -132,8 +142,15 @@ export async function runChildWorkflow(request: ChildRequest, deps: SubworkflowD
   if (!request.resume && request.version !== undefined && request.version !== child.version) {
     return { kind: 'failed', code: 'workflow_changed', message: `"${child.name}" was saved again (${child.version}) since this node pinned it (${request.version}): pick it again in the node to run the new version` };
   }
-  const runId = request.resume?.checkpoint.run_id ?? childRunId(deps.runId, request.invocationId, request.attempt, request.tool);
+  const keyRunId = request.resume ? (request.resume.checkpoint.key_run_id ?? request.resume.checkpoint.run_id) : childRunId(deps.keyRunId ?? deps.runId, request.invocationId, request.attempt, request.tool);
+  const firstId = childRunId(deps.runId, request.invocationId, request.attempt, request.tool);
+  const startedAs = (n: number) => (n > 1 ? `${firstId}~${n}` : firstId);
+  const runId = request.resume?.checkpoint.run_id ?? startedAs((deps.restarted ?? 0) + 1);
   const tool = request.tool !== undefined ? { tool: request.tool } : {};
+  // The start a host stop cut off: closed as interrupted in the history; the parent's report says so before the new start.
+  if (!request.resume && deps.restarted !== undefined) {
+    request.emit({ type: 'subworkflow.finished', workflow_id: workflow, child_run_id: startedAs(deps.restarted), status: 'interrupted', message: 'The host stopped while this run went on. It was closed as interrupted and started again as a new run; a tool call it already made is not made again.', interventions: [], ...tool });
+  }
   const seen: RunEvent[] = [];
   const onEvent = (event: RunEvent) => {
     if (event.run_id === runId) seen.push(event);
@@ -149,6 +166,7 @@ export async function runChildWorkflow(request: ChildRequest, deps: SubworkflowD
       ...(child.loaded.workspace !== undefined ? { workspace: child.loaded.workspace } : {}),
       inputs: request.inputs,
       runId,
+      ...(keyRunId !== runId ? { keyRunId } : {}),
       parent: { run_id: deps.runId, invocation_id: request.invocationId, workflow_id: deps.workflowId },
       chain: [...chain, workflow],
       onEvent,

@@ -39,7 +39,7 @@ export const DENIAL_MESSAGES = {
   confirmation_denied: 'the user declined this tool call',
   confirmation_unavailable: 'this tool requires user confirmation and none could be obtained',
   confirmation_pending: 'this tool requires your confirmation: the run waits for your answer',
-  duplicate_execution: 'this idempotency key has already been executed',
+  duplicate_execution: 'this exact call (same run, round, tool and arguments) was already made, or started before a stop cut it off: it is never made twice',
   missing_idempotency_key: 'a tool call needs an idempotency key before it can execute',
   finish_rejected: 'the monitor has not seen evidence that the acceptance criteria are met; the run goes on',
 } satisfies Record<DenialReason, string>;

@@ -24,7 +24,7 @@ import type { SubworkflowDeps } from '../workflow-node';
  */
 export type MemberDeps = Pick<
   AgentNodeDeps,
-  'runId' | 'graph' | 'specDir' | 'workspace' | 'ledger' | 'confirm' | 'privacy' | 'ollamaHost' | 'credentials' | 'onProgress' | 'toolHost'
+  'runId' | 'keyRunId' | 'graph' | 'specDir' | 'workspace' | 'ledger' | 'confirm' | 'privacy' | 'ollamaHost' | 'credentials' | 'onProgress' | 'toolHost'
 > & {
   /** Call the models, execute no tool (a dry replay). */
   dryRun?: boolean;
@@ -171,7 +171,7 @@ export function createDispatch(
           if (event.type === 'response.delivered') confidence = event.decision.confidence;
           run.emit({ ...nestedPayload(event), pattern_member: id });
         },
-        runId: agentRunId(deps.runId, `${run.invocation.id}/${id}`),
+        runId: agentRunId(deps.keyRunId ?? deps.runId, `${run.invocation.id}/${id}`),
         traceRunId: deps.runId,
         signal,
         confirm: deps.confirm,
