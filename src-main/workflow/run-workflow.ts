@@ -29,7 +29,7 @@ import { cannotWaitMessage, openCheckpoint, sealCheckpoint, type SealLoss } from
 import { liveModelsOf, runPatternNode } from './pattern/pattern-node';
 import { setUpSupervision, type RunSupervision } from './supervision/supervise-failure';
 import { AttemptTrail, escalatedEvent, failedInvocation, portValidator, settlementOf, supervisionEvents, supervisorCheckpoint, supervisorNamed, verdictEvent, type WorkflowSupervisionOptions } from './supervision/workflow-supervision';
-import type { InvocationRecord, WorkflowCheckpoint } from './workflow-checkpoint';
+import type { InvocationRecord, OpenChild, WorkflowCheckpoint } from './workflow-checkpoint';
 import { WorkflowTools } from './workflow-tools';
 import { recordedConsent, recordedElicitation } from '../mcp/recorded-elicitation';
 import { checkJudgmentAnswer, type PatternPark } from './pattern/human-judgment';
@@ -106,6 +106,9 @@ export interface RunWorkflowOptions extends SharedRunOptions {
   /** Stored workflow ids from the outermost run down to this one: a workflow that would run one of them again is refused. */
   chain?: string[];
 }
+
+/** A child run a host stop (or a crash) cut off, as its parent's report ends it when the node starts again. */
+const CHILD_CUT_OFF = 'The host stopped while this run went on. It was closed as interrupted and started again as a new run; a tool call it already made is not made again.';
 
 /** `declined`: the run could not go on without a call the person declined; `stopped`: they answered "Stop the run" (issue 28). */
 export type WorkflowStatus = 'completed' | 'completed_with_failures' | 'failed' | 'cancelled' | 'declined' | 'stopped' | 'waiting';
@@ -246,6 +249,10 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   // Started again after host stops, how many times: a workflow node's child then records under a run id of its own.
   const restarts = new Map<string, number>(Object.entries(resumed?.restarts ?? {}));
   const keptRestarts = (): Record<string, number> => Object.fromEntries([...restarts].filter(([id]) => runningInvocations.has(id) || waiting.has(id)));
+  // Child runs each running invocation started and that have not ended: a restart ends them as interrupted in this run's report.
+  const openChildren = new Map<string, OpenChild[]>(Object.entries(resumed?.open_children ?? {}));
+  let childChanges = 0;
+  const keptOpenChildren = (): Record<string, OpenChild[]> => Object.fromEntries([...openChildren].filter(([id, children]) => children.length > 0 && runningInvocations.has(id)));
   const trace = resumed?.trace ?? options.trace;
   const replay = resumed?.replay ?? options.replay;
   const recordedOf = (id: string) => replay?.invocations[id];
@@ -378,7 +385,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     persistTimer = undefined;
     if (finished || crashed !== undefined || suspended || waiting.size === 0) return;
     // Nothing changed since the last write: nothing to write.
-    const version = `${log.length}:${[...runningInvocations.keys()].map((id) => `${id}#${attempts.get(id) ?? 1}`).join(',')}`;
+    const version = `${log.length}:${childChanges}:${[...runningInvocations.keys()].map((id) => `${id}#${attempts.get(id) ?? 1}`).join(',')}`;
     if (version === persistedVersion) return;
     try {
       options.persistWaiting?.(checkpointNow());
@@ -417,6 +424,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
       running: [...runningInvocations.values()],
       ...(Object.keys(keptAttempts()).length > 0 ? { attempts: keptAttempts() } : {}),
       ...(Object.keys(keptRestarts()).length > 0 ? { restarts: keptRestarts() } : {}),
+      ...(Object.keys(keptOpenChildren()).length > 0 ? { open_children: keptOpenChildren() } : {}),
       // An escalation being decided on its answer is still waiting on disk: a stop then asks again, never reruns the node.
       waiting: { ...Object.fromEntries(deciding), ...Object.fromEntries(waiting) },
       ...(setup.kind === 'on' ? { supervisor_ledger: setup.supervision.ledger } : {}),
@@ -477,6 +485,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
         // A tool's result bound for a sensitive argument downstream is sensitive from its own trace on.
         if (payload.type === 'tool.executed') flowSecrets.produced(invocation.node, toolOutputs(payload.execution.content));
         emit({ ...payload, invocation_id: invocation.id });
+        if (payload.type === 'subworkflow.started' || payload.type === 'subworkflow.finished') childStartedOrEnded(invocation.id, payload);
       },
       signal: controller.signal,
       ...(attempt > 1 ? { attempt } : {}),
@@ -585,6 +594,15 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
       // Kept on disk at once: a host stop during the retry resumes this attempt, never the failed one.
       if (waiting.size > 0) persistSoon(true);
     } else feed(settlementOf(invocation.id, result.next, sentBy(invocation.id)));
+  }
+
+  /** Notes a child run an invocation started or that ended; a wait kept on disk learns of it within a second. */
+  function childStartedOrEnded(id: string, payload: Extract<RunEventPayload, { type: 'subworkflow.started' | 'subworkflow.finished' }>): void {
+    const others = (openChildren.get(id) ?? []).filter((c) => c.child_run_id !== payload.child_run_id);
+    const started: OpenChild[] = payload.type === 'subworkflow.started' ? [{ child_run_id: payload.child_run_id, workflow_id: payload.workflow_id, ...(payload.tool !== undefined ? { tool: payload.tool } : {}) }] : [];
+    openChildren.set(id, [...others, ...started].slice(-64));
+    childChanges += 1;
+    if (waiting.size > 0) persistSoon(false);
   }
 
   /** A waiting invocation runs again with the person's answer (its own inputs kept, should it start again after a host stop). */
@@ -857,6 +875,11 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
       // A supervisor's retry goes on as the attempt it was (a read's retry keeps its own key: I5 holds).
       for (const invocation of resumed.running) {
         if (invocation.id === resumeTarget) continue;
+        // Its child runs the stop cut off are closed as interrupted in the history: the report says so before the new start.
+        for (const child of openChildren.get(invocation.id) ?? []) {
+          emit({ type: 'subworkflow.finished', invocation_id: invocation.id, workflow_id: child.workflow_id, child_run_id: child.child_run_id, status: 'interrupted', message: CHILD_CUT_OFF, interventions: [], ...(child.tool !== undefined ? { tool: child.tool } : {}) });
+        }
+        openChildren.delete(invocation.id);
         restarts.set(invocation.id, (restarts.get(invocation.id) ?? 0) + 1);
         start(invocation, undefined, attempts.get(invocation.id) ?? 1);
       }

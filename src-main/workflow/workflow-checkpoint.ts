@@ -28,6 +28,10 @@ export const InvocationRecord = z
   .strict();
 export type InvocationRecord = z.infer<typeof InvocationRecord>;
 
+/** A child run an invocation started (subworkflow.started) and that had not ended. */
+export const OpenChild = z.object({ child_run_id: z.string().min(8), workflow_id: z.string(), tool: z.string().optional() }).strict();
+export type OpenChild = z.infer<typeof OpenChild>;
+
 /**
  * A workflow run parked for a person: the scheduler is rebuilt by replaying the events it was fed
  * (it is a pure reducer, so the same events give the same state), and each waiting agent node
@@ -68,6 +72,11 @@ export const WorkflowCheckpoint = z
     attempts: z.record(z.string(), z.number().int().min(2)).optional(),
     /** A running or waiting invocation started again after host stops: how many times (a workflow node's child then records under a new run id). */
     restarts: z.record(z.string(), z.number().int().min(1)).optional(),
+    /**
+     * The child runs a running invocation started that had not ended when this was written: if the
+     * invocation starts again after a host stop, this run's report ends them as interrupted first.
+     */
+    open_children: z.record(z.string(), z.array(OpenChild).max(64)).optional(),
     /** Each waiting invocation: what it asks, for an agent node its own checkpoint, for a pattern node its loop. */
     waiting: z.record(
       z.string(),

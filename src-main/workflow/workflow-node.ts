@@ -144,13 +144,8 @@ export async function runChildWorkflow(request: ChildRequest, deps: SubworkflowD
   }
   const keyRunId = request.resume ? (request.resume.checkpoint.key_run_id ?? request.resume.checkpoint.run_id) : childRunId(deps.keyRunId ?? deps.runId, request.invocationId, request.attempt, request.tool);
   const firstId = childRunId(deps.runId, request.invocationId, request.attempt, request.tool);
-  const startedAs = (n: number) => (n > 1 ? `${firstId}~${n}` : firstId);
-  const runId = request.resume?.checkpoint.run_id ?? startedAs((deps.restarted ?? 0) + 1);
+  const runId = request.resume?.checkpoint.run_id ?? (deps.restarted !== undefined ? `${firstId}~${deps.restarted + 1}` : firstId);
   const tool = request.tool !== undefined ? { tool: request.tool } : {};
-  // The start a host stop cut off: closed as interrupted in the history; the parent's report says so before the new start.
-  if (!request.resume && deps.restarted !== undefined) {
-    request.emit({ type: 'subworkflow.finished', workflow_id: workflow, child_run_id: startedAs(deps.restarted), status: 'interrupted', message: 'The host stopped while this run went on. It was closed as interrupted and started again as a new run; a tool call it already made is not made again.', interventions: [], ...tool });
-  }
   const seen: RunEvent[] = [];
   const onEvent = (event: RunEvent) => {
     if (event.run_id === runId) seen.push(event);
