@@ -198,7 +198,7 @@ describe('answering a workflow node while other branches still run', () => {
     // The first start of the child: what it did, why it stopped, and its end as the restart found it.
     const first = await runEvents(childId);
     expect(first.filter((e) => e.type === 'run.notice').map((e) => e.type === 'run.notice' && e.message)).toEqual([
-      'The host stopped while a run above this one waited for a person. This run stopped with it and starts again, as a new run, once that run resumes; a tool call it already made is not made again.',
+      'The host stopped while a run above this one waited for a person, and this run stopped with it. When that run resumes, the node that started this one starts again; a tool call already made is not made again.',
     ]);
     expect(first.at(-1)).toMatchObject({ type: 'run.finished', status: 'interrupted' });
 
@@ -247,6 +247,60 @@ describe('a child run started again after a host stop', () => {
     // Fails closed, in words: never a plain success, never the call again.
     expect(finishedOf(again.events, r.run_id)).toMatchObject({ status: 'failed', message: expect.stringContaining('was already made, or started before a stop cut it off: it is never made twice') });
     expect(existsSync(join(r.workspace, 'made-first'))).toBe(true);
+  }, 120_000);
+});
+
+describe('a host stop while an agent node\'s workflow tool call runs beside a wait', () => {
+  it('halts the tool\'s child run, which the restart closes as interrupted; the agent started again is refused the same call in words, never making it twice', async () => {
+    const accept = { json: { verdict: 'accept', reason_codes: [], explanation: 'Thinking is on task.' } };
+    const withToolCall = (workspace: string, delayMs: number) => {
+      const graph = escalatingWithSlowBranch(workspace, delayMs);
+      return WorkflowGraph.parse({
+        ...graph,
+        nodes: graph.nodes.map((n) =>
+          n.id === 'slow'
+            ? {
+                id: 'slow',
+                kind: 'agent',
+                instructions: 'Think with your tool, then complete.',
+                task: 'Think about {{name}}.',
+                inputs: [{ name: 'name', type: 'text' }],
+                servers: [],
+                workflow_tools: ['slow-thought'],
+                supervision: { enabled: true, phase: 3 },
+                script: {
+                  student: [
+                    { json: { decision_type: 'tool_call', tool_name: 'workflow_slow-thought', arguments: { name: 'x' } } },
+                    { json: { decision_type: 'complete', output: 'thought' } },
+                  ],
+                  teacher: [accept, accept, accept, accept],
+                },
+              }
+            : n,
+        ),
+      });
+    };
+    const r = await runSharing(8_000, withToolCall, [slowThought(8_000)]);
+    const childOf = (events: RunEvent[]) => ofRun(events, r.run_id).find((e) => e.type === 'subworkflow.started')?.child_run_id;
+    await expect.poll(() => childOf(r.events), { timeout: 20_000 }).toBeDefined();
+    const childId = childOf(r.events) ?? '';
+    await r.close();
+
+    const again = await startHost(r.dataDir);
+    const first = (await again.ok('runs.events', { run_id: childId })).events;
+    expect(first.filter((e) => e.type === 'run.notice').map((e) => e.type === 'run.notice' && e.message)).toEqual([
+      'The host stopped while a run above this one waited for a person, and this run stopped with it. When that run resumes, the node that started this one starts again; a tool call already made is not made again.',
+    ]);
+    expect(first.at(-1)).toMatchObject({ type: 'run.finished', status: 'interrupted' });
+    expect(await again.ok('interventions.answer', { run_id: r.run_id, intervention_id: r.question.id, answer: { action: 'approve' } })).toEqual({ resumed: true });
+    await expect.poll(() => finishedOf(again.events, r.run_id), { timeout: 40_000 }).toBeDefined();
+    const all = [...new Map([...r.events, ...again.events].map((e) => [e.id, e])).values()];
+    // The agent started again proposes the same call, which was in flight when the host stopped: refused, in words, and the run fails closed.
+    expect(finishedOf(again.events, r.run_id)).toMatchObject({ status: 'failed', message: expect.stringContaining('was already made, or started before a stop cut it off: it is never made twice') });
+    // The call was in flight when the host stopped: never made again, so no second child run.
+    expect(ofRun(all, r.run_id).flatMap((e) => (e.type === 'subworkflow.started' ? [e.child_run_id] : []))).toEqual([childId]);
+    expect(ofRun(all, r.run_id).flatMap((e) => (e.type === 'subworkflow.finished' ? [[e.child_run_id, e.status]] : []))).toEqual([[childId, 'interrupted']]);
+    expect(ofRun(all, r.run_id).some((e) => e.type === 'round.completed' && e.record.reason === 'duplicate_execution')).toBe(true);
   }, 120_000);
 });
 

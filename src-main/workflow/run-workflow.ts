@@ -108,7 +108,7 @@ export interface RunWorkflowOptions extends SharedRunOptions {
 }
 
 /** A child run a host stop (or a crash) cut off, as its parent's report ends it when the node starts again. */
-const CHILD_CUT_OFF = 'The host stopped while this run went on. It was closed as interrupted and started again as a new run; a tool call it already made is not made again.';
+const CHILD_CUT_OFF = 'The host stopped while this run went on, and it was closed as interrupted. The node that started it started again; a tool call already made is not made again.';
 
 /** `declined`: the run could not go on without a call the person declined; `stopped`: they answered "Stop the run" (issue 28). */
 export type WorkflowStatus = 'completed' | 'completed_with_failures' | 'failed' | 'cancelled' | 'declined' | 'stopped' | 'waiting';
@@ -341,7 +341,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   }
   /** A child run whose parent parked at a host stop: it says so and records nothing more (the next start closes it as interrupted). */
   function halt(): void {
-    emit({ type: 'run.notice', message: 'The host stopped while a run above this one waited for a person. This run stopped with it and starts again, as a new run, once that run resumes; a tool call it already made is not made again.' });
+    emit({ type: 'run.notice', message: 'The host stopped while a run above this one waited for a person, and this run stopped with it. When that run resumes, the node that started this one starts again; a tool call already made is not made again.' });
     stopAll();
   }
   function stopAll(): void {

@@ -1,5 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunEvent } from '@shared/contracts/events';
@@ -7,6 +6,7 @@ import type { Intervention } from '@shared/contracts/intervention';
 import { ensureBuilt } from '../../test-support/ensure-built';
 import { escalatingWithSlowChild, slowThought, storedIn } from '../../test-support/escalating-workflow';
 import { connectHost, startHostProcess, waitFor } from '../../test-support/host-process';
+import { tempFolder } from '../../test-support/temp-folder';
 
 /**
  * A crash (SIGKILL of the browser-run host, a real process) while a workflow waits for a person at one
@@ -24,8 +24,7 @@ describe('a host killed while a workflow waits and its child run goes on', () =>
   beforeAll(() => ensureBuilt(), 120_000);
 
   it('closes the child as interrupted after the restart; the answer starts it again as a new run, nothing is refused, and the run completes', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'steward-child-crash-'));
-    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const dataDir = tempFolder('steward-child-crash-', cleanups);
     const workspace = join(dataDir, 'workspaces', 'share');
     mkdirSync(workspace, { recursive: true });
 

@@ -15,7 +15,7 @@ describe('ChildRuns', () => {
     const first = `${PARENT}:slow`;
     const events = [
       ev({ type: 'subworkflow.started', workflow_id: 'slow-thought', workflow_name: 'Slow thought', child_run_id: first }),
-      ev({ type: 'subworkflow.finished', workflow_id: 'slow-thought', child_run_id: first, status: 'interrupted', message: 'The host stopped while this run went on. It was closed as interrupted and started again as a new run; a tool call it already made is not made again.', interventions: [] }),
+      ev({ type: 'subworkflow.finished', workflow_id: 'slow-thought', child_run_id: first, status: 'interrupted', message: 'The host stopped while this run went on, and it was closed as interrupted. The node that started it started again; a tool call already made is not made again.', interventions: [] }),
       ev({ type: 'subworkflow.started', workflow_id: 'slow-thought', workflow_name: 'Slow thought', child_run_id: `${first}~2` }),
       ev({ type: 'subworkflow.finished', workflow_id: 'slow-thought', child_run_id: `${first}~2`, status: 'completed', interventions: [] }),
     ];
@@ -25,7 +25,7 @@ describe('ChildRuns', () => {
     expect(rows).toHaveLength(2);
     expect(rows[0]).toContain(`data-child-run-id="${first}"`);
     expect(rows[0]).toContain('Interrupted');
-    expect(rows[0]).toContain('started again as a new run');
+    expect(rows[0]).toContain('The node that started it started again');
     expect(rows[1]).toContain(`data-child-run-id="${first}~2"`);
     expect(rows[1]).toContain('Completed');
     expect(rows[1]).not.toContain('started again');
