@@ -245,14 +245,17 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   const runningInvocations = new Map<string, Invocation>();
   // A supervisor's retry is attempt 2, 3…: kept with a running or waiting invocation, so it goes on as that attempt (and its key).
   const attempts = new Map<string, number>(Object.entries(resumed?.attempts ?? {}));
-  const keptAttempts = (): Record<string, number> => Object.fromEntries([...attempts].filter(([id, n]) => n > 1 && (runningInvocations.has(id) || waiting.has(id))));
+  // Invocations a checkpoint keeps per-invocation facts for; `kept` gives the entries that pass (none: undefined).
+  const held = (id: string) => runningInvocations.has(id) || waiting.has(id);
+  const kept = <V>(map: ReadonlyMap<string, V>, keep: (id: string, value: V) => boolean): Record<string, V> | undefined => {
+    const entries = [...map].filter(([id, value]) => keep(id, value));
+    return entries.length > 0 ? Object.fromEntries(entries) : undefined;
+  };
   // Started again after host stops, how many times: a workflow node's child then records under a run id of its own.
   const restarts = new Map<string, number>(Object.entries(resumed?.restarts ?? {}));
-  const keptRestarts = (): Record<string, number> => Object.fromEntries([...restarts].filter(([id]) => runningInvocations.has(id) || waiting.has(id)));
   // Child runs each running invocation started and that have not ended: a restart ends them as interrupted in this run's report.
   const openChildren = new Map<string, OpenChild[]>(Object.entries(resumed?.open_children ?? {}));
   let childChanges = 0;
-  const keptOpenChildren = (): Record<string, OpenChild[]> => Object.fromEntries([...openChildren].filter(([id, children]) => children.length > 0 && runningInvocations.has(id)));
   const trace = resumed?.trace ?? options.trace;
   const replay = resumed?.replay ?? options.replay;
   const recordedOf = (id: string) => replay?.invocations[id];
@@ -321,8 +324,9 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   // crash (what still ran starts again on resume, a tool call it made never re-run); else a cancel.
   // A child run its parked parent stopped (the same reason) halts: the parent starts it again.
   const onAbort = () => {
-    if (stoppedByHost(options.signal) && !finished && crashed === undefined && options.persistWaiting && waiting.size > 0) suspend();
-    else if (parkedAbove(options.signal) && !finished && crashed === undefined && options.parent) halt();
+    const going = !finished && crashed === undefined;
+    if (going && stoppedByHost(options.signal) && options.persistWaiting && waiting.size > 0) suspend();
+    else if (going && parkedAbove(options.signal) && options.parent) halt();
     else feed({ type: 'cancel' });
   };
   function suspend(): void {
@@ -405,6 +409,9 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
     return sealCheckpoint(raw, sealKey, secrets);
   }
   function rawCheckpoint(): WorkflowCheckpoint {
+    const retried = kept(attempts, (id, n) => n > 1 && held(id));
+    const restarted = kept(restarts, held);
+    const children = kept(openChildren, (id, open) => open.length > 0 && runningInvocations.has(id));
     return {
       version: 1,
       kind: 'workflow',
@@ -422,9 +429,9 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
       scheduler_events: log as unknown as Array<Record<string, unknown>>,
       invocations: secrets.mask([...records.values()]),
       running: [...runningInvocations.values()],
-      ...(Object.keys(keptAttempts()).length > 0 ? { attempts: keptAttempts() } : {}),
-      ...(Object.keys(keptRestarts()).length > 0 ? { restarts: keptRestarts() } : {}),
-      ...(Object.keys(keptOpenChildren()).length > 0 ? { open_children: keptOpenChildren() } : {}),
+      ...(retried ? { attempts: retried } : {}),
+      ...(restarted ? { restarts: restarted } : {}),
+      ...(children ? { open_children: children } : {}),
       // An escalation being decided on its answer is still waiting on disk: a stop then asks again, never reruns the node.
       waiting: { ...Object.fromEntries(deciding), ...Object.fromEntries(waiting) },
       ...(setup.kind === 'on' ? { supervisor_ledger: setup.supervision.ledger } : {}),

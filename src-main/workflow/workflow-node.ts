@@ -142,7 +142,8 @@ export async function runChildWorkflow(request: ChildRequest, deps: SubworkflowD
   if (!request.resume && request.version !== undefined && request.version !== child.version) {
     return { kind: 'failed', code: 'workflow_changed', message: `"${child.name}" was saved again (${child.version}) since this node pinned it (${request.version}): pick it again in the node to run the new version` };
   }
-  const keyRunId = request.resume ? (request.resume.checkpoint.key_run_id ?? request.resume.checkpoint.run_id) : childRunId(deps.keyRunId ?? deps.runId, request.invocationId, request.attempt, request.tool);
+  // A resumed child reads its key id from its own checkpoint (run-workflow.ts).
+  const keyRunId = request.resume ? undefined : childRunId(deps.keyRunId ?? deps.runId, request.invocationId, request.attempt, request.tool);
   const firstId = childRunId(deps.runId, request.invocationId, request.attempt, request.tool);
   const runId = request.resume?.checkpoint.run_id ?? (deps.restarted !== undefined ? `${firstId}~${deps.restarted + 1}` : firstId);
   const tool = request.tool !== undefined ? { tool: request.tool } : {};
@@ -161,7 +162,7 @@ export async function runChildWorkflow(request: ChildRequest, deps: SubworkflowD
       ...(child.loaded.workspace !== undefined ? { workspace: child.loaded.workspace } : {}),
       inputs: request.inputs,
       runId,
-      ...(keyRunId !== runId ? { keyRunId } : {}),
+      ...(keyRunId !== undefined && keyRunId !== runId ? { keyRunId } : {}),
       parent: { run_id: deps.runId, invocation_id: request.invocationId, workflow_id: deps.workflowId },
       chain: [...chain, workflow],
       onEvent,
