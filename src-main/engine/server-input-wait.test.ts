@@ -171,10 +171,12 @@ describe("a 2026-07-28 server's input request waits durably (issue 30)", () => {
       { traceId: call?.traceId, parentSpanId: call?.spanId, outcome: 'input_required' },
       { traceId: call?.traceId, parentSpanId: call?.spanId, outcome: 'complete' },
     ]);
-    // One write in the ledger: the paused call's key, executed by its continuation.
+    // One write in the ledger: the paused call's key, executed by its continuation (read after the host has gone, as
+    // the executed mark commits with the writer's next window).
+    expect(second.manager.pending()).toEqual([]);
+    await second.stop();
     const rows = ledgerRows(dataDir, run_id);
     expect(rows).toEqual([{ key: executed?.execution.idempotency_key, state: 'executed', round: 0 }]);
-    expect(second.manager.pending()).toEqual([]);
   }, 60_000);
 
   it('answered from the command line after the host is gone: steward answer … approve --arguments continues the call', async () => {
@@ -322,6 +324,10 @@ describe("a 2026-07-28 server's input request in a workflow's tool node (issue 3
       { requestState: undefined, answered: undefined },
       { requestState: 'booking-blue-1', answered: 'accept' },
     ]);
+    // The executed mark commits with the writer's next window (a crash before it leaves the key in flight, never run
+    // again), so it is read once this host has gone and its writes are all committed.
+    await second.manager.settled(run_id);
+    await second.stop();
     expect(ledgerRows(dataDir, `${run_id}:book`).map((r) => r.state)).toEqual(['executed']);
   }, 60_000);
 });
