@@ -2,15 +2,15 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { HostedWorkflowGraph } from '../src-shared/workflow/hosted-graph';
 import { ensureBuilt } from '../test-support/ensure-built';
-import { escalatingWithSlowBranch } from '../test-support/escalating-workflow';
+import { escalatingWithSlowChild, slowThought, storedIn } from '../test-support/escalating-workflow';
 import { connectHost, startHostProcess, waitFor, type HostProcess } from '../test-support/host-process';
 import { shot, theOneWaitingRow } from './helpers';
 
 // The app quits (the host process gets SIGTERM) while a workflow waits for a person at one node and
-// another node still runs: the question is there after the restart, the run says what happened, and
-// the answer completes it. Real host processes, renderer and IndexedDB, the shipped filesystem server;
+// another node still runs (a workflow node, its child run going on): the question is there after the
+// restart, the run says what happened, and the answer completes it; the child run cut off says so and
+// links to the run its node started in its place. Real host processes, renderer and IndexedDB, the shipped filesystem server;
 // the models are the replay provider's script (the test double at the model boundary).
 
 let host: HostProcess | undefined;
@@ -34,7 +34,9 @@ test('quitting while a workflow waits for you and another node still runs keeps 
   const api = await connectHost(host);
   await api.request('events.subscribe', {});
   await api.request('workspaces.register', { workspace: { id: 'share', path: workspace } });
-  const workflow = sharingWithSlowBranch(workspace);
+  // The slow node runs a stored workflow whose agent thinks for 12 s: it outlasts the quit.
+  await api.request('workflows.save', { workflow: slowThought(12_000) });
+  const workflow = storedIn(escalatingWithSlowChild(workspace, 12_000), 'share');
   await api.request('workflows.save', { workflow });
   const { run_id } = (await api.request('workflows.run', { id: workflow.id, inputs: { name: 'shared.md' } })) as { run_id: string };
   await waitFor(() => api.events.some((e) => e.run_id === run_id && e.type === 'intervention.requested'), 60_000, 'the question to the person');
@@ -57,10 +59,22 @@ test('quitting while a workflow waits for you and another node still runs keeps 
   await page.getByTestId('intervention-card').getByTestId('intervention-approve').click();
   await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed', { timeout: 120_000 });
   expect(readFileSync(join(workspace, 'shared.md'), 'utf8')).toBe('shared');
-});
 
-/** The escalating share beside a slow branch (20 s: it outlasts the quit), as the app keeps it: the shipped filesystem server, the registered workspace. */
-function sharingWithSlowBranch(workspace: string): HostedWorkflowGraph {
-  const { tool_effects: _effects, ...document } = escalatingWithSlowBranch(workspace, 20_000);
-  return HostedWorkflowGraph.parse({ ...document, workspace: 'share', servers: document.servers.map((s) => ({ id: s.id, server: 'filesystem' })) });
-}
+  // The slow node lists its child run cut off by the quit, then the one it started in its place.
+  await page.evaluate((id) => (window.location.hash = `#/runs/${id}/nodes/slow`), run_id);
+  const children = page.getByTestId('node-child-run');
+  await expect(children).toHaveCount(2);
+  await expect(children.nth(0).getByTestId('node-child-run-status')).toHaveText('Interrupted');
+  await expect(children.nth(1).getByTestId('node-child-run-status')).toHaveText('Completed');
+  const [cutOff, wentOn] = await children.evaluateAll((rows) => rows.map((r) => r.getAttribute('data-child-run-id')));
+  // The cut-off run's own page says so and links to the run that went on.
+  await children.nth(0).getByRole('link', { name: 'Open its run' }).click();
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'interrupted');
+  await expect(page.getByTestId('run-parent-link')).toContainText('node slow');
+  await shot(page, 'quit-while-waiting-child-cut-off');
+  await page.getByTestId('run-restarted-as').click();
+  await expect(page).toHaveURL(new RegExp(`#/runs/${encodeURIComponent(wentOn ?? '')}`));
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed');
+  await expect(page.getByTestId('run-restarted-as')).toHaveCount(0);
+  expect(cutOff).not.toBe(wentOn);
+});

@@ -226,6 +226,12 @@ describe('answering a workflow node while other branches still run', () => {
     expect(readFileSync(join(r.workspace, 'shared.md'), 'utf8')).toBe('shared');
     expect(await again.ok('interventions.pending', {})).toEqual({ interventions: [] });
     expect(checkpointsIn(r.dataDir)).toEqual([]);
+    // A replay of the parent does not run the child again: it names the child run to replay, the start that completed.
+    // (The replay waits at the recorded question meanwhile, as the recorded run did.)
+    const { run_id: replayId } = await again.ok('runs.replay', { run_id: r.run_id, tools: 'dry_run' });
+    const slowFailed = () => ofRun(again.events, replayId).find((e) => e.type === 'node.invocation' && e.node === 'slow' && e.status === 'failed');
+    await expect.poll(slowFailed, { timeout: 20_000 }).toBeDefined();
+    expect(JSON.stringify(slowFailed())).toContain(`replay that run on its own (steward replay ${childId}~2)`);
   }, 120_000);
 });
 

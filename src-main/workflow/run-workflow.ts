@@ -856,7 +856,8 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
         // A replay never runs a child workflow again: its agents would call live models (and, in a
         // dry run, nothing may execute). The child is a run of its own, replayed on its own.
         if (replay) {
-          const recorded = childRunId(replay.replay_of, invocation.id);
+          // The child the recorded run started last (one cut off by a stop was started again under an id of its own).
+          const recorded = narrow(recordedOf(invocation.id), 'workflow')?.child_run_id ?? childRunId(replay.replay_of, invocation.id);
           return failed('replay_mismatch', `the workflow node ${node.id} ran the stored workflow "${node.workflow}" as a run of its own; a replay does not run it again: replay that run on its own (steward replay ${recorded})`);
         }
         // A child run that waits is resumed from its own checkpoint with the answer (workflow-node.ts).

@@ -42,6 +42,7 @@ import { useHeldRun } from './run/use-held-run';
 import { HeldRunNotice } from './run/HeldRunNotice';
 import { RunNotFound } from './run/RunNotFound';
 import { PartialOutcome } from './run/PartialOutcome';
+import { RestartedAs } from './run/RestartedAs';
 import { MessageText } from './run/MessageText';
 // "3 · the 3rd was interrupted": the words Runs and `steward runs` use for the same row (issue 28).
 import { roundsText } from '@shared/history/rounds-words';
@@ -84,6 +85,7 @@ export function RunHeader({ run, facts, scs, usage, events = NO_EVENTS, roundsSe
             part of run {run.parent.run_id.slice(0, 8)}…, node {run.parent.invocation_id}
           </a>
         )}
+        <RestartedAs run={run} />
         {/* A polite live region: a screen reader hears the run start waiting, complete or fail. */}
         <span role="status" className="run-head__status">
           <span className="visually-hidden">Run status: </span>

@@ -20,6 +20,11 @@ export const InvocationReplay = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('tool'), execution: ToolExecution.optional(), executions: z.array(ToolExecution.nullable()).optional(), review: z.array(ScriptEntry) }).strict(),
   /** A pattern node: its member runs' answers and its judgments, a person's included (pattern/replay-plan.ts). */
   PatternReplay,
+  /**
+   * A workflow node: the child run it started last (a start cut off by a stop is followed by another), the
+   * one a person replays on its own. Read from the recorded `subworkflow.started`, never from the id's text.
+   */
+  z.object({ kind: z.literal('workflow'), child_run_id: z.string().min(8) }).strict(),
 ]);
 export type InvocationReplay = z.infer<typeof InvocationReplay>;
 
@@ -85,6 +90,13 @@ export function planWorkflowReplay(events: readonly RunEvent[], started: RunEven
       liveProblems.push(...recorded.liveProblems.map((p) => `${id}: ${p}`));
       const scs = own.find((e) => e.type === 'scs.enabled');
       invocations[id] = { kind: 'agent', script: recorded.script, supervision: agent.supervision, task: agent.task, ...(scs?.type === 'scs.enabled' ? { scs_mode: scs.mode } : {}) };
+      continue;
+    }
+    // A workflow node's own child runs (an agent's workflow tool calls carry their tool and belong to the agent).
+    const children = own.flatMap((e) => (e.type === 'subworkflow.started' && e.tool === undefined ? [e.child_run_id] : []));
+    const lastChild = children.at(-1);
+    if (lastChild !== undefined) {
+      invocations[id] = { kind: 'workflow', child_run_id: lastChild };
       continue;
     }
     const executed = own.find((e): e is RunEventOf<'tool.executed'> => e.type === 'tool.executed');
