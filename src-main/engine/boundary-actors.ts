@@ -13,8 +13,9 @@ import { assertReplyDepth } from '@shared/boundary/parse-candidate';
 import type { ToolExecution } from '@shared/contracts/round';
 import { maskArguments } from '@shared/util/mask';
 import { redactToolArguments } from '@shared/util/redact';
-import type { IdempotencyLedger } from '../mcp/idempotency-ledger';
+import type { IdempotencyLedger, KeptResult } from '../mcp/idempotency-ledger';
 import { idempotencyKey } from '../mcp/idempotency-ledger';
+import { STORED_TEXT_LIMIT_BYTES, utf8Bytes } from '@shared/util/trim-text';
 import { toolCallTraceparent } from '../otlp/trace-ids';
 import type { ToolHost, ToolProgress } from '../mcp/tool-host';
 import { isInputRequiredPause, type InputContinuation, type InputRequiredPause } from '../mcp/input-pause';
@@ -72,6 +73,12 @@ export interface BoundaryActorDeps {
   /** Dry run: every step runs except the tool itself (no call, nothing in the ledger). */
   dryRun?: boolean;
   /**
+   * The run's history records tool results whole (its trace profile keeps them): a call's result small
+   * enough to be recorded untrimmed is then kept with its key too, so a node a stop cut off gets it again
+   * when it starts again (the ledger never holds what the history does not).
+   */
+  keepResults?: boolean;
+  /**
    * The student is no model: it says a call someone already wrote (a workflow's tool node: its author's).
    * It reads no prompt, so none is built (the tools' schemas, the history, masked, for every call).
    */
@@ -115,6 +122,21 @@ function capContent(execution: ToolExecution): ToolExecution {
   return { ...execution, content: `${execution.content.slice(0, MAX_RESULT_CHARS)}\n… (${dropped} more characters not kept)` };
 }
 
+/** A text the history records untrimmed. A UTF-16 unit is 1 to 3 UTF-8 bytes: most texts are decided by their length alone. */
+function recordedWhole(text: string): boolean {
+  if (text.length > STORED_TEXT_LIMIT_BYTES) return false;
+  return text.length * 3 <= STORED_TEXT_LIMIT_BYTES || utf8Bytes(text) <= STORED_TEXT_LIMIT_BYTES;
+}
+
+/**
+ * The result a ledger keeps with a call's key: only one the history records whole (untrimmed), so the ledger
+ * never holds more of a result than the history does.
+ */
+function keptResultOf(execution: ToolExecution): { result?: KeptResult } {
+  if (!recordedWhole(execution.content) || (execution.error !== undefined && !recordedWhole(execution.error))) return {};
+  return { result: { ok: execution.ok, is_error: execution.is_error, content: execution.content, ...(execution.error !== undefined ? { error: execution.error } : {}) } };
+}
+
 /** A proposal request: one JSON decision (structured output) or a native tool call (tools mode). */
 function proposalRequest(structured: boolean, snapshot: ProposeInput['snapshot'], messages: ChatMessage[], signal: AbortSignal, maxOutputTokens: number = PROPOSAL_OUTPUT_TOKENS) {
   return { messages, format: structured ? decisionJsonSchema() : undefined, tools: structured ? undefined : snapshot.tools, max_output_tokens: maxOutputTokens, signal };
@@ -138,6 +160,28 @@ export interface BoundaryEffects {
 export function boundaryEffects(deps: BoundaryActorDeps): BoundaryEffects {
   // Authorized continuations of paused calls, by key: the execute step that follows sends their answers.
   const continuing = new Map<string, InputContinuation>();
+
+  /** A call made before a stop cut its node off: the result it gave then, as the model got it; nothing is called. */
+  const givenAgain = (input: ExecuteInput): ToolExecution => {
+    const { tool, decision, idempotency_key } = input;
+    const kept = deps.ledger.keptResult?.(idempotency_key);
+    // Found at authorization a moment ago; fail closed all the same: nothing runs.
+    if (!kept) throw new Error('the result this call gave before the stop is no longer kept, and the call is never made twice');
+    const execution: ToolExecution = {
+      server: tool.server,
+      tool: tool.name,
+      arguments: maskArguments(decision.arguments, tool.effect.sensitive_arguments),
+      idempotency_key,
+      ok: kept.ok,
+      is_error: kept.is_error,
+      content: kept.content,
+      ...(kept.error !== undefined ? { error: kept.error } : {}),
+      duration_ms: 0,
+    };
+    deps.history.settle(deps.history.length - 1, execution.content, execution.is_error);
+    deps.onExecution(execution);
+    return execution;
+  };
   // Each tool call's signal: aborted when its step is stopped or the run is cancelled.
   const callSignals = createCallSignals(deps.runSignal);
   // With nothing to mask, or a mask that says when it changes, a round builds only what changed.
@@ -234,13 +278,18 @@ export function boundaryEffects(deps: BoundaryActorDeps): BoundaryEffects {
         tool: tool.name,
         arguments: decision.arguments,
       });
+      // Made before a stop cut its node off, its result kept: given again (execute), nobody asked twice.
+      const ledger = deps.ledger.state(key);
+      if (ledger === 'executed' && !deps.dryRun && deps.ledger.keptResult?.(key) !== undefined) {
+        return { idempotency_key: key, ledger, confirmation: 'not_needed', result_kept: true };
+      }
       // A person who approved this exact decision (an answered intervention) has confirmed it.
       const confirmation: Confirmation = !tool.effect.requires_user_confirmation
         ? 'not_needed'
         : input.preconfirmed
           ? 'granted'
           : await deps.confirm({ run_id: deps.runId, round: input.round, server: tool.server, tool: tool.name, arguments: decision.arguments, ...(input.provenance ? { provenance: input.provenance } : {}) });
-      return { idempotency_key: key, ledger: deps.ledger.state(key), confirmation };
+      return { idempotency_key: key, ledger, confirmation };
     },
 
     commit: async ({ input }) => ({
@@ -265,6 +314,7 @@ export function boundaryEffects(deps: BoundaryActorDeps): BoundaryEffects {
         deps.onExecution(execution);
         return execution;
       }
+      if (input.recorded_result) return givenAgain(input);
       // Reserve the key before the call: a crash mid-call leaves it in flight, never re-executed.
       // A call that continues after a pause holds its key already (the same call, not a second one).
       const continueWith = continuing.get(idempotency_key);
@@ -288,7 +338,10 @@ export function boundaryEffects(deps: BoundaryActorDeps): BoundaryEffects {
           call.done();
         }
         const execution = capContent({ ...raw, content: deps.maskText ? deps.maskText(raw.content) : raw.content });
-        deps.ledger.finish(idempotency_key, { ok: execution.ok, is_error: execution.is_error });
+        // A call that ended while its run was being stopped may have ended because of the stop (a workflow tool's
+        // child run halts, say): what it gave back then is no result to give again, so none is kept.
+        const stopping = signal.aborted || deps.runSignal?.aborted === true;
+        deps.ledger.finish(idempotency_key, { ok: execution.ok, is_error: execution.is_error, ...(deps.keepResults && !stopping ? keptResultOf(execution) : {}) });
         deps.history.settle(index, execution.content, execution.is_error);
         deps.onExecution(execution);
         return execution;

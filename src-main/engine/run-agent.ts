@@ -82,6 +82,11 @@ export interface RunAgentOptions {
   /** This run replays that recorded run (its answers are the script): recorded on run.started. */
   replayOf?: string;
   trace?: TraceSettings;
+  /**
+   * Whether the trace these events go into records tool results (a workflow's node: the workflow's trace
+   * profile says; otherwise `trace` does): a call's result is then kept with its key (boundary-actors.ts).
+   */
+  keepToolResults?: boolean;
   learning?: LearningDataSettings;
   /** The profile versions the settings came from: recorded on the run. */
   profiles?: Partial<Record<ProfileKind, ProfileVersionRef>>;
@@ -414,6 +419,7 @@ async function runOpened(options: RunAgentOptions, openedSealed: boolean): Promi
       onExecution: (e) => executions.push(secrets.mask(e)),
       onToolProgress: (round, key, report) => emit(toolProgressEvent(round, key, report, (text) => secrets.maskText(text))),
       dryRun: options.dryRun === true,
+      keepResults: options.dryRun !== true && (options.keepToolResults ?? options.trace?.include_tool_results !== false),
       // Only the round's own prompt is kept (its learning example, a checkpoint): not every round's, for the run's length.
       onPrompt: (round, messages) => {
         prompts.clear();

@@ -81,7 +81,8 @@ CREATE TABLE IF NOT EXISTS ledger (
   begun_at TEXT NOT NULL,
   finished_at TEXT,
   ok INTEGER,
-  is_error INTEGER
+  is_error INTEGER,
+  result TEXT
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS waiting (
   n INTEGER PRIMARY KEY,
@@ -113,6 +114,19 @@ export class HistoryDamagedError extends Error {
 
 export type HistoryDb = Database.Database;
 
+/**
+ * The ledger's `result` column (a call's result kept with its key), added to a history made before it
+ * without a new schema version: an older Steward still opens the folder and ignores the column. The
+ * write lock is taken once, when the column is missing; a second process adding it first is no error.
+ */
+function keepLedgerResults(db: HistoryDb): void {
+  const has = () => db.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('ledger')").all().some((c) => c.name === 'result');
+  if (has()) return;
+  db.transaction(() => {
+    if (!has()) db.exec('ALTER TABLE ledger ADD COLUMN result TEXT');
+  }).immediate();
+}
+
 /** Opens (creating when absent) the history database with its schema; a damaged file is refused in words. */
 export function openHistoryDb(file: string, busyTimeoutMs = 10_000): HistoryDb {
   fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -135,6 +149,7 @@ export function openHistoryDb(file: string, busyTimeoutMs = 10_000): HistoryDb {
       db.exec(SCHEMA);
       db.pragma(`user_version = ${SCHEMA_VERSION}`);
     }
+    keepLedgerResults(db);
     return db;
   } catch (error) {
     db?.close();

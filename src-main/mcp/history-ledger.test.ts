@@ -82,4 +82,67 @@ describe('the ledger in the history database', () => {
     expect(ledger.state('blocked')).toBe('in_flight');
     ledger.close();
   });
+
+  it('keeps a call\'s result with its key when given one, for this process and the next, and for no other key', () => {
+    const first = openDataFolderLedger(dir);
+    const result = { ok: true, is_error: false, content: 'the notes, as the model got them' };
+    first.begin('kept', meta);
+    first.finish('kept', { ok: true, is_error: false, result });
+    // Before its window commits, from this process's memory.
+    expect(first.keptResult?.('kept')).toEqual(result);
+    first.begin('bare', meta);
+    first.finish('bare', { ok: true, is_error: false });
+    first.begin('cut-off', meta);
+    first.close();
+    const again = openDataFolderLedger(dir);
+    expect(again.keptResult?.('kept')).toEqual(result);
+    expect(again.keptResult?.('bare')).toBeUndefined();
+    expect(again.keptResult?.('cut-off')).toBeUndefined();
+    expect(again.keptResult?.('never')).toBeUndefined();
+    // Kept or not, an executed key never begins again.
+    expect(() => again.begin('kept', meta)).toThrow(DuplicateExecutionError);
+    again.close();
+  });
+
+  it('a kept result that does not read as one is no result (the call is refused as a repeat, as before)', () => {
+    const ledger = openDataFolderLedger(dir);
+    ledger.begin('k', meta);
+    ledger.finish('k', { ok: true, is_error: false, result: { ok: true, is_error: false, content: 'x' } });
+    ledger.close();
+    const db = new Database(path.join(dir, 'history.sqlite'));
+    db.prepare("UPDATE ledger SET result = '{\"content\":1}' WHERE key = 'k'").run();
+    db.close();
+    const again = openDataFolderLedger(dir);
+    expect(again.state('k')).toBe('executed');
+    expect(again.keptResult?.('k')).toBeUndefined();
+    again.close();
+  });
+
+  it('a history made before results were kept gets the column at its first open, its keys as they were; an older Steward still reads it', () => {
+    const file = path.join(dir, 'history.sqlite');
+    const ledger = openDataFolderLedger(dir);
+    ledger.begin('old', meta);
+    ledger.finish('old', { ok: true, is_error: false });
+    ledger.close();
+    // The table as schema 4 made it: no result column.
+    const db = new Database(file);
+    db.exec('ALTER TABLE ledger DROP COLUMN result');
+    expect(db.prepare("SELECT count(*) AS n FROM pragma_table_info('ledger') WHERE name = 'result'").get()).toEqual({ n: 0 });
+    const version = db.pragma('user_version', { simple: true });
+    db.close();
+    const opened = openDataFolderLedger(dir);
+    expect(opened.state('old')).toBe('executed');
+    expect(opened.keptResult?.('old')).toBeUndefined();
+    opened.begin('new', meta);
+    opened.finish('new', { ok: true, is_error: false, result: { ok: true, is_error: false, content: 'y' } });
+    opened.close();
+    const after = new Database(file);
+    // The same schema version: a Steward from before this reads the folder as it did (it names its columns).
+    expect(after.pragma('user_version', { simple: true })).toBe(version);
+    expect(after.prepare("SELECT key, state, result FROM ledger ORDER BY key").all()).toEqual([
+      { key: 'new', state: 'executed', result: '{"ok":true,"is_error":false,"content":"y"}' },
+      { key: 'old', state: 'executed', result: null },
+    ]);
+    after.close();
+  });
 });

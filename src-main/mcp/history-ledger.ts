@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { historyPath, openHistoryDb, type HistoryDb } from '../events/history-db';
-import { DuplicateExecutionError, LedgerError, openFileLedger, type IdempotencyLedger, type LedgerBeginMeta, type LedgerOutcome, type LedgerState } from './idempotency-ledger';
+import { DuplicateExecutionError, KeptResult, LedgerError, openFileLedger, type IdempotencyLedger, type LedgerBeginMeta, type LedgerOutcome, type LedgerState } from './idempotency-ledger';
 
 /**
  * The data folder's idempotency ledger (I5), in the history database (issue 26) beside the events:
@@ -46,8 +46,8 @@ export function openDataFolderLedger(dataDir: string, options: { busyTimeoutMs?:
 
 export class HistoryLedger implements IdempotencyLedger {
   private readonly sql;
-  /** Outcomes recorded and not yet committed (they ride in the next commit): answered from here meanwhile. */
-  private readonly finishing = new Set<string>();
+  /** Outcomes recorded and not yet committed (they ride in the next commit): answered from here meanwhile, with their kept results. */
+  private readonly finishing = new Map<string, KeptResult | undefined>();
   /** Claims of reads not yet committed (they ride in the next commit): in flight, answered from here meanwhile. */
   private readonly claiming = new Set<string>();
   /**
@@ -68,7 +68,8 @@ export class HistoryLedger implements IdempotencyLedger {
       begin: this.db.prepare<[string, string, number, string, string, string]>(
         "INSERT INTO ledger (key, state, run_id, round, server, tool, begun_at) VALUES (?, 'in_flight', ?, ?, ?, ?, ?)",
       ),
-      finish: this.db.prepare<[string, number, number, string]>("UPDATE ledger SET state = 'executed', finished_at = ?, ok = ?, is_error = ? WHERE key = ? AND state = 'in_flight'"),
+      finish: this.db.prepare<[string, number, number, string | null, string]>("UPDATE ledger SET state = 'executed', finished_at = ?, ok = ?, is_error = ?, result = ? WHERE key = ? AND state = 'in_flight'"),
+      result: this.db.prepare<[string], string | null>("SELECT result FROM ledger WHERE key = ? AND state = 'executed'").pluck(),
       keep: this.db.prepare<[string, string, string]>(
         "INSERT INTO ledger (key, state, run_id, round, server, tool, begun_at) VALUES (?, ?, '', 0, '', '', ?) ON CONFLICT (key) DO UPDATE SET state = CASE WHEN excluded.state = 'executed' THEN 'executed' ELSE ledger.state END",
       ),
@@ -130,15 +131,32 @@ export class HistoryLedger implements IdempotencyLedger {
     const state = this.lookUp(key);
     if (state !== 'in_flight') throw new LedgerError(`cannot finish idempotency key ${key.slice(0, 12)}…: it is ${state}, not in flight`);
     const at = new Date().toISOString();
-    this.finishing.add(key);
+    this.finishing.set(key, outcome.result);
+    const result = outcome.result ? JSON.stringify(outcome.result) : null;
     try {
       this.writes.later(() => {
         this.finishing.delete(key);
-        this.sql.finish.run(at, outcome.ok ? 1 : 0, outcome.is_error ? 1 : 0, key);
+        this.sql.finish.run(at, outcome.ok ? 1 : 0, outcome.is_error ? 1 : 0, result, key);
       });
     } catch (error) {
       this.finishing.delete(key);
       throw this.failure(error);
+    }
+  }
+
+  /**
+   * The result an executed key's call gave back, as kept with it (any process's); undefined when none was kept
+   * or the kept text does not read as one (fail closed: the call is refused as a repeat, as before results were kept).
+   */
+  keptResult(key: string): KeptResult | undefined {
+    if (this.finishing.has(key)) return this.finishing.get(key);
+    const text = this.sql.result.get(key);
+    if (typeof text !== 'string') return undefined;
+    try {
+      const parsed = KeptResult.safeParse(JSON.parse(text));
+      return parsed.success ? parsed.data : undefined;
+    } catch {
+      return undefined;
     }
   }
 

@@ -28,7 +28,17 @@ export interface LedgerBeginMeta {
 export interface LedgerOutcome {
   ok: boolean;
   is_error: boolean;
+  /**
+   * What the call gave back, as the model got it and the history records it whole (the host keeps it only
+   * then: never more than the history holds). A run whose node starts again after a stop gets it again
+   * instead of a refusal; the call itself is never made twice.
+   */
+  result?: KeptResult;
 }
+
+/** A call's result kept with its key: its outcome, its text (masked as the model got it) and the call's error, if any. */
+export const KeptResult = z.object({ ok: z.boolean(), is_error: z.boolean(), content: z.string(), error: z.string().optional() }).strict();
+export type KeptResult = z.infer<typeof KeptResult>;
 
 export interface IdempotencyLedger {
   state(key: string): LedgerState;
@@ -36,6 +46,8 @@ export interface IdempotencyLedger {
   begin(key: string, meta: LedgerBeginMeta): void;
   /** Records the outcome; throws LedgerError unless the key is `in_flight`. */
   finish(key: string, outcome: LedgerOutcome): void;
+  /** The result an executed key's call gave back, when the ledger kept it (a ledger that keeps none has no such method). */
+  keptResult?(key: string): KeptResult | undefined;
 }
 
 export class DuplicateExecutionError extends Error {
@@ -138,6 +150,10 @@ class FileLedger implements IdempotencyLedger {
       this.catchUp(true);
       this.core.finish(key, outcome);
     });
+  }
+
+  keptResult(key: string): KeptResult | undefined {
+    return this.core.keptResult(key);
   }
 
   /** Replays every complete line appended since the last read (by anyone); with `repair`, settles a torn tail. */
@@ -244,6 +260,8 @@ function parseLine(line: string, lineNo: number, path: string): LedgerRecord {
 
 class LedgerCore implements IdempotencyLedger {
   private readonly states = new Map<string, Exclude<LedgerState, 'new'>>();
+  /** Results kept for this process only: the journal file keeps states, not results. */
+  private readonly results = new Map<string, KeptResult>();
 
   constructor(private readonly journal: (record: LedgerRecord) => void) {}
 
@@ -264,6 +282,11 @@ class LedgerCore implements IdempotencyLedger {
     if (state !== 'in_flight') throw new LedgerError(`cannot finish idempotency key ${key.slice(0, 12)}…: it is ${state}, not in flight`);
     this.journal({ type: 'finish', key, ok: outcome.ok, is_error: outcome.is_error, at: new Date().toISOString() });
     this.states.set(key, 'executed');
+    if (outcome.result) this.results.set(key, outcome.result);
+  }
+
+  keptResult(key: string): KeptResult | undefined {
+    return this.states.get(key) === 'executed' ? this.results.get(key) : undefined;
   }
 
   /** Rebuilds state from the journal on open. A repeated record cannot make a key `new` again. */

@@ -86,7 +86,9 @@ describe('a host killed between a tool call\'s claim and its outcome', () => {
     writer.flush();
     reopened.close();
     expect(calls).toEqual([]);
-    expect(retried.rounds[0]?.reason).toBe('duplicate_execution');
+    // The first call, made with its result kept, is given that result again; the one cut off mid-call is refused.
+    expect(retried.rounds[0]).toMatchObject({ outcome: 'executed', authorization: { ok: true, idempotency_key: first, recorded_result: true } });
+    expect(retried.rounds[1]?.reason).toBe('duplicate_execution');
 
     // A host started on the folder closes the run as interrupted, after the events it kept.
     const host = await createHost({ dataDir, shell: 'browser', cliChannel: false, log: () => undefined });

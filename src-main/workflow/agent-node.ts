@@ -21,6 +21,8 @@ import { errorText, failed, stoppedByPerson, type NodeOutcome, type NodeRun } fr
 
 export interface AgentNodeDeps {
   runId: string;
+  /** The workflow's trace records tool results: its agents keep each call's result with its key (boundary-actors.ts). */
+  keepToolResults?: boolean;
   /** The id the agents' own run ids (and so their idempotency keys) derive from, when not `runId` (a child started again: run-workflow.ts). */
   keyRunId?: string;
   graph: WorkflowGraph;
@@ -191,6 +193,7 @@ export async function runAgentNode(
       ...(deps.durableServerInput && !deps.replay ? { durableServerInput: true } : {}),
       ...(deps.sealKeys ? { sealKeys: deps.sealKeys } : {}),
       ...(deps.profiles ? { profiles: deps.profiles } : {}),
+      keepToolResults: deps.keepToolResults === true,
       ...(deps.wrapToolHost ? { wrapToolHost: deps.wrapToolHost } : {}),
       // A replay's models are its script: injected providers (tests, benchmarks) are not its answers.
       providers: deps.replay ? undefined : deps.providers,

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -12,6 +12,8 @@ import { createHost } from '../composition/create-host';
 import { RunManager } from '../engine/run-manager';
 import { openFileLedger } from '../mcp/idempotency-ledger';
 import { waitingStoresIn } from '../../test-support/waiting-stores';
+import Database from 'better-sqlite3';
+import { historyPath } from '../events/history-db';
 
 /** A person answers a workflow node as soon as it asks, while other branches of the run go on. */
 
@@ -236,23 +238,53 @@ describe('answering a workflow node while other branches still run', () => {
 });
 
 describe('a child run started again after a host stop', () => {
-  it('keeps its first start\'s keys: a tool call that start made is not made again, and the run says so', async () => {
+  it('keeps its first start\'s keys: a tool call that start made is not made again; its kept result is given again, and the run completes', async () => {
     const r = await runSharing(8_000, escalatingWithSlowChild, [slowThought(8_000, 'made-first', true)]);
     const childId = `${r.run_id}:slow`;
     await expect.poll(() => r.events.some((e) => e.run_id === childId && e.type === 'tool.executed'), { timeout: 20_000 }).toBe(true);
     await r.close();
+    // Made by the first start; taken away here, so a second call would show.
+    expect(existsSync(join(r.workspace, 'made-first'))).toBe(true);
+    rmSync(join(r.workspace, 'made-first'), { recursive: true });
     const again = await startHost(r.dataDir);
     expect(await again.ok('interventions.answer', { run_id: r.run_id, intervention_id: r.question.id, answer: { action: 'approve' } })).toEqual({ resumed: true });
     await expect.poll(() => finishedOf(again.events, r.run_id), { timeout: 40_000 }).toBeDefined();
     const runEvents = async (id: string) => (await again.ok('runs.events', { run_id: id })).events;
     const [first, second] = [await runEvents(childId), await runEvents(`${childId}~2`)];
-    // Made by the first start, refused to the second as the same call (its key derives from the first start's run id).
-    expect([...first, ...second].filter((e) => e.type === 'tool.executed' && e.execution.tool === 'create_directory')).toHaveLength(1);
+    // The second start's same call is authorized as one made before: the result the first got is given again.
+    const [made] = first.filter((e) => e.type === 'tool.executed');
+    const [given] = second.filter((e) => e.type === 'tool.executed');
+    expect(made?.type === 'tool.executed' && given?.type === 'tool.executed' && given.execution).toMatchObject({
+      idempotency_key: made?.type === 'tool.executed' ? made.execution.idempotency_key : '',
+      content: made?.type === 'tool.executed' ? made.execution.content : '',
+      duration_ms: 0,
+    });
+    expect(second.some((e) => e.type === 'round.completed' && e.record.authorization?.ok === true && e.record.authorization.recorded_result === true)).toBe(true);
+    expect(second.at(-1)).toMatchObject({ type: 'run.finished', status: 'completed' });
+    expect(finishedOf(again.events, r.run_id)).toMatchObject({ status: 'completed', outputs: { said: 'shared it', thought: 'thought' } });
+    // The call was never made again (its key derives from the first start's run id, as the second's does).
+    expect(existsSync(join(r.workspace, 'made-first'))).toBe(false);
+  }, 120_000);
+
+  it('a call made before the stop whose result the history did not keep whole is refused as a repeat, and the run fails in words', async () => {
+    const r = await runSharing(8_000, escalatingWithSlowChild, [slowThought(8_000, 'made-first', true)]);
+    const childId = `${r.run_id}:slow`;
+    await expect.poll(() => r.events.some((e) => e.run_id === childId && e.type === 'tool.executed'), { timeout: 20_000 }).toBe(true);
+    await r.close();
+    rmSync(join(r.workspace, 'made-first'), { recursive: true });
+    // What a result too large to record whole leaves: the key executed, nothing kept with it.
+    const db = new Database(historyPath(r.dataDir));
+    db.prepare('UPDATE ledger SET result = NULL').run();
+    db.close();
+    const again = await startHost(r.dataDir);
+    expect(await again.ok('interventions.answer', { run_id: r.run_id, intervention_id: r.question.id, answer: { action: 'approve' } })).toEqual({ resumed: true });
+    await expect.poll(() => finishedOf(again.events, r.run_id), { timeout: 40_000 }).toBeDefined();
+    const second = (await again.ok('runs.events', { run_id: `${childId}~2` })).events;
     const refused = second.find((e) => e.type === 'round.completed' && e.record.outcome === 'blocked');
     expect(refused?.type === 'round.completed' && refused.record.reason).toBe('duplicate_execution');
     // Fails closed, in words: never a plain success, never the call again.
     expect(finishedOf(again.events, r.run_id)).toMatchObject({ status: 'failed', message: expect.stringContaining('was already made, or started before a stop cut it off: it is never made twice') });
-    expect(existsSync(join(r.workspace, 'made-first'))).toBe(true);
+    expect(existsSync(join(r.workspace, 'made-first'))).toBe(false);
   }, 120_000);
 });
 
@@ -301,9 +333,9 @@ describe('a host stop while an agent node\'s workflow tool call runs beside a wa
     expect(await again.ok('interventions.answer', { run_id: r.run_id, intervention_id: r.question.id, answer: { action: 'approve' } })).toEqual({ resumed: true });
     await expect.poll(() => finishedOf(again.events, r.run_id), { timeout: 40_000 }).toBeDefined();
     const all = [...new Map([...r.events, ...again.events].map((e) => [e.id, e])).values()];
-    // The agent started again proposes the same call, which was in flight when the host stopped: refused, in words, and the run fails closed.
+    // The agent started again proposes the same call, which the stop cut off (what it gave back then, the halt, is kept as no result): refused, in words, and the run fails closed.
     expect(finishedOf(again.events, r.run_id)).toMatchObject({ status: 'failed', message: expect.stringContaining('was already made, or started before a stop cut it off: it is never made twice') });
-    // The call was in flight when the host stopped: never made again, so no second child run.
+    // The call was cut off by the stop: never made again, so no second child run.
     expect(ofRun(all, r.run_id).flatMap((e) => (e.type === 'subworkflow.started' ? [e.child_run_id] : []))).toEqual([childId]);
     expect(ofRun(all, r.run_id).flatMap((e) => (e.type === 'subworkflow.finished' ? [[e.child_run_id, e.status]] : []))).toEqual([[childId, 'interrupted']]);
     expect(ofRun(all, r.run_id).some((e) => e.type === 'round.completed' && e.record.reason === 'duplicate_execution')).toBe(true);
@@ -350,4 +382,57 @@ describe('the checkpoint of a run answered live', () => {
     expect(existsSync(join(workspace, 'second.md'))).toBe(false);
     expect(store.list()).toEqual([]);
   }, 60_000);
+});
+
+describe('an agent node a host stop cut off after its tool call, beside a wait', () => {
+  it('starts again and is given the result its call got the first time, without calling again; the run completes', async () => {
+    const readThenThink = (workspace: string, delayMs: number) => {
+      writeFileSync(join(workspace, 'notes.md'), 'the notes as they were');
+      const graph = escalatingWithSlowBranch(workspace, delayMs);
+      return WorkflowGraph.parse({
+        ...graph,
+        nodes: graph.nodes.map((n) =>
+          n.id === 'slow'
+            ? {
+                id: 'slow',
+                kind: 'agent',
+                instructions: 'Read the notes, then think.',
+                task: 'Think about {{name}}.',
+                inputs: [{ name: 'name', type: 'text' }],
+                script: {
+                  student: [
+                    { json: { decision_type: 'tool_call', tool_name: 'read_text_file', arguments: { path: join(workspace, 'notes.md') } } },
+                    { json: { decision_type: 'complete', output: 'thought' }, delay_ms: delayMs },
+                  ],
+                },
+              }
+            : n,
+        ),
+      });
+    };
+    const r = await runSharing(8_000, readThenThink);
+    const readBy = (events: RunEvent[]) => ofRun(events, r.run_id).filter((e) => e.type === 'tool.executed' && e.invocation_id === 'slow');
+    await expect.poll(() => readBy(r.events).length, { timeout: 20_000 }).toBe(1);
+    await r.close();
+    // Changed while the app was closed: a second call would read this.
+    writeFileSync(join(r.workspace, 'notes.md'), 'the notes changed since');
+
+    const again = await startHost(r.dataDir);
+    expect(await again.ok('interventions.answer', { run_id: r.run_id, intervention_id: r.question.id, answer: { action: 'approve' } })).toEqual({ resumed: true });
+    await expect.poll(() => finishedOf(again.events, r.run_id), { timeout: 40_000 }).toBeDefined();
+    expect(finishedOf(again.events, r.run_id)).toMatchObject({ status: 'completed', outputs: { said: 'shared it', thought: 'thought' } });
+    // The new host's page gets the run's whole history: the first start's call, then the second's.
+    const [made, given] = readBy(again.events);
+    expect(readBy(again.events)).toHaveLength(2);
+    expect(made).toEqual(readBy(r.events)[0]);
+    // The same call (the same key), given what it got the first time, and not made again.
+    expect(made?.type === 'tool.executed' && made.execution.content).toContain('the notes as they were');
+    expect(given?.type === 'tool.executed' && given.execution).toMatchObject({
+      idempotency_key: made?.type === 'tool.executed' ? made.execution.idempotency_key : '',
+      content: made?.type === 'tool.executed' ? made.execution.content : '',
+      duration_ms: 0,
+    });
+    const authorized = ofRun(again.events, r.run_id).findLast((e) => e.type === 'round.completed' && e.invocation_id === 'slow' && e.record.execution !== undefined);
+    expect(authorized?.type === 'round.completed' && authorized.record.authorization).toEqual({ ok: true, idempotency_key: made?.type === 'tool.executed' ? made.execution.idempotency_key : '', recorded_result: true });
+  }, 120_000);
 });

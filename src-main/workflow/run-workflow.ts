@@ -257,6 +257,10 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   const openChildren = new Map<string, OpenChild[]>(Object.entries(resumed?.open_children ?? {}));
   let childChanges = 0;
   const trace = resumed?.trace ?? options.trace;
+  // What its trace records whole, a call's key keeps too: the result a node cut off by a stop gets again.
+  // Not where a value flows into a sensitive argument: a result is masked in the trace only once it is
+  // known to carry one (after the call), so the ledger keeps none of such a run's results.
+  const keepToolResults = trace?.include_tool_results !== false && !flowSecrets.flows;
   const replay = resumed?.replay ?? options.replay;
   const recordedOf = (id: string) => replay?.invocations[id];
   const emit = (payload: RunEventPayload): void => {
@@ -748,7 +752,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   /** What an agent or pattern node runs its agents with; one that uses all of the workflow's servers shares the run's tool host. */
   async function agentDeps(node: NodeOf<'agent'> | NodeOf<'pattern'>) {
     const toolHost = node.servers === undefined && graph.servers.length > 0 ? (await tools.get()).host : options.toolHost;
-    return { runId, keyRunId, graph, specDir, workspace, ledger: options.ledger, confirm: options.confirm, privacy, ollamaHost: options.ollamaHost, credentials: options.credentials, onProgress: options.onProgress, onElicit: options.onElicit, oauthConsent: options.oauthConsent, onReviewSample: options.onReviewSample, sealKeys, toolHost, ...(options.parkEscalations ? { durableServerInput: true } : {}) };
+    return { runId, keyRunId, keepToolResults, graph, specDir, workspace, ledger: options.ledger, confirm: options.confirm, privacy, ollamaHost: options.ollamaHost, credentials: options.credentials, onProgress: options.onProgress, onElicit: options.onElicit, oauthConsent: options.oauthConsent, onReviewSample: options.onReviewSample, sealKeys, toolHost, ...(options.parkEscalations ? { durableServerInput: true } : {}) };
   }
 
   /** What a workflow node (or an agent's workflow tool) runs its child with: this run's shared options, its own journal (issue 29). */
@@ -793,6 +797,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
         return runToolNode(node, run, {
           runId,
           keyRunId,
+          keepToolResults,
           graph,
           tools,
           ledger: options.ledger,

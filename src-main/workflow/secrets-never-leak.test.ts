@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '@shared/contracts/events';
 import { WorkflowGraph } from '@shared/workflow/document';
-import { createMemoryLedger } from '../mcp/idempotency-ledger';
+import { recordingLedger } from '../../test-support/recording-ledger';
 import { plantedKeychain } from '../../test-support/planted-keychain';
 import { tempNotesWorkspace } from '../../test-support/workspace';
 import { runWorkflow } from './run-workflow';
@@ -34,13 +34,17 @@ describe.skipIf(!hasSessionBus)('a planted keychain secret in a workflow (needs 
         ],
       });
       const events: RunEvent[] = [];
-      const run = await runWorkflow({ graph, specDir: ws.dir, inputs: {}, ledger: createMemoryLedger(), onEvent: (e) => events.push(e), credentials: store, confirm: async () => 'granted' });
+      const { ledger, outcomes } = recordingLedger();
+      const run = await runWorkflow({ graph, specDir: ws.dir, inputs: {}, ledger, onEvent: (e) => events.push(e), credentials: store, confirm: async () => 'granted' });
       expect(run.message).toBeUndefined();
       expect(run.status).toBe('completed');
       // The tool did print the environment, so masking (not absence) is what is tested.
       expect(JSON.stringify(run.outputs)).toContain('PLANTED_TOKEN');
       const everything = JSON.stringify({ events, run });
       expect(everything).not.toContain(PLANTED);
+      // The result kept with the call's key (given again if a stop cut the node off) is the masked one too.
+      expect(outcomes.map((o) => o.result?.content)).toEqual([expect.stringContaining('PLANTED_TOKEN')]);
+      expect(JSON.stringify(outcomes)).not.toContain(PLANTED);
     } finally {
       ws.cleanup();
     }

@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { memorySealKeys } from '../../test-support/seal-keys-double';
 import { tempNotesWorkspace } from '../../test-support/workspace';
 import { createMemoryLedger } from '../mcp/idempotency-ledger';
+import { recordingLedger } from '../../test-support/recording-ledger';
 import { runWorkflow, type RunWorkflowOptions } from './run-workflow';
 import type { WorkflowCheckpoint } from './workflow-checkpoint';
 
@@ -125,7 +126,8 @@ describe('a value bound for a sensitive argument', () => {
       ],
     });
     const events: RunEvent[] = [];
-    const opts = options(workflow, events, { confirm: async () => 'granted' });
+    const { ledger, outcomes } = recordingLedger();
+    const opts = options(workflow, events, { confirm: async () => 'granted', ledger });
     writeFileSync(join(opts.workspace ?? '', 'token.txt'), token);
     const run = await runWorkflow(opts);
     expect(run.status, run.message).toBe('completed');
@@ -133,5 +135,9 @@ describe('a value bound for a sensitive argument', () => {
     const fetched = events.find((e) => e.type === 'tool.executed' && e.invocation_id === 'fetch');
     expect(fetched?.type === 'tool.executed' && fetched.execution.content).toBe(MASK);
     expect(JSON.stringify({ events, run })).not.toContain(token);
+    // Known to carry the value only after the call: such a run keeps no result with its keys (both calls were made).
+    expect(outcomes).toHaveLength(2);
+    expect(outcomes.filter((o) => o.result !== undefined)).toEqual([]);
+    expect(JSON.stringify(outcomes)).not.toContain(token);
   });
 });

@@ -33,6 +33,8 @@ import type { WorkflowTools } from './workflow-tools';
 
 export interface ToolNodeDeps {
   runId: string;
+  /** The workflow's trace records tool results: the call's result is kept with its key (boundary-actors.ts). */
+  keepToolResults?: boolean;
   /** The id the call's idempotency key derives from, when not `runId` (a child started again: run-workflow.ts). */
   keyRunId?: string;
   graph: WorkflowGraph;
@@ -309,6 +311,7 @@ async function callOnce(p: PreparedCalls, call: { round: number; decision: ToolC
     maskVersion: () => deps.secrets.version,
     sensitiveFound: (value) => void deps.secrets.registerSensitive(value),
     onExecution: () => undefined,
+    keepResults: deps.keepToolResults === true,
     onToolProgress: (r, key, report) => run.emit(toolProgressEvent(r, key, report, (text) => deps.secrets.maskText(text))),
     runSignal: run.signal,
     ...(deps.parkEscalations && !deps.replay ? { pauseForInput: true } : {}),

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { RoundCard } from './RoundCard';
 import { deriveRounds } from '../db/derive-rounds';
-import { escalatedRound, eventLog, startRun } from '../testing/event-fixtures';
+import { escalatedRound, eventLog, readExecutedRound, startRun } from '../testing/event-fixtures';
 import type { HumanAnswer } from '@shared/contracts/intervention';
 
 function escalated(answer?: HumanAnswer): string {
@@ -15,6 +15,22 @@ function escalated(answer?: HumanAnswer): string {
 }
 
 describe('RoundCard', () => {
+  it('a call made before a stop, its result given again, says so in words; a call made now does not', () => {
+    const render = (givenAgain: boolean) => {
+      const log = eventLog(`run-roundcard-given-${givenAgain}`);
+      startRun(log);
+      readExecutedRound(log, 1, { givenAgain });
+      const [view] = deriveRounds(log.events);
+      if (!view) throw new Error('no round derived');
+      return renderToStaticMarkup(<RoundCard view={view} />);
+    };
+    const again = render(true);
+    expect(again).toContain('data-testid="round-result-given-again"');
+    expect(again).toContain('This exact call was made before a stop cut the run off. The result it got then is given again; the call was not made twice.');
+    expect(again).toContain('- buy milk');
+    expect(render(false)).not.toContain('round-result-given-again');
+  });
+
   it('while a person is still deciding, the escalated candidate is shown as pending, not struck out as rejected', () => {
     const html = escalated();
     expect(html).toContain('data-rejected="false"');

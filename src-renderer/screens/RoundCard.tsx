@@ -336,6 +336,12 @@ export function RoundCard({ view, dryRun = false, gate, onShowGate, ended = fals
                 </span>
               )}
               {view.message && <p className="outcome__message">{view.message}</p>}
+              {view.authorization?.ok && view.authorization.recorded_result && (
+                // Issue 26's restart of a node: the same call (the same key) made before a stop, never twice.
+                <p className="muted" data-testid="round-result-given-again">
+                  This exact call was made before a stop cut the run off. The result it got then is given again; the call was not made twice.
+                </p>
+              )}
               {view.execution && (
                 <details className="result" open={view.execution.content.length < 240}>
                   <summary>

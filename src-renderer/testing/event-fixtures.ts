@@ -80,14 +80,16 @@ export const BAD_WRITE: Decision = { decision_type: 'tool_call', tool_name: 'wri
 export const GOOD_WRITE: Decision = { decision_type: 'tool_call', tool_name: 'write_file', arguments: { path: 'notes/summary.md', content: '- buy milk' } };
 
 /** A read: valid, no review required (not protected), selected, executed. */
-export function readExecutedRound(log: EventLog, round: number, opts: { complete?: boolean } = {}): void {
+/** `givenAgain`: the call was made before a stop cut the run's node off, and its kept result is given again. */
+export function readExecutedRound(log: EventLog, round: number, opts: { complete?: boolean; givenAgain?: boolean } = {}): void {
   const cand = openRound(log, round, READ_CALL);
   const validation = { ok: true, issues: [], schema_hash: 'hash-read-0001' };
   log.add({ type: 'candidate.validated', round, validation });
   log.add({ type: 'review.decided', round, review: { required: false, rule: 'not_required' } });
   log.add({ type: 'decision.selected', round, source: 'student', decision: READ_CALL });
   const key = `idem-${log.runId}-${round}`;
-  log.add({ type: 'decision.authorized', round, authorization: { ok: true, idempotency_key: key } });
+  const authorization = { ok: true as const, idempotency_key: key, ...(opts.givenAgain ? { recorded_result: true as const } : {}) };
+  log.add({ type: 'decision.authorized', round, authorization });
   log.add({ type: 'decision.committed', round, history_index: round, decision: READ_CALL });
   const execution = {
     server: 'fs',
@@ -97,7 +99,7 @@ export function readExecutedRound(log: EventLog, round: number, opts: { complete
     ok: true,
     is_error: false,
     content: '- buy milk\n- call Ada',
-    duration_ms: 4,
+    duration_ms: opts.givenAgain ? 0 : 4,
   };
   log.add({ type: 'tool.executed', round, execution });
   if (opts.complete === false) return;
@@ -110,7 +112,7 @@ export function readExecutedRound(log: EventLog, round: number, opts: { complete
     review: { required: false, rule: 'not_required' },
     verdicts: [],
     selected: { source: 'student', decision: READ_CALL },
-    authorization: { ok: true, idempotency_key: key },
+    authorization,
     history_index: round,
     execution,
     outcome: 'executed',

@@ -19,9 +19,15 @@ const CONTROL: Decision[] = [
   { decision_type: 'complete', output: '' },
 ];
 
+const KEPT = [undefined, true] as const;
+
 function allFacts(): AuthorizationFacts[] {
   return KEYS.flatMap((key) =>
-    LEDGERS.flatMap((ledger) => CONFIRMATIONS.map((confirmation) => (key ? { idempotency_key: key, ledger, confirmation } : { ledger, confirmation }))),
+    LEDGERS.flatMap((ledger) =>
+      CONFIRMATIONS.flatMap((confirmation) =>
+        KEPT.map((kept) => ({ ...(key ? { idempotency_key: key } : {}), ledger, confirmation, ...(kept ? { result_kept: kept } : {}) })),
+      ),
+    ),
   );
 }
 
@@ -44,7 +50,7 @@ describe('execution authorization (exhaustive over decisions, tools, review and 
     }
   });
 
-  it('a tool call is authorized exactly when reviewed-if-protected, keyed, new and confirmed-if-required', () => {
+  it('a tool call is authorized exactly when reviewed-if-protected, keyed, and either new and confirmed-if-required or made before with its result kept (given again, never called)', () => {
     let cases = 0;
     for (const tool of allTools()) {
       for (const reviewed of [true, false]) {
@@ -53,14 +59,18 @@ describe('execution authorization (exhaustive over decisions, tools, review and 
           const result = authorizeDecision({ decision: toolCall, tool, reviewed, facts });
           const protectedEffect = isProtectedEffect(tool?.effect.effect ?? 'unknown');
           const needsUser = tool?.effect.requires_user_confirmation ?? false;
-          const allowed = (!protectedEffect || reviewed) && facts.idempotency_key !== undefined && facts.ledger === 'new' && (!needsUser || facts.confirmation === 'granted');
+          const givenAgain = facts.ledger === 'executed' && facts.result_kept === true;
+          const fresh = facts.ledger === 'new' && (!needsUser || facts.confirmation === 'granted');
+          const allowed = (!protectedEffect || reviewed) && facts.idempotency_key !== undefined && (fresh || givenAgain);
           expect(result.ok, JSON.stringify({ tool: tool?.effect, reviewed, facts })).toBe(allowed);
           if (result.ok) expect(result.idempotency_key).toBe(KEY);
+          // Only a key executed before, with its result kept, is given again; a new one is called, one in flight never.
+          if (result.ok) expect(result.recorded_result === true).toBe(givenAgain);
           expect(Authorization.safeParse(result).success).toBe(true);
         }
       }
     }
-    expect(cases).toBe(11 * 2 * 24);
+    expect(cases).toBe(11 * 2 * 48);
   });
 
   it('denials name the first rule that fails, in the order review, key, ledger, confirmation', () => {
@@ -77,6 +87,15 @@ describe('execution authorization (exhaustive over decisions, tools, review and 
     expect(deny(true, { idempotency_key: KEY, ledger: 'new', confirmation: 'unavailable' })).toBe('confirmation_unavailable');
     expect(deny(true, { idempotency_key: KEY, ledger: 'new', confirmation: 'not_needed' })).toBe('confirmation_unavailable');
     expect(deny(true, { idempotency_key: KEY, ledger: 'new', confirmation: 'granted' })).toBe('ok');
+  });
+
+  it('a call made before a stop, its result kept, is given again without asking the person twice; an unreviewed protected one is still refused', () => {
+    const write = offeredTool({ name: 't', effect: 'irreversible_write', requires_user_confirmation: true, schema: {} });
+    const facts = { idempotency_key: KEY, ledger: 'executed', confirmation: 'not_needed', result_kept: true } as const;
+    expect(authorizeDecision({ decision: toolCall, tool: write, reviewed: true, facts })).toEqual({ ok: true, idempotency_key: KEY, recorded_result: true });
+    expect(authorizeDecision({ decision: toolCall, tool: write, reviewed: false, facts })).toMatchObject({ ok: false, reason: 'protected_unreviewed' });
+    // In flight: its outcome is unknown, so nothing can be given again and it is never called again.
+    expect(authorizeDecision({ decision: toolCall, tool: write, reviewed: true, facts: { ...facts, ledger: 'in_flight' } })).toMatchObject({ ok: false, reason: 'duplicate_execution' });
   });
 
   it('a tool nobody described is protected', () => {

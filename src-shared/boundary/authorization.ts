@@ -8,6 +8,11 @@ export const AuthorizationFacts = z
   .object({
     idempotency_key: z.string().min(8).optional(),
     ledger: z.enum(['new', 'executed', 'in_flight']),
+    /**
+     * An executed key whose call's result the ledger kept (the history holds it whole): a node that a stop cut
+     * off and that starts again gets that result back for the same call, which is not made again.
+     */
+    result_kept: z.literal(true).optional(),
     /** `pending`: the app will ask the user; the round ends here and the run waits for the answer. */
     confirmation: z.enum(['not_needed', 'granted', 'denied', 'unavailable', 'pending']),
     /** SCS finish gate: a `complete` is delivered only once the monitor allowed it (seed 001). */
@@ -29,7 +34,8 @@ export const DenialReason = z.enum(DENIAL_REASONS);
 export type DenialReason = z.infer<typeof DenialReason>;
 
 export const Authorization = z.discriminatedUnion('ok', [
-  z.object({ ok: z.literal(true), idempotency_key: z.string().optional() }).strict(),
+  /** `recorded_result`: the call was made before (an executed key); its kept result is given again and nothing is called. */
+  z.object({ ok: z.literal(true), idempotency_key: z.string().optional(), recorded_result: z.literal(true).optional() }).strict(),
   z.object({ ok: z.literal(false), reason: DenialReason, message: z.string() }).strict(),
 ]);
 export type Authorization = z.infer<typeof Authorization>;
@@ -62,6 +68,10 @@ export function authorizeDecision(input: {
   const effect = tool?.effect.effect ?? 'unknown';
   if (isProtectedEffect(effect) && !reviewed) return deny('protected_unreviewed');
   if (!facts.idempotency_key) return deny('missing_idempotency_key');
+  if (facts.ledger === 'executed' && facts.result_kept === true) {
+    // Made once already, and its result kept: given again, nothing executes (I5), no person is asked twice.
+    return { ok: true, idempotency_key: facts.idempotency_key, recorded_result: true };
+  }
   if (facts.ledger !== 'new') return deny('duplicate_execution');
   if (tool?.effect.requires_user_confirmation ?? false) {
     if (facts.confirmation === 'denied') return deny('confirmation_denied');

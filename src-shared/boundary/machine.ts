@@ -88,6 +88,8 @@ export interface ExecuteInput {
   decision: ToolCallDecision;
   tool: OfferedTool;
   idempotency_key: string;
+  /** The key was executed before and its result kept: the host gives that result again and calls nothing. */
+  recorded_result?: true;
 }
 export interface DeliverInput {
   round: number;
@@ -209,7 +211,7 @@ function executeInputOf(ctx: BoundaryContext): ExecuteInput | undefined {
   const selected = ctx.selected;
   if (selected?.decision.decision_type !== 'tool_call' || !selected.tool) return undefined;
   if (!ctx.authorization?.ok || !ctx.authorization.idempotency_key) return undefined;
-  return { round: ctx.round, decision: selected.decision, tool: selected.tool, idempotency_key: ctx.authorization.idempotency_key };
+  return { round: ctx.round, decision: selected.decision, tool: selected.tool, idempotency_key: ctx.authorization.idempotency_key, ...(ctx.authorization.recorded_result ? { recorded_result: true as const } : {}) };
 }
 
 const lastAttempt = (ctx: BoundaryContext): VerdictAttempt | undefined => ctx.evaluation?.attempt;

@@ -57,7 +57,12 @@ export function formatRound(record: RoundRecord, dryRun = false): string {
   const detail = record.outcome === 'executed' && record.execution?.is_error ? ' (tool reported an error)' : '';
   const why = record.outcome === 'executed' || record.outcome === 'delivered' ? '' : `: ${record.message ?? record.reason ?? ''}`;
   // A dry run's call was authorized and not run: said as the app's round says it, never "executed".
-  const outcome = dryRun && record.outcome === 'executed' ? 'would have executed (dry run: not run)' : record.outcome;
+  const givenAgain = record.authorization?.ok === true && record.authorization.recorded_result === true;
+  const outcome = dryRun && record.outcome === 'executed'
+    ? 'would have executed (dry run: not run)'
+    : givenAgain && record.outcome === 'executed'
+      ? 'given the result it got before the stop (made once, not called again)'
+      : record.outcome;
   lines.push(`           →${selected} ${outcome}${detail}${why}`);
   return lines.join('\n');
 }

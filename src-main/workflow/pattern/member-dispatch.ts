@@ -24,7 +24,7 @@ import type { SubworkflowDeps } from '../workflow-node';
  */
 export type MemberDeps = Pick<
   AgentNodeDeps,
-  'runId' | 'keyRunId' | 'graph' | 'specDir' | 'workspace' | 'ledger' | 'confirm' | 'privacy' | 'ollamaHost' | 'credentials' | 'onProgress' | 'toolHost'
+  'runId' | 'keyRunId' | 'keepToolResults' | 'graph' | 'specDir' | 'workspace' | 'ledger' | 'confirm' | 'privacy' | 'ollamaHost' | 'credentials' | 'onProgress' | 'toolHost'
 > & {
   /** Call the models, execute no tool (a dry replay). */
   dryRun?: boolean;
@@ -185,6 +185,7 @@ export function createDispatch(
         ...(tools ? { wrapToolHost: tools } : {}),
         textsFinal: true,
         ...(deps.dryRun ? { dryRun: true } : {}),
+        keepToolResults: deps.keepToolResults === true,
         ...(resume?.tag === id ? { resume: { checkpoint: resume.checkpoint, answer: resume.answer } } : {}),
       });
       if (result.status === 'waiting' && deps.parkMember && result.checkpoint && result.intervention) {

@@ -153,7 +153,8 @@ export function checkRoundInvariants(trace: ReplayTrace): string[] {
     const approvedByPerson = input.preselected !== undefined && output.selected?.source === 'human';
     const reviewed = approvedByPerson || output.proposer === 'teacher' || deciding?.verdict?.verdict === 'accept' || deciding?.verdict?.verdict === 'replace';
     if (isProtectedEffect(effect) && !reviewed) v.push(`I4: protected effect ${effect} executed without a teacher verdict selecting it`);
-    if (tool?.effect.requires_user_confirmation ?? true) {
+    // A call made before, its result given again (I5 checks it is one), runs nothing: the person who confirmed it then is not asked twice.
+    if ((tool?.effect.requires_user_confirmation ?? true) && x.input.recorded_result !== true) {
       const last = authorizes.at(-1)?.settled;
       const confirmation = last?.kind === 'done' ? (last.output as { confirmation?: string }).confirmation : undefined;
       if (confirmation !== 'granted') v.push(`I4: ${x.input.decision.tool_name} requires the user's confirmation but executed with ${confirmation ?? 'none'}`);
@@ -176,12 +177,15 @@ export function checkRoundInvariants(trace: ReplayTrace): string[] {
     }
   }
 
-  // ── I5: one execution per round; a non-new ledger state never executes ─────────────────────────
+  // ── I5: one execution per round; a non-new ledger state never executes (a call made before with
+  // its result kept reaches the host only as that result given again, never as a call) ────────────
   if (executes.length > 1) v.push(`I5: ${executes.length} executions in one round`);
   for (const x of executes) {
     const last = authorizes.at(-1)?.settled;
     const ledger = last?.kind === 'done' ? (last.output as { ledger?: string }).ledger : undefined;
-    if (ledger !== 'new') v.push(`I5: executed although the ledger said ${ledger ?? 'nothing'}`);
+    const givenAgain = ledger === 'executed' && last?.kind === 'done' && (last.output as { result_kept?: boolean }).result_kept === true;
+    if (ledger !== 'new' && !givenAgain) v.push(`I5: executed although the ledger said ${ledger ?? 'nothing'}`);
+    if ((x.input.recorded_result === true) !== givenAgain) v.push('I5: a call made before was asked of the host as a new call, or a new call as one given again');
     const key = last?.kind === 'done' ? (last.output as { idempotency_key?: string }).idempotency_key : undefined;
     if (key !== x.input.idempotency_key) v.push('I5: executed under a different idempotency key than the ledger checked');
   }

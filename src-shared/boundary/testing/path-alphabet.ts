@@ -71,7 +71,14 @@ function verdictReplies(input: BoundaryInput, attempt: number): ModelReply[] {
 function factsFor(snapshot: BoundarySnapshot): AuthorizationFacts[] {
   const selected = snapshot.context.selected;
   if (selected?.decision.decision_type !== 'tool_call') return [facts('new', 'not_needed', undefined)];
-  const base = [facts('new', 'not_needed'), facts('executed', 'not_needed'), facts('in_flight', 'not_needed'), facts('new', 'not_needed', undefined)];
+  const base = [
+    facts('new', 'not_needed'),
+    facts('executed', 'not_needed'),
+    facts('in_flight', 'not_needed'),
+    facts('new', 'not_needed', undefined),
+    // Made before a stop cut its node off, its result kept: given again, never called.
+    { ...facts('executed', 'not_needed'), result_kept: true as const },
+  ];
   if (!selected.tool?.effect.requires_user_confirmation) return base;
   return [...base, facts('new', 'denied'), facts('new', 'unavailable'), facts('new', 'pending'), facts('new', 'granted'), facts('executed', 'granted')];
 }
