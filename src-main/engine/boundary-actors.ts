@@ -132,9 +132,9 @@ function recordedWhole(text: string): boolean {
  * The result a ledger keeps with a call's key: only one the history records whole (untrimmed), so the ledger
  * never holds more of a result than the history does.
  */
-function keptResultOf(execution: ToolExecution): { result?: KeptResult } {
+function keptResultOf(execution: ToolExecution, recordedIn: string): { result?: KeptResult; recorded_in?: string } {
   if (!recordedWhole(execution.content) || (execution.error !== undefined && !recordedWhole(execution.error))) return {};
-  return { result: { ok: execution.ok, is_error: execution.is_error, content: execution.content, ...(execution.error !== undefined ? { error: execution.error } : {}) } };
+  return { result: { ok: execution.ok, is_error: execution.is_error, content: execution.content, ...(execution.error !== undefined ? { error: execution.error } : {}) }, recorded_in: recordedIn };
 }
 
 /** A proposal request: one JSON decision (structured output) or a native tool call (tools mode). */
@@ -341,7 +341,7 @@ export function boundaryEffects(deps: BoundaryActorDeps): BoundaryEffects {
         // A call that ended while its run was being stopped may have ended because of the stop (a workflow tool's
         // child run halts, say): what it gave back then is no result to give again, so none is kept.
         const stopping = signal.aborted || deps.runSignal?.aborted === true;
-        deps.ledger.finish(idempotency_key, { ok: execution.ok, is_error: execution.is_error, ...(deps.keepResults && !stopping ? keptResultOf(execution) : {}) });
+        deps.ledger.finish(idempotency_key, { ok: execution.ok, is_error: execution.is_error, ...(deps.keepResults && !stopping ? keptResultOf(execution, deps.traceRunId ?? deps.runId) : {}) });
         deps.history.settle(index, execution.content, execution.is_error);
         deps.onExecution(execution);
         return execution;

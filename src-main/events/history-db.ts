@@ -82,7 +82,7 @@ CREATE TABLE IF NOT EXISTS ledger (
   finished_at TEXT,
   ok INTEGER,
   is_error INTEGER,
-  result TEXT
+  result_run TEXT
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS waiting (
   n INTEGER PRIMARY KEY,
@@ -115,15 +115,16 @@ export class HistoryDamagedError extends Error {
 export type HistoryDb = Database.Database;
 
 /**
- * The ledger's `result` column (a call's result kept with its key), added to a history made before it
- * without a new schema version: an older Steward still opens the folder and ignores the column. The
- * write lock is taken once, when the column is missing; a second process adding it first is no error.
+ * The ledger's `result_run` column (the run whose history records a call's result whole: history-ledger.ts),
+ * added to a history made before it without a new schema version: an older Steward still opens the folder
+ * and ignores the column. The write lock is taken once, when the column is missing; a second process adding
+ * it first is no error.
  */
 function keepLedgerResults(db: HistoryDb): void {
-  const has = () => db.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('ledger')").all().some((c) => c.name === 'result');
+  const has = () => db.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('ledger')").all().some((c) => c.name === 'result_run');
   if (has()) return;
   db.transaction(() => {
-    if (!has()) db.exec('ALTER TABLE ledger ADD COLUMN result TEXT');
+    if (!has()) db.exec('ALTER TABLE ledger ADD COLUMN result_run TEXT');
   }).immediate();
 }
 

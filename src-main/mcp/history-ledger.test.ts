@@ -83,17 +83,28 @@ describe('the ledger in the history database', () => {
     ledger.close();
   });
 
-  it('keeps a call\'s result with its key when given one, for this process and the next, and for no other key', () => {
+  /** A run's `tool.executed` for a key, as the history stores it (the row only: the ledger reads nothing else). */
+  function recordExecuted(runId: string, seq: number, key: string, content: string): void {
+    const db = new Database(path.join(dir, 'history.sqlite'));
+    const execution = { server: 'fs', tool: 'read_text_file', arguments: {}, idempotency_key: key, ok: true, is_error: false, content, duration_ms: 2 };
+    db.prepare('INSERT INTO events (id, run_id, seq, type, body) VALUES (?, ?, ?, ?, ?)').run(`${runId}:${seq}`, runId, seq, 'tool.executed', JSON.stringify({ type: 'tool.executed', run_id: runId, seq, round: 1, execution }));
+    db.close();
+  }
+
+  it('gives an executed key\'s result from the history\'s record of it, in the run its row names, matched by the parsed key', () => {
     const first = openDataFolderLedger(dir);
     const result = { ok: true, is_error: false, content: 'the notes, as the model got them' };
     first.begin('kept', meta);
-    first.finish('kept', { ok: true, is_error: false, result });
-    // Before its window commits, from this process's memory.
-    expect(first.keptResult?.('kept')).toEqual(result);
+    first.finish('kept', { ok: true, is_error: false, result, recorded_in: 'run-1' });
+    // Committed at once here (no window), and the history has no record of it yet: nothing to give.
+    expect(first.keptResult?.('kept')).toBeUndefined();
     first.begin('bare', meta);
     first.finish('bare', { ok: true, is_error: false });
     first.begin('cut-off', meta);
     first.close();
+    // Another key's record first: only the one whose parsed key matches is taken.
+    recordExecuted('run-1', 0, 'other', 'not this one');
+    recordExecuted('run-1', 1, 'kept', result.content);
     const again = openDataFolderLedger(dir);
     expect(again.keptResult?.('kept')).toEqual(result);
     expect(again.keptResult?.('bare')).toBeUndefined();
@@ -104,18 +115,26 @@ describe('the ledger in the history database', () => {
     again.close();
   });
 
-  it('a kept result that does not read as one is no result (the call is refused as a repeat, as before)', () => {
+  it('keeps no copy of its own: once the run is deleted (or its record lost, or unreadable) nothing is given, and the call is refused as a repeat', () => {
     const ledger = openDataFolderLedger(dir);
     ledger.begin('k', meta);
-    ledger.finish('k', { ok: true, is_error: false, result: { ok: true, is_error: false, content: 'x' } });
+    ledger.finish('k', { ok: true, is_error: false, result: { ok: true, is_error: false, content: 'x' }, recorded_in: 'run-1' });
     ledger.close();
+    recordExecuted('run-1', 0, 'k', 'x');
     const db = new Database(path.join(dir, 'history.sqlite'));
-    db.prepare("UPDATE ledger SET result = '{\"content\":1}' WHERE key = 'k'").run();
+    expect(db.prepare("SELECT result_run FROM ledger WHERE key = 'k'").get()).toEqual({ result_run: 'run-1' });
+    db.prepare("UPDATE events SET body = '{\"execution\":{\"idempotency_key\":\"k\"}}'").run();
     db.close();
-    const again = openDataFolderLedger(dir);
-    expect(again.state('k')).toBe('executed');
-    expect(again.keptResult?.('k')).toBeUndefined();
+    const damaged = openDataFolderLedger(dir);
+    expect(damaged.keptResult?.('k')).toBeUndefined();
+    damaged.close();
+    const again = new Database(path.join(dir, 'history.sqlite'));
+    again.prepare("DELETE FROM events WHERE run_id = 'run-1'").run();
     again.close();
+    const deleted = openDataFolderLedger(dir);
+    expect(deleted.state('k')).toBe('executed');
+    expect(deleted.keptResult?.('k')).toBeUndefined();
+    deleted.close();
   });
 
   it('a history made before results were kept gets the column at its first open, its keys as they were; an older Steward still reads it', () => {
@@ -124,24 +143,24 @@ describe('the ledger in the history database', () => {
     ledger.begin('old', meta);
     ledger.finish('old', { ok: true, is_error: false });
     ledger.close();
-    // The table as schema 4 made it: no result column.
+    // The table as schema 4 made it: no result_run column.
     const db = new Database(file);
-    db.exec('ALTER TABLE ledger DROP COLUMN result');
-    expect(db.prepare("SELECT count(*) AS n FROM pragma_table_info('ledger') WHERE name = 'result'").get()).toEqual({ n: 0 });
+    db.exec('ALTER TABLE ledger DROP COLUMN result_run');
+    expect(db.prepare("SELECT count(*) AS n FROM pragma_table_info('ledger') WHERE name = 'result_run'").get()).toEqual({ n: 0 });
     const version = db.pragma('user_version', { simple: true });
     db.close();
     const opened = openDataFolderLedger(dir);
     expect(opened.state('old')).toBe('executed');
     expect(opened.keptResult?.('old')).toBeUndefined();
     opened.begin('new', meta);
-    opened.finish('new', { ok: true, is_error: false, result: { ok: true, is_error: false, content: 'y' } });
+    opened.finish('new', { ok: true, is_error: false, result: { ok: true, is_error: false, content: 'y' }, recorded_in: 'run-9' });
     opened.close();
     const after = new Database(file);
     // The same schema version: a Steward from before this reads the folder as it did (it names its columns).
     expect(after.pragma('user_version', { simple: true })).toBe(version);
-    expect(after.prepare("SELECT key, state, result FROM ledger ORDER BY key").all()).toEqual([
-      { key: 'new', state: 'executed', result: '{"ok":true,"is_error":false,"content":"y"}' },
-      { key: 'old', state: 'executed', result: null },
+    expect(after.prepare('SELECT key, state, result_run FROM ledger ORDER BY key').all()).toEqual([
+      { key: 'new', state: 'executed', result_run: 'run-9' },
+      { key: 'old', state: 'executed', result_run: null },
     ]);
     after.close();
   });

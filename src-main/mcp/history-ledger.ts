@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { historyPath, openHistoryDb, type HistoryDb } from '../events/history-db';
-import { DuplicateExecutionError, KeptResult, LedgerError, openFileLedger, type IdempotencyLedger, type LedgerBeginMeta, type LedgerOutcome, type LedgerState } from './idempotency-ledger';
+import { ToolExecution } from '@shared/contracts/round';
+import { DuplicateExecutionError, LedgerError, openFileLedger, type IdempotencyLedger, type KeptResult, type LedgerBeginMeta, type LedgerOutcome, type LedgerState } from './idempotency-ledger';
 
 /**
  * The data folder's idempotency ledger (I5), in the history database (issue 26) beside the events:
@@ -68,8 +69,9 @@ export class HistoryLedger implements IdempotencyLedger {
       begin: this.db.prepare<[string, string, number, string, string, string]>(
         "INSERT INTO ledger (key, state, run_id, round, server, tool, begun_at) VALUES (?, 'in_flight', ?, ?, ?, ?, ?)",
       ),
-      finish: this.db.prepare<[string, number, number, string | null, string]>("UPDATE ledger SET state = 'executed', finished_at = ?, ok = ?, is_error = ?, result = ? WHERE key = ? AND state = 'in_flight'"),
-      result: this.db.prepare<[string], string | null>("SELECT result FROM ledger WHERE key = ? AND state = 'executed'").pluck(),
+      finish: this.db.prepare<[string, number, number, string | null, string]>("UPDATE ledger SET state = 'executed', finished_at = ?, ok = ?, is_error = ?, result_run = ? WHERE key = ? AND state = 'in_flight'"),
+      resultRun: this.db.prepare<[string], string | null>("SELECT result_run FROM ledger WHERE key = ? AND state = 'executed'").pluck(),
+      executions: this.db.prepare<[string], string>("SELECT body FROM events WHERE run_id = ? AND type = 'tool.executed' ORDER BY seq").pluck(),
       keep: this.db.prepare<[string, string, string]>(
         "INSERT INTO ledger (key, state, run_id, round, server, tool, begun_at) VALUES (?, ?, '', 0, '', '', ?) ON CONFLICT (key) DO UPDATE SET state = CASE WHEN excluded.state = 'executed' THEN 'executed' ELSE ledger.state END",
       ),
@@ -132,11 +134,11 @@ export class HistoryLedger implements IdempotencyLedger {
     if (state !== 'in_flight') throw new LedgerError(`cannot finish idempotency key ${key.slice(0, 12)}…: it is ${state}, not in flight`);
     const at = new Date().toISOString();
     this.finishing.set(key, outcome.result);
-    const result = outcome.result ? JSON.stringify(outcome.result) : null;
+    const resultRun = outcome.result && outcome.recorded_in !== undefined ? outcome.recorded_in : null;
     try {
       this.writes.later(() => {
         this.finishing.delete(key);
-        this.sql.finish.run(at, outcome.ok ? 1 : 0, outcome.is_error ? 1 : 0, result, key);
+        this.sql.finish.run(at, outcome.ok ? 1 : 0, outcome.is_error ? 1 : 0, resultRun, key);
       });
     } catch (error) {
       this.finishing.delete(key);
@@ -145,19 +147,21 @@ export class HistoryLedger implements IdempotencyLedger {
   }
 
   /**
-   * The result an executed key's call gave back, as kept with it (any process's); undefined when none was kept
-   * or the kept text does not read as one (fail closed: the call is refused as a repeat, as before results were kept).
+   * The result an executed key's call gave back (any process's call): read from the history's own record of it,
+   * the `tool.executed` for this key in the run its row names (by the parsed key, never the text). Undefined when
+   * none was kept, that run's events are gone (deleted, or lost to a crash) or do not read as one: the call is then
+   * refused as a repeat, as before results were kept. Before its commit, from this process's memory.
    */
   keptResult(key: string): KeptResult | undefined {
     if (this.finishing.has(key)) return this.finishing.get(key);
-    const text = this.sql.result.get(key);
-    if (typeof text !== 'string') return undefined;
-    try {
-      const parsed = KeptResult.safeParse(JSON.parse(text));
-      return parsed.success ? parsed.data : undefined;
-    } catch {
-      return undefined;
+    const run = this.sql.resultRun.get(key);
+    if (typeof run !== 'string') return undefined;
+    for (const body of this.sql.executions.all(run)) {
+      const execution = executionIn(body);
+      if (execution?.idempotency_key !== key) continue;
+      return { ok: execution.ok, is_error: execution.is_error, content: execution.content, ...(execution.error !== undefined ? { error: execution.error } : {}) };
     }
+    return undefined;
   }
 
   /** The check and the claim are one step for every process: the write lock is taken first (IMMEDIATE). */
@@ -195,6 +199,16 @@ export class HistoryLedger implements IdempotencyLedger {
       // Another process on the folder moved it first: its keys are in the table all the same.
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
+  }
+}
+
+/** The execution a stored `tool.executed` event holds, checked by its contract; undefined for a body that does not read as one. */
+function executionIn(body: string): ToolExecution | undefined {
+  try {
+    const parsed = ToolExecution.safeParse((JSON.parse(body) as { execution?: unknown }).execution);
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -29,11 +29,13 @@ export interface LedgerOutcome {
   ok: boolean;
   is_error: boolean;
   /**
-   * What the call gave back, as the model got it and the history records it whole (the host keeps it only
-   * then: never more than the history holds). A run whose node starts again after a stop gets it again
-   * instead of a refusal; the call itself is never made twice.
+   * What the call gave back, as the model got it, when the history records it whole in run `recorded_in`
+   * (its `tool.executed` for this key). A node that starts again after a stop is given it again instead of a
+   * refusal; the call itself is never made twice. The history's ledger keeps only where to find it (so a
+   * deleted run takes it along); a ledger in memory keeps the result for its process.
    */
   result?: KeptResult;
+  recorded_in?: string;
 }
 
 /** A call's result kept with its key: its outcome, its text (masked as the model got it) and the call's error, if any. */

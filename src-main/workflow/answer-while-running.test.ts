@@ -274,7 +274,7 @@ describe('a child run started again after a host stop', () => {
     rmSync(join(r.workspace, 'made-first'), { recursive: true });
     // What a result too large to record whole leaves: the key executed, nothing kept with it.
     const db = new Database(historyPath(r.dataDir));
-    db.prepare('UPDATE ledger SET result = NULL').run();
+    db.prepare('UPDATE ledger SET result_run = NULL').run();
     db.close();
     const again = await startHost(r.dataDir);
     expect(await again.ok('interventions.answer', { run_id: r.run_id, intervention_id: r.question.id, answer: { action: 'approve' } })).toEqual({ resumed: true });
