@@ -34,12 +34,14 @@ test('quitting while a workflow waits for you and another node still runs keeps 
   const api = await connectHost(host);
   await api.request('events.subscribe', {});
   await api.request('workspaces.register', { workspace: { id: 'share', path: workspace } });
-  // The slow node runs a stored workflow whose agent thinks for 12 s: it outlasts the quit.
-  await api.request('workflows.save', { workflow: slowThought(12_000) });
+  // The slow node runs a stored workflow that makes a folder, then thinks for 12 s (its agent): it outlasts the quit.
+  await api.request('workflows.save', { workflow: slowThought(12_000, 'pondered', true) });
   const workflow = storedIn(escalatingWithSlowChild(workspace, 12_000), 'share');
   await api.request('workflows.save', { workflow });
   const { run_id } = (await api.request('workflows.run', { id: workflow.id, inputs: { name: 'shared.md' } })) as { run_id: string };
   await waitFor(() => api.events.some((e) => e.run_id === run_id && e.type === 'intervention.requested'), 60_000, 'the question to the person');
+  // The quit comes once the slow node's run has made its folder (a quit mid-call would leave that call refused for good).
+  await waitFor(() => api.events.some((e) => e.run_id === `${run_id}:slow` && e.type === 'tool.executed'), 60_000, 'the folder made by the slow node\'s run');
   api.close();
 
   await host.stop('SIGTERM');
@@ -77,4 +79,8 @@ test('quitting while a workflow waits for you and another node still runs keeps 
   await expect(page.getByTestId('run-status')).toHaveAttribute('data-status', 'completed');
   await expect(page.getByTestId('run-restarted-as')).toHaveCount(0);
   expect(cutOff).not.toBe(wentOn);
+  // Its folder was made by the first start: the same call is given the result it got then, and says so.
+  await page.locator('[data-testid="node-invocation"][data-node="mk"] .node-inv__toggle').click();
+  await expect(page.getByTestId('round-result-given-again')).toContainText('The result it got then is given again; the call was not made twice.');
+  await shot(page, 'quit-while-waiting-result-given-again');
 });
