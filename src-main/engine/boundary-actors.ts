@@ -73,9 +73,9 @@ export interface BoundaryActorDeps {
   /** Dry run: every step runs except the tool itself (no call, nothing in the ledger). */
   dryRun?: boolean;
   /**
-   * The run's history records tool results whole (its trace profile keeps them): a call's result small
-   * enough to be recorded untrimmed is then kept with its key too, so a node a stop cut off gets it again
-   * when it starts again (the ledger never holds what the history does not).
+   * The run's history records tool results whole (its trace profile keeps them): for a call's result small
+   * enough to be recorded untrimmed, its key then names the run whose history holds it, so a node a stop cut
+   * off is given it again when it starts again (history-ledger.ts keeps no copy of its own).
    */
   keepResults?: boolean;
   /**
@@ -129,8 +129,8 @@ function recordedWhole(text: string): boolean {
 }
 
 /**
- * The result a ledger keeps with a call's key: only one the history records whole (untrimmed), so the ledger
- * never holds more of a result than the history does.
+ * What the ledger is told of a call's result: only one the history records whole (untrimmed), and the run
+ * whose history records it (the history's ledger reads it back from there; one in memory keeps it).
  */
 function keptResultOf(execution: ToolExecution, recordedIn: string): { result?: KeptResult; recorded_in?: string } {
   if (!recordedWhole(execution.content) || (execution.error !== undefined && !recordedWhole(execution.error))) return {};

@@ -1,5 +1,6 @@
 import { appendFileSync, closeSync, fstatSync, openSync, readSync, truncateSync } from 'node:fs';
 import { z } from 'zod';
+import type { ToolExecution } from '@shared/contracts/round';
 import type { EffectClass } from '@shared/contracts/tool-effect';
 import { hashJson } from '../util/hash';
 import { describeHolder, isStale, newLockRecord, removeStale, sleepSync, tryLock, unlock } from '../util/lock-file';
@@ -38,9 +39,8 @@ export interface LedgerOutcome {
   recorded_in?: string;
 }
 
-/** A call's result kept with its key: its outcome, its text (masked as the model got it) and the call's error, if any. */
-export const KeptResult = z.object({ ok: z.boolean(), is_error: z.boolean(), content: z.string(), error: z.string().optional() }).strict();
-export type KeptResult = z.infer<typeof KeptResult>;
+/** A call's result as given again: its outcome, its text (masked as the model got it) and the call's error, if any. */
+export type KeptResult = Pick<ToolExecution, 'ok' | 'is_error' | 'content' | 'error'>;
 
 export interface IdempotencyLedger {
   state(key: string): LedgerState;
