@@ -76,6 +76,15 @@ async function runSharing(delayMs: number, build: (workspace: string, delayMs: n
 }
 
 /** Two writes that each wait for a person's confirmation, beside the slow branch. */
+/** `escalatingWithSlowBranch` with its slow branch an agent of the test's own (its instructions, tools and script). */
+function withSlowAgent(workspace: string, delayMs: number, agent: Record<string, unknown>): WorkflowGraph {
+  const graph = escalatingWithSlowBranch(workspace, delayMs);
+  return WorkflowGraph.parse({
+    ...graph,
+    nodes: graph.nodes.map((n) => (n.id === 'slow' ? { id: 'slow', kind: 'agent', task: 'Think about {{name}}.', inputs: [{ name: 'name', type: 'text' }], ...agent } : n)),
+  });
+}
+
 function twoConfirmations(workspace: string, delayMs: number): WorkflowGraph {
   const graph = confirmingWithSlowBranch(workspace, delayMs);
   const sharer = graph.nodes.find((n) => n.id === 'sharer');
@@ -291,33 +300,20 @@ describe('a child run started again after a host stop', () => {
 describe('a host stop while an agent node\'s workflow tool call runs beside a wait', () => {
   it('halts the tool\'s child run, which the restart closes as interrupted; the agent started again is refused the same call in words, never making it twice', async () => {
     const accept = { json: { verdict: 'accept', reason_codes: [], explanation: 'Thinking is on task.' } };
-    const withToolCall = (workspace: string, delayMs: number) => {
-      const graph = escalatingWithSlowBranch(workspace, delayMs);
-      return WorkflowGraph.parse({
-        ...graph,
-        nodes: graph.nodes.map((n) =>
-          n.id === 'slow'
-            ? {
-                id: 'slow',
-                kind: 'agent',
-                instructions: 'Think with your tool, then complete.',
-                task: 'Think about {{name}}.',
-                inputs: [{ name: 'name', type: 'text' }],
-                servers: [],
-                workflow_tools: ['slow-thought'],
-                supervision: { enabled: true, phase: 3 },
-                script: {
-                  student: [
-                    { json: { decision_type: 'tool_call', tool_name: 'workflow_slow-thought', arguments: { name: 'x' } } },
-                    { json: { decision_type: 'complete', output: 'thought' } },
-                  ],
-                  teacher: [accept, accept, accept, accept],
-                },
-              }
-            : n,
-        ),
+    const withToolCall = (workspace: string, delayMs: number) =>
+      withSlowAgent(workspace, delayMs, {
+        instructions: 'Think with your tool, then complete.',
+        servers: [],
+        workflow_tools: ['slow-thought'],
+        supervision: { enabled: true, phase: 3 },
+        script: {
+          student: [
+            { json: { decision_type: 'tool_call', tool_name: 'workflow_slow-thought', arguments: { name: 'x' } } },
+            { json: { decision_type: 'complete', output: 'thought' } },
+          ],
+          teacher: [accept, accept, accept, accept],
+        },
       });
-    };
     const r = await runSharing(8_000, withToolCall, [slowThought(8_000)]);
     const childOf = (events: RunEvent[]) => ofRun(events, r.run_id).find((e) => e.type === 'subworkflow.started')?.child_run_id;
     await expect.poll(() => childOf(r.events), { timeout: 20_000 }).toBeDefined();
@@ -388,26 +384,14 @@ describe('an agent node a host stop cut off after its tool call, beside a wait',
   it('starts again and is given the result its call got the first time, without calling again; the run completes', async () => {
     const readThenThink = (workspace: string, delayMs: number) => {
       writeFileSync(join(workspace, 'notes.md'), 'the notes as they were');
-      const graph = escalatingWithSlowBranch(workspace, delayMs);
-      return WorkflowGraph.parse({
-        ...graph,
-        nodes: graph.nodes.map((n) =>
-          n.id === 'slow'
-            ? {
-                id: 'slow',
-                kind: 'agent',
-                instructions: 'Read the notes, then think.',
-                task: 'Think about {{name}}.',
-                inputs: [{ name: 'name', type: 'text' }],
-                script: {
-                  student: [
-                    { json: { decision_type: 'tool_call', tool_name: 'read_text_file', arguments: { path: join(workspace, 'notes.md') } } },
-                    { json: { decision_type: 'complete', output: 'thought' }, delay_ms: delayMs },
-                  ],
-                },
-              }
-            : n,
-        ),
+      return withSlowAgent(workspace, delayMs, {
+        instructions: 'Read the notes, then think.',
+        script: {
+          student: [
+            { json: { decision_type: 'tool_call', tool_name: 'read_text_file', arguments: { path: join(workspace, 'notes.md') } } },
+            { json: { decision_type: 'complete', output: 'thought' }, delay_ms: delayMs },
+          ],
+        },
       });
     };
     const r = await runSharing(8_000, readThenThink);
