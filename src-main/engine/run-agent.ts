@@ -84,7 +84,8 @@ export interface RunAgentOptions {
   trace?: TraceSettings;
   /**
    * Whether the trace these events go into records tool results (a workflow's node: the workflow's trace
-   * profile says; otherwise `trace` does): a call's result is then kept with its key (boundary-actors.ts).
+   * profile says; otherwise `trace` does): a call's key then names where its result is recorded whole, to be
+   * given again to a node a stop cut off (boundary-actors.ts).
    */
   keepToolResults?: boolean;
   learning?: LearningDataSettings;

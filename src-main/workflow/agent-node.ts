@@ -21,7 +21,7 @@ import { errorText, failed, stoppedByPerson, type NodeOutcome, type NodeRun } fr
 
 export interface AgentNodeDeps {
   runId: string;
-  /** The workflow's trace records tool results: its agents keep each call's result with its key (boundary-actors.ts). */
+  /** The workflow's trace records tool results: each call's key names where its result is, to be given again after a stop (boundary-actors.ts). */
   keepToolResults?: boolean;
   /** The id the agents' own run ids (and so their idempotency keys) derive from, when not `runId` (a child started again: run-workflow.ts). */
   keyRunId?: string;

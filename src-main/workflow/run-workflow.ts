@@ -257,9 +257,9 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   const openChildren = new Map<string, OpenChild[]>(Object.entries(resumed?.open_children ?? {}));
   let childChanges = 0;
   const trace = resumed?.trace ?? options.trace;
-  // What its trace records whole, a call's key keeps too: the result a node cut off by a stop gets again.
+  // A result its trace records whole is given again to a node a stop cut off (its key names where it is).
   // Not where a value flows into a sensitive argument: a result is masked in the trace only once it is
-  // known to carry one (after the call), so the ledger keeps none of such a run's results.
+  // known to carry one (after the call), so what the model got then may differ from what was recorded.
   const keepToolResults = trace?.include_tool_results !== false && !flowSecrets.flows;
   const replay = resumed?.replay ?? options.replay;
   const recordedOf = (id: string) => replay?.invocations[id];

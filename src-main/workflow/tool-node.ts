@@ -33,7 +33,7 @@ import type { WorkflowTools } from './workflow-tools';
 
 export interface ToolNodeDeps {
   runId: string;
-  /** The workflow's trace records tool results: the call's result is kept with its key (boundary-actors.ts). */
+  /** The workflow's trace records tool results: the call's key names where its result is, to be given again after a stop (boundary-actors.ts). */
   keepToolResults?: boolean;
   /** The id the call's idempotency key derives from, when not `runId` (a child started again: run-workflow.ts). */
   keyRunId?: string;

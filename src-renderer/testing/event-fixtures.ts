@@ -79,8 +79,10 @@ export const READ_CALL: Decision = { decision_type: 'tool_call', tool_name: 'rea
 export const BAD_WRITE: Decision = { decision_type: 'tool_call', tool_name: 'write_file', arguments: { path: '/etc/hosts', content: 'oops' } };
 export const GOOD_WRITE: Decision = { decision_type: 'tool_call', tool_name: 'write_file', arguments: { path: 'notes/summary.md', content: '- buy milk' } };
 
-/** A read: valid, no review required (not protected), selected, executed. */
-/** `givenAgain`: the call was made before a stop cut the run's node off, and its kept result is given again. */
+/**
+ * A read: valid, no review required (not protected), selected, executed. `givenAgain`: the call was made before
+ * a stop cut the run's node off, and the result it got then is given again.
+ */
 export function readExecutedRound(log: EventLog, round: number, opts: { complete?: boolean; givenAgain?: boolean } = {}): void {
   const cand = openRound(log, round, READ_CALL);
   const validation = { ok: true, issues: [], schema_hash: 'hash-read-0001' };
