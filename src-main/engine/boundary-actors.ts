@@ -283,13 +283,12 @@ export function boundaryEffects(deps: BoundaryActorDeps): BoundaryEffects {
       if (ledger === 'executed' && !deps.dryRun && deps.ledger.keptResult?.(key) !== undefined) {
         return { idempotency_key: key, ledger, confirmation: 'not_needed', result_kept: true };
       }
+      if (!tool.effect.requires_user_confirmation) return { idempotency_key: key, ledger, confirmation: 'not_needed' };
       // A person who approved this exact decision (an answered intervention) has confirmed it.
-      const confirmation: Confirmation = !tool.effect.requires_user_confirmation
-        ? 'not_needed'
-        : input.preconfirmed
-          ? 'granted'
-          : await deps.confirm({ run_id: deps.runId, round: input.round, server: tool.server, tool: tool.name, arguments: decision.arguments, ...(input.provenance ? { provenance: input.provenance } : {}) });
-      return { idempotency_key: key, ledger, confirmation };
+      if (input.preconfirmed) return { idempotency_key: key, ledger, confirmation: 'granted' };
+      const confirmation: Confirmation = await deps.confirm({ run_id: deps.runId, round: input.round, server: tool.server, tool: tool.name, arguments: decision.arguments, ...(input.provenance ? { provenance: input.provenance } : {}) });
+      // Read again once the person answered: another process on the folder may have made the call meanwhile.
+      return { idempotency_key: key, ledger: deps.ledger.state(key), confirmation };
     },
 
     commit: async ({ input }) => ({
