@@ -15,7 +15,7 @@ import { maskArguments } from '@shared/util/mask';
 import { redactToolArguments } from '@shared/util/redact';
 import type { IdempotencyLedger, KeptResult } from '../mcp/idempotency-ledger';
 import { idempotencyKey } from '../mcp/idempotency-ledger';
-import { STORED_TEXT_LIMIT_BYTES, utf8Bytes } from '@shared/util/trim-text';
+import { storedWhole } from '@shared/util/trim-text';
 import { toolCallTraceparent } from '../otlp/trace-ids';
 import type { ToolHost, ToolProgress } from '../mcp/tool-host';
 import { isInputRequiredPause, type InputContinuation, type InputRequiredPause } from '../mcp/input-pause';
@@ -122,18 +122,12 @@ function capContent(execution: ToolExecution): ToolExecution {
   return { ...execution, content: `${execution.content.slice(0, MAX_RESULT_CHARS)}\n… (${dropped} more characters not kept)` };
 }
 
-/** A text the history records untrimmed. A UTF-16 unit is 1 to 3 UTF-8 bytes: most texts are decided by their length alone. */
-function recordedWhole(text: string): boolean {
-  if (text.length > STORED_TEXT_LIMIT_BYTES) return false;
-  return text.length * 3 <= STORED_TEXT_LIMIT_BYTES || utf8Bytes(text) <= STORED_TEXT_LIMIT_BYTES;
-}
-
 /**
  * What the ledger is told of a call's result: only one the history records whole (untrimmed), and the run
  * whose history records it (the history's ledger reads it back from there; one in memory keeps it).
  */
 function keptResultOf(execution: ToolExecution, recordedIn: string): { result?: KeptResult; recorded_in?: string } {
-  if (!recordedWhole(execution.content) || (execution.error !== undefined && !recordedWhole(execution.error))) return {};
+  if (!storedWhole(execution.content) || (execution.error !== undefined && !storedWhole(execution.error))) return {};
   return { result: { ok: execution.ok, is_error: execution.is_error, content: execution.content, ...(execution.error !== undefined ? { error: execution.error } : {}) }, recorded_in: recordedIn };
 }
 
@@ -160,12 +154,15 @@ export interface BoundaryEffects {
 export function boundaryEffects(deps: BoundaryActorDeps): BoundaryEffects {
   // Authorized continuations of paused calls, by key: the execute step that follows sends their answers.
   const continuing = new Map<string, InputContinuation>();
+  // Results of calls made before a stop, found at authorization (read once): the execute step that follows gives them again.
+  const givenBack = new Map<string, KeptResult>();
 
   /** A call made before a stop cut its node off: the result it gave then, as the model got it; nothing is called. */
   const givenAgain = (input: ExecuteInput): ToolExecution => {
     const { tool, decision, idempotency_key } = input;
-    const kept = deps.ledger.keptResult?.(idempotency_key);
-    // Found at authorization a moment ago; fail closed all the same: nothing runs.
+    const kept = givenBack.get(idempotency_key);
+    givenBack.delete(idempotency_key);
+    // Authorized only with it found; fail closed all the same: nothing runs.
     if (!kept) throw new Error('the result this call gave before the stop is no longer kept, and the call is never made twice');
     const execution: ToolExecution = {
       server: tool.server,
@@ -280,7 +277,9 @@ export function boundaryEffects(deps: BoundaryActorDeps): BoundaryEffects {
       });
       // Made before a stop cut its node off, its result kept: given again (execute), nobody asked twice.
       const ledger = deps.ledger.state(key);
-      if (ledger === 'executed' && !deps.dryRun && deps.ledger.keptResult?.(key) !== undefined) {
+      const kept = ledger === 'executed' && !deps.dryRun ? deps.ledger.keptResult?.(key) : undefined;
+      if (kept) {
+        givenBack.set(key, kept);
         return { idempotency_key: key, ledger, confirmation: 'not_needed', result_kept: true };
       }
       if (!tool.effect.requires_user_confirmation) return { idempotency_key: key, ledger, confirmation: 'not_needed' };

@@ -156,7 +156,8 @@ export class HistoryLedger implements IdempotencyLedger {
     if (this.finishing.has(key)) return this.finishing.get(key);
     const run = this.sql.resultRun.get(key);
     if (typeof run !== 'string') return undefined;
-    for (const body of this.sql.executions.all(run)) {
+    // The run's records one at a time, up to the key's own: the first match ends the read.
+    for (const body of this.sql.executions.iterate(run)) {
       const execution = executionIn(body);
       if (execution?.idempotency_key !== key) continue;
       return { ok: execution.ok, is_error: execution.is_error, content: execution.content, ...(execution.error !== undefined ? { error: execution.error } : {}) };

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { boundTexts, trimText, utf8Bytes } from './trim-text';
+import { boundTexts, storedWhole, trimText, utf8Bytes } from './trim-text';
 
 const encoder = new TextEncoder();
 const byteLength = (s: string) => encoder.encode(s).length;
@@ -77,6 +77,16 @@ describe('stored model text is bounded, its original size kept', () => {
         expect(trimmed).toEqual(expected);
         expect(out.c).toBe(json);
         expect(untouched(json, out.a.b, limit)).toBe(true);
+      }),
+    );
+  });
+});
+
+describe('storedWhole', () => {
+  it('says exactly when trimText keeps a text whole, at any limit', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 200 }), fc.integer({ min: 1, max: 400 }), (text, limit) => {
+        expect(storedWhole(text, limit)).toBe(!trimText(text, limit).trimmed);
       }),
     );
   });

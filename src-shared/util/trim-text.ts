@@ -42,6 +42,12 @@ export function trimmedMarker(originalBytes: number): string {
   return `\n… [trimmed for storage: ${originalBytes} bytes in full]`;
 }
 
+/** Whether trimText keeps the text whole (at most `limit` UTF-8 bytes); most texts are decided by their length alone. */
+export function storedWhole(text: string, limit = STORED_TEXT_LIMIT_BYTES): boolean {
+  if (text.length > limit) return false;
+  return text.length * 3 <= limit || utf8Bytes(text) <= limit;
+}
+
 /** The text as stored: whole when within `limit` bytes, else its longest prefix that fits and the marker. */
 export function trimText(text: string, limit = STORED_TEXT_LIMIT_BYTES): { text: string; original_bytes: number; trimmed: boolean } {
   // Every UTF-16 unit is at most 3 UTF-8 bytes: short texts need no counting.
